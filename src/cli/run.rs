@@ -1,0 +1,95 @@
+//! `pdes-lab run`: load a preset, apply overrides, run it headless, print the summary.
+
+use super::{AlgorithmArg, CliError, EngineArg, RunArgs, output};
+use crate::preset::{self, Config};
+use crate::sim::{Budget, Simulation};
+use std::io::IsTerminal;
+use std::time::{Duration, Instant};
+
+/// Builds the validated configuration `args` describe.
+pub fn config_from_args(args: &RunArgs) -> Result<Config, CliError> {
+    let name = args.preset.as_deref().unwrap_or(preset::DEFAULT_PRESET);
+    let (origin, text) = preset::load_text(name).map_err(|e| CliError::Input(e.to_string()))?;
+    let mut table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
+        CliError::Input(format!(
+            "preset {origin}: malformed TOML: {}",
+            e.message().replace('\n', " ")
+        ))
+    })?;
+    let mut sets: Vec<String> = args.set.clone();
+    if let Some(a) = args.algorithm {
+        let (alg, ts) = match a {
+            AlgorithmArg::Sequential => ("sequential", None),
+            AlgorithmArg::Window => ("window", None),
+            AlgorithmArg::Interval => ("interval", None),
+            AlgorithmArg::IntervalOriginal => ("interval", Some("original")),
+            AlgorithmArg::IntervalBoundary => ("interval", Some("boundary")),
+        };
+        sets.push(format!("run.algorithm=\"{alg}\""));
+        if let Some(ts) = ts {
+            sets.push(format!("run.timestamps=\"{ts}\""));
+        }
+    }
+    if let Some(e) = args.engine {
+        sets.push(format!(
+            "run.engine=\"{}\"",
+            if e == EngineArg::Gpu { "gpu" } else { "cpu" }
+        ));
+    }
+    for s in &sets {
+        preset::apply_set(&mut table, s).map_err(|e| CliError::Input(e.to_string()))?;
+    }
+    Config::from_table(&table).map_err(|e| CliError::Input(format!("preset {origin}: {e}")))
+}
+
+/// Runs `args` to the end time and writes the summary.
+pub fn run(args: &RunArgs) -> Result<(), CliError> {
+    let config = config_from_args(args)?;
+    let end = config.end_ticks();
+    let mut sim = Simulation::new(config).map_err(|e| CliError::Input(e.to_string()))?;
+    let started = Instant::now();
+    let chunk = (end / 200).max(1);
+    let mut bar: Option<indicatif::ProgressBar> = None;
+    while !sim.engine.finished() {
+        let target = sim.engine.now().saturating_add(chunk).min(end);
+        sim.engine
+            .advance(Budget::Until(target))
+            .map_err(|e| CliError::Run(e.to_string()))?;
+        if bar.is_none()
+            && started.elapsed() > Duration::from_secs(1)
+            && std::io::stderr().is_terminal()
+        {
+            let b = indicatif::ProgressBar::new(end);
+            b.set_style(
+                indicatif::ProgressStyle::with_template(
+                    "{bar:40} {percent:>3}% simulated time, {elapsed} elapsed, ETA {eta}",
+                )
+                .expect("static template"),
+            );
+            bar = Some(b);
+        }
+        if let Some(b) = &bar {
+            b.set_position(sim.engine.now().min(end));
+        }
+    }
+    let wall = started.elapsed().as_secs_f64();
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    let summary = sim
+        .engine
+        .summary()
+        .map_err(|e| CliError::Run(e.to_string()))?
+        .with_wall_time(wall);
+    let text = output::format_summary(&summary, args.format);
+    if let Some(path) = &args.steps_csv {
+        output::write_steps_csv(path, sim.engine.step_log())
+            .map_err(|e| CliError::Input(format!("--steps-csv {}: {e}", path.display())))?;
+    }
+    match &args.out {
+        Some(path) => std::fs::write(path, text)
+            .map_err(|e| CliError::Input(format!("--out {}: {e}", path.display())))?,
+        None => print!("{text}"),
+    }
+    Ok(())
+}

@@ -1,0 +1,127 @@
+//! The closed toroidal queueing network (Sang et al. 2019 §2–3; Park & Fishwick 2009 §4.2.1).
+//!
+//! `rows × cols` facilities on a 2-D torus, each one server with a FIFO queue. Every
+//! facility starts with `tokens_per_facility` tokens (the first in service at time 0).
+//! After service a token moves to one of its four neighbours with probability 1/4 and
+//! arrives there at the same instant (one combined departure/arrival event).
+
+use crate::rng::{self, WORD_ROUTE, WORD_SERVICE};
+use crate::time::{TICKS_PER_UNIT, Ticks};
+use serde::Serialize;
+
+/// Service-time distribution.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ServiceKind {
+    /// Exponential with mean M.
+    Exponential,
+    /// d + Exp(mean M − d): the same mean, never shorter than d (Sang et al. §3).
+    Shifted,
+}
+
+impl ServiceKind {
+    /// The name used in presets and output.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Exponential => "exponential",
+            Self::Shifted => "shifted",
+        }
+    }
+}
+
+/// Validated parameters of a torus network.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TorusParams {
+    /// Rows of the torus.
+    pub rows: u32,
+    /// Columns of the torus.
+    pub cols: u32,
+    /// Tokens that start at every facility.
+    pub tokens_per_facility: u32,
+    /// Mean service time M.
+    pub mean_service: f64,
+    /// Service-time distribution.
+    pub service: ServiceKind,
+}
+
+impl TorusParams {
+    /// Number of facilities K.
+    pub fn facilities(&self) -> u32 {
+        self.rows * self.cols
+    }
+
+    /// Number of tokens N.
+    pub fn tokens(&self) -> u32 {
+        self.facilities() * self.tokens_per_facility
+    }
+
+    /// Exact utilization of the closed symmetric network with exponential service:
+    /// N / (N + K − 1) (uniform routing makes every facility equally loaded).
+    pub fn analytic_utilization(&self) -> f64 {
+        let (n, k) = (f64::from(self.tokens()), f64::from(self.facilities()));
+        n / (n + k - 1.0)
+    }
+
+    /// Exact mean sojourn time per visit with exponential service: M (N + K − 1) / K.
+    pub fn analytic_sojourn(&self) -> f64 {
+        let (n, k) = (f64::from(self.tokens()), f64::from(self.facilities()));
+        self.mean_service * (n + k - 1.0) / k
+    }
+}
+
+/// Routing directions; the index is the value drawn from the top two bits of a word.
+pub const DIRECTIONS: [(i32, i32); 4] = [(-1, 0), (1, 0), (0, -1), (0, 1)];
+
+/// The direction that undoes `dir` (up <-> down, left <-> right).
+pub fn opposite(dir: u32) -> u32 {
+    dir ^ 1
+}
+
+/// The neighbour of facility `f` in direction `dir` on a `rows × cols` torus.
+#[inline]
+pub fn neighbour(rows: u32, cols: u32, f: u32, dir: u32) -> u32 {
+    let (r, c) = (f / cols, f % cols);
+    let (r, c) = match dir {
+        0 => (if r == 0 { rows - 1 } else { r - 1 }, c),
+        1 => (if r + 1 == rows { 0 } else { r + 1 }, c),
+        2 => (r, if c == 0 { cols - 1 } else { c - 1 }),
+        _ => (r, if c + 1 == cols { 0 } else { c + 1 }),
+    };
+    r * cols + c
+}
+
+/// The service-time law in ticks: `shift + floor(Exp(1) * scale)`, both in ticks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ServiceLaw {
+    /// Constant part (d for shifted service, 0 for exponential).
+    pub shift: Ticks,
+    /// Mean of the exponential part (M − d or M), in ticks; below 2^32.
+    pub scale: u32,
+}
+
+impl ServiceLaw {
+    /// The law for mean `mean_service` and shift `d` (units); `d` is ignored for exponential.
+    pub fn new(kind: ServiceKind, mean_service: f64, d: f64) -> Self {
+        let shift = match kind {
+            ServiceKind::Exponential => 0.0,
+            ServiceKind::Shifted => d,
+        };
+        let scale = ((mean_service - shift) * TICKS_PER_UNIT).round();
+        Self {
+            shift: (shift * TICKS_PER_UNIT).round() as Ticks,
+            scale: scale as u32,
+        }
+    }
+
+    /// Service time of `token` on its `visit`-th service.
+    #[inline]
+    pub fn sample(&self, words: &[u32; 4]) -> Ticks {
+        self.shift + rng::scale_q27(rng::neg_ln_q27(words[WORD_SERVICE]), self.scale)
+    }
+}
+
+/// Routing direction (0 up, 1 down, 2 left, 3 right) from a visit's random words.
+#[inline]
+pub fn route(words: &[u32; 4]) -> u32 {
+    words[WORD_ROUTE] >> 30
+}

@@ -1,0 +1,490 @@
+//! Presets: TOML files → a typed, validated [`Config`].
+//!
+//! Keys are dotted paths (`model.rows`, `run.d`, …). Every error is one line that names the
+//! key (or file) and the valid range, so the command line and the app can show it as is.
+//! Validation is done by hand rather than by serde so that each message can say exactly
+//! which key is wrong and what it accepts.
+
+use crate::model::torus::{ServiceKind, ServiceLaw, TorusParams};
+use crate::time::{MAX_TIME_UNITS, TICKS_PER_UNIT, Ticks, to_ticks};
+use std::path::Path;
+
+/// A preset that could not be read or is invalid.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum PresetError {
+    /// The preset file could not be read.
+    #[error("preset {path}: {reason}")]
+    File {
+        /// The file or name given.
+        path: String,
+        /// Why it could not be read.
+        reason: String,
+    },
+    /// A key has a bad value, or is unknown.
+    #[error("{key}: {reason}")]
+    Key {
+        /// Dotted key.
+        key: String,
+        /// What is wrong and what is valid.
+        reason: String,
+    },
+}
+
+fn key_err(key: &str, reason: impl Into<String>) -> PresetError {
+    PresetError::Key {
+        key: key.to_string(),
+        reason: reason.into(),
+    }
+}
+
+/// How the events of a step are chosen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Algorithm {
+    /// One event at a time from a future event list (exact).
+    Sequential,
+    /// Every event in [t_min, t_min + d) (exact with shifted service; Sang et al.).
+    Window,
+    /// Every event up to the next multiple of d (Park & Fishwick; approximate).
+    Interval,
+}
+
+impl Algorithm {
+    /// Name in presets and output.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Sequential => "sequential",
+            Self::Window => "window",
+            Self::Interval => "interval",
+        }
+    }
+}
+
+/// Which timestamps clustered events of `interval` keep.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Timestamps {
+    /// Their own (causality errors happen).
+    Original,
+    /// The interval boundary (no ordering violation, biased statistics).
+    Boundary,
+}
+
+impl Timestamps {
+    /// Name in presets and output.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Original => "original",
+            Self::Boundary => "boundary",
+        }
+    }
+}
+
+/// Where the simulation runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EngineKind {
+    /// On the CPU.
+    Cpu,
+    /// On the GPU through wgpu.
+    Gpu,
+}
+
+impl EngineKind {
+    /// Name in presets and output.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Cpu => "cpu",
+            Self::Gpu => "gpu",
+        }
+    }
+}
+
+/// The `[run]` section.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunConfig {
+    /// Algorithm.
+    pub algorithm: Algorithm,
+    /// Timestamps of `interval`.
+    pub timestamps: Timestamps,
+    /// The interval d (window width, interval length, and shift of shifted service).
+    pub d: f64,
+    /// Simulated end time T: every event earlier than T is processed.
+    pub end_time: f64,
+    /// Random seed.
+    pub seed: u64,
+    /// Engine.
+    pub engine: EngineKind,
+}
+
+/// A validated configuration.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Config {
+    /// The torus network.
+    pub model: TorusParams,
+    /// How it is run.
+    pub run: RunConfig,
+}
+
+impl Config {
+    /// End time in ticks.
+    pub fn end_ticks(&self) -> Ticks {
+        to_ticks(self.run.end_time)
+    }
+
+    /// The service-time law in ticks.
+    pub fn service_law(&self) -> ServiceLaw {
+        ServiceLaw::new(self.model.service, self.model.mean_service, self.run.d)
+    }
+
+    /// Parses and validates preset text. `origin` names it in errors.
+    pub fn from_toml(text: &str, origin: &str) -> Result<Self, PresetError> {
+        let table: toml::Table = text
+            .parse()
+            .map_err(|e: toml::de::Error| PresetError::File {
+                path: origin.to_string(),
+                reason: format!("malformed TOML: {}", e.message().replace('\n', " ")),
+            })?;
+        Self::from_table(&table)
+    }
+
+    /// Validates a parsed table.
+    pub fn from_table(table: &toml::Table) -> Result<Self, PresetError> {
+        Reader::new(table)?.read()
+    }
+}
+
+/// The built-in presets (the files of `presets/`, embedded so the binary works anywhere).
+pub const BUILTIN: &[(&str, &str)] = &[
+    (
+        "teaching-16x16",
+        include_str!("../presets/teaching-16x16.toml"),
+    ),
+    (
+        "sang2019-torus",
+        include_str!("../presets/sang2019-torus.toml"),
+    ),
+    (
+        "sang2019-causality",
+        include_str!("../presets/sang2019-causality.toml"),
+    ),
+    (
+        "park-fishwick-16x16",
+        include_str!("../presets/park-fishwick-16x16.toml"),
+    ),
+];
+
+/// The preset `cargo run` opens.
+pub const DEFAULT_PRESET: &str = "teaching-16x16";
+
+/// The first comment line of a preset: its one-line description.
+pub fn description(text: &str) -> &str {
+    text.lines()
+        .find_map(|l| l.trim().strip_prefix('#'))
+        .map(str::trim)
+        .unwrap_or("")
+}
+
+/// Reads a preset given as a file path or a built-in name; returns (origin, text).
+pub fn load_text(name_or_path: &str) -> Result<(String, String), PresetError> {
+    let path = Path::new(name_or_path);
+    if path.is_file() {
+        let text = std::fs::read_to_string(path).map_err(|e| PresetError::File {
+            path: name_or_path.to_string(),
+            reason: e.to_string(),
+        })?;
+        return Ok((name_or_path.to_string(), text));
+    }
+    let stem = path
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or(name_or_path);
+    let looks_like_path = name_or_path.contains('/') || name_or_path.ends_with(".toml");
+    match BUILTIN.iter().find(|(n, _)| *n == stem) {
+        Some((n, text)) if !looks_like_path || !path.exists() => {
+            Ok((format!("{n} (built-in)"), (*text).to_string()))
+        }
+        _ => Err(PresetError::File {
+            path: name_or_path.to_string(),
+            reason: format!(
+                "no such file, and no built-in preset of that name (built-in: {})",
+                BUILTIN
+                    .iter()
+                    .map(|(n, _)| *n)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        }),
+    }
+}
+
+/// Applies a `--set key=value` override to a preset table. The value is read as a TOML
+/// value (`16`, `0.5`, `"window"`); a bare word that is not valid TOML is taken as a string.
+pub fn apply_set(table: &mut toml::Table, assignment: &str) -> Result<(), PresetError> {
+    let (key, value) = assignment
+        .split_once('=')
+        .ok_or_else(|| key_err(assignment, "--set expects key=value, e.g. --set run.d=0.5"))?;
+    let key = key.trim();
+    let (section, name) = key
+        .split_once('.')
+        .ok_or_else(|| key_err(key, "keys are section.name, e.g. model.rows or run.d"))?;
+    if !SCHEMA.iter().any(|(s, n, _)| *s == section && *n == name) {
+        return Err(unknown_key(key));
+    }
+    let value = value.trim();
+    let parsed = format!("v = {value}")
+        .parse::<toml::Table>()
+        .ok()
+        .and_then(|mut t| t.remove("v"))
+        .unwrap_or_else(|| toml::Value::String(value.to_string()));
+    let sec = table
+        .entry(section.to_string())
+        .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+    match sec {
+        toml::Value::Table(t) => {
+            t.insert(name.to_string(), parsed);
+            Ok(())
+        }
+        _ => Err(key_err(section, "must be a table")),
+    }
+}
+
+/// Every key a preset may hold: (section, name, what it accepts).
+pub const SCHEMA: &[(&str, &str, &str)] = &[
+    ("model", "kind", "\"torus\""),
+    ("model", "rows", "an integer in 1..=16384"),
+    ("model", "cols", "an integer in 1..=16384"),
+    ("model", "tokens_per_facility", "an integer in 1..=1024"),
+    ("model", "mean_service", "a number in (0, 4096)"),
+    ("model", "service", "\"exponential\" or \"shifted\""),
+    (
+        "run",
+        "algorithm",
+        "\"sequential\", \"window\" or \"interval\"",
+    ),
+    ("run", "timestamps", "\"original\" or \"boundary\""),
+    ("run", "d", "a number ≥ 2^-20 (0 allowed for sequential)"),
+    ("run", "end_time", "a number in (0, 2^40]"),
+    ("run", "seed", "an integer in 0..=9223372036854775807"),
+    ("run", "engine", "\"cpu\" or \"gpu\""),
+];
+
+fn unknown_key(key: &str) -> PresetError {
+    let section = key.split('.').next().unwrap_or("");
+    let valid: Vec<String> = SCHEMA
+        .iter()
+        .filter(|(s, _, _)| *s == section)
+        .map(|(s, n, _)| format!("{s}.{n}"))
+        .collect();
+    if valid.is_empty() {
+        key_err(key, "unknown key (sections are [model] and [run])")
+    } else {
+        key_err(key, format!("unknown key (valid: {})", valid.join(", ")))
+    }
+}
+
+struct Reader<'a> {
+    model: Option<&'a toml::Table>,
+    run: Option<&'a toml::Table>,
+}
+
+impl<'a> Reader<'a> {
+    fn new(table: &'a toml::Table) -> Result<Self, PresetError> {
+        let mut r = Self {
+            model: None,
+            run: None,
+        };
+        for (section, value) in table {
+            let t = value
+                .as_table()
+                .ok_or_else(|| key_err(section, "expected a [section] table"))?;
+            match section.as_str() {
+                "model" => r.model = Some(t),
+                "run" => r.run = Some(t),
+                _ => return Err(unknown_key(section)),
+            }
+            for name in t.keys() {
+                if !SCHEMA.iter().any(|(s, n, _)| s == section && n == name) {
+                    return Err(unknown_key(&format!("{section}.{name}")));
+                }
+            }
+        }
+        Ok(r)
+    }
+
+    fn get(&self, section: &str, name: &str) -> Option<&'a toml::Value> {
+        match section {
+            "model" => self.model?.get(name),
+            _ => self.run?.get(name),
+        }
+    }
+
+    fn int(
+        &self,
+        section: &str,
+        name: &str,
+        default: i64,
+        lo: i64,
+        hi: i64,
+    ) -> Result<i64, PresetError> {
+        let key = format!("{section}.{name}");
+        let v = match self.get(section, name) {
+            None => return Ok(default),
+            Some(toml::Value::Integer(i)) => *i,
+            Some(other) => {
+                return Err(key_err(
+                    &key,
+                    format!("expected an integer in {lo}..={hi}, got {other}"),
+                ));
+            }
+        };
+        if v < lo || v > hi {
+            return Err(key_err(
+                &key,
+                format!("{v} is out of range: expected an integer in {lo}..={hi}"),
+            ));
+        }
+        Ok(v)
+    }
+
+    fn num(&self, section: &str, name: &str, default: f64) -> Result<f64, PresetError> {
+        let key = format!("{section}.{name}");
+        match self.get(section, name) {
+            None => Ok(default),
+            Some(toml::Value::Integer(i)) => Ok(*i as f64),
+            Some(toml::Value::Float(f)) if f.is_finite() => Ok(*f),
+            Some(other) => Err(key_err(
+                &key,
+                format!("expected a finite number, got {other}"),
+            )),
+        }
+    }
+
+    fn word(
+        &self,
+        section: &str,
+        name: &str,
+        default: &'static str,
+        valid: &[&'static str],
+    ) -> Result<&'static str, PresetError> {
+        let key = format!("{section}.{name}");
+        let quoted = || {
+            valid
+                .iter()
+                .map(|v| format!("\"{v}\""))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        match self.get(section, name) {
+            None => Ok(default),
+            Some(toml::Value::String(s)) => valid
+                .iter()
+                .find(|v| **v == s.as_str())
+                .copied()
+                .ok_or_else(|| key_err(&key, format!("\"{s}\" is not one of {}", quoted()))),
+            Some(other) => Err(key_err(
+                &key,
+                format!("expected one of {}, got {other}", quoted()),
+            )),
+        }
+    }
+
+    fn read(&self) -> Result<Config, PresetError> {
+        self.word("model", "kind", "torus", &["torus"])?;
+        let rows = self.int("model", "rows", 16, 1, 16384)? as u32;
+        let cols = self.int("model", "cols", 16, 1, 16384)? as u32;
+        let tokens_per_facility = self.int("model", "tokens_per_facility", 1, 1, 1024)? as u32;
+        if u64::from(rows) * u64::from(cols) * u64::from(tokens_per_facility) > 1 << 30 {
+            return Err(key_err(
+                "model.tokens_per_facility",
+                format!(
+                    "rows × cols × tokens_per_facility = {} exceeds 2^30 tokens",
+                    u64::from(rows) * u64::from(cols) * u64::from(tokens_per_facility)
+                ),
+            ));
+        }
+        let mean_service = self.num("model", "mean_service", 10.0)?;
+        if !(mean_service > 0.0 && mean_service < 4096.0) || to_ticks(mean_service) == 0 {
+            return Err(key_err(
+                "model.mean_service",
+                format!("{mean_service} is out of range: expected a number in (0, 4096)"),
+            ));
+        }
+        let service = match self.word("model", "service", "shifted", &["exponential", "shifted"])? {
+            "exponential" => ServiceKind::Exponential,
+            _ => ServiceKind::Shifted,
+        };
+        let algorithm = match self.word(
+            "run",
+            "algorithm",
+            "window",
+            &["sequential", "window", "interval"],
+        )? {
+            "sequential" => Algorithm::Sequential,
+            "window" => Algorithm::Window,
+            _ => Algorithm::Interval,
+        };
+        let timestamps =
+            match self.word("run", "timestamps", "original", &["original", "boundary"])? {
+                "original" => Timestamps::Original,
+                _ => Timestamps::Boundary,
+            };
+        let d = self.num("run", "d", 1.0)?;
+        let min_d = 1.0 / TICKS_PER_UNIT;
+        if algorithm != Algorithm::Sequential && d < min_d {
+            return Err(key_err(
+                "run.d",
+                format!(
+                    "{d} is out of range: {} needs d ≥ 2^-20 (≈ 9.5e-7)",
+                    algorithm.name()
+                ),
+            ));
+        }
+        if !(0.0..=MAX_TIME_UNITS).contains(&d) {
+            return Err(key_err(
+                "run.d",
+                format!("{d} is out of range: expected a number in [0, 2^40]"),
+            ));
+        }
+        if service == ServiceKind::Shifted && d >= mean_service {
+            return Err(key_err(
+                "run.d",
+                format!(
+                    "{d} is out of range: shifted service needs 0 ≤ d < model.mean_service = {mean_service}"
+                ),
+            ));
+        }
+        if algorithm == Algorithm::Window && service != ServiceKind::Shifted {
+            return Err(key_err(
+                "model.service",
+                "run.algorithm = \"window\" needs \"shifted\" service (every service must last at least d)",
+            ));
+        }
+        let end_time = self.num("run", "end_time", 1000.0)?;
+        if !(end_time > 0.0 && end_time <= MAX_TIME_UNITS) || to_ticks(end_time) == 0 {
+            return Err(key_err(
+                "run.end_time",
+                format!("{end_time} is out of range: expected a number in (0, 2^40]"),
+            ));
+        }
+        let seed = self.int("run", "seed", 1, 0, i64::MAX)? as u64;
+        let engine = match self.word("run", "engine", "cpu", &["cpu", "gpu"])? {
+            "cpu" => EngineKind::Cpu,
+            _ => EngineKind::Gpu,
+        };
+        Ok(Config {
+            model: TorusParams {
+                rows,
+                cols,
+                tokens_per_facility,
+                mean_service,
+                service,
+            },
+            run: RunConfig {
+                algorithm,
+                timestamps,
+                d,
+                end_time,
+                seed,
+                engine,
+            },
+        })
+    }
+}

@@ -1,0 +1,214 @@
+//! How a model is simulated on the CPU: the engine interface shared by the command line
+//! and (later) the app, the sequential and stepped torus engines, and their statistics.
+
+pub mod heap;
+pub mod sequential;
+pub mod state;
+pub mod stats;
+pub mod stepped;
+
+use crate::preset::{Algorithm, Config, EngineKind, Timestamps};
+use crate::time::{Ticks, to_ticks};
+use serde::Serialize;
+use state::TorusState;
+use stats::Summary;
+
+/// Errors a simulation can report while it runs.
+#[derive(Debug, thiserror::Error)]
+pub enum SimError {
+    /// A token was lost or duplicated: a bug, reported loudly rather than ignored.
+    #[error("token conservation violated: {0}")]
+    TokenConservation(String),
+    /// The GPU engine failed (device lost, readback failed, resource limits).
+    #[error("GPU engine: {0}")]
+    Gpu(String),
+}
+
+/// How far one call to [`Engine::advance`] may go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Budget {
+    /// At most this many steps (events for `sequential`).
+    Steps(u64),
+    /// Steps that start before this simulated time (never past the end time).
+    Until(Ticks),
+    /// To the end time.
+    Finish,
+}
+
+impl Budget {
+    /// (time limit for a step's start, maximum number of steps).
+    pub fn limits(self, end: Ticks) -> (Ticks, u64) {
+        match self {
+            Self::Steps(n) => (end, n),
+            Self::Until(t) => (t.min(end), u64::MAX),
+            Self::Finish => (end, u64::MAX),
+        }
+    }
+}
+
+/// One step of a stepped algorithm.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct StepRecord {
+    /// Earliest pending event when the step began.
+    pub t_min: Ticks,
+    /// Inclusive upper bound on the event times the step processed.
+    pub bound: Ticks,
+    /// Events processed in the step.
+    pub events: u64,
+}
+
+/// Running counters of an engine.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StepTotals {
+    /// Events processed.
+    pub events: u64,
+    /// Steps taken.
+    pub steps: u64,
+    /// Most events processed in one step.
+    pub max_events_per_step: u64,
+    /// Steps in which at least one causality error happened.
+    pub steps_with_errors: u64,
+}
+
+impl StepTotals {
+    /// Records one step.
+    pub fn record(&mut self, events: u64, facilities_with_errors: u64) {
+        self.events += events;
+        self.steps += 1;
+        self.max_events_per_step = self.max_events_per_step.max(events);
+        self.steps_with_errors += u64::from(facilities_with_errors > 0);
+    }
+}
+
+/// A running simulation. The command line and the app talk to every engine through this.
+pub trait Engine {
+    /// Advances the simulation within `budget`.
+    fn advance(&mut self, budget: Budget) -> Result<(), SimError>;
+    /// Lower bound on every pending event time.
+    fn now(&self) -> Ticks;
+    /// True once every event before the end time has been processed.
+    fn finished(&self) -> bool;
+    /// Counters so far.
+    fn totals(&self) -> StepTotals;
+    /// Per-step records (empty for `sequential`, where every event is a step).
+    fn step_log(&self) -> &[StepRecord];
+    /// Statistics as of `min(now, end)`; fails if a token was lost or duplicated.
+    fn summary(&mut self) -> Result<Summary, SimError>;
+    /// Tokens at every facility, row-major (what the heatmap draws).
+    fn occupancy(&mut self) -> Result<Vec<u32>, SimError>;
+}
+
+/// The CPU engines of the torus network.
+#[derive(Clone, Debug)]
+pub enum CpuTorus {
+    /// Future-event-list simulator.
+    Sequential(sequential::Sequential),
+    /// Window or interval two-phase steps.
+    Stepped(stepped::Stepped),
+}
+
+impl CpuTorus {
+    /// Builds the engine a validated configuration asks for.
+    pub fn new(cfg: &Config) -> Self {
+        let state = TorusState::new(&cfg.model, cfg.service_law(), cfg.run.seed);
+        let end = cfg.end_ticks();
+        let d = to_ticks(cfg.run.d);
+        match cfg.run.algorithm {
+            Algorithm::Sequential => Self::Sequential(sequential::Sequential::new(state, end)),
+            Algorithm::Window => Self::Stepped(stepped::Stepped::new(
+                state,
+                stepped::StepRule::Window { d },
+                end,
+            )),
+            Algorithm::Interval => {
+                let rule = match cfg.run.timestamps {
+                    Timestamps::Original => stepped::StepRule::IntervalOriginal { d },
+                    Timestamps::Boundary => stepped::StepRule::IntervalBoundary { d },
+                };
+                Self::Stepped(stepped::Stepped::new(state, rule, end))
+            }
+        }
+    }
+
+    /// The network state.
+    pub fn state(&self) -> &TorusState {
+        match self {
+            Self::Sequential(s) => &s.state,
+            Self::Stepped(s) => &s.state,
+        }
+    }
+}
+
+/// A configured engine with its summary context.
+pub struct Simulation {
+    /// The validated configuration.
+    pub config: Config,
+    /// The engine.
+    pub engine: Box<dyn Engine>,
+}
+
+impl Simulation {
+    /// Builds the engine `config.run.engine` names.
+    pub fn new(config: Config) -> Result<Self, SimError> {
+        let engine: Box<dyn Engine> = match config.run.engine {
+            EngineKind::Cpu => Box::new(CpuEngine {
+                cpu: CpuTorus::new(&config),
+                config: config.clone(),
+            }),
+            EngineKind::Gpu => {
+                return Err(SimError::Gpu(
+                    "the GPU engine is not available in this build".into(),
+                ));
+            }
+        };
+        Ok(Self { config, engine })
+    }
+}
+
+/// A CPU engine together with the configuration its summary describes.
+#[derive(Clone, Debug)]
+pub struct CpuEngine {
+    /// The engine.
+    pub cpu: CpuTorus,
+    /// Its configuration.
+    pub config: Config,
+}
+
+impl Engine for CpuEngine {
+    fn advance(&mut self, budget: Budget) -> Result<(), SimError> {
+        match &mut self.cpu {
+            CpuTorus::Sequential(s) => s.advance(budget),
+            CpuTorus::Stepped(s) => s.advance(budget),
+        }
+        Ok(())
+    }
+    fn now(&self) -> Ticks {
+        match &self.cpu {
+            CpuTorus::Sequential(s) => s.now(),
+            CpuTorus::Stepped(s) => s.now(),
+        }
+    }
+    fn finished(&self) -> bool {
+        self.now() >= self.config.end_ticks()
+    }
+    fn totals(&self) -> StepTotals {
+        match &self.cpu {
+            CpuTorus::Sequential(s) => s.totals().clone(),
+            CpuTorus::Stepped(s) => s.totals().clone(),
+        }
+    }
+    fn step_log(&self) -> &[StepRecord] {
+        match &self.cpu {
+            CpuTorus::Sequential(_) => &[],
+            CpuTorus::Stepped(s) => s.log(),
+        }
+    }
+    fn summary(&mut self) -> Result<Summary, SimError> {
+        let horizon = self.now().min(self.config.end_ticks());
+        let measures = stats::measure(self.cpu.state(), horizon)?;
+        Ok(Summary::new(&self.config, &self.totals(), &measures))
+    }
+    fn occupancy(&mut self) -> Result<Vec<u32>, SimError> {
+        Ok(self.cpu.state().occupancy())
+    }
+}

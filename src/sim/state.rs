@@ -1,0 +1,250 @@
+//! The state of a torus network on the CPU, and the three operations every algorithm is
+//! built from: start a service, complete a departure, accept an arrival.
+//!
+//! Queues are intrusive FIFO lists threaded through the tokens (`Token::next`), so a queue
+//! can hold any number of tokens, nothing is allocated per event, and the GPU keeps the
+//! same representation in its buffers.
+
+use crate::model::torus::{self, ServiceLaw, TorusParams};
+use crate::rng;
+use crate::time::Ticks;
+
+/// Marks "no token" in queue links and in an idle server.
+pub const NONE: u32 = u32::MAX;
+/// Departure time of an idle facility.
+pub const NEVER: Ticks = Ticks::MAX;
+
+/// One facility: a server and its FIFO queue, plus its statistics accumulators.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Facility {
+    /// Departure time of the token in service, or [`NEVER`] when idle.
+    pub departure: Ticks,
+    /// When the current service started; while idle, when the server became free.
+    pub service_start: Ticks,
+    /// Largest arrival timestamp processed here (for causality-error detection).
+    pub last_arrival: Ticks,
+    /// Sum of completed service times.
+    pub busy: Ticks,
+    /// Sum of completed sojourn times (arrival to departure).
+    pub sojourn: Ticks,
+    /// Arrivals older than `last_arrival` (causality errors).
+    pub causality_errors: u64,
+    /// Token in service, or [`NONE`].
+    pub serving: u32,
+    /// Routing direction the token in service will take (drawn with its service time, from
+    /// the same random words, so each event costs one Philox call).
+    pub route: u32,
+    /// First queued token (not counting the one in service), or [`NONE`].
+    pub head: u32,
+    /// Last queued token, or [`NONE`].
+    pub tail: u32,
+    /// Number of queued tokens (not counting the one in service).
+    pub queued: u32,
+}
+
+/// One token: where it is in its queue and how far along its path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Token {
+    /// Arrival time at its current facility.
+    pub arrived: Ticks,
+    /// Next token in the same queue, or [`NONE`].
+    pub next: u32,
+    /// Completed services so far (the visit counter of the random stream).
+    pub visits: u32,
+}
+
+/// The token that just left a facility and where it goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Departure {
+    /// The departing token.
+    pub token: u32,
+    /// Routing direction (index into [`torus::DIRECTIONS`]).
+    pub dir: u32,
+    /// Destination facility.
+    pub dest: u32,
+}
+
+/// Full state of a torus network.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TorusState {
+    /// Rows of the torus.
+    pub rows: u32,
+    /// Columns of the torus.
+    pub cols: u32,
+    /// Random seed.
+    pub seed: u64,
+    /// Service-time law in ticks.
+    pub law: ServiceLaw,
+    /// Facilities, row-major.
+    pub facilities: Vec<Facility>,
+    /// Tokens; token `f * P + k` starts at facility `f`.
+    pub tokens: Vec<Token>,
+}
+
+impl TorusState {
+    /// The initial state: P tokens at every facility, the first in service from time 0.
+    pub fn new(params: &TorusParams, law: ServiceLaw, seed: u64) -> Self {
+        let p = params.tokens_per_facility;
+        let k = params.facilities();
+        let idle = Facility {
+            departure: NEVER,
+            service_start: 0,
+            last_arrival: 0,
+            busy: 0,
+            sojourn: 0,
+            causality_errors: 0,
+            serving: NONE,
+            route: 0,
+            head: NONE,
+            tail: NONE,
+            queued: 0,
+        };
+        let mut s = Self {
+            rows: params.rows,
+            cols: params.cols,
+            seed,
+            law,
+            facilities: vec![idle; k as usize],
+            tokens: vec![
+                Token {
+                    arrived: 0,
+                    next: NONE,
+                    visits: 0
+                };
+                params.tokens() as usize
+            ],
+        };
+        for f in 0..k {
+            for j in 0..p {
+                s.arrive(f, f * p + j, 0);
+            }
+        }
+        s
+    }
+
+    /// Puts `token` into service at `f` at time `t`: draws its service time and its next
+    /// direction from the words of (seed, token, visit).
+    #[inline]
+    fn start_service(&mut self, f: u32, token: u32, t: Ticks) {
+        let words = rng::token_words(self.seed, token, self.tokens[token as usize].visits);
+        let departure = t + self.law.sample(&words);
+        let fac = &mut self.facilities[f as usize];
+        fac.route = torus::route(&words);
+        fac.serving = token;
+        fac.service_start = t;
+        fac.departure = departure;
+    }
+
+    /// Completes the service at `f`. The token leaves at `t_exec` (its own departure time
+    /// for exact algorithms, the interval boundary for clustered ones); the next queued
+    /// token, if any, starts service at `t_exec`.
+    #[inline]
+    pub fn depart(&mut self, f: u32, t_exec: Ticks) -> Departure {
+        let fac = &mut self.facilities[f as usize];
+        let token = fac.serving;
+        debug_assert_ne!(token, NONE, "departure from an idle facility");
+        fac.busy += fac.departure - fac.service_start;
+        let tok = &mut self.tokens[token as usize];
+        fac.sojourn += t_exec - tok.arrived;
+        tok.visits += 1;
+        let dir = fac.route;
+        if fac.head == NONE {
+            fac.serving = NONE;
+            fac.departure = NEVER;
+            fac.service_start = t_exec; // now: free since
+        } else {
+            let next = fac.head;
+            fac.head = self.tokens[next as usize].next;
+            if fac.head == NONE {
+                fac.tail = NONE;
+            }
+            fac.queued -= 1;
+            self.tokens[next as usize].next = NONE;
+            self.start_service(f, next, t_exec);
+        }
+        Departure {
+            token,
+            dir,
+            dest: torus::neighbour(self.rows, self.cols, f, dir),
+        }
+    }
+
+    /// `token` arrives at `f` at time `t`: it starts service if the server is idle (at the
+    /// later of `t` and the time the server became free), else it joins the queue.
+    /// Returns true when it started service.
+    #[inline]
+    pub fn arrive(&mut self, f: u32, token: u32, t: Ticks) -> bool {
+        self.tokens[token as usize].arrived = t;
+        let fac = &mut self.facilities[f as usize];
+        if t < fac.last_arrival {
+            fac.causality_errors += 1;
+        } else {
+            fac.last_arrival = t;
+        }
+        if fac.serving == NONE {
+            let start = t.max(fac.service_start); // idle: service_start is "free since"
+            self.start_service(f, token, start);
+            true
+        } else {
+            if fac.tail == NONE {
+                fac.head = token;
+            } else {
+                self.tokens[fac.tail as usize].next = token;
+            }
+            fac.tail = token;
+            fac.queued += 1;
+            false
+        }
+    }
+
+    /// Checks that every token is in exactly one place (in service or in one queue) and
+    /// that every queue's length matches its list. Returns the number of tokens found.
+    pub fn check_tokens(&self) -> Result<u64, String> {
+        let mut seen = vec![false; self.tokens.len()];
+        let mut mark = |t: u32, f: usize| -> Result<(), String> {
+            let slot = seen
+                .get_mut(t as usize)
+                .ok_or(format!("facility {f}: bad token id {t}"))?;
+            if *slot {
+                return Err(format!(
+                    "token {t} is in two places (found again at facility {f})"
+                ));
+            }
+            *slot = true;
+            Ok(())
+        };
+        for (f, fac) in self.facilities.iter().enumerate() {
+            if fac.serving != NONE {
+                mark(fac.serving, f)?;
+            } else if fac.head != NONE {
+                return Err(format!("facility {f} is idle with a non-empty queue"));
+            }
+            let (mut t, mut n) = (fac.head, 0u32);
+            while t != NONE {
+                mark(t, f)?;
+                n += 1;
+                t = self.tokens[t as usize].next;
+            }
+            if n != fac.queued {
+                return Err(format!(
+                    "facility {f}: queue holds {n} tokens but counts {}",
+                    fac.queued
+                ));
+            }
+        }
+        match seen.iter().position(|s| !s) {
+            Some(t) => Err(format!(
+                "token {t} was lost: it is in no queue and no server"
+            )),
+            None => Ok(self.tokens.len() as u64),
+        }
+    }
+
+    /// Tokens at each facility (queued plus the one in service), row-major.
+    pub fn occupancy(&self) -> Vec<u32> {
+        self.facilities
+            .iter()
+            .map(|f| f.queued + u32::from(f.serving != NONE))
+            .collect()
+    }
+}

@@ -1,0 +1,155 @@
+//! The command line as a user meets it: outputs, presets and bad input.
+
+use std::process::Command;
+
+fn pdes() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_pdes-lab"))
+}
+
+fn out(args: &[&str]) -> std::process::Output {
+    pdes().args(args).output().unwrap()
+}
+
+#[test]
+fn json_output_has_the_documented_fields() {
+    let o = out(&["run", "--set", "run.end_time=100", "--format", "json"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    for k in [
+        "model",
+        "algorithm",
+        "engine",
+        "rows",
+        "cols",
+        "tokens",
+        "mean_service",
+        "service",
+        "d",
+        "end_time",
+        "seed",
+        "events",
+        "steps",
+        "mean_events_per_step",
+        "max_events_per_step",
+        "utilization",
+        "mean_sojourn",
+        "throughput",
+        "causality_errors",
+        "tokens_in_system",
+        "wall_seconds",
+        "events_per_second",
+        "analytic_utilization",
+        "analytic_sojourn",
+        "corrected_utilization",
+    ] {
+        assert!(v.get(k).is_some(), "missing {k}");
+    }
+    assert_eq!(v["algorithm"], "window");
+    assert_eq!(v["tokens_in_system"], 256);
+    assert!(v["analytic_utilization"].is_null());
+}
+
+#[test]
+fn csv_output_is_a_header_and_one_row() {
+    let o = out(&[
+        "run",
+        "park-fishwick-16x16",
+        "--set",
+        "run.end_time=50",
+        "--format",
+        "csv",
+    ]);
+    let text = String::from_utf8(o.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2);
+    assert_eq!(lines[0].split(',').count(), lines[1].split(',').count());
+    assert!(lines[0].contains("corrected_utilization"));
+}
+
+#[test]
+fn algorithm_flag_overrides_the_preset_and_out_writes_a_file() {
+    let dir = std::env::temp_dir().join(format!("pdes-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("s.json");
+    let o = out(&[
+        "run",
+        "--algorithm",
+        "interval-boundary",
+        "--set",
+        "run.end_time=50",
+        "--format",
+        "json",
+        "--out",
+        path.to_str().unwrap(),
+    ]);
+    assert!(o.status.success());
+    assert!(o.stdout.is_empty());
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(v["algorithm"], "interval");
+    assert_eq!(v["timestamps"], "boundary");
+}
+
+#[test]
+fn presets_lists_every_builtin_with_a_description() {
+    let o = out(&["presets"]);
+    let text = String::from_utf8(o.stdout).unwrap();
+    for name in [
+        "teaching-16x16",
+        "sang2019-torus",
+        "sang2019-causality",
+        "park-fishwick-16x16",
+    ] {
+        let line = text.lines().find(|l| l.starts_with(name)).expect(name);
+        assert!(line.len() > name.len() + 10, "{line}");
+    }
+}
+
+/// Every bad input: exit status 2, one line on stderr naming the key or file, no panic,
+/// nothing written to --out.
+#[test]
+fn bad_input_is_refused_with_one_clear_line() {
+    let dir = std::env::temp_dir().join(format!("pdes-bad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad_toml = dir.join("bad.toml");
+    std::fs::write(&bad_toml, "[model\nrows = 3").unwrap();
+    let bad_toml = bad_toml.to_str().unwrap().to_string();
+    let cases: &[(&[&str], &str)] = &[
+        (&["--set", "model.colour=3"], "model.colour"),
+        (&["--set", "run.speed=3"], "run.speed"),
+        (&["--set", "model.rows=\"ten\""], "model.rows"),
+        (&["--set", "model.rows=0"], "model.rows"),
+        (&["--set", "model.cols=-4"], "model.cols"),
+        (
+            &["--set", "model.tokens_per_facility=0"],
+            "model.tokens_per_facility",
+        ),
+        (&["--set", "run.d=10"], "run.d"),
+        (&["--set", "run.d=0"], "run.d"),
+        (
+            &["--set", "run.d=-1", "--algorithm", "interval-original"],
+            "run.d",
+        ),
+        (&["--set", "run.end_time=0"], "run.end_time"),
+        (&["--set", "run.end_time=-5"], "run.end_time"),
+        (&["--set", "model.service=\"exponential\""], "model.service"),
+        (&["--set", "model.service=\"gamma\""], "model.service"),
+        (&["--set", "run.seed=1.5"], "run.seed"),
+        (&["no-such-preset"], "no-such-preset"),
+        (&["missing/file.toml"], "missing/file.toml"),
+        (&[&bad_toml], "malformed TOML"),
+    ];
+    let out_file = dir.join("never.json");
+    for (args, needle) in cases {
+        let mut a = vec!["run"];
+        a.extend_from_slice(args);
+        a.extend(["--out", out_file.to_str().unwrap()]);
+        let o = out(&a);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert!(!out_file.exists(), "{args:?} wrote --out");
+    }
+}

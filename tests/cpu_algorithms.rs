@@ -1,0 +1,143 @@
+//! The CPU algorithms against each other and against queueing theory.
+
+mod common_cfg;
+use common_cfg::{config, run_cpu};
+use pdes_lab::sim::Engine;
+
+/// `window` reproduces the sequential sample path exactly: the same final state of every
+/// facility and token (so the same events, visit counts and statistics).
+#[test]
+fn window_reproduces_the_sequential_sample_path() {
+    for (rows, cols, p, d) in [
+        (24, 20, 1, 1.0),
+        (16, 16, 3, 2.5),
+        (1, 7, 2, 0.5),
+        (2, 3, 1, 4.0),
+    ] {
+        let sets = [
+            format!("model.rows={rows}"),
+            format!("model.cols={cols}"),
+            format!("model.tokens_per_facility={p}"),
+            format!("run.d={d}"),
+            "run.end_time=1500".to_string(),
+            "run.seed=42".to_string(),
+        ];
+        let mut sets: Vec<&str> = sets.iter().map(String::as_str).collect();
+        let mut window = run_cpu(&config(&sets));
+        sets.push("run.algorithm=\"sequential\"");
+        let mut seq = run_cpu(&config(&sets));
+        assert_eq!(
+            window.cpu.state(),
+            seq.cpu.state(),
+            "{rows}x{cols} P={p} d={d}"
+        );
+        let (sw, ss) = (window.summary().unwrap(), seq.summary().unwrap());
+        assert_eq!(sw.events, ss.events);
+        assert!(sw.events > 500, "{} events", sw.events);
+        assert_eq!(sw.utilization.to_bits(), ss.utilization.to_bits());
+        assert_eq!(sw.mean_sojourn.to_bits(), ss.mean_sojourn.to_bits());
+        assert_eq!(sw.causality_errors, 0);
+        assert!(sw.steps < ss.steps, "window must batch events");
+    }
+}
+
+/// A different seed gives a different path (the equivalence above is not vacuous).
+#[test]
+fn seeds_change_the_sample_path() {
+    let a = run_cpu(&config(&["run.seed=1", "run.end_time=200"]));
+    let b = run_cpu(&config(&["run.seed=2", "run.end_time=200"]));
+    assert_ne!(a.cpu.state(), b.cpu.state());
+}
+
+/// Sequential with exponential service matches the exact closed-network values within 2%.
+#[test]
+fn sequential_matches_the_analytic_closed_network() {
+    let cfg = config(&[
+        "model.rows=32",
+        "model.cols=32",
+        "model.service=\"exponential\"",
+        "model.mean_service=1",
+        "run.algorithm=\"sequential\"",
+        "run.end_time=4000",
+    ]);
+    let s = run_cpu(&cfg).summary().unwrap();
+    let (u, w) = (s.analytic_utilization.unwrap(), s.analytic_sojourn.unwrap());
+    assert!(
+        (s.utilization / u - 1.0).abs() < 0.02,
+        "utilization {} vs {u}",
+        s.utilization
+    );
+    assert!(
+        (s.mean_sojourn / w - 1.0).abs() < 0.02,
+        "sojourn {} vs {w}",
+        s.mean_sojourn
+    );
+    assert_eq!(s.tokens_in_system, 1024);
+}
+
+/// The old interval algorithm (original timestamps) makes causality errors on 64×64 at
+/// d = 0.5; the exact window algorithm on the same network makes none.
+#[test]
+fn interval_original_has_causality_errors_window_has_none() {
+    let base = [
+        "model.rows=64",
+        "model.cols=64",
+        "run.d=0.5",
+        "run.end_time=200",
+    ];
+    let mut sets = base.to_vec();
+    sets.extend([
+        "model.service=\"exponential\"",
+        "run.algorithm=\"interval\"",
+        "run.timestamps=\"original\"",
+    ]);
+    let interval = run_cpu(&config(&sets)).summary().unwrap();
+    assert!(interval.causality_errors > 0);
+    let mut sets = base.to_vec();
+    sets.push("run.algorithm=\"window\"");
+    let window = run_cpu(&config(&sets)).summary().unwrap();
+    assert_eq!(window.causality_errors, 0);
+}
+
+/// Park & Fishwick's correction brings the boundary algorithm's utilization back to the
+/// d → 0 value (the exact one) within 3% on 16×16, M = 5, TI = 1.
+#[test]
+fn boundary_corrected_utilization_matches_d_to_zero() {
+    let cfg = config(&[
+        "model.service=\"exponential\"",
+        "model.mean_service=5",
+        "run.algorithm=\"interval\"",
+        "run.timestamps=\"boundary\"",
+        "run.d=1",
+        "run.end_time=40000",
+    ]);
+    let s = run_cpu(&cfg).summary().unwrap();
+    let exact = s.analytic_utilization.unwrap();
+    let corrected = s.corrected_utilization.unwrap();
+    assert!(
+        s.utilization < exact * 0.97,
+        "clustering must bias utilization down: {}",
+        s.utilization
+    );
+    assert!(
+        (corrected / exact - 1.0).abs() < 0.03,
+        "corrected {corrected} vs {exact}"
+    );
+}
+
+/// Per-step records add up to the totals, and every window respects its bound.
+#[test]
+fn step_log_is_consistent_with_totals() {
+    let e = run_cpu(&config(&["run.end_time=300"]));
+    let log = e.step_log();
+    let t = e.totals();
+    assert_eq!(log.len() as u64, t.steps);
+    assert_eq!(log.iter().map(|r| r.events).sum::<u64>(), t.events);
+    assert_eq!(
+        log.iter().map(|r| r.events).max().unwrap(),
+        t.max_events_per_step
+    );
+    let d = pdes_lab::time::to_ticks(1.0);
+    assert!(log.iter().all(|r| r.bound < r.t_min + d && r.events > 0));
+    assert!(log.windows(2).all(|w| w[1].t_min >= w[0].t_min + d));
+}
