@@ -6,6 +6,7 @@
 //! counter-based generator ([`rng`]) that the GPU shaders reproduce bit for bit.
 
 pub mod cli;
+pub mod gpu;
 pub mod model;
 pub mod preset;
 pub mod rng;

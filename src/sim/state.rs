@@ -150,6 +150,7 @@ impl TorusState {
         let dir = fac.route;
         if fac.head == NONE {
             fac.serving = NONE;
+            fac.route = 0;
             fac.departure = NEVER;
             fac.service_start = t_exec; // now: free since
         } else {

@@ -1,0 +1,120 @@
+// common.wgsl — bindings, 64-bit tick arithmetic and torus geometry shared by every
+// torus pass. Twin of src/time.rs, src/model/torus.rs and src/sim/state.rs.
+//
+// A tick count (u64 on the CPU) is a vec2<u32> (lo, hi). All arithmetic below is exact
+// integer arithmetic, so every device computes the same bits as the CPU.
+
+const NONE: u32 = 0xffffffffu;
+const TOKEN_MASK: u32 = 0x3fffffffu; // serving / outbox: token id in the low 30 bits, route in the top 2
+const WG: u32 = 256u;                // threads per workgroup
+const ITEMS: u32 = 4u;               // facilities per thread (strided by WG)
+
+// Phases of the step state machine (see torus_plan.wgsl).
+const PHASE_IDLE: u32 = 0u;
+const PHASE_PLANNED: u32 = 1u;
+const PHASE_HELD: u32 = 2u;
+const PHASE_DONE: u32 = 3u;
+
+const RULE_WINDOW: u32 = 0u;
+const RULE_ORIGINAL: u32 = 1u;
+const RULE_BOUNDARY: u32 = 2u;
+
+struct Params {
+    rows: u32, cols: u32, k: u32, n_wg: u32,
+    seed_lo: u32, seed_hi: u32, rule: u32, log_len: u32,
+    d: vec2<u32>, end_t: vec2<u32>,
+    shift: vec2<u32>, scale: u32, pad0: u32,
+}
+
+struct Ctl {
+    t_min: vec2<u32>, bound: vec2<u32>,
+    exec_at: vec2<u32>, limit: vec2<u32>,
+    events: vec2<u32>, errors: vec2<u32>,
+    step: u32, phase: u32, max_events: u32, pad0: u32,
+}
+
+struct LogEntry {
+    t_min: vec2<u32>, bound: vec2<u32>,
+    events: u32, errors: u32, pad0: u32, pad1: u32,
+}
+
+@group(0) @binding(0) var<uniform> P: Params;
+@group(0) @binding(1) var<storage, read_write> ctl: Ctl;
+@group(0) @binding(2) var<storage, read_write> dep: array<vec2<u32>>;       // departure time, NEVER when idle
+@group(0) @binding(3) var<storage, read_write> start_t: array<vec2<u32>>;   // service start; idle: free since
+@group(0) @binding(4) var<storage, read_write> last_arr: array<vec2<u32>>;  // largest arrival time seen
+@group(0) @binding(5) var<storage, read_write> fac: array<vec4<u32>>;       // serving|route<<30, head, tail, last error step
+@group(0) @binding(6) var<storage, read_write> outbox: array<u32>;          // token|dir<<30 sent this step, or NONE
+@group(0) @binding(7) var<storage, read_write> tok_arrived: array<vec2<u32>>;
+@group(0) @binding(8) var<storage, read_write> tok_link: array<vec2<u32>>;  // (next in queue, visits)
+@group(0) @binding(9) var<storage, read_write> wg_min: array<vec2<u32>>;    // per-workgroup min departure
+@group(0) @binding(10) var<storage, read_write> wg_acc: array<vec4<u32>>;   // per-workgroup (busy u64, sojourn u64), cumulative
+@group(0) @binding(11) var<storage, read_write> wg_count: array<vec2<u32>>; // per-workgroup (events, causality errors) of this step
+@group(0) @binding(12) var<storage, read> ln_table: array<u32>;
+@group(0) @binding(13) var<storage, read_write> steplog: array<LogEntry>;
+
+fn never() -> vec2<u32> { return vec2<u32>(NONE, NONE); }
+
+fn add64(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
+    let lo = a.x + b.x;
+    return vec2<u32>(lo, a.y + b.y + select(0u, 1u, lo < a.x));
+}
+
+fn sub64(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
+    return vec2<u32>(a.x - b.x, a.y - b.y - select(0u, 1u, a.x < b.x));
+}
+
+fn lt64(a: vec2<u32>, b: vec2<u32>) -> bool {
+    return a.y < b.y || (a.y == b.y && a.x < b.x);
+}
+
+fn le64(a: vec2<u32>, b: vec2<u32>) -> bool { return !lt64(b, a); }
+
+fn min64(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> { return select(a, b, lt64(b, a)); }
+
+fn max64(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> { return select(a, b, lt64(a, b)); }
+
+// Full 64-bit product of two u32, via 16-bit halves.
+fn mul32x32(a: u32, b: u32) -> vec2<u32> {
+    let a0 = a & 0xffffu; let a1 = a >> 16u;
+    let b0 = b & 0xffffu; let b1 = b >> 16u;
+    let p00 = a0 * b0; let p01 = a0 * b1; let p10 = a1 * b0; let p11 = a1 * b1;
+    let mid = (p00 >> 16u) + (p01 & 0xffffu) + (p10 & 0xffffu);
+    let lo = (p00 & 0xffffu) | (mid << 16u);
+    let hi = p11 + (p01 >> 16u) + (p10 >> 16u) + (mid >> 16u);
+    return vec2<u32>(lo, hi);
+}
+
+// Low 64 bits of a 64 x 64 product.
+fn mul64(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
+    let p = mul32x32(a.x, b.x);
+    return vec2<u32>(p.x, p.y + a.x * b.y + a.y * b.x);
+}
+
+// Neighbour of facility f in direction dir (0 up, 1 down, 2 left, 3 right) on the torus.
+fn neighbour(f: u32, dir: u32) -> u32 {
+    var r = f / P.cols;
+    var c = f % P.cols;
+    switch dir {
+        case 0u: { r = select(r - 1u, P.rows - 1u, r == 0u); }
+        case 1u: { r = select(r + 1u, 0u, r + 1u == P.rows); }
+        case 2u: { c = select(c - 1u, P.cols - 1u, c == 0u); }
+        default: { c = select(c + 1u, 0u, c + 1u == P.cols); }
+    }
+    return r * P.cols + c;
+}
+
+// The facility handled by item `i` of thread `lid` in workgroup `wg` (strided so that
+// neighbouring threads touch neighbouring facilities).
+fn item_facility(wg: u32, lid: u32, i: u32) -> u32 {
+    return (wg * ITEMS + i) * WG + lid;
+}
+
+var<workgroup> sh_phase: u32;
+
+// ctl.phase, read once per workgroup so that every thread provably sees the same value
+// (the WGSL uniformity rules require it before the barriers that follow).
+fn uniform_phase(lid: u32) -> u32 {
+    if lid == 0u { sh_phase = ctl.phase; }
+    return workgroupUniformLoad(&sh_phase);
+}

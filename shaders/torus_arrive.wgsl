@@ -1,0 +1,109 @@
+// torus_arrive.wgsl — arrivals phase of one step (twin of the arrivals loop in
+// src/sim/stepped.rs and TorusState::arrive), fused with the first level of the next
+// step's t_min reduction. Each facility pulls the tokens its four neighbours sent it,
+// orders them by (time, sending facility) — the sequential tie order — and accepts them.
+// With `init` (entry point `initial_min`) only the reduction runs.
+
+var<workgroup> sh_min: array<vec2<u32>, WG>;
+var<workgroup> sh_err: array<u32, WG>;
+
+fn accept(g: u32, f_state: ptr<function, vec4<u32>>, token: u32, t: vec2<u32>, errors: ptr<function, u32>) {
+    if lt64(t, last_arr[g]) {
+        *errors += 1u;
+        (*f_state).w = ctl.step;
+    } else {
+        last_arr[g] = t;
+    }
+    if (*f_state).x == NONE {
+        let link = tok_link[token];
+        let words = token_words(token, link.y);
+        let s = max64(t, start_t[g]);
+        start_t[g] = s;
+        dep[g] = add64(s, service_ticks(words.x));
+        (*f_state).x = token | ((words.y >> 30u) << 30u);
+    } else {
+        if (*f_state).z == NONE {
+            (*f_state).y = token;
+        } else {
+            let tail = (*f_state).z;
+            tok_link[tail] = vec2<u32>(token, tok_link[tail].y);
+        }
+        (*f_state).z = token;
+    }
+}
+
+fn reduce_and_store(wg: u32, lid: u32, m: vec2<u32>, errors: u32) {
+    sh_min[lid] = m;
+    sh_err[lid] = errors;
+    workgroupBarrier();
+    for (var s = WG / 2u; s > 0u; s >>= 1u) {
+        if lid < s {
+            sh_min[lid] = min64(sh_min[lid], sh_min[lid + s]);
+            sh_err[lid] += sh_err[lid + s];
+        }
+        workgroupBarrier();
+    }
+    if lid == 0u {
+        wg_min[wg] = sh_min[0];
+        wg_count[wg].y = sh_err[0];
+    }
+}
+
+@compute @workgroup_size(WG)
+fn arrive(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid3: vec3<u32>) {
+    let lid = lid3.x;
+    let wg = wid.x;
+    if uniform_phase(lid) != PHASE_PLANNED { return; }
+    var m = never();
+    var errors = 0u;
+    for (var i = 0u; i < ITEMS; i++) {
+        let g = item_facility(wg, lid, i);
+        if g >= P.k { break; }
+        // Gather up to four arrivals: (time, source, token), kept sorted by insertion.
+        var times: array<vec2<u32>, 4>;
+        var srcs: array<u32, 4>;
+        var toks: array<u32, 4>;
+        var n = 0u;
+        for (var dir = 0u; dir < 4u; dir++) {
+            let h = neighbour(g, dir ^ 1u);
+            let o = outbox[h];
+            if o != NONE && (o >> 30u) == dir {
+                let token = o & TOKEN_MASK;
+                let t = tok_arrived[token];
+                var j = n;
+                while j > 0u && (lt64(t, times[j - 1u]) || (all(t == times[j - 1u]) && h < srcs[j - 1u])) {
+                    times[j] = times[j - 1u];
+                    srcs[j] = srcs[j - 1u];
+                    toks[j] = toks[j - 1u];
+                    j -= 1u;
+                }
+                times[j] = t;
+                srcs[j] = h;
+                toks[j] = token;
+                n += 1u;
+            }
+        }
+        if n > 0u {
+            var st = fac[g];
+            for (var j = 0u; j < n; j++) {
+                accept(g, &st, toks[j], times[j], &errors);
+            }
+            fac[g] = st;
+        }
+        m = min64(m, dep[g]);
+    }
+    reduce_and_store(wg, lid, m, errors);
+}
+
+@compute @workgroup_size(WG)
+fn initial_min(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid3: vec3<u32>) {
+    let lid = lid3.x;
+    let wg = wid.x;
+    var m = never();
+    for (var i = 0u; i < ITEMS; i++) {
+        let g = item_facility(wg, lid, i);
+        if g >= P.k { break; }
+        m = min64(m, dep[g]);
+    }
+    reduce_and_store(wg, lid, m, 0u);
+}

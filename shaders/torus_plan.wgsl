@@ -1,0 +1,108 @@
+// torus_plan.wgsl — closes a step and plans the next one, on the GPU (one workgroup), so
+// that no step needs a CPU round trip. Twin of Stepped::advance / StepRule::bound in
+// src/sim/stepped.rs.
+//
+// Step state machine (ctl.phase):
+//   PLANNED  a step's bound is set; depart + arrive run it, then `finish_step` closes it;
+//   IDLE     between steps;
+//   HELD     the next t_min is at or past ctl.limit (the caller's budget): nothing runs
+//            until the caller raises the limit and `resume` plans again;
+//   DONE     the next t_min is at or past the end time.
+
+var<workgroup> sh_min: array<vec2<u32>, WG>;
+var<workgroup> sh_n: array<vec2<u32>, WG>;
+
+// floor(a / b) for b > 0, by shift and subtract (one thread, once per step).
+fn div64(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
+    var q = vec2<u32>(0u, 0u);
+    var r = vec2<u32>(0u, 0u);
+    for (var i = 63i; i >= 0; i--) {
+        // r = (r << 1) | bit i of a
+        let bit = select((a.x >> u32(i)) & 1u, (a.y >> u32(i - 32)) & 1u, i >= 32);
+        r = vec2<u32>((r.x << 1u) | bit, (r.y << 1u) | (r.x >> 31u));
+        if !lt64(r, b) {
+            r = sub64(r, b);
+            if i >= 32 { q.y |= 1u << u32(i - 32); } else { q.x |= 1u << u32(i); }
+        }
+    }
+    return q;
+}
+
+fn plan(lid: u32) {
+    var m = never();
+    for (var w = lid; w < P.n_wg; w += WG) {
+        m = min64(m, wg_min[w]);
+    }
+    sh_min[lid] = m;
+    workgroupBarrier();
+    for (var s = WG / 2u; s > 0u; s >>= 1u) {
+        if lid < s { sh_min[lid] = min64(sh_min[lid], sh_min[lid + s]); }
+        workgroupBarrier();
+    }
+    if lid != 0u { return; }
+    let t_min = sh_min[0];
+    if !lt64(t_min, P.end_t) {
+        ctl.phase = PHASE_DONE;
+        ctl.t_min = t_min;
+        return;
+    }
+    if !lt64(t_min, ctl.limit) {
+        ctl.phase = PHASE_HELD;
+        ctl.t_min = t_min;
+        return;
+    }
+    let last = sub64(P.end_t, vec2<u32>(1u, 0u));
+    var bound: vec2<u32>;
+    var exec_at = vec2<u32>(0u, 0u);
+    if P.rule == RULE_WINDOW {
+        bound = sub64(add64(t_min, P.d), vec2<u32>(1u, 0u));
+    } else {
+        let q = div64(sub64(add64(t_min, P.d), vec2<u32>(1u, 0u)), P.d);
+        exec_at = mul64(q, P.d);
+        bound = exec_at;
+    }
+    bound = min64(bound, last);
+    ctl.t_min = t_min;
+    ctl.bound = bound;
+    ctl.exec_at = exec_at;
+    steplog[ctl.step % P.log_len] = LogEntry(t_min, bound, 0u, 0u, 0u, 0u);
+    ctl.phase = PHASE_PLANNED;
+}
+
+@compute @workgroup_size(WG)
+fn finish_step(@builtin(local_invocation_id) lid3: vec3<u32>) {
+    let lid = lid3.x;
+    let phase = uniform_phase(lid);
+    if phase == PHASE_PLANNED {
+        var n = vec2<u32>(0u, 0u);
+        for (var w = lid; w < P.n_wg; w += WG) {
+            n += wg_count[w];
+        }
+        sh_n[lid] = n;
+        workgroupBarrier();
+        for (var s = WG / 2u; s > 0u; s >>= 1u) {
+            if lid < s { sh_n[lid] += sh_n[lid + s]; }
+            workgroupBarrier();
+        }
+        if lid == 0u {
+            let i = ctl.step % P.log_len;
+            steplog[i].events = sh_n[0].x;
+            steplog[i].errors = sh_n[0].y;
+            ctl.events = add64(ctl.events, vec2<u32>(sh_n[0].x, 0u));
+            ctl.errors = add64(ctl.errors, vec2<u32>(sh_n[0].y, 0u));
+            ctl.max_events = max(ctl.max_events, sh_n[0].x);
+            ctl.step += 1u;
+        }
+        workgroupBarrier();
+        plan(lid);
+    }
+}
+
+@compute @workgroup_size(WG)
+fn resume(@builtin(local_invocation_id) lid3: vec3<u32>) {
+    let lid = lid3.x;
+    let phase = uniform_phase(lid);
+    if phase == PHASE_IDLE || phase == PHASE_HELD {
+        plan(lid);
+    }
+}

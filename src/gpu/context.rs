@@ -1,0 +1,75 @@
+//! One GPU setup used by headless runs, tests and (later) the app: adapter, device, queue.
+
+use std::sync::{Arc, OnceLock};
+
+/// A wgpu device and queue with what PDES Lab needs to know about them.
+#[derive(Debug)]
+pub struct Gpu {
+    /// The adapter's description (name, backend, driver).
+    pub info: wgpu::AdapterInfo,
+    /// The device.
+    pub device: wgpu::Device,
+    /// Its queue.
+    pub queue: wgpu::Queue,
+    /// The limits the device was created with (the adapter's own).
+    pub limits: wgpu::Limits,
+}
+
+impl Gpu {
+    /// Opens the best adapter with compute support (Vulkan, Metal or DX12; GL has no
+    /// storage buffers in compute on many drivers), asking for the adapter's full limits.
+    pub fn new() -> Result<Self, String> {
+        pollster::block_on(Self::open())
+    }
+
+    async fn open() -> Result<Self, String> {
+        let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
+        desc.backends = wgpu::Backends::VULKAN | wgpu::Backends::METAL | wgpu::Backends::DX12;
+        let instance = wgpu::Instance::new(desc);
+        let adapter = instance
+            .request_adapter(&wgpu::RequestAdapterOptions {
+                power_preference: wgpu::PowerPreference::HighPerformance,
+                ..Default::default()
+            })
+            .await
+            .map_err(|e| format!("no GPU adapter with Vulkan, Metal or DX12 ({e})"))?;
+        let limits = adapter.limits();
+        let wanted = wgpu::Features::TIMESTAMP_QUERY;
+        let (device, queue) = adapter
+            .request_device(&wgpu::DeviceDescriptor {
+                label: Some("pdes-lab"),
+                required_features: adapter.features() & wanted,
+                required_limits: limits.clone(),
+                ..Default::default()
+            })
+            .await
+            .map_err(|e| format!("could not open the GPU device: {e}"))?;
+        Ok(Self {
+            info: adapter.get_info(),
+            device,
+            queue,
+            limits,
+        })
+    }
+
+    /// One shared device per process (tests and the command line open it once).
+    pub fn shared() -> Result<Arc<Gpu>, String> {
+        static GPU: OnceLock<Result<Arc<Gpu>, String>> = OnceLock::new();
+        GPU.get_or_init(|| Self::new().map(Arc::new)).clone()
+    }
+
+    /// "name (backend)", for status lines and results.
+    pub fn describe(&self) -> String {
+        format!(
+            "{} ({:?}, {})",
+            self.info.name, self.info.backend, self.info.driver_info
+        )
+    }
+
+    /// Largest size one storage buffer may have on this device.
+    pub fn max_storage_buffer(&self) -> u64 {
+        self.limits
+            .max_storage_buffer_binding_size
+            .min(self.limits.max_buffer_size)
+    }
+}

@@ -1,0 +1,28 @@
+//! WGSL composition: every pass is `common.wgsl` + `philox.wgsl` + its own file. The files
+//! live in `shaders/` and are embedded at build time, so editing a shader needs no Rust
+//! edit and the binary needs no files beside it.
+
+/// Shared declarations and 64-bit tick arithmetic.
+pub const COMMON: &str = include_str!("../../shaders/common.wgsl");
+/// Philox4x32-10 and the service-time transform.
+pub const PHILOX: &str = include_str!("../../shaders/philox.wgsl");
+/// Departures phase.
+pub const TORUS_DEPART: &str = include_str!("../../shaders/torus_depart.wgsl");
+/// Arrivals phase fused with the first level of the min reduction.
+pub const TORUS_ARRIVE: &str = include_str!("../../shaders/torus_arrive.wgsl");
+/// Step close-out and planning (final min reduction, bound, step log).
+pub const TORUS_PLAN: &str = include_str!("../../shaders/torus_plan.wgsl");
+
+/// The full source of a torus pass.
+pub fn torus_pass(pass: &str) -> String {
+    format!("{COMMON}\n{PHILOX}\n{pass}")
+}
+
+/// Every composed module, by name (for validation tests).
+pub fn all() -> Vec<(&'static str, String)> {
+    vec![
+        ("torus_depart", torus_pass(TORUS_DEPART)),
+        ("torus_arrive", torus_pass(TORUS_ARRIVE)),
+        ("torus_plan", torus_pass(TORUS_PLAN)),
+    ]
+}

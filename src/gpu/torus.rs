@@ -1,0 +1,655 @@
+//! The torus network on the GPU: the window and interval steps of `sim::stepped`, run as
+//! compute passes over state that never leaves the device.
+//!
+//! One step is three dispatches in one compute pass: `depart` (departures phase),
+//! `arrive` (arrivals phase + per-workgroup minimum of the new departure times) and
+//! `finish_step` (one workgroup: closes the step's counters, reduces the minimum, plans the
+//! next bound). The bound, the counters and the stop condition live in a small `ctl`
+//! buffer on the GPU, so many steps are encoded per submit and the CPU reads back only
+//! `ctl` and the step log once per batch.
+//!
+//! State layout per facility: departure, service start and last arrival (3 × u64 as
+//! vec2<u32>), (serving|route, head, tail, last-error step) and the outbox word: 44 bytes.
+//! Per token: arrival time and (next, visits): 16 bytes. So 60 bytes per facility at P = 1
+//! (plus 32 bytes per 1024 facilities of per-workgroup partials).
+
+use super::Gpu;
+use super::shaders;
+use crate::preset::{Algorithm, Config, Timestamps};
+use crate::rng::LN_TABLE;
+use crate::sim::state::{Facility, NONE, Token, TorusState};
+use crate::sim::stats::{self, Measures, Summary};
+use crate::sim::{Budget, Engine, SimError, StepRecord, StepTotals};
+use crate::time::{Ticks, to_ticks};
+use bytemuck::{Pod, Zeroable};
+use std::sync::Arc;
+use wgpu::util::DeviceExt;
+
+/// Threads per workgroup (WG in common.wgsl).
+const WG: u64 = 256;
+/// Facilities per thread (ITEMS in common.wgsl).
+const ITEMS: u64 = 4;
+/// Steps the GPU step log holds; a batch never exceeds it.
+const LOG_LEN: u32 = 4096;
+/// Most steps encoded in one submit.
+const MAX_BATCH: u64 = 1024;
+
+const PHASE_PLANNED: u32 = 1;
+const PHASE_DONE: u32 = 3;
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+struct Params {
+    rows: u32,
+    cols: u32,
+    k: u32,
+    n_wg: u32,
+    seed_lo: u32,
+    seed_hi: u32,
+    rule: u32,
+    log_len: u32,
+    d: [u32; 2],
+    end_t: [u32; 2],
+    shift: [u32; 2],
+    scale: u32,
+    pad0: u32,
+}
+
+/// The GPU's step control block (Ctl in common.wgsl).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
+pub struct Ctl {
+    t_min: [u32; 2],
+    bound: [u32; 2],
+    exec_at: [u32; 2],
+    limit: [u32; 2],
+    events: [u32; 2],
+    errors: [u32; 2],
+    step: u32,
+    phase: u32,
+    max_events: u32,
+    pad0: u32,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
+struct LogEntry {
+    t_min: [u32; 2],
+    bound: [u32; 2],
+    events: u32,
+    errors: u32,
+    pad: [u32; 2],
+}
+
+fn split(t: u64) -> [u32; 2] {
+    [t as u32, (t >> 32) as u32]
+}
+
+fn join(v: [u32; 2]) -> u64 {
+    u64::from(v[0]) | (u64::from(v[1]) << 32)
+}
+
+/// Bytes of GPU memory a torus run of `cfg` needs, by buffer: (name, bytes).
+pub fn memory_plan(cfg: &Config) -> Vec<(&'static str, u64)> {
+    let k = u64::from(cfg.model.facilities());
+    let n = u64::from(cfg.model.tokens());
+    let n_wg = k.div_ceil(WG * ITEMS);
+    vec![
+        ("departure times", 8 * k),
+        ("service starts", 8 * k),
+        ("last arrivals", 8 * k),
+        ("facility words", 16 * k),
+        ("outbox", 4 * k),
+        ("token arrival times", 8 * n),
+        ("token links", 8 * n),
+        ("workgroup partials", 32 * n_wg),
+        ("step log", 32 * u64::from(LOG_LEN)),
+        ("ln table", 4 * 1025),
+    ]
+}
+
+/// Checks that a run fits the device: every buffer within the binding limit, the dispatch
+/// within the workgroup limit. The error names the buffer, the size and the limit.
+pub fn check_fits(gpu: &Gpu, cfg: &Config) -> Result<u64, SimError> {
+    let plan = memory_plan(cfg);
+    let max = gpu.max_storage_buffer();
+    for (name, bytes) in &plan {
+        if *bytes > max {
+            return Err(SimError::Gpu(format!(
+                "{}×{} needs a {name} buffer of {:.1} MiB, above this adapter's limit of {:.1} MiB per buffer ({})",
+                cfg.model.rows,
+                cfg.model.cols,
+                *bytes as f64 / 1048576.0,
+                max as f64 / 1048576.0,
+                gpu.info.name
+            )));
+        }
+    }
+    let n_wg = u64::from(cfg.model.facilities()).div_ceil(WG * ITEMS);
+    if n_wg > u64::from(gpu.limits.max_compute_workgroups_per_dimension) {
+        return Err(SimError::Gpu(format!(
+            "{} facilities need {n_wg} workgroups, above this adapter's limit of {}",
+            cfg.model.facilities(),
+            gpu.limits.max_compute_workgroups_per_dimension
+        )));
+    }
+    Ok(plan.iter().map(|(_, b)| b).sum())
+}
+
+struct Buffers {
+    params: wgpu::Buffer,
+    ctl: wgpu::Buffer,
+    dep: wgpu::Buffer,
+    start: wgpu::Buffer,
+    last_arr: wgpu::Buffer,
+    fac: wgpu::Buffer,
+    outbox: wgpu::Buffer,
+    tok_arrived: wgpu::Buffer,
+    tok_link: wgpu::Buffer,
+    wg_min: wgpu::Buffer,
+    wg_acc: wgpu::Buffer,
+    wg_count: wgpu::Buffer,
+    ln_table: wgpu::Buffer,
+    steplog: wgpu::Buffer,
+}
+
+struct Pipelines {
+    depart: wgpu::ComputePipeline,
+    arrive: wgpu::ComputePipeline,
+    initial_min: wgpu::ComputePipeline,
+    finish: wgpu::ComputePipeline,
+    resume: wgpu::ComputePipeline,
+}
+
+/// The GPU torus engine.
+pub struct GpuTorus {
+    gpu: Arc<Gpu>,
+    config: Config,
+    end: Ticks,
+    n_wg: u32,
+    buffers: Buffers,
+    pipelines: Pipelines,
+    bind_group: wgpu::BindGroup,
+    ctl: Ctl,
+    log: Vec<StepRecord>,
+    batch: u64,
+    /// Bytes of GPU memory the run uses.
+    pub memory_bytes: u64,
+}
+
+impl GpuTorus {
+    /// Uploads the initial state of `cfg` (window or interval) and prepares the passes.
+    pub fn new(gpu: Arc<Gpu>, cfg: &Config) -> Result<Self, SimError> {
+        let rule = match (cfg.run.algorithm, cfg.run.timestamps) {
+            (Algorithm::Window, _) => 0,
+            (Algorithm::Interval, Timestamps::Original) => 1,
+            (Algorithm::Interval, Timestamps::Boundary) => 2,
+            (Algorithm::Sequential, _) => {
+                return Err(SimError::Gpu(
+                    "sequential runs on the CPU only (it is the one-event-at-a-time reference); use --engine cpu".into(),
+                ));
+            }
+        };
+        let memory_bytes = check_fits(&gpu, cfg)?;
+        let state = TorusState::new(&cfg.model, cfg.service_law(), cfg.run.seed);
+        let k = u64::from(cfg.model.facilities());
+        let n_wg = k.div_ceil(WG * ITEMS) as u32;
+        let law = cfg.service_law();
+        let end = cfg.end_ticks();
+        let params = Params {
+            rows: cfg.model.rows,
+            cols: cfg.model.cols,
+            k: k as u32,
+            n_wg,
+            seed_lo: cfg.run.seed as u32,
+            seed_hi: (cfg.run.seed >> 32) as u32,
+            rule,
+            log_len: LOG_LEN,
+            d: split(to_ticks(cfg.run.d)),
+            end_t: split(end),
+            shift: split(law.shift),
+            scale: law.scale,
+            pad0: 0,
+        };
+        let device = &gpu.device;
+        let oom = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let storage = wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_SRC
+            | wgpu::BufferUsages::COPY_DST;
+        let init = |label: &str, contents: &[u8], usage| {
+            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some(label),
+                contents,
+                usage,
+            })
+        };
+        let fs = &state.facilities;
+        let ts = &state.tokens;
+        let serving_word = |f: &Facility| {
+            if f.serving == NONE {
+                NONE
+            } else {
+                f.serving | (f.route << 30)
+            }
+        };
+        let buffers = Buffers {
+            params: init(
+                "params",
+                bytemuck::bytes_of(&params),
+                wgpu::BufferUsages::UNIFORM,
+            ),
+            ctl: init("ctl", bytemuck::bytes_of(&Ctl::default()), storage),
+            dep: init(
+                "dep",
+                bytemuck::cast_slice(&fs.iter().map(|f| split(f.departure)).collect::<Vec<_>>()),
+                storage,
+            ),
+            start: init(
+                "start",
+                bytemuck::cast_slice(
+                    &fs.iter()
+                        .map(|f| split(f.service_start))
+                        .collect::<Vec<_>>(),
+                ),
+                storage,
+            ),
+            last_arr: init(
+                "last_arr",
+                bytemuck::cast_slice(&fs.iter().map(|f| split(f.last_arrival)).collect::<Vec<_>>()),
+                storage,
+            ),
+            fac: init(
+                "fac",
+                bytemuck::cast_slice(
+                    &fs.iter()
+                        .map(|f| [serving_word(f), f.head, f.tail, 0])
+                        .collect::<Vec<_>>(),
+                ),
+                storage,
+            ),
+            outbox: init(
+                "outbox",
+                bytemuck::cast_slice(&vec![NONE; k as usize]),
+                storage,
+            ),
+            tok_arrived: init(
+                "tok_arrived",
+                bytemuck::cast_slice(&ts.iter().map(|t| split(t.arrived)).collect::<Vec<_>>()),
+                storage,
+            ),
+            tok_link: init(
+                "tok_link",
+                bytemuck::cast_slice(&ts.iter().map(|t| [t.next, t.visits]).collect::<Vec<_>>()),
+                storage,
+            ),
+            wg_min: init("wg_min", &vec![0u8; 8 * n_wg as usize], storage),
+            wg_acc: init("wg_acc", &vec![0u8; 16 * n_wg as usize], storage),
+            wg_count: init("wg_count", &vec![0u8; 8 * n_wg as usize], storage),
+            ln_table: init("ln_table", bytemuck::cast_slice(&LN_TABLE[..]), storage),
+            steplog: init("steplog", &vec![0u8; 32 * LOG_LEN as usize], storage),
+        };
+        drop(state);
+        if let Some(e) = pollster::block_on(oom.pop()) {
+            return Err(SimError::Gpu(format!(
+                "out of GPU memory allocating {memory_bytes} bytes: {e}"
+            )));
+        }
+        let (pipelines, bind_group) = build_pipelines(&gpu, &buffers);
+        let mut engine = Self {
+            gpu,
+            config: cfg.clone(),
+            end,
+            n_wg,
+            buffers,
+            pipelines,
+            bind_group,
+            ctl: Ctl::default(),
+            log: Vec::new(),
+            batch: 16,
+            memory_bytes,
+        };
+        // First level of the reduction, then plan with limit 0: the engine holds at t_min.
+        let mut enc = engine
+            .gpu
+            .device
+            .create_command_encoder(&Default::default());
+        {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            pass.set_bind_group(0, &engine.bind_group, &[]);
+            pass.set_pipeline(&engine.pipelines.initial_min);
+            pass.dispatch_workgroups(engine.n_wg, 1, 1);
+            pass.set_pipeline(&engine.pipelines.resume);
+            pass.dispatch_workgroups(1, 1, 1);
+        }
+        engine.gpu.queue.submit([enc.finish()]);
+        engine.read_ctl_and_log()?;
+        Ok(engine)
+    }
+
+    /// The adapter this engine runs on.
+    pub fn gpu(&self) -> &Arc<Gpu> {
+        &self.gpu
+    }
+
+    /// Encodes `steps` steps (after a `resume`) and submits them; then reads back.
+    fn run_batch(&mut self, steps: u64) -> Result<(), SimError> {
+        let mut enc = self.gpu.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            pass.set_bind_group(0, &self.bind_group, &[]);
+            pass.set_pipeline(&self.pipelines.resume);
+            pass.dispatch_workgroups(1, 1, 1);
+            for _ in 0..steps {
+                pass.set_pipeline(&self.pipelines.depart);
+                pass.dispatch_workgroups(self.n_wg, 1, 1);
+                pass.set_pipeline(&self.pipelines.arrive);
+                pass.dispatch_workgroups(self.n_wg, 1, 1);
+                pass.set_pipeline(&self.pipelines.finish);
+                pass.dispatch_workgroups(1, 1, 1);
+            }
+        }
+        self.gpu.queue.submit([enc.finish()]);
+        self.read_ctl_and_log()
+    }
+
+    /// Reads `ctl` and the step-log entries of the steps completed since the last read.
+    fn read_ctl_and_log(&mut self) -> Result<(), SimError> {
+        let bytes = read_buffers(&self.gpu, &[&self.buffers.ctl, &self.buffers.steplog])?;
+        let ctl: Ctl = bytemuck::pod_read_unaligned(&bytes[0][..std::mem::size_of::<Ctl>()]);
+        let entries: &[LogEntry] = bytemuck::cast_slice(&bytes[1]);
+        for s in self.log.len() as u64..u64::from(ctl.step) {
+            let e = entries[(s % u64::from(LOG_LEN)) as usize];
+            self.log.push(StepRecord {
+                t_min: join(e.t_min),
+                bound: join(e.bound),
+                events: u64::from(e.events),
+            });
+        }
+        self.ctl = ctl;
+        Ok(())
+    }
+
+    /// Downloads the whole network state (for checks, statistics and the heatmap). The
+    /// per-facility statistics fields are left zero: the GPU keeps those per workgroup.
+    pub fn download_state(&self) -> Result<TorusState, SimError> {
+        let b = &self.buffers;
+        let bytes = read_buffers(
+            &self.gpu,
+            &[
+                &b.dep,
+                &b.start,
+                &b.last_arr,
+                &b.fac,
+                &b.tok_arrived,
+                &b.tok_link,
+            ],
+        )?;
+        let dep: &[[u32; 2]] = bytemuck::cast_slice(&bytes[0]);
+        let start: &[[u32; 2]] = bytemuck::cast_slice(&bytes[1]);
+        let last: &[[u32; 2]] = bytemuck::cast_slice(&bytes[2]);
+        let fac: &[[u32; 4]] = bytemuck::cast_slice(&bytes[3]);
+        let arrived: &[[u32; 2]] = bytemuck::cast_slice(&bytes[4]);
+        let link: &[[u32; 2]] = bytemuck::cast_slice(&bytes[5]);
+        let cfg = &self.config;
+        let tokens: Vec<Token> = arrived
+            .iter()
+            .zip(link)
+            .map(|(a, l)| Token {
+                arrived: join(*a),
+                next: l[0],
+                visits: l[1],
+            })
+            .collect();
+        let facilities = (0..dep.len())
+            .map(|f| {
+                let w = fac[f][0];
+                let mut queued = 0;
+                let mut t = fac[f][1];
+                // Bounded walk: a corrupted (cyclic) list is caught by check_tokens.
+                while t != NONE && (t as usize) < tokens.len() && queued <= tokens.len() as u32 {
+                    queued += 1;
+                    t = tokens[t as usize].next;
+                }
+                Facility {
+                    departure: join(dep[f]),
+                    service_start: join(start[f]),
+                    last_arrival: join(last[f]),
+                    busy: 0,
+                    sojourn: 0,
+                    causality_errors: 0,
+                    serving: if w == NONE { NONE } else { w & 0x3fff_ffff },
+                    route: if w == NONE { 0 } else { w >> 30 },
+                    head: fac[f][1],
+                    tail: fac[f][2],
+                    queued,
+                }
+            })
+            .collect();
+        Ok(TorusState {
+            rows: cfg.model.rows,
+            cols: cfg.model.cols,
+            seed: cfg.run.seed,
+            law: cfg.service_law(),
+            facilities,
+            tokens,
+        })
+    }
+
+    /// Sums of busy and sojourn ticks over all completed services (exact, 128-bit).
+    pub fn accumulated(&self) -> Result<(u128, u128), SimError> {
+        let bytes = read_buffers(&self.gpu, &[&self.buffers.wg_acc])?;
+        let acc: &[[u32; 4]] = bytemuck::cast_slice(&bytes[0]);
+        Ok(acc.iter().fold((0u128, 0u128), |(b, s), a| {
+            (
+                b + u128::from(join([a[0], a[1]])),
+                s + u128::from(join([a[2], a[3]])),
+            )
+        }))
+    }
+
+    /// Last-error step of every facility (the step index of its latest causality error).
+    pub fn error_steps(&self) -> Result<Vec<u32>, SimError> {
+        let bytes = read_buffers(&self.gpu, &[&self.buffers.fac])?;
+        let fac: &[[u32; 4]] = bytemuck::cast_slice(&bytes[0]);
+        Ok(fac.iter().map(|f| f[3]).collect())
+    }
+
+    /// Total causality errors so far.
+    pub fn causality_errors(&self) -> u64 {
+        join(self.ctl.errors)
+    }
+
+    /// Measures over the downloaded state plus the GPU's exact per-workgroup sums.
+    pub fn measures(&self) -> Result<Measures, SimError> {
+        let state = self.download_state()?;
+        let horizon = self.now().min(self.end);
+        let mut m = stats::measure(&state, horizon)?;
+        let (busy, sojourn) = self.accumulated()?;
+        m.busy += busy;
+        m.sojourn = sojourn;
+        m.causality_errors = self.causality_errors();
+        Ok(m)
+    }
+}
+
+impl Engine for GpuTorus {
+    fn advance(&mut self, budget: Budget) -> Result<(), SimError> {
+        let (limit, mut remaining) = budget.limits(self.end);
+        let offset = std::mem::offset_of!(Ctl, limit) as u64;
+        self.gpu.queue.write_buffer(
+            &self.buffers.ctl,
+            offset,
+            bytemuck::cast_slice(&split(limit)),
+        );
+        loop {
+            if self.ctl.phase == PHASE_DONE || remaining == 0 {
+                return Ok(());
+            }
+            let before = self.ctl.step;
+            let n = remaining.min(self.batch);
+            self.run_batch(n)?;
+            remaining = remaining.saturating_sub(u64::from(self.ctl.step - before));
+            if self.ctl.phase != PHASE_PLANNED {
+                return Ok(());
+            }
+            self.batch = (self.batch * 2).min(MAX_BATCH);
+        }
+    }
+    fn now(&self) -> Ticks {
+        join(self.ctl.t_min)
+    }
+    fn finished(&self) -> bool {
+        self.ctl.phase == PHASE_DONE
+    }
+    fn totals(&self) -> StepTotals {
+        StepTotals {
+            events: join(self.ctl.events),
+            steps: u64::from(self.ctl.step),
+            max_events_per_step: u64::from(self.ctl.max_events),
+            steps_with_errors: 0,
+        }
+    }
+    fn step_log(&self) -> &[StepRecord] {
+        &self.log
+    }
+    fn summary(&mut self) -> Result<Summary, SimError> {
+        let m = self.measures()?;
+        Ok(Summary::new(&self.config, &self.totals(), &m))
+    }
+    fn occupancy(&mut self) -> Result<Vec<u32>, SimError> {
+        Ok(self.download_state()?.occupancy())
+    }
+}
+
+/// Copies buffers to mappable staging buffers, waits, and returns their bytes.
+fn read_buffers(gpu: &Gpu, sources: &[&wgpu::Buffer]) -> Result<Vec<Vec<u8>>, SimError> {
+    let mut enc = gpu.device.create_command_encoder(&Default::default());
+    let staging: Vec<wgpu::Buffer> = sources
+        .iter()
+        .map(|src| {
+            let dst = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("readback"),
+                size: src.size(),
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            enc.copy_buffer_to_buffer(src, 0, &dst, 0, src.size());
+            dst
+        })
+        .collect();
+    gpu.queue.submit([enc.finish()]);
+    for s in &staging {
+        s.slice(..).map_async(wgpu::MapMode::Read, |_| {});
+    }
+    gpu.device
+        .poll(wgpu::PollType::Wait {
+            submission_index: None,
+            timeout: None,
+        })
+        .map_err(|e| SimError::Gpu(format!("waiting for the GPU: {e}")))?;
+    staging
+        .iter()
+        .map(|s| {
+            let view = s
+                .slice(..)
+                .get_mapped_range()
+                .map_err(|e| SimError::Gpu(format!("readback: {e}")))?;
+            let v = view.to_vec();
+            drop(view);
+            s.unmap();
+            Ok(v)
+        })
+        .collect()
+}
+
+fn build_pipelines(gpu: &Gpu, b: &Buffers) -> (Pipelines, wgpu::BindGroup) {
+    let device = &gpu.device;
+    let storage = |binding: u32, read_only: bool| wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::COMPUTE,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Storage { read_only },
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+        count: None,
+    };
+    let mut entries = vec![wgpu::BindGroupLayoutEntry {
+        binding: 0,
+        visibility: wgpu::ShaderStages::COMPUTE,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Uniform,
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+        count: None,
+    }];
+    for i in 1..=13 {
+        entries.push(storage(i, i == 12));
+    }
+    let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("torus"),
+        entries: &entries,
+    });
+    let all = [
+        &b.params,
+        &b.ctl,
+        &b.dep,
+        &b.start,
+        &b.last_arr,
+        &b.fac,
+        &b.outbox,
+        &b.tok_arrived,
+        &b.tok_link,
+        &b.wg_min,
+        &b.wg_acc,
+        &b.wg_count,
+        &b.ln_table,
+        &b.steplog,
+    ];
+    let bind_entries: Vec<wgpu::BindGroupEntry> = all
+        .iter()
+        .enumerate()
+        .map(|(i, buf)| wgpu::BindGroupEntry {
+            binding: i as u32,
+            resource: buf.as_entire_binding(),
+        })
+        .collect();
+    let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("torus"),
+        layout: &layout,
+        entries: &bind_entries,
+    });
+    let pl = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: Some("torus"),
+        bind_group_layouts: &[Some(&layout)],
+        immediate_size: 0,
+    });
+    let module = |name: &str, src: &str| {
+        device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some(name),
+            source: wgpu::ShaderSource::Wgsl(shaders::torus_pass(src).into()),
+        })
+    };
+    let depart_m = module("torus_depart", shaders::TORUS_DEPART);
+    let arrive_m = module("torus_arrive", shaders::TORUS_ARRIVE);
+    let plan_m = module("torus_plan", shaders::TORUS_PLAN);
+    let pipeline = |m: &wgpu::ShaderModule, entry: &str| {
+        device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some(entry),
+            layout: Some(&pl),
+            module: m,
+            entry_point: Some(entry),
+            compilation_options: Default::default(),
+            cache: None,
+        })
+    };
+    let pipelines = Pipelines {
+        depart: pipeline(&depart_m, "depart"),
+        arrive: pipeline(&arrive_m, "arrive"),
+        initial_min: pipeline(&arrive_m, "initial_min"),
+        finish: pipeline(&plan_m, "finish_step"),
+        resume: pipeline(&plan_m, "resume"),
+    };
+    (pipelines, bind_group)
+}

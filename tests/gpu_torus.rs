@@ -1,0 +1,184 @@
+//! The GPU torus engine against its CPU twins, on whatever adapter is present (Mesa
+//! lavapipe in CI). With PDES_REQUIRE_GPU=1 a missing adapter fails; otherwise the tests
+//! say they were skipped.
+
+mod common_cfg;
+use common_cfg::config;
+use pdes_lab::gpu::Gpu;
+use pdes_lab::gpu::torus::GpuTorus;
+use pdes_lab::preset::Config;
+use pdes_lab::sim::state::TorusState;
+use pdes_lab::sim::{Budget, CpuEngine, CpuTorus, Engine};
+use std::sync::Arc;
+
+fn gpu() -> Option<Arc<Gpu>> {
+    match Gpu::shared() {
+        Ok(g) => Some(g),
+        Err(e) if std::env::var("PDES_REQUIRE_GPU").as_deref() == Ok("1") => {
+            panic!("PDES_REQUIRE_GPU=1 but no GPU adapter: {e}")
+        }
+        Err(e) => {
+            eprintln!("SKIPPED: no GPU adapter ({e})");
+            None
+        }
+    }
+}
+
+/// The CPU state with the statistics fields the GPU keeps per workgroup cleared.
+fn comparable(s: &TorusState) -> TorusState {
+    let mut s = s.clone();
+    for f in &mut s.facilities {
+        f.busy = 0;
+        f.sojourn = 0;
+        f.causality_errors = 0;
+    }
+    s
+}
+
+fn cpu_engine(cfg: &Config) -> CpuEngine {
+    CpuEngine {
+        cpu: CpuTorus::new(cfg),
+        config: cfg.clone(),
+    }
+}
+
+/// Runs both engines under the same budgets and checks they agree after each.
+fn assert_same_path(cfg: &Config, budgets: &[Budget]) -> (CpuEngine, GpuTorus) {
+    let gpu = gpu().expect("checked by caller");
+    let mut cpu = cpu_engine(cfg);
+    let mut g = GpuTorus::new(gpu, cfg).unwrap();
+    for (i, b) in budgets.iter().enumerate() {
+        cpu.advance(*b).unwrap();
+        g.advance(*b).unwrap();
+        assert_eq!(g.totals().steps, cpu.totals().steps, "budget {i}: steps");
+        assert_eq!(g.totals().events, cpu.totals().events, "budget {i}: events");
+        assert_eq!(g.step_log(), cpu.step_log(), "budget {i}: step log");
+        assert_eq!(g.now(), cpu.now(), "budget {i}: now");
+        assert_eq!(g.finished(), cpu.finished(), "budget {i}: finished");
+        let gs = g.download_state().unwrap();
+        assert_eq!(gs, comparable(cpu.cpu.state()), "budget {i}: state");
+    }
+    (cpu, g)
+}
+
+#[test]
+fn gpu_window_matches_cpu_sequential_exactly() {
+    if gpu().is_none() {
+        return;
+    }
+    let cfg = config(&[
+        "model.rows=40",
+        "model.cols=24",
+        "model.tokens_per_facility=2",
+        "run.end_time=600",
+    ]);
+    let (_, mut g) = assert_same_path(
+        &cfg,
+        &[
+            Budget::Steps(5),
+            Budget::Until(pdes_lab::time::to_ticks(100.0)),
+            Budget::Finish,
+        ],
+    );
+    assert!(g.finished());
+    // And against the sequential ground truth: same final state, same statistics.
+    let mut seq_cfg = cfg.clone();
+    seq_cfg.run.algorithm = pdes_lab::preset::Algorithm::Sequential;
+    let mut seq = cpu_engine(&seq_cfg);
+    seq.advance(Budget::Finish).unwrap();
+    assert_eq!(g.download_state().unwrap(), comparable(seq.cpu.state()));
+    let (sg, ss) = (g.summary().unwrap(), seq.summary().unwrap());
+    assert_eq!(sg.events, ss.events);
+    assert_eq!(sg.utilization.to_bits(), ss.utilization.to_bits());
+    assert_eq!(sg.mean_sojourn.to_bits(), ss.mean_sojourn.to_bits());
+    assert_eq!(sg.tokens_in_system, 1920);
+    assert_eq!(sg.causality_errors, 0);
+}
+
+#[test]
+fn gpu_interval_original_matches_cpu_including_causality_errors() {
+    if gpu().is_none() {
+        return;
+    }
+    let cfg = config(&[
+        "model.rows=64",
+        "model.cols=64",
+        "model.service=\"exponential\"",
+        "run.algorithm=\"interval\"",
+        "run.timestamps=\"original\"",
+        "run.d=0.5",
+        "run.end_time=800",
+    ]);
+    let (mut cpu, mut g) = assert_same_path(
+        &cfg,
+        &[
+            Budget::Until(pdes_lab::time::to_ticks(400.0)),
+            Budget::Finish,
+        ],
+    );
+    let (sc, sg) = (cpu.summary().unwrap(), g.summary().unwrap());
+    assert!(sc.causality_errors > 0);
+    assert_eq!(sg.causality_errors, sc.causality_errors);
+    assert_eq!(sg.utilization.to_bits(), sc.utilization.to_bits());
+    assert_eq!(sg.mean_sojourn.to_bits(), sc.mean_sojourn.to_bits());
+    // The facilities the GPU marks as having had an error are exactly those the CPU counted.
+    let marked: Vec<bool> = g.error_steps().unwrap().iter().map(|&s| s > 0).collect();
+    let counted: Vec<bool> = cpu
+        .cpu
+        .state()
+        .facilities
+        .iter()
+        .map(|f| f.causality_errors > 0)
+        .collect();
+    // step 0 cannot hold an error (all arrivals at t = 0 are in order), so 0 means "none"
+    assert_eq!(marked, counted);
+}
+
+#[test]
+fn gpu_interval_boundary_matches_cpu() {
+    if gpu().is_none() {
+        return;
+    }
+    let cfg = config(&[
+        "model.rows=16",
+        "model.cols=20",
+        "model.service=\"exponential\"",
+        "model.mean_service=5",
+        "run.algorithm=\"interval\"",
+        "run.timestamps=\"boundary\"",
+        "run.d=1",
+        "run.end_time=400",
+    ]);
+    let (mut cpu, mut g) = assert_same_path(&cfg, &[Budget::Steps(3), Budget::Finish]);
+    let (sc, sg) = (cpu.summary().unwrap(), g.summary().unwrap());
+    assert_eq!(
+        sg.corrected_utilization.map(f64::to_bits),
+        sc.corrected_utilization.map(f64::to_bits)
+    );
+    assert_eq!(sg.mean_sojourn.to_bits(), sc.mean_sojourn.to_bits());
+}
+
+#[test]
+fn gpu_refuses_a_network_larger_than_the_adapter_allows() {
+    let Some(gpu) = gpu() else { return };
+    let cfg = config(&["model.rows=16384", "model.cols=16384"]);
+    let err = GpuTorus::new(gpu, &cfg)
+        .err()
+        .expect("must not fit")
+        .to_string();
+    assert!(
+        err.contains("16384×16384") && err.contains("limit"),
+        "{err}"
+    );
+}
+
+#[test]
+fn gpu_refuses_sequential() {
+    let Some(gpu) = gpu() else { return };
+    let cfg = config(&["run.algorithm=\"sequential\""]);
+    let err = GpuTorus::new(gpu, &cfg)
+        .err()
+        .expect("sequential is CPU-only")
+        .to_string();
+    assert!(err.contains("--engine cpu"), "{err}");
+}
