@@ -32,6 +32,29 @@ fn accept(g: u32, f_state: ptr<function, vec4<u32>>, token: u32, t: vec2<u32>, e
     }
 }
 
+struct Arrival {
+    time: vec2<u32>,
+    src: u32,
+    token: u32,
+}
+
+// The token facility g receives from direction dir this step (token NONE if none). Empty
+// slots sort last: their time is the largest possible.
+fn pull(g: u32, dir: u32) -> Arrival {
+    let h = neighbour(g, dir ^ 1u);
+    let o = outbox[h];
+    if o != NONE && (o >> 30u) == dir {
+        let token = o & TOKEN_MASK;
+        return Arrival(tok_arrived[token], h, token);
+    }
+    return Arrival(never(), NONE, NONE);
+}
+
+// Sequential order of two arrivals: by time, then by sending facility.
+fn before(a: Arrival, b: Arrival) -> bool {
+    return lt64(a.time, b.time) || (all(a.time == b.time) && a.src < b.src);
+}
+
 fn reduce_and_store(wg: u32, lid: u32, m: vec2<u32>, errors: u32) {
     sh_min[lid] = m;
     sh_err[lid] = errors;
@@ -59,35 +82,25 @@ fn arrive(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l
     for (var i = 0u; i < ITEMS; i++) {
         let g = item_facility(wg, lid, i);
         if g >= P.k { break; }
-        // Gather up to four arrivals: (time, source, token), kept sorted by insertion.
-        var times: array<vec2<u32>, 4>;
-        var srcs: array<u32, 4>;
-        var toks: array<u32, 4>;
-        var n = 0u;
-        for (var dir = 0u; dir < 4u; dir++) {
-            let h = neighbour(g, dir ^ 1u);
-            let o = outbox[h];
-            if o != NONE && (o >> 30u) == dir {
-                let token = o & TOKEN_MASK;
-                let t = tok_arrived[token];
-                var j = n;
-                while j > 0u && (lt64(t, times[j - 1u]) || (all(t == times[j - 1u]) && h < srcs[j - 1u])) {
-                    times[j] = times[j - 1u];
-                    srcs[j] = srcs[j - 1u];
-                    toks[j] = toks[j - 1u];
-                    j -= 1u;
-                }
-                times[j] = t;
-                srcs[j] = h;
-                toks[j] = token;
-                n += 1u;
-            }
-        }
-        if n > 0u {
+        // Gather the (up to four) arrivals into registers and sort them by (time, source)
+        // with a 5-comparator network: no dynamically indexed local arrays, which GPUs
+        // place in (slow, zero-initialised) local memory.
+        var a0 = pull(g, 0u);
+        var a1 = pull(g, 1u);
+        var a2 = pull(g, 2u);
+        var a3 = pull(g, 3u);
+        if a0.token != NONE || a1.token != NONE || a2.token != NONE || a3.token != NONE {
+            var x: Arrival;
+            if before(a1, a0) { x = a0; a0 = a1; a1 = x; }
+            if before(a3, a2) { x = a2; a2 = a3; a3 = x; }
+            if before(a2, a0) { x = a0; a0 = a2; a2 = x; }
+            if before(a3, a1) { x = a1; a1 = a3; a3 = x; }
+            if before(a2, a1) { x = a1; a1 = a2; a2 = x; }
             var st = fac[g];
-            for (var j = 0u; j < n; j++) {
-                accept(g, &st, toks[j], times[j], &errors);
-            }
+            if a0.token != NONE { accept(g, &st, a0.token, a0.time, &errors); }
+            if a1.token != NONE { accept(g, &st, a1.token, a1.time, &errors); }
+            if a2.token != NONE { accept(g, &st, a2.token, a2.time, &errors); }
+            if a3.token != NONE { accept(g, &st, a3.token, a3.time, &errors); }
             fac[g] = st;
         }
         m = min64(m, dep[g]);

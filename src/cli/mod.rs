@@ -1,5 +1,6 @@
 //! The headless command line: `run`, `presets` (and, later, `bench` and `gui`).
 
+pub mod bench;
 pub mod output;
 pub mod run;
 
@@ -22,6 +23,25 @@ pub enum Command {
     Run(RunArgs),
     /// List the built-in presets, one line each.
     Presets,
+    /// Run a fixed benchmark suite and print timings and speedups.
+    Bench(BenchArgs),
+}
+
+/// Arguments of `pdes-lab bench`.
+#[derive(clap::Args, Debug)]
+pub struct BenchArgs {
+    /// Suite: `torus` (the papers' configurations; needs a real GPU) or `smoke` (tiny).
+    #[arg(long, default_value = "torus")]
+    pub suite: String,
+    /// Output format (table or json).
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: Format,
+    /// Write the report to this file instead of stdout.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Time every GPU pass with timestamp queries (adds a little overhead).
+    #[arg(long)]
+    pub profile: bool,
 }
 
 /// Arguments of `pdes-lab run`.
@@ -111,6 +131,7 @@ pub fn dispatch(cli: Cli) -> Result<(), CliError> {
     match cli.command {
         None => run::run(&RunArgs::default()),
         Some(Command::Run(args)) => run::run(&args),
+        Some(Command::Bench(b)) => bench::run(&b.suite, b.format, b.out.as_deref(), b.profile),
         Some(Command::Presets) => {
             for (name, text) in crate::preset::BUILTIN {
                 println!("{name:<22} {}", crate::preset::description(text));

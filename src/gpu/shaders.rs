@@ -13,9 +13,24 @@ pub const TORUS_ARRIVE: &str = include_str!("../../shaders/torus_arrive.wgsl");
 /// Step close-out and planning (final min reduction, bound, step log).
 pub const TORUS_PLAN: &str = include_str!("../../shaders/torus_plan.wgsl");
 
+/// Facilities per thread in the torus passes (`ITEMS` in common.wgsl). The environment
+/// variable `PDES_GPU_ITEMS` (1..=64) overrides it; `bench/NOTES.md` records the
+/// measurements that chose the default.
+pub fn torus_items() -> u32 {
+    std::env::var("PDES_GPU_ITEMS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .filter(|n| (1..=64).contains(n))
+        .unwrap_or(4)
+}
+
 /// The full source of a torus pass.
 pub fn torus_pass(pass: &str) -> String {
-    format!("{COMMON}\n{PHILOX}\n{pass}")
+    let common = COMMON.replace(
+        "const ITEMS: u32 = 4u;",
+        &format!("const ITEMS: u32 = {}u;", torus_items()),
+    );
+    format!("{common}\n{PHILOX}\n{pass}")
 }
 
 /// Every composed module, by name (for validation tests).

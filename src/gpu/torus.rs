@@ -27,8 +27,6 @@ use wgpu::util::DeviceExt;
 
 /// Threads per workgroup (WG in common.wgsl).
 const WG: u64 = 256;
-/// Facilities per thread (ITEMS in common.wgsl).
-const ITEMS: u64 = 4;
 /// Steps the GPU step log holds; a batch never exceeds it.
 const LOG_LEN: u32 = 4096;
 /// Most steps encoded in one submit.
@@ -93,7 +91,7 @@ fn join(v: [u32; 2]) -> u64 {
 pub fn memory_plan(cfg: &Config) -> Vec<(&'static str, u64)> {
     let k = u64::from(cfg.model.facilities());
     let n = u64::from(cfg.model.tokens());
-    let n_wg = k.div_ceil(WG * ITEMS);
+    let n_wg = k.div_ceil(WG * u64::from(shaders::torus_items()));
     vec![
         ("departure times", 8 * k),
         ("service starts", 8 * k),
@@ -125,7 +123,7 @@ pub fn check_fits(gpu: &Gpu, cfg: &Config) -> Result<u64, SimError> {
             )));
         }
     }
-    let n_wg = u64::from(cfg.model.facilities()).div_ceil(WG * ITEMS);
+    let n_wg = u64::from(cfg.model.facilities()).div_ceil(WG * u64::from(shaders::torus_items()));
     if n_wg > u64::from(gpu.limits.max_compute_workgroups_per_dimension) {
         return Err(SimError::Gpu(format!(
             "{} facilities need {n_wg} workgroups, above this adapter's limit of {}",
@@ -161,6 +159,23 @@ struct Pipelines {
     resume: wgpu::ComputePipeline,
 }
 
+/// GPU time spent in each pass of the step, from timestamp queries.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct PassProfile {
+    /// Nanoseconds in depart, arrive and finish_step, summed over the profiled steps.
+    pub pass_ns: [f64; 3],
+    /// Steps profiled.
+    pub steps: u64,
+}
+
+impl PassProfile {
+    /// Mean microseconds per step of each pass.
+    pub fn us_per_step(&self) -> [f64; 3] {
+        let n = self.steps.max(1) as f64;
+        self.pass_ns.map(|ns| ns / n / 1000.0)
+    }
+}
+
 /// The GPU torus engine.
 pub struct GpuTorus {
     gpu: Arc<Gpu>,
@@ -173,6 +188,7 @@ pub struct GpuTorus {
     ctl: Ctl,
     log: Vec<StepRecord>,
     batch: u64,
+    profile: Option<PassProfile>,
     /// Bytes of GPU memory the run uses.
     pub memory_bytes: u64,
 }
@@ -193,7 +209,7 @@ impl GpuTorus {
         let memory_bytes = check_fits(&gpu, cfg)?;
         let state = TorusState::new(&cfg.model, cfg.service_law(), cfg.run.seed);
         let k = u64::from(cfg.model.facilities());
-        let n_wg = k.div_ceil(WG * ITEMS) as u32;
+        let n_wg = k.div_ceil(WG * u64::from(shaders::torus_items())) as u32;
         let law = cfg.service_law();
         let end = cfg.end_ticks();
         let params = Params {
@@ -306,6 +322,7 @@ impl GpuTorus {
             ctl: Ctl::default(),
             log: Vec::new(),
             batch: 16,
+            profile: None,
             memory_bytes,
         };
         // First level of the reduction, then plan with limit 0: the engine holds at t_min.
@@ -326,6 +343,24 @@ impl GpuTorus {
         Ok(engine)
     }
 
+    /// Starts timing every pass with GPU timestamps, if the adapter can write them inside
+    /// compute passes. Returns false when it cannot.
+    pub fn enable_profiling(&mut self) -> bool {
+        let ok = self.gpu.device.features().contains(
+            wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES,
+        );
+        if ok {
+            self.profile = Some(PassProfile::default());
+            self.batch = self.batch.min(MAX_BATCH);
+        }
+        ok
+    }
+
+    /// GPU time per pass so far, if profiling.
+    pub fn profile(&self) -> Option<&PassProfile> {
+        self.profile.as_ref()
+    }
+
     /// The adapter this engine runs on.
     pub fn gpu(&self) -> &Arc<Gpu> {
         &self.gpu
@@ -333,23 +368,79 @@ impl GpuTorus {
 
     /// Encodes `steps` steps (after a `resume`) and submits them; then reads back.
     fn run_batch(&mut self, steps: u64) -> Result<(), SimError> {
+        let t0 = std::time::Instant::now();
         let mut enc = self.gpu.device.create_command_encoder(&Default::default());
+        // Profiling: a timestamp after every dispatch (needs TIMESTAMP_QUERY_INSIDE_PASSES).
+        let queries = self.profile.is_some().then(|| {
+            let count = 1 + 3 * steps as u32;
+            let set = self.gpu.device.create_query_set(&wgpu::QuerySetDescriptor {
+                label: Some("pass times"),
+                ty: wgpu::QueryType::Timestamp,
+                count,
+            });
+            (set, count)
+        });
         {
             let mut pass = enc.begin_compute_pass(&Default::default());
             pass.set_bind_group(0, &self.bind_group, &[]);
             pass.set_pipeline(&self.pipelines.resume);
             pass.dispatch_workgroups(1, 1, 1);
+            let mut q = 0;
+            let mut stamp = |pass: &mut wgpu::ComputePass| {
+                if let Some((set, _)) = &queries {
+                    pass.write_timestamp(set, q);
+                    q += 1;
+                }
+            };
+            stamp(&mut pass);
             for _ in 0..steps {
                 pass.set_pipeline(&self.pipelines.depart);
                 pass.dispatch_workgroups(self.n_wg, 1, 1);
+                stamp(&mut pass);
                 pass.set_pipeline(&self.pipelines.arrive);
                 pass.dispatch_workgroups(self.n_wg, 1, 1);
+                stamp(&mut pass);
                 pass.set_pipeline(&self.pipelines.finish);
                 pass.dispatch_workgroups(1, 1, 1);
+                stamp(&mut pass);
             }
         }
-        self.gpu.queue.submit([enc.finish()]);
-        self.read_ctl_and_log()
+        let resolved = queries.as_ref().map(|(set, count)| {
+            let buf = self.gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("timestamps"),
+                size: 8 * u64::from(*count),
+                usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+                mapped_at_creation: false,
+            });
+            enc.resolve_query_set(set, 0..*count, &buf, 0);
+            buf
+        });
+        let cmd = enc.finish();
+        let t1 = std::time::Instant::now();
+        self.gpu.queue.submit([cmd]);
+        let t2 = std::time::Instant::now();
+        let r = self.read_ctl_and_log();
+        if let (Some(buf), Some(prof)) = (&resolved, self.profile.as_mut()) {
+            let bytes = read_buffers(&self.gpu, &[buf])?;
+            let t: &[u64] = bytemuck::cast_slice(&bytes[0]);
+            let period = f64::from(self.gpu.queue.get_timestamp_period());
+            for s in 0..steps as usize {
+                for p in 0..3 {
+                    let i = 3 * s + p;
+                    prof.pass_ns[p] += t[i + 1].saturating_sub(t[i]) as f64 * period;
+                }
+            }
+            prof.steps += steps;
+        }
+        if std::env::var_os("PDES_GPU_PROFILE").is_some() {
+            eprintln!(
+                "batch {steps} steps: encode {:.1} µs/step, submit {:.1} µs/step, wait+read {:.1} µs/step",
+                (t1 - t0).as_secs_f64() * 1e6 / steps as f64,
+                (t2 - t1).as_secs_f64() * 1e6 / steps as f64,
+                t2.elapsed().as_secs_f64() * 1e6 / steps as f64
+            );
+        }
+        r
     }
 
     /// Reads `ctl` and the step-log entries of the steps completed since the last read.

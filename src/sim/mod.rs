@@ -156,9 +156,8 @@ impl Simulation {
                 config: config.clone(),
             }),
             EngineKind::Gpu => {
-                return Err(SimError::Gpu(
-                    "the GPU engine is not available in this build".into(),
-                ));
+                let gpu = crate::gpu::Gpu::shared().map_err(SimError::Gpu)?;
+                Box::new(crate::gpu::torus::GpuTorus::new(gpu, &config)?)
             }
         };
         Ok(Self { config, engine })

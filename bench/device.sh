@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Runs the benchmark suite on the device machine (see ../shared/gpu/README.md): installs the
+# carried Vulkan loader, then writes every output under $OUT. Usage (device tool, from the
+# repository root, carrying .gl and carry/): bash bench/device.sh [what...]
+set -uo pipefail
+for f in .gl/*.deb; do dpkg -x "$f" /; done; ldconfig
+export XDG_RUNTIME_DIR=/tmp/xdg; mkdir -p -m700 $XDG_RUNTIME_DIR
+BIN=${BIN:-carry/pdes-lab}
+OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv > "$OUT/device.txt" 2>&1
+lscpu | grep -E "Model name|^CPU\(s\)" >> "$OUT/device.txt"
+for what in "$@"; do
+  case $what in
+    verify)  # GPU against CPU on the real device: identical JSON apart from engine and timings
+      for alg in window interval-original interval-boundary; do
+        svc='"exponential"'; [ $alg = window ] && svc='"shifted"'
+        for e in cpu gpu; do
+          $BIN run sang2019-causality --algorithm $alg --set model.service=$svc --set model.rows=256 --set model.cols=256 --set run.end_time=300 --engine $e --format json > "$OUT/verify-$alg-$e.json"
+        done
+        diff <(grep -vE '"(engine|wall_seconds|events_per_second)"' "$OUT/verify-$alg-cpu.json") \
+             <(grep -vE '"(engine|wall_seconds|events_per_second)"' "$OUT/verify-$alg-gpu.json") \
+          && echo "verify $alg: identical" || echo "verify $alg: DIFFERENT"
+      done 2>&1 | tee "$OUT/verify.txt" ;;
+    headline)
+      /usr/bin/time -v $BIN run sang2019-torus --engine gpu --format json > "$OUT/sang2019-torus.json" 2> "$OUT/sang2019-torus.time"
+      cat "$OUT/sang2019-torus.json"; grep -E "Elapsed|Maximum resident" "$OUT/sang2019-torus.time" ;;
+    items)
+      for n in 1 2 4 8 16; do
+        PDES_GPU_ITEMS=$n $BIN run sang2019-torus --set run.end_time=5000 --format csv | tail -1 | awk -F, -v n=$n '{print "items=" n " events=" $15 " steps=" $16 " wall=" $24 " ev/s=" $25}'
+      done 2>&1 | tee "$OUT/items.txt" ;;
+    profile)
+      $BIN bench --suite headline-short --profile --format json --out "$OUT/headline-short-profile.json" 2>&1 | tee "$OUT/headline-short-profile.log" ;;
+    suite)
+      $BIN bench --suite torus --format json --out "$OUT/torus.json" 2>&1 | tee "$OUT/torus.log" ;;
+  esac
+done

@@ -1,0 +1,240 @@
+//! `pdes-lab bench`: a fixed suite of runs, timed, with speedups over CPU `sequential`
+//! measured in the same invocation (never extrapolated).
+
+use super::{CliError, Format};
+use crate::preset::{Algorithm, Config, EngineKind, Timestamps};
+use crate::gpu::torus::GpuTorus;
+use crate::sim::{Budget, Engine, Simulation};
+use serde::Serialize;
+use std::time::Instant;
+
+/// One configuration of a suite.
+#[derive(Clone, Debug)]
+pub struct Case {
+    /// Torus side (rows = cols).
+    pub side: u32,
+    /// Interval d.
+    pub d: f64,
+    /// Algorithm and timestamps.
+    pub algorithm: Algorithm,
+    /// Timestamps (interval only).
+    pub timestamps: Timestamps,
+    /// Engine.
+    pub engine: EngineKind,
+    /// End time.
+    pub end_time: f64,
+}
+
+/// A measured case.
+#[derive(Clone, Debug, Serialize)]
+pub struct BenchRow {
+    /// rows × cols.
+    pub size: String,
+    /// Interval d.
+    pub d: f64,
+    /// Algorithm (with timestamps for interval).
+    pub algorithm: String,
+    /// Engine.
+    pub engine: &'static str,
+    /// End time.
+    pub end_time: f64,
+    /// Events processed.
+    pub events: u64,
+    /// Steps taken.
+    pub steps: u64,
+    /// Seconds to build the initial state and upload it.
+    pub setup_seconds: f64,
+    /// Seconds of simulation (excluding setup and the final statistics).
+    pub wall_seconds: f64,
+    /// Events per second of simulation.
+    pub events_per_second: f64,
+    /// Microseconds of wall time per step (GPU engines: all steps are GPU-resident).
+    pub us_per_step: f64,
+    /// Speedup over CPU sequential on the same size, end time and seed, if it ran.
+    pub speedup_vs_sequential: Option<f64>,
+    /// Utilization (a sanity check that the runs agree).
+    pub utilization: f64,
+    /// GPU microseconds per step in (depart, arrive, finish_step), from timestamp queries
+    /// (only with --profile; the timestamps themselves add a little time).
+    pub pass_us_per_step: Option<[f64; 3]>,
+}
+
+/// The cases of a suite: `torus` (the paper's configurations, for a real GPU) or `smoke`
+/// (tiny, for tests).
+pub fn suite(name: &str) -> Result<Vec<Case>, CliError> {
+    let case = |side, d, algorithm, timestamps, engine, end_time| Case { side, d, algorithm, timestamps, engine, end_time };
+    use Algorithm::*;
+    use EngineKind::*;
+    use Timestamps::*;
+    match name {
+        "torus" => {
+            let mut v = vec![
+                // 1024×1024: every algorithm, speedup over sequential at the same T.
+                case(1024, 1.0, Sequential, Original, Cpu, 1000.0),
+                case(1024, 1.0, Window, Original, Gpu, 1000.0),
+                case(1024, 1.0, Interval, Original, Gpu, 1000.0),
+                case(1024, 1.0, Interval, Boundary, Gpu, 1000.0),
+                // 2048×2048 at a short horizon, so that sequential finishes.
+                case(2048, 1.0, Sequential, Original, Cpu, 200.0),
+                case(2048, 1.0, Window, Original, Gpu, 200.0),
+            ];
+            // The headline: 2048×2048, P = 1, M = 10, T = 50,000 (Sang et al. Table 2).
+            for d in [0.25, 0.5, 1.0, 2.0] {
+                v.push(case(2048, d, Window, Original, Gpu, 50_000.0));
+            }
+            Ok(v)
+        }
+        // One headline configuration at a tenth of the horizon, for per-pass profiles.
+        "headline-short" => Ok(vec![case(2048, 1.0, Window, Original, Gpu, 5_000.0)]),
+        "smoke" => Ok(vec![
+            case(32, 1.0, Sequential, Original, Cpu, 100.0),
+            case(32, 1.0, Window, Original, Cpu, 100.0),
+            case(32, 1.0, Window, Original, Gpu, 100.0),
+        ]),
+        other => Err(CliError::Input(format!("--suite: \"{other}\" is not one of \"torus\", \"headline-short\", \"smoke\""))),
+    }
+}
+
+fn config_of(c: &Case) -> Config {
+    let mut cfg = Config::from_toml("", "bench").expect("defaults are valid");
+    cfg.model.rows = c.side;
+    cfg.model.cols = c.side;
+    cfg.model.tokens_per_facility = 1;
+    cfg.model.mean_service = 10.0;
+    cfg.model.service = crate::model::torus::ServiceKind::Shifted;
+    cfg.run.algorithm = c.algorithm;
+    cfg.run.timestamps = c.timestamps;
+    cfg.run.d = c.d;
+    cfg.run.end_time = c.end_time;
+    cfg.run.seed = 1;
+    cfg.run.engine = c.engine;
+    cfg
+}
+
+/// Runs one case; with `profile`, GPU passes are timed with timestamp queries.
+pub fn measure(c: &Case, profile: bool) -> Result<BenchRow, CliError> {
+    let cfg = config_of(c);
+    let run_err = |e: crate::sim::SimError| CliError::Run(e.to_string());
+    let t0 = Instant::now();
+    let mut gpu_engine = None;
+    let mut sim = None;
+    if c.engine == EngineKind::Gpu {
+        let gpu = crate::gpu::Gpu::shared().map_err(CliError::Run)?;
+        let mut g = GpuTorus::new(gpu, &cfg).map_err(run_err)?;
+        if profile {
+            g.enable_profiling();
+        }
+        gpu_engine = Some(g);
+    } else {
+        sim = Some(Simulation::new(cfg.clone()).map_err(run_err)?);
+    }
+    let engine: &mut dyn Engine = match (&mut gpu_engine, &mut sim) {
+        (Some(g), _) => g,
+        (None, Some(s)) => s.engine.as_mut(),
+        (None, None) => unreachable!("one engine was built"),
+    };
+    let setup = t0.elapsed().as_secs_f64();
+    let t1 = Instant::now();
+    engine.advance(Budget::Finish).map_err(run_err)?;
+    let wall = t1.elapsed().as_secs_f64();
+    let s = engine.summary().map_err(run_err)?;
+    let pass_us_per_step = gpu_engine.as_ref().and_then(|g| g.profile()).map(|p| p.us_per_step());
+    let algorithm = match c.algorithm {
+        Algorithm::Interval => format!("interval/{}", c.timestamps.name()),
+        a => a.name().to_string(),
+    };
+    Ok(BenchRow {
+        size: format!("{}x{}", c.side, c.side),
+        d: c.d,
+        algorithm,
+        engine: c.engine.name(),
+        end_time: c.end_time,
+        events: s.events,
+        steps: s.steps,
+        setup_seconds: setup,
+        wall_seconds: wall,
+        events_per_second: s.events as f64 / wall,
+        us_per_step: if s.steps > 0 { wall * 1e6 / s.steps as f64 } else { 0.0 },
+        speedup_vs_sequential: None,
+        utilization: s.utilization,
+        pass_us_per_step,
+    })
+}
+
+/// Runs a suite, printing each row to stderr as it completes, and returns the report.
+pub fn run(suite_name: &str, format: Format, out: Option<&std::path::Path>, profile: bool) -> Result<(), CliError> {
+    let cases = suite(suite_name)?;
+    let mut rows: Vec<BenchRow> = Vec::new();
+    for c in &cases {
+        let row = measure(c, profile)?;
+        eprintln!(
+            "{:>9} d={:<5} {:<18} {:<3} T={:<7} {:>14} events {:>8} steps {:>9.3} s {:>10.3e} ev/s",
+            row.size, row.d, row.algorithm, row.engine, row.end_time, row.events, row.steps, row.wall_seconds,
+            row.events_per_second
+        );
+        if let Some(p) = row.pass_us_per_step {
+            eprintln!("          GPU µs/step: depart {:.1}, arrive {:.1}, finish {:.1}", p[0], p[1], p[2]);
+        }
+        rows.push(row);
+    }
+    // Speedups over sequential with the same size and end time (same seed, same model).
+    let seq: Vec<(String, f64, f64)> = rows
+        .iter()
+        .filter(|r| r.algorithm == "sequential")
+        .map(|r| (r.size.clone(), r.end_time, r.wall_seconds))
+        .collect();
+    for r in &mut rows {
+        if r.algorithm != "sequential"
+            && let Some((_, _, w)) = seq.iter().find(|(s, t, _)| *s == r.size && *t == r.end_time)
+        {
+            r.speedup_vs_sequential = Some(w / r.wall_seconds);
+        }
+    }
+    let device = match crate::gpu::Gpu::shared() {
+        Ok(g) => g.describe(),
+        Err(e) => format!("no GPU ({e})"),
+    };
+    let text = match format {
+        Format::Json => {
+            let report = serde_json::json!({
+                "suite": suite_name,
+                "device": device,
+                "unix_time": std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0),
+                "command": std::env::args().collect::<Vec<_>>().join(" "),
+                "rows": rows,
+            });
+            serde_json::to_string_pretty(&report).expect("serializable") + "\n"
+        }
+        _ => {
+            let mut t = format!("suite {suite_name} on {device}\n");
+            t.push_str(&format!(
+                "{:<10} {:>5} {:<18} {:<4} {:>8} {:>14} {:>8} {:>9} {:>11} {:>9} {:>9}\n",
+                "size", "d", "algorithm", "eng", "T", "events", "steps", "wall s", "events/s", "µs/step", "speedup"
+            ));
+            for r in &rows {
+                t.push_str(&format!(
+                    "{:<10} {:>5} {:<18} {:<4} {:>8} {:>14} {:>8} {:>9.3} {:>11.3e} {:>9.1} {:>9}\n",
+                    r.size,
+                    r.d,
+                    r.algorithm,
+                    r.engine,
+                    r.end_time,
+                    r.events,
+                    r.steps,
+                    r.wall_seconds,
+                    r.events_per_second,
+                    r.us_per_step,
+                    r.speedup_vs_sequential.map_or("—".to_string(), |s| format!("{s:.1}×"))
+                ));
+            }
+            t
+        }
+    };
+    match out {
+        Some(p) => std::fs::write(p, text).map_err(|e| CliError::Input(format!("--out {}: {e}", p.display()))),
+        None => {
+            print!("{text}");
+            Ok(())
+        }
+    }
+}
