@@ -72,37 +72,66 @@ fn reduce_and_store(wg: u32, lid: u32, m: vec2<u32>, errors: u32) {
     }
 }
 
+var<workgroup> sh_list: array<u32, WG * ITEMS>; // facilities that receive tokens
+var<workgroup> sh_count: atomic<u32>;
+
+// True when some neighbour sent facility g a token this step.
+fn receives(g: u32) -> bool {
+    for (var dir = 0u; dir < 4u; dir++) {
+        let o = outbox[neighbour(g, dir ^ 1u)];
+        if o != NONE && (o >> 30u) == dir { return true; }
+    }
+    return false;
+}
+
+// Accepts the (up to four) arrivals at g in sequential order: gathered into registers and
+// sorted by (time, source) with a 5-comparator network — no dynamically indexed local
+// arrays, which GPUs place in slow, zero-initialised local memory.
+fn arrive_at(g: u32, errors: ptr<function, u32>) {
+    var a0 = pull(g, 0u);
+    var a1 = pull(g, 1u);
+    var a2 = pull(g, 2u);
+    var a3 = pull(g, 3u);
+    var x: Arrival;
+    if before(a1, a0) { x = a0; a0 = a1; a1 = x; }
+    if before(a3, a2) { x = a2; a2 = a3; a3 = x; }
+    if before(a2, a0) { x = a0; a0 = a2; a2 = x; }
+    if before(a3, a1) { x = a1; a1 = a3; a3 = x; }
+    if before(a2, a1) { x = a1; a1 = a2; a2 = x; }
+    var st = fac[g];
+    if a0.token != NONE { accept(g, &st, a0.token, a0.time, errors); }
+    if a1.token != NONE { accept(g, &st, a1.token, a1.time, errors); }
+    if a2.token != NONE { accept(g, &st, a2.token, a2.time, errors); }
+    if a3.token != NONE { accept(g, &st, a3.token, a3.time, errors); }
+    fac[g] = st;
+}
+
+// Phase 1 lists the facilities that receive tokens (and takes the minimum over the
+// others, whose departure does not change); phase 2 spreads the listed ones over all
+// threads of the workgroup, as in torus_depart.wgsl.
 @compute @workgroup_size(WG)
 fn arrive(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid3: vec3<u32>) {
     let lid = lid3.x;
     let wg = wid.x;
     if uniform_phase(lid) != PHASE_PLANNED { return; }
+    if lid == 0u { atomicStore(&sh_count, 0u); }
+    workgroupBarrier();
     var m = never();
-    var errors = 0u;
     for (var i = 0u; i < ITEMS; i++) {
         let g = item_facility(wg, lid, i);
         if g >= P.k { break; }
-        // Gather the (up to four) arrivals into registers and sort them by (time, source)
-        // with a 5-comparator network: no dynamically indexed local arrays, which GPUs
-        // place in (slow, zero-initialised) local memory.
-        var a0 = pull(g, 0u);
-        var a1 = pull(g, 1u);
-        var a2 = pull(g, 2u);
-        var a3 = pull(g, 3u);
-        if a0.token != NONE || a1.token != NONE || a2.token != NONE || a3.token != NONE {
-            var x: Arrival;
-            if before(a1, a0) { x = a0; a0 = a1; a1 = x; }
-            if before(a3, a2) { x = a2; a2 = a3; a3 = x; }
-            if before(a2, a0) { x = a0; a0 = a2; a2 = x; }
-            if before(a3, a1) { x = a1; a1 = a3; a3 = x; }
-            if before(a2, a1) { x = a1; a1 = a2; a2 = x; }
-            var st = fac[g];
-            if a0.token != NONE { accept(g, &st, a0.token, a0.time, &errors); }
-            if a1.token != NONE { accept(g, &st, a1.token, a1.time, &errors); }
-            if a2.token != NONE { accept(g, &st, a2.token, a2.time, &errors); }
-            if a3.token != NONE { accept(g, &st, a3.token, a3.time, &errors); }
-            fac[g] = st;
+        if receives(g) {
+            sh_list[atomicAdd(&sh_count, 1u)] = g;
+        } else {
+            m = min64(m, dep[g]);
         }
+    }
+    workgroupBarrier();
+    let n = atomicLoad(&sh_count);
+    var errors = 0u;
+    for (var j = lid; j < n; j += WG) {
+        let g = sh_list[j];
+        arrive_at(g, &errors);
         m = min64(m, dep[g]);
     }
     reduce_and_store(wg, lid, m, errors);

@@ -28,18 +28,40 @@ fn div64(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
     return q;
 }
 
-fn plan(lid: u32) {
-    var m = never();
-    for (var w = lid; w < P.n_wg; w += WG) {
-        m = min64(m, wg_min[w]);
+// Reduces the per-workgroup minima (and, when closing a step, the per-workgroup counts).
+// Four independent loads per iteration keep several memory requests in flight: this one
+// workgroup runs alone, so its latency is the cost.
+fn reduce_partials(lid: u32, with_counts: bool) {
+    var m0 = never(); var m1 = never(); var m2 = never(); var m3 = never();
+    var n = vec2<u32>(0u, 0u);
+    var w = lid;
+    for (; w + 3u * WG < P.n_wg; w += 4u * WG) {
+        m0 = min64(m0, wg_min[w]);
+        m1 = min64(m1, wg_min[w + WG]);
+        m2 = min64(m2, wg_min[w + 2u * WG]);
+        m3 = min64(m3, wg_min[w + 3u * WG]);
+        if with_counts {
+            n += wg_count[w] + wg_count[w + WG] + wg_count[w + 2u * WG] + wg_count[w + 3u * WG];
+        }
     }
-    sh_min[lid] = m;
+    for (; w < P.n_wg; w += WG) {
+        m0 = min64(m0, wg_min[w]);
+        if with_counts { n += wg_count[w]; }
+    }
+    sh_min[lid] = min64(min64(m0, m1), min64(m2, m3));
+    sh_n[lid] = n;
     workgroupBarrier();
     for (var s = WG / 2u; s > 0u; s >>= 1u) {
-        if lid < s { sh_min[lid] = min64(sh_min[lid], sh_min[lid + s]); }
+        if lid < s {
+            sh_min[lid] = min64(sh_min[lid], sh_min[lid + s]);
+            sh_n[lid] += sh_n[lid + s];
+        }
         workgroupBarrier();
     }
-    if lid != 0u { return; }
+}
+
+// Thread 0 only, after reduce_partials: the next step's bound from t_min = sh_min[0].
+fn plan() {
     let t_min = sh_min[0];
     if !lt64(t_min, P.end_t) {
         ctl.phase = PHASE_DONE;
@@ -72,29 +94,18 @@ fn plan(lid: u32) {
 @compute @workgroup_size(WG)
 fn finish_step(@builtin(local_invocation_id) lid3: vec3<u32>) {
     let lid = lid3.x;
-    let phase = uniform_phase(lid);
-    if phase == PHASE_PLANNED {
-        var n = vec2<u32>(0u, 0u);
-        for (var w = lid; w < P.n_wg; w += WG) {
-            n += wg_count[w];
-        }
-        sh_n[lid] = n;
-        workgroupBarrier();
-        for (var s = WG / 2u; s > 0u; s >>= 1u) {
-            if lid < s { sh_n[lid] += sh_n[lid + s]; }
-            workgroupBarrier();
-        }
-        if lid == 0u {
-            let i = ctl.step % P.log_len;
-            steplog[i].events = sh_n[0].x;
-            steplog[i].errors = sh_n[0].y;
-            ctl.events = add64(ctl.events, vec2<u32>(sh_n[0].x, 0u));
-            ctl.errors = add64(ctl.errors, vec2<u32>(sh_n[0].y, 0u));
-            ctl.max_events = max(ctl.max_events, sh_n[0].x);
-            ctl.step += 1u;
-        }
-        workgroupBarrier();
-        plan(lid);
+    if uniform_phase(lid) != PHASE_PLANNED { return; }
+    reduce_partials(lid, true);
+    if lid == 0u {
+        let i = ctl.step % P.log_len;
+        let n = sh_n[0];
+        steplog[i].events = n.x;
+        steplog[i].errors = n.y;
+        ctl.events = add64(ctl.events, vec2<u32>(n.x, 0u));
+        ctl.errors = add64(ctl.errors, vec2<u32>(n.y, 0u));
+        ctl.max_events = max(ctl.max_events, n.x);
+        ctl.step += 1u;
+        plan();
     }
 }
 
@@ -102,7 +113,7 @@ fn finish_step(@builtin(local_invocation_id) lid3: vec3<u32>) {
 fn resume(@builtin(local_invocation_id) lid3: vec3<u32>) {
     let lid = lid3.x;
     let phase = uniform_phase(lid);
-    if phase == PHASE_IDLE || phase == PHASE_HELD {
-        plan(lid);
-    }
+    if phase != PHASE_IDLE && phase != PHASE_HELD { return; }
+    reduce_partials(lid, false);
+    if lid == 0u { plan(); }
 }

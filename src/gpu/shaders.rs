@@ -14,13 +14,13 @@ pub const TORUS_ARRIVE: &str = include_str!("../../shaders/torus_arrive.wgsl");
 pub const TORUS_PLAN: &str = include_str!("../../shaders/torus_plan.wgsl");
 
 /// Facilities per thread in the torus passes (`ITEMS` in common.wgsl). The environment
-/// variable `PDES_GPU_ITEMS` (1..=64) overrides it; `bench/NOTES.md` records the
+/// variable `PDES_GPU_ITEMS` (1..=16) overrides it; `bench/NOTES.md` records the
 /// measurements that chose the default.
 pub fn torus_items() -> u32 {
     std::env::var("PDES_GPU_ITEMS")
         .ok()
         .and_then(|v| v.parse().ok())
-        .filter(|n| (1..=64).contains(n))
+        .filter(|n| (1..=16).contains(n))
         .unwrap_or(4)
 }
 
