@@ -104,6 +104,20 @@ fn neighbour(f: u32, dir: u32) -> u32 {
     return r * P.cols + c;
 }
 
+// The sources of the four directions of facility g: component dir holds the neighbour
+// that reaches g by moving in direction dir (its neighbour in direction dir ^ 1).
+// One division instead of one per neighbour.
+fn sources(g: u32) -> vec4<u32> {
+    let r = g / P.cols;
+    let c = g - r * P.cols;
+    let up = select(r - 1u, P.rows - 1u, r == 0u) * P.cols + c;
+    let down = select(r + 1u, 0u, r + 1u == P.rows) * P.cols + c;
+    let left = r * P.cols + select(c - 1u, P.cols - 1u, c == 0u);
+    let right = r * P.cols + select(c + 1u, 0u, c + 1u == P.cols);
+    // moving up (0) reaches g from below, down (1) from above, left (2) from the right...
+    return vec4<u32>(down, up, right, left);
+}
+
 // The facility handled by item `i` of thread `lid` in workgroup `wg` (strided so that
 // neighbouring threads touch neighbouring facilities).
 fn item_facility(wg: u32, lid: u32, i: u32) -> u32 {

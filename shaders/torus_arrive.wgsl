@@ -41,7 +41,7 @@ struct Arrival {
 // The token facility g receives from direction dir this step (token NONE if none). Empty
 // slots sort last: their time is the largest possible.
 fn pull(g: u32, dir: u32) -> Arrival {
-    let h = neighbour(g, dir ^ 1u);
+    let h = sources(g)[dir];
     let o = outbox[h];
     if o != NONE && (o >> 30u) == dir {
         let token = o & TOKEN_MASK;
@@ -75,13 +75,17 @@ fn reduce_and_store(wg: u32, lid: u32, m: vec2<u32>, errors: u32) {
 var<workgroup> sh_list: array<u32, WG * ITEMS>; // facilities that receive tokens
 var<workgroup> sh_count: atomic<u32>;
 
-// True when some neighbour sent facility g a token this step.
-fn receives(g: u32) -> bool {
-    for (var dir = 0u; dir < 4u; dir++) {
-        let o = outbox[neighbour(g, dir ^ 1u)];
-        if o != NONE && (o >> 30u) == dir { return true; }
-    }
-    return false;
+// The outbox words of the four sources of g (see `sources`).
+fn inbox(g: u32) -> vec4<u32> {
+    let s = sources(g);
+    return vec4<u32>(outbox[s.x], outbox[s.y], outbox[s.z], outbox[s.w]);
+}
+
+// True when some source sent its token towards g (direction dir in component dir).
+fn receives(o: vec4<u32>) -> bool {
+    let sent = o != vec4<u32>(NONE);
+    let toward = (o >> vec4<u32>(30u)) == vec4<u32>(0u, 1u, 2u, 3u);
+    return any(sent & toward);
 }
 
 // Accepts the (up to four) arrivals at g in sequential order: gathered into registers and
@@ -117,13 +121,22 @@ fn arrive(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l
     if lid == 0u { atomicStore(&sh_count, 0u); }
     workgroupBarrier();
     var m = never();
+    // Loads first, as in torus_depart.wgsl.
+    var ins: array<vec4<u32>, ITEMS>;
+    var ds: array<vec2<u32>, ITEMS>;
+    for (var i = 0u; i < ITEMS; i++) {
+        let g = min(item_facility(wg, lid, i), P.k - 1u);
+        ins[i] = inbox(g);
+        ds[i] = dep[g];
+    }
     for (var i = 0u; i < ITEMS; i++) {
         let g = item_facility(wg, lid, i);
-        if g >= P.k { break; }
-        if receives(g) {
-            sh_list[atomicAdd(&sh_count, 1u)] = g;
-        } else {
-            m = min64(m, dep[g]);
+        if g < P.k {
+            if receives(ins[i]) {
+                sh_list[atomicAdd(&sh_count, 1u)] = g;
+            } else {
+                m = min64(m, ds[i]);
+            }
         }
     }
     workgroupBarrier();

@@ -53,13 +53,21 @@ fn depart(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l
     if lid == 0u { atomicStore(&sh_count, 0u); }
     workgroupBarrier();
     let bound = ctl.bound;
+    // All loads first (constant-trip loops unroll into registers), so that they are in
+    // flight together: the compiler cannot move a load past a store to another binding.
+    var ts: array<vec2<u32>, ITEMS>;
     for (var i = 0u; i < ITEMS; i++) {
         let f = item_facility(wg, lid, i);
-        if f >= P.k { break; }
-        if le64(dep[f], bound) {
-            sh_list[atomicAdd(&sh_count, 1u)] = f;
-        } else {
-            outbox[f] = NONE;
+        ts[i] = select(never(), dep[min(f, P.k - 1u)], f < P.k);
+    }
+    for (var i = 0u; i < ITEMS; i++) {
+        let f = item_facility(wg, lid, i);
+        if f < P.k {
+            if le64(ts[i], bound) {
+                sh_list[atomicAdd(&sh_count, 1u)] = f;
+            } else {
+                outbox[f] = NONE;
+            }
         }
     }
     workgroupBarrier();
