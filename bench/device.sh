@@ -24,7 +24,7 @@ for what in "$@"; do
     headline)
       /usr/bin/time -v $BIN run sang2019-torus --engine gpu --format json > "$OUT/sang2019-torus.json" 2> "$OUT/sang2019-torus.time"
       cat "$OUT/sang2019-torus.json"; grep -E "Elapsed|Maximum resident" "$OUT/sang2019-torus.time" ;;
-    items)
+    items-unused)
       for n in 2 4 8 16; do
         PDES_GPU_ITEMS=$n $BIN run sang2019-torus --set run.end_time=5000 --format csv | tail -1 | awk -F, -v n=$n '{print "items=" n " events=" $15 " steps=" $16 " wall=" $24 " ev/s=" $25}'
       done 2>&1 | tee "$OUT/items.txt" ;;

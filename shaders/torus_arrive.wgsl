@@ -1,18 +1,43 @@
 // torus_arrive.wgsl — arrivals phase of one step (twin of the arrivals loop in
-// src/sim/stepped.rs and TorusState::arrive), fused with the first level of the next
-// step's t_min reduction. Each facility pulls the tokens its four neighbours sent it,
-// orders them by (time, sending facility) — the sequential tie order — and accepts them.
-// With `init` (entry point `initial_min`) only the reduction runs.
+// src/sim/stepped.rs and TorusState::arrive), one thread per facility of `recv_list`
+// (indirect dispatch). Each pulls the tokens its neighbours sent it (clearing those
+// outbox words), orders them by (time, sending facility) — the sequential tie order — and
+// accepts them; then its departure time feeds the per-workgroup minimum.
 
 var<workgroup> sh_min: array<vec2<u32>, WG>;
 var<workgroup> sh_err: array<u32, WG>;
 
+struct Arrival {
+    time: vec2<u32>,
+    src: u32,
+    token: u32,
+}
+
+// The token g receives from direction dir this step (token NONE if none). Empty slots sort
+// last: their time is the largest possible.
+fn pull(g: u32, h: u32, dir: u32) -> Arrival {
+    let o = outbox[h];
+    if o != NONE && (o >> 30u) == dir {
+        outbox[h] = NONE; // only g reads it: consumed
+        let token = o & TOKEN_MASK;
+        return Arrival(tok_arrived[token], h, token);
+    }
+    return Arrival(never(), NONE, NONE);
+}
+
+// Sequential order of two arrivals: by time, then by sending facility.
+fn before(a: Arrival, b: Arrival) -> bool {
+    return lt64(a.time, b.time) || (all(a.time == b.time) && a.src < b.src);
+}
+
 fn accept(g: u32, f_state: ptr<function, vec4<u32>>, token: u32, t: vec2<u32>, errors: ptr<function, u32>) {
-    if lt64(t, last_arr[g]) {
-        *errors += 1u;
-        (*f_state).w = ctl.step;
-    } else {
-        last_arr[g] = t;
+    if P.rule == RULE_ORIGINAL {
+        if lt64(t, last_arr[g]) {
+            *errors += 1u;
+            (*f_state).w = ctl.step;
+        } else {
+            last_arr[g] = t;
+        }
     }
     if (*f_state).x == NONE {
         let link = tok_link[token];
@@ -32,70 +57,14 @@ fn accept(g: u32, f_state: ptr<function, vec4<u32>>, token: u32, t: vec2<u32>, e
     }
 }
 
-struct Arrival {
-    time: vec2<u32>,
-    src: u32,
-    token: u32,
-}
-
-// The token facility g receives from direction dir this step (token NONE if none). Empty
-// slots sort last: their time is the largest possible.
-fn pull(g: u32, dir: u32) -> Arrival {
-    let h = sources(g)[dir];
-    let o = outbox[h];
-    if o != NONE && (o >> 30u) == dir {
-        let token = o & TOKEN_MASK;
-        return Arrival(tok_arrived[token], h, token);
-    }
-    return Arrival(never(), NONE, NONE);
-}
-
-// Sequential order of two arrivals: by time, then by sending facility.
-fn before(a: Arrival, b: Arrival) -> bool {
-    return lt64(a.time, b.time) || (all(a.time == b.time) && a.src < b.src);
-}
-
-fn reduce_and_store(wg: u32, lid: u32, m: vec2<u32>, errors: u32) {
-    sh_min[lid] = m;
-    sh_err[lid] = errors;
-    workgroupBarrier();
-    for (var s = WG / 2u; s > 0u; s >>= 1u) {
-        if lid < s {
-            sh_min[lid] = min64(sh_min[lid], sh_min[lid + s]);
-            sh_err[lid] += sh_err[lid + s];
-        }
-        workgroupBarrier();
-    }
-    if lid == 0u {
-        wg_min[wg] = sh_min[0];
-        wg_count[wg].y = sh_err[0];
-    }
-}
-
-var<workgroup> sh_list: array<u32, WG * ITEMS>; // facilities that receive tokens
-var<workgroup> sh_count: atomic<u32>;
-
-// The outbox words of the four sources of g (see `sources`).
-fn inbox(g: u32) -> vec4<u32> {
-    let s = sources(g);
-    return vec4<u32>(outbox[s.x], outbox[s.y], outbox[s.z], outbox[s.w]);
-}
-
-// True when some source sent its token towards g (direction dir in component dir).
-fn receives(o: vec4<u32>) -> bool {
-    let sent = o != vec4<u32>(NONE);
-    let toward = (o >> vec4<u32>(30u)) == vec4<u32>(0u, 1u, 2u, 3u);
-    return any(sent & toward);
-}
-
-// Accepts the (up to four) arrivals at g in sequential order: gathered into registers and
-// sorted by (time, source) with a 5-comparator network — no dynamically indexed local
-// arrays, which GPUs place in slow, zero-initialised local memory.
+// Accepts the (up to four) arrivals at g in sequential order, sorted in registers with a
+// 5-comparator network (dynamically indexed local arrays would live in slow local memory).
 fn arrive_at(g: u32, errors: ptr<function, u32>) {
-    var a0 = pull(g, 0u);
-    var a1 = pull(g, 1u);
-    var a2 = pull(g, 2u);
-    var a3 = pull(g, 3u);
+    let s = sources(g);
+    var a0 = pull(g, s.x, 0u);
+    var a1 = pull(g, s.y, 1u);
+    var a2 = pull(g, s.z, 2u);
+    var a3 = pull(g, s.w, 3u);
     var x: Arrival;
     if before(a1, a0) { x = a0; a0 = a1; a1 = x; }
     if before(a3, a2) { x = a2; a2 = a3; a3 = x; }
@@ -110,55 +79,34 @@ fn arrive_at(g: u32, errors: ptr<function, u32>) {
     fac[g] = st;
 }
 
-// Phase 1 lists the facilities that receive tokens (and takes the minimum over the
-// others, whose departure does not change); phase 2 spreads the listed ones over all
-// threads of the workgroup, as in torus_depart.wgsl.
 @compute @workgroup_size(WG)
 fn arrive(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid3: vec3<u32>) {
     let lid = lid3.x;
     let wg = wid.x;
-    if uniform_phase(lid) != PHASE_PLANNED { return; }
-    if lid == 0u { atomicStore(&sh_count, 0u); }
-    workgroupBarrier();
     var m = never();
-    // Loads first, as in torus_depart.wgsl.
-    var ins: array<vec4<u32>, ITEMS>;
-    var ds: array<vec2<u32>, ITEMS>;
-    for (var i = 0u; i < ITEMS; i++) {
-        let g = min(item_facility(wg, lid, i), P.k - 1u);
-        ins[i] = inbox(g);
-        ds[i] = dep[g];
-    }
-    for (var i = 0u; i < ITEMS; i++) {
-        let g = item_facility(wg, lid, i);
-        if g < P.k {
-            if receives(ins[i]) {
-                sh_list[atomicAdd(&sh_count, 1u)] = g;
-            } else {
-                m = min64(m, ds[i]);
-            }
+    var errors = 0u;
+    let total = atomicLoad(&counters[C_RECV]);
+    for (var e = 0u; e < EV; e++) {
+        let j = (wg * EV + e) * WG + lid;
+        if j < total {
+            let g = recv_list[j];
+            arrive_at(g, &errors);
+            atomicStore(&inbox[g], 0u);
+            m = min64(m, dep[g]);
         }
     }
+    sh_min[lid] = m;
+    sh_err[lid] = errors;
     workgroupBarrier();
-    let n = atomicLoad(&sh_count);
-    var errors = 0u;
-    for (var j = lid; j < n; j += WG) {
-        let g = sh_list[j];
-        arrive_at(g, &errors);
-        m = min64(m, dep[g]);
+    for (var s = WG / 2u; s > 0u; s >>= 1u) {
+        if lid < s {
+            sh_min[lid] = min64(sh_min[lid], sh_min[lid + s]);
+            sh_err[lid] += sh_err[lid + s];
+        }
+        workgroupBarrier();
     }
-    reduce_and_store(wg, lid, m, errors);
-}
-
-@compute @workgroup_size(WG)
-fn initial_min(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid3: vec3<u32>) {
-    let lid = lid3.x;
-    let wg = wid.x;
-    var m = never();
-    for (var i = 0u; i < ITEMS; i++) {
-        let g = item_facility(wg, lid, i);
-        if g >= P.k { break; }
-        m = min64(m, dep[g]);
+    if lid == 0u {
+        part_min[wg] = vec4<u32>(part_min[wg].xy, sh_min[0]);
+        part_err[wg] = sh_err[0];
     }
-    reduce_and_store(wg, lid, m, 0u);
 }

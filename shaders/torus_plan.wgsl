@@ -28,28 +28,29 @@ fn div64(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
     return q;
 }
 
-// Reduces the per-workgroup minima (and, when closing a step, the per-workgroup counts).
-// Four independent loads per iteration keep several memory requests in flight: this one
-// workgroup runs alone, so its latency is the cost.
-fn reduce_partials(lid: u32, with_counts: bool) {
+// Reduces this step's partial minima (scan, depart and arrive workgroups) and causality
+// errors. Four independent loads per iteration keep several memory requests in flight:
+// this one workgroup runs alone, so its latency is the cost.
+fn reduce_partials(lid: u32) {
+    let n_dep_wg = (atomicLoad(&counters[C_DEP]) + WG * EV - 1u) / (WG * EV);
+    let n_recv_wg = (atomicLoad(&counters[C_RECV]) + WG * EV - 1u) / (WG * EV);
     var m0 = never(); var m1 = never(); var m2 = never(); var m3 = never();
-    var n = vec2<u32>(0u, 0u);
+    var e = 0u;
     var w = lid;
     for (; w + 3u * WG < P.n_wg; w += 4u * WG) {
-        m0 = min64(m0, wg_min[w]);
-        m1 = min64(m1, wg_min[w + WG]);
-        m2 = min64(m2, wg_min[w + 2u * WG]);
-        m3 = min64(m3, wg_min[w + 3u * WG]);
-        if with_counts {
-            n += wg_count[w] + wg_count[w + WG] + wg_count[w + 2u * WG] + wg_count[w + 3u * WG];
-        }
+        m0 = min64(m0, scan_min[w]);
+        m1 = min64(m1, scan_min[w + WG]);
+        m2 = min64(m2, scan_min[w + 2u * WG]);
+        m3 = min64(m3, scan_min[w + 3u * WG]);
     }
-    for (; w < P.n_wg; w += WG) {
-        m0 = min64(m0, wg_min[w]);
-        if with_counts { n += wg_count[w]; }
+    for (; w < P.n_wg; w += WG) { m0 = min64(m0, scan_min[w]); }
+    for (w = lid; w < n_dep_wg; w += WG) { m1 = min64(m1, part_min[w].xy); }
+    for (w = lid; w < n_recv_wg; w += WG) {
+        m2 = min64(m2, part_min[w].zw);
+        e += part_err[w];
     }
     sh_min[lid] = min64(min64(m0, m1), min64(m2, m3));
-    sh_n[lid] = n;
+    sh_n[lid] = vec2<u32>(0u, e);
     workgroupBarrier();
     for (var s = WG / 2u; s > 0u; s >>= 1u) {
         if lid < s {
@@ -61,8 +62,7 @@ fn reduce_partials(lid: u32, with_counts: bool) {
 }
 
 // Thread 0 only, after reduce_partials: the next step's bound from t_min = sh_min[0].
-fn plan() {
-    let t_min = sh_min[0];
+fn plan(t_min: vec2<u32>) {
     if !lt64(t_min, P.end_t) {
         ctl.phase = PHASE_DONE;
         ctl.t_min = t_min;
@@ -95,25 +95,51 @@ fn plan() {
 fn finish_step(@builtin(local_invocation_id) lid3: vec3<u32>) {
     let lid = lid3.x;
     if uniform_phase(lid) != PHASE_PLANNED { return; }
-    reduce_partials(lid, true);
+    reduce_partials(lid);
+    workgroupBarrier();
     if lid == 0u {
         let i = ctl.step % P.log_len;
-        let n = sh_n[0];
-        steplog[i].events = n.x;
-        steplog[i].errors = n.y;
-        ctl.events = add64(ctl.events, vec2<u32>(n.x, 0u));
-        ctl.errors = add64(ctl.errors, vec2<u32>(n.y, 0u));
-        ctl.max_events = max(ctl.max_events, n.x);
+        let events = atomicLoad(&counters[C_DEP]);
+        let errors = sh_n[0].y;
+        steplog[i].events = events;
+        steplog[i].errors = errors;
+        ctl.events = add64(ctl.events, vec2<u32>(events, 0u));
+        ctl.errors = add64(ctl.errors, vec2<u32>(errors, 0u));
+        ctl.max_events = max(ctl.max_events, events);
         ctl.step += 1u;
-        plan();
+        atomicStore(&counters[C_DEP], 0u);
+        atomicStore(&counters[C_RECV], 0u);
+        plan(sh_min[0]);
     }
 }
 
+// Plans a step when none is planned: after set-up (IDLE: reduce the initial minima) or
+// when the caller raised the limit of a HELD engine (t_min is already known).
 @compute @workgroup_size(WG)
 fn resume(@builtin(local_invocation_id) lid3: vec3<u32>) {
     let lid = lid3.x;
     let phase = uniform_phase(lid);
-    if phase != PHASE_IDLE && phase != PHASE_HELD { return; }
-    reduce_partials(lid, false);
-    if lid == 0u { plan(); }
+    if phase == PHASE_IDLE {
+        reduce_partials(lid);
+        if lid == 0u { plan(sh_min[0]); }
+    } else if phase == PHASE_HELD && lid == 0u {
+        plan(ctl.t_min);
+    }
+}
+
+// Indirect dispatch sizes of the depart and arrive passes (one workgroup per WG * EV entries).
+@group(1) @binding(0) var<storage, read_write> args: array<u32, 8>;
+
+@compute @workgroup_size(1)
+fn depart_args() {
+    args[0] = (atomicLoad(&counters[C_DEP]) + WG * EV - 1u) / (WG * EV);
+    args[1] = 1u;
+    args[2] = 1u;
+}
+
+@compute @workgroup_size(1)
+fn arrive_args() {
+    args[4] = (atomicLoad(&counters[C_RECV]) + WG * EV - 1u) / (WG * EV);
+    args[5] = 1u;
+    args[6] = 1u;
 }

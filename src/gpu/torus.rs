@@ -1,17 +1,22 @@
 //! The torus network on the GPU: the window and interval steps of `sim::stepped`, run as
 //! compute passes over state that never leaves the device.
 //!
-//! One step is three dispatches in one compute pass: `depart` (departures phase),
-//! `arrive` (arrivals phase + per-workgroup minimum of the new departure times) and
-//! `finish_step` (one workgroup: closes the step's counters, reduces the minimum, plans the
-//! next bound). The bound, the counters and the stop condition live in a small `ctl`
-//! buffer on the GPU, so many steps are encoded per submit and the CPU reads back only
-//! `ctl` and the step log once per batch.
+//! One step is six dispatches in one compute pass:
+//! 1. `scan` reads every departure time once: departing facilities go to `dep_list`, the
+//!    others feed a per-workgroup minimum (the only pass over all K facilities);
+//! 2. `depart_args` sizes the next dispatch from the list length (indirect dispatch);
+//! 3. `depart`, one thread per departing facility: completes the service, sends the token,
+//!    starts the next queued one, lists the destination in `recv_list` (deduplicated);
+//! 4. `arrive_args`;
+//! 5. `arrive`, one thread per receiving facility: sorts and accepts its arrivals;
+//! 6. `finish_step`, one workgroup: the global minimum, the step's counters, the next bound.
 //!
-//! State layout per facility: departure, service start and last arrival (3 × u64 as
-//! vec2<u32>), (serving|route, head, tail, last-error step) and the outbox word: 44 bytes.
-//! Per token: arrival time and (next, visits): 16 bytes. So 60 bytes per facility at P = 1
-//! (plus 32 bytes per 1024 facilities of per-workgroup partials).
+//! The bound, the counters and the stop condition live on the GPU (`ctl`), so many steps
+//! are encoded per submit and the CPU reads back only `ctl` and the step log per batch.
+//!
+//! Memory per facility at P = 1: departure and service start (2 × 8), facility words (16),
+//! outbox, inbox, and the two lists (4 × 4), token arrival time and links (16): 64 bytes;
+//! interval/original adds the last arrival time (8) for causality detection.
 
 use super::Gpu;
 use super::shaders;
@@ -27,6 +32,10 @@ use wgpu::util::DeviceExt;
 
 /// Threads per workgroup (WG in common.wgsl).
 const WG: u64 = 256;
+/// Facilities per thread in the scan (ITEMS in common.wgsl).
+const ITEMS: u64 = 8;
+/// List entries per thread in depart / arrive (EV in common.wgsl).
+const EV: u64 = 2;
 /// Steps the GPU step log holds; a batch never exceeds it.
 const LOG_LEN: u32 = 4096;
 /// Most steps encoded in one submit.
@@ -91,16 +100,24 @@ fn join(v: [u32; 2]) -> u64 {
 pub fn memory_plan(cfg: &Config) -> Vec<(&'static str, u64)> {
     let k = u64::from(cfg.model.facilities());
     let n = u64::from(cfg.model.tokens());
-    let n_wg = k.div_ceil(WG * u64::from(shaders::torus_items()));
+    let n_wg = k.div_ceil(WG * ITEMS);
+    let max_wg = k.div_ceil(WG * EV);
+    let original = cfg.run.algorithm == Algorithm::Interval && cfg.run.timestamps == Timestamps::Original;
     vec![
         ("departure times", 8 * k),
         ("service starts", 8 * k),
-        ("last arrivals", 8 * k),
+        ("last arrivals", if original { 8 * k } else { 8 }),
         ("facility words", 16 * k),
         ("outbox", 4 * k),
+        ("inbox", 4 * k),
+        ("departure list", 4 * k),
+        ("receiver list", 4 * k),
         ("token arrival times", 8 * n),
         ("token links", 8 * n),
-        ("workgroup partials", 32 * n_wg),
+        ("scan partials", 8 * n_wg),
+        ("workgroup sums", 16 * max_wg),
+        ("workgroup minima", 16 * max_wg),
+        ("workgroup errors", 4 * max_wg),
         ("step log", 32 * u64::from(LOG_LEN)),
         ("ln table", 4 * 1025),
     ]
@@ -123,7 +140,7 @@ pub fn check_fits(gpu: &Gpu, cfg: &Config) -> Result<u64, SimError> {
             )));
         }
     }
-    let n_wg = u64::from(cfg.model.facilities()).div_ceil(WG * u64::from(shaders::torus_items()));
+    let n_wg = u64::from(cfg.model.facilities()).div_ceil(WG * EV);
     if n_wg > u64::from(gpu.limits.max_compute_workgroups_per_dimension) {
         return Err(SimError::Gpu(format!(
             "{} facilities need {n_wg} workgroups, above this adapter's limit of {}",
@@ -144,15 +161,24 @@ struct Buffers {
     outbox: wgpu::Buffer,
     tok_arrived: wgpu::Buffer,
     tok_link: wgpu::Buffer,
-    wg_min: wgpu::Buffer,
+    scan_min: wgpu::Buffer,
     wg_acc: wgpu::Buffer,
-    wg_count: wgpu::Buffer,
+    part_min: wgpu::Buffer,
     ln_table: wgpu::Buffer,
     steplog: wgpu::Buffer,
+    part_err: wgpu::Buffer,
+    dep_list: wgpu::Buffer,
+    recv_list: wgpu::Buffer,
+    inbox: wgpu::Buffer,
+    counters: wgpu::Buffer,
+    args: wgpu::Buffer,
 }
 
 struct Pipelines {
+    scan: wgpu::ComputePipeline,
+    depart_args: wgpu::ComputePipeline,
     depart: wgpu::ComputePipeline,
+    arrive_args: wgpu::ComputePipeline,
     arrive: wgpu::ComputePipeline,
     initial_min: wgpu::ComputePipeline,
     finish: wgpu::ComputePipeline,
@@ -162,7 +188,7 @@ struct Pipelines {
 /// GPU time spent in each pass of the step, from timestamp queries.
 #[derive(Clone, Debug, Default, serde::Serialize)]
 pub struct PassProfile {
-    /// Nanoseconds in depart, arrive and finish_step, summed over the profiled steps.
+    /// Nanoseconds in (scan + depart), arrive and finish_step, summed over the profiled steps.
     pub pass_ns: [f64; 3],
     /// Steps profiled.
     pub steps: u64,
@@ -185,6 +211,7 @@ pub struct GpuTorus {
     buffers: Buffers,
     pipelines: Pipelines,
     bind_group: wgpu::BindGroup,
+    args_group: wgpu::BindGroup,
     ctl: Ctl,
     log: Vec<StepRecord>,
     batch: u64,
@@ -209,7 +236,9 @@ impl GpuTorus {
         let memory_bytes = check_fits(&gpu, cfg)?;
         let state = TorusState::new(&cfg.model, cfg.service_law(), cfg.run.seed);
         let k = u64::from(cfg.model.facilities());
-        let n_wg = k.div_ceil(WG * u64::from(shaders::torus_items())) as u32;
+        let n_wg = k.div_ceil(WG * ITEMS) as u32;
+        let max_wg = k.div_ceil(WG * EV) as usize;
+        let original = rule == 1;
         let law = cfg.service_law();
         let end = cfg.end_ticks();
         let params = Params {
@@ -269,11 +298,15 @@ impl GpuTorus {
                 ),
                 storage,
             ),
-            last_arr: init(
-                "last_arr",
-                bytemuck::cast_slice(&fs.iter().map(|f| split(f.last_arrival)).collect::<Vec<_>>()),
-                storage,
-            ),
+            last_arr: if original {
+                init(
+                    "last_arr",
+                    bytemuck::cast_slice(&fs.iter().map(|f| split(f.last_arrival)).collect::<Vec<_>>()),
+                    storage,
+                )
+            } else {
+                init("last_arr (unused)", &[0u8; 8], storage)
+            },
             fac: init(
                 "fac",
                 bytemuck::cast_slice(
@@ -298,11 +331,17 @@ impl GpuTorus {
                 bytemuck::cast_slice(&ts.iter().map(|t| [t.next, t.visits]).collect::<Vec<_>>()),
                 storage,
             ),
-            wg_min: init("wg_min", &vec![0u8; 8 * n_wg as usize], storage),
-            wg_acc: init("wg_acc", &vec![0u8; 16 * n_wg as usize], storage),
-            wg_count: init("wg_count", &vec![0u8; 8 * n_wg as usize], storage),
+            scan_min: init("scan_min", &vec![0u8; 8 * n_wg as usize], storage),
+            wg_acc: init("wg_acc", &vec![0u8; 16 * max_wg], storage),
+            part_min: init("part_min", &vec![0u8; 16 * max_wg], storage),
             ln_table: init("ln_table", bytemuck::cast_slice(&LN_TABLE[..]), storage),
             steplog: init("steplog", &vec![0u8; 32 * LOG_LEN as usize], storage),
+            part_err: init("part_err", &vec![0u8; 4 * max_wg], storage),
+            dep_list: init("dep_list", &vec![0u8; 4 * k as usize], storage),
+            recv_list: init("recv_list", &vec![0u8; 4 * k as usize], storage),
+            inbox: init("inbox", &vec![0u8; 4 * k as usize], storage),
+            counters: init("counters", &[0u8; 16], storage),
+            args: init("args", &[0u8; 32], storage | wgpu::BufferUsages::INDIRECT),
         };
         drop(state);
         if let Some(e) = pollster::block_on(oom.pop()) {
@@ -310,7 +349,7 @@ impl GpuTorus {
                 "out of GPU memory allocating {memory_bytes} bytes: {e}"
             )));
         }
-        let (pipelines, bind_group) = build_pipelines(&gpu, &buffers);
+        let (pipelines, bind_group, args_group) = build_pipelines(&gpu, &buffers);
         let mut engine = Self {
             gpu,
             config: cfg.clone(),
@@ -319,6 +358,7 @@ impl GpuTorus {
             buffers,
             pipelines,
             bind_group,
+            args_group,
             ctl: Ctl::default(),
             log: Vec::new(),
             batch: 16,
@@ -335,6 +375,7 @@ impl GpuTorus {
             pass.set_bind_group(0, &engine.bind_group, &[]);
             pass.set_pipeline(&engine.pipelines.initial_min);
             pass.dispatch_workgroups(engine.n_wg, 1, 1);
+            // (with limit 0 this plans nothing: the engine holds at t_min)
             pass.set_pipeline(&engine.pipelines.resume);
             pass.dispatch_workgroups(1, 1, 1);
         }
@@ -372,7 +413,7 @@ impl GpuTorus {
         let mut enc = self.gpu.device.create_command_encoder(&Default::default());
         // Profiling: a timestamp after every dispatch (needs TIMESTAMP_QUERY_INSIDE_PASSES).
         let queries = self.profile.is_some().then(|| {
-            let count = 1 + 3 * steps as u32;
+            let count = 1 + 3 * steps as u32; // after scan+depart, arrive, finish
             let set = self.gpu.device.create_query_set(&wgpu::QuerySetDescriptor {
                 label: Some("pass times"),
                 ty: wgpu::QueryType::Timestamp,
@@ -383,6 +424,7 @@ impl GpuTorus {
         {
             let mut pass = enc.begin_compute_pass(&Default::default());
             pass.set_bind_group(0, &self.bind_group, &[]);
+            pass.set_bind_group(1, &self.args_group, &[]);
             pass.set_pipeline(&self.pipelines.resume);
             pass.dispatch_workgroups(1, 1, 1);
             let mut q = 0;
@@ -394,11 +436,17 @@ impl GpuTorus {
             };
             stamp(&mut pass);
             for _ in 0..steps {
+                pass.set_pipeline(&self.pipelines.scan);
+                pass.dispatch_workgroups(self.n_wg, 1, 1);
+                pass.set_pipeline(&self.pipelines.depart_args);
+                pass.dispatch_workgroups(1, 1, 1);
                 pass.set_pipeline(&self.pipelines.depart);
-                pass.dispatch_workgroups(self.n_wg, 1, 1);
+                pass.dispatch_workgroups_indirect(&self.buffers.args, 0);
                 stamp(&mut pass);
+                pass.set_pipeline(&self.pipelines.arrive_args);
+                pass.dispatch_workgroups(1, 1, 1);
                 pass.set_pipeline(&self.pipelines.arrive);
-                pass.dispatch_workgroups(self.n_wg, 1, 1);
+                pass.dispatch_workgroups_indirect(&self.buffers.args, 16);
                 stamp(&mut pass);
                 pass.set_pipeline(&self.pipelines.finish);
                 pass.dispatch_workgroups(1, 1, 1);
@@ -504,7 +552,7 @@ impl GpuTorus {
                 Facility {
                     departure: join(dep[f]),
                     service_start: join(start[f]),
-                    last_arrival: join(last[f]),
+                    last_arrival: if last.len() == dep.len() { join(last[f]) } else { 0 },
                     busy: 0,
                     sojourn: 0,
                     causality_errors: 0,
@@ -653,67 +701,57 @@ fn read_buffers(gpu: &Gpu, sources: &[&wgpu::Buffer]) -> Result<Vec<Vec<u8>>, Si
         .collect()
 }
 
-fn build_pipelines(gpu: &Gpu, b: &Buffers) -> (Pipelines, wgpu::BindGroup) {
+fn build_pipelines(gpu: &Gpu, b: &Buffers) -> (Pipelines, wgpu::BindGroup, wgpu::BindGroup) {
     let device = &gpu.device;
-    let storage = |binding: u32, read_only: bool| wgpu::BindGroupLayoutEntry {
+    let entry = |binding: u32, ty: wgpu::BufferBindingType| wgpu::BindGroupLayoutEntry {
         binding,
         visibility: wgpu::ShaderStages::COMPUTE,
-        ty: wgpu::BindingType::Buffer {
-            ty: wgpu::BufferBindingType::Storage { read_only },
-            has_dynamic_offset: false,
-            min_binding_size: None,
-        },
+        ty: wgpu::BindingType::Buffer { ty, has_dynamic_offset: false, min_binding_size: None },
         count: None,
     };
-    let mut entries = vec![wgpu::BindGroupLayoutEntry {
-        binding: 0,
-        visibility: wgpu::ShaderStages::COMPUTE,
-        ty: wgpu::BindingType::Buffer {
-            ty: wgpu::BufferBindingType::Uniform,
-            has_dynamic_offset: false,
-            min_binding_size: None,
-        },
-        count: None,
-    }];
-    for i in 1..=13 {
-        entries.push(storage(i, i == 12));
-    }
-    let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some("torus"),
-        entries: &entries,
-    });
     let all = [
-        &b.params,
-        &b.ctl,
-        &b.dep,
-        &b.start,
-        &b.last_arr,
-        &b.fac,
-        &b.outbox,
-        &b.tok_arrived,
-        &b.tok_link,
-        &b.wg_min,
-        &b.wg_acc,
-        &b.wg_count,
-        &b.ln_table,
-        &b.steplog,
+        &b.params, &b.ctl, &b.dep, &b.start, &b.last_arr, &b.fac, &b.outbox, &b.tok_arrived, &b.tok_link, &b.scan_min,
+        &b.wg_acc, &b.part_min, &b.ln_table, &b.steplog, &b.part_err, &b.dep_list, &b.recv_list, &b.inbox, &b.counters,
     ];
+    let entries: Vec<wgpu::BindGroupLayoutEntry> = (0..all.len() as u32)
+        .map(|i| {
+            entry(
+                i,
+                match i {
+                    0 => wgpu::BufferBindingType::Uniform,
+                    12 => wgpu::BufferBindingType::Storage { read_only: true },
+                    _ => wgpu::BufferBindingType::Storage { read_only: false },
+                },
+            )
+        })
+        .collect();
+    let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: Some("torus"), entries: &entries });
     let bind_entries: Vec<wgpu::BindGroupEntry> = all
         .iter()
         .enumerate()
-        .map(|(i, buf)| wgpu::BindGroupEntry {
-            binding: i as u32,
-            resource: buf.as_entire_binding(),
-        })
+        .map(|(i, buf)| wgpu::BindGroupEntry { binding: i as u32, resource: buf.as_entire_binding() })
         .collect();
-    let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some("torus"),
-        layout: &layout,
-        entries: &bind_entries,
+    let bind_group =
+        device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some("torus"), layout: &layout, entries: &bind_entries });
+    // The indirect arguments are written through a second group, bound only by the two
+    // passes that write them: a buffer may not be storage and indirect in one dispatch.
+    let args_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("torus args"),
+        entries: &[entry(0, wgpu::BufferBindingType::Storage { read_only: false })],
+    });
+    let args_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("torus args"),
+        layout: &args_layout,
+        entries: &[wgpu::BindGroupEntry { binding: 0, resource: b.args.as_entire_binding() }],
     });
     let pl = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
         label: Some("torus"),
         bind_group_layouts: &[Some(&layout)],
+        immediate_size: 0,
+    });
+    let pl_args = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: Some("torus args"),
+        bind_group_layouts: &[Some(&layout), Some(&args_layout)],
         immediate_size: 0,
     });
     let module = |name: &str, src: &str| {
@@ -722,13 +760,14 @@ fn build_pipelines(gpu: &Gpu, b: &Buffers) -> (Pipelines, wgpu::BindGroup) {
             source: wgpu::ShaderSource::Wgsl(shaders::torus_pass(src).into()),
         })
     };
+    let scan_m = module("torus_scan", shaders::TORUS_SCAN);
     let depart_m = module("torus_depart", shaders::TORUS_DEPART);
     let arrive_m = module("torus_arrive", shaders::TORUS_ARRIVE);
     let plan_m = module("torus_plan", shaders::TORUS_PLAN);
-    let pipeline = |m: &wgpu::ShaderModule, entry: &str| {
+    let pipeline = |m: &wgpu::ShaderModule, entry: &str, layout: &wgpu::PipelineLayout| {
         device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
             label: Some(entry),
-            layout: Some(&pl),
+            layout: Some(layout),
             module: m,
             entry_point: Some(entry),
             compilation_options: Default::default(),
@@ -736,11 +775,14 @@ fn build_pipelines(gpu: &Gpu, b: &Buffers) -> (Pipelines, wgpu::BindGroup) {
         })
     };
     let pipelines = Pipelines {
-        depart: pipeline(&depart_m, "depart"),
-        arrive: pipeline(&arrive_m, "arrive"),
-        initial_min: pipeline(&arrive_m, "initial_min"),
-        finish: pipeline(&plan_m, "finish_step"),
-        resume: pipeline(&plan_m, "resume"),
+        scan: pipeline(&scan_m, "scan", &pl),
+        depart_args: pipeline(&plan_m, "depart_args", &pl_args),
+        depart: pipeline(&depart_m, "depart", &pl),
+        arrive_args: pipeline(&plan_m, "arrive_args", &pl_args),
+        arrive: pipeline(&arrive_m, "arrive", &pl),
+        initial_min: pipeline(&scan_m, "initial_min", &pl),
+        finish: pipeline(&plan_m, "finish_step", &pl),
+        resume: pipeline(&plan_m, "resume", &pl),
     };
-    (pipelines, bind_group)
+    (pipelines, bind_group, args_group)
 }
