@@ -1,6 +1,6 @@
 // torus_arrive.wgsl — arrivals phase of one step (twin of the arrivals loop in
-// src/sim/stepped.rs and TorusState::arrive), one thread per facility of `recv_list`
-// (indirect dispatch). Each pulls the tokens its neighbours sent it (clearing those
+// src/sim/stepped.rs and TorusState::arrive): workgroup w spreads the receivers its
+// segment listed over its threads. Each pulls the tokens its neighbours sent it (clearing those
 // outbox words), orders them by (time, sending facility) — the sequential tie order — and
 // accepts them; then its departure time feeds the per-workgroup minimum.
 
@@ -83,17 +83,15 @@ fn arrive_at(g: u32, errors: ptr<function, u32>) {
 fn arrive(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid3: vec3<u32>) {
     let lid = lid3.x;
     let wg = wid.x;
+    if uniform_phase(lid) != PHASE_PLANNED { return; } // the segment lists are stale
     var m = never();
     var errors = 0u;
-    let total = atomicLoad(&counters[C_RECV]);
-    for (var e = 0u; e < EV; e++) {
-        let j = (wg * EV + e) * WG + lid;
-        if j < total {
-            let g = recv_list[j];
-            arrive_at(g, &errors);
-            atomicStore(&inbox[g], 0u);
-            m = min64(m, dep[g]);
-        }
+    let total = seg_count[wg].y;
+    for (var j = lid; j < total; j += WG) {
+        let g = recv_list[wg * SEG + j];
+        arrive_at(g, &errors);
+        atomicStore(&inbox[g], 0u);
+        m = min64(m, dep[g]);
     }
     sh_min[lid] = m;
     sh_err[lid] = errors;
@@ -107,6 +105,6 @@ fn arrive(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l
     }
     if lid == 0u {
         part_min[wg] = vec4<u32>(part_min[wg].xy, sh_min[0]);
-        part_err[wg] = sh_err[0];
+        seg_count[wg].z = sh_err[0];
     }
 }

@@ -1,16 +1,14 @@
 // torus_depart.wgsl — departures phase of one step (twin of the departures loop in
-// src/sim/stepped.rs and TorusState::depart), one thread per departing facility of
-// `dep_list` (indirect dispatch). Each completes its service, puts its token in its
+// src/sim/stepped.rs and TorusState::depart). Workgroup w spreads the departures its
+// segment listed over its threads. Each completes its service, puts its token in its
 // outbox, starts its next queued token, and announces the token to its destination;
-// the first announcement to a destination lists it in `recv_list`. Per-workgroup sums of
-// busy and sojourn time are kept exactly in 64 bits.
+// the first announcement to a destination lists it in the segment's part of `recv_list`.
+// Per-segment sums of busy and sojourn time are kept exactly in 64 bits.
 
 var<workgroup> sh_busy: array<vec2<u32>, WG>;
 var<workgroup> sh_soj: array<vec2<u32>, WG>;
 var<workgroup> sh_min: array<vec2<u32>, WG>;
-var<workgroup> sh_list: array<u32, WG * EV>;
 var<workgroup> sh_count: atomic<u32>;
-var<workgroup> sh_base: u32;
 
 struct Departed {
     busy: vec2<u32>,
@@ -54,30 +52,25 @@ fn depart_one(f: u32) -> Departed {
 fn depart(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid3: vec3<u32>) {
     let lid = lid3.x;
     let wg = wid.x;
+    if uniform_phase(lid) != PHASE_PLANNED { return; } // the segment lists are stale
     if lid == 0u { atomicStore(&sh_count, 0u); }
     workgroupBarrier();
     var busy = vec2<u32>(0u, 0u);
     var soj = vec2<u32>(0u, 0u);
     var m = never();
-    let total = atomicLoad(&counters[C_DEP]);
-    for (var e = 0u; e < EV; e++) {
-        let j = (wg * EV + e) * WG + lid;
-        if j < total {
-            let f = dep_list[j];
-            let r = depart_one(f);
-            busy = add64(busy, r.busy);
-            soj = add64(soj, r.sojourn);
-            m = min64(m, dep[f]);
-            if atomicAdd(&inbox[r.dest], 1u) == 0u {
-                sh_list[atomicAdd(&sh_count, 1u)] = r.dest;
-            }
+    let total = seg_count[wg].x;
+    for (var j = lid; j < total; j += WG) {
+        let f = dep_list[wg * SEG + j];
+        let r = depart_one(f);
+        busy = add64(busy, r.busy);
+        soj = add64(soj, r.sojourn);
+        m = min64(m, dep[f]);
+        if atomicAdd(&inbox[r.dest], 1u) == 0u {
+            recv_list[wg * SEG + atomicAdd(&sh_count, 1u)] = r.dest;
         }
     }
     workgroupBarrier();
     let n = atomicLoad(&sh_count);
-    if lid == 0u { sh_base = atomicAdd(&counters[C_RECV], n); }
-    let base = workgroupUniformLoad(&sh_base);
-    for (var j = lid; j < n; j += WG) { recv_list[base + j] = sh_list[j]; }
     sh_busy[lid] = busy;
     sh_soj[lid] = soj;
     sh_min[lid] = m;
@@ -94,5 +87,6 @@ fn depart(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l
         let acc = wg_acc[wg];
         wg_acc[wg] = vec4<u32>(add64(acc.xy, sh_busy[0]), add64(acc.zw, sh_soj[0]));
         part_min[wg] = vec4<u32>(sh_min[0], part_min[wg].zw);
+        seg_count[wg].y = n;
     }
 }

@@ -28,29 +28,28 @@ fn div64(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
     return q;
 }
 
-// Reduces this step's partial minima (scan, depart and arrive workgroups) and causality
-// errors. Four independent loads per iteration keep several memory requests in flight:
+// Reduces this step's per-segment minima (scan, depart and arrive) and counts. Four independent loads per iteration keep several memory requests in flight:
 // this one workgroup runs alone, so its latency is the cost.
 fn reduce_partials(lid: u32) {
-    let n_dep_wg = (atomicLoad(&counters[C_DEP]) + WG * EV - 1u) / (WG * EV);
-    let n_recv_wg = (atomicLoad(&counters[C_RECV]) + WG * EV - 1u) / (WG * EV);
     var m0 = never(); var m1 = never(); var m2 = never(); var m3 = never();
-    var e = 0u;
+    var n = vec2<u32>(0u, 0u); // (departures, causality errors)
     var w = lid;
-    for (; w + 3u * WG < P.n_wg; w += 4u * WG) {
+    for (; w + WG < P.n_wg; w += 2u * WG) {
+        let a = part_min[w];
+        let b = part_min[w + WG];
         m0 = min64(m0, scan_min[w]);
         m1 = min64(m1, scan_min[w + WG]);
-        m2 = min64(m2, scan_min[w + 2u * WG]);
-        m3 = min64(m3, scan_min[w + 3u * WG]);
+        m2 = min64(min64(m2, a.xy), a.zw);
+        m3 = min64(min64(m3, b.xy), b.zw);
+        n += seg_count[w].xz + seg_count[w + WG].xz;
     }
-    for (; w < P.n_wg; w += WG) { m0 = min64(m0, scan_min[w]); }
-    for (w = lid; w < n_dep_wg; w += WG) { m1 = min64(m1, part_min[w].xy); }
-    for (w = lid; w < n_recv_wg; w += WG) {
-        m2 = min64(m2, part_min[w].zw);
-        e += part_err[w];
+    for (; w < P.n_wg; w += WG) {
+        let a = part_min[w];
+        m0 = min64(min64(m0, scan_min[w]), min64(a.xy, a.zw));
+        n += seg_count[w].xz;
     }
     sh_min[lid] = min64(min64(m0, m1), min64(m2, m3));
-    sh_n[lid] = vec2<u32>(0u, e);
+    sh_n[lid] = n;
     workgroupBarrier();
     for (var s = WG / 2u; s > 0u; s >>= 1u) {
         if lid < s {
@@ -99,7 +98,7 @@ fn finish_step(@builtin(local_invocation_id) lid3: vec3<u32>) {
     workgroupBarrier();
     if lid == 0u {
         let i = ctl.step % P.log_len;
-        let events = atomicLoad(&counters[C_DEP]);
+        let events = sh_n[0].x;
         let errors = sh_n[0].y;
         steplog[i].events = events;
         steplog[i].errors = errors;
@@ -107,8 +106,6 @@ fn finish_step(@builtin(local_invocation_id) lid3: vec3<u32>) {
         ctl.errors = add64(ctl.errors, vec2<u32>(errors, 0u));
         ctl.max_events = max(ctl.max_events, events);
         ctl.step += 1u;
-        atomicStore(&counters[C_DEP], 0u);
-        atomicStore(&counters[C_RECV], 0u);
         plan(sh_min[0]);
     }
 }
@@ -127,19 +124,3 @@ fn resume(@builtin(local_invocation_id) lid3: vec3<u32>) {
     }
 }
 
-// Indirect dispatch sizes of the depart and arrive passes (one workgroup per WG * EV entries).
-@group(1) @binding(0) var<storage, read_write> args: array<u32, 8>;
-
-@compute @workgroup_size(1)
-fn depart_args() {
-    args[0] = (atomicLoad(&counters[C_DEP]) + WG * EV - 1u) / (WG * EV);
-    args[1] = 1u;
-    args[2] = 1u;
-}
-
-@compute @workgroup_size(1)
-fn arrive_args() {
-    args[4] = (atomicLoad(&counters[C_RECV]) + WG * EV - 1u) / (WG * EV);
-    args[5] = 1u;
-    args[6] = 1u;
-}

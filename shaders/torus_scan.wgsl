@@ -1,13 +1,13 @@
-// torus_scan.wgsl — the only pass that touches every facility each step. It reads each
-// departure time once: those within the step's bound go to `dep_list` (compacted per
-// workgroup in shared memory, one global atomic per workgroup), the others feed the
-// per-workgroup minimum (their departure cannot change this step unless they receive a
-// token, and receivers are reduced again by the arrive pass).
+// torus_scan.wgsl — the only pass that touches every facility each step. Workgroup w
+// owns segment w (SEG facilities). It reads each departure time once: those within the
+// step's bound are listed in the segment's part of `dep_list` (compacted in shared
+// memory; no global atomics), the others feed the segment's minimum (their departure
+// cannot change this step unless they receive a token, and receivers are reduced again
+// by the arrive pass).
 
 var<workgroup> sh_min: array<vec2<u32>, WG>;
 var<workgroup> sh_list: array<u32, WG * ITEMS>;
 var<workgroup> sh_count: atomic<u32>;
-var<workgroup> sh_base: u32;
 
 fn reduce_min_to(wg: u32, lid: u32, m: vec2<u32>) {
     sh_min[lid] = m;
@@ -44,11 +44,10 @@ fn scan(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
     }
     workgroupBarrier();
     let n = atomicLoad(&sh_count);
-    if lid == 0u { sh_base = atomicAdd(&counters[C_DEP], n); }
-    let base = workgroupUniformLoad(&sh_base);
     for (var j = lid; j < n; j += WG) {
-        dep_list[base + j] = sh_list[j];
+        dep_list[wg * SEG + j] = sh_list[j];
     }
+    if lid == 0u { seg_count[wg].x = n; }
     reduce_min_to(wg, lid, m);
 }
 

@@ -54,9 +54,9 @@ pub struct BenchRow {
     pub speedup_vs_sequential: Option<f64>,
     /// Utilization (a sanity check that the runs agree).
     pub utilization: f64,
-    /// GPU microseconds per step in (depart, arrive, finish_step), from timestamp queries
+    /// GPU microseconds per step in each dispatch (gpu::torus::PASS_NAMES), from timestamp queries
     /// (only with --profile; the timestamps themselves add a little time).
-    pub pass_us_per_step: Option<[f64; 3]>,
+    pub pass_us_per_step: Option<[f64; crate::gpu::torus::PASSES]>,
 }
 
 /// The cases of a suite: `torus` (the paper's configurations, for a real GPU) or `smoke`
@@ -173,7 +173,9 @@ pub fn run(suite_name: &str, format: Format, out: Option<&std::path::Path>, prof
             row.events_per_second
         );
         if let Some(p) = row.pass_us_per_step {
-            eprintln!("          GPU µs/step: depart {:.1}, arrive {:.1}, finish {:.1}", p[0], p[1], p[2]);
+            let parts: Vec<String> =
+                crate::gpu::torus::PASS_NAMES.iter().zip(p).map(|(n, us)| format!("{n} {us:.1}")).collect();
+            eprintln!("          GPU µs/step: {}", parts.join(", "));
         }
         rows.push(row);
     }

@@ -1,21 +1,25 @@
 //! The torus network on the GPU: the window and interval steps of `sim::stepped`, run as
 //! compute passes over state that never leaves the device.
 //!
-//! One step is six dispatches in one compute pass:
-//! 1. `scan` reads every departure time once: departing facilities go to `dep_list`, the
-//!    others feed a per-workgroup minimum (the only pass over all K facilities);
-//! 2. `depart_args` sizes the next dispatch from the list length (indirect dispatch);
-//! 3. `depart`, one thread per departing facility: completes the service, sends the token,
-//!    starts the next queued one, lists the destination in `recv_list` (deduplicated);
-//! 4. `arrive_args`;
-//! 5. `arrive`, one thread per receiving facility: sorts and accepts its arrivals;
-//! 6. `finish_step`, one workgroup: the global minimum, the step's counters, the next bound.
+//! One step is four dispatches in one compute pass. The facilities are cut into segments
+//! of 2048 (one scan workgroup each); workgroup w of every pass works on segment w.
+//! 1. `scan` reads every departure time once: departing facilities are listed in the
+//!    segment's part of `dep_list`, the others feed the segment's minimum (the only pass
+//!    over all K facilities);
+//! 2. `depart` spreads the segment's departures over its threads: complete the service,
+//!    send the token, start the next queued one, list the destination (deduplicated);
+//! 3. `arrive` spreads the segment's receivers over its threads: sort and accept;
+//! 4. `finish_step`, one workgroup: the global minimum, the step's counters, the next bound.
+//!
+//! No global atomics (a counter shared by all workgroups serialised them: bench/NOTES.md)
+//! and no indirect dispatch.
 //!
 //! The bound, the counters and the stop condition live on the GPU (`ctl`), so many steps
 //! are encoded per submit and the CPU reads back only `ctl` and the step log per batch.
 //!
 //! Memory per facility at P = 1: departure and service start (2 × 8), facility words (16),
-//! outbox, inbox, and the two lists (4 × 4), token arrival time and links (16): 64 bytes;
+//! outbox, inbox, and the two lists (4 × 4), token arrival time and links (16): 64 bytes
+//! (plus 56 bytes per 2048-facility segment);
 //! interval/original adds the last arrival time (8) for causality detection.
 
 use super::Gpu;
@@ -34,8 +38,6 @@ use wgpu::util::DeviceExt;
 const WG: u64 = 256;
 /// Facilities per thread in the scan (ITEMS in common.wgsl).
 const ITEMS: u64 = 8;
-/// List entries per thread in depart / arrive (EV in common.wgsl).
-const EV: u64 = 2;
 /// Steps the GPU step log holds; a batch never exceeds it.
 const LOG_LEN: u32 = 4096;
 /// Most steps encoded in one submit.
@@ -101,7 +103,6 @@ pub fn memory_plan(cfg: &Config) -> Vec<(&'static str, u64)> {
     let k = u64::from(cfg.model.facilities());
     let n = u64::from(cfg.model.tokens());
     let n_wg = k.div_ceil(WG * ITEMS);
-    let max_wg = k.div_ceil(WG * EV);
     let original = cfg.run.algorithm == Algorithm::Interval && cfg.run.timestamps == Timestamps::Original;
     vec![
         ("departure times", 8 * k),
@@ -114,10 +115,9 @@ pub fn memory_plan(cfg: &Config) -> Vec<(&'static str, u64)> {
         ("receiver list", 4 * k),
         ("token arrival times", 8 * n),
         ("token links", 8 * n),
-        ("scan partials", 8 * n_wg),
-        ("workgroup sums", 16 * max_wg),
-        ("workgroup minima", 16 * max_wg),
-        ("workgroup errors", 4 * max_wg),
+        ("segment minima", 8 * n_wg + 16 * n_wg),
+        ("segment sums", 16 * n_wg),
+        ("segment counts", 16 * n_wg),
         ("step log", 32 * u64::from(LOG_LEN)),
         ("ln table", 4 * 1025),
     ]
@@ -140,7 +140,7 @@ pub fn check_fits(gpu: &Gpu, cfg: &Config) -> Result<u64, SimError> {
             )));
         }
     }
-    let n_wg = u64::from(cfg.model.facilities()).div_ceil(WG * EV);
+    let n_wg = u64::from(cfg.model.facilities()).div_ceil(WG * ITEMS);
     if n_wg > u64::from(gpu.limits.max_compute_workgroups_per_dimension) {
         return Err(SimError::Gpu(format!(
             "{} facilities need {n_wg} workgroups, above this adapter's limit of {}",
@@ -166,37 +166,40 @@ struct Buffers {
     part_min: wgpu::Buffer,
     ln_table: wgpu::Buffer,
     steplog: wgpu::Buffer,
-    part_err: wgpu::Buffer,
+    seg_count: wgpu::Buffer,
     dep_list: wgpu::Buffer,
     recv_list: wgpu::Buffer,
     inbox: wgpu::Buffer,
-    counters: wgpu::Buffer,
-    args: wgpu::Buffer,
 }
 
 struct Pipelines {
     scan: wgpu::ComputePipeline,
-    depart_args: wgpu::ComputePipeline,
     depart: wgpu::ComputePipeline,
-    arrive_args: wgpu::ComputePipeline,
     arrive: wgpu::ComputePipeline,
     initial_min: wgpu::ComputePipeline,
     finish: wgpu::ComputePipeline,
     resume: wgpu::ComputePipeline,
 }
 
+/// Dispatches per step.
+pub const PASSES: usize = 4;
+/// Their names, in order.
+pub const PASS_NAMES: [&str; PASSES] = ["scan", "depart", "arrive", "finish_step"];
+/// Most steps in one profiled batch (a query set holds at most 4096 timestamps).
+const MAX_PROFILED_BATCH: u64 = 1000;
+
 /// GPU time spent in each pass of the step, from timestamp queries.
 #[derive(Clone, Debug, Default, serde::Serialize)]
 pub struct PassProfile {
-    /// Nanoseconds in (scan + depart), arrive and finish_step, summed over the profiled steps.
-    pub pass_ns: [f64; 3],
+    /// Nanoseconds in each dispatch of the step ([`PASS_NAMES`]), summed over the profiled steps.
+    pub pass_ns: [f64; PASSES],
     /// Steps profiled.
     pub steps: u64,
 }
 
 impl PassProfile {
     /// Mean microseconds per step of each pass.
-    pub fn us_per_step(&self) -> [f64; 3] {
+    pub fn us_per_step(&self) -> [f64; PASSES] {
         let n = self.steps.max(1) as f64;
         self.pass_ns.map(|ns| ns / n / 1000.0)
     }
@@ -211,7 +214,6 @@ pub struct GpuTorus {
     buffers: Buffers,
     pipelines: Pipelines,
     bind_group: wgpu::BindGroup,
-    args_group: wgpu::BindGroup,
     ctl: Ctl,
     log: Vec<StepRecord>,
     batch: u64,
@@ -237,7 +239,6 @@ impl GpuTorus {
         let state = TorusState::new(&cfg.model, cfg.service_law(), cfg.run.seed);
         let k = u64::from(cfg.model.facilities());
         let n_wg = k.div_ceil(WG * ITEMS) as u32;
-        let max_wg = k.div_ceil(WG * EV) as usize;
         let original = rule == 1;
         let law = cfg.service_law();
         let end = cfg.end_ticks();
@@ -332,16 +333,15 @@ impl GpuTorus {
                 storage,
             ),
             scan_min: init("scan_min", &vec![0u8; 8 * n_wg as usize], storage),
-            wg_acc: init("wg_acc", &vec![0u8; 16 * max_wg], storage),
-            part_min: init("part_min", &vec![0u8; 16 * max_wg], storage),
+            wg_acc: init("wg_acc", &vec![0u8; 16 * n_wg as usize], storage),
+            // NEVER: a reduction before the first step must not see a zero minimum
+            part_min: init("part_min", &vec![0xffu8; 16 * n_wg as usize], storage),
             ln_table: init("ln_table", bytemuck::cast_slice(&LN_TABLE[..]), storage),
             steplog: init("steplog", &vec![0u8; 32 * LOG_LEN as usize], storage),
-            part_err: init("part_err", &vec![0u8; 4 * max_wg], storage),
+            seg_count: init("seg_count", &vec![0u8; 16 * n_wg as usize], storage),
             dep_list: init("dep_list", &vec![0u8; 4 * k as usize], storage),
             recv_list: init("recv_list", &vec![0u8; 4 * k as usize], storage),
             inbox: init("inbox", &vec![0u8; 4 * k as usize], storage),
-            counters: init("counters", &[0u8; 16], storage),
-            args: init("args", &[0u8; 32], storage | wgpu::BufferUsages::INDIRECT),
         };
         drop(state);
         if let Some(e) = pollster::block_on(oom.pop()) {
@@ -349,7 +349,7 @@ impl GpuTorus {
                 "out of GPU memory allocating {memory_bytes} bytes: {e}"
             )));
         }
-        let (pipelines, bind_group, args_group) = build_pipelines(&gpu, &buffers);
+        let (pipelines, bind_group) = build_pipelines(&gpu, &buffers);
         let mut engine = Self {
             gpu,
             config: cfg.clone(),
@@ -358,7 +358,6 @@ impl GpuTorus {
             buffers,
             pipelines,
             bind_group,
-            args_group,
             ctl: Ctl::default(),
             log: Vec::new(),
             batch: 16,
@@ -392,7 +391,7 @@ impl GpuTorus {
         );
         if ok {
             self.profile = Some(PassProfile::default());
-            self.batch = self.batch.min(MAX_BATCH);
+            self.batch = self.batch.min(MAX_PROFILED_BATCH);
         }
         ok
     }
@@ -413,7 +412,7 @@ impl GpuTorus {
         let mut enc = self.gpu.device.create_command_encoder(&Default::default());
         // Profiling: a timestamp after every dispatch (needs TIMESTAMP_QUERY_INSIDE_PASSES).
         let queries = self.profile.is_some().then(|| {
-            let count = 1 + 3 * steps as u32; // after scan+depart, arrive, finish
+            let count = 1 + PASSES as u32 * steps as u32; // a stamp after every dispatch
             let set = self.gpu.device.create_query_set(&wgpu::QuerySetDescriptor {
                 label: Some("pass times"),
                 ty: wgpu::QueryType::Timestamp,
@@ -424,7 +423,6 @@ impl GpuTorus {
         {
             let mut pass = enc.begin_compute_pass(&Default::default());
             pass.set_bind_group(0, &self.bind_group, &[]);
-            pass.set_bind_group(1, &self.args_group, &[]);
             pass.set_pipeline(&self.pipelines.resume);
             pass.dispatch_workgroups(1, 1, 1);
             let mut q = 0;
@@ -438,15 +436,12 @@ impl GpuTorus {
             for _ in 0..steps {
                 pass.set_pipeline(&self.pipelines.scan);
                 pass.dispatch_workgroups(self.n_wg, 1, 1);
-                pass.set_pipeline(&self.pipelines.depart_args);
-                pass.dispatch_workgroups(1, 1, 1);
-                pass.set_pipeline(&self.pipelines.depart);
-                pass.dispatch_workgroups_indirect(&self.buffers.args, 0);
                 stamp(&mut pass);
-                pass.set_pipeline(&self.pipelines.arrive_args);
-                pass.dispatch_workgroups(1, 1, 1);
+                pass.set_pipeline(&self.pipelines.depart);
+                pass.dispatch_workgroups(self.n_wg, 1, 1);
+                stamp(&mut pass);
                 pass.set_pipeline(&self.pipelines.arrive);
-                pass.dispatch_workgroups_indirect(&self.buffers.args, 16);
+                pass.dispatch_workgroups(self.n_wg, 1, 1);
                 stamp(&mut pass);
                 pass.set_pipeline(&self.pipelines.finish);
                 pass.dispatch_workgroups(1, 1, 1);
@@ -473,8 +468,8 @@ impl GpuTorus {
             let t: &[u64] = bytemuck::cast_slice(&bytes[0]);
             let period = f64::from(self.gpu.queue.get_timestamp_period());
             for s in 0..steps as usize {
-                for p in 0..3 {
-                    let i = 3 * s + p;
+                for p in 0..PASSES {
+                    let i = PASSES * s + p;
                     prof.pass_ns[p] += t[i + 1].saturating_sub(t[i]) as f64 * period;
                 }
             }
@@ -631,7 +626,8 @@ impl Engine for GpuTorus {
             if self.ctl.phase != PHASE_PLANNED {
                 return Ok(());
             }
-            self.batch = (self.batch * 2).min(MAX_BATCH);
+            let cap = if self.profile.is_some() { MAX_PROFILED_BATCH } else { MAX_BATCH };
+            self.batch = (self.batch * 2).min(cap);
         }
     }
     fn now(&self) -> Ticks {
@@ -701,7 +697,7 @@ fn read_buffers(gpu: &Gpu, sources: &[&wgpu::Buffer]) -> Result<Vec<Vec<u8>>, Si
         .collect()
 }
 
-fn build_pipelines(gpu: &Gpu, b: &Buffers) -> (Pipelines, wgpu::BindGroup, wgpu::BindGroup) {
+fn build_pipelines(gpu: &Gpu, b: &Buffers) -> (Pipelines, wgpu::BindGroup) {
     let device = &gpu.device;
     let entry = |binding: u32, ty: wgpu::BufferBindingType| wgpu::BindGroupLayoutEntry {
         binding,
@@ -711,7 +707,7 @@ fn build_pipelines(gpu: &Gpu, b: &Buffers) -> (Pipelines, wgpu::BindGroup, wgpu:
     };
     let all = [
         &b.params, &b.ctl, &b.dep, &b.start, &b.last_arr, &b.fac, &b.outbox, &b.tok_arrived, &b.tok_link, &b.scan_min,
-        &b.wg_acc, &b.part_min, &b.ln_table, &b.steplog, &b.part_err, &b.dep_list, &b.recv_list, &b.inbox, &b.counters,
+        &b.wg_acc, &b.part_min, &b.ln_table, &b.steplog, &b.seg_count, &b.dep_list, &b.recv_list, &b.inbox,
     ];
     let entries: Vec<wgpu::BindGroupLayoutEntry> = (0..all.len() as u32)
         .map(|i| {
@@ -733,25 +729,9 @@ fn build_pipelines(gpu: &Gpu, b: &Buffers) -> (Pipelines, wgpu::BindGroup, wgpu:
         .collect();
     let bind_group =
         device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some("torus"), layout: &layout, entries: &bind_entries });
-    // The indirect arguments are written through a second group, bound only by the two
-    // passes that write them: a buffer may not be storage and indirect in one dispatch.
-    let args_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some("torus args"),
-        entries: &[entry(0, wgpu::BufferBindingType::Storage { read_only: false })],
-    });
-    let args_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some("torus args"),
-        layout: &args_layout,
-        entries: &[wgpu::BindGroupEntry { binding: 0, resource: b.args.as_entire_binding() }],
-    });
     let pl = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
         label: Some("torus"),
         bind_group_layouts: &[Some(&layout)],
-        immediate_size: 0,
-    });
-    let pl_args = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-        label: Some("torus args"),
-        bind_group_layouts: &[Some(&layout), Some(&args_layout)],
         immediate_size: 0,
     });
     let module = |name: &str, src: &str| {
@@ -776,13 +756,11 @@ fn build_pipelines(gpu: &Gpu, b: &Buffers) -> (Pipelines, wgpu::BindGroup, wgpu:
     };
     let pipelines = Pipelines {
         scan: pipeline(&scan_m, "scan", &pl),
-        depart_args: pipeline(&plan_m, "depart_args", &pl_args),
         depart: pipeline(&depart_m, "depart", &pl),
-        arrive_args: pipeline(&plan_m, "arrive_args", &pl_args),
         arrive: pipeline(&arrive_m, "arrive", &pl),
         initial_min: pipeline(&scan_m, "initial_min", &pl),
         finish: pipeline(&plan_m, "finish_step", &pl),
         resume: pipeline(&plan_m, "resume", &pl),
     };
-    (pipelines, bind_group, args_group)
+    (pipelines, bind_group)
 }
