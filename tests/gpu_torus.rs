@@ -74,7 +74,11 @@ fn assert_same_path(cfg: &Config, budgets: &[Budget]) -> (CpuEngine, GpuTorus) {
         assert_eq!(g.now(), cpu.now(), "budget {i}: now");
         assert_eq!(g.finished(), cpu.finished(), "budget {i}: finished");
         let gs = g.download_state().unwrap();
-        assert_same_state(&gs, &comparable(cpu.cpu.state(), cfg), &format!("budget {i}"));
+        assert_same_state(
+            &gs,
+            &comparable(cpu.cpu.state(), cfg),
+            &format!("budget {i}"),
+        );
     }
     (cpu, g)
 }
@@ -104,7 +108,11 @@ fn gpu_window_matches_cpu_sequential_exactly() {
     seq_cfg.run.algorithm = pdes_lab::preset::Algorithm::Sequential;
     let mut seq = cpu_engine(&seq_cfg);
     seq.advance(Budget::Finish).unwrap();
-    assert_same_state(&g.download_state().unwrap(), &comparable(seq.cpu.state(), &cfg), "vs sequential");
+    assert_same_state(
+        &g.download_state().unwrap(),
+        &comparable(seq.cpu.state(), &cfg),
+        "vs sequential",
+    );
     let (sg, ss) = (g.summary().unwrap(), seq.summary().unwrap());
     assert_eq!(sg.events, ss.events);
     assert_eq!(sg.utilization.to_bits(), ss.utilization.to_bits());

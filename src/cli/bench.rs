@@ -2,8 +2,8 @@
 //! measured in the same invocation (never extrapolated).
 
 use super::{CliError, Format};
-use crate::preset::{Algorithm, Config, EngineKind, Timestamps};
 use crate::gpu::torus::GpuTorus;
+use crate::preset::{Algorithm, Config, EngineKind, Timestamps};
 use crate::sim::{Budget, Engine, Simulation};
 use serde::Serialize;
 use std::time::Instant;
@@ -62,7 +62,14 @@ pub struct BenchRow {
 /// The cases of a suite: `torus` (the paper's configurations, for a real GPU) or `smoke`
 /// (tiny, for tests).
 pub fn suite(name: &str) -> Result<Vec<Case>, CliError> {
-    let case = |side, d, algorithm, timestamps, engine, end_time| Case { side, d, algorithm, timestamps, engine, end_time };
+    let case = |side, d, algorithm, timestamps, engine, end_time| Case {
+        side,
+        d,
+        algorithm,
+        timestamps,
+        engine,
+        end_time,
+    };
     use Algorithm::*;
     use EngineKind::*;
     use Timestamps::*;
@@ -91,7 +98,9 @@ pub fn suite(name: &str) -> Result<Vec<Case>, CliError> {
             case(32, 1.0, Window, Original, Cpu, 100.0),
             case(32, 1.0, Window, Original, Gpu, 100.0),
         ]),
-        other => Err(CliError::Input(format!("--suite: \"{other}\" is not one of \"torus\", \"headline-short\", \"smoke\""))),
+        other => Err(CliError::Input(format!(
+            "--suite: \"{other}\" is not one of \"torus\", \"headline-short\", \"smoke\""
+        ))),
     }
 }
 
@@ -138,7 +147,10 @@ pub fn measure(c: &Case, profile: bool) -> Result<BenchRow, CliError> {
     engine.advance(Budget::Finish).map_err(run_err)?;
     let wall = t1.elapsed().as_secs_f64();
     let s = engine.summary().map_err(run_err)?;
-    let pass_us_per_step = gpu_engine.as_ref().and_then(|g| g.profile()).map(|p| p.us_per_step());
+    let pass_us_per_step = gpu_engine
+        .as_ref()
+        .and_then(|g| g.profile())
+        .map(|p| p.us_per_step());
     let algorithm = match c.algorithm {
         Algorithm::Interval => format!("interval/{}", c.timestamps.name()),
         a => a.name().to_string(),
@@ -154,7 +166,11 @@ pub fn measure(c: &Case, profile: bool) -> Result<BenchRow, CliError> {
         setup_seconds: setup,
         wall_seconds: wall,
         events_per_second: s.events as f64 / wall,
-        us_per_step: if s.steps > 0 { wall * 1e6 / s.steps as f64 } else { 0.0 },
+        us_per_step: if s.steps > 0 {
+            wall * 1e6 / s.steps as f64
+        } else {
+            0.0
+        },
         speedup_vs_sequential: None,
         utilization: s.utilization,
         pass_us_per_step,
@@ -162,19 +178,34 @@ pub fn measure(c: &Case, profile: bool) -> Result<BenchRow, CliError> {
 }
 
 /// Runs a suite, printing each row to stderr as it completes, and returns the report.
-pub fn run(suite_name: &str, format: Format, out: Option<&std::path::Path>, profile: bool) -> Result<(), CliError> {
+pub fn run(
+    suite_name: &str,
+    format: Format,
+    out: Option<&std::path::Path>,
+    profile: bool,
+) -> Result<(), CliError> {
     let cases = suite(suite_name)?;
     let mut rows: Vec<BenchRow> = Vec::new();
     for c in &cases {
         let row = measure(c, profile)?;
         eprintln!(
             "{:>9} d={:<5} {:<18} {:<3} T={:<7} {:>14} events {:>8} steps {:>9.3} s {:>10.3e} ev/s",
-            row.size, row.d, row.algorithm, row.engine, row.end_time, row.events, row.steps, row.wall_seconds,
+            row.size,
+            row.d,
+            row.algorithm,
+            row.engine,
+            row.end_time,
+            row.events,
+            row.steps,
+            row.wall_seconds,
             row.events_per_second
         );
         if let Some(p) = row.pass_us_per_step {
-            let parts: Vec<String> =
-                crate::gpu::torus::PASS_NAMES.iter().zip(p).map(|(n, us)| format!("{n} {us:.1}")).collect();
+            let parts: Vec<String> = crate::gpu::torus::PASS_NAMES
+                .iter()
+                .zip(p)
+                .map(|(n, us)| format!("{n} {us:.1}"))
+                .collect();
             eprintln!("          GPU µs/step: {}", parts.join(", "));
         }
         rows.push(row);
@@ -187,7 +218,9 @@ pub fn run(suite_name: &str, format: Format, out: Option<&std::path::Path>, prof
         .collect();
     for r in &mut rows {
         if r.algorithm != "sequential"
-            && let Some((_, _, w)) = seq.iter().find(|(s, t, _)| *s == r.size && *t == r.end_time)
+            && let Some((_, _, w)) = seq
+                .iter()
+                .find(|(s, t, _)| *s == r.size && *t == r.end_time)
         {
             r.speedup_vs_sequential = Some(w / r.wall_seconds);
         }
@@ -211,7 +244,17 @@ pub fn run(suite_name: &str, format: Format, out: Option<&std::path::Path>, prof
             let mut t = format!("suite {suite_name} on {device}\n");
             t.push_str(&format!(
                 "{:<10} {:>5} {:<18} {:<4} {:>8} {:>14} {:>8} {:>9} {:>11} {:>9} {:>9}\n",
-                "size", "d", "algorithm", "eng", "T", "events", "steps", "wall s", "events/s", "µs/step", "speedup"
+                "size",
+                "d",
+                "algorithm",
+                "eng",
+                "T",
+                "events",
+                "steps",
+                "wall s",
+                "events/s",
+                "µs/step",
+                "speedup"
             ));
             for r in &rows {
                 t.push_str(&format!(
@@ -233,7 +276,8 @@ pub fn run(suite_name: &str, format: Format, out: Option<&std::path::Path>, prof
         }
     };
     match out {
-        Some(p) => std::fs::write(p, text).map_err(|e| CliError::Input(format!("--out {}: {e}", p.display()))),
+        Some(p) => std::fs::write(p, text)
+            .map_err(|e| CliError::Input(format!("--out {}: {e}", p.display()))),
         None => {
             print!("{text}");
             Ok(())

@@ -34,7 +34,8 @@ impl Gpu {
             .await
             .map_err(|e| format!("no GPU adapter with Vulkan, Metal or DX12 ({e})"))?;
         let limits = adapter.limits();
-        let wanted = wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES;
+        let wanted =
+            wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES;
         let (device, queue) = adapter
             .request_device(&wgpu::DeviceDescriptor {
                 label: Some("pdes-lab"),

@@ -103,7 +103,8 @@ pub fn memory_plan(cfg: &Config) -> Vec<(&'static str, u64)> {
     let k = u64::from(cfg.model.facilities());
     let n = u64::from(cfg.model.tokens());
     let n_wg = k.div_ceil(WG * ITEMS);
-    let original = cfg.run.algorithm == Algorithm::Interval && cfg.run.timestamps == Timestamps::Original;
+    let original =
+        cfg.run.algorithm == Algorithm::Interval && cfg.run.timestamps == Timestamps::Original;
     vec![
         ("departure times", 8 * k),
         ("service starts", 8 * k),
@@ -302,7 +303,9 @@ impl GpuTorus {
             last_arr: if original {
                 init(
                     "last_arr",
-                    bytemuck::cast_slice(&fs.iter().map(|f| split(f.last_arrival)).collect::<Vec<_>>()),
+                    bytemuck::cast_slice(
+                        &fs.iter().map(|f| split(f.last_arrival)).collect::<Vec<_>>(),
+                    ),
                     storage,
                 )
             } else {
@@ -547,7 +550,11 @@ impl GpuTorus {
                 Facility {
                     departure: join(dep[f]),
                     service_start: join(start[f]),
-                    last_arrival: if last.len() == dep.len() { join(last[f]) } else { 0 },
+                    last_arrival: if last.len() == dep.len() {
+                        join(last[f])
+                    } else {
+                        0
+                    },
                     busy: 0,
                     sojourn: 0,
                     causality_errors: 0,
@@ -626,7 +633,11 @@ impl Engine for GpuTorus {
             if self.ctl.phase != PHASE_PLANNED {
                 return Ok(());
             }
-            let cap = if self.profile.is_some() { MAX_PROFILED_BATCH } else { MAX_BATCH };
+            let cap = if self.profile.is_some() {
+                MAX_PROFILED_BATCH
+            } else {
+                MAX_BATCH
+            };
             self.batch = (self.batch * 2).min(cap);
         }
     }
@@ -702,12 +713,32 @@ fn build_pipelines(gpu: &Gpu, b: &Buffers) -> (Pipelines, wgpu::BindGroup) {
     let entry = |binding: u32, ty: wgpu::BufferBindingType| wgpu::BindGroupLayoutEntry {
         binding,
         visibility: wgpu::ShaderStages::COMPUTE,
-        ty: wgpu::BindingType::Buffer { ty, has_dynamic_offset: false, min_binding_size: None },
+        ty: wgpu::BindingType::Buffer {
+            ty,
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
         count: None,
     };
     let all = [
-        &b.params, &b.ctl, &b.dep, &b.start, &b.last_arr, &b.fac, &b.outbox, &b.tok_arrived, &b.tok_link, &b.scan_min,
-        &b.wg_acc, &b.part_min, &b.ln_table, &b.steplog, &b.seg_count, &b.dep_list, &b.recv_list, &b.inbox,
+        &b.params,
+        &b.ctl,
+        &b.dep,
+        &b.start,
+        &b.last_arr,
+        &b.fac,
+        &b.outbox,
+        &b.tok_arrived,
+        &b.tok_link,
+        &b.scan_min,
+        &b.wg_acc,
+        &b.part_min,
+        &b.ln_table,
+        &b.steplog,
+        &b.seg_count,
+        &b.dep_list,
+        &b.recv_list,
+        &b.inbox,
     ];
     let entries: Vec<wgpu::BindGroupLayoutEntry> = (0..all.len() as u32)
         .map(|i| {
@@ -721,14 +752,23 @@ fn build_pipelines(gpu: &Gpu, b: &Buffers) -> (Pipelines, wgpu::BindGroup) {
             )
         })
         .collect();
-    let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: Some("torus"), entries: &entries });
+    let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("torus"),
+        entries: &entries,
+    });
     let bind_entries: Vec<wgpu::BindGroupEntry> = all
         .iter()
         .enumerate()
-        .map(|(i, buf)| wgpu::BindGroupEntry { binding: i as u32, resource: buf.as_entire_binding() })
+        .map(|(i, buf)| wgpu::BindGroupEntry {
+            binding: i as u32,
+            resource: buf.as_entire_binding(),
+        })
         .collect();
-    let bind_group =
-        device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some("torus"), layout: &layout, entries: &bind_entries });
+    let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("torus"),
+        layout: &layout,
+        entries: &bind_entries,
+    });
     let pl = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
         label: Some("torus"),
         bind_group_layouts: &[Some(&layout)],
