@@ -5,6 +5,7 @@
 //! headless command line. Times are integer ticks ([`time`]); random numbers come from a
 //! counter-based generator ([`rng`]) that the GPU shaders reproduce bit for bit.
 
+pub mod app;
 pub mod cli;
 pub mod gpu;
 pub mod model;

@@ -145,6 +145,28 @@ impl Config {
         Self::from_table(&table)
     }
 
+    /// The configuration as preset TOML (what "Save preset" writes), with `comment` as its
+    /// first line. Reading it back gives the same configuration.
+    pub fn to_toml(&self, comment: &str) -> String {
+        let m = &self.model;
+        let r = &self.run;
+        format!(
+            "# {}\n[model]\nkind = \"torus\"\nrows = {}\ncols = {}\ntokens_per_facility = {}\nmean_service = {:?}\nservice = \"{}\"\n\n[run]\nalgorithm = \"{}\"\ntimestamps = \"{}\"\nd = {:?}\nend_time = {:?}\nseed = {}\nengine = \"{}\"\n",
+            comment.replace('\n', " "),
+            m.rows,
+            m.cols,
+            m.tokens_per_facility,
+            m.mean_service,
+            m.service.name(),
+            r.algorithm.name(),
+            r.timestamps.name(),
+            r.d,
+            r.end_time,
+            r.seed,
+            r.engine.name()
+        )
+    }
+
     /// Validates a parsed table.
     pub fn from_table(table: &toml::Table) -> Result<Self, PresetError> {
         Reader::new(table)?.read()

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 #[derive(Parser, Debug)]
 #[command(name = "pdes-lab", version, about)]
 pub struct Cli {
-    /// What to do; without a command the default preset runs and its summary is printed.
+    /// What to do; without a command the window opens on the default preset.
     #[command(subcommand)]
     pub command: Option<Command>,
 }
@@ -21,6 +21,11 @@ pub struct Cli {
 pub enum Command {
     /// Run a preset headless and print its summary.
     Run(RunArgs),
+    /// Open the window on a preset (the default without a command).
+    Gui {
+        /// Preset: a built-in name or a TOML file.
+        preset: Option<String>,
+    },
     /// List the built-in presets, one line each.
     Presets,
     /// Run a fixed benchmark suite and print timings and speedups.
@@ -129,7 +134,8 @@ impl CliError {
 /// Runs the parsed command line.
 pub fn dispatch(cli: Cli) -> Result<(), CliError> {
     match cli.command {
-        None => run::run(&RunArgs::default()),
+        None => gui(None),
+        Some(Command::Gui { preset }) => gui(preset.as_deref()),
         Some(Command::Run(args)) => run::run(&args),
         Some(Command::Bench(b)) => bench::run(&b.suite, b.format, b.out.as_deref(), b.profile),
         Some(Command::Presets) => {
@@ -139,4 +145,10 @@ pub fn dispatch(cli: Cli) -> Result<(), CliError> {
             Ok(())
         }
     }
+}
+
+fn gui(preset: Option<&str>) -> Result<(), CliError> {
+    let args = RunArgs { preset: preset.map(str::to_string), ..Default::default() };
+    let config = run::config_from_args(&args)?;
+    crate::app::run_native(config).map_err(CliError::Run)
 }

@@ -53,6 +53,16 @@ impl Gpu {
         })
     }
 
+    /// Wraps the device eframe created, so that the simulation and the UI share it.
+    pub fn from_render_state(rs: &eframe::egui_wgpu::RenderState) -> Self {
+        Self {
+            info: rs.adapter.get_info(),
+            device: rs.device.clone(),
+            queue: rs.queue.clone(),
+            limits: rs.device.limits(),
+        }
+    }
+
     /// One shared device per process (tests and the command line open it once).
     pub fn shared() -> Result<Arc<Gpu>, String> {
         static GPU: OnceLock<Result<Arc<Gpu>, String>> = OnceLock::new();

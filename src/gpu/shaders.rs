@@ -15,6 +15,11 @@ pub const TORUS_ARRIVE: &str = include_str!("../../shaders/torus_arrive.wgsl");
 /// Step close-out and planning (final min reduction, bound, step log).
 pub const TORUS_PLAN: &str = include_str!("../../shaders/torus_plan.wgsl");
 
+/// Per-facility display words for the heatmap.
+pub const TORUS_DISPLAY: &str = include_str!("../../shaders/torus_display.wgsl");
+/// The heatmap's render pipeline (standalone module).
+pub const HEATMAP: &str = include_str!("../../shaders/heatmap.wgsl");
+
 /// The full source of a torus pass.
 pub fn torus_pass(pass: &str) -> String {
     format!("{COMMON}\n{PHILOX}\n{pass}")
@@ -27,5 +32,7 @@ pub fn all() -> Vec<(&'static str, String)> {
         ("torus_depart", torus_pass(TORUS_DEPART)),
         ("torus_arrive", torus_pass(TORUS_ARRIVE)),
         ("torus_plan", torus_pass(TORUS_PLAN)),
+        ("torus_display", torus_pass(TORUS_DISPLAY)),
+        ("heatmap", HEATMAP.to_string()),
     ]
 }

@@ -174,12 +174,30 @@ struct Buffers {
 }
 
 struct Pipelines {
+    display: wgpu::ComputePipeline,
+    display_layout: wgpu::BindGroupLayout,
     scan: wgpu::ComputePipeline,
     depart: wgpu::ComputePipeline,
     arrive: wgpu::ComputePipeline,
     initial_min: wgpu::ComputePipeline,
     finish: wgpu::ComputePipeline,
     resume: wgpu::ComputePipeline,
+}
+
+/// Statistics cheap enough to read every few frames: sums over completed services only
+/// (a service in progress counts when it ends), so utilization from them lags slightly.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct LiveStats {
+    /// Simulated time reached (ticks).
+    pub time: Ticks,
+    /// Events processed.
+    pub events: u64,
+    /// Sum of completed service times (ticks).
+    pub busy_completed: u128,
+    /// Sum of completed sojourn times (ticks).
+    pub sojourn_sum: u128,
+    /// Causality errors so far.
+    pub causality_errors: u64,
 }
 
 /// Dispatches per step.
@@ -386,6 +404,38 @@ impl GpuTorus {
         Ok(engine)
     }
 
+    /// Writes the heatmap's words (tokens present, latest error step) for every facility
+    /// into `display` (K × 8 bytes, STORAGE), on the GPU: nothing is read back.
+    pub fn write_display(&self, display: &wgpu::Buffer) {
+        let device = &self.gpu.device;
+        let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("torus display"),
+            layout: &self.pipelines.display_layout,
+            entries: &[wgpu::BindGroupEntry { binding: 0, resource: display.as_entire_binding() }],
+        });
+        let mut enc = device.create_command_encoder(&Default::default());
+        {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            pass.set_bind_group(0, &self.bind_group, &[]);
+            pass.set_bind_group(1, &group, &[]);
+            pass.set_pipeline(&self.pipelines.display);
+            pass.dispatch_workgroups(self.config.model.facilities().div_ceil(WG as u32), 1, 1);
+        }
+        self.gpu.queue.submit([enc.finish()]);
+    }
+
+    /// Cheap live statistics (a few kilobytes read back): see [`LiveStats`].
+    pub fn live_stats(&self) -> Result<LiveStats, SimError> {
+        let (busy, sojourn) = self.accumulated()?;
+        Ok(LiveStats {
+            time: self.now().min(self.end),
+            events: join(self.ctl.events),
+            busy_completed: busy,
+            sojourn_sum: sojourn,
+            causality_errors: self.causality_errors(),
+        })
+    }
+
     /// Starts timing every pass with GPU timestamps, if the adapter can write them inside
     /// compute passes. Returns false when it cannot.
     pub fn enable_profiling(&mut self) -> bool {
@@ -500,6 +550,7 @@ impl GpuTorus {
                 t_min: join(e.t_min),
                 bound: join(e.bound),
                 events: u64::from(e.events),
+                errors: u64::from(e.errors),
             });
         }
         self.ctl = ctl;
@@ -781,6 +832,16 @@ fn build_pipelines(gpu: &Gpu, b: &Buffers) -> (Pipelines, wgpu::BindGroup) {
         })
     };
     let scan_m = module("torus_scan", shaders::TORUS_SCAN);
+    let display_m = module("torus_display", shaders::TORUS_DISPLAY);
+    let display_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("torus display"),
+        entries: &[entry(0, wgpu::BufferBindingType::Storage { read_only: false })],
+    });
+    let pl_display = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: Some("torus display"),
+        bind_group_layouts: &[Some(&layout), Some(&display_layout)],
+        immediate_size: 0,
+    });
     let depart_m = module("torus_depart", shaders::TORUS_DEPART);
     let arrive_m = module("torus_arrive", shaders::TORUS_ARRIVE);
     let plan_m = module("torus_plan", shaders::TORUS_PLAN);
@@ -795,6 +856,8 @@ fn build_pipelines(gpu: &Gpu, b: &Buffers) -> (Pipelines, wgpu::BindGroup) {
         })
     };
     let pipelines = Pipelines {
+        display: pipeline(&display_m, "display_main", &pl_display),
+        display_layout,
         scan: pipeline(&scan_m, "scan", &pl),
         depart: pipeline(&depart_m, "depart", &pl),
         arrive: pipeline(&arrive_m, "arrive", &pl),

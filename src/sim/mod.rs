@@ -2,6 +2,7 @@
 //! and (later) the app, the sequential and stepped torus engines, and their statistics.
 
 pub mod heap;
+
 pub mod sequential;
 pub mod state;
 pub mod stats;
@@ -55,6 +56,8 @@ pub struct StepRecord {
     pub bound: Ticks,
     /// Events processed in the step.
     pub events: u64,
+    /// Causality errors in the step.
+    pub errors: u64,
 }
 
 /// Running counters of an engine.

@@ -88,6 +88,27 @@ pub struct Stepped {
     log: Vec<StepRecord>,
     /// Facilities that saw a causality error in the last step.
     pub last_step_errors: Vec<u32>,
+    /// Per facility: index of the step of its latest causality error (0: none), as the
+    /// GPU keeps it (`fac.w`) for the heatmap.
+    pub last_error_step: Vec<u32>,
+    /// The most recent causality errors (at most [`MAX_VIOLATIONS`]), for the inspector.
+    pub violations: std::collections::VecDeque<Violation>,
+}
+
+/// Most causality errors kept in [`Stepped::violations`].
+pub const MAX_VIOLATIONS: usize = 4096;
+
+/// One causality error: an arrival older than the latest arrival its facility processed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Violation {
+    /// Step index.
+    pub step: u64,
+    /// Facility.
+    pub facility: u32,
+    /// The arriving timestamp.
+    pub arrival: Ticks,
+    /// The facility's latest arrival time before it.
+    pub last_arrival: Ticks,
 }
 
 impl Stepped {
@@ -102,6 +123,8 @@ impl Stepped {
             totals: StepTotals::default(),
             log: Vec::new(),
             last_step_errors: Vec::new(),
+            last_error_step: vec![0; k],
+            violations: std::collections::VecDeque::new(),
         }
     }
 
@@ -150,6 +173,7 @@ impl Stepped {
         }
         // Arrivals phase: each facility pulls from its four neighbours.
         self.last_step_errors.clear();
+        let mut errors = 0u64;
         for g in 0..k {
             let mut arrivals = [(0 as Ticks, 0u32, 0u32); 4];
             let mut n = 0;
@@ -167,10 +191,19 @@ impl Stepped {
             arrivals[..n].sort_unstable();
             let before = self.state.facilities[g as usize].causality_errors;
             for &(time, _, token) in &arrivals[..n] {
+                let last = self.state.facilities[g as usize].last_arrival;
                 self.state.arrive(g, token, time);
+                if time < last {
+                    self.violations.push_back(Violation { step: self.totals.steps, facility: g, arrival: time, last_arrival: last });
+                    if self.violations.len() > MAX_VIOLATIONS {
+                        self.violations.pop_front();
+                    }
+                }
             }
+            errors += self.state.facilities[g as usize].causality_errors - before;
             if self.state.facilities[g as usize].causality_errors != before {
                 self.last_step_errors.push(g);
+                self.last_error_step[g as usize] = self.totals.steps as u32;
             }
         }
         for s in &mut self.outbox {
@@ -178,11 +211,7 @@ impl Stepped {
         }
         self.totals
             .record(events, self.last_step_errors.len() as u64);
-        self.log.push(StepRecord {
-            t_min,
-            bound,
-            events,
-        });
+        self.log.push(StepRecord { t_min, bound, events, errors });
     }
 
     /// Lower bound on every pending event time.

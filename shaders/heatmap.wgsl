@@ -1,0 +1,73 @@
+// heatmap.wgsl — draws a rows × cols grid from a storage buffer of (tokens, error step)
+// per facility, through a perceptual colormap, inside an egui paint callback.
+
+struct View {
+    rows: u32, cols: u32, mode: u32, step: u32,
+    // visible part of the grid in grid coordinates (x0, y0, x1, y1)
+    window: vec4<f32>,
+    max_value: f32, fade_steps: f32, pad0: f32, pad1: f32,
+}
+
+@group(0) @binding(0) var<uniform> V: View;
+@group(0) @binding(1) var<storage, read> cells: array<vec2<u32>>;
+
+struct VsOut {
+    @builtin(position) pos: vec4<f32>,
+    @location(0) uv: vec2<f32>,
+}
+
+// One triangle covering the callback's viewport.
+@vertex
+fn vs_main(@builtin(vertex_index) i: u32) -> VsOut {
+    let x = f32((i << 1u) & 2u);
+    let y = f32(i & 2u);
+    var o: VsOut;
+    o.pos = vec4<f32>(x * 2.0 - 1.0, 1.0 - y * 2.0, 0.0, 1.0);
+    o.uv = vec2<f32>(x, y);
+    return o;
+}
+
+// Viridis, polynomial fit (perceptually uniform; Matt Zucker's coefficients).
+fn viridis(t: f32) -> vec3<f32> {
+    let c0 = vec3<f32>(0.2777273, 0.0054073, 0.3340998);
+    let c1 = vec3<f32>(0.1050930, 1.4046135, 1.3845901);
+    let c2 = vec3<f32>(-0.3308618, 0.2148476, 0.0950952);
+    let c3 = vec3<f32>(-4.6342305, -5.7991010, -19.3324410);
+    let c4 = vec3<f32>(6.2282699, 14.1799334, 56.6905526);
+    let c5 = vec3<f32>(4.7763849, -13.7451454, -65.3530326);
+    let c6 = vec3<f32>(-5.4354559, 4.6458526, 26.3124352);
+    return c0 + t * (c1 + t * (c2 + t * (c3 + t * (c4 + t * (c5 + t * c6)))));
+}
+
+@fragment
+fn fs_main(in: VsOut) -> @location(0) vec4<f32> {
+    let g = mix(V.window.xy, V.window.zw, in.uv);
+    if g.x < 0.0 || g.y < 0.0 || g.x >= f32(V.cols) || g.y >= f32(V.rows) {
+        return vec4<f32>(0.08, 0.08, 0.09, 1.0);
+    }
+    let c = u32(g.x);
+    let r = u32(g.y);
+    let cell = cells[r * V.cols + c];
+    var rgb: vec3<f32>;
+    if V.mode == 0u { // tokens present
+        rgb = viridis(clamp(f32(cell.x) / max(V.max_value, 1.0), 0.0, 1.0));
+    } else if V.mode == 1u { // busy / idle
+        rgb = select(vec3<f32>(0.12, 0.12, 0.16), vec3<f32>(0.99, 0.80, 0.20), cell.x > 0u);
+    } else { // recent causality errors, fading over fade_steps
+        let base = viridis(clamp(f32(cell.x) / max(V.max_value, 1.0), 0.0, 1.0)) * 0.35;
+        var flash = 0.0;
+        if cell.y > 0u && V.step >= cell.y {
+            let age = f32(V.step - cell.y);
+            flash = clamp(1.0 - age / max(V.fade_steps, 1.0), 0.0, 1.0);
+        }
+        rgb = mix(base, vec3<f32>(1.0, 0.15, 0.1), flash);
+    }
+    // grid lines when zoomed in enough
+    let cell_px = 1.0 / max(fwidth(g.x), 1e-6);
+    let fx = fract(g);
+    if cell_px > 6.0 && (min(fx.x, fx.y) * cell_px < 0.75) {
+        rgb = rgb * 0.6;
+    }
+    // the target is sRGB or linear; egui's own colours assume a non-sRGB target, so do we
+    return vec4<f32>(rgb, 1.0);
+}

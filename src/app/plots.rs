@@ -1,0 +1,111 @@
+//! Live plots: utilization and sojourn time against simulated time (with the analytic
+//! values where they exist), parallel events per step (series and histogram), and
+//! cumulative causality errors. A/B sessions are overlaid.
+
+use super::session::Session;
+use crate::time::to_units;
+use eframe::egui;
+use egui_plot::{Bar, BarChart, HLine, Legend, Line, Plot, PlotPoints};
+use std::io::Write;
+
+/// Steps shown in the events-per-step series.
+const RECENT_STEPS: usize = 2000;
+
+fn tag(s: &Session, i: usize, ab: bool) -> String {
+    let alg = match s.config.run.algorithm {
+        crate::preset::Algorithm::Interval => format!("interval/{}", s.config.run.timestamps.name()),
+        a => a.name().to_string(),
+    };
+    if ab { format!("{}: {alg}", ["A", "B"][i]) } else { alg }
+}
+
+/// Draws the four plots for `a` (and `b`).
+pub fn show(ui: &mut egui::Ui, a: &Session, b: Option<&Session>) {
+    let sessions: Vec<&Session> = std::iter::once(a).chain(b).collect();
+    let ab = sessions.len() > 1;
+    let w = (ui.available_width() - 24.0) / 4.0;
+    let h = ui.available_height() - 24.0;
+    ui.horizontal(|ui| {
+        ui.vertical(|ui| {
+            ui.label("utilization").on_hover_text("Busy fraction of completed services up to t (a service counts when it ends), averaged over facilities. The dashed line is the exact value N/(N+K−1) for exponential service.");
+            Plot::new("util").width(w).height(h).legend(Legend::default()).show(ui, |p| {
+                for (i, s) in sessions.iter().enumerate() {
+                    let pts: PlotPoints = s.samples.iter().map(|x| [x.time, x.utilization]).collect();
+                    p.line(Line::new(tag(s, i, ab), pts));
+                }
+                if a.config.model.service == crate::model::torus::ServiceKind::Exponential {
+                    p.hline(HLine::new("analytic", a.config.model.analytic_utilization()).style(egui_plot::LineStyle::dashed_loose()));
+                }
+            });
+        });
+        ui.vertical(|ui| {
+            ui.label("mean sojourn time").on_hover_text("Queue wait + service per completed visit.");
+            Plot::new("sojourn").width(w).height(h).legend(Legend::default()).show(ui, |p| {
+                for (i, s) in sessions.iter().enumerate() {
+                    let pts: PlotPoints = s.samples.iter().map(|x| [x.time, x.sojourn]).collect();
+                    p.line(Line::new(tag(s, i, ab), pts));
+                }
+                if a.config.model.service == crate::model::torus::ServiceKind::Exponential {
+                    p.hline(HLine::new("analytic", a.config.model.analytic_sojourn()).style(egui_plot::LineStyle::dashed_loose()));
+                }
+            });
+        });
+        ui.vertical(|ui| {
+            ui.label("parallel events per step").on_hover_text("Events processed together in each step (recent steps), and their histogram (bars, right axis scale). More events per step = more parallelism for the GPU.");
+            Plot::new("events").width(w).height(h).legend(Legend::default()).show(ui, |p| {
+                for (i, s) in sessions.iter().enumerate() {
+                    let log = s.engine().step_log();
+                    let start = log.len().saturating_sub(RECENT_STEPS);
+                    let pts: PlotPoints = log[start..].iter().map(|r| [to_units(r.t_min), r.events as f64]).collect();
+                    p.line(Line::new(tag(s, i, ab), pts));
+                }
+            });
+        });
+        ui.vertical(|ui| {
+            ui.label("causality errors (cumulative)").on_hover_text("Arrivals older than the last arrival their facility already processed. Always 0 for the exact algorithms.");
+            Plot::new("errors").width(w).height(h * 0.55).legend(Legend::default()).show(ui, |p| {
+                for (i, s) in sessions.iter().enumerate() {
+                    let pts: PlotPoints = s.samples.iter().map(|x| [x.time, x.causality_errors as f64]).collect();
+                    p.line(Line::new(tag(s, i, ab), pts));
+                }
+            });
+            ui.label("events per step: histogram");
+            Plot::new("hist").width(w).height(h * 0.3).show(ui, |p| {
+                for (i, s) in sessions.iter().enumerate() {
+                    p.bar_chart(BarChart::new(tag(s, i, ab), histogram(s.engine().step_log())));
+                }
+            });
+        });
+    });
+}
+
+fn histogram(log: &[crate::sim::StepRecord]) -> Vec<Bar> {
+    let max = log.iter().map(|r| r.events).max().unwrap_or(0);
+    if max == 0 {
+        return Vec::new();
+    }
+    let bins = 24u64;
+    let width = max.div_ceil(bins).max(1);
+    let mut counts = vec![0u64; bins as usize + 1];
+    for r in log {
+        counts[(r.events / width) as usize] += 1;
+    }
+    counts
+        .iter()
+        .enumerate()
+        .map(|(i, c)| Bar::new((i as u64 * width) as f64 + width as f64 / 2.0, *c as f64).width(width as f64))
+        .collect()
+}
+
+/// Writes the plotted series as CSV: one row per sample and session.
+pub fn write_csv(path: &std::path::Path, a: &Session, b: Option<&Session>) -> std::io::Result<()> {
+    let mut w = std::io::BufWriter::new(std::fs::File::create(path)?);
+    writeln!(w, "session,algorithm,time,utilization,mean_sojourn,causality_errors,events")?;
+    for (i, s) in std::iter::once(a).chain(b).enumerate() {
+        let alg = tag(s, i, false);
+        for x in &s.samples {
+            writeln!(w, "{},{alg},{},{},{},{},{}", ["A", "B"][i], x.time, x.utilization, x.sojourn, x.causality_errors, x.events)?;
+        }
+    }
+    w.flush()
+}
