@@ -188,6 +188,15 @@ impl PdesApp {
     /// Turns A/B mode on (B runs `b_algorithm` on the same parameters and seed) or off.
     pub fn set_ab(&mut self, on: bool) {
         if on {
+            // If the chosen B algorithm cannot run these parameters (window needs shifted
+            // service), take the first one that can.
+            if self.form.to_config_with(self.b_algorithm).is_err()
+                && let Some(ok) = [AlgorithmChoice::Window, AlgorithmChoice::IntervalBoundary, AlgorithmChoice::Sequential]
+                    .into_iter()
+                    .find(|a| self.form.to_config_with(*a).is_ok())
+            {
+                self.b_algorithm = ok;
+            }
             self.b = match self.form.to_config_with(self.b_algorithm) {
                 Ok(c) => match Session::new(c, self.gpu.clone()) {
                     Ok(s) => Some(s),
@@ -400,18 +409,18 @@ impl PdesApp {
             "rows × cols service facilities on a torus, each a server with a FIFO queue. After service a token moves to one of the four neighbours at random (Sang et al. 2019, Park & Fishwick 2009).",
         );
         egui::Grid::new("model").num_columns(2).show(ui, |ui| {
-            ui.label("rows × cols").on_hover_text("Size of the torus. Up to 16384 each; large sizes want the GPU engine.");
+            let lbl = ui.label("rows × cols").on_hover_text("Size of the torus. Up to 16384 each; large sizes want the GPU engine.");
             ui.horizontal(|ui| {
-                changed |= ui.add(egui::DragValue::new(&mut self.form.rows).range(0..=16384)).changed();
+                changed |= ui.add(egui::DragValue::new(&mut self.form.rows).range(0..=16384)).labelled_by(lbl.id).changed();
                 ui.label("×");
-                changed |= ui.add(egui::DragValue::new(&mut self.form.cols).range(0..=16384)).changed();
+                changed |= ui.add(egui::DragValue::new(&mut self.form.cols).range(0..=16384)).labelled_by(lbl.id).changed();
             });
             ui.end_row();
-            ui.label("tokens / facility").on_hover_text("Tokens that start at every facility (P). The network is closed: their number never changes.");
-            changed |= ui.add(egui::DragValue::new(&mut self.form.tokens_per_facility).range(0..=1024)).changed();
+            let lbl = ui.label("tokens / facility").on_hover_text("Tokens that start at every facility (P). The network is closed: their number never changes.");
+            changed |= ui.add(egui::DragValue::new(&mut self.form.tokens_per_facility).range(0..=1024)).labelled_by(lbl.id).changed();
             ui.end_row();
-            ui.label("mean service M").on_hover_text("Mean service time of a visit.");
-            changed |= ui.add(egui::DragValue::new(&mut self.form.mean_service).speed(0.1).range(0.0..=4095.0)).changed();
+            let lbl = ui.label("mean service M").on_hover_text("Mean service time of a visit.");
+            changed |= ui.add(egui::DragValue::new(&mut self.form.mean_service).speed(0.1).range(0.0..=4095.0)).labelled_by(lbl.id).changed();
             ui.end_row();
             ui.label("service").on_hover_text("Exponential with mean M, or shifted: d + Exp(M − d). Shifted keeps the mean but never serves faster than d — the lookahead that makes the window algorithm exact.");
             ui.horizontal(|ui| {
@@ -428,7 +437,7 @@ impl PdesApp {
         egui::Grid::new("run").num_columns(2).show(ui, |ui| {
             ui.label("d").on_hover_text("The interval. Window: events in [t_min, t_min + d) run together. Interval: events up to the next multiple of d. Larger d = more parallel events per step (faster) but, for the interval algorithms, more bias or more causality errors.");
             ui.vertical(|ui| {
-                let slider = ui.add(egui::Slider::new(&mut self.form.d, 0.001..=100.0).logarithmic(true).text("log"));
+                let slider = ui.add(egui::Slider::new(&mut self.form.d, 0.001..=100.0).logarithmic(true).text("d (log)"));
                 changed |= slider.changed();
             });
             ui.end_row();
@@ -442,11 +451,11 @@ impl PdesApp {
                 };
             });
             ui.end_row();
-            ui.label("seed").on_hover_text("Every service time and route is a pure function of (seed, token, visit): the same seed gives the same sample path in every exact algorithm, on the CPU and on the GPU.");
-            changed |= ui.add(egui::DragValue::new(&mut self.form.seed)).changed();
+            let lbl = ui.label("seed").on_hover_text("Every service time and route is a pure function of (seed, token, visit): the same seed gives the same sample path in every exact algorithm, on the CPU and on the GPU.");
+            changed |= ui.add(egui::DragValue::new(&mut self.form.seed)).labelled_by(lbl.id).changed();
             ui.end_row();
-            ui.label("end time").on_hover_text("Simulated time at which the run stops.");
-            changed |= ui.add(egui::DragValue::new(&mut self.form.end_time).speed(10.0).range(0.0..=1e12)).changed();
+            let lbl = ui.label("end time").on_hover_text("Simulated time at which the run stops.");
+            changed |= ui.add(egui::DragValue::new(&mut self.form.end_time).speed(10.0).range(0.0..=1e12)).labelled_by(lbl.id).changed();
             ui.end_row();
         });
         if changed {

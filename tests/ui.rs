@@ -1,0 +1,194 @@
+//! The app driven through egui_kittest with its wgpu renderer (Mesa lavapipe in CI): the
+//! real `PdesApp`, its real engines on the shared device, clicks on its real widgets.
+
+use egui_kittest::Harness;
+use egui::accesskit::Role;
+use egui_kittest::kittest::Queryable;
+use pdes_lab::app::PdesApp;
+use pdes_lab::app::form::AlgorithmChoice;
+use pdes_lab::preset::Config;
+
+fn gpu_available() -> bool {
+    match pdes_lab::gpu::Gpu::shared() {
+        Ok(_) => true,
+        Err(e) if std::env::var("PDES_REQUIRE_GPU").as_deref() == Ok("1") => {
+            panic!("PDES_REQUIRE_GPU=1 but no GPU adapter: {e}")
+        }
+        Err(e) => {
+            eprintln!("SKIPPED: no GPU adapter ({e})");
+            false
+        }
+    }
+}
+
+fn preset(name: &str) -> Config {
+    let (origin, text) = pdes_lab::preset::load_text(name).unwrap();
+    Config::from_toml(&text, &origin).unwrap()
+}
+
+/// The app on `preset`, paused (so that every test is deterministic).
+fn harness(preset_name: &str) -> Harness<'static, PdesApp> {
+    let cfg = preset(preset_name);
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1280.0, 820.0))
+        .wgpu_setup(pdes_lab::app::wgpu_setup())
+        .build_eframe(move |cc| PdesApp::new(cc, cfg));
+    // the app starts running; Reset pauses it at time 0 so every test is deterministic
+    h.state_mut().reset();
+    h.run_steps(2);
+    assert_eq!(h.state().a.steps(), 0);
+    h
+}
+
+#[test]
+fn moving_the_d_slider_changes_the_engines_d() {
+    if !gpu_available() {
+        return;
+    }
+    let mut h = harness("teaching-16x16");
+    assert_eq!(h.state().a.config.run.d, 1.0);
+    h.get_by_role_and_label(Role::Slider, "d (log)").set_value_accesskit(0.5);
+    h.run_steps(2);
+    assert_eq!(h.state().form.d, 0.5);
+    assert_eq!(h.state().a.config.run.d, 0.5, "the session was rebuilt with the new d");
+    assert!(h.state().form_error.is_none());
+}
+
+#[test]
+fn run_pause_and_step_buttons_drive_the_simulation() {
+    if !gpu_available() {
+        return;
+    }
+    let mut h = harness("teaching-16x16");
+    let t0 = h.state().a.steps();
+    h.get_by_role_and_label(Role::Button, "Step").click();
+    h.run_steps(1);
+    assert_eq!(h.state().a.steps(), t0 + 1, "Step runs exactly one window");
+    h.get_by_role_and_label(Role::Button, "Run").click();
+    h.run_steps(6);
+    assert!(h.state().running);
+    let moving = h.state().a.steps();
+    assert!(moving > t0 + 1, "running advances every frame");
+    h.get_by_role_and_label(Role::Button, "Pause").click();
+    h.run_steps(1);
+    let paused = h.state().a.steps();
+    h.run_steps(4);
+    assert!(!h.state().running);
+    assert_eq!(h.state().a.steps(), paused, "paused: no progress");
+    h.get_by_role_and_label(Role::Button, "Reset").click();
+    h.run_steps(1);
+    assert_eq!(h.state().a.steps(), 0);
+}
+
+#[test]
+fn keyboard_space_runs_and_arrow_steps() {
+    if !gpu_available() {
+        return;
+    }
+    let mut h = harness("teaching-16x16");
+    h.key_press(egui::Key::ArrowRight);
+    h.run_steps(1);
+    assert_eq!(h.state().a.steps(), 1);
+    h.key_press(egui::Key::Space);
+    h.run_steps(1);
+    assert!(h.state().running);
+}
+
+#[test]
+fn a_bad_value_is_refused_with_its_reason() {
+    if !gpu_available() {
+        return;
+    }
+    let mut h = harness("teaching-16x16");
+    // exponential service cannot run the window algorithm: refused, explained, old run kept
+    h.get_by_label("exponential").click();
+    h.run_steps(2);
+    let err = h.state().form_error.clone().expect("refused");
+    assert!(err.contains("shifted"), "{err}");
+    assert_eq!(h.state().a.config.model.service, pdes_lab::model::torus::ServiceKind::Shifted);
+    h.get_by_label(err.as_str()); // the reason is on screen
+    // choosing an algorithm that allows it clears the error
+    h.get_by_label("interval / original").click();
+    h.run_steps(2);
+    assert!(h.state().form_error.is_none());
+    assert_eq!(h.state().a.config.run.algorithm, pdes_lab::preset::Algorithm::Interval);
+}
+
+#[test]
+fn loading_a_preset_replaces_the_model() {
+    if !gpu_available() {
+        return;
+    }
+    let mut h = harness("teaching-16x16");
+    h.get_by_label("Presets").click();
+    h.run_steps(3);
+    h.get_by_label("sang2019-causality").click();
+    h.run_steps(2);
+    let cfg = &h.state().a.config;
+    assert_eq!((cfg.model.rows, cfg.model.cols, cfg.run.d), (64, 64, 0.5));
+    assert_eq!(h.state().form.algorithm, AlgorithmChoice::IntervalOriginal);
+}
+
+#[test]
+fn ab_mode_runs_two_algorithms_on_the_same_seed() {
+    if !gpu_available() {
+        return;
+    }
+    let mut h = harness("sang2019-causality");
+    h.get_by_label("compare with a second algorithm").click();
+    h.run_steps(2);
+    assert!(h.state().b.is_some());
+    h.get_by_label("B: interval / boundary").click();
+    h.run_steps(2);
+    for _ in 0..40 {
+        h.state_mut().step_once();
+    }
+    h.run_steps(1);
+    let app = h.state();
+    let b = app.b.as_ref().unwrap();
+    assert_eq!(b.config.run.seed, app.a.config.run.seed);
+    assert_eq!(b.config.run.timestamps, pdes_lab::preset::Timestamps::Boundary);
+    assert_eq!(app.a.steps(), 40);
+    assert_eq!(b.steps(), 40);
+    // both plotted: one sample per step_once plus the initial one
+    assert_eq!(app.a.samples.len(), 41);
+    assert_eq!(b.samples.len(), 41);
+}
+
+#[test]
+fn the_gpu_engine_feeds_the_heatmap_without_a_readback_and_matches_the_cpu() {
+    if !gpu_available() {
+        return;
+    }
+    let mut h = harness("sang2019-causality");
+    h.get_by_label("GPU").click();
+    h.run_steps(2);
+    assert_eq!(h.state().a.runs_on(), "gpu");
+    for _ in 0..30 {
+        h.state_mut().step_once();
+    }
+    let gpu_words = h.state().a.display_words().unwrap();
+    h.get_by_label("CPU").click();
+    h.run_steps(2);
+    assert_eq!(h.state().a.runs_on(), "cpu");
+    for _ in 0..30 {
+        h.state_mut().step_once();
+    }
+    assert_eq!(h.state().a.display_words().unwrap(), gpu_words);
+}
+
+#[test]
+fn whole_window_snapshot() {
+    if !gpu_available() {
+        return;
+    }
+    let mut h = harness("sang2019-causality");
+    for _ in 0..60 {
+        h.state_mut().step_once();
+    }
+    h.run_steps(3);
+    // the status bar shows wall-clock figures (frame time, events/s): not comparable
+    let size = h.ctx.content_rect().size();
+    h.mask(egui::Rect::from_min_max(egui::pos2(0.0, size.y - 26.0), egui::pos2(size.x, size.y)));
+    h.snapshot("whole_window");
+}
