@@ -30,6 +30,10 @@ for what in "$@"; do
       done 2>&1 | tee "$OUT/items.txt" ;;
     profile)
       $BIN bench --suite headline-short --profile --format json --out "$OUT/headline-short-profile.json" 2>&1 | tee "$OUT/headline-short-profile.log" ;;
+    ui)  # frame rate of the real app (egui_kittest + wgpu) while the GPU torus advances
+      for side in 16 256 1024 2048; do
+        PDES_PERF_SIDE=$side PDES_PERF_FRAMES=300 carry/ui_perf --ignored --nocapture 2>&1 | grep '^ui_perf'
+      done | tee "$OUT/ui_perf.txt" ;;
     suite)
       $BIN bench --suite torus --format json --out "$OUT/torus.json" 2>&1 | tee "$OUT/torus.log" ;;
   esac

@@ -145,8 +145,17 @@ fn step_log_is_consistent_with_totals() {
 /// A configuration written as a preset reads back as the same configuration.
 #[test]
 fn config_round_trips_through_toml() {
-    let cfg = config(&["model.rows=7", "run.d=0.375", "run.algorithm=\"interval\"", "run.timestamps=\"boundary\"", "run.seed=99"]);
+    let cfg = config(&[
+        "model.rows=7",
+        "run.d=0.375",
+        "run.algorithm=\"interval\"",
+        "run.timestamps=\"boundary\"",
+        "run.seed=99",
+    ]);
     let text = cfg.to_toml("saved by a test");
     assert!(text.starts_with("# saved by a test"));
-    assert_eq!(pdes_lab::preset::Config::from_toml(&text, "round trip").unwrap(), cfg);
+    assert_eq!(
+        pdes_lab::preset::Config::from_toml(&text, "round trip").unwrap(),
+        cfg
+    );
 }

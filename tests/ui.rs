@@ -1,8 +1,8 @@
 //! The app driven through egui_kittest with its wgpu renderer (Mesa lavapipe in CI): the
 //! real `PdesApp`, its real engines on the shared device, clicks on its real widgets.
 
-use egui_kittest::Harness;
 use egui::accesskit::Role;
+use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use pdes_lab::app::PdesApp;
 use pdes_lab::app::form::AlgorithmChoice;
@@ -47,10 +47,15 @@ fn moving_the_d_slider_changes_the_engines_d() {
     }
     let mut h = harness("teaching-16x16");
     assert_eq!(h.state().a.config.run.d, 1.0);
-    h.get_by_role_and_label(Role::Slider, "d (log)").set_value_accesskit(0.5);
+    h.get_by_role_and_label(Role::Slider, "d (log)")
+        .set_value_accesskit(0.5);
     h.run_steps(2);
     assert_eq!(h.state().form.d, 0.5);
-    assert_eq!(h.state().a.config.run.d, 0.5, "the session was rebuilt with the new d");
+    assert_eq!(
+        h.state().a.config.run.d,
+        0.5,
+        "the session was rebuilt with the new d"
+    );
     assert!(h.state().form_error.is_none());
 }
 
@@ -105,13 +110,19 @@ fn a_bad_value_is_refused_with_its_reason() {
     h.run_steps(2);
     let err = h.state().form_error.clone().expect("refused");
     assert!(err.contains("shifted"), "{err}");
-    assert_eq!(h.state().a.config.model.service, pdes_lab::model::torus::ServiceKind::Shifted);
+    assert_eq!(
+        h.state().a.config.model.service,
+        pdes_lab::model::torus::ServiceKind::Shifted
+    );
     h.get_by_label(err.as_str()); // the reason is on screen
     // choosing an algorithm that allows it clears the error
     h.get_by_label("interval / original").click();
     h.run_steps(2);
     assert!(h.state().form_error.is_none());
-    assert_eq!(h.state().a.config.run.algorithm, pdes_lab::preset::Algorithm::Interval);
+    assert_eq!(
+        h.state().a.config.run.algorithm,
+        pdes_lab::preset::Algorithm::Interval
+    );
 }
 
 #[test]
@@ -147,7 +158,10 @@ fn ab_mode_runs_two_algorithms_on_the_same_seed() {
     let app = h.state();
     let b = app.b.as_ref().unwrap();
     assert_eq!(b.config.run.seed, app.a.config.run.seed);
-    assert_eq!(b.config.run.timestamps, pdes_lab::preset::Timestamps::Boundary);
+    assert_eq!(
+        b.config.run.timestamps,
+        pdes_lab::preset::Timestamps::Boundary
+    );
     assert_eq!(app.a.steps(), 40);
     assert_eq!(b.steps(), 40);
     // both plotted: one sample per step_once plus the initial one
@@ -189,6 +203,9 @@ fn whole_window_snapshot() {
     h.run_steps(3);
     // the status bar shows wall-clock figures (frame time, events/s): not comparable
     let size = h.ctx.content_rect().size();
-    h.mask(egui::Rect::from_min_max(egui::pos2(0.0, size.y - 26.0), egui::pos2(size.x, size.y)));
+    h.mask(egui::Rect::from_min_max(
+        egui::pos2(0.0, size.y - 26.0),
+        egui::pos2(size.x, size.y),
+    ));
     h.snapshot("whole_window");
 }

@@ -19,8 +19,12 @@ pub enum AlgorithmChoice {
 
 impl AlgorithmChoice {
     /// All choices.
-    pub const ALL: [AlgorithmChoice; 4] =
-        [Self::Sequential, Self::Window, Self::IntervalOriginal, Self::IntervalBoundary];
+    pub const ALL: [AlgorithmChoice; 4] = [
+        Self::Sequential,
+        Self::Window,
+        Self::IntervalOriginal,
+        Self::IntervalBoundary,
+    ];
 
     /// Label.
     pub fn label(self) -> &'static str {
@@ -35,10 +39,18 @@ impl AlgorithmChoice {
     /// Plain-words explanation for the hover text.
     pub fn help(self) -> &'static str {
         match self {
-            Self::Sequential => "One event at a time from a priority queue: exact, the ground truth, and the baseline every speedup is measured against.",
-            Self::Window => "Sang et al. 2019: every event in [t_min, t_min + d) runs in parallel. Exact, because with shifted service no token can finish sooner than d after it starts, so nothing inside the window can affect anything else inside it.",
-            Self::IntervalOriginal => "The old algorithm: every event up to the next multiple of d runs in parallel with its own timestamp. Events inside an interval can depend on each other, so causality errors happen (red on the heatmap in the causality mode).",
-            Self::IntervalBoundary => "Park & Fishwick 2009: every event up to the next multiple of d runs at that boundary. Order is preserved but every event is delayed, so utilization is biased down; the corrected value multiplies it by 1 + d/(2M).",
+            Self::Sequential => {
+                "One event at a time from a priority queue: exact, the ground truth, and the baseline every speedup is measured against."
+            }
+            Self::Window => {
+                "Sang et al. 2019: every event in [t_min, t_min + d) runs in parallel. Exact, because with shifted service no token can finish sooner than d after it starts, so nothing inside the window can affect anything else inside it."
+            }
+            Self::IntervalOriginal => {
+                "The old algorithm: every event up to the next multiple of d runs in parallel with its own timestamp. Events inside an interval can depend on each other, so causality errors happen (red on the heatmap in the causality mode)."
+            }
+            Self::IntervalBoundary => {
+                "Park & Fishwick 2009: every event up to the next multiple of d runs at that boundary. Order is preserved but every event is delayed, so utilization is biased down; the corrected value multiplies it by 1 + d/(2M)."
+            }
         }
     }
 
@@ -117,7 +129,11 @@ impl Form {
             self.cols,
             self.tokens_per_facility,
             self.mean_service,
-            if self.shifted { "shifted" } else { "exponential" },
+            if self.shifted {
+                "shifted"
+            } else {
+                "exponential"
+            },
             self.d,
             self.end_time,
             self.seed.min(i64::MAX as u64),

@@ -47,13 +47,20 @@ impl View {
     pub fn fit(rows: u32, cols: u32, w: f32, h: f32) -> Self {
         let aspect = w / h.max(1.0);
         let span = (cols as f32).max(rows as f32 * aspect);
-        Self { x0: (cols as f32 - span) / 2.0, y0: (rows as f32 - span / aspect) / 2.0, span }
+        Self {
+            x0: (cols as f32 - span) / 2.0,
+            y0: (rows as f32 - span / aspect) / 2.0,
+            span,
+        }
     }
 
     /// Grid coordinates of a point of `rect`.
     pub fn to_grid(&self, rect: egui::Rect, p: egui::Pos2) -> egui::Vec2 {
         let s = self.span / rect.width().max(1.0);
-        egui::vec2(self.x0 + (p.x - rect.left()) * s, self.y0 + (p.y - rect.top()) * s)
+        egui::vec2(
+            self.x0 + (p.x - rect.left()) * s,
+            self.y0 + (p.y - rect.top()) * s,
+        )
     }
 }
 
@@ -88,7 +95,11 @@ impl HeatmapResources {
         let entry = |binding, ty| wgpu::BindGroupLayoutEntry {
             binding,
             visibility: wgpu::ShaderStages::FRAGMENT,
-            ty: wgpu::BindingType::Buffer { ty, has_dynamic_offset: false, min_binding_size: None },
+            ty: wgpu::BindingType::Buffer {
+                ty,
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
             count: None,
         };
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
@@ -124,7 +135,11 @@ impl HeatmapResources {
             multiview_mask: None,
             cache: None,
         });
-        Self { pipeline, layout, groups: HashMap::new() }
+        Self {
+            pipeline,
+            layout,
+            groups: HashMap::new(),
+        }
     }
 }
 
@@ -159,7 +174,9 @@ impl CallbackTrait for HeatmapCallback {
         _encoder: &mut wgpu::CommandEncoder,
         resources: &mut CallbackResources,
     ) -> Vec<wgpu::CommandBuffer> {
-        let Some(res) = resources.get_mut::<HeatmapResources>() else { return Vec::new() };
+        let Some(res) = resources.get_mut::<HeatmapResources>() else {
+            return Vec::new();
+        };
         let u = ViewUniform {
             rows: self.rows,
             cols: self.cols,
@@ -198,17 +215,32 @@ impl CallbackTrait for HeatmapCallback {
             label: Some("heatmap"),
             layout: &res.layout,
             entries: &[
-                wgpu::BindGroupEntry { binding: 0, resource: ubuf.as_entire_binding() },
-                wgpu::BindGroupEntry { binding: 1, resource: self.cells.as_entire_binding() },
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: ubuf.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: self.cells.as_entire_binding(),
+                },
             ],
         });
         res.groups.insert(self.id, (ubuf, group));
         Vec::new()
     }
 
-    fn paint(&self, _info: egui::PaintCallbackInfo, pass: &mut wgpu::RenderPass<'static>, resources: &CallbackResources) {
-        let Some(res) = resources.get::<HeatmapResources>() else { return };
-        let Some((_, group)) = res.groups.get(&self.id) else { return };
+    fn paint(
+        &self,
+        _info: egui::PaintCallbackInfo,
+        pass: &mut wgpu::RenderPass<'static>,
+        resources: &CallbackResources,
+    ) {
+        let Some(res) = resources.get::<HeatmapResources>() else {
+            return;
+        };
+        let Some((_, group)) = res.groups.get(&self.id) else {
+            return;
+        };
         pass.set_pipeline(&res.pipeline);
         pass.set_bind_group(0, group, &[]);
         pass.draw(0..3, 0..1);
@@ -223,7 +255,7 @@ pub fn install(rs: &egui_wgpu::RenderState) {
 
 /// The colormap on the CPU (same polynomial as the shader), for the legend and PNG export.
 pub fn viridis(t: f32) -> [f32; 3] {
-    let c: [[f32; 3]; 7] = [
+    let c: [[f64; 3]; 7] = [
         [0.2777273, 0.0054073, 0.3340998],
         [0.1050930, 1.4046135, 1.3845901],
         [-0.3308618, 0.2148476, 0.0950952],
@@ -232,14 +264,14 @@ pub fn viridis(t: f32) -> [f32; 3] {
         [4.7763849, -13.7451454, -65.3530326],
         [-5.4354559, 4.6458526, 26.3124352],
     ];
-    let t = t.clamp(0.0, 1.0);
+    let t = f64::from(t.clamp(0.0, 1.0));
     let mut out = [0.0; 3];
     for (ch, o) in out.iter_mut().enumerate() {
         let mut v = c[6][ch];
         for k in (0..6).rev() {
             v = c[k][ch] + t * v;
         }
-        *o = v.clamp(0.0, 1.0);
+        *o = v.clamp(0.0, 1.0) as f32;
     }
     out
 }

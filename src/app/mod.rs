@@ -59,8 +59,8 @@ pub struct PdesApp {
 /// the 8 storage buffers of WebGPU's defaults).
 pub fn wgpu_setup() -> eframe::egui_wgpu::WgpuSetup {
     let mut create = eframe::egui_wgpu::WgpuSetupCreateNew::without_display_handle();
-    create.instance_descriptor.backends =
-        wgpu::Backends::from_env().unwrap_or(wgpu::Backends::VULKAN | wgpu::Backends::METAL | wgpu::Backends::DX12);
+    create.instance_descriptor.backends = wgpu::Backends::from_env()
+        .unwrap_or(wgpu::Backends::VULKAN | wgpu::Backends::METAL | wgpu::Backends::DX12);
     create.device_descriptor = Arc::new(|adapter: &wgpu::Adapter| wgpu::DeviceDescriptor {
         label: Some("pdes-lab"),
         required_features: adapter.features()
@@ -79,11 +79,18 @@ pub fn run_native(config: Config) -> Result<(), String> {
             .with_inner_size([1280.0, 820.0])
             .with_drag_and_drop(true),
         renderer: eframe::Renderer::Wgpu,
-        wgpu_options: eframe::egui_wgpu::WgpuConfiguration { wgpu_setup: wgpu_setup(), ..Default::default() },
+        wgpu_options: eframe::egui_wgpu::WgpuConfiguration {
+            wgpu_setup: wgpu_setup(),
+            ..Default::default()
+        },
         ..Default::default()
     };
-    eframe::run_native("PDES Lab", options, Box::new(move |cc| Ok(Box::new(PdesApp::new(cc, config)))))
-        .map_err(|e| format!("could not open the window: {e}"))
+    eframe::run_native(
+        "PDES Lab",
+        options,
+        Box::new(move |cc| Ok(Box::new(PdesApp::new(cc, config)))),
+    )
+    .map_err(|e| format!("could not open the window: {e}"))
 }
 
 impl PdesApp {
@@ -96,7 +103,10 @@ impl PdesApp {
                 let note = gpu.describe();
                 (Some(Arc::new(gpu)), note)
             }
-            None => (None, "no wgpu device: the simulation runs on the CPU and the heatmap is off".to_string()),
+            None => (
+                None,
+                "no wgpu device: the simulation runs on the CPU and the heatmap is off".to_string(),
+            ),
         };
         let form = Form::from_config(&config);
         let (a, message) = match Session::new(config.clone(), gpu.clone()) {
@@ -104,7 +114,10 @@ impl PdesApp {
             Err(e) => {
                 let mut cpu = config.clone();
                 cpu.run.engine = preset::EngineKind::Cpu;
-                (Session::new(cpu, gpu.clone()).expect("CPU sessions cannot fail"), Some(e.to_string()))
+                (
+                    Session::new(cpu, gpu.clone()).expect("CPU sessions cannot fail"),
+                    Some(e.to_string()),
+                )
             }
         };
         Self {
@@ -173,7 +186,8 @@ impl PdesApp {
 
     /// Loads a preset file (or built-in name) into the form and restarts.
     pub fn load_preset(&mut self, name_or_path: &str) {
-        let loaded = preset::load_text(name_or_path).and_then(|(origin, text)| Config::from_toml(&text, &origin));
+        let loaded = preset::load_text(name_or_path)
+            .and_then(|(origin, text)| Config::from_toml(&text, &origin));
         match loaded {
             Ok(cfg) => {
                 self.form = Form::from_config(&cfg);
@@ -191,9 +205,13 @@ impl PdesApp {
             // If the chosen B algorithm cannot run these parameters (window needs shifted
             // service), take the first one that can.
             if self.form.to_config_with(self.b_algorithm).is_err()
-                && let Some(ok) = [AlgorithmChoice::Window, AlgorithmChoice::IntervalBoundary, AlgorithmChoice::Sequential]
-                    .into_iter()
-                    .find(|a| self.form.to_config_with(*a).is_ok())
+                && let Some(ok) = [
+                    AlgorithmChoice::Window,
+                    AlgorithmChoice::IntervalBoundary,
+                    AlgorithmChoice::Sequential,
+                ]
+                .into_iter()
+                .find(|a| self.form.to_config_with(*a).is_ok())
             {
                 self.b_algorithm = ok;
             }
@@ -284,7 +302,11 @@ impl eframe::App for PdesApp {
         // Keyboard: space run/pause, → one step, R reset (not while typing in a field).
         if !ctx.egui_wants_keyboard_input() {
             let (space, right, r) = ctx.input(|i| {
-                (i.key_pressed(egui::Key::Space), i.key_pressed(egui::Key::ArrowRight), i.key_pressed(egui::Key::R))
+                (
+                    i.key_pressed(egui::Key::Space),
+                    i.key_pressed(egui::Key::ArrowRight),
+                    i.key_pressed(egui::Key::R),
+                )
             });
             if space {
                 self.running = !self.running;
@@ -297,8 +319,14 @@ impl eframe::App for PdesApp {
             }
         }
         // Drag and drop a preset file.
-        let dropped: Vec<std::path::PathBuf> =
-            ctx.input(|i| i.raw.dropped_files.iter().map(|f| f.path().to_path_buf()).filter(|p| !p.as_os_str().is_empty()).collect());
+        let dropped: Vec<std::path::PathBuf> = ctx.input(|i| {
+            i.raw
+                .dropped_files
+                .iter()
+                .map(|f| f.path().to_path_buf())
+                .filter(|p| !p.as_os_str().is_empty())
+                .collect()
+        });
         if let Some(p) = dropped.first() {
             self.load_preset(&p.to_string_lossy());
         }
@@ -307,12 +335,18 @@ impl eframe::App for PdesApp {
     fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
         egui::Panel::top("menu").show(ui, |ui| self.menu_bar(ui));
         egui::Panel::bottom("status").show(ui, |ui| self.status_bar(ui));
-        egui::Panel::left("controls").resizable(false).exact_size(290.0).show(ui, |ui| {
-            egui::ScrollArea::vertical().show(ui, |ui| self.controls(ui));
-        });
-        egui::Panel::bottom("plots").resizable(true).default_size(230.0).show(ui, |ui| {
-            plots::show(ui, &self.a, self.b.as_ref());
-        });
+        egui::Panel::left("controls")
+            .resizable(false)
+            .exact_size(290.0)
+            .show(ui, |ui| {
+                egui::ScrollArea::vertical().show(ui, |ui| self.controls(ui));
+            });
+        egui::Panel::bottom("plots")
+            .resizable(true)
+            .default_size(230.0)
+            .show(ui, |ui| {
+                plots::show(ui, &self.a, self.b.as_ref());
+            });
         egui::CentralPanel::default().show(ui, |ui| self.central(ui));
     }
 }
@@ -322,7 +356,11 @@ impl PdesApp {
         egui::MenuBar::new().ui(ui, |ui| {
             ui.menu_button("Presets", |ui| {
                 for (name, text) in preset::BUILTIN {
-                    if ui.button(*name).on_hover_text(preset::description(text)).clicked() {
+                    if ui
+                        .button(*name)
+                        .on_hover_text(preset::description(text))
+                        .clicked()
+                    {
                         self.load_preset(name);
                         ui.close();
                     }
@@ -330,7 +368,10 @@ impl PdesApp {
                 ui.separator();
                 if ui.button("Open…").clicked() {
                     ui.close();
-                    if let Some(p) = rfd::FileDialog::new().add_filter("preset", &["toml"]).pick_file() {
+                    if let Some(p) = rfd::FileDialog::new()
+                        .add_filter("preset", &["toml"])
+                        .pick_file()
+                    {
                         self.load_preset(&p.to_string_lossy());
                     }
                 }
@@ -342,7 +383,10 @@ impl PdesApp {
             ui.menu_button("Export", |ui| {
                 if ui.button("Plotted series as CSV…").clicked() {
                     ui.close();
-                    if let Some(p) = rfd::FileDialog::new().set_file_name("pdes-series.csv").save_file() {
+                    if let Some(p) = rfd::FileDialog::new()
+                        .set_file_name("pdes-series.csv")
+                        .save_file()
+                    {
                         self.message = Some(match plots::write_csv(&p, &self.a, self.b.as_ref()) {
                             Ok(()) => format!("wrote {}", p.display()),
                             Err(e) => format!("could not write {}: {e}", p.display()),
@@ -351,7 +395,10 @@ impl PdesApp {
                 }
                 if ui.button("Heatmap as PNG…").clicked() {
                     ui.close();
-                    if let Some(p) = rfd::FileDialog::new().set_file_name("pdes-heatmap.png").save_file() {
+                    if let Some(p) = rfd::FileDialog::new()
+                        .set_file_name("pdes-heatmap.png")
+                        .save_file()
+                    {
                         self.message = Some(match self.write_png(&p) {
                             Ok(()) => format!("wrote {}", p.display()),
                             Err(e) => format!("could not write {}: {e}", p.display()),
@@ -375,7 +422,11 @@ impl PdesApp {
                 return;
             }
         };
-        if let Some(p) = rfd::FileDialog::new().add_filter("preset", &["toml"]).set_file_name("my-preset.toml").save_file() {
+        if let Some(p) = rfd::FileDialog::new()
+            .add_filter("preset", &["toml"])
+            .set_file_name("my-preset.toml")
+            .save_file()
+        {
             let text = cfg.to_toml("Saved from PDES Lab");
             self.message = Some(match std::fs::write(&p, text) {
                 Ok(()) => format!("saved {}", p.display()),
@@ -432,7 +483,10 @@ impl PdesApp {
         ui.separator();
         ui.heading("Algorithm");
         for a in AlgorithmChoice::ALL {
-            changed |= ui.radio_value(&mut self.form.algorithm, a, a.label()).on_hover_text(a.help()).changed();
+            changed |= ui
+                .radio_value(&mut self.form.algorithm, a, a.label())
+                .on_hover_text(a.help())
+                .changed();
         }
         egui::Grid::new("run").num_columns(2).show(ui, |ui| {
             ui.label("d").on_hover_text("The interval. Window: events in [t_min, t_min + d) run together. Interval: events up to the next multiple of d. Larger d = more parallel events per step (faster) but, for the interval algorithms, more bias or more causality errors.");
@@ -472,15 +526,23 @@ impl PdesApp {
             if ui.button(label).on_hover_text("Space").clicked() {
                 self.running = !self.running;
             }
-            if ui.button("Step").on_hover_text("→ : one window (one step; one event for sequential)").clicked() {
+            if ui
+                .button("Step")
+                .on_hover_text("→ : one window (one step; one event for sequential)")
+                .clicked()
+            {
                 self.step_once();
             }
             if ui.button("Reset").on_hover_text("R").clicked() {
                 self.reset();
             }
         });
-        ui.add(egui::Slider::new(&mut self.sim_rate, 0.1..=100_000.0).logarithmic(true).text("sim time / s"))
-            .on_hover_text("Simulated time advanced per second of wall-clock time.");
+        ui.add(
+            egui::Slider::new(&mut self.sim_rate, 0.1..=100_000.0)
+                .logarithmic(true)
+                .text("sim time / s"),
+        )
+        .on_hover_text("Simulated time advanced per second of wall-clock time.");
         ui.separator();
         ui.heading("A/B");
         let mut ab = self.b.is_some();
@@ -507,16 +569,30 @@ impl PdesApp {
         ui.heading(format!("Facility ({}, {})", f / cols, f % cols));
         if let SessionEngine::Cpu(c) = &self.a.engine {
             let st = &c.cpu.state().facilities[f as usize];
-            ui.label(format!("tokens: {}", st.queued + u32::from(st.serving != crate::sim::state::NONE)));
+            ui.label(format!(
+                "tokens: {}",
+                st.queued + u32::from(st.serving != crate::sim::state::NONE)
+            ));
             ui.label(format!("busy: {}", st.serving != crate::sim::state::NONE));
             ui.label(format!("last arrival: {:.4}", to_units(st.last_arrival)));
             ui.label(format!("causality errors: {}", st.causality_errors));
             if let crate::sim::CpuTorus::Stepped(s) = &c.cpu {
-                let recent: Vec<_> = s.violations.iter().rev().filter(|v| v.facility == f).take(8).collect();
+                let recent: Vec<_> = s
+                    .violations
+                    .iter()
+                    .rev()
+                    .filter(|v| v.facility == f)
+                    .take(8)
+                    .collect();
                 if !recent.is_empty() {
                     ui.label("recent violations (arrival < last arrival):");
                     for v in recent {
-                        ui.monospace(format!("step {:>6}: {:.4} < {:.4}", v.step, to_units(v.arrival), to_units(v.last_arrival)));
+                        ui.monospace(format!(
+                            "step {:>6}: {:.4} < {:.4}",
+                            v.step,
+                            to_units(v.arrival),
+                            to_units(v.last_arrival)
+                        ));
                     }
                 }
             }
@@ -524,7 +600,11 @@ impl PdesApp {
             let w = words[f as usize];
             ui.label(format!("tokens: {}", w[0]));
             ui.label(format!("busy: {}", w[0] > 0));
-            ui.label(if w[1] > 0 { format!("latest causality error at step {}", w[1]) } else { "no causality error".into() });
+            ui.label(if w[1] > 0 {
+                format!("latest causality error at step {}", w[1])
+            } else {
+                "no causality error".into()
+            });
             ui.label("(the GPU keeps only the step of the latest violation)");
         }
         if ui.button("unpin").clicked() {
@@ -543,11 +623,23 @@ impl PdesApp {
         ui.horizontal(|ui| {
             for (i, s) in sessions.iter().enumerate() {
                 ui.vertical(|ui| {
-                    ui.label(format!("{}{} on {}", if n > 1 { ["A: ", "B: "][i] } else { "" }, algorithm_label(&s.config), s.runs_on()));
+                    ui.label(format!(
+                        "{}{} on {}",
+                        if n > 1 { ["A: ", "B: "][i] } else { "" },
+                        algorithm_label(&s.config),
+                        s.runs_on()
+                    ));
                     if let Some(note) = &s.note {
                         ui.small(note);
                     }
-                    if let Some(p) = heatmap_widget(ui, s, self.mode, &mut views[i], egui::vec2(w.max(50.0), (avail.y - 60.0).max(50.0)), i as u64) {
+                    if let Some(p) = heatmap_widget(
+                        ui,
+                        s,
+                        self.mode,
+                        &mut views[i],
+                        egui::vec2(w.max(50.0), (avail.y - 60.0).max(50.0)),
+                        i as u64,
+                    ) {
                         pin = Some(p);
                     }
                 });
@@ -564,7 +656,11 @@ impl PdesApp {
         ui.horizontal(|ui| {
             ui.label(&self.gpu_note);
             ui.separator();
-            ui.label(format!("t = {:.3} / {}", to_units(self.a.now()), self.a.config.run.end_time));
+            ui.label(format!(
+                "t = {:.3} / {}",
+                to_units(self.a.now()),
+                self.a.config.run.end_time
+            ));
             ui.separator();
             ui.label(format!("steps {}", self.a.steps()));
             ui.separator();
@@ -573,7 +669,10 @@ impl PdesApp {
             ui.label(format!("frame {:.1} ms", self.frame_ms));
             if let SessionEngine::Gpu(g) = &self.a.engine {
                 ui.separator();
-                ui.label(format!("GPU memory {:.1} MiB", g.memory_bytes as f64 / 1048576.0));
+                ui.label(format!(
+                    "GPU memory {:.1} MiB",
+                    g.memory_bytes as f64 / 1048576.0
+                ));
             }
             if let Some(m) = &self.message {
                 ui.separator();
@@ -591,22 +690,29 @@ fn algorithm_label(cfg: &Config) -> String {
 }
 
 /// Draws one heatmap; returns the facility clicked, if any.
-fn heatmap_widget(ui: &mut egui::Ui, s: &Session, mode: Mode, view: &mut Option<View>, size: egui::Vec2, id: u64) -> Option<u32> {
+fn heatmap_widget(
+    ui: &mut egui::Ui,
+    s: &Session,
+    mode: Mode,
+    view: &mut Option<View>,
+    size: egui::Vec2,
+    id: u64,
+) -> Option<u32> {
     let (rows, cols) = (s.config.model.rows, s.config.model.cols);
     let (rect, resp) = ui.allocate_exact_size(size, egui::Sense::click_and_drag());
     let v = view.get_or_insert_with(|| View::fit(rows, cols, rect.width(), rect.height()));
-    if resp.hovered() {
-        let scroll = ui.input(|i| i.smooth_scroll_delta.y);
-        if scroll != 0.0 {
-            if let Some(p) = resp.hover_pos() {
-                let g = v.to_grid(rect, p);
-                let factor = (-scroll / 200.0).exp();
-                v.span = (v.span * factor).clamp(2.0, 4.0 * rows.max(cols) as f32);
-                let g2 = v.to_grid(rect, p);
-                v.x0 += g.x - g2.x;
-                v.y0 += g.y - g2.y;
-            }
-        }
+    let scroll = ui.input(|i| i.smooth_scroll_delta.y);
+    if resp.hovered()
+        && scroll != 0.0
+        && let Some(p) = resp.hover_pos()
+    {
+        // zoom about the pointer
+        let g = v.to_grid(rect, p);
+        let factor = (-scroll / 200.0).exp();
+        v.span = (v.span * factor).clamp(2.0, 4.0 * rows.max(cols) as f32);
+        let g2 = v.to_grid(rect, p);
+        v.x0 += g.x - g2.x;
+        v.y0 += g.y - g2.y;
     }
     if resp.dragged() {
         let d = resp.drag_delta() * (v.span / rect.width());
@@ -619,28 +725,36 @@ fn heatmap_widget(ui: &mut egui::Ui, s: &Session, mode: Mode, view: &mut Option<
     let max_value = (s.config.model.tokens_per_facility * 4).max(4) as f32;
     match &s.display {
         Some(cells) => {
-            ui.painter().add(eframe::egui_wgpu::Callback::new_paint_callback(
-                rect,
-                HeatmapCallback {
-                    id,
-                    cells: cells.clone(),
-                    rows,
-                    cols,
-                    mode,
-                    step: s.steps() as u32,
-                    view: *v,
-                    aspect: rect.width() / rect.height().max(1.0),
-                    max_value,
-                },
-            ));
+            ui.painter()
+                .add(eframe::egui_wgpu::Callback::new_paint_callback(
+                    rect,
+                    HeatmapCallback {
+                        id,
+                        cells: cells.clone(),
+                        rows,
+                        cols,
+                        mode,
+                        step: s.steps() as u32,
+                        view: *v,
+                        aspect: rect.width() / rect.height().max(1.0),
+                        max_value,
+                    },
+                ));
         }
         None => {
-            ui.painter().text(rect.center(), egui::Align2::CENTER_CENTER, "no GPU: heatmap off", egui::FontId::default(), egui::Color32::GRAY);
+            ui.painter().text(
+                rect.center(),
+                egui::Align2::CENTER_CENTER,
+                "no GPU: heatmap off",
+                egui::FontId::default(),
+                egui::Color32::GRAY,
+            );
         }
     }
     let facility_at = |p: egui::Pos2| {
         let g = v.to_grid(rect, p);
-        (g.x >= 0.0 && g.y >= 0.0 && (g.x as u32) < cols && (g.y as u32) < rows).then(|| g.y as u32 * cols + g.x as u32)
+        (g.x >= 0.0 && g.y >= 0.0 && (g.x as u32) < cols && (g.y as u32) < rows)
+            .then(|| g.y as u32 * cols + g.x as u32)
     };
     let mut clicked = None;
     if let Some(p) = resp.hover_pos()
@@ -653,7 +767,10 @@ fn heatmap_widget(ui: &mut egui::Ui, s: &Session, mode: Mode, view: &mut Option<
             ui.label(format!("facility ({}, {})", f / cols, f % cols));
             if let SessionEngine::Cpu(c) = &s.engine {
                 let st = &c.cpu.state().facilities[f as usize];
-                ui.label(format!("tokens {}", st.queued + u32::from(st.serving != crate::sim::state::NONE)));
+                ui.label(format!(
+                    "tokens {}",
+                    st.queued + u32::from(st.serving != crate::sim::state::NONE)
+                ));
                 ui.label(format!("busy {}", st.serving != crate::sim::state::NONE));
                 ui.label(format!("last arrival {:.4}", to_units(st.last_arrival)));
             } else {
@@ -674,8 +791,15 @@ fn legend(ui: &mut egui::Ui, s: &Session, mode: Mode) {
             let t = 1.0 - i as f32 / steps as f32;
             let [r, g, b] = heatmap::viridis(t);
             let y0 = rect.top() + rect.height() * i as f32 / steps as f32;
-            let cell = egui::Rect::from_min_size(egui::pos2(rect.left(), y0), egui::vec2(rect.width(), rect.height() / steps as f32 + 0.5));
-            ui.painter().rect_filled(cell, 0.0, egui::Color32::from_rgb((r * 255.0) as u8, (g * 255.0) as u8, (b * 255.0) as u8));
+            let cell = egui::Rect::from_min_size(
+                egui::pos2(rect.left(), y0),
+                egui::vec2(rect.width(), rect.height() / steps as f32 + 0.5),
+            );
+            ui.painter().rect_filled(
+                cell,
+                0.0,
+                egui::Color32::from_rgb((r * 255.0) as u8, (g * 255.0) as u8, (b * 255.0) as u8),
+            );
         }
         match mode {
             Mode::Tokens => ui.small(format!("0 … {max}+ tokens")),
@@ -690,7 +814,8 @@ fn timeline(ui: &mut egui::Ui, s: &Session) {
     let log: &[StepRecord] = s.engine().step_log();
     let d = s.config.run.d;
     let t = to_units(s.now());
-    let (rect, _) = ui.allocate_exact_size(egui::vec2(ui.available_width(), 34.0), egui::Sense::hover());
+    let (rect, _) =
+        ui.allocate_exact_size(egui::vec2(ui.available_width(), 34.0), egui::Sense::hover());
     let painter = ui.painter_at(rect);
     painter.rect_filled(rect, 2.0, egui::Color32::from_gray(30));
     let span = (8.0 * d).max(1e-3);
@@ -701,19 +826,38 @@ fn timeline(ui: &mut egui::Ui, s: &Session) {
             if f.departure != crate::sim::state::NEVER {
                 let x = x_of(to_units(f.departure));
                 if x >= rect.left() && x <= rect.right() {
-                    painter.vline(x, rect.y_range().shrink(8.0), egui::Stroke::new(1.0, egui::Color32::from_rgba_unmultiplied(120, 200, 255, 90)));
+                    painter.vline(
+                        x,
+                        rect.y_range().shrink(8.0),
+                        egui::Stroke::new(
+                            1.0,
+                            egui::Color32::from_rgba_unmultiplied(120, 200, 255, 90),
+                        ),
+                    );
                 }
             }
         }
     }
     let (lo, hi, label) = match s.config.run.algorithm {
         preset::Algorithm::Window => (t, t + d, "window [t_min, t_min + d)"),
-        preset::Algorithm::Interval => (t, (t / d).ceil() * d, "interval: up to the next multiple of d"),
+        preset::Algorithm::Interval => (
+            t,
+            (t / d).ceil() * d,
+            "interval: up to the next multiple of d",
+        ),
         preset::Algorithm::Sequential => (t, t, "sequential: one event at a time"),
     };
     let band = egui::Rect::from_x_y_ranges(x_of(lo)..=x_of(hi).max(x_of(lo) + 2.0), rect.y_range());
-    painter.rect_filled(band, 0.0, egui::Color32::from_rgba_unmultiplied(255, 200, 60, 60));
-    painter.vline(x_of(t), rect.y_range(), egui::Stroke::new(2.0, egui::Color32::from_rgb(255, 200, 60)));
+    painter.rect_filled(
+        band,
+        0.0,
+        egui::Color32::from_rgba_unmultiplied(255, 200, 60, 60),
+    );
+    painter.vline(
+        x_of(t),
+        rect.y_range(),
+        egui::Stroke::new(2.0, egui::Color32::from_rgb(255, 200, 60)),
+    );
     let last = log.last().map_or(0, |r| r.events);
     painter.text(
         rect.left_top() + egui::vec2(6.0, 2.0),

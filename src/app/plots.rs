@@ -13,10 +13,16 @@ const RECENT_STEPS: usize = 2000;
 
 fn tag(s: &Session, i: usize, ab: bool) -> String {
     let alg = match s.config.run.algorithm {
-        crate::preset::Algorithm::Interval => format!("interval/{}", s.config.run.timestamps.name()),
+        crate::preset::Algorithm::Interval => {
+            format!("interval/{}", s.config.run.timestamps.name())
+        }
         a => a.name().to_string(),
     };
-    if ab { format!("{}: {alg}", ["A", "B"][i]) } else { alg }
+    if ab {
+        format!("{}: {alg}", ["A", "B"][i])
+    } else {
+        alg
+    }
 }
 
 /// Draws the four plots for `a` (and `b`).
@@ -93,18 +99,32 @@ fn histogram(log: &[crate::sim::StepRecord]) -> Vec<Bar> {
     counts
         .iter()
         .enumerate()
-        .map(|(i, c)| Bar::new((i as u64 * width) as f64 + width as f64 / 2.0, *c as f64).width(width as f64))
+        .map(|(i, c)| {
+            Bar::new((i as u64 * width) as f64 + width as f64 / 2.0, *c as f64).width(width as f64)
+        })
         .collect()
 }
 
 /// Writes the plotted series as CSV: one row per sample and session.
 pub fn write_csv(path: &std::path::Path, a: &Session, b: Option<&Session>) -> std::io::Result<()> {
     let mut w = std::io::BufWriter::new(std::fs::File::create(path)?);
-    writeln!(w, "session,algorithm,time,utilization,mean_sojourn,causality_errors,events")?;
+    writeln!(
+        w,
+        "session,algorithm,time,utilization,mean_sojourn,causality_errors,events"
+    )?;
     for (i, s) in std::iter::once(a).chain(b).enumerate() {
         let alg = tag(s, i, false);
         for x in &s.samples {
-            writeln!(w, "{},{alg},{},{},{},{},{}", ["A", "B"][i], x.time, x.utilization, x.sojourn, x.causality_errors, x.events)?;
+            writeln!(
+                w,
+                "{},{alg},{},{},{},{},{}",
+                ["A", "B"][i],
+                x.time,
+                x.utilization,
+                x.sojourn,
+                x.causality_errors,
+                x.events
+            )?;
         }
     }
     w.flush()

@@ -61,21 +61,34 @@ impl Session {
                 } else {
                     "sequential runs on the CPU only".to_string()
                 });
-                SessionEngine::Cpu(Box::new(CpuEngine { cpu: CpuTorus::new(&config), config: config.clone() }))
+                SessionEngine::Cpu(Box::new(CpuEngine {
+                    cpu: CpuTorus::new(&config),
+                    config: config.clone(),
+                }))
             }
-            (EngineKind::Cpu, _) => {
-                SessionEngine::Cpu(Box::new(CpuEngine { cpu: CpuTorus::new(&config), config: config.clone() }))
-            }
+            (EngineKind::Cpu, _) => SessionEngine::Cpu(Box::new(CpuEngine {
+                cpu: CpuTorus::new(&config),
+                config: config.clone(),
+            })),
         };
         let display = gpu.as_ref().map(|g| {
             g.device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("heatmap cells"),
                 size: 8 * u64::from(config.model.facilities()),
-                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
+                usage: wgpu::BufferUsages::STORAGE
+                    | wgpu::BufferUsages::COPY_DST
+                    | wgpu::BufferUsages::COPY_SRC,
                 mapped_at_creation: false,
             })
         });
-        let mut s = Self { config, engine, display, samples: Vec::new(), note, gpu };
+        let mut s = Self {
+            config,
+            engine,
+            display,
+            samples: Vec::new(),
+            note,
+            gpu,
+        };
         s.refresh_display();
         s.sample()?;
         Ok(s)
@@ -123,7 +136,9 @@ impl Session {
 
     /// Writes the heatmap words: a compute pass for the GPU engine, an upload for CPU ones.
     pub fn refresh_display(&mut self) {
-        let (Some(buf), Some(gpu)) = (&self.display, &self.gpu) else { return };
+        let (Some(buf), Some(gpu)) = (&self.display, &self.gpu) else {
+            return;
+        };
         match &self.engine {
             SessionEngine::Gpu(g) => g.write_display(buf),
             SessionEngine::Cpu(c) => {
@@ -163,7 +178,11 @@ impl Session {
                 Ok(LiveStats {
                     time: now,
                     events: c.totals().events,
-                    busy_completed: in_progress + st.facilities.iter().map(|f| u128::from(f.busy)).sum::<u128>(),
+                    busy_completed: in_progress
+                        + st.facilities
+                            .iter()
+                            .map(|f| u128::from(f.busy))
+                            .sum::<u128>(),
                     sojourn_sum: st.facilities.iter().map(|f| u128::from(f.sojourn)).sum(),
                     causality_errors: st.facilities.iter().map(|f| f.causality_errors).sum(),
                 })
@@ -179,8 +198,16 @@ impl Session {
         let time = to_units(s.time);
         self.samples.push(Sample {
             time,
-            utilization: if s.time > 0 { s.busy_completed as f64 / (s.time as f64 * k) } else { 0.0 },
-            sojourn: if completions > 0 { to_units(1) * s.sojourn_sum as f64 / completions as f64 } else { 0.0 },
+            utilization: if s.time > 0 {
+                s.busy_completed as f64 / (s.time as f64 * k)
+            } else {
+                0.0
+            },
+            sojourn: if completions > 0 {
+                to_units(1) * s.sojourn_sum as f64 / completions as f64
+            } else {
+                0.0
+            },
             causality_errors: s.causality_errors,
             events: s.events,
         });
@@ -191,7 +218,11 @@ impl Session {
 fn cpu_display_words(c: &CpuEngine) -> Vec<[u32; 2]> {
     let occ = c.cpu.state().occupancy();
     match &c.cpu {
-        CpuTorus::Stepped(s) => occ.into_iter().zip(&s.last_error_step).map(|(o, e)| [o, *e]).collect(),
+        CpuTorus::Stepped(s) => occ
+            .into_iter()
+            .zip(&s.last_error_step)
+            .map(|(o, e)| [o, *e])
+            .collect(),
         CpuTorus::Sequential(_) => occ.into_iter().map(|o| [o, 0]).collect(),
     }
 }

@@ -148,7 +148,10 @@ pub fn dispatch(cli: Cli) -> Result<(), CliError> {
 }
 
 fn gui(preset: Option<&str>) -> Result<(), CliError> {
-    let args = RunArgs { preset: preset.map(str::to_string), ..Default::default() };
+    let args = RunArgs {
+        preset: preset.map(str::to_string),
+        ..Default::default()
+    };
     let config = run::config_from_args(&args)?;
     crate::app::run_native(config).map_err(CliError::Run)
 }

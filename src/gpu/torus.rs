@@ -411,7 +411,10 @@ impl GpuTorus {
         let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("torus display"),
             layout: &self.pipelines.display_layout,
-            entries: &[wgpu::BindGroupEntry { binding: 0, resource: display.as_entire_binding() }],
+            entries: &[wgpu::BindGroupEntry {
+                binding: 0,
+                resource: display.as_entire_binding(),
+            }],
         });
         let mut enc = device.create_command_encoder(&Default::default());
         {
@@ -835,7 +838,10 @@ fn build_pipelines(gpu: &Gpu, b: &Buffers) -> (Pipelines, wgpu::BindGroup) {
     let display_m = module("torus_display", shaders::TORUS_DISPLAY);
     let display_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
         label: Some("torus display"),
-        entries: &[entry(0, wgpu::BufferBindingType::Storage { read_only: false })],
+        entries: &[entry(
+            0,
+            wgpu::BufferBindingType::Storage { read_only: false },
+        )],
     });
     let pl_display = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
         label: Some("torus display"),

@@ -194,7 +194,12 @@ impl Stepped {
                 let last = self.state.facilities[g as usize].last_arrival;
                 self.state.arrive(g, token, time);
                 if time < last {
-                    self.violations.push_back(Violation { step: self.totals.steps, facility: g, arrival: time, last_arrival: last });
+                    self.violations.push_back(Violation {
+                        step: self.totals.steps,
+                        facility: g,
+                        arrival: time,
+                        last_arrival: last,
+                    });
                     if self.violations.len() > MAX_VIOLATIONS {
                         self.violations.pop_front();
                     }
@@ -211,7 +216,12 @@ impl Stepped {
         }
         self.totals
             .record(events, self.last_step_errors.len() as u64);
-        self.log.push(StepRecord { t_min, bound, events, errors });
+        self.log.push(StepRecord {
+            t_min,
+            bound,
+            events,
+            errors,
+        });
     }
 
     /// Lower bound on every pending event time.

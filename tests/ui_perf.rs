@@ -1,0 +1,60 @@
+//! Frame-rate measurement of the real app (not a test of behaviour: it asserts nothing
+//! about time). Ignored by default; run it on a real GPU with
+//! `cargo test --release --test ui_perf -- --ignored --nocapture` (or the compiled test
+//! binary, as bench/device.sh does). Size from PDES_PERF_SIDE (default 1024).
+
+use egui_kittest::Harness;
+use pdes_lab::app::PdesApp;
+use pdes_lab::preset::Config;
+use std::time::Instant;
+
+#[test]
+#[ignore = "a benchmark: run on the GPU machine with --ignored"]
+fn frame_rate_while_simulating() {
+    let side: u32 = std::env::var("PDES_PERF_SIDE")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1024);
+    let frames: usize = std::env::var("PDES_PERF_FRAMES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(300);
+    let (_, text) = pdes_lab::preset::load_text("teaching-16x16").unwrap();
+    let mut cfg = Config::from_toml(&text, "perf").unwrap();
+    cfg.model.rows = side;
+    cfg.model.cols = side;
+    cfg.run.engine = pdes_lab::preset::EngineKind::Gpu;
+    cfg.run.end_time = 1e9;
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1280.0, 820.0))
+        .wgpu_setup(pdes_lab::app::wgpu_setup())
+        .build_eframe(move |cc| PdesApp::new(cc, cfg));
+    h.state_mut().running = true;
+    h.state_mut().sim_rate = 60.0; // one window of d = 1 per frame at 60 frames/s
+    for _ in 0..10 {
+        h.step();
+        h.render().unwrap();
+    }
+    let steps0 = h.state().a.steps();
+    let t = Instant::now();
+    for _ in 0..frames {
+        h.step(); // logic (advances the simulation) + ui
+        h.render().unwrap(); // draws the whole window with wgpu, heatmap callback included
+    }
+    let secs = t.elapsed().as_secs_f64();
+    let steps = h.state().a.steps() - steps0;
+    println!(
+        "ui_perf side={side} engine={} frames={frames} wall={secs:.3}s frames_per_s={:.1} ms_per_frame={:.2} sim_steps={steps} steps_per_frame={:.2} adapter={}",
+        h.state().a.runs_on(),
+        frames as f64 / secs,
+        secs * 1000.0 / frames as f64,
+        steps as f64 / frames as f64,
+        pdes_lab::gpu::Gpu::shared()
+            .map(|g| g.describe())
+            .unwrap_or_default()
+    );
+    assert!(
+        steps > 0,
+        "the simulation advanced while the frames were drawn"
+    );
+}
