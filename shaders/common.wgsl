@@ -7,7 +7,7 @@
 const NONE: u32 = 0xffffffffu;
 const TOKEN_MASK: u32 = 0x3fffffffu; // serving / outbox: token id in the low 30 bits, route in the top 2
 const WG: u32 = 256u;                // threads per workgroup
-const ITEMS: u32 = 8u;               // facilities per thread in the scan (strided by WG)
+const ITEMS: u32 = 8u;               // facilities per thread in the scan (strided by WG; torus_scan.wgsl spells out 8)
 const SEG: u32 = WG * ITEMS;         // facilities per segment: one scan workgroup's share
 
 // Phases of the step state machine (see torus_plan.wgsl).
@@ -46,17 +46,16 @@ struct LogEntry {
 @group(0) @binding(4) var<storage, read_write> last_arr: array<vec2<u32>>;  // largest arrival time seen (interval/original only)
 @group(0) @binding(5) var<storage, read_write> fac: array<vec4<u32>>;       // serving|route<<30, head, tail, last error step
 @group(0) @binding(6) var<storage, read_write> outbox: array<u32>;          // token|dir<<30 in flight this step, or NONE
-@group(0) @binding(7) var<storage, read_write> tok_arrived: array<vec2<u32>>;
-@group(0) @binding(8) var<storage, read_write> tok_link: array<vec2<u32>>;  // (next in queue, visits)
-@group(0) @binding(9) var<storage, read_write> scan_min: array<vec2<u32>>;  // per segment: min departure of facilities that do not depart
-@group(0) @binding(10) var<storage, read_write> wg_acc: array<vec4<u32>>;   // per segment: (busy u64, sojourn u64), cumulative
-@group(0) @binding(11) var<storage, read_write> part_min: array<vec4<u32>>; // per segment: (depart min u64, arrive min u64) of this step
-@group(0) @binding(12) var<storage, read> ln_table: array<u32>;
-@group(0) @binding(13) var<storage, read_write> steplog: array<LogEntry>;
-@group(0) @binding(14) var<storage, read_write> seg_count: array<vec4<u32>>; // per segment: (departures, receivers, causality errors, -) of this step
-@group(0) @binding(15) var<storage, read_write> dep_list: array<u32>;       // per segment: its facilities departing this step
-@group(0) @binding(16) var<storage, read_write> recv_list: array<u32>;      // per segment: facilities its departures send to (each once)
-@group(0) @binding(17) var<storage, read_write> inbox: array<atomic<u32>>;  // tokens announced to a facility this step
+@group(0) @binding(7) var<storage, read_write> tok: array<vec4<u32>>;       // per token: (arrival time u64, next in queue, visits): one 16-byte record
+@group(0) @binding(8) var<storage, read_write> scan_min: array<vec2<u32>>;  // per segment: min departure of facilities that do not depart
+@group(0) @binding(9) var<storage, read_write> wg_acc: array<vec4<u32>>;   // per segment: (busy u64, sojourn u64), cumulative
+@group(0) @binding(10) var<storage, read_write> part_min: array<vec4<u32>>; // per segment: (depart min u64, arrive min u64) of this step
+@group(0) @binding(11) var<storage, read> ln_table: array<u32>;
+@group(0) @binding(12) var<storage, read_write> steplog: array<LogEntry>;
+@group(0) @binding(13) var<storage, read_write> seg_count: array<vec4<u32>>; // per segment: (departures, receivers, causality errors, -) of this step
+@group(0) @binding(14) var<storage, read_write> dep_list: array<u32>;       // per segment: its facilities departing this step
+@group(0) @binding(15) var<storage, read_write> recv_list: array<u32>;      // per segment: facilities its departures send to (each once)
+@group(0) @binding(16) var<storage, read_write> inbox: array<atomic<u32>>;  // tokens announced to a facility this step
 
 fn never() -> vec2<u32> { return vec2<u32>(NONE, NONE); }
 

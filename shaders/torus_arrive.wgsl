@@ -20,7 +20,7 @@ fn pull(g: u32, h: u32, dir: u32) -> Arrival {
     if o != NONE && (o >> 30u) == dir {
         outbox[h] = NONE; // only g reads it: consumed
         let token = o & TOKEN_MASK;
-        return Arrival(tok_arrived[token], h, token);
+        return Arrival(tok[token].xy, h, token);
     }
     return Arrival(never(), NONE, NONE);
 }
@@ -40,8 +40,7 @@ fn accept(g: u32, f_state: ptr<function, vec4<u32>>, token: u32, t: vec2<u32>, e
         }
     }
     if (*f_state).x == NONE {
-        let link = tok_link[token];
-        let words = token_words(token, link.y);
+        let words = token_words(token, tok[token].w);
         let s = max64(t, start_t[g]);
         start_t[g] = s;
         dep[g] = add64(s, service_ticks(words.x));
@@ -51,7 +50,7 @@ fn accept(g: u32, f_state: ptr<function, vec4<u32>>, token: u32, t: vec2<u32>, e
             (*f_state).y = token;
         } else {
             let tail = (*f_state).z;
-            tok_link[tail] = vec2<u32>(token, tok_link[tail].y);
+            tok[tail].z = token;
         }
         (*f_state).z = token;
     }

@@ -23,10 +23,9 @@ fn depart_one(f: u32) -> Departed {
     let token = st.x & TOKEN_MASK;
     let dir = st.x >> 30u;
     let busy = sub64(t, start_t[f]);
-    let soj = sub64(t_exec, tok_arrived[token]);
-    let link = tok_link[token];
-    tok_link[token] = vec2<u32>(link.x, link.y + 1u);
-    tok_arrived[token] = t_exec; // it arrives at its destination at t_exec
+    let tk = tok[token];
+    let soj = sub64(t_exec, tk.xy);
+    tok[token] = vec4<u32>(t_exec, tk.z, tk.w + 1u); // it arrives at its destination at t_exec
     outbox[f] = token | (dir << 30u);
     if st.y == NONE {
         st.x = NONE;
@@ -34,11 +33,11 @@ fn depart_one(f: u32) -> Departed {
         start_t[f] = t_exec; // free since
     } else {
         let next = st.y;
-        let nl = tok_link[next];
-        st.y = nl.x;
+        let nt = tok[next];
+        st.y = nt.z;
         if st.y == NONE { st.z = NONE; }
-        tok_link[next] = vec2<u32>(NONE, nl.y);
-        let words = token_words(next, nl.y);
+        tok[next] = vec4<u32>(nt.xy, NONE, nt.w);
+        let words = token_words(next, nt.w);
         dep[f] = add64(t_exec, service_ticks(words.x));
         start_t[f] = t_exec;
         st.x = next | ((words.y >> 30u) << 30u);

@@ -16,7 +16,7 @@ fn display_main(@builtin(global_invocation_id) gid: vec3<u32>) {
     var t = st.y;
     while t != NONE && n < WALK_LIMIT {
         n += 1u;
-        t = tok_link[t].x;
+        t = tok[t].z;
     }
     // fac.w holds the step of the latest causality error (0 never happens: no arrival
     // can be older than another at step 0, all start at t = 0).

@@ -19,6 +19,20 @@ fn reduce_min_to(wg: u32, lid: u32, m: vec2<u32>) {
     if lid == 0u { scan_min[wg] = sh_min[0]; }
 }
 
+// Departure time of facility f, or NEVER past the last facility.
+fn load_dep(f: u32) -> vec2<u32> {
+    return select(never(), dep[min(f, P.k - 1u)], f < P.k);
+}
+
+// Lists f if it departs within the bound; otherwise folds its departure into the minimum.
+fn classify(f: u32, t: vec2<u32>, bound: vec2<u32>, m: vec2<u32>) -> vec2<u32> {
+    if le64(t, bound) {
+        sh_list[atomicAdd(&sh_count, 1u)] = f;
+        return m;
+    }
+    return min64(m, t);
+}
+
 @compute @workgroup_size(WG)
 fn scan(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid3: vec3<u32>) {
     let lid = lid3.x;
@@ -27,21 +41,25 @@ fn scan(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
     if lid == 0u { atomicStore(&sh_count, 0u); }
     workgroupBarrier();
     let bound = ctl.bound;
-    // All loads first (a constant-trip loop unrolls into registers) so they are in flight
-    // together.
-    var ts: array<vec2<u32>, ITEMS>;
-    for (var i = 0u; i < ITEMS; i++) {
-        let f = item_facility(wg, lid, i);
-        ts[i] = select(never(), dep[min(f, P.k - 1u)], f < P.k);
-    }
+    // All eight loads first, into named registers, so they are in flight together (a
+    // local array would live in zero-initialised local memory; ITEMS is 8 here).
+    let t0 = load_dep(item_facility(wg, lid, 0u));
+    let t1 = load_dep(item_facility(wg, lid, 1u));
+    let t2 = load_dep(item_facility(wg, lid, 2u));
+    let t3 = load_dep(item_facility(wg, lid, 3u));
+    let t4 = load_dep(item_facility(wg, lid, 4u));
+    let t5 = load_dep(item_facility(wg, lid, 5u));
+    let t6 = load_dep(item_facility(wg, lid, 6u));
+    let t7 = load_dep(item_facility(wg, lid, 7u));
     var m = never();
-    for (var i = 0u; i < ITEMS; i++) {
-        if le64(ts[i], bound) {
-            sh_list[atomicAdd(&sh_count, 1u)] = item_facility(wg, lid, i);
-        } else {
-            m = min64(m, ts[i]);
-        }
-    }
+    m = classify(item_facility(wg, lid, 0u), t0, bound, m);
+    m = classify(item_facility(wg, lid, 1u), t1, bound, m);
+    m = classify(item_facility(wg, lid, 2u), t2, bound, m);
+    m = classify(item_facility(wg, lid, 3u), t3, bound, m);
+    m = classify(item_facility(wg, lid, 4u), t4, bound, m);
+    m = classify(item_facility(wg, lid, 5u), t5, bound, m);
+    m = classify(item_facility(wg, lid, 6u), t6, bound, m);
+    m = classify(item_facility(wg, lid, 7u), t7, bound, m);
     workgroupBarrier();
     let n = atomicLoad(&sh_count);
     for (var j = lid; j < n; j += WG) {

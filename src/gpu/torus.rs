@@ -18,7 +18,7 @@
 //! are encoded per submit and the CPU reads back only `ctl` and the step log per batch.
 //!
 //! Memory per facility at P = 1: departure and service start (2 × 8), facility words (16),
-//! outbox, inbox, and the two lists (4 × 4), token arrival time and links (16): 64 bytes
+//! outbox, inbox, and the two lists (4 × 4), the token record (arrival, next, visits: 16): 64 bytes
 //! (plus 56 bytes per 2048-facility segment);
 //! interval/original adds the last arrival time (8) for causality detection.
 
@@ -114,8 +114,7 @@ pub fn memory_plan(cfg: &Config) -> Vec<(&'static str, u64)> {
         ("inbox", 4 * k),
         ("departure list", 4 * k),
         ("receiver list", 4 * k),
-        ("token arrival times", 8 * n),
-        ("token links", 8 * n),
+        ("token records", 16 * n),
         ("segment minima", 8 * n_wg + 16 * n_wg),
         ("segment sums", 16 * n_wg),
         ("segment counts", 16 * n_wg),
@@ -160,8 +159,7 @@ struct Buffers {
     last_arr: wgpu::Buffer,
     fac: wgpu::Buffer,
     outbox: wgpu::Buffer,
-    tok_arrived: wgpu::Buffer,
-    tok_link: wgpu::Buffer,
+    tok: wgpu::Buffer,
     scan_min: wgpu::Buffer,
     wg_acc: wgpu::Buffer,
     part_min: wgpu::Buffer,
@@ -343,14 +341,13 @@ impl GpuTorus {
                 bytemuck::cast_slice(&vec![NONE; k as usize]),
                 storage,
             ),
-            tok_arrived: init(
-                "tok_arrived",
-                bytemuck::cast_slice(&ts.iter().map(|t| split(t.arrived)).collect::<Vec<_>>()),
-                storage,
-            ),
-            tok_link: init(
-                "tok_link",
-                bytemuck::cast_slice(&ts.iter().map(|t| [t.next, t.visits]).collect::<Vec<_>>()),
+            tok: init(
+                "tok",
+                bytemuck::cast_slice(
+                    &ts.iter()
+                        .map(|t| [t.arrived as u32, (t.arrived >> 32) as u32, t.next, t.visits])
+                        .collect::<Vec<_>>(),
+                ),
                 storage,
             ),
             scan_min: init("scan_min", &vec![0u8; 8 * n_wg as usize], storage),
@@ -564,31 +561,19 @@ impl GpuTorus {
     /// per-facility statistics fields are left zero: the GPU keeps those per workgroup.
     pub fn download_state(&self) -> Result<TorusState, SimError> {
         let b = &self.buffers;
-        let bytes = read_buffers(
-            &self.gpu,
-            &[
-                &b.dep,
-                &b.start,
-                &b.last_arr,
-                &b.fac,
-                &b.tok_arrived,
-                &b.tok_link,
-            ],
-        )?;
+        let bytes = read_buffers(&self.gpu, &[&b.dep, &b.start, &b.last_arr, &b.fac, &b.tok])?;
         let dep: &[[u32; 2]] = bytemuck::cast_slice(&bytes[0]);
         let start: &[[u32; 2]] = bytemuck::cast_slice(&bytes[1]);
         let last: &[[u32; 2]] = bytemuck::cast_slice(&bytes[2]);
         let fac: &[[u32; 4]] = bytemuck::cast_slice(&bytes[3]);
-        let arrived: &[[u32; 2]] = bytemuck::cast_slice(&bytes[4]);
-        let link: &[[u32; 2]] = bytemuck::cast_slice(&bytes[5]);
+        let records: &[[u32; 4]] = bytemuck::cast_slice(&bytes[4]);
         let cfg = &self.config;
-        let tokens: Vec<Token> = arrived
+        let tokens: Vec<Token> = records
             .iter()
-            .zip(link)
-            .map(|(a, l)| Token {
-                arrived: join(*a),
-                next: l[0],
-                visits: l[1],
+            .map(|r| Token {
+                arrived: join([r[0], r[1]]),
+                next: r[2],
+                visits: r[3],
             })
             .collect();
         let facilities = (0..dep.len())
@@ -782,8 +767,7 @@ fn build_pipelines(gpu: &Gpu, b: &Buffers) -> (Pipelines, wgpu::BindGroup) {
         &b.last_arr,
         &b.fac,
         &b.outbox,
-        &b.tok_arrived,
-        &b.tok_link,
+        &b.tok,
         &b.scan_min,
         &b.wg_acc,
         &b.part_min,
@@ -800,7 +784,7 @@ fn build_pipelines(gpu: &Gpu, b: &Buffers) -> (Pipelines, wgpu::BindGroup) {
                 i,
                 match i {
                     0 => wgpu::BufferBindingType::Uniform,
-                    12 => wgpu::BufferBindingType::Storage { read_only: true },
+                    11 => wgpu::BufferBindingType::Storage { read_only: true },
                     _ => wgpu::BufferBindingType::Storage { read_only: false },
                 },
             )
