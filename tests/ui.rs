@@ -209,3 +209,38 @@ fn whole_window_snapshot() {
     ));
     h.snapshot("whole_window");
 }
+
+#[test]
+fn a_click_on_the_heatmap_pins_a_facility_in_the_inspector() {
+    if !gpu_available() {
+        return;
+    }
+    let mut h = harness("sang2019-causality");
+    h.get_by_label("GPU").click();
+    h.run_steps(2);
+    for _ in 0..20 {
+        h.state_mut().step_once();
+    }
+    // a click in the middle of the heatmap (the grid is centred in the central panel)
+    let centre = egui::pos2(755.0, 300.0);
+    h.hover_at(centre);
+    h.run_steps(1);
+    h.event(egui::Event::PointerButton {
+        pos: centre,
+        button: egui::PointerButton::Primary,
+        pressed: true,
+        modifiers: Default::default(),
+    });
+    h.run_steps(1);
+    h.event(egui::Event::PointerButton {
+        pos: centre,
+        button: egui::PointerButton::Primary,
+        pressed: false,
+        modifiers: Default::default(),
+    });
+    h.run_steps(2);
+    let heading = h.query_all_by_label_contains("Facility (").count();
+    assert_eq!(heading, 1, "the inspector opened");
+    h.get_by_label_contains("tokens: ");
+    h.get_by_label_contains("the GPU keeps only the step of the latest violation");
+}

@@ -235,6 +235,11 @@ impl PdesApp {
         }
     }
 
+    /// Pins facility `f` in the inspector (what a click on the heatmap does).
+    pub fn pin(&mut self, f: u32) {
+        self.pinned = (f < self.a.config.model.facilities()).then_some(f);
+    }
+
     /// Advances every session by `budget`; errors stop the run and are shown.
     pub fn advance(&mut self, budget: Budget) {
         let mut result = self.a.advance(budget);
@@ -596,16 +601,31 @@ impl PdesApp {
                     }
                 }
             }
-        } else if let Ok(words) = self.a.display_words() {
-            let w = words[f as usize];
-            ui.label(format!("tokens: {}", w[0]));
-            ui.label(format!("busy: {}", w[0] > 0));
-            ui.label(if w[1] > 0 {
-                format!("latest causality error at step {}", w[1])
-            } else {
-                "no causality error".into()
-            });
-            ui.label("(the GPU keeps only the step of the latest violation)");
+        } else if let (SessionEngine::Gpu(g), Some(cells)) = (&self.a.engine, &self.a.display) {
+            // two small readbacks, not the whole grid
+            let tokens = crate::gpu::torus::read_ranges(g.gpu(), &[(cells, 8 * u64::from(f), 8)])
+                .map(|b| bytemuck::pod_read_unaligned::<[u32; 2]>(&b[0])[0]);
+            match (tokens, g.facility_snapshot(f)) {
+                (Ok(tokens), Ok((dep, last, err_step))) => {
+                    ui.label(format!("tokens: {tokens}"));
+                    ui.label(match dep {
+                        Some(t) => format!("busy, departs at {:.4}", to_units(t)),
+                        None => "idle".to_string(),
+                    });
+                    if let Some(l) = last {
+                        ui.label(format!("last arrival: {:.4}", to_units(l)));
+                    }
+                    ui.label(if err_step > 0 {
+                        format!("latest causality error at step {err_step}")
+                    } else {
+                        "no causality error".into()
+                    });
+                    ui.small("(the GPU keeps only the step of the latest violation; the CPU engine lists them)");
+                }
+                (Err(e), _) | (_, Err(e)) => {
+                    ui.label(e.to_string());
+                }
+            }
         }
         if ui.button("unpin").clicked() {
             self.pinned = None;

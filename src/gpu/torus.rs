@@ -424,6 +424,27 @@ impl GpuTorus {
         self.gpu.queue.submit([enc.finish()]);
     }
 
+    /// One facility's state, read back alone (for the inspector): departure time (None
+    /// when idle), last arrival time (interval/original only), latest error step.
+    pub fn facility_snapshot(
+        &self,
+        f: u32,
+    ) -> Result<(Option<Ticks>, Option<Ticks>, u32), SimError> {
+        let b = &self.buffers;
+        let f = u64::from(f);
+        let original = b.last_arr.size() > 8;
+        let mut ranges = vec![(&b.dep, 8 * f, 8), (&b.fac, 16 * f, 16)];
+        if original {
+            ranges.push((&b.last_arr, 8 * f, 8));
+        }
+        let bytes = read_ranges(&self.gpu, &ranges)?;
+        let dep: [u32; 2] = bytemuck::pod_read_unaligned(&bytes[0]);
+        let fac: [u32; 4] = bytemuck::pod_read_unaligned(&bytes[1]);
+        let last = original.then(|| join(bytemuck::pod_read_unaligned(&bytes[2])));
+        let dep = (fac[0] != NONE).then(|| join(dep));
+        Ok((dep, last, fac[3]))
+    }
+
     /// Cheap live statistics (a few kilobytes read back): see [`LiveStats`].
     pub fn live_stats(&self) -> Result<LiveStats, SimError> {
         let (busy, sojourn) = self.accumulated()?;
@@ -708,17 +729,28 @@ impl Engine for GpuTorus {
 
 /// Copies buffers to mappable staging buffers, waits, and returns their bytes.
 fn read_buffers(gpu: &Gpu, sources: &[&wgpu::Buffer]) -> Result<Vec<Vec<u8>>, SimError> {
+    let ranges: Vec<(&wgpu::Buffer, u64, u64)> =
+        sources.iter().map(|b| (*b, 0, b.size())).collect();
+    read_ranges(gpu, &ranges)
+}
+
+/// Copies `(buffer, offset, size)` ranges (4-byte aligned) to mappable staging buffers,
+/// waits, and returns their bytes.
+pub fn read_ranges(
+    gpu: &Gpu,
+    ranges: &[(&wgpu::Buffer, u64, u64)],
+) -> Result<Vec<Vec<u8>>, SimError> {
     let mut enc = gpu.device.create_command_encoder(&Default::default());
-    let staging: Vec<wgpu::Buffer> = sources
+    let staging: Vec<wgpu::Buffer> = ranges
         .iter()
-        .map(|src| {
+        .map(|(src, offset, size)| {
             let dst = gpu.device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("readback"),
-                size: src.size(),
+                size: *size,
                 usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
                 mapped_at_creation: false,
             });
-            enc.copy_buffer_to_buffer(src, 0, &dst, 0, src.size());
+            enc.copy_buffer_to_buffer(src, *offset, &dst, 0, *size);
             dst
         })
         .collect();
