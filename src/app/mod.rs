@@ -71,26 +71,47 @@ pub fn wgpu_setup() -> eframe::egui_wgpu::WgpuSetup {
     eframe::egui_wgpu::WgpuSetup::CreateNew(create)
 }
 
-/// Opens the window on `config` (blocks until it is closed).
+/// Opens the window on `config` (blocks until it is closed): with wgpu when an adapter with
+/// compute exists, else with OpenGL and the CPU engines.
 pub fn run_native(config: Config) -> Result<(), String> {
-    let options = eframe::NativeOptions {
+    let options = |renderer| eframe::NativeOptions {
         viewport: egui::ViewportBuilder::default()
             .with_title("PDES Lab")
             .with_inner_size([1280.0, 820.0])
             .with_drag_and_drop(true),
-        renderer: eframe::Renderer::Wgpu,
+        renderer,
         wgpu_options: eframe::egui_wgpu::WgpuConfiguration {
             wgpu_setup: wgpu_setup(),
             ..Default::default()
         },
         ..Default::default()
     };
-    eframe::run_native(
+    let wgpu_ok = crate::gpu::Gpu::shared().is_ok();
+    let renderer = if wgpu_ok {
+        eframe::Renderer::Wgpu
+    } else {
+        eframe::Renderer::Glow
+    };
+    let cfg = config.clone();
+    let first = eframe::run_native(
         "PDES Lab",
-        options,
-        Box::new(move |cc| Ok(Box::new(PdesApp::new(cc, config)))),
-    )
-    .map_err(|e| format!("could not open the window: {e}"))
+        options(renderer),
+        Box::new(move |cc| Ok(Box::new(PdesApp::new(cc, cfg)))),
+    );
+    match first {
+        Err(e) if renderer == eframe::Renderer::Wgpu => {
+            eprintln!(
+                "pdes-lab: wgpu could not open the window ({e}); trying OpenGL with the CPU engines"
+            );
+            eframe::run_native(
+                "PDES Lab",
+                options(eframe::Renderer::Glow),
+                Box::new(move |cc| Ok(Box::new(PdesApp::new(cc, config)))),
+            )
+            .map_err(|e| format!("could not open the window: {e}"))
+        }
+        r => r.map_err(|e| format!("could not open the window: {e}")),
+    }
 }
 
 impl PdesApp {
@@ -105,7 +126,7 @@ impl PdesApp {
             }
             None => (
                 None,
-                "no wgpu device: the simulation runs on the CPU and the heatmap is off".to_string(),
+                "no GPU compute device: the simulation runs on the CPU".to_string(),
             ),
         };
         let form = Form::from_config(&config);
@@ -761,15 +782,7 @@ fn heatmap_widget(
                     },
                 ));
         }
-        None => {
-            ui.painter().text(
-                rect.center(),
-                egui::Align2::CENTER_CENTER,
-                "no GPU: heatmap off",
-                egui::FontId::default(),
-                egui::Color32::GRAY,
-            );
-        }
+        None => texture_heatmap(ui, s, mode, rect, v),
     }
     let facility_at = |p: egui::Pos2| {
         let g = v.to_grid(rect, p);
@@ -886,4 +899,56 @@ fn timeline(ui: &mut egui::Ui, s: &Session) {
         egui::FontId::proportional(12.0),
         egui::Color32::LIGHT_GRAY,
     );
+}
+
+/// The heatmap without wgpu: the same words and colormap, uploaded as an egui texture
+/// (the window's renderer is OpenGL then, and every engine runs on the CPU).
+fn texture_heatmap(ui: &mut egui::Ui, s: &Session, mode: Mode, rect: egui::Rect, v: &View) {
+    let Ok(words) = s.display_words() else { return };
+    let (rows, cols) = (s.config.model.rows as usize, s.config.model.cols as usize);
+    let max = (s.config.model.tokens_per_facility * 4).max(4) as f32;
+    let step = s.steps() as u32;
+    let pixels: Vec<egui::Color32> = words
+        .iter()
+        .map(|w| {
+            let rgb = match mode {
+                Mode::Tokens => heatmap::viridis(w[0] as f32 / max),
+                Mode::Busy => {
+                    if w[0] > 0 {
+                        [0.99, 0.80, 0.20]
+                    } else {
+                        [0.12, 0.12, 0.16]
+                    }
+                }
+                Mode::Errors => {
+                    let base = heatmap::viridis(w[0] as f32 / max).map(|c| c * 0.35);
+                    let flash = if w[1] > 0 && step >= w[1] {
+                        (1.0 - (step - w[1]) as f32 / 8.0).max(0.0)
+                    } else {
+                        0.0
+                    };
+                    [0, 1, 2].map(|i| base[i] + ([1.0, 0.15, 0.1][i] - base[i]) * flash)
+                }
+            };
+            egui::Color32::from_rgb(
+                (rgb[0] * 255.0) as u8,
+                (rgb[1] * 255.0) as u8,
+                (rgb[2] * 255.0) as u8,
+            )
+        })
+        .collect();
+    let image = egui::ColorImage::new([cols, rows], pixels);
+    let tex = ui
+        .ctx()
+        .load_texture("heatmap-cpu", image, egui::TextureOptions::NEAREST);
+    // the whole grid's rectangle on screen under the current zoom and pan, clipped to `rect`
+    let px = rect.width() / v.span;
+    let grid = egui::Rect::from_min_size(
+        rect.left_top() + egui::vec2(-v.x0 * px, -v.y0 * px),
+        egui::vec2(cols as f32 * px, rows as f32 * px),
+    );
+    let painter = ui.painter_at(rect);
+    painter.rect_filled(rect, 0.0, egui::Color32::from_rgb(20, 20, 23));
+    let uv = egui::Rect::from_min_max(egui::pos2(0.0, 0.0), egui::pos2(1.0, 1.0));
+    painter.image(tex.id(), grid, uv, egui::Color32::WHITE);
 }
