@@ -2,6 +2,8 @@
 //! session's display buffer (on the GPU) through a perceptual colormap. Zoom with the
 //! scroll wheel, pan by dragging, hover for a facility's details, click to pin it.
 
+use super::session::{Session, SessionEngine};
+use crate::time::to_units;
 use eframe::egui;
 use eframe::egui_wgpu::{self, CallbackResources, CallbackTrait, ScreenDescriptor};
 use std::collections::HashMap;
@@ -274,4 +276,168 @@ pub fn viridis(t: f32) -> [f32; 3] {
         *o = v.clamp(0.0, 1.0) as f32;
     }
     out
+}
+
+/// Draws one heatmap; returns the facility clicked, if any.
+pub(super) fn heatmap_widget(
+    ui: &mut egui::Ui,
+    s: &Session,
+    mode: Mode,
+    view: &mut Option<View>,
+    size: egui::Vec2,
+    id: u64,
+) -> Option<u32> {
+    let (rows, cols) = (s.config.model.rows, s.config.model.cols);
+    let (rect, resp) = ui.allocate_exact_size(size, egui::Sense::click_and_drag());
+    let v = view.get_or_insert_with(|| View::fit(rows, cols, rect.width(), rect.height()));
+    let scroll = ui.input(|i| i.smooth_scroll_delta.y);
+    if resp.hovered()
+        && scroll != 0.0
+        && let Some(p) = resp.hover_pos()
+    {
+        // zoom about the pointer
+        let g = v.to_grid(rect, p);
+        let factor = (-scroll / 200.0).exp();
+        v.span = (v.span * factor).clamp(2.0, 4.0 * rows.max(cols) as f32);
+        let g2 = v.to_grid(rect, p);
+        v.x0 += g.x - g2.x;
+        v.y0 += g.y - g2.y;
+    }
+    if resp.dragged() {
+        let d = resp.drag_delta() * (v.span / rect.width());
+        v.x0 -= d.x;
+        v.y0 -= d.y;
+    }
+    if resp.double_clicked() {
+        *v = View::fit(rows, cols, rect.width(), rect.height());
+    }
+    let max_value = (s.config.model.tokens_per_facility * 4).max(4) as f32;
+    match &s.display {
+        Some(cells) => {
+            ui.painter()
+                .add(eframe::egui_wgpu::Callback::new_paint_callback(
+                    rect,
+                    HeatmapCallback {
+                        id,
+                        cells: cells.clone(),
+                        rows,
+                        cols,
+                        mode,
+                        step: s.steps() as u32,
+                        view: *v,
+                        aspect: rect.width() / rect.height().max(1.0),
+                        max_value,
+                    },
+                ));
+        }
+        None => texture_heatmap(ui, s, mode, rect, v),
+    }
+    let facility_at = |p: egui::Pos2| {
+        let g = v.to_grid(rect, p);
+        (g.x >= 0.0 && g.y >= 0.0 && (g.x as u32) < cols && (g.y as u32) < rows)
+            .then(|| g.y as u32 * cols + g.x as u32)
+    };
+    let mut clicked = None;
+    if let Some(p) = resp.hover_pos()
+        && let Some(f) = facility_at(p)
+    {
+        if resp.clicked() {
+            clicked = Some(f);
+        }
+        resp.on_hover_ui_at_pointer(|ui| {
+            ui.label(format!("facility ({}, {})", f / cols, f % cols));
+            if let SessionEngine::Cpu(c) = &s.engine {
+                let st = &c.cpu.state().facilities[f as usize];
+                ui.label(format!(
+                    "tokens {}",
+                    st.queued + u32::from(st.serving != crate::sim::state::NONE)
+                ));
+                ui.label(format!("busy {}", st.serving != crate::sim::state::NONE));
+                ui.label(format!("last arrival {:.4}", to_units(st.last_arrival)));
+            } else {
+                ui.label("click to pin and inspect");
+            }
+        });
+    }
+    clicked
+}
+
+pub(super) fn legend(ui: &mut egui::Ui, s: &Session, mode: Mode) {
+    let max = (s.config.model.tokens_per_facility * 4).max(4);
+    ui.vertical(|ui| {
+        ui.label(mode.label());
+        let (rect, _) = ui.allocate_exact_size(egui::vec2(22.0, 200.0), egui::Sense::hover());
+        let steps = 32;
+        for i in 0..steps {
+            let t = 1.0 - i as f32 / steps as f32;
+            let [r, g, b] = viridis(t);
+            let y0 = rect.top() + rect.height() * i as f32 / steps as f32;
+            let cell = egui::Rect::from_min_size(
+                egui::pos2(rect.left(), y0),
+                egui::vec2(rect.width(), rect.height() / steps as f32 + 0.5),
+            );
+            ui.painter().rect_filled(
+                cell,
+                0.0,
+                egui::Color32::from_rgb((r * 255.0) as u8, (g * 255.0) as u8, (b * 255.0) as u8),
+            );
+        }
+        match mode {
+            Mode::Tokens => ui.small(format!("0 … {max}+ tokens")),
+            Mode::Busy => ui.small("yellow: busy\ndark: idle"),
+            Mode::Errors => ui.small("red: causality error\nin the last 8 steps"),
+        };
+    });
+}
+
+/// The heatmap without wgpu: the same words and colormap, uploaded as an egui texture
+/// (the window's renderer is OpenGL then, and every engine runs on the CPU).
+fn texture_heatmap(ui: &mut egui::Ui, s: &Session, mode: Mode, rect: egui::Rect, v: &View) {
+    let Ok(words) = s.display_words() else { return };
+    let (rows, cols) = (s.config.model.rows as usize, s.config.model.cols as usize);
+    let max = (s.config.model.tokens_per_facility * 4).max(4) as f32;
+    let step = s.steps() as u32;
+    let pixels: Vec<egui::Color32> = words
+        .iter()
+        .map(|w| {
+            let rgb = match mode {
+                Mode::Tokens => viridis(w[0] as f32 / max),
+                Mode::Busy => {
+                    if w[0] > 0 {
+                        [0.99, 0.80, 0.20]
+                    } else {
+                        [0.12, 0.12, 0.16]
+                    }
+                }
+                Mode::Errors => {
+                    let base = viridis(w[0] as f32 / max).map(|c| c * 0.35);
+                    let flash = if w[1] > 0 && step >= w[1] {
+                        (1.0 - (step - w[1]) as f32 / 8.0).max(0.0)
+                    } else {
+                        0.0
+                    };
+                    [0, 1, 2].map(|i| base[i] + ([1.0, 0.15, 0.1][i] - base[i]) * flash)
+                }
+            };
+            egui::Color32::from_rgb(
+                (rgb[0] * 255.0) as u8,
+                (rgb[1] * 255.0) as u8,
+                (rgb[2] * 255.0) as u8,
+            )
+        })
+        .collect();
+    let image = egui::ColorImage::new([cols, rows], pixels);
+    let tex = ui
+        .ctx()
+        .load_texture("heatmap-cpu", image, egui::TextureOptions::NEAREST);
+    // the whole grid's rectangle on screen under the current zoom and pan, clipped to `rect`
+    let px = rect.width() / v.span;
+    let grid = egui::Rect::from_min_size(
+        rect.left_top() + egui::vec2(-v.x0 * px, -v.y0 * px),
+        egui::vec2(cols as f32 * px, rows as f32 * px),
+    );
+    let painter = ui.painter_at(rect);
+    painter.rect_filled(rect, 0.0, egui::Color32::from_rgb(20, 20, 23));
+    let uv = egui::Rect::from_min_max(egui::pos2(0.0, 0.0), egui::pos2(1.0, 1.0));
+    painter.image(tex.id(), grid, uv, egui::Color32::WHITE);
 }

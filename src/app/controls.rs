@@ -1,0 +1,183 @@
+//! The left panel: parameters, run controls, A/B, and the inspector of a pinned facility.
+
+use super::PdesApp;
+use super::form::AlgorithmChoice;
+use super::session::SessionEngine;
+use crate::time::to_units;
+use eframe::egui;
+
+impl PdesApp {
+    pub(super) fn controls(&mut self, ui: &mut egui::Ui) {
+        let mut changed = false;
+        ui.heading("Model");
+        ui.label("Closed torus queueing network").on_hover_text(
+            "rows × cols service facilities on a torus, each a server with a FIFO queue. After service a token moves to one of the four neighbours at random (Sang et al. 2019, Park & Fishwick 2009).",
+        );
+        egui::Grid::new("model").num_columns(2).show(ui, |ui| {
+            let lbl = ui.label("rows × cols").on_hover_text("Size of the torus. Up to 16384 each; large sizes want the GPU engine.");
+            ui.horizontal(|ui| {
+                changed |= ui.add(egui::DragValue::new(&mut self.form.rows).range(0..=16384)).labelled_by(lbl.id).changed();
+                ui.label("×");
+                changed |= ui.add(egui::DragValue::new(&mut self.form.cols).range(0..=16384)).labelled_by(lbl.id).changed();
+            });
+            ui.end_row();
+            let lbl = ui.label("tokens / facility").on_hover_text("Tokens that start at every facility (P). The network is closed: their number never changes.");
+            changed |= ui.add(egui::DragValue::new(&mut self.form.tokens_per_facility).range(0..=1024)).labelled_by(lbl.id).changed();
+            ui.end_row();
+            let lbl = ui.label("mean service M").on_hover_text("Mean service time of a visit.");
+            changed |= ui.add(egui::DragValue::new(&mut self.form.mean_service).speed(0.1).range(0.0..=4095.0)).labelled_by(lbl.id).changed();
+            ui.end_row();
+            ui.label("service").on_hover_text("Exponential with mean M, or shifted: d + Exp(M − d). Shifted keeps the mean but never serves faster than d — the lookahead that makes the window algorithm exact.");
+            ui.horizontal(|ui| {
+                changed |= ui.selectable_value(&mut self.form.shifted, false, "exponential").changed();
+                changed |= ui.selectable_value(&mut self.form.shifted, true, "shifted").changed();
+            });
+            ui.end_row();
+        });
+        ui.separator();
+        ui.heading("Algorithm");
+        for a in AlgorithmChoice::ALL {
+            changed |= ui
+                .radio_value(&mut self.form.algorithm, a, a.label())
+                .on_hover_text(a.help())
+                .changed();
+        }
+        egui::Grid::new("run").num_columns(2).show(ui, |ui| {
+            ui.label("d").on_hover_text("The interval. Window: events in [t_min, t_min + d) run together. Interval: events up to the next multiple of d. Larger d = more parallel events per step (faster) but, for the interval algorithms, more bias or more causality errors.");
+            ui.vertical(|ui| {
+                let slider = ui.add(egui::Slider::new(&mut self.form.d, 0.001..=100.0).logarithmic(true).text("d (log)"));
+                changed |= slider.changed();
+            });
+            ui.end_row();
+            ui.label("engine").on_hover_text("Where the simulation runs. The GPU engine runs window and interval as compute passes on the same device that draws this window; sequential always runs on the CPU.");
+            ui.horizontal(|ui| {
+                changed |= ui.selectable_value(&mut self.form.gpu, false, "CPU").changed();
+                let gpu_ok = self.gpu.is_some();
+                changed |= ui.add_enabled(gpu_ok, egui::Button::selectable(self.form.gpu, "GPU")).clicked() && {
+                    self.form.gpu = true;
+                    true
+                };
+            });
+            ui.end_row();
+            let lbl = ui.label("seed").on_hover_text("Every service time and route is a pure function of (seed, token, visit): the same seed gives the same sample path in every exact algorithm, on the CPU and on the GPU.");
+            changed |= ui.add(egui::DragValue::new(&mut self.form.seed)).labelled_by(lbl.id).changed();
+            ui.end_row();
+            let lbl = ui.label("end time").on_hover_text("Simulated time at which the run stops.");
+            changed |= ui.add(egui::DragValue::new(&mut self.form.end_time).speed(10.0).range(0.0..=1e12)).labelled_by(lbl.id).changed();
+            ui.end_row();
+        });
+        if changed {
+            self.apply_form();
+        }
+        if let Some(e) = &self.form_error {
+            ui.colored_label(egui::Color32::from_rgb(240, 90, 80), e.as_str());
+            ui.label("(the running simulation keeps its last valid parameters)");
+        }
+        ui.separator();
+        ui.heading("Run");
+        ui.horizontal(|ui| {
+            let label = if self.running { "Pause" } else { "Run" };
+            if ui.button(label).on_hover_text("Space").clicked() {
+                self.running = !self.running;
+            }
+            if ui
+                .button("Step")
+                .on_hover_text("→ : one window (one step; one event for sequential)")
+                .clicked()
+            {
+                self.step_once();
+            }
+            if ui.button("Reset").on_hover_text("R").clicked() {
+                self.reset();
+            }
+        });
+        ui.add(
+            egui::Slider::new(&mut self.sim_rate, 0.1..=100_000.0)
+                .logarithmic(true)
+                .text("sim time / s"),
+        )
+        .on_hover_text("Simulated time advanced per second of wall-clock time.");
+        ui.separator();
+        ui.heading("A/B");
+        let mut ab = self.b.is_some();
+        if ui.checkbox(&mut ab, "compare with a second algorithm").on_hover_text("Runs the same parameters and seed with a second algorithm side by side; the plots overlay both.").changed() {
+            self.set_ab(ab);
+        }
+        if self.b.is_some() {
+            let before = self.b_algorithm;
+            for a in AlgorithmChoice::ALL {
+                ui.radio_value(&mut self.b_algorithm, a, format!("B: {}", a.label()));
+            }
+            if before != self.b_algorithm {
+                self.set_ab(true);
+            }
+        }
+        if let Some(f) = self.pinned {
+            ui.separator();
+            self.inspector(ui, f);
+        }
+    }
+
+    fn inspector(&mut self, ui: &mut egui::Ui, f: u32) {
+        let cols = self.a.config.model.cols;
+        ui.heading(format!("Facility ({}, {})", f / cols, f % cols));
+        if let SessionEngine::Cpu(c) = &self.a.engine {
+            let st = &c.cpu.state().facilities[f as usize];
+            ui.label(format!(
+                "tokens: {}",
+                st.queued + u32::from(st.serving != crate::sim::state::NONE)
+            ));
+            ui.label(format!("busy: {}", st.serving != crate::sim::state::NONE));
+            ui.label(format!("last arrival: {:.4}", to_units(st.last_arrival)));
+            ui.label(format!("causality errors: {}", st.causality_errors));
+            if let crate::sim::CpuTorus::Stepped(s) = &c.cpu {
+                let recent: Vec<_> = s
+                    .violations
+                    .iter()
+                    .rev()
+                    .filter(|v| v.facility == f)
+                    .take(8)
+                    .collect();
+                if !recent.is_empty() {
+                    ui.label("recent violations (arrival < last arrival):");
+                    for v in recent {
+                        ui.monospace(format!(
+                            "step {:>6}: {:.4} < {:.4}",
+                            v.step,
+                            to_units(v.arrival),
+                            to_units(v.last_arrival)
+                        ));
+                    }
+                }
+            }
+        } else if let (SessionEngine::Gpu(g), Some(cells)) = (&self.a.engine, &self.a.display) {
+            // two small readbacks, not the whole grid
+            let tokens = crate::gpu::torus::read_ranges(g.gpu(), &[(cells, 8 * u64::from(f), 8)])
+                .map(|b| bytemuck::pod_read_unaligned::<[u32; 2]>(&b[0])[0]);
+            match (tokens, g.facility_snapshot(f)) {
+                (Ok(tokens), Ok((dep, last, err_step))) => {
+                    ui.label(format!("tokens: {tokens}"));
+                    ui.label(match dep {
+                        Some(t) => format!("busy, departs at {:.4}", to_units(t)),
+                        None => "idle".to_string(),
+                    });
+                    if let Some(l) = last {
+                        ui.label(format!("last arrival: {:.4}", to_units(l)));
+                    }
+                    ui.label(if err_step > 0 {
+                        format!("latest causality error at step {err_step}")
+                    } else {
+                        "no causality error".into()
+                    });
+                    ui.small("(the GPU keeps only the step of the latest violation; the CPU engine lists them)");
+                }
+                (Err(e), _) | (_, Err(e)) => {
+                    ui.label(e.to_string());
+                }
+            }
+        }
+        if ui.button("unpin").clicked() {
+            self.pinned = None;
+        }
+    }
+}

@@ -1,0 +1,110 @@
+//! The menu bar: presets (built-in, open, save), exports (CSV, PNG), heatmap mode.
+
+use super::PdesApp;
+use super::heatmap::{self, Mode};
+use super::plots;
+use crate::preset;
+use eframe::egui;
+
+impl PdesApp {
+    pub(super) fn menu_bar(&mut self, ui: &mut egui::Ui) {
+        egui::MenuBar::new().ui(ui, |ui| {
+            ui.menu_button("Presets", |ui| {
+                for (name, text) in preset::BUILTIN {
+                    if ui
+                        .button(*name)
+                        .on_hover_text(preset::description(text))
+                        .clicked()
+                    {
+                        self.load_preset(name);
+                        ui.close();
+                    }
+                }
+                ui.separator();
+                if ui.button("Open…").clicked() {
+                    ui.close();
+                    if let Some(p) = rfd::FileDialog::new()
+                        .add_filter("preset", &["toml"])
+                        .pick_file()
+                    {
+                        self.load_preset(&p.to_string_lossy());
+                    }
+                }
+                if ui.button("Save as…").clicked() {
+                    ui.close();
+                    self.save_preset_dialog();
+                }
+            });
+            ui.menu_button("Export", |ui| {
+                if ui.button("Plotted series as CSV…").clicked() {
+                    ui.close();
+                    if let Some(p) = rfd::FileDialog::new()
+                        .set_file_name("pdes-series.csv")
+                        .save_file()
+                    {
+                        self.message = Some(match plots::write_csv(&p, &self.a, self.b.as_ref()) {
+                            Ok(()) => format!("wrote {}", p.display()),
+                            Err(e) => format!("could not write {}: {e}", p.display()),
+                        });
+                    }
+                }
+                if ui.button("Heatmap as PNG…").clicked() {
+                    ui.close();
+                    if let Some(p) = rfd::FileDialog::new()
+                        .set_file_name("pdes-heatmap.png")
+                        .save_file()
+                    {
+                        self.message = Some(match self.write_png(&p) {
+                            Ok(()) => format!("wrote {}", p.display()),
+                            Err(e) => format!("could not write {}: {e}", p.display()),
+                        });
+                    }
+                }
+            });
+            ui.separator();
+            ui.label("Heatmap:");
+            for m in Mode::ALL {
+                ui.selectable_value(&mut self.mode, m, m.label());
+            }
+        });
+    }
+
+    fn save_preset_dialog(&mut self) {
+        let cfg = match self.form.to_config() {
+            Ok(c) => c,
+            Err(e) => {
+                self.message = Some(format!("not saved: {e}"));
+                return;
+            }
+        };
+        if let Some(p) = rfd::FileDialog::new()
+            .add_filter("preset", &["toml"])
+            .set_file_name("my-preset.toml")
+            .save_file()
+        {
+            let text = cfg.to_toml("Saved from PDES Lab");
+            self.message = Some(match std::fs::write(&p, text) {
+                Ok(()) => format!("saved {}", p.display()),
+                Err(e) => format!("could not save {}: {e}", p.display()),
+            });
+        }
+    }
+
+    /// Writes the A heatmap (queue lengths through the colormap) as a PNG.
+    pub fn write_png(&self, path: &std::path::Path) -> Result<(), String> {
+        let words = self.a.display_words().map_err(|e| e.to_string())?;
+        let (w, h) = (self.a.config.model.cols, self.a.config.model.rows);
+        let max = words.iter().map(|c| c[0]).max().unwrap_or(1).max(1) as f32;
+        let mut rgb = Vec::with_capacity(words.len() * 3);
+        for c in &words {
+            let [r, g, b] = heatmap::viridis(c[0] as f32 / max);
+            rgb.extend([(r * 255.0) as u8, (g * 255.0) as u8, (b * 255.0) as u8]);
+        }
+        let file = std::fs::File::create(path).map_err(|e| e.to_string())?;
+        let mut enc = png::Encoder::new(std::io::BufWriter::new(file), w, h);
+        enc.set_color(png::ColorType::Rgb);
+        enc.set_depth(png::BitDepth::Eight);
+        let mut writer = enc.write_header().map_err(|e| e.to_string())?;
+        writer.write_image_data(&rgb).map_err(|e| e.to_string())
+    }
+}
