@@ -4,8 +4,6 @@
 // outbox words), orders them by (time, sending facility) — the sequential tie order — and
 // accepts them; then its departure time feeds the per-workgroup minimum.
 
-var<workgroup> sh_min: array<vec2<u32>, WG>;
-var<workgroup> sh_err: array<u32, WG>;
 
 struct Arrival {
     time: vec2<u32>,
@@ -92,18 +90,9 @@ fn arrive(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l
         atomicStore(&inbox[g], 0u);
         m = min64(m, dep[g]);
     }
-    sh_min[lid] = m;
-    sh_err[lid] = errors;
-    workgroupBarrier();
-    for (var s = WG / 2u; s > 0u; s >>= 1u) {
-        if lid < s {
-            sh_min[lid] = min64(sh_min[lid], sh_min[lid + s]);
-            sh_err[lid] += sh_err[lid + s];
-        }
-        workgroupBarrier();
-    }
+    let r = wg_reduce(lid, m, vec2<u32>(errors, 0u), vec2<u32>(0u, 0u));
     if lid == 0u {
-        part_min[wg] = vec4<u32>(part_min[wg].xy, sh_min[0]);
-        seg_count[wg].z = sh_err[0];
+        part_min[wg] = vec4<u32>(part_min[wg].xy, r.min);
+        seg_count[wg].z = r.a.x;
     }
 }

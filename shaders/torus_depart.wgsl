@@ -5,9 +5,6 @@
 // the first announcement to a destination lists it in the segment's part of `recv_list`.
 // Per-segment sums of busy and sojourn time are kept exactly in 64 bits.
 
-var<workgroup> sh_busy: array<vec2<u32>, WG>;
-var<workgroup> sh_soj: array<vec2<u32>, WG>;
-var<workgroup> sh_min: array<vec2<u32>, WG>;
 var<workgroup> sh_count: atomic<u32>;
 
 struct Departed {
@@ -70,22 +67,11 @@ fn depart(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l
     }
     workgroupBarrier();
     let n = atomicLoad(&sh_count);
-    sh_busy[lid] = busy;
-    sh_soj[lid] = soj;
-    sh_min[lid] = m;
-    workgroupBarrier();
-    for (var s = WG / 2u; s > 0u; s >>= 1u) {
-        if lid < s {
-            sh_busy[lid] = add64(sh_busy[lid], sh_busy[lid + s]);
-            sh_soj[lid] = add64(sh_soj[lid], sh_soj[lid + s]);
-            sh_min[lid] = min64(sh_min[lid], sh_min[lid + s]);
-        }
-        workgroupBarrier();
-    }
+    let r = wg_reduce(lid, m, busy, soj);
     if lid == 0u {
         let acc = wg_acc[wg];
-        wg_acc[wg] = vec4<u32>(add64(acc.xy, sh_busy[0]), add64(acc.zw, sh_soj[0]));
-        part_min[wg] = vec4<u32>(sh_min[0], part_min[wg].zw);
+        wg_acc[wg] = vec4<u32>(add64(acc.xy, r.a), add64(acc.zw, r.b));
+        part_min[wg] = vec4<u32>(r.min, part_min[wg].zw);
         seg_count[wg].y = n;
     }
 }

@@ -9,8 +9,6 @@
 //            until the caller raises the limit and `resume` plans again;
 //   DONE     the next t_min is at or past the end time.
 
-var<workgroup> sh_min: array<vec2<u32>, WG>;
-var<workgroup> sh_n: array<vec2<u32>, WG>;
 
 // floor(a / b) for b > 0, by shift and subtract (one thread, once per step).
 fn div64(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
@@ -30,7 +28,7 @@ fn div64(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
 
 // Reduces this step's per-segment minima (scan, depart and arrive) and counts. Four independent loads per iteration keep several memory requests in flight:
 // this one workgroup runs alone, so its latency is the cost.
-fn reduce_partials(lid: u32) {
+fn reduce_partials(lid: u32) -> Reduced {
     var m0 = never(); var m1 = never(); var m2 = never(); var m3 = never();
     var n = vec2<u32>(0u, 0u); // (departures, causality errors)
     var w = lid;
@@ -48,19 +46,11 @@ fn reduce_partials(lid: u32) {
         m0 = min64(min64(m0, scan_min[w]), min64(a.xy, a.zw));
         n += seg_count[w].xz;
     }
-    sh_min[lid] = min64(min64(m0, m1), min64(m2, m3));
-    sh_n[lid] = n;
-    workgroupBarrier();
-    for (var s = WG / 2u; s > 0u; s >>= 1u) {
-        if lid < s {
-            sh_min[lid] = min64(sh_min[lid], sh_min[lid + s]);
-            sh_n[lid] += sh_n[lid + s];
-        }
-        workgroupBarrier();
-    }
+    // (departures, causality errors) of this step: at most K each, so u32 per thread
+    return wg_reduce(lid, min64(min64(m0, m1), min64(m2, m3)), vec2<u32>(n.x, 0u), vec2<u32>(n.y, 0u));
 }
 
-// Thread 0 only, after reduce_partials: the next step's bound from t_min = sh_min[0].
+// Thread 0 only, after reduce_partials: the next step's bound from t_min.
 fn plan(t_min: vec2<u32>) {
     if !lt64(t_min, P.end_t) {
         ctl.phase = PHASE_DONE;
@@ -94,19 +84,18 @@ fn plan(t_min: vec2<u32>) {
 fn finish_step(@builtin(local_invocation_id) lid3: vec3<u32>) {
     let lid = lid3.x;
     if uniform_phase(lid) != PHASE_PLANNED { return; }
-    reduce_partials(lid);
-    workgroupBarrier();
+    let r = reduce_partials(lid);
     if lid == 0u {
         let i = ctl.step % P.log_len;
-        let events = sh_n[0].x;
-        let errors = sh_n[0].y;
+        let events = r.a.x;
+        let errors = r.b.x;
         steplog[i].events = events;
         steplog[i].errors = errors;
         ctl.events = add64(ctl.events, vec2<u32>(events, 0u));
         ctl.errors = add64(ctl.errors, vec2<u32>(errors, 0u));
         ctl.max_events = max(ctl.max_events, events);
         ctl.step += 1u;
-        plan(sh_min[0]);
+        plan(r.min);
     }
 }
 
@@ -117,8 +106,8 @@ fn resume(@builtin(local_invocation_id) lid3: vec3<u32>) {
     let lid = lid3.x;
     let phase = uniform_phase(lid);
     if phase == PHASE_IDLE {
-        reduce_partials(lid);
-        if lid == 0u { plan(sh_min[0]); }
+        let r = reduce_partials(lid);
+        if lid == 0u { plan(r.min); }
     } else if phase == PHASE_HELD && lid == 0u {
         plan(ctl.t_min);
     }

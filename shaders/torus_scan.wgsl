@@ -5,18 +5,13 @@
 // cannot change this step unless they receive a token, and receivers are reduced again
 // by the arrive pass).
 
-var<workgroup> sh_min: array<vec2<u32>, WG>;
 var<workgroup> sh_list: array<u32, WG * ITEMS>;
 var<workgroup> sh_count: atomic<u32>;
 
 fn reduce_min_to(wg: u32, lid: u32, m: vec2<u32>) {
-    sh_min[lid] = m;
-    workgroupBarrier();
-    for (var s = WG / 2u; s > 0u; s >>= 1u) {
-        if lid < s { sh_min[lid] = min64(sh_min[lid], sh_min[lid + s]); }
-        workgroupBarrier();
-    }
-    if lid == 0u { scan_min[wg] = sh_min[0]; }
+    let zero = vec2<u32>(0u, 0u);
+    let r = wg_reduce(lid, m, zero, zero);
+    if lid == 0u { scan_min[wg] = r.min; }
 }
 
 // Departure time of facility f, or NEVER past the last facility.

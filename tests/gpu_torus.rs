@@ -63,8 +63,15 @@ fn assert_same_state(gpu: &TorusState, cpu: &TorusState, what: &str) {
 /// Runs both engines under the same budgets and checks they agree after each.
 fn assert_same_path(cfg: &Config, budgets: &[Budget]) -> (CpuEngine, GpuTorus) {
     let gpu = gpu().expect("checked by caller");
+    assert_same_path_with(cfg, budgets, GpuTorus::new(gpu, cfg).unwrap())
+}
+
+fn assert_same_path_with(
+    cfg: &Config,
+    budgets: &[Budget],
+    mut g: GpuTorus,
+) -> (CpuEngine, GpuTorus) {
     let mut cpu = cpu_engine(cfg);
-    let mut g = GpuTorus::new(gpu, cfg).unwrap();
     for (i, b) in budgets.iter().enumerate() {
         cpu.advance(*b).unwrap();
         g.advance(*b).unwrap();
@@ -207,4 +214,39 @@ fn gpu_refuses_sequential() {
         .expect("sequential is CPU-only")
         .to_string();
     assert!(err.contains("--engine cpu"), "{err}");
+}
+
+/// Both workgroup-reduction variants (shared memory, subgroups) give the CPU's path: the
+/// subgroup one wherever the adapter has the feature (lavapipe does).
+#[test]
+fn both_reduction_variants_match_the_cpu() {
+    let Some(gpu) = gpu() else { return };
+    use pdes_lab::gpu::shaders::Reductions;
+    let cfg = config(&[
+        "model.rows=33",
+        "model.cols=47",
+        "model.service=\"exponential\"",
+        "run.algorithm=\"interval\"",
+        "run.timestamps=\"original\"",
+        "run.d=0.5",
+        "run.end_time=300",
+    ]);
+    let mut variants = vec![Reductions::Portable];
+    if gpu.device.features().contains(wgpu::Features::SUBGROUP) {
+        variants.push(Reductions::Subgroup);
+    } else {
+        eprintln!("adapter without SUBGROUP: only the portable reductions are tested");
+    }
+    for r in variants {
+        let g = GpuTorus::with_reductions(gpu.clone(), &cfg, r).unwrap();
+        let (mut cpu, mut g) = assert_same_path_with(&cfg, &[Budget::Steps(9), Budget::Finish], g);
+        let (sc, sg) = (cpu.summary().unwrap(), g.summary().unwrap());
+        assert_eq!(sg.causality_errors, sc.causality_errors, "{r:?}");
+        assert_eq!(
+            sg.mean_sojourn.to_bits(),
+            sc.mean_sojourn.to_bits(),
+            "{r:?}"
+        );
+        assert_eq!(sg.utilization.to_bits(), sc.utilization.to_bits(), "{r:?}");
+    }
 }

@@ -66,8 +66,7 @@ pub fn wgpu_setup() -> eframe::egui_wgpu::WgpuSetup {
         .unwrap_or(wgpu::Backends::VULKAN | wgpu::Backends::METAL | wgpu::Backends::DX12);
     create.device_descriptor = Arc::new(|adapter: &wgpu::Adapter| wgpu::DeviceDescriptor {
         label: Some("pdes-lab"),
-        required_features: adapter.features()
-            & (wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES),
+        required_features: adapter.features() & crate::gpu::context::WANTED_FEATURES,
         required_limits: adapter.limits(),
         ..Default::default()
     });

@@ -2,6 +2,12 @@
 
 use std::sync::{Arc, OnceLock};
 
+/// Optional features PDES Lab uses when the adapter has them: GPU timestamps for
+/// `bench --profile`, subgroup operations for the workgroup reductions.
+pub const WANTED_FEATURES: wgpu::Features = wgpu::Features::TIMESTAMP_QUERY
+    .union(wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES)
+    .union(wgpu::Features::SUBGROUP);
+
 /// A wgpu device and queue with what PDES Lab needs to know about them.
 #[derive(Debug)]
 pub struct Gpu {
@@ -34,8 +40,7 @@ impl Gpu {
             .await
             .map_err(|e| format!("no GPU adapter with Vulkan, Metal or DX12 ({e})"))?;
         let limits = adapter.limits();
-        let wanted =
-            wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES;
+        let wanted = WANTED_FEATURES;
         let (device, queue) = adapter
             .request_device(&wgpu::DeviceDescriptor {
                 label: Some("pdes-lab"),

@@ -20,19 +20,42 @@ pub const TORUS_DISPLAY: &str = include_str!("../../shaders/torus_display.wgsl")
 /// The heatmap's render pipeline (standalone module).
 pub const HEATMAP: &str = include_str!("../../shaders/heatmap.wgsl");
 
+/// Workgroup reductions with shared memory only.
+pub const REDUCE_PORTABLE: &str = include_str!("../../shaders/reduce_portable.wgsl");
+/// Workgroup reductions with subgroup operations.
+pub const REDUCE_SUBGROUP: &str = include_str!("../../shaders/reduce_subgroup.wgsl");
+
+/// How the passes reduce across a workgroup.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reductions {
+    /// Shared memory and barriers: every adapter.
+    Portable,
+    /// Subgroup operations (wgpu feature SUBGROUP).
+    Subgroup,
+}
+
 /// The full source of a torus pass.
-pub fn torus_pass(pass: &str) -> String {
-    format!("{COMMON}\n{PHILOX}\n{pass}")
+pub fn torus_pass(pass: &str, reductions: Reductions) -> String {
+    match reductions {
+        Reductions::Portable => format!("{COMMON}\n{REDUCE_PORTABLE}\n{PHILOX}\n{pass}"),
+        Reductions::Subgroup => format!("{COMMON}\n{REDUCE_SUBGROUP}\n{PHILOX}\n{pass}"),
+    }
 }
 
 /// Every composed module, by name (for validation tests).
-pub fn all() -> Vec<(&'static str, String)> {
-    vec![
-        ("torus_scan", torus_pass(TORUS_SCAN)),
-        ("torus_depart", torus_pass(TORUS_DEPART)),
-        ("torus_arrive", torus_pass(TORUS_ARRIVE)),
-        ("torus_plan", torus_pass(TORUS_PLAN)),
-        ("torus_display", torus_pass(TORUS_DISPLAY)),
-        ("heatmap", HEATMAP.to_string()),
-    ]
+pub fn all() -> Vec<(String, String)> {
+    let mut v = Vec::new();
+    for r in [Reductions::Portable, Reductions::Subgroup] {
+        for (name, src) in [
+            ("torus_scan", TORUS_SCAN),
+            ("torus_depart", TORUS_DEPART),
+            ("torus_arrive", TORUS_ARRIVE),
+            ("torus_plan", TORUS_PLAN),
+            ("torus_display", TORUS_DISPLAY),
+        ] {
+            v.push((format!("{name} ({r:?})"), torus_pass(src, r)));
+        }
+    }
+    v.push(("heatmap".to_string(), HEATMAP.to_string()));
+    v
 }

@@ -23,7 +23,7 @@
 //! interval/original adds the last arrival time (8) for causality detection.
 
 use super::Gpu;
-use super::shaders;
+use super::shaders::{self, Reductions};
 use crate::preset::{Algorithm, Config, Timestamps};
 use crate::rng::LN_TABLE;
 use crate::sim::state::{Facility, NONE, Token, TorusState};
@@ -240,8 +240,24 @@ pub struct GpuTorus {
 }
 
 impl GpuTorus {
-    /// Uploads the initial state of `cfg` (window or interval) and prepares the passes.
+    /// Uploads the initial state of `cfg` (window or interval) and prepares the passes,
+    /// with subgroup reductions where the device has them.
     pub fn new(gpu: Arc<Gpu>, cfg: &Config) -> Result<Self, SimError> {
+        let reductions = if gpu.device.features().contains(wgpu::Features::SUBGROUP) {
+            Reductions::Subgroup
+        } else {
+            Reductions::Portable
+        };
+        Self::with_reductions(gpu, cfg, reductions)
+    }
+
+    /// As [`GpuTorus::new`], with the workgroup reductions chosen by the caller (tests and
+    /// benchmarks compare both; `Subgroup` needs the SUBGROUP feature).
+    pub fn with_reductions(
+        gpu: Arc<Gpu>,
+        cfg: &Config,
+        reductions: Reductions,
+    ) -> Result<Self, SimError> {
         let rule = match (cfg.run.algorithm, cfg.run.timestamps) {
             (Algorithm::Window, _) => 0,
             (Algorithm::Interval, Timestamps::Original) => 1,
@@ -367,7 +383,7 @@ impl GpuTorus {
                 "out of GPU memory allocating {memory_bytes} bytes: {e}"
             )));
         }
-        let (pipelines, bind_group) = build_pipelines(&gpu, &buffers);
+        let (pipelines, bind_group) = build_pipelines(&gpu, &buffers, reductions);
         let mut engine = Self {
             gpu,
             config: cfg.clone(),
@@ -779,7 +795,7 @@ pub fn read_ranges(
         .collect()
 }
 
-fn build_pipelines(gpu: &Gpu, b: &Buffers) -> (Pipelines, wgpu::BindGroup) {
+fn build_pipelines(gpu: &Gpu, b: &Buffers, reductions: Reductions) -> (Pipelines, wgpu::BindGroup) {
     let device = &gpu.device;
     let entry = |binding: u32, ty: wgpu::BufferBindingType| wgpu::BindGroupLayoutEntry {
         binding,
@@ -847,7 +863,7 @@ fn build_pipelines(gpu: &Gpu, b: &Buffers) -> (Pipelines, wgpu::BindGroup) {
     let module = |name: &str, src: &str| {
         device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some(name),
-            source: wgpu::ShaderSource::Wgsl(shaders::torus_pass(src).into()),
+            source: wgpu::ShaderSource::Wgsl(shaders::torus_pass(src, reductions).into()),
         })
     };
     let scan_m = module("torus_scan", shaders::TORUS_SCAN);

@@ -1,0 +1,63 @@
+// reduce_subgroup.wgsl — the same workgroup reductions as reduce_portable.wgsl, with
+// subgroup operations (wgpu feature SUBGROUP): one subgroup op per value, one slot per
+// subgroup in shared memory, two barriers instead of log2(WG) + 1. (naga 30 accepts the
+// subgroup builtins when the device has the feature and rejects `enable subgroups;`.)
+
+struct Reduced {
+    min: vec2<u32>,
+    a: vec2<u32>,
+    b: vec2<u32>,
+}
+
+var<workgroup> red_m: array<vec2<u32>, WG>;
+var<workgroup> red_a: array<vec2<u32>, WG>;
+var<workgroup> red_b: array<vec2<u32>, WG>;
+var<workgroup> red_slots: atomic<u32>;
+
+// Lexicographic 64-bit minimum across the subgroup: the high words first, then the low
+// words of the lanes that hold the smallest high word.
+fn sg_min64(v: vec2<u32>) -> vec2<u32> {
+    let hi = subgroupMin(v.y);
+    let lo = subgroupMin(select(NONE, v.x, v.y == hi));
+    return vec2<u32>(lo, hi);
+}
+
+// Exact 64-bit sum across the subgroup, in 16-bit limbs (each limb sum stays below 2^32
+// for subgroups of up to 65536 lanes).
+fn sg_sum64(v: vec2<u32>) -> vec2<u32> {
+    let l0 = subgroupAdd(v.x & 0xffffu);
+    let l1 = subgroupAdd(v.x >> 16u);
+    let l2 = subgroupAdd(v.y & 0xffffu);
+    let l3 = subgroupAdd(v.y >> 16u);
+    var r = vec2<u32>(l0, 0u);
+    r = add64(r, vec2<u32>(l1 << 16u, l1 >> 16u));
+    r = add64(r, vec2<u32>(0u, l2));
+    return add64(r, vec2<u32>(0u, l3 << 16u));
+}
+
+// Min of m and sums of a and b over the workgroup; the result is valid in thread 0.
+// Every thread must call it (it has barriers and subgroup operations).
+fn wg_reduce(lid: u32, m: vec2<u32>, a: vec2<u32>, b: vec2<u32>) -> Reduced {
+    if lid == 0u { atomicStore(&red_slots, 0u); }
+    workgroupBarrier();
+    let sm = sg_min64(m);
+    let sa = sg_sum64(a);
+    let sb = sg_sum64(b);
+    // the subgroup's first active lane writes (naga 30 has no subgroupElect)
+    if subgroupExclusiveAdd(1u) == 0u {
+        // no assumption about how invocations map to subgroups: each takes a free slot
+        let slot = atomicAdd(&red_slots, 1u);
+        red_m[slot] = sm;
+        red_a[slot] = sa;
+        red_b[slot] = sb;
+    }
+    workgroupBarrier();
+    var r = Reduced(never(), vec2<u32>(0u, 0u), vec2<u32>(0u, 0u));
+    if lid == 0u {
+        let n = atomicLoad(&red_slots);
+        for (var i = 0u; i < n; i++) {
+            r = Reduced(min64(r.min, red_m[i]), add64(r.a, red_a[i]), add64(r.b, red_b[i]));
+        }
+    }
+    return r;
+}
