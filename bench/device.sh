@@ -34,6 +34,11 @@ for what in "$@"; do
       for side in 16 256 1024 2048; do
         PDES_PERF_SIDE=$side PDES_PERF_FRAMES=300 carry/ui_perf --ignored --nocapture 2>&1 | grep '^ui_perf'
       done | tee "$OUT/ui_perf.txt" ;;
+    reductions)  # subgroup vs shared-memory workgroup reductions, per-pass profile
+      for r in subgroup portable; do
+        echo "reductions=$r"
+        PDES_GPU_REDUCTIONS=$r $BIN bench --suite headline-short --profile 2>&1 | grep -E "window|µs"
+      done | tee "$OUT/reductions.txt" ;;
     suite)
       $BIN bench --suite torus --format json --out "$OUT/torus.json" 2>&1 | tee "$OUT/torus.log" ;;
   esac

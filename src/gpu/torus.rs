@@ -241,13 +241,16 @@ pub struct GpuTorus {
 
 impl GpuTorus {
     /// Uploads the initial state of `cfg` (window or interval) and prepares the passes,
-    /// with subgroup reductions where the device has them.
+    /// with subgroup reductions where the device has them (the environment variable
+    /// `PDES_GPU_REDUCTIONS=portable` forces the shared-memory ones, for benchmarks).
     pub fn new(gpu: Arc<Gpu>, cfg: &Config) -> Result<Self, SimError> {
-        let reductions = if gpu.device.features().contains(wgpu::Features::SUBGROUP) {
-            Reductions::Subgroup
-        } else {
-            Reductions::Portable
-        };
+        let forced_portable = std::env::var("PDES_GPU_REDUCTIONS").is_ok_and(|v| v == "portable");
+        let reductions =
+            if !forced_portable && gpu.device.features().contains(wgpu::Features::SUBGROUP) {
+                Reductions::Subgroup
+            } else {
+                Reductions::Portable
+            };
         Self::with_reductions(gpu, cfg, reductions)
     }
 
