@@ -29,3 +29,14 @@ fn wg_reduce(lid: u32, m: vec2<u32>, a: vec2<u32>, b: vec2<u32>) -> Reduced {
     }
     return Reduced(red_m[0], red_a[0], red_b[0]);
 }
+
+// Min of m only (the scan's hot path: no sums to carry); valid in thread 0.
+fn wg_min(lid: u32, m: vec2<u32>) -> vec2<u32> {
+    red_m[lid] = m;
+    workgroupBarrier();
+    for (var s = WG / 2u; s > 0u; s >>= 1u) {
+        if lid < s { red_m[lid] = min64(red_m[lid], red_m[lid + s]); }
+        workgroupBarrier();
+    }
+    return red_m[0];
+}

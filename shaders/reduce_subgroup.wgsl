@@ -61,3 +61,20 @@ fn wg_reduce(lid: u32, m: vec2<u32>, a: vec2<u32>, b: vec2<u32>) -> Reduced {
     }
     return r;
 }
+
+// Min of m only (the scan's hot path: no sums to carry); valid in thread 0.
+fn wg_min(lid: u32, m: vec2<u32>) -> vec2<u32> {
+    if lid == 0u { atomicStore(&red_slots, 0u); }
+    workgroupBarrier();
+    let sm = sg_min64(m);
+    if subgroupExclusiveAdd(1u) == 0u {
+        red_m[atomicAdd(&red_slots, 1u)] = sm;
+    }
+    workgroupBarrier();
+    var r = never();
+    if lid == 0u {
+        let n = atomicLoad(&red_slots);
+        for (var i = 0u; i < n; i++) { r = min64(r, red_m[i]); }
+    }
+    return r;
+}

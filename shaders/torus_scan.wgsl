@@ -9,9 +9,8 @@ var<workgroup> sh_list: array<u32, WG * ITEMS>;
 var<workgroup> sh_count: atomic<u32>;
 
 fn reduce_min_to(wg: u32, lid: u32, m: vec2<u32>) {
-    let zero = vec2<u32>(0u, 0u);
-    let r = wg_reduce(lid, m, zero, zero);
-    if lid == 0u { scan_min[wg] = r.min; }
+    let r = wg_min(lid, m);
+    if lid == 0u { scan_min[wg] = r; }
 }
 
 // Departure time of facility f, or NEVER past the last facility.
