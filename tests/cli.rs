@@ -138,6 +138,17 @@ fn bad_input_is_refused_with_one_clear_line() {
         (&["no-such-preset"], "no-such-preset"),
         (&["missing/file.toml"], "missing/file.toml"),
         (&[&bad_toml], "malformed TOML"),
+        (
+            &[
+                "--set",
+                "model.rows=16384",
+                "--set",
+                "model.cols=16384",
+                "--algorithm",
+                "sequential",
+            ],
+            "GiB on the CPU",
+        ),
     ];
     let out_file = dir.join("never.json");
     for (args, needle) in cases {

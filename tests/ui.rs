@@ -244,3 +244,23 @@ fn a_click_on_the_heatmap_pins_a_facility_in_the_inspector() {
     h.get_by_label_contains("tokens: ");
     h.get_by_label_contains("the GPU keeps only the step of the latest violation");
 }
+
+#[test]
+fn a_torus_too_large_for_the_cpu_is_refused_not_allocated() {
+    if !gpu_available() {
+        return;
+    }
+    let mut h = harness("teaching-16x16");
+    h.state_mut().form.rows = 16384;
+    h.state_mut().form.cols = 16384;
+    h.state_mut().form.gpu = false;
+    assert!(!h.state_mut().apply_form());
+    h.run_steps(1);
+    let err = h.state().form_error.clone().unwrap();
+    assert!(err.contains("GiB on the CPU"), "{err}");
+    assert_eq!(
+        h.state().a.config.model.rows,
+        16,
+        "the running session is kept"
+    );
+}

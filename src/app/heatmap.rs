@@ -393,8 +393,19 @@ pub(super) fn legend(ui: &mut egui::Ui, s: &Session, mode: Mode) {
 /// The heatmap without wgpu: the same words and colormap, uploaded as an egui texture
 /// (the window's renderer is OpenGL then, and every engine runs on the CPU).
 fn texture_heatmap(ui: &mut egui::Ui, s: &Session, mode: Mode, rect: egui::Rect, v: &View) {
-    let Ok(words) = s.display_words() else { return };
     let (rows, cols) = (s.config.model.rows as usize, s.config.model.cols as usize);
+    let max_side = ui.ctx().input(|i| i.max_texture_side);
+    if rows > max_side || cols > max_side {
+        ui.painter().text(
+            rect.center(),
+            egui::Align2::CENTER_CENTER,
+            format!("heatmap off: {rows}×{cols} is larger than a {max_side}-texel texture"),
+            egui::FontId::default(),
+            egui::Color32::GRAY,
+        );
+        return;
+    }
+    let Ok(words) = s.display_words() else { return };
     let max = (s.config.model.tokens_per_facility * 4).max(4) as f32;
     let step = s.steps() as u32;
     let pixels: Vec<egui::Color32> = words

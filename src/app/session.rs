@@ -51,6 +51,19 @@ impl Session {
     /// implements; otherwise the session runs on the CPU and `note` says why.
     pub fn new(config: Config, gpu: Option<Arc<Gpu>>) -> Result<Self, SimError> {
         let mut note = None;
+        let on_cpu = config.run.engine == EngineKind::Cpu
+            || config.run.algorithm == Algorithm::Sequential
+            || gpu.is_none();
+        let bytes = crate::sim::cpu_memory_bytes(&config);
+        if on_cpu && bytes > crate::sim::CPU_MEMORY_LIMIT {
+            return Err(SimError::TooLarge(format!(
+                "model.rows × model.cols: {}×{} needs {:.1} GiB on the CPU (limit {} GiB); use the GPU engine or a smaller torus",
+                config.model.rows,
+                config.model.cols,
+                bytes as f64 / (1u64 << 30) as f64,
+                crate::sim::CPU_MEMORY_LIMIT >> 30
+            )));
+        }
         let engine = match (config.run.engine, &gpu) {
             (EngineKind::Gpu, Some(g)) if config.run.algorithm != Algorithm::Sequential => {
                 SessionEngine::Gpu(Box::new(GpuTorus::new(g.clone(), &config)?))
@@ -71,16 +84,22 @@ impl Session {
                 config: config.clone(),
             })),
         };
-        let display = gpu.as_ref().map(|g| {
-            g.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("heatmap cells"),
-                size: 8 * u64::from(config.model.facilities()),
-                usage: wgpu::BufferUsages::STORAGE
-                    | wgpu::BufferUsages::COPY_DST
-                    | wgpu::BufferUsages::COPY_SRC,
-                mapped_at_creation: false,
-            })
-        });
+        // The heatmap words need one buffer of 8 bytes per facility; past the adapter's
+        // limit the heatmap is off (the simulation still runs).
+        let display_bytes = 8 * u64::from(config.model.facilities());
+        let display = gpu
+            .as_ref()
+            .filter(|g| display_bytes <= g.max_storage_buffer())
+            .map(|g| {
+                g.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("heatmap cells"),
+                    size: 8 * u64::from(config.model.facilities()),
+                    usage: wgpu::BufferUsages::STORAGE
+                        | wgpu::BufferUsages::COPY_DST
+                        | wgpu::BufferUsages::COPY_SRC,
+                    mapped_at_creation: false,
+                })
+            });
         let mut s = Self {
             config,
             engine,

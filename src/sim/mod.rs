@@ -23,6 +23,21 @@ pub enum SimError {
     /// The GPU engine failed (device lost, readback failed, resource limits).
     #[error("GPU engine: {0}")]
     Gpu(String),
+    /// The run would need more memory than PDES Lab is willing to take.
+    #[error("{0}")]
+    TooLarge(String),
+}
+
+/// Most bytes a CPU engine may allocate for its state (the app refuses larger runs rather
+/// than let the allocation abort the process).
+pub const CPU_MEMORY_LIMIT: u64 = 8 << 30;
+
+/// Bytes the CPU state of a torus run takes (facility records, token records, outboxes).
+pub fn cpu_memory_bytes(cfg: &Config) -> u64 {
+    let k = u64::from(cfg.model.facilities());
+    let n = u64::from(cfg.model.tokens());
+    k * (std::mem::size_of::<state::Facility>() as u64 + 24)
+        + n * std::mem::size_of::<state::Token>() as u64
 }
 
 /// How far one call to [`Engine::advance`] may go.
@@ -154,6 +169,15 @@ impl Simulation {
     /// Builds the engine `config.run.engine` names.
     pub fn new(config: Config) -> Result<Self, SimError> {
         let engine: Box<dyn Engine> = match config.run.engine {
+            EngineKind::Cpu if cpu_memory_bytes(&config) > CPU_MEMORY_LIMIT => {
+                return Err(SimError::TooLarge(format!(
+                    "model.rows × model.cols: {}×{} needs {:.1} GiB on the CPU (limit {} GiB); use --engine gpu or a smaller torus",
+                    config.model.rows,
+                    config.model.cols,
+                    cpu_memory_bytes(&config) as f64 / (1u64 << 30) as f64,
+                    CPU_MEMORY_LIMIT >> 30
+                )));
+            }
             EngineKind::Cpu => Box::new(CpuEngine {
                 cpu: CpuTorus::new(&config),
                 config: config.clone(),
