@@ -1,8 +1,7 @@
 //! How a model is simulated on the CPU: the engine interface shared by the command line
-//! and (later) the app, the sequential and stepped torus engines, and their statistics.
+//! and the app, the sequential and stepped torus engines, and their statistics.
 
 pub mod heap;
-
 pub mod sequential;
 pub mod state;
 pub mod stats;
