@@ -123,12 +123,7 @@ impl PdesApp {
         ui.heading(format!("Facility ({}, {})", f / cols, f % cols));
         if let SessionEngine::Cpu(c) = &self.a.engine {
             let st = &c.cpu.state().facilities[f as usize];
-            ui.label(format!(
-                "tokens: {}",
-                st.queued + u32::from(st.serving != crate::sim::state::NONE)
-            ));
-            ui.label(format!("busy: {}", st.serving != crate::sim::state::NONE));
-            ui.label(format!("last arrival: {:.4}", to_units(st.last_arrival)));
+            super::heatmap::facility_lines(ui, st);
             ui.label(format!("causality errors: {}", st.causality_errors));
             if let crate::sim::CpuTorus::Stepped(s) = &c.cpu {
                 let recent: Vec<_> = s

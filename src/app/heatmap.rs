@@ -347,13 +347,7 @@ pub(super) fn heatmap_widget(
         resp.on_hover_ui_at_pointer(|ui| {
             ui.label(format!("facility ({}, {})", f / cols, f % cols));
             if let SessionEngine::Cpu(c) = &s.engine {
-                let st = &c.cpu.state().facilities[f as usize];
-                ui.label(format!(
-                    "tokens {}",
-                    st.queued + u32::from(st.serving != crate::sim::state::NONE)
-                ));
-                ui.label(format!("busy {}", st.serving != crate::sim::state::NONE));
-                ui.label(format!("last arrival {:.4}", to_units(st.last_arrival)));
+                facility_lines(ui, &c.cpu.state().facilities[f as usize]);
             } else {
                 ui.label("click to pin and inspect");
             }
@@ -451,4 +445,11 @@ fn texture_heatmap(ui: &mut egui::Ui, s: &Session, mode: Mode, rect: egui::Rect,
     painter.rect_filled(rect, 0.0, egui::Color32::from_rgb(20, 20, 23));
     let uv = egui::Rect::from_min_max(egui::pos2(0.0, 0.0), egui::pos2(1.0, 1.0));
     painter.image(tex.id(), grid, uv, egui::Color32::WHITE);
+}
+
+/// The facts about a CPU facility that the hover text and the inspector both show.
+pub(super) fn facility_lines(ui: &mut egui::Ui, st: &crate::sim::state::Facility) {
+    ui.label(format!("tokens: {}", st.tokens()));
+    ui.label(format!("busy: {}", st.busy()));
+    ui.label(format!("last arrival: {:.4}", to_units(st.last_arrival)));
 }

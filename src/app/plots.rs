@@ -25,6 +25,35 @@ fn tag(s: &Session, i: usize, ab: bool) -> String {
     }
 }
 
+/// One plot of a sample field against simulated time for every session, with an optional
+/// analytic reference line.
+fn time_series(
+    ui: &mut egui::Ui,
+    [w, h]: [f32; 2],
+    (label, hover): (&str, &str),
+    sessions: &[&Session],
+    value: impl Fn(&super::session::Sample) -> f64,
+    analytic: Option<f64>,
+) {
+    let ab = sessions.len() > 1;
+    ui.vertical(|ui| {
+        ui.label(label).on_hover_text(hover);
+        Plot::new(label)
+            .width(w)
+            .height(h)
+            .legend(Legend::default())
+            .show(ui, |p| {
+                for (i, s) in sessions.iter().enumerate() {
+                    let pts: PlotPoints = s.samples.iter().map(|x| [x.time, value(x)]).collect();
+                    p.line(Line::new(tag(s, i, ab), pts));
+                }
+                if let Some(v) = analytic {
+                    p.hline(HLine::new("analytic", v).style(egui_plot::LineStyle::dashed_loose()));
+                }
+            });
+    });
+}
+
 /// Draws the four plots for `a` (and `b`).
 pub fn show(ui: &mut egui::Ui, a: &Session, b: Option<&Session>) {
     let sessions: Vec<&Session> = std::iter::once(a).chain(b).collect();
@@ -32,30 +61,23 @@ pub fn show(ui: &mut egui::Ui, a: &Session, b: Option<&Session>) {
     let w = (ui.available_width() - 24.0) / 4.0;
     let h = ui.available_height() - 24.0;
     ui.horizontal(|ui| {
-        ui.vertical(|ui| {
-            ui.label("utilization").on_hover_text("Busy fraction of completed services up to t (a service counts when it ends), averaged over facilities. The dashed line is the exact value N/(N+K−1) for exponential service.");
-            Plot::new("util").width(w).height(h).legend(Legend::default()).show(ui, |p| {
-                for (i, s) in sessions.iter().enumerate() {
-                    let pts: PlotPoints = s.samples.iter().map(|x| [x.time, x.utilization]).collect();
-                    p.line(Line::new(tag(s, i, ab), pts));
-                }
-                if a.config.model.service == crate::model::torus::ServiceKind::Exponential {
-                    p.hline(HLine::new("analytic", a.config.model.analytic_utilization()).style(egui_plot::LineStyle::dashed_loose()));
-                }
-            });
-        });
-        ui.vertical(|ui| {
-            ui.label("mean sojourn time").on_hover_text("Queue wait + service per completed visit.");
-            Plot::new("sojourn").width(w).height(h).legend(Legend::default()).show(ui, |p| {
-                for (i, s) in sessions.iter().enumerate() {
-                    let pts: PlotPoints = s.samples.iter().map(|x| [x.time, x.sojourn]).collect();
-                    p.line(Line::new(tag(s, i, ab), pts));
-                }
-                if a.config.model.service == crate::model::torus::ServiceKind::Exponential {
-                    p.hline(HLine::new("analytic", a.config.model.analytic_sojourn()).style(egui_plot::LineStyle::dashed_loose()));
-                }
-            });
-        });
+        let exponential = a.config.model.service == crate::model::torus::ServiceKind::Exponential;
+        time_series(
+            ui,
+            [w, h],
+            ("utilization", "Busy fraction up to t, averaged over facilities (on the GPU a service counts when it ends). The dashed line is the exact value N/(N+K−1) for exponential service."),
+            &sessions,
+            |x| x.utilization,
+            exponential.then(|| a.config.model.analytic_utilization()),
+        );
+        time_series(
+            ui,
+            [w, h],
+            ("mean sojourn time", "Queue wait + service per completed visit. The dashed line is the exact value M(N+K−1)/K for exponential service."),
+            &sessions,
+            |x| x.sojourn,
+            exponential.then(|| a.config.model.analytic_sojourn()),
+        );
         ui.vertical(|ui| {
             ui.label("parallel events per step").on_hover_text("Events processed together in each step (recent steps), and their histogram (bars, right axis scale). More events per step = more parallelism for the GPU.");
             Plot::new("events").width(w).height(h).legend(Legend::default()).show(ui, |p| {
@@ -75,10 +97,12 @@ pub fn show(ui: &mut egui::Ui, a: &Session, b: Option<&Session>) {
                     p.line(Line::new(tag(s, i, ab), pts));
                 }
             });
-            ui.label("events per step: histogram");
+            ui.label("events per step: histogram (recent steps)");
             Plot::new("hist").width(w).height(h * 0.3).show(ui, |p| {
                 for (i, s) in sessions.iter().enumerate() {
-                    p.bar_chart(BarChart::new(tag(s, i, ab), histogram(s.engine().step_log())));
+                    let log = s.engine().step_log();
+                    let recent = &log[log.len().saturating_sub(RECENT_STEPS)..];
+                    p.bar_chart(BarChart::new(tag(s, i, ab), histogram(recent)));
                 }
             });
         });

@@ -42,6 +42,18 @@ pub struct Facility {
     pub queued: u32,
 }
 
+impl Facility {
+    /// Whether a token is in service.
+    pub fn busy(&self) -> bool {
+        self.serving != NONE
+    }
+
+    /// Tokens present: the queue plus the one in service.
+    pub fn tokens(&self) -> u32 {
+        self.queued + u32::from(self.busy())
+    }
+}
+
 /// One token: where it is in its queue and how far along its path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Token {
