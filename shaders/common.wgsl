@@ -1,12 +1,7 @@
-// common.wgsl — bindings, 64-bit tick arithmetic and torus geometry shared by every
-// torus pass. Twin of src/time.rs, src/model/torus.rs and src/sim/state.rs.
-//
-// A tick count (u64 on the CPU) is a vec2<u32> (lo, hi). All arithmetic below is exact
-// integer arithmetic, so every device computes the same bits as the CPU.
+// common.wgsl — bindings and torus geometry shared by every torus pass (after u64.wgsl).
+// Twin of src/model/torus.rs and src/sim/state.rs.
 
-const NONE: u32 = 0xffffffffu;
 const TOKEN_MASK: u32 = 0x3fffffffu; // serving / outbox: token id in the low 30 bits, route in the top 2
-const WG: u32 = 256u;                // threads per workgroup
 const ITEMS: u32 = 8u;               // facilities per thread in the scan (strided by WG; torus_scan.wgsl spells out 8)
 const SEG: u32 = WG * ITEMS;         // facilities per segment: one scan workgroup's share
 
@@ -56,44 +51,6 @@ struct LogEntry {
 @group(0) @binding(14) var<storage, read_write> dep_list: array<u32>;       // per segment: its facilities departing this step
 @group(0) @binding(15) var<storage, read_write> recv_list: array<u32>;      // per segment: facilities its departures send to (each once)
 @group(0) @binding(16) var<storage, read_write> inbox: array<atomic<u32>>;  // tokens announced to a facility this step
-
-fn never() -> vec2<u32> { return vec2<u32>(NONE, NONE); }
-
-fn add64(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
-    let lo = a.x + b.x;
-    return vec2<u32>(lo, a.y + b.y + select(0u, 1u, lo < a.x));
-}
-
-fn sub64(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
-    return vec2<u32>(a.x - b.x, a.y - b.y - select(0u, 1u, a.x < b.x));
-}
-
-fn lt64(a: vec2<u32>, b: vec2<u32>) -> bool {
-    return a.y < b.y || (a.y == b.y && a.x < b.x);
-}
-
-fn le64(a: vec2<u32>, b: vec2<u32>) -> bool { return !lt64(b, a); }
-
-fn min64(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> { return select(a, b, lt64(b, a)); }
-
-fn max64(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> { return select(a, b, lt64(a, b)); }
-
-// Full 64-bit product of two u32, via 16-bit halves.
-fn mul32x32(a: u32, b: u32) -> vec2<u32> {
-    let a0 = a & 0xffffu; let a1 = a >> 16u;
-    let b0 = b & 0xffffu; let b1 = b >> 16u;
-    let p00 = a0 * b0; let p01 = a0 * b1; let p10 = a1 * b0; let p11 = a1 * b1;
-    let mid = (p00 >> 16u) + (p01 & 0xffffu) + (p10 & 0xffffu);
-    let lo = (p00 & 0xffffu) | (mid << 16u);
-    let hi = p11 + (p01 >> 16u) + (p10 >> 16u) + (mid >> 16u);
-    return vec2<u32>(lo, hi);
-}
-
-// Low 64 bits of a 64 x 64 product.
-fn mul64(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
-    let p = mul32x32(a.x, b.x);
-    return vec2<u32>(p.x, p.y + a.x * b.y + a.y * b.x);
-}
 
 // Neighbour of facility f in direction dir (0 up, 1 down, 2 left, 3 right) on the torus.
 fn neighbour(f: u32, dir: u32) -> u32 {

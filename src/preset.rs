@@ -1,10 +1,11 @@
-//! Presets: TOML files → a typed, validated [`Config`].
+//! Presets: TOML files → a typed, validated [`TorusConfig`].
 //!
 //! Keys are dotted paths (`model.rows`, `run.d`, …). Every error is one line that names the
 //! key (or file) and the valid range, so the command line and the app can show it as is.
 //! Validation is done by hand rather than by serde so that each message can say exactly
 //! which key is wrong and what it accepts.
 
+use crate::model::diffusion::{DiffusionParams, MAX_STEP_TICKS};
 use crate::model::torus::{ServiceKind, ServiceLaw, TorusParams};
 use crate::time::{MAX_TIME_UNITS, TICKS_PER_UNIT, Ticks, to_ticks};
 use std::path::Path;
@@ -116,14 +117,14 @@ pub struct RunConfig {
 
 /// A validated configuration.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Config {
+pub struct TorusConfig {
     /// The torus network.
     pub model: TorusParams,
     /// How it is run.
     pub run: RunConfig,
 }
 
-impl Config {
+impl TorusConfig {
     /// End time in ticks.
     pub fn end_ticks(&self) -> Ticks {
         to_ticks(self.run.end_time)
@@ -169,7 +170,159 @@ impl Config {
 
     /// Validates a parsed table.
     pub fn from_table(table: &toml::Table) -> Result<Self, PresetError> {
-        Reader::new(table)?.read()
+        Reader::new(table)?.read_torus()
+    }
+}
+
+/// The diffusion algorithms (Perumalla 2006 §3.2–3.4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DiffusionAlgorithm {
+    /// Every cell advances by the fixed step `dt` (Fig. 3).
+    Timestepped,
+    /// Quantized-state discrete events, one cell at a time from a priority queue (Fig. 6).
+    Event,
+    /// Every cell proposes the time to move one quantum; all advance by the minimum (Fig. 8).
+    Hybrid,
+}
+
+impl DiffusionAlgorithm {
+    /// Name in presets and output.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Timestepped => "timestepped",
+            Self::Event => "event",
+            Self::Hybrid => "hybrid",
+        }
+    }
+}
+
+/// The `[run]` section of a diffusion preset.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DiffusionRun {
+    /// Algorithm.
+    pub algorithm: DiffusionAlgorithm,
+    /// Simulated end time.
+    pub end_time: f64,
+    /// Fixed step of `timestepped`.
+    pub dt: f64,
+    /// Quantum of `event` and `hybrid`: how far a cell may move before it is updated.
+    pub quantum: f64,
+    /// Engine.
+    pub engine: EngineKind,
+}
+
+/// A validated diffusion configuration.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DiffusionConfig {
+    /// The grid.
+    pub model: DiffusionParams,
+    /// How it is run.
+    pub run: DiffusionRun,
+}
+
+impl DiffusionConfig {
+    /// End time in ticks.
+    pub fn end_ticks(&self) -> Ticks {
+        to_ticks(self.run.end_time)
+    }
+
+    /// The fixed step of `timestepped` in ticks (dt rounded to the nearest tick).
+    pub fn dt_ticks(&self) -> u32 {
+        to_ticks(self.run.dt) as u32
+    }
+
+    /// The configuration as preset TOML, with `comment` as its first line.
+    pub fn to_toml(&self, comment: &str) -> String {
+        let m = &self.model;
+        let r = &self.run;
+        format!(
+            "# {}\n[model]\nkind = \"diffusion\"\nrows = {}\ncols = {}\nalpha_x = {:?}\nalpha_y = {:?}\nbeta = {:?}\nboundary = {:?}\ninitial = {:?}\ndx = {:?}\n\n[run]\nalgorithm = \"{}\"\nend_time = {:?}\ndt = {:?}\nquantum = {:?}\nengine = \"{}\"\n",
+            comment.replace('\n', " "),
+            m.rows,
+            m.cols,
+            m.alpha_x,
+            m.alpha_y,
+            m.beta,
+            m.boundary,
+            m.initial,
+            m.dx,
+            r.algorithm.name(),
+            r.end_time,
+            r.dt,
+            r.quantum,
+            r.engine.name()
+        )
+    }
+}
+
+/// A validated configuration of any model.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Config {
+    /// The closed toroidal queueing network.
+    Torus(TorusConfig),
+    /// The 2-D diffusion grid.
+    Diffusion(DiffusionConfig),
+}
+
+impl Config {
+    /// Parses and validates preset text of either model. `origin` names it in errors.
+    pub fn from_toml(text: &str, origin: &str) -> Result<Self, PresetError> {
+        let table: toml::Table = text
+            .parse()
+            .map_err(|e: toml::de::Error| PresetError::File {
+                path: origin.to_string(),
+                reason: format!("malformed TOML: {}", e.message().replace('\n', " ")),
+            })?;
+        Self::from_table(&table)
+    }
+
+    /// Validates a parsed table of either model (chosen by `model.kind`).
+    pub fn from_table(table: &toml::Table) -> Result<Self, PresetError> {
+        let reader = Reader::new(table)?;
+        match kind_of(table)? {
+            "diffusion" => Ok(Self::Diffusion(reader.read_diffusion()?)),
+            _ => Ok(Self::Torus(reader.read_torus()?)),
+        }
+    }
+
+    /// The configuration as preset TOML.
+    pub fn to_toml(&self, comment: &str) -> String {
+        match self {
+            Self::Torus(c) => c.to_toml(comment),
+            Self::Diffusion(c) => c.to_toml(comment),
+        }
+    }
+
+    /// `model.kind`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::Torus(_) => "torus",
+            Self::Diffusion(_) => "diffusion",
+        }
+    }
+
+    /// Where it runs.
+    pub fn engine(&self) -> EngineKind {
+        match self {
+            Self::Torus(c) => c.run.engine,
+            Self::Diffusion(c) => c.run.engine,
+        }
+    }
+
+    /// End time in ticks.
+    pub fn end_ticks(&self) -> Ticks {
+        match self {
+            Self::Torus(c) => c.end_ticks(),
+            Self::Diffusion(c) => c.end_ticks(),
+        }
+    }
+
+    /// (rows, cols) of the grid or torus.
+    pub fn shape(&self) -> (u32, u32) {
+        match self {
+            Self::Torus(c) => (c.model.rows, c.model.cols),
+            Self::Diffusion(c) => (c.model.rows, c.model.cols),
+        }
     }
 }
 
@@ -247,8 +400,8 @@ pub fn apply_set(table: &mut toml::Table, assignment: &str) -> Result<(), Preset
     let (section, name) = key
         .split_once('.')
         .ok_or_else(|| key_err(key, "keys are section.name, e.g. model.rows or run.d"))?;
-    if !SCHEMA.iter().any(|(s, n, _)| *s == section && *n == name) {
-        return Err(unknown_key(key));
+    if !in_schema(None, section, name) {
+        return Err(unknown_key(None, key));
     }
     let value = value.trim();
     let parsed = format!("v = {value}")
@@ -268,43 +421,153 @@ pub fn apply_set(table: &mut toml::Table, assignment: &str) -> Result<(), Preset
     }
 }
 
-/// Every key a preset may hold: (section, name, what it accepts).
-pub const SCHEMA: &[(&str, &str, &str)] = &[
-    ("model", "kind", "\"torus\""),
-    ("model", "rows", "an integer in 1..=16384"),
-    ("model", "cols", "an integer in 1..=16384"),
-    ("model", "tokens_per_facility", "an integer in 1..=1024"),
-    ("model", "mean_service", "a number in (0, 4096)"),
-    ("model", "service", "\"exponential\" or \"shifted\""),
+/// Every key a preset may hold: (model kind, section, name, what it accepts).
+pub const SCHEMA: &[(Kind, &str, &str, &str)] = &[
+    (Kind::Any, "model", "kind", "\"torus\" or \"diffusion\""),
+    (Kind::Any, "model", "rows", "an integer in 1..=16384"),
+    (Kind::Any, "model", "cols", "an integer in 1..=16384"),
     (
+        Kind::Torus,
+        "model",
+        "tokens_per_facility",
+        "an integer in 1..=1024",
+    ),
+    (
+        Kind::Torus,
+        "model",
+        "mean_service",
+        "a number in (0, 4096)",
+    ),
+    (
+        Kind::Torus,
+        "model",
+        "service",
+        "\"exponential\" or \"shifted\"",
+    ),
+    (Kind::Diffusion, "model", "alpha_x", "a number in [0, 1e6]"),
+    (Kind::Diffusion, "model", "alpha_y", "a number in [0, 1e6]"),
+    (Kind::Diffusion, "model", "beta", "a number in [-1e6, 1e6]"),
+    (
+        Kind::Diffusion,
+        "model",
+        "boundary",
+        "a number in [-1e6, 1e6]",
+    ),
+    (
+        Kind::Diffusion,
+        "model",
+        "initial",
+        "a number in [-1e6, 1e6]",
+    ),
+    (Kind::Diffusion, "model", "dx", "a number in (0, 1e6]"),
+    (
+        Kind::Torus,
         "run",
         "algorithm",
         "\"sequential\", \"window\" or \"interval\"",
     ),
-    ("run", "timestamps", "\"original\" or \"boundary\""),
-    ("run", "d", "a number ≥ 2^-20 (0 allowed for sequential)"),
-    ("run", "end_time", "a number in (0, 2^40]"),
-    ("run", "seed", "an integer in 0..=9223372036854775807"),
-    ("run", "engine", "\"cpu\" or \"gpu\""),
+    (
+        Kind::Diffusion,
+        "run",
+        "algorithm",
+        "\"timestepped\", \"event\" or \"hybrid\"",
+    ),
+    (
+        Kind::Torus,
+        "run",
+        "timestamps",
+        "\"original\" or \"boundary\"",
+    ),
+    (
+        Kind::Torus,
+        "run",
+        "d",
+        "a number ≥ 2^-20 (0 allowed for sequential)",
+    ),
+    (
+        Kind::Diffusion,
+        "run",
+        "dt",
+        "a number in [2^-20, 16], at most the stability bound",
+    ),
+    (Kind::Diffusion, "run", "quantum", "a number in (0, 1e6]"),
+    (Kind::Any, "run", "end_time", "a number in (0, 2^40]"),
+    (
+        Kind::Torus,
+        "run",
+        "seed",
+        "an integer in 0..=9223372036854775807",
+    ),
+    (Kind::Any, "run", "engine", "\"cpu\" or \"gpu\""),
 ];
 
-fn unknown_key(key: &str) -> PresetError {
-    let section = key.split('.').next().unwrap_or("");
-    let valid: Vec<String> = SCHEMA
+/// Which model kinds a key of [`SCHEMA`] belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// Every model.
+    Any,
+    /// The torus network.
+    Torus,
+    /// The diffusion grid.
+    Diffusion,
+}
+
+impl Kind {
+    fn admits(self, kind: &str) -> bool {
+        match self {
+            Self::Any => true,
+            Self::Torus => kind == "torus",
+            Self::Diffusion => kind == "diffusion",
+        }
+    }
+}
+
+fn in_schema(kind: Option<&str>, section: &str, name: &str) -> bool {
+    SCHEMA
         .iter()
-        .filter(|(s, _, _)| *s == section)
-        .map(|(s, n, _)| format!("{s}.{n}"))
+        .any(|(k, s, n, _)| kind.is_none_or(|kind| k.admits(kind)) && *s == section && *n == name)
+}
+
+fn unknown_key(kind: Option<&str>, key: &str) -> PresetError {
+    let section = key.split('.').next().unwrap_or("");
+    let mut valid: Vec<String> = SCHEMA
+        .iter()
+        .filter(|(k, s, _, _)| kind.is_none_or(|kind| k.admits(kind)) && *s == section)
+        .map(|(_, s, n, _)| format!("{s}.{n}"))
         .collect();
+    valid.dedup();
+    let model = kind
+        .map(|k| format!(" for model.kind = \"{k}\""))
+        .unwrap_or_default();
     if valid.is_empty() {
         key_err(key, "unknown key (sections are [model] and [run])")
     } else {
-        key_err(key, format!("unknown key (valid: {})", valid.join(", ")))
+        key_err(
+            key,
+            format!("unknown key{model} (valid: {})", valid.join(", ")),
+        )
     }
 }
 
 struct Reader<'a> {
     model: Option<&'a toml::Table>,
     run: Option<&'a toml::Table>,
+}
+
+/// The model kind a preset table names (`model.kind`, "torus" when absent).
+fn kind_of(table: &toml::Table) -> Result<&str, PresetError> {
+    match table
+        .get("model")
+        .and_then(|m| m.as_table())
+        .and_then(|m| m.get("kind"))
+    {
+        None => Ok("torus"),
+        Some(toml::Value::String(s)) if s == "torus" || s == "diffusion" => Ok(s.as_str()),
+        Some(other) => Err(key_err(
+            "model.kind",
+            format!("{other} is not one of \"torus\", \"diffusion\""),
+        )),
+    }
 }
 
 impl<'a> Reader<'a> {
@@ -320,11 +583,12 @@ impl<'a> Reader<'a> {
             match section.as_str() {
                 "model" => r.model = Some(t),
                 "run" => r.run = Some(t),
-                _ => return Err(unknown_key(section)),
+                _ => return Err(unknown_key(None, section)),
             }
+            let kind = kind_of(table)?;
             for name in t.keys() {
-                if !SCHEMA.iter().any(|(s, n, _)| s == section && n == name) {
-                    return Err(unknown_key(&format!("{section}.{name}")));
+                if !in_schema(Some(kind), section, name) {
+                    return Err(unknown_key(Some(kind), &format!("{section}.{name}")));
                 }
             }
         }
@@ -408,7 +672,7 @@ impl<'a> Reader<'a> {
         }
     }
 
-    fn read(&self) -> Result<Config, PresetError> {
+    fn read_torus(&self) -> Result<TorusConfig, PresetError> {
         self.word("model", "kind", "torus", &["torus"])?;
         let rows = self.int("model", "rows", 16, 1, 16384)? as u32;
         let cols = self.int("model", "cols", 16, 1, 16384)? as u32;
@@ -491,7 +755,7 @@ impl<'a> Reader<'a> {
             "cpu" => EngineKind::Cpu,
             _ => EngineKind::Gpu,
         };
-        Ok(Config {
+        Ok(TorusConfig {
             model: TorusParams {
                 rows,
                 cols,
@@ -505,6 +769,92 @@ impl<'a> Reader<'a> {
                 d,
                 end_time,
                 seed,
+                engine,
+            },
+        })
+    }
+
+    /// A number in [lo, hi] (or (lo, hi] when `open_lo`), naming the range on error.
+    fn num_in(
+        &self,
+        section: &str,
+        name: &str,
+        default: f64,
+        (lo, hi): (f64, f64),
+        open_lo: bool,
+    ) -> Result<f64, PresetError> {
+        let v = self.num(section, name, default)?;
+        let ok = if open_lo { v > lo } else { v >= lo } && v <= hi;
+        if !ok {
+            let open = if open_lo { "(" } else { "[" };
+            return Err(key_err(
+                &format!("{section}.{name}"),
+                format!("{v} is out of range: expected a number in {open}{lo}, {hi}]"),
+            ));
+        }
+        Ok(v)
+    }
+
+    fn read_diffusion(&self) -> Result<DiffusionConfig, PresetError> {
+        const BIG: f64 = 1e6;
+        let rows = self.int("model", "rows", 64, 1, 16384)? as u32;
+        let cols = self.int("model", "cols", 64, 1, 16384)? as u32;
+        let model = DiffusionParams {
+            rows,
+            cols,
+            alpha_x: self.num_in("model", "alpha_x", 1.0, (0.0, BIG), false)?,
+            alpha_y: self.num_in("model", "alpha_y", 1.0, (0.0, BIG), false)?,
+            beta: self.num_in("model", "beta", 0.0, (-BIG, BIG), false)?,
+            boundary: self.num_in("model", "boundary", 100.0, (-BIG, BIG), false)?,
+            initial: self.num_in("model", "initial", 0.0, (-BIG, BIG), false)?,
+            dx: self.num_in("model", "dx", 1.0, (0.0, BIG), true)?,
+        };
+        let algorithm = match self.word(
+            "run",
+            "algorithm",
+            "hybrid",
+            &["timestepped", "event", "hybrid"],
+        )? {
+            "timestepped" => DiffusionAlgorithm::Timestepped,
+            "event" => DiffusionAlgorithm::Event,
+            _ => DiffusionAlgorithm::Hybrid,
+        };
+        let end_time = self.num("run", "end_time", 100.0)?;
+        if !(end_time > 0.0 && end_time <= MAX_TIME_UNITS) || to_ticks(end_time) == 0 {
+            return Err(key_err(
+                "run.end_time",
+                format!("{end_time} is out of range: expected a number in (0, 2^40]"),
+            ));
+        }
+        let max_dt = f64::from(MAX_STEP_TICKS) / TICKS_PER_UNIT;
+        let dt = self.num_in("run", "dt", 0.01, (1.0 / TICKS_PER_UNIT, max_dt), false)?;
+        let bound = model.stability_bound();
+        if algorithm == DiffusionAlgorithm::Timestepped && dt > bound {
+            return Err(key_err(
+                "run.dt",
+                format!(
+                    "{dt} is unstable: the explicit scheme needs dt ≤ dx²/(2(αx+αy)) = {bound:.6}"
+                ),
+            ));
+        }
+        let quantum = self.num_in("run", "quantum", 0.1, (0.0, BIG), true)?;
+        let engine = match self.word("run", "engine", "cpu", &["cpu", "gpu"])? {
+            "cpu" => EngineKind::Cpu,
+            _ => EngineKind::Gpu,
+        };
+        if engine == EngineKind::Gpu && algorithm == DiffusionAlgorithm::Event {
+            return Err(key_err(
+                "run.engine",
+                "\"gpu\" runs \"timestepped\" and \"hybrid\"; \"event\" (one cell at a time from a priority queue) runs on the CPU",
+            ));
+        }
+        Ok(DiffusionConfig {
+            model,
+            run: DiffusionRun {
+                algorithm,
+                end_time,
+                dt,
+                quantum,
                 engine,
             },
         })

@@ -1,21 +1,21 @@
 //! Helpers shared by the integration tests (included with `mod common_cfg;`).
 #![allow(dead_code)]
 
-use pdes_lab::preset::Config;
+use pdes_lab::preset::TorusConfig;
 use pdes_lab::sim::{Budget, CpuEngine, CpuTorus, Engine};
 
 /// A configuration from the default preset with `sets` applied.
-pub fn config(sets: &[&str]) -> Config {
+pub fn config(sets: &[&str]) -> TorusConfig {
     let (_, text) = pdes_lab::preset::load_text("teaching-16x16").unwrap();
     let mut table: toml::Table = text.parse().unwrap();
     for s in sets {
         pdes_lab::preset::apply_set(&mut table, s).unwrap();
     }
-    Config::from_table(&table).unwrap()
+    TorusConfig::from_table(&table).unwrap()
 }
 
 /// Runs a CPU engine of `cfg` to the end.
-pub fn run_cpu(cfg: &Config) -> CpuEngine {
+pub fn run_cpu(cfg: &TorusConfig) -> CpuEngine {
     let mut e = CpuEngine {
         cpu: CpuTorus::new(cfg),
         config: cfg.clone(),

@@ -2,7 +2,7 @@
 
 mod common_cfg;
 use common_cfg::{config, run_cpu};
-use pdes_lab::sim::Engine;
+use pdes_lab::sim::{Engine, TorusEngine};
 
 /// `window` reproduces the sequential sample path exactly: the same final state of every
 /// facility and token (so the same events, visit counts and statistics).
@@ -155,7 +155,7 @@ fn config_round_trips_through_toml() {
     let text = cfg.to_toml("saved by a test");
     assert!(text.starts_with("# saved by a test"));
     assert_eq!(
-        pdes_lab::preset::Config::from_toml(&text, "round trip").unwrap(),
+        pdes_lab::preset::TorusConfig::from_toml(&text, "round trip").unwrap(),
         cfg
     );
 }

@@ -6,9 +6,9 @@ mod common_cfg;
 use common_cfg::config;
 use pdes_lab::gpu::Gpu;
 use pdes_lab::gpu::torus::GpuTorus;
-use pdes_lab::preset::Config;
+use pdes_lab::preset::TorusConfig;
 use pdes_lab::sim::state::TorusState;
-use pdes_lab::sim::{Budget, CpuEngine, CpuTorus, Engine};
+use pdes_lab::sim::{Budget, CpuEngine, CpuTorus, Engine, TorusEngine};
 use std::sync::Arc;
 
 fn gpu() -> Option<Arc<Gpu>> {
@@ -26,7 +26,7 @@ fn gpu() -> Option<Arc<Gpu>> {
 
 /// The CPU state with the statistics fields the GPU keeps per workgroup cleared (and the
 /// last arrival times, which the GPU keeps only for interval/original).
-fn comparable(s: &TorusState, cfg: &Config) -> TorusState {
+fn comparable(s: &TorusState, cfg: &TorusConfig) -> TorusState {
     let original = cfg.run.algorithm == pdes_lab::preset::Algorithm::Interval
         && cfg.run.timestamps == pdes_lab::preset::Timestamps::Original;
     let mut s = s.clone();
@@ -41,7 +41,7 @@ fn comparable(s: &TorusState, cfg: &Config) -> TorusState {
     s
 }
 
-fn cpu_engine(cfg: &Config) -> CpuEngine {
+fn cpu_engine(cfg: &TorusConfig) -> CpuEngine {
     CpuEngine {
         cpu: CpuTorus::new(cfg),
         config: cfg.clone(),
@@ -61,13 +61,13 @@ fn assert_same_state(gpu: &TorusState, cpu: &TorusState, what: &str) {
 }
 
 /// Runs both engines under the same budgets and checks they agree after each.
-fn assert_same_path(cfg: &Config, budgets: &[Budget]) -> (CpuEngine, GpuTorus) {
+fn assert_same_path(cfg: &TorusConfig, budgets: &[Budget]) -> (CpuEngine, GpuTorus) {
     let gpu = gpu().expect("checked by caller");
     assert_same_path_with(cfg, budgets, GpuTorus::new(gpu, cfg).unwrap())
 }
 
 fn assert_same_path_with(
-    cfg: &Config,
+    cfg: &TorusConfig,
     budgets: &[Budget],
     mut g: GpuTorus,
 ) -> (CpuEngine, GpuTorus) {

@@ -2,7 +2,7 @@
 
 mod common_cfg;
 use common_cfg::{config, run_cpu};
-use pdes_lab::sim::Engine;
+use pdes_lab::sim::TorusEngine;
 use pdes_lab::sim::state::NONE;
 
 #[test]

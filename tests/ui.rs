@@ -6,7 +6,7 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use pdes_lab::app::PdesApp;
 use pdes_lab::app::form::AlgorithmChoice;
-use pdes_lab::preset::Config;
+use pdes_lab::preset::TorusConfig;
 
 fn gpu_available() -> bool {
     match pdes_lab::gpu::Gpu::shared() {
@@ -21,9 +21,9 @@ fn gpu_available() -> bool {
     }
 }
 
-fn preset(name: &str) -> Config {
+fn preset(name: &str) -> TorusConfig {
     let (origin, text) = pdes_lab::preset::load_text(name).unwrap();
-    Config::from_toml(&text, &origin).unwrap()
+    TorusConfig::from_toml(&text, &origin).unwrap()
 }
 
 /// The app on `preset`, paused (so that every test is deterministic).

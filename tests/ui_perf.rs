@@ -5,7 +5,7 @@
 
 use egui_kittest::Harness;
 use pdes_lab::app::PdesApp;
-use pdes_lab::preset::Config;
+use pdes_lab::preset::TorusConfig;
 use std::time::Instant;
 
 #[test]
@@ -20,7 +20,7 @@ fn frame_rate_while_simulating() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(300);
     let (_, text) = pdes_lab::preset::load_text("teaching-16x16").unwrap();
-    let mut cfg = Config::from_toml(&text, "perf").unwrap();
+    let mut cfg = TorusConfig::from_toml(&text, "perf").unwrap();
     cfg.model.rows = side;
     cfg.model.cols = side;
     cfg.run.engine = pdes_lab::preset::EngineKind::Gpu;

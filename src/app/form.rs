@@ -2,7 +2,7 @@
 //! the command line (one mechanism, one set of error messages).
 
 use crate::model::torus::ServiceKind;
-use crate::preset::{Algorithm, Config, EngineKind, Timestamps};
+use crate::preset::{Algorithm, EngineKind, Timestamps, TorusConfig};
 
 /// The four algorithm choices a user sees.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,7 +54,7 @@ impl AlgorithmChoice {
         }
     }
 
-    fn of(cfg: &Config) -> Self {
+    fn of(cfg: &TorusConfig) -> Self {
         match (cfg.run.algorithm, cfg.run.timestamps) {
             (Algorithm::Sequential, _) => Self::Sequential,
             (Algorithm::Window, _) => Self::Window,
@@ -100,7 +100,7 @@ pub struct Form {
 
 impl Form {
     /// The form showing `cfg`.
-    pub fn from_config(cfg: &Config) -> Self {
+    pub fn from_config(cfg: &TorusConfig) -> Self {
         Self {
             rows: cfg.model.rows,
             cols: cfg.model.cols,
@@ -116,12 +116,12 @@ impl Form {
     }
 
     /// Validates the form into a configuration, or the one-line reason it is invalid.
-    pub fn to_config(&self) -> Result<Config, String> {
+    pub fn to_config(&self) -> Result<TorusConfig, String> {
         self.to_config_with(self.algorithm)
     }
 
     /// The same parameters with another algorithm (the B side of A/B mode).
-    pub fn to_config_with(&self, algorithm: AlgorithmChoice) -> Result<Config, String> {
+    pub fn to_config_with(&self, algorithm: AlgorithmChoice) -> Result<TorusConfig, String> {
         let (alg, ts) = algorithm.keys();
         let text = format!(
             "[model]\nrows = {}\ncols = {}\ntokens_per_facility = {}\nmean_service = {:?}\nservice = \"{}\"\n[run]\nalgorithm = \"{alg}\"\ntimestamps = \"{ts}\"\nd = {:?}\nend_time = {:?}\nseed = {}\nengine = \"{}\"\n",
@@ -139,6 +139,6 @@ impl Form {
             self.seed.min(i64::MAX as u64),
             if self.gpu { "gpu" } else { "cpu" },
         );
-        Config::from_toml(&text, "controls").map_err(|e| e.to_string())
+        TorusConfig::from_toml(&text, "controls").map_err(|e| e.to_string())
     }
 }

@@ -13,7 +13,7 @@ pub mod session;
 mod timeline;
 
 use crate::gpu::Gpu;
-use crate::preset::{self, Config};
+use crate::preset::{self, TorusConfig};
 use crate::sim::Budget;
 use crate::time::{to_ticks, to_units};
 use eframe::egui;
@@ -75,7 +75,7 @@ pub fn wgpu_setup() -> eframe::egui_wgpu::WgpuSetup {
 
 /// Opens the window on `config` (blocks until it is closed): with wgpu when an adapter with
 /// compute exists, else with OpenGL and the CPU engines.
-pub fn run_native(config: Config) -> Result<(), String> {
+pub fn run_native(config: TorusConfig) -> Result<(), String> {
     let options = |renderer| eframe::NativeOptions {
         viewport: egui::ViewportBuilder::default()
             .with_title("PDES Lab")
@@ -118,7 +118,7 @@ pub fn run_native(config: Config) -> Result<(), String> {
 
 impl PdesApp {
     /// Builds the app on `config`, sharing eframe's wgpu device with the engines.
-    pub fn new(cc: &eframe::CreationContext<'_>, config: Config) -> Self {
+    pub fn new(cc: &eframe::CreationContext<'_>, config: TorusConfig) -> Self {
         let (gpu, gpu_note) = match cc.wgpu_render_state.as_ref() {
             Some(rs) => {
                 heatmap::install(rs);
@@ -210,7 +210,7 @@ impl PdesApp {
     /// Loads a preset file (or built-in name) into the form and restarts.
     pub fn load_preset(&mut self, name_or_path: &str) {
         let loaded = preset::load_text(name_or_path)
-            .and_then(|(origin, text)| Config::from_toml(&text, &origin));
+            .and_then(|(origin, text)| TorusConfig::from_toml(&text, &origin));
         match loaded {
             Ok(cfg) => {
                 self.form = Form::from_config(&cfg);
@@ -450,7 +450,7 @@ impl PdesApp {
     }
 }
 
-fn algorithm_label(cfg: &Config) -> String {
+fn algorithm_label(cfg: &TorusConfig) -> String {
     match cfg.run.algorithm {
         preset::Algorithm::Interval => format!("interval / {}", cfg.run.timestamps.name()),
         a => a.name().to_string(),

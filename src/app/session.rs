@@ -3,7 +3,7 @@
 
 use crate::gpu::Gpu;
 use crate::gpu::torus::{GpuTorus, LiveStats};
-use crate::preset::{Algorithm, Config, EngineKind};
+use crate::preset::{Algorithm, EngineKind, TorusConfig};
 use crate::sim::{Budget, CpuEngine, CpuTorus, Engine, SimError};
 use crate::time::{Ticks, to_units};
 use std::sync::Arc;
@@ -34,7 +34,7 @@ pub struct Sample {
 /// A simulation the app runs and draws.
 pub struct Session {
     /// Its validated configuration.
-    pub config: Config,
+    pub config: TorusConfig,
     /// The engine.
     pub engine: SessionEngine,
     /// Heatmap words (tokens, latest error step) per facility, on the GPU.
@@ -49,7 +49,7 @@ pub struct Session {
 impl Session {
     /// Builds the engine `config` asks for. The GPU engine needs `gpu` and an algorithm it
     /// implements; otherwise the session runs on the CPU and `note` says why.
-    pub fn new(config: Config, gpu: Option<Arc<Gpu>>) -> Result<Self, SimError> {
+    pub fn new(config: TorusConfig, gpu: Option<Arc<Gpu>>) -> Result<Self, SimError> {
         let mut note = None;
         let on_cpu = config.run.engine == EngineKind::Cpu
             || config.run.algorithm == Algorithm::Sequential

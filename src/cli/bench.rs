@@ -3,8 +3,8 @@
 
 use super::{CliError, Format};
 use crate::gpu::torus::GpuTorus;
-use crate::preset::{Algorithm, Config, EngineKind, Timestamps};
-use crate::sim::{Budget, Engine, Simulation};
+use crate::preset::{Algorithm, EngineKind, Timestamps, TorusConfig};
+use crate::sim::{Budget, CpuEngine, CpuTorus, TorusEngine};
 use serde::Serialize;
 use std::time::Instant;
 
@@ -104,8 +104,8 @@ pub fn suite(name: &str) -> Result<Vec<Case>, CliError> {
     }
 }
 
-fn config_of(c: &Case) -> Config {
-    let mut cfg = Config::from_toml("", "bench").expect("defaults are valid");
+fn config_of(c: &Case) -> TorusConfig {
+    let mut cfg = TorusConfig::from_toml("", "bench").expect("defaults are valid");
     cfg.model.rows = c.side;
     cfg.model.cols = c.side;
     cfg.model.tokens_per_facility = 1;
@@ -126,7 +126,7 @@ pub fn measure(c: &Case, profile: bool) -> Result<BenchRow, CliError> {
     let run_err = |e: crate::sim::SimError| CliError::Run(e.to_string());
     let t0 = Instant::now();
     let mut gpu_engine = None;
-    let mut sim = None;
+    let mut cpu_engine = None;
     if c.engine == EngineKind::Gpu {
         let gpu = crate::gpu::Gpu::shared().map_err(CliError::Run)?;
         let mut g = GpuTorus::new(gpu, &cfg).map_err(run_err)?;
@@ -135,11 +135,14 @@ pub fn measure(c: &Case, profile: bool) -> Result<BenchRow, CliError> {
         }
         gpu_engine = Some(g);
     } else {
-        sim = Some(Simulation::new(cfg.clone()).map_err(run_err)?);
+        cpu_engine = Some(CpuEngine {
+            cpu: CpuTorus::new(&cfg),
+            config: cfg.clone(),
+        });
     }
-    let engine: &mut dyn Engine = match (&mut gpu_engine, &mut sim) {
+    let engine: &mut dyn TorusEngine = match (&mut gpu_engine, &mut cpu_engine) {
         (Some(g), _) => g,
-        (None, Some(s)) => s.engine.as_mut(),
+        (None, Some(c)) => c,
         (None, None) => unreachable!("one engine was built"),
     };
     let setup = t0.elapsed().as_secs_f64();

@@ -57,7 +57,8 @@ pub struct RunArgs {
     /// Override a preset key, e.g. --set run.d=0.5 --set model.rows=64 (repeatable).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
-    /// Algorithm (overrides run.algorithm and, for interval-*, run.timestamps).
+    /// Algorithm (overrides run.algorithm and, for interval-*, run.timestamps); the torus
+    /// takes sequential/window/interval*, the diffusion grid timestepped/event/hybrid.
     #[arg(long, value_enum)]
     pub algorithm: Option<AlgorithmArg>,
     /// Engine (overrides run.engine).
@@ -87,6 +88,12 @@ pub enum AlgorithmArg {
     IntervalOriginal,
     /// Interval with events at the boundary (Park & Fishwick 2009).
     IntervalBoundary,
+    /// Diffusion: fixed step run.dt for every cell (Perumalla 2006 Fig. 3).
+    Timestepped,
+    /// Diffusion: quantized-state events from a priority queue (Fig. 6; CPU only).
+    Event,
+    /// Diffusion: every cell at the global minimum step to move one quantum (Fig. 8).
+    Hybrid,
 }
 
 /// `--engine` values.
@@ -152,6 +159,10 @@ fn gui(preset: Option<&str>) -> Result<(), CliError> {
         preset: preset.map(str::to_string),
         ..Default::default()
     };
-    let config = run::config_from_args(&args)?;
-    crate::app::run_native(config).map_err(CliError::Run)
+    match run::config_from_args(&args)? {
+        crate::preset::Config::Torus(config) => {
+            crate::app::run_native(config).map_err(CliError::Run)
+        }
+        crate::preset::Config::Diffusion(_) => Err(CliError::Input("TODO diffusion app".into())),
+    }
 }

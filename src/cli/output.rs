@@ -1,13 +1,13 @@
 //! Output of summaries and per-step series as table, JSON or CSV.
 
 use super::Format;
+use crate::sim::Report;
 use crate::sim::StepRecord;
-use crate::sim::stats::Summary;
 use crate::time::to_units;
 use std::io::Write;
 use std::path::Path;
 
-fn fields(summary: &Summary) -> Vec<(String, serde_json::Value)> {
+fn fields(summary: &Report) -> Vec<(String, serde_json::Value)> {
     match serde_json::to_value(summary).expect("a summary always serializes") {
         serde_json::Value::Object(map) => map.into_iter().collect(),
         _ => unreachable!("a summary serializes to an object"),
@@ -23,7 +23,7 @@ fn plain(v: &serde_json::Value) -> String {
 }
 
 /// Formats a summary; the text ends with a newline.
-pub fn format_summary(summary: &Summary, format: Format) -> String {
+pub fn format_summary(summary: &Report, format: Format) -> String {
     match format {
         Format::Json => {
             let mut s = serde_json::to_string_pretty(summary).expect("a summary always serializes");
@@ -61,6 +61,7 @@ pub fn format_summary(summary: &Summary, format: Format) -> String {
 /// Writes the per-step series as CSV (times in simulated time units).
 pub fn write_steps_csv(path: &Path, log: &[StepRecord]) -> std::io::Result<()> {
     let mut w = std::io::BufWriter::new(std::fs::File::create(path)?);
+    // torus: events of the step; diffusion: cells whose value the step changed
     writeln!(w, "step,t_min,bound,events")?;
     for (i, r) in log.iter().enumerate() {
         writeln!(

@@ -24,6 +24,9 @@ pub fn config_from_args(args: &RunArgs) -> Result<Config, CliError> {
             AlgorithmArg::Interval => ("interval", None),
             AlgorithmArg::IntervalOriginal => ("interval", Some("original")),
             AlgorithmArg::IntervalBoundary => ("interval", Some("boundary")),
+            AlgorithmArg::Timestepped => ("timestepped", None),
+            AlgorithmArg::Event => ("event", None),
+            AlgorithmArg::Hybrid => ("hybrid", None),
         };
         sets.push(format!("run.algorithm=\"{alg}\""));
         if let Some(ts) = ts {
@@ -78,7 +81,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     }
     let summary = sim
         .engine
-        .summary()
+        .report()
         .map_err(|e| CliError::Run(e.to_string()))?
         .with_wall_time(wall);
     let text = output::format_summary(&summary, args.format);

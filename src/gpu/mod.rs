@@ -2,6 +2,7 @@
 //! ([`shaders`]) and the torus engine ([`torus`]), the twin of `sim::stepped`.
 
 pub mod context;
+pub mod diffusion;
 pub mod shaders;
 pub mod torus;
 

@@ -2,7 +2,9 @@
 //! live in `shaders/` and are embedded at build time, so editing a shader needs no Rust
 //! edit and the binary needs no files beside it.
 
-/// Shared declarations and 64-bit tick arithmetic.
+/// 64-bit tick arithmetic and the workgroup size, shared by every compute module.
+pub const U64: &str = include_str!("../../shaders/u64.wgsl");
+/// The torus passes' bindings and geometry.
 pub const COMMON: &str = include_str!("../../shaders/common.wgsl");
 /// Philox4x32-10 and the service-time transform.
 pub const PHILOX: &str = include_str!("../../shaders/philox.wgsl");
@@ -14,6 +16,9 @@ pub const TORUS_DEPART: &str = include_str!("../../shaders/torus_depart.wgsl");
 pub const TORUS_ARRIVE: &str = include_str!("../../shaders/torus_arrive.wgsl");
 /// Step close-out and planning (final min reduction, bound, step log).
 pub const TORUS_PLAN: &str = include_str!("../../shaders/torus_plan.wgsl");
+
+/// The diffusion grid's step, plan and display entry points.
+pub const DIFFUSION: &str = include_str!("../../shaders/diffusion.wgsl");
 
 /// Per-facility display words for the heatmap.
 pub const TORUS_DISPLAY: &str = include_str!("../../shaders/torus_display.wgsl");
@@ -34,12 +39,34 @@ pub enum Reductions {
     Subgroup,
 }
 
+impl Reductions {
+    /// The best the device offers: subgroup operations when it has them
+    /// (`PDES_GPU_REDUCTIONS=portable` forces the shared-memory ones, for benchmarks).
+    pub fn for_device(device: &wgpu::Device) -> Self {
+        let forced_portable = std::env::var("PDES_GPU_REDUCTIONS").is_ok_and(|v| v == "portable");
+        if !forced_portable && device.features().contains(wgpu::Features::SUBGROUP) {
+            Self::Subgroup
+        } else {
+            Self::Portable
+        }
+    }
+
+    fn source(self) -> &'static str {
+        match self {
+            Self::Portable => REDUCE_PORTABLE,
+            Self::Subgroup => REDUCE_SUBGROUP,
+        }
+    }
+}
+
 /// The full source of a torus pass.
 pub fn torus_pass(pass: &str, reductions: Reductions) -> String {
-    match reductions {
-        Reductions::Portable => format!("{COMMON}\n{REDUCE_PORTABLE}\n{PHILOX}\n{pass}"),
-        Reductions::Subgroup => format!("{COMMON}\n{REDUCE_SUBGROUP}\n{PHILOX}\n{pass}"),
-    }
+    format!("{U64}\n{COMMON}\n{}\n{PHILOX}\n{pass}", reductions.source())
+}
+
+/// The full source of the diffusion module.
+pub fn diffusion_module(reductions: Reductions) -> String {
+    format!("{U64}\n{}\n{DIFFUSION}", reductions.source())
 }
 
 /// Every composed module, by name (for validation tests).
@@ -55,6 +82,7 @@ pub fn all() -> Vec<(String, String)> {
         ] {
             v.push((format!("{name} ({r:?})"), torus_pass(src, r)));
         }
+        v.push((format!("diffusion ({r:?})"), diffusion_module(r)));
     }
     v.push(("heatmap".to_string(), HEATMAP.to_string()));
     v

@@ -24,7 +24,7 @@
 
 use super::Gpu;
 use super::shaders::{self, Reductions};
-use crate::preset::{Algorithm, Config, Timestamps};
+use crate::preset::{Algorithm, Timestamps, TorusConfig};
 use crate::rng::LN_TABLE;
 use crate::sim::state::{Facility, NONE, Token, TorusState};
 use crate::sim::stats::{self, Measures, Summary};
@@ -99,7 +99,7 @@ fn join(v: [u32; 2]) -> u64 {
 }
 
 /// Bytes of GPU memory a torus run of `cfg` needs, by buffer: (name, bytes).
-pub fn memory_plan(cfg: &Config) -> Vec<(&'static str, u64)> {
+pub fn memory_plan(cfg: &TorusConfig) -> Vec<(&'static str, u64)> {
     let k = u64::from(cfg.model.facilities());
     let n = u64::from(cfg.model.tokens());
     let n_wg = k.div_ceil(WG * ITEMS);
@@ -125,7 +125,7 @@ pub fn memory_plan(cfg: &Config) -> Vec<(&'static str, u64)> {
 
 /// Checks that a run fits the device: every buffer within the binding limit, the dispatch
 /// within the workgroup limit. The error names the buffer, the size and the limit.
-pub fn check_fits(gpu: &Gpu, cfg: &Config) -> Result<u64, SimError> {
+pub fn check_fits(gpu: &Gpu, cfg: &TorusConfig) -> Result<u64, SimError> {
     let plan = memory_plan(cfg);
     let max = gpu.max_storage_buffer();
     for (name, bytes) in &plan {
@@ -225,7 +225,7 @@ impl PassProfile {
 /// The GPU torus engine.
 pub struct GpuTorus {
     gpu: Arc<Gpu>,
-    config: Config,
+    config: TorusConfig,
     end: Ticks,
     n_wg: u32,
     buffers: Buffers,
@@ -243,14 +243,8 @@ impl GpuTorus {
     /// Uploads the initial state of `cfg` (window or interval) and prepares the passes,
     /// with subgroup reductions where the device has them (the environment variable
     /// `PDES_GPU_REDUCTIONS=portable` forces the shared-memory ones, for benchmarks).
-    pub fn new(gpu: Arc<Gpu>, cfg: &Config) -> Result<Self, SimError> {
-        let forced_portable = std::env::var("PDES_GPU_REDUCTIONS").is_ok_and(|v| v == "portable");
-        let reductions =
-            if !forced_portable && gpu.device.features().contains(wgpu::Features::SUBGROUP) {
-                Reductions::Subgroup
-            } else {
-                Reductions::Portable
-            };
+    pub fn new(gpu: Arc<Gpu>, cfg: &TorusConfig) -> Result<Self, SimError> {
+        let reductions = Reductions::for_device(&gpu.device);
         Self::with_reductions(gpu, cfg, reductions)
     }
 
@@ -258,7 +252,7 @@ impl GpuTorus {
     /// benchmarks compare both; `Subgroup` needs the SUBGROUP feature).
     pub fn with_reductions(
         gpu: Arc<Gpu>,
-        cfg: &Config,
+        cfg: &TorusConfig,
         reductions: Reductions,
     ) -> Result<Self, SimError> {
         let rule = match (cfg.run.algorithm, cfg.run.timestamps) {
@@ -737,6 +731,14 @@ impl Engine for GpuTorus {
     fn step_log(&self) -> &[StepRecord] {
         &self.log
     }
+    fn report(&mut self) -> Result<crate::sim::Report, SimError> {
+        Ok(crate::sim::Report::Torus(crate::sim::TorusEngine::summary(
+            self,
+        )?))
+    }
+}
+
+impl crate::sim::TorusEngine for GpuTorus {
     fn summary(&mut self) -> Result<Summary, SimError> {
         let m = self.measures()?;
         Ok(Summary::new(&self.config, &self.totals(), &m))

@@ -136,6 +136,104 @@ impl EventHeap {
     }
 }
 
+/// A binary min-heap of one pending time per item (cell) with `update` in O(log n): the
+/// event list of the quantized-state diffusion engine, where every event reschedules the
+/// updated cell and its neighbours. Keys order by (time, item), so ties have one order.
+#[derive(Clone, Debug)]
+pub struct IndexedHeap {
+    keys: Vec<u128>,
+    /// Heap slot of every item.
+    pos: Vec<u32>,
+}
+
+/// The time of an item that has nothing scheduled.
+pub const NEVER: Ticks = Ticks::MAX;
+
+impl IndexedHeap {
+    /// A heap holding items `0..times.len()` at `times`.
+    pub fn new(times: &[Ticks]) -> Self {
+        let mut h = Self {
+            keys: times
+                .iter()
+                .enumerate()
+                .map(|(i, &t)| {
+                    pack(Event {
+                        time: t,
+                        facility: i as u32,
+                    })
+                })
+                .collect(),
+            pos: (0..times.len() as u32).collect(),
+        };
+        for slot in (0..h.keys.len() / 2).rev() {
+            h.sift_down(slot);
+        }
+        h
+    }
+
+    /// The earliest (time, item); `None` when empty.
+    pub fn peek(&self) -> Option<(Ticks, u32)> {
+        self.keys.first().map(|&k| {
+            let e = unpack(k);
+            (e.time, e.facility)
+        })
+    }
+
+    /// Moves `item` to `time`.
+    pub fn update(&mut self, item: u32, time: Ticks) {
+        let slot = self.pos[item as usize] as usize;
+        let old = self.keys[slot];
+        let new = pack(Event {
+            time,
+            facility: item,
+        });
+        self.keys[slot] = new;
+        if new < old {
+            self.sift_up(slot);
+        } else {
+            self.sift_down(slot);
+        }
+    }
+
+    fn place(&mut self, slot: usize, key: u128) {
+        self.keys[slot] = key;
+        self.pos[unpack(key).facility as usize] = slot as u32;
+    }
+
+    fn sift_up(&mut self, mut slot: usize) {
+        let key = self.keys[slot];
+        while slot > 0 {
+            let parent = (slot - 1) / 2;
+            if self.keys[parent] <= key {
+                break;
+            }
+            self.place(slot, self.keys[parent]);
+            slot = parent;
+        }
+        self.place(slot, key);
+    }
+
+    fn sift_down(&mut self, mut slot: usize) {
+        let key = self.keys[slot];
+        let n = self.keys.len();
+        loop {
+            let mut child = 2 * slot + 1;
+            if child >= n {
+                break;
+            }
+            if child + 1 < n && self.keys[child + 1] < self.keys[child] {
+                child += 1;
+            }
+            if self.keys[child] >= key {
+                break;
+            }
+            self.place(slot, self.keys[child]);
+            slot = child;
+        }
+        self.place(slot, key);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -168,5 +266,27 @@ mod tests {
         all.sort();
         let popped: Vec<Event> = std::iter::from_fn(|| h.pop()).collect();
         assert_eq!(popped, all);
+    }
+
+    #[test]
+    fn indexed_heap_follows_updates_like_a_sorted_list() {
+        let mut times: Vec<Ticks> = (0..50u64).map(|i| (i * 7919) % 61).collect();
+        let mut h = IndexedHeap::new(&times);
+        let mut x = 12345u64;
+        for _ in 0..2000 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let item = ((x >> 33) % 50) as u32;
+            let t = if (x >> 20) % 9 == 0 {
+                NEVER
+            } else {
+                (x >> 40) % 100
+            };
+            times[item as usize] = t;
+            h.update(item, t);
+            let want = (0..50u32).map(|i| (times[i as usize], i)).min().unwrap();
+            assert_eq!(h.peek(), Some(want));
+        }
     }
 }

@@ -1,13 +1,14 @@
 //! How a model is simulated on the CPU: the engine interface shared by the command line
 //! and the app, the sequential and stepped torus engines, and their statistics.
 
+pub mod diffusion;
 pub mod heap;
 pub mod sequential;
 pub mod state;
 pub mod stats;
 pub mod stepped;
 
-use crate::preset::{Algorithm, Config, EngineKind, Timestamps};
+use crate::preset::{Algorithm, Config, DiffusionConfig, EngineKind, Timestamps, TorusConfig};
 use crate::time::{Ticks, to_ticks};
 use serde::Serialize;
 use state::TorusState;
@@ -32,7 +33,7 @@ pub enum SimError {
 pub const CPU_MEMORY_LIMIT: u64 = 8 << 30;
 
 /// Bytes the CPU state of a torus run takes (facility records, token records, outboxes).
-pub fn cpu_memory_bytes(cfg: &Config) -> u64 {
+pub fn cpu_memory_bytes(cfg: &TorusConfig) -> u64 {
     let k = u64::from(cfg.model.facilities());
     let n = u64::from(cfg.model.tokens());
     k * (std::mem::size_of::<state::Facility>() as u64 + 24)
@@ -107,12 +108,38 @@ pub trait Engine {
     fn finished(&self) -> bool;
     /// Counters so far.
     fn totals(&self) -> StepTotals;
-    /// Per-step records (empty for `sequential`, where every event is a step).
+    /// Per-step records (empty for `sequential` and `event`, where every event is a step).
     fn step_log(&self) -> &[StepRecord];
+    /// The model's statistics as of `min(now, end)`.
+    fn report(&mut self) -> Result<Report, SimError>;
+}
+
+/// What the torus engines offer beyond [`Engine`].
+pub trait TorusEngine: Engine {
     /// Statistics as of `min(now, end)`; fails if a token was lost or duplicated.
     fn summary(&mut self) -> Result<Summary, SimError>;
     /// Tokens at every facility, row-major (what the heatmap draws).
     fn occupancy(&mut self) -> Result<Vec<u32>, SimError>;
+}
+
+/// The statistics of a run of either model (serialized as the model's own summary).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Report {
+    /// A torus run.
+    Torus(Summary),
+    /// A diffusion run.
+    Diffusion(diffusion::DiffusionSummary),
+}
+
+impl Report {
+    /// Fills in the wall-clock figures.
+    pub fn with_wall_time(self, seconds: f64) -> Self {
+        match self {
+            Self::Torus(s) => Self::Torus(s.with_wall_time(seconds)),
+            Self::Diffusion(s) => Self::Diffusion(s.with_wall_time(seconds)),
+        }
+    }
 }
 
 /// The CPU engines of the torus network.
@@ -126,7 +153,7 @@ pub enum CpuTorus {
 
 impl CpuTorus {
     /// Builds the engine a validated configuration asks for.
-    pub fn new(cfg: &Config) -> Self {
+    pub fn new(cfg: &TorusConfig) -> Self {
         let state = TorusState::new(&cfg.model, cfg.service_law(), cfg.run.seed);
         let end = cfg.end_ticks();
         let d = to_ticks(cfg.run.d);
@@ -156,7 +183,7 @@ impl CpuTorus {
     }
 }
 
-/// A configured engine with its summary context.
+/// A configured engine of either model: what the command line runs.
 pub struct Simulation {
     /// The validated configuration.
     pub config: Config,
@@ -164,30 +191,63 @@ pub struct Simulation {
     pub engine: Box<dyn Engine>,
 }
 
+fn too_large(what: &str, rows: u32, cols: u32, bytes: u64) -> SimError {
+    SimError::TooLarge(format!(
+        "model.rows × model.cols: {rows}×{cols} needs {:.1} GiB on the CPU (limit {} GiB); use --engine gpu or a smaller {what}",
+        bytes as f64 / (1u64 << 30) as f64,
+        CPU_MEMORY_LIMIT >> 30
+    ))
+}
+
 impl Simulation {
-    /// Builds the engine `config.run.engine` names.
+    /// Builds the engine `config` names (model, algorithm and engine).
     pub fn new(config: Config) -> Result<Self, SimError> {
-        let engine: Box<dyn Engine> = match config.run.engine {
-            EngineKind::Cpu if cpu_memory_bytes(&config) > CPU_MEMORY_LIMIT => {
-                return Err(SimError::TooLarge(format!(
-                    "model.rows × model.cols: {}×{} needs {:.1} GiB on the CPU (limit {} GiB); use --engine gpu or a smaller torus",
-                    config.model.rows,
-                    config.model.cols,
-                    cpu_memory_bytes(&config) as f64 / (1u64 << 30) as f64,
-                    CPU_MEMORY_LIMIT >> 30
-                )));
-            }
-            EngineKind::Cpu => Box::new(CpuEngine {
-                cpu: CpuTorus::new(&config),
-                config: config.clone(),
-            }),
-            EngineKind::Gpu => {
-                let gpu = crate::gpu::Gpu::shared().map_err(SimError::Gpu)?;
-                Box::new(crate::gpu::torus::GpuTorus::new(gpu, &config)?)
-            }
+        let engine: Box<dyn Engine> = match &config {
+            Config::Torus(c) => torus_engine(c)?,
+            Config::Diffusion(c) => match c.run.engine {
+                EngineKind::Cpu if diffusion_cpu_bytes(c) > CPU_MEMORY_LIMIT => {
+                    return Err(too_large(
+                        "grid",
+                        c.model.rows,
+                        c.model.cols,
+                        diffusion_cpu_bytes(c),
+                    ));
+                }
+                EngineKind::Cpu => Box::new(diffusion::CpuDiffusion::new(c)),
+                EngineKind::Gpu => {
+                    let gpu = crate::gpu::Gpu::shared().map_err(SimError::Gpu)?;
+                    Box::new(crate::gpu::diffusion::GpuDiffusion::new(gpu, c)?)
+                }
+            },
         };
         Ok(Self { config, engine })
     }
+}
+
+/// Bytes the CPU state of a diffusion run takes (the event algorithm's is the largest).
+pub fn diffusion_cpu_bytes(cfg: &DiffusionConfig) -> u64 {
+    u64::from(cfg.model.cells()) * 48
+}
+
+fn torus_engine(config: &TorusConfig) -> Result<Box<dyn Engine>, SimError> {
+    Ok(match config.run.engine {
+        EngineKind::Cpu if cpu_memory_bytes(config) > CPU_MEMORY_LIMIT => {
+            return Err(too_large(
+                "torus",
+                config.model.rows,
+                config.model.cols,
+                cpu_memory_bytes(config),
+            ));
+        }
+        EngineKind::Cpu => Box::new(CpuEngine {
+            cpu: CpuTorus::new(config),
+            config: config.clone(),
+        }),
+        EngineKind::Gpu => {
+            let gpu = crate::gpu::Gpu::shared().map_err(SimError::Gpu)?;
+            Box::new(crate::gpu::torus::GpuTorus::new(gpu, config)?)
+        }
+    })
 }
 
 /// A CPU engine together with the configuration its summary describes.
@@ -196,7 +256,7 @@ pub struct CpuEngine {
     /// The engine.
     pub cpu: CpuTorus,
     /// Its configuration.
-    pub config: Config,
+    pub config: TorusConfig,
 }
 
 impl Engine for CpuEngine {
@@ -228,6 +288,12 @@ impl Engine for CpuEngine {
             CpuTorus::Stepped(s) => s.log(),
         }
     }
+    fn report(&mut self) -> Result<Report, SimError> {
+        Ok(Report::Torus(self.summary()?))
+    }
+}
+
+impl TorusEngine for CpuEngine {
     fn summary(&mut self) -> Result<Summary, SimError> {
         let horizon = self.now().min(self.config.end_ticks());
         let measures = stats::measure(self.cpu.state(), horizon)?;

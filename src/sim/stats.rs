@@ -3,7 +3,7 @@
 
 use super::state::{NONE, TorusState};
 use super::{SimError, StepTotals};
-use crate::preset::{Algorithm, Config, Timestamps};
+use crate::preset::{Algorithm, Timestamps, TorusConfig};
 use crate::time::{Ticks, to_units};
 use serde::Serialize;
 
@@ -130,7 +130,7 @@ pub struct Summary {
 
 impl Summary {
     /// Builds the summary of a run of `cfg`.
-    pub fn new(cfg: &Config, totals: &StepTotals, m: &Measures) -> Self {
+    pub fn new(cfg: &TorusConfig, totals: &StepTotals, m: &Measures) -> Self {
         let exponential = cfg.model.service == crate::model::torus::ServiceKind::Exponential;
         let boundary =
             cfg.run.algorithm == Algorithm::Interval && cfg.run.timestamps == Timestamps::Boundary;

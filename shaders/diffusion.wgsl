@@ -1,0 +1,139 @@
+// diffusion.wgsl — timestepped and hybrid steps of the diffusion grid (paper 001 Figs. 3
+// and 8), after u64.wgsl and one of reduce_portable.wgsl / reduce_subgroup.wgsl. Twin of
+// src/model/diffusion.rs and src/sim/diffusion/synchronous.rs: the same f32 operations in
+// the same order.
+//
+// One dispatch per step, the whole loop on the device. A step reads its start time from
+// t slot (n mod 2) and, for hybrid, its length from dt slot (n mod 3); while updating
+// every cell it also computes each cell's next rate (its neighbours' new values are
+// recomputed from the old grid, so no second pass is needed), reduces the minimum of the
+// time to move one quantum, and atomicMins it into dt slot (n+1 mod 3). Workgroup 0
+// writes the next start time into t slot (n+1 mod 2) and resets dt slot (n+2 mod 3), which
+// nobody reads or writes during step n. The slots of step n arrive in a dynamic-offset
+// uniform, one entry per step of a batch, which also names the step's log entry.
+
+struct DParams {
+    rows: u32, cols: u32, cells: u32, hybrid: u32,
+    ax: f32, ay: f32, beta: f32, boundary: f32,
+    quantum_scaled: f32, cap: u32, fixed_dt: u32, groups_x: u32,
+    end_t: vec2<u32>, limit_t: vec2<u32>, // steps start only before limit_t (≤ end_t)
+}
+
+struct Phase {
+    entry: u32, t_slot: u32, dt_read: u32, dt_write: u32,
+    dt_reset: u32, pad0: u32, pad1: u32, pad2: u32,
+}
+
+struct DLog {
+    t: vec2<u32>,
+    dt: u32,
+    cells: atomic<u32>,
+}
+
+// ctl words: [0..4) t slots (lo, hi) × 2, [4..7) dt slots
+@group(0) @binding(0) var<uniform> D: DParams;
+@group(0) @binding(1) var<storage, read_write> dctl: array<atomic<u32>, 8>;
+@group(0) @binding(2) var<storage, read_write> dlog: array<DLog>;
+@group(0) @binding(3) var<storage, read> q_in: array<f32>;
+@group(0) @binding(4) var<storage, read_write> q_out: array<f32>;
+@group(1) @binding(0) var<uniform> PH: Phase;
+
+// Temperature of cell (r, c) of the old grid; the ring outside holds the boundary.
+fn at(r: i32, c: i32) -> f32 {
+    if r < 0 || c < 0 || r >= i32(D.rows) || c >= i32(D.cols) { return D.boundary; }
+    return q_in[u32(r) * D.cols + u32(c)];
+}
+
+// Stencil::rate
+fn rate(c: f32, w: f32, e: f32, n: f32, s: f32) -> f32 {
+    return D.ax * ((w + e) - 2.0 * c) + D.ay * ((n + s) - 2.0 * c) + D.beta;
+}
+
+fn rate_in(r: i32, c: i32) -> f32 {
+    return rate(at(r, c), at(r, c - 1), at(r, c + 1), at(r - 1, c), at(r + 1, c));
+}
+
+// The value of (r, c) after a step of h (the boundary ring does not move).
+fn advanced(r: i32, c: i32, h: f32) -> f32 {
+    if r < 0 || c < 0 || r >= i32(D.rows) || c >= i32(D.cols) { return D.boundary; }
+    return at(r, c) + rate_in(r, c) * h;
+}
+
+// model::diffusion::quantum_ticks
+fn quantum_ticks(f: f32) -> u32 {
+    let a = abs(f);
+    if a == 0.0 { return D.cap; }
+    let t = D.quantum_scaled / a;
+    if t >= f32(D.cap) { return D.cap; }
+    return clamp(u32(t), 1u, D.cap);
+}
+
+fn cell_of(wid: vec3<u32>, lid: u32) -> u32 {
+    return (wid.y * D.groups_x + wid.x) * WG + lid;
+}
+
+fn slot_t(s: u32) -> vec2<u32> {
+    return vec2<u32>(atomicLoad(&dctl[2u * s]), atomicLoad(&dctl[2u * s + 1u]));
+}
+
+@compute @workgroup_size(256)
+fn step(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let i = cell_of(wid, lid);
+    let t = slot_t(PH.t_slot);
+    let left = sub64(D.end_t, t);
+    let want = select(D.fixed_dt, atomicLoad(&dctl[4u + PH.dt_read]), D.hybrid == 1u);
+    var dt = select(want, left.x, left.y == 0u && left.x < want); // min(want, end - t)
+    if !lt64(t, D.limit_t) { dt = 0u; } // past the budget: a no-op step (the grid is copied)
+    let h = f32(dt) * (1.0 / 1048576.0); // exact: dt < 2^24
+    var changed = 0u;
+    var next = NONE;
+    if i < D.cells {
+        let r = i32(i / D.cols);
+        let c = i32(i % D.cols);
+        let old = q_in[i];
+        let updated = old + rate_in(r, c) * h;
+        q_out[i] = updated;
+        changed = select(0u, 1u, updated != old);
+        if D.hybrid == 1u {
+            let f = rate(updated, advanced(r, c - 1, h), advanced(r, c + 1, h),
+                         advanced(r - 1, c, h), advanced(r + 1, c, h));
+            next = quantum_ticks(f);
+        }
+    }
+    let red = wg_reduce(lid, vec2<u32>(next, 0u), vec2<u32>(changed, 0u), vec2<u32>(0u, 0u));
+    if lid == 0u {
+        if D.hybrid == 1u { atomicMin(&dctl[4u + PH.dt_write], red.min.x); }
+        if red.a.x > 0u { atomicAdd(&dlog[PH.entry].cells, red.a.x); }
+        if wid.x == 0u && wid.y == 0u {
+            let t1 = add64(t, vec2<u32>(dt, 0u));
+            let o = 2u * (1u - PH.t_slot);
+            atomicStore(&dctl[o], t1.x);
+            atomicStore(&dctl[o + 1u], t1.y);
+            atomicStore(&dctl[4u + PH.dt_reset], NONE);
+            dlog[PH.entry].t = t;
+            dlog[PH.entry].dt = dt;
+        }
+    }
+}
+
+// Hybrid's first step length: the minimum over cells of the time to move one quantum from
+// the initial grid, into dt slot PH.dt_write.
+@compute @workgroup_size(256)
+fn plan(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let i = cell_of(wid, lid);
+    var next = NONE;
+    if i < D.cells {
+        next = quantum_ticks(rate_in(i32(i / D.cols), i32(i % D.cols)));
+    }
+    let red = wg_reduce(lid, vec2<u32>(next, 0u), vec2<u32>(0u, 0u), vec2<u32>(0u, 0u));
+    if lid == 0u { atomicMin(&dctl[4u + PH.dt_write], red.min.x); }
+}
+
+// Heatmap words of the current grid (q_in): the temperature's f32 bits and 0.
+@group(2) @binding(0) var<storage, read_write> display: array<vec2<u32>>;
+
+@compute @workgroup_size(256)
+fn show(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let i = cell_of(wid, lid);
+    if i < D.cells { display[i] = vec2<u32>(bitcast<u32>(q_in[i]), 0u); }
+}

@@ -1,0 +1,46 @@
+// u64.wgsl — 64-bit tick arithmetic shared by every compute module (torus and diffusion).
+// Twin of src/time.rs: a tick count (u64 on the CPU) is a vec2<u32> (lo, hi). All
+// arithmetic here is exact integer arithmetic, so every device computes the same bits as
+// the CPU.
+
+const NONE: u32 = 0xffffffffu;
+const WG: u32 = 256u; // threads per workgroup of every compute pass
+
+fn never() -> vec2<u32> { return vec2<u32>(NONE, NONE); }
+
+fn add64(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
+    let lo = a.x + b.x;
+    return vec2<u32>(lo, a.y + b.y + select(0u, 1u, lo < a.x));
+}
+
+fn sub64(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
+    return vec2<u32>(a.x - b.x, a.y - b.y - select(0u, 1u, a.x < b.x));
+}
+
+fn lt64(a: vec2<u32>, b: vec2<u32>) -> bool {
+    return a.y < b.y || (a.y == b.y && a.x < b.x);
+}
+
+fn le64(a: vec2<u32>, b: vec2<u32>) -> bool { return !lt64(b, a); }
+
+fn min64(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> { return select(a, b, lt64(b, a)); }
+
+fn max64(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> { return select(a, b, lt64(a, b)); }
+
+// Full 64-bit product of two u32, via 16-bit halves.
+fn mul32x32(a: u32, b: u32) -> vec2<u32> {
+    let a0 = a & 0xffffu; let a1 = a >> 16u;
+    let b0 = b & 0xffffu; let b1 = b >> 16u;
+    let p00 = a0 * b0; let p01 = a0 * b1; let p10 = a1 * b0; let p11 = a1 * b1;
+    let mid = (p00 >> 16u) + (p01 & 0xffffu) + (p10 & 0xffffu);
+    let lo = (p00 & 0xffffu) | (mid << 16u);
+    let hi = p11 + (p01 >> 16u) + (p10 >> 16u) + (mid >> 16u);
+    return vec2<u32>(lo, hi);
+}
+
+// Low 64 bits of a 64 x 64 product.
+fn mul64(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
+    let p = mul32x32(a.x, b.x);
+    return vec2<u32>(p.x, p.y + a.x * b.y + a.y * b.x);
+}
+

@@ -1,0 +1,165 @@
+//! The 2-D diffusion grid (Perumalla 2006 §3.1).
+//!
+//! dQ/dt = αx ∂²Q/∂x² + αy ∂²Q/∂y² + β on `rows × cols` cells of width `dx`, discretized
+//! with the explicit five-point stencil. The grid is surrounded by a ring of cells held at
+//! the `boundary` temperature (Dirichlet); every one of the `rows × cols` cells evolves and
+//! starts at `initial`.
+//!
+//! The functions here are the one definition of the arithmetic that every engine shares:
+//! the CPU engines call them and `shaders/diffusion.wgsl` spells out the same operations in
+//! the same order, in f32, so CPU and GPU agree to float rounding.
+
+use crate::time::{TICK_BITS, Ticks};
+
+/// Validated parameters of a diffusion grid.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DiffusionParams {
+    /// Rows of cells.
+    pub rows: u32,
+    /// Columns of cells.
+    pub cols: u32,
+    /// Diffusivity along x (columns).
+    pub alpha_x: f64,
+    /// Diffusivity along y (rows).
+    pub alpha_y: f64,
+    /// Uniform heating rate β.
+    pub beta: f64,
+    /// Temperature held by the ring around the grid.
+    pub boundary: f64,
+    /// Temperature every cell starts at.
+    pub initial: f64,
+    /// Cell width (the same along x and y).
+    pub dx: f64,
+}
+
+/// Largest step any diffusion engine takes, in ticks: below 2^24 a tick count converts to
+/// f32 exactly, so CPU and GPU multiply by the same step (16 time units).
+pub const MAX_STEP_TICKS: u32 = (1 << 24) - 1;
+
+/// The coefficients of the five-point stencil in f32, as every engine uses them.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Stencil {
+    /// αx / dx².
+    pub ax: f32,
+    /// αy / dx².
+    pub ay: f32,
+    /// β.
+    pub beta: f32,
+    /// The boundary temperature.
+    pub boundary: f32,
+}
+
+impl DiffusionParams {
+    /// Number of cells.
+    pub fn cells(&self) -> u32 {
+        self.rows * self.cols
+    }
+
+    /// Largest stable forward-Euler step: dx² / (2 (αx + αy)); infinite without diffusion.
+    pub fn stability_bound(&self) -> f64 {
+        let a = self.alpha_x + self.alpha_y;
+        if a > 0.0 {
+            self.dx * self.dx / (2.0 * a)
+        } else {
+            f64::INFINITY
+        }
+    }
+
+    /// Largest step of the hybrid algorithm, in ticks: the stability bound (the synchronous
+    /// update is a forward-Euler step), at most [`MAX_STEP_TICKS`].
+    pub fn max_step_ticks(&self) -> u32 {
+        let b = self.stability_bound() * f64::from(1u32 << TICK_BITS);
+        if b >= f64::from(MAX_STEP_TICKS) {
+            MAX_STEP_TICKS
+        } else {
+            (b.floor() as u32).max(1)
+        }
+    }
+
+    /// The stencil coefficients.
+    pub fn stencil(&self) -> Stencil {
+        let dx2 = self.dx * self.dx;
+        Stencil {
+            ax: (self.alpha_x / dx2) as f32,
+            ay: (self.alpha_y / dx2) as f32,
+            beta: self.beta as f32,
+            boundary: self.boundary as f32,
+        }
+    }
+
+    /// The steady state's temperature when β = 0: every cell at the boundary temperature.
+    pub fn steady_state_without_heating(&self) -> f64 {
+        self.boundary
+    }
+}
+
+impl Stencil {
+    /// dQ/dt of a cell from its own value and its west, east, north and south neighbours.
+    #[inline]
+    pub fn rate(&self, c: f32, w: f32, e: f32, n: f32, s: f32) -> f32 {
+        self.ax * ((w + e) - 2.0 * c) + self.ay * ((n + s) - 2.0 * c) + self.beta
+    }
+
+    /// dQ/dt of cell (r, col) of grid `q` (row-major), the ring outside at the boundary.
+    #[inline]
+    pub fn rate_at(&self, q: &[f32], rows: u32, cols: u32, r: u32, col: u32) -> f32 {
+        let i = (r * cols + col) as usize;
+        let c = q[i];
+        let w = if col > 0 { q[i - 1] } else { self.boundary };
+        let e = if col + 1 < cols {
+            q[i + 1]
+        } else {
+            self.boundary
+        };
+        let n = if r > 0 {
+            q[i - cols as usize]
+        } else {
+            self.boundary
+        };
+        let s = if r + 1 < rows {
+            q[i + cols as usize]
+        } else {
+            self.boundary
+        };
+        self.rate(c, w, e, n, s)
+    }
+}
+
+/// A step of `ticks` as the f32 factor every engine multiplies rates by.
+#[inline]
+pub fn step_units(ticks: u32) -> f32 {
+    // exact: ticks < 2^24 (MAX_STEP_TICKS) converts to f32 without rounding
+    ticks as f32 * (1.0 / (1u32 << TICK_BITS) as f32)
+}
+
+/// The hybrid algorithm's `compute_dt` (paper 001 Fig. 8, step 1.2): the time, in whole
+/// ticks, until a cell changing at `rate` has moved one `quantum` (its last published value
+/// is its current one, since every cell is updated every step). `quantum_scaled` is the
+/// quantum times 2^20 (ticks per unit), as the shader receives it. `cap` when the rate is 0.
+#[inline]
+pub fn quantum_ticks(quantum_scaled: f32, rate: f32, cap: u32) -> u32 {
+    let a = rate.abs();
+    if a == 0.0 {
+        return cap;
+    }
+    let t = quantum_scaled / a;
+    if t >= cap as f32 {
+        cap
+    } else {
+        (t as u32).clamp(1, cap)
+    }
+}
+
+/// Ticks until a quantized-state cell (paper 001 Fig. 6, after Nutaro) whose value is `x`,
+/// last published `q`, moving at `rate`, reaches `q ± quantum`: rounded up so the cell has
+/// crossed when it is updated. `None` when it never will (rate 0).
+#[inline]
+pub fn crossing_ticks(quantum: f32, x: f32, q: f32, rate: f32) -> Option<Ticks> {
+    if rate == 0.0 {
+        return None;
+    }
+    let drift = if rate > 0.0 { x - q } else { q - x };
+    let left = (f64::from(quantum) - f64::from(drift)).max(0.0);
+    let t = left / f64::from(rate.abs()) * f64::from(1u32 << TICK_BITS);
+    Some((t.ceil() as Ticks).max(1))
+}
