@@ -344,6 +344,14 @@ pub const BUILTIN: &[(&str, &str)] = &[
         "park-fishwick-16x16",
         include_str!("../presets/park-fishwick-16x16.toml"),
     ),
+    (
+        "teaching-diffusion",
+        include_str!("../presets/teaching-diffusion.toml"),
+    ),
+    (
+        "perumalla-diffusion-750",
+        include_str!("../presets/perumalla-diffusion-750.toml"),
+    ),
 ];
 
 /// The preset `cargo run` opens.

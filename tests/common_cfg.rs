@@ -24,3 +24,18 @@ pub fn run_cpu(cfg: &TorusConfig) -> CpuEngine {
     assert!(e.finished());
     e
 }
+
+/// The shared GPU, or None (with a note) when there is none; with PDES_REQUIRE_GPU=1 a
+/// missing adapter fails the test instead.
+pub fn gpu() -> Option<std::sync::Arc<pdes_lab::gpu::Gpu>> {
+    match pdes_lab::gpu::Gpu::shared() {
+        Ok(g) => Some(g),
+        Err(e) if std::env::var("PDES_REQUIRE_GPU").as_deref() == Ok("1") => {
+            panic!("PDES_REQUIRE_GPU=1 but no GPU adapter: {e}")
+        }
+        Err(e) => {
+            eprintln!("SKIPPED: no GPU adapter ({e})");
+            None
+        }
+    }
+}

@@ -3,26 +3,11 @@
 //! say they were skipped.
 
 mod common_cfg;
-use common_cfg::config;
-use pdes_lab::gpu::Gpu;
+use common_cfg::{config, gpu};
 use pdes_lab::gpu::torus::GpuTorus;
 use pdes_lab::preset::TorusConfig;
 use pdes_lab::sim::state::TorusState;
 use pdes_lab::sim::{Budget, CpuEngine, CpuTorus, Engine, TorusEngine};
-use std::sync::Arc;
-
-fn gpu() -> Option<Arc<Gpu>> {
-    match Gpu::shared() {
-        Ok(g) => Some(g),
-        Err(e) if std::env::var("PDES_REQUIRE_GPU").as_deref() == Ok("1") => {
-            panic!("PDES_REQUIRE_GPU=1 but no GPU adapter: {e}")
-        }
-        Err(e) => {
-            eprintln!("SKIPPED: no GPU adapter ({e})");
-            None
-        }
-    }
-}
 
 /// The CPU state with the statistics fields the GPU keeps per workgroup cleared (and the
 /// last arrival times, which the GPU keeps only for interval/original).

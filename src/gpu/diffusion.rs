@@ -121,8 +121,19 @@ pub struct GpuDiffusion {
 }
 
 impl GpuDiffusion {
-    /// Uploads the initial grid of `cfg` (timestepped or hybrid) and prepares the passes.
+    /// Uploads the initial grid of `cfg` (timestepped or hybrid) and prepares the passes,
+    /// with the best reductions the device offers ([`Reductions::for_device`]).
     pub fn new(gpu: Arc<Gpu>, cfg: &DiffusionConfig) -> Result<Self, SimError> {
+        let reductions = Reductions::for_device(&gpu.device);
+        Self::with_reductions(gpu, cfg, reductions)
+    }
+
+    /// [`GpuDiffusion::new`] with the given workgroup reductions.
+    pub fn with_reductions(
+        gpu: Arc<Gpu>,
+        cfg: &DiffusionConfig,
+        reductions: Reductions,
+    ) -> Result<Self, SimError> {
         let m = &cfg.model;
         let hybrid = match cfg.run.algorithm {
             DiffusionAlgorithm::Hybrid => true,
@@ -271,9 +282,7 @@ impl GpuDiffusion {
         });
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("diffusion"),
-            source: wgpu::ShaderSource::Wgsl(
-                shaders::diffusion_module(Reductions::for_device(device)).into(),
-            ),
+            source: wgpu::ShaderSource::Wgsl(shaders::diffusion_module(reductions).into()),
         });
         let pipeline = |entry: &str, layouts: &[Option<&wgpu::BindGroupLayout>]| {
             let pl = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
