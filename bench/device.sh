@@ -39,6 +39,23 @@ for what in "$@"; do
         echo "reductions=$r"
         PDES_GPU_REDUCTIONS=$r $BIN bench --suite headline-short --profile 2>&1 | grep -E "window|µs"
       done | tee "$OUT/reductions.txt" ;;
+    diffusion)  # paper 001's comparison, 50×50 to 2048×2048 (bench --suite diffusion)
+      $BIN bench --suite diffusion --format json --out "$OUT/diffusion.json" 2>&1 | tee "$OUT/diffusion.log"
+      $BIN bench --suite diffusion --format table 2>/dev/null > "$OUT/diffusion.txt" || true ;;
+    diffusion-verify)  # CPU and GPU twins on the real device: the same steps, cells within rounding
+      for alg in timestepped hybrid; do
+        for e in cpu gpu; do
+          $BIN run perumalla-diffusion-750 --algorithm $alg --set model.rows=256 --set model.cols=256 --set run.end_time=100 --engine $e --format json > "$OUT/dverify-$alg-$e.json"
+        done
+        paste <(grep -E '"(steps|cell_updates|sim_time|mean_temperature|min_temperature|max_temperature)"' "$OUT/dverify-$alg-cpu.json") \
+              <(grep -E '"(steps|cell_updates|sim_time|mean_temperature|min_temperature|max_temperature)"' "$OUT/dverify-$alg-gpu.json")
+      done 2>&1 | tee "$OUT/diffusion-verify.txt" ;;
+    diffusion-750)  # the paper's grid, the preset as shipped
+      for alg in timestepped hybrid; do
+        $BIN run perumalla-diffusion-750 --algorithm $alg --engine gpu --format json > "$OUT/perumalla-750-$alg-gpu.json"
+      done
+      $BIN run perumalla-diffusion-750 --algorithm timestepped --engine cpu --format json > "$OUT/perumalla-750-timestepped-cpu.json"
+      grep -hE '"(algorithm|engine|steps|wall_seconds|mean_temperature)"' "$OUT"/perumalla-750-*.json | tee "$OUT/perumalla-750.txt" ;;
     suite)
       $BIN bench --suite torus --format json --out "$OUT/torus.json" 2>&1 | tee "$OUT/torus.log" ;;
   esac

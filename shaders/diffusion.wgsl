@@ -6,8 +6,11 @@
 // One dispatch per step, the whole loop on the device. A step reads its start time from
 // t slot (n mod 2) and, for hybrid, its length from dt slot (n mod 3); while updating
 // every cell it also computes each cell's next rate (its neighbours' new values are
-// recomputed from the old grid, so no second pass is needed), reduces the minimum of the
-// time to move one quantum, and atomicMins it into dt slot (n+1 mod 3). Workgroup 0
+// recomputed from the old grid, so no second pass is needed) and reduces the largest |rate|
+// into dt slot (n+1 mod 3). A cell's time to move one quantum falls as its rate grows, so
+// the minimum over cells is quantum_ticks(max |rate|): one division per step. The slot holds
+// the complement of the rate's bits (non-negative floats order like their bits), so the
+// reduction is an integer minimum and the empty slot, all ones, means rate 0. Workgroup 0
 // writes the next start time into t slot (n+1 mod 2) and resets dt slot (n+2 mod 3), which
 // nobody reads or writes during step n. The slots of step n arrive in a dynamic-offset
 // uniform, one entry per step of a batch, which also names the step's log entry.
@@ -53,15 +56,20 @@ fn rate_in(r: i32, c: i32) -> f32 {
     return rate(at(r, c), at(r, c - 1), at(r, c + 1), at(r - 1, c), at(r + 1, c));
 }
 
+// model::diffusion::advance: subnormal results flushed to zero, whatever the driver does.
+fn advance(v: f32, f: f32, h: f32) -> f32 {
+    let x = v + f * h;
+    return select(x, 0.0, abs(x) < 1.17549435e-38);
+}
+
 // The value of (r, c) after a step of h (the boundary ring does not move).
 fn advanced(r: i32, c: i32, h: f32) -> f32 {
     if r < 0 || c < 0 || r >= i32(D.rows) || c >= i32(D.cols) { return D.boundary; }
-    return at(r, c) + rate_in(r, c) * h;
+    return advance(at(r, c), rate_in(r, c), h);
 }
 
-// model::diffusion::quantum_ticks
-fn quantum_ticks(f: f32) -> u32 {
-    let a = abs(f);
+// model::diffusion::quantum_ticks (of the largest |rate|)
+fn quantum_ticks(a: f32) -> u32 {
     if a == 0.0 { return D.cap; }
     let t = D.quantum_scaled / a;
     if t >= f32(D.cap) { return D.cap; }
@@ -81,7 +89,8 @@ fn step(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     let i = cell_of(wid, lid);
     let t = slot_t(PH.t_slot);
     let left = sub64(D.end_t, t);
-    let want = select(D.fixed_dt, atomicLoad(&dctl[4u + PH.dt_read]), D.hybrid == 1u);
+    let fastest = bitcast<f32>(~atomicLoad(&dctl[4u + PH.dt_read]));
+    let want = select(D.fixed_dt, quantum_ticks(fastest), D.hybrid == 1u);
     var dt = select(want, left.x, left.y == 0u && left.x < want); // min(want, end - t)
     if !lt64(t, D.limit_t) { dt = 0u; } // past the budget: a no-op step (the grid is copied)
     let h = f32(dt) * (1.0 / 1048576.0); // exact: dt < 2^24
@@ -91,13 +100,13 @@ fn step(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         let r = i32(i / D.cols);
         let c = i32(i % D.cols);
         let old = q_in[i];
-        let updated = old + rate_in(r, c) * h;
+        let updated = advance(old, rate_in(r, c), h);
         q_out[i] = updated;
         changed = select(0u, 1u, updated != old);
         if D.hybrid == 1u {
             let f = rate(updated, advanced(r, c - 1, h), advanced(r, c + 1, h),
                          advanced(r - 1, c, h), advanced(r + 1, c, h));
-            next = quantum_ticks(f);
+            next = ~bitcast<u32>(abs(f));
         }
     }
     let red = wg_reduce(lid, vec2<u32>(next, 0u), vec2<u32>(changed, 0u), vec2<u32>(0u, 0u));
@@ -116,14 +125,13 @@ fn step(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     }
 }
 
-// Hybrid's first step length: the minimum over cells of the time to move one quantum from
-// the initial grid, into dt slot PH.dt_write.
+// Hybrid's first step: the largest |rate| of the initial grid, into dt slot PH.dt_write.
 @compute @workgroup_size(256)
 fn plan(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let i = cell_of(wid, lid);
     var next = NONE;
     if i < D.cells {
-        next = quantum_ticks(rate_in(i32(i / D.cols), i32(i % D.cols)));
+        next = ~bitcast<u32>(abs(rate_in(i32(i / D.cols), i32(i % D.cols))));
     }
     let red = wg_reduce(lid, vec2<u32>(next, 0u), vec2<u32>(0u, 0u), vec2<u32>(0u, 0u));
     if lid == 0u { atomicMin(&dctl[4u + PH.dt_write], red.min.x); }

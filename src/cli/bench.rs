@@ -99,7 +99,7 @@ pub fn suite(name: &str) -> Result<Vec<Case>, CliError> {
             case(32, 1.0, Window, Original, Gpu, 100.0),
         ]),
         other => Err(CliError::Input(format!(
-            "--suite: \"{other}\" is not one of \"torus\", \"headline-short\", \"smoke\""
+            "--suite: \"{other}\" is not one of \"torus\", \"headline-short\", \"smoke\", \"diffusion\", \"diffusion-small\""
         ))),
     }
 }
@@ -187,6 +187,9 @@ pub fn run(
     out: Option<&std::path::Path>,
     profile: bool,
 ) -> Result<(), CliError> {
+    if suite_name.starts_with("diffusion") {
+        return super::bench_diffusion::run(suite_name, format, out);
+    }
     let cases = suite(suite_name)?;
     let mut rows: Vec<BenchRow> = Vec::new();
     for c in &cases {
@@ -228,6 +231,52 @@ pub fn run(
             r.speedup_vs_sequential = Some(w / r.wall_seconds);
         }
     }
+    let table = {
+        let mut t = format!(
+            "{:<10} {:>5} {:<18} {:<4} {:>8} {:>14} {:>8} {:>9} {:>11} {:>9} {:>9}\n",
+            "size",
+            "d",
+            "algorithm",
+            "eng",
+            "T",
+            "events",
+            "steps",
+            "wall s",
+            "events/s",
+            "µs/step",
+            "speedup"
+        );
+        for r in &rows {
+            t.push_str(&format!(
+                "{:<10} {:>5} {:<18} {:<4} {:>8} {:>14} {:>8} {:>9.3} {:>11.3e} {:>9.1} {:>9}\n",
+                r.size,
+                r.d,
+                r.algorithm,
+                r.engine,
+                r.end_time,
+                r.events,
+                r.steps,
+                r.wall_seconds,
+                r.events_per_second,
+                r.us_per_step,
+                r.speedup_vs_sequential
+                    .map_or("—".to_string(), |s| format!("{s:.1}×"))
+            ));
+        }
+        t
+    };
+    write_report(suite_name, format, out, &rows, &table)
+}
+
+/// Writes a suite's report: JSON (suite, device, time, command, rows) or the table with a
+/// heading that names the device.
+pub fn write_report<R: Serialize>(
+    suite_name: &str,
+    format: Format,
+    out: Option<&std::path::Path>,
+    rows: &[R],
+    table: &str,
+) -> Result<(), CliError> {
     let device = match crate::gpu::Gpu::shared() {
         Ok(g) => g.describe(),
         Err(e) => format!("no GPU ({e})"),
@@ -243,40 +292,7 @@ pub fn run(
             });
             serde_json::to_string_pretty(&report).expect("serializable") + "\n"
         }
-        _ => {
-            let mut t = format!("suite {suite_name} on {device}\n");
-            t.push_str(&format!(
-                "{:<10} {:>5} {:<18} {:<4} {:>8} {:>14} {:>8} {:>9} {:>11} {:>9} {:>9}\n",
-                "size",
-                "d",
-                "algorithm",
-                "eng",
-                "T",
-                "events",
-                "steps",
-                "wall s",
-                "events/s",
-                "µs/step",
-                "speedup"
-            ));
-            for r in &rows {
-                t.push_str(&format!(
-                    "{:<10} {:>5} {:<18} {:<4} {:>8} {:>14} {:>8} {:>9.3} {:>11.3e} {:>9.1} {:>9}\n",
-                    r.size,
-                    r.d,
-                    r.algorithm,
-                    r.engine,
-                    r.end_time,
-                    r.events,
-                    r.steps,
-                    r.wall_seconds,
-                    r.events_per_second,
-                    r.us_per_step,
-                    r.speedup_vs_sequential.map_or("—".to_string(), |s| format!("{s:.1}×"))
-                ));
-            }
-            t
-        }
+        _ => format!("suite {suite_name} on {device}\n{table}"),
     };
     match out {
         Some(p) => std::fs::write(p, text)

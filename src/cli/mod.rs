@@ -1,6 +1,7 @@
 //! The headless command line: `run`, `presets` (and, later, `bench` and `gui`).
 
 pub mod bench;
+pub mod bench_diffusion;
 pub mod output;
 pub mod run;
 
@@ -35,7 +36,8 @@ pub enum Command {
 /// Arguments of `pdes-lab bench`.
 #[derive(clap::Args, Debug)]
 pub struct BenchArgs {
-    /// Suite: `torus` (the papers' configurations; needs a real GPU) or `smoke` (tiny).
+    /// Suite: `torus` (paper 000's configurations; needs a real GPU), `diffusion` (paper
+    /// 001's comparison, 50×50 to 2048×2048), `diffusion-small` (up to 200×200), `smoke`.
     #[arg(long, default_value = "torus")]
     pub suite: String,
     /// Output format (table or json).

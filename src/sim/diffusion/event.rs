@@ -7,7 +7,7 @@
 //! indexed priority queue. Between events every cell moves linearly, so the state at any
 //! time is exact for the quantized system: no step is ever taken where nothing changes.
 
-use crate::model::diffusion::{Stencil, crossing_ticks};
+use crate::model::diffusion::{Stencil, advance, crossing_ticks};
 use crate::preset::DiffusionConfig;
 use crate::sim::heap::{IndexedHeap, NEVER};
 use crate::sim::{Budget, StepTotals};
@@ -78,7 +78,7 @@ impl Qss {
     fn bring_to(&mut self, i: u32, now: Ticks) -> bool {
         let k = i as usize;
         let old = self.x[k];
-        self.x[k] = old + self.rate[k] * units(now - self.since[k]);
+        self.x[k] = advance(old, self.rate[k], units(now - self.since[k]));
         self.since[k] = now;
         self.x[k] != old
     }
@@ -136,7 +136,7 @@ impl Qss {
             .iter()
             .zip(&self.rate)
             .zip(&self.since)
-            .map(|((&x, &f), &s)| x + f * units(t.saturating_sub(s)))
+            .map(|((&x, &f), &s)| advance(x, f, units(t.saturating_sub(s))))
             .collect()
     }
 }

@@ -227,7 +227,7 @@ impl DiffusionEngine for CpuDiffusion {
     fn temperatures(&mut self) -> Result<Vec<f32>, SimError> {
         let now = self.now().min(self.config.end_ticks());
         Ok(match &self.run {
-            CpuDiffusionRun::Synchronous(s) => s.q.clone(),
+            CpuDiffusionRun::Synchronous(s) => s.values(),
             CpuDiffusionRun::Event(e) => e.values_at(now),
         })
     }

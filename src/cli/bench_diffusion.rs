@@ -1,0 +1,217 @@
+//! `pdes-lab bench --suite diffusion`: paper 001's comparison on today's hardware. Every
+//! algorithm and engine runs the same grid to the same end time; speedups are over CPU
+//! `timestepped` on the same size, measured in the same invocation. Accuracy is matched,
+//! not assumed: every row reports its largest cell error against a reference run with an
+//! eighth of timestepped's step, computed (untimed) on the same size.
+
+use super::bench::write_report;
+use super::{CliError, Format};
+use crate::preset::{Config, DiffusionAlgorithm, DiffusionConfig, EngineKind};
+use crate::sim::diffusion::{CpuDiffusion, DiffusionEngine};
+use crate::sim::{Budget, SimError};
+use serde::Serialize;
+use std::time::Instant;
+
+/// Simulated end time of every case.
+pub const END_TIME: f64 = 50.0;
+/// Step of `timestepped`: 0.8 of the stability bound (0.25), max error ≈ 0.09 (bench/NOTES.md).
+pub const DT: f64 = 0.2;
+/// Quantum of `hybrid`, chosen so its error matches timestepped's at DT (bench/NOTES.md).
+pub const HYBRID_QUANTUM: f64 = 0.5;
+/// Quantum of `event`, chosen so its error matches timestepped's at DT (bench/NOTES.md).
+pub const EVENT_QUANTUM: f64 = 0.0625;
+
+/// One measured run.
+#[derive(Clone, Debug, Serialize)]
+pub struct DiffusionRow {
+    /// rows × cols.
+    pub size: String,
+    /// Algorithm.
+    pub algorithm: &'static str,
+    /// Engine.
+    pub engine: &'static str,
+    /// End time.
+    pub end_time: f64,
+    /// dt (timestepped) or quantum (event, hybrid).
+    pub resolution: f64,
+    /// Steps (events for `event`).
+    pub steps: u64,
+    /// Cell updates that changed a value.
+    pub cell_updates: u64,
+    /// Seconds to build and upload the initial state.
+    pub setup_seconds: f64,
+    /// Seconds of simulation.
+    pub wall_seconds: f64,
+    /// Microseconds per step.
+    pub us_per_step: f64,
+    /// Largest |cell − reference| at the end time (temperature units; the range is 100).
+    pub max_error: f64,
+    /// Mean temperature at the end time.
+    pub mean_temperature: f64,
+    /// Wall time of CPU timestepped on the same size over this row's.
+    pub speedup_vs_cpu_timestepped: Option<f64>,
+}
+
+fn config(
+    side: u32,
+    algorithm: DiffusionAlgorithm,
+    engine: EngineKind,
+    dt: f64,
+) -> DiffusionConfig {
+    let text = format!(
+        "[model]\nkind = \"diffusion\"\nrows = {side}\ncols = {side}\nalpha_x = 1.0\nalpha_y = 1.0\nbeta = 0.0\nboundary = 100.0\ninitial = 0.0\ndx = 1.0\n[run]\nalgorithm = \"{}\"\nend_time = {END_TIME:?}\ndt = {dt:?}\nquantum = {:?}\nengine = \"{}\"\n",
+        algorithm.name(),
+        if algorithm == DiffusionAlgorithm::Event {
+            EVENT_QUANTUM
+        } else {
+            HYBRID_QUANTUM
+        },
+        engine.name()
+    );
+    match Config::from_toml(&text, "bench") {
+        Ok(Config::Diffusion(c)) => c,
+        other => unreachable!("the bench's diffusion configuration is valid: {other:?}"),
+    }
+}
+
+fn engine_of(cfg: &DiffusionConfig) -> Result<Box<dyn DiffusionEngine>, SimError> {
+    Ok(match cfg.run.engine {
+        EngineKind::Cpu => Box::new(CpuDiffusion::new(cfg)),
+        EngineKind::Gpu => {
+            let gpu = crate::gpu::Gpu::shared().map_err(SimError::Gpu)?;
+            Box::new(crate::gpu::diffusion::GpuDiffusion::new(gpu, cfg)?)
+        }
+    })
+}
+
+/// The reference grid at the end time: timestepped with DT/8, on the GPU when there is one.
+fn reference(side: u32) -> Result<Vec<f32>, SimError> {
+    let engine = if crate::gpu::Gpu::shared().is_ok() {
+        EngineKind::Gpu
+    } else {
+        EngineKind::Cpu
+    };
+    let cfg = config(side, DiffusionAlgorithm::Timestepped, engine, DT / 8.0);
+    let mut e = engine_of(&cfg)?;
+    e.advance(Budget::Finish)?;
+    e.temperatures()
+}
+
+fn measure(
+    side: u32,
+    algorithm: DiffusionAlgorithm,
+    engine: EngineKind,
+    reference: &[f32],
+) -> Result<DiffusionRow, SimError> {
+    let cfg = config(side, algorithm, engine, DT);
+    let t0 = Instant::now();
+    let mut e = engine_of(&cfg)?;
+    let setup = t0.elapsed().as_secs_f64();
+    let t1 = Instant::now();
+    e.advance(Budget::Finish)?;
+    let wall = t1.elapsed().as_secs_f64();
+    let grid = e.temperatures()?;
+    let max_error = grid
+        .iter()
+        .zip(reference)
+        .map(|(a, b)| (f64::from(*a) - f64::from(*b)).abs())
+        .fold(0.0, f64::max);
+    let totals = e.totals();
+    Ok(DiffusionRow {
+        size: format!("{side}x{side}"),
+        algorithm: algorithm.name(),
+        engine: engine.name(),
+        end_time: END_TIME,
+        resolution: if algorithm == DiffusionAlgorithm::Timestepped {
+            DT
+        } else {
+            cfg.run.quantum
+        },
+        steps: totals.steps,
+        cell_updates: totals.events,
+        setup_seconds: setup,
+        wall_seconds: wall,
+        us_per_step: wall * 1e6 / totals.steps.max(1) as f64,
+        max_error,
+        mean_temperature: crate::sim::diffusion::grid_stats(&grid).0,
+        speedup_vs_cpu_timestepped: None,
+    })
+}
+
+/// Runs the suite: `diffusion` (50×50 to 2048×2048) or `diffusion-small` (to 200×200).
+pub fn run(
+    suite_name: &str,
+    format: Format,
+    out: Option<&std::path::Path>,
+) -> Result<(), CliError> {
+    let sides: &[u32] = match suite_name {
+        "diffusion" => &[50, 100, 200, 500, 750, 1000, 2048],
+        "diffusion-small" => &[50, 100, 200],
+        other => {
+            return Err(CliError::Input(format!(
+                "--suite: \"{other}\" is not one of \"diffusion\", \"diffusion-small\""
+            )));
+        }
+    };
+    let gpu = crate::gpu::Gpu::shared().is_ok();
+    let run_err = |e: SimError| CliError::Run(e.to_string());
+    use DiffusionAlgorithm::*;
+    use EngineKind::*;
+    let mut cases = vec![(Timestepped, Cpu), (Event, Cpu), (Hybrid, Cpu)];
+    if gpu {
+        cases.extend([(Timestepped, Gpu), (Hybrid, Gpu)]);
+    }
+    let mut rows: Vec<DiffusionRow> = Vec::new();
+    for &side in sides {
+        let reference = reference(side).map_err(run_err)?;
+        let mut baseline = None;
+        for &(alg, eng) in &cases {
+            let mut row = measure(side, alg, eng, &reference).map_err(run_err)?;
+            if (alg, eng) == (Timestepped, Cpu) {
+                baseline = Some(row.wall_seconds);
+            }
+            row.speedup_vs_cpu_timestepped = baseline.map(|b| b / row.wall_seconds);
+            eprintln!(
+                "{:>9} {:<11} {:<3} {:>9} steps {:>13} updates {:>9.3} s  error {:.4}  {}",
+                row.size,
+                row.algorithm,
+                row.engine,
+                row.steps,
+                row.cell_updates,
+                row.wall_seconds,
+                row.max_error,
+                row.speedup_vs_cpu_timestepped
+                    .map_or("—".to_string(), |s| format!("{s:.1}×"))
+            );
+            rows.push(row);
+        }
+    }
+    let mut table = format!(
+        "T = {END_TIME}, α = 1, dx = 1, β = 0, boundary 100, initial 0; timestepped dt = {DT}, event quantum {EVENT_QUANTUM}, hybrid quantum {HYBRID_QUANTUM}\n{:<10} {:<11} {:<4} {:>9} {:>14} {:>9} {:>9} {:>9} {:>9}\n",
+        "size",
+        "algorithm",
+        "eng",
+        "steps",
+        "cell updates",
+        "wall s",
+        "µs/step",
+        "max err",
+        "speedup"
+    );
+    for r in &rows {
+        table.push_str(&format!(
+            "{:<10} {:<11} {:<4} {:>9} {:>14} {:>9.3} {:>9.1} {:>9.4} {:>9}\n",
+            r.size,
+            r.algorithm,
+            r.engine,
+            r.steps,
+            r.cell_updates,
+            r.wall_seconds,
+            r.us_per_step,
+            r.max_error,
+            r.speedup_vs_cpu_timestepped
+                .map_or("—".to_string(), |s| format!("{s:.1}×"))
+        ));
+    }
+    write_report(suite_name, format, out, &rows, &table)
+}
