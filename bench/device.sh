@@ -40,8 +40,7 @@ for what in "$@"; do
         PDES_GPU_REDUCTIONS=$r $BIN bench --suite headline-short --profile 2>&1 | grep -E "window|µs"
       done | tee "$OUT/reductions.txt" ;;
     diffusion)  # paper 001's comparison, 50×50 to 2048×2048 (bench --suite diffusion)
-      $BIN bench --suite diffusion --format json --out "$OUT/diffusion.json" 2>&1 | tee "$OUT/diffusion.log"
-      $BIN bench --suite diffusion --format table 2>/dev/null > "$OUT/diffusion.txt" || true ;;
+      $BIN bench --suite diffusion --format json --out "$OUT/diffusion.json" 2>&1 | tee "$OUT/diffusion.log" ;;
     diffusion-verify)  # CPU and GPU twins on the real device: the same steps, cells within rounding
       for alg in timestepped hybrid; do
         for e in cpu gpu; do
@@ -56,6 +55,13 @@ for what in "$@"; do
       done
       $BIN run perumalla-diffusion-750 --algorithm timestepped --engine cpu --format json > "$OUT/perumalla-750-timestepped-cpu.json"
       grep -hE '"(algorithm|engine|steps|wall_seconds|mean_temperature)"' "$OUT"/perumalla-750-*.json | tee "$OUT/perumalla-750.txt" ;;
+    diffusion-profile)  # GPU µs per step (timestamps around each batch) of timestepped and hybrid
+      for side in 500 2048; do
+        for alg in timestepped hybrid; do
+          echo "side=$side $alg"
+          PDES_GPU_PROFILE=1 $BIN run perumalla-diffusion-750 --algorithm $alg --engine gpu --set model.rows=$side --set model.cols=$side --set run.end_time=50 --format csv 2>&1 | grep batch | tail -3
+        done
+      done 2>&1 | tee "$OUT/diffusion-profile.txt" ;;
     suite)
       $BIN bench --suite torus --format json --out "$OUT/torus.json" 2>&1 | tee "$OUT/torus.log" ;;
   esac

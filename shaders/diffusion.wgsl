@@ -3,7 +3,8 @@
 // src/model/diffusion.rs and src/sim/diffusion/synchronous.rs: the same f32 operations in
 // the same order.
 //
-// One dispatch per step, the whole loop on the device. A step reads its start time from
+// One dispatch per step, the whole loop on the device; a workgroup updates a 256 × STRIP
+// tile (one column strip per thread). A step reads its start time from
 // t slot (n mod 2) and, for hybrid, its length from dt slot (n mod 3); while updating
 // every cell it also computes each cell's next rate (its neighbours' new values are
 // recomputed from the old grid, so no second pass is needed) and reduces the largest |rate|
@@ -84,34 +85,78 @@ fn slot_t(s: u32) -> vec2<u32> {
     return vec2<u32>(atomicLoad(&dctl[2u * s]), atomicLoad(&dctl[2u * s + 1u]));
 }
 
+const STRIP: u32 = 6u;    // rows per thread in `step`: a workgroup updates a 256 × 6 tile
+const TW: u32 = WG + 2u;  // tile width with its two halo columns
+// Hybrid: the tile's new values with a one-cell halo, (STRIP + 2) × TW. (Sized so that with
+// the reduction's arrays it stays under the 16 KiB of workgroup memory every adapter has.)
+var<workgroup> nv: array<f32, 2064>;
+
 @compute @workgroup_size(256)
 fn step(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-    let i = cell_of(wid, lid);
+    let c = i32(wid.x * WG + lid);
+    let r0 = i32(wid.y * STRIP);
     let t = slot_t(PH.t_slot);
     let left = sub64(D.end_t, t);
     let fastest = bitcast<f32>(~atomicLoad(&dctl[4u + PH.dt_read]));
-    let want = select(D.fixed_dt, quantum_ticks(fastest), D.hybrid == 1u);
+    let hybrid = D.hybrid == 1u;
+    let want = select(D.fixed_dt, quantum_ticks(fastest), hybrid);
     var dt = select(want, left.x, left.y == 0u && left.x < want); // min(want, end - t)
     if !lt64(t, D.limit_t) { dt = 0u; } // past the budget: a no-op step (the grid is copied)
     let h = f32(dt) * (1.0 / 1048576.0); // exact: dt < 2^24
+    // The thread's column, rows r0 - 1 ..= r0 + STRIP (k = 0 ..= STRIP + 1; hybrid needs the
+    // halo rows' new values, timestepped only k = 1 ..= STRIP). The column above and below
+    // slides through registers: three loads per cell instead of five.
+    let col_in = c < i32(D.cols);
+    let k0 = select(1u, 0u, hybrid);
+    let k1 = select(STRIP, STRIP + 1u, hybrid);
     var changed = 0u;
-    var next = NONE;
-    if i < D.cells {
-        let r = i32(i / D.cols);
-        let c = i32(i % D.cols);
-        let old = q_in[i];
-        let updated = advance(old, rate_in(r, c), h);
-        q_out[i] = updated;
-        changed = select(0u, 1u, updated != old);
-        if D.hybrid == 1u {
-            let f = rate(updated, advanced(r, c - 1, h), advanced(r, c + 1, h),
-                         advanced(r - 1, c, h), advanced(r + 1, c, h));
-            next = ~bitcast<u32>(abs(f));
+    var up = at(r0 + i32(k0) - 2, c);
+    var mid = at(r0 + i32(k0) - 1, c);
+    for (var k = k0; k <= k1; k++) {
+        let r = r0 + i32(k) - 1;
+        let down = at(r + 1, c);
+        var v = D.boundary;
+        if col_in && r >= 0 && r < i32(D.rows) {
+            v = advance(mid, rate(mid, at(r, c - 1), at(r, c + 1), up, down), h);
+            if k >= 1u && k <= STRIP {
+                q_out[u32(r) * D.cols + u32(c)] = v;
+                changed += select(0u, 1u, v != mid);
+            }
         }
+        if hybrid { nv[k * TW + lid + 1u] = v; }
+        up = mid;
+        mid = down;
+    }
+    if hybrid {
+        // halo columns: the first and last thread compute their outer neighbour's column
+        if lid == 0u || lid == WG - 1u {
+            let dc = select(1, -1, lid == 0u);
+            let slot = select(TW - 1u, 0u, lid == 0u);
+            for (var k = 0u; k <= STRIP + 1u; k++) {
+                nv[k * TW + slot] = advanced(r0 + i32(k) - 1, c + dc, h);
+            }
+        }
+    }
+    workgroupBarrier();
+    var next = NONE;
+    if hybrid {
+        // the largest |rate| of the new grid over the thread's cells (max is exact, so this
+        // equals the CPU's maximum over all cells whatever the order)
+        var fastest_here = 0.0;
+        for (var k = 1u; k <= STRIP; k++) {
+            if col_in && r0 + i32(k) - 1 < i32(D.rows) {
+                let m = k * TW + lid + 1u;
+                let f = rate(nv[m], nv[m - 1u], nv[m + 1u], nv[m - TW], nv[m + TW]);
+                fastest_here = max(fastest_here, abs(f));
+            }
+        }
+        next = ~bitcast<u32>(fastest_here);
     }
     let red = wg_reduce(lid, vec2<u32>(next, 0u), vec2<u32>(changed, 0u), vec2<u32>(0u, 0u));
     if lid == 0u {
-        if D.hybrid == 1u { atomicMin(&dctl[4u + PH.dt_write], red.min.x); }
+        // most workgroups are not the fastest: read before the (serialising) atomic
+        let slot = 4u + PH.dt_write;
+        if hybrid && red.min.x < atomicLoad(&dctl[slot]) { atomicMin(&dctl[slot], red.min.x); }
         if red.a.x > 0u { atomicAdd(&dlog[PH.entry].cells, red.a.x); }
         if wid.x == 0u && wid.y == 0u {
             let t1 = add64(t, vec2<u32>(dt, 0u));

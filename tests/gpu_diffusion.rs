@@ -87,6 +87,20 @@ fn gpu_timestepped_matches_the_cpu() {
 }
 
 #[test]
+fn gpu_hybrid_matches_the_cpu_across_tile_edges() {
+    // 300 columns: two 256-wide tiles, so the halo columns inside the grid are exercised
+    let cfg = config(&[
+        "model.rows=13",
+        "model.cols=300",
+        "model.beta=-0.5",
+        "run.algorithm=\"hybrid\"",
+        "run.quantum=0.5",
+        "run.end_time=30",
+    ]);
+    assert_twins(&cfg, &[Budget::Steps(5), Budget::Finish]);
+}
+
+#[test]
 fn gpu_hybrid_matches_the_cpu() {
     let cfg = config(&[
         "model.rows=37",

@@ -51,13 +51,19 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     let end = config.end_ticks();
     let mut sim = Simulation::new(config).map_err(|e| CliError::Input(e.to_string()))?;
     let started = Instant::now();
-    let chunk = (end / 200).max(1);
+    // Advance in chunks of simulated time that take about 50 ms each: short enough for a
+    // live progress bar, long enough that a GPU engine is not stopped every few steps.
+    let mut chunk = (end / 200).max(1);
     let mut bar: Option<indicatif::ProgressBar> = None;
     while !sim.engine.finished() {
         let target = sim.engine.now().saturating_add(chunk).min(end);
+        let call = Instant::now();
         sim.engine
             .advance(Budget::Until(target))
             .map_err(|e| CliError::Run(e.to_string()))?;
+        if call.elapsed() < Duration::from_millis(50) {
+            chunk = chunk.saturating_mul(2);
+        }
         if bar.is_none()
             && started.elapsed() > Duration::from_secs(1)
             && std::io::stderr().is_terminal()

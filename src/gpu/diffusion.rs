@@ -22,6 +22,8 @@ use std::sync::Arc;
 /// Most steps encoded in one submit (and log entries read back per batch).
 const MAX_BATCH: u64 = 1024;
 const WG: u32 = 256;
+/// Rows per thread of `step` (STRIP in diffusion.wgsl).
+const STRIP: u32 = 6;
 const NONE: u32 = u32::MAX;
 
 /// DParams in diffusion.wgsl.
@@ -104,6 +106,8 @@ pub struct GpuDiffusion {
     phase_stride: u64,
     grid: [wgpu::Buffer; 2],
     groups: (u32, u32),
+    /// Workgroups of `step`: 256 × STRIP tiles.
+    tiles: (u32, u32),
     step_pipeline: wgpu::ComputePipeline,
     show_pipeline: wgpu::ComputePipeline,
     /// Bind group 0 for steps reading grid 0 and grid 1.
@@ -160,6 +164,7 @@ impl GpuDiffusion {
         let max_x = gpu.limits.max_compute_workgroups_per_dimension.max(1);
         let groups_x = groups_total.min(max_x);
         let groups = (groups_x, groups_total.div_ceil(groups_x));
+        let tiles = (m.cols.div_ceil(WG), m.rows.div_ceil(STRIP));
         let st = m.stencil();
         let end = cfg.end_ticks();
         let params = Params {
@@ -317,6 +322,7 @@ impl GpuDiffusion {
             phase_stride,
             grid,
             groups,
+            tiles,
             step_pipeline,
             show_pipeline,
             bind,
@@ -346,6 +352,14 @@ impl GpuDiffusion {
             }
             gpu.queue.submit([enc.finish()]);
         }
+        // finish the upload now, so that it counts as setup rather than as the first steps
+        gpu.queue.submit([]);
+        gpu.device
+            .poll(wgpu::PollType::Wait {
+                submission_index: None,
+                timeout: None,
+            })
+            .map_err(|e| SimError::Gpu(format!("waiting for the GPU: {e}")))?;
         Ok(engine)
     }
 
@@ -379,22 +393,69 @@ impl GpuDiffusion {
             phases[at..at + std::mem::size_of::<Phase>()].copy_from_slice(bytemuck::bytes_of(&p));
         }
         gpu.queue.write_buffer(&self.phase_buf, 0, &phases);
+        let t0 = std::time::Instant::now();
+        // PDES_GPU_PROFILE: GPU time of the batch from two timestamps, printed per step
+        let stamps = (std::env::var_os("PDES_GPU_PROFILE").is_some()
+            && gpu
+                .device
+                .features()
+                .contains(wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES))
+        .then(|| {
+            gpu.device.create_query_set(&wgpu::QuerySetDescriptor {
+                label: Some("diffusion batch"),
+                ty: wgpu::QueryType::Timestamp,
+                count: 2,
+            })
+        });
         let mut enc = gpu.device.create_command_encoder(&Default::default());
         enc.clear_buffer(&self.log_buf, 0, Some(steps * 16));
         {
             let mut pass = enc.begin_compute_pass(&Default::default());
+            if let Some(set) = &stamps {
+                pass.write_timestamp(set, 0);
+            }
             pass.set_pipeline(&self.step_pipeline);
             for j in 0..steps {
                 let n = self.dispatched + j;
                 pass.set_bind_group(0, &self.bind[(n % 2) as usize], &[]);
                 pass.set_bind_group(1, &self.phase_group, &[(j * self.phase_stride) as u32]);
-                pass.dispatch_workgroups(self.groups.0, self.groups.1, 1);
+                pass.dispatch_workgroups(self.tiles.0, self.tiles.1, 1);
+            }
+            if let Some(set) = &stamps {
+                pass.write_timestamp(set, 1);
             }
         }
-        gpu.queue.submit([enc.finish()]);
+        let resolved = stamps.as_ref().map(|set| {
+            let buf = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("diffusion timestamps"),
+                size: 16,
+                usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+                mapped_at_creation: false,
+            });
+            enc.resolve_query_set(set, 0..2, &buf, 0);
+            buf
+        });
+        let cmd = enc.finish();
+        let t1 = std::time::Instant::now();
+        gpu.queue.submit([cmd]);
         self.dispatched += steps;
-        let bytes =
-            super::torus::read_ranges(&gpu, &[(&self.ctl, 0, 32), (&self.log_buf, 0, steps * 16)])?;
+        let mut ranges = vec![(&self.ctl, 0, 32), (&self.log_buf, 0, steps * 16)];
+        if let Some(buf) = &resolved {
+            ranges.push((buf, 0, 16));
+        }
+        let bytes = super::torus::read_ranges(&gpu, &ranges)?;
+        if resolved.is_some() {
+            let t: &[u64] = bytemuck::cast_slice(&bytes[2]);
+            let gpu_us = t[1].saturating_sub(t[0]) as f64
+                * f64::from(gpu.queue.get_timestamp_period())
+                / 1e3;
+            eprintln!(
+                "batch {steps} steps: encode {:.1} µs/step, GPU {:.1} µs/step, wall {:.1} µs/step",
+                (t1 - t0).as_secs_f64() * 1e6 / steps as f64,
+                gpu_us / steps as f64,
+                t0.elapsed().as_secs_f64() * 1e6 / steps as f64
+            );
+        }
         let ctl: &[u32] = bytemuck::cast_slice(&bytes[0]);
         let slot = (self.dispatched % 2) as usize;
         self.t = u64::from(ctl[2 * slot]) | (u64::from(ctl[2 * slot + 1]) << 32);
