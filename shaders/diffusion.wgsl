@@ -85,11 +85,11 @@ fn slot_t(s: u32) -> vec2<u32> {
     return vec2<u32>(atomicLoad(&dctl[2u * s]), atomicLoad(&dctl[2u * s + 1u]));
 }
 
-const STRIP: u32 = 6u;    // rows per thread in `step`: a workgroup updates a 256 × 6 tile
+const STRIP: u32 = 10u;   // rows per thread in `step`: a workgroup updates a 256 × 10 tile
 const TW: u32 = WG + 2u;  // tile width with its two halo columns
 // Hybrid: the tile's new values with a one-cell halo, (STRIP + 2) × TW. (Sized so that with
-// the reduction's arrays it stays under the 16 KiB of workgroup memory every adapter has.)
-var<workgroup> nv: array<f32, 2064>;
+// wg_min_sum32's 2 KiB it stays under the 16 KiB of workgroup memory every adapter has.)
+var<workgroup> nv: array<f32, 3096>;
 
 @compute @workgroup_size(256)
 fn step(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
@@ -152,12 +152,12 @@ fn step(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         }
         next = ~bitcast<u32>(fastest_here);
     }
-    let red = wg_reduce(lid, vec2<u32>(next, 0u), vec2<u32>(changed, 0u), vec2<u32>(0u, 0u));
+    let red = wg_min_sum32(lid, next, changed);
     if lid == 0u {
         // most workgroups are not the fastest: read before the (serialising) atomic
         let slot = 4u + PH.dt_write;
-        if hybrid && red.min.x < atomicLoad(&dctl[slot]) { atomicMin(&dctl[slot], red.min.x); }
-        if red.a.x > 0u { atomicAdd(&dlog[PH.entry].cells, red.a.x); }
+        if hybrid && red.x < atomicLoad(&dctl[slot]) { atomicMin(&dctl[slot], red.x); }
+        if red.y > 0u { atomicAdd(&dlog[PH.entry].cells, red.y); }
         if wid.x == 0u && wid.y == 0u {
             let t1 = add64(t, vec2<u32>(dt, 0u));
             let o = 2u * (1u - PH.t_slot);
@@ -178,8 +178,8 @@ fn plan(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     if i < D.cells {
         next = ~bitcast<u32>(abs(rate_in(i32(i / D.cols), i32(i % D.cols))));
     }
-    let red = wg_reduce(lid, vec2<u32>(next, 0u), vec2<u32>(0u, 0u), vec2<u32>(0u, 0u));
-    if lid == 0u { atomicMin(&dctl[4u + PH.dt_write], red.min.x); }
+    let red = wg_min_sum32(lid, next, 0u);
+    if lid == 0u { atomicMin(&dctl[4u + PH.dt_write], red.x); }
 }
 
 // Heatmap words of the current grid (q_in): the temperature's f32 bits and 0.

@@ -40,3 +40,19 @@ fn wg_min(lid: u32, m: vec2<u32>) -> vec2<u32> {
     }
     return red_m[0];
 }
+
+// Min of m and sum of a, both 32-bit, over the workgroup (the diffusion step: a step length
+// and a cell count); valid in thread 0. Uses only red_m, so a pass that calls nothing else
+// keeps its workgroup memory for itself.
+fn wg_min_sum32(lid: u32, m: u32, a: u32) -> vec2<u32> {
+    red_m[lid] = vec2<u32>(m, a);
+    workgroupBarrier();
+    for (var s = WG / 2u; s > 0u; s >>= 1u) {
+        if lid < s {
+            let o = red_m[lid + s];
+            red_m[lid] = vec2<u32>(min(red_m[lid].x, o.x), red_m[lid].y + o.y);
+        }
+        workgroupBarrier();
+    }
+    return red_m[0];
+}

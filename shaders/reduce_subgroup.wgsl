@@ -78,3 +78,22 @@ fn wg_min(lid: u32, m: vec2<u32>) -> vec2<u32> {
     }
     return r;
 }
+
+// Min of m and sum of a, both 32-bit, over the workgroup (the diffusion step: a step length
+// and a cell count); valid in thread 0. Uses only red_m and red_slots.
+fn wg_min_sum32(lid: u32, m: u32, a: u32) -> vec2<u32> {
+    if lid == 0u { atomicStore(&red_slots, 0u); }
+    workgroupBarrier();
+    let sm = subgroupMin(m);
+    let sa = subgroupAdd(a);
+    if subgroupExclusiveAdd(1u) == 0u {
+        red_m[atomicAdd(&red_slots, 1u)] = vec2<u32>(sm, sa);
+    }
+    workgroupBarrier();
+    var r = vec2<u32>(NONE, 0u);
+    if lid == 0u {
+        let n = atomicLoad(&red_slots);
+        for (var i = 0u; i < n; i++) { r = vec2<u32>(min(r.x, red_m[i].x), r.y + red_m[i].y); }
+    }
+    return r;
+}

@@ -23,7 +23,7 @@ use std::sync::Arc;
 const MAX_BATCH: u64 = 1024;
 const WG: u32 = 256;
 /// Rows per thread of `step` (STRIP in diffusion.wgsl).
-const STRIP: u32 = 6;
+const STRIP: u32 = 10;
 const NONE: u32 = u32::MAX;
 
 /// DParams in diffusion.wgsl.
