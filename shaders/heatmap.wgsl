@@ -1,11 +1,12 @@
-// heatmap.wgsl — draws a rows × cols grid from a storage buffer of (tokens, error step)
-// per facility, through a perceptual colormap, inside an egui paint callback.
+// heatmap.wgsl — draws a rows × cols grid from a storage buffer of two words per cell,
+// (tokens, error step) for the torus or (temperature bits, 0) for diffusion, through a
+// perceptual colormap, inside an egui paint callback.
 
 struct View {
     rows: u32, cols: u32, mode: u32, step: u32,
     // visible part of the grid in grid coordinates (x0, y0, x1, y1)
     window: vec4<f32>,
-    max_value: f32, fade_steps: f32, pad0: f32, pad1: f32,
+    max_value: f32, fade_steps: f32, min_value: f32, pad0: f32,
 }
 
 @group(0) @binding(0) var<uniform> V: View;
@@ -53,6 +54,9 @@ fn fs_main(in: VsOut) -> @location(0) vec4<f32> {
         rgb = viridis(clamp(f32(cell.x) / max(V.max_value, 1.0), 0.0, 1.0));
     } else if V.mode == 1u { // busy / idle
         rgb = select(vec3<f32>(0.12, 0.12, 0.16), vec3<f32>(0.99, 0.80, 0.20), cell.x > 0u);
+    } else if V.mode == 3u { // temperature: the word holds the f32's bits
+        let v = bitcast<f32>(cell.x);
+        rgb = viridis(clamp((v - V.min_value) / max(V.max_value - V.min_value, 1e-30), 0.0, 1.0));
     } else { // recent causality errors, fading over fade_steps
         let base = viridis(clamp(f32(cell.x) / max(V.max_value, 1.0), 0.0, 1.0)) * 0.35;
         var flash = 0.0;

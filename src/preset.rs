@@ -309,6 +309,14 @@ impl Config {
         }
     }
 
+    /// Moves the run to `engine` (the app falls back to the CPU this way).
+    pub fn set_engine(&mut self, engine: EngineKind) {
+        match self {
+            Self::Torus(c) => c.run.engine = engine,
+            Self::Diffusion(c) => c.run.engine = engine,
+        }
+    }
+
     /// End time in ticks.
     pub fn end_ticks(&self) -> Ticks {
         match self {

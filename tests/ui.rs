@@ -6,7 +6,7 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use pdes_lab::app::PdesApp;
 use pdes_lab::app::form::AlgorithmChoice;
-use pdes_lab::preset::TorusConfig;
+use pdes_lab::preset::Config;
 
 fn gpu_available() -> bool {
     match pdes_lab::gpu::Gpu::shared() {
@@ -21,9 +21,9 @@ fn gpu_available() -> bool {
     }
 }
 
-fn preset(name: &str) -> TorusConfig {
+fn preset(name: &str) -> Config {
     let (origin, text) = pdes_lab::preset::load_text(name).unwrap();
-    TorusConfig::from_toml(&text, &origin).unwrap()
+    Config::from_toml(&text, &origin).unwrap()
 }
 
 /// The app on `preset`, paused (so that every test is deterministic).
@@ -46,13 +46,13 @@ fn moving_the_d_slider_changes_the_engines_d() {
         return;
     }
     let mut h = harness("teaching-16x16");
-    assert_eq!(h.state().a.config.run.d, 1.0);
+    assert_eq!(h.state().a.torus().unwrap().run.d, 1.0);
     h.get_by_role_and_label(Role::Slider, "d (log)")
         .set_value_accesskit(0.5);
     h.run_steps(2);
     assert_eq!(h.state().form.d, 0.5);
     assert_eq!(
-        h.state().a.config.run.d,
+        h.state().a.torus().unwrap().run.d,
         0.5,
         "the session was rebuilt with the new d"
     );
@@ -111,7 +111,7 @@ fn a_bad_value_is_refused_with_its_reason() {
     let err = h.state().form_error.clone().expect("refused");
     assert!(err.contains("shifted"), "{err}");
     assert_eq!(
-        h.state().a.config.model.service,
+        h.state().a.torus().unwrap().model.service,
         pdes_lab::model::torus::ServiceKind::Shifted
     );
     h.get_by_label(err.as_str()); // the reason is on screen
@@ -120,7 +120,7 @@ fn a_bad_value_is_refused_with_its_reason() {
     h.run_steps(2);
     assert!(h.state().form_error.is_none());
     assert_eq!(
-        h.state().a.config.run.algorithm,
+        h.state().a.torus().unwrap().run.algorithm,
         pdes_lab::preset::Algorithm::Interval
     );
 }
@@ -135,7 +135,7 @@ fn loading_a_preset_replaces_the_model() {
     h.run_steps(3);
     h.get_by_label("sang2019-causality").click();
     h.run_steps(2);
-    let cfg = &h.state().a.config;
+    let cfg = h.state().a.torus().unwrap();
     assert_eq!((cfg.model.rows, cfg.model.cols, cfg.run.d), (64, 64, 0.5));
     assert_eq!(h.state().form.algorithm, AlgorithmChoice::IntervalOriginal);
 }
@@ -157,9 +157,9 @@ fn ab_mode_runs_two_algorithms_on_the_same_seed() {
     h.run_steps(1);
     let app = h.state();
     let b = app.b.as_ref().unwrap();
-    assert_eq!(b.config.run.seed, app.a.config.run.seed);
+    assert_eq!(b.torus().unwrap().run.seed, app.a.torus().unwrap().run.seed);
     assert_eq!(
-        b.config.run.timestamps,
+        b.torus().unwrap().run.timestamps,
         pdes_lab::preset::Timestamps::Boundary
     );
     assert_eq!(app.a.steps(), 40);
@@ -259,8 +259,89 @@ fn a_torus_too_large_for_the_cpu_is_refused_not_allocated() {
     let err = h.state().form_error.clone().unwrap();
     assert!(err.contains("GiB on the CPU"), "{err}");
     assert_eq!(
-        h.state().a.config.model.rows,
+        h.state().a.torus().unwrap().model.rows,
         16,
         "the running session is kept"
     );
+}
+
+#[test]
+fn the_diffusion_model_runs_in_the_window_with_its_heatmap_and_plots() {
+    if !gpu_available() {
+        return;
+    }
+    let mut h = harness("teaching-16x16");
+    h.get_by_label("diffusion grid").click();
+    h.run_steps(2);
+    h.state_mut().reset();
+    h.run_steps(2);
+    assert!(h.state().a.is_diffusion());
+    assert_eq!(h.state().mode, pdes_lab::app::heatmap::Mode::Temperature);
+    assert_eq!(h.state().form.algorithm, AlgorithmChoice::Hybrid);
+    for _ in 0..5 {
+        h.state_mut().step_once();
+    }
+    h.run_steps(1);
+    assert_eq!(h.state().a.steps(), 5);
+    for label in [
+        "step size (log10)",
+        "cells updated per step",
+        "mean temperature",
+    ] {
+        h.get_by_label(label);
+    }
+    // the heatmap words are the temperatures: the edges have warmed, the centre not yet
+    let words = h.state().a.display_words().unwrap();
+    let t = |i: usize| f32::from_bits(words[i][0]);
+    let (rows, cols) = h.state().a.shape();
+    assert!(t(0) > 0.0, "corner cell {}", t(0));
+    assert_eq!(t((rows / 2 * cols + cols / 2) as usize), 0.0);
+}
+
+#[test]
+fn diffusion_on_the_gpu_draws_the_same_temperatures_as_the_cpu() {
+    if !gpu_available() {
+        return;
+    }
+    let mut h = harness("teaching-diffusion");
+    h.get_by_label("GPU").click();
+    h.run_steps(2);
+    assert_eq!(h.state().a.runs_on(), "gpu");
+    for _ in 0..20 {
+        h.state_mut().step_once();
+    }
+    let gpu_words = h.state().a.display_words().unwrap();
+    h.get_by_label("CPU").click();
+    h.run_steps(2);
+    assert_eq!(h.state().a.runs_on(), "cpu");
+    for _ in 0..20 {
+        h.state_mut().step_once();
+    }
+    let cpu_words = h.state().a.display_words().unwrap();
+    let worst = gpu_words
+        .iter()
+        .zip(&cpu_words)
+        .map(|(g, c)| (f32::from_bits(g[0]) - f32::from_bits(c[0])).abs())
+        .fold(0.0, f32::max);
+    assert!(worst < 1e-3, "GPU and CPU heatmaps differ by {worst}");
+}
+
+#[test]
+fn an_unstable_dt_is_refused_with_the_stability_bound() {
+    if !gpu_available() {
+        return;
+    }
+    let mut h = harness("teaching-diffusion");
+    h.get_by_label("timestepped").click();
+    h.run_steps(2);
+    assert!(h.state().form_error.is_none());
+    h.get_by_role_and_label(Role::Slider, "dt (log)")
+        .set_value_accesskit(0.5);
+    h.run_steps(2);
+    let err = h.state().form_error.clone().expect("refused");
+    assert!(
+        err.starts_with("run.dt") && err.contains("0.250000"),
+        "{err}"
+    );
+    h.get_by_label(err.as_str());
 }

@@ -7,9 +7,8 @@ use crate::time::to_units;
 use eframe::egui;
 
 impl PdesApp {
-    pub(super) fn controls(&mut self, ui: &mut egui::Ui) {
+    fn torus_model(&mut self, ui: &mut egui::Ui) -> bool {
         let mut changed = false;
-        ui.heading("Model");
         ui.label("Closed torus queueing network").on_hover_text(
             "rows × cols service facilities on a torus, each a server with a FIFO queue. After service a token moves to one of the four neighbours at random (Sang et al. 2019, Park & Fishwick 2009).",
         );
@@ -34,22 +33,143 @@ impl PdesApp {
             });
             ui.end_row();
         });
+        changed
+    }
+
+    fn diffusion_model(&mut self, ui: &mut egui::Ui) -> bool {
+        let mut changed = false;
+        ui.label("2-D diffusion grid").on_hover_text(
+            "dQ/dt = αx ∂²Q/∂x² + αy ∂²Q/∂y² + β on rows × cols cells, the edges held at the boundary temperature, the interior starting at the initial one (Perumalla 2006 §3.1).",
+        );
+        egui::Grid::new("dmodel").num_columns(2).show(ui, |ui| {
+            let lbl = ui.label("rows × cols").on_hover_text(
+                "Cells of the grid. Up to 16384 each; large grids want the GPU engine.",
+            );
+            ui.horizontal(|ui| {
+                changed |= ui
+                    .add(egui::DragValue::new(&mut self.form.rows).range(0..=16384))
+                    .labelled_by(lbl.id)
+                    .changed();
+                ui.label("×");
+                changed |= ui
+                    .add(egui::DragValue::new(&mut self.form.cols).range(0..=16384))
+                    .labelled_by(lbl.id)
+                    .changed();
+            });
+            ui.end_row();
+            for (label, help, value, speed) in [
+                (
+                    "αx",
+                    "Diffusivity along the rows (x).",
+                    &mut self.form.alpha_x,
+                    0.01,
+                ),
+                (
+                    "αy",
+                    "Diffusivity along the columns (y).",
+                    &mut self.form.alpha_y,
+                    0.01,
+                ),
+                (
+                    "β",
+                    "Uniform heating rate (negative cools).",
+                    &mut self.form.beta,
+                    0.01,
+                ),
+                (
+                    "boundary",
+                    "Temperature held around the grid.",
+                    &mut self.form.boundary,
+                    1.0,
+                ),
+                (
+                    "initial",
+                    "Temperature every cell starts at.",
+                    &mut self.form.initial,
+                    1.0,
+                ),
+                (
+                    "dx",
+                    "Cell width (the same along x and y).",
+                    &mut self.form.dx,
+                    0.01,
+                ),
+            ] {
+                let lbl = ui.label(label).on_hover_text(help);
+                changed |= ui
+                    .add(egui::DragValue::new(value).speed(speed))
+                    .labelled_by(lbl.id)
+                    .changed();
+                ui.end_row();
+            }
+        });
+        changed
+    }
+
+    /// dt and quantum rows of the run grid.
+    fn diffusion_run(&mut self, ui: &mut egui::Ui) -> bool {
+        let mut changed = false;
+        let bound = self.form.dx * self.form.dx / (2.0 * (self.form.alpha_x + self.form.alpha_y));
+        ui.label("dt").on_hover_text(format!("Timestepped's fixed step. Stable only up to dx²/(2(αx+αy)) = {bound:.4}; smaller is more accurate and slower. Hybrid never steps past that bound either."));
+        changed |= ui
+            .add(
+                egui::Slider::new(&mut self.form.dt, 1e-4..=1.0)
+                    .logarithmic(true)
+                    .text("dt (log)"),
+            )
+            .changed();
+        ui.end_row();
+        ui.label("quantum").on_hover_text("Event and hybrid: how far a cell may move before it must be updated. Smaller is more accurate and takes more events (event) or shorter steps (hybrid); the error shrinks in proportion.");
+        changed |= ui
+            .add(
+                egui::Slider::new(&mut self.form.quantum, 1e-3..=10.0)
+                    .logarithmic(true)
+                    .text("Δ (log)"),
+            )
+            .changed();
+        ui.end_row();
+        changed
+    }
+
+    pub(super) fn controls(&mut self, ui: &mut egui::Ui) {
+        let mut changed = false;
+        ui.heading("Model");
+        ui.horizontal(|ui| {
+            let mut diffusion = self.form.diffusion;
+            ui.selectable_value(&mut diffusion, false, "torus network")
+                .on_hover_text("The closed torus queueing network (Sang et al. 2019, Park & Fishwick 2009).");
+            ui.selectable_value(&mut diffusion, true, "diffusion grid")
+                .on_hover_text("The 2-D heat diffusion grid of Perumalla 2006: time-stepped, discrete-event and hybrid execution.");
+            if diffusion != self.form.diffusion {
+                // each model opens on its teaching preset
+                self.load_preset(if diffusion { "teaching-diffusion" } else { crate::preset::DEFAULT_PRESET });
+            }
+        });
+        if self.form.diffusion {
+            changed |= self.diffusion_model(ui);
+        } else {
+            changed |= self.torus_model(ui);
+        }
         ui.separator();
         ui.heading("Algorithm");
-        for a in AlgorithmChoice::ALL {
+        for &a in AlgorithmChoice::of_model(self.form.diffusion) {
             changed |= ui
                 .radio_value(&mut self.form.algorithm, a, a.label())
                 .on_hover_text(a.help())
                 .changed();
         }
         egui::Grid::new("run").num_columns(2).show(ui, |ui| {
-            ui.label("d").on_hover_text("The interval. Window: events in [t_min, t_min + d) run together. Interval: events up to the next multiple of d. Larger d = more parallel events per step (faster) but, for the interval algorithms, more bias or more causality errors.");
-            ui.vertical(|ui| {
-                let slider = ui.add(egui::Slider::new(&mut self.form.d, 0.001..=100.0).logarithmic(true).text("d (log)"));
-                changed |= slider.changed();
-            });
-            ui.end_row();
-            ui.label("engine").on_hover_text("Where the simulation runs. The GPU engine runs window and interval as compute passes on the same device that draws this window; sequential always runs on the CPU.");
+            if self.form.diffusion {
+                changed |= self.diffusion_run(ui);
+            } else {
+                ui.label("d").on_hover_text("The interval. Window: events in [t_min, t_min + d) run together. Interval: events up to the next multiple of d. Larger d = more parallel events per step (faster) but, for the interval algorithms, more bias or more causality errors.");
+                ui.vertical(|ui| {
+                    let slider = ui.add(egui::Slider::new(&mut self.form.d, 0.001..=100.0).logarithmic(true).text("d (log)"));
+                    changed |= slider.changed();
+                });
+                ui.end_row();
+            }
+            ui.label("engine").on_hover_text("Where the simulation runs. The GPU engines run on the same device that draws this window; sequential (torus) and event (diffusion) always run on the CPU.");
             ui.horizontal(|ui| {
                 changed |= ui.selectable_value(&mut self.form.gpu, false, "CPU").changed();
                 let gpu_ok = self.gpu.is_some();
@@ -59,9 +179,11 @@ impl PdesApp {
                 };
             });
             ui.end_row();
-            let lbl = ui.label("seed").on_hover_text("Every service time and route is a pure function of (seed, token, visit): the same seed gives the same sample path in every exact algorithm, on the CPU and on the GPU.");
-            changed |= ui.add(egui::DragValue::new(&mut self.form.seed)).labelled_by(lbl.id).changed();
-            ui.end_row();
+            if !self.form.diffusion {
+                let lbl = ui.label("seed").on_hover_text("Every service time and route is a pure function of (seed, token, visit): the same seed gives the same sample path in every exact algorithm, on the CPU and on the GPU.");
+                changed |= ui.add(egui::DragValue::new(&mut self.form.seed)).labelled_by(lbl.id).changed();
+                ui.end_row();
+            }
             let lbl = ui.label("end time").on_hover_text("Simulated time at which the run stops.");
             changed |= ui.add(egui::DragValue::new(&mut self.form.end_time).speed(10.0).range(0.0..=1e12)).labelled_by(lbl.id).changed();
             ui.end_row();
@@ -105,7 +227,7 @@ impl PdesApp {
         }
         if self.b.is_some() {
             let before = self.b_algorithm;
-            for a in AlgorithmChoice::ALL {
+            for &a in AlgorithmChoice::of_model(self.form.diffusion) {
                 ui.radio_value(&mut self.b_algorithm, a, format!("B: {}", a.label()));
             }
             if before != self.b_algorithm {
@@ -119,7 +241,17 @@ impl PdesApp {
     }
 
     fn inspector(&mut self, ui: &mut egui::Ui, f: u32) {
-        let cols = self.a.config.model.cols;
+        let cols = self.a.shape().1;
+        if self.a.is_diffusion() {
+            ui.heading(format!("Cell ({}, {})", f / cols, f % cols));
+            if let Some(t) = self.a.temperature_at(f) {
+                ui.label(format!("temperature: {t:.4}"));
+            }
+            if ui.button("unpin").clicked() {
+                self.pinned = None;
+            }
+            return;
+        }
         ui.heading(format!("Facility ({}, {})", f / cols, f % cols));
         if let SessionEngine::Cpu(c) = &self.a.engine {
             let st = &c.cpu.state().facilities[f as usize];

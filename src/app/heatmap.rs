@@ -17,11 +17,19 @@ pub enum Mode {
     Busy,
     /// Facilities whose latest causality error is recent, fading over a few steps.
     Errors,
+    /// Diffusion: the temperature of every cell.
+    Temperature,
 }
 
 impl Mode {
-    /// All modes, for a selector.
-    pub const ALL: [Mode; 3] = [Mode::Tokens, Mode::Busy, Mode::Errors];
+    /// The modes of a model, for a selector (the first is the default).
+    pub fn of_model(diffusion: bool) -> &'static [Mode] {
+        if diffusion {
+            &[Mode::Temperature]
+        } else {
+            &[Mode::Tokens, Mode::Busy, Mode::Errors]
+        }
+    }
 
     /// Label in the UI.
     pub fn label(self) -> &'static str {
@@ -29,6 +37,16 @@ impl Mode {
             Mode::Tokens => "queue length",
             Mode::Busy => "busy / idle",
             Mode::Errors => "causality errors",
+            Mode::Temperature => "temperature",
+        }
+    }
+
+    fn code(self) -> u32 {
+        match self {
+            Mode::Tokens => 0,
+            Mode::Busy => 1,
+            Mode::Errors => 2,
+            Mode::Temperature => 3,
         }
     }
 }
@@ -77,7 +95,8 @@ struct ViewUniform {
     window: [f32; 4],
     max_value: f32,
     fade_steps: f32,
-    pad: [f32; 2],
+    min_value: f32,
+    pad: f32,
 }
 
 /// Pipeline and per-callback bind groups, kept in egui-wgpu's callback resources.
@@ -163,8 +182,10 @@ pub struct HeatmapCallback {
     pub view: View,
     /// Aspect ratio of the rectangle (width / height).
     pub aspect: f32,
-    /// Token count drawn at the top of the colormap.
+    /// Value drawn at the top of the colormap (tokens, or temperature).
     pub max_value: f32,
+    /// Value drawn at the bottom of the colormap (temperature; 0 for tokens).
+    pub min_value: f32,
 }
 
 impl CallbackTrait for HeatmapCallback {
@@ -182,11 +203,7 @@ impl CallbackTrait for HeatmapCallback {
         let u = ViewUniform {
             rows: self.rows,
             cols: self.cols,
-            mode: match self.mode {
-                Mode::Tokens => 0,
-                Mode::Busy => 1,
-                Mode::Errors => 2,
-            },
+            mode: self.mode.code(),
             step: self.step,
             window: [
                 self.view.x0,
@@ -196,7 +213,8 @@ impl CallbackTrait for HeatmapCallback {
             ],
             max_value: self.max_value,
             fade_steps: 8.0,
-            pad: [0.0; 2],
+            min_value: self.min_value,
+            pad: 0.0,
         };
         let ubuf = res
             .groups
@@ -287,7 +305,7 @@ pub(super) fn heatmap_widget(
     size: egui::Vec2,
     id: u64,
 ) -> Option<u32> {
-    let (rows, cols) = (s.config.model.rows, s.config.model.cols);
+    let (rows, cols) = s.shape();
     let (rect, resp) = ui.allocate_exact_size(size, egui::Sense::click_and_drag());
     let v = view.get_or_insert_with(|| View::fit(rows, cols, rect.width(), rect.height()));
     let scroll = ui.input(|i| i.smooth_scroll_delta.y);
@@ -311,7 +329,7 @@ pub(super) fn heatmap_widget(
     if resp.double_clicked() {
         *v = View::fit(rows, cols, rect.width(), rect.height());
     }
-    let max_value = (s.config.model.tokens_per_facility * 4).max(4) as f32;
+    let (min_value, max_value) = colour_range(s);
     match &s.display {
         Some(cells) => {
             ui.painter()
@@ -327,6 +345,7 @@ pub(super) fn heatmap_widget(
                         view: *v,
                         aspect: rect.width() / rect.height().max(1.0),
                         max_value,
+                        min_value,
                     },
                 ));
         }
@@ -345,6 +364,15 @@ pub(super) fn heatmap_widget(
             clicked = Some(f);
         }
         resp.on_hover_ui_at_pointer(|ui| {
+            if s.is_diffusion() {
+                ui.label(format!("cell ({}, {})", f / cols, f % cols));
+                if let SessionEngine::DiffusionCpu(c) = &s.engine {
+                    ui.label(format!("temperature {:.4}", c.temperature_at(f)));
+                } else {
+                    ui.label("click to pin and inspect");
+                }
+                return;
+            }
             ui.label(format!("facility ({}, {})", f / cols, f % cols));
             if let SessionEngine::Cpu(c) = &s.engine {
                 facility_lines(ui, &c.cpu.state().facilities[f as usize]);
@@ -356,8 +384,41 @@ pub(super) fn heatmap_widget(
     clicked
 }
 
+/// The values at the bottom and top of the colormap: 0 … 4P tokens, or the session's
+/// temperature range.
+fn colour_range(s: &Session) -> (f32, f32) {
+    match s.torus() {
+        Some(c) => (0.0, (c.model.tokens_per_facility * 4).max(4) as f32),
+        None => s.temperature_range(),
+    }
+}
+
+/// The colour of one heatmap word (the shader's, on the CPU: texture fallback, PNG export).
+pub fn word_colour(mode: Mode, w: [u32; 2], step: u32, (lo, hi): (f32, f32)) -> [f32; 3] {
+    match mode {
+        Mode::Tokens => viridis(w[0] as f32 / hi),
+        Mode::Busy => {
+            if w[0] > 0 {
+                [0.99, 0.80, 0.20]
+            } else {
+                [0.12, 0.12, 0.16]
+            }
+        }
+        Mode::Errors => {
+            let base = viridis(w[0] as f32 / hi).map(|c| c * 0.35);
+            let flash = if w[1] > 0 && step >= w[1] {
+                (1.0 - (step - w[1]) as f32 / 8.0).max(0.0)
+            } else {
+                0.0
+            };
+            [0, 1, 2].map(|i| base[i] + ([1.0, 0.15, 0.1][i] - base[i]) * flash)
+        }
+        Mode::Temperature => viridis((f32::from_bits(w[0]) - lo) / (hi - lo)),
+    }
+}
+
 pub(super) fn legend(ui: &mut egui::Ui, s: &Session, mode: Mode) {
-    let max = (s.config.model.tokens_per_facility * 4).max(4);
+    let (lo, hi) = colour_range(s);
     ui.vertical(|ui| {
         ui.label(mode.label());
         let (rect, _) = ui.allocate_exact_size(egui::vec2(22.0, 200.0), egui::Sense::hover());
@@ -377,9 +438,10 @@ pub(super) fn legend(ui: &mut egui::Ui, s: &Session, mode: Mode) {
             );
         }
         match mode {
-            Mode::Tokens => ui.small(format!("0 … {max}+ tokens")),
+            Mode::Tokens => ui.small(format!("0 … {hi}+ tokens")),
             Mode::Busy => ui.small("yellow: busy\ndark: idle"),
             Mode::Errors => ui.small("red: causality error\nin the last 8 steps"),
+            Mode::Temperature => ui.small(format!("top {hi:.2}\nbottom {lo:.2}")),
         };
     });
 }
@@ -387,7 +449,7 @@ pub(super) fn legend(ui: &mut egui::Ui, s: &Session, mode: Mode) {
 /// The heatmap without wgpu: the same words and colormap, uploaded as an egui texture
 /// (the window's renderer is OpenGL then, and every engine runs on the CPU).
 fn texture_heatmap(ui: &mut egui::Ui, s: &Session, mode: Mode, rect: egui::Rect, v: &View) {
-    let (rows, cols) = (s.config.model.rows as usize, s.config.model.cols as usize);
+    let (rows, cols) = (s.shape().0 as usize, s.shape().1 as usize);
     let max_side = ui.ctx().input(|i| i.max_texture_side);
     if rows > max_side || cols > max_side {
         ui.painter().text(
@@ -400,30 +462,12 @@ fn texture_heatmap(ui: &mut egui::Ui, s: &Session, mode: Mode, rect: egui::Rect,
         return;
     }
     let Ok(words) = s.display_words() else { return };
-    let max = (s.config.model.tokens_per_facility * 4).max(4) as f32;
+    let range = colour_range(s);
     let step = s.steps() as u32;
     let pixels: Vec<egui::Color32> = words
         .iter()
         .map(|w| {
-            let rgb = match mode {
-                Mode::Tokens => viridis(w[0] as f32 / max),
-                Mode::Busy => {
-                    if w[0] > 0 {
-                        [0.99, 0.80, 0.20]
-                    } else {
-                        [0.12, 0.12, 0.16]
-                    }
-                }
-                Mode::Errors => {
-                    let base = viridis(w[0] as f32 / max).map(|c| c * 0.35);
-                    let flash = if w[1] > 0 && step >= w[1] {
-                        (1.0 - (step - w[1]) as f32 / 8.0).max(0.0)
-                    } else {
-                        0.0
-                    };
-                    [0, 1, 2].map(|i| base[i] + ([1.0, 0.15, 0.1][i] - base[i]) * flash)
-                }
-            };
+            let rgb = word_colour(mode, *w, step, range);
             egui::Color32::from_rgb(
                 (rgb[0] * 255.0) as u8,
                 (rgb[1] * 255.0) as u8,

@@ -63,7 +63,7 @@ impl PdesApp {
             });
             ui.separator();
             ui.label("Heatmap:");
-            for m in Mode::ALL {
+            for &m in Mode::of_model(self.a.is_diffusion()) {
                 ui.selectable_value(&mut self.mode, m, m.label());
             }
         });
@@ -90,14 +90,22 @@ impl PdesApp {
         }
     }
 
-    /// Writes the A heatmap (queue lengths through the colormap) as a PNG.
+    /// Writes the A heatmap, in the current mode and colour range, as a PNG.
     pub fn write_png(&self, path: &std::path::Path) -> Result<(), String> {
         let words = self.a.display_words().map_err(|e| e.to_string())?;
-        let (w, h) = (self.a.config.model.cols, self.a.config.model.rows);
-        let max = words.iter().map(|c| c[0]).max().unwrap_or(1).max(1) as f32;
+        let (h, w) = self.a.shape();
+        let range = match self.a.torus() {
+            // queue lengths span the largest one present
+            Some(_) => (
+                0.0,
+                words.iter().map(|c| c[0]).max().unwrap_or(1).max(1) as f32,
+            ),
+            None => self.a.temperature_range(),
+        };
+        let step = self.a.steps() as u32;
         let mut rgb = Vec::with_capacity(words.len() * 3);
         for c in &words {
-            let [r, g, b] = heatmap::viridis(c[0] as f32 / max);
+            let [r, g, b] = heatmap::word_colour(self.mode, *c, step, range);
             rgb.extend([(r * 255.0) as u8, (g * 255.0) as u8, (b * 255.0) as u8]);
         }
         let file = std::fs::File::create(path).map_err(|e| e.to_string())?;

@@ -13,13 +13,13 @@ pub mod session;
 mod timeline;
 
 use crate::gpu::Gpu;
-use crate::preset::{self, TorusConfig};
+use crate::preset::{self, Config};
 use crate::sim::Budget;
 use crate::time::{to_ticks, to_units};
 use eframe::egui;
 use form::{AlgorithmChoice, Form};
 use heatmap::{Mode, View};
-use session::{Session, SessionEngine};
+use session::Session;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -75,7 +75,7 @@ pub fn wgpu_setup() -> eframe::egui_wgpu::WgpuSetup {
 
 /// Opens the window on `config` (blocks until it is closed): with wgpu when an adapter with
 /// compute exists, else with OpenGL and the CPU engines.
-pub fn run_native(config: TorusConfig) -> Result<(), String> {
+pub fn run_native(config: Config) -> Result<(), String> {
     let options = |renderer| eframe::NativeOptions {
         viewport: egui::ViewportBuilder::default()
             .with_title("PDES Lab")
@@ -118,7 +118,7 @@ pub fn run_native(config: TorusConfig) -> Result<(), String> {
 
 impl PdesApp {
     /// Builds the app on `config`, sharing eframe's wgpu device with the engines.
-    pub fn new(cc: &eframe::CreationContext<'_>, config: TorusConfig) -> Self {
+    pub fn new(cc: &eframe::CreationContext<'_>, config: Config) -> Self {
         let (gpu, gpu_note) = match cc.wgpu_render_state.as_ref() {
             Some(rs) => {
                 heatmap::install(rs);
@@ -136,25 +136,26 @@ impl PdesApp {
             Ok(s) => (s, None),
             Err(e) => {
                 let mut cpu = config.clone();
-                cpu.run.engine = preset::EngineKind::Cpu;
+                cpu.set_engine(preset::EngineKind::Cpu);
                 (
                     Session::new(cpu, gpu.clone()).expect("CPU sessions cannot fail"),
                     Some(e.to_string()),
                 )
             }
         };
+        let mode = Mode::of_model(a.is_diffusion())[0];
         Self {
             gpu,
             gpu_note,
+            b_algorithm: AlgorithmChoice::of_model(form.diffusion)[1],
             form,
             form_error: None,
             a,
             b: None,
-            b_algorithm: AlgorithmChoice::Window,
             // A new user should see the network move at once.
             running: true,
             sim_rate: 20.0,
-            mode: Mode::Tokens,
+            mode,
             views: [None, None],
             pinned: None,
             message,
@@ -204,13 +205,20 @@ impl PdesApp {
         };
         self.form_error = None;
         self.last_events = 0;
+        // the heatmap shows what this model has
+        if !Mode::of_model(self.a.is_diffusion()).contains(&self.mode) {
+            self.mode = Mode::of_model(self.a.is_diffusion())[0];
+        }
+        if !AlgorithmChoice::of_model(self.form.diffusion).contains(&self.b_algorithm) {
+            self.b_algorithm = AlgorithmChoice::of_model(self.form.diffusion)[1];
+        }
         true
     }
 
     /// Loads a preset file (or built-in name) into the form and restarts.
     pub fn load_preset(&mut self, name_or_path: &str) {
         let loaded = preset::load_text(name_or_path)
-            .and_then(|(origin, text)| TorusConfig::from_toml(&text, &origin));
+            .and_then(|(origin, text)| Config::from_toml(&text, &origin));
         match loaded {
             Ok(cfg) => {
                 self.form = Form::from_config(&cfg);
@@ -226,15 +234,13 @@ impl PdesApp {
     pub fn set_ab(&mut self, on: bool) {
         if on {
             // If the chosen B algorithm cannot run these parameters (window needs shifted
-            // service), take the first one that can.
+            // service; timestepped a stable dt), take the first one that can.
             if self.form.to_config_with(self.b_algorithm).is_err()
-                && let Some(ok) = [
-                    AlgorithmChoice::Window,
-                    AlgorithmChoice::IntervalBoundary,
-                    AlgorithmChoice::Sequential,
-                ]
-                .into_iter()
-                .find(|a| self.form.to_config_with(*a).is_ok())
+                && let Some(ok) = AlgorithmChoice::of_model(self.form.diffusion)
+                    .iter()
+                    .rev()
+                    .copied()
+                    .find(|a| self.form.to_config_with(*a).is_ok())
             {
                 self.b_algorithm = ok;
             }
@@ -260,7 +266,8 @@ impl PdesApp {
 
     /// Pins facility `f` in the inspector (what a click on the heatmap does).
     pub fn pin(&mut self, f: u32) {
-        self.pinned = (f < self.a.config.model.facilities()).then_some(f);
+        let (rows, cols) = self.a.shape();
+        self.pinned = (u64::from(f) < u64::from(rows) * u64::from(cols)).then_some(f);
     }
 
     /// Advances every session by `budget`; errors stop the run and are shown.
@@ -381,7 +388,9 @@ impl eframe::App for PdesApp {
 
 impl PdesApp {
     fn central(&mut self, ui: &mut egui::Ui) {
-        timeline::timeline(ui, &self.a);
+        if !self.a.is_diffusion() {
+            timeline::timeline(ui, &self.a);
+        }
         let sessions: Vec<&Session> = std::iter::once(&self.a).chain(self.b.as_ref()).collect();
         let n = sessions.len();
         let avail = ui.available_size();
@@ -394,7 +403,7 @@ impl PdesApp {
                     ui.label(format!(
                         "{}{} on {}",
                         if n > 1 { ["A: ", "B: "][i] } else { "" },
-                        algorithm_label(&s.config),
+                        s.algorithm_label(),
                         s.runs_on()
                     ));
                     if let Some(note) = &s.note {
@@ -427,19 +436,24 @@ impl PdesApp {
             ui.label(format!(
                 "t = {:.3} / {}",
                 to_units(self.a.now()),
-                self.a.config.run.end_time
+                self.a.end_time()
             ));
             ui.separator();
             ui.label(format!("steps {}", self.a.steps()));
             ui.separator();
-            ui.label(format!("events/s {:.3e}", self.events_per_sec));
+            let what = if self.a.is_diffusion() {
+                "cell updates/s"
+            } else {
+                "events/s"
+            };
+            ui.label(format!("{what} {:.3e}", self.events_per_sec));
             ui.separator();
             ui.label(format!("frame {:.1} ms", self.frame_ms));
-            if let SessionEngine::Gpu(g) = &self.a.engine {
+            if self.a.gpu_memory_bytes() > 0 {
                 ui.separator();
                 ui.label(format!(
                     "GPU memory {:.1} MiB",
-                    g.memory_bytes as f64 / 1048576.0
+                    self.a.gpu_memory_bytes() as f64 / 1048576.0
                 ));
             }
             if let Some(m) = &self.message {
@@ -447,12 +461,5 @@ impl PdesApp {
                 ui.label(m);
             }
         });
-    }
-}
-
-fn algorithm_label(cfg: &TorusConfig) -> String {
-    match cfg.run.algorithm {
-        preset::Algorithm::Interval => format!("interval / {}", cfg.run.timestamps.name()),
-        a => a.name().to_string(),
     }
 }

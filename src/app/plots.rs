@@ -1,6 +1,7 @@
-//! Live plots: utilization and sojourn time against simulated time (with the analytic
-//! values where they exist), parallel events per step (series and histogram), and
-//! cumulative causality errors. A/B sessions are overlaid.
+//! Live plots. Torus: utilization and sojourn time against simulated time (with the
+//! analytic values where they exist), parallel events per step (series and histogram), and
+//! cumulative causality errors. Diffusion: step size, cells updated per step and mean
+//! temperature against simulated time. A/B sessions are overlaid.
 
 use super::session::Session;
 use crate::time::to_units;
@@ -12,12 +13,7 @@ use std::io::Write;
 const RECENT_STEPS: usize = 2000;
 
 fn tag(s: &Session, i: usize, ab: bool) -> String {
-    let alg = match s.config.run.algorithm {
-        crate::preset::Algorithm::Interval => {
-            format!("interval/{}", s.config.run.timestamps.name())
-        }
-        a => a.name().to_string(),
-    };
+    let alg = s.algorithm_label().replace(" / ", "/");
     if ab {
         format!("{}: {alg}", ["A", "B"][i])
     } else {
@@ -54,21 +50,99 @@ fn time_series(
     });
 }
 
-/// Draws the four plots for `a` (and `b`).
+/// Per sample interval: (time at its end, Δ of one sample field / Δ of another), skipping
+/// intervals where the second did not move.
+fn per_interval(
+    s: &Session,
+    num: impl Fn(&super::session::Sample) -> f64,
+    den: impl Fn(&super::session::Sample) -> f64,
+) -> Vec<[f64; 2]> {
+    s.samples
+        .windows(2)
+        .filter_map(|w| {
+            let d = den(&w[1]) - den(&w[0]);
+            (d > 0.0).then(|| [w[1].time, (num(&w[1]) - num(&w[0])) / d])
+        })
+        .collect()
+}
+
+/// Draws the plots of `a`'s model for `a` (and `b`).
 pub fn show(ui: &mut egui::Ui, a: &Session, b: Option<&Session>) {
+    if a.is_diffusion() {
+        show_diffusion(ui, a, b);
+    } else {
+        show_torus(ui, a, b);
+    }
+}
+
+fn show_diffusion(ui: &mut egui::Ui, a: &Session, b: Option<&Session>) {
+    let sessions: Vec<&Session> = std::iter::once(a).chain(b).collect();
+    let ab = sessions.len() > 1;
+    let w = (ui.available_width() - 18.0) / 3.0;
+    let h = ui.available_height() - 24.0;
+    let derived = |ui: &mut egui::Ui,
+                   (label, hover): (&str, &str),
+                   num: fn(&super::session::Sample) -> f64,
+                   log_y: bool| {
+        ui.vertical(|ui| {
+            ui.label(label).on_hover_text(hover);
+            Plot::new(label)
+                .width(w)
+                .height(h)
+                .legend(Legend::default())
+                .show(ui, |p| {
+                    for (i, s) in sessions.iter().enumerate() {
+                        let pts: Vec<[f64; 2]> = per_interval(s, num, |x| x.steps as f64)
+                            .into_iter()
+                            .map(|[t, v]| [t, if log_y { v.max(1e-12).log10() } else { v }])
+                            .collect();
+                        p.line(Line::new(tag(s, i, ab), PlotPoints::from(pts)));
+                    }
+                });
+        });
+    };
+    ui.horizontal(|ui| {
+        derived(
+            ui,
+            ("step size (log10)", "Simulated time per step, averaged over each plot interval, as log10. Timestepped: the fixed dt. Hybrid: the earliest time any cell moves one quantum, which grows as the grid smooths (capped at the stability bound). Event: the time between two events."),
+            |x| x.time,
+            true,
+        );
+        derived(
+            ui,
+            ("cells updated per step", "Cells whose value changed in a step, averaged over each plot interval: the parallel work of a step. Timestepped and hybrid update every changing cell every step; an event updates a cell and its neighbours."),
+            |x| x.events as f64,
+            false,
+        );
+        time_series(
+            ui,
+            [w, h],
+            ("mean temperature", "Mean over all cells. With β = 0 it rises towards the boundary temperature (dashed line)."),
+            &sessions,
+            |x| x.mean_temperature,
+            match &a.config {
+                crate::preset::Config::Diffusion(c) if c.model.beta == 0.0 => Some(c.model.boundary),
+                _ => None,
+            },
+        );
+    });
+}
+
+fn show_torus(ui: &mut egui::Ui, a: &Session, b: Option<&Session>) {
+    let Some(cfg) = a.torus() else { return };
     let sessions: Vec<&Session> = std::iter::once(a).chain(b).collect();
     let ab = sessions.len() > 1;
     let w = (ui.available_width() - 24.0) / 4.0;
     let h = ui.available_height() - 24.0;
     ui.horizontal(|ui| {
-        let exponential = a.config.model.service == crate::model::torus::ServiceKind::Exponential;
+        let exponential = cfg.model.service == crate::model::torus::ServiceKind::Exponential;
         time_series(
             ui,
             [w, h],
             ("utilization", "Busy fraction up to t, averaged over facilities (on the GPU a service counts when it ends). The dashed line is the exact value N/(N+K−1) for exponential service."),
             &sessions,
             |x| x.utilization,
-            exponential.then(|| a.config.model.analytic_utilization()),
+            exponential.then(|| cfg.model.analytic_utilization()),
         );
         time_series(
             ui,
@@ -76,7 +150,7 @@ pub fn show(ui: &mut egui::Ui, a: &Session, b: Option<&Session>) {
             ("mean sojourn time", "Queue wait + service per completed visit. The dashed line is the exact value M(N+K−1)/K for exponential service."),
             &sessions,
             |x| x.sojourn,
-            exponential.then(|| a.config.model.analytic_sojourn()),
+            exponential.then(|| cfg.model.analytic_sojourn()),
         );
         ui.vertical(|ui| {
             ui.label("parallel events per step").on_hover_text("Events processed together in each step (recent steps), and their histogram (bars, right axis scale). More events per step = more parallelism for the GPU.");
@@ -134,20 +208,24 @@ pub fn write_csv(path: &std::path::Path, a: &Session, b: Option<&Session>) -> st
     let mut w = std::io::BufWriter::new(std::fs::File::create(path)?);
     writeln!(
         w,
-        "session,algorithm,time,utilization,mean_sojourn,causality_errors,events"
+        "session,algorithm,time,steps,events,utilization,mean_sojourn,causality_errors,mean_temperature,min_temperature,max_temperature"
     )?;
     for (i, s) in std::iter::once(a).chain(b).enumerate() {
         let alg = tag(s, i, false);
         for x in &s.samples {
             writeln!(
                 w,
-                "{},{alg},{},{},{},{},{}",
+                "{},{alg},{},{},{},{},{},{},{},{},{}",
                 ["A", "B"][i],
                 x.time,
+                x.steps,
+                x.events,
                 x.utilization,
                 x.sojourn,
                 x.causality_errors,
-                x.events
+                x.mean_temperature,
+                x.min_temperature,
+                x.max_temperature
             )?;
         }
     }

@@ -1,19 +1,25 @@
-//! One running simulation as the app sees it: an engine (CPU or GPU), the display buffer
-//! its heatmap reads, and the series its plots draw.
+//! One running simulation as the app sees it: an engine of either model (CPU or GPU), the
+//! display buffer its heatmap reads, and the series its plots draw.
 
 use crate::gpu::Gpu;
+use crate::gpu::diffusion::GpuDiffusion;
 use crate::gpu::torus::{GpuTorus, LiveStats};
-use crate::preset::{Algorithm, EngineKind, TorusConfig};
+use crate::preset::{Algorithm, Config, DiffusionAlgorithm, EngineKind, TorusConfig};
+use crate::sim::diffusion::{CpuDiffusion, DiffusionEngine, grid_stats};
 use crate::sim::{Budget, CpuEngine, CpuTorus, Engine, SimError};
 use crate::time::{Ticks, to_units};
 use std::sync::Arc;
 
 /// The engine behind a session.
 pub enum SessionEngine {
-    /// A CPU engine (every algorithm).
+    /// A CPU torus engine (every algorithm).
     Cpu(Box<CpuEngine>),
-    /// The GPU engine (window and interval).
+    /// The GPU torus engine (window and interval).
     Gpu(Box<GpuTorus>),
+    /// A CPU diffusion engine (every algorithm).
+    DiffusionCpu(Box<CpuDiffusion>),
+    /// The GPU diffusion engine (timestepped and hybrid).
+    DiffusionGpu(Box<GpuDiffusion>),
 }
 
 /// One point of the live plots.
@@ -21,23 +27,32 @@ pub enum SessionEngine {
 pub struct Sample {
     /// Simulated time.
     pub time: f64,
-    /// Utilization of completed services up to `time`.
-    pub utilization: f64,
-    /// Mean sojourn time of completed visits.
-    pub sojourn: f64,
-    /// Causality errors so far.
-    pub causality_errors: u64,
-    /// Events so far.
+    /// Steps so far (events for sequential and event).
+    pub steps: u64,
+    /// Events so far (diffusion: cell updates).
     pub events: u64,
+    /// Torus: utilization of completed services up to `time`.
+    pub utilization: f64,
+    /// Torus: mean sojourn time of completed visits.
+    pub sojourn: f64,
+    /// Torus: causality errors so far.
+    pub causality_errors: u64,
+    /// Diffusion: mean temperature.
+    pub mean_temperature: f64,
+    /// Diffusion: lowest cell temperature.
+    pub min_temperature: f64,
+    /// Diffusion: highest cell temperature.
+    pub max_temperature: f64,
 }
 
 /// A simulation the app runs and draws.
 pub struct Session {
     /// Its validated configuration.
-    pub config: TorusConfig,
+    pub config: Config,
     /// The engine.
     pub engine: SessionEngine,
-    /// Heatmap words (tokens, latest error step) per facility, on the GPU.
+    /// Heatmap words per cell, on the GPU: (tokens, latest error step) for the torus,
+    /// (temperature's f32 bits, 0) for diffusion.
     pub display: Option<wgpu::Buffer>,
     /// Plot samples, one every few frames.
     pub samples: Vec<Sample>,
@@ -47,53 +62,61 @@ pub struct Session {
 }
 
 impl Session {
-    /// Builds the engine `config` asks for. The GPU engine needs `gpu` and an algorithm it
-    /// implements; otherwise the session runs on the CPU and `note` says why.
-    pub fn new(config: TorusConfig, gpu: Option<Arc<Gpu>>) -> Result<Self, SimError> {
-        let mut note = None;
-        let on_cpu = config.run.engine == EngineKind::Cpu
-            || config.run.algorithm == Algorithm::Sequential
-            || gpu.is_none();
-        let bytes = crate::sim::cpu_memory_bytes(&config);
-        if on_cpu && bytes > crate::sim::CPU_MEMORY_LIMIT {
+    /// Builds the engine `config` asks for. The GPU engines need `gpu` and an algorithm
+    /// they implement; otherwise the session runs on the CPU and `note` says why.
+    pub fn new(config: Config, gpu: Option<Arc<Gpu>>) -> Result<Self, SimError> {
+        let gpu_algorithm = match &config {
+            Config::Torus(c) => c.run.algorithm != Algorithm::Sequential,
+            Config::Diffusion(c) => c.run.algorithm != DiffusionAlgorithm::Event,
+        };
+        let wants_gpu = config.engine() == EngineKind::Gpu;
+        let on_gpu = wants_gpu && gpu_algorithm && gpu.is_some();
+        let note = (wants_gpu && !on_gpu).then(|| {
+            if gpu.is_none() {
+                "no GPU compute device: running on the CPU".to_string()
+            } else if let Config::Torus(_) = config {
+                "sequential runs on the CPU only".to_string()
+            } else {
+                "event runs on the CPU only".to_string()
+            }
+        });
+        let (rows, cols) = config.shape();
+        let cpu_bytes = match &config {
+            Config::Torus(c) => crate::sim::cpu_memory_bytes(c),
+            Config::Diffusion(c) => crate::sim::diffusion_cpu_bytes(c),
+        };
+        if !on_gpu && cpu_bytes > crate::sim::CPU_MEMORY_LIMIT {
             return Err(SimError::TooLarge(format!(
-                "model.rows × model.cols: {}×{} needs {:.1} GiB on the CPU (limit {} GiB); use the GPU engine or a smaller torus",
-                config.model.rows,
-                config.model.cols,
-                bytes as f64 / (1u64 << 30) as f64,
+                "model.rows × model.cols: {rows}×{cols} needs {:.1} GiB on the CPU (limit {} GiB); use the GPU engine or a smaller grid",
+                cpu_bytes as f64 / (1u64 << 30) as f64,
                 crate::sim::CPU_MEMORY_LIMIT >> 30
             )));
         }
-        let engine = match (config.run.engine, &gpu) {
-            (EngineKind::Gpu, Some(g)) if config.run.algorithm != Algorithm::Sequential => {
-                SessionEngine::Gpu(Box::new(GpuTorus::new(g.clone(), &config)?))
+        let engine = match (&config, on_gpu.then_some(gpu.as_ref()).flatten()) {
+            (Config::Torus(c), Some(g)) => {
+                SessionEngine::Gpu(Box::new(GpuTorus::new(g.clone(), c)?))
             }
-            (EngineKind::Gpu, _) => {
-                note = Some(if gpu.is_none() {
-                    "no GPU compute device: running on the CPU".to_string()
-                } else {
-                    "sequential runs on the CPU only".to_string()
-                });
-                SessionEngine::Cpu(Box::new(CpuEngine {
-                    cpu: CpuTorus::new(&config),
-                    config: config.clone(),
-                }))
-            }
-            (EngineKind::Cpu, _) => SessionEngine::Cpu(Box::new(CpuEngine {
-                cpu: CpuTorus::new(&config),
-                config: config.clone(),
+            (Config::Torus(c), None) => SessionEngine::Cpu(Box::new(CpuEngine {
+                cpu: CpuTorus::new(c),
+                config: c.clone(),
             })),
+            (Config::Diffusion(c), Some(g)) => {
+                SessionEngine::DiffusionGpu(Box::new(GpuDiffusion::new(g.clone(), c)?))
+            }
+            (Config::Diffusion(c), None) => {
+                SessionEngine::DiffusionCpu(Box::new(CpuDiffusion::new(c)))
+            }
         };
-        // The heatmap words need one buffer of 8 bytes per facility; past the adapter's
-        // limit the heatmap is off (the simulation still runs).
-        let display_bytes = 8 * u64::from(config.model.facilities());
+        // The heatmap words need one buffer of 8 bytes per cell; past the adapter's limit
+        // the heatmap is off (the simulation still runs).
+        let display_bytes = 8 * u64::from(rows) * u64::from(cols);
         let display = gpu
             .as_ref()
             .filter(|g| display_bytes <= g.max_storage_buffer())
             .map(|g| {
                 g.device.create_buffer(&wgpu::BufferDescriptor {
                     label: Some("heatmap cells"),
-                    size: 8 * u64::from(config.model.facilities()),
+                    size: display_bytes,
                     usage: wgpu::BufferUsages::STORAGE
                         | wgpu::BufferUsages::COPY_DST
                         | wgpu::BufferUsages::COPY_SRC,
@@ -113,11 +136,50 @@ impl Session {
         Ok(s)
     }
 
+    /// The torus configuration, if this is a torus session.
+    pub fn torus(&self) -> Option<&TorusConfig> {
+        match &self.config {
+            Config::Torus(c) => Some(c),
+            Config::Diffusion(_) => None,
+        }
+    }
+
+    /// True for a diffusion session.
+    pub fn is_diffusion(&self) -> bool {
+        matches!(self.config, Config::Diffusion(_))
+    }
+
+    /// (rows, cols) of the grid.
+    pub fn shape(&self) -> (u32, u32) {
+        self.config.shape()
+    }
+
+    /// The end time in time units.
+    pub fn end_time(&self) -> f64 {
+        match &self.config {
+            Config::Torus(c) => c.run.end_time,
+            Config::Diffusion(c) => c.run.end_time,
+        }
+    }
+
+    /// The algorithm's name as the UI shows it.
+    pub fn algorithm_label(&self) -> String {
+        match &self.config {
+            Config::Torus(c) => match c.run.algorithm {
+                Algorithm::Interval => format!("interval / {}", c.run.timestamps.name()),
+                a => a.name().to_string(),
+            },
+            Config::Diffusion(c) => c.run.algorithm.name().to_string(),
+        }
+    }
+
     /// The engine through the common interface.
     pub fn engine(&self) -> &dyn Engine {
         match &self.engine {
             SessionEngine::Cpu(e) => e.as_ref(),
             SessionEngine::Gpu(e) => e.as_ref(),
+            SessionEngine::DiffusionCpu(e) => e.as_ref(),
+            SessionEngine::DiffusionGpu(e) => e.as_ref(),
         }
     }
 
@@ -125,14 +187,25 @@ impl Session {
         match &mut self.engine {
             SessionEngine::Cpu(e) => e.as_mut(),
             SessionEngine::Gpu(e) => e.as_mut(),
+            SessionEngine::DiffusionCpu(e) => e.as_mut(),
+            SessionEngine::DiffusionGpu(e) => e.as_mut(),
         }
     }
 
     /// "gpu" or "cpu": where it actually runs.
     pub fn runs_on(&self) -> &'static str {
         match self.engine {
-            SessionEngine::Cpu(_) => "cpu",
-            SessionEngine::Gpu(_) => "gpu",
+            SessionEngine::Cpu(_) | SessionEngine::DiffusionCpu(_) => "cpu",
+            SessionEngine::Gpu(_) | SessionEngine::DiffusionGpu(_) => "gpu",
+        }
+    }
+
+    /// Bytes of GPU memory the engine uses (0 on the CPU).
+    pub fn gpu_memory_bytes(&self) -> u64 {
+        match &self.engine {
+            SessionEngine::Gpu(g) => g.memory_bytes,
+            SessionEngine::DiffusionGpu(g) => g.memory_bytes,
+            _ => 0,
         }
     }
 
@@ -153,22 +226,28 @@ impl Session {
         self.engine().totals().steps
     }
 
-    /// Writes the heatmap words: a compute pass for the GPU engine, an upload for CPU ones.
+    /// Writes the heatmap words: a compute pass for the GPU engines, an upload for CPU ones.
     pub fn refresh_display(&mut self) {
         let (Some(buf), Some(gpu)) = (&self.display, &self.gpu) else {
             return;
         };
         match &self.engine {
             SessionEngine::Gpu(g) => g.write_display(buf),
+            SessionEngine::DiffusionGpu(g) => g.write_display(buf),
             SessionEngine::Cpu(c) => {
                 let words = cpu_display_words(c);
                 gpu.queue.write_buffer(buf, 0, bytemuck::cast_slice(&words));
             }
+            SessionEngine::DiffusionCpu(c) => {
+                if let Ok(t) = c.temperatures() {
+                    let words = temperature_words(&t);
+                    gpu.queue.write_buffer(buf, 0, bytemuck::cast_slice(&words));
+                }
+            }
         }
     }
 
-    /// Tokens and latest error step per facility, computed on the CPU (for CPU engines,
-    /// PNG export and tests).
+    /// The heatmap words, computed on the CPU (for CPU engines, PNG export and tests).
     pub fn display_words(&self) -> Result<Vec<[u32; 2]>, SimError> {
         match &self.engine {
             SessionEngine::Cpu(c) => Ok(cpu_display_words(c)),
@@ -177,10 +256,49 @@ impl Session {
                 let err = g.error_steps()?;
                 Ok(occ.into_iter().zip(err).map(|(o, e)| [o, e]).collect())
             }
+            SessionEngine::DiffusionCpu(c) => Ok(temperature_words(&c.temperatures()?)),
+            SessionEngine::DiffusionGpu(g) => Ok(temperature_words(&g.temperatures()?)),
         }
     }
 
-    /// Live statistics (sums over completed services).
+    /// The temperature of one cell (diffusion sessions only).
+    pub fn temperature_at(&self, cell: u32) -> Option<f32> {
+        match &self.engine {
+            SessionEngine::DiffusionCpu(c) => Some(c.temperature_at(cell)),
+            SessionEngine::DiffusionGpu(g) => {
+                let buf = self.display.as_ref()?;
+                let bytes =
+                    crate::gpu::torus::read_ranges(g.gpu(), &[(buf, 8 * u64::from(cell), 8)])
+                        .ok()?;
+                Some(f32::from_bits(
+                    bytemuck::pod_read_unaligned::<[u32; 2]>(&bytes[0])[0],
+                ))
+            }
+            _ => None,
+        }
+    }
+
+    /// The range the temperature colormap spans: the initial and boundary temperatures,
+    /// widened to the latest sample's extremes (heating can go past the boundary).
+    pub fn temperature_range(&self) -> (f32, f32) {
+        let Config::Diffusion(c) = &self.config else {
+            return (0.0, 1.0);
+        };
+        let (mut lo, mut hi) = (
+            c.model.initial.min(c.model.boundary),
+            c.model.initial.max(c.model.boundary),
+        );
+        if let Some(s) = self.samples.last() {
+            lo = lo.min(s.min_temperature);
+            hi = hi.max(s.max_temperature);
+        }
+        if hi <= lo {
+            hi = lo + 1.0;
+        }
+        (lo as f32, hi as f32)
+    }
+
+    /// Live torus statistics (sums over completed services).
     pub fn live_stats(&self) -> Result<LiveStats, SimError> {
         match &self.engine {
             SessionEngine::Gpu(g) => g.live_stats(),
@@ -206,32 +324,56 @@ impl Session {
                     causality_errors: st.facilities.iter().map(|f| f.causality_errors).sum(),
                 })
             }
+            _ => Err(SimError::Gpu(
+                "torus statistics of a diffusion session".into(),
+            )),
         }
     }
 
-    /// Appends a plot sample from the live statistics.
+    /// Appends a plot sample.
     pub fn sample(&mut self) -> Result<(), SimError> {
-        let s = self.live_stats()?;
-        let k = f64::from(self.config.model.facilities());
-        let completions = self.engine().totals().events;
-        let time = to_units(s.time);
-        self.samples.push(Sample {
-            time,
-            utilization: if s.time > 0 {
-                s.busy_completed as f64 / (s.time as f64 * k)
-            } else {
-                0.0
-            },
-            sojourn: if completions > 0 {
-                to_units(1) * s.sojourn_sum as f64 / completions as f64
-            } else {
-                0.0
-            },
-            causality_errors: s.causality_errors,
-            events: s.events,
-        });
+        let totals = self.engine().totals();
+        let mut x = Sample {
+            time: to_units(self.now()),
+            steps: totals.steps,
+            events: totals.events,
+            ..Sample::default()
+        };
+        match &self.engine {
+            SessionEngine::DiffusionCpu(c) => {
+                (x.mean_temperature, x.min_temperature, x.max_temperature) =
+                    grid_stats(&c.temperatures()?);
+            }
+            SessionEngine::DiffusionGpu(g) => {
+                (x.mean_temperature, x.min_temperature, x.max_temperature) =
+                    grid_stats(&g.temperatures()?);
+            }
+            _ => {
+                let s = self.live_stats()?;
+                let k = f64::from(self.shape().0) * f64::from(self.shape().1);
+                x.time = to_units(s.time);
+                x.utilization = if s.time > 0 {
+                    s.busy_completed as f64 / (s.time as f64 * k)
+                } else {
+                    0.0
+                };
+                x.sojourn = if totals.events > 0 {
+                    to_units(1) * s.sojourn_sum as f64 / totals.events as f64
+                } else {
+                    0.0
+                };
+                x.causality_errors = s.causality_errors;
+                x.events = s.events;
+            }
+        }
+        self.samples.push(x);
         Ok(())
     }
+}
+
+/// Heatmap words of a temperature grid: the f32 bits and 0.
+fn temperature_words(t: &[f32]) -> Vec<[u32; 2]> {
+    t.iter().map(|v| [v.to_bits(), 0]).collect()
 }
 
 fn cpu_display_words(c: &CpuEngine) -> Vec<[u32; 2]> {

@@ -8,8 +8,9 @@ use eframe::egui;
 
 /// The current window over the pending events: where the next step's bound falls.
 pub(super) fn timeline(ui: &mut egui::Ui, s: &Session) {
+    let Some(cfg) = s.torus() else { return };
     let log: &[StepRecord] = s.engine().step_log();
-    let d = s.config.run.d;
+    let d = cfg.run.d;
     let t = to_units(s.now());
     let (rect, _) =
         ui.allocate_exact_size(egui::vec2(ui.available_width(), 34.0), egui::Sense::hover());
@@ -35,7 +36,7 @@ pub(super) fn timeline(ui: &mut egui::Ui, s: &Session) {
             }
         }
     }
-    let (lo, hi, label) = match s.config.run.algorithm {
+    let (lo, hi, label) = match cfg.run.algorithm {
         preset::Algorithm::Window => (t, t + d, "window [t_min, t_min + d)"),
         preset::Algorithm::Interval => (
             t,

@@ -161,10 +161,6 @@ fn gui(preset: Option<&str>) -> Result<(), CliError> {
         preset: preset.map(str::to_string),
         ..Default::default()
     };
-    match run::config_from_args(&args)? {
-        crate::preset::Config::Torus(config) => {
-            crate::app::run_native(config).map_err(CliError::Run)
-        }
-        crate::preset::Config::Diffusion(_) => Err(CliError::Input("TODO diffusion app".into())),
-    }
+    let config = run::config_from_args(&args)?;
+    crate::app::run_native(config).map_err(CliError::Run)
 }

@@ -473,6 +473,11 @@ impl GpuDiffusion {
         Ok(())
     }
 
+    /// The device the run lives on.
+    pub fn gpu(&self) -> &Arc<Gpu> {
+        &self.gpu
+    }
+
     /// Fills `display` with the heatmap words of the current grid (temperature bits, 0).
     pub fn write_display(&self, display: &wgpu::Buffer) {
         let device = &self.gpu.device;
@@ -537,7 +542,7 @@ impl Engine for GpuDiffusion {
 }
 
 impl DiffusionEngine for GpuDiffusion {
-    fn temperatures(&mut self) -> Result<Vec<f32>, SimError> {
+    fn temperatures(&self) -> Result<Vec<f32>, SimError> {
         let cur = &self.grid[(self.dispatched % 2) as usize];
         let bytes = super::torus::read_ranges(
             &self.gpu,

@@ -278,7 +278,7 @@ mod tests {
                 .wrapping_mul(6364136223846793005)
                 .wrapping_add(1442695040888963407);
             let item = ((x >> 33) % 50) as u32;
-            let t = if (x >> 20) % 9 == 0 {
+            let t = if (x >> 20).is_multiple_of(9) {
                 NEVER
             } else {
                 (x >> 40) % 100

@@ -132,11 +132,18 @@ impl Qss {
 
     /// Every cell's value at time `t` (not before any cell's last update).
     pub fn values_at(&self, t: Ticks) -> Vec<f32> {
-        self.x
-            .iter()
-            .zip(&self.rate)
-            .zip(&self.since)
-            .map(|((&x, &f), &s)| advance(x, f, units(t.saturating_sub(s))))
+        (0..self.x.len() as u32)
+            .map(|i| self.value_at(i, t))
             .collect()
+    }
+
+    /// One cell's value at time `t`.
+    pub fn value_at(&self, cell: u32, t: Ticks) -> f32 {
+        let k = cell as usize;
+        advance(
+            self.x[k],
+            self.rate[k],
+            units(t.saturating_sub(self.since[k])),
+        )
     }
 }

@@ -147,7 +147,7 @@ impl DiffusionSummary {
 /// What every diffusion engine offers beyond [`Engine`].
 pub trait DiffusionEngine: Engine {
     /// The temperature of every cell at `min(now, end)`, row-major.
-    fn temperatures(&mut self) -> Result<Vec<f32>, SimError>;
+    fn temperatures(&self) -> Result<Vec<f32>, SimError>;
 }
 
 /// The CPU engine of any diffusion algorithm.
@@ -178,6 +178,17 @@ impl CpuDiffusion {
         Self {
             config: cfg.clone(),
             run,
+        }
+    }
+}
+
+impl CpuDiffusion {
+    /// The temperature of one cell at `min(now, end)`.
+    pub fn temperature_at(&self, cell: u32) -> f32 {
+        let now = self.now().min(self.config.end_ticks());
+        match &self.run {
+            CpuDiffusionRun::Synchronous(s) => s.value(cell),
+            CpuDiffusionRun::Event(e) => e.value_at(cell, now),
         }
     }
 }
@@ -224,7 +235,7 @@ impl Engine for CpuDiffusion {
 }
 
 impl DiffusionEngine for CpuDiffusion {
-    fn temperatures(&mut self) -> Result<Vec<f32>, SimError> {
+    fn temperatures(&self) -> Result<Vec<f32>, SimError> {
         let now = self.now().min(self.config.end_ticks());
         Ok(match &self.run {
             CpuDiffusionRun::Synchronous(s) => s.values(),

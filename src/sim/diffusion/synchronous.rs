@@ -58,7 +58,7 @@ impl Synchronous {
             rows,
             cols,
             stencil,
-            quantum_scaled: hybrid.then(|| cfg.run.quantum as f32 * (1u32 << TICK_BITS) as f32),
+            quantum_scaled: hybrid.then_some(cfg.run.quantum as f32 * (1u32 << TICK_BITS) as f32),
             step_ticks: if hybrid {
                 m.max_step_ticks()
             } else {
@@ -82,6 +82,12 @@ impl Synchronous {
                     .copied()
             })
             .collect()
+    }
+
+    /// The temperature of one cell (row-major index, without the ring).
+    pub fn value(&self, cell: u32) -> f32 {
+        let (r, c) = (cell as usize / self.cols, cell as usize % self.cols);
+        self.padded[(r + 1) * (self.cols + 2) + c + 1]
     }
 
     /// The step after the current grid: fixed, or hybrid's minimum over cells.
