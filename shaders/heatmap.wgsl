@@ -66,10 +66,12 @@ fn fs_main(in: VsOut) -> @location(0) vec4<f32> {
         }
         rgb = mix(base, vec3<f32>(1.0, 0.15, 0.1), flash);
     }
-    // grid lines when zoomed in enough
+    // grid lines when zoomed in enough (later for the smooth temperature field, where thin
+    // lines only add moiré)
     let cell_px = 1.0 / max(fwidth(g.x), 1e-6);
     let fx = fract(g);
-    if cell_px > 6.0 && (min(fx.x, fx.y) * cell_px < 0.75) {
+    let lines_from = select(6.0, 24.0, V.mode == 3u);
+    if cell_px > lines_from && (min(fx.x, fx.y) * cell_px < 0.75) {
         rgb = rgb * 0.6;
     }
     // the target is sRGB or linear; egui's own colours assume a non-sRGB target, so do we

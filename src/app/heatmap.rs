@@ -420,7 +420,7 @@ pub fn word_colour(mode: Mode, w: [u32; 2], step: u32, (lo, hi): (f32, f32)) -> 
 pub(super) fn legend(ui: &mut egui::Ui, s: &Session, mode: Mode) {
     let (lo, hi) = colour_range(s);
     ui.vertical(|ui| {
-        ui.label(mode.label());
+        ui.add(egui::Label::new(mode.label()).wrap_mode(egui::TextWrapMode::Extend));
         let (rect, _) = ui.allocate_exact_size(egui::vec2(22.0, 200.0), egui::Sense::hover());
         let steps = 32;
         for i in 0..steps {

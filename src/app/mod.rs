@@ -394,7 +394,8 @@ impl PdesApp {
         let sessions: Vec<&Session> = std::iter::once(&self.a).chain(self.b.as_ref()).collect();
         let n = sessions.len();
         let avail = ui.available_size();
-        let w = (avail.x - 60.0 - 8.0 * (n as f32 - 1.0)) / n as f32;
+        // room for the legend on the right
+        let w = (avail.x - 90.0 - 8.0 * (n as f32 - 1.0)) / n as f32;
         let mut pin = None;
         let mut views = self.views;
         ui.horizontal(|ui| {

@@ -29,7 +29,7 @@ fn time_series(
     (label, hover): (&str, &str),
     sessions: &[&Session],
     value: impl Fn(&super::session::Sample) -> f64,
-    analytic: Option<f64>,
+    reference: Option<(&str, f64)>,
 ) {
     let ab = sessions.len() > 1;
     ui.vertical(|ui| {
@@ -43,8 +43,8 @@ fn time_series(
                     let pts: PlotPoints = s.samples.iter().map(|x| [x.time, value(x)]).collect();
                     p.line(Line::new(tag(s, i, ab), pts));
                 }
-                if let Some(v) = analytic {
-                    p.hline(HLine::new("analytic", v).style(egui_plot::LineStyle::dashed_loose()));
+                if let Some((name, v)) = reference {
+                    p.hline(HLine::new(name, v).style(egui_plot::LineStyle::dashed_loose()));
                 }
             });
     });
@@ -68,6 +68,9 @@ fn per_interval(
 
 /// Draws the plots of `a`'s model for `a` (and `b`).
 pub fn show(ui: &mut egui::Ui, a: &Session, b: Option<&Session>) {
+    // claim the whole panel: content a few pixels short of it would let the resizable
+    // panel shrink to fit, frame after frame
+    ui.set_min_height(ui.available_height());
     if a.is_diffusion() {
         show_diffusion(ui, a, b);
     } else {
@@ -121,7 +124,9 @@ fn show_diffusion(ui: &mut egui::Ui, a: &Session, b: Option<&Session>) {
             &sessions,
             |x| x.mean_temperature,
             match &a.config {
-                crate::preset::Config::Diffusion(c) if c.model.beta == 0.0 => Some(c.model.boundary),
+                crate::preset::Config::Diffusion(c) if c.model.beta == 0.0 => {
+                    Some(("steady state", c.model.boundary))
+                }
                 _ => None,
             },
         );
@@ -142,7 +147,7 @@ fn show_torus(ui: &mut egui::Ui, a: &Session, b: Option<&Session>) {
             ("utilization", "Busy fraction up to t, averaged over facilities (on the GPU a service counts when it ends). The dashed line is the exact value N/(N+K−1) for exponential service."),
             &sessions,
             |x| x.utilization,
-            exponential.then(|| cfg.model.analytic_utilization()),
+            exponential.then(|| ("analytic", cfg.model.analytic_utilization())),
         );
         time_series(
             ui,
@@ -150,7 +155,7 @@ fn show_torus(ui: &mut egui::Ui, a: &Session, b: Option<&Session>) {
             ("mean sojourn time", "Queue wait + service per completed visit. The dashed line is the exact value M(N+K−1)/K for exponential service."),
             &sessions,
             |x| x.sojourn,
-            exponential.then(|| cfg.model.analytic_sojourn()),
+            exponential.then(|| ("analytic", cfg.model.analytic_sojourn())),
         );
         ui.vertical(|ui| {
             ui.label("parallel events per step").on_hover_text("Events processed together in each step (recent steps), and their histogram (bars, right axis scale). More events per step = more parallelism for the GPU.");
