@@ -44,17 +44,18 @@ for what in "$@"; do
     diffusion-verify)  # CPU and GPU twins on the real device: the same steps, cells within rounding
       for alg in timestepped hybrid; do
         for e in cpu gpu; do
-          $BIN run perumalla-diffusion-750 --algorithm $alg --set model.rows=256 --set model.cols=256 --set run.end_time=100 --engine $e --format json > "$OUT/dverify-$alg-$e.json"
+          $BIN run perumalla-diffusion-750 --algorithm $alg --set model.rows=256 --set model.cols=256 --set run.end_time=100 --engine $e --format json > "/tmp/dverify-$alg-$e.json"
         done
-        paste <(grep -E '"(steps|cell_updates|sim_time|mean_temperature|min_temperature|max_temperature)"' "$OUT/dverify-$alg-cpu.json") \
-              <(grep -E '"(steps|cell_updates|sim_time|mean_temperature|min_temperature|max_temperature)"' "$OUT/dverify-$alg-gpu.json")
+        echo "$alg: cpu | gpu"
+        paste <(grep -E '"(steps|cell_updates|sim_time|mean_temperature|min_temperature|max_temperature)"' "/tmp/dverify-$alg-cpu.json") \
+              <(grep -E '"(steps|cell_updates|sim_time|mean_temperature|min_temperature|max_temperature)"' "/tmp/dverify-$alg-gpu.json")
       done 2>&1 | tee "$OUT/diffusion-verify.txt" ;;
     diffusion-750)  # the paper's grid, the preset as shipped
-      for alg in timestepped hybrid; do
-        $BIN run perumalla-diffusion-750 --algorithm $alg --engine gpu --format json > "$OUT/perumalla-750-$alg-gpu.json"
-      done
-      $BIN run perumalla-diffusion-750 --algorithm timestepped --engine cpu --format json > "$OUT/perumalla-750-timestepped-cpu.json"
-      grep -hE '"(algorithm|engine|steps|wall_seconds|mean_temperature)"' "$OUT"/perumalla-750-*.json | tee "$OUT/perumalla-750.txt" ;;
+      for run in "hybrid gpu" "timestepped gpu" "timestepped cpu" "hybrid cpu"; do
+        set -- $run
+        $BIN run perumalla-diffusion-750 --algorithm $1 --engine $2 --format json > "/tmp/p750-$1-$2.json"
+        echo "$1 $2: $(grep -hE '"(steps|wall_seconds|mean_temperature)"' /tmp/p750-$1-$2.json | tr -d '\n ')"
+      done | tee "$OUT/perumalla-750.txt" ;;
     diffusion-profile)  # GPU µs per step (timestamps around each batch) of timestepped and hybrid
       for side in 500 2048; do
         for alg in timestepped hybrid; do

@@ -17,7 +17,7 @@
 // uniform, one entry per step of a batch, which also names the step's log entry.
 
 struct DParams {
-    rows: u32, cols: u32, cells: u32, hybrid: u32,
+    rows: u32, cols: u32, cells: u32, pad1: u32,
     ax: f32, ay: f32, beta: f32, boundary: f32,
     quantum_scaled: f32, cap: u32, fixed_dt: u32, groups_x: u32,
     end_t: vec2<u32>, limit_t: vec2<u32>, // steps start only before limit_t (≤ end_t)
@@ -86,6 +86,9 @@ fn slot_t(s: u32) -> vec2<u32> {
 }
 
 const STRIP: u32 = 10u;   // rows per thread in `step`: a workgroup updates a 256 × 10 tile
+// The algorithm, fixed when the pipeline is built: the driver compiles a timestepped and a
+// hybrid `step`, each with constant loop bounds and without the other's branches.
+override HYBRID: bool;
 const TW: u32 = WG + 2u;  // tile width with its two halo columns
 // Hybrid: the tile's new values with a one-cell halo, (STRIP + 2) × TW. (Sized so that with
 // wg_min_sum32's 2 KiB it stays under the 16 KiB of workgroup memory every adapter has.)
@@ -98,8 +101,7 @@ fn step(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     let t = slot_t(PH.t_slot);
     let left = sub64(D.end_t, t);
     let fastest = bitcast<f32>(~atomicLoad(&dctl[4u + PH.dt_read]));
-    let hybrid = D.hybrid == 1u;
-    let want = select(D.fixed_dt, quantum_ticks(fastest), hybrid);
+    let want = select(D.fixed_dt, quantum_ticks(fastest), HYBRID);
     var dt = select(want, left.x, left.y == 0u && left.x < want); // min(want, end - t)
     if !lt64(t, D.limit_t) { dt = 0u; } // past the budget: a no-op step (the grid is copied)
     let h = f32(dt) * (1.0 / 1048576.0); // exact: dt < 2^24
@@ -107,8 +109,8 @@ fn step(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     // halo rows' new values, timestepped only k = 1 ..= STRIP). The column above and below
     // slides through registers: three loads per cell instead of five.
     let col_in = c < i32(D.cols);
-    let k0 = select(1u, 0u, hybrid);
-    let k1 = select(STRIP, STRIP + 1u, hybrid);
+    let k0 = select(1u, 0u, HYBRID);
+    let k1 = select(STRIP, STRIP + 1u, HYBRID);
     var changed = 0u;
     var up = at(r0 + i32(k0) - 2, c);
     var mid = at(r0 + i32(k0) - 1, c);
@@ -123,23 +125,22 @@ fn step(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
                 changed += select(0u, 1u, v != mid);
             }
         }
-        if hybrid { nv[k * TW + lid + 1u] = v; }
+        if HYBRID { nv[k * TW + lid + 1u] = v; }
         up = mid;
         mid = down;
     }
-    if hybrid {
-        // halo columns: the first and last thread compute their outer neighbour's column
-        if lid == 0u || lid == WG - 1u {
-            let dc = select(1, -1, lid == 0u);
-            let slot = select(TW - 1u, 0u, lid == 0u);
-            for (var k = 0u; k <= STRIP + 1u; k++) {
-                nv[k * TW + slot] = advanced(r0 + i32(k) - 1, c + dc, h);
-            }
+    if HYBRID {
+        // the two halo columns' new values, one per thread of the first 2 (STRIP + 2)
+        if lid < 2u * (STRIP + 2u) {
+            let right = lid >= STRIP + 2u;
+            let k = lid % (STRIP + 2u);
+            let hc = i32(wid.x * WG) + select(-1, i32(WG), right);
+            nv[k * TW + select(0u, TW - 1u, right)] = advanced(r0 + i32(k) - 1, hc, h);
         }
     }
     workgroupBarrier();
     var next = NONE;
-    if hybrid {
+    if HYBRID {
         // the largest |rate| of the new grid over the thread's cells (max is exact, so this
         // equals the CPU's maximum over all cells whatever the order)
         var fastest_here = 0.0;
@@ -156,7 +157,7 @@ fn step(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     if lid == 0u {
         // most workgroups are not the fastest: read before the (serialising) atomic
         let slot = 4u + PH.dt_write;
-        if hybrid && red.x < atomicLoad(&dctl[slot]) { atomicMin(&dctl[slot], red.x); }
+        if HYBRID && red.x < atomicLoad(&dctl[slot]) { atomicMin(&dctl[slot], red.x); }
         if red.y > 0u { atomicAdd(&dlog[PH.entry].cells, red.y); }
         if wid.x == 0u && wid.y == 0u {
             let t1 = add64(t, vec2<u32>(dt, 0u));

@@ -33,7 +33,7 @@ struct Params {
     rows: u32,
     cols: u32,
     cells: u32,
-    hybrid: u32,
+    pad1: u32,
     ax: f32,
     ay: f32,
     beta: f32,
@@ -171,7 +171,7 @@ impl GpuDiffusion {
             rows: m.rows,
             cols: m.cols,
             cells,
-            hybrid: u32::from(hybrid),
+            pad1: 0,
             ax: st.ax,
             ay: st.ay,
             beta: st.beta,
@@ -289,6 +289,7 @@ impl GpuDiffusion {
             label: Some("diffusion"),
             source: wgpu::ShaderSource::Wgsl(shaders::diffusion_module(reductions).into()),
         });
+        let hybrid_flag = [("HYBRID", if hybrid { 1.0 } else { 0.0 })];
         let pipeline = |entry: &str, layouts: &[Option<&wgpu::BindGroupLayout>]| {
             let pl = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
                 label: Some(entry),
@@ -300,7 +301,10 @@ impl GpuDiffusion {
                 layout: Some(&pl),
                 module: &module,
                 entry_point: Some(entry),
-                compilation_options: Default::default(),
+                compilation_options: wgpu::PipelineCompilationOptions {
+                    constants: &hybrid_flag,
+                    ..Default::default()
+                },
                 cache: None,
             })
         };
