@@ -52,9 +52,9 @@ for what in "$@"; do
       done 2>&1 | tee "$OUT/diffusion-verify.txt" ;;
     diffusion-750)  # the paper's grid, the preset as shipped
       for run in "hybrid gpu" "timestepped gpu" "timestepped cpu" "hybrid cpu"; do
-        set -- $run
-        $BIN run perumalla-diffusion-750 --algorithm $1 --engine $2 --format json > "/tmp/p750-$1-$2.json"
-        echo "$1 $2: $(grep -hE '"(steps|wall_seconds|mean_temperature)"' /tmp/p750-$1-$2.json | tr -d '\n ')"
+        read -r alg eng <<< "$run"
+        $BIN run perumalla-diffusion-750 --algorithm $alg --engine $eng --format json > "/tmp/p750-$alg-$eng.json"
+        echo "$alg $eng: $(grep -hE '"(steps|wall_seconds|mean_temperature)"' /tmp/p750-$alg-$eng.json | tr -d '\n ')"
       done | tee "$OUT/perumalla-750.txt" ;;
     diffusion-profile)  # GPU µs per step (timestamps around each batch) of timestepped and hybrid
       for side in 500 2048; do
