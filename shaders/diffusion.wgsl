@@ -43,9 +43,13 @@ struct DLog {
 @group(1) @binding(0) var<uniform> PH: Phase;
 
 // Temperature of cell (r, c) of the old grid; the ring outside holds the boundary.
+// Branch-free: the load always happens (cell 0 outside the grid), so the compiler can
+// issue a thread's loads together instead of one per branch (memory-level parallelism is
+// what a stencil's bandwidth depends on).
 fn at(r: i32, c: i32) -> f32 {
-    if r < 0 || c < 0 || r >= i32(D.rows) || c >= i32(D.cols) { return D.boundary; }
-    return q_in[u32(r) * D.cols + u32(c)];
+    let inside = r >= 0 && c >= 0 && r < i32(D.rows) && c < i32(D.cols);
+    let v = q_in[select(0u, u32(r) * D.cols + u32(c), inside)];
+    return select(D.boundary, v, inside);
 }
 
 // Stencil::rate
@@ -117,13 +121,11 @@ fn step(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     for (var k = k0; k <= k1; k++) {
         let r = r0 + i32(k) - 1;
         let down = at(r + 1, c);
-        var v = D.boundary;
-        if col_in && r >= 0 && r < i32(D.rows) {
-            v = advance(mid, rate(mid, at(r, c - 1), at(r, c + 1), up, down), h);
-            if k >= 1u && k <= STRIP {
-                q_out[u32(r) * D.cols + u32(c)] = v;
-                changed += select(0u, 1u, v != mid);
-            }
+        let inside = col_in && r >= 0 && r < i32(D.rows);
+        let v = select(D.boundary, advance(mid, rate(mid, at(r, c - 1), at(r, c + 1), up, down), h), inside);
+        if inside && k >= 1u && k <= STRIP {
+            q_out[u32(r) * D.cols + u32(c)] = v;
+            changed += select(0u, 1u, v != mid);
         }
         if HYBRID { nv[k * TW + lid + 1u] = v; }
         up = mid;
