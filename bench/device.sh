@@ -56,6 +56,8 @@ for what in "$@"; do
         $BIN run perumalla-diffusion-750 --algorithm $alg --engine $eng --format json > "/tmp/p750-$alg-$eng.json"
         echo "$alg $eng: $(grep -hE '"(steps|wall_seconds|mean_temperature)"' /tmp/p750-$alg-$eng.json | tr -d '\n ')"
       done | tee "$OUT/perumalla-750.txt" ;;
+    diffusion-bench-profile)  # the bench's own GPU rows at 2048², batch by batch
+      PDES_GPU_PROFILE=1 $BIN bench --suite diffusion-gpu-2048 2>&1 | tee "$OUT/diffusion-bench-profile.txt" ;;
     diffusion-profile)  # GPU µs per step (timestamps around each batch) of timestepped and hybrid
       for side in 500 2048; do
         for alg in timestepped hybrid; do

@@ -157,9 +157,11 @@ pub fn run(
     let sides: &[u32] = match suite_name {
         "diffusion" => &[50, 100, 200, 500, 750, 1000, 2048],
         "diffusion-small" => &[50, 100, 200],
+        // the GPU rows at 2048² alone, for per-batch profiles (PDES_GPU_PROFILE=1)
+        "diffusion-gpu-2048" => &[2048],
         other => {
             return Err(CliError::Input(format!(
-                "--suite: \"{other}\" is not one of \"diffusion\", \"diffusion-small\""
+                "--suite: \"{other}\" is not one of \"diffusion\", \"diffusion-small\", \"diffusion-gpu-2048\""
             )));
         }
     };
@@ -168,6 +170,9 @@ pub fn run(
     use DiffusionAlgorithm::*;
     use EngineKind::*;
     let mut cases = vec![(Timestepped, Cpu), (Event, Cpu), (Hybrid, Cpu)];
+    if suite_name == "diffusion-gpu-2048" {
+        cases.clear();
+    }
     if gpu {
         cases.extend([(Timestepped, Gpu), (Hybrid, Gpu)]);
     }
