@@ -105,12 +105,12 @@ fn measure(
 ) -> Result<DiffusionRow, SimError> {
     let cfg = config(side, algorithm, engine, DT);
     if engine == EngineKind::Gpu {
-        // untimed runs first, for at least 0.3 s: an idle GPU (it waits through the CPU rows)
+        // untimed runs first, for at least 1 s: an idle GPU (it waits through the CPU rows)
         // takes tens of milliseconds to reach its clocks, which would be charged to the first
         // GPU row (measured: GPU timestepped 2048² took 131 µs/step after one warm-up run of
         // 10 ms, 35 µs/step warm; bench/NOTES.md)
         let warm = Instant::now();
-        while warm.elapsed().as_secs_f64() < 0.3 {
+        while warm.elapsed().as_secs_f64() < 1.0 {
             engine_of(&cfg)?.advance(Budget::Finish)?;
         }
     }
