@@ -52,21 +52,25 @@ pub struct DiffusionRow {
     pub speedup_vs_cpu_timestepped: Option<f64>,
 }
 
-fn config(
+/// One run of a suite: `resolution` is dt for timestepped, the quantum otherwise.
+#[derive(Clone, Copy, Debug)]
+struct Case {
     side: u32,
     algorithm: DiffusionAlgorithm,
     engine: EngineKind,
-    dt: f64,
-) -> DiffusionConfig {
+    resolution: f64,
+}
+
+fn config(c: Case) -> DiffusionConfig {
+    let (dt, quantum) = match c.algorithm {
+        DiffusionAlgorithm::Timestepped => (c.resolution, HYBRID_QUANTUM),
+        _ => (DT, c.resolution),
+    };
     let text = format!(
-        "[model]\nkind = \"diffusion\"\nrows = {side}\ncols = {side}\nalpha_x = 1.0\nalpha_y = 1.0\nbeta = 0.0\nboundary = 100.0\ninitial = 0.0\ndx = 1.0\n[run]\nalgorithm = \"{}\"\nend_time = {END_TIME:?}\ndt = {dt:?}\nquantum = {:?}\nengine = \"{}\"\n",
-        algorithm.name(),
-        if algorithm == DiffusionAlgorithm::Event {
-            EVENT_QUANTUM
-        } else {
-            HYBRID_QUANTUM
-        },
-        engine.name()
+        "[model]\nkind = \"diffusion\"\nrows = {side}\ncols = {side}\nalpha_x = 1.0\nalpha_y = 1.0\nbeta = 0.0\nboundary = 100.0\ninitial = 0.0\ndx = 1.0\n[run]\nalgorithm = \"{}\"\nend_time = {END_TIME:?}\ndt = {dt:?}\nquantum = {quantum:?}\nengine = \"{}\"\n",
+        c.algorithm.name(),
+        c.engine.name(),
+        side = c.side,
     );
     match Config::from_toml(&text, "bench") {
         Ok(Config::Diffusion(c)) => c,
@@ -84,27 +88,28 @@ fn engine_of(cfg: &DiffusionConfig) -> Result<Box<dyn DiffusionEngine>, SimError
     })
 }
 
-/// The reference grid at the end time: timestepped with DT/8, on the GPU when there is one.
-fn reference(side: u32) -> Result<Vec<f32>, SimError> {
+/// The reference grid at the end time: timestepped with step `dt`, on the GPU when there is
+/// one.
+fn reference(side: u32, dt: f64) -> Result<Vec<f32>, SimError> {
     let engine = if crate::gpu::Gpu::shared().is_ok() {
         EngineKind::Gpu
     } else {
         EngineKind::Cpu
     };
-    let cfg = config(side, DiffusionAlgorithm::Timestepped, engine, DT / 8.0);
+    let cfg = config(Case {
+        side,
+        algorithm: DiffusionAlgorithm::Timestepped,
+        engine,
+        resolution: dt,
+    });
     let mut e = engine_of(&cfg)?;
     e.advance(Budget::Finish)?;
     e.temperatures()
 }
 
-fn measure(
-    side: u32,
-    algorithm: DiffusionAlgorithm,
-    engine: EngineKind,
-    reference: &[f32],
-) -> Result<DiffusionRow, SimError> {
-    let cfg = config(side, algorithm, engine, DT);
-    if engine == EngineKind::Gpu {
+fn measure(c: Case, reference: &[f32]) -> Result<DiffusionRow, SimError> {
+    let cfg = config(c);
+    if c.engine == EngineKind::Gpu {
         // untimed runs first, for at least 1 s: an idle GPU (it waits through the CPU rows)
         // takes tens of milliseconds to reach its clocks, which would be charged to the first
         // GPU row (measured: GPU timestepped 2048² took 131 µs/step after one warm-up run of
@@ -128,15 +133,11 @@ fn measure(
         .fold(0.0, f64::max);
     let totals = e.totals();
     Ok(DiffusionRow {
-        size: format!("{side}x{side}"),
-        algorithm: algorithm.name(),
-        engine: engine.name(),
+        size: format!("{0}x{0}", c.side),
+        algorithm: c.algorithm.name(),
+        engine: c.engine.name(),
         end_time: END_TIME,
-        resolution: if algorithm == DiffusionAlgorithm::Timestepped {
-            DT
-        } else {
-            cfg.run.quantum
-        },
+        resolution: c.resolution,
         steps: totals.steps,
         cell_updates: totals.events,
         setup_seconds: setup,
@@ -148,49 +149,108 @@ fn measure(
     })
 }
 
-/// Runs the suite: `diffusion` (50×50 to 2048×2048) or `diffusion-small` (to 200×200).
+/// The matched-accuracy runs of one size: every algorithm and engine at its setting.
+fn matched(side: u32, gpu: bool, cpu: bool) -> Vec<Case> {
+    use DiffusionAlgorithm::*;
+    use EngineKind::*;
+    let case = |algorithm, engine, resolution| Case {
+        side,
+        algorithm,
+        engine,
+        resolution,
+    };
+    let mut v = Vec::new();
+    if cpu {
+        v.extend([
+            case(Timestepped, Cpu, DT),
+            case(Event, Cpu, EVENT_QUANTUM),
+            case(Hybrid, Cpu, HYBRID_QUANTUM),
+        ]);
+    }
+    if gpu {
+        v.extend([
+            case(Timestepped, Gpu, DT),
+            case(Hybrid, Gpu, HYBRID_QUANTUM),
+        ]);
+    }
+    v
+}
+
+/// Accuracy against work at 200×200: each algorithm over a range of its dt or quantum,
+/// the matched settings among them (how DT and the quanta were chosen).
+fn sweep(gpu: bool) -> Vec<Case> {
+    use DiffusionAlgorithm::*;
+    use EngineKind::*;
+    let mut v = Vec::new();
+    let engines: &[EngineKind] = if gpu { &[Cpu, Gpu] } else { &[Cpu] };
+    for &engine in engines {
+        for dt in [0.25, 0.2, 0.125, 0.0625, 0.03125] {
+            v.push((Timestepped, engine, dt));
+        }
+        for q in [2.0, 1.0, 0.5, 0.25, 0.125] {
+            v.push((Hybrid, engine, q));
+        }
+    }
+    for q in [0.25, 0.125, 0.0625, 0.03125] {
+        v.push((Event, Cpu, q));
+    }
+    v.into_iter()
+        .map(|(algorithm, engine, resolution)| Case {
+            side: 200,
+            algorithm,
+            engine,
+            resolution,
+        })
+        .collect()
+}
+
+/// Runs a suite: `diffusion` (50×50 to 2048×2048), `diffusion-small` (to 200×200),
+/// `diffusion-gpu-2048` (the GPU rows at 2048², for profiles) or `diffusion-sweep`.
 pub fn run(
     suite_name: &str,
     format: Format,
     out: Option<&std::path::Path>,
 ) -> Result<(), CliError> {
-    let sides: &[u32] = match suite_name {
-        "diffusion" => &[50, 100, 200, 500, 750, 1000, 2048],
-        "diffusion-small" => &[50, 100, 200],
-        // the GPU rows at 2048² alone, for per-batch profiles (PDES_GPU_PROFILE=1)
-        "diffusion-gpu-2048" => &[2048],
+    let gpu = crate::gpu::Gpu::shared().is_ok();
+    // (side, reference step, cases)
+    let groups: Vec<(u32, f64, Vec<Case>)> = match suite_name {
+        "diffusion" => [50, 100, 200, 500, 750, 1000, 2048]
+            .iter()
+            .map(|&s| (s, DT / 8.0, matched(s, gpu, true)))
+            .collect(),
+        "diffusion-small" => [50, 100, 200]
+            .iter()
+            .map(|&s| (s, DT / 8.0, matched(s, gpu, true)))
+            .collect(),
+        "diffusion-gpu-2048" => vec![(2048, DT / 8.0, matched(2048, gpu, false))],
+        "diffusion-sweep" => vec![(200, 0.03125 / 8.0, sweep(gpu))],
         other => {
             return Err(CliError::Input(format!(
-                "--suite: \"{other}\" is not one of \"diffusion\", \"diffusion-small\", \"diffusion-gpu-2048\""
+                "--suite: \"{other}\" is not one of \"diffusion\", \"diffusion-small\", \"diffusion-gpu-2048\", \"diffusion-sweep\""
             )));
         }
     };
-    let gpu = crate::gpu::Gpu::shared().is_ok();
     let run_err = |e: SimError| CliError::Run(e.to_string());
-    use DiffusionAlgorithm::*;
-    use EngineKind::*;
-    let mut cases = vec![(Timestepped, Cpu), (Event, Cpu), (Hybrid, Cpu)];
-    if suite_name == "diffusion-gpu-2048" {
-        cases.clear();
-    }
-    if gpu {
-        cases.extend([(Timestepped, Gpu), (Hybrid, Gpu)]);
-    }
     let mut rows: Vec<DiffusionRow> = Vec::new();
-    for &side in sides {
-        let reference = reference(side).map_err(run_err)?;
+    for (side, ref_dt, cases) in &groups {
+        let reference = reference(*side, *ref_dt).map_err(run_err)?;
         let mut baseline = None;
-        for &(alg, eng) in &cases {
-            let mut row = measure(side, alg, eng, &reference).map_err(run_err)?;
-            if (alg, eng) == (Timestepped, Cpu) {
+        for &c in cases {
+            let mut row = measure(c, &reference).map_err(run_err)?;
+            // the baseline: CPU timestepped at the matched step
+            if c.algorithm == DiffusionAlgorithm::Timestepped
+                && c.engine == EngineKind::Cpu
+                && c.resolution == DT
+            {
                 baseline = Some(row.wall_seconds);
             }
             row.speedup_vs_cpu_timestepped = baseline.map(|b| b / row.wall_seconds);
             eprintln!(
-                "{:>9} {:<11} {:<3} {:>9} steps {:>13} updates {:>9.3} s  error {:.4}  {}",
+                "{:>9} {:<11} {:<3} {:<8} {:>9} steps {:>13} updates {:>9.3} s  error {:.4}  {}",
                 row.size,
                 row.algorithm,
                 row.engine,
+                row.resolution,
                 row.steps,
                 row.cell_updates,
                 row.wall_seconds,
@@ -202,10 +262,11 @@ pub fn run(
         }
     }
     let mut table = format!(
-        "T = {END_TIME}, α = 1, dx = 1, β = 0, boundary 100, initial 0; timestepped dt = {DT}, event quantum {EVENT_QUANTUM}, hybrid quantum {HYBRID_QUANTUM}\n{:<10} {:<11} {:<4} {:>9} {:>14} {:>9} {:>9} {:>9} {:>9}\n",
+        "T = {END_TIME}, α = 1, dx = 1, β = 0, boundary 100, initial 0; matched: timestepped dt = {DT}, event quantum {EVENT_QUANTUM}, hybrid quantum {HYBRID_QUANTUM}\n{:<10} {:<11} {:<4} {:>8} {:>9} {:>14} {:>9} {:>9} {:>9} {:>9}\n",
         "size",
         "algorithm",
         "eng",
+        "dt/Δ",
         "steps",
         "cell updates",
         "wall s",
@@ -215,10 +276,11 @@ pub fn run(
     );
     for r in &rows {
         table.push_str(&format!(
-            "{:<10} {:<11} {:<4} {:>9} {:>14} {:>9.3} {:>9.1} {:>9.4} {:>9}\n",
+            "{:<10} {:<11} {:<4} {:>8} {:>9} {:>14} {:>9.3} {:>9.1} {:>9.4} {:>9}\n",
             r.size,
             r.algorithm,
             r.engine,
+            r.resolution,
             r.steps,
             r.cell_updates,
             r.wall_seconds,
