@@ -164,3 +164,42 @@ fn bad_input_is_refused_with_one_clear_line() {
         assert!(!out_file.exists(), "{args:?} wrote --out");
     }
 }
+
+#[test]
+fn a_diffusion_preset_runs_every_algorithm_to_the_end_time() {
+    for alg in ["timestepped", "event", "hybrid"] {
+        let o = out(&[
+            "run",
+            "teaching-diffusion",
+            "--algorithm",
+            alg,
+            "--set",
+            "model.rows=20",
+            "--set",
+            "run.end_time=30",
+            "--format",
+            "json",
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(v["model"], "diffusion");
+        assert_eq!(v["algorithm"], alg);
+        assert_eq!(v["sim_time"], 30.0);
+        assert!(v["steps"].as_u64().unwrap() > 0);
+        // heated from the edges: the mean lies strictly between initial and boundary
+        let mean = v["mean_temperature"].as_f64().unwrap();
+        assert!(mean > 0.0 && mean < 100.0, "{alg}: mean {mean}");
+    }
+}
+
+#[test]
+fn a_torus_algorithm_on_a_diffusion_preset_is_refused_naming_the_key() {
+    let o = out(&["run", "teaching-diffusion", "--algorithm", "window"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("run.algorithm") && err.contains("\"timestepped\", \"event\", \"hybrid\""),
+        "{err}"
+    );
+    assert!(o.stdout.is_empty());
+}
