@@ -83,14 +83,24 @@ impl Qss {
         self.x[k] != old
     }
 
-    /// The cells whose rate depends on cell `i`: itself and its neighbours in the grid.
-    fn affected(&self, i: u32) -> impl Iterator<Item = u32> + use<> {
+    /// The cells whose rate depends on cell `i`: itself and its neighbours in the grid
+    /// (a fixed array and a count: this runs once per event, so it must not allocate).
+    fn affected(&self, i: u32) -> ([u32; 5], usize) {
         let (r, c, cols, rows) = (i / self.cols, i % self.cols, self.cols, self.rows);
-        let w = (c > 0).then(|| i - 1);
-        let e = (c + 1 < cols).then(|| i + 1);
-        let n = (r > 0).then(|| i - cols);
-        let s = (r + 1 < rows).then(|| i + cols);
-        std::iter::once(i).chain([w, e, n, s].into_iter().flatten())
+        let mut cells = [i; 5];
+        let mut n = 1;
+        for (present, j) in [
+            (c > 0, i.wrapping_sub(1)),
+            (c + 1 < cols, i + 1),
+            (r > 0, i.wrapping_sub(cols)),
+            (r + 1 < rows, i + cols),
+        ] {
+            if present {
+                cells[n] = j;
+                n += 1;
+            }
+        }
+        (cells, n)
     }
 
     /// Processes the earliest event; false if none is left before the end time.
@@ -102,12 +112,12 @@ impl Qss {
             return false;
         }
         let mut changed = 0;
-        let cells: Vec<u32> = self.affected(cell).collect();
-        for &j in &cells {
+        let (cells, n) = self.affected(cell);
+        for &j in &cells[..n] {
             changed += u64::from(self.bring_to(j, now));
         }
         self.q[cell as usize] = self.x[cell as usize];
-        for &j in &cells {
+        for &j in &cells[..n] {
             self.reschedule(j, now);
         }
         self.totals.record(changed, 0);
