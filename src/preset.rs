@@ -1,4 +1,4 @@
-//! Presets: TOML files → a typed, validated [`TorusConfig`].
+//! Presets: TOML files → a typed, validated [`Config`] of either model (`model.kind`).
 //!
 //! Keys are dotted paths (`model.rows`, `run.d`, …). Every error is one line that names the
 //! key (or file) and the valid range, so the command line and the app can show it as is.

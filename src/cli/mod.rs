@@ -1,4 +1,4 @@
-//! The headless command line: `run`, `presets` (and, later, `bench` and `gui`).
+//! The command line: `run`, `presets`, `bench` (torus and diffusion suites) and `gui`.
 
 pub mod bench;
 pub mod bench_diffusion;

@@ -1,5 +1,6 @@
 //! How a model is simulated on the GPU: one device setup ([`context`]), WGSL composition
-//! ([`shaders`]) and the torus engine ([`torus`]), the twin of `sim::stepped`.
+//! ([`shaders`]), the torus engine ([`torus`], the twin of `sim::stepped`) and the diffusion
+//! engine ([`diffusion`], the twin of `sim::diffusion::synchronous`).
 
 pub mod context;
 pub mod diffusion;

@@ -1,5 +1,6 @@
 //! How a model is simulated on the CPU: the engine interface shared by the command line
-//! and the app, the sequential and stepped torus engines, and their statistics.
+//! and the app, the sequential and stepped torus engines, the diffusion engines
+//! ([`diffusion`]), and their statistics.
 
 pub mod diffusion;
 pub mod heap;
