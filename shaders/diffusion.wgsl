@@ -193,3 +193,39 @@ fn show(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     let i = cell_of(wid, lid);
     if i < D.cells { display[i] = vec2<u32>(bitcast<u32>(q_in[i]), 0u); }
 }
+
+// The app's plot inputs without reading the grid back: the sum, minimum and maximum of the
+// current grid (q_in), one partial per workgroup; a grid-stride loop keeps the workgroups
+// (and so the readback) to at most a few hundred. f32 is enough for a plot: each thread adds
+// at most cells / 65,536 values, then a tree of 256; the host adds the partials in f64.
+@group(2) @binding(1) var<storage, read_write> partials: array<vec4<f32>>;
+var<workgroup> st_sum: array<f32, 256>;
+var<workgroup> st_min: array<f32, 256>;
+var<workgroup> st_max: array<f32, 256>;
+
+@compute @workgroup_size(256)
+fn stats(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32,
+         @builtin(num_workgroups) nwg: vec3<u32>) {
+    var s = 0.0;
+    var lo = 3.4e38;
+    var hi = -3.4e38;
+    for (var i = wid.x * WG + lid; i < D.cells; i += nwg.x * WG) {
+        let v = q_in[i];
+        s += v;
+        lo = min(lo, v);
+        hi = max(hi, v);
+    }
+    st_sum[lid] = s;
+    st_min[lid] = lo;
+    st_max[lid] = hi;
+    workgroupBarrier();
+    for (var k = WG / 2u; k > 0u; k >>= 1u) {
+        if lid < k {
+            st_sum[lid] += st_sum[lid + k];
+            st_min[lid] = min(st_min[lid], st_min[lid + k]);
+            st_max[lid] = max(st_max[lid], st_max[lid + k]);
+        }
+        workgroupBarrier();
+    }
+    if lid == 0u { partials[wid.x] = vec4<f32>(st_sum[0], st_min[0], st_max[0], 0.0); }
+}

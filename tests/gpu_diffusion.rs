@@ -60,6 +60,11 @@ fn assert_twins_with(cfg: &DiffusionConfig, mut gpu: GpuDiffusion, budgets: &[Bu
             .map(|(a, b)| (f64::from(*a) - f64::from(*b)).abs())
             .fold(0.0, f64::max);
         assert!(worst <= 1e-5 * range, "cells differ by {worst} after {b:?}");
+        // the app's plot statistics, reduced on the GPU, against the CPU's f64 ones
+        let (gm, glo, ghi) = gpu.grid_stats().unwrap();
+        let (cm, clo, chi) = pdes_lab::sim::diffusion::grid_stats(&cv);
+        assert!((gm - cm).abs() <= 1e-5 * range, "mean {gm} vs {cm}");
+        assert!((glo - clo).abs() <= 1e-5 * range && (ghi - chi).abs() <= 1e-5 * range);
     }
     assert!(gpu.finished() && cpu.finished());
 }

@@ -345,8 +345,8 @@ impl Session {
                     grid_stats(&c.temperatures()?);
             }
             SessionEngine::DiffusionGpu(g) => {
-                (x.mean_temperature, x.min_temperature, x.max_temperature) =
-                    grid_stats(&g.temperatures()?);
+                // reduced on the GPU: a sample costs a few KiB of readback, not the grid
+                (x.mean_temperature, x.min_temperature, x.max_temperature) = g.grid_stats()?;
             }
             _ => {
                 let s = self.live_stats()?;

@@ -22,6 +22,8 @@ use std::sync::Arc;
 /// Most steps encoded in one submit (and log entries read back per batch).
 const MAX_BATCH: u64 = 1024;
 const WG: u32 = 256;
+/// Most workgroups of the `stats` pass (partials read back).
+const STATS_GROUPS: u32 = 256;
 /// Rows per thread of `step` (STRIP in diffusion.wgsl).
 const STRIP: u32 = 10;
 const NONE: u32 = u32::MAX;
@@ -110,6 +112,9 @@ pub struct GpuDiffusion {
     tiles: (u32, u32),
     step_pipeline: wgpu::ComputePipeline,
     show_pipeline: wgpu::ComputePipeline,
+    stats_pipeline: wgpu::ComputePipeline,
+    stats_group: wgpu::BindGroup,
+    stats_buf: wgpu::Buffer,
     /// Bind group 0 for steps reading grid 0 and grid 1.
     bind: [wgpu::BindGroup; 2],
     phase_group: wgpu::BindGroup,
@@ -314,6 +319,23 @@ impl GpuDiffusion {
             "show",
             &[Some(&layout0), Some(&layout1), Some(&display_layout)],
         );
+        let stats_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("diffusion stats"),
+            entries: &[entry(1, rw, false)],
+        });
+        let stats_pipeline = pipeline(
+            "stats",
+            &[Some(&layout0), Some(&layout1), Some(&stats_layout)],
+        );
+        let stats_buf = buffer("diffusion stats", 16 * u64::from(STATS_GROUPS), storage);
+        let stats_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("diffusion stats"),
+            layout: &stats_layout,
+            entries: &[wgpu::BindGroupEntry {
+                binding: 1,
+                resource: stats_buf.as_entire_binding(),
+            }],
+        });
         let engine = Self {
             memory_bytes: memory_plan(cfg).iter().map(|(_, b)| b).sum(),
             gpu: gpu.clone(),
@@ -329,6 +351,9 @@ impl GpuDiffusion {
             tiles,
             step_pipeline,
             show_pipeline,
+            stats_pipeline,
+            stats_group,
+            stats_buf,
             bind,
             phase_group,
             display_layout,
@@ -480,6 +505,37 @@ impl GpuDiffusion {
     /// The device the run lives on.
     pub fn gpu(&self) -> &Arc<Gpu> {
         &self.gpu
+    }
+
+    /// Mean, minimum and maximum temperature of the current grid, reduced on the GPU (the
+    /// app's plots: a few KiB read back instead of the grid; f32 partial sums, so the mean
+    /// is good to about 1e-6 relative, not the f64 exactness of [`DiffusionSummary`]).
+    pub fn grid_stats(&self) -> Result<(f64, f64, f64), SimError> {
+        let groups = self
+            .groups
+            .0
+            .saturating_mul(self.groups.1)
+            .clamp(1, STATS_GROUPS);
+        let mut enc = self.gpu.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            pass.set_pipeline(&self.stats_pipeline);
+            pass.set_bind_group(0, &self.bind[(self.dispatched % 2) as usize], &[]);
+            pass.set_bind_group(1, &self.phase_group, &[0]);
+            pass.set_bind_group(2, &self.stats_group, &[]);
+            pass.dispatch_workgroups(groups, 1, 1);
+        }
+        self.gpu.queue.submit([enc.finish()]);
+        let bytes =
+            super::torus::read_ranges(&self.gpu, &[(&self.stats_buf, 0, 16 * u64::from(groups))])?;
+        let parts: &[[f32; 4]] = bytemuck::cast_slice(&bytes[0]);
+        let (mut sum, mut lo, mut hi) = (0.0f64, f64::INFINITY, f64::NEG_INFINITY);
+        for p in parts {
+            sum += f64::from(p[0]);
+            lo = lo.min(f64::from(p[1]));
+            hi = hi.max(f64::from(p[2]));
+        }
+        Ok((sum / f64::from(self.config.model.cells()), lo, hi))
     }
 
     /// Fills `display` with the heatmap words of the current grid (temperature bits, 0).
