@@ -44,6 +44,9 @@ pub struct PdesApp {
     pub running: bool,
     /// Simulated time units per second of wall-clock time.
     pub sim_rate: f64,
+    /// Most simulated time one frame may advance, lowered while the engines cannot keep up
+    /// with `sim_rate` (so that a frame stays under ~30 ms and the window stays responsive).
+    sim_cap: f64,
     /// What the heatmap colours.
     pub mode: Mode,
     views: [Option<View>; 2],
@@ -155,6 +158,7 @@ impl PdesApp {
             // A new user should see the network move at once.
             running: true,
             sim_rate: 20.0,
+            sim_cap: f64::INFINITY,
             mode,
             views: [None, None],
             pinned: None,
@@ -205,6 +209,7 @@ impl PdesApp {
         };
         self.form_error = None;
         self.last_events = 0;
+        self.sim_cap = f64::INFINITY;
         // the heatmap shows what this model has
         if !Mode::of_model(self.a.is_diffusion()).contains(&self.mode) {
             self.mode = Mode::of_model(self.a.is_diffusion())[0];
@@ -317,8 +322,19 @@ impl eframe::App for PdesApp {
         self.frame_ms = 0.9 * self.frame_ms + 0.1 * dt * 1000.0;
         if self.running && !self.finished() {
             // simulated time per frame, the same for A and B so they stay side by side
-            let target = self.a.now() + to_ticks((self.sim_rate * dt).max(1e-6));
+            let want = self.sim_rate * dt;
+            let span = want.min(self.sim_cap);
+            let target = self.a.now() + to_ticks(span.max(1e-6));
+            let work = Instant::now();
             self.advance(Budget::Until(target));
+            // keep a frame's simulation under ~30 ms: halve the span when it took longer,
+            // grow it back while it is cheap
+            let took = work.elapsed().as_secs_f64();
+            if took > 0.03 {
+                self.sim_cap = span * 0.5;
+            } else if took < 0.01 && span < want {
+                self.sim_cap = span * 1.5;
+            }
             self.frame += 1;
             if self.frame.is_multiple_of(SAMPLE_EVERY) {
                 self.sample_all();
@@ -441,6 +457,14 @@ impl PdesApp {
             ));
             ui.separator();
             ui.label(format!("steps {}", self.a.steps()));
+            if self.running && self.sim_cap < self.sim_rate * self.frame_ms / 1000.0 {
+                ui.separator();
+                ui.label(format!(
+                    "slower than asked: ~{:.3} time units/s",
+                    self.sim_cap * 1000.0 / self.frame_ms.max(1e-3)
+                ))
+                .on_hover_text("The engines cannot simulate the requested time per second at this size; each frame advances what fits in ~30 ms so the window stays responsive.");
+            }
             ui.separator();
             let what = if self.a.is_diffusion() {
                 "cell updates/s"
