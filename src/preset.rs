@@ -137,13 +137,7 @@ impl TorusConfig {
 
     /// Parses and validates preset text. `origin` names it in errors.
     pub fn from_toml(text: &str, origin: &str) -> Result<Self, PresetError> {
-        let table: toml::Table = text
-            .parse()
-            .map_err(|e: toml::de::Error| PresetError::File {
-                path: origin.to_string(),
-                reason: format!("malformed TOML: {}", e.message().replace('\n', " ")),
-            })?;
-        Self::from_table(&table)
+        Self::from_table(&parse_table(text, origin)?)
     }
 
     /// The configuration as preset TOML (what "Save preset" writes), with `comment` as its
@@ -172,6 +166,15 @@ impl TorusConfig {
     pub fn from_table(table: &toml::Table) -> Result<Self, PresetError> {
         Reader::new(table)?.read_torus()
     }
+}
+
+/// Parses preset text into a table; `origin` names it in the error.
+fn parse_table(text: &str, origin: &str) -> Result<toml::Table, PresetError> {
+    text.parse()
+        .map_err(|e: toml::de::Error| PresetError::File {
+            path: origin.to_string(),
+            reason: format!("malformed TOML: {}", e.message().replace('\n', " ")),
+        })
 }
 
 /// The diffusion algorithms (Perumalla 2006 §3.2–3.4).
@@ -267,13 +270,7 @@ pub enum Config {
 impl Config {
     /// Parses and validates preset text of either model. `origin` names it in errors.
     pub fn from_toml(text: &str, origin: &str) -> Result<Self, PresetError> {
-        let table: toml::Table = text
-            .parse()
-            .map_err(|e: toml::de::Error| PresetError::File {
-                path: origin.to_string(),
-                reason: format!("malformed TOML: {}", e.message().replace('\n', " ")),
-            })?;
-        Self::from_table(&table)
+        Self::from_table(&parse_table(text, origin)?)
     }
 
     /// Validates a parsed table of either model (chosen by `model.kind`).

@@ -14,6 +14,19 @@ pub fn config(sets: &[&str]) -> TorusConfig {
     TorusConfig::from_table(&table).unwrap()
 }
 
+/// A diffusion configuration from the teaching preset with `sets` applied.
+pub fn diffusion_config(sets: &[&str]) -> pdes_lab::preset::DiffusionConfig {
+    let (_, text) = pdes_lab::preset::load_text("teaching-diffusion").unwrap();
+    let mut table: toml::Table = text.parse().unwrap();
+    for s in sets {
+        pdes_lab::preset::apply_set(&mut table, s).unwrap();
+    }
+    match pdes_lab::preset::Config::from_table(&table).unwrap() {
+        pdes_lab::preset::Config::Diffusion(c) => c,
+        pdes_lab::preset::Config::Torus(_) => panic!("teaching-diffusion is a diffusion preset"),
+    }
+}
+
 /// Runs a CPU engine of `cfg` to the end.
 pub fn run_cpu(cfg: &TorusConfig) -> CpuEngine {
     let mut e = CpuEngine {

@@ -2,22 +2,11 @@
 //! step or quantum shrinks, the grid reaches the boundary temperature when β = 0, bad
 //! parameters are refused, and the GPU engines agree with their CPU twins.
 
+mod common_cfg;
+use common_cfg::diffusion_config as config;
 use pdes_lab::preset::{Config, DiffusionConfig};
 use pdes_lab::sim::diffusion::{CpuDiffusion, DiffusionEngine};
 use pdes_lab::sim::{Budget, Engine};
-
-/// A diffusion configuration with `sets` applied to the small teaching preset.
-fn config(sets: &[&str]) -> DiffusionConfig {
-    let (_, text) = pdes_lab::preset::load_text("teaching-diffusion").unwrap();
-    let mut table: toml::Table = text.parse().unwrap();
-    for s in sets {
-        pdes_lab::preset::apply_set(&mut table, s).unwrap();
-    }
-    match Config::from_table(&table).unwrap() {
-        Config::Diffusion(c) => c,
-        Config::Torus(_) => panic!("teaching-diffusion is a diffusion preset"),
-    }
-}
 
 fn final_grid(cfg: &DiffusionConfig) -> Vec<f32> {
     let mut e = CpuDiffusion::new(cfg);

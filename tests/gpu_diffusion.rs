@@ -2,24 +2,12 @@
 //! lavapipe in CI). With PDES_REQUIRE_GPU=1 a missing adapter fails.
 
 mod common_cfg;
-use common_cfg::gpu;
+use common_cfg::{diffusion_config as config, gpu};
 use pdes_lab::gpu::diffusion::GpuDiffusion;
 use pdes_lab::gpu::shaders::Reductions;
-use pdes_lab::preset::{Config, DiffusionConfig};
+use pdes_lab::preset::DiffusionConfig;
 use pdes_lab::sim::diffusion::{CpuDiffusion, DiffusionEngine};
 use pdes_lab::sim::{Budget, Engine};
-
-fn config(sets: &[&str]) -> DiffusionConfig {
-    let (_, text) = pdes_lab::preset::load_text("teaching-diffusion").unwrap();
-    let mut table: toml::Table = text.parse().unwrap();
-    for s in sets {
-        pdes_lab::preset::apply_set(&mut table, s).unwrap();
-    }
-    match Config::from_table(&table).unwrap() {
-        Config::Diffusion(c) => c,
-        Config::Torus(_) => unreachable!(),
-    }
-}
 
 /// Runs CPU and GPU engines of `cfg` through the same budgets; after each, the time, the
 /// step log and every cell must agree (cells to float rounding: the GPU may fuse a

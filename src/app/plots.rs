@@ -21,14 +21,14 @@ fn tag(s: &Session, i: usize, ab: bool) -> String {
     }
 }
 
-/// One plot of a sample field against simulated time for every session, with an optional
-/// analytic reference line.
-fn time_series(
+/// One plot with a line per session (`points` gives a session's) and an optional
+/// reference line.
+fn plot_series(
     ui: &mut egui::Ui,
     [w, h]: [f32; 2],
     (label, hover): (&str, &str),
     sessions: &[&Session],
-    value: impl Fn(&super::session::Sample) -> f64,
+    points: impl Fn(&Session) -> Vec<[f64; 2]>,
     reference: Option<(&str, f64)>,
 ) {
     let ab = sessions.len() > 1;
@@ -40,14 +40,26 @@ fn time_series(
             .legend(Legend::default())
             .show(ui, |p| {
                 for (i, s) in sessions.iter().enumerate() {
-                    let pts: PlotPoints = s.samples.iter().map(|x| [x.time, value(x)]).collect();
-                    p.line(Line::new(tag(s, i, ab), pts));
+                    p.line(Line::new(tag(s, i, ab), PlotPoints::from(points(s))));
                 }
                 if let Some((name, v)) = reference {
                     p.hline(HLine::new(name, v).style(egui_plot::LineStyle::dashed_loose()));
                 }
             });
     });
+}
+
+/// One plot of a sample field against simulated time for every session.
+fn time_series(
+    ui: &mut egui::Ui,
+    size: [f32; 2],
+    text: (&str, &str),
+    sessions: &[&Session],
+    value: impl Fn(&super::session::Sample) -> f64,
+    reference: Option<(&str, f64)>,
+) {
+    let points = |s: &Session| s.samples.iter().map(|x| [x.time, value(x)]).collect();
+    plot_series(ui, size, text, sessions, points, reference);
 }
 
 /// Per sample interval: (time at its end, Δ of one sample field / Δ of another), skipping
@@ -80,29 +92,20 @@ pub fn show(ui: &mut egui::Ui, a: &Session, b: Option<&Session>) {
 
 fn show_diffusion(ui: &mut egui::Ui, a: &Session, b: Option<&Session>) {
     let sessions: Vec<&Session> = std::iter::once(a).chain(b).collect();
-    let ab = sessions.len() > 1;
     let w = (ui.available_width() - 18.0) / 3.0;
     let h = ui.available_height() - 24.0;
+    // a quantity per step, averaged over each sample interval (optionally as log10)
     let derived = |ui: &mut egui::Ui,
-                   (label, hover): (&str, &str),
+                   text: (&str, &str),
                    num: fn(&super::session::Sample) -> f64,
                    log_y: bool| {
-        ui.vertical(|ui| {
-            ui.label(label).on_hover_text(hover);
-            Plot::new(label)
-                .width(w)
-                .height(h)
-                .legend(Legend::default())
-                .show(ui, |p| {
-                    for (i, s) in sessions.iter().enumerate() {
-                        let pts: Vec<[f64; 2]> = per_interval(s, num, |x| x.steps as f64)
-                            .into_iter()
-                            .map(|[t, v]| [t, if log_y { v.max(1e-12).log10() } else { v }])
-                            .collect();
-                        p.line(Line::new(tag(s, i, ab), PlotPoints::from(pts)));
-                    }
-                });
-        });
+        let points = |s: &Session| {
+            per_interval(s, num, |x| x.steps as f64)
+                .into_iter()
+                .map(|[t, v]| [t, if log_y { v.max(1e-12).log10() } else { v }])
+                .collect()
+        };
+        plot_series(ui, [w, h], text, &sessions, points, None);
     };
     ui.horizontal(|ui| {
         derived(

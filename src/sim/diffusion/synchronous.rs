@@ -95,19 +95,11 @@ impl Synchronous {
         let Some(qs) = self.quantum_scaled else {
             return self.step_ticks;
         };
-        let w = self.cols + 2;
         let st = self.stencil;
         let mut fastest = 0.0f32;
         for r in 1..=self.rows {
-            let (up, cur, down) = (
-                &self.padded[(r - 1) * w..r * w],
-                &self.padded[r * w..(r + 1) * w],
-                &self.padded[(r + 1) * w..(r + 2) * w],
-            );
-            let n = self.cols;
-            let (west, mid, east) = (&cur[..n], &cur[1..=n], &cur[2..n + 2]);
-            let (north, south) = (&up[1..=n], &down[1..=n]);
-            for i in 0..n {
+            let [west, mid, east, north, south] = neighbourhood(&self.padded, self.cols, r);
+            for i in 0..self.cols {
                 let f = st.rate(mid[i], west[i], east[i], north[i], south[i]);
                 fastest = fastest.max(f.abs());
             }
@@ -126,15 +118,8 @@ impl Synchronous {
         let st = self.stencil;
         let mut changed = 0u64;
         for r in 1..=self.rows {
-            let (up, cur, down) = (
-                &self.padded[(r - 1) * w..r * w],
-                &self.padded[r * w..(r + 1) * w],
-                &self.padded[(r + 1) * w..(r + 2) * w],
-            );
+            let [west, mid, east, north, south] = neighbourhood(&self.padded, self.cols, r);
             let n = self.cols;
-            // equal-length slices: no bounds checks, so the loop vectorizes
-            let (west, mid, east) = (&cur[..n], &cur[1..=n], &cur[2..n + 2]);
-            let (north, south) = (&up[1..=n], &down[1..=n]);
             let out = &mut self.next[r * w + 1..r * w + 1 + n];
             let mut row_changed = 0u32;
             for i in 0..n {
@@ -166,4 +151,23 @@ impl Synchronous {
             n += 1;
         }
     }
+}
+
+/// Row `r` of a padded grid `cols` wide as five slices of equal length — the cells' west,
+/// own, east, north and south values — so the loops over them need no bounds checks and
+/// vectorize.
+fn neighbourhood(padded: &[f32], cols: usize, r: usize) -> [&[f32]; 5] {
+    let w = cols + 2;
+    let (up, cur, down) = (
+        &padded[(r - 1) * w..r * w],
+        &padded[r * w..(r + 1) * w],
+        &padded[(r + 1) * w..(r + 2) * w],
+    );
+    [
+        &cur[..cols],
+        &cur[1..=cols],
+        &cur[2..cols + 2],
+        &up[1..=cols],
+        &down[1..=cols],
+    ]
 }
