@@ -12,7 +12,7 @@
 use crate::time::{TICK_BITS, Ticks};
 
 /// Validated parameters of a diffusion grid.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct DiffusionParams {
     /// Rows of cells.
     pub rows: u32,

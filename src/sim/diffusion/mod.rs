@@ -15,27 +15,15 @@ use serde::Serialize;
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct DiffusionSummary {
     /// Always "diffusion".
-    pub model: &'static str,
+    #[serde(rename = "model")]
+    pub kind: &'static str,
     /// `timestepped`, `event` or `hybrid`.
     pub algorithm: &'static str,
     /// `cpu` or `gpu`.
     pub engine: &'static str,
-    /// Grid rows.
-    pub rows: u32,
-    /// Grid columns.
-    pub cols: u32,
-    /// αx.
-    pub alpha_x: f64,
-    /// αy.
-    pub alpha_y: f64,
-    /// β.
-    pub beta: f64,
-    /// Boundary temperature.
-    pub boundary: f64,
-    /// Initial temperature.
-    pub initial: f64,
-    /// Cell width.
-    pub dx: f64,
+    /// The grid's parameters (serialized inline: rows, cols, alpha_x, … dx).
+    #[serde(flatten)]
+    pub model: crate::model::diffusion::DiffusionParams,
     /// Fixed step of `timestepped` (as run: rounded to a tick), else null.
     pub dt: Option<f64>,
     /// Quantum of `event` and `hybrid`, else null.
@@ -94,17 +82,10 @@ impl DiffusionSummary {
         let alg = cfg.run.algorithm;
         let bound = cfg.model.stability_bound();
         Self {
-            model: "diffusion",
+            kind: "diffusion",
             algorithm: alg.name(),
             engine,
-            rows: cfg.model.rows,
-            cols: cfg.model.cols,
-            alpha_x: cfg.model.alpha_x,
-            alpha_y: cfg.model.alpha_y,
-            beta: cfg.model.beta,
-            boundary: cfg.model.boundary,
-            initial: cfg.model.initial,
-            dx: cfg.model.dx,
+            model: cfg.model.clone(),
             dt: (alg == DiffusionAlgorithm::Timestepped)
                 .then(|| to_units(Ticks::from(cfg.dt_ticks()))),
             quantum: (alg != DiffusionAlgorithm::Timestepped).then_some(cfg.run.quantum),
