@@ -9,18 +9,21 @@ BIN=${BIN:-carry/pdes-lab}
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv > "$OUT/device.txt" 2>&1
 lscpu | grep -E "Model name|^CPU\(s\)" >> "$OUT/device.txt"
+# Every call proves CPU ≡ GPU first and stops if it does not hold: no benchmark of a wrong
+# engine is ever recorded.
+$BIN verify --quick > "$OUT/verify-quick.txt" 2>&1 || { cat "$OUT/verify-quick.txt"; echo "verify failed: stopping"; exit 1; }
 for what in "$@"; do
   case $what in
-    verify)  # GPU against CPU on the real device: identical JSON apart from engine and timings
-      for alg in window interval-original interval-boundary; do
-        svc='"exponential"'; [ $alg = window ] && svc='"shifted"'
-        for e in cpu gpu; do
-          $BIN run sang2019-causality --algorithm $alg --set model.service=$svc --set model.rows=256 --set model.cols=256 --set run.end_time=300 --engine $e --format json > "$OUT/verify-$alg-$e.json"
-        done
-        diff <(grep -vE '"(engine|wall_seconds|events_per_second)"' "$OUT/verify-$alg-cpu.json") \
-             <(grep -vE '"(engine|wall_seconds|events_per_second)"' "$OUT/verify-$alg-gpu.json") \
-          && echo "verify $alg: identical" || echo "verify $alg: DIFFERENT"
-      done 2>&1 | tee "$OUT/verify.txt" ;;
+    verify)  # every GPU engine against its CPU twin, both reduction variants (pdes-lab verify)
+      $BIN verify 2>&1 | tee "$OUT/verify.txt"; [ "${PIPESTATUS[0]}" = 0 ] || exit 1 ;;
+    repro)  # issue 9's repro: CPU sequential and GPU window, 1000×777, P = 3, shifted, d = 0.6
+      c="--set model.rows=1000 --set model.cols=777 --set model.tokens_per_facility=3 --set model.mean_service=7 --set model.service=shifted --set run.d=0.6 --set run.end_time=60 --set run.seed=4242"
+      for run in "sequential cpu" "window gpu"; do
+        read -r alg eng <<< "$run"
+        # shellcheck disable=SC2086
+        $BIN run $c --algorithm $alg --engine $eng --format json > "$OUT/repro-$alg-$eng.json"
+        echo "$alg $eng: $(grep -hE '"(events|utilization|mean_sojourn|causality_errors)"' "$OUT/repro-$alg-$eng.json" | tr -d '\n ')"
+      done | tee "$OUT/repro.txt" ;;
     headline)
       /usr/bin/time -v $BIN run sang2019-torus --engine gpu --format json > "$OUT/sang2019-torus.json" 2> "$OUT/sang2019-torus.time"
       cat "$OUT/sang2019-torus.json"; grep -E "Elapsed|Maximum resident" "$OUT/sang2019-torus.time" ;;

@@ -17,7 +17,7 @@
 // uniform, one entry per step of a batch, which also names the step's log entry.
 
 struct DParams {
-    rows: u32, cols: u32, cells: u32, pad1: u32,
+    rows: u32, cols: u32, cells: u32, zero: u32, // zero: always 0 (see unfused)
     ax: f32, ay: f32, beta: f32, boundary: f32,
     quantum_scaled: f32, cap: u32, fixed_dt: u32, groups_x: u32,
     end_t: vec2<u32>, limit_t: vec2<u32>, // steps start only before limit_t (≤ end_t)
@@ -52,9 +52,18 @@ fn at(r: i32, c: i32) -> f32 {
     return select(D.boundary, v, inside);
 }
 
-// Stencil::rate
+// A product that no compiler can contract with the add that follows it. SPIR-V lets a
+// driver fuse a*b + c into one fma (rounded once); the CPU rounds the product and the sum
+// separately, and NVIDIA's compiler does fuse (measured: cell counts off by a few in 30 M).
+// WGSL has no `precise`, so the product's bits pass through an xor with a uniform the
+// compiler cannot know is zero: an integer op between the multiply and the add.
+fn unfused(p: f32) -> f32 {
+    return bitcast<f32>(bitcast<u32>(p) ^ D.zero);
+}
+
+// Stencil::rate (2c is exact, so whether (w + e) - 2c is fused does not matter)
 fn rate(c: f32, w: f32, e: f32, n: f32, s: f32) -> f32 {
-    return D.ax * ((w + e) - 2.0 * c) + D.ay * ((n + s) - 2.0 * c) + D.beta;
+    return unfused(D.ax * ((w + e) - 2.0 * c)) + unfused(D.ay * ((n + s) - 2.0 * c)) + D.beta;
 }
 
 fn rate_in(r: i32, c: i32) -> f32 {
@@ -63,7 +72,7 @@ fn rate_in(r: i32, c: i32) -> f32 {
 
 // model::diffusion::advance: subnormal results flushed to zero, whatever the driver does.
 fn advance(v: f32, f: f32, h: f32) -> f32 {
-    let x = v + f * h;
+    let x = v + unfused(f * h);
     return select(x, 0.0, abs(x) < 1.17549435e-38);
 }
 
@@ -73,12 +82,20 @@ fn advanced(r: i32, c: i32, h: f32) -> f32 {
     return advance(at(r, c), rate_in(r, c), h);
 }
 
-// model::diffusion::quantum_ticks (of the largest |rate|)
+// model::diffusion::quantum_ticks (of the largest |rate|): the largest n in [1, cap] with
+// f32(n) * a <= quantum_scaled. The division only estimates n (Vulkan allows 2.5 ulp of
+// error in a divide); the products, rounded exactly as on the CPU, decide.
 fn quantum_ticks(a: f32) -> u32 {
     if a == 0.0 { return D.cap; }
     let t = D.quantum_scaled / a;
-    if t >= f32(D.cap) { return D.cap; }
-    return clamp(u32(t), 1u, D.cap);
+    var n = D.cap;
+    if t < f32(D.cap) { n = clamp(u32(t), 1u, D.cap); }
+    for (var i = 0u; i < 16u; i++) {
+        if n > 1u && unfused(f32(n) * a) > D.quantum_scaled { n -= 1u; }
+        else if n < D.cap && unfused(f32(n + 1u) * a) <= D.quantum_scaled { n += 1u; }
+        else { break; }
+    }
+    return n;
 }
 
 fn cell_of(wid: vec3<u32>, lid: u32) -> u32 {

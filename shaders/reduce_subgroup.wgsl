@@ -2,6 +2,15 @@
 // subgroup operations (wgpu feature SUBGROUP): one subgroup op per value, one slot per
 // subgroup in shared memory, two barriers instead of log2(WG) + 1. (naga 30 accepts the
 // subgroup builtins when the device has the feature and rejects `enable subgroups;`.)
+//
+// The sums are written out in wg_reduce itself, one vec4 subgroupAdd of 16-bit limbs per
+// value. An earlier version called a helper `sg_sum64(v)` (four scalar subgroupAdds) once
+// for a and once for b: naga's SPIR-V for it is correct, but NVIDIA's driver (580.159.04,
+// H100 and H200) returned limb sums of a for b — every departure counted as a causality
+// error, sojourn sums replaced by busy sums — while lavapipe (8-wide subgroups) was exact.
+// Written inline, as here or as eight scalar subgroupAdds, the H100 is exact
+// (bench/results/2026-11-22-h100-verify/candidates.txt). `pdes-lab verify` checks these
+// functions directly on the user's adapter (shaders/reduce_check.wgsl).
 
 struct Reduced {
     min: vec2<u32>,
@@ -22,17 +31,18 @@ fn sg_min64(v: vec2<u32>) -> vec2<u32> {
     return vec2<u32>(lo, hi);
 }
 
-// Exact 64-bit sum across the subgroup, in 16-bit limbs (each limb sum stays below 2^32
-// for subgroups of up to 65536 lanes).
-fn sg_sum64(v: vec2<u32>) -> vec2<u32> {
-    let l0 = subgroupAdd(v.x & 0xffffu);
-    let l1 = subgroupAdd(v.x >> 16u);
-    let l2 = subgroupAdd(v.y & 0xffffu);
-    let l3 = subgroupAdd(v.y >> 16u);
-    var r = vec2<u32>(l0, 0u);
-    r = add64(r, vec2<u32>(l1 << 16u, l1 >> 16u));
-    r = add64(r, vec2<u32>(0u, l2));
-    return add64(r, vec2<u32>(0u, l3 << 16u));
+// The 64-bit value of four 16-bit limb sums (each below 2^32).
+fn limbs64(l: vec4<u32>) -> vec2<u32> {
+    var r = vec2<u32>(l.x, 0u);
+    r = add64(r, vec2<u32>(l.y << 16u, l.y >> 16u));
+    r = add64(r, vec2<u32>(0u, l.z));
+    return add64(r, vec2<u32>(0u, l.w << 16u));
+}
+
+// v's 16-bit limbs, low first (each limb's sum over a subgroup of up to 65536 lanes fits
+// in 32 bits).
+fn limbs(v: vec2<u32>) -> vec4<u32> {
+    return vec4<u32>(v.x & 0xffffu, v.x >> 16u, v.y & 0xffffu, v.y >> 16u);
 }
 
 // Min of m and sums of a and b over the workgroup; the result is valid in thread 0.
@@ -41,8 +51,8 @@ fn wg_reduce(lid: u32, m: vec2<u32>, a: vec2<u32>, b: vec2<u32>) -> Reduced {
     if lid == 0u { atomicStore(&red_slots, 0u); }
     workgroupBarrier();
     let sm = sg_min64(m);
-    let sa = sg_sum64(a);
-    let sb = sg_sum64(b);
+    let sa = limbs64(subgroupAdd(limbs(a)));
+    let sb = limbs64(subgroupAdd(limbs(b)));
     // the subgroup's first active lane writes (naga 30 has no subgroupElect)
     if subgroupExclusiveAdd(1u) == 0u {
         // no assumption about how invocations map to subgroups: each takes a free slot

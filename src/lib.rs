@@ -13,3 +13,4 @@ pub mod preset;
 pub mod rng;
 pub mod sim;
 pub mod time;
+pub mod verify;

@@ -203,3 +203,47 @@ fn a_torus_algorithm_on_a_diffusion_preset_is_refused_naming_the_key() {
     );
     assert!(o.stdout.is_empty());
 }
+
+#[test]
+fn verify_quick_lists_its_checks_and_passes_on_this_adapter() {
+    if pdes_lab_has_no_gpu() {
+        return;
+    }
+    let o = out(&["verify", "--quick"]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(
+        text.lines().filter(|l| l.starts_with("PASS ")).count() >= 7,
+        "{text}"
+    );
+    let last = text.lines().last().unwrap();
+    assert!(last.contains(" passed, 0 failed on "), "{last}");
+    let j = out(&["verify", "--quick", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_slice(&j.stdout).unwrap();
+    assert_eq!(v["failed"], 0);
+    assert!(
+        v["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|c| c["passed"] == true)
+    );
+}
+
+/// True (with a note) when there is no adapter and PDES_REQUIRE_GPU is not set.
+fn pdes_lab_has_no_gpu() -> bool {
+    match pdes_lab::gpu::Gpu::shared() {
+        Ok(_) => false,
+        Err(e) if std::env::var("PDES_REQUIRE_GPU").as_deref() == Ok("1") => {
+            panic!("PDES_REQUIRE_GPU=1 but no GPU adapter: {e}")
+        }
+        Err(e) => {
+            eprintln!("SKIPPED: no GPU adapter ({e})");
+            true
+        }
+    }
+}

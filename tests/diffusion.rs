@@ -199,3 +199,28 @@ fn presets_round_trip_through_toml() {
         );
     }
 }
+
+#[test]
+fn hybrid_step_is_the_largest_whole_tick_count_whose_product_stays_within_the_quantum() {
+    use pdes_lab::model::diffusion::quantum_ticks;
+    // the definition the GPU reproduces: largest n in [1, cap] with n as f32 * |rate| <= qs
+    let brute =
+        |qs: f32, a: f32, cap: u32| (1..=cap).rev().find(|&n| n as f32 * a <= qs).unwrap_or(1);
+    let mut x = 0x1234_5678u32;
+    for _ in 0..2000 {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        let qs = 1.0 + (x % 100_000) as f32 * 7.3;
+        let a = f32::from_bits(0x3c00_0000 + (x >> 9) % 0x0300_0000);
+        let cap = 1 + x % 5000;
+        assert_eq!(
+            quantum_ticks(qs, a, cap),
+            brute(qs, a, cap),
+            "qs {qs} a {a} cap {cap}"
+        );
+        assert_eq!(quantum_ticks(qs, -a, cap), brute(qs, a, cap));
+    }
+    assert_eq!(quantum_ticks(5.0, 0.0, 77), 77);
+    assert_eq!(quantum_ticks(1.0, 1e9, 77), 1);
+}

@@ -9,21 +9,9 @@ use pdes_lab::preset::TorusConfig;
 use pdes_lab::sim::state::TorusState;
 use pdes_lab::sim::{Budget, CpuEngine, CpuTorus, Engine, TorusEngine};
 
-/// The CPU state with the statistics fields the GPU keeps per workgroup cleared (and the
-/// last arrival times, which the GPU keeps only for interval/original).
+/// The CPU state with what the GPU keeps per workgroup (or not at all) cleared.
 fn comparable(s: &TorusState, cfg: &TorusConfig) -> TorusState {
-    let original = cfg.run.algorithm == pdes_lab::preset::Algorithm::Interval
-        && cfg.run.timestamps == pdes_lab::preset::Timestamps::Original;
-    let mut s = s.clone();
-    for f in &mut s.facilities {
-        f.busy = 0;
-        f.sojourn = 0;
-        f.causality_errors = 0;
-        if !original {
-            f.last_arrival = 0;
-        }
-    }
-    s
+    pdes_lab::verify::comparable_state(s, cfg)
 }
 
 fn cpu_engine(cfg: &TorusConfig) -> CpuEngine {
@@ -36,13 +24,8 @@ fn cpu_engine(cfg: &TorusConfig) -> CpuEngine {
 /// Asserts two states are equal, naming the first facility or token that differs (the
 /// whole state is far too long to print).
 fn assert_same_state(gpu: &TorusState, cpu: &TorusState, what: &str) {
-    for (f, (g, c)) in gpu.facilities.iter().zip(&cpu.facilities).enumerate() {
-        assert_eq!(g, c, "{what}: facility {f} differs");
-    }
-    for (t, (g, c)) in gpu.tokens.iter().zip(&cpu.tokens).enumerate() {
-        assert_eq!(g, c, "{what}: token {t} differs");
-    }
-    assert!(gpu == cpu, "{what}: states differ");
+    let diffs = pdes_lab::verify::compare_torus_states(cpu, gpu);
+    assert!(diffs.is_empty(), "{what}: {diffs:?}");
 }
 
 /// Runs both engines under the same budgets and checks they agree after each.

@@ -4,6 +4,7 @@ pub mod bench;
 pub mod bench_diffusion;
 pub mod output;
 pub mod run;
+pub mod verify;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -31,6 +32,20 @@ pub enum Command {
     Presets,
     /// Run a fixed benchmark suite and print timings and speedups.
     Bench(BenchArgs),
+    /// Check that every GPU engine gives its CPU twin's results on this machine's adapter
+    /// (exit status 1 on any difference).
+    Verify(VerifyArgs),
+}
+
+/// Arguments of `pdes-lab verify`.
+#[derive(clap::Args, Debug)]
+pub struct VerifyArgs {
+    /// One configuration per engine and reduction variant (what the app runs at start).
+    #[arg(long)]
+    pub quick: bool,
+    /// Output format (table or json).
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: Format,
 }
 
 /// Arguments of `pdes-lab bench`.
@@ -146,6 +161,7 @@ pub fn dispatch(cli: Cli) -> Result<(), CliError> {
         None => gui(None),
         Some(Command::Gui { preset }) => gui(preset.as_deref()),
         Some(Command::Run(args)) => run::run(&args),
+        Some(Command::Verify(v)) => verify::run(&v),
         Some(Command::Bench(b)) => bench::run(&b.suite, b.format, b.out.as_deref(), b.profile),
         Some(Command::Presets) => {
             for (name, text) in crate::preset::BUILTIN {

@@ -7,7 +7,8 @@ use crate::time::to_units;
 use std::io::Write;
 use std::path::Path;
 
-fn fields(summary: &Report) -> Vec<(String, serde_json::Value)> {
+/// A summary's fields in output order, as JSON values.
+pub fn fields(summary: &Report) -> Vec<(String, serde_json::Value)> {
     match serde_json::to_value(summary).expect("a summary always serializes") {
         serde_json::Value::Object(map) => map.into_iter().collect(),
         _ => unreachable!("a summary serializes to an object"),

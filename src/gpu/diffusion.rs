@@ -35,7 +35,9 @@ struct Params {
     rows: u32,
     cols: u32,
     cells: u32,
-    pad1: u32,
+    /// Always 0; the shader xors products with it so that no driver can fuse them into a
+    /// multiply-add (see `unfused` in diffusion.wgsl).
+    zero: u32,
     ax: f32,
     ay: f32,
     beta: f32,
@@ -176,7 +178,7 @@ impl GpuDiffusion {
             rows: m.rows,
             cols: m.cols,
             cells,
-            pad1: 0,
+            zero: 0,
             ax: st.ax,
             ay: st.ay,
             beta: st.beta,

@@ -4,6 +4,7 @@
 
 pub mod context;
 pub mod diffusion;
+pub mod reduce_check;
 pub mod shaders;
 pub mod torus;
 

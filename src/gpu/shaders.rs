@@ -25,6 +25,9 @@ pub const TORUS_DISPLAY: &str = include_str!("../../shaders/torus_display.wgsl")
 /// The heatmap's render pipeline (standalone module).
 pub const HEATMAP: &str = include_str!("../../shaders/heatmap.wgsl");
 
+/// The reductions' self-check (`pdes-lab verify`).
+pub const REDUCE_CHECK: &str = include_str!("../../shaders/reduce_check.wgsl");
+
 /// Workgroup reductions with shared memory only.
 pub const REDUCE_PORTABLE: &str = include_str!("../../shaders/reduce_portable.wgsl");
 /// Workgroup reductions with subgroup operations.
@@ -51,10 +54,22 @@ impl Reductions {
         }
     }
 
-    fn source(self) -> &'static str {
+    /// The module's WGSL. For driver investigations, `PDES_REDUCE_SUBGROUP_WGSL=FILE`
+    /// replaces the subgroup module with a file's text (how the NVIDIA miscompile in
+    /// bench/NOTES.md was narrowed down without a rebuild per candidate).
+    fn source(self) -> std::borrow::Cow<'static, str> {
         match self {
-            Self::Portable => REDUCE_PORTABLE,
-            Self::Subgroup => REDUCE_SUBGROUP,
+            Self::Portable => REDUCE_PORTABLE.into(),
+            Self::Subgroup => match std::env::var_os("PDES_REDUCE_SUBGROUP_WGSL") {
+                None => REDUCE_SUBGROUP.into(),
+                Some(path) => std::fs::read_to_string(&path).map_or_else(
+                    |e| {
+                        eprintln!("warning: PDES_REDUCE_SUBGROUP_WGSL {path:?}: {e}; using the built-in module");
+                        REDUCE_SUBGROUP.into()
+                    },
+                    Into::into,
+                ),
+            },
         }
     }
 }
@@ -62,6 +77,11 @@ impl Reductions {
 /// The full source of a torus pass.
 pub fn torus_pass(pass: &str, reductions: Reductions) -> String {
     format!("{U64}\n{COMMON}\n{}\n{PHILOX}\n{pass}", reductions.source())
+}
+
+/// The full source of the reductions' self-check.
+pub fn reduce_check_module(reductions: Reductions) -> String {
+    format!("{U64}\n{}\n{REDUCE_CHECK}", reductions.source())
 }
 
 /// The full source of the diffusion module.
@@ -83,6 +103,7 @@ pub fn all() -> Vec<(String, String)> {
             v.push((format!("{name} ({r:?})"), torus_pass(src, r)));
         }
         v.push((format!("diffusion ({r:?})"), diffusion_module(r)));
+        v.push((format!("reduce_check ({r:?})"), reduce_check_module(r)));
     }
     v.push(("heatmap".to_string(), HEATMAP.to_string()));
     v

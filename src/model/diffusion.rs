@@ -147,6 +147,10 @@ pub fn step_units(ticks: u32) -> f32 {
 /// ticks, until a cell changing at `rate` has moved one `quantum` (its last published value
 /// is its current one, since every cell is updated every step). `quantum_scaled` is the
 /// quantum times 2^20 (ticks per unit), as the shader receives it. `cap` when the rate is 0.
+///
+/// Defined as the largest n in [1, cap] with `n as f32 * |rate| <= quantum_scaled`, so that
+/// a GPU gets it bit for bit: its divide may be off by 2.5 ulp (Vulkan's bound), which only
+/// seeds the search; the correctly rounded products decide, here and in the shader alike.
 #[inline]
 pub fn quantum_ticks(quantum_scaled: f32, rate: f32, cap: u32) -> u32 {
     let a = rate.abs();
@@ -154,11 +158,22 @@ pub fn quantum_ticks(quantum_scaled: f32, rate: f32, cap: u32) -> u32 {
         return cap;
     }
     let t = quantum_scaled / a;
-    if t >= cap as f32 {
+    let mut n = if t >= cap as f32 {
         cap
     } else {
         (t as u32).clamp(1, cap)
+    };
+    // the shader stops after 16 rounds; from an exact quotient one round is the most needed
+    for _ in 0..16 {
+        if n > 1 && n as f32 * a > quantum_scaled {
+            n -= 1;
+        } else if n < cap && (n + 1) as f32 * a <= quantum_scaled {
+            n += 1;
+        } else {
+            break;
+        }
     }
+    n
 }
 
 /// Ticks until a quantized-state cell (paper 001 Fig. 6, after Nutaro) whose value is `x`,

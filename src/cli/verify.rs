@@ -1,0 +1,73 @@
+//! `pdes-lab verify`: one line per check as it finishes, then "N passed, N failed".
+
+use super::{CliError, Format, VerifyArgs};
+use crate::verify::{self, Options};
+use std::io::Write;
+
+/// Runs the verification and prints it; any difference is exit status 1.
+pub fn run(args: &VerifyArgs) -> Result<(), CliError> {
+    let gpu = crate::gpu::Gpu::shared().map_err(CliError::Run)?;
+    let options = Options {
+        quick: args.quick,
+        perturb_gpu: false,
+    };
+    let table = args.format == Format::Table;
+    let mut out = std::io::stdout().lock();
+    let mut write_err = None;
+    if table {
+        let line = format!("verifying {}\n", gpu.describe());
+        write_err = out.write_all(line.as_bytes()).err();
+    }
+    let v = verify::run(&gpu, options, |c| {
+        if table && write_err.is_none() {
+            write_err = out
+                .write_all(check_lines(c).as_bytes())
+                .and_then(|_| out.flush())
+                .err();
+        }
+    });
+    let text = if table {
+        format!(
+            "{} passed, {} failed on {} (reductions: {})\n",
+            v.passed,
+            v.failed,
+            v.adapter,
+            v.reductions.join(", ")
+        )
+    } else {
+        let mut s = serde_json::to_string_pretty(&v).expect("a verification serializes");
+        s.push('\n');
+        s
+    };
+    if let Some(e) = write_err.or_else(|| {
+        out.write_all(text.as_bytes())
+            .and_then(|_| out.flush())
+            .err()
+    }) {
+        return Err(CliError::Run(format!("writing the verification: {e}")));
+    }
+    if v.ok() {
+        Ok(())
+    } else {
+        Err(CliError::Run(format!(
+            "GPU differs from CPU in {} of {} checks; first: {}",
+            v.failed,
+            v.passed + v.failed,
+            v.first_failure().unwrap_or_default()
+        )))
+    }
+}
+
+/// "PASS name (0.12 s)" or "FAIL name" and one indented line per difference.
+fn check_lines(c: &verify::CheckResult) -> String {
+    let mut s = format!(
+        "{} {} ({:.2} s)\n",
+        if c.passed { "PASS" } else { "FAIL" },
+        c.name,
+        c.seconds
+    );
+    for d in &c.details {
+        s.push_str(&format!("     {d}\n"));
+    }
+    s
+}

@@ -1,0 +1,61 @@
+//! `pdes-lab verify` on whatever adapter is present (lavapipe in CI): it passes there, and
+//! it fails, naming the field and both values, when a GPU result is wrong.
+
+mod common_cfg;
+use common_cfg::gpu;
+use pdes_lab::verify::{Options, run};
+
+#[test]
+fn verify_passes_on_this_adapter_with_every_reduction_variant() {
+    let Some(g) = gpu() else { return };
+    let v = run(&g, Options::default(), |_| {});
+    let failures: Vec<_> = v.checks.iter().filter(|c| !c.passed).collect();
+    assert!(v.ok(), "{failures:#?}");
+    // every variant the adapter has, every engine: reductions, 6 torus, 3 diffusion each
+    assert_eq!(v.checks.len(), v.reductions.len() * 10 + 1);
+    assert!(v.reductions.contains(&"portable".to_string()));
+}
+
+#[test]
+fn verify_fails_when_a_gpu_result_is_perturbed() {
+    let Some(g) = gpu() else { return };
+    let options = Options {
+        quick: true,
+        perturb_gpu: true,
+    };
+    let v = run(&g, options, |_| {});
+    assert!(!v.ok());
+    // the reductions' self-check does not go through the engines' reports
+    assert!(
+        v.checks
+            .iter()
+            .filter(|c| c.name.starts_with("reductions"))
+            .all(|c| c.passed)
+    );
+    let torus = v
+        .checks
+        .iter()
+        .find(|c| c.name.starts_with("torus window"))
+        .unwrap();
+    assert!(!torus.passed);
+    assert!(
+        torus
+            .details
+            .iter()
+            .any(|d| d.starts_with("events: CPU ") && d.contains(", GPU ")),
+        "{:?}",
+        torus.details
+    );
+    let diffusion = v
+        .checks
+        .iter()
+        .find(|c| c.name.starts_with("diffusion"))
+        .unwrap();
+    assert!(
+        diffusion
+            .details
+            .iter()
+            .any(|d| d.starts_with("cell_updates: CPU "))
+    );
+    assert_eq!(v.failed, v.checks.len() - v.reductions.len());
+}
