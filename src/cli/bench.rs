@@ -1,7 +1,7 @@
 //! `pdes-lab bench`: a fixed suite of runs, timed, with speedups over CPU `sequential`
 //! measured in the same invocation (never extrapolated).
 
-use super::{CliError, Format};
+use super::{CliError, Format, Suite};
 use crate::gpu::torus::GpuTorus;
 use crate::preset::{Algorithm, EngineKind, Timestamps, TorusConfig};
 use crate::sim::{Budget, CpuEngine, CpuTorus, TorusEngine};
@@ -52,16 +52,34 @@ pub struct BenchRow {
     pub us_per_step: f64,
     /// Speedup over CPU sequential on the same size, end time and seed, if it ran.
     pub speedup_vs_sequential: Option<f64>,
-    /// Utilization (a sanity check that the runs agree).
+    /// Utilization.
     pub utilization: f64,
+    /// Mean sojourn time per visit.
+    pub mean_sojourn: f64,
+    /// Causality errors (0 for sequential and window: anything else is a bug, and the row is
+    /// refused).
+    pub causality_errors: u64,
+    /// The CPU sequential run of the same size, end time and seed, when the suite has one:
+    /// (events, utilization, mean sojourn). A window run must reproduce it exactly.
+    pub reference: Option<Reference>,
     /// GPU microseconds per step in each dispatch (gpu::torus::PASS_NAMES), from timestamp queries
     /// (only with --profile; the timestamps themselves add a little time).
     pub pass_us_per_step: Option<[f64; crate::gpu::torus::PASSES]>,
 }
 
-/// The cases of a suite: `torus` (the paper's configurations, for a real GPU) or `smoke`
-/// (tiny, for tests).
-pub fn suite(name: &str) -> Result<Vec<Case>, CliError> {
+/// The statistics of a CPU sequential run that other rows are checked against.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Reference {
+    /// Events processed.
+    pub events: u64,
+    /// Utilization.
+    pub utilization: f64,
+    /// Mean sojourn time per visit.
+    pub mean_sojourn: f64,
+}
+
+/// The cases of a torus suite.
+pub fn suite(name: Suite) -> Vec<Case> {
     let case = |side, d, algorithm, timestamps, engine, end_time| Case {
         side,
         d,
@@ -74,7 +92,7 @@ pub fn suite(name: &str) -> Result<Vec<Case>, CliError> {
     use EngineKind::*;
     use Timestamps::*;
     match name {
-        "torus" => {
+        Suite::Torus => {
             let mut v = vec![
                 // 1024×1024: every algorithm, speedup over sequential at the same T.
                 case(1024, 1.0, Sequential, Original, Cpu, 1000.0),
@@ -89,18 +107,16 @@ pub fn suite(name: &str) -> Result<Vec<Case>, CliError> {
             for d in [0.25, 0.5, 1.0, 2.0] {
                 v.push(case(2048, d, Window, Original, Gpu, 50_000.0));
             }
-            Ok(v)
+            v
         }
         // One headline configuration at a tenth of the horizon, for per-pass profiles.
-        "headline-short" => Ok(vec![case(2048, 1.0, Window, Original, Gpu, 5_000.0)]),
-        "smoke" => Ok(vec![
+        Suite::HeadlineShort => vec![case(2048, 1.0, Window, Original, Gpu, 5_000.0)],
+        Suite::Smoke => vec![
             case(32, 1.0, Sequential, Original, Cpu, 100.0),
             case(32, 1.0, Window, Original, Cpu, 100.0),
             case(32, 1.0, Window, Original, Gpu, 100.0),
-        ]),
-        other => Err(CliError::Input(format!(
-            "--suite: \"{other}\" is not one of \"torus\", \"headline-short\", \"smoke\", \"diffusion\", \"diffusion-small\""
-        ))),
+        ],
+        _ => Vec::new(),
     }
 }
 
@@ -176,24 +192,34 @@ pub fn measure(c: &Case, profile: bool) -> Result<BenchRow, CliError> {
         },
         speedup_vs_sequential: None,
         utilization: s.utilization,
+        mean_sojourn: s.mean_sojourn,
+        causality_errors: s.causality_errors,
+        reference: None,
         pass_us_per_step,
     })
 }
 
 /// Runs a suite, printing each row to stderr as it completes, and returns the report.
 pub fn run(
-    suite_name: &str,
+    suite_name: Suite,
     format: Format,
     out: Option<&std::path::Path>,
     profile: bool,
 ) -> Result<(), CliError> {
-    if suite_name.starts_with("diffusion") {
+    check_destination(out)?;
+    if suite_name.is_diffusion() {
         return super::bench_diffusion::run(suite_name, format, out);
     }
-    let cases = suite(suite_name)?;
+    let cases = suite(suite_name);
+    let verification = if cases.iter().any(|c| c.engine == EngineKind::Gpu) {
+        Some(verification_gate()?)
+    } else {
+        None
+    };
     let mut rows: Vec<BenchRow> = Vec::new();
     for c in &cases {
-        let row = measure(c, profile)?;
+        let mut row = measure(c, profile)?;
+        attach_reference(&mut row, &rows)?;
         eprintln!(
             "{:>9} d={:<5} {:<18} {:<3} T={:<7} {:>14} events {:>8} steps {:>9.3} s {:>10.3e} ev/s",
             row.size,
@@ -265,7 +291,77 @@ pub fn run(
         }
         t
     };
-    write_report(suite_name, format, out, &rows, &table)
+    write_report(&suite_name.name(), format, out, &rows, &table, verification)
+}
+
+/// Fails early when `--out` cannot be written (a long suite is not run to be lost).
+pub fn check_destination(out: Option<&std::path::Path>) -> Result<(), CliError> {
+    match out {
+        Some(p) => super::output::check_writable(p)
+            .map_err(|e| CliError::Input(format!("--out {}: {e}", p.display()))),
+        None => Ok(()),
+    }
+}
+
+/// Runs `pdes-lab verify --quick` on this adapter before any GPU row is measured: a GPU
+/// that does not reproduce its CPU twins gets no benchmark. Returns the verdict line that
+/// the report carries.
+pub fn verification_gate() -> Result<String, CliError> {
+    let gpu = crate::gpu::Gpu::shared().map_err(CliError::Run)?;
+    let options = crate::verify::Options {
+        quick: true,
+        perturb_gpu: false,
+    };
+    let v = crate::verify::run(&gpu, options, |_| {});
+    if !v.ok() {
+        return Err(CliError::Run(format!(
+            "GPU differs from CPU on {} ({} of {} checks failed; first: {}); no GPU row is reported: run `pdes-lab verify` for the details",
+            v.adapter,
+            v.failed,
+            v.passed + v.failed,
+            v.first_failure().unwrap_or_default()
+        )));
+    }
+    Ok(format!(
+        "pdes-lab verify --quick: {} passed, 0 failed on {}",
+        v.passed, v.adapter
+    ))
+}
+
+/// Gives `row` the statistics of an earlier sequential row of the same size and end time,
+/// and refuses a row that contradicts what its algorithm guarantees: a window or sequential
+/// run with causality errors, or a window run that differs from sequential.
+fn attach_reference(row: &mut BenchRow, earlier: &[BenchRow]) -> Result<(), CliError> {
+    let exact = row.algorithm == "window" || row.algorithm == "sequential";
+    if exact && row.causality_errors != 0 {
+        return Err(CliError::Run(format!(
+            "{} {} {}: {} causality errors in an exact algorithm; the row is refused",
+            row.size, row.algorithm, row.engine, row.causality_errors
+        )));
+    }
+    if let Some(seq) = earlier
+        .iter()
+        .find(|r| r.algorithm == "sequential" && r.size == row.size && r.end_time == row.end_time)
+    {
+        let reference = Reference {
+            events: seq.events,
+            utilization: seq.utilization,
+            mean_sojourn: seq.mean_sojourn,
+        };
+        let got = Reference {
+            events: row.events,
+            utilization: row.utilization,
+            mean_sojourn: row.mean_sojourn,
+        };
+        if row.algorithm == "window" && got != reference {
+            return Err(CliError::Run(format!(
+                "{} window {}: {got:?} differs from sequential {reference:?}; the row is refused",
+                row.size, row.engine
+            )));
+        }
+        row.reference = Some(reference);
+    }
+    Ok(())
 }
 
 /// Writes a suite's report: JSON (suite, device, time, command, rows) or the table with a
@@ -276,6 +372,7 @@ pub fn write_report<R: Serialize>(
     out: Option<&std::path::Path>,
     rows: &[R],
     table: &str,
+    verification: Option<String>,
 ) -> Result<(), CliError> {
     let device = match crate::gpu::Gpu::shared() {
         Ok(g) => g.describe(),
@@ -288,18 +385,15 @@ pub fn write_report<R: Serialize>(
                 "device": device,
                 "unix_time": std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0),
                 "command": std::env::args().collect::<Vec<_>>().join(" "),
+                "verification": verification,
                 "rows": rows,
             });
             serde_json::to_string_pretty(&report).expect("serializable") + "\n"
         }
-        _ => format!("suite {suite_name} on {device}\n{table}"),
+        _ => format!(
+            "suite {suite_name} on {device}\n{}{table}",
+            verification.map_or_else(String::new, |v| v + "\n")
+        ),
     };
-    match out {
-        Some(p) => std::fs::write(p, text)
-            .map_err(|e| CliError::Input(format!("--out {}: {e}", p.display()))),
-        None => {
-            print!("{text}");
-            Ok(())
-        }
-    }
+    super::output::emit(&text, out, "--out")
 }

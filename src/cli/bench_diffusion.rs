@@ -5,7 +5,7 @@
 //! eighth of timestepped's step, computed (untimed) on the same size.
 
 use super::bench::write_report;
-use super::{CliError, Format};
+use super::{CliError, Format, Suite};
 use crate::preset::{Config, DiffusionAlgorithm, DiffusionConfig, EngineKind};
 use crate::sim::diffusion::{CpuDiffusion, DiffusionEngine};
 use crate::sim::{Budget, SimError};
@@ -50,6 +50,54 @@ pub struct DiffusionRow {
     pub mean_temperature: f64,
     /// Wall time of CPU timestepped on the same size over this row's.
     pub speedup_vs_cpu_timestepped: Option<f64>,
+    /// GPU rows: true when the CPU row of the same size, algorithm and resolution ran in
+    /// this suite and gave the same steps, cell updates, error and mean (a GPU row that
+    /// differs is refused, not reported); null when there was no such CPU row.
+    pub matches_cpu_twin: Option<bool>,
+}
+
+/// Checks a GPU row against the CPU row of the same size, algorithm and resolution.
+fn check_twin(row: &mut DiffusionRow, earlier: &[DiffusionRow]) -> Result<(), CliError> {
+    if row.engine != "gpu" {
+        return Ok(());
+    }
+    let Some(cpu) = earlier.iter().find(|r| {
+        r.engine == "cpu"
+            && r.size == row.size
+            && r.algorithm == row.algorithm
+            && r.resolution == row.resolution
+    }) else {
+        return Ok(());
+    };
+    let key = |r: &DiffusionRow| {
+        (
+            r.steps,
+            r.cell_updates,
+            r.max_error.to_bits(),
+            r.mean_temperature.to_bits(),
+        )
+    };
+    if key(cpu) != key(row) {
+        return Err(CliError::Run(format!(
+            "{} {} gpu: (steps, cell updates, error, mean) {:?} differ from the CPU's {:?}; the row is refused",
+            row.size,
+            row.algorithm,
+            (
+                row.steps,
+                row.cell_updates,
+                row.max_error,
+                row.mean_temperature
+            ),
+            (
+                cpu.steps,
+                cpu.cell_updates,
+                cpu.max_error,
+                cpu.mean_temperature
+            )
+        )));
+    }
+    row.matches_cpu_twin = Some(true);
+    Ok(())
 }
 
 /// One run of a suite: `resolution` is dt for timestepped, the quantum otherwise.
@@ -146,6 +194,7 @@ fn measure(c: Case, reference: &[f32]) -> Result<DiffusionRow, SimError> {
         max_error,
         mean_temperature: crate::sim::diffusion::grid_stats(&grid).0,
         speedup_vs_cpu_timestepped: None,
+        matches_cpu_twin: None,
     })
 }
 
@@ -207,26 +256,32 @@ fn sweep(gpu: bool) -> Vec<Case> {
 /// Runs a suite: `diffusion` (50×50 to 2048×2048), `diffusion-small` (to 200×200),
 /// `diffusion-gpu-2048` (the GPU rows at 2048², for profiles) or `diffusion-sweep`.
 pub fn run(
-    suite_name: &str,
+    suite_name: Suite,
     format: Format,
     out: Option<&std::path::Path>,
 ) -> Result<(), CliError> {
     let gpu = crate::gpu::Gpu::shared().is_ok();
+    let verification = if gpu {
+        Some(super::bench::verification_gate()?)
+    } else {
+        None
+    };
     // (side, reference step, cases)
     let groups: Vec<(u32, f64, Vec<Case>)> = match suite_name {
-        "diffusion" => [50, 100, 200, 500, 750, 1000, 2048]
+        Suite::Diffusion => [50, 100, 200, 500, 750, 1000, 2048]
             .iter()
             .map(|&s| (s, DT / 8.0, matched(s, gpu, true)))
             .collect(),
-        "diffusion-small" => [50, 100, 200]
+        Suite::DiffusionSmall => [50, 100, 200]
             .iter()
             .map(|&s| (s, DT / 8.0, matched(s, gpu, true)))
             .collect(),
-        "diffusion-gpu-2048" => vec![(2048, DT / 8.0, matched(2048, gpu, false))],
-        "diffusion-sweep" => vec![(200, 0.03125 / 8.0, sweep(gpu))],
+        Suite::DiffusionGpu2048 => vec![(2048, DT / 8.0, matched(2048, gpu, false))],
+        Suite::DiffusionSweep => vec![(200, 0.03125 / 8.0, sweep(gpu))],
         other => {
             return Err(CliError::Input(format!(
-                "--suite: \"{other}\" is not one of \"diffusion\", \"diffusion-small\", \"diffusion-gpu-2048\", \"diffusion-sweep\""
+                "--suite: {} is not a diffusion suite",
+                other.name()
             )));
         }
     };
@@ -245,6 +300,7 @@ pub fn run(
                 baseline = Some(row.wall_seconds);
             }
             row.speedup_vs_cpu_timestepped = baseline.map(|b| b / row.wall_seconds);
+            check_twin(&mut row, &rows)?;
             eprintln!(
                 "{:>9} {:<11} {:<3} {:<8} {:>9} steps {:>13} updates {:>9.3} s  error {:.4}  {}",
                 row.size,
@@ -290,5 +346,5 @@ pub fn run(
                 .map_or("—".to_string(), |s| format!("{s:.1}×"))
         ));
     }
-    write_report(suite_name, format, out, &rows, &table)
+    write_report(&suite_name.name(), format, out, &rows, &table, verification)
 }

@@ -51,10 +51,9 @@ pub struct VerifyArgs {
 /// Arguments of `pdes-lab bench`.
 #[derive(clap::Args, Debug)]
 pub struct BenchArgs {
-    /// Suite: `torus` (paper 000's configurations; needs a real GPU), `diffusion` (paper
-    /// 001's comparison, 50×50 to 2048×2048), `diffusion-small` (up to 200×200), `smoke`.
-    #[arg(long, default_value = "torus")]
-    pub suite: String,
+    /// Suite to run.
+    #[arg(long, value_enum, default_value = "torus")]
+    pub suite: Suite,
     /// Output format (table or json).
     #[arg(long, value_enum, default_value = "table")]
     pub format: Format,
@@ -64,6 +63,39 @@ pub struct BenchArgs {
     /// Time every GPU pass with timestamp queries (adds a little overhead).
     #[arg(long)]
     pub profile: bool,
+}
+
+/// `bench --suite` values.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Suite {
+    /// Paper 000's torus configurations up to the 2048² headline (needs a real GPU).
+    Torus,
+    /// The headline configuration at a tenth of its horizon (for `--profile`).
+    HeadlineShort,
+    /// Three tiny torus runs (for tests).
+    Smoke,
+    /// Paper 001's diffusion comparison, 50×50 to 2048×2048.
+    Diffusion,
+    /// The diffusion comparison up to 200×200.
+    DiffusionSmall,
+    /// The diffusion GPU rows at 2048² only (for batch profiles).
+    #[value(name = "diffusion-gpu-2048")]
+    DiffusionGpu2048,
+    /// Accuracy against work at 200² (how the matched diffusion settings were chosen).
+    DiffusionSweep,
+}
+
+impl Suite {
+    /// The name as typed on the command line.
+    pub fn name(self) -> String {
+        self.to_possible_value()
+            .map_or_else(String::new, |v| v.get_name().to_string())
+    }
+
+    /// True for the diffusion suites.
+    pub fn is_diffusion(self) -> bool {
+        self.name().starts_with("diffusion")
+    }
 }
 
 /// Arguments of `pdes-lab run`.
@@ -162,12 +194,13 @@ pub fn dispatch(cli: Cli) -> Result<(), CliError> {
         Some(Command::Gui { preset }) => gui(preset.as_deref()),
         Some(Command::Run(args)) => run::run(&args),
         Some(Command::Verify(v)) => verify::run(&v),
-        Some(Command::Bench(b)) => bench::run(&b.suite, b.format, b.out.as_deref(), b.profile),
+        Some(Command::Bench(b)) => bench::run(b.suite, b.format, b.out.as_deref(), b.profile),
         Some(Command::Presets) => {
-            for (name, text) in crate::preset::BUILTIN {
-                println!("{name:<22} {}", crate::preset::description(text));
-            }
-            Ok(())
+            let text: String = crate::preset::BUILTIN
+                .iter()
+                .map(|(name, text)| format!("{name:<22} {}\n", crate::preset::description(text)))
+                .collect();
+            output::write_stdout(&text).map_err(output::stdout_error)
         }
     }
 }

@@ -59,19 +59,80 @@ pub fn format_summary(summary: &Report, format: Format) -> String {
     }
 }
 
-/// Writes the per-step series as CSV (times in simulated time units).
-pub fn write_steps_csv(path: &Path, log: &[StepRecord]) -> std::io::Result<()> {
-    let mut w = std::io::BufWriter::new(std::fs::File::create(path)?);
+/// The per-step series as CSV (times in simulated time units).
+pub fn steps_csv(log: &[StepRecord]) -> String {
     // torus: events of the step; diffusion: cells whose value the step changed
-    writeln!(w, "step,t_min,bound,events")?;
+    let mut s = String::from("step,t_min,bound,events\n");
     for (i, r) in log.iter().enumerate() {
-        writeln!(
-            w,
-            "{i},{},{},{}",
+        s.push_str(&format!(
+            "{i},{},{},{}\n",
             to_units(r.t_min),
             to_units(r.bound),
             r.events
-        )?;
+        ));
     }
-    w.flush()
+    s
+}
+
+/// The temporary file `path` is written to before it is renamed into place.
+fn temporary(path: &Path) -> std::path::PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(format!(".partial-{}", std::process::id()));
+    path.with_file_name(name)
+}
+
+/// Checks, before any work, that `path` can be written: its folder exists and a file can be
+/// created there (the probe is the temporary file the output will go through, removed
+/// again). A path naming a folder is refused.
+pub fn check_writable(path: &Path) -> std::io::Result<()> {
+    if path.is_dir() {
+        return Err(std::io::Error::other("is a folder, not a file"));
+    }
+    let tmp = temporary(path);
+    std::fs::File::create(&tmp)?;
+    std::fs::remove_file(&tmp)
+}
+
+/// Writes `text` to `path` whole or not at all: into a temporary file beside it, synced,
+/// then renamed over the destination (a full disk leaves the old file, never half a new one).
+pub fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
+    let tmp = temporary(path);
+    let result = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(text.as_bytes())?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// Writes `text` to stdout and flushes it; a closed pipe, a closed descriptor or a full
+/// disk is an error (the caller reports it), never a panic and never silent.
+pub fn write_stdout(text: &str) -> std::io::Result<()> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    out.flush()
+}
+
+/// Writes a command's output to `out` (atomically) or to stdout; `flag` names the option in
+/// the error.
+pub fn emit(text: &str, out: Option<&Path>, flag: &str) -> Result<(), super::CliError> {
+    match out {
+        Some(p) => write_atomically(p, text)
+            .map_err(|e| super::CliError::Input(format!("{flag} {}: {e}", p.display()))),
+        None => write_stdout(text).map_err(stdout_error),
+    }
+}
+
+/// The one-line error for a failed write to stdout.
+pub fn stdout_error(e: std::io::Error) -> super::CliError {
+    let what = if e.kind() == std::io::ErrorKind::BrokenPipe {
+        "the reader closed the pipe before the output was written".to_string()
+    } else {
+        e.to_string()
+    };
+    super::CliError::Run(format!("writing to stdout: {what}"))
 }

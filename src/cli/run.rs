@@ -48,6 +48,13 @@ pub fn config_from_args(args: &RunArgs) -> Result<Config, CliError> {
 /// Runs `args` to the end time and writes the summary.
 pub fn run(args: &RunArgs) -> Result<(), CliError> {
     let config = config_from_args(args)?;
+    // destinations are checked before the run, so that no result is computed to be lost
+    for (flag, path) in [("--out", &args.out), ("--steps-csv", &args.steps_csv)] {
+        if let Some(p) = path {
+            output::check_writable(p)
+                .map_err(|e| CliError::Input(format!("{flag} {}: {e}", p.display())))?;
+        }
+    }
     let end = config.end_ticks();
     let mut sim = Simulation::new(config).map_err(|e| CliError::Input(e.to_string()))?;
     let started = Instant::now();
@@ -91,14 +98,14 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
         .map_err(|e| CliError::Run(e.to_string()))?
         .with_wall_time(wall);
     let text = output::format_summary(&summary, args.format);
+    // the summary first: if the step series then fails, the run's result is kept
+    output::emit(&text, args.out.as_deref(), "--out")?;
     if let Some(path) = &args.steps_csv {
-        output::write_steps_csv(path, sim.engine.step_log())
-            .map_err(|e| CliError::Input(format!("--steps-csv {}: {e}", path.display())))?;
-    }
-    match &args.out {
-        Some(path) => std::fs::write(path, text)
-            .map_err(|e| CliError::Input(format!("--out {}: {e}", path.display())))?,
-        None => print!("{text}"),
+        output::emit(
+            &output::steps_csv(sim.engine.step_log()),
+            Some(path),
+            "--steps-csv",
+        )?;
     }
     Ok(())
 }
