@@ -61,9 +61,18 @@ fn unfused(p: f32) -> f32 {
     return bitcast<f32>(bitcast<u32>(p) ^ D.zero);
 }
 
+// model::diffusion::ftz: subnormal results flushed to zero whatever the hardware does (NVIDIA
+// flushes f32 subnormals, lavapipe and x86 keep them), so every device computes the CPU's bits.
+fn ftz(x: f32) -> f32 {
+    return select(x, 0.0, abs(x) < 1.17549435e-38);
+}
+
 // Stencil::rate (2c is exact, so whether (w + e) - 2c is fused does not matter)
 fn rate(c: f32, w: f32, e: f32, n: f32, s: f32) -> f32 {
-    return unfused(D.ax * ((w + e) - 2.0 * c)) + unfused(D.ay * ((n + s) - 2.0 * c)) + D.beta;
+    let c2 = 2.0 * c;
+    let x = ftz(unfused(D.ax * ftz(ftz(w + e) - c2)));
+    let y = ftz(unfused(D.ay * ftz(ftz(n + s) - c2)));
+    return ftz(ftz(x + y) + D.beta);
 }
 
 fn rate_in(r: i32, c: i32) -> f32 {
@@ -72,8 +81,7 @@ fn rate_in(r: i32, c: i32) -> f32 {
 
 // model::diffusion::advance: subnormal results flushed to zero, whatever the driver does.
 fn advance(v: f32, f: f32, h: f32) -> f32 {
-    let x = v + unfused(f * h);
-    return select(x, 0.0, abs(x) < 1.17549435e-38);
+    return ftz(v + ftz(unfused(f * h)));
 }
 
 // The value of (r, c) after a step of h (the boundary ring does not move).

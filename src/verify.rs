@@ -229,6 +229,20 @@ const DIFFUSION_CASES: &[Case] = &[
         quick: true,
     },
     Case {
+        // the bench's 100² hybrid row: cells ahead of the front underflow, so products and
+        // sums go subnormal (the H100 flushes them; the twins flush them explicitly)
+        label: "hybrid 100×100 to T=50 (subnormals)",
+        preset: "teaching-diffusion",
+        sets: &[
+            "model.rows=100",
+            "model.cols=100",
+            "run.algorithm=\"hybrid\"",
+            "run.quantum=0.5",
+            "run.end_time=50",
+        ],
+        quick: true,
+    },
+    Case {
         label: "hybrid 13×301 anisotropic",
         preset: "teaching-diffusion",
         sets: &[

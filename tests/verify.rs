@@ -11,8 +11,8 @@ fn verify_passes_on_this_adapter_with_every_reduction_variant() {
     let v = run(&g, Options::default(), |_| {});
     let failures: Vec<_> = v.checks.iter().filter(|c| !c.passed).collect();
     assert!(v.ok(), "{failures:#?}");
-    // every variant the adapter has, every engine: reductions, 6 torus, 3 diffusion each
-    assert_eq!(v.checks.len(), v.reductions.len() * 10 + 1);
+    // every variant the adapter has, every engine: reductions, 6 torus, 4 diffusion each
+    assert_eq!(v.checks.len(), v.reductions.len() * 11 + 1);
     assert!(v.reductions.contains(&"portable".to_string()));
 }
 

@@ -44,8 +44,11 @@ pub struct BenchRow {
     pub steps: u64,
     /// Seconds to build the initial state and upload it.
     pub setup_seconds: f64,
-    /// Seconds of simulation (excluding setup and the final statistics).
+    /// Seconds of simulation (excluding setup and the final statistics): the median of the
+    /// timed runs.
     pub wall_seconds: f64,
+    /// Every timed run's seconds (GPU cases: after one untimed warm-up run).
+    pub wall_seconds_runs: Vec<f64>,
     /// Events per second of simulation.
     pub events_per_second: f64,
     /// Microseconds of wall time per step (GPU engines: all steps are GPU-resident).
@@ -184,6 +187,7 @@ pub fn measure(c: &Case, profile: bool) -> Result<BenchRow, CliError> {
         steps: s.steps,
         setup_seconds: setup,
         wall_seconds: wall,
+        wall_seconds_runs: vec![wall],
         events_per_second: s.events as f64 / wall,
         us_per_step: if s.steps > 0 {
             wall * 1e6 / s.steps as f64
@@ -199,12 +203,40 @@ pub fn measure(c: &Case, profile: bool) -> Result<BenchRow, CliError> {
     })
 }
 
-/// Runs a suite, printing each row to stderr as it completes, and returns the report.
+/// Runs a GPU case once untimed (shader compilation, clocks, first-touch of memory) and
+/// then `repeat` times, keeping the median; a CPU case runs once (the sequential references
+/// take tens of seconds and vary little).
+pub fn measure_repeated(c: &Case, profile: bool, repeat: u32) -> Result<BenchRow, CliError> {
+    let mut row = measure(c, profile)?;
+    if c.engine != EngineKind::Gpu || repeat == 0 {
+        return Ok(row);
+    }
+    let mut walls = Vec::new();
+    for _ in 0..repeat {
+        row = measure(c, profile)?;
+        walls.push(row.wall_seconds);
+    }
+    let mut sorted = walls.clone();
+    sorted.sort_by(f64::total_cmp);
+    let median = sorted[sorted.len() / 2];
+    row.wall_seconds = median;
+    row.wall_seconds_runs = walls;
+    row.events_per_second = row.events as f64 / median;
+    row.us_per_step = if row.steps > 0 {
+        median * 1e6 / row.steps as f64
+    } else {
+        0.0
+    };
+    Ok(row)
+}
+
+/// Runs a suite, printing each row to stderr as it completes, and writes the report.
 pub fn run(
     suite_name: Suite,
     format: Format,
     out: Option<&std::path::Path>,
     profile: bool,
+    repeat: u32,
 ) -> Result<(), CliError> {
     check_destination(out)?;
     if suite_name.is_diffusion() {
@@ -218,7 +250,7 @@ pub fn run(
     };
     let mut rows: Vec<BenchRow> = Vec::new();
     for c in &cases {
-        let mut row = measure(c, profile)?;
+        let mut row = measure_repeated(c, profile, repeat)?;
         attach_reference(&mut row, &rows)?;
         eprintln!(
             "{:>9} d={:<5} {:<18} {:<3} T={:<7} {:>14} events {:>8} steps {:>9.3} s {:>10.3e} ev/s",

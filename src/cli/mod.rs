@@ -63,6 +63,9 @@ pub struct BenchArgs {
     /// Time every GPU pass with timestamp queries (adds a little overhead).
     #[arg(long)]
     pub profile: bool,
+    /// Timed runs of each GPU torus case after one untimed warm-up; the median is reported.
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub repeat: u32,
 }
 
 /// `bench --suite` values.
@@ -194,7 +197,9 @@ pub fn dispatch(cli: Cli) -> Result<(), CliError> {
         Some(Command::Gui { preset }) => gui(preset.as_deref()),
         Some(Command::Run(args)) => run::run(&args),
         Some(Command::Verify(v)) => verify::run(&v),
-        Some(Command::Bench(b)) => bench::run(b.suite, b.format, b.out.as_deref(), b.profile),
+        Some(Command::Bench(b)) => {
+            bench::run(b.suite, b.format, b.out.as_deref(), b.profile, b.repeat)
+        }
         Some(Command::Presets) => {
             let text: String = crate::preset::BUILTIN
                 .iter()

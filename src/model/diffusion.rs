@@ -95,9 +95,14 @@ impl DiffusionParams {
 
 impl Stencil {
     /// dQ/dt of a cell from its own value and its west, east, north and south neighbours.
+    /// Every intermediate result is flushed to zero when subnormal ([`ftz`]), so that a GPU
+    /// that flushes them in hardware (NVIDIA's f32 arithmetic does) computes the same bits.
     #[inline]
     pub fn rate(&self, c: f32, w: f32, e: f32, n: f32, s: f32) -> f32 {
-        self.ax * ((w + e) - 2.0 * c) + self.ay * ((n + s) - 2.0 * c) + self.beta
+        let c2 = 2.0 * c; // exact, and normal or zero since c is
+        let x = ftz(self.ax * ftz(ftz(w + e) - c2));
+        let y = ftz(self.ay * ftz(ftz(n + s) - c2));
+        ftz(ftz(x + y) + self.beta)
     }
 
     /// dQ/dt of cell (r, col) of grid `q` (row-major), the ring outside at the boundary.
@@ -130,10 +135,21 @@ impl Stencil {
 /// a constant factor every step, which soon underflow into subnormals; x86 CPUs take a
 /// hundred-fold slower path on them, and GPUs may or may not flush them. Flushing in every
 /// engine keeps the CPU fast and makes CPU and GPU agree whatever the driver's float mode.
+///
+/// The product is flushed too: on a GPU that flushes subnormal results in hardware, a
+/// subnormal `rate * h` added to a tiny cell would otherwise leave it unchanged there and
+/// move it here (measured on the H100: 8 cell updates of 4.26 million, 100² hybrid).
 #[inline]
 pub fn advance(value: f32, rate: f32, h: f32) -> f32 {
-    let v = value + rate * h;
-    if v.abs() < f32::MIN_POSITIVE { 0.0 } else { v }
+    ftz(value + ftz(rate * h))
+}
+
+/// `x`, or zero when `x` is subnormal: every engine's arithmetic on cell values goes through
+/// it, so results do not depend on whether the hardware keeps subnormals (x86 does, slowly;
+/// NVIDIA flushes them; lavapipe keeps them).
+#[inline]
+pub fn ftz(x: f32) -> f32 {
+    if x.abs() < f32::MIN_POSITIVE { 0.0 } else { x }
 }
 
 /// A step of `ticks` as the f32 factor every engine multiplies rates by.
