@@ -31,6 +31,16 @@ pub enum PresetError {
     },
 }
 
+/// A value as an error message shows it: at most 40 characters (a 50 MB value must not be
+/// echoed whole), with the cut marked.
+fn echo(v: &impl std::fmt::Display) -> String {
+    let s = v.to_string();
+    match s.char_indices().nth(40) {
+        Some((i, _)) => format!("{}… ({} characters)", &s[..i], s.chars().count()),
+        None => s,
+    }
+}
+
 fn key_err(key: &str, reason: impl Into<String>) -> PresetError {
     PresetError::Key {
         key: key.to_string(),
@@ -386,9 +396,13 @@ pub fn load_text(name_or_path: &str) -> Result<(String, String), PresetError> {
         .unwrap_or(name_or_path);
     let looks_like_path = name_or_path.contains('/') || name_or_path.ends_with(".toml");
     match BUILTIN.iter().find(|(n, _)| *n == stem) {
-        Some((n, text)) if !looks_like_path || !path.exists() => {
+        Some((n, text)) if !looks_like_path => {
             Ok((format!("{n} (built-in)"), (*text).to_string()))
         }
+        _ if looks_like_path => Err(PresetError::File {
+            path: name_or_path.to_string(),
+            reason: "no such file (a name with a / or ending in .toml is read as a file; built-in presets are named without either)".into(),
+        }),
         _ => Err(PresetError::File {
             path: name_or_path.to_string(),
             reason: format!(
@@ -417,6 +431,12 @@ pub fn apply_set(table: &mut toml::Table, assignment: &str) -> Result<(), Preset
         return Err(unknown_key(None, key));
     }
     let value = value.trim();
+    if value.contains(['\n', '\r']) {
+        return Err(key_err(
+            key,
+            "a --set value must be on one line (it contains a line break)",
+        ));
+    }
     let parsed = format!("v = {value}")
         .parse::<toml::Table>()
         .ok()
@@ -501,10 +521,10 @@ pub const SCHEMA: &[(Kind, &str, &str, &str)] = &[
         Kind::Diffusion,
         "run",
         "dt",
-        "a number in [2^-20, 16], at most the stability bound",
+        "a number in [2^-20, 16), at most the stability bound",
     ),
     (Kind::Diffusion, "run", "quantum", "a number in (0, 1e6]"),
-    (Kind::Any, "run", "end_time", "a number in (0, 2^40]"),
+    (Kind::Any, "run", "end_time", "a number in [2^-20, 2^40]"),
     (
         Kind::Torus,
         "run",
@@ -568,7 +588,7 @@ struct Reader<'a> {
 }
 
 /// The model kind a preset table names (`model.kind`, "torus" when absent).
-fn kind_of(table: &toml::Table) -> Result<&str, PresetError> {
+pub fn kind_of(table: &toml::Table) -> Result<&str, PresetError> {
     match table
         .get("model")
         .and_then(|m| m.as_table())
@@ -630,7 +650,7 @@ impl<'a> Reader<'a> {
             Some(other) => {
                 return Err(key_err(
                     &key,
-                    format!("expected an integer in {lo}..={hi}, got {other}"),
+                    format!("expected an integer in {lo}..={hi}, got {}", echo(other)),
                 ));
             }
         };
@@ -651,7 +671,7 @@ impl<'a> Reader<'a> {
             Some(toml::Value::Float(f)) if f.is_finite() => Ok(*f),
             Some(other) => Err(key_err(
                 &key,
-                format!("expected a finite number, got {other}"),
+                format!("expected a finite number, got {}", echo(other)),
             )),
         }
     }
@@ -677,10 +697,12 @@ impl<'a> Reader<'a> {
                 .iter()
                 .find(|v| **v == s.as_str())
                 .copied()
-                .ok_or_else(|| key_err(&key, format!("\"{s}\" is not one of {}", quoted()))),
+                .ok_or_else(|| {
+                    key_err(&key, format!("\"{}\" is not one of {}", echo(s), quoted()))
+                }),
             Some(other) => Err(key_err(
                 &key,
-                format!("expected one of {}, got {other}", quoted()),
+                format!("expected one of {}, got {}", quoted(), echo(other)),
             )),
         }
     }
@@ -703,7 +725,9 @@ impl<'a> Reader<'a> {
         if !(mean_service > 0.0 && mean_service < 4096.0) || to_ticks(mean_service) == 0 {
             return Err(key_err(
                 "model.mean_service",
-                format!("{mean_service} is out of range: expected a number in (0, 4096)"),
+                format!(
+                    "{mean_service} is out of range: expected a number in [2^-20, 4096) (at least one tick, 2^-20 ≈ 9.54e-7)"
+                ),
             ));
         }
         let service = match self.word("model", "service", "shifted", &["exponential", "shifted"])? {
@@ -760,7 +784,9 @@ impl<'a> Reader<'a> {
         if !(end_time > 0.0 && end_time <= MAX_TIME_UNITS) || to_ticks(end_time) == 0 {
             return Err(key_err(
                 "run.end_time",
-                format!("{end_time} is out of range: expected a number in (0, 2^40]"),
+                format!(
+                    "{end_time} is out of range: expected a number in [2^-20, 2^40] (at least one tick, 2^-20 ≈ 9.54e-7)"
+                ),
             ));
         }
         let seed = self.int("run", "seed", 1, 0, i64::MAX)? as u64;
@@ -836,17 +862,38 @@ impl<'a> Reader<'a> {
         if !(end_time > 0.0 && end_time <= MAX_TIME_UNITS) || to_ticks(end_time) == 0 {
             return Err(key_err(
                 "run.end_time",
-                format!("{end_time} is out of range: expected a number in (0, 2^40]"),
+                format!(
+                    "{end_time} is out of range: expected a number in [2^-20, 2^40] (at least one tick, 2^-20 ≈ 9.54e-7)"
+                ),
             ));
         }
         let max_dt = f64::from(MAX_STEP_TICKS) / TICKS_PER_UNIT;
-        let dt = self.num_in("run", "dt", 0.01, (1.0 / TICKS_PER_UNIT, max_dt), false)?;
-        let bound = model.stability_bound();
-        if algorithm == DiffusionAlgorithm::Timestepped && dt > bound {
+        let dt = self.num("run", "dt", 0.01)?;
+        if !(1.0 / TICKS_PER_UNIT..=max_dt).contains(&dt) {
             return Err(key_err(
                 "run.dt",
                 format!(
-                    "{dt} is unstable: the explicit scheme needs dt ≤ dx²/(2(αx+αy)) = {bound:.6}"
+                    "{dt} is out of range: expected a number in [2^-20, 16) (one tick to 2^24 − 1 ticks)"
+                ),
+            ));
+        }
+        let bound = model.stability_bound();
+        // a grid that moves faster than one tick cannot be stepped stably by any engine (the
+        // clock is integer ticks): refuse it instead of letting it blow up
+        if bound * TICKS_PER_UNIT < 1.0 {
+            return Err(key_err(
+                "model.alpha_x",
+                format!(
+                    "the stability bound dx²/(2(αx+αy)) = {bound:e} is below one tick (2^-20 ≈ 9.54e-7): lower alpha_x/alpha_y or raise dx"
+                ),
+            ));
+        }
+        if algorithm == DiffusionAlgorithm::Timestepped && dt > bound {
+            // printed in full, so that the number shown is itself accepted
+            return Err(key_err(
+                "run.dt",
+                format!(
+                    "{dt} is unstable: the explicit scheme needs dt ≤ dx²/(2(αx+αy)) = {bound}"
                 ),
             ));
         }

@@ -309,7 +309,7 @@ pub fn run(
     let case = &TORUS_CASES[0];
     record(timed(
         format!(
-            "torus window on the GPU ≡ sequential on the CPU, {}",
+            "torus window on the GPU = sequential on the CPU, {}",
             case.label
         ),
         || match config_of(case)? {

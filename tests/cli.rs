@@ -147,7 +147,7 @@ fn bad_input_is_refused_with_one_clear_line() {
                 "--algorithm",
                 "sequential",
             ],
-            "GiB on the CPU",
+            "on the CPU, more than the limit of 8 GiB",
         ),
     ];
     let out_file = dir.join("never.json");
@@ -198,7 +198,7 @@ fn a_torus_algorithm_on_a_diffusion_preset_is_refused_naming_the_key() {
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
-        err.contains("run.algorithm") && err.contains("\"timestepped\", \"event\", \"hybrid\""),
+        err.contains("--algorithm window") && err.contains("timestepped, event, hybrid"),
         "{err}"
     );
     assert!(o.stdout.is_empty());
@@ -245,5 +245,212 @@ fn pdes_lab_has_no_gpu() -> bool {
             eprintln!("SKIPPED: no GPU adapter ({e})");
             true
         }
+    }
+}
+
+/// (status code, stdout, stderr)
+fn run_text(args: &[&str]) -> (i32, String, String) {
+    let o = out(args);
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_path_that_names_a_missing_file_is_an_error_not_the_built_in_of_that_name() {
+    let (code, _, err) = run_text(&["run", "/nonexistent/dir/sang2019-causality.toml"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("no such file"), "{err}");
+}
+
+#[test]
+fn refusals_state_the_real_rule_and_print_numbers_that_are_accepted() {
+    let (code, _, err) = run_text(&["run", "--set", "run.end_time=1e-9"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("run.end_time") && err.contains("at least one tick"),
+        "{err}"
+    );
+    let (_, _, err) = run_text(&["run", "--set", "model.mean_service=1e-7"]);
+    assert!(
+        err.contains("model.mean_service") && err.contains("at least one tick"),
+        "{err}"
+    );
+    // the printed stability bound is itself accepted
+    let (code, _, err) = run_text(&[
+        "run",
+        "teaching-diffusion",
+        "--set",
+        "run.algorithm=\"timestepped\"",
+        "--set",
+        "model.alpha_x=1.7",
+        "--set",
+        "run.dt=0.2",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    let bound = err.rsplit("= ").next().unwrap().trim();
+    let (code, _, err) = run_text(&[
+        "run",
+        "teaching-diffusion",
+        "--set",
+        "run.algorithm=\"timestepped\"",
+        "--set",
+        "model.alpha_x=1.7",
+        "--set",
+        &format!("run.dt={bound}"),
+        "--set",
+        "run.end_time=1",
+    ]);
+    assert_eq!(code, 0, "dt = {bound}: {err}");
+    let (_, _, err) = run_text(&["run", "teaching-diffusion", "--set", "run.dt=16"]);
+    assert!(err.contains("[2^-20, 16)"), "{err}");
+}
+
+#[test]
+fn an_algorithm_of_another_model_is_named_as_such() {
+    let (code, _, err) = run_text(&[
+        "run",
+        "teaching-diffusion",
+        "--algorithm",
+        "interval-original",
+    ]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("not an algorithm of model.kind = \"diffusion\"")
+            && err.contains("timestepped, event, hybrid"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_grid_too_fast_for_one_tick_is_refused_instead_of_diverging() {
+    let (code, out, err) = run_text(&[
+        "run",
+        "teaching-diffusion",
+        "--set",
+        "model.rows=8",
+        "--set",
+        "model.cols=8",
+        "--set",
+        "model.alpha_x=1e6",
+        "--set",
+        "model.alpha_y=1e6",
+        "--set",
+        "run.end_time=0.001",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 2, "{out}");
+    assert!(err.contains("below one tick"), "{err}");
+    assert!(!out.contains("null"));
+}
+
+#[test]
+fn a_set_value_with_a_line_break_is_refused_and_huge_values_are_not_echoed_whole() {
+    let (code, _, err) = run_text(&["run", "--set", "run.d=0.5\nrun.seed=3"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("one line"), "{err}");
+    let huge = format!("model.service=\"{}\"", "x".repeat(100_000));
+    let (code, _, err) = run_text(&["run", "--set", &huge]);
+    assert_eq!(code, 2);
+    assert!(err.len() < 400, "{} bytes of error", err.len());
+    assert!(err.contains("100000 characters"), "{err}");
+}
+
+#[test]
+fn bad_destinations_are_refused_before_the_run_and_nothing_is_half_written() {
+    let dir = std::env::temp_dir().join(format!("pdes-lab-dest-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let csv = dir.join("ok.csv");
+    let (code, _, err) = run_text(&[
+        "run",
+        "--steps-csv",
+        csv.to_str().unwrap(),
+        "--out",
+        "/nonexistent/dir/x.json",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--out /nonexistent/dir/x.json"), "{err}");
+    assert!(!csv.exists(), "the CSV of a refused run was written");
+    // a good pair writes both, and leaves no temporary files behind
+    let json = dir.join("s.json");
+    let (code, _, err) = run_text(&[
+        "run",
+        "--set",
+        "run.end_time=20",
+        "--steps-csv",
+        csv.to_str().unwrap(),
+        "--out",
+        json.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(csv.exists() && json.exists());
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 2);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_closed_or_full_stdout_is_an_error_not_a_panic() {
+    use std::process::Stdio;
+    // the reader goes away before anything is written
+    let mut child = pdes()
+        .args(["presets"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let o = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    if !o.status.success() {
+        assert_eq!(o.status.code(), Some(1), "{err}");
+        assert!(err.contains("writing to stdout"), "{err}");
+    }
+    // a full disk
+    let full = std::fs::File::create("/dev/full").unwrap();
+    let o = pdes()
+        .args(["run", "--set", "run.end_time=10"])
+        .stdout(full)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("writing to stdout") && !err.contains("panicked"),
+        "{err}"
+    );
+    // (a descriptor closed with `>&-` cannot be told from `> /dev/null`: Rust's runtime
+    // reopens closed standard descriptors on /dev/null before main)
+}
+
+#[test]
+fn headless_commands_print_nothing_about_windowing() {
+    let o = pdes()
+        .env_remove("NODEVICE_SELECT")
+        .env_remove("XDG_RUNTIME_DIR")
+        .args(["run", "--engine", "gpu", "--set", "run.end_time=5"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!err.contains("XDG_RUNTIME_DIR"), "{err}");
+}
+
+#[test]
+fn an_unknown_suite_lists_every_suite() {
+    let (code, _, err) = run_text(&["bench", "--suite", "nope"]);
+    assert_eq!(code, 2);
+    for s in [
+        "torus",
+        "headline-short",
+        "smoke",
+        "diffusion",
+        "diffusion-small",
+        "diffusion-gpu-2048",
+        "diffusion-sweep",
+    ] {
+        assert!(err.contains(s), "{s}: {err}");
     }
 }

@@ -32,7 +32,7 @@ fn harness(preset_name: &str) -> Harness<'static, PdesApp> {
     let mut h = Harness::builder()
         .with_size(egui::vec2(1280.0, 820.0))
         .wgpu_setup(pdes_lab::app::wgpu_setup())
-        .build_eframe(move |cc| PdesApp::new(cc, cfg));
+        .build_eframe(move |cc| PdesApp::with_check(cc, cfg, false));
     // the app starts running; Reset pauses it at time 0 so every test is deterministic
     h.state_mut().reset();
     h.run_steps(2);
@@ -340,8 +340,90 @@ fn an_unstable_dt_is_refused_with_the_stability_bound() {
     h.run_steps(2);
     let err = h.state().form_error.clone().expect("refused");
     assert!(
-        err.starts_with("run.dt") && err.contains("0.250000"),
+        err.starts_with("run.dt") && err.contains("= 0.25"),
         "{err}"
     );
     h.get_by_label(err.as_str());
+}
+
+#[test]
+fn the_start_up_check_verifies_the_gpu_in_the_background_and_says_so() {
+    if !gpu_available() {
+        return;
+    }
+    let cfg = preset("teaching-16x16");
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1280.0, 820.0))
+        .wgpu_setup(pdes_lab::app::wgpu_setup())
+        .build_eframe(move |cc| PdesApp::new(cc, cfg));
+    h.run_steps(1);
+    assert!(
+        h.state().gpu_check.running(),
+        "the check runs off the UI thread"
+    );
+    let started = std::time::Instant::now();
+    while h.state().gpu_check.running() && started.elapsed().as_secs() < 300 {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        h.run_steps(1);
+    }
+    let (text, alarm, hover) = h.state().gpu_check.status().unwrap();
+    assert!(text.starts_with("verified on "), "{text}");
+    assert!(!alarm);
+    assert!(hover.contains("must be identical"));
+    h.run_steps(1);
+    h.get_by_label_contains("verified on ");
+}
+
+#[test]
+fn a_failed_check_disables_the_gpu_engines_and_moves_the_sessions_to_the_cpu() {
+    if !gpu_available() {
+        return;
+    }
+    let mut h = harness("teaching-16x16");
+    h.state_mut().form.gpu = true;
+    h.state_mut().apply_form();
+    h.run_steps(1);
+    assert_eq!(h.state().a.runs_on(), "gpu");
+    // a verification that failed, as the background thread would deliver it
+    let (tx, rx) = std::sync::mpsc::channel();
+    tx.send(pdes_lab::verify::Verification {
+        adapter: "test adapter".into(),
+        reductions: vec!["portable".into()],
+        checks: vec![pdes_lab::verify::CheckResult {
+            name: "torus window".into(),
+            passed: false,
+            details: vec!["causality_errors: CPU 0, GPU 111".into()],
+            seconds: 0.0,
+        }],
+        passed: 0,
+        failed: 1,
+    })
+    .unwrap();
+    h.state_mut().gpu_check = pdes_lab::app::gpu_check::GpuCheck::Running(rx);
+    h.run_steps(2);
+    assert_eq!(h.state().a.runs_on(), "cpu");
+    assert!(!h.state().gpu_engines_available());
+    let (text, alarm, hover) = h.state().gpu_check.status().unwrap();
+    assert_eq!(text, "GPU differs from CPU — GPU engines disabled");
+    assert!(alarm);
+    assert!(
+        hover.contains("causality_errors: CPU 0, GPU 111"),
+        "{hover}"
+    );
+    h.get_by_label("GPU differs from CPU — GPU engines disabled");
+}
+
+#[test]
+fn shrinking_the_torus_unpins_a_facility_it_no_longer_has() {
+    if !gpu_available() {
+        return;
+    }
+    let mut h = harness("teaching-16x16");
+    h.state_mut().pin(14 * 16 + 11);
+    h.run_steps(1);
+    h.get_by_label_contains("Facility (14, 11)");
+    h.state_mut().form.rows = 8;
+    h.state_mut().apply_form();
+    h.run_steps(2); // used to panic: index out of bounds in the inspector
+    assert!(h.query_by_label_contains("Facility (14, 11)").is_none());
 }

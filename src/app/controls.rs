@@ -172,7 +172,7 @@ impl PdesApp {
             ui.label("engine").on_hover_text("Where the simulation runs. The GPU engines run on the same device that draws this window; sequential (torus) and event (diffusion) always run on the CPU.");
             ui.horizontal(|ui| {
                 changed |= ui.selectable_value(&mut self.form.gpu, false, "CPU").changed();
-                let gpu_ok = self.gpu.is_some();
+                let gpu_ok = self.gpu_engines_available();
                 changed |= ui.add_enabled(gpu_ok, egui::Button::selectable(self.form.gpu, "GPU")).clicked() && {
                     self.form.gpu = true;
                     true
@@ -241,7 +241,12 @@ impl PdesApp {
     }
 
     fn inspector(&mut self, ui: &mut egui::Ui, f: u32) {
-        let cols = self.a.shape().1;
+        let (rows, cols) = self.a.shape();
+        if u64::from(f) >= u64::from(rows) * u64::from(cols) {
+            // the shape changed under the pin (any path that rebuilds a session)
+            self.pinned = None;
+            return;
+        }
         if self.a.is_diffusion() {
             ui.heading(format!("Cell ({}, {})", f / cols, f % cols));
             if let Some(t) = self.a.temperature_at(f) {

@@ -6,6 +6,7 @@
 
 mod controls;
 pub mod form;
+pub mod gpu_check;
 pub mod heatmap;
 mod menu;
 pub mod plots;
@@ -30,6 +31,8 @@ const SAMPLE_EVERY: u64 = 4;
 pub struct PdesApp {
     gpu: Option<Arc<Gpu>>,
     gpu_note: String,
+    /// The start-up self-check of the GPU engines.
+    pub gpu_check: gpu_check::GpuCheck,
     /// The values in the controls.
     pub form: Form,
     /// Why the form is invalid (shown in red; the running session is kept).
@@ -120,8 +123,15 @@ pub fn run_native(config: Config) -> Result<(), String> {
 }
 
 impl PdesApp {
-    /// Builds the app on `config`, sharing eframe's wgpu device with the engines.
+    /// Builds the app on `config`, sharing eframe's wgpu device with the engines, and starts
+    /// the GPU self-check in the background.
     pub fn new(cc: &eframe::CreationContext<'_>, config: Config) -> Self {
+        Self::with_check(cc, config, true)
+    }
+
+    /// As [`PdesApp::new`]; `verify` false skips the start-up self-check (snapshot tests,
+    /// whose status bar must not depend on when the check finishes).
+    pub fn with_check(cc: &eframe::CreationContext<'_>, config: Config, verify: bool) -> Self {
         let (gpu, gpu_note) = match cc.wgpu_render_state.as_ref() {
             Some(rs) => {
                 heatmap::install(rs);
@@ -134,22 +144,20 @@ impl PdesApp {
                 "no GPU compute device: the simulation runs on the CPU".to_string(),
             ),
         };
+        let gpu_check = match &gpu {
+            Some(g) if verify => gpu_check::GpuCheck::start(g.clone()),
+            _ => gpu_check::GpuCheck::NotRun,
+        };
         let form = Form::from_config(&config);
         let (a, message) = match Session::new(config.clone(), gpu.clone()) {
             Ok(s) => (s, None),
-            Err(e) => {
-                let mut cpu = config.clone();
-                cpu.set_engine(preset::EngineKind::Cpu);
-                (
-                    Session::new(cpu, gpu.clone()).expect("CPU sessions cannot fail"),
-                    Some(e.to_string()),
-                )
-            }
+            Err(e) => Self::fallback_session(&config, gpu.clone(), e.to_string()),
         };
         let mode = Mode::of_model(a.is_diffusion())[0];
         Self {
             gpu,
             gpu_note,
+            gpu_check,
             b_algorithm: AlgorithmChoice::of_model(form.diffusion)[1],
             form,
             form_error: None,
@@ -169,6 +177,40 @@ impl PdesApp {
             events_per_sec: 0.0,
             last_events: 0,
         }
+    }
+
+    /// A session for a configuration whose own session failed: the same on the CPU, or, if
+    /// that fails too (too large for the CPU), the default preset; the message says why.
+    fn fallback_session(
+        config: &Config,
+        gpu: Option<Arc<Gpu>>,
+        why: String,
+    ) -> (Session, Option<String>) {
+        let mut cpu = config.clone();
+        cpu.set_engine(preset::EngineKind::Cpu);
+        match Session::new(cpu, gpu.clone()) {
+            Ok(s) => (s, Some(why)),
+            Err(e) => {
+                let default = preset::load_text(preset::DEFAULT_PRESET)
+                    .and_then(|(origin, text)| Config::from_toml(&text, &origin))
+                    .expect("the default preset is valid");
+                let s = Session::new(default, gpu).expect("the default preset runs on the CPU");
+                (s, Some(format!("{e}; opened the default preset instead")))
+            }
+        }
+    }
+
+    /// The configuration a session is built from: on the CPU once the GPU self-check failed.
+    fn engine_config(&self, mut cfg: Config) -> Config {
+        if !self.gpu_check.gpu_allowed() {
+            cfg.set_engine(preset::EngineKind::Cpu);
+        }
+        cfg
+    }
+
+    /// True when the GPU engines may be chosen (a compute device, and no failed self-check).
+    pub fn gpu_engines_available(&self) -> bool {
+        self.gpu.is_some() && self.gpu_check.gpu_allowed()
     }
 
     /// Rebuilds the sessions from the form (after a change), keeping the old ones if the
@@ -192,14 +234,14 @@ impl PdesApp {
         } else {
             None
         };
-        match Session::new(cfg, self.gpu.clone()) {
+        match Session::new(self.engine_config(cfg), self.gpu.clone()) {
             Ok(s) => self.a = s,
             Err(e) => {
                 self.form_error = Some(e.to_string());
                 return false;
             }
         }
-        self.b = match b_cfg.map(|c| Session::new(c, self.gpu.clone())) {
+        self.b = match b_cfg.map(|c| Session::new(self.engine_config(c), self.gpu.clone())) {
             Some(Ok(s)) => Some(s),
             Some(Err(e)) => {
                 self.form_error = Some(format!("B side: {e}"));
@@ -208,6 +250,11 @@ impl PdesApp {
             None => None,
         };
         self.form_error = None;
+        // a pinned facility that the new shape does not have is unpinned (it was read out
+        // of bounds once: rows 16 → 8 with (14, 11) pinned)
+        if let Some(f) = self.pinned {
+            self.pin(f);
+        }
         self.last_events = 0;
         self.sim_cap = f64::INFINITY;
         // the heatmap shows what this model has
@@ -250,7 +297,7 @@ impl PdesApp {
                 self.b_algorithm = ok;
             }
             self.b = match self.form.to_config_with(self.b_algorithm) {
-                Ok(c) => match Session::new(c, self.gpu.clone()) {
+                Ok(c) => match Session::new(self.engine_config(c), self.gpu.clone()) {
                     Ok(s) => Some(s),
                     Err(e) => {
                         self.message = Some(format!("B side: {e}"));
@@ -316,6 +363,15 @@ impl PdesApp {
 
 impl eframe::App for PdesApp {
     fn logic(&mut self, ctx: &egui::Context, _frame: &mut eframe::Frame) {
+        if self.gpu_check.poll() {
+            // the GPU does not reproduce its CPU twins: everything moves to the CPU
+            self.form.gpu = false;
+            self.apply_form();
+            self.message = Some("GPU differs from CPU: switched to the CPU engines".into());
+        }
+        if self.gpu_check.running() {
+            ctx.request_repaint_after(std::time::Duration::from_millis(100));
+        }
         let now = Instant::now();
         let dt = now.duration_since(self.last_frame).as_secs_f64().min(0.1);
         self.last_frame = now;
@@ -450,6 +506,15 @@ impl PdesApp {
         ui.horizontal(|ui| {
             ui.label(&self.gpu_note);
             ui.separator();
+            if let Some((text, alarm, hover)) = self.gpu_check.status() {
+                let text = if alarm {
+                    egui::RichText::new(text).color(ui.visuals().error_fg_color)
+                } else {
+                    egui::RichText::new(text)
+                };
+                ui.label(text).on_hover_text(hover);
+                ui.separator();
+            }
             ui.label(format!(
                 "t = {:.3} / {}",
                 to_units(self.a.now()),

@@ -18,6 +18,13 @@ pub struct Cli {
     pub command: Option<Command>,
 }
 
+impl Cli {
+    /// True for the commands that open no window.
+    pub fn is_headless(&self) -> bool {
+        !matches!(self.command, None | Some(Command::Gui { .. }))
+    }
+}
+
 /// Subcommands.
 #[derive(Subcommand, Debug)]
 pub enum Command {

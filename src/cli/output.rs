@@ -23,6 +23,27 @@ fn plain(v: &serde_json::Value) -> String {
     }
 }
 
+/// The first statistic that is NaN or infinite (JSON would print it as null), if any.
+pub fn non_finite_field(summary: &Report) -> Option<String> {
+    let v = serde_json::to_value(summary).ok()?;
+    let map = v.as_object()?;
+    // serde_json turns non-finite floats into null; nulls that are "not applicable" are
+    // Option fields, so compare against a summary whose floats are all finite
+    match summary {
+        Report::Torus(s) => [s.utilization, s.mean_sojourn, s.throughput]
+            .iter()
+            .zip(["utilization", "mean_sojourn", "throughput"])
+            .find(|(x, _)| !x.is_finite())
+            .map(|(_, k)| k.to_string()),
+        Report::Diffusion(s) => [s.mean_temperature, s.min_temperature, s.max_temperature]
+            .iter()
+            .zip(["mean_temperature", "min_temperature", "max_temperature"])
+            .find(|(x, _)| !x.is_finite())
+            .map(|(_, k)| k.to_string()),
+    }
+    .filter(|k| map.contains_key(k))
+}
+
 /// Formats a summary; the text ends with a newline.
 pub fn format_summary(summary: &Report, format: Format) -> String {
     match format {

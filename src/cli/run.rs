@@ -3,6 +3,7 @@
 use super::{AlgorithmArg, CliError, EngineArg, RunArgs, output};
 use crate::preset::{self, Config};
 use crate::sim::{Budget, Simulation};
+use clap::ValueEnum;
 use std::io::IsTerminal;
 use std::time::{Duration, Instant};
 
@@ -18,6 +19,38 @@ pub fn config_from_args(args: &RunArgs) -> Result<Config, CliError> {
     })?;
     let mut sets: Vec<String> = args.set.clone();
     if let Some(a) = args.algorithm {
+        // the model the preset names, after any --set model.kind=…
+        let mut probe = table.clone();
+        for s in &args.set {
+            let _ = preset::apply_set(&mut probe, s);
+        }
+        let kind = preset::kind_of(&probe).unwrap_or("torus").to_string();
+        let ours: &[AlgorithmArg] = if kind == "diffusion" {
+            &[
+                AlgorithmArg::Timestepped,
+                AlgorithmArg::Event,
+                AlgorithmArg::Hybrid,
+            ]
+        } else {
+            &[
+                AlgorithmArg::Sequential,
+                AlgorithmArg::Window,
+                AlgorithmArg::Interval,
+                AlgorithmArg::IntervalOriginal,
+                AlgorithmArg::IntervalBoundary,
+            ]
+        };
+        if !ours.contains(&a) {
+            let name = |a: &AlgorithmArg| {
+                a.to_possible_value()
+                    .map_or_else(String::new, |v| v.get_name().to_string())
+            };
+            return Err(CliError::Input(format!(
+                "--algorithm {}: not an algorithm of model.kind = \"{kind}\" (its algorithms: {})",
+                name(&a),
+                ours.iter().map(name).collect::<Vec<_>>().join(", ")
+            )));
+        }
         let (alg, ts) = match a {
             AlgorithmArg::Sequential => ("sequential", None),
             AlgorithmArg::Window => ("window", None),
@@ -97,6 +130,11 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
         .report()
         .map_err(|e| CliError::Run(e.to_string()))?
         .with_wall_time(wall);
+    if let Some(field) = output::non_finite_field(&summary) {
+        return Err(CliError::Run(format!(
+            "the run diverged: {field} is not a finite number (no result is printed)"
+        )));
+    }
     let text = output::format_summary(&summary, args.format);
     // the summary first: if the step series then fails, the run's result is kept
     output::emit(&text, args.out.as_deref(), "--out")?;

@@ -194,7 +194,7 @@ pub struct Simulation {
 
 fn too_large(what: &str, rows: u32, cols: u32, bytes: u64) -> SimError {
     SimError::TooLarge(format!(
-        "model.rows × model.cols: {rows}×{cols} needs {:.1} GiB on the CPU (limit {} GiB); use --engine gpu or a smaller {what}",
+        "model.rows × model.cols: {rows}×{cols} needs {:.3} GiB ({bytes} bytes) on the CPU, more than the limit of {} GiB ({CPU_MEMORY_LIMIT} bytes); use --engine gpu or a smaller {what}",
         bytes as f64 / (1u64 << 30) as f64,
         CPU_MEMORY_LIMIT >> 30
     ))
