@@ -339,10 +339,7 @@ fn an_unstable_dt_is_refused_with_the_stability_bound() {
         .set_value_accesskit(0.5);
     h.run_steps(2);
     let err = h.state().form_error.clone().expect("refused");
-    assert!(
-        err.starts_with("run.dt") && err.contains("= 0.25"),
-        "{err}"
-    );
+    assert!(err.starts_with("run.dt") && err.contains("= 0.25"), "{err}");
     h.get_by_label(err.as_str());
 }
 
