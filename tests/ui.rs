@@ -424,3 +424,60 @@ fn shrinking_the_torus_unpins_a_facility_it_no_longer_has() {
     h.run_steps(2); // used to panic: index out of bounds in the inspector
     assert!(h.query_by_label_contains("Facility (14, 11)").is_none());
 }
+
+#[test]
+fn a_typed_d_that_is_not_valid_is_refused_with_the_reason_not_clamped() {
+    if !gpu_available() {
+        return;
+    }
+    let mut h = harness("teaching-16x16");
+    for (typed, reason) in [
+        ("abc", "is not a number"),
+        ("-1", "out of range"),
+        ("0", "out of range"),
+    ] {
+        let field = h.get_by_role_and_label(Role::TextInput, "d");
+        field.focus();
+        field.set_text_value_accesskit(typed);
+        h.run_steps(1);
+        h.key_press(egui::Key::Enter);
+        h.run_steps(2);
+        let err = h.state().form_error.clone().unwrap_or_default();
+        assert!(
+            err.starts_with("run.d") && err.contains(reason),
+            "{typed}: {err:?}"
+        );
+        // the running session keeps its valid d
+        assert_eq!(h.state().a.torus().unwrap().run.d, 1.0, "{typed}");
+    }
+    let field = h.get_by_role_and_label(Role::TextInput, "d");
+    field.focus();
+    field.set_text_value_accesskit("0.5");
+    h.run_steps(1);
+    h.key_press(egui::Key::Enter);
+    h.run_steps(2);
+    assert!(h.state().form_error.is_none());
+    assert_eq!(h.state().a.torus().unwrap().run.d, 0.5);
+}
+
+#[test]
+fn switching_a_b_on_fits_the_a_heatmap_to_its_new_half_of_the_window() {
+    if !gpu_available() {
+        return;
+    }
+    let mut h = harness("teaching-16x16");
+    h.run_steps(1);
+    let before = h.state().heatmap_view(0).unwrap();
+    h.state_mut().set_ab(true);
+    h.run_steps(2);
+    let after = h.state().heatmap_view(0).unwrap();
+    assert!(
+        after.size[0] < before.size[0] * 0.6,
+        "{before:?} → {after:?}"
+    );
+    // still the whole 16-wide grid across the (narrower) heatmap
+    assert!(
+        after.fitted && after.span >= 16.0 && after.span < 17.0,
+        "{after:?}"
+    );
+}

@@ -162,10 +162,33 @@ impl PdesApp {
             if self.form.diffusion {
                 changed |= self.diffusion_run(ui);
             } else {
-                ui.label("d").on_hover_text("The interval. Window: events in [t_min, t_min + d) run together. Interval: events up to the next multiple of d. Larger d = more parallel events per step (faster) but, for the interval algorithms, more bias or more causality errors.");
-                ui.vertical(|ui| {
-                    let slider = ui.add(egui::Slider::new(&mut self.form.d, 0.001..=100.0).logarithmic(true).text("d (log)"));
-                    changed |= slider.changed();
+                let d_label = ui.label("d").on_hover_text("The interval. Window: events in [t_min, t_min + d) run together. Interval: events up to the next multiple of d. Larger d = more parallel events per step (faster) but, for the interval algorithms, more bias or more causality errors.");
+                ui.horizontal(|ui| {
+                    // the slider's own number box would clamp a typed -1 or 0 and ignore "abc"
+                    // silently; a typed value goes through the preset's validation instead,
+                    // which refuses it with the reason
+                    let slider = ui.add(egui::Slider::new(&mut self.form.d, 0.001..=100.0).logarithmic(true).show_value(false).text("d (log)"));
+                    if slider.changed() {
+                        changed = true;
+                        self.d_text = format!("{}", self.form.d);
+                    }
+                    let typed = ui.add(egui::TextEdit::singleline(&mut self.d_text).desired_width(50.0)).labelled_by(d_label.id).on_hover_text("d, typed: press Enter to apply");
+                    if typed.lost_focus() && self.d_text.trim() != format!("{}", self.form.d) {
+                        match self.d_text.trim().parse::<f64>() {
+                            Ok(v) if v.is_finite() => {
+                                self.form.d = v;
+                                changed = true;
+                            }
+                            _ => {
+                                self.form_error = Some(format!(
+                                    "run.d: \"{}\" is not a number (expected a number ≥ 2^-20; 0 only for sequential)",
+                                    self.d_text.trim()
+                                ));
+                            }
+                        }
+                    } else if !typed.has_focus() && self.form_error.is_none() {
+                        self.d_text = format!("{}", self.form.d);
+                    }
                 });
                 ui.end_row();
             }

@@ -60,6 +60,10 @@ pub struct View {
     pub y0: f32,
     /// Grid cells across the width.
     pub span: f32,
+    /// Width and height of the rectangle this view was made for.
+    pub size: [f32; 2],
+    /// True while the view is the whole-grid fit (no zoom or pan since).
+    pub fitted: bool,
 }
 
 impl View {
@@ -71,6 +75,26 @@ impl View {
             x0: (cols as f32 - span) / 2.0,
             y0: (rows as f32 - span / aspect) / 2.0,
             span,
+            size: [w, h],
+            fitted: true,
+        }
+    }
+
+    /// This view for a rectangle of `w × h` (the heatmap was resized, e.g. halved when A/B
+    /// puts two side by side): a whole-grid fit is fitted again; a zoomed view keeps its
+    /// cell size in pixels and its top-left corner. (Keeping the old span made the A
+    /// heatmap half its size in a corner once A/B was switched on.)
+    pub fn for_rect(self, rows: u32, cols: u32, w: f32, h: f32) -> Self {
+        if self.size == [w, h] {
+            self
+        } else if self.fitted {
+            Self::fit(rows, cols, w, h)
+        } else {
+            Self {
+                span: self.span * w / self.size[0].max(1.0),
+                size: [w, h],
+                ..self
+            }
         }
     }
 
@@ -308,6 +332,7 @@ pub(super) fn heatmap_widget(
     let (rows, cols) = s.shape();
     let (rect, resp) = ui.allocate_exact_size(size, egui::Sense::click_and_drag());
     let v = view.get_or_insert_with(|| View::fit(rows, cols, rect.width(), rect.height()));
+    *v = v.for_rect(rows, cols, rect.width(), rect.height());
     let scroll = ui.input(|i| i.smooth_scroll_delta.y);
     if resp.hovered()
         && scroll != 0.0
@@ -317,6 +342,7 @@ pub(super) fn heatmap_widget(
         let g = v.to_grid(rect, p);
         let factor = (-scroll / 200.0).exp();
         v.span = (v.span * factor).clamp(2.0, 4.0 * rows.max(cols) as f32);
+        v.fitted = false;
         let g2 = v.to_grid(rect, p);
         v.x0 += g.x - g2.x;
         v.y0 += g.y - g2.y;
@@ -325,6 +351,7 @@ pub(super) fn heatmap_widget(
         let d = resp.drag_delta() * (v.span / rect.width());
         v.x0 -= d.x;
         v.y0 -= d.y;
+        v.fitted = false;
     }
     if resp.double_clicked() {
         *v = View::fit(rows, cols, rect.width(), rect.height());
@@ -496,4 +523,28 @@ pub(super) fn facility_lines(ui: &mut egui::Ui, st: &crate::sim::state::Facility
     ui.label(format!("tokens: {}", st.tokens()));
     ui.label(format!("busy: {}", st.busy()));
     ui.label(format!("last arrival: {:.4}", to_units(st.last_arrival)));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::View;
+
+    #[test]
+    fn a_fitted_view_is_fitted_again_when_its_rectangle_halves() {
+        // A/B on: the A heatmap's rectangle goes from 800 × 400 to 400 × 400
+        let v = View::fit(16, 16, 800.0, 400.0).for_rect(16, 16, 400.0, 400.0);
+        assert_eq!(v, View::fit(16, 16, 400.0, 400.0));
+        assert_eq!(v.span, 16.0, "the whole grid fills the width");
+    }
+
+    #[test]
+    fn a_zoomed_view_keeps_its_cell_size_when_resized() {
+        let mut v = View::fit(64, 64, 800.0, 400.0);
+        v.span = 10.0;
+        v.fitted = false;
+        let w = v.for_rect(64, 64, 400.0, 400.0);
+        // 80 px per cell before and after
+        assert_eq!(800.0 / v.span, 400.0 / w.span);
+        assert_eq!((w.x0, w.y0), (v.x0, v.y0));
+    }
 }

@@ -23,10 +23,12 @@ impl PdesApp {
                 ui.separator();
                 if ui.button("Open…").clicked() {
                     ui.close();
-                    if let Some(p) = rfd::FileDialog::new()
-                        .add_filter("preset", &["toml"])
-                        .pick_file()
-                    {
+                    if let Some(p) = self.chosen(
+                        rfd::FileDialog::new()
+                            .add_filter("preset", &["toml"])
+                            .pick_file(),
+                        "nothing opened",
+                    ) {
                         self.load_preset(&p.to_string_lossy());
                     }
                 }
@@ -38,10 +40,12 @@ impl PdesApp {
             ui.menu_button("Export", |ui| {
                 if ui.button("Plotted series as CSV…").clicked() {
                     ui.close();
-                    if let Some(p) = rfd::FileDialog::new()
-                        .set_file_name("pdes-series.csv")
-                        .save_file()
-                    {
+                    if let Some(p) = self.chosen(
+                        rfd::FileDialog::new()
+                            .set_file_name("pdes-series.csv")
+                            .save_file(),
+                        "not exported",
+                    ) {
                         self.message = Some(match plots::write_csv(&p, &self.a, self.b.as_ref()) {
                             Ok(()) => format!("wrote {}", p.display()),
                             Err(e) => format!("could not write {}: {e}", p.display()),
@@ -50,10 +54,12 @@ impl PdesApp {
                 }
                 if ui.button("Heatmap as PNG…").clicked() {
                     ui.close();
-                    if let Some(p) = rfd::FileDialog::new()
-                        .set_file_name("pdes-heatmap.png")
-                        .save_file()
-                    {
+                    if let Some(p) = self.chosen(
+                        rfd::FileDialog::new()
+                            .set_file_name("pdes-heatmap.png")
+                            .save_file(),
+                        "not exported",
+                    ) {
                         self.message = Some(match self.write_png(&p) {
                             Ok(()) => format!("wrote {}", p.display()),
                             Err(e) => format!("could not write {}: {e}", p.display()),
@@ -69,6 +75,22 @@ impl PdesApp {
         });
     }
 
+    /// A file dialog's answer; when there is none, the status bar says so (a dialog that
+    /// could not be shown — no desktop portal or GTK — looks like a cancel to rfd, and an
+    /// action must never end without a word).
+    fn chosen(
+        &mut self,
+        answer: Option<std::path::PathBuf>,
+        what: &str,
+    ) -> Option<std::path::PathBuf> {
+        if answer.is_none() {
+            self.message = Some(format!(
+                "{what}: no file was chosen (cancelled, or this desktop offers no file dialog: rfd needs the XDG desktop portal or GTK; the command line writes the same files, see pdes-lab run --help)"
+            ));
+        }
+        answer
+    }
+
     fn save_preset_dialog(&mut self) {
         let cfg = match self.form.to_config() {
             Ok(c) => c,
@@ -77,11 +99,13 @@ impl PdesApp {
                 return;
             }
         };
-        if let Some(p) = rfd::FileDialog::new()
-            .add_filter("preset", &["toml"])
-            .set_file_name("my-preset.toml")
-            .save_file()
-        {
+        if let Some(p) = self.chosen(
+            rfd::FileDialog::new()
+                .add_filter("preset", &["toml"])
+                .set_file_name("my-preset.toml")
+                .save_file(),
+            "not saved",
+        ) {
             let text = cfg.to_toml("Saved from PDES Lab");
             self.message = Some(match std::fs::write(&p, text) {
                 Ok(()) => format!("saved {}", p.display()),

@@ -54,6 +54,8 @@ pub struct PdesApp {
     pub mode: Mode,
     views: [Option<View>; 2],
     pinned: Option<u32>,
+    /// The text of d's typed field (validated when it loses focus).
+    d_text: String,
     /// Last message for the user (errors of actions, saved files).
     pub message: Option<String>,
     frame: u64,
@@ -170,6 +172,7 @@ impl PdesApp {
             mode,
             views: [None, None],
             pinned: None,
+            d_text: String::new(),
             message,
             frame: 0,
             last_frame: Instant::now(),
@@ -314,6 +317,11 @@ impl PdesApp {
         } else {
             self.b = None;
         }
+    }
+
+    /// The zoom and pan of heatmap `i` (0: A, 1: B) as last drawn.
+    pub fn heatmap_view(&self, i: usize) -> Option<View> {
+        self.views.get(i).copied().flatten()
     }
 
     /// Pins facility `f` in the inspector (what a click on the heatmap does).
