@@ -481,3 +481,26 @@ fn switching_a_b_on_fits_the_a_heatmap_to_its_new_half_of_the_window() {
         "{after:?}"
     );
 }
+
+#[test]
+fn opening_the_window_on_a_torus_too_large_for_the_cpu_falls_back_instead_of_panicking() {
+    if !gpu_available() {
+        return;
+    }
+    let (origin, text) = pdes_lab::preset::load_text("teaching-16x16").unwrap();
+    let text = text
+        .replace("rows = 16", "rows = 9000")
+        .replace("cols = 16", "cols = 9000");
+    let cfg = Config::from_toml(&text, &origin).unwrap();
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1280.0, 820.0))
+        .wgpu_setup(pdes_lab::app::wgpu_setup())
+        .build_eframe(move |cc| PdesApp::with_check(cc, cfg, false));
+    h.run_steps(1);
+    let msg = h.state().message.clone().unwrap_or_default();
+    assert!(
+        msg.contains("limit") && msg.contains("default preset"),
+        "{msg}"
+    );
+    assert_eq!(h.state().a.shape(), (16, 16));
+}
