@@ -7,6 +7,7 @@
 
 pub mod app;
 pub mod cli;
+pub mod engines;
 pub mod gpu;
 pub mod model;
 pub mod preset;

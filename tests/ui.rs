@@ -257,7 +257,10 @@ fn a_torus_too_large_for_the_cpu_is_refused_not_allocated() {
     assert!(!h.state_mut().apply_form());
     h.run_steps(1);
     let err = h.state().form_error.clone().unwrap();
-    assert!(err.contains("GiB on the CPU"), "{err}");
+    assert!(
+        err.contains("on the CPU, more than the limit of 8 GiB"),
+        "{err}"
+    );
     assert_eq!(
         h.state().a.torus().unwrap().model.rows,
         16,

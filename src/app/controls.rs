@@ -2,7 +2,7 @@
 
 use super::PdesApp;
 use super::form::AlgorithmChoice;
-use super::session::SessionEngine;
+use crate::engines::Built;
 use crate::time::to_units;
 use eframe::egui;
 
@@ -281,7 +281,7 @@ impl PdesApp {
             return;
         }
         ui.heading(format!("Facility ({}, {})", f / cols, f % cols));
-        if let SessionEngine::Cpu(c) = &self.a.engine {
+        if let Built::TorusCpu(c) = &self.a.engine {
             let st = &c.cpu.state().facilities[f as usize];
             super::heatmap::facility_lines(ui, st);
             ui.label(format!("causality errors: {}", st.causality_errors));
@@ -305,7 +305,7 @@ impl PdesApp {
                     }
                 }
             }
-        } else if let (SessionEngine::Gpu(g), Some(cells)) = (&self.a.engine, &self.a.display) {
+        } else if let (Built::TorusGpu(g), Some(cells)) = (&self.a.engine, &self.a.display) {
             // two small readbacks, not the whole grid
             let tokens = crate::gpu::torus::read_ranges(g.gpu(), &[(cells, 8 * u64::from(f), 8)])
                 .map(|b| bytemuck::pod_read_unaligned::<[u32; 2]>(&b[0])[0]);

@@ -2,7 +2,8 @@
 //! session's display buffer (on the GPU) through a perceptual colormap. Zoom with the
 //! scroll wheel, pan by dragging, hover for a facility's details, click to pin it.
 
-use super::session::{Session, SessionEngine};
+use super::session::Session;
+use crate::engines::Built;
 use crate::time::to_units;
 use eframe::egui;
 use eframe::egui_wgpu::{self, CallbackResources, CallbackTrait, ScreenDescriptor};
@@ -393,7 +394,7 @@ pub(super) fn heatmap_widget(
         resp.on_hover_ui_at_pointer(|ui| {
             if s.is_diffusion() {
                 ui.label(format!("cell ({}, {})", f / cols, f % cols));
-                if let SessionEngine::DiffusionCpu(c) = &s.engine {
+                if let Built::DiffusionCpu(c) = &s.engine {
                     ui.label(format!("temperature {:.4}", c.temperature_at(f)));
                 } else {
                     ui.label("click to pin and inspect");
@@ -401,7 +402,7 @@ pub(super) fn heatmap_widget(
                 return;
             }
             ui.label(format!("facility ({}, {})", f / cols, f % cols));
-            if let SessionEngine::Cpu(c) = &s.engine {
+            if let Built::TorusCpu(c) = &s.engine {
                 facility_lines(ui, &c.cpu.state().facilities[f as usize]);
             } else {
                 ui.label("click to pin and inspect");

@@ -1,26 +1,14 @@
 //! One running simulation as the app sees it: an engine of either model (CPU or GPU), the
 //! display buffer its heatmap reads, and the series its plots draw.
 
+use crate::engines::{Built, GpuFallback};
 use crate::gpu::Gpu;
-use crate::gpu::diffusion::GpuDiffusion;
-use crate::gpu::torus::{GpuTorus, LiveStats};
-use crate::preset::{Algorithm, Config, DiffusionAlgorithm, EngineKind, TorusConfig};
-use crate::sim::diffusion::{CpuDiffusion, DiffusionEngine, grid_stats};
+use crate::gpu::torus::LiveStats;
+use crate::preset::{Algorithm, Config, TorusConfig};
+use crate::sim::diffusion::{DiffusionEngine, grid_stats};
 use crate::sim::{Budget, CpuEngine, CpuTorus, Engine, SimError};
 use crate::time::{Ticks, to_units};
 use std::sync::Arc;
-
-/// The engine behind a session.
-pub enum SessionEngine {
-    /// A CPU torus engine (every algorithm).
-    Cpu(Box<CpuEngine>),
-    /// The GPU torus engine (window and interval).
-    Gpu(Box<GpuTorus>),
-    /// A CPU diffusion engine (every algorithm).
-    DiffusionCpu(Box<CpuDiffusion>),
-    /// The GPU diffusion engine (timestepped and hybrid).
-    DiffusionGpu(Box<GpuDiffusion>),
-}
 
 /// One point of the live plots.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -50,7 +38,7 @@ pub struct Session {
     /// Its validated configuration.
     pub config: Config,
     /// The engine.
-    pub engine: SessionEngine,
+    pub engine: Built,
     /// Heatmap words per cell, on the GPU: (tokens, latest error step) for the torus,
     /// (temperature's f32 bits, 0) for diffusion.
     pub display: Option<wgpu::Buffer>,
@@ -65,48 +53,8 @@ impl Session {
     /// Builds the engine `config` asks for. The GPU engines need `gpu` and an algorithm
     /// they implement; otherwise the session runs on the CPU and `note` says why.
     pub fn new(config: Config, gpu: Option<Arc<Gpu>>) -> Result<Self, SimError> {
-        let gpu_algorithm = match &config {
-            Config::Torus(c) => c.run.algorithm != Algorithm::Sequential,
-            Config::Diffusion(c) => c.run.algorithm != DiffusionAlgorithm::Event,
-        };
-        let wants_gpu = config.engine() == EngineKind::Gpu;
-        let on_gpu = wants_gpu && gpu_algorithm && gpu.is_some();
-        let note = (wants_gpu && !on_gpu).then(|| {
-            if gpu.is_none() {
-                "no GPU compute device: running on the CPU".to_string()
-            } else if let Config::Torus(_) = config {
-                "sequential runs on the CPU only".to_string()
-            } else {
-                "event runs on the CPU only".to_string()
-            }
-        });
+        let (engine, note) = crate::engines::build(&config, gpu.clone(), GpuFallback::Cpu)?;
         let (rows, cols) = config.shape();
-        let cpu_bytes = match &config {
-            Config::Torus(c) => crate::sim::cpu_memory_bytes(c),
-            Config::Diffusion(c) => crate::sim::diffusion_cpu_bytes(c),
-        };
-        if !on_gpu && cpu_bytes > crate::sim::CPU_MEMORY_LIMIT {
-            return Err(SimError::TooLarge(format!(
-                "model.rows × model.cols: {rows}×{cols} needs {:.1} GiB on the CPU (limit {} GiB); use the GPU engine or a smaller grid",
-                cpu_bytes as f64 / (1u64 << 30) as f64,
-                crate::sim::CPU_MEMORY_LIMIT >> 30
-            )));
-        }
-        let engine = match (&config, on_gpu.then_some(gpu.as_ref()).flatten()) {
-            (Config::Torus(c), Some(g)) => {
-                SessionEngine::Gpu(Box::new(GpuTorus::new(g.clone(), c)?))
-            }
-            (Config::Torus(c), None) => SessionEngine::Cpu(Box::new(CpuEngine {
-                cpu: CpuTorus::new(c),
-                config: c.clone(),
-            })),
-            (Config::Diffusion(c), Some(g)) => {
-                SessionEngine::DiffusionGpu(Box::new(GpuDiffusion::new(g.clone(), c)?))
-            }
-            (Config::Diffusion(c), None) => {
-                SessionEngine::DiffusionCpu(Box::new(CpuDiffusion::new(c)))
-            }
-        };
         // The heatmap words need one buffer of 8 bytes per cell; past the adapter's limit
         // the heatmap is off (the simulation still runs).
         let display_bytes = 8 * u64::from(rows) * u64::from(cols);
@@ -175,36 +123,23 @@ impl Session {
 
     /// The engine through the common interface.
     pub fn engine(&self) -> &dyn Engine {
-        match &self.engine {
-            SessionEngine::Cpu(e) => e.as_ref(),
-            SessionEngine::Gpu(e) => e.as_ref(),
-            SessionEngine::DiffusionCpu(e) => e.as_ref(),
-            SessionEngine::DiffusionGpu(e) => e.as_ref(),
-        }
+        self.engine.engine()
     }
 
     fn engine_mut(&mut self) -> &mut dyn Engine {
-        match &mut self.engine {
-            SessionEngine::Cpu(e) => e.as_mut(),
-            SessionEngine::Gpu(e) => e.as_mut(),
-            SessionEngine::DiffusionCpu(e) => e.as_mut(),
-            SessionEngine::DiffusionGpu(e) => e.as_mut(),
-        }
+        self.engine.engine_mut()
     }
 
     /// "gpu" or "cpu": where it actually runs.
     pub fn runs_on(&self) -> &'static str {
-        match self.engine {
-            SessionEngine::Cpu(_) | SessionEngine::DiffusionCpu(_) => "cpu",
-            SessionEngine::Gpu(_) | SessionEngine::DiffusionGpu(_) => "gpu",
-        }
+        self.engine.runs_on()
     }
 
     /// Bytes of GPU memory the engine uses (0 on the CPU).
     pub fn gpu_memory_bytes(&self) -> u64 {
         match &self.engine {
-            SessionEngine::Gpu(g) => g.memory_bytes,
-            SessionEngine::DiffusionGpu(g) => g.memory_bytes,
+            Built::TorusGpu(g) => g.memory_bytes,
+            Built::DiffusionGpu(g) => g.memory_bytes,
             _ => 0,
         }
     }
@@ -232,13 +167,13 @@ impl Session {
             return;
         };
         match &self.engine {
-            SessionEngine::Gpu(g) => g.write_display(buf),
-            SessionEngine::DiffusionGpu(g) => g.write_display(buf),
-            SessionEngine::Cpu(c) => {
+            Built::TorusGpu(g) => g.write_display(buf),
+            Built::DiffusionGpu(g) => g.write_display(buf),
+            Built::TorusCpu(c) => {
                 let words = cpu_display_words(c);
                 gpu.queue.write_buffer(buf, 0, bytemuck::cast_slice(&words));
             }
-            SessionEngine::DiffusionCpu(c) => {
+            Built::DiffusionCpu(c) => {
                 if let Ok(t) = c.temperatures() {
                     let words = temperature_words(&t);
                     gpu.queue.write_buffer(buf, 0, bytemuck::cast_slice(&words));
@@ -250,22 +185,22 @@ impl Session {
     /// The heatmap words, computed on the CPU (for CPU engines, PNG export and tests).
     pub fn display_words(&self) -> Result<Vec<[u32; 2]>, SimError> {
         match &self.engine {
-            SessionEngine::Cpu(c) => Ok(cpu_display_words(c)),
-            SessionEngine::Gpu(g) => {
+            Built::TorusCpu(c) => Ok(cpu_display_words(c)),
+            Built::TorusGpu(g) => {
                 let occ = g.download_state()?.occupancy();
                 let err = g.error_steps()?;
                 Ok(occ.into_iter().zip(err).map(|(o, e)| [o, e]).collect())
             }
-            SessionEngine::DiffusionCpu(c) => Ok(temperature_words(&c.temperatures()?)),
-            SessionEngine::DiffusionGpu(g) => Ok(temperature_words(&g.temperatures()?)),
+            Built::DiffusionCpu(c) => Ok(temperature_words(&c.temperatures()?)),
+            Built::DiffusionGpu(g) => Ok(temperature_words(&g.temperatures()?)),
         }
     }
 
     /// The temperature of one cell (diffusion sessions only).
     pub fn temperature_at(&self, cell: u32) -> Option<f32> {
         match &self.engine {
-            SessionEngine::DiffusionCpu(c) => Some(c.temperature_at(cell)),
-            SessionEngine::DiffusionGpu(g) => {
+            Built::DiffusionCpu(c) => Some(c.temperature_at(cell)),
+            Built::DiffusionGpu(g) => {
                 let buf = self.display.as_ref()?;
                 let bytes =
                     crate::gpu::torus::read_ranges(g.gpu(), &[(buf, 8 * u64::from(cell), 8)])
@@ -301,8 +236,8 @@ impl Session {
     /// Live torus statistics (sums over completed services).
     pub fn live_stats(&self) -> Result<LiveStats, SimError> {
         match &self.engine {
-            SessionEngine::Gpu(g) => g.live_stats(),
-            SessionEngine::Cpu(c) => {
+            Built::TorusGpu(g) => g.live_stats(),
+            Built::TorusCpu(c) => {
                 let st = c.cpu.state();
                 let now = self.now();
                 // On the CPU the services in progress are cheap to add: exact utilization.
@@ -340,11 +275,11 @@ impl Session {
             ..Sample::default()
         };
         match &self.engine {
-            SessionEngine::DiffusionCpu(c) => {
+            Built::DiffusionCpu(c) => {
                 (x.mean_temperature, x.min_temperature, x.max_temperature) =
                     grid_stats(&c.temperatures()?);
             }
-            SessionEngine::DiffusionGpu(g) => {
+            Built::DiffusionGpu(g) => {
                 // reduced on the GPU: a sample costs a few KiB of readback, not the grid
                 (x.mean_temperature, x.min_temperature, x.max_temperature) = g.grid_stats()?;
             }

@@ -1,8 +1,9 @@
 //! `pdes-lab run`: load a preset, apply overrides, run it headless, print the summary.
 
 use super::{AlgorithmArg, CliError, EngineArg, RunArgs, output};
+use crate::engines::Simulation;
 use crate::preset::{self, Config};
-use crate::sim::{Budget, Simulation};
+use crate::sim::Budget;
 use clap::ValueEnum;
 use std::io::IsTerminal;
 use std::time::{Duration, Instant};

@@ -9,7 +9,7 @@ pub mod state;
 pub mod stats;
 pub mod stepped;
 
-use crate::preset::{Algorithm, Config, DiffusionConfig, EngineKind, Timestamps, TorusConfig};
+use crate::preset::{Algorithm, DiffusionConfig, Timestamps, TorusConfig};
 use crate::time::{Ticks, to_ticks};
 use serde::Serialize;
 use state::TorusState;
@@ -184,71 +184,9 @@ impl CpuTorus {
     }
 }
 
-/// A configured engine of either model: what the command line runs.
-pub struct Simulation {
-    /// The validated configuration.
-    pub config: Config,
-    /// The engine.
-    pub engine: Box<dyn Engine>,
-}
-
-fn too_large(what: &str, rows: u32, cols: u32, bytes: u64) -> SimError {
-    SimError::TooLarge(format!(
-        "model.rows × model.cols: {rows}×{cols} needs {:.3} GiB ({bytes} bytes) on the CPU, more than the limit of {} GiB ({CPU_MEMORY_LIMIT} bytes); use --engine gpu or a smaller {what}",
-        bytes as f64 / (1u64 << 30) as f64,
-        CPU_MEMORY_LIMIT >> 30
-    ))
-}
-
-impl Simulation {
-    /// Builds the engine `config` names (model, algorithm and engine).
-    pub fn new(config: Config) -> Result<Self, SimError> {
-        let engine: Box<dyn Engine> = match &config {
-            Config::Torus(c) => torus_engine(c)?,
-            Config::Diffusion(c) => match c.run.engine {
-                EngineKind::Cpu if diffusion_cpu_bytes(c) > CPU_MEMORY_LIMIT => {
-                    return Err(too_large(
-                        "grid",
-                        c.model.rows,
-                        c.model.cols,
-                        diffusion_cpu_bytes(c),
-                    ));
-                }
-                EngineKind::Cpu => Box::new(diffusion::CpuDiffusion::new(c)),
-                EngineKind::Gpu => {
-                    let gpu = crate::gpu::Gpu::shared().map_err(SimError::Gpu)?;
-                    Box::new(crate::gpu::diffusion::GpuDiffusion::new(gpu, c)?)
-                }
-            },
-        };
-        Ok(Self { config, engine })
-    }
-}
-
 /// Bytes the CPU state of a diffusion run takes (the event algorithm's is the largest).
 pub fn diffusion_cpu_bytes(cfg: &DiffusionConfig) -> u64 {
     u64::from(cfg.model.cells()) * 48
-}
-
-fn torus_engine(config: &TorusConfig) -> Result<Box<dyn Engine>, SimError> {
-    Ok(match config.run.engine {
-        EngineKind::Cpu if cpu_memory_bytes(config) > CPU_MEMORY_LIMIT => {
-            return Err(too_large(
-                "torus",
-                config.model.rows,
-                config.model.cols,
-                cpu_memory_bytes(config),
-            ));
-        }
-        EngineKind::Cpu => Box::new(CpuEngine {
-            cpu: CpuTorus::new(config),
-            config: config.clone(),
-        }),
-        EngineKind::Gpu => {
-            let gpu = crate::gpu::Gpu::shared().map_err(SimError::Gpu)?;
-            Box::new(crate::gpu::torus::GpuTorus::new(gpu, config)?)
-        }
-    })
 }
 
 /// A CPU engine together with the configuration its summary describes.
