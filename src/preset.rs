@@ -308,6 +308,25 @@ impl Config {
         }
     }
 
+    /// The model's entry in the registry.
+    pub fn model_info(&self) -> &'static crate::model::ModelInfo {
+        crate::model::by_kind(self.kind()).expect("every configuration's kind is registered")
+    }
+
+    /// The algorithm's entry in the registry.
+    pub fn algorithm_info(&self) -> &'static crate::model::AlgorithmInfo {
+        let (algorithm, timestamps) = match self {
+            Self::Torus(c) => (
+                c.run.algorithm.name(),
+                (c.run.algorithm == Algorithm::Interval).then(|| c.run.timestamps.name()),
+            ),
+            Self::Diffusion(c) => (c.run.algorithm.name(), None),
+        };
+        self.model_info()
+            .algorithm_of(algorithm, timestamps)
+            .expect("every configuration's algorithm is registered")
+    }
+
     /// Where it runs.
     pub fn engine(&self) -> EngineKind {
         match self {

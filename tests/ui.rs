@@ -5,7 +5,6 @@ use egui::accesskit::Role;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use pdes_lab::app::PdesApp;
-use pdes_lab::app::form::AlgorithmChoice;
 use pdes_lab::preset::Config;
 
 fn gpu_available() -> bool {
@@ -137,7 +136,7 @@ fn loading_a_preset_replaces_the_model() {
     h.run_steps(2);
     let cfg = h.state().a.torus().unwrap();
     assert_eq!((cfg.model.rows, cfg.model.cols, cfg.run.d), (64, 64, 0.5));
-    assert_eq!(h.state().form.algorithm, AlgorithmChoice::IntervalOriginal);
+    assert_eq!(h.state().form.algorithm.name, "interval-original");
 }
 
 #[test]
@@ -280,7 +279,7 @@ fn the_diffusion_model_runs_in_the_window_with_its_heatmap_and_plots() {
     h.run_steps(2);
     assert!(h.state().a.is_diffusion());
     assert_eq!(h.state().mode, pdes_lab::app::heatmap::Mode::Temperature);
-    assert_eq!(h.state().form.algorithm, AlgorithmChoice::Hybrid);
+    assert_eq!(h.state().form.algorithm.name, "hybrid");
     for _ in 0..5 {
         h.state_mut().step_once();
     }

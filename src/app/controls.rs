@@ -1,7 +1,6 @@
 //! The left panel: parameters, run controls, A/B, and the inspector of a pinned facility.
 
 use super::PdesApp;
-use super::form::AlgorithmChoice;
 use crate::engines::Built;
 use crate::time::to_units;
 use eframe::egui;
@@ -152,10 +151,10 @@ impl PdesApp {
         }
         ui.separator();
         ui.heading("Algorithm");
-        for &a in AlgorithmChoice::of_model(self.form.diffusion) {
+        for a in super::form::choices(self.form.diffusion) {
             changed |= ui
-                .radio_value(&mut self.form.algorithm, a, a.label())
-                .on_hover_text(a.help())
+                .radio_value(&mut self.form.algorithm, a, a.label)
+                .on_hover_text(a.help)
                 .changed();
         }
         egui::Grid::new("run").num_columns(2).show(ui, |ui| {
@@ -250,8 +249,8 @@ impl PdesApp {
         }
         if self.b.is_some() {
             let before = self.b_algorithm;
-            for &a in AlgorithmChoice::of_model(self.form.diffusion) {
-                ui.radio_value(&mut self.b_algorithm, a, format!("B: {}", a.label()));
+            for a in super::form::choices(self.form.diffusion) {
+                ui.radio_value(&mut self.b_algorithm, a, format!("B: {}", a.label));
             }
             if before != self.b_algorithm {
                 self.set_ab(true);

@@ -2,117 +2,18 @@
 //! the command line (one mechanism, one set of error messages).
 
 use crate::model::torus::ServiceKind;
-use crate::preset::{Algorithm, Config, DiffusionAlgorithm, EngineKind, Timestamps};
+use crate::model::AlgorithmInfo;
+use crate::preset::{Config, EngineKind};
 
-/// The algorithm choices a user sees, of both models.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum AlgorithmChoice {
-    /// Torus: future event list.
-    Sequential,
-    /// Torus: exact window.
-    Window,
-    /// Torus: interval, original timestamps.
-    IntervalOriginal,
-    /// Torus: interval, events at the boundary.
-    IntervalBoundary,
-    /// Diffusion: fixed step.
-    Timestepped,
-    /// Diffusion: quantized-state events.
-    Event,
-    /// Diffusion: global minimum step, synchronous update.
-    Hybrid,
-}
+/// An algorithm the controls offer: an entry of the model registry.
+pub type AlgorithmChoice = &'static AlgorithmInfo;
 
-impl AlgorithmChoice {
-    /// The torus's choices.
-    pub const TORUS: [AlgorithmChoice; 4] = [
-        Self::Sequential,
-        Self::Window,
-        Self::IntervalOriginal,
-        Self::IntervalBoundary,
-    ];
-
-    /// The diffusion grid's choices.
-    pub const DIFFUSION: [AlgorithmChoice; 3] = [Self::Timestepped, Self::Event, Self::Hybrid];
-
-    /// The choices of a model.
-    pub fn of_model(diffusion: bool) -> &'static [AlgorithmChoice] {
-        if diffusion {
-            &Self::DIFFUSION
-        } else {
-            &Self::TORUS
-        }
-    }
-
-    /// Label.
-    pub fn label(self) -> &'static str {
-        match self {
-            Self::Sequential => "sequential",
-            Self::Window => "window",
-            Self::IntervalOriginal => "interval / original",
-            Self::IntervalBoundary => "interval / boundary",
-            Self::Timestepped => "timestepped",
-            Self::Event => "event",
-            Self::Hybrid => "hybrid",
-        }
-    }
-
-    /// Plain-words explanation for the hover text.
-    pub fn help(self) -> &'static str {
-        match self {
-            Self::Sequential => {
-                "One event at a time from a priority queue: exact, the ground truth, and the baseline every speedup is measured against."
-            }
-            Self::Window => {
-                "Sang et al. 2019: every event in [t_min, t_min + d) runs in parallel. Exact, because with shifted service no token can finish sooner than d after it starts, so nothing inside the window can affect anything else inside it."
-            }
-            Self::IntervalOriginal => {
-                "The old algorithm: every event up to the next multiple of d runs in parallel with its own timestamp. Events inside an interval can depend on each other, so causality errors happen (red on the heatmap in the causality mode)."
-            }
-            Self::IntervalBoundary => {
-                "Park & Fishwick 2009: every event up to the next multiple of d runs at that boundary. Order is preserved but every event is delayed, so utilization is biased down; the corrected value multiplies it by 1 + d/(2M)."
-            }
-            Self::Timestepped => {
-                "Perumalla 2006 Fig. 3: every cell advances by the same fixed step dt, whether it changes or not. Simple and regular; dt must stay under the stability bound dx²/(2(αx+αy))."
-            }
-            Self::Event => {
-                "Perumalla 2006 Fig. 6 (Nutaro's quantized states): each cell schedules its own update for when it will have moved one quantum; an update moves the cell and reschedules its neighbours. Only active cells cost anything, one event at a time from a priority queue (CPU only)."
-            }
-            Self::Hybrid => {
-                "Perumalla 2006 Fig. 8: every cell computes when it would move one quantum; the earliest of those is the step, and all cells advance together. Steps grow as the grid smooths; on the GPU the minimum is a reduction that never leaves the device."
-            }
-        }
-    }
-
-    /// The choice a configuration makes.
-    pub fn of(cfg: &Config) -> Self {
-        match cfg {
-            Config::Torus(c) => match (c.run.algorithm, c.run.timestamps) {
-                (Algorithm::Sequential, _) => Self::Sequential,
-                (Algorithm::Window, _) => Self::Window,
-                (Algorithm::Interval, Timestamps::Original) => Self::IntervalOriginal,
-                (Algorithm::Interval, Timestamps::Boundary) => Self::IntervalBoundary,
-            },
-            Config::Diffusion(c) => match c.run.algorithm {
-                DiffusionAlgorithm::Timestepped => Self::Timestepped,
-                DiffusionAlgorithm::Event => Self::Event,
-                DiffusionAlgorithm::Hybrid => Self::Hybrid,
-            },
-        }
-    }
-
-    /// (run.algorithm, run.timestamps) in a preset.
-    fn keys(self) -> (&'static str, &'static str) {
-        match self {
-            Self::Sequential => ("sequential", "original"),
-            Self::Window => ("window", "original"),
-            Self::IntervalOriginal => ("interval", "original"),
-            Self::IntervalBoundary => ("interval", "boundary"),
-            Self::Timestepped => ("timestepped", ""),
-            Self::Event => ("event", ""),
-            Self::Hybrid => ("hybrid", ""),
-        }
-    }
+/// The algorithms the controls list for a model (`diffusion` picks the model).
+pub fn choices(diffusion: bool) -> Vec<AlgorithmChoice> {
+    let kind = if diffusion { "diffusion" } else { "torus" };
+    crate::model::by_kind(kind)
+        .map(|m| m.listed().collect())
+        .unwrap_or_default()
 }
 
 /// The values in the controls (some may be invalid while the user types). Both models'
@@ -169,7 +70,7 @@ impl Form {
             tokens_per_facility: 1,
             mean_service: 10.0,
             shifted: true,
-            algorithm: AlgorithmChoice::of(cfg),
+            algorithm: cfg.algorithm_info(),
             gpu: cfg.engine() == EngineKind::Gpu,
             d: 1.0,
             seed: 1,
@@ -219,10 +120,9 @@ impl Form {
 
     /// The same parameters with another algorithm (the B side of A/B mode).
     pub fn to_config_with(&self, algorithm: AlgorithmChoice) -> Result<Config, String> {
-        let (alg, ts) = algorithm.keys();
-        // event runs on the CPU only: the engine switch stays, the run goes to the CPU
-        let cpu_only = algorithm == AlgorithmChoice::Event;
-        let engine = if self.gpu && !cpu_only { "gpu" } else { "cpu" };
+        let (alg, ts) = (algorithm.algorithm, algorithm.timestamps.unwrap_or("original"));
+        // CPU-only algorithms: the engine switch stays, the run goes to the CPU
+        let engine = if self.gpu && algorithm.gpu { "gpu" } else { "cpu" };
         let text = if self.diffusion {
             format!(
                 "[model]\nkind = \"diffusion\"\nrows = {}\ncols = {}\nalpha_x = {:?}\nalpha_y = {:?}\nbeta = {:?}\nboundary = {:?}\ninitial = {:?}\ndx = {:?}\n[run]\nalgorithm = \"{alg}\"\nend_time = {:?}\ndt = {:?}\nquantum = {:?}\nengine = \"{engine}\"\n",

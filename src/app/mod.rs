@@ -160,7 +160,7 @@ impl PdesApp {
             gpu,
             gpu_note,
             gpu_check,
-            b_algorithm: AlgorithmChoice::of_model(form.diffusion)[1],
+            b_algorithm: form::choices(form.diffusion)[1],
             form,
             form_error: None,
             a,
@@ -264,8 +264,8 @@ impl PdesApp {
         if !Mode::of_model(self.a.is_diffusion()).contains(&self.mode) {
             self.mode = Mode::of_model(self.a.is_diffusion())[0];
         }
-        if !AlgorithmChoice::of_model(self.form.diffusion).contains(&self.b_algorithm) {
-            self.b_algorithm = AlgorithmChoice::of_model(self.form.diffusion)[1];
+        if !form::choices(self.form.diffusion).contains(&self.b_algorithm) {
+            self.b_algorithm = form::choices(self.form.diffusion)[1];
         }
         true
     }
@@ -291,7 +291,7 @@ impl PdesApp {
             // If the chosen B algorithm cannot run these parameters (window needs shifted
             // service; timestepped a stable dt), take the first one that can.
             if self.form.to_config_with(self.b_algorithm).is_err()
-                && let Some(ok) = AlgorithmChoice::of_model(self.form.diffusion)
+                && let Some(ok) = form::choices(self.form.diffusion)
                     .iter()
                     .rev()
                     .copied()

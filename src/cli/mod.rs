@@ -116,10 +116,10 @@ pub struct RunArgs {
     /// Override a preset key, e.g. --set run.d=0.5 --set model.rows=64 (repeatable).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
-    /// Algorithm (overrides run.algorithm and, for interval-*, run.timestamps); the torus
-    /// takes sequential/window/interval*, the diffusion grid timestepped/event/hybrid.
-    #[arg(long, value_enum)]
-    pub algorithm: Option<AlgorithmArg>,
+    /// Algorithm of the preset's model (overrides run.algorithm and run.timestamps);
+    /// `pdes-lab presets` lists each model's algorithms.
+    #[arg(long, value_parser = algorithm_names())]
+    pub algorithm: Option<String>,
     /// Engine (overrides run.engine).
     #[arg(long, value_enum)]
     pub engine: Option<EngineArg>,
@@ -134,25 +134,15 @@ pub struct RunArgs {
     pub steps_csv: Option<PathBuf>,
 }
 
-/// `--algorithm` values.
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum AlgorithmArg {
-    /// Future event list, one event at a time (exact).
-    Sequential,
-    /// Exact window [t_min, t_min + d) (Sang et al. 2019).
-    Window,
-    /// Interval up to the next multiple of d, keeping run.timestamps.
-    Interval,
-    /// Interval with original timestamps (causality errors).
-    IntervalOriginal,
-    /// Interval with events at the boundary (Park & Fishwick 2009).
-    IntervalBoundary,
-    /// Diffusion: fixed step run.dt for every cell (Perumalla 2006 Fig. 3).
-    Timestepped,
-    /// Diffusion: quantized-state events from a priority queue (Fig. 6; CPU only).
-    Event,
-    /// Diffusion: every cell at the global minimum step to move one quantum (Fig. 8).
-    Hybrid,
+/// Every model's algorithm names, from the registry (clap lists them in --help and in
+/// the error for an unknown one; whether one fits the preset's model is checked later).
+fn algorithm_names() -> clap::builder::PossibleValuesParser {
+    let mut names: Vec<&'static str> = crate::model::MODELS
+        .iter()
+        .flat_map(|m| m.algorithms.iter().map(|a| a.name))
+        .collect();
+    names.dedup();
+    clap::builder::PossibleValuesParser::new(names)
 }
 
 /// `--engine` values.
@@ -208,10 +198,15 @@ pub fn dispatch(cli: Cli) -> Result<(), CliError> {
             bench::run(b.suite, b.format, b.out.as_deref(), b.profile, b.repeat)
         }
         Some(Command::Presets) => {
-            let text: String = crate::preset::BUILTIN
+            let mut text: String = crate::preset::BUILTIN
                 .iter()
                 .map(|(name, text)| format!("{name:<22} {}\n", crate::preset::description(text)))
                 .collect();
+            text.push_str("\nmodels (model.kind) and their algorithms (--algorithm):\n");
+            for m in crate::model::MODELS {
+                let names: Vec<&str> = m.listed().map(|a| a.name).collect();
+                text.push_str(&format!("{:<22} {}: {}\n", m.kind, m.description, names.join(", ")));
+            }
             output::write_stdout(&text).map_err(output::stdout_error)
         }
     }

@@ -1,10 +1,9 @@
 //! `pdes-lab run`: load a preset, apply overrides, run it headless, print the summary.
 
-use super::{AlgorithmArg, CliError, EngineArg, RunArgs, output};
+use super::{CliError, EngineArg, RunArgs, output};
 use crate::engines::Simulation;
 use crate::preset::{self, Config};
 use crate::sim::Budget;
-use clap::ValueEnum;
 use std::io::IsTerminal;
 use std::time::{Duration, Instant};
 
@@ -19,51 +18,24 @@ pub fn config_from_args(args: &RunArgs) -> Result<Config, CliError> {
         ))
     })?;
     let mut sets: Vec<String> = args.set.clone();
-    if let Some(a) = args.algorithm {
+    if let Some(name) = &args.algorithm {
         // the model the preset names, after any --set model.kind=…
         let mut probe = table.clone();
         for s in &args.set {
             let _ = preset::apply_set(&mut probe, s);
         }
         let kind = preset::kind_of(&probe).unwrap_or("torus").to_string();
-        let ours: &[AlgorithmArg] = if kind == "diffusion" {
-            &[
-                AlgorithmArg::Timestepped,
-                AlgorithmArg::Event,
-                AlgorithmArg::Hybrid,
-            ]
-        } else {
-            &[
-                AlgorithmArg::Sequential,
-                AlgorithmArg::Window,
-                AlgorithmArg::Interval,
-                AlgorithmArg::IntervalOriginal,
-                AlgorithmArg::IntervalBoundary,
-            ]
-        };
-        if !ours.contains(&a) {
-            let name = |a: &AlgorithmArg| {
-                a.to_possible_value()
-                    .map_or_else(String::new, |v| v.get_name().to_string())
-            };
+        let model = crate::model::by_kind(&kind)
+            .ok_or_else(|| CliError::Input(format!("model.kind: \"{kind}\" is not a model")))?;
+        let Some(a) = model.algorithm(name) else {
+            let names: Vec<&str> = model.listed().map(|a| a.name).collect();
             return Err(CliError::Input(format!(
-                "--algorithm {}: not an algorithm of model.kind = \"{kind}\" (its algorithms: {})",
-                name(&a),
-                ours.iter().map(name).collect::<Vec<_>>().join(", ")
+                "--algorithm {name}: not an algorithm of model.kind = \"{kind}\" (its algorithms: {})",
+                names.join(", ")
             )));
-        }
-        let (alg, ts) = match a {
-            AlgorithmArg::Sequential => ("sequential", None),
-            AlgorithmArg::Window => ("window", None),
-            AlgorithmArg::Interval => ("interval", None),
-            AlgorithmArg::IntervalOriginal => ("interval", Some("original")),
-            AlgorithmArg::IntervalBoundary => ("interval", Some("boundary")),
-            AlgorithmArg::Timestepped => ("timestepped", None),
-            AlgorithmArg::Event => ("event", None),
-            AlgorithmArg::Hybrid => ("hybrid", None),
         };
-        sets.push(format!("run.algorithm=\"{alg}\""));
-        if let Some(ts) = ts {
+        sets.push(format!("run.algorithm=\"{}\"", a.algorithm));
+        if let Some(ts) = a.timestamps {
             sets.push(format!("run.timestamps=\"{ts}\""));
         }
     }

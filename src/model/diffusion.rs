@@ -205,3 +205,40 @@ pub fn crossing_ticks(quantum: f32, x: f32, q: f32, rate: f32) -> Option<Ticks> 
     let t = left / f64::from(rate.abs()) * f64::from(1u32 << TICK_BITS);
     Some((t.ceil() as Ticks).max(1))
 }
+
+/// The diffusion grid in the model registry.
+pub static INFO: super::ModelInfo = super::ModelInfo {
+    kind: "diffusion",
+    label: "diffusion grid",
+    description: "2-D diffusion grid",
+    teaching_preset: "teaching-diffusion",
+    algorithms: &[
+        super::AlgorithmInfo {
+            name: "timestepped",
+            label: "timestepped",
+            help: "Perumalla 2006 Fig. 3: every cell advances by the same fixed step dt, whether it changes or not. Simple and regular; dt must stay under the stability bound dx²/(2(αx+αy)).",
+            algorithm: "timestepped",
+            timestamps: None,
+            gpu: true,
+            listed: true,
+        },
+        super::AlgorithmInfo {
+            name: "event",
+            label: "event",
+            help: "Perumalla 2006 Fig. 6 (Nutaro's quantized states): each cell schedules its own update for when it will have moved one quantum; an update moves the cell and reschedules its neighbours. Only active cells cost anything, one event at a time from a priority queue (CPU only).",
+            algorithm: "event",
+            timestamps: None,
+            gpu: false,
+            listed: true,
+        },
+        super::AlgorithmInfo {
+            name: "hybrid",
+            label: "hybrid",
+            help: "Perumalla 2006 Fig. 8: every cell computes when it would move one quantum; the earliest of those is the step, and all cells advance together. Steps grow as the grid smooths; on the GPU the minimum is a reduction that never leaves the device.",
+            algorithm: "hybrid",
+            timestamps: None,
+            gpu: true,
+            listed: true,
+        },
+    ],
+};

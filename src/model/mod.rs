@@ -1,4 +1,94 @@
-//! What is simulated: model parameters, initial state and analytic references.
+//! What is simulated: model parameters, initial state and analytic references, and the
+//! registry of models ([`MODELS`]): what the command line and the app need to know about a
+//! model (its name, its algorithms with their help, which of them have a GPU engine)
+//! without naming it.
 
 pub mod diffusion;
 pub mod torus;
+
+/// One algorithm of a model, as the command line and the app offer it.
+#[derive(Debug, PartialEq, Eq)]
+pub struct AlgorithmInfo {
+    /// `--algorithm` value, e.g. "interval-boundary".
+    pub name: &'static str,
+    /// What the controls show, e.g. "interval / boundary".
+    pub label: &'static str,
+    /// Plain-words explanation (hover text, `presets --algorithms`).
+    pub help: &'static str,
+    /// `run.algorithm` in a preset.
+    pub algorithm: &'static str,
+    /// `run.timestamps` in a preset, for the algorithms that have it.
+    pub timestamps: Option<&'static str>,
+    /// True when it has a GPU engine.
+    pub gpu: bool,
+    /// False for command-line aliases the controls do not list.
+    pub listed: bool,
+}
+
+/// One model.
+#[derive(Debug, PartialEq, Eq)]
+pub struct ModelInfo {
+    /// `model.kind` in a preset.
+    pub kind: &'static str,
+    /// What the model picker shows.
+    pub label: &'static str,
+    /// One line under the picker.
+    pub description: &'static str,
+    /// Its algorithms, the controls' order.
+    pub algorithms: &'static [AlgorithmInfo],
+    /// The built-in preset the picker opens.
+    pub teaching_preset: &'static str,
+}
+
+impl ModelInfo {
+    /// The algorithm named `name` (`--algorithm` value).
+    pub fn algorithm(&self, name: &str) -> Option<&'static AlgorithmInfo> {
+        self.algorithms.iter().find(|a| a.name == name)
+    }
+
+    /// The algorithms the controls list.
+    pub fn listed(&self) -> impl Iterator<Item = &'static AlgorithmInfo> + use<> {
+        self.algorithms.iter().filter(|a| a.listed)
+    }
+
+    /// The algorithm a preset's (run.algorithm, run.timestamps) names.
+    pub fn algorithm_of(&self, algorithm: &str, timestamps: Option<&str>) -> Option<&'static AlgorithmInfo> {
+        self.algorithms
+            .iter()
+            .filter(|a| a.listed && a.algorithm == algorithm)
+            .find(|a| a.timestamps.is_none() || a.timestamps == timestamps)
+    }
+}
+
+/// Every model, in the picker's order.
+pub static MODELS: &[&ModelInfo] = &[&torus::INFO, &diffusion::INFO];
+
+/// The model of `model.kind`.
+pub fn by_kind(kind: &str) -> Option<&'static ModelInfo> {
+    MODELS.iter().copied().find(|m| m.kind == kind)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_kind_and_algorithm_name_is_unique_and_every_teaching_preset_is_its_model() {
+        let mut kinds: Vec<_> = MODELS.iter().map(|m| m.kind).collect();
+        kinds.dedup();
+        assert_eq!(kinds.len(), MODELS.len());
+        for m in MODELS {
+            let mut names: Vec<_> = m.algorithms.iter().map(|a| a.name).collect();
+            names.sort_unstable();
+            names.dedup();
+            assert_eq!(names.len(), m.algorithms.len(), "{}", m.kind);
+            let (_, text) = crate::preset::load_text(m.teaching_preset).unwrap();
+            let cfg = crate::preset::Config::from_toml(&text, m.teaching_preset).unwrap();
+            assert_eq!(cfg.kind(), m.kind);
+            // every listed algorithm is found again from its preset keys
+            for a in m.listed() {
+                assert_eq!(m.algorithm_of(a.algorithm, a.timestamps), Some(a));
+            }
+        }
+    }
+}

@@ -125,3 +125,58 @@ impl ServiceLaw {
 pub fn route(words: &[u32; 4]) -> u32 {
     words[WORD_ROUTE] >> 30
 }
+
+/// The torus in the model registry.
+pub static INFO: super::ModelInfo = super::ModelInfo {
+    kind: "torus",
+    label: "torus network",
+    description: "Closed torus queueing network",
+    teaching_preset: "teaching-16x16",
+    algorithms: &[
+        super::AlgorithmInfo {
+            name: "sequential",
+            label: "sequential",
+            help: "One event at a time from a priority queue: exact, the ground truth, and the baseline every speedup is measured against.",
+            algorithm: "sequential",
+            timestamps: None,
+            gpu: false,
+            listed: true,
+        },
+        super::AlgorithmInfo {
+            name: "window",
+            label: "window",
+            help: "Sang et al. 2019: every event in [t_min, t_min + d) runs in parallel. Exact, because with shifted service no token can finish sooner than d after it starts, so nothing inside the window can affect anything else inside it.",
+            algorithm: "window",
+            timestamps: None,
+            gpu: true,
+            listed: true,
+        },
+        super::AlgorithmInfo {
+            name: "interval-original",
+            label: "interval / original",
+            help: "The old algorithm: every event up to the next multiple of d runs in parallel with its own timestamp. Events inside an interval can depend on each other, so causality errors happen (red on the heatmap in the causality mode).",
+            algorithm: "interval",
+            timestamps: Some("original"),
+            gpu: true,
+            listed: true,
+        },
+        super::AlgorithmInfo {
+            name: "interval-boundary",
+            label: "interval / boundary",
+            help: "Park & Fishwick 2009: every event up to the next multiple of d runs at that boundary. Order is preserved but every event is delayed, so utilization is biased down; the corrected value multiplies it by 1 + d/(2M).",
+            algorithm: "interval",
+            timestamps: Some("boundary"),
+            gpu: true,
+            listed: true,
+        },
+        super::AlgorithmInfo {
+            name: "interval",
+            label: "interval",
+            help: "Interval up to the next multiple of d, keeping the preset's run.timestamps.",
+            algorithm: "interval",
+            timestamps: None,
+            gpu: true,
+            listed: false,
+        },
+    ],
+};
