@@ -8,7 +8,7 @@ use eframe::egui;
 impl PdesApp {
     fn torus_model(&mut self, ui: &mut egui::Ui) -> bool {
         let mut changed = false;
-        ui.label("Closed torus queueing network").on_hover_text(
+        ui.label(crate::model::torus::INFO.description).on_hover_text(
             "rows × cols service facilities on a torus, each a server with a FIFO queue. After service a token moves to one of the four neighbours at random (Sang et al. 2019, Park & Fishwick 2009).",
         );
         egui::Grid::new("model").num_columns(2).show(ui, |ui| {
@@ -37,7 +37,7 @@ impl PdesApp {
 
     fn diffusion_model(&mut self, ui: &mut egui::Ui) -> bool {
         let mut changed = false;
-        ui.label("2-D diffusion grid").on_hover_text(
+        ui.label(crate::model::diffusion::INFO.description).on_hover_text(
             "dQ/dt = αx ∂²Q/∂x² + αy ∂²Q/∂y² + β on rows × cols cells, the edges held at the boundary temperature, the interior starting at the initial one (Perumalla 2006 §3.1).",
         );
         egui::Grid::new("dmodel").num_columns(2).show(ui, |ui| {
@@ -134,14 +134,17 @@ impl PdesApp {
         let mut changed = false;
         ui.heading("Model");
         ui.horizontal(|ui| {
-            let mut diffusion = self.form.diffusion;
-            ui.selectable_value(&mut diffusion, false, "torus network")
-                .on_hover_text("The closed torus queueing network (Sang et al. 2019, Park & Fishwick 2009).");
-            ui.selectable_value(&mut diffusion, true, "diffusion grid")
-                .on_hover_text("The 2-D heat diffusion grid of Perumalla 2006: time-stepped, discrete-event and hybrid execution.");
-            if diffusion != self.form.diffusion {
+            let current = self.form.kind();
+            for m in crate::model::MODELS {
                 // each model opens on its teaching preset
-                self.load_preset(if diffusion { "teaching-diffusion" } else { crate::preset::DEFAULT_PRESET });
+                if ui
+                    .selectable_label(m.kind == current, m.label)
+                    .on_hover_text(m.about)
+                    .clicked()
+                    && m.kind != current
+                {
+                    self.load_preset(m.teaching_preset);
+                }
             }
         });
         if self.form.diffusion {

@@ -1,8 +1,8 @@
 //! The editable parameters of the left panel, validated through the same preset code as
 //! the command line (one mechanism, one set of error messages).
 
-use crate::model::torus::ServiceKind;
 use crate::model::AlgorithmInfo;
+use crate::model::torus::ServiceKind;
 use crate::preset::{Config, EngineKind};
 
 /// An algorithm the controls offer: an entry of the model registry.
@@ -10,10 +10,14 @@ pub type AlgorithmChoice = &'static AlgorithmInfo;
 
 /// The algorithms the controls list for a model (`diffusion` picks the model).
 pub fn choices(diffusion: bool) -> Vec<AlgorithmChoice> {
-    let kind = if diffusion { "diffusion" } else { "torus" };
-    crate::model::by_kind(kind)
+    crate::model::by_kind(kind_of(diffusion))
         .map(|m| m.listed().collect())
         .unwrap_or_default()
+}
+
+/// `model.kind` of the form's model switch (the one place that maps it to the registry).
+fn kind_of(diffusion: bool) -> &'static str {
+    if diffusion { "diffusion" } else { "torus" }
 }
 
 /// The values in the controls (some may be invalid while the user types). Both models'
@@ -113,6 +117,11 @@ impl Form {
         f
     }
 
+    /// `model.kind` of the model the form edits.
+    pub fn kind(&self) -> &'static str {
+        kind_of(self.diffusion)
+    }
+
     /// Validates the form into a configuration, or the one-line reason it is invalid.
     pub fn to_config(&self) -> Result<Config, String> {
         self.to_config_with(self.algorithm)
@@ -120,9 +129,16 @@ impl Form {
 
     /// The same parameters with another algorithm (the B side of A/B mode).
     pub fn to_config_with(&self, algorithm: AlgorithmChoice) -> Result<Config, String> {
-        let (alg, ts) = (algorithm.algorithm, algorithm.timestamps.unwrap_or("original"));
+        let (alg, ts) = (
+            algorithm.algorithm,
+            algorithm.timestamps.unwrap_or("original"),
+        );
         // CPU-only algorithms: the engine switch stays, the run goes to the CPU
-        let engine = if self.gpu && algorithm.gpu { "gpu" } else { "cpu" };
+        let engine = if self.gpu && algorithm.gpu {
+            "gpu"
+        } else {
+            "cpu"
+        };
         let text = if self.diffusion {
             format!(
                 "[model]\nkind = \"diffusion\"\nrows = {}\ncols = {}\nalpha_x = {:?}\nalpha_y = {:?}\nbeta = {:?}\nboundary = {:?}\ninitial = {:?}\ndx = {:?}\n[run]\nalgorithm = \"{alg}\"\nend_time = {:?}\ndt = {:?}\nquantum = {:?}\nengine = \"{engine}\"\n",

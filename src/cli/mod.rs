@@ -205,7 +205,12 @@ pub fn dispatch(cli: Cli) -> Result<(), CliError> {
             text.push_str("\nmodels (model.kind) and their algorithms (--algorithm):\n");
             for m in crate::model::MODELS {
                 let names: Vec<&str> = m.listed().map(|a| a.name).collect();
-                text.push_str(&format!("{:<22} {}: {}\n", m.kind, m.description, names.join(", ")));
+                text.push_str(&format!(
+                    "{:<22} {}: {}\n",
+                    m.kind,
+                    m.description,
+                    names.join(", ")
+                ));
             }
             output::write_stdout(&text).map_err(output::stdout_error)
         }

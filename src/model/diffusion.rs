@@ -211,6 +211,7 @@ pub static INFO: super::ModelInfo = super::ModelInfo {
     kind: "diffusion",
     label: "diffusion grid",
     description: "2-D diffusion grid",
+    about: "The 2-D heat diffusion grid of Perumalla 2006: time-stepped, discrete-event and hybrid execution.",
     teaching_preset: "teaching-diffusion",
     algorithms: &[
         super::AlgorithmInfo {

@@ -34,6 +34,8 @@ pub struct ModelInfo {
     pub label: &'static str,
     /// One line under the picker.
     pub description: &'static str,
+    /// The picker's hover text: what the model is and where it comes from.
+    pub about: &'static str,
     /// Its algorithms, the controls' order.
     pub algorithms: &'static [AlgorithmInfo],
     /// The built-in preset the picker opens.
@@ -52,7 +54,11 @@ impl ModelInfo {
     }
 
     /// The algorithm a preset's (run.algorithm, run.timestamps) names.
-    pub fn algorithm_of(&self, algorithm: &str, timestamps: Option<&str>) -> Option<&'static AlgorithmInfo> {
+    pub fn algorithm_of(
+        &self,
+        algorithm: &str,
+        timestamps: Option<&str>,
+    ) -> Option<&'static AlgorithmInfo> {
         self.algorithms
             .iter()
             .filter(|a| a.listed && a.algorithm == algorithm)

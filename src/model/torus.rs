@@ -131,6 +131,7 @@ pub static INFO: super::ModelInfo = super::ModelInfo {
     kind: "torus",
     label: "torus network",
     description: "Closed torus queueing network",
+    about: "The closed torus queueing network (Sang et al. 2019, Park & Fishwick 2009).",
     teaching_preset: "teaching-16x16",
     algorithms: &[
         super::AlgorithmInfo {
