@@ -4,11 +4,12 @@
 //! neither of those imports the other; the command line and the app build engines here.
 
 use crate::gpu::Gpu;
-use crate::gpu::diffusion::GpuDiffusion;
-use crate::gpu::torus::GpuTorus;
+use crate::models::diffusion::cpu::CpuDiffusion;
+use crate::models::diffusion::gpu::GpuDiffusion;
+use crate::models::torus::cpu::{CpuEngine, CpuTorus};
+use crate::models::torus::gpu::GpuTorus;
 use crate::preset::{Algorithm, Config, DiffusionAlgorithm, EngineKind};
-use crate::sim::diffusion::CpuDiffusion;
-use crate::sim::{CPU_MEMORY_LIMIT, CpuEngine, CpuTorus, Engine, SimError};
+use crate::sim::{CPU_MEMORY_LIMIT, Engine, SimError};
 use std::sync::Arc;
 
 /// What to do when the configuration asks for the GPU and cannot have it.
@@ -85,8 +86,8 @@ pub fn has_gpu_engine(config: &Config) -> bool {
 /// Bytes the CPU engine of `config` allocates for its state.
 pub fn cpu_bytes(config: &Config) -> u64 {
     match config {
-        Config::Torus(c) => crate::sim::cpu_memory_bytes(c),
-        Config::Diffusion(c) => crate::sim::diffusion_cpu_bytes(c),
+        Config::Torus(c) => crate::models::torus::cpu::cpu_memory_bytes(c),
+        Config::Diffusion(c) => crate::models::diffusion::cpu::diffusion_cpu_bytes(c),
     }
 }
 

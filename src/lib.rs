@@ -9,7 +9,7 @@ pub mod app;
 pub mod cli;
 pub mod engines;
 pub mod gpu;
-pub mod model;
+pub mod models;
 pub mod preset;
 pub mod rng;
 pub mod sim;

@@ -5,8 +5,8 @@
 //! Validation is done by hand rather than by serde so that each message can say exactly
 //! which key is wrong and what it accepts.
 
-use crate::model::diffusion::{DiffusionParams, MAX_STEP_TICKS};
-use crate::model::torus::{ServiceKind, ServiceLaw, TorusParams};
+use crate::models::diffusion::{DiffusionParams, MAX_STEP_TICKS};
+use crate::models::torus::{ServiceKind, ServiceLaw, TorusParams};
 use crate::time::{MAX_TIME_UNITS, TICKS_PER_UNIT, Ticks, to_ticks};
 use std::path::Path;
 
@@ -309,12 +309,12 @@ impl Config {
     }
 
     /// The model's entry in the registry.
-    pub fn model_info(&self) -> &'static crate::model::ModelInfo {
-        crate::model::by_kind(self.kind()).expect("every configuration's kind is registered")
+    pub fn model_info(&self) -> &'static crate::models::ModelInfo {
+        crate::models::by_kind(self.kind()).expect("every configuration's kind is registered")
     }
 
     /// The algorithm's entry in the registry.
-    pub fn algorithm_info(&self) -> &'static crate::model::AlgorithmInfo {
+    pub fn algorithm_info(&self) -> &'static crate::models::AlgorithmInfo {
         let (algorithm, timestamps) = match self {
             Self::Torus(c) => (
                 c.run.algorithm.name(),

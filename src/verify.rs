@@ -11,14 +11,15 @@
 //! `shaders/diffusion.wgsl`), so equal inputs give equal bits. A difference is a bug.
 
 use crate::gpu::Gpu;
-use crate::gpu::diffusion::GpuDiffusion;
 use crate::gpu::reduce_check;
 use crate::gpu::shaders::Reductions;
-use crate::gpu::torus::GpuTorus;
+use crate::models::diffusion::cpu::{CpuDiffusion, DiffusionEngine};
+use crate::models::diffusion::gpu::GpuDiffusion;
+use crate::models::torus::cpu::{CpuEngine, CpuTorus};
+use crate::models::torus::gpu::GpuTorus;
+use crate::models::torus::state::TorusState;
 use crate::preset::{self, Algorithm, Config, DiffusionConfig, Timestamps, TorusConfig};
-use crate::sim::diffusion::{CpuDiffusion, DiffusionEngine};
-use crate::sim::state::TorusState;
-use crate::sim::{Budget, CpuEngine, CpuTorus, Engine, Report, SimError, StepRecord};
+use crate::sim::{Budget, Engine, Report, SimError, StepRecord};
 use serde::Serialize;
 use std::sync::Arc;
 use std::time::Instant;

@@ -1,8 +1,9 @@
 //! Helpers shared by the integration tests (included with `mod common_cfg;`).
 #![allow(dead_code)]
 
+use pdes_lab::models::torus::cpu::{CpuEngine, CpuTorus};
 use pdes_lab::preset::TorusConfig;
-use pdes_lab::sim::{Budget, CpuEngine, CpuTorus, Engine};
+use pdes_lab::sim::{Budget, Engine};
 
 /// A configuration from the default preset with `sets` applied.
 pub fn config(sets: &[&str]) -> TorusConfig {

@@ -2,7 +2,8 @@
 
 mod common_cfg;
 use common_cfg::{config, run_cpu};
-use pdes_lab::sim::{Engine, TorusEngine};
+use pdes_lab::models::torus::cpu::TorusEngine;
+use pdes_lab::sim::Engine;
 
 /// `window` reproduces the sequential sample path exactly: the same final state of every
 /// facility and token (so the same events, visit counts and statistics).

@@ -4,8 +4,8 @@
 
 mod common_cfg;
 use common_cfg::diffusion_config as config;
+use pdes_lab::models::diffusion::cpu::{CpuDiffusion, DiffusionEngine};
 use pdes_lab::preset::{Config, DiffusionConfig};
-use pdes_lab::sim::diffusion::{CpuDiffusion, DiffusionEngine};
 use pdes_lab::sim::{Budget, Engine};
 
 fn final_grid(cfg: &DiffusionConfig) -> Vec<f32> {
@@ -202,7 +202,7 @@ fn presets_round_trip_through_toml() {
 
 #[test]
 fn hybrid_step_is_the_largest_whole_tick_count_whose_product_stays_within_the_quantum() {
-    use pdes_lab::model::diffusion::quantum_ticks;
+    use pdes_lab::models::diffusion::quantum_ticks;
     // the definition the GPU reproduces: largest n in [1, cap] with n as f32 * |rate| <= qs
     let brute =
         |qs: f32, a: f32, cap: u32| (1..=cap).rev().find(|&n| n as f32 * a <= qs).unwrap_or(1);

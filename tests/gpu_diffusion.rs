@@ -3,9 +3,9 @@
 
 mod common_cfg;
 use common_cfg::{diffusion_config as config, gpu};
-use pdes_lab::gpu::diffusion::GpuDiffusion;
+use pdes_lab::models::diffusion::cpu::{CpuDiffusion, DiffusionEngine};
+use pdes_lab::models::diffusion::gpu::GpuDiffusion;
 use pdes_lab::preset::DiffusionConfig;
-use pdes_lab::sim::diffusion::{CpuDiffusion, DiffusionEngine};
 use pdes_lab::sim::{Budget, Engine};
 
 /// Runs CPU and GPU engines of `cfg` through the same budgets; after each, the time, the
@@ -37,7 +37,7 @@ fn assert_twins_with(cfg: &DiffusionConfig, mut gpu: GpuDiffusion, budgets: &[Bu
         assert_eq!(differing, 0, "cells differ after {b:?}");
         // the app's plot statistics, reduced on the GPU in f32, against the CPU's f64 ones
         let (gm, glo, ghi) = gpu.grid_stats().unwrap();
-        let (cm, clo, chi) = pdes_lab::sim::diffusion::grid_stats(&cv);
+        let (cm, clo, chi) = pdes_lab::models::diffusion::cpu::grid_stats(&cv);
         assert!((gm - cm).abs() <= 1e-5 * range, "mean {gm} vs {cm}");
         assert!((glo - clo).abs() <= 1e-5 * range && (ghi - chi).abs() <= 1e-5 * range);
     }

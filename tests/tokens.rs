@@ -2,8 +2,8 @@
 
 mod common_cfg;
 use common_cfg::{config, run_cpu};
-use pdes_lab::sim::TorusEngine;
-use pdes_lab::sim::state::NONE;
+use pdes_lab::models::torus::cpu::TorusEngine;
+use pdes_lab::models::torus::state::NONE;
 
 #[test]
 fn every_algorithm_conserves_tokens() {
@@ -21,7 +21,7 @@ fn every_algorithm_conserves_tokens() {
 #[test]
 fn a_lost_token_is_reported() {
     let mut e = run_cpu(&config(&["model.tokens_per_facility=3", "run.end_time=50"]));
-    let pdes_lab::sim::CpuTorus::Stepped(s) = &mut e.cpu else {
+    let pdes_lab::models::torus::cpu::CpuTorus::Stepped(s) = &mut e.cpu else {
         panic!("window is stepped")
     };
     let f = s
@@ -44,7 +44,7 @@ fn a_lost_token_is_reported() {
 #[test]
 fn a_duplicated_token_is_reported() {
     let mut e = run_cpu(&config(&["run.end_time=50"]));
-    let pdes_lab::sim::CpuTorus::Stepped(s) = &mut e.cpu else {
+    let pdes_lab::models::torus::cpu::CpuTorus::Stepped(s) = &mut e.cpu else {
         panic!("window is stepped")
     };
     let busy: Vec<usize> = (0..s.state.facilities.len())

@@ -111,7 +111,7 @@ fn a_bad_value_is_refused_with_its_reason() {
     assert!(err.contains("shifted"), "{err}");
     assert_eq!(
         h.state().a.torus().unwrap().model.service,
-        pdes_lab::model::torus::ServiceKind::Shifted
+        pdes_lab::models::torus::ServiceKind::Shifted
     );
     h.get_by_label(err.as_str()); // the reason is on screen
     // choosing an algorithm that allows it clears the error

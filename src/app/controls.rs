@@ -8,7 +8,7 @@ use eframe::egui;
 impl PdesApp {
     fn torus_model(&mut self, ui: &mut egui::Ui) -> bool {
         let mut changed = false;
-        ui.label(crate::model::torus::INFO.description).on_hover_text(
+        ui.label(crate::models::torus::INFO.description).on_hover_text(
             "rows × cols service facilities on a torus, each a server with a FIFO queue. After service a token moves to one of the four neighbours at random (Sang et al. 2019, Park & Fishwick 2009).",
         );
         egui::Grid::new("model").num_columns(2).show(ui, |ui| {
@@ -37,7 +37,7 @@ impl PdesApp {
 
     fn diffusion_model(&mut self, ui: &mut egui::Ui) -> bool {
         let mut changed = false;
-        ui.label(crate::model::diffusion::INFO.description).on_hover_text(
+        ui.label(crate::models::diffusion::INFO.description).on_hover_text(
             "dQ/dt = αx ∂²Q/∂x² + αy ∂²Q/∂y² + β on rows × cols cells, the edges held at the boundary temperature, the interior starting at the initial one (Perumalla 2006 §3.1).",
         );
         egui::Grid::new("dmodel").num_columns(2).show(ui, |ui| {
@@ -135,7 +135,7 @@ impl PdesApp {
         ui.heading("Model");
         ui.horizontal(|ui| {
             let current = self.form.kind();
-            for m in crate::model::MODELS {
+            for m in crate::models::MODELS {
                 // each model opens on its teaching preset
                 if ui
                     .selectable_label(m.kind == current, m.label)
@@ -287,7 +287,7 @@ impl PdesApp {
             let st = &c.cpu.state().facilities[f as usize];
             super::heatmap::facility_lines(ui, st);
             ui.label(format!("causality errors: {}", st.causality_errors));
-            if let crate::sim::CpuTorus::Stepped(s) = &c.cpu {
+            if let crate::models::torus::cpu::CpuTorus::Stepped(s) = &c.cpu {
                 let recent: Vec<_> = s
                     .violations
                     .iter()
@@ -309,7 +309,7 @@ impl PdesApp {
             }
         } else if let (Built::TorusGpu(g), Some(cells)) = (&self.a.engine, &self.a.display) {
             // two small readbacks, not the whole grid
-            let tokens = crate::gpu::torus::read_ranges(g.gpu(), &[(cells, 8 * u64::from(f), 8)])
+            let tokens = crate::gpu::read_ranges(g.gpu(), &[(cells, 8 * u64::from(f), 8)])
                 .map(|b| bytemuck::pod_read_unaligned::<[u32; 2]>(&b[0])[0]);
             match (tokens, g.facility_snapshot(f)) {
                 (Ok(tokens), Ok((dep, last, err_step))) => {

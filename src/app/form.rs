@@ -1,8 +1,8 @@
 //! The editable parameters of the left panel, validated through the same preset code as
 //! the command line (one mechanism, one set of error messages).
 
-use crate::model::AlgorithmInfo;
-use crate::model::torus::ServiceKind;
+use crate::models::AlgorithmInfo;
+use crate::models::torus::ServiceKind;
 use crate::preset::{Config, EngineKind};
 
 /// An algorithm the controls offer: an entry of the model registry.
@@ -10,7 +10,7 @@ pub type AlgorithmChoice = &'static AlgorithmInfo;
 
 /// The algorithms the controls list for a model (`diffusion` picks the model).
 pub fn choices(diffusion: bool) -> Vec<AlgorithmChoice> {
-    crate::model::by_kind(kind_of(diffusion))
+    crate::models::by_kind(kind_of(diffusion))
         .map(|m| m.listed().collect())
         .unwrap_or_default()
 }

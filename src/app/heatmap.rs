@@ -520,7 +520,7 @@ fn texture_heatmap(ui: &mut egui::Ui, s: &Session, mode: Mode, rect: egui::Rect,
 }
 
 /// The facts about a CPU facility that the hover text and the inspector both show.
-pub(super) fn facility_lines(ui: &mut egui::Ui, st: &crate::sim::state::Facility) {
+pub(super) fn facility_lines(ui: &mut egui::Ui, st: &crate::models::torus::state::Facility) {
     ui.label(format!("tokens: {}", st.tokens()));
     ui.label(format!("busy: {}", st.busy()));
     ui.label(format!("last arrival: {:.4}", to_units(st.last_arrival)));

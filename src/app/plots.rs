@@ -143,7 +143,7 @@ fn show_torus(ui: &mut egui::Ui, a: &Session, b: Option<&Session>) {
     let w = (ui.available_width() - 24.0) / 4.0;
     let h = ui.available_height() - 24.0;
     ui.horizontal(|ui| {
-        let exponential = cfg.model.service == crate::model::torus::ServiceKind::Exponential;
+        let exponential = cfg.model.service == crate::models::torus::ServiceKind::Exponential;
         time_series(
             ui,
             [w, h],

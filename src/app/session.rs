@@ -3,10 +3,11 @@
 
 use crate::engines::{Built, GpuFallback};
 use crate::gpu::Gpu;
-use crate::gpu::torus::LiveStats;
+use crate::models::diffusion::cpu::{DiffusionEngine, grid_stats};
+use crate::models::torus::cpu::{CpuEngine, CpuTorus};
+use crate::models::torus::gpu::LiveStats;
 use crate::preset::{Algorithm, Config, TorusConfig};
-use crate::sim::diffusion::{DiffusionEngine, grid_stats};
-use crate::sim::{Budget, CpuEngine, CpuTorus, Engine, SimError};
+use crate::sim::{Budget, Engine, SimError};
 use crate::time::{Ticks, to_units};
 use std::sync::Arc;
 
@@ -203,8 +204,7 @@ impl Session {
             Built::DiffusionGpu(g) => {
                 let buf = self.display.as_ref()?;
                 let bytes =
-                    crate::gpu::torus::read_ranges(g.gpu(), &[(buf, 8 * u64::from(cell), 8)])
-                        .ok()?;
+                    crate::gpu::read_ranges(g.gpu(), &[(buf, 8 * u64::from(cell), 8)]).ok()?;
                 Some(f32::from_bits(
                     bytemuck::pod_read_unaligned::<[u32; 2]>(&bytes[0])[0],
                 ))
@@ -244,7 +244,7 @@ impl Session {
                 let in_progress: u128 = st
                     .facilities
                     .iter()
-                    .filter(|f| f.serving != crate::sim::state::NONE)
+                    .filter(|f| f.serving != crate::models::torus::state::NONE)
                     .map(|f| u128::from(now.min(f.departure).saturating_sub(f.service_start)))
                     .sum();
                 Ok(LiveStats {

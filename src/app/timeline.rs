@@ -22,7 +22,7 @@ pub(super) fn timeline(ui: &mut egui::Ui, s: &Session) {
     // pending departures (CPU engines: all of them; the GPU engine keeps them on the GPU)
     if let Built::TorusCpu(c) = &s.engine {
         for f in c.cpu.state().facilities.iter().take(200_000) {
-            if f.departure != crate::sim::state::NEVER {
+            if f.departure != crate::models::torus::state::NEVER {
                 let x = x_of(to_units(f.departure));
                 if x >= rect.left() && x <= rect.right() {
                     painter.vline(

@@ -2,9 +2,10 @@
 //! measured in the same invocation (never extrapolated).
 
 use super::{CliError, Format, Suite};
-use crate::gpu::torus::GpuTorus;
+use crate::models::torus::cpu::{CpuEngine, CpuTorus, TorusEngine};
+use crate::models::torus::gpu::GpuTorus;
 use crate::preset::{Algorithm, EngineKind, Timestamps, TorusConfig};
-use crate::sim::{Budget, CpuEngine, CpuTorus, TorusEngine};
+use crate::sim::Budget;
 use serde::Serialize;
 use std::time::Instant;
 
@@ -67,7 +68,7 @@ pub struct BenchRow {
     pub reference: Option<Reference>,
     /// GPU microseconds per step in each dispatch (gpu::torus::PASS_NAMES), from timestamp queries
     /// (only with --profile; the timestamps themselves add a little time).
-    pub pass_us_per_step: Option<[f64; crate::gpu::torus::PASSES]>,
+    pub pass_us_per_step: Option<[f64; crate::models::torus::gpu::PASSES]>,
 }
 
 /// The statistics of a CPU sequential run that other rows are checked against.
@@ -129,7 +130,7 @@ fn config_of(c: &Case) -> TorusConfig {
     cfg.model.cols = c.side;
     cfg.model.tokens_per_facility = 1;
     cfg.model.mean_service = 10.0;
-    cfg.model.service = crate::model::torus::ServiceKind::Shifted;
+    cfg.model.service = crate::models::torus::ServiceKind::Shifted;
     cfg.run.algorithm = c.algorithm;
     cfg.run.timestamps = c.timestamps;
     cfg.run.d = c.d;
@@ -265,7 +266,7 @@ pub fn run(
             row.events_per_second
         );
         if let Some(p) = row.pass_us_per_step {
-            let parts: Vec<String> = crate::gpu::torus::PASS_NAMES
+            let parts: Vec<String> = crate::models::torus::gpu::PASS_NAMES
                 .iter()
                 .zip(p)
                 .map(|(n, us)| format!("{n} {us:.1}"))

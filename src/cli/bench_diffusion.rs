@@ -6,8 +6,8 @@
 
 use super::bench::write_report;
 use super::{CliError, Format, Suite};
+use crate::models::diffusion::cpu::{CpuDiffusion, DiffusionEngine};
 use crate::preset::{Config, DiffusionAlgorithm, DiffusionConfig, EngineKind};
-use crate::sim::diffusion::{CpuDiffusion, DiffusionEngine};
 use crate::sim::{Budget, SimError};
 use serde::Serialize;
 use std::time::Instant;
@@ -131,7 +131,7 @@ fn engine_of(cfg: &DiffusionConfig) -> Result<Box<dyn DiffusionEngine>, SimError
         EngineKind::Cpu => Box::new(CpuDiffusion::new(cfg)),
         EngineKind::Gpu => {
             let gpu = crate::gpu::Gpu::shared().map_err(SimError::Gpu)?;
-            Box::new(crate::gpu::diffusion::GpuDiffusion::new(gpu, cfg)?)
+            Box::new(crate::models::diffusion::gpu::GpuDiffusion::new(gpu, cfg)?)
         }
     })
 }
@@ -192,7 +192,7 @@ fn measure(c: Case, reference: &[f32]) -> Result<DiffusionRow, SimError> {
         wall_seconds: wall,
         us_per_step: wall * 1e6 / totals.steps.max(1) as f64,
         max_error,
-        mean_temperature: crate::sim::diffusion::grid_stats(&grid).0,
+        mean_temperature: crate::models::diffusion::cpu::grid_stats(&grid).0,
         speedup_vs_cpu_timestepped: None,
         matches_cpu_twin: None,
     })

@@ -137,7 +137,7 @@ pub struct RunArgs {
 /// Every model's algorithm names, from the registry (clap lists them in --help and in
 /// the error for an unknown one; whether one fits the preset's model is checked later).
 fn algorithm_names() -> clap::builder::PossibleValuesParser {
-    let mut names: Vec<&'static str> = crate::model::MODELS
+    let mut names: Vec<&'static str> = crate::models::MODELS
         .iter()
         .flat_map(|m| m.algorithms.iter().map(|a| a.name))
         .collect();
@@ -203,7 +203,7 @@ pub fn dispatch(cli: Cli) -> Result<(), CliError> {
                 .map(|(name, text)| format!("{name:<22} {}\n", crate::preset::description(text)))
                 .collect();
             text.push_str("\nmodels (model.kind) and their algorithms (--algorithm):\n");
-            for m in crate::model::MODELS {
+            for m in crate::models::MODELS {
                 let names: Vec<&str> = m.listed().map(|a| a.name).collect();
                 text.push_str(&format!(
                     "{:<22} {}: {}\n",

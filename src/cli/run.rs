@@ -25,7 +25,7 @@ pub fn config_from_args(args: &RunArgs) -> Result<Config, CliError> {
             let _ = preset::apply_set(&mut probe, s);
         }
         let kind = preset::kind_of(&probe).unwrap_or("torus").to_string();
-        let model = crate::model::by_kind(&kind)
+        let model = crate::models::by_kind(&kind)
             .ok_or_else(|| CliError::Input(format!("model.kind: \"{kind}\" is not a model")))?;
         let Some(a) = model.algorithm(name) else {
             let names: Vec<&str> = model.listed().map(|a| a.name).collect();

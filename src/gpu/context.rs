@@ -89,3 +89,48 @@ impl Gpu {
             .min(self.limits.max_buffer_size)
     }
 }
+
+/// Copies `(buffer, offset, size)` ranges (4-byte aligned) to mappable staging buffers,
+/// waits, and returns their bytes.
+pub fn read_ranges(
+    gpu: &Gpu,
+    ranges: &[(&wgpu::Buffer, u64, u64)],
+) -> Result<Vec<Vec<u8>>, crate::sim::SimError> {
+    let mut enc = gpu.device.create_command_encoder(&Default::default());
+    let staging: Vec<wgpu::Buffer> = ranges
+        .iter()
+        .map(|(src, offset, size)| {
+            let dst = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("readback"),
+                size: *size,
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            enc.copy_buffer_to_buffer(src, *offset, &dst, 0, *size);
+            dst
+        })
+        .collect();
+    gpu.queue.submit([enc.finish()]);
+    for s in &staging {
+        s.slice(..).map_async(wgpu::MapMode::Read, |_| {});
+    }
+    gpu.device
+        .poll(wgpu::PollType::Wait {
+            submission_index: None,
+            timeout: None,
+        })
+        .map_err(|e| crate::sim::SimError::Gpu(format!("waiting for the GPU: {e}")))?;
+    staging
+        .iter()
+        .map(|s| {
+            let view = s
+                .slice(..)
+                .get_mapped_range()
+                .map_err(|e| crate::sim::SimError::Gpu(format!("readback: {e}")))?;
+            let v = view.to_vec();
+            drop(view);
+            s.unmap();
+            Ok(v)
+        })
+        .collect()
+}

@@ -3,9 +3,7 @@
 //! engine ([`diffusion`], the twin of `sim::diffusion::synchronous`).
 
 pub mod context;
-pub mod diffusion;
 pub mod reduce_check;
 pub mod shaders;
-pub mod torus;
 
-pub use context::Gpu;
+pub use context::{Gpu, read_ranges};

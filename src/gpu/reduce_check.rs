@@ -5,8 +5,8 @@
 //! bench/NOTES.md), and gives `pdes-lab verify` a check that fails for that reason only.
 
 use super::Gpu;
+use super::read_ranges;
 use super::shaders::{self, Reductions};
-use super::torus::read_ranges;
 use crate::sim::SimError;
 use wgpu::util::DeviceExt;
 

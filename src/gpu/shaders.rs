@@ -1,27 +1,13 @@
-//! WGSL composition: every pass is `common.wgsl` + `philox.wgsl` + its own file. The files
-//! live in `shaders/` and are embedded at build time, so editing a shader needs no Rust
-//! edit and the binary needs no files beside it.
+//! WGSL composition: a compute module is `u64.wgsl` + one of the reduction modules + the
+//! model's own files (`src/models/<model>/shaders/`, listed by the model's `shaders.rs`).
+//! The shared pieces live in `shaders/`; everything is embedded at build time, so the
+//! binary needs no files beside it. (WGSL declarations at module scope may come in any
+//! order, so the parts are simply concatenated.)
 
 /// 64-bit tick arithmetic and the workgroup size, shared by every compute module.
 pub const U64: &str = include_str!("../../shaders/u64.wgsl");
-/// The torus passes' bindings and geometry.
-pub const COMMON: &str = include_str!("../../shaders/common.wgsl");
-/// Philox4x32-10 and the service-time transform.
+/// Philox4x32-10 and the service-time transform (the project's random numbers).
 pub const PHILOX: &str = include_str!("../../shaders/philox.wgsl");
-/// The scan over all facilities: departure list and partial minima.
-pub const TORUS_SCAN: &str = include_str!("../../shaders/torus_scan.wgsl");
-/// Departures phase.
-pub const TORUS_DEPART: &str = include_str!("../../shaders/torus_depart.wgsl");
-/// Arrivals phase.
-pub const TORUS_ARRIVE: &str = include_str!("../../shaders/torus_arrive.wgsl");
-/// Step close-out and planning (final min reduction, bound, step log).
-pub const TORUS_PLAN: &str = include_str!("../../shaders/torus_plan.wgsl");
-
-/// The diffusion grid's step, plan and display entry points.
-pub const DIFFUSION: &str = include_str!("../../shaders/diffusion.wgsl");
-
-/// Per-facility display words for the heatmap.
-pub const TORUS_DISPLAY: &str = include_str!("../../shaders/torus_display.wgsl");
 /// The heatmap's render pipeline (standalone module).
 pub const HEATMAP: &str = include_str!("../../shaders/heatmap.wgsl");
 
@@ -74,35 +60,31 @@ impl Reductions {
     }
 }
 
-/// The full source of a torus pass.
-pub fn torus_pass(pass: &str, reductions: Reductions) -> String {
-    format!("{U64}\n{COMMON}\n{}\n{PHILOX}\n{pass}", reductions.source())
+/// A compute module: the 64-bit helpers, the reductions, then `parts`.
+pub fn compose(reductions: Reductions, parts: &[&str]) -> String {
+    let mut s = format!("{U64}\n{}\n", reductions.source());
+    for p in parts {
+        s.push_str(p);
+        s.push('\n');
+    }
+    s
 }
 
 /// The full source of the reductions' self-check.
 pub fn reduce_check_module(reductions: Reductions) -> String {
-    format!("{U64}\n{}\n{REDUCE_CHECK}", reductions.source())
+    compose(reductions, &[REDUCE_CHECK])
 }
 
-/// The full source of the diffusion module.
-pub fn diffusion_module(reductions: Reductions) -> String {
-    format!("{U64}\n{}\n{DIFFUSION}", reductions.source())
-}
-
-/// Every composed module, by name (for validation tests).
+/// Every composed WGSL module, by name (for validation tests): every registered model's,
+/// with both reduction variants, and the shared ones.
 pub fn all() -> Vec<(String, String)> {
     let mut v = Vec::new();
     for r in [Reductions::Portable, Reductions::Subgroup] {
-        for (name, src) in [
-            ("torus_scan", TORUS_SCAN),
-            ("torus_depart", TORUS_DEPART),
-            ("torus_arrive", TORUS_ARRIVE),
-            ("torus_plan", TORUS_PLAN),
-            ("torus_display", TORUS_DISPLAY),
-        ] {
-            v.push((format!("{name} ({r:?})"), torus_pass(src, r)));
+        for m in crate::models::MODELS {
+            for (name, src) in (m.shader_modules)(r) {
+                v.push((format!("{} {name} ({r:?})", m.kind), src));
+            }
         }
-        v.push((format!("diffusion ({r:?})"), diffusion_module(r)));
         v.push((format!("reduce_check ({r:?})"), reduce_check_module(r)));
     }
     v.push(("heatmap".to_string(), HEATMAP.to_string()));

@@ -1,19 +1,11 @@
-//! How a model is simulated on the CPU: the engine interface shared by the command line
-//! and the app, the sequential and stepped torus engines, the diffusion engines
-//! ([`diffusion`]), and their statistics.
+//! The engine interface every model's engines implement (CPU and GPU), shared by the
+//! command line and the app: budgets, the per-step log, errors, and the report. The
+//! engines themselves live in their model's folder (`crate::models::<model>`).
 
-pub mod diffusion;
 pub mod heap;
-pub mod sequential;
-pub mod state;
-pub mod stats;
-pub mod stepped;
 
-use crate::preset::{Algorithm, DiffusionConfig, Timestamps, TorusConfig};
-use crate::time::{Ticks, to_ticks};
+use crate::time::Ticks;
 use serde::Serialize;
-use state::TorusState;
-use stats::Summary;
 
 /// Errors a simulation can report while it runs.
 #[derive(Debug, thiserror::Error)]
@@ -32,14 +24,6 @@ pub enum SimError {
 /// Most bytes a CPU engine may allocate for its state (the app refuses larger runs rather
 /// than let the allocation abort the process).
 pub const CPU_MEMORY_LIMIT: u64 = 8 << 30;
-
-/// Bytes the CPU state of a torus run takes (facility records, token records, outboxes).
-pub fn cpu_memory_bytes(cfg: &TorusConfig) -> u64 {
-    let k = u64::from(cfg.model.facilities());
-    let n = u64::from(cfg.model.tokens());
-    k * (std::mem::size_of::<state::Facility>() as u64 + 24)
-        + n * std::mem::size_of::<state::Token>() as u64
-}
 
 /// How far one call to [`Engine::advance`] may go.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -115,22 +99,14 @@ pub trait Engine {
     fn report(&mut self) -> Result<Report, SimError>;
 }
 
-/// What the torus engines offer beyond [`Engine`].
-pub trait TorusEngine: Engine {
-    /// Statistics as of `min(now, end)`; fails if a token was lost or duplicated.
-    fn summary(&mut self) -> Result<Summary, SimError>;
-    /// Tokens at every facility, row-major (what the heatmap draws).
-    fn occupancy(&mut self) -> Result<Vec<u32>, SimError>;
-}
-
 /// The statistics of a run of either model (serialized as the model's own summary).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum Report {
     /// A torus run.
-    Torus(Summary),
+    Torus(crate::models::torus::stats::Summary),
     /// A diffusion run.
-    Diffusion(diffusion::DiffusionSummary),
+    Diffusion(crate::models::diffusion::cpu::DiffusionSummary),
 }
 
 impl Report {
@@ -140,105 +116,5 @@ impl Report {
             Self::Torus(s) => Self::Torus(s.with_wall_time(seconds)),
             Self::Diffusion(s) => Self::Diffusion(s.with_wall_time(seconds)),
         }
-    }
-}
-
-/// The CPU engines of the torus network.
-#[derive(Clone, Debug)]
-pub enum CpuTorus {
-    /// Future-event-list simulator.
-    Sequential(sequential::Sequential),
-    /// Window or interval two-phase steps.
-    Stepped(stepped::Stepped),
-}
-
-impl CpuTorus {
-    /// Builds the engine a validated configuration asks for.
-    pub fn new(cfg: &TorusConfig) -> Self {
-        let state = TorusState::new(&cfg.model, cfg.service_law(), cfg.run.seed);
-        let end = cfg.end_ticks();
-        let d = to_ticks(cfg.run.d);
-        match cfg.run.algorithm {
-            Algorithm::Sequential => Self::Sequential(sequential::Sequential::new(state, end)),
-            Algorithm::Window => Self::Stepped(stepped::Stepped::new(
-                state,
-                stepped::StepRule::Window { d },
-                end,
-            )),
-            Algorithm::Interval => {
-                let rule = match cfg.run.timestamps {
-                    Timestamps::Original => stepped::StepRule::IntervalOriginal { d },
-                    Timestamps::Boundary => stepped::StepRule::IntervalBoundary { d },
-                };
-                Self::Stepped(stepped::Stepped::new(state, rule, end))
-            }
-        }
-    }
-
-    /// The network state.
-    pub fn state(&self) -> &TorusState {
-        match self {
-            Self::Sequential(s) => &s.state,
-            Self::Stepped(s) => &s.state,
-        }
-    }
-}
-
-/// Bytes the CPU state of a diffusion run takes (the event algorithm's is the largest).
-pub fn diffusion_cpu_bytes(cfg: &DiffusionConfig) -> u64 {
-    u64::from(cfg.model.cells()) * 48
-}
-
-/// A CPU engine together with the configuration its summary describes.
-#[derive(Clone, Debug)]
-pub struct CpuEngine {
-    /// The engine.
-    pub cpu: CpuTorus,
-    /// Its configuration.
-    pub config: TorusConfig,
-}
-
-impl Engine for CpuEngine {
-    fn advance(&mut self, budget: Budget) -> Result<(), SimError> {
-        match &mut self.cpu {
-            CpuTorus::Sequential(s) => s.advance(budget),
-            CpuTorus::Stepped(s) => s.advance(budget),
-        }
-        Ok(())
-    }
-    fn now(&self) -> Ticks {
-        match &self.cpu {
-            CpuTorus::Sequential(s) => s.now(),
-            CpuTorus::Stepped(s) => s.now(),
-        }
-    }
-    fn finished(&self) -> bool {
-        self.now() >= self.config.end_ticks()
-    }
-    fn totals(&self) -> StepTotals {
-        match &self.cpu {
-            CpuTorus::Sequential(s) => s.totals().clone(),
-            CpuTorus::Stepped(s) => s.totals().clone(),
-        }
-    }
-    fn step_log(&self) -> &[StepRecord] {
-        match &self.cpu {
-            CpuTorus::Sequential(_) => &[],
-            CpuTorus::Stepped(s) => s.log(),
-        }
-    }
-    fn report(&mut self) -> Result<Report, SimError> {
-        Ok(Report::Torus(self.summary()?))
-    }
-}
-
-impl TorusEngine for CpuEngine {
-    fn summary(&mut self) -> Result<Summary, SimError> {
-        let horizon = self.now().min(self.config.end_ticks());
-        let measures = stats::measure(self.cpu.state(), horizon)?;
-        Ok(Summary::new(&self.config, &self.totals(), &measures))
-    }
-    fn occupancy(&mut self) -> Result<Vec<u32>, SimError> {
-        Ok(self.cpu.state().occupancy())
     }
 }

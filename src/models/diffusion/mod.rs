@@ -9,6 +9,10 @@
 //! the CPU engines call them and `shaders/diffusion.wgsl` spells out the same operations in
 //! the same order, in f32, so CPU and GPU agree to float rounding.
 
+pub mod cpu;
+pub mod gpu;
+pub mod shaders;
+
 use crate::time::{TICK_BITS, Ticks};
 
 /// Validated parameters of a diffusion grid.
@@ -213,6 +217,7 @@ pub static INFO: super::ModelInfo = super::ModelInfo {
     description: "2-D diffusion grid",
     about: "The 2-D heat diffusion grid of Perumalla 2006: time-stepped, discrete-event and hybrid execution.",
     teaching_preset: "teaching-diffusion",
+    shader_modules: shaders::modules,
     algorithms: &[
         super::AlgorithmInfo {
             name: "timestepped",

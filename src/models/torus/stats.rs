@@ -2,8 +2,8 @@
 //! and the analytic references they are judged against.
 
 use super::state::{NONE, TorusState};
-use super::{SimError, StepTotals};
 use crate::preset::{Algorithm, Timestamps, TorusConfig};
+use crate::sim::{SimError, StepTotals};
 use crate::time::{Ticks, to_units};
 use serde::Serialize;
 
@@ -131,7 +131,7 @@ pub struct Summary {
 impl Summary {
     /// Builds the summary of a run of `cfg`.
     pub fn new(cfg: &TorusConfig, totals: &StepTotals, m: &Measures) -> Self {
-        let exponential = cfg.model.service == crate::model::torus::ServiceKind::Exponential;
+        let exponential = cfg.model.service == crate::models::torus::ServiceKind::Exponential;
         let boundary =
             cfg.run.algorithm == Algorithm::Interval && cfg.run.timestamps == Timestamps::Boundary;
         let utilization = m.utilization();

@@ -10,7 +10,7 @@
 //! one quantum falls as its rate grows, hybrid's minimum over cells is
 //! `quantum_ticks(max |rate|)`: one division per step, not one per cell.
 
-use crate::model::diffusion::{Stencil, advance, quantum_ticks, step_units};
+use crate::models::diffusion::{Stencil, advance, quantum_ticks, step_units};
 use crate::preset::{DiffusionAlgorithm, DiffusionConfig};
 use crate::sim::{Budget, StepRecord, StepTotals};
 use crate::time::{TICK_BITS, Ticks};

@@ -9,11 +9,12 @@
 //! end time take length 0 (they copy the grid), so the host may overshoot its estimate of
 //! the steps left without changing the result.
 
-use super::Gpu;
-use super::shaders::{self, Reductions};
-use crate::model::diffusion::MAX_STEP_TICKS;
+use crate::gpu::Gpu;
+use crate::gpu::read_ranges;
+use crate::gpu::shaders::Reductions;
+use crate::models::diffusion::MAX_STEP_TICKS;
+use crate::models::diffusion::cpu::{DiffusionEngine, DiffusionSummary};
 use crate::preset::{DiffusionAlgorithm, DiffusionConfig};
-use crate::sim::diffusion::{DiffusionEngine, DiffusionSummary};
 use crate::sim::{Budget, Engine, Report, SimError, StepRecord, StepTotals};
 use crate::time::{TICK_BITS, Ticks};
 use bytemuck::{Pod, Zeroable};
@@ -294,7 +295,7 @@ impl GpuDiffusion {
         });
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("diffusion"),
-            source: wgpu::ShaderSource::Wgsl(shaders::diffusion_module(reductions).into()),
+            source: wgpu::ShaderSource::Wgsl(super::shaders::module(reductions).into()),
         });
         let hybrid_flag = [("HYBRID", if hybrid { 1.0 } else { 0.0 })];
         let pipeline = |entry: &str, layouts: &[Option<&wgpu::BindGroupLayout>]| {
@@ -474,7 +475,7 @@ impl GpuDiffusion {
         if let Some(buf) = &resolved {
             ranges.push((buf, 0, 16));
         }
-        let bytes = super::torus::read_ranges(&gpu, &ranges)?;
+        let bytes = read_ranges(&gpu, &ranges)?;
         if resolved.is_some() {
             let t: &[u64] = bytemuck::cast_slice(&bytes[2]);
             let gpu_us = t[1].saturating_sub(t[0]) as f64
@@ -528,8 +529,7 @@ impl GpuDiffusion {
             pass.dispatch_workgroups(groups, 1, 1);
         }
         self.gpu.queue.submit([enc.finish()]);
-        let bytes =
-            super::torus::read_ranges(&self.gpu, &[(&self.stats_buf, 0, 16 * u64::from(groups))])?;
+        let bytes = read_ranges(&self.gpu, &[(&self.stats_buf, 0, 16 * u64::from(groups))])?;
         let parts: &[[f32; 4]] = bytemuck::cast_slice(&bytes[0]);
         let (mut sum, mut lo, mut hi) = (0.0f64, f64::INFINITY, f64::NEG_INFINITY);
         for p in parts {
@@ -606,7 +606,7 @@ impl Engine for GpuDiffusion {
 impl DiffusionEngine for GpuDiffusion {
     fn temperatures(&self) -> Result<Vec<f32>, SimError> {
         let cur = &self.grid[(self.dispatched % 2) as usize];
-        let bytes = super::torus::read_ranges(
+        let bytes = read_ranges(
             &self.gpu,
             &[(cur, 0, 4 * u64::from(self.config.model.cells()))],
         )?;

@@ -22,12 +22,13 @@
 //! (plus 56 bytes per 2048-facility segment);
 //! interval/original adds the last arrival time (8) for causality detection.
 
-use super::Gpu;
-use super::shaders::{self, Reductions};
+use crate::gpu::Gpu;
+use crate::gpu::read_ranges;
+use crate::gpu::shaders::Reductions;
+use crate::models::torus::state::{Facility, NONE, Token, TorusState};
+use crate::models::torus::stats::{self, Measures, Summary};
 use crate::preset::{Algorithm, Timestamps, TorusConfig};
 use crate::rng::LN_TABLE;
-use crate::sim::state::{Facility, NONE, Token, TorusState};
-use crate::sim::stats::{self, Measures, Summary};
 use crate::sim::{Budget, Engine, SimError, StepRecord, StepTotals};
 use crate::time::{Ticks, to_ticks};
 use bytemuck::{Pod, Zeroable};
@@ -732,13 +733,13 @@ impl Engine for GpuTorus {
         &self.log
     }
     fn report(&mut self) -> Result<crate::sim::Report, SimError> {
-        Ok(crate::sim::Report::Torus(crate::sim::TorusEngine::summary(
-            self,
-        )?))
+        Ok(crate::sim::Report::Torus(
+            crate::models::torus::cpu::TorusEngine::summary(self)?,
+        ))
     }
 }
 
-impl crate::sim::TorusEngine for GpuTorus {
+impl crate::models::torus::cpu::TorusEngine for GpuTorus {
     fn summary(&mut self) -> Result<Summary, SimError> {
         let m = self.measures()?;
         Ok(Summary::new(&self.config, &self.totals(), &m))
@@ -753,51 +754,6 @@ fn read_buffers(gpu: &Gpu, sources: &[&wgpu::Buffer]) -> Result<Vec<Vec<u8>>, Si
     let ranges: Vec<(&wgpu::Buffer, u64, u64)> =
         sources.iter().map(|b| (*b, 0, b.size())).collect();
     read_ranges(gpu, &ranges)
-}
-
-/// Copies `(buffer, offset, size)` ranges (4-byte aligned) to mappable staging buffers,
-/// waits, and returns their bytes.
-pub fn read_ranges(
-    gpu: &Gpu,
-    ranges: &[(&wgpu::Buffer, u64, u64)],
-) -> Result<Vec<Vec<u8>>, SimError> {
-    let mut enc = gpu.device.create_command_encoder(&Default::default());
-    let staging: Vec<wgpu::Buffer> = ranges
-        .iter()
-        .map(|(src, offset, size)| {
-            let dst = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("readback"),
-                size: *size,
-                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            });
-            enc.copy_buffer_to_buffer(src, *offset, &dst, 0, *size);
-            dst
-        })
-        .collect();
-    gpu.queue.submit([enc.finish()]);
-    for s in &staging {
-        s.slice(..).map_async(wgpu::MapMode::Read, |_| {});
-    }
-    gpu.device
-        .poll(wgpu::PollType::Wait {
-            submission_index: None,
-            timeout: None,
-        })
-        .map_err(|e| SimError::Gpu(format!("waiting for the GPU: {e}")))?;
-    staging
-        .iter()
-        .map(|s| {
-            let view = s
-                .slice(..)
-                .get_mapped_range()
-                .map_err(|e| SimError::Gpu(format!("readback: {e}")))?;
-            let v = view.to_vec();
-            drop(view);
-            s.unmap();
-            Ok(v)
-        })
-        .collect()
 }
 
 fn build_pipelines(gpu: &Gpu, b: &Buffers, reductions: Reductions) -> (Pipelines, wgpu::BindGroup) {
@@ -868,11 +824,11 @@ fn build_pipelines(gpu: &Gpu, b: &Buffers, reductions: Reductions) -> (Pipelines
     let module = |name: &str, src: &str| {
         device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some(name),
-            source: wgpu::ShaderSource::Wgsl(shaders::torus_pass(src, reductions).into()),
+            source: wgpu::ShaderSource::Wgsl(super::shaders::pass(src, reductions).into()),
         })
     };
-    let scan_m = module("torus_scan", shaders::TORUS_SCAN);
-    let display_m = module("torus_display", shaders::TORUS_DISPLAY);
+    let scan_m = module("torus_scan", super::shaders::SCAN);
+    let display_m = module("torus_display", super::shaders::DISPLAY);
     let display_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
         label: Some("torus display"),
         entries: &[entry(
@@ -885,9 +841,9 @@ fn build_pipelines(gpu: &Gpu, b: &Buffers, reductions: Reductions) -> (Pipelines
         bind_group_layouts: &[Some(&layout), Some(&display_layout)],
         immediate_size: 0,
     });
-    let depart_m = module("torus_depart", shaders::TORUS_DEPART);
-    let arrive_m = module("torus_arrive", shaders::TORUS_ARRIVE);
-    let plan_m = module("torus_plan", shaders::TORUS_PLAN);
+    let depart_m = module("torus_depart", super::shaders::DEPART);
+    let arrive_m = module("torus_arrive", super::shaders::ARRIVE);
+    let plan_m = module("torus_plan", super::shaders::PLAN);
     let pipeline = |m: &wgpu::ShaderModule, entry: &str, layout: &wgpu::PipelineLayout| {
         device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
             label: Some(entry),

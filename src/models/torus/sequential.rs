@@ -1,9 +1,9 @@
 //! `sequential`: the classic future-event-list simulator. Exact by construction, the
 //! ground truth for every other engine and the baseline every speedup is quoted against.
 
-use super::heap::{Event, EventHeap};
 use super::state::TorusState;
-use super::{Budget, StepTotals};
+use crate::sim::heap::{Event, EventHeap};
+use crate::sim::{Budget, StepTotals};
 use crate::time::Ticks;
 
 /// The sequential simulator of a torus network.

@@ -26,7 +26,7 @@ pub struct AlgorithmInfo {
 }
 
 /// One model.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug)]
 pub struct ModelInfo {
     /// `model.kind` in a preset.
     pub kind: &'static str,
@@ -40,6 +40,8 @@ pub struct ModelInfo {
     pub algorithms: &'static [AlgorithmInfo],
     /// The built-in preset the picker opens.
     pub teaching_preset: &'static str,
+    /// Its composed WGSL modules by name, for a reduction variant (validation tests).
+    pub shader_modules: fn(crate::gpu::shaders::Reductions) -> Vec<(String, String)>,
 }
 
 impl ModelInfo {

@@ -5,7 +5,7 @@
 //! can hold any number of tokens, nothing is allocated per event, and the GPU keeps the
 //! same representation in its buffers.
 
-use crate::model::torus::{self, ServiceLaw, TorusParams};
+use crate::models::torus::{self, ServiceLaw, TorusParams};
 use crate::rng;
 use crate::time::Ticks;
 

@@ -21,8 +21,8 @@
 //! has probability zero there.)
 
 use super::state::{NEVER, NONE, TorusState};
-use super::{Budget, StepRecord, StepTotals};
-use crate::model::torus;
+use crate::models::torus;
+use crate::sim::{Budget, StepRecord, StepTotals};
 use crate::time::Ticks;
 
 /// How a step bounds its events and stamps them.

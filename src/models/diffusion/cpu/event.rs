@@ -7,7 +7,7 @@
 //! indexed priority queue. Between events every cell moves linearly, so the state at any
 //! time is exact for the quantized system: no step is ever taken where nothing changes.
 
-use crate::model::diffusion::{Stencil, advance, crossing_ticks};
+use crate::models::diffusion::{Stencil, advance, crossing_ticks};
 use crate::preset::DiffusionConfig;
 use crate::sim::heap::{IndexedHeap, NEVER};
 use crate::sim::{Budget, StepTotals};

@@ -6,8 +6,8 @@
 pub mod event;
 pub mod synchronous;
 
-use super::{Budget, Engine, Report, SimError, StepRecord, StepTotals};
 use crate::preset::{DiffusionAlgorithm, DiffusionConfig};
+use crate::sim::{Budget, Engine, Report, SimError, StepRecord, StepTotals};
 use crate::time::{Ticks, to_units};
 use serde::Serialize;
 
@@ -23,7 +23,7 @@ pub struct DiffusionSummary {
     pub engine: &'static str,
     /// The grid's parameters (serialized inline: rows, cols, alpha_x, … dx).
     #[serde(flatten)]
-    pub model: crate::model::diffusion::DiffusionParams,
+    pub model: crate::models::diffusion::DiffusionParams,
     /// Fixed step of `timestepped` (as run: rounded to a tick), else null.
     pub dt: Option<f64>,
     /// Quantum of `event` and `hybrid`, else null.
@@ -223,4 +223,9 @@ impl DiffusionEngine for CpuDiffusion {
             CpuDiffusionRun::Event(e) => e.values_at(now),
         })
     }
+}
+
+/// Bytes the CPU state of a diffusion run takes (the event algorithm's is the largest).
+pub fn diffusion_cpu_bytes(cfg: &DiffusionConfig) -> u64 {
+    u64::from(cfg.model.cells()) * 48
 }

@@ -5,6 +5,14 @@
 //! After service a token moves to one of its four neighbours with probability 1/4 and
 //! arrives there at the same instant (one combined departure/arrival event).
 
+pub mod cpu;
+pub mod gpu;
+pub mod sequential;
+pub mod shaders;
+pub mod state;
+pub mod stats;
+pub mod stepped;
+
 use crate::rng::{self, WORD_ROUTE, WORD_SERVICE};
 use crate::time::{TICKS_PER_UNIT, Ticks};
 use serde::Serialize;
@@ -133,6 +141,7 @@ pub static INFO: super::ModelInfo = super::ModelInfo {
     description: "Closed torus queueing network",
     about: "The closed torus queueing network (Sang et al. 2019, Park & Fishwick 2009).",
     teaching_preset: "teaching-16x16",
+    shader_modules: shaders::modules,
     algorithms: &[
         super::AlgorithmInfo {
             name: "sequential",

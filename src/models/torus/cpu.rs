@@ -1,0 +1,121 @@
+//! The torus's CPU engines behind the common [`Engine`] interface: the sequential and
+//! stepped simulators with the configuration their summary describes.
+
+use super::sequential;
+use super::state::{self, TorusState};
+use super::stats::{self, Summary};
+use super::stepped;
+use crate::preset::{Algorithm, Timestamps, TorusConfig};
+use crate::sim::{Budget, Engine, Report, SimError, StepRecord, StepTotals};
+use crate::time::{Ticks, to_ticks};
+
+/// Bytes the CPU state of a torus run takes (facility records, token records, outboxes).
+pub fn cpu_memory_bytes(cfg: &TorusConfig) -> u64 {
+    let k = u64::from(cfg.model.facilities());
+    let n = u64::from(cfg.model.tokens());
+    k * (std::mem::size_of::<state::Facility>() as u64 + 24)
+        + n * std::mem::size_of::<state::Token>() as u64
+}
+
+/// What the torus engines offer beyond [`Engine`].
+pub trait TorusEngine: Engine {
+    /// Statistics as of `min(now, end)`; fails if a token was lost or duplicated.
+    fn summary(&mut self) -> Result<Summary, SimError>;
+    /// Tokens at every facility, row-major (what the heatmap draws).
+    fn occupancy(&mut self) -> Result<Vec<u32>, SimError>;
+}
+
+/// The CPU engines of the torus network.
+#[derive(Clone, Debug)]
+pub enum CpuTorus {
+    /// Future-event-list simulator.
+    Sequential(sequential::Sequential),
+    /// Window or interval two-phase steps.
+    Stepped(stepped::Stepped),
+}
+
+impl CpuTorus {
+    /// Builds the engine a validated configuration asks for.
+    pub fn new(cfg: &TorusConfig) -> Self {
+        let state = TorusState::new(&cfg.model, cfg.service_law(), cfg.run.seed);
+        let end = cfg.end_ticks();
+        let d = to_ticks(cfg.run.d);
+        match cfg.run.algorithm {
+            Algorithm::Sequential => Self::Sequential(sequential::Sequential::new(state, end)),
+            Algorithm::Window => Self::Stepped(stepped::Stepped::new(
+                state,
+                stepped::StepRule::Window { d },
+                end,
+            )),
+            Algorithm::Interval => {
+                let rule = match cfg.run.timestamps {
+                    Timestamps::Original => stepped::StepRule::IntervalOriginal { d },
+                    Timestamps::Boundary => stepped::StepRule::IntervalBoundary { d },
+                };
+                Self::Stepped(stepped::Stepped::new(state, rule, end))
+            }
+        }
+    }
+
+    /// The network state.
+    pub fn state(&self) -> &TorusState {
+        match self {
+            Self::Sequential(s) => &s.state,
+            Self::Stepped(s) => &s.state,
+        }
+    }
+}
+
+/// A CPU engine together with the configuration its summary describes.
+#[derive(Clone, Debug)]
+pub struct CpuEngine {
+    /// The engine.
+    pub cpu: CpuTorus,
+    /// Its configuration.
+    pub config: TorusConfig,
+}
+
+impl Engine for CpuEngine {
+    fn advance(&mut self, budget: Budget) -> Result<(), SimError> {
+        match &mut self.cpu {
+            CpuTorus::Sequential(s) => s.advance(budget),
+            CpuTorus::Stepped(s) => s.advance(budget),
+        }
+        Ok(())
+    }
+    fn now(&self) -> Ticks {
+        match &self.cpu {
+            CpuTorus::Sequential(s) => s.now(),
+            CpuTorus::Stepped(s) => s.now(),
+        }
+    }
+    fn finished(&self) -> bool {
+        self.now() >= self.config.end_ticks()
+    }
+    fn totals(&self) -> StepTotals {
+        match &self.cpu {
+            CpuTorus::Sequential(s) => s.totals().clone(),
+            CpuTorus::Stepped(s) => s.totals().clone(),
+        }
+    }
+    fn step_log(&self) -> &[StepRecord] {
+        match &self.cpu {
+            CpuTorus::Sequential(_) => &[],
+            CpuTorus::Stepped(s) => s.log(),
+        }
+    }
+    fn report(&mut self) -> Result<Report, SimError> {
+        Ok(Report::Torus(self.summary()?))
+    }
+}
+
+impl TorusEngine for CpuEngine {
+    fn summary(&mut self) -> Result<Summary, SimError> {
+        let horizon = self.now().min(self.config.end_ticks());
+        let measures = stats::measure(self.cpu.state(), horizon)?;
+        Ok(Summary::new(&self.config, &self.totals(), &measures))
+    }
+    fn occupancy(&mut self) -> Result<Vec<u32>, SimError> {
+        Ok(self.cpu.state().occupancy())
+    }
+}

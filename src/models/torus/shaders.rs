@@ -1,0 +1,37 @@
+//! The torus's WGSL passes (`shaders/` beside this file): every pass is `common.wgsl` (the
+//! bindings and geometry) + the project's Philox + its own file, composed with the shared
+//! 64-bit helpers and reductions by [`crate::gpu::shaders::compose`].
+
+use crate::gpu::shaders::{self, Reductions};
+
+/// The torus passes' bindings and geometry.
+pub const COMMON: &str = include_str!("shaders/common.wgsl");
+/// The scan over all facilities: departure list and partial minima.
+pub const SCAN: &str = include_str!("shaders/torus_scan.wgsl");
+/// Departures phase.
+pub const DEPART: &str = include_str!("shaders/torus_depart.wgsl");
+/// Arrivals phase.
+pub const ARRIVE: &str = include_str!("shaders/torus_arrive.wgsl");
+/// Step close-out and planning (final min reduction, bound, step log).
+pub const PLAN: &str = include_str!("shaders/torus_plan.wgsl");
+/// Per-facility display words for the heatmap.
+pub const DISPLAY: &str = include_str!("shaders/torus_display.wgsl");
+
+/// The full source of one pass.
+pub fn pass(pass: &str, reductions: Reductions) -> String {
+    shaders::compose(reductions, &[COMMON, shaders::PHILOX, pass])
+}
+
+/// Every pass, by name (the registry's list, for validation tests).
+pub fn modules(reductions: Reductions) -> Vec<(String, String)> {
+    [
+        ("scan", SCAN),
+        ("depart", DEPART),
+        ("arrive", ARRIVE),
+        ("plan", PLAN),
+        ("display", DISPLAY),
+    ]
+    .iter()
+    .map(|(n, src)| (n.to_string(), pass(src, reductions)))
+    .collect()
+}
