@@ -1,5 +1,5 @@
 // philox.wgsl — Philox4x32-10 and the integer service-time transform. Twin of src/rng.rs
-// and ServiceLaw in src/model/torus.rs, bit for bit.
+// and ServiceLaw in src/models/torus/mod.rs, bit for bit.
 
 fn mulhilo(a: u32, b: u32) -> vec2<u32> {
     return mul32x32(a, b); // (lo, hi)

@@ -8,7 +8,7 @@
 //! Nothing is compared "to a tolerance": the torus's statistics are ratios of exact integer
 //! sums, and the diffusion engines perform the same correctly rounded f32 operations in the
 //! same order on both sides (products are kept out of fused multiply-adds, see
-//! `shaders/diffusion.wgsl`), so equal inputs give equal bits. A difference is a bug.
+//! `src/models/diffusion/shaders/diffusion.wgsl`), so equal inputs give equal bits. A difference is a bug.
 
 use crate::gpu::Gpu;
 use crate::gpu::reduce_check;

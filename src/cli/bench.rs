@@ -66,7 +66,7 @@ pub struct BenchRow {
     /// The CPU sequential run of the same size, end time and seed, when the suite has one:
     /// (events, utilization, mean sojourn). A window run must reproduce it exactly.
     pub reference: Option<Reference>,
-    /// GPU microseconds per step in each dispatch (gpu::torus::PASS_NAMES), from timestamp queries
+    /// GPU microseconds per step in each dispatch (models::torus::gpu::PASS_NAMES), from timestamp queries
     /// (only with --profile; the timestamps themselves add a little time).
     pub pass_us_per_step: Option<[f64; crate::models::torus::gpu::PASSES]>,
 }

@@ -1,6 +1,7 @@
-//! How a model is simulated on the GPU: one device setup ([`context`]), WGSL composition
-//! ([`shaders`]), the torus engine ([`torus`], the twin of `sim::stepped`) and the diffusion
-//! engine ([`diffusion`], the twin of `sim::diffusion::synchronous`).
+//! What every GPU engine shares: one device setup ([`context`]), WGSL composition with the
+//! 64-bit helpers and the workgroup reductions ([`shaders`]), and the reductions'
+//! self-check ([`reduce_check`]). The engines live in their model's folder
+//! (`crate::models::<model>::gpu`).
 
 pub mod context;
 pub mod reduce_check;

@@ -1,5 +1,5 @@
 //! The diffusion grid on the GPU: `timestepped` and `hybrid` as one compute dispatch per
-//! step (`shaders/diffusion.wgsl`), the twin of `sim::diffusion::synchronous`.
+//! step (`shaders/diffusion.wgsl`), the twin of `models::diffusion::cpu::synchronous`.
 //!
 //! The grid lives in two f32 buffers used in turn (step n reads buffer n mod 2). Hybrid's
 //! step length is a minimum over all cells that each step reduces on the device for the

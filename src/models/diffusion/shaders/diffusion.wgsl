@@ -1,6 +1,6 @@
 // diffusion.wgsl — timestepped and hybrid steps of the diffusion grid (paper 001 Figs. 3
 // and 8), after u64.wgsl and one of reduce_portable.wgsl / reduce_subgroup.wgsl. Twin of
-// src/model/diffusion.rs and src/sim/diffusion/synchronous.rs: the same f32 operations in
+// src/models/diffusion/mod.rs and src/models/diffusion/cpu/synchronous.rs: the same f32 operations in
 // the same order.
 //
 // One dispatch per step, the whole loop on the device; a workgroup updates a 256 × STRIP

@@ -1,5 +1,5 @@
 // common.wgsl — bindings and torus geometry shared by every torus pass (after u64.wgsl).
-// Twin of src/model/torus.rs and src/sim/state.rs.
+// Twin of src/models/torus/mod.rs and src/models/torus/state.rs.
 
 const TOKEN_MASK: u32 = 0x3fffffffu; // serving / outbox: token id in the low 30 bits, route in the top 2
 const ITEMS: u32 = 8u;               // facilities per thread in the scan (strided by WG; torus_scan.wgsl spells out 8)

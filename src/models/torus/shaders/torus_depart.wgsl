@@ -1,5 +1,5 @@
 // torus_depart.wgsl — departures phase of one step (twin of the departures loop in
-// src/sim/stepped.rs and TorusState::depart). Workgroup w spreads the departures its
+// src/models/torus/stepped.rs and TorusState::depart). Workgroup w spreads the departures its
 // segment listed over its threads. Each completes its service, puts its token in its
 // outbox, starts its next queued token, and announces the token to its destination;
 // the first announcement to a destination lists it in the segment's part of `recv_list`.

@@ -1,6 +1,6 @@
 // torus_plan.wgsl — closes a step and plans the next one, on the GPU (one workgroup), so
 // that no step needs a CPU round trip. Twin of Stepped::advance / StepRule::bound in
-// src/sim/stepped.rs.
+// src/models/torus/stepped.rs.
 //
 // Step state machine (ctl.phase):
 //   PLANNED  a step's bound is set; depart + arrive run it, then `finish_step` closes it;
