@@ -12,7 +12,7 @@ use pdes_lab::sim::{Budget, Engine};
 
 /// The CPU state with what the GPU keeps per workgroup (or not at all) cleared.
 fn comparable(s: &TorusState, cfg: &TorusConfig) -> TorusState {
-    pdes_lab::verify::comparable_state(s, cfg)
+    pdes_lab::models::torus::verify::comparable_state(s, cfg)
 }
 
 fn cpu_engine(cfg: &TorusConfig) -> CpuEngine {
@@ -25,7 +25,7 @@ fn cpu_engine(cfg: &TorusConfig) -> CpuEngine {
 /// Asserts two states are equal, naming the first facility or token that differs (the
 /// whole state is far too long to print).
 fn assert_same_state(gpu: &TorusState, cpu: &TorusState, what: &str) {
-    let diffs = pdes_lab::verify::compare_torus_states(cpu, gpu);
+    let diffs = pdes_lab::models::torus::verify::compare_torus_states(cpu, gpu);
     assert!(diffs.is_empty(), "{what}: {diffs:?}");
 }
 

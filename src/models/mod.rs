@@ -42,7 +42,26 @@ pub struct ModelInfo {
     pub teaching_preset: &'static str,
     /// Its composed WGSL modules by name, for a reduction variant (validation tests).
     pub shader_modules: fn(crate::gpu::shaders::Reductions) -> Vec<(String, String)>,
+    /// Its `pdes-lab verify` checks with one reduction variant.
+    pub verify: VerifyFn,
+    /// Its checks that run once per verification, whatever the variants.
+    pub verify_once: VerifyOnceFn,
 }
+
+/// A model's verification checks with one reduction variant; each result goes to the sink.
+pub type VerifyFn = fn(
+    &std::sync::Arc<crate::gpu::Gpu>,
+    crate::gpu::shaders::Reductions,
+    crate::verify::Options,
+    &mut dyn FnMut(crate::verify::CheckResult),
+);
+
+/// A model's checks that run once per verification.
+pub type VerifyOnceFn = fn(
+    &std::sync::Arc<crate::gpu::Gpu>,
+    crate::verify::Options,
+    &mut dyn FnMut(crate::verify::CheckResult),
+);
 
 impl ModelInfo {
     /// The algorithm named `name` (`--algorithm` value).

@@ -12,6 +12,7 @@
 pub mod cpu;
 pub mod gpu;
 pub mod shaders;
+pub mod verify;
 
 use crate::time::{TICK_BITS, Ticks};
 
@@ -218,6 +219,8 @@ pub static INFO: super::ModelInfo = super::ModelInfo {
     about: "The 2-D heat diffusion grid of Perumalla 2006: time-stepped, discrete-event and hybrid execution.",
     teaching_preset: "teaching-diffusion",
     shader_modules: shaders::modules,
+    verify: verify::checks,
+    verify_once: verify::check_once,
     algorithms: &[
         super::AlgorithmInfo {
             name: "timestepped",

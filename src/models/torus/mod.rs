@@ -12,6 +12,7 @@ pub mod shaders;
 pub mod state;
 pub mod stats;
 pub mod stepped;
+pub mod verify;
 
 use crate::rng::{self, WORD_ROUTE, WORD_SERVICE};
 use crate::time::{TICKS_PER_UNIT, Ticks};
@@ -142,6 +143,8 @@ pub static INFO: super::ModelInfo = super::ModelInfo {
     about: "The closed torus queueing network (Sang et al. 2019, Park & Fishwick 2009).",
     teaching_preset: "teaching-16x16",
     shader_modules: shaders::modules,
+    verify: verify::checks,
+    verify_once: verify::check_once,
     algorithms: &[
         super::AlgorithmInfo {
             name: "sequential",

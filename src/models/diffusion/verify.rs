@@ -1,0 +1,147 @@
+//! The diffusion grid's part of `pdes-lab verify`: grids that are not multiples of the
+//! 256 × 10 tile, and the check that the GPU engine gives the CPU twin's summary, step log
+//! and every cell bit for bit.
+
+use super::cpu::{CpuDiffusion, DiffusionEngine};
+use super::gpu::GpuDiffusion;
+use crate::gpu::Gpu;
+use crate::gpu::shaders::Reductions;
+use crate::preset::{Config, DiffusionConfig};
+use crate::sim::{Engine, Report};
+use crate::verify::{
+    Case, CheckResult, Options, budgets, compare_reports, compare_step_logs, config_of, gpu_err,
+    reductions_name, timed,
+};
+use std::sync::Arc;
+
+/// Every case with `r` (the registry's `verify`).
+pub fn checks(
+    gpu: &Arc<Gpu>,
+    r: Reductions,
+    options: Options,
+    record: &mut dyn FnMut(CheckResult),
+) {
+    for case in CASES.iter().filter(|c| c.quick || !options.quick) {
+        record(timed(
+            format!("diffusion {} ({})", case.label, reductions_name(r)),
+            || match config_of(case)? {
+                Config::Diffusion(cfg) => check_diffusion(gpu, &cfg, r, options),
+                Config::Torus(_) => Err("not a diffusion case".into()),
+            },
+        ));
+    }
+}
+
+/// Nothing beyond the per-variant checks (the registry's `verify_once`).
+pub fn check_once(_: &Arc<Gpu>, _: Options, _: &mut dyn FnMut(CheckResult)) {}
+
+/// Adds one to the cell update count: the `perturb_gpu` test hook.
+fn perturb(report: &mut Report) {
+    if let Report::Diffusion(s) = report {
+        s.cell_updates += 1;
+    }
+}
+
+/// The diffusion configurations: grids that are not multiples of the 256 × 10 tile.
+const CASES: &[Case] = &[
+    Case {
+        label: "timestepped 37×53",
+        preset: "teaching-diffusion",
+        sets: &[
+            "model.rows=37",
+            "model.cols=53",
+            "model.beta=0.25",
+            "run.algorithm=\"timestepped\"",
+            "run.dt=0.05",
+            "run.end_time=20.03",
+        ],
+        quick: true,
+    },
+    Case {
+        label: "hybrid 37×53",
+        preset: "teaching-diffusion",
+        sets: &[
+            "model.rows=37",
+            "model.cols=53",
+            "run.algorithm=\"hybrid\"",
+            "run.end_time=30",
+        ],
+        quick: true,
+    },
+    Case {
+        // the bench's 100² hybrid row: cells ahead of the front underflow, so products and
+        // sums go subnormal (the H100 flushes them; the twins flush them explicitly)
+        label: "hybrid 100×100 to T=50 (subnormals)",
+        preset: "teaching-diffusion",
+        sets: &[
+            "model.rows=100",
+            "model.cols=100",
+            "run.algorithm=\"hybrid\"",
+            "run.quantum=0.5",
+            "run.end_time=50",
+        ],
+        quick: true,
+    },
+    Case {
+        label: "hybrid 13×301 anisotropic",
+        preset: "teaching-diffusion",
+        sets: &[
+            "model.rows=13",
+            "model.cols=301",
+            "model.alpha_x=0.7",
+            "model.alpha_y=1.3",
+            "model.beta=0.5",
+            "run.algorithm=\"hybrid\"",
+            "run.quantum=0.25",
+            "run.end_time=25",
+        ],
+        quick: false,
+    },
+];
+
+fn check_diffusion(
+    gpu: &Arc<Gpu>,
+    cfg: &DiffusionConfig,
+    r: Reductions,
+    options: Options,
+) -> Result<Vec<String>, String> {
+    let mut cpu = CpuDiffusion::new(cfg);
+    let mut g = GpuDiffusion::with_reductions(gpu.clone(), cfg, r).map_err(gpu_err)?;
+    let mut diffs = Vec::new();
+    for b in budgets(cfg.end_ticks()) {
+        cpu.advance(b).map_err(gpu_err)?;
+        g.advance(b).map_err(gpu_err)?;
+        diffs.extend(compare_step_logs(cpu.step_log(), g.step_log()));
+        if !diffs.is_empty() {
+            break;
+        }
+    }
+    let mut gpu_report = g.report().map_err(gpu_err)?;
+    if options.perturb_gpu {
+        perturb(&mut gpu_report);
+    }
+    diffs.extend(compare_reports(
+        &cpu.report().map_err(gpu_err)?,
+        &gpu_report,
+    ));
+    let (cv, gv) = (
+        cpu.temperatures().map_err(gpu_err)?,
+        g.temperatures().map_err(gpu_err)?,
+    );
+    let differing: Vec<usize> = (0..cv.len().min(gv.len()))
+        .filter(|&i| cv[i].to_bits() != gv[i].to_bits())
+        .collect();
+    if let Some(&i) = differing.first() {
+        let cols = cfg.model.cols as usize;
+        diffs.push(format!(
+            "cells: {} of {} differ; first ({}, {}): CPU {:e}, GPU {:e}",
+            differing.len(),
+            cv.len(),
+            i / cols,
+            i % cols,
+            cv[i],
+            gv[i]
+        ));
+    }
+    Ok(diffs)
+}

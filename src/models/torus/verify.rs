@@ -1,0 +1,283 @@
+//! The torus's part of `pdes-lab verify`: its configurations, and the checks that its GPU
+//! engine reproduces the CPU twin (summary, step log, every facility and token) and that
+//! the window algorithm on the GPU reproduces sequential on the CPU.
+
+use super::cpu::{CpuEngine, CpuTorus};
+use super::state::TorusState;
+use crate::gpu::Gpu;
+use crate::gpu::shaders::Reductions;
+use crate::models::torus::gpu::GpuTorus;
+use crate::preset::{Algorithm, Config, Timestamps, TorusConfig};
+use crate::sim::{Budget, Engine, Report};
+use crate::verify::{
+    Case, CheckResult, Options, budgets, compare_reports, compare_step_logs, config_of, gpu_err,
+    reductions_name, timed,
+};
+use std::sync::Arc;
+
+/// Every case with `r` (the registry's `verify`).
+pub fn checks(
+    gpu: &Arc<Gpu>,
+    r: Reductions,
+    options: Options,
+    record: &mut dyn FnMut(CheckResult),
+) {
+    for case in CASES.iter().filter(|c| c.quick || !options.quick) {
+        record(timed(
+            format!("torus {} ({})", case.label, reductions_name(r)),
+            || match config_of(case)? {
+                Config::Torus(cfg) => check_torus(gpu, &cfg, r, options),
+                Config::Diffusion(_) => Err("not a torus case".into()),
+            },
+        ));
+    }
+}
+
+/// The window algorithm's promise, once per verification (the registry's `verify_once`):
+/// the GPU window run is the sequential run.
+pub fn check_once(gpu: &Arc<Gpu>, options: Options, record: &mut dyn FnMut(CheckResult)) {
+    let case = &CASES[0];
+    record(timed(
+        format!(
+            "torus window on the GPU = sequential on the CPU, {}",
+            case.label
+        ),
+        || match config_of(case)? {
+            Config::Torus(cfg) => check_window_vs_sequential(gpu, &cfg, options),
+            Config::Diffusion(_) => Err("not a torus case".into()),
+        },
+    ));
+}
+
+/// Adds one to the event count: the `perturb_gpu` test hook.
+fn perturb(report: &mut Report) {
+    if let Report::Torus(s) = report {
+        s.events += 1;
+    }
+}
+
+/// The torus configurations. 37×53 = 1961 facilities: one partial segment of 2048;
+/// 61×67 = 4087: two segments, the second partial; P = 2 and 3 put queues everywhere.
+const CASES: &[Case] = &[
+    Case {
+        label: "window 37×53 P=1 seed 1",
+        preset: "teaching-16x16",
+        sets: &[
+            "model.rows=37",
+            "model.cols=53",
+            "run.algorithm=\"window\"",
+            "run.d=0.5",
+            "run.end_time=60",
+            "run.seed=1",
+        ],
+        quick: true,
+    },
+    Case {
+        label: "window 61×67 P=3 seed 4242",
+        preset: "teaching-16x16",
+        sets: &[
+            "model.rows=61",
+            "model.cols=67",
+            "model.tokens_per_facility=3",
+            "model.mean_service=7",
+            "run.algorithm=\"window\"",
+            "run.d=0.6",
+            "run.end_time=40",
+            "run.seed=4242",
+        ],
+        quick: false,
+    },
+    Case {
+        label: "interval/original 37×53 P=2 seed 3",
+        preset: "teaching-16x16",
+        sets: &[
+            "model.rows=37",
+            "model.cols=53",
+            "model.tokens_per_facility=2",
+            "model.service=\"exponential\"",
+            "run.algorithm=\"interval\"",
+            "run.timestamps=\"original\"",
+            "run.d=0.5",
+            "run.end_time=60",
+            "run.seed=3",
+        ],
+        quick: true,
+    },
+    Case {
+        label: "interval/original 61×67 P=1 seed 9",
+        preset: "teaching-16x16",
+        sets: &[
+            "model.rows=61",
+            "model.cols=67",
+            "model.service=\"exponential\"",
+            "run.algorithm=\"interval\"",
+            "run.timestamps=\"original\"",
+            "run.d=1.5",
+            "run.end_time=50",
+            "run.seed=9",
+        ],
+        quick: false,
+    },
+    Case {
+        label: "interval/boundary 37×53 P=2 seed 5",
+        preset: "teaching-16x16",
+        sets: &[
+            "model.rows=37",
+            "model.cols=53",
+            "model.tokens_per_facility=2",
+            "model.service=\"exponential\"",
+            "run.algorithm=\"interval\"",
+            "run.timestamps=\"boundary\"",
+            "run.d=0.5",
+            "run.end_time=60",
+            "run.seed=5",
+        ],
+        quick: true,
+    },
+    Case {
+        label: "interval/boundary 61×67 P=3 seed 11",
+        preset: "teaching-16x16",
+        sets: &[
+            "model.rows=61",
+            "model.cols=67",
+            "model.tokens_per_facility=3",
+            "model.service=\"exponential\"",
+            "run.algorithm=\"interval\"",
+            "run.timestamps=\"boundary\"",
+            "run.d=1",
+            "run.end_time=40",
+            "run.seed=11",
+        ],
+        quick: false,
+    },
+];
+
+fn check_torus(
+    gpu: &Arc<Gpu>,
+    cfg: &TorusConfig,
+    r: Reductions,
+    options: Options,
+) -> Result<Vec<String>, String> {
+    let mut cpu = CpuEngine {
+        cpu: CpuTorus::new(cfg),
+        config: cfg.clone(),
+    };
+    let mut g = GpuTorus::with_reductions(gpu.clone(), cfg, r).map_err(gpu_err)?;
+    let mut diffs = Vec::new();
+    for b in budgets(cfg.end_ticks()) {
+        cpu.advance(b).map_err(gpu_err)?;
+        g.advance(b).map_err(gpu_err)?;
+        diffs.extend(compare_step_logs(cpu.step_log(), g.step_log()));
+        if cpu.now() != g.now() {
+            diffs.push(format!(
+                "now after {b:?}: CPU {} ticks, GPU {}",
+                cpu.now(),
+                g.now()
+            ));
+        }
+        if !diffs.is_empty() {
+            break;
+        }
+    }
+    let mut gpu_report = g.report().map_err(gpu_err)?;
+    if options.perturb_gpu {
+        perturb(&mut gpu_report);
+    }
+    diffs.extend(compare_reports(
+        &cpu.report().map_err(gpu_err)?,
+        &gpu_report,
+    ));
+    diffs.extend(compare_torus_states(
+        &comparable_state(cpu.cpu.state(), cfg),
+        &g.download_state().map_err(gpu_err)?,
+    ));
+    Ok(diffs)
+}
+
+fn check_window_vs_sequential(
+    gpu: &Arc<Gpu>,
+    cfg: &TorusConfig,
+    options: Options,
+) -> Result<Vec<String>, String> {
+    let mut seq_cfg = cfg.clone();
+    seq_cfg.run.algorithm = Algorithm::Sequential;
+    let mut seq = CpuEngine {
+        cpu: CpuTorus::new(&seq_cfg),
+        config: seq_cfg,
+    };
+    seq.advance(Budget::Finish).map_err(gpu_err)?;
+    let r = crate::verify::variants(gpu)[0];
+    let mut g = GpuTorus::with_reductions(gpu.clone(), cfg, r).map_err(gpu_err)?;
+    g.advance(Budget::Finish).map_err(gpu_err)?;
+    let mut gpu_report = g.report().map_err(gpu_err)?;
+    if options.perturb_gpu {
+        perturb(&mut gpu_report);
+    }
+    // the statistics of the sample path; steps and per-step figures differ by design
+    let same = [
+        "events",
+        "utilization",
+        "mean_sojourn",
+        "throughput",
+        "causality_errors",
+        "tokens_in_system",
+        "sim_time",
+    ];
+    let mut diffs: Vec<String> = compare_reports(&seq.report().map_err(gpu_err)?, &gpu_report)
+        .into_iter()
+        .filter(|d| same.iter().any(|k| d.starts_with(&format!("{k}:"))))
+        .collect();
+    diffs.extend(compare_torus_states(
+        &comparable_state(seq.cpu.state(), cfg),
+        &g.download_state().map_err(gpu_err)?,
+    ));
+    Ok(diffs)
+}
+
+/// The CPU state with what the GPU does not keep per facility cleared: the statistics
+/// (kept per workgroup) and the last arrival times (kept only for interval/original).
+pub fn comparable_state(s: &TorusState, cfg: &TorusConfig) -> TorusState {
+    let original =
+        cfg.run.algorithm == Algorithm::Interval && cfg.run.timestamps == Timestamps::Original;
+    let mut s = s.clone();
+    for f in &mut s.facilities {
+        f.busy = 0;
+        f.sojourn = 0;
+        f.causality_errors = 0;
+        if !original {
+            f.last_arrival = 0;
+        }
+    }
+    s
+}
+
+/// The first facility and the first token that differ, with how many do.
+pub fn compare_torus_states(cpu: &TorusState, gpu: &TorusState) -> Vec<String> {
+    let mut diffs = Vec::new();
+    let fac: Vec<usize> = (0..cpu.facilities.len().min(gpu.facilities.len()))
+        .filter(|&i| cpu.facilities[i] != gpu.facilities[i])
+        .collect();
+    if let Some(&i) = fac.first() {
+        diffs.push(format!(
+            "facilities: {} differ; first {i}: CPU {:?}, GPU {:?}",
+            fac.len(),
+            cpu.facilities[i],
+            gpu.facilities[i]
+        ));
+    }
+    let tok: Vec<usize> = (0..cpu.tokens.len().min(gpu.tokens.len()))
+        .filter(|&i| cpu.tokens[i] != gpu.tokens[i])
+        .collect();
+    if let Some(&i) = tok.first() {
+        diffs.push(format!(
+            "tokens: {} differ; first {i}: CPU {:?}, GPU {:?}",
+            tok.len(),
+            cpu.tokens[i],
+            gpu.tokens[i]
+        ));
+    }
+    if cpu.facilities.len() != gpu.facilities.len() || cpu.tokens.len() != gpu.tokens.len() {
+        diffs.push("state: different numbers of facilities or tokens".into());
+    }
+    diffs
+}
