@@ -1,7 +1,6 @@
 //! The command line: `run`, `presets`, `bench` (torus and diffusion suites) and `gui`.
 
 pub mod bench;
-pub mod bench_diffusion;
 pub mod output;
 pub mod run;
 pub mod verify;
@@ -58,9 +57,9 @@ pub struct VerifyArgs {
 /// Arguments of `pdes-lab bench`.
 #[derive(clap::Args, Debug)]
 pub struct BenchArgs {
-    /// Suite to run.
-    #[arg(long, value_enum, default_value = "torus")]
-    pub suite: Suite,
+    /// Suite to run (every model's suites; `pdes-lab presets` says what each measures).
+    #[arg(long, default_value = "torus", value_parser = clap::builder::PossibleValuesParser::new(bench::suite_names()))]
+    pub suite: String,
     /// Output format (table or json).
     #[arg(long, value_enum, default_value = "table")]
     pub format: Format,
@@ -73,39 +72,6 @@ pub struct BenchArgs {
     /// Timed runs of each GPU torus case after one untimed warm-up; the median is reported.
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=100))]
     pub repeat: u32,
-}
-
-/// `bench --suite` values.
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Suite {
-    /// Paper 000's torus configurations up to the 2048² headline (needs a real GPU).
-    Torus,
-    /// The headline configuration at a tenth of its horizon (for `--profile`).
-    HeadlineShort,
-    /// Three tiny torus runs (for tests).
-    Smoke,
-    /// Paper 001's diffusion comparison, 50×50 to 2048×2048.
-    Diffusion,
-    /// The diffusion comparison up to 200×200.
-    DiffusionSmall,
-    /// The diffusion GPU rows at 2048² only (for batch profiles).
-    #[value(name = "diffusion-gpu-2048")]
-    DiffusionGpu2048,
-    /// Accuracy against work at 200² (how the matched diffusion settings were chosen).
-    DiffusionSweep,
-}
-
-impl Suite {
-    /// The name as typed on the command line.
-    pub fn name(self) -> String {
-        self.to_possible_value()
-            .map_or_else(String::new, |v| v.get_name().to_string())
-    }
-
-    /// True for the diffusion suites.
-    pub fn is_diffusion(self) -> bool {
-        self.name().starts_with("diffusion")
-    }
 }
 
 /// Arguments of `pdes-lab run`.
@@ -194,9 +160,15 @@ pub fn dispatch(cli: Cli) -> Result<(), CliError> {
         Some(Command::Gui { preset }) => gui(preset.as_deref()),
         Some(Command::Run(args)) => run::run(&args),
         Some(Command::Verify(v)) => verify::run(&v),
-        Some(Command::Bench(b)) => {
-            bench::run(b.suite, b.format, b.out.as_deref(), b.profile, b.repeat)
-        }
+        Some(Command::Bench(b)) => bench::run(
+            &b.suite,
+            &bench::BenchOptions {
+                format: b.format,
+                out: b.out.clone(),
+                profile: b.profile,
+                repeat: b.repeat,
+            },
+        ),
         Some(Command::Presets) => {
             let mut text: String = crate::preset::BUILTIN
                 .iter()

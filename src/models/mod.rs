@@ -46,6 +46,19 @@ pub struct ModelInfo {
     pub verify: VerifyFn,
     /// Its checks that run once per verification, whatever the variants.
     pub verify_once: VerifyOnceFn,
+    /// Its `pdes-lab bench` suites.
+    pub suites: &'static [BenchSuite],
+    /// Runs one of its suites.
+    pub bench: fn(&str, &crate::cli::bench::BenchOptions) -> Result<(), crate::cli::CliError>,
+}
+
+/// A benchmark suite of a model.
+#[derive(Debug)]
+pub struct BenchSuite {
+    /// `--suite` value.
+    pub name: &'static str,
+    /// What it measures.
+    pub help: &'static str,
 }
 
 /// A model's verification checks with one reduction variant; each result goes to the sink.

@@ -9,6 +9,7 @@
 //! the CPU engines call them and `shaders/diffusion.wgsl` spells out the same operations in
 //! the same order, in f32, so CPU and GPU agree to float rounding.
 
+pub mod bench;
 pub mod cpu;
 pub mod gpu;
 pub mod shaders;
@@ -221,6 +222,8 @@ pub static INFO: super::ModelInfo = super::ModelInfo {
     shader_modules: shaders::modules,
     verify: verify::checks,
     verify_once: verify::check_once,
+    suites: bench::SUITES,
+    bench: bench::run,
     algorithms: &[
         super::AlgorithmInfo {
             name: "timestepped",

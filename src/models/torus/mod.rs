@@ -5,6 +5,7 @@
 //! After service a token moves to one of its four neighbours with probability 1/4 and
 //! arrives there at the same instant (one combined departure/arrival event).
 
+pub mod bench;
 pub mod cpu;
 pub mod gpu;
 pub mod sequential;
@@ -145,6 +146,8 @@ pub static INFO: super::ModelInfo = super::ModelInfo {
     shader_modules: shaders::modules,
     verify: verify::checks,
     verify_once: verify::check_once,
+    suites: bench::SUITES,
+    bench: bench::run,
     algorithms: &[
         super::AlgorithmInfo {
             name: "sequential",

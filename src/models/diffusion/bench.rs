@@ -4,9 +4,9 @@
 //! not assumed: every row reports its largest cell error against a reference run with an
 //! eighth of timestepped's step, computed (untimed) on the same size.
 
-use super::bench::write_report;
-use super::{CliError, Format, Suite};
-use crate::models::diffusion::cpu::{CpuDiffusion, DiffusionEngine};
+use super::cpu::{CpuDiffusion, DiffusionEngine};
+use crate::cli::CliError;
+use crate::cli::bench::{BenchOptions, verification_gate, write_report};
 use crate::preset::{Config, DiffusionAlgorithm, DiffusionConfig, EngineKind};
 use crate::sim::{Budget, SimError};
 use serde::Serialize;
@@ -253,35 +253,50 @@ fn sweep(gpu: bool) -> Vec<Case> {
         .collect()
 }
 
+/// The diffusion grid's suites (the registry's list).
+pub const SUITES: &[crate::models::BenchSuite] = &[
+    crate::models::BenchSuite {
+        name: "diffusion",
+        help: "paper 001's comparison at matched accuracy, 50×50 to 2048×2048",
+    },
+    crate::models::BenchSuite {
+        name: "diffusion-small",
+        help: "the diffusion comparison up to 200×200",
+    },
+    crate::models::BenchSuite {
+        name: "diffusion-gpu-2048",
+        help: "the diffusion GPU rows at 2048² only (for batch profiles)",
+    },
+    crate::models::BenchSuite {
+        name: "diffusion-sweep",
+        help: "accuracy against work at 200² (how the matched settings were chosen)",
+    },
+];
+
 /// Runs a suite: `diffusion` (50×50 to 2048×2048), `diffusion-small` (to 200×200),
 /// `diffusion-gpu-2048` (the GPU rows at 2048², for profiles) or `diffusion-sweep`.
-pub fn run(
-    suite_name: Suite,
-    format: Format,
-    out: Option<&std::path::Path>,
-) -> Result<(), CliError> {
+pub fn run(suite_name: &str, options: &BenchOptions) -> Result<(), CliError> {
     let gpu = crate::gpu::Gpu::shared().is_ok();
     let verification = if gpu {
-        Some(super::bench::verification_gate()?)
+        Some(verification_gate()?)
     } else {
         None
     };
     // (side, reference step, cases)
     let groups: Vec<(u32, f64, Vec<Case>)> = match suite_name {
-        Suite::Diffusion => [50, 100, 200, 500, 750, 1000, 2048]
+        "diffusion" => [50, 100, 200, 500, 750, 1000, 2048]
             .iter()
             .map(|&s| (s, DT / 8.0, matched(s, gpu, true)))
             .collect(),
-        Suite::DiffusionSmall => [50, 100, 200]
+        "diffusion-small" => [50, 100, 200]
             .iter()
             .map(|&s| (s, DT / 8.0, matched(s, gpu, true)))
             .collect(),
-        Suite::DiffusionGpu2048 => vec![(2048, DT / 8.0, matched(2048, gpu, false))],
-        Suite::DiffusionSweep => vec![(200, 0.03125 / 8.0, sweep(gpu))],
+        "diffusion-gpu-2048" => vec![(2048, DT / 8.0, matched(2048, gpu, false))],
+        "diffusion-sweep" => vec![(200, 0.03125 / 8.0, sweep(gpu))],
         other => {
             return Err(CliError::Input(format!(
-                "--suite: {} is not a diffusion suite",
-                other.name()
+                "--suite: {other} is not a diffusion suite"
             )));
         }
     };
@@ -346,5 +361,5 @@ pub fn run(
                 .map_or("—".to_string(), |s| format!("{s:.1}×"))
         ));
     }
-    write_report(&suite_name.name(), format, out, &rows, &table, verification)
+    write_report(suite_name, options, &rows, &table, verification)
 }

@@ -1,0 +1,372 @@
+//! The torus's `pdes-lab bench` suites: a fixed set of runs, timed, with speedups over
+//! CPU `sequential` measured in the same invocation (never extrapolated).
+
+use super::cpu::{CpuEngine, CpuTorus, TorusEngine};
+use super::gpu::GpuTorus;
+use crate::cli::CliError;
+use crate::cli::bench::{BenchOptions, verification_gate, write_report};
+use crate::preset::{Algorithm, EngineKind, Timestamps, TorusConfig};
+use crate::sim::Budget;
+use serde::Serialize;
+use std::time::Instant;
+
+/// One configuration of a suite.
+#[derive(Clone, Debug)]
+pub struct Case {
+    /// Torus side (rows = cols).
+    pub side: u32,
+    /// Interval d.
+    pub d: f64,
+    /// Algorithm and timestamps.
+    pub algorithm: Algorithm,
+    /// Timestamps (interval only).
+    pub timestamps: Timestamps,
+    /// Engine.
+    pub engine: EngineKind,
+    /// End time.
+    pub end_time: f64,
+}
+
+/// A measured case.
+#[derive(Clone, Debug, Serialize)]
+pub struct BenchRow {
+    /// rows × cols.
+    pub size: String,
+    /// Interval d.
+    pub d: f64,
+    /// Algorithm (with timestamps for interval).
+    pub algorithm: String,
+    /// Engine.
+    pub engine: &'static str,
+    /// End time.
+    pub end_time: f64,
+    /// Events processed.
+    pub events: u64,
+    /// Steps taken.
+    pub steps: u64,
+    /// Seconds to build the initial state and upload it.
+    pub setup_seconds: f64,
+    /// Seconds of simulation (excluding setup and the final statistics): the median of the
+    /// timed runs.
+    pub wall_seconds: f64,
+    /// Every timed run's seconds (GPU cases: after one untimed warm-up run).
+    pub wall_seconds_runs: Vec<f64>,
+    /// Events per second of simulation.
+    pub events_per_second: f64,
+    /// Microseconds of wall time per step (GPU engines: all steps are GPU-resident).
+    pub us_per_step: f64,
+    /// Speedup over CPU sequential on the same size, end time and seed, if it ran.
+    pub speedup_vs_sequential: Option<f64>,
+    /// Utilization.
+    pub utilization: f64,
+    /// Mean sojourn time per visit.
+    pub mean_sojourn: f64,
+    /// Causality errors (0 for sequential and window: anything else is a bug, and the row is
+    /// refused).
+    pub causality_errors: u64,
+    /// The CPU sequential run of the same size, end time and seed, when the suite has one:
+    /// (events, utilization, mean sojourn). A window run must reproduce it exactly.
+    pub reference: Option<Reference>,
+    /// GPU microseconds per step in each dispatch (models::torus::gpu::PASS_NAMES), from timestamp queries
+    /// (only with --profile; the timestamps themselves add a little time).
+    pub pass_us_per_step: Option<[f64; crate::models::torus::gpu::PASSES]>,
+}
+
+/// The statistics of a CPU sequential run that other rows are checked against.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Reference {
+    /// Events processed.
+    pub events: u64,
+    /// Utilization.
+    pub utilization: f64,
+    /// Mean sojourn time per visit.
+    pub mean_sojourn: f64,
+}
+
+/// The torus's suites (the registry's list).
+pub const SUITES: &[crate::models::BenchSuite] = &[
+    crate::models::BenchSuite {
+        name: "torus",
+        help: "paper 000's configurations up to the 2048² headline (needs a real GPU)",
+    },
+    crate::models::BenchSuite {
+        name: "headline-short",
+        help: "the headline configuration at a tenth of its horizon (for --profile)",
+    },
+    crate::models::BenchSuite {
+        name: "smoke",
+        help: "three tiny torus runs (for tests)",
+    },
+];
+
+/// The cases of a torus suite.
+pub fn suite(name: &str) -> Vec<Case> {
+    let case = |side, d, algorithm, timestamps, engine, end_time| Case {
+        side,
+        d,
+        algorithm,
+        timestamps,
+        engine,
+        end_time,
+    };
+    use Algorithm::*;
+    use EngineKind::*;
+    use Timestamps::*;
+    match name {
+        "torus" => {
+            let mut v = vec![
+                // 1024×1024: every algorithm, speedup over sequential at the same T.
+                case(1024, 1.0, Sequential, Original, Cpu, 1000.0),
+                case(1024, 1.0, Window, Original, Gpu, 1000.0),
+                case(1024, 1.0, Interval, Original, Gpu, 1000.0),
+                case(1024, 1.0, Interval, Boundary, Gpu, 1000.0),
+                // 2048×2048 at a short horizon, so that sequential finishes.
+                case(2048, 1.0, Sequential, Original, Cpu, 200.0),
+                case(2048, 1.0, Window, Original, Gpu, 200.0),
+            ];
+            // The headline: 2048×2048, P = 1, M = 10, T = 50,000 (Sang et al. Table 2).
+            for d in [0.25, 0.5, 1.0, 2.0] {
+                v.push(case(2048, d, Window, Original, Gpu, 50_000.0));
+            }
+            v
+        }
+        // One headline configuration at a tenth of the horizon, for per-pass profiles.
+        "headline-short" => vec![case(2048, 1.0, Window, Original, Gpu, 5_000.0)],
+        "smoke" => vec![
+            case(32, 1.0, Sequential, Original, Cpu, 100.0),
+            case(32, 1.0, Window, Original, Cpu, 100.0),
+            case(32, 1.0, Window, Original, Gpu, 100.0),
+        ],
+        _ => Vec::new(),
+    }
+}
+
+fn config_of(c: &Case) -> TorusConfig {
+    let mut cfg = TorusConfig::from_toml("", "bench").expect("defaults are valid");
+    cfg.model.rows = c.side;
+    cfg.model.cols = c.side;
+    cfg.model.tokens_per_facility = 1;
+    cfg.model.mean_service = 10.0;
+    cfg.model.service = crate::models::torus::ServiceKind::Shifted;
+    cfg.run.algorithm = c.algorithm;
+    cfg.run.timestamps = c.timestamps;
+    cfg.run.d = c.d;
+    cfg.run.end_time = c.end_time;
+    cfg.run.seed = 1;
+    cfg.run.engine = c.engine;
+    cfg
+}
+
+/// Runs one case; with `profile`, GPU passes are timed with timestamp queries.
+pub fn measure(c: &Case, profile: bool) -> Result<BenchRow, CliError> {
+    let cfg = config_of(c);
+    let run_err = |e: crate::sim::SimError| CliError::Run(e.to_string());
+    let t0 = Instant::now();
+    let mut gpu_engine = None;
+    let mut cpu_engine = None;
+    if c.engine == EngineKind::Gpu {
+        let gpu = crate::gpu::Gpu::shared().map_err(CliError::Run)?;
+        let mut g = GpuTorus::new(gpu, &cfg).map_err(run_err)?;
+        if profile {
+            g.enable_profiling();
+        }
+        gpu_engine = Some(g);
+    } else {
+        cpu_engine = Some(CpuEngine {
+            cpu: CpuTorus::new(&cfg),
+            config: cfg.clone(),
+        });
+    }
+    let engine: &mut dyn TorusEngine = match (&mut gpu_engine, &mut cpu_engine) {
+        (Some(g), _) => g,
+        (None, Some(c)) => c,
+        (None, None) => unreachable!("one engine was built"),
+    };
+    let setup = t0.elapsed().as_secs_f64();
+    let t1 = Instant::now();
+    engine.advance(Budget::Finish).map_err(run_err)?;
+    let wall = t1.elapsed().as_secs_f64();
+    let s = engine.summary().map_err(run_err)?;
+    let pass_us_per_step = gpu_engine
+        .as_ref()
+        .and_then(|g| g.profile())
+        .map(|p| p.us_per_step());
+    let algorithm = match c.algorithm {
+        Algorithm::Interval => format!("interval/{}", c.timestamps.name()),
+        a => a.name().to_string(),
+    };
+    Ok(BenchRow {
+        size: format!("{}x{}", c.side, c.side),
+        d: c.d,
+        algorithm,
+        engine: c.engine.name(),
+        end_time: c.end_time,
+        events: s.events,
+        steps: s.steps,
+        setup_seconds: setup,
+        wall_seconds: wall,
+        wall_seconds_runs: vec![wall],
+        events_per_second: s.events as f64 / wall,
+        us_per_step: if s.steps > 0 {
+            wall * 1e6 / s.steps as f64
+        } else {
+            0.0
+        },
+        speedup_vs_sequential: None,
+        utilization: s.utilization,
+        mean_sojourn: s.mean_sojourn,
+        causality_errors: s.causality_errors,
+        reference: None,
+        pass_us_per_step,
+    })
+}
+
+/// Runs a GPU case once untimed (shader compilation, clocks, first-touch of memory) and
+/// then `repeat` times, keeping the median; a CPU case runs once (the sequential references
+/// take tens of seconds and vary little).
+pub fn measure_repeated(c: &Case, profile: bool, repeat: u32) -> Result<BenchRow, CliError> {
+    let mut row = measure(c, profile)?;
+    if c.engine != EngineKind::Gpu || repeat == 0 {
+        return Ok(row);
+    }
+    let mut walls = Vec::new();
+    for _ in 0..repeat {
+        row = measure(c, profile)?;
+        walls.push(row.wall_seconds);
+    }
+    let mut sorted = walls.clone();
+    sorted.sort_by(f64::total_cmp);
+    let median = sorted[sorted.len() / 2];
+    row.wall_seconds = median;
+    row.wall_seconds_runs = walls;
+    row.events_per_second = row.events as f64 / median;
+    row.us_per_step = if row.steps > 0 {
+        median * 1e6 / row.steps as f64
+    } else {
+        0.0
+    };
+    Ok(row)
+}
+
+/// Runs a suite, printing each row to stderr as it completes, and writes the report.
+pub fn run(suite_name: &str, options: &BenchOptions) -> Result<(), CliError> {
+    let (profile, repeat) = (options.profile, options.repeat);
+    let cases = suite(suite_name);
+    let verification = if cases.iter().any(|c| c.engine == EngineKind::Gpu) {
+        Some(verification_gate()?)
+    } else {
+        None
+    };
+    let mut rows: Vec<BenchRow> = Vec::new();
+    for c in &cases {
+        let mut row = measure_repeated(c, profile, repeat)?;
+        attach_reference(&mut row, &rows)?;
+        eprintln!(
+            "{:>9} d={:<5} {:<18} {:<3} T={:<7} {:>14} events {:>8} steps {:>9.3} s {:>10.3e} ev/s",
+            row.size,
+            row.d,
+            row.algorithm,
+            row.engine,
+            row.end_time,
+            row.events,
+            row.steps,
+            row.wall_seconds,
+            row.events_per_second
+        );
+        if let Some(p) = row.pass_us_per_step {
+            let parts: Vec<String> = crate::models::torus::gpu::PASS_NAMES
+                .iter()
+                .zip(p)
+                .map(|(n, us)| format!("{n} {us:.1}"))
+                .collect();
+            eprintln!("          GPU µs/step: {}", parts.join(", "));
+        }
+        rows.push(row);
+    }
+    // Speedups over sequential with the same size and end time (same seed, same model).
+    let seq: Vec<(String, f64, f64)> = rows
+        .iter()
+        .filter(|r| r.algorithm == "sequential")
+        .map(|r| (r.size.clone(), r.end_time, r.wall_seconds))
+        .collect();
+    for r in &mut rows {
+        if r.algorithm != "sequential"
+            && let Some((_, _, w)) = seq
+                .iter()
+                .find(|(s, t, _)| *s == r.size && *t == r.end_time)
+        {
+            r.speedup_vs_sequential = Some(w / r.wall_seconds);
+        }
+    }
+    let table = {
+        let mut t = format!(
+            "{:<10} {:>5} {:<18} {:<4} {:>8} {:>14} {:>8} {:>9} {:>11} {:>9} {:>9}\n",
+            "size",
+            "d",
+            "algorithm",
+            "eng",
+            "T",
+            "events",
+            "steps",
+            "wall s",
+            "events/s",
+            "µs/step",
+            "speedup"
+        );
+        for r in &rows {
+            t.push_str(&format!(
+                "{:<10} {:>5} {:<18} {:<4} {:>8} {:>14} {:>8} {:>9.3} {:>11.3e} {:>9.1} {:>9}\n",
+                r.size,
+                r.d,
+                r.algorithm,
+                r.engine,
+                r.end_time,
+                r.events,
+                r.steps,
+                r.wall_seconds,
+                r.events_per_second,
+                r.us_per_step,
+                r.speedup_vs_sequential
+                    .map_or("—".to_string(), |s| format!("{s:.1}×"))
+            ));
+        }
+        t
+    };
+    write_report(suite_name, options, &rows, &table, verification)
+}
+
+/// Gives `row` the statistics of an earlier sequential row of the same size and end time,
+/// and refuses a row that contradicts what its algorithm guarantees: a window or sequential
+/// run with causality errors, or a window run that differs from sequential.
+fn attach_reference(row: &mut BenchRow, earlier: &[BenchRow]) -> Result<(), CliError> {
+    let exact = row.algorithm == "window" || row.algorithm == "sequential";
+    if exact && row.causality_errors != 0 {
+        return Err(CliError::Run(format!(
+            "{} {} {}: {} causality errors in an exact algorithm; the row is refused",
+            row.size, row.algorithm, row.engine, row.causality_errors
+        )));
+    }
+    if let Some(seq) = earlier
+        .iter()
+        .find(|r| r.algorithm == "sequential" && r.size == row.size && r.end_time == row.end_time)
+    {
+        let reference = Reference {
+            events: seq.events,
+            utilization: seq.utilization,
+            mean_sojourn: seq.mean_sojourn,
+        };
+        let got = Reference {
+            events: row.events,
+            utilization: row.utilization,
+            mean_sojourn: row.mean_sojourn,
+        };
+        if row.algorithm == "window" && got != reference {
+            return Err(CliError::Run(format!(
+                "{} window {}: {got:?} differs from sequential {reference:?}; the row is refused",
+                row.size, row.engine
+            )));
+        }
+        row.reference = Some(reference);
+    }
+    Ok(())
+}
