@@ -4,6 +4,7 @@
 //! without naming it.
 
 pub mod diffusion;
+pub mod open_network;
 pub mod torus;
 
 /// One algorithm of a model, as the command line and the app offer it.
