@@ -15,6 +15,7 @@
 
 pub mod sequential;
 pub mod state;
+pub mod stepped;
 
 use crate::models::torus::{ServiceKind, ServiceLaw};
 use crate::time::{TICKS_PER_UNIT, Ticks};

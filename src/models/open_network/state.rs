@@ -93,10 +93,10 @@ pub struct OpenState {
     pub in_system: u64,
     /// Sum over exited tokens of (exit − entry) ticks.
     pub system_time: u128,
-    /// ∫ tokens-in-system dt up to `area_time`, in token-ticks.
-    pub area: u128,
-    /// Time up to which `area` is accumulated.
-    pub area_time: Ticks,
+    /// Sum of the entry times of the tokens in the system: with `system_time` it gives
+    /// ∫ tokens-in-system dt up to any horizon, whatever order the events were applied in
+    /// (a step applies them facility by facility, not in time order).
+    pub live_entered: u128,
 }
 
 impl OpenState {
@@ -129,28 +129,32 @@ impl OpenState {
             exits: 0,
             in_system: 0,
             system_time: 0,
-            area: 0,
-            area_time: 0,
+            live_entered: 0,
         }
     }
 
-    /// Brings the token-time integral up to `t` (events arrive in time order).
-    fn account(&mut self, t: Ticks) {
-        if t > self.area_time {
-            self.area += u128::from(self.in_system) * u128::from(t - self.area_time);
-            self.area_time = t;
-        }
+    /// The external arrival due at `next_arrival`, taking effect at `t_exec` (its own time,
+    /// or an interval boundary): a new token enters a uniformly chosen line at its first
+    /// server, and the next arrival is scheduled from the true time. Returns the facility
+    /// it entered, its pool slot, and whether it started service there.
+    pub fn external_arrival_at(&mut self, t_exec: Ticks) -> (u32, u32, bool) {
+        let (f, slot) = self.create(t_exec);
+        (f, slot, self.arrive(f, slot, t_exec))
     }
 
-    /// The external arrival due at `next_arrival`: a new token enters a uniformly chosen
-    /// line at its first server, and the next arrival is scheduled. Returns the facility it
-    /// entered and whether it started service there.
+    /// The external arrival due at `next_arrival`, at its own time (sequential). Returns
+    /// the facility it entered and whether it started service there.
     pub fn external_arrival(&mut self) -> (u32, bool) {
-        let t = self.next_arrival;
+        let (f, _, started) = self.external_arrival_at(self.next_arrival);
+        (f, started)
+    }
+
+    /// Creates the token of the arrival due at `next_arrival` (entering at `t`) and
+    /// schedules the next arrival; returns its first facility and pool slot.
+    pub fn create(&mut self, t: Ticks) -> (u32, u32) {
         let k = self.arrivals;
         let words = arrival_words(self.seed, k);
         let line = choose(words[1], self.lines);
-        self.account(t);
         let token = Token {
             arrival: k,
             entered: t,
@@ -170,9 +174,9 @@ impl OpenState {
         };
         self.arrivals += 1;
         self.in_system += 1;
-        self.next_arrival = t + self.laws.gap(&arrival_words(self.seed, k + 1));
-        let f = line * self.servers;
-        (f, self.arrive(f, slot, t))
+        self.live_entered += u128::from(t);
+        self.next_arrival += self.laws.gap(&arrival_words(self.seed, k + 1));
+        (line * self.servers, slot)
     }
 
     /// Puts `token` into service at `f` at time `t`.
@@ -245,8 +249,8 @@ impl OpenState {
             return Next::Arrive { dest: f + 1, token };
         }
         if bernoulli(words[1], self.laws.exit_q32) {
-            self.account(t_exec);
             self.system_time += u128::from(t_exec - tok.entered);
+            self.live_entered -= u128::from(tok.entered);
             self.exits += 1;
             self.in_system -= 1;
             self.tokens[token as usize] = Token {
@@ -346,8 +350,9 @@ impl OpenState {
             completions += f.completions;
             causality_errors += f.causality_errors;
         }
-        let area = self.area
-            + u128::from(self.in_system) * u128::from(horizon.saturating_sub(self.area_time));
+        // ∫ N dt = Σ over exited tokens (exit − entry) + Σ over live ones (horizon − entry)
+        let area =
+            self.system_time + u128::from(self.in_system) * u128::from(horizon) - self.live_entered;
         Measures {
             horizon,
             facilities: self.facilities.len() as u64,
