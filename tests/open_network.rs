@@ -235,3 +235,58 @@ fn the_interval_algorithms_change_the_open_network_as_the_papers_say() {
     // and yet nothing is lost
     assert_eq!(b.arrivals - b.exits, b.in_system);
 }
+
+/// Paper 002 Fig. 3 for the open network: utilization and mean sojourn per visit against
+/// TI (0 = sequential), interval/boundary, 16 lines × 16 servers, M = 5, P_exit = 0.25,
+/// λ = 0.4, T = 10,000, seed 1. Prints a table (run it with `--ignored --nocapture`);
+/// bench/NOTES.md quotes it next to the closed torus.
+#[test]
+#[ignore = "prints the Fig. 3 table; not a check"]
+fn fig3_open_network_table() {
+    let p = OpenParams {
+        lines: 16,
+        servers_per_line: 16,
+        arrival_rate: 0.4,
+        exit_probability: 0.25,
+        mean_service: 5.0,
+        service: ServiceKind::Exponential,
+    };
+    let (end, seed) = (10_000.0, 1);
+    let horizon = to_ticks(end);
+    println!("TI\tutilization\tsojourn/visit\ttokens in system\tevents\tsteps");
+    let seq = run(&p, seed, end, &[Budget::Finish]);
+    let m = seq.state.measures(horizon);
+    println!(
+        "0\t{:.4}\t{:.3}\t{:.1}\t{}\t{}",
+        m.utilization(),
+        m.mean_sojourn(),
+        m.mean_tokens_in_system(),
+        seq.totals().events,
+        seq.totals().steps
+    );
+    for ti in [0.25, 0.5, 1.0, 2.0] {
+        let s = stepped(
+            &p,
+            pdes_lab::sim::StepRule::IntervalBoundary { d: to_ticks(ti) },
+            0.0,
+            seed,
+            end,
+            &[Budget::Finish],
+        );
+        let m = s.state.measures(horizon);
+        println!(
+            "{ti}\t{:.4}\t{:.3}\t{:.1}\t{}\t{}",
+            m.utilization(),
+            m.mean_sojourn(),
+            m.mean_tokens_in_system(),
+            s.totals().events,
+            s.totals().steps
+        );
+    }
+    println!(
+        "Jackson (exponential, TI = 0): utilization {:.4}, sojourn {:.3}, tokens {:.1}",
+        p.rho(),
+        p.analytic_sojourn(),
+        p.analytic_tokens_in_system()
+    );
+}
