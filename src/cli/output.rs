@@ -9,10 +9,11 @@ use std::path::Path;
 
 /// A summary's fields in output order, as JSON values.
 pub fn fields(summary: &Report) -> Vec<(String, serde_json::Value)> {
-    match serde_json::to_value(summary).expect("a summary always serializes") {
-        serde_json::Value::Object(map) => map.into_iter().collect(),
-        _ => unreachable!("a summary serializes to an object"),
-    }
+    summary
+        .fields
+        .iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect()
 }
 
 fn plain(v: &serde_json::Value) -> String {
@@ -21,27 +22,6 @@ fn plain(v: &serde_json::Value) -> String {
         serde_json::Value::String(s) => s.clone(),
         other => other.to_string(),
     }
-}
-
-/// The first statistic that is NaN or infinite (JSON would print it as null), if any.
-pub fn non_finite_field(summary: &Report) -> Option<String> {
-    let v = serde_json::to_value(summary).ok()?;
-    let map = v.as_object()?;
-    // serde_json turns non-finite floats into null; nulls that are "not applicable" are
-    // Option fields, so compare against a summary whose floats are all finite
-    match summary {
-        Report::Torus(s) => [s.utilization, s.mean_sojourn, s.throughput]
-            .iter()
-            .zip(["utilization", "mean_sojourn", "throughput"])
-            .find(|(x, _)| !x.is_finite())
-            .map(|(_, k)| k.to_string()),
-        Report::Diffusion(s) => [s.mean_temperature, s.min_temperature, s.max_temperature]
-            .iter()
-            .zip(["mean_temperature", "min_temperature", "max_temperature"])
-            .find(|(x, _)| !x.is_finite())
-            .map(|(_, k)| k.to_string()),
-    }
-    .filter(|k| map.contains_key(k))
 }
 
 /// Formats a summary; the text ends with a newline.

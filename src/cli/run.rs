@@ -103,7 +103,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
         .report()
         .map_err(|e| CliError::Run(e.to_string()))?
         .with_wall_time(wall);
-    if let Some(field) = output::non_finite_field(&summary) {
+    if let Some(field) = summary.non_finite {
         return Err(CliError::Run(format!(
             "the run diverged: {field} is not a finite number (no result is printed)"
         )));

@@ -593,7 +593,7 @@ impl Engine for GpuDiffusion {
     }
     fn report(&mut self) -> Result<Report, SimError> {
         let values = self.temperatures()?;
-        Ok(Report::Diffusion(DiffusionSummary::new(
+        Ok(Report::of(&DiffusionSummary::new(
             &self.config,
             &self.totals,
             self.t,

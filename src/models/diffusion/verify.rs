@@ -7,7 +7,7 @@ use super::gpu::GpuDiffusion;
 use crate::gpu::Gpu;
 use crate::gpu::shaders::Reductions;
 use crate::preset::{Config, DiffusionConfig};
-use crate::sim::{Engine, Report};
+use crate::sim::Engine;
 use crate::verify::{
     Case, CheckResult, Options, budgets, compare_reports, compare_step_logs, config_of, gpu_err,
     reductions_name, timed,
@@ -34,13 +34,6 @@ pub fn checks(
 
 /// Nothing beyond the per-variant checks (the registry's `verify_once`).
 pub fn check_once(_: &Arc<Gpu>, _: Options, _: &mut dyn FnMut(CheckResult)) {}
-
-/// Adds one to the cell update count: the `perturb_gpu` test hook.
-fn perturb(report: &mut Report) {
-    if let Report::Diffusion(s) = report {
-        s.cell_updates += 1;
-    }
-}
 
 /// The diffusion configurations: grids that are not multiples of the 256 × 10 tile.
 const CASES: &[Case] = &[
@@ -118,7 +111,7 @@ fn check_diffusion(
     }
     let mut gpu_report = g.report().map_err(gpu_err)?;
     if options.perturb_gpu {
-        perturb(&mut gpu_report);
+        gpu_report.perturb_work();
     }
     diffs.extend(compare_reports(
         &cpu.report().map_err(gpu_err)?,

@@ -105,7 +105,7 @@ impl Engine for CpuEngine {
         }
     }
     fn report(&mut self) -> Result<Report, SimError> {
-        Ok(Report::Torus(self.summary()?))
+        Ok(Report::of(&self.summary()?))
     }
 }
 

@@ -733,8 +733,8 @@ impl Engine for GpuTorus {
         &self.log
     }
     fn report(&mut self) -> Result<crate::sim::Report, SimError> {
-        Ok(crate::sim::Report::Torus(
-            crate::models::torus::cpu::TorusEngine::summary(self)?,
+        Ok(crate::sim::Report::of(
+            &crate::models::torus::cpu::TorusEngine::summary(self)?,
         ))
     }
 }

@@ -177,15 +177,16 @@ impl Summary {
                 .then(|| (1.0 + cfg.run.d / (2.0 * cfg.model.mean_service)) * utilization),
         }
     }
+}
 
-    /// Fills in the wall-clock figures.
-    pub fn with_wall_time(mut self, seconds: f64) -> Self {
-        self.wall_seconds = seconds;
-        self.events_per_second = if seconds > 0.0 {
-            self.events as f64 / seconds
-        } else {
-            0.0
-        };
-        self
+impl crate::sim::ModelSummary for Summary {
+    const WORK: &'static str = "events";
+    const RATE: &'static str = "events_per_second";
+    fn statistics(&self) -> Vec<(&'static str, f64)> {
+        vec![
+            ("utilization", self.utilization),
+            ("mean_sojourn", self.mean_sojourn),
+            ("throughput", self.throughput),
+        ]
     }
 }

@@ -8,7 +8,7 @@ use crate::gpu::Gpu;
 use crate::gpu::shaders::Reductions;
 use crate::models::torus::gpu::GpuTorus;
 use crate::preset::{Algorithm, Config, Timestamps, TorusConfig};
-use crate::sim::{Budget, Engine, Report};
+use crate::sim::{Budget, Engine};
 use crate::verify::{
     Case, CheckResult, Options, budgets, compare_reports, compare_step_logs, config_of, gpu_err,
     reductions_name, timed,
@@ -47,13 +47,6 @@ pub fn check_once(gpu: &Arc<Gpu>, options: Options, record: &mut dyn FnMut(Check
             Config::Diffusion(_) => Err("not a torus case".into()),
         },
     ));
-}
-
-/// Adds one to the event count: the `perturb_gpu` test hook.
-fn perturb(report: &mut Report) {
-    if let Report::Torus(s) = report {
-        s.events += 1;
-    }
 }
 
 /// The torus configurations. 37×53 = 1961 facilities: one partial segment of 2048;
@@ -181,7 +174,7 @@ fn check_torus(
     }
     let mut gpu_report = g.report().map_err(gpu_err)?;
     if options.perturb_gpu {
-        perturb(&mut gpu_report);
+        gpu_report.perturb_work();
     }
     diffs.extend(compare_reports(
         &cpu.report().map_err(gpu_err)?,
@@ -211,7 +204,7 @@ fn check_window_vs_sequential(
     g.advance(Budget::Finish).map_err(gpu_err)?;
     let mut gpu_report = g.report().map_err(gpu_err)?;
     if options.perturb_gpu {
-        perturb(&mut gpu_report);
+        gpu_report.perturb_work();
     }
     // the statistics of the sample path; steps and per-step figures differ by design
     let same = [

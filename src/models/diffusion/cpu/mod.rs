@@ -112,17 +112,6 @@ impl DiffusionSummary {
             updates_per_second: 0.0,
         }
     }
-
-    /// Fills in the wall-clock figures.
-    pub fn with_wall_time(mut self, seconds: f64) -> Self {
-        self.wall_seconds = seconds;
-        self.updates_per_second = if seconds > 0.0 {
-            self.cell_updates as f64 / seconds
-        } else {
-            0.0
-        };
-        self
-    }
 }
 
 /// What every diffusion engine offers beyond [`Engine`].
@@ -205,7 +194,7 @@ impl Engine for CpuDiffusion {
     }
     fn report(&mut self) -> Result<Report, SimError> {
         let values = self.temperatures()?;
-        Ok(Report::Diffusion(DiffusionSummary::new(
+        Ok(Report::of(&DiffusionSummary::new(
             &self.config,
             &self.totals(),
             self.now(),
@@ -228,4 +217,16 @@ impl DiffusionEngine for CpuDiffusion {
 /// Bytes the CPU state of a diffusion run takes (the event algorithm's is the largest).
 pub fn diffusion_cpu_bytes(cfg: &DiffusionConfig) -> u64 {
     u64::from(cfg.model.cells()) * 48
+}
+
+impl crate::sim::ModelSummary for DiffusionSummary {
+    const WORK: &'static str = "cell_updates";
+    const RATE: &'static str = "updates_per_second";
+    fn statistics(&self) -> Vec<(&'static str, f64)> {
+        vec![
+            ("mean_temperature", self.mean_temperature),
+            ("min_temperature", self.min_temperature),
+            ("max_temperature", self.max_temperature),
+        ]
+    }
 }
