@@ -8,7 +8,7 @@ use crate::models::diffusion::cpu::CpuDiffusion;
 use crate::models::diffusion::gpu::GpuDiffusion;
 use crate::models::torus::cpu::{CpuEngine, CpuTorus};
 use crate::models::torus::gpu::GpuTorus;
-use crate::preset::{Algorithm, Config, DiffusionAlgorithm, EngineKind};
+use crate::preset::{Config, EngineKind};
 use crate::sim::{CPU_MEMORY_LIMIT, Engine, SimError};
 use std::sync::Arc;
 
@@ -74,13 +74,10 @@ impl Built {
     }
 }
 
-/// True when the configured algorithm has a GPU engine (sequential and event-driven
-/// diffusion are one event at a time: CPU only).
+/// True when the configured algorithm has a GPU engine (the registry says: sequential and
+/// event-driven diffusion are one event at a time, CPU only).
 pub fn has_gpu_engine(config: &Config) -> bool {
-    match config {
-        Config::Torus(c) => c.run.algorithm != Algorithm::Sequential,
-        Config::Diffusion(c) => c.run.algorithm != DiffusionAlgorithm::Event,
-    }
+    config.algorithm_info().gpu
 }
 
 /// Bytes the CPU engine of `config` allocates for its state.
@@ -119,17 +116,16 @@ pub fn build(
     let why_not = if !wants_gpu {
         None
     } else if !has_gpu_engine(config) {
-        Some(match config {
-            Config::Torus(_) => {
-                "sequential runs on the CPU only (it is the one-event-at-a-time reference)"
-            }
-            Config::Diffusion(_) => "event runs on the CPU only (one cell event at a time)",
-        })
+        Some(format!(
+            "{} runs on the CPU only (one event at a time)",
+            config.algorithm_info().name
+        ))
     } else if gpu.is_none() {
-        Some("no GPU compute device")
+        Some("no GPU compute device".to_string())
     } else {
         None
     };
+    let on_gpu = wants_gpu && why_not.is_none();
     let note = match (why_not, fallback) {
         (Some(why), GpuFallback::Refuse) => {
             return Err(SimError::Gpu(format!("{why}; use --engine cpu")));
@@ -137,7 +133,7 @@ pub fn build(
         (Some(why), GpuFallback::Cpu) => Some(format!("{why}: running on the CPU")),
         (None, _) => None,
     };
-    let device = gpu.filter(|_| wants_gpu && why_not.is_none());
+    let device = gpu.filter(|_| on_gpu);
     if device.is_none() && cpu_bytes(config) > CPU_MEMORY_LIMIT {
         return Err(too_large(config, cpu_bytes(config), true));
     }
