@@ -181,6 +181,11 @@ impl Report {
         }
     }
 
+    /// The name of the work-per-second field (it depends on the wall clock).
+    pub fn rate_field(&self) -> &'static str {
+        self.rate
+    }
+
     /// The work count (events, cell updates).
     pub fn work(&self) -> u64 {
         self.fields
