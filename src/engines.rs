@@ -90,13 +90,13 @@ pub fn cpu_bytes(config: &Config) -> u64 {
 
 /// The refusal of a run whose CPU state would exceed [`CPU_MEMORY_LIMIT`], with the
 /// exact figures (a rounded "8.0 GiB (limit 8 GiB)" did not say why).
-fn too_large(config: &Config, bytes: u64, gpu_hint: bool) -> SimError {
+fn too_large(config: &Config, bytes: u64) -> SimError {
     let (rows, cols) = config.shape();
     SimError::TooLarge(format!(
         "model.rows × model.cols: {rows}×{cols} needs {:.3} GiB ({bytes} bytes) on the CPU, more than the limit of {} GiB ({CPU_MEMORY_LIMIT} bytes); {}",
         bytes as f64 / (1u64 << 30) as f64,
         CPU_MEMORY_LIMIT >> 30,
-        if gpu_hint && has_gpu_engine(config) {
+        if has_gpu_engine(config) {
             "use the GPU engine or a smaller grid"
         } else {
             "use a smaller grid"
@@ -135,7 +135,7 @@ pub fn build(
     };
     let device = gpu.filter(|_| on_gpu);
     if device.is_none() && cpu_bytes(config) > CPU_MEMORY_LIMIT {
-        return Err(too_large(config, cpu_bytes(config), true));
+        return Err(too_large(config, cpu_bytes(config)));
     }
     let built = match (config, device) {
         (Config::Torus(c), Some(g)) => Built::TorusGpu(Box::new(GpuTorus::new(g, c)?)),
