@@ -295,7 +295,7 @@ impl PdesApp {
                     .iter()
                     .rev()
                     .copied()
-                    .find(|a| self.form.to_config_with(*a).is_ok())
+                    .find(|a| self.form.to_config_with(a).is_ok())
             {
                 self.b_algorithm = ok;
             }
