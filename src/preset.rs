@@ -896,6 +896,28 @@ impl<'a> Reader<'a> {
                 ),
             ));
         }
+        // the subnormal-free arithmetic (Stencil::zero_below_for) needs β to be 0 or not tiny,
+        // and coefficients large enough that the zero threshold stays invisible
+        if model.beta != 0.0 && model.beta.abs() < 2f64.powi(-83) {
+            return Err(key_err(
+                "model.beta",
+                format!(
+                    "{} is out of range: expected 0 or a magnitude of at least 2^-83 (≈ 1.03e-25)",
+                    model.beta
+                ),
+            ));
+        }
+        let st = model.stencil();
+        let scale = model.boundary.abs().max(model.initial.abs()).max(1.0);
+        if f64::from(st.zero_below) > 1e-9 * scale {
+            return Err(key_err(
+                "model.alpha_x",
+                format!(
+                    "αx/dx² = {:e} and αy/dx² = {:e} are so small that temperatures below {:e} would count as 0 (the limit is 1e-9 of the temperature scale {scale}): raise alpha_x/alpha_y or lower dx",
+                    st.ax, st.ay, st.zero_below
+                ),
+            ));
+        }
         let bound = model.stability_bound();
         // a grid that moves faster than one tick cannot be stepped stably by any engine (the
         // clock is integer ticks): refuse it instead of letting it blow up

@@ -49,6 +49,9 @@ struct Params {
     groups_x: u32,
     end_t: [u32; 2],
     limit_t: [u32; 2],
+    /// Stencil::zero_below: cells below it in magnitude are 0.
+    zero_below: f32,
+    pad: [u32; 3],
 }
 
 /// Phase in diffusion.wgsl: the slots step n uses.
@@ -190,6 +193,8 @@ impl GpuDiffusion {
             groups_x,
             end_t: split(end),
             limit_t: split(end),
+            zero_below: st.zero_below,
+            pad: [0; 3],
         };
         let storage = wgpu::BufferUsages::STORAGE
             | wgpu::BufferUsages::COPY_SRC
@@ -219,7 +224,7 @@ impl GpuDiffusion {
             buffer("diffusion grid 0", grid_bytes.max(4), storage),
             buffer("diffusion grid 1", grid_bytes.max(4), storage),
         ];
-        let initial = vec![m.initial as f32; cells as usize];
+        let initial = vec![m.initial_value(); cells as usize];
         gpu.queue
             .write_buffer(&grid[0], 0, bytemuck::cast_slice(&initial));
         gpu.queue

@@ -53,6 +53,8 @@ pub struct Stencil {
     pub beta: f32,
     /// The boundary temperature.
     pub boundary: f32,
+    /// Cells whose magnitude falls below this are zero ([`Stencil::zero_below_for`]).
+    pub zero_below: f32,
 }
 
 impl DiffusionParams {
@@ -82,14 +84,28 @@ impl DiffusionParams {
         }
     }
 
+    /// Every cell's starting value as the engines hold it (flushed like every cell value).
+    pub fn initial_value(&self) -> f32 {
+        let v = self.initial as f32;
+        if v.abs() < self.stencil().zero_below {
+            0.0
+        } else {
+            v
+        }
+    }
+
     /// The stencil coefficients.
     pub fn stencil(&self) -> Stencil {
         let dx2 = self.dx * self.dx;
+        let (ax, ay) = ((self.alpha_x / dx2) as f32, (self.alpha_y / dx2) as f32);
+        let zero_below = Stencil::zero_below_for(ax, ay);
+        let flush = |v: f32| if v.abs() < zero_below { 0.0 } else { v };
         Stencil {
-            ax: (self.alpha_x / dx2) as f32,
-            ay: (self.alpha_y / dx2) as f32,
+            ax,
+            ay,
             beta: self.beta as f32,
-            boundary: self.boundary as f32,
+            boundary: flush(self.boundary as f32),
+            zero_below,
         }
     }
 
@@ -100,15 +116,48 @@ impl DiffusionParams {
 }
 
 impl Stencil {
+    /// The magnitude below which a cell is zero: the smallest power of two ≥ 2^-60 / a,
+    /// a the smaller non-zero coefficient (at least 2^-100).
+    ///
+    /// Why: with every cell either 0 or at least this large (and β either 0 or at least
+    /// 2^-83 in magnitude), no operation of [`Stencil::rate`] and [`Stencil::advance`] can
+    /// produce a subnormal. Cells of magnitude ≥ τ are multiples of q = ulp(τ) = τ·2^-23, so
+    /// every sum and difference of them is a multiple of q; a·q ≥ 2^-83 makes each product
+    /// 0 or ≥ 2^-83, hence a multiple of 2^-106, so the rate is 0 or ≥ 2^-106 and rate·h
+    /// (h ≥ one tick, 2^-20) is 0 or ≥ 2^-126; the final add either has a zero cell or two
+    /// operands ≥ τ. So the arithmetic never depends on whether hardware keeps subnormals
+    /// (x86 does, slowly; NVIDIA flushes them): the GPU gives the CPU's bits with one flush
+    /// per cell instead of one per operation. For temperatures of order 1 to 100 the
+    /// threshold is invisible (2^-60 ≈ 8.7e-19 for αx/dx² = 1); the preset refuses
+    /// coefficients so small that it would not be.
+    pub fn zero_below_for(ax: f32, ay: f32) -> f32 {
+        let a = [ax, ay]
+            .into_iter()
+            .filter(|a| *a > 0.0)
+            .fold(f32::INFINITY, f32::min);
+        if !a.is_finite() {
+            return 2f32.powi(-100);
+        }
+        let k = (f64::from(2f32.powi(-60)) / f64::from(a)).log2().ceil() as i32;
+        2f32.powi(k.max(-100))
+    }
+
     /// dQ/dt of a cell from its own value and its west, east, north and south neighbours.
-    /// Every intermediate result is flushed to zero when subnormal ([`ftz`]), so that a GPU
-    /// that flushes them in hardware (NVIDIA's f32 arithmetic does) computes the same bits.
+    /// No intermediate can be subnormal (see [`Stencil::zero_below_for`]).
     #[inline]
     pub fn rate(&self, c: f32, w: f32, e: f32, n: f32, s: f32) -> f32 {
-        let c2 = 2.0 * c; // exact, and normal or zero since c is
-        let x = ftz(self.ax * ftz(ftz(w + e) - c2));
-        let y = ftz(self.ay * ftz(ftz(n + s) - c2));
-        ftz(ftz(x + y) + self.beta)
+        self.ax * ((w + e) - 2.0 * c) + self.ay * ((n + s) - 2.0 * c) + self.beta
+    }
+
+    /// A cell's value after moving at `rate` for `h` time units; magnitudes below
+    /// `zero_below` become 0. Ahead of the diffusion front the explicit scheme produces
+    /// values that shrink by a constant factor every step: without the flush they would
+    /// underflow into subnormals, which x86 CPUs handle a hundred times slower and GPUs may
+    /// flush or keep.
+    #[inline]
+    pub fn advance(&self, value: f32, rate: f32, h: f32) -> f32 {
+        let v = value + rate * h;
+        if v.abs() < self.zero_below { 0.0 } else { v }
     }
 
     /// dQ/dt of cell (r, col) of grid `q` (row-major), the ring outside at the boundary.
@@ -134,28 +183,6 @@ impl Stencil {
         };
         self.rate(c, w, e, n, s)
     }
-}
-
-/// A cell's value after moving at `rate` for `h` time units, with subnormal results flushed
-/// to zero. Ahead of the diffusion front the explicit scheme produces values that shrink by
-/// a constant factor every step, which soon underflow into subnormals; x86 CPUs take a
-/// hundred-fold slower path on them, and GPUs may or may not flush them. Flushing in every
-/// engine keeps the CPU fast and makes CPU and GPU agree whatever the driver's float mode.
-///
-/// The product is flushed too: on a GPU that flushes subnormal results in hardware, a
-/// subnormal `rate * h` added to a tiny cell would otherwise leave it unchanged there and
-/// move it here (measured on the H100: 8 cell updates of 4.26 million, 100² hybrid).
-#[inline]
-pub fn advance(value: f32, rate: f32, h: f32) -> f32 {
-    ftz(value + ftz(rate * h))
-}
-
-/// `x`, or zero when `x` is subnormal: every engine's arithmetic on cell values goes through
-/// it, so results do not depend on whether the hardware keeps subnormals (x86 does, slowly;
-/// NVIDIA flushes them; lavapipe keeps them).
-#[inline]
-pub fn ftz(x: f32) -> f32 {
-    if x.abs() < f32::MIN_POSITIVE { 0.0 } else { x }
 }
 
 /// A step of `ticks` as the f32 factor every engine multiplies rates by.
@@ -254,3 +281,79 @@ pub static INFO: super::ModelInfo = super::ModelInfo {
         },
     ],
 };
+
+#[cfg(test)]
+mod tests {
+    use super::Stencil;
+
+    /// Every intermediate of `rate` and `advance`, in the engines' order.
+    fn intermediates(st: &Stencil, c: f32, w: f32, e: f32, n: f32, s: f32, h: f32) -> Vec<f32> {
+        let (we, ns, c2) = (w + e, n + s, 2.0 * c);
+        let (dx, dy) = (we - c2, ns - c2);
+        let (x, y) = (st.ax * dx, st.ay * dy);
+        let f = x + y + st.beta;
+        let p = f * h;
+        vec![we, ns, c2, dx, dy, x, y, x + y, f, p, c + p]
+    }
+
+    #[test]
+    fn no_operation_of_the_stencil_is_subnormal_when_cells_are_zero_or_above_the_threshold() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for _ in 0..200_000 {
+            let r = next();
+            let ax = 10f32.powf(-6.0 + (r % 900) as f32 / 100.0); // 1e-6 … 1e3
+            let ay = if r & 1 == 0 {
+                0.0
+            } else {
+                ax * (1.0 + (r >> 40) as f32 / 1e7)
+            };
+            let beta = match (r >> 8) % 3 {
+                0 => 0.0,
+                1 => 2f32.powi(-83),
+                _ => -1.5,
+            };
+            let st = Stencil {
+                ax,
+                ay,
+                beta,
+                boundary: 0.0,
+                zero_below: Stencil::zero_below_for(ax, ay),
+            };
+            let tau = st.zero_below;
+            // cells: 0, at or just above the threshold, or ordinary, with either sign
+            let mut cell = || {
+                let r = next();
+                let mag = match r % 4 {
+                    0 => 0.0,
+                    1 => tau,
+                    2 => tau * (1.0 + (r >> 32) as f32 / 4e9),
+                    _ => 10f32.powf((r >> 20) as f32 % 30.0 - 10.0),
+                };
+                if r & (1 << 9) != 0 { -mag } else { mag }
+            };
+            let (c, w, e, n, s) = (cell(), cell(), cell(), cell(), cell());
+            let h = ((next() % (1 << 24)) + 1) as f32 / 1_048_576.0;
+            for v in intermediates(&st, c, w, e, n, s, h) {
+                assert!(
+                    !v.is_subnormal(),
+                    "subnormal {v:e}: ax {ax:e} ay {ay:e} β {beta:e} τ {tau:e} cells {c:e} {w:e} {e:e} {n:e} {s:e} h {h:e}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_threshold_is_a_power_of_two_at_least_2_to_the_minus_60_over_the_coefficient() {
+        assert_eq!(Stencil::zero_below_for(1.0, 1.0), 2f32.powi(-60));
+        assert_eq!(Stencil::zero_below_for(0.0, 0.0), 2f32.powi(-100));
+        let t = Stencil::zero_below_for(3e-6, 0.0);
+        assert!(t >= 2f32.powi(-60) / 3e-6 && t < 2.0 * 2f32.powi(-60) / 3e-6);
+        assert_eq!(t.to_bits() & 0x007f_ffff, 0, "a power of two");
+    }
+}

@@ -64,7 +64,7 @@ const CASES: &[Case] = &[
     Case {
         // the bench's 100² hybrid row: cells ahead of the front underflow, so products and
         // sums go subnormal (the H100 flushes them; the twins flush them explicitly)
-        label: "hybrid 100×100 to T=50 (subnormals)",
+        label: "hybrid 100×100 to T=50 (underflow ahead of the front)",
         preset: "teaching-diffusion",
         sets: &[
             "model.rows=100",

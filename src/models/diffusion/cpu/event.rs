@@ -7,7 +7,7 @@
 //! indexed priority queue. Between events every cell moves linearly, so the state at any
 //! time is exact for the quantized system: no step is ever taken where nothing changes.
 
-use crate::models::diffusion::{Stencil, advance, crossing_ticks};
+use crate::models::diffusion::{Stencil, crossing_ticks};
 use crate::preset::DiffusionConfig;
 use crate::sim::heap::{IndexedHeap, NEVER};
 use crate::sim::{Budget, StepTotals};
@@ -44,7 +44,7 @@ impl Qss {
     pub fn new(cfg: &DiffusionConfig) -> Self {
         let m = &cfg.model;
         let n = m.cells() as usize;
-        let q = vec![m.initial as f32; n];
+        let q = vec![m.initial_value(); n];
         let mut s = Self {
             x: q.clone(),
             rate: vec![0.0; n],
@@ -78,7 +78,9 @@ impl Qss {
     fn bring_to(&mut self, i: u32, now: Ticks) -> bool {
         let k = i as usize;
         let old = self.x[k];
-        self.x[k] = advance(old, self.rate[k], units(now - self.since[k]));
+        self.x[k] = self
+            .stencil
+            .advance(old, self.rate[k], units(now - self.since[k]));
         self.since[k] = now;
         self.x[k] != old
     }
@@ -150,7 +152,7 @@ impl Qss {
     /// One cell's value at time `t`.
     pub fn value_at(&self, cell: u32, t: Ticks) -> f32 {
         let k = cell as usize;
-        advance(
+        self.stencil.advance(
             self.x[k],
             self.rate[k],
             units(t.saturating_sub(self.since[k])),

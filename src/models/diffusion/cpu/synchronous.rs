@@ -10,7 +10,7 @@
 //! one quantum falls as its rate grows, hybrid's minimum over cells is
 //! `quantum_ticks(max |rate|)`: one division per step, not one per cell.
 
-use crate::models::diffusion::{Stencil, advance, quantum_ticks, step_units};
+use crate::models::diffusion::{Stencil, quantum_ticks, step_units};
 use crate::preset::{DiffusionAlgorithm, DiffusionConfig};
 use crate::sim::{Budget, StepRecord, StepTotals};
 use crate::time::{TICK_BITS, Ticks};
@@ -48,7 +48,7 @@ impl Synchronous {
         let stencil = m.stencil();
         let mut padded = vec![stencil.boundary; (rows + 2) * (cols + 2)];
         for r in 1..=rows {
-            padded[r * (cols + 2) + 1..r * (cols + 2) + 1 + cols].fill(m.initial as f32);
+            padded[r * (cols + 2) + 1..r * (cols + 2) + 1 + cols].fill(m.initial_value());
         }
         let mut s = Self {
             next: padded.clone(),
@@ -124,7 +124,7 @@ impl Synchronous {
             let mut row_changed = 0u32;
             for i in 0..n {
                 let old = mid[i];
-                let new = advance(old, st.rate(old, west[i], east[i], north[i], south[i]), h);
+                let new = st.advance(old, st.rate(old, west[i], east[i], north[i], south[i]), h);
                 out[i] = new;
                 row_changed += u32::from(new != old);
             }
