@@ -62,8 +62,8 @@ const CASES: &[Case] = &[
         quick: true,
     },
     Case {
-        // the bench's 100² hybrid row: cells ahead of the front underflow, so products and
-        // sums go subnormal (the H100 flushes them; the twins flush them explicitly)
+        // the bench's 100² hybrid row: cells ahead of the front shrink towards underflow
+        // (where the H100 once differed: it flushes subnormals; now none can arise)
         label: "hybrid 100×100 to T=50 (underflow ahead of the front)",
         preset: "teaching-diffusion",
         sets: &[
