@@ -4,10 +4,6 @@
 //! neither of those imports the other; the command line and the app build engines here.
 
 use crate::gpu::Gpu;
-use crate::models::diffusion::cpu::CpuDiffusion;
-use crate::models::diffusion::gpu::GpuDiffusion;
-use crate::models::torus::cpu::{CpuEngine, CpuTorus};
-use crate::models::torus::gpu::GpuTorus;
 use crate::preset::{Config, EngineKind};
 use crate::sim::{CPU_MEMORY_LIMIT, Engine, SimError};
 use std::sync::Arc;
@@ -21,58 +17,52 @@ pub enum GpuFallback {
     Cpu,
 }
 
-/// A built engine, by model and place. The app needs the concrete engines (heatmap words,
-/// live statistics, the inspector); everything else uses [`Built::engine`].
-pub enum Built {
-    /// A CPU torus engine (every algorithm).
-    TorusCpu(Box<CpuEngine>),
-    /// The GPU torus engine (window and interval).
-    TorusGpu(Box<GpuTorus>),
-    /// A CPU diffusion engine (every algorithm).
-    DiffusionCpu(Box<CpuDiffusion>),
-    /// The GPU diffusion engine (timestepped and hybrid).
-    DiffusionGpu(Box<GpuDiffusion>),
+/// One point of the live plots (each model fills its own quantities; the rest stay 0).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Sample {
+    /// Simulated time.
+    pub time: f64,
+    /// Steps so far (events for sequential and event).
+    pub steps: u64,
+    /// Events so far (diffusion: cell updates).
+    pub events: u64,
+    /// Torus: utilization of completed services up to `time`.
+    pub utilization: f64,
+    /// Torus: mean sojourn time of completed visits.
+    pub sojourn: f64,
+    /// Torus: causality errors so far.
+    pub causality_errors: u64,
+    /// Diffusion: mean temperature.
+    pub mean_temperature: f64,
+    /// Diffusion: lowest cell temperature.
+    pub min_temperature: f64,
+    /// Diffusion: highest cell temperature.
+    pub max_temperature: f64,
 }
 
-impl Built {
-    /// The engine through the common interface.
-    pub fn engine(&self) -> &dyn Engine {
-        match self {
-            Self::TorusCpu(e) => e.as_ref(),
-            Self::TorusGpu(e) => e.as_ref(),
-            Self::DiffusionCpu(e) => e.as_ref(),
-            Self::DiffusionGpu(e) => e.as_ref(),
-        }
+/// What the window needs from an engine beyond [`Engine`]: where it runs, its heatmap
+/// words, a plot sample, one cell's value. Every model's CPU and GPU engines implement it in
+/// the model's folder; the app holds a `Box<dyn LiveEngine>` and never matches on the model.
+pub trait LiveEngine: Engine {
+    /// "gpu" or "cpu".
+    fn runs_on(&self) -> &'static str;
+    /// Bytes of GPU memory the engine holds (0 on the CPU).
+    fn gpu_memory_bytes(&self) -> u64 {
+        0
     }
-
-    /// The engine through the common interface, mutably.
-    pub fn engine_mut(&mut self) -> &mut dyn Engine {
-        match self {
-            Self::TorusCpu(e) => e.as_mut(),
-            Self::TorusGpu(e) => e.as_mut(),
-            Self::DiffusionCpu(e) => e.as_mut(),
-            Self::DiffusionGpu(e) => e.as_mut(),
-        }
-    }
-
-    /// The engine as a box of the common interface (the command line needs nothing else).
-    pub fn into_engine(self) -> Box<dyn Engine> {
-        match self {
-            Self::TorusCpu(e) => e,
-            Self::TorusGpu(e) => e,
-            Self::DiffusionCpu(e) => e,
-            Self::DiffusionGpu(e) => e,
-        }
-    }
-
-    /// "gpu" or "cpu": where it runs.
-    pub fn runs_on(&self) -> &'static str {
-        match self {
-            Self::TorusCpu(_) | Self::DiffusionCpu(_) => "cpu",
-            Self::TorusGpu(_) | Self::DiffusionGpu(_) => "gpu",
-        }
-    }
+    /// Writes the heatmap words (two u32 per cell) into `buf`: a compute pass for GPU
+    /// engines, an upload for CPU ones.
+    fn write_display(&self, gpu: &Gpu, buf: &wgpu::Buffer);
+    /// The heatmap words, on the CPU (PNG export, tests).
+    fn display_words(&self) -> Result<Vec<[u32; 2]>, SimError>;
+    /// A plot sample at simulated time `now` (ticks, capped at the end time).
+    fn sample(&self, now: crate::time::Ticks) -> Result<Sample, SimError>;
+    /// The engine as `Any`, for a model's own panel to reach its engine's details.
+    fn as_any(&self) -> &dyn std::any::Any;
 }
+
+/// A model's engine constructor: `device` is Some when the engine must run on the GPU.
+pub type BuildFn = fn(&Config, Option<Arc<Gpu>>) -> Result<Box<dyn LiveEngine>, SimError>;
 
 /// True when the configured algorithm has a GPU engine (the registry says: sequential and
 /// event-driven diffusion are one event at a time, CPU only).
@@ -82,10 +72,7 @@ pub fn has_gpu_engine(config: &Config) -> bool {
 
 /// Bytes the CPU engine of `config` allocates for its state.
 pub fn cpu_bytes(config: &Config) -> u64 {
-    match config {
-        Config::Torus(c) => crate::models::torus::cpu::cpu_memory_bytes(c),
-        Config::Diffusion(c) => crate::models::diffusion::cpu::diffusion_cpu_bytes(c),
-    }
+    (config.model_info().cpu_bytes)(config)
 }
 
 /// The refusal of a run whose CPU state would exceed [`CPU_MEMORY_LIMIT`], with the
@@ -111,7 +98,7 @@ pub fn build(
     config: &Config,
     gpu: Option<Arc<Gpu>>,
     fallback: GpuFallback,
-) -> Result<(Built, Option<String>), SimError> {
+) -> Result<(Box<dyn LiveEngine>, Option<String>), SimError> {
     let wants_gpu = config.engine() == EngineKind::Gpu;
     let why_not = if !wants_gpu {
         None
@@ -137,15 +124,7 @@ pub fn build(
     if device.is_none() && cpu_bytes(config) > CPU_MEMORY_LIMIT {
         return Err(too_large(config, cpu_bytes(config)));
     }
-    let built = match (config, device) {
-        (Config::Torus(c), Some(g)) => Built::TorusGpu(Box::new(GpuTorus::new(g, c)?)),
-        (Config::Torus(c), None) => Built::TorusCpu(Box::new(CpuEngine {
-            cpu: CpuTorus::new(c),
-            config: c.clone(),
-        })),
-        (Config::Diffusion(c), Some(g)) => Built::DiffusionGpu(Box::new(GpuDiffusion::new(g, c)?)),
-        (Config::Diffusion(c), None) => Built::DiffusionCpu(Box::new(CpuDiffusion::new(c))),
-    };
+    let built = (config.model_info().build)(config, device)?;
     Ok((built, note))
 }
 
@@ -169,7 +148,7 @@ impl Simulation {
         let (built, _) = build(&config, gpu, GpuFallback::Refuse)?;
         Ok(Self {
             config,
-            engine: built.into_engine(),
+            engine: built,
         })
     }
 }

@@ -1,7 +1,6 @@
 //! The left panel: parameters, run controls, A/B, and the inspector of a pinned facility.
 
 use super::PdesApp;
-use crate::engines::Built;
 use crate::time::to_units;
 use eframe::egui;
 
@@ -283,7 +282,8 @@ impl PdesApp {
             return;
         }
         ui.heading(format!("Facility ({}, {})", f / cols, f % cols));
-        if let Built::TorusCpu(c) = &self.a.engine {
+        let engine = self.a.engine.as_any();
+        if let Some(c) = engine.downcast_ref::<crate::models::torus::cpu::CpuEngine>() {
             let st = &c.cpu.state().facilities[f as usize];
             super::heatmap::facility_lines(ui, st);
             ui.label(format!("causality errors: {}", st.causality_errors));
@@ -307,7 +307,10 @@ impl PdesApp {
                     }
                 }
             }
-        } else if let (Built::TorusGpu(g), Some(cells)) = (&self.a.engine, &self.a.display) {
+        } else if let (Some(g), Some(cells)) = (
+            engine.downcast_ref::<crate::models::torus::gpu::GpuTorus>(),
+            &self.a.display,
+        ) {
             // two small readbacks, not the whole grid
             let tokens = crate::gpu::read_ranges(g.gpu(), &[(cells, 8 * u64::from(f), 8)])
                 .map(|b| bytemuck::pod_read_unaligned::<[u32; 2]>(&b[0])[0]);

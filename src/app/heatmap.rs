@@ -3,7 +3,6 @@
 //! scroll wheel, pan by dragging, hover for a facility's details, click to pin it.
 
 use super::session::Session;
-use crate::engines::Built;
 use crate::time::to_units;
 use eframe::egui;
 use eframe::egui_wgpu::{self, CallbackResources, CallbackTrait, ScreenDescriptor};
@@ -394,7 +393,11 @@ pub(super) fn heatmap_widget(
         resp.on_hover_ui_at_pointer(|ui| {
             if s.is_diffusion() {
                 ui.label(format!("cell ({}, {})", f / cols, f % cols));
-                if let Built::DiffusionCpu(c) = &s.engine {
+                if let Some(c) = s
+                    .engine
+                    .as_any()
+                    .downcast_ref::<crate::models::diffusion::cpu::CpuDiffusion>()
+                {
                     ui.label(format!("temperature {:.4}", c.temperature_at(f)));
                 } else {
                     ui.label("click to pin and inspect");
@@ -402,7 +405,11 @@ pub(super) fn heatmap_widget(
                 return;
             }
             ui.label(format!("facility ({}, {})", f / cols, f % cols));
-            if let Built::TorusCpu(c) = &s.engine {
+            if let Some(c) = s
+                .engine
+                .as_any()
+                .downcast_ref::<crate::models::torus::cpu::CpuEngine>()
+            {
                 facility_lines(ui, &c.cpu.state().facilities[f as usize]);
             } else {
                 ui.label("click to pin and inspect");

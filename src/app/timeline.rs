@@ -1,7 +1,6 @@
 //! The timeline strip: the current window (or interval) over the pending event times.
 
 use super::session::Session;
-use crate::engines::Built;
 use crate::preset;
 use crate::sim::StepRecord;
 use crate::time::to_units;
@@ -20,7 +19,11 @@ pub(super) fn timeline(ui: &mut egui::Ui, s: &Session) {
     let span = (8.0 * d).max(1e-3);
     let x_of = |u: f64| rect.left() + ((u - t + span * 0.1) / span) as f32 * rect.width();
     // pending departures (CPU engines: all of them; the GPU engine keeps them on the GPU)
-    if let Built::TorusCpu(c) = &s.engine {
+    if let Some(c) = s
+        .engine
+        .as_any()
+        .downcast_ref::<crate::models::torus::cpu::CpuEngine>()
+    {
         for f in c.cpu.state().facilities.iter().take(200_000) {
             if f.departure != crate::models::torus::state::NEVER {
                 let x = x_of(to_units(f.departure));

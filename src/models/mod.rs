@@ -47,6 +47,10 @@ pub struct ModelInfo {
     pub verify: VerifyFn,
     /// Its checks that run once per verification, whatever the variants.
     pub verify_once: VerifyOnceFn,
+    /// Bytes its CPU engine allocates for a configuration of this model.
+    pub cpu_bytes: fn(&crate::preset::Config) -> u64,
+    /// Builds its engine for a configuration of this model (on the GPU when a device is given).
+    pub build: crate::engines::BuildFn,
     /// Its `pdes-lab bench` suites.
     pub suites: &'static [BenchSuite],
     /// Runs one of its suites.

@@ -12,6 +12,7 @@
 pub mod bench;
 pub mod cpu;
 pub mod gpu;
+pub mod live;
 pub mod shaders;
 pub mod verify;
 
@@ -249,6 +250,8 @@ pub static INFO: super::ModelInfo = super::ModelInfo {
     shader_modules: shaders::modules,
     verify: verify::checks,
     verify_once: verify::check_once,
+    cpu_bytes: live::cpu_bytes,
+    build: live::build,
     suites: bench::SUITES,
     bench: bench::run,
     algorithms: &[

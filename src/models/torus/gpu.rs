@@ -489,6 +489,11 @@ impl GpuTorus {
         self.profile.as_ref()
     }
 
+    /// (rows, cols) of the torus.
+    pub fn grid_shape(&self) -> (u32, u32) {
+        (self.config.model.rows, self.config.model.cols)
+    }
+
     /// The adapter this engine runs on.
     pub fn gpu(&self) -> &Arc<Gpu> {
         &self.gpu

@@ -1,0 +1,151 @@
+//! The torus's engines as the window sees them ([`LiveEngine`]): heatmap words (tokens and
+//! the step of the latest causality error per facility), plot samples (utilization, sojourn,
+//! causality errors), and the engine constructor the registry lists.
+
+use super::cpu::{CpuEngine, CpuTorus};
+use super::gpu::GpuTorus;
+use super::state::NONE;
+use crate::engines::{LiveEngine, Sample};
+use crate::gpu::Gpu;
+use crate::preset::Config;
+use crate::sim::{Engine, SimError};
+use crate::time::{Ticks, to_units};
+use std::sync::Arc;
+
+/// The registry's constructor: the GPU engine when `device` is given, else the CPU one.
+pub fn build(config: &Config, device: Option<Arc<Gpu>>) -> Result<Box<dyn LiveEngine>, SimError> {
+    let Config::Torus(c) = config else {
+        return Err(SimError::Gpu("not a torus configuration".into()));
+    };
+    Ok(match device {
+        Some(g) => Box::new(GpuTorus::new(g, c)?),
+        None => Box::new(CpuEngine {
+            cpu: CpuTorus::new(c),
+            config: c.clone(),
+        }),
+    })
+}
+
+/// The registry's CPU memory estimate.
+pub fn cpu_bytes(config: &Config) -> u64 {
+    match config {
+        Config::Torus(c) => super::cpu::cpu_memory_bytes(c),
+        _ => 0,
+    }
+}
+
+/// A sample from sums over completed services (and, on the CPU, the services in progress).
+fn torus_sample(
+    engine: &dyn Engine,
+    facilities: f64,
+    time: Ticks,
+    busy: u128,
+    sojourn_sum: u128,
+    causality_errors: u64,
+) -> Sample {
+    let totals = engine.totals();
+    Sample {
+        time: to_units(time),
+        steps: totals.steps,
+        events: totals.events,
+        utilization: if time > 0 {
+            busy as f64 / (time as f64 * facilities)
+        } else {
+            0.0
+        },
+        sojourn: if totals.events > 0 {
+            to_units(1) * sojourn_sum as f64 / totals.events as f64
+        } else {
+            0.0
+        },
+        causality_errors,
+        ..Sample::default()
+    }
+}
+
+/// The heatmap words of a CPU engine: tokens, and the step of the latest causality error.
+fn cpu_display_words(c: &CpuEngine) -> Vec<[u32; 2]> {
+    let occ = c.cpu.state().occupancy();
+    match &c.cpu {
+        CpuTorus::Stepped(s) => occ
+            .into_iter()
+            .zip(&s.last_error_step)
+            .map(|(o, e)| [o, *e])
+            .collect(),
+        CpuTorus::Sequential(_) => occ.into_iter().map(|o| [o, 0]).collect(),
+    }
+}
+
+impl LiveEngine for CpuEngine {
+    fn runs_on(&self) -> &'static str {
+        "cpu"
+    }
+    fn write_display(&self, gpu: &Gpu, buf: &wgpu::Buffer) {
+        gpu.queue
+            .write_buffer(buf, 0, bytemuck::cast_slice(&cpu_display_words(self)));
+    }
+    fn display_words(&self) -> Result<Vec<[u32; 2]>, SimError> {
+        Ok(cpu_display_words(self))
+    }
+    fn sample(&self, now: Ticks) -> Result<Sample, SimError> {
+        let st = self.cpu.state();
+        // On the CPU the services in progress are cheap to add: exact utilization.
+        let in_progress: u128 = st
+            .facilities
+            .iter()
+            .filter(|f| f.serving != NONE)
+            .map(|f| u128::from(now.min(f.departure).saturating_sub(f.service_start)))
+            .sum();
+        let busy = in_progress
+            + st.facilities
+                .iter()
+                .map(|f| u128::from(f.busy))
+                .sum::<u128>();
+        Ok(torus_sample(
+            self,
+            st.facilities.len() as f64,
+            now,
+            busy,
+            st.facilities.iter().map(|f| u128::from(f.sojourn)).sum(),
+            st.facilities.iter().map(|f| f.causality_errors).sum(),
+        ))
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
+impl LiveEngine for GpuTorus {
+    fn runs_on(&self) -> &'static str {
+        "gpu"
+    }
+    fn gpu_memory_bytes(&self) -> u64 {
+        self.memory_bytes
+    }
+    fn write_display(&self, _gpu: &Gpu, buf: &wgpu::Buffer) {
+        GpuTorus::write_display(self, buf);
+    }
+    fn display_words(&self) -> Result<Vec<[u32; 2]>, SimError> {
+        let occ = self.download_state()?.occupancy();
+        let err = self.error_steps()?;
+        Ok(occ.into_iter().zip(err).map(|(o, e)| [o, e]).collect())
+    }
+    fn sample(&self, _now: Ticks) -> Result<Sample, SimError> {
+        let s = self.live_stats()?;
+        let (rows, cols) = self.grid_shape();
+        let k = f64::from(rows) * f64::from(cols);
+        let mut x = torus_sample(
+            self,
+            k,
+            s.time,
+            s.busy_completed,
+            s.sojourn_sum,
+            s.causality_errors,
+        );
+        x.events = s.events;
+        Ok(x)
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
