@@ -351,6 +351,14 @@ impl Config {
         }
     }
 
+    /// End time in time units, as written.
+    pub fn end_time(&self) -> f64 {
+        match self {
+            Self::Torus(c) => c.run.end_time,
+            Self::Diffusion(c) => c.run.end_time,
+        }
+    }
+
     /// (rows, cols) of the grid or torus.
     pub fn shape(&self) -> (u32, u32) {
         match self {

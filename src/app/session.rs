@@ -4,7 +4,7 @@
 pub use crate::engines::Sample;
 use crate::engines::{GpuFallback, LiveEngine};
 use crate::gpu::Gpu;
-use crate::preset::{Algorithm, Config, TorusConfig};
+use crate::preset::{Config, TorusConfig};
 use crate::sim::{Budget, Engine, SimError};
 use crate::time::Ticks;
 use std::sync::Arc;
@@ -80,21 +80,12 @@ impl Session {
 
     /// The end time in time units.
     pub fn end_time(&self) -> f64 {
-        match &self.config {
-            Config::Torus(c) => c.run.end_time,
-            Config::Diffusion(c) => c.run.end_time,
-        }
+        self.config.end_time()
     }
 
-    /// The algorithm's name as the UI shows it.
+    /// The algorithm's name as the UI shows it (the registry's label).
     pub fn algorithm_label(&self) -> String {
-        match &self.config {
-            Config::Torus(c) => match c.run.algorithm {
-                Algorithm::Interval => format!("interval / {}", c.run.timestamps.name()),
-                a => a.name().to_string(),
-            },
-            Config::Diffusion(c) => c.run.algorithm.name().to_string(),
-        }
+        self.config.algorithm_info().label.to_string()
     }
 
     /// The engine through the common interface.
