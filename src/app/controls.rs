@@ -1,7 +1,6 @@
 //! The left panel: parameters, run controls, A/B, and the inspector of a pinned facility.
 
 use super::PdesApp;
-use crate::time::to_units;
 use eframe::egui;
 
 impl PdesApp {
@@ -271,71 +270,7 @@ impl PdesApp {
             self.pinned = None;
             return;
         }
-        if self.a.is_diffusion() {
-            ui.heading(format!("Cell ({}, {})", f / cols, f % cols));
-            if let Some(t) = self.a.temperature_at(f) {
-                ui.label(format!("temperature: {t:.4}"));
-            }
-            if ui.button("unpin").clicked() {
-                self.pinned = None;
-            }
-            return;
-        }
-        ui.heading(format!("Facility ({}, {})", f / cols, f % cols));
-        let engine = self.a.engine.as_any();
-        if let Some(c) = engine.downcast_ref::<crate::models::torus::cpu::CpuEngine>() {
-            let st = &c.cpu.state().facilities[f as usize];
-            super::heatmap::facility_lines(ui, st);
-            ui.label(format!("causality errors: {}", st.causality_errors));
-            if let crate::models::torus::cpu::CpuTorus::Stepped(s) = &c.cpu {
-                let recent: Vec<_> = s
-                    .violations
-                    .iter()
-                    .rev()
-                    .filter(|v| v.facility == f)
-                    .take(8)
-                    .collect();
-                if !recent.is_empty() {
-                    ui.label("recent violations (arrival < last arrival):");
-                    for v in recent {
-                        ui.monospace(format!(
-                            "step {:>6}: {:.4} < {:.4}",
-                            v.step,
-                            to_units(v.arrival),
-                            to_units(v.last_arrival)
-                        ));
-                    }
-                }
-            }
-        } else if let (Some(g), Some(cells)) = (
-            engine.downcast_ref::<crate::models::torus::gpu::GpuTorus>(),
-            &self.a.display,
-        ) {
-            // two small readbacks, not the whole grid
-            let tokens = crate::gpu::read_ranges(g.gpu(), &[(cells, 8 * u64::from(f), 8)])
-                .map(|b| bytemuck::pod_read_unaligned::<[u32; 2]>(&b[0])[0]);
-            match (tokens, g.facility_snapshot(f)) {
-                (Ok(tokens), Ok((dep, last, err_step))) => {
-                    ui.label(format!("tokens: {tokens}"));
-                    ui.label(match dep {
-                        Some(t) => format!("busy, departs at {:.4}", to_units(t)),
-                        None => "idle".to_string(),
-                    });
-                    if let Some(l) = last {
-                        ui.label(format!("last arrival: {:.4}", to_units(l)));
-                    }
-                    ui.label(if err_step > 0 {
-                        format!("latest causality error at step {err_step}")
-                    } else {
-                        "no causality error".into()
-                    });
-                    ui.small("(the GPU keeps only the step of the latest violation; the CPU engine lists them)");
-                }
-                (Err(e), _) | (_, Err(e)) => {
-                    ui.label(e.to_string());
-                }
-            }
-        }
+        (self.a.config.model_info().panel.inspector)(ui, &self.a, f);
         if ui.button("unpin").clicked() {
             self.pinned = None;
         }

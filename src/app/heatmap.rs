@@ -3,7 +3,6 @@
 //! scroll wheel, pan by dragging, hover for a facility's details, click to pin it.
 
 use super::session::Session;
-use crate::time::to_units;
 use eframe::egui;
 use eframe::egui_wgpu::{self, CallbackResources, CallbackTrait, ScreenDescriptor};
 use std::collections::HashMap;
@@ -390,31 +389,7 @@ pub(super) fn heatmap_widget(
         if resp.clicked() {
             clicked = Some(f);
         }
-        resp.on_hover_ui_at_pointer(|ui| {
-            if s.is_diffusion() {
-                ui.label(format!("cell ({}, {})", f / cols, f % cols));
-                if let Some(c) = s
-                    .engine
-                    .as_any()
-                    .downcast_ref::<crate::models::diffusion::cpu::CpuDiffusion>()
-                {
-                    ui.label(format!("temperature {:.4}", c.temperature_at(f)));
-                } else {
-                    ui.label("click to pin and inspect");
-                }
-                return;
-            }
-            ui.label(format!("facility ({}, {})", f / cols, f % cols));
-            if let Some(c) = s
-                .engine
-                .as_any()
-                .downcast_ref::<crate::models::torus::cpu::CpuEngine>()
-            {
-                facility_lines(ui, &c.cpu.state().facilities[f as usize]);
-            } else {
-                ui.label("click to pin and inspect");
-            }
-        });
+        resp.on_hover_ui_at_pointer(|ui| (s.config.model_info().panel.hover)(ui, s, f));
     }
     clicked
 }
@@ -524,13 +499,6 @@ fn texture_heatmap(ui: &mut egui::Ui, s: &Session, mode: Mode, rect: egui::Rect,
     painter.rect_filled(rect, 0.0, egui::Color32::from_rgb(20, 20, 23));
     let uv = egui::Rect::from_min_max(egui::pos2(0.0, 0.0), egui::pos2(1.0, 1.0));
     painter.image(tex.id(), grid, uv, egui::Color32::WHITE);
-}
-
-/// The facts about a CPU facility that the hover text and the inspector both show.
-pub(super) fn facility_lines(ui: &mut egui::Ui, st: &crate::models::torus::state::Facility) {
-    ui.label(format!("tokens: {}", st.tokens()));
-    ui.label(format!("busy: {}", st.busy()));
-    ui.label(format!("last arrival: {:.4}", to_units(st.last_arrival)));
 }
 
 #[cfg(test)]

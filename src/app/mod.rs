@@ -11,7 +11,6 @@ pub mod heatmap;
 mod menu;
 pub mod plots;
 pub mod session;
-mod timeline;
 
 use crate::gpu::Gpu;
 use crate::preset::{self, Config};
@@ -468,8 +467,8 @@ impl eframe::App for PdesApp {
 
 impl PdesApp {
     fn central(&mut self, ui: &mut egui::Ui) {
-        if !self.a.is_diffusion() {
-            timeline::timeline(ui, &self.a);
+        if let Some(timeline) = self.a.config.model_info().panel.timeline {
+            timeline(ui, &self.a);
         }
         let sessions: Vec<&Session> = std::iter::once(&self.a).chain(self.b.as_ref()).collect();
         let n = sessions.len();

@@ -3,6 +3,8 @@
 //! model (its name, its algorithms with their help, which of them have a GPU engine)
 //! without naming it.
 
+use eframe::egui;
+
 pub mod diffusion;
 pub mod open_network;
 pub mod torus;
@@ -51,10 +53,24 @@ pub struct ModelInfo {
     pub cpu_bytes: fn(&crate::preset::Config) -> u64,
     /// Builds its engine for a configuration of this model (on the GPU when a device is given).
     pub build: crate::engines::BuildFn,
+    /// What it shows in the window.
+    pub panel: Panel,
     /// Its `pdes-lab bench` suites.
     pub suites: &'static [BenchSuite],
     /// Runs one of its suites.
     pub bench: fn(&str, &crate::cli::bench::BenchOptions) -> Result<(), crate::cli::CliError>,
+}
+
+/// What a model shows in the window beyond the generic parts (heatmap, plots' frame,
+/// status bar): its hover text, its inspector, and an optional strip above the heatmap.
+#[derive(Debug)]
+pub struct Panel {
+    /// The heatmap's hover text for one cell.
+    pub hover: fn(&mut egui::Ui, &crate::app::session::Session, u32),
+    /// The inspector of a pinned cell (its heading and facts; the cell is inside the grid).
+    pub inspector: fn(&mut egui::Ui, &crate::app::session::Session, u32),
+    /// A strip above the heatmap (the torus: the current window over the pending events).
+    pub timeline: Option<fn(&mut egui::Ui, &crate::app::session::Session)>,
 }
 
 /// A benchmark suite of a model.

@@ -13,6 +13,7 @@ pub mod bench;
 pub mod cpu;
 pub mod gpu;
 pub mod live;
+pub mod panel;
 pub mod shaders;
 pub mod verify;
 
@@ -252,6 +253,7 @@ pub static INFO: super::ModelInfo = super::ModelInfo {
     verify_once: verify::check_once,
     cpu_bytes: live::cpu_bytes,
     build: live::build,
+    panel: panel::PANEL,
     suites: bench::SUITES,
     bench: bench::run,
     algorithms: &[

@@ -9,6 +9,7 @@ pub mod bench;
 pub mod cpu;
 pub mod gpu;
 pub mod live;
+pub mod panel;
 pub mod sequential;
 pub mod shaders;
 pub mod state;
@@ -149,6 +150,7 @@ pub static INFO: super::ModelInfo = super::ModelInfo {
     verify_once: verify::check_once,
     cpu_bytes: live::cpu_bytes,
     build: live::build,
+    panel: panel::PANEL,
     suites: bench::SUITES,
     bench: bench::run,
     algorithms: &[

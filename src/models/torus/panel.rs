@@ -1,0 +1,160 @@
+//! The torus in the window (its registry panel): the timeline strip — the current window
+//! (or interval) over the pending event times —, the heatmap's hover text and the
+//! inspector of a pinned facility.
+
+use super::cpu::{CpuEngine, CpuTorus};
+use super::gpu::GpuTorus;
+use super::state::Facility;
+use crate::app::session::Session;
+use crate::preset;
+use crate::sim::StepRecord;
+use crate::time::to_units;
+use eframe::egui;
+
+/// The current window over the pending events: where the next step's bound falls.
+pub fn timeline(ui: &mut egui::Ui, s: &Session) {
+    let Some(cfg) = s.torus() else { return };
+    let log: &[StepRecord] = s.engine().step_log();
+    let d = cfg.run.d;
+    let t = to_units(s.now());
+    let (rect, _) =
+        ui.allocate_exact_size(egui::vec2(ui.available_width(), 34.0), egui::Sense::hover());
+    let painter = ui.painter_at(rect);
+    painter.rect_filled(rect, 2.0, egui::Color32::from_gray(30));
+    let span = (8.0 * d).max(1e-3);
+    let x_of = |u: f64| rect.left() + ((u - t + span * 0.1) / span) as f32 * rect.width();
+    // pending departures (CPU engines: all of them; the GPU engine keeps them on the GPU)
+    if let Some(c) = s
+        .engine
+        .as_any()
+        .downcast_ref::<crate::models::torus::cpu::CpuEngine>()
+    {
+        for f in c.cpu.state().facilities.iter().take(200_000) {
+            if f.departure != super::state::NEVER {
+                let x = x_of(to_units(f.departure));
+                if x >= rect.left() && x <= rect.right() {
+                    painter.vline(
+                        x,
+                        rect.y_range().shrink(8.0),
+                        egui::Stroke::new(
+                            1.0,
+                            egui::Color32::from_rgba_unmultiplied(120, 200, 255, 90),
+                        ),
+                    );
+                }
+            }
+        }
+    }
+    let (lo, hi, label) = match cfg.run.algorithm {
+        preset::Algorithm::Window => (t, t + d, "window [t_min, t_min + d)"),
+        preset::Algorithm::Interval => (
+            t,
+            (t / d).ceil() * d,
+            "interval: up to the next multiple of d",
+        ),
+        preset::Algorithm::Sequential => (t, t, "sequential: one event at a time"),
+    };
+    let band = egui::Rect::from_x_y_ranges(x_of(lo)..=x_of(hi).max(x_of(lo) + 2.0), rect.y_range());
+    painter.rect_filled(
+        band,
+        0.0,
+        egui::Color32::from_rgba_unmultiplied(255, 200, 60, 60),
+    );
+    painter.vline(
+        x_of(t),
+        rect.y_range(),
+        egui::Stroke::new(2.0, egui::Color32::from_rgb(255, 200, 60)),
+    );
+    let last = log.last().map_or(0, |r| r.events);
+    painter.text(
+        rect.left_top() + egui::vec2(6.0, 2.0),
+        egui::Align2::LEFT_TOP,
+        format!("t_min = {t:.3}   {label}   last step: {last} events"),
+        egui::FontId::proportional(12.0),
+        egui::Color32::LIGHT_GRAY,
+    );
+}
+
+/// The facts about a CPU facility that the hover text and the inspector both show.
+fn facility_lines(ui: &mut egui::Ui, st: &Facility) {
+    ui.label(format!("tokens: {}", st.tokens()));
+    ui.label(format!("busy: {}", st.busy()));
+    ui.label(format!("last arrival: {:.4}", to_units(st.last_arrival)));
+}
+
+/// The heatmap's hover text for facility `f`.
+pub fn hover(ui: &mut egui::Ui, s: &Session, f: u32) {
+    let cols = s.shape().1;
+    ui.label(format!("facility ({}, {})", f / cols, f % cols));
+    match s.engine.as_any().downcast_ref::<CpuEngine>() {
+        Some(c) => facility_lines(ui, &c.cpu.state().facilities[f as usize]),
+        None => {
+            ui.label("click to pin and inspect");
+        }
+    }
+}
+
+/// The inspector of a pinned facility `f` (inside the grid: the caller checks).
+pub fn inspector(ui: &mut egui::Ui, s: &Session, f: u32) {
+    let cols = s.shape().1;
+    ui.heading(format!("Facility ({}, {})", f / cols, f % cols));
+    let engine = s.engine.as_any();
+    if let Some(c) = engine.downcast_ref::<CpuEngine>() {
+        let st = &c.cpu.state().facilities[f as usize];
+        facility_lines(ui, st);
+        ui.label(format!("causality errors: {}", st.causality_errors));
+        if let CpuTorus::Stepped(st) = &c.cpu {
+            let recent: Vec<_> = st
+                .violations
+                .iter()
+                .rev()
+                .filter(|v| v.facility == f)
+                .take(8)
+                .collect();
+            if !recent.is_empty() {
+                ui.label("recent violations (arrival < last arrival):");
+                for v in recent {
+                    ui.monospace(format!(
+                        "step {:>6}: {:.4} < {:.4}",
+                        v.step,
+                        to_units(v.arrival),
+                        to_units(v.last_arrival)
+                    ));
+                }
+            }
+        }
+    } else if let Some(g) = engine.downcast_ref::<GpuTorus>() {
+        // two small readbacks, not the whole grid
+        match (s.display_word(f), g.facility_snapshot(f)) {
+            (Some([tokens, _]), Ok((dep, last, err_step))) => {
+                ui.label(format!("tokens: {tokens}"));
+                ui.label(match dep {
+                    Some(t) => format!("busy, departs at {:.4}", to_units(t)),
+                    None => "idle".to_string(),
+                });
+                if let Some(l) = last {
+                    ui.label(format!("last arrival: {:.4}", to_units(l)));
+                }
+                ui.label(if err_step > 0 {
+                    format!("latest causality error at step {err_step}")
+                } else {
+                    "no causality error".into()
+                });
+                ui.small("(the GPU keeps only the step of the latest violation; the CPU engine lists them)");
+            }
+            (_, Err(e)) => {
+                ui.label(e.to_string());
+            }
+            (None, _) => {
+                ui.label("(no heatmap buffer to read the tokens from)");
+            }
+        }
+    }
+}
+
+/// The torus's panel in the registry.
+pub const PANEL: crate::models::Panel = crate::models::Panel {
+    hover,
+    inspector,
+    timeline: Some(timeline),
+};
