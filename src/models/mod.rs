@@ -71,6 +71,9 @@ pub struct Panel {
     pub inspector: fn(&mut egui::Ui, &crate::app::session::Session, u32),
     /// A strip above the heatmap (the torus: the current window over the pending events).
     pub timeline: Option<fn(&mut egui::Ui, &crate::app::session::Session)>,
+    /// The plots below the heatmap, for a session and its A/B partner.
+    pub plots:
+        fn(&mut egui::Ui, &crate::app::session::Session, Option<&crate::app::session::Session>),
 }
 
 /// A benchmark suite of a model.

@@ -2,6 +2,7 @@
 //! inspector of a pinned cell.
 
 use super::cpu::CpuDiffusion;
+use crate::app::plots::{per_interval, plot_series, time_series};
 use crate::app::session::Session;
 use eframe::egui;
 
@@ -28,9 +29,58 @@ pub fn inspector(ui: &mut egui::Ui, s: &Session, i: u32) {
     }
 }
 
+/// The diffusion grid's plots: step size, cells updated per step and mean temperature
+/// against simulated time.
+pub fn plots(ui: &mut egui::Ui, a: &Session, b: Option<&Session>) {
+    let sessions: Vec<&Session> = std::iter::once(a).chain(b).collect();
+    let w = (ui.available_width() - 18.0) / 3.0;
+    let h = ui.available_height() - 24.0;
+    // a quantity per step, averaged over each sample interval (optionally as log10)
+    let derived = |ui: &mut egui::Ui,
+                   text: (&str, &str),
+                   num: fn(&crate::engines::Sample) -> f64,
+                   log_y: bool| {
+        let points = |s: &Session| {
+            per_interval(s, num, |x| x.steps as f64)
+                .into_iter()
+                .map(|[t, v]| [t, if log_y { v.max(1e-12).log10() } else { v }])
+                .collect()
+        };
+        plot_series(ui, [w, h], text, &sessions, points, None);
+    };
+    ui.horizontal(|ui| {
+        derived(
+            ui,
+            ("step size (log10)", "Simulated time per step, averaged over each plot interval, as log10. Timestepped: the fixed dt. Hybrid: the earliest time any cell moves one quantum, which grows as the grid smooths (capped at the stability bound). Event: the time between two events."),
+            |x| x.time,
+            true,
+        );
+        derived(
+            ui,
+            ("cells updated per step", "Cells whose value changed in a step, averaged over each plot interval: the parallel work of a step. Timestepped and hybrid update every changing cell every step; an event updates a cell and its neighbours."),
+            |x| x.events as f64,
+            false,
+        );
+        time_series(
+            ui,
+            [w, h],
+            ("mean temperature", "Mean over all cells. With β = 0 it rises towards the boundary temperature (dashed line)."),
+            &sessions,
+            |x| x.mean_temperature,
+            match &a.config {
+                crate::preset::Config::Diffusion(c) if c.model.beta == 0.0 => {
+                    Some(("steady state", c.model.boundary))
+                }
+                _ => None,
+            },
+        );
+    });
+}
+
 /// The diffusion grid's panel in the registry.
 pub const PANEL: crate::models::Panel = crate::models::Panel {
     hover,
     inspector,
     timeline: None,
+    plots,
 };

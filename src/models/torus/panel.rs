@@ -5,11 +5,13 @@
 use super::cpu::{CpuEngine, CpuTorus};
 use super::gpu::GpuTorus;
 use super::state::Facility;
+use crate::app::plots::{RECENT_STEPS, tag, time_series};
 use crate::app::session::Session;
 use crate::preset;
 use crate::sim::StepRecord;
 use crate::time::to_units;
 use eframe::egui;
+use egui_plot::{Bar, BarChart, Legend, Line, Plot, PlotPoints};
 
 /// The current window over the pending events: where the next step's bound falls.
 pub fn timeline(ui: &mut egui::Ui, s: &Session) {
@@ -152,9 +154,88 @@ pub fn inspector(ui: &mut egui::Ui, s: &Session, f: u32) {
     }
 }
 
+/// The torus's plots: utilization and sojourn time against simulated time (with the exact
+/// values for exponential service), parallel events per step (series and histogram), and
+/// cumulative causality errors.
+pub fn plots(ui: &mut egui::Ui, a: &Session, b: Option<&Session>) {
+    let Some(cfg) = a.torus() else { return };
+    let sessions: Vec<&Session> = std::iter::once(a).chain(b).collect();
+    let ab = sessions.len() > 1;
+    let w = (ui.available_width() - 24.0) / 4.0;
+    let h = ui.available_height() - 24.0;
+    ui.horizontal(|ui| {
+        let exponential = cfg.model.service == crate::models::torus::ServiceKind::Exponential;
+        time_series(
+            ui,
+            [w, h],
+            ("utilization", "Busy fraction up to t, averaged over facilities (on the GPU a service counts when it ends). The dashed line is the exact value N/(N+K−1) for exponential service."),
+            &sessions,
+            |x| x.utilization,
+            exponential.then(|| ("analytic", cfg.model.analytic_utilization())),
+        );
+        time_series(
+            ui,
+            [w, h],
+            ("mean sojourn time", "Queue wait + service per completed visit. The dashed line is the exact value M(N+K−1)/K for exponential service."),
+            &sessions,
+            |x| x.sojourn,
+            exponential.then(|| ("analytic", cfg.model.analytic_sojourn())),
+        );
+        ui.vertical(|ui| {
+            ui.label("parallel events per step").on_hover_text("Events processed together in each step (recent steps), and their histogram (bars, right axis scale). More events per step = more parallelism for the GPU.");
+            Plot::new("events").width(w).height(h).legend(Legend::default()).show(ui, |p| {
+                for (i, s) in sessions.iter().enumerate() {
+                    let log = s.engine().step_log();
+                    let start = log.len().saturating_sub(RECENT_STEPS);
+                    let pts: PlotPoints = log[start..].iter().map(|r| [to_units(r.t_min), r.events as f64]).collect();
+                    p.line(Line::new(tag(s, i, ab), pts));
+                }
+            });
+        });
+        ui.vertical(|ui| {
+            ui.label("causality errors (cumulative)").on_hover_text("Arrivals older than the last arrival their facility already processed. Always 0 for the exact algorithms.");
+            Plot::new("errors").width(w).height(h * 0.55).legend(Legend::default()).show(ui, |p| {
+                for (i, s) in sessions.iter().enumerate() {
+                    let pts: PlotPoints = s.samples.iter().map(|x| [x.time, x.causality_errors as f64]).collect();
+                    p.line(Line::new(tag(s, i, ab), pts));
+                }
+            });
+            ui.label("events per step: histogram (recent steps)");
+            Plot::new("hist").width(w).height(h * 0.3).show(ui, |p| {
+                for (i, s) in sessions.iter().enumerate() {
+                    let log = s.engine().step_log();
+                    let recent = &log[log.len().saturating_sub(RECENT_STEPS)..];
+                    p.bar_chart(BarChart::new(tag(s, i, ab), histogram(recent)));
+                }
+            });
+        });
+    });
+}
+
+fn histogram(log: &[crate::sim::StepRecord]) -> Vec<Bar> {
+    let max = log.iter().map(|r| r.events).max().unwrap_or(0);
+    if max == 0 {
+        return Vec::new();
+    }
+    let bins = 24u64;
+    let width = max.div_ceil(bins).max(1);
+    let mut counts = vec![0u64; bins as usize + 1];
+    for r in log {
+        counts[(r.events / width) as usize] += 1;
+    }
+    counts
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            Bar::new((i as u64 * width) as f64 + width as f64 / 2.0, *c as f64).width(width as f64)
+        })
+        .collect()
+}
+
 /// The torus's panel in the registry.
 pub const PANEL: crate::models::Panel = crate::models::Panel {
     hover,
     inspector,
     timeline: Some(timeline),
+    plots,
 };
