@@ -21,13 +21,9 @@ pub enum Mode {
 }
 
 impl Mode {
-    /// The modes of a model, for a selector (the first is the default).
-    pub fn of_model(diffusion: bool) -> &'static [Mode] {
-        if diffusion {
-            &[Mode::Temperature]
-        } else {
-            &[Mode::Tokens, Mode::Busy, Mode::Errors]
-        }
+    /// The modes of a session's model, for a selector (the first is the default).
+    pub fn of(s: &Session) -> &'static [Mode] {
+        s.config.model_info().panel.modes
     }
 
     /// Label in the UI.
@@ -394,13 +390,9 @@ pub(super) fn heatmap_widget(
     clicked
 }
 
-/// The values at the bottom and top of the colormap: 0 … 4P tokens, or the session's
-/// temperature range.
+/// The values at the bottom and top of the colormap (the model's panel decides).
 fn colour_range(s: &Session) -> (f32, f32) {
-    match s.torus() {
-        Some(c) => (0.0, (c.model.tokens_per_facility * 4).max(4) as f32),
-        None => s.temperature_range(),
-    }
+    (s.config.model_info().panel.colour_range)(s)
 }
 
 /// The colour of one heatmap word (the shader's, on the CPU: texture fallback, PNG export).

@@ -69,7 +69,7 @@ impl PdesApp {
             });
             ui.separator();
             ui.label("Heatmap:");
-            for &m in Mode::of_model(self.a.is_diffusion()) {
+            for &m in Mode::of(&self.a) {
                 ui.selectable_value(&mut self.mode, m, m.label());
             }
         });
@@ -118,13 +118,13 @@ impl PdesApp {
     pub fn write_png(&self, path: &std::path::Path) -> Result<(), String> {
         let words = self.a.display_words().map_err(|e| e.to_string())?;
         let (h, w) = self.a.shape();
-        let range = match self.a.torus() {
+        let range = match self.mode {
             // queue lengths span the largest one present
-            Some(_) => (
+            Mode::Tokens | Mode::Busy | Mode::Errors => (
                 0.0,
                 words.iter().map(|c| c[0]).max().unwrap_or(1).max(1) as f32,
             ),
-            None => self.a.temperature_range(),
+            Mode::Temperature => (self.a.config.model_info().panel.colour_range)(&self.a),
         };
         let step = self.a.steps() as u32;
         let mut rgb = Vec::with_capacity(words.len() * 3);

@@ -154,7 +154,7 @@ impl PdesApp {
             Ok(s) => (s, None),
             Err(e) => Self::fallback_session(&config, gpu.clone(), e.to_string()),
         };
-        let mode = Mode::of_model(a.is_diffusion())[0];
+        let mode = Mode::of(&a)[0];
         Self {
             gpu,
             gpu_note,
@@ -260,8 +260,8 @@ impl PdesApp {
         self.last_events = 0;
         self.sim_cap = f64::INFINITY;
         // the heatmap shows what this model has
-        if !Mode::of_model(self.a.is_diffusion()).contains(&self.mode) {
-            self.mode = Mode::of_model(self.a.is_diffusion())[0];
+        if !Mode::of(&self.a).contains(&self.mode) {
+            self.mode = Mode::of(&self.a)[0];
         }
         if !form::choices(self.form.diffusion).contains(&self.b_algorithm) {
             self.b_algorithm = form::choices(self.form.diffusion)[1];
@@ -538,12 +538,8 @@ impl PdesApp {
                 .on_hover_text("The engines cannot simulate the requested time per second at this size; each frame advances what fits in ~30 ms so the window stays responsive.");
             }
             ui.separator();
-            let what = if self.a.is_diffusion() {
-                "cell updates/s"
-            } else {
-                "events/s"
-            };
-            ui.label(format!("{what} {:.3e}", self.events_per_sec));
+            let what = self.a.config.model_info().panel.work_label;
+            ui.label(format!("{what}/s {:.3e}", self.events_per_sec));
             ui.separator();
             ui.label(format!("frame {:.1} ms", self.frame_ms));
             if self.a.gpu_memory_bytes() > 0 {

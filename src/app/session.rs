@@ -136,14 +136,6 @@ impl Session {
         self.engine.display_words()
     }
 
-    /// The temperature of one cell (diffusion sessions only).
-    pub fn temperature_at(&self, cell: u32) -> Option<f32> {
-        if !self.is_diffusion() {
-            return None;
-        }
-        self.display_word(cell).map(|w| f32::from_bits(w[0]))
-    }
-
     /// One cell's heatmap words: 8 bytes read back from the display buffer (refreshed after
     /// every advance), or, without a GPU, from the engine's words.
     pub fn display_word(&self, cell: u32) -> Option<[u32; 2]> {
@@ -159,26 +151,6 @@ impl Session {
                 .get(cell as usize)
                 .copied(),
         }
-    }
-
-    /// The range the temperature colormap spans: the initial and boundary temperatures,
-    /// widened to the latest sample's extremes (heating can go past the boundary).
-    pub fn temperature_range(&self) -> (f32, f32) {
-        let Config::Diffusion(c) = &self.config else {
-            return (0.0, 1.0);
-        };
-        let (mut lo, mut hi) = (
-            c.model.initial.min(c.model.boundary),
-            c.model.initial.max(c.model.boundary),
-        );
-        if let Some(s) = self.samples.last() {
-            lo = lo.min(s.min_temperature);
-            hi = hi.max(s.max_temperature);
-        }
-        if hi <= lo {
-            hi = lo + 1.0;
-        }
-        (lo as f32, hi as f32)
     }
 
     /// Appends a plot sample.

@@ -71,6 +71,12 @@ pub struct Panel {
     pub inspector: fn(&mut egui::Ui, &crate::app::session::Session, u32),
     /// A strip above the heatmap (the torus: the current window over the pending events).
     pub timeline: Option<fn(&mut egui::Ui, &crate::app::session::Session)>,
+    /// Its heatmap modes (the first is the default).
+    pub modes: &'static [crate::app::heatmap::Mode],
+    /// The values at the bottom and top of its colormap for a session.
+    pub colour_range: fn(&crate::app::session::Session) -> (f32, f32),
+    /// What its work counter counts, for "… per second" in the status bar.
+    pub work_label: &'static str,
     /// The plots below the heatmap, for a session and its A/B partner.
     pub plots:
         fn(&mut egui::Ui, &crate::app::session::Session, Option<&crate::app::session::Session>),

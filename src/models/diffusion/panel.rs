@@ -2,8 +2,10 @@
 //! inspector of a pinned cell.
 
 use super::cpu::CpuDiffusion;
+use crate::app::heatmap::Mode;
 use crate::app::plots::{per_interval, plot_series, time_series};
 use crate::app::session::Session;
+use crate::preset::Config;
 use eframe::egui;
 
 /// The heatmap's hover text for cell `i`.
@@ -24,8 +26,8 @@ pub fn hover(ui: &mut egui::Ui, s: &Session, i: u32) {
 pub fn inspector(ui: &mut egui::Ui, s: &Session, i: u32) {
     let cols = s.shape().1;
     ui.heading(format!("Cell ({}, {})", i / cols, i % cols));
-    if let Some(t) = s.temperature_at(i) {
-        ui.label(format!("temperature: {t:.4}"));
+    if let Some(w) = s.display_word(i) {
+        ui.label(format!("temperature: {:.4}", f32::from_bits(w[0])));
     }
 }
 
@@ -82,5 +84,28 @@ pub const PANEL: crate::models::Panel = crate::models::Panel {
     hover,
     inspector,
     timeline: None,
+    modes: &[Mode::Temperature],
+    colour_range,
+    work_label: "cell updates",
     plots,
 };
+
+/// The range the temperature colormap spans: the initial and boundary temperatures,
+/// widened to the latest sample's extremes (heating can go past the boundary).
+fn colour_range(s: &Session) -> (f32, f32) {
+    let Config::Diffusion(c) = &s.config else {
+        return (0.0, 1.0);
+    };
+    let (mut lo, mut hi) = (
+        c.model.initial.min(c.model.boundary),
+        c.model.initial.max(c.model.boundary),
+    );
+    if let Some(x) = s.samples.last() {
+        lo = lo.min(x.min_temperature);
+        hi = hi.max(x.max_temperature);
+    }
+    if hi <= lo {
+        hi = lo + 1.0;
+    }
+    (lo as f32, hi as f32)
+}

@@ -5,9 +5,11 @@
 use super::cpu::{CpuEngine, CpuTorus};
 use super::gpu::GpuTorus;
 use super::state::Facility;
+use crate::app::heatmap::Mode;
 use crate::app::plots::{RECENT_STEPS, tag, time_series};
 use crate::app::session::Session;
 use crate::preset;
+use crate::preset::Config;
 use crate::sim::StepRecord;
 use crate::time::to_units;
 use eframe::egui;
@@ -237,5 +239,16 @@ pub const PANEL: crate::models::Panel = crate::models::Panel {
     hover,
     inspector,
     timeline: Some(timeline),
+    modes: &[Mode::Tokens, Mode::Busy, Mode::Errors],
+    colour_range,
+    work_label: "events",
     plots,
 };
+
+/// The colormap spans 0 … 4P tokens.
+fn colour_range(s: &Session) -> (f32, f32) {
+    match &s.config {
+        Config::Torus(c) => (0.0, (c.model.tokens_per_facility * 4).max(4) as f32),
+        _ => (0.0, 4.0),
+    }
+}
