@@ -308,6 +308,14 @@ impl Config {
         }
     }
 
+    /// The torus configuration, if this is one.
+    pub fn torus(&self) -> Option<&TorusConfig> {
+        match self {
+            Self::Torus(c) => Some(c),
+            _ => None,
+        }
+    }
+
     /// The model's entry in the registry.
     pub fn model_info(&self) -> &'static crate::models::ModelInfo {
         crate::models::by_kind(self.kind()).expect("every configuration's kind is registered")

@@ -45,13 +45,13 @@ fn moving_the_d_slider_changes_the_engines_d() {
         return;
     }
     let mut h = harness("teaching-16x16");
-    assert_eq!(h.state().a.torus().unwrap().run.d, 1.0);
+    assert_eq!(h.state().a.config.torus().unwrap().run.d, 1.0);
     h.get_by_role_and_label(Role::Slider, "d (log)")
         .set_value_accesskit(0.5);
     h.run_steps(2);
     assert_eq!(h.state().form.d, 0.5);
     assert_eq!(
-        h.state().a.torus().unwrap().run.d,
+        h.state().a.config.torus().unwrap().run.d,
         0.5,
         "the session was rebuilt with the new d"
     );
@@ -110,7 +110,7 @@ fn a_bad_value_is_refused_with_its_reason() {
     let err = h.state().form_error.clone().expect("refused");
     assert!(err.contains("shifted"), "{err}");
     assert_eq!(
-        h.state().a.torus().unwrap().model.service,
+        h.state().a.config.torus().unwrap().model.service,
         pdes_lab::models::torus::ServiceKind::Shifted
     );
     h.get_by_label(err.as_str()); // the reason is on screen
@@ -119,7 +119,7 @@ fn a_bad_value_is_refused_with_its_reason() {
     h.run_steps(2);
     assert!(h.state().form_error.is_none());
     assert_eq!(
-        h.state().a.torus().unwrap().run.algorithm,
+        h.state().a.config.torus().unwrap().run.algorithm,
         pdes_lab::preset::Algorithm::Interval
     );
 }
@@ -134,7 +134,7 @@ fn loading_a_preset_replaces_the_model() {
     h.run_steps(3);
     h.get_by_label("sang2019-causality").click();
     h.run_steps(2);
-    let cfg = h.state().a.torus().unwrap();
+    let cfg = h.state().a.config.torus().unwrap();
     assert_eq!((cfg.model.rows, cfg.model.cols, cfg.run.d), (64, 64, 0.5));
     assert_eq!(h.state().form.algorithm.name, "interval-original");
 }
@@ -156,9 +156,12 @@ fn ab_mode_runs_two_algorithms_on_the_same_seed() {
     h.run_steps(1);
     let app = h.state();
     let b = app.b.as_ref().unwrap();
-    assert_eq!(b.torus().unwrap().run.seed, app.a.torus().unwrap().run.seed);
     assert_eq!(
-        b.torus().unwrap().run.timestamps,
+        b.config.torus().unwrap().run.seed,
+        app.a.config.torus().unwrap().run.seed
+    );
+    assert_eq!(
+        b.config.torus().unwrap().run.timestamps,
         pdes_lab::preset::Timestamps::Boundary
     );
     assert_eq!(app.a.steps(), 40);
@@ -261,7 +264,7 @@ fn a_torus_too_large_for_the_cpu_is_refused_not_allocated() {
         "{err}"
     );
     assert_eq!(
-        h.state().a.torus().unwrap().model.rows,
+        h.state().a.config.torus().unwrap().model.rows,
         16,
         "the running session is kept"
     );
@@ -277,7 +280,7 @@ fn the_diffusion_model_runs_in_the_window_with_its_heatmap_and_plots() {
     h.run_steps(2);
     h.state_mut().reset();
     h.run_steps(2);
-    assert!(h.state().a.is_diffusion());
+    assert_eq!(h.state().a.config.kind(), "diffusion");
     assert_eq!(h.state().mode, pdes_lab::app::heatmap::Mode::Temperature);
     assert_eq!(h.state().form.algorithm.name, "hybrid");
     for _ in 0..5 {
@@ -450,7 +453,7 @@ fn a_typed_d_that_is_not_valid_is_refused_with_the_reason_not_clamped() {
             "{typed}: {err:?}"
         );
         // the running session keeps its valid d
-        assert_eq!(h.state().a.torus().unwrap().run.d, 1.0, "{typed}");
+        assert_eq!(h.state().a.config.torus().unwrap().run.d, 1.0, "{typed}");
     }
     let field = h.get_by_role_and_label(Role::TextInput, "d");
     field.focus();
@@ -459,7 +462,7 @@ fn a_typed_d_that_is_not_valid_is_refused_with_the_reason_not_clamped() {
     h.key_press(egui::Key::Enter);
     h.run_steps(2);
     assert!(h.state().form_error.is_none());
-    assert_eq!(h.state().a.torus().unwrap().run.d, 0.5);
+    assert_eq!(h.state().a.config.torus().unwrap().run.d, 0.5);
 }
 
 #[test]

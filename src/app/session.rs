@@ -4,7 +4,7 @@
 pub use crate::engines::Sample;
 use crate::engines::{GpuFallback, LiveEngine};
 use crate::gpu::Gpu;
-use crate::preset::{Config, TorusConfig};
+use crate::preset::Config;
 use crate::sim::{Budget, Engine, SimError};
 use crate::time::Ticks;
 use std::sync::Arc;
@@ -58,19 +58,6 @@ impl Session {
         s.refresh_display();
         s.sample()?;
         Ok(s)
-    }
-
-    /// The torus configuration, if this is a torus session.
-    pub fn torus(&self) -> Option<&TorusConfig> {
-        match &self.config {
-            Config::Torus(c) => Some(c),
-            Config::Diffusion(_) => None,
-        }
-    }
-
-    /// True for a diffusion session.
-    pub fn is_diffusion(&self) -> bool {
-        matches!(self.config, Config::Diffusion(_))
     }
 
     /// (rows, cols) of the grid.

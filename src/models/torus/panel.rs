@@ -17,7 +17,7 @@ use egui_plot::{Bar, BarChart, Legend, Line, Plot, PlotPoints};
 
 /// The current window over the pending events: where the next step's bound falls.
 pub fn timeline(ui: &mut egui::Ui, s: &Session) {
-    let Some(cfg) = s.torus() else { return };
+    let Some(cfg) = s.config.torus() else { return };
     let log: &[StepRecord] = s.engine().step_log();
     let d = cfg.run.d;
     let t = to_units(s.now());
@@ -160,7 +160,7 @@ pub fn inspector(ui: &mut egui::Ui, s: &Session, f: u32) {
 /// values for exponential service), parallel events per step (series and histogram), and
 /// cumulative causality errors.
 pub fn plots(ui: &mut egui::Ui, a: &Session, b: Option<&Session>) {
-    let Some(cfg) = a.torus() else { return };
+    let Some(cfg) = a.config.torus() else { return };
     let sessions: Vec<&Session> = std::iter::once(a).chain(b).collect();
     let ab = sessions.len() > 1;
     let w = (ui.available_width() - 24.0) / 4.0;
