@@ -5,6 +5,7 @@ use egui::accesskit::Role;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use pdes_lab::app::PdesApp;
+use pdes_lab::models::torus::form::TorusForm;
 use pdes_lab::preset::Config;
 
 fn gpu_available() -> bool {
@@ -49,7 +50,7 @@ fn moving_the_d_slider_changes_the_engines_d() {
     h.get_by_role_and_label(Role::Slider, "d (log)")
         .set_value_accesskit(0.5);
     h.run_steps(2);
-    assert_eq!(h.state().form.d, 0.5);
+    assert_eq!(h.state_mut().form.model_mut::<TorusForm>().unwrap().d, 0.5);
     assert_eq!(
         h.state().a.config.torus().unwrap().run.d,
         0.5,
@@ -253,8 +254,9 @@ fn a_torus_too_large_for_the_cpu_is_refused_not_allocated() {
         return;
     }
     let mut h = harness("teaching-16x16");
-    h.state_mut().form.rows = 16384;
-    h.state_mut().form.cols = 16384;
+    let torus = h.state_mut().form.model_mut::<TorusForm>().unwrap();
+    torus.rows = 16384;
+    torus.cols = 16384;
     h.state_mut().form.gpu = false;
     assert!(!h.state_mut().apply_form());
     h.run_steps(1);
@@ -424,7 +426,7 @@ fn shrinking_the_torus_unpins_a_facility_it_no_longer_has() {
     h.state_mut().pin(14 * 16 + 11);
     h.run_steps(1);
     h.get_by_label_contains("Facility (14, 11)");
-    h.state_mut().form.rows = 8;
+    h.state_mut().form.model_mut::<TorusForm>().unwrap().rows = 8;
     h.state_mut().apply_form();
     h.run_steps(2); // used to panic: index out of bounds in the inspector
     assert!(h.query_by_label_contains("Facility (14, 11)").is_none());

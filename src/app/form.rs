@@ -2,124 +2,86 @@
 //! the command line (one mechanism, one set of error messages).
 
 use crate::models::AlgorithmInfo;
-use crate::models::torus::ServiceKind;
 use crate::preset::{Config, EngineKind};
+use eframe::egui;
 
 /// An algorithm the controls offer: an entry of the model registry.
 pub type AlgorithmChoice = &'static AlgorithmInfo;
 
-/// The algorithms the controls list for a model (`diffusion` picks the model).
-pub fn choices(diffusion: bool) -> Vec<AlgorithmChoice> {
-    crate::models::by_kind(kind_of(diffusion))
+/// The algorithms the controls list for the model of `kind`.
+pub fn choices(kind: &str) -> Vec<AlgorithmChoice> {
+    crate::models::by_kind(kind)
         .map(|m| m.listed().collect())
         .unwrap_or_default()
 }
 
-/// `model.kind` of the form's model switch (the one place that maps it to the registry).
-fn kind_of(diffusion: bool) -> &'static str {
-    if diffusion { "diffusion" } else { "torus" }
+/// One model's part of the left panel: its parameter widgets and the preset table its
+/// values make. Each model implements it in its folder (`models/<model>/form.rs`) and the
+/// registry's panel builds it from a configuration.
+pub trait ModelForm: std::fmt::Debug {
+    /// `model.kind`.
+    fn kind(&self) -> &'static str;
+    /// The "Model" section's widgets; true when a value changed.
+    fn model_controls(&mut self, ui: &mut egui::Ui) -> bool;
+    /// The model's rows of the run grid above the engine row (the torus's d; the grid's dt
+    /// and quantum). A typed value that is not even a number goes to `error`.
+    fn run_controls(&mut self, ui: &mut egui::Ui, error: &mut Option<String>) -> bool;
+    /// The model's rows of the run grid below the engine row (the torus's seed).
+    fn run_controls_after(&mut self, _ui: &mut egui::Ui) -> bool {
+        false
+    }
+    /// The preset table of these values with `algorithm`, `engine` and `end_time`.
+    fn table(&self, algorithm: AlgorithmChoice, engine: &str, end_time: f64) -> toml::Table;
+    /// A copy.
+    fn clone_box(&self) -> Box<dyn ModelForm>;
+    /// The form as `Any` (tests set a model's fields through it).
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any;
 }
 
-/// The values in the controls (some may be invalid while the user types). Both models'
-/// fields are kept; `diffusion` says which ones are in use.
-#[derive(Clone, Debug, PartialEq)]
+/// The values in the controls (some may be invalid while the user types): the model's own
+/// and the ones every model has.
+#[derive(Debug)]
 pub struct Form {
-    /// The diffusion grid (true) or the torus.
-    pub diffusion: bool,
-    /// Rows.
-    pub rows: u32,
-    /// Columns.
-    pub cols: u32,
-    /// Torus: tokens per facility.
-    pub tokens_per_facility: u32,
-    /// Torus: mean service time.
-    pub mean_service: f64,
-    /// Torus: shifted (true) or exponential service.
-    pub shifted: bool,
+    /// The model's parameters and their widgets.
+    pub model: Box<dyn ModelForm>,
     /// Algorithm (of the model in use).
     pub algorithm: AlgorithmChoice,
     /// Run on the GPU.
     pub gpu: bool,
-    /// Torus: the interval d.
-    pub d: f64,
-    /// Torus: seed.
-    pub seed: u64,
     /// End time.
     pub end_time: f64,
-    /// Diffusion: αx.
-    pub alpha_x: f64,
-    /// Diffusion: αy.
-    pub alpha_y: f64,
-    /// Diffusion: β.
-    pub beta: f64,
-    /// Diffusion: boundary temperature.
-    pub boundary: f64,
-    /// Diffusion: initial temperature.
-    pub initial: f64,
-    /// Diffusion: cell width.
-    pub dx: f64,
-    /// Diffusion: timestepped's step.
-    pub dt: f64,
-    /// Diffusion: quantum of event and hybrid.
-    pub quantum: f64,
+}
+
+impl Clone for Form {
+    fn clone(&self) -> Self {
+        Self {
+            model: self.model.clone_box(),
+            algorithm: self.algorithm,
+            gpu: self.gpu,
+            end_time: self.end_time,
+        }
+    }
 }
 
 impl Form {
-    /// The form showing `cfg` (the other model's fields keep the presets' defaults).
+    /// The form showing `cfg`.
     pub fn from_config(cfg: &Config) -> Self {
-        let mut f = Self {
-            diffusion: false,
-            rows: 16,
-            cols: 16,
-            tokens_per_facility: 1,
-            mean_service: 10.0,
-            shifted: true,
+        Self {
+            model: (cfg.model_info().panel.form)(cfg),
             algorithm: cfg.algorithm_info(),
             gpu: cfg.engine() == EngineKind::Gpu,
-            d: 1.0,
-            seed: 1,
-            end_time: 1000.0,
-            alpha_x: 1.0,
-            alpha_y: 1.0,
-            beta: 0.0,
-            boundary: 100.0,
-            initial: 0.0,
-            dx: 1.0,
-            dt: 0.05,
-            quantum: 0.5,
-        };
-        match cfg {
-            Config::Torus(c) => {
-                f.rows = c.model.rows;
-                f.cols = c.model.cols;
-                f.tokens_per_facility = c.model.tokens_per_facility;
-                f.mean_service = c.model.mean_service;
-                f.shifted = c.model.service == ServiceKind::Shifted;
-                f.d = c.run.d;
-                f.seed = c.run.seed;
-                f.end_time = c.run.end_time;
-            }
-            Config::Diffusion(c) => {
-                f.diffusion = true;
-                f.rows = c.model.rows;
-                f.cols = c.model.cols;
-                f.alpha_x = c.model.alpha_x;
-                f.alpha_y = c.model.alpha_y;
-                f.beta = c.model.beta;
-                f.boundary = c.model.boundary;
-                f.initial = c.model.initial;
-                f.dx = c.model.dx;
-                f.dt = c.run.dt;
-                f.quantum = c.run.quantum;
-                f.end_time = c.run.end_time;
-            }
+            end_time: cfg.end_time(),
         }
-        f
     }
 
     /// `model.kind` of the model the form edits.
     pub fn kind(&self) -> &'static str {
-        kind_of(self.diffusion)
+        self.model.kind()
+    }
+
+    /// The model's form as its own type (tests).
+    pub fn model_mut<T: 'static>(&mut self) -> Option<&mut T> {
+        self.model.as_any_mut().downcast_mut::<T>()
     }
 
     /// Validates the form into a configuration, or the one-line reason it is invalid.
@@ -129,48 +91,21 @@ impl Form {
 
     /// The same parameters with another algorithm (the B side of A/B mode).
     pub fn to_config_with(&self, algorithm: AlgorithmChoice) -> Result<Config, String> {
-        let (alg, ts) = (
-            algorithm.algorithm,
-            algorithm.timestamps.unwrap_or("original"),
-        );
         // CPU-only algorithms: the engine switch stays, the run goes to the CPU
         let engine = if self.gpu && algorithm.gpu {
             "gpu"
         } else {
             "cpu"
         };
-        let text = if self.diffusion {
-            format!(
-                "[model]\nkind = \"diffusion\"\nrows = {}\ncols = {}\nalpha_x = {:?}\nalpha_y = {:?}\nbeta = {:?}\nboundary = {:?}\ninitial = {:?}\ndx = {:?}\n[run]\nalgorithm = \"{alg}\"\nend_time = {:?}\ndt = {:?}\nquantum = {:?}\nengine = \"{engine}\"\n",
-                self.rows,
-                self.cols,
-                self.alpha_x,
-                self.alpha_y,
-                self.beta,
-                self.boundary,
-                self.initial,
-                self.dx,
-                self.end_time,
-                self.dt,
-                self.quantum,
-            )
-        } else {
-            format!(
-                "[model]\nrows = {}\ncols = {}\ntokens_per_facility = {}\nmean_service = {:?}\nservice = \"{}\"\n[run]\nalgorithm = \"{alg}\"\ntimestamps = \"{ts}\"\nd = {:?}\nend_time = {:?}\nseed = {}\nengine = \"{engine}\"\n",
-                self.rows,
-                self.cols,
-                self.tokens_per_facility,
-                self.mean_service,
-                if self.shifted {
-                    "shifted"
-                } else {
-                    "exponential"
-                },
-                self.d,
-                self.end_time,
-                self.seed.min(i64::MAX as u64),
-            )
-        };
-        Config::from_toml(&text, "controls").map_err(|e| e.to_string())
+        let table = self.model.table(algorithm, engine, self.end_time);
+        Config::from_table(&table).map_err(|e| e.to_string())
     }
+}
+
+/// A preset table from its two sections.
+pub fn preset_table(model: toml::Table, run: toml::Table) -> toml::Table {
+    let mut t = toml::Table::new();
+    t.insert("model".into(), toml::Value::Table(model));
+    t.insert("run".into(), toml::Value::Table(run));
+    t
 }

@@ -53,8 +53,6 @@ pub struct PdesApp {
     pub mode: Mode,
     views: [Option<View>; 2],
     pinned: Option<u32>,
-    /// The text of d's typed field (validated when it loses focus).
-    d_text: String,
     /// Last message for the user (errors of actions, saved files).
     pub message: Option<String>,
     frame: u64,
@@ -159,7 +157,7 @@ impl PdesApp {
             gpu,
             gpu_note,
             gpu_check,
-            b_algorithm: form::choices(form.diffusion)[1],
+            b_algorithm: form::choices(form.kind())[1],
             form,
             form_error: None,
             a,
@@ -171,7 +169,6 @@ impl PdesApp {
             mode,
             views: [None, None],
             pinned: None,
-            d_text: String::new(),
             message,
             frame: 0,
             last_frame: Instant::now(),
@@ -263,8 +260,8 @@ impl PdesApp {
         if !Mode::of(&self.a).contains(&self.mode) {
             self.mode = Mode::of(&self.a)[0];
         }
-        if !form::choices(self.form.diffusion).contains(&self.b_algorithm) {
-            self.b_algorithm = form::choices(self.form.diffusion)[1];
+        if !form::choices(self.form.kind()).contains(&self.b_algorithm) {
+            self.b_algorithm = form::choices(self.form.kind())[1];
         }
         true
     }
@@ -290,7 +287,7 @@ impl PdesApp {
             // If the chosen B algorithm cannot run these parameters (window needs shifted
             // service; timestepped a stable dt), take the first one that can.
             if self.form.to_config_with(self.b_algorithm).is_err()
-                && let Some(ok) = form::choices(self.form.diffusion)
+                && let Some(ok) = form::choices(self.form.kind())
                     .iter()
                     .rev()
                     .copied()

@@ -71,6 +71,8 @@ pub struct Panel {
     pub inspector: fn(&mut egui::Ui, &crate::app::session::Session, u32),
     /// A strip above the heatmap (the torus: the current window over the pending events).
     pub timeline: Option<fn(&mut egui::Ui, &crate::app::session::Session)>,
+    /// Its part of the left panel, showing a configuration of this model.
+    pub form: fn(&crate::preset::Config) -> Box<dyn crate::app::form::ModelForm>,
     /// Its heatmap modes (the first is the default).
     pub modes: &'static [crate::app::heatmap::Mode],
     /// The values at the bottom and top of its colormap for a session.

@@ -11,6 +11,7 @@
 
 pub mod bench;
 pub mod cpu;
+pub mod form;
 pub mod gpu;
 pub mod live;
 pub mod panel;

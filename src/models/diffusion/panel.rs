@@ -84,6 +84,7 @@ pub const PANEL: crate::models::Panel = crate::models::Panel {
     hover,
     inspector,
     timeline: None,
+    form: super::form::form,
     modes: &[Mode::Temperature],
     colour_range,
     work_label: "cell updates",

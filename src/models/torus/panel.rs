@@ -239,6 +239,7 @@ pub const PANEL: crate::models::Panel = crate::models::Panel {
     hover,
     inspector,
     timeline: Some(timeline),
+    form: super::form::form,
     modes: &[Mode::Tokens, Mode::Busy, Mode::Errors],
     colour_range,
     work_label: "events",
