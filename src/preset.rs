@@ -268,52 +268,176 @@ impl DiffusionConfig {
     }
 }
 
-/// A validated configuration of any model.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Config {
-    /// The closed toroidal queueing network.
-    Torus(TorusConfig),
-    /// The 2-D diffusion grid.
-    Diffusion(DiffusionConfig),
+/// What every model's validated configuration offers the generic code (engine factory,
+/// command line, app). Each model implements it for its own configuration type; the
+/// registry's `parse` builds one from a preset table.
+pub trait ModelConfig: std::fmt::Debug + Send + Sync + 'static {
+    /// `model.kind`.
+    fn kind(&self) -> &'static str;
+    /// (run.algorithm, run.timestamps for the algorithms that have it).
+    fn algorithm_keys(&self) -> (&'static str, Option<&'static str>);
+    /// Where it runs.
+    fn engine(&self) -> EngineKind;
+    /// Moves the run to `engine`.
+    fn set_engine(&mut self, engine: EngineKind);
+    /// End time in time units, as written.
+    fn end_time(&self) -> f64;
+    /// (rows, cols) of the heatmap.
+    fn shape(&self) -> (u32, u32);
+    /// The configuration as preset TOML.
+    fn to_toml(&self, comment: &str) -> String;
+    /// A copy.
+    fn clone_box(&self) -> Box<dyn ModelConfig>;
+    /// Equality with another model's configuration (false across models).
+    fn eq_dyn(&self, other: &dyn ModelConfig) -> bool;
+    /// The configuration as `Any`, for its model's own code ([`Config::get`]).
+    fn as_any(&self) -> &dyn std::any::Any;
+}
+
+/// A validated configuration of any model: the model's own configuration behind
+/// [`ModelConfig`]. Its model's code reaches the typed configuration with [`Config::get`].
+#[derive(Debug)]
+pub struct Config(Box<dyn ModelConfig>);
+
+impl Clone for Config {
+    fn clone(&self) -> Self {
+        Self(self.0.clone_box())
+    }
+}
+
+impl PartialEq for Config {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.eq_dyn(other.0.as_ref())
+    }
+}
+
+/// Implements [`ModelConfig`]'s copy, equality and `Any` for a configuration type.
+macro_rules! model_config_boilerplate {
+    () => {
+        fn clone_box(&self) -> Box<dyn ModelConfig> {
+            Box::new(self.clone())
+        }
+        fn eq_dyn(&self, other: &dyn ModelConfig) -> bool {
+            other.as_any().downcast_ref::<Self>() == Some(self)
+        }
+        fn as_any(&self) -> &dyn std::any::Any {
+            self
+        }
+    };
+}
+
+impl ModelConfig for TorusConfig {
+    fn kind(&self) -> &'static str {
+        "torus"
+    }
+    fn algorithm_keys(&self) -> (&'static str, Option<&'static str>) {
+        (
+            self.run.algorithm.name(),
+            (self.run.algorithm == Algorithm::Interval).then(|| self.run.timestamps.name()),
+        )
+    }
+    fn engine(&self) -> EngineKind {
+        self.run.engine
+    }
+    fn set_engine(&mut self, engine: EngineKind) {
+        self.run.engine = engine;
+    }
+    fn end_time(&self) -> f64 {
+        self.run.end_time
+    }
+    fn shape(&self) -> (u32, u32) {
+        (self.model.rows, self.model.cols)
+    }
+    fn to_toml(&self, comment: &str) -> String {
+        TorusConfig::to_toml(self, comment)
+    }
+    model_config_boilerplate!();
+}
+
+impl ModelConfig for DiffusionConfig {
+    fn kind(&self) -> &'static str {
+        "diffusion"
+    }
+    fn algorithm_keys(&self) -> (&'static str, Option<&'static str>) {
+        (self.run.algorithm.name(), None)
+    }
+    fn engine(&self) -> EngineKind {
+        self.run.engine
+    }
+    fn set_engine(&mut self, engine: EngineKind) {
+        self.run.engine = engine;
+    }
+    fn end_time(&self) -> f64 {
+        self.run.end_time
+    }
+    fn shape(&self) -> (u32, u32) {
+        (self.model.rows, self.model.cols)
+    }
+    fn to_toml(&self, comment: &str) -> String {
+        DiffusionConfig::to_toml(self, comment)
+    }
+    model_config_boilerplate!();
+}
+
+/// Reads a torus preset table (the registry's `parse` for the torus).
+pub fn parse_torus(table: &toml::Table) -> Result<Config, PresetError> {
+    Ok(Config::new(Reader::new(table)?.read_torus()?))
+}
+
+/// Reads a diffusion preset table (the registry's `parse` for the diffusion grid).
+pub fn parse_diffusion(table: &toml::Table) -> Result<Config, PresetError> {
+    Ok(Config::new(Reader::new(table)?.read_diffusion()?))
 }
 
 impl Config {
-    /// Parses and validates preset text of either model. `origin` names it in errors.
+    /// Wraps a model's validated configuration.
+    pub fn new(c: impl ModelConfig) -> Self {
+        Self(Box::new(c))
+    }
+
+    /// The model's own configuration, if it is a `T`.
+    pub fn get<T: 'static>(&self) -> Option<&T> {
+        self.0.as_any().downcast_ref::<T>()
+    }
+
+    /// Parses and validates preset text of any model. `origin` names it in errors.
     pub fn from_toml(text: &str, origin: &str) -> Result<Self, PresetError> {
         Self::from_table(&parse_table(text, origin)?)
     }
 
-    /// Validates a parsed table of either model (chosen by `model.kind`).
+    /// Validates a parsed table of any model (chosen by `model.kind` through the registry).
     pub fn from_table(table: &toml::Table) -> Result<Self, PresetError> {
-        let reader = Reader::new(table)?;
-        match kind_of(table)? {
-            "diffusion" => Ok(Self::Diffusion(reader.read_diffusion()?)),
-            _ => Ok(Self::Torus(reader.read_torus()?)),
-        }
+        let kind = kind_of(table)?;
+        let model = crate::models::by_kind(kind).ok_or_else(|| {
+            key_err(
+                "model.kind",
+                format!(
+                    "\"{}\" is not a model (models: {})",
+                    echo(&kind),
+                    crate::models::MODELS
+                        .iter()
+                        .map(|m| format!("\"{}\"", m.kind))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            )
+        })?;
+        (model.parse)(table)
     }
 
     /// The configuration as preset TOML.
     pub fn to_toml(&self, comment: &str) -> String {
-        match self {
-            Self::Torus(c) => c.to_toml(comment),
-            Self::Diffusion(c) => c.to_toml(comment),
-        }
+        self.0.to_toml(comment)
     }
 
     /// `model.kind`.
     pub fn kind(&self) -> &'static str {
-        match self {
-            Self::Torus(_) => "torus",
-            Self::Diffusion(_) => "diffusion",
-        }
+        self.0.kind()
     }
 
-    /// The torus configuration, if this is one.
+    /// The torus configuration, if this is one (a convenience for the torus's code and tests).
     pub fn torus(&self) -> Option<&TorusConfig> {
-        match self {
-            Self::Torus(c) => Some(c),
-            _ => None,
-        }
+        self.get::<TorusConfig>()
     }
 
     /// The model's entry in the registry.
@@ -323,13 +447,7 @@ impl Config {
 
     /// The algorithm's entry in the registry.
     pub fn algorithm_info(&self) -> &'static crate::models::AlgorithmInfo {
-        let (algorithm, timestamps) = match self {
-            Self::Torus(c) => (
-                c.run.algorithm.name(),
-                (c.run.algorithm == Algorithm::Interval).then(|| c.run.timestamps.name()),
-            ),
-            Self::Diffusion(c) => (c.run.algorithm.name(), None),
-        };
+        let (algorithm, timestamps) = self.0.algorithm_keys();
         self.model_info()
             .algorithm_of(algorithm, timestamps)
             .expect("every configuration's algorithm is registered")
@@ -337,42 +455,27 @@ impl Config {
 
     /// Where it runs.
     pub fn engine(&self) -> EngineKind {
-        match self {
-            Self::Torus(c) => c.run.engine,
-            Self::Diffusion(c) => c.run.engine,
-        }
+        self.0.engine()
     }
 
     /// Moves the run to `engine` (the app falls back to the CPU this way).
     pub fn set_engine(&mut self, engine: EngineKind) {
-        match self {
-            Self::Torus(c) => c.run.engine = engine,
-            Self::Diffusion(c) => c.run.engine = engine,
-        }
+        self.0.set_engine(engine);
     }
 
     /// End time in ticks.
     pub fn end_ticks(&self) -> Ticks {
-        match self {
-            Self::Torus(c) => c.end_ticks(),
-            Self::Diffusion(c) => c.end_ticks(),
-        }
+        to_ticks(self.0.end_time())
     }
 
     /// End time in time units, as written.
     pub fn end_time(&self) -> f64 {
-        match self {
-            Self::Torus(c) => c.run.end_time,
-            Self::Diffusion(c) => c.run.end_time,
-        }
+        self.0.end_time()
     }
 
     /// (rows, cols) of the grid or torus.
     pub fn shape(&self) -> (u32, u32) {
-        match self {
-            Self::Torus(c) => (c.model.rows, c.model.cols),
-            Self::Diffusion(c) => (c.model.rows, c.model.cols),
-        }
+        self.0.shape()
     }
 }
 
@@ -630,10 +733,18 @@ pub fn kind_of(table: &toml::Table) -> Result<&str, PresetError> {
         .and_then(|m| m.get("kind"))
     {
         None => Ok("torus"),
-        Some(toml::Value::String(s)) if s == "torus" || s == "diffusion" => Ok(s.as_str()),
+        Some(toml::Value::String(s)) if crate::models::by_kind(s).is_some() => Ok(s.as_str()),
         Some(other) => Err(key_err(
             "model.kind",
-            format!("{other} is not one of \"torus\", \"diffusion\""),
+            format!(
+                "{} is not one of {}",
+                echo(other),
+                crate::models::MODELS
+                    .iter()
+                    .map(|m| format!("\"{}\"", m.kind))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
         )),
     }
 }

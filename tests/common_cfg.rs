@@ -22,10 +22,11 @@ pub fn diffusion_config(sets: &[&str]) -> pdes_lab::preset::DiffusionConfig {
     for s in sets {
         pdes_lab::preset::apply_set(&mut table, s).unwrap();
     }
-    match pdes_lab::preset::Config::from_table(&table).unwrap() {
-        pdes_lab::preset::Config::Diffusion(c) => c,
-        pdes_lab::preset::Config::Torus(_) => panic!("teaching-diffusion is a diffusion preset"),
-    }
+    pdes_lab::preset::Config::from_table(&table)
+        .unwrap()
+        .get::<pdes_lab::preset::DiffusionConfig>()
+        .cloned()
+        .expect("teaching-diffusion is a diffusion preset")
 }
 
 /// Runs a CPU engine of `cfg` to the end.

@@ -43,6 +43,8 @@ pub struct ModelInfo {
     pub algorithms: &'static [AlgorithmInfo],
     /// The built-in preset the picker opens.
     pub teaching_preset: &'static str,
+    /// Reads and validates a preset table of this model.
+    pub parse: fn(&toml::Table) -> Result<crate::preset::Config, crate::preset::PresetError>,
     /// Its composed WGSL modules by name, for a reduction variant (validation tests).
     pub shader_modules: fn(crate::gpu::shaders::Reductions) -> Vec<(String, String)>,
     /// Its `pdes-lab verify` checks with one reduction variant.

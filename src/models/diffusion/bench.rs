@@ -120,10 +120,11 @@ fn config(c: Case) -> DiffusionConfig {
         c.engine.name(),
         side = c.side,
     );
-    match Config::from_toml(&text, "bench") {
-        Ok(Config::Diffusion(c)) => c,
-        other => unreachable!("the bench's diffusion configuration is valid: {other:?}"),
-    }
+    let cfg =
+        Config::from_toml(&text, "bench").expect("the bench's diffusion configuration is valid");
+    cfg.get::<DiffusionConfig>()
+        .cloned()
+        .expect("a diffusion configuration")
 }
 
 fn engine_of(cfg: &DiffusionConfig) -> Result<Box<dyn DiffusionEngine>, SimError> {

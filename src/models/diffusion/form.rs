@@ -32,7 +32,7 @@ pub struct DiffusionForm {
 
 /// The registry's constructor: the form showing `cfg`.
 pub fn form(cfg: &Config) -> Box<dyn ModelForm> {
-    let Config::Diffusion(c) = cfg else {
+    let Some(c) = cfg.get::<crate::preset::DiffusionConfig>() else {
         return Box::new(DiffusionForm {
             rows: 64,
             cols: 64,

@@ -6,14 +6,14 @@ use super::cpu::{CpuDiffusion, DiffusionEngine, diffusion_cpu_bytes, grid_stats}
 use super::gpu::GpuDiffusion;
 use crate::engines::{LiveEngine, Sample};
 use crate::gpu::Gpu;
-use crate::preset::Config;
+use crate::preset::{Config, DiffusionConfig};
 use crate::sim::{Engine, SimError};
 use crate::time::{Ticks, to_units};
 use std::sync::Arc;
 
 /// The registry's constructor: the GPU engine when `device` is given, else the CPU one.
 pub fn build(config: &Config, device: Option<Arc<Gpu>>) -> Result<Box<dyn LiveEngine>, SimError> {
-    let Config::Diffusion(c) = config else {
+    let Some(c) = config.get::<DiffusionConfig>() else {
         return Err(SimError::Gpu("not a diffusion configuration".into()));
     };
     Ok(match device {
@@ -24,10 +24,9 @@ pub fn build(config: &Config, device: Option<Arc<Gpu>>) -> Result<Box<dyn LiveEn
 
 /// The registry's CPU memory estimate.
 pub fn cpu_bytes(config: &Config) -> u64 {
-    match config {
-        Config::Diffusion(c) => diffusion_cpu_bytes(c),
-        _ => 0,
-    }
+    config
+        .get::<DiffusionConfig>()
+        .map_or(0, diffusion_cpu_bytes)
 }
 
 /// Heatmap words of a temperature grid: the f32 bits and 0.

@@ -249,6 +249,7 @@ pub static INFO: super::ModelInfo = super::ModelInfo {
     description: "2-D diffusion grid",
     about: "The 2-D heat diffusion grid of Perumalla 2006: time-stepped, discrete-event and hybrid execution.",
     teaching_preset: "teaching-diffusion",
+    parse: crate::preset::parse_diffusion,
     shader_modules: shaders::modules,
     verify: verify::checks,
     verify_once: verify::check_once,

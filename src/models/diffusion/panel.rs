@@ -5,7 +5,7 @@ use super::cpu::CpuDiffusion;
 use crate::app::heatmap::Mode;
 use crate::app::plots::{per_interval, plot_series, time_series};
 use crate::app::session::Session;
-use crate::preset::Config;
+use crate::preset::DiffusionConfig;
 use eframe::egui;
 
 /// The heatmap's hover text for cell `i`.
@@ -69,10 +69,8 @@ pub fn plots(ui: &mut egui::Ui, a: &Session, b: Option<&Session>) {
             ("mean temperature", "Mean over all cells. With β = 0 it rises towards the boundary temperature (dashed line)."),
             &sessions,
             |x| x.mean_temperature,
-            match &a.config {
-                crate::preset::Config::Diffusion(c) if c.model.beta == 0.0 => {
-                    Some(("steady state", c.model.boundary))
-                }
+            match a.config.get::<DiffusionConfig>() {
+                Some(c) if c.model.beta == 0.0 => Some(("steady state", c.model.boundary)),
                 _ => None,
             },
         );
@@ -94,7 +92,7 @@ pub const PANEL: crate::models::Panel = crate::models::Panel {
 /// The range the temperature colormap spans: the initial and boundary temperatures,
 /// widened to the latest sample's extremes (heating can go past the boundary).
 fn colour_range(s: &Session) -> (f32, f32) {
-    let Config::Diffusion(c) = &s.config else {
+    let Some(c) = s.config.get::<DiffusionConfig>() else {
         return (0.0, 1.0);
     };
     let (mut lo, mut hi) = (

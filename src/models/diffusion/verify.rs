@@ -6,7 +6,7 @@ use super::cpu::{CpuDiffusion, DiffusionEngine};
 use super::gpu::GpuDiffusion;
 use crate::gpu::Gpu;
 use crate::gpu::shaders::Reductions;
-use crate::preset::{Config, DiffusionConfig};
+use crate::preset::DiffusionConfig;
 use crate::sim::Engine;
 use crate::verify::{
     Case, CheckResult, Options, budgets, compare_reports, compare_step_logs, config_of, gpu_err,
@@ -24,9 +24,9 @@ pub fn checks(
     for case in CASES.iter().filter(|c| c.quick || !options.quick) {
         record(timed(
             format!("diffusion {} ({})", case.label, reductions_name(r)),
-            || match config_of(case)? {
-                Config::Diffusion(cfg) => check_diffusion(gpu, &cfg, r, options),
-                Config::Torus(_) => Err("not a diffusion case".into()),
+            || match config_of(case)?.get::<DiffusionConfig>() {
+                Some(cfg) => check_diffusion(gpu, cfg, r, options),
+                None => Err("not a diffusion case".into()),
             },
         ));
     }

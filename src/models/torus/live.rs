@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 /// The registry's constructor: the GPU engine when `device` is given, else the CPU one.
 pub fn build(config: &Config, device: Option<Arc<Gpu>>) -> Result<Box<dyn LiveEngine>, SimError> {
-    let Config::Torus(c) = config else {
+    let Some(c) = config.torus() else {
         return Err(SimError::Gpu("not a torus configuration".into()));
     };
     Ok(match device {
@@ -28,10 +28,7 @@ pub fn build(config: &Config, device: Option<Arc<Gpu>>) -> Result<Box<dyn LiveEn
 
 /// The registry's CPU memory estimate.
 pub fn cpu_bytes(config: &Config) -> u64 {
-    match config {
-        Config::Torus(c) => super::cpu::cpu_memory_bytes(c),
-        _ => 0,
-    }
+    config.torus().map_or(0, super::cpu::cpu_memory_bytes)
 }
 
 /// A sample from sums over completed services (and, on the CPU, the services in progress).

@@ -9,7 +9,6 @@ use crate::app::heatmap::Mode;
 use crate::app::plots::{RECENT_STEPS, tag, time_series};
 use crate::app::session::Session;
 use crate::preset;
-use crate::preset::Config;
 use crate::sim::StepRecord;
 use crate::time::to_units;
 use eframe::egui;
@@ -248,8 +247,8 @@ pub const PANEL: crate::models::Panel = crate::models::Panel {
 
 /// The colormap spans 0 … 4P tokens.
 fn colour_range(s: &Session) -> (f32, f32) {
-    match &s.config {
-        Config::Torus(c) => (0.0, (c.model.tokens_per_facility * 4).max(4) as f32),
-        _ => (0.0, 4.0),
+    match s.config.torus() {
+        Some(c) => (0.0, (c.model.tokens_per_facility * 4).max(4) as f32),
+        None => (0.0, 4.0),
     }
 }

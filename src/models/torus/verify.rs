@@ -7,7 +7,7 @@ use super::state::TorusState;
 use crate::gpu::Gpu;
 use crate::gpu::shaders::Reductions;
 use crate::models::torus::gpu::GpuTorus;
-use crate::preset::{Algorithm, Config, Timestamps, TorusConfig};
+use crate::preset::{Algorithm, Timestamps, TorusConfig};
 use crate::sim::{Budget, Engine};
 use crate::verify::{
     Case, CheckResult, Options, budgets, compare_reports, compare_step_logs, config_of, gpu_err,
@@ -25,9 +25,9 @@ pub fn checks(
     for case in CASES.iter().filter(|c| c.quick || !options.quick) {
         record(timed(
             format!("torus {} ({})", case.label, reductions_name(r)),
-            || match config_of(case)? {
-                Config::Torus(cfg) => check_torus(gpu, &cfg, r, options),
-                Config::Diffusion(_) => Err("not a torus case".into()),
+            || match config_of(case)?.torus() {
+                Some(cfg) => check_torus(gpu, cfg, r, options),
+                None => Err("not a torus case".into()),
             },
         ));
     }
@@ -42,9 +42,9 @@ pub fn check_once(gpu: &Arc<Gpu>, options: Options, record: &mut dyn FnMut(Check
             "torus window on the GPU = sequential on the CPU, {}",
             case.label
         ),
-        || match config_of(case)? {
-            Config::Torus(cfg) => check_window_vs_sequential(gpu, &cfg, options),
-            Config::Diffusion(_) => Err("not a torus case".into()),
+        || match config_of(case)?.torus() {
+            Some(cfg) => check_window_vs_sequential(gpu, cfg, options),
+            None => Err("not a torus case".into()),
         },
     ));
 }
