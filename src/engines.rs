@@ -32,6 +32,8 @@ pub struct Sample {
     pub sojourn: f64,
     /// Torus: causality errors so far.
     pub causality_errors: u64,
+    /// Open network: tokens in the system.
+    pub tokens_in_system: f64,
     /// Diffusion: mean temperature.
     pub mean_temperature: f64,
     /// Diffusion: lowest cell temperature.
@@ -104,8 +106,9 @@ pub fn build(
         None
     } else if !has_gpu_engine(config) {
         Some(format!(
-            "{} runs on the CPU only (one event at a time)",
-            config.algorithm_info().name
+            "{} of the {} runs on the CPU only",
+            config.algorithm_info().name,
+            config.model_info().label
         ))
     } else if gpu.is_none() {
         Some("no GPU compute device".to_string())

@@ -505,6 +505,14 @@ pub const BUILTIN: &[(&str, &str)] = &[
         "perumalla-diffusion-750",
         include_str!("../presets/perumalla-diffusion-750.toml"),
     ),
+    (
+        "teaching-open",
+        include_str!("../presets/teaching-open.toml"),
+    ),
+    (
+        "park-fishwick-open",
+        include_str!("../presets/park-fishwick-open.toml"),
+    ),
 ];
 
 /// The preset `cargo run` opens.
@@ -565,7 +573,8 @@ pub fn apply_set(table: &mut toml::Table, assignment: &str) -> Result<(), Preset
     let (section, name) = key
         .split_once('.')
         .ok_or_else(|| key_err(key, "keys are section.name, e.g. model.rows or run.d"))?;
-    if !in_schema(None, section, name) {
+    let registered = crate::models::MODELS.iter().any(|m| m.keys.contains(&key));
+    if !in_schema(None, section, name) && !registered {
         return Err(unknown_key(None, key));
     }
     let value = value.trim();
@@ -706,6 +715,18 @@ fn unknown_key(kind: Option<&str>, key: &str) -> PresetError {
         .filter(|(k, s, _, _)| kind.is_none_or(|kind| k.admits(kind)) && *s == section)
         .map(|(_, s, n, _)| format!("{s}.{n}"))
         .collect();
+    // and the keys of the models whose configuration is read with serde
+    for m in crate::models::MODELS
+        .iter()
+        .filter(|m| kind.is_none_or(|k| k == m.kind))
+    {
+        valid.extend(
+            m.keys
+                .iter()
+                .filter(|k| k.starts_with(&format!("{section}.")))
+                .map(|k| k.to_string()),
+        );
+    }
     valid.dedup();
     let model = kind
         .map(|k| format!(" for model.kind = \"{k}\""))

@@ -290,3 +290,97 @@ fn fig3_open_network_table() {
         p.analytic_tokens_in_system()
     );
 }
+
+/// `pdes-lab run ARGS --format json` as a JSON object (exit status 0 asserted).
+fn cli_json(args: &[&str]) -> serde_json::Value {
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_pdes-lab"))
+        .args(["run"])
+        .args(args)
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+#[test]
+fn the_open_network_runs_from_its_presets_with_the_documented_fields() {
+    let v = cli_json(&["park-fishwick-open", "--set", "run.end_time=2000"]);
+    assert_eq!(v["model"], "open-network");
+    for k in [
+        "arrival_rate",
+        "arrivals",
+        "exits",
+        "tokens_in_system",
+        "mean_tokens_in_system",
+        "mean_system_time",
+        "utilization",
+        "mean_sojourn",
+        "throughput",
+        "causality_errors",
+        "analytic_utilization",
+        "analytic_sojourn",
+        "analytic_tokens_in_system",
+        "analytic_system_time",
+    ] {
+        assert!(!v[k].is_null(), "{k} missing or null: {v}");
+    }
+    let (a, e, n) = (
+        v["arrivals"].as_u64().unwrap(),
+        v["exits"].as_u64().unwrap(),
+        v["tokens_in_system"].as_u64().unwrap(),
+    );
+    assert_eq!(a - e, n, "conservation");
+    assert_eq!(v["analytic_utilization"], 0.5);
+}
+
+#[test]
+fn window_equals_sequential_through_the_command_line() {
+    let common = [
+        "teaching-open",
+        "--set",
+        "model.service=\"shifted\"",
+        "--set",
+        "run.d=0.5",
+    ];
+    let seq = cli_json(&[&common[..], &["--algorithm", "sequential"]].concat());
+    let win = cli_json(&[&common[..], &["--algorithm", "window"]].concat());
+    for k in [
+        "events",
+        "utilization",
+        "mean_sojourn",
+        "arrivals",
+        "exits",
+        "tokens_in_system",
+        "mean_tokens_in_system",
+        "mean_system_time",
+        "causality_errors",
+    ] {
+        assert_eq!(seq[k], win[k], "{k}");
+    }
+    assert!(win["steps"].as_u64().unwrap() < seq["steps"].as_u64().unwrap() / 3);
+}
+
+#[test]
+fn bad_open_network_input_is_refused_with_the_key() {
+    let run = |sets: &[&str]| {
+        let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_pdes-lab"));
+        c.args(["run", "teaching-open"]);
+        for s in sets {
+            c.args(["--set", s]);
+        }
+        c.output().unwrap()
+    };
+    let o = run(&["model.arrival_rate=5"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("model.arrival_rate") && err.contains("must be below 1"),
+        "{err}"
+    );
+    let o = run(&["model.lines=\"x\""]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("model.lines"));
+    let o = run(&["run.algorithm=\"window\""]);
+    assert_eq!(o.status.code(), Some(2), "window needs shifted service");
+}

@@ -511,3 +511,19 @@ fn opening_the_window_on_a_torus_too_large_for_the_cpu_falls_back_instead_of_pan
     );
     assert_eq!(h.state().a.shape(), (16, 16));
 }
+
+#[test]
+fn the_open_network_is_a_model_in_the_picker_and_runs_in_the_window() {
+    if !gpu_available() {
+        return;
+    }
+    let mut h = harness("teaching-16x16");
+    h.get_by_label("open network").click();
+    h.run_steps(2);
+    assert_eq!(h.state().a.config.kind(), "open-network");
+    assert_eq!(h.state().a.shape(), (8, 12));
+    h.state_mut().running = true;
+    h.run_steps(10);
+    assert!(h.state().a.steps() > 0, "the open network advances");
+    h.get_by_label("tokens in system");
+}

@@ -43,6 +43,9 @@ pub struct ModelInfo {
     pub algorithms: &'static [AlgorithmInfo],
     /// The built-in preset the picker opens.
     pub teaching_preset: &'static str,
+    /// Preset keys beyond the shared key table (models whose configuration is read with
+    /// serde list theirs here, dotted: "model.lines").
+    pub keys: &'static [&'static str],
     /// Reads and validates a preset table of this model.
     pub parse: fn(&toml::Table) -> Result<crate::preset::Config, crate::preset::PresetError>,
     /// Its composed WGSL modules by name, for a reduction variant (validation tests).
@@ -135,7 +138,7 @@ impl ModelInfo {
 }
 
 /// Every model, in the picker's order.
-pub static MODELS: &[&ModelInfo] = &[&torus::INFO, &diffusion::INFO];
+pub static MODELS: &[&ModelInfo] = &[&torus::INFO, &diffusion::INFO, &open_network::INFO];
 
 /// The model of `model.kind`.
 pub fn by_kind(kind: &str) -> Option<&'static ModelInfo> {

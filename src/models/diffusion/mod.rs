@@ -250,6 +250,7 @@ pub static INFO: super::ModelInfo = super::ModelInfo {
     about: "The 2-D heat diffusion grid of Perumalla 2006: time-stepped, discrete-event and hybrid execution.",
     teaching_preset: "teaching-diffusion",
     parse: crate::preset::parse_diffusion,
+    keys: &[],
     shader_modules: shaders::modules,
     verify: verify::checks,
     verify_once: verify::check_once,

@@ -4,15 +4,20 @@
 //! probability `exit_probability`, otherwise it passes a zero-time switch to a uniformly
 //! chosen line. Tokens are created and destroyed, so the state keeps a token pool.
 //!
-//! This folder holds the CPU twin first (the sequential ground truth and its Jackson-network
-//! references); the stepped and GPU engines, the preset keys and the app panel come next,
-//! through the registry (bench/NOTES.md, "The model registry").
+//! This folder holds everything of the model: parameters and their preset keys
+//! (`config.rs`, serde), the CPU engines (`sequential`, the stepped window/interval engine)
+//! behind the common interfaces (`engine.rs`), the window's panel and form, and its registry
+//! entry ([`INFO`]). It has no GPU engine yet (bench/NOTES.md says what it needs).
 //!
 //! Randomness is a pure function of the seed and of *which* token it is (its arrival
 //! number, not its pool slot), so any engine that reuses slots in another order still
 //! draws the same numbers: a visit's words are Philox of (seed, arrival number, visit);
 //! the arrival stream's are Philox of (seed, arrival number) under another key.
 
+pub mod config;
+pub mod engine;
+pub mod form;
+pub mod panel;
 pub mod sequential;
 pub mod state;
 pub mod stepped;
@@ -192,3 +197,94 @@ impl Laws {
         crate::rng::scale_q27(crate::rng::neg_ln_q27(words[0]), self.interarrival)
     }
 }
+
+/// No GPU engine yet: no WGSL modules.
+fn no_shaders(_: crate::gpu::shaders::Reductions) -> Vec<(String, String)> {
+    Vec::new()
+}
+
+/// No GPU engine yet: nothing to verify against the CPU twin.
+fn no_checks(
+    _: &std::sync::Arc<crate::gpu::Gpu>,
+    _: crate::gpu::shaders::Reductions,
+    _: crate::verify::Options,
+    _: &mut dyn FnMut(crate::verify::CheckResult),
+) {
+}
+
+/// No GPU engine yet: nothing to verify once either.
+fn no_check_once(
+    _: &std::sync::Arc<crate::gpu::Gpu>,
+    _: crate::verify::Options,
+    _: &mut dyn FnMut(crate::verify::CheckResult),
+) {
+}
+
+/// No benchmark suite yet.
+fn no_bench(name: &str, _: &crate::cli::bench::BenchOptions) -> Result<(), crate::cli::CliError> {
+    Err(crate::cli::CliError::Input(format!(
+        "--suite {name}: the open network has no benchmark suite yet"
+    )))
+}
+
+/// The open network in the model registry.
+pub static INFO: super::ModelInfo = super::ModelInfo {
+    kind: "open-network",
+    label: "open network",
+    description: "Open queueing network",
+    about: "The open network of Park & Fishwick (paper 002 §4.2.2): tandem lines of single-server queues fed by Poisson arrivals; after a line a token leaves or is switched to a random line.",
+    teaching_preset: "teaching-open",
+    parse: config::parse,
+    keys: &[
+        "model.lines",
+        "model.servers_per_line",
+        "model.arrival_rate",
+        "model.exit_probability",
+    ],
+    shader_modules: no_shaders,
+    verify: no_checks,
+    verify_once: no_check_once,
+    cpu_bytes: engine::cpu_bytes,
+    build: engine::build,
+    panel: panel::PANEL,
+    suites: &[],
+    bench: no_bench,
+    algorithms: &[
+        super::AlgorithmInfo {
+            name: "sequential",
+            label: "sequential",
+            help: "One event at a time from a priority queue, the external arrivals included: exact, the ground truth.",
+            algorithm: "sequential",
+            timestamps: None,
+            gpu: false,
+            listed: true,
+        },
+        super::AlgorithmInfo {
+            name: "window",
+            label: "window",
+            help: "Every event in [t_min, t_min + d) at once; exact with shifted service (no service shorter than d), external arrivals included.",
+            algorithm: "window",
+            timestamps: None,
+            gpu: false,
+            listed: true,
+        },
+        super::AlgorithmInfo {
+            name: "interval-original",
+            label: "interval / original",
+            help: "Every event up to the next multiple of d at once, with its own timestamp: causality errors happen.",
+            algorithm: "interval",
+            timestamps: Some("original"),
+            gpu: false,
+            listed: true,
+        },
+        super::AlgorithmInfo {
+            name: "interval-boundary",
+            label: "interval / boundary",
+            help: "Park & Fishwick 2009: every event up to the next multiple of d happens at that boundary. Tokens are held longer, so an open network fills up as d grows (paper 002 Fig. 3).",
+            algorithm: "interval",
+            timestamps: Some("boundary"),
+            gpu: false,
+            listed: true,
+        },
+    ],
+};

@@ -147,6 +147,7 @@ pub static INFO: super::ModelInfo = super::ModelInfo {
     about: "The closed torus queueing network (Sang et al. 2019, Park & Fishwick 2009).",
     teaching_preset: "teaching-16x16",
     parse: crate::preset::parse_torus,
+    keys: &[],
     shader_modules: shaders::modules,
     verify: verify::checks,
     verify_once: verify::check_once,

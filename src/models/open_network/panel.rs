@@ -1,0 +1,101 @@
+//! The open network in the window: lines as heatmap rows and servers as columns, hover and
+//! inspector facts, and its plots — utilization, sojourn per visit and tokens in the system
+//! (which grows with the interval: paper 002 Fig. 3), with the Jackson values as references.
+
+use super::config::OpenConfig;
+use super::engine::OpenEngine;
+use crate::app::heatmap::Mode;
+use crate::app::plots::time_series;
+use crate::app::session::Session;
+use crate::models::torus::ServiceKind;
+use crate::time::to_units;
+use eframe::egui;
+
+/// The facts of facility `f` (line, position) on the CPU engine.
+fn facts(ui: &mut egui::Ui, s: &Session, f: u32) {
+    let Some(e) = s.engine.as_any().downcast_ref::<OpenEngine>() else {
+        return;
+    };
+    let fac = &e.state().facilities[f as usize];
+    ui.label(format!(
+        "tokens: {}",
+        fac.queued + u32::from(fac.serving != u32::MAX)
+    ));
+    ui.label(format!("busy: {}", fac.serving != u32::MAX));
+    ui.label(format!("visits completed: {}", fac.completions));
+    ui.label(format!("last arrival: {:.4}", to_units(fac.last_arrival)));
+    if fac.causality_errors > 0 {
+        ui.label(format!("causality errors: {}", fac.causality_errors));
+    }
+}
+
+/// The heatmap's hover text.
+pub fn hover(ui: &mut egui::Ui, s: &Session, f: u32) {
+    let cols = s.shape().1;
+    ui.label(format!("line {}, server {}", f / cols, f % cols));
+    facts(ui, s, f);
+}
+
+/// The inspector of a pinned facility.
+pub fn inspector(ui: &mut egui::Ui, s: &Session, f: u32) {
+    let cols = s.shape().1;
+    ui.heading(format!("Line {}, server {}", f / cols, f % cols));
+    facts(ui, s, f);
+    if f % cols + 1 == cols {
+        ui.small("last server of its line: a token leaves with P_exit, else the switch sends it to a random line");
+    }
+}
+
+/// The colormap spans 0 … 4 tokens.
+fn colour_range(_: &Session) -> (f32, f32) {
+    (0.0, 4.0)
+}
+
+/// Utilization, sojourn per visit and tokens in the system against simulated time.
+pub fn plots(ui: &mut egui::Ui, a: &Session, b: Option<&Session>) {
+    let Some(cfg) = a.config.get::<OpenConfig>() else {
+        return;
+    };
+    let sessions: Vec<&Session> = std::iter::once(a).chain(b).collect();
+    let w = (ui.available_width() - 18.0) / 3.0;
+    let h = ui.available_height() - 24.0;
+    let exponential = cfg.model.service == ServiceKind::Exponential;
+    ui.horizontal(|ui| {
+        time_series(
+            ui,
+            [w, h],
+            ("utilization", "Busy fraction up to t, averaged over all servers. Dashed: the Jackson value ρ = λM/(lines·P_exit) for exponential service. An open network must serve every arrival, so delays barely change it."),
+            &sessions,
+            |x| x.utilization,
+            exponential.then(|| ("Jackson", cfg.model.rho())),
+        );
+        time_series(
+            ui,
+            [w, h],
+            ("mean sojourn per visit", "Queue wait + service per completed visit; dashed: M/(1 − ρ)."),
+            &sessions,
+            |x| x.sojourn,
+            exponential.then(|| ("Jackson", cfg.model.analytic_sojourn())),
+        );
+        time_series(
+            ui,
+            [w, h],
+            ("tokens in system", "Tokens in the network now. Delaying events to interval boundaries keeps tokens longer, so an open network holds more of them as the interval grows (paper 002 Fig. 3); dashed: the Jackson mean."),
+            &sessions,
+            |x| x.tokens_in_system,
+            exponential.then(|| ("Jackson", cfg.model.analytic_tokens_in_system())),
+        );
+    });
+}
+
+/// The open network's panel in the registry.
+pub const PANEL: crate::models::Panel = crate::models::Panel {
+    hover,
+    inspector,
+    timeline: None,
+    form: super::form::form,
+    modes: &[Mode::Tokens, Mode::Busy],
+    colour_range,
+    work_label: "events",
+    plots,
+};
