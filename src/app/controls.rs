@@ -7,7 +7,8 @@ impl PdesApp {
     pub(super) fn controls(&mut self, ui: &mut egui::Ui) {
         let mut changed = false;
         ui.heading("Model");
-        ui.horizontal(|ui| {
+        // wrapped: the model names need not fit the panel's width on one line
+        ui.horizontal_wrapped(|ui| {
             let current = self.form.kind();
             for m in crate::models::MODELS {
                 // each model opens on its teaching preset
