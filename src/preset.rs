@@ -125,6 +125,16 @@ pub struct RunConfig {
     pub engine: EngineKind,
 }
 
+impl RunConfig {
+    /// (run.algorithm, run.timestamps for interval): the registry's key of the algorithm.
+    pub fn algorithm_keys(&self) -> (&'static str, Option<&'static str>) {
+        (
+            self.algorithm.name(),
+            (self.algorithm == Algorithm::Interval).then(|| self.timestamps.name()),
+        )
+    }
+}
+
 /// A validated configuration.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TorusConfig {
@@ -331,10 +341,7 @@ impl ModelConfig for TorusConfig {
         "torus"
     }
     fn algorithm_keys(&self) -> (&'static str, Option<&'static str>) {
-        (
-            self.run.algorithm.name(),
-            (self.run.algorithm == Algorithm::Interval).then(|| self.run.timestamps.name()),
-        )
+        self.run.algorithm_keys()
     }
     fn engine(&self) -> EngineKind {
         self.run.engine

@@ -258,10 +258,7 @@ impl ModelConfig for OpenConfig {
         "open-network"
     }
     fn algorithm_keys(&self) -> (&'static str, Option<&'static str>) {
-        (
-            self.run.algorithm.name(),
-            (self.run.algorithm == Algorithm::Interval).then(|| self.run.timestamps.name()),
-        )
+        self.run.algorithm_keys()
     }
     fn engine(&self) -> EngineKind {
         self.run.engine
