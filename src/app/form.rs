@@ -102,6 +102,29 @@ impl Form {
     }
 }
 
+/// The `[run]` section of the models that share the torus's run keys (algorithm,
+/// timestamps, d, end time, seed, engine).
+pub fn queueing_run_table(
+    algorithm: AlgorithmChoice,
+    default_timestamps: &'static str,
+    d: f64,
+    end_time: f64,
+    seed: u64,
+    engine: &str,
+) -> toml::Table {
+    let mut run = toml::Table::new();
+    run.insert("algorithm".into(), algorithm.algorithm.into());
+    run.insert(
+        "timestamps".into(),
+        algorithm.timestamps.unwrap_or(default_timestamps).into(),
+    );
+    run.insert("d".into(), d.into());
+    run.insert("end_time".into(), end_time.into());
+    run.insert("seed".into(), (seed.min(i64::MAX as u64) as i64).into());
+    run.insert("engine".into(), engine.into());
+    run
+}
+
 /// A preset table from its two sections.
 pub fn preset_table(model: toml::Table, run: toml::Table) -> toml::Table {
     let mut t = toml::Table::new();

@@ -1,7 +1,7 @@
 //! The torus's part of the left panel: rows × cols, tokens per facility, mean service and
 //! its law, d (slider and typed value), seed — and the preset table they make.
 
-use crate::app::form::{AlgorithmChoice, ModelForm, preset_table};
+use crate::app::form::{AlgorithmChoice, ModelForm, preset_table, queueing_run_table};
 use crate::preset::Config;
 use eframe::egui;
 
@@ -140,19 +140,7 @@ impl ModelForm for TorusForm {
             }
             .into(),
         );
-        let mut run = toml::Table::new();
-        run.insert("algorithm".into(), algorithm.algorithm.into());
-        run.insert(
-            "timestamps".into(),
-            algorithm.timestamps.unwrap_or("original").into(),
-        );
-        run.insert("d".into(), self.d.into());
-        run.insert("end_time".into(), end_time.into());
-        run.insert(
-            "seed".into(),
-            (self.seed.min(i64::MAX as u64) as i64).into(),
-        );
-        run.insert("engine".into(), engine.into());
+        let run = queueing_run_table(algorithm, "original", self.d, end_time, self.seed, engine);
         preset_table(model, run)
     }
 
