@@ -527,3 +527,20 @@ fn the_open_network_is_a_model_in_the_picker_and_runs_in_the_window() {
     assert!(h.state().a.steps() > 0, "the open network advances");
     h.get_by_label("tokens in system");
 }
+
+#[test]
+fn a_b_mode_works_for_the_open_network() {
+    if !gpu_available() {
+        return;
+    }
+    let mut h = harness("teaching-open");
+    h.state_mut().set_ab(true);
+    h.run_steps(1);
+    let b = h.state().b.as_ref().expect("a B session");
+    assert_eq!(b.config.kind(), "open-network");
+    assert_ne!(b.algorithm_label(), h.state().a.algorithm_label());
+    h.state_mut().running = true;
+    h.run_steps(8);
+    assert!(h.state().b.as_ref().unwrap().steps() > 0);
+    assert!(h.state().a.steps() > 0);
+}
