@@ -1,8 +1,10 @@
 //! PDES Lab: parallel discrete-event simulation on the GPU, seen and measured.
 //!
-//! Layout: [`model`] says what is simulated, [`sim`] how it is simulated on the CPU (the
-//! ground truth), [`preset`] turns TOML into validated configurations, [`cli`] is the
-//! headless command line. Times are integer ticks ([`time`]); random numbers come from a
+//! Layout: [`models`] holds one folder per model (what is simulated, its CPU and GPU
+//! engines, its verify cases, bench suites and window panel) and the registry that lists
+//! them; [`sim`] is the engine interface, [`gpu`] the device and the shared shader parts,
+//! [`engines`] the factory, [`verify`] the CPU ≡ GPU self-check, [`preset`] turns TOML into
+//! validated configurations, [`cli`] is the headless command line and [`app`] the window. Times are integer ticks ([`time`]); random numbers come from a
 //! counter-based generator ([`rng`]) that the GPU shaders reproduce bit for bit.
 
 pub mod app;

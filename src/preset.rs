@@ -1,4 +1,6 @@
-//! Presets: TOML files → a typed, validated [`Config`] of either model (`model.kind`).
+//! Presets: TOML files → a validated [`Config`] of any registered model (`model.kind`
+//! chooses the model's parser in the registry). Still here, to move into their folders: the
+//! torus's and the diffusion grid's configuration types, their readers and key table.
 //!
 //! Keys are dotted paths (`model.rows`, `run.d`, …). Every error is one line that names the
 //! key (or file) and the valid range, so the command line and the app can show it as is.

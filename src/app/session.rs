@@ -1,5 +1,6 @@
-//! One running simulation as the app sees it: an engine of either model (CPU or GPU), the
-//! display buffer its heatmap reads, and the series its plots draw.
+//! One running simulation as the app sees it: the model's engine behind
+//! [`crate::engines::LiveEngine`] (CPU or GPU), the display buffer its heatmap reads, and the
+//! samples its plots draw.
 
 pub use crate::engines::Sample;
 use crate::engines::{GpuFallback, LiveEngine};

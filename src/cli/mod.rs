@@ -1,4 +1,5 @@
-//! The command line: `run`, `presets`, `bench` (torus and diffusion suites) and `gui`.
+//! The command line: `run`, `presets`, `verify`, `bench` (every model's suites, from the
+//! registry) and `gui`.
 
 pub mod bench;
 pub mod output;
