@@ -323,13 +323,33 @@ impl PartialEq for Config {
     }
 }
 
+/// Implements [`ModelConfig`]'s run accessors for a configuration whose `run` is a
+/// [`RunConfig`] (the torus's run keys, shared by the queueing models).
+macro_rules! queueing_run_accessors {
+    () => {
+        fn algorithm_keys(&self) -> (&'static str, Option<&'static str>) {
+            self.run.algorithm_keys()
+        }
+        fn engine(&self) -> $crate::preset::EngineKind {
+            self.run.engine
+        }
+        fn set_engine(&mut self, engine: $crate::preset::EngineKind) {
+            self.run.engine = engine;
+        }
+        fn end_time(&self) -> f64 {
+            self.run.end_time
+        }
+    };
+}
+pub(crate) use queueing_run_accessors;
+
 /// Implements [`ModelConfig`]'s copy, equality and `Any` for a configuration type.
 macro_rules! model_config_boilerplate {
     () => {
-        fn clone_box(&self) -> Box<dyn ModelConfig> {
+        fn clone_box(&self) -> Box<dyn $crate::preset::ModelConfig> {
             Box::new(self.clone())
         }
-        fn eq_dyn(&self, other: &dyn ModelConfig) -> bool {
+        fn eq_dyn(&self, other: &dyn $crate::preset::ModelConfig) -> bool {
             other.as_any().downcast_ref::<Self>() == Some(self)
         }
         fn as_any(&self) -> &dyn std::any::Any {
@@ -337,23 +357,13 @@ macro_rules! model_config_boilerplate {
         }
     };
 }
+pub(crate) use model_config_boilerplate;
 
 impl ModelConfig for TorusConfig {
     fn kind(&self) -> &'static str {
         "torus"
     }
-    fn algorithm_keys(&self) -> (&'static str, Option<&'static str>) {
-        self.run.algorithm_keys()
-    }
-    fn engine(&self) -> EngineKind {
-        self.run.engine
-    }
-    fn set_engine(&mut self, engine: EngineKind) {
-        self.run.engine = engine;
-    }
-    fn end_time(&self) -> f64 {
-        self.run.end_time
-    }
+    queueing_run_accessors!();
     fn shape(&self) -> (u32, u32) {
         (self.model.rows, self.model.cols)
     }

@@ -257,18 +257,7 @@ impl ModelConfig for OpenConfig {
     fn kind(&self) -> &'static str {
         "open-network"
     }
-    fn algorithm_keys(&self) -> (&'static str, Option<&'static str>) {
-        self.run.algorithm_keys()
-    }
-    fn engine(&self) -> EngineKind {
-        self.run.engine
-    }
-    fn set_engine(&mut self, engine: EngineKind) {
-        self.run.engine = engine;
-    }
-    fn end_time(&self) -> f64 {
-        self.run.end_time
-    }
+    crate::preset::queueing_run_accessors!();
     fn shape(&self) -> (u32, u32) {
         (self.model.lines, self.model.servers_per_line)
     }
@@ -300,13 +289,5 @@ impl ModelConfig for OpenConfig {
             toml::to_string(&table).unwrap_or_default()
         )
     }
-    fn clone_box(&self) -> Box<dyn ModelConfig> {
-        Box::new(self.clone())
-    }
-    fn eq_dyn(&self, other: &dyn ModelConfig) -> bool {
-        other.as_any().downcast_ref::<Self>() == Some(self)
-    }
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
+    crate::preset::model_config_boilerplate!();
 }
