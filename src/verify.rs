@@ -105,6 +105,28 @@ pub struct Case {
     pub quick: bool,
 }
 
+/// Runs a model's `cases` (all, or the quick ones) with reduction variant `r`: each case's
+/// configuration must be a `C`, which `check` compares on both sides. Check lines are named
+/// "<kind> <label> (<variant>)".
+pub fn check_cases<C: 'static>(
+    kind: &str,
+    cases: &[Case],
+    r: Reductions,
+    options: Options,
+    record: &mut dyn FnMut(CheckResult),
+    check: impl Fn(&C) -> Result<Vec<String>, String>,
+) {
+    for case in cases.iter().filter(|c| c.quick || !options.quick) {
+        record(timed(
+            format!("{kind} {} ({})", case.label, reductions_name(r)),
+            || match config_of(case)?.get::<C>() {
+                Some(cfg) => check(cfg),
+                None => Err(format!("not a {kind} case")),
+            },
+        ));
+    }
+}
+
 /// The validated configuration of a case.
 pub fn config_of(case: &Case) -> Result<Config, String> {
     let (_, text) = preset::load_text(case.preset).map_err(|e| e.to_string())?;

@@ -9,8 +9,7 @@ use crate::gpu::shaders::Reductions;
 use crate::preset::DiffusionConfig;
 use crate::sim::Engine;
 use crate::verify::{
-    Case, CheckResult, Options, budgets, compare_reports, compare_step_logs, config_of, gpu_err,
-    reductions_name, timed,
+    Case, CheckResult, Options, budgets, check_cases, compare_reports, compare_step_logs, gpu_err,
 };
 use std::sync::Arc;
 
@@ -21,15 +20,14 @@ pub fn checks(
     options: Options,
     record: &mut dyn FnMut(CheckResult),
 ) {
-    for case in CASES.iter().filter(|c| c.quick || !options.quick) {
-        record(timed(
-            format!("diffusion {} ({})", case.label, reductions_name(r)),
-            || match config_of(case)?.get::<DiffusionConfig>() {
-                Some(cfg) => check_diffusion(gpu, cfg, r, options),
-                None => Err("not a diffusion case".into()),
-            },
-        ));
-    }
+    check_cases(
+        "diffusion",
+        CASES,
+        r,
+        options,
+        record,
+        |cfg: &DiffusionConfig| check_diffusion(gpu, cfg, r, options),
+    );
 }
 
 /// Nothing beyond the per-variant checks (the registry's `verify_once`).

@@ -10,8 +10,8 @@ use crate::models::torus::gpu::GpuTorus;
 use crate::preset::{Algorithm, Timestamps, TorusConfig};
 use crate::sim::{Budget, Engine};
 use crate::verify::{
-    Case, CheckResult, Options, budgets, compare_reports, compare_step_logs, config_of, gpu_err,
-    reductions_name, timed,
+    Case, CheckResult, Options, budgets, check_cases, compare_reports, compare_step_logs,
+    config_of, gpu_err, timed,
 };
 use std::sync::Arc;
 
@@ -22,15 +22,9 @@ pub fn checks(
     options: Options,
     record: &mut dyn FnMut(CheckResult),
 ) {
-    for case in CASES.iter().filter(|c| c.quick || !options.quick) {
-        record(timed(
-            format!("torus {} ({})", case.label, reductions_name(r)),
-            || match config_of(case)?.torus() {
-                Some(cfg) => check_torus(gpu, cfg, r, options),
-                None => Err("not a torus case".into()),
-            },
-        ));
-    }
+    check_cases("torus", CASES, r, options, record, |cfg: &TorusConfig| {
+        check_torus(gpu, cfg, r, options)
+    });
 }
 
 /// The window algorithm's promise, once per verification (the registry's `verify_once`):
