@@ -8,6 +8,11 @@
 pub const U64: &str = include_str!("../../shaders/u64.wgsl");
 /// Philox4x32-10 and the service-time transform (the project's random numbers).
 pub const PHILOX: &str = include_str!("../../shaders/philox.wgsl");
+/// What the queueing models' stepped engines share: segment geometry, step phases and
+/// rules, the step bound, the reduction of per-segment partials.
+pub const STEPPED: &str = include_str!("../../shaders/stepped.wgsl");
+/// The stepped engines' scan over every facility (departure list and segment minima).
+pub const STEPPED_SCAN: &str = include_str!("../../shaders/stepped_scan.wgsl");
 /// The heatmap's render pipeline (standalone module).
 pub const HEATMAP: &str = include_str!("../../shaders/heatmap.wgsl");
 

@@ -832,7 +832,7 @@ fn build_pipelines(gpu: &Gpu, b: &Buffers, reductions: Reductions) -> (Pipelines
             source: wgpu::ShaderSource::Wgsl(super::shaders::pass(src, reductions).into()),
         })
     };
-    let scan_m = module("torus_scan", super::shaders::SCAN);
+    let scan_m = module("stepped_scan (torus)", super::shaders::SCAN);
     let display_m = module("torus_display", super::shaders::DISPLAY);
     let display_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
         label: Some("torus display"),

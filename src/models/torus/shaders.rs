@@ -1,13 +1,14 @@
 //! The torus's WGSL passes (`shaders/` beside this file): every pass is `common.wgsl` (the
-//! bindings and geometry) + the project's Philox + its own file, composed with the shared
-//! 64-bit helpers and reductions by [`crate::gpu::shaders::compose`].
+//! bindings and geometry) + the project's Philox + the stepped engines' shared helpers +
+//! its own file, composed with the shared 64-bit helpers and reductions by
+//! [`crate::gpu::shaders::compose`]. The scan is the shared `shaders/stepped_scan.wgsl`.
 
 use crate::gpu::shaders::{self, Reductions};
 
 /// The torus passes' bindings and geometry.
 pub const COMMON: &str = include_str!("shaders/common.wgsl");
-/// The scan over all facilities: departure list and partial minima.
-pub const SCAN: &str = include_str!("shaders/torus_scan.wgsl");
+/// The scan over all facilities: departure list and partial minima (shared).
+pub const SCAN: &str = shaders::STEPPED_SCAN;
 /// Departures phase.
 pub const DEPART: &str = include_str!("shaders/torus_depart.wgsl");
 /// Arrivals phase.
@@ -19,7 +20,10 @@ pub const DISPLAY: &str = include_str!("shaders/torus_display.wgsl");
 
 /// The full source of one pass.
 pub fn pass(pass: &str, reductions: Reductions) -> String {
-    shaders::compose(reductions, &[COMMON, shaders::PHILOX, pass])
+    shaders::compose(
+        reductions,
+        &[COMMON, shaders::PHILOX, shaders::STEPPED, pass],
+    )
 }
 
 /// Every pass, by name (the registry's list, for validation tests).

@@ -2,18 +2,6 @@
 // Twin of src/models/torus/mod.rs and src/models/torus/state.rs.
 
 const TOKEN_MASK: u32 = 0x3fffffffu; // serving / outbox: token id in the low 30 bits, route in the top 2
-const ITEMS: u32 = 8u;               // facilities per thread in the scan (strided by WG; torus_scan.wgsl spells out 8)
-const SEG: u32 = WG * ITEMS;         // facilities per segment: one scan workgroup's share
-
-// Phases of the step state machine (see torus_plan.wgsl).
-const PHASE_IDLE: u32 = 0u;
-const PHASE_PLANNED: u32 = 1u;
-const PHASE_HELD: u32 = 2u;
-const PHASE_DONE: u32 = 3u;
-
-const RULE_WINDOW: u32 = 0u;
-const RULE_ORIGINAL: u32 = 1u;
-const RULE_BOUNDARY: u32 = 2u;
 
 struct Params {
     rows: u32, cols: u32, k: u32, n_wg: u32,
@@ -77,19 +65,4 @@ fn sources(g: u32) -> vec4<u32> {
     let right = r * P.cols + select(c + 1u, 0u, c + 1u == P.cols);
     // moving up (0) reaches g from below, down (1) from above, left (2) from the right...
     return vec4<u32>(down, up, right, left);
-}
-
-// The facility handled by item `i` of thread `lid` in workgroup `wg` (strided so that
-// neighbouring threads touch neighbouring facilities).
-fn item_facility(wg: u32, lid: u32, i: u32) -> u32 {
-    return (wg * ITEMS + i) * WG + lid;
-}
-
-var<workgroup> sh_phase: u32;
-
-// ctl.phase, read once per workgroup so that every thread provably sees the same value
-// (the WGSL uniformity rules require it before the barriers that follow).
-fn uniform_phase(lid: u32) -> u32 {
-    if lid == 0u { sh_phase = ctl.phase; }
-    return workgroupUniformLoad(&sh_phase);
 }

@@ -1,4 +1,5 @@
-// torus_scan.wgsl — the only pass that touches every facility each step. Workgroup w
+// stepped_scan.wgsl — the only pass of a queueing model's step that touches every
+// facility (shared by the torus and the open network, after stepped.wgsl). Workgroup w
 // owns segment w (SEG facilities). It reads each departure time once: those within the
 // step's bound are listed in the segment's part of `dep_list` (compacted in shared
 // memory; no global atomics), the others feed the segment's minimum (their departure

@@ -1,0 +1,92 @@
+// stepped.wgsl — what the GPU engines of the queueing models (torus, open network) share:
+// the segment geometry, the step state machine's phases, the step rules, the bound of a
+// step and the reduction of the per-segment partials. Twin of StepRule::bound in
+// src/sim/mod.rs. A model's common.wgsl declares the bindings these functions use, under
+// these names: P (k, n_wg, rule, d, end_t), ctl (phase, ...), dep, scan_min, part_min,
+// seg_count, dep_list.
+
+const ITEMS: u32 = 8u;               // facilities per thread in the scan (stepped_scan.wgsl spells out 8)
+const SEG: u32 = WG * ITEMS;         // facilities per segment: one scan workgroup's share
+
+// Phases of the step state machine (see the model's plan pass).
+const PHASE_IDLE: u32 = 0u;
+const PHASE_PLANNED: u32 = 1u;
+const PHASE_HELD: u32 = 2u;
+const PHASE_DONE: u32 = 3u;
+
+const RULE_WINDOW: u32 = 0u;
+const RULE_ORIGINAL: u32 = 1u;
+const RULE_BOUNDARY: u32 = 2u;
+
+// The facility handled by item `i` of thread `lid` in workgroup `wg` (strided so that
+// neighbouring threads touch neighbouring facilities).
+fn item_facility(wg: u32, lid: u32, i: u32) -> u32 {
+    return (wg * ITEMS + i) * WG + lid;
+}
+
+var<workgroup> sh_phase: u32;
+
+// ctl.phase, read once per workgroup so that every thread provably sees the same value
+// (the WGSL uniformity rules require it before the barriers that follow).
+fn uniform_phase(lid: u32) -> u32 {
+    if lid == 0u { sh_phase = ctl.phase; }
+    return workgroupUniformLoad(&sh_phase);
+}
+
+// floor(a / b) for b > 0, by shift and subtract (one thread, once per step).
+fn div64(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
+    var q = vec2<u32>(0u, 0u);
+    var r = vec2<u32>(0u, 0u);
+    for (var i = 63i; i >= 0; i--) {
+        // r = (r << 1) | bit i of a
+        let bit = select((a.x >> u32(i)) & 1u, (a.y >> u32(i - 32)) & 1u, i >= 32);
+        r = vec2<u32>((r.x << 1u) | bit, (r.y << 1u) | (r.x >> 31u));
+        if !lt64(r, b) {
+            r = sub64(r, b);
+            if i >= 32 { q.y |= 1u << u32(i - 32); } else { q.x |= 1u << u32(i); }
+        }
+    }
+    return q;
+}
+
+// The step from t_min: (bound, exec_at). Window: every event in [t_min, t_min + d);
+// interval: every event up to the next multiple of d at or after t_min, which is also
+// when boundary-stamped events happen. Never past the last tick before the end time.
+fn step_bound(t_min: vec2<u32>) -> vec4<u32> {
+    let last = sub64(P.end_t, vec2<u32>(1u, 0u));
+    var bound: vec2<u32>;
+    var exec_at = vec2<u32>(0u, 0u);
+    if P.rule == RULE_WINDOW {
+        bound = sub64(add64(t_min, P.d), vec2<u32>(1u, 0u));
+    } else {
+        let q = div64(sub64(add64(t_min, P.d), vec2<u32>(1u, 0u)), P.d);
+        exec_at = mul64(q, P.d);
+        bound = exec_at;
+    }
+    return vec4<u32>(min64(bound, last), exec_at);
+}
+
+// Reduces this step's per-segment minima (scan, depart and arrive) and counts
+// (departures, causality errors). Four independent loads per iteration keep several
+// memory requests in flight: this one workgroup runs alone, so its latency is the cost.
+fn reduce_partials(lid: u32) -> Reduced {
+    var m0 = never(); var m1 = never(); var m2 = never(); var m3 = never();
+    var n = vec2<u32>(0u, 0u); // (departures, causality errors)
+    var w = lid;
+    for (; w + WG < P.n_wg; w += 2u * WG) {
+        let a = part_min[w];
+        let b = part_min[w + WG];
+        m0 = min64(m0, scan_min[w]);
+        m1 = min64(m1, scan_min[w + WG]);
+        m2 = min64(min64(m2, a.xy), a.zw);
+        m3 = min64(min64(m3, b.xy), b.zw);
+        n += seg_count[w].xz + seg_count[w + WG].xz;
+    }
+    for (; w < P.n_wg; w += WG) {
+        let a = part_min[w];
+        m0 = min64(min64(m0, scan_min[w]), min64(a.xy, a.zw));
+        n += seg_count[w].xz;
+    }
+    // (departures, causality errors) of this step: at most K each, so u32 per thread
+    return wg_reduce(lid, min64(min64(m0, m1), min64(m2, m3)), vec2<u32>(n.x, 0u), vec2<u32>(n.y, 0u));
+}
