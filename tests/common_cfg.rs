@@ -54,3 +54,17 @@ pub fn gpu() -> Option<std::sync::Arc<pdes_lab::gpu::Gpu>> {
         }
     }
 }
+
+/// An open-network configuration from the teaching preset with `sets` applied.
+pub fn open_config(sets: &[&str]) -> pdes_lab::models::open_network::config::OpenConfig {
+    let (_, text) = pdes_lab::preset::load_text("teaching-open").unwrap();
+    let mut table: toml::Table = text.parse().unwrap();
+    for s in sets {
+        pdes_lab::preset::apply_set(&mut table, s).unwrap();
+    }
+    pdes_lab::preset::Config::from_table(&table)
+        .unwrap()
+        .get::<pdes_lab::models::open_network::config::OpenConfig>()
+        .cloned()
+        .expect("teaching-open is an open-network preset")
+}

@@ -2,6 +2,7 @@
 //! line, [`LiveEngine`] for the window) and its summary (the JSON fields).
 
 use super::config::OpenConfig;
+use super::gpu::GpuOpen;
 use super::sequential::Sequential;
 use super::state::{Measures, OpenState};
 use super::stepped::Stepped;
@@ -71,6 +72,7 @@ impl OpenEngine {
         let horizon = self.now().min(self.config.end_ticks()).max(1);
         Ok(OpenSummary::new(
             &self.config,
+            "cpu",
             &self.totals(),
             &self.state().measures(horizon),
         ))
@@ -121,12 +123,14 @@ impl LiveEngine for OpenEngine {
         }
     }
     fn display_words(&self) -> Result<Vec<[u32; 2]>, SimError> {
-        Ok(self
-            .state()
-            .occupancy()
-            .into_iter()
-            .map(|o| [o, 0])
-            .collect())
+        let occupancy = self.state().occupancy().into_iter();
+        Ok(match &self.run {
+            Run::Stepped(s) => occupancy
+                .zip(&s.last_error_step)
+                .map(|(o, e)| [o, *e])
+                .collect(),
+            Run::Sequential(_) => occupancy.map(|o| [o, 0]).collect(),
+        })
     }
     fn sample(&self, now: Ticks) -> Result<Sample, SimError> {
         let m = self.state().measures(now.max(1));
@@ -147,17 +151,49 @@ impl LiveEngine for OpenEngine {
     }
 }
 
-/// The registry's constructor (the open network has CPU engines only so far).
+/// The registry's constructor: the GPU engine when `device` is given, else the CPU one.
 pub fn build(config: &Config, device: Option<Arc<Gpu>>) -> Result<Box<dyn LiveEngine>, SimError> {
     let Some(c) = config.get::<OpenConfig>() else {
         return Err(SimError::Gpu("not an open-network configuration".into()));
     };
-    if device.is_some() {
-        return Err(SimError::Gpu(
-            "the open network has no GPU engine yet; use --engine cpu".into(),
-        ));
+    Ok(match device {
+        Some(g) => Box::new(GpuOpen::new(g, c)?),
+        None => Box::new(OpenEngine::new(c)),
+    })
+}
+
+impl LiveEngine for GpuOpen {
+    fn runs_on(&self) -> &'static str {
+        "gpu"
     }
-    Ok(Box::new(OpenEngine::new(c)))
+    fn gpu_memory_bytes(&self) -> u64 {
+        self.memory_bytes
+    }
+    fn write_display(&self, _gpu: &Gpu, buf: &wgpu::Buffer) {
+        GpuOpen::write_display(self, buf);
+    }
+    fn display_words(&self) -> Result<Vec<[u32; 2]>, SimError> {
+        GpuOpen::display_words(self)
+    }
+    fn sample(&self, now: Ticks) -> Result<Sample, SimError> {
+        // completed services only: a few kilobytes read back, utilization lags slightly
+        let s = self.live_stats()?;
+        let totals = self.totals();
+        let facilities = f64::from(self.config().model.facilities());
+        Ok(Sample {
+            time: to_units(now),
+            steps: totals.steps,
+            events: totals.events,
+            utilization: s.busy_completed as f64 / (facilities * now.max(1) as f64),
+            sojourn: to_units(1) * s.sojourn_sum as f64 / s.completions.max(1) as f64,
+            causality_errors: self.causality_errors(),
+            tokens_in_system: (s.arrivals - s.exits) as f64,
+            ..Sample::default()
+        })
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
 }
 
 /// The registry's CPU memory estimate: facilities, and a token pool of the order of the
@@ -240,8 +276,8 @@ pub struct OpenSummary {
 }
 
 impl OpenSummary {
-    /// The summary of a run of `cfg`.
-    pub fn new(cfg: &OpenConfig, totals: &StepTotals, m: &Measures) -> Self {
+    /// The summary of a run of `cfg` on `engine` ("cpu" or "gpu").
+    pub fn new(cfg: &OpenConfig, engine: &'static str, totals: &StepTotals, m: &Measures) -> Self {
         let p = &cfg.model;
         let exponential = p.service == ServiceKind::Exponential;
         let exact = |v: f64| exponential.then_some(v);
@@ -250,7 +286,7 @@ impl OpenSummary {
             algorithm: cfg.run.algorithm.name(),
             timestamps: (cfg.run.algorithm == Algorithm::Interval)
                 .then(|| cfg.run.timestamps.name()),
-            engine: "cpu",
+            engine,
             lines: p.lines,
             servers_per_line: p.servers_per_line,
             arrival_rate: p.arrival_rate,

@@ -6,8 +6,9 @@
 //!
 //! This folder holds everything of the model: parameters and their preset keys
 //! (`config.rs`, serde), the CPU engines (`sequential`, the stepped window/interval engine)
-//! behind the common interfaces (`engine.rs`), the window's panel and form, and its registry
-//! entry ([`INFO`]). It has no GPU engine yet (bench/NOTES.md says what it needs).
+//! behind the common interfaces (`engine.rs`), the GPU engine with its token pool
+//! (`gpu.rs`, `shaders/`, checked against the CPU twin by `verify.rs`), the window's panel
+//! and form, and its registry entry ([`INFO`]).
 //!
 //! Randomness is a pure function of the seed and of *which* token it is (its arrival
 //! number, not its pool slot), so any engine that reuses slots in another order still
@@ -17,10 +18,13 @@
 pub mod config;
 pub mod engine;
 pub mod form;
+pub mod gpu;
 pub mod panel;
 pub mod sequential;
+pub mod shaders;
 pub mod state;
 pub mod stepped;
+pub mod verify;
 
 use crate::models::torus::{ServiceKind, ServiceLaw};
 use crate::time::{TICKS_PER_UNIT, Ticks};
@@ -198,28 +202,6 @@ impl Laws {
     }
 }
 
-/// No GPU engine yet: no WGSL modules.
-fn no_shaders(_: crate::gpu::shaders::Reductions) -> Vec<(String, String)> {
-    Vec::new()
-}
-
-/// No GPU engine yet: nothing to verify against the CPU twin.
-fn no_checks(
-    _: &std::sync::Arc<crate::gpu::Gpu>,
-    _: crate::gpu::shaders::Reductions,
-    _: crate::verify::Options,
-    _: &mut dyn FnMut(crate::verify::CheckResult),
-) {
-}
-
-/// No GPU engine yet: nothing to verify once either.
-fn no_check_once(
-    _: &std::sync::Arc<crate::gpu::Gpu>,
-    _: crate::verify::Options,
-    _: &mut dyn FnMut(crate::verify::CheckResult),
-) {
-}
-
 /// No benchmark suite yet.
 fn no_bench(name: &str, _: &crate::cli::bench::BenchOptions) -> Result<(), crate::cli::CliError> {
     Err(crate::cli::CliError::Input(format!(
@@ -241,9 +223,9 @@ pub static INFO: super::ModelInfo = super::ModelInfo {
         "model.arrival_rate",
         "model.exit_probability",
     ],
-    shader_modules: no_shaders,
-    verify: no_checks,
-    verify_once: no_check_once,
+    shader_modules: shaders::modules,
+    verify: verify::checks,
+    verify_once: verify::check_once,
     cpu_bytes: engine::cpu_bytes,
     build: engine::build,
     panel: panel::PANEL,
@@ -265,7 +247,7 @@ pub static INFO: super::ModelInfo = super::ModelInfo {
             help: "Every event in [t_min, t_min + d) at once; exact with shifted service (no service shorter than d), external arrivals included.",
             algorithm: "window",
             timestamps: None,
-            gpu: false,
+            gpu: true,
             listed: true,
         },
         super::AlgorithmInfo {
@@ -274,7 +256,7 @@ pub static INFO: super::ModelInfo = super::ModelInfo {
             help: "Every event up to the next multiple of d at once, with its own timestamp: causality errors happen.",
             algorithm: "interval",
             timestamps: Some("original"),
-            gpu: false,
+            gpu: true,
             listed: true,
         },
         super::AlgorithmInfo {
@@ -283,7 +265,7 @@ pub static INFO: super::ModelInfo = super::ModelInfo {
             help: "Park & Fishwick 2009: every event up to the next multiple of d happens at that boundary. Tokens are held longer, so an open network fills up as d grows (paper 002 Fig. 3).",
             algorithm: "interval",
             timestamps: Some("boundary"),
-            gpu: false,
+            gpu: true,
             listed: true,
         },
     ],

@@ -22,7 +22,10 @@ pub struct Facility {
     pub last_arrival: Ticks,
     /// Busy ticks of completed services.
     pub busy: Ticks,
-    /// Sojourn ticks (arrival to departure) of completed visits.
+    /// Sojourn ticks (departure stamp − arrival stamp) of completed visits, as a wrapping
+    /// two's-complement sum: under interval/original a token queued with a later stamp can
+    /// start at an earlier departure and leave before its own arrival stamp, so a visit's
+    /// sojourn can be negative (an artefact of the causality error; read it as i64).
     pub sojourn: Ticks,
     /// Completed visits.
     pub completions: u64,
@@ -82,7 +85,8 @@ pub struct OpenState {
     pub facilities: Vec<Facility>,
     /// The token pool (free slots are listed in `free`).
     pub tokens: Vec<Token>,
-    free: Vec<u32>,
+    /// Free pool slots (reused last-freed first).
+    pub free: Vec<u32>,
     /// Time of the next external arrival.
     pub next_arrival: Ticks,
     /// External arrivals so far (also the next arrival's number).
@@ -227,7 +231,7 @@ impl OpenState {
         fac.busy += fac.departure - fac.service_start;
         fac.completions += 1;
         let tok = self.tokens[token as usize];
-        fac.sojourn += t_exec - tok.arrived;
+        fac.sojourn = fac.sojourn.wrapping_add(t_exec.wrapping_sub(tok.arrived));
         let words = visit_words(self.seed, tok.arrival, tok.visits);
         self.tokens[token as usize].visits += 1;
         if fac.head == NONE {
@@ -338,7 +342,7 @@ impl OpenState {
     /// Statistics as of `horizon` (≥ every processed event).
     pub fn measures(&self, horizon: Ticks) -> Measures {
         let mut busy = 0u128;
-        let mut sojourn = 0u128;
+        let mut sojourn = 0i128;
         let mut completions = 0u64;
         let mut causality_errors = 0u64;
         for f in &self.facilities {
@@ -346,7 +350,7 @@ impl OpenState {
             if f.serving != NONE && f.service_start < horizon {
                 busy += u128::from(horizon.min(f.departure) - f.service_start);
             }
-            sojourn += u128::from(f.sojourn);
+            sojourn += i128::from(f.sojourn as i64);
             completions += f.completions;
             causality_errors += f.causality_errors;
         }
@@ -378,8 +382,8 @@ pub struct Measures {
     pub facilities: u64,
     /// Busy ticks (completed services, plus the part of the current ones before the horizon).
     pub busy: u128,
-    /// Sojourn ticks of completed visits.
-    pub sojourn: u128,
+    /// Sojourn ticks of completed visits (signed: see [`Facility::sojourn`]).
+    pub sojourn: i128,
     /// Completed visits.
     pub completions: u64,
     /// Causality errors.

@@ -42,6 +42,9 @@ pub struct Stepped {
     rule: StepRule,
     end: Ticks,
     sent: Vec<Sent>,
+    /// Per facility, the step of its latest causality error (0: none; step 0 cannot have
+    /// one), as the heatmap shows it.
+    pub last_error_step: Vec<u32>,
     totals: StepTotals,
     log: Vec<StepRecord>,
 }
@@ -49,11 +52,13 @@ pub struct Stepped {
 impl Stepped {
     /// A simulator of `state` with `rule`, processing every event earlier than `end`.
     pub fn new(state: OpenState, rule: StepRule, end: Ticks) -> Self {
+        let k = state.facilities.len();
         Self {
             state,
             rule,
             end,
             sent: Vec::new(),
+            last_error_step: vec![0; k],
             totals: StepTotals::default(),
             log: Vec::new(),
         }
@@ -140,7 +145,11 @@ impl Stepped {
         for s in &self.sent {
             let before = self.state.facilities[s.dest as usize].causality_errors;
             self.state.arrive(s.dest, s.token, s.time);
-            errors += self.state.facilities[s.dest as usize].causality_errors - before;
+            let new = self.state.facilities[s.dest as usize].causality_errors - before;
+            if new > 0 {
+                self.last_error_step[s.dest as usize] = self.totals.steps as u32;
+            }
+            errors += new;
         }
         self.totals.record(events, errors);
         self.log.push(StepRecord {

@@ -157,7 +157,9 @@ impl TorusState {
         debug_assert_ne!(token, NONE, "departure from an idle facility");
         fac.busy += fac.departure - fac.service_start;
         let tok = &mut self.tokens[token as usize];
-        fac.sojourn += t_exec - tok.arrived;
+        // interval/original can start a token stamped later than the departure that frees
+        // the server: its sojourn is negative; the sums wrap (two's complement) as on the GPU
+        fac.sojourn = fac.sojourn.wrapping_add(t_exec.wrapping_sub(tok.arrived));
         tok.visits += 1;
         let dir = fac.route;
         if fac.head == NONE {

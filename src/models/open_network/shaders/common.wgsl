@@ -1,0 +1,159 @@
+// common.wgsl — bindings, token records and random streams shared by every open-network
+// pass (after u64.wgsl; before stepped.wgsl, whose names it declares). Twin of
+// src/models/open_network/mod.rs (words, choices, laws) and state.rs (the records).
+
+const PHASE_FULL: u32 = 4u; // the next step's arrivals need more token slots than the pool has
+
+struct Params {
+    lines: u32, servers: u32, k: u32, n_wg: u32,
+    seed_lo: u32, seed_hi: u32, rule: u32, log_len: u32,
+    d: vec2<u32>, end_t: vec2<u32>,
+    shift: vec2<u32>, scale: u32, interarrival: u32,
+    exit_q32: vec2<u32>, pad0: u32, pad1: u32,
+}
+
+// Written by thread 0 of the plan passes and by the host between batches.
+struct Ctl {
+    t_min: vec2<u32>, bound: vec2<u32>,
+    exec_at: vec2<u32>, limit: vec2<u32>,
+    events: vec2<u32>, errors: vec2<u32>,
+    step: u32, phase: u32, max_events: u32, src_count: u32,
+    next_arrival: vec2<u32>, arrivals: vec2<u32>,
+    entered_sum: vec4<u32>,        // Σ entry times of every token ever created (128 bits)
+    pool_used: u32,                // slots ever handed out (the rest of the pool is untouched)
+    pool_cap: u32,                 // slots in the pool buffers
+    pool_short: u32,               // PHASE_FULL: how many slots the planned step lacked
+    step_arrivals: u32,            // external arrivals created for the planned step
+}
+
+// One token of the pool (48 bytes).
+struct Token {
+    arrival: vec2<u32>,  // which external arrival created it (keys its random words); NEVER when free
+    entered: vec2<u32>,  // when it entered the system
+    arrived: vec2<u32>,  // when it arrived at its current facility (set by its sender)
+    visits: u32,         // services completed
+    next: u32,           // next token in the same queue
+    link: u32,           // next token announced to the same facility this step
+    sender: u32,         // who sent it this step: a facility, or K for the source
+    pad0: u32, pad1: u32,
+}
+
+struct LogEntry {
+    t_min: vec2<u32>, bound: vec2<u32>,
+    events: u32, errors: u32, pad0: u32, pad1: u32,
+}
+
+@group(0) @binding(0) var<uniform> P: Params;
+@group(0) @binding(1) var<storage, read_write> ctl: Ctl;
+@group(0) @binding(2) var<storage, read_write> dep: array<vec2<u32>>;       // departure time, NEVER when idle
+@group(0) @binding(3) var<storage, read_write> start_t: array<vec2<u32>>;   // service start; idle: free since
+@group(0) @binding(4) var<storage, read_write> last_arr: array<vec2<u32>>;  // largest arrival time seen (interval/original only)
+@group(0) @binding(5) var<storage, read_write> fac: array<vec4<u32>>;       // serving, head, tail, last error step
+@group(0) @binding(6) var<storage, read_write> tok: array<Token>;           // the token pool
+@group(0) @binding(7) var<storage, read_write> free_stack: array<u32>;      // free slots below heads[K]
+@group(0) @binding(8) var<storage, read_write> heads: array<atomic<u32>>;   // [f < K]: first token announced to f this step; [K]: free-stack top
+@group(0) @binding(9) var<storage, read_write> scan_min: array<vec2<u32>>;  // per segment: min departure of facilities that do not depart
+@group(0) @binding(10) var<storage, read_write> part_min: array<vec4<u32>>; // per segment: (depart min, arrive min) of this step
+@group(0) @binding(11) var<storage, read_write> seg_count: array<vec4<u32>>; // per segment: (departures, receivers, causality errors, exits) of this step
+@group(0) @binding(12) var<storage, read_write> wg_acc: array<vec4<u32>>;  // per segment, 128-bit and cumulative: busy, sojourn, exit times, stays, exits
+@group(0) @binding(13) var<storage, read_write> dep_list: array<u32>;      // per segment: its facilities departing this step
+@group(0) @binding(14) var<storage, read_write> recv_list: array<u32>;     // per segment: facilities its departures announced to first; [K..]: the source's
+@group(0) @binding(15) var<storage, read> ln_table: array<u32>;
+@group(0) @binding(16) var<storage, read_write> steplog: array<LogEntry>;
+
+const ACC_BUSY: u32 = 0u;
+const ACC_SOJOURN: u32 = 1u;
+const ACC_EXIT_TIME: u32 = 2u;
+const ACC_STAY: u32 = 3u;
+const ACC_EXITS: u32 = 4u;
+const ACC_PER_SEGMENT: u32 = 5u;
+
+// a + x, 128-bit accumulator plus signed 64-bit value (two's complement, sign-extended:
+// a visit's sojourn can be negative under interval/original, see state.rs).
+fn add128_signed(a: vec4<u32>, x: vec2<u32>) -> vec4<u32> {
+    let lo = add64(a.xy, x);
+    let carry = select(0u, 1u, lt64(lo, x));
+    let ext = select(0u, NONE, (x.y >> 31u) == 1u);
+    return vec4<u32>(lo, add64(add64(a.zw, vec2<u32>(carry, 0u)), vec2<u32>(ext, ext)));
+}
+
+// a + x, 128-bit accumulator plus 64-bit value.
+fn add128(a: vec4<u32>, x: vec2<u32>) -> vec4<u32> {
+    let lo = add64(a.xy, x);
+    let carry = select(0u, 1u, lt64(lo, x));
+    return vec4<u32>(lo, add64(a.zw, vec2<u32>(carry, 0u)));
+}
+
+// The four words of visit `visit` of the token created by arrival `arrival` (visit_words).
+fn visit_words(arrival: vec2<u32>, visit: u32) -> vec4<u32> {
+    return philox4x32_10(vec4<u32>(visit, arrival.y, P.seed_hi, 0u), vec2<u32>(arrival.x, P.seed_lo));
+}
+
+const ARRIVAL_STREAM: u32 = 0xA2217A15u;
+
+// The four words of external arrival `k` (arrival_words).
+fn arrival_words(k: vec2<u32>) -> vec4<u32> {
+    return philox4x32_10(vec4<u32>(k.x, k.y, P.seed_hi, 0u), vec2<u32>(ARRIVAL_STREAM, P.seed_lo));
+}
+
+// Time between arrival k − 1 and arrival k, from word 0 of its words (Laws::gap).
+fn gap(words: vec4<u32>) -> vec2<u32> {
+    let p = mul32x32(neg_ln_q27(words.x), P.interarrival);
+    return vec2<u32>((p.x >> 27u) | (p.y << 5u), p.y >> 27u);
+}
+
+// A uniform choice among n from one word: the high word of word · n (choose).
+fn choose(word: u32, n: u32) -> u32 {
+    return mul32x32(word, n).y;
+}
+
+// True with probability exit_q32 / 2^32 (bernoulli; exit_q32 may be 2^32).
+fn exits(word: u32) -> bool {
+    return P.exit_q32.y > 0u || word < P.exit_q32.x;
+}
+
+// Starts `token` (record `t`) at facility g at time s; returns its departure time.
+fn service_end(t: Token, s: vec2<u32>) -> vec2<u32> {
+    return add64(s, service_ticks(visit_words(t.arrival, t.visits).x));
+}
+
+// A free slot: the top of the free stack, else one never used (the caller checked that
+// enough exist).
+fn take_slot() -> u32 {
+    let top = atomicLoad(&heads[P.k]);
+    if top > 0u {
+        atomicStore(&heads[P.k], top - 1u);
+        return free_stack[top - 1u];
+    }
+    ctl.pool_used += 1u;
+    return ctl.pool_used - 1u;
+}
+
+// Creates the token of the arrival due at ctl.next_arrival, entering at t_exec, announces
+// it to its line's first server, and schedules the next arrival (OpenState::create).
+fn create(t_exec: vec2<u32>) {
+    let k = ctl.arrivals;
+    let words = arrival_words(k);
+    let dest = choose(words.y, P.lines) * P.servers;
+    let slot = take_slot();
+    let link = atomicExchange(&heads[dest], slot);
+    tok[slot] = Token(k, t_exec, t_exec, 0u, NONE, link, P.k, 0u, 0u);
+    if link == NONE {
+        recv_list[P.k + ctl.src_count] = dest;
+        ctl.src_count += 1u;
+    }
+    ctl.entered_sum = add128(ctl.entered_sum, t_exec);
+    let k1 = add64(k, vec2<u32>(1u, 0u));
+    ctl.arrivals = k1;
+    ctl.next_arrival = add64(ctl.next_arrival, gap(arrival_words(k1)));
+}
+
+// The step's first action (called by thread 0 of the scan's workgroup 0, stepped_scan.wgsl):
+// creates the ctl.step_arrivals external arrivals the plan counted, one thread, in arrival
+// order: the stream is a running sum of gaps, and it is short per step (λ·d on average).
+fn step_start() {
+    ctl.src_count = 0u;
+    for (var i = 0u; i < ctl.step_arrivals; i++) {
+        create(select(ctl.next_arrival, ctl.exec_at, P.rule == RULE_BOUNDARY));
+    }
+}

@@ -1,0 +1,86 @@
+// open_plan.wgsl — closes a step and plans the next one on the GPU (one workgroup), so
+// that no step needs a CPU round trip. Twin of Stepped::advance and the source's part of
+// Stepped::step in src/models/open_network/stepped.rs.
+//
+// Step state machine (ctl.phase), as for the torus plus one state:
+//   PLANNED  a step's bound is set and its external arrivals created; depart + arrive run
+//            it, then `finish_step` closes it;
+//   IDLE     before the first plan;
+//   HELD     the next t_min is at or past ctl.limit (the caller's budget);
+//   FULL     the next step's arrivals need more token slots than the pool has: nothing
+//            runs until the host grows the pool (between batches), sets HELD and resumes;
+//   DONE     the next t_min is at or past the end time.
+//
+// The plan counts the source's arrivals within the bound and checks the pool; they are
+// created when the step starts (step_start in common.wgsl), so that a planned step that
+// has not run yet has changed nothing.
+
+// Thread 0 only: the next step from the facilities' minimum departure.
+fn plan(departures_min: vec2<u32>) {
+    let t_min = min64(departures_min, ctl.next_arrival);
+    ctl.t_min = t_min;
+    if !lt64(t_min, P.end_t) {
+        ctl.phase = PHASE_DONE;
+        return;
+    }
+    if !lt64(t_min, ctl.limit) {
+        ctl.phase = PHASE_HELD;
+        return;
+    }
+    let b = step_bound(t_min);
+    // How many arrivals fall within the bound (their times only), before taking slots.
+    var n = 0u;
+    var t = ctl.next_arrival;
+    var k = ctl.arrivals;
+    while le64(t, b.xy) {
+        n += 1u;
+        k = add64(k, vec2<u32>(1u, 0u));
+        t = add64(t, gap(arrival_words(k)));
+    }
+    let available = atomicLoad(&heads[P.k]) + (ctl.pool_cap - ctl.pool_used);
+    if n > available {
+        ctl.pool_short = n - available;
+        ctl.phase = PHASE_FULL;
+        return;
+    }
+    ctl.step_arrivals = n; // created by step_start, at the start of the step
+
+    ctl.bound = b.xy;
+    ctl.exec_at = b.zw;
+    steplog[ctl.step % P.log_len] = LogEntry(t_min, b.xy, 0u, 0u, 0u, 0u);
+    ctl.phase = PHASE_PLANNED;
+}
+
+@compute @workgroup_size(WG)
+fn finish_step(@builtin(local_invocation_id) lid3: vec3<u32>) {
+    let lid = lid3.x;
+    if uniform_phase(lid) != PHASE_PLANNED { return; }
+    let r = reduce_partials(lid);
+    if lid == 0u {
+        let i = ctl.step % P.log_len;
+        let events = r.a.x + ctl.step_arrivals;
+        let errors = r.b.x;
+        steplog[i].events = events;
+        steplog[i].errors = errors;
+        ctl.events = add64(ctl.events, vec2<u32>(events, 0u));
+        ctl.errors = add64(ctl.errors, vec2<u32>(errors, 0u));
+        ctl.max_events = max(ctl.max_events, events);
+        ctl.step += 1u;
+        plan(r.min);
+    }
+}
+
+// Plans a step when none is planned: after set-up (IDLE: reduce the initial minima) or
+// when the caller raised the limit of a HELD engine or grew the pool of a FULL one (the
+// facilities' minimum is unchanged since: nothing ran).
+@compute @workgroup_size(WG)
+fn resume(@builtin(local_invocation_id) lid3: vec3<u32>) {
+    let lid = lid3.x;
+    let phase = uniform_phase(lid);
+    if phase == PHASE_IDLE {
+        let r = reduce_partials(lid);
+        if lid == 0u { plan(r.min); }
+    } else if phase == PHASE_HELD && lid == 0u {
+        plan(ctl.t_min);
+    }
+}
