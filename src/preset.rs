@@ -582,6 +582,17 @@ pub fn load_text(name_or_path: &str) -> Result<(String, String), PresetError> {
     }
 }
 
+/// The validated configuration of built-in preset (or file) `preset` with `--set`
+/// assignments `sets` applied; the error is the message a user would see.
+pub fn config_with(preset: &str, sets: &[&str]) -> Result<Config, String> {
+    let (_, text) = load_text(preset).map_err(|e| e.to_string())?;
+    let mut table: toml::Table = text.parse().map_err(|e: toml::de::Error| e.to_string())?;
+    for s in sets {
+        apply_set(&mut table, s).map_err(|e| e.to_string())?;
+    }
+    Config::from_table(&table).map_err(|e| e.to_string())
+}
+
 /// Applies a `--set key=value` override to a preset table. The value is read as a TOML
 /// value (`16`, `0.5`, `"window"`); a bare word that is not valid TOML is taken as a string.
 pub fn apply_set(table: &mut toml::Table, assignment: &str) -> Result<(), PresetError> {

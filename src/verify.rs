@@ -129,12 +129,7 @@ pub fn check_cases<C: 'static>(
 
 /// The validated configuration of a case.
 pub fn config_of(case: &Case) -> Result<Config, String> {
-    let (_, text) = preset::load_text(case.preset).map_err(|e| e.to_string())?;
-    let mut table: toml::Table = text.parse().map_err(|e: toml::de::Error| e.to_string())?;
-    for s in case.sets {
-        preset::apply_set(&mut table, s).map_err(|e| e.to_string())?;
-    }
-    Config::from_table(&table).map_err(|e| e.to_string())
+    preset::config_with(case.preset, case.sets)
 }
 
 /// Runs every check on `gpu`, calling `on_check` after each (for a live listing).

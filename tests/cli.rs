@@ -450,6 +450,8 @@ fn an_unknown_suite_lists_every_suite() {
         "diffusion-small",
         "diffusion-gpu-2048",
         "diffusion-sweep",
+        "open-network",
+        "open-smoke",
     ] {
         assert!(err.contains(s), "{s}: {err}");
     }

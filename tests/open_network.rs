@@ -2,6 +2,7 @@
 //! the Jackson-network values for exponential service, conservation of tokens, and the
 //! stability rule.
 
+mod common_cfg;
 use pdes_lab::models::open_network::sequential::Sequential;
 use pdes_lab::models::open_network::state::OpenState;
 use pdes_lab::models::open_network::{Laws, OpenParams};
@@ -383,4 +384,47 @@ fn bad_open_network_input_is_refused_with_the_key() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("model.lines"));
     let o = run(&["run.algorithm=\"window\""]);
     assert_eq!(o.status.code(), Some(2), "window needs shifted service");
+}
+
+#[test]
+fn the_open_network_bench_checks_window_against_sequential_and_reports_speedups() {
+    if common_cfg::gpu().is_none() {
+        return; // the suite has a GPU row (PDES_REQUIRE_GPU=1 makes this a failure)
+    }
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_pdes-lab"))
+        .args([
+            "bench",
+            "--suite",
+            "open-smoke",
+            "--repeat",
+            "1",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let rows = v["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 3);
+    let seq = &rows[0];
+    assert_eq!(seq["algorithm"], "sequential");
+    assert!(seq["speedup_vs_sequential"].is_null());
+    for r in &rows[1..] {
+        assert_eq!(r["algorithm"], "window");
+        // the runner refuses a window row that is not the sequential run; these passed
+        for k in [
+            "events",
+            "utilization",
+            "mean_sojourn",
+            "exits",
+            "mean_tokens_in_system",
+        ] {
+            assert_eq!(r["summary"][k], seq["summary"][k], "{k}");
+        }
+        assert!(r["speedup_vs_sequential"].as_f64().unwrap() > 0.0);
+        assert_eq!(r["work"], seq["work"]);
+    }
+    assert_eq!(rows[2]["engine"], "gpu");
+    assert!(v["verification"].as_str().unwrap().contains("0 failed"));
 }

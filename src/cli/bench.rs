@@ -108,3 +108,184 @@ pub fn write_report<R: Serialize>(
     };
     super::output::emit(&text, out, "--out")
 }
+
+/// One run of a preset-based suite: a built-in preset with `--set` overrides. Runs of one
+/// `group` share every model parameter; its `sequential` run (if any) is the reference the
+/// others' speedups are measured against, and a `window` run must reproduce it exactly.
+#[derive(Clone, Copy, Debug)]
+pub struct PresetCase {
+    /// Rows with the same group are compared with each other.
+    pub group: &'static str,
+    /// The built-in preset.
+    pub preset: &'static str,
+    /// `--set` overrides.
+    pub sets: &'static [&'static str],
+}
+
+/// A measured [`PresetCase`]: timings plus the run's whole summary.
+#[derive(Clone, Debug, Serialize)]
+pub struct PresetRow {
+    /// The case's group.
+    pub group: &'static str,
+    /// Algorithm (with timestamps for interval).
+    pub algorithm: String,
+    /// "cpu" or "gpu".
+    pub engine: &'static str,
+    /// Work done (events, or the model's unit).
+    pub work: u64,
+    /// Steps taken.
+    pub steps: u64,
+    /// Seconds to build the engine (state, upload, pipelines).
+    pub setup_seconds: f64,
+    /// Median seconds of simulation over the timed runs.
+    pub wall_seconds: f64,
+    /// Every timed run's seconds (GPU rows: after one untimed warm-up run).
+    pub wall_seconds_runs: Vec<f64>,
+    /// Work per second of simulation.
+    pub work_per_second: f64,
+    /// Microseconds of wall time per step.
+    pub us_per_step: f64,
+    /// Speedup over the group's sequential run, measured in the same invocation.
+    pub speedup_vs_sequential: Option<f64>,
+    /// The run's summary (the fields `pdes-lab run --format json` prints).
+    pub summary: serde_json::Map<String, serde_json::Value>,
+}
+
+/// Summary fields that differ between algorithms by design (the rest must be identical
+/// between a window run and its group's sequential run).
+const PER_ALGORITHM: [&str; 8] = [
+    "algorithm",
+    "timestamps",
+    "engine",
+    "steps",
+    "mean_events_per_step",
+    "max_events_per_step",
+    "wall_seconds",
+    "events_per_second",
+];
+
+/// One timed run of `config`: (setup s, run s, report).
+fn time_run(config: &crate::preset::Config) -> Result<(f64, f64, crate::sim::Report), CliError> {
+    let run_err = |e: crate::sim::SimError| CliError::Run(e.to_string());
+    let t0 = std::time::Instant::now();
+    let mut sim = crate::engines::Simulation::new(config.clone()).map_err(run_err)?;
+    let setup = t0.elapsed().as_secs_f64();
+    let t1 = std::time::Instant::now();
+    sim.engine
+        .advance(crate::sim::Budget::Finish)
+        .map_err(run_err)?;
+    let wall = t1.elapsed().as_secs_f64();
+    let report = sim.engine.report().map_err(run_err)?;
+    Ok((setup, wall, report))
+}
+
+/// Measures one case: CPU rows once, GPU rows once untimed and then `repeat` times (median).
+fn measure_preset_case(c: &PresetCase, repeat: u32) -> Result<PresetRow, CliError> {
+    let config = crate::preset::config_with(c.preset, c.sets).map_err(CliError::Input)?;
+    let gpu = config.engine() == crate::preset::EngineKind::Gpu;
+    let (setup, first, report) = time_run(&config)?;
+    let mut walls = vec![first];
+    if gpu && repeat > 0 {
+        walls.clear();
+        for _ in 0..repeat {
+            walls.push(time_run(&config)?.1);
+        }
+    }
+    let mut sorted = walls.clone();
+    sorted.sort_by(f64::total_cmp);
+    let wall = sorted[sorted.len() / 2];
+    let info = config.algorithm_info();
+    let steps = report
+        .fields
+        .get("steps")
+        .and_then(serde_json::Value::as_u64)
+        .unwrap_or(0);
+    Ok(PresetRow {
+        group: c.group,
+        algorithm: info.label.to_string(),
+        engine: if gpu { "gpu" } else { "cpu" },
+        work: report.work(),
+        steps,
+        setup_seconds: setup,
+        wall_seconds: wall,
+        wall_seconds_runs: walls,
+        work_per_second: report.work() as f64 / wall,
+        us_per_step: if steps > 0 {
+            wall * 1e6 / steps as f64
+        } else {
+            0.0
+        },
+        speedup_vs_sequential: None,
+        summary: report.fields,
+    })
+}
+
+/// Runs a suite of preset cases (after the verification gate when it has GPU rows), checks
+/// every window row against its group's sequential row, and writes the report.
+pub fn run_preset_suite(
+    suite_name: &str,
+    cases: &[PresetCase],
+    options: &BenchOptions,
+) -> Result<(), CliError> {
+    let has_gpu = cases.iter().any(|c| c.sets.contains(&"run.engine=\"gpu\""));
+    let verification = if has_gpu {
+        Some(verification_gate()?)
+    } else {
+        None
+    };
+    let mut rows: Vec<PresetRow> = Vec::new();
+    for c in cases {
+        let mut row = measure_preset_case(c, options.repeat)?;
+        if let Some(seq) = rows
+            .iter()
+            .find(|r| r.group == row.group && r.algorithm == "sequential")
+        {
+            row.speedup_vs_sequential = Some(seq.wall_seconds / row.wall_seconds);
+            if row.algorithm == "window" {
+                let differ: Vec<&String> = seq
+                    .summary
+                    .keys()
+                    .filter(|k| !PER_ALGORITHM.contains(&k.as_str()))
+                    .filter(|k| seq.summary.get(*k) != row.summary.get(*k))
+                    .collect();
+                if !differ.is_empty() {
+                    return Err(CliError::Run(format!(
+                        "{} window {}: {differ:?} differ from sequential; the row is refused",
+                        row.group, row.engine
+                    )));
+                }
+            }
+        }
+        eprintln!(
+            "{:<22} {:<20} {:<3} {:>12} work {:>8} steps {:>9.3} s {:>10.3e}/s",
+            row.group,
+            row.algorithm,
+            row.engine,
+            row.work,
+            row.steps,
+            row.wall_seconds,
+            row.work_per_second
+        );
+        rows.push(row);
+    }
+    let mut table = format!(
+        "{:<22} {:<20} {:<4} {:>12} {:>8} {:>9} {:>11} {:>9} {:>9}\n",
+        "group", "algorithm", "eng", "work", "steps", "wall s", "work/s", "µs/step", "speedup"
+    );
+    for r in &rows {
+        table.push_str(&format!(
+            "{:<22} {:<20} {:<4} {:>12} {:>8} {:>9.3} {:>11.3e} {:>9.1} {:>9}\n",
+            r.group,
+            r.algorithm,
+            r.engine,
+            r.work,
+            r.steps,
+            r.wall_seconds,
+            r.work_per_second,
+            r.us_per_step,
+            r.speedup_vs_sequential
+                .map_or("—".to_string(), |s| format!("{s:.1}×"))
+        ));
+    }
+    write_report(suite_name, options, &rows, &table, verification)
+}

@@ -15,6 +15,7 @@
 //! draws the same numbers: a visit's words are Philox of (seed, arrival number, visit);
 //! the arrival stream's are Philox of (seed, arrival number) under another key.
 
+pub mod bench;
 pub mod config;
 pub mod engine;
 pub mod form;
@@ -202,13 +203,6 @@ impl Laws {
     }
 }
 
-/// No benchmark suite yet.
-fn no_bench(name: &str, _: &crate::cli::bench::BenchOptions) -> Result<(), crate::cli::CliError> {
-    Err(crate::cli::CliError::Input(format!(
-        "--suite {name}: the open network has no benchmark suite yet"
-    )))
-}
-
 /// The open network in the model registry.
 pub static INFO: super::ModelInfo = super::ModelInfo {
     kind: "open-network",
@@ -229,8 +223,8 @@ pub static INFO: super::ModelInfo = super::ModelInfo {
     cpu_bytes: engine::cpu_bytes,
     build: engine::build,
     panel: panel::PANEL,
-    suites: &[],
-    bench: no_bench,
+    suites: bench::SUITES,
+    bench: bench::run,
     algorithms: &[
         super::AlgorithmInfo {
             name: "sequential",

@@ -4,6 +4,7 @@
 
 use super::config::OpenConfig;
 use super::engine::OpenEngine;
+use super::gpu::GpuOpen;
 use crate::app::heatmap::Mode;
 use crate::app::plots::time_series;
 use crate::app::session::Session;
@@ -11,8 +12,29 @@ use crate::models::torus::ServiceKind;
 use crate::time::to_units;
 use eframe::egui;
 
-/// The facts of facility `f` (line, position) on the CPU engine.
+/// The facts of facility `f` (line, position): everything on the CPU engine; on the GPU
+/// engine what one small readback gives.
 fn facts(ui: &mut egui::Ui, s: &Session, f: u32) {
+    if let Some(g) = s.engine.as_any().downcast_ref::<GpuOpen>() {
+        match g.facility_snapshot(f) {
+            Ok(snap) => {
+                ui.label(match snap.departure {
+                    Some(t) => format!("busy until {:.4}", to_units(t)),
+                    None => "idle".to_string(),
+                });
+                if snap.last_error_step > 0 {
+                    ui.label(format!(
+                        "latest causality error in step {}",
+                        snap.last_error_step
+                    ));
+                }
+            }
+            Err(e) => {
+                ui.label(format!("could not read the facility: {e}"));
+            }
+        }
+        return;
+    }
     let Some(e) = s.engine.as_any().downcast_ref::<OpenEngine>() else {
         return;
     };
