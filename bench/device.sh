@@ -68,6 +68,13 @@ for what in "$@"; do
           PDES_GPU_PROFILE=1 $BIN run perumalla-diffusion-750 --algorithm $alg --engine gpu --set model.rows=$side --set model.cols=$side --set run.end_time=50 --format csv 2>&1 | grep batch | tail -3
         done
       done 2>&1 | tee "$OUT/diffusion-profile.txt" ;;
+    open)  # the open network: CPU sequential against the GPU engines, 16×16 to 1 M facilities
+      $BIN bench --suite open-network --repeat 3 --format json --out "$OUT/open-network.json" 2>&1 | tee "$OUT/open-network.log" ;;
+    open-fig3)  # paper 002 Fig. 3 on the GPU: the open network with interval/boundary against TI
+      for ti in 0.25 0.5 1 2; do
+        $BIN run park-fishwick-open --engine gpu --set run.d=$ti --format json > "/tmp/fig3-$ti.json"
+        echo "TI=$ti: $(grep -hE '"(utilization|mean_sojourn|mean_tokens_in_system|wall_seconds|steps)"' /tmp/fig3-$ti.json | tr -d '\n ')"
+      done 2>&1 | tee "$OUT/open-fig3.txt" ;;
     suite)
       $BIN bench --suite torus --format json --out "$OUT/torus.json" 2>&1 | tee "$OUT/torus.log" ;;
   esac

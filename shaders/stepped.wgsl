@@ -3,8 +3,8 @@
 // step and the reduction of the per-segment partials. Twin of StepRule::bound in
 // src/sim/mod.rs. A model's common.wgsl declares the bindings these functions use, under
 // these names: P (k, n_wg, rule, d, end_t), ctl (phase, ...), dep, scan_min, part_min,
-// seg_count, dep_list; and defines `fn step_start()`, what the step does first (one
-// thread, before the scan of segment 0; empty for the torus).
+// seg_count, dep_list; and defines `fn step_start(lid: u32)`, what the step does first
+// (every thread of workgroup 0, before its scan of segment 0; empty for the torus).
 
 const ITEMS: u32 = 8u;               // facilities per thread in the scan (stepped_scan.wgsl spells out 8)
 const SEG: u32 = WG * ITEMS;         // facilities per segment: one scan workgroup's share

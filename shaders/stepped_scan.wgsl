@@ -33,7 +33,7 @@ fn scan(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
     let lid = lid3.x;
     let wg = wid.x;
     if uniform_phase(lid) != PHASE_PLANNED { return; }
-    if wg == 0u && lid == 0u { step_start(); } // the model's hook (common.wgsl)
+    if wg == 0u { step_start(lid); } // the model's hook (common.wgsl), every thread of workgroup 0
     if lid == 0u { atomicStore(&sh_count, 0u); }
     workgroupBarrier();
     let bound = ctl.bound;

@@ -186,3 +186,29 @@ fn the_gpu_refuses_sequential_with_the_reason() {
         .expect("sequential has no GPU engine");
     assert!(err.to_string().contains("--engine cpu"), "{err}");
 }
+
+#[test]
+fn hundreds_of_arrivals_per_step_are_created_in_parallel_exactly_as_on_the_cpu() {
+    // λ = 150, d = 4: ~600 arrivals per step, three 256-arrival chunks of the source's
+    // prefix sum; P_exit = 1 after two servers recycles slots through the free stack.
+    let cfg = open_config(&[
+        "model.lines=1024",
+        "model.servers_per_line=2",
+        "model.exit_probability=1",
+        "model.mean_service=5",
+        "model.arrival_rate=150",
+        "model.service=\"shifted\"",
+        "run.algorithm=\"window\"",
+        "run.d=4",
+        "run.end_time=100",
+        "run.seed=13",
+    ]);
+    let Some((cpu, _)) = assert_same_path(&cfg, 1, &budgets(&cfg)) else {
+        return;
+    };
+    let most = cpu.step_log().iter().map(|s| s.events).max().unwrap();
+    assert!(
+        most > 512,
+        "a step must hold more than two chunks of arrivals: {most}"
+    );
+}

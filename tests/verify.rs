@@ -11,8 +11,15 @@ fn verify_passes_on_this_adapter_with_every_reduction_variant() {
     let v = run(&g, Options::default(), |_| {});
     let failures: Vec<_> = v.checks.iter().filter(|c| !c.passed).collect();
     assert!(v.ok(), "{failures:#?}");
-    // every variant the adapter has, every engine: reductions, 6 torus, 4 diffusion each
-    assert_eq!(v.checks.len(), v.reductions.len() * 11 + 1);
+    // every variant the adapter has, every engine: reductions, 6 torus, 4 diffusion and
+    // 7 open-network cases each; then window = sequential once for the torus and the open
+    // network
+    assert_eq!(v.checks.len(), v.reductions.len() * 18 + 2);
+    assert!(
+        v.checks
+            .iter()
+            .any(|c| c.name.starts_with("open-network window"))
+    );
     assert!(v.reductions.contains(&"portable".to_string()));
 }
 
@@ -56,6 +63,16 @@ fn verify_fails_when_a_gpu_result_is_perturbed() {
             .details
             .iter()
             .any(|d| d.starts_with("cell_updates: CPU "))
+    );
+    let open = v
+        .checks
+        .iter()
+        .find(|c| c.name.starts_with("open-network"))
+        .unwrap();
+    assert!(
+        open.details.iter().any(|d| d.starts_with("events: CPU ")),
+        "{:?}",
+        open.details
     );
     assert_eq!(v.failed, v.checks.len() - v.reductions.len());
 }

@@ -127,12 +127,16 @@ struct GpuToken {
 }
 
 /// The slots a fresh engine's pool starts with: twice the Jackson mean number in the
-/// system at the configured load (shifted service included), at least 256, a power of two.
-pub fn initial_pool(cfg: &OpenConfig) -> u32 {
+/// system at the configured load (shifted service included), at least 256, a power of
+/// two, and no more than a quarter of what one buffer of `gpu` may hold (the run starts
+/// empty; the pool grows if the network fills further).
+pub fn initial_pool(cfg: &OpenConfig, gpu: &Gpu) -> u32 {
     let rho = cfg.model.rho().min(0.999);
     let expected = f64::from(cfg.model.facilities()) * rho / (1.0 - rho);
+    let cap = (gpu.max_storage_buffer() / TOKEN_BYTES / 4).max(256);
     ((2.0 * expected) as u64 + 64)
         .next_power_of_two()
+        .min(cap)
         .clamp(256, 1 << 30) as u32
 }
 
@@ -335,7 +339,8 @@ impl GpuOpen {
     /// [`initial_pool`] slots, and prepares the passes.
     pub fn new(gpu: Arc<Gpu>, cfg: &OpenConfig) -> Result<Self, SimError> {
         let r = Reductions::for_device(&gpu.device);
-        Self::with_options(gpu, cfg, r, initial_pool(cfg))
+        let pool = initial_pool(cfg, &gpu);
+        Self::with_options(gpu, cfg, r, pool)
     }
 
     /// As [`GpuOpen::new`], with the workgroup reductions and the initial pool size chosen

@@ -154,6 +154,23 @@ const CASES: &[Case] = &[
         ],
         quick: false,
     },
+    Case {
+        label: "window 1024×2 λ=150 d=4 (~600 arrivals per step) seed 13",
+        preset: "teaching-open",
+        sets: &[
+            "model.lines=1024",
+            "model.servers_per_line=2",
+            "model.exit_probability=1",
+            "model.mean_service=5",
+            "model.arrival_rate=150",
+            "model.service=\"shifted\"",
+            "run.algorithm=\"window\"",
+            "run.d=4",
+            "run.end_time=100",
+            "run.seed=13",
+        ],
+        quick: false,
+    },
 ];
 
 fn check_open(

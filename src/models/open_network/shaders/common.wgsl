@@ -117,43 +117,136 @@ fn service_end(t: Token, s: vec2<u32>) -> vec2<u32> {
     return add64(s, service_ticks(visit_words(t.arrival, t.visits).x));
 }
 
-// A free slot: the top of the free stack, else one never used (the caller checked that
-// enough exist).
-fn take_slot() -> u32 {
+// ---- The source, one workgroup at a time -------------------------------------------
+// Arrival k + x (x = 0, 1, …; k = ctl.arrivals) is due at T_x = T_0 + Σ_{y=1..x} gap(k + y),
+// with T_0 = ctl.next_arrival. A workgroup computes 256 consecutive T_x at once: each
+// thread draws its arrival's words (one Philox call gives the gap and the line), and an
+// inclusive prefix sum over the workgroup adds the gaps. The plan counts the arrivals
+// within the bound this way; the step's start creates them this way (all threads of the
+// scan's workgroup 0). A serial loop cost ~2.5 µs per arrival on an H100 (bench/NOTES.md).
+
+var<workgroup> src_scan: array<vec2<u32>, WG>;
+var<workgroup> src_carry: vec2<u32>;  // the chunk's last due time, broadcast
+var<workgroup> src_uniform: u32;      // a count, broadcast
+var<workgroup> src_listed: atomic<u32>;
+
+// Inclusive prefix sum of v over the workgroup (Hillis–Steele; every thread must call it).
+fn wg_scan64(lid: u32, v: vec2<u32>) -> vec2<u32> {
+    src_scan[lid] = v;
+    workgroupBarrier();
+    var acc = v;
+    for (var off = 1u; off < WG; off <<= 1u) {
+        var other = vec2<u32>(0u, 0u);
+        if lid >= off { other = src_scan[lid - off]; }
+        workgroupBarrier();
+        acc = add64(acc, other);
+        src_scan[lid] = acc;
+        workgroupBarrier();
+    }
+    return acc;
+}
+
+// Arrival k + x of the chunk starting at x = base: its words and due time, given
+// `carry` = T_{base−1} (for base = 0: T_0 with no gap of its own). Every thread calls it.
+struct SourceItem {
+    x: u32,
+    words: vec4<u32>,
+    time: vec2<u32>,
+}
+
+fn source_item(lid: u32, base: u32, carry: vec2<u32>) -> SourceItem {
+    let x = base + lid;
+    let words = arrival_words(add64(ctl.arrivals, vec2<u32>(x, 0u)));
+    let g = select(gap(words), vec2<u32>(0u, 0u), x == 0u);
+    let time = add64(carry, wg_scan64(lid, g));
+    return SourceItem(x, words, time);
+}
+
+// The last thread's time, broadcast (the next chunk's carry).
+fn chunk_end(lid: u32, time: vec2<u32>) -> vec2<u32> {
+    if lid == WG - 1u { src_carry = time; }
+    return workgroupUniformLoad(&src_carry);
+}
+
+// How many arrivals are due at or before `bound` (every thread calls it; the result is
+// uniform).
+fn count_arrivals(lid: u32, bound: vec2<u32>) -> u32 {
+    var base = 0u;
+    var carry = ctl.next_arrival;
+    var n = 0u;
+    loop {
+        let it = source_item(lid, base, carry);
+        // times increase with x: the arrivals within the bound are a prefix of the chunk
+        if lid == 0u { atomicStore(&src_listed, 0u); }
+        workgroupBarrier();
+        if le64(it.time, bound) { atomicAdd(&src_listed, 1u); }
+        workgroupBarrier();
+        if lid == 0u { src_uniform = atomicLoad(&src_listed); }
+        let within = workgroupUniformLoad(&src_uniform);
+        let end = chunk_end(lid, it.time);
+        if within < WG {
+            n = base + within;
+            break;
+        }
+        base += WG;
+        carry = end;
+    }
+    return n;
+}
+
+// Creates the ctl.step_arrivals arrivals the plan counted (OpenState::create, in
+// parallel): each takes a slot (the free stack's top entries first, then unused ones),
+// enters at its due time (the boundary for interval/boundary), and is announced to its
+// line's first server; ctl then points at the next arrival. Every thread of one
+// workgroup calls it.
+fn step_start(lid: u32) {
+    if lid == 0u {
+        src_uniform = ctl.step_arrivals;
+        atomicStore(&src_listed, 0u);
+    }
+    let n = workgroupUniformLoad(&src_uniform);
+    if n == 0u {
+        if lid == 0u { ctl.src_count = 0u; }
+        return;
+    }
     let top = atomicLoad(&heads[P.k]);
-    if top > 0u {
-        atomicStore(&heads[P.k], top - 1u);
-        return free_stack[top - 1u];
+    let from_stack = min(n, top);
+    let used = ctl.pool_used;
+    var entered = vec2<u32>(0u, 0u); // Σ entry times of this thread's arrivals
+    var base = 0u;
+    var carry = ctl.next_arrival;
+    loop {
+        let it = source_item(lid, base, carry);
+        if it.x < n {
+            var slot: u32;
+            if it.x < from_stack {
+                slot = free_stack[top - 1u - it.x];
+            } else {
+                slot = used + (it.x - from_stack);
+            }
+            let t_exec = select(it.time, ctl.exec_at, P.rule == RULE_BOUNDARY);
+            let dest = choose(it.words.y, P.lines) * P.servers;
+            let link = atomicExchange(&heads[dest], slot);
+            let k = add64(ctl.arrivals, vec2<u32>(it.x, 0u));
+            tok[slot] = Token(k, t_exec, t_exec, 0u, NONE, link, P.k, 0u, 0u);
+            if link == NONE {
+                recv_list[P.k + atomicAdd(&src_listed, 1u)] = dest;
+            }
+            entered = add64(entered, t_exec);
+        } else if it.x == n {
+            ctl.next_arrival = it.time; // T_n: due next
+        }
+        let end = chunk_end(lid, it.time);
+        if base + WG > n { break; }
+        base += WG;
+        carry = end;
     }
-    ctl.pool_used += 1u;
-    return ctl.pool_used - 1u;
-}
-
-// Creates the token of the arrival due at ctl.next_arrival, entering at t_exec, announces
-// it to its line's first server, and schedules the next arrival (OpenState::create).
-fn create(t_exec: vec2<u32>) {
-    let k = ctl.arrivals;
-    let words = arrival_words(k);
-    let dest = choose(words.y, P.lines) * P.servers;
-    let slot = take_slot();
-    let link = atomicExchange(&heads[dest], slot);
-    tok[slot] = Token(k, t_exec, t_exec, 0u, NONE, link, P.k, 0u, 0u);
-    if link == NONE {
-        recv_list[P.k + ctl.src_count] = dest;
-        ctl.src_count += 1u;
-    }
-    ctl.entered_sum = add128(ctl.entered_sum, t_exec);
-    let k1 = add64(k, vec2<u32>(1u, 0u));
-    ctl.arrivals = k1;
-    ctl.next_arrival = add64(ctl.next_arrival, gap(arrival_words(k1)));
-}
-
-// The step's first action (called by thread 0 of the scan's workgroup 0, stepped_scan.wgsl):
-// creates the ctl.step_arrivals external arrivals the plan counted, one thread, in arrival
-// order: the stream is a running sum of gaps, and it is short per step (λ·d on average).
-fn step_start() {
-    ctl.src_count = 0u;
-    for (var i = 0u; i < ctl.step_arrivals; i++) {
-        create(select(ctl.next_arrival, ctl.exec_at, P.rule == RULE_BOUNDARY));
+    let r = wg_reduce(lid, never(), entered, vec2<u32>(0u, 0u));
+    if lid == 0u {
+        ctl.src_count = atomicLoad(&src_listed);
+        ctl.entered_sum = add128(ctl.entered_sum, r.a);
+        ctl.arrivals = add64(ctl.arrivals, vec2<u32>(n, 0u));
+        ctl.pool_used = used + (n - from_stack);
+        atomicStore(&heads[P.k], top - from_stack);
     }
 }

@@ -15,40 +15,42 @@
 // created when the step starts (step_start in common.wgsl), so that a planned step that
 // has not run yet has changed nothing.
 
-// Thread 0 only: the next step from the facilities' minimum departure.
-fn plan(departures_min: vec2<u32>) {
-    let t_min = min64(departures_min, ctl.next_arrival);
-    ctl.t_min = t_min;
-    if !lt64(t_min, P.end_t) {
-        ctl.phase = PHASE_DONE;
-        return;
-    }
-    if !lt64(t_min, ctl.limit) {
-        ctl.phase = PHASE_HELD;
-        return;
-    }
-    let b = step_bound(t_min);
-    // How many arrivals fall within the bound (their times only), before taking slots.
-    var n = 0u;
-    var t = ctl.next_arrival;
-    var k = ctl.arrivals;
-    while le64(t, b.xy) {
-        n += 1u;
-        k = add64(k, vec2<u32>(1u, 0u));
-        t = add64(t, gap(arrival_words(k)));
-    }
-    let available = atomicLoad(&heads[P.k]) + (ctl.pool_cap - ctl.pool_used);
-    if n > available {
-        ctl.pool_short = n - available;
-        ctl.phase = PHASE_FULL;
-        return;
-    }
-    ctl.step_arrivals = n; // created by step_start, at the start of the step
+var<workgroup> plan_go: u32;
+var<workgroup> plan_bound: vec4<u32>; // (bound, exec_at)
 
-    ctl.bound = b.xy;
-    ctl.exec_at = b.zw;
-    steplog[ctl.step % P.log_len] = LogEntry(t_min, b.xy, 0u, 0u, 0u, 0u);
-    ctl.phase = PHASE_PLANNED;
+// The next step from the facilities' minimum departure (valid in thread 0): every
+// thread calls it; thread 0 decides and writes ctl, all count the arrivals.
+fn plan(lid: u32, departures_min: vec2<u32>) {
+    if lid == 0u {
+        plan_go = 0u;
+        let t_min = min64(departures_min, ctl.next_arrival);
+        ctl.t_min = t_min;
+        if !lt64(t_min, P.end_t) {
+            ctl.phase = PHASE_DONE;
+        } else if !lt64(t_min, ctl.limit) {
+            ctl.phase = PHASE_HELD;
+        } else {
+            plan_bound = step_bound(t_min);
+            plan_go = 1u;
+        }
+    }
+    if workgroupUniformLoad(&plan_go) == 0u { return; }
+    let b = plan_bound;
+    // How many arrivals fall within the bound (their times only), before taking slots.
+    let n = count_arrivals(lid, b.xy);
+    if lid == 0u {
+        let available = atomicLoad(&heads[P.k]) + (ctl.pool_cap - ctl.pool_used);
+        if n > available {
+            ctl.pool_short = n - available;
+            ctl.phase = PHASE_FULL;
+            return;
+        }
+        ctl.step_arrivals = n; // created by step_start, when the step starts
+        ctl.bound = b.xy;
+        ctl.exec_at = b.zw;
+        steplog[ctl.step % P.log_len] = LogEntry(ctl.t_min, b.xy, 0u, 0u, 0u, 0u);
+        ctl.phase = PHASE_PLANNED;
+    }
 }
 
 @compute @workgroup_size(WG)
@@ -66,8 +68,8 @@ fn finish_step(@builtin(local_invocation_id) lid3: vec3<u32>) {
         ctl.errors = add64(ctl.errors, vec2<u32>(errors, 0u));
         ctl.max_events = max(ctl.max_events, events);
         ctl.step += 1u;
-        plan(r.min);
     }
+    plan(lid, r.min);
 }
 
 // Plans a step when none is planned: after set-up (IDLE: reduce the initial minima) or
@@ -79,8 +81,8 @@ fn resume(@builtin(local_invocation_id) lid3: vec3<u32>) {
     let phase = uniform_phase(lid);
     if phase == PHASE_IDLE {
         let r = reduce_partials(lid);
-        if lid == 0u { plan(r.min); }
-    } else if phase == PHASE_HELD && lid == 0u {
-        plan(ctl.t_min);
+        plan(lid, r.min);
+    } else if phase == PHASE_HELD {
+        plan(lid, ctl.t_min);
     }
 }

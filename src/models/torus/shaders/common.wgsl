@@ -68,4 +68,4 @@ fn sources(g: u32) -> vec4<u32> {
 }
 
 // The stepped scan's hook (stepped.wgsl): a torus step has nothing to do before the scan.
-fn step_start() {}
+fn step_start(lid: u32) {}
