@@ -1,15 +1,15 @@
-//! Presets: TOML files → a validated [`Config`] of any registered model (`model.kind`
-//! chooses the model's parser in the registry). Still here, to move into their folders: the
-//! torus's and the diffusion grid's configuration types, their readers and key table.
+//! Presets: TOML files → a validated [`Config`] of any registered model. `model.kind`
+//! chooses the model's parser in the registry; each model reads its keys with serde into
+//! its own structs and checks them in one `validate()` (`src/models/<model>/config.rs`).
+//! What is here is model-agnostic: the built-in preset files, `--set`, the checks every
+//! model shares (unknown keys, named with the model's valid keys; values of the wrong type,
+//! named with what the key takes), and the `[run]` words of the queueing models.
 //!
 //! Keys are dotted paths (`model.rows`, `run.d`, …). Every error is one line that names the
-//! key (or file) and the valid range, so the command line and the app can show it as is.
-//! Validation is done by hand rather than by serde so that each message can say exactly
-//! which key is wrong and what it accepts.
+//! key (or file) and what it accepts, so the command line and the app can show it as is.
 
-use crate::models::diffusion::{DiffusionParams, MAX_STEP_TICKS};
-use crate::models::torus::{ServiceKind, ServiceLaw, TorusParams};
-use crate::time::{MAX_TIME_UNITS, TICKS_PER_UNIT, Ticks, to_ticks};
+use crate::time::{Ticks, to_ticks};
+use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 /// A preset that could not be read or is invalid.
@@ -36,14 +36,20 @@ pub enum PresetError {
 /// A value as an error message shows it: at most 40 characters (a 50 MB value must not be
 /// echoed whole), with the cut marked.
 fn echo(v: &impl std::fmt::Display) -> String {
+    clip(v, 40)
+}
+
+/// `v` as text, cut after `n` characters with the cut marked.
+fn clip(v: &impl std::fmt::Display, n: usize) -> String {
     let s = v.to_string();
-    match s.char_indices().nth(40) {
+    match s.char_indices().nth(n) {
         Some((i, _)) => format!("{}… ({} characters)", &s[..i], s.chars().count()),
         None => s,
     }
 }
 
-fn key_err(key: &str, reason: impl Into<String>) -> PresetError {
+/// The error of key `key` (dotted) with what is wrong and what is valid.
+pub fn key_err(key: &str, reason: impl Into<String>) -> PresetError {
     PresetError::Key {
         key: key.to_string(),
         reason: reason.into(),
@@ -51,7 +57,8 @@ fn key_err(key: &str, reason: impl Into<String>) -> PresetError {
 }
 
 /// How the events of a step are chosen.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Algorithm {
     /// One event at a time from a future event list (exact).
     Sequential,
@@ -73,7 +80,8 @@ impl Algorithm {
 }
 
 /// Which timestamps clustered events of `interval` keep.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Timestamps {
     /// Their own (causality errors happen).
     Original,
@@ -92,7 +100,8 @@ impl Timestamps {
 }
 
 /// Where the simulation runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum EngineKind {
     /// On the CPU.
     Cpu,
@@ -137,61 +146,8 @@ impl RunConfig {
     }
 }
 
-/// A validated configuration.
-#[derive(Clone, Debug, PartialEq)]
-pub struct TorusConfig {
-    /// The torus network.
-    pub model: TorusParams,
-    /// How it is run.
-    pub run: RunConfig,
-}
-
-impl TorusConfig {
-    /// End time in ticks.
-    pub fn end_ticks(&self) -> Ticks {
-        to_ticks(self.run.end_time)
-    }
-
-    /// The service-time law in ticks.
-    pub fn service_law(&self) -> ServiceLaw {
-        ServiceLaw::new(self.model.service, self.model.mean_service, self.run.d)
-    }
-
-    /// Parses and validates preset text. `origin` names it in errors.
-    pub fn from_toml(text: &str, origin: &str) -> Result<Self, PresetError> {
-        Self::from_table(&parse_table(text, origin)?)
-    }
-
-    /// The configuration as preset TOML (what "Save preset" writes), with `comment` as its
-    /// first line. Reading it back gives the same configuration.
-    pub fn to_toml(&self, comment: &str) -> String {
-        let m = &self.model;
-        let r = &self.run;
-        format!(
-            "# {}\n[model]\nkind = \"torus\"\nrows = {}\ncols = {}\ntokens_per_facility = {}\nmean_service = {:?}\nservice = \"{}\"\n\n[run]\nalgorithm = \"{}\"\ntimestamps = \"{}\"\nd = {:?}\nend_time = {:?}\nseed = {}\nengine = \"{}\"\n",
-            comment.replace('\n', " "),
-            m.rows,
-            m.cols,
-            m.tokens_per_facility,
-            m.mean_service,
-            m.service.name(),
-            r.algorithm.name(),
-            r.timestamps.name(),
-            r.d,
-            r.end_time,
-            r.seed,
-            r.engine.name()
-        )
-    }
-
-    /// Validates a parsed table.
-    pub fn from_table(table: &toml::Table) -> Result<Self, PresetError> {
-        Reader::new(table)?.read_torus()
-    }
-}
-
 /// Parses preset text into a table; `origin` names it in the error.
-fn parse_table(text: &str, origin: &str) -> Result<toml::Table, PresetError> {
+pub fn parse_table(text: &str, origin: &str) -> Result<toml::Table, PresetError> {
     text.parse()
         .map_err(|e: toml::de::Error| PresetError::File {
             path: origin.to_string(),
@@ -199,84 +155,162 @@ fn parse_table(text: &str, origin: &str) -> Result<toml::Table, PresetError> {
         })
 }
 
-/// The diffusion algorithms (Perumalla 2006 §3.2–3.4).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DiffusionAlgorithm {
-    /// Every cell advances by the fixed step `dt` (Fig. 3).
-    Timestepped,
-    /// Quantized-state discrete events, one cell at a time from a priority queue (Fig. 6).
-    Event,
-    /// Every cell proposes the time to move one quantum; all advance by the minimum (Fig. 8).
-    Hybrid,
-}
-
-impl DiffusionAlgorithm {
-    /// Name in presets and output.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Timestepped => "timestepped",
-            Self::Event => "event",
-            Self::Hybrid => "hybrid",
+/// Reads the preset table of model `info` with serde into its key structs `T`
+/// (`deny_unknown_fields`). A key the model does not have is named with the model's valid
+/// keys (`info.keys`); a value of the wrong type is named with what serde says the key
+/// takes (the ranges are the model's `validate()`'s).
+pub fn read_keys<T: serde::de::DeserializeOwned>(
+    table: &toml::Table,
+    info: &crate::models::ModelInfo,
+) -> Result<T, PresetError> {
+    for (section, value) in table {
+        let t = value
+            .as_table()
+            .ok_or_else(|| key_err(section, "expected a [section] table"))?;
+        if section != "model" && section != "run" {
+            return Err(unknown_key(None, section));
+        }
+        for name in t.keys() {
+            let key = format!("{section}.{name}");
+            if !info.keys.contains(&key.as_str()) {
+                return Err(unknown_key(Some(info.kind), &key));
+            }
         }
     }
+    table.clone().try_into().map_err(|e: toml::de::Error| {
+        // serde names the key last: "invalid type: string \"x\", expected u32 in `model.rows`"
+        let text = e.to_string().replace('\n', " ");
+        let text = text.trim();
+        match text.rfind(" in `") {
+            Some(i) if text.ends_with('`') => {
+                // the message quotes the value: a huge one is cut, what is expected is kept
+                let msg = text[..i].trim();
+                // the value is between the first quote and the next one of the same kind
+                let open = msg.find(['`', '"']);
+                let close = open.and_then(|a| {
+                    let q = &msg[a..=a];
+                    msg[a + 1..].find(q).map(|b| a + 1 + b)
+                });
+                let reason = match (open, close) {
+                    (Some(a), Some(b)) => {
+                        format!("{}{}{}", &msg[..=a], echo(&&msg[a + 1..b]), &msg[b..])
+                    }
+                    _ => clip(&msg, 160),
+                };
+                key_err(&text[i + 5..text.len() - 1], reason)
+            }
+            _ => key_err(info.kind, clip(&text, 160)),
+        }
+    })
 }
 
-/// The `[run]` section of a diffusion preset.
-#[derive(Clone, Debug, PartialEq)]
-pub struct DiffusionRun {
-    /// Algorithm.
-    pub algorithm: DiffusionAlgorithm,
-    /// Simulated end time.
-    pub end_time: f64,
-    /// Fixed step of `timestepped`.
-    pub dt: f64,
-    /// Quantum of `event` and `hybrid`: how far a cell may move before it is updated.
-    pub quantum: f64,
-    /// Engine.
-    pub engine: EngineKind,
+/// A preset's text: `# comment` on the first line, then the serialized keys (a model's
+/// `to_toml`). Serialization of plain numbers and words cannot fail; if it did, the comment
+/// says so instead of writing half a preset.
+pub fn with_comment(comment: &str, body: Result<String, toml::ser::Error>) -> String {
+    match body {
+        Ok(b) => format!("# {}\n{b}", comment.replace('\n', " ")),
+        Err(e) => format!("# {} (not written: {e})\n", comment.replace('\n', " ")),
+    }
 }
 
-/// A validated diffusion configuration.
-#[derive(Clone, Debug, PartialEq)]
-pub struct DiffusionConfig {
-    /// The grid.
-    pub model: DiffusionParams,
-    /// How it is run.
-    pub run: DiffusionRun,
+/// The `[run]` keys of the queueing models as written (the torus and the open network);
+/// a key left out takes the model's default.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct QueueingRunKeys {
+    /// `run.algorithm`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub algorithm: Option<Algorithm>,
+    /// `run.timestamps`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timestamps: Option<Timestamps>,
+    /// `run.d`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub d: Option<f64>,
+    /// `run.end_time`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub end_time: Option<f64>,
+    /// `run.seed`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    /// `run.engine`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub engine: Option<EngineKind>,
 }
 
-impl DiffusionConfig {
-    /// End time in ticks.
-    pub fn end_ticks(&self) -> Ticks {
-        to_ticks(self.run.end_time)
+impl QueueingRunKeys {
+    /// The keys of a validated run (all written).
+    pub fn of(r: &RunConfig) -> Self {
+        Self {
+            algorithm: Some(r.algorithm),
+            timestamps: Some(r.timestamps),
+            d: Some(r.d),
+            end_time: Some(r.end_time),
+            seed: Some(r.seed),
+            engine: Some(r.engine),
+        }
     }
 
-    /// The fixed step of `timestepped` in ticks (dt rounded to the nearest tick).
-    pub fn dt_ticks(&self) -> u32 {
-        to_ticks(self.run.dt) as u32
-    }
-
-    /// The configuration as preset TOML, with `comment` as its first line.
-    pub fn to_toml(&self, comment: &str) -> String {
-        let m = &self.model;
-        let r = &self.run;
-        format!(
-            "# {}\n[model]\nkind = \"diffusion\"\nrows = {}\ncols = {}\nalpha_x = {:?}\nalpha_y = {:?}\nbeta = {:?}\nboundary = {:?}\ninitial = {:?}\ndx = {:?}\n\n[run]\nalgorithm = \"{}\"\nend_time = {:?}\ndt = {:?}\nquantum = {:?}\nengine = \"{}\"\n",
-            comment.replace('\n', " "),
-            m.rows,
-            m.cols,
-            m.alpha_x,
-            m.alpha_y,
-            m.beta,
-            m.boundary,
-            m.initial,
-            m.dx,
-            r.algorithm.name(),
-            r.end_time,
-            r.dt,
-            r.quantum,
-            r.engine.name()
-        )
+    /// The run with `defaults` for the keys left out, checked: d ≥ one tick for the
+    /// stepped algorithms, d < M with `shifted` service (mean `mean_service`), window only
+    /// with shifted service, T in [one tick, 2^40]. Errors name the key and the range.
+    pub fn validate(
+        self,
+        defaults: RunConfig,
+        shifted: bool,
+        mean_service: f64,
+    ) -> Result<RunConfig, PresetError> {
+        use crate::time::{MAX_TIME_UNITS, TICKS_PER_UNIT};
+        let algorithm = self.algorithm.unwrap_or(defaults.algorithm);
+        let d = self.d.unwrap_or(defaults.d);
+        if algorithm != Algorithm::Sequential && d * TICKS_PER_UNIT < 1.0 {
+            return Err(key_err(
+                "run.d",
+                format!(
+                    "{d} is out of range: {} needs d ≥ 2^-20 (≈ 9.5e-7)",
+                    algorithm.name()
+                ),
+            ));
+        }
+        if !(0.0..=MAX_TIME_UNITS).contains(&d) {
+            return Err(key_err(
+                "run.d",
+                format!("{d} is out of range: expected a number in [0, 2^40]"),
+            ));
+        }
+        if shifted && d >= mean_service {
+            return Err(key_err(
+                "run.d",
+                format!(
+                    "{d} is out of range: shifted service needs 0 ≤ d < model.mean_service = {mean_service}"
+                ),
+            ));
+        }
+        if algorithm == Algorithm::Window && !shifted {
+            return Err(key_err(
+                "model.service",
+                "run.algorithm = \"window\" needs \"shifted\" service (every service must last at least d)",
+            ));
+        }
+        let end_time = self.end_time.unwrap_or(defaults.end_time);
+        if !(end_time > 0.0 && end_time <= MAX_TIME_UNITS) || to_ticks(end_time) == 0 {
+            return Err(key_err(
+                "run.end_time",
+                format!(
+                    "{end_time} is out of range: expected a number in [2^-20, 2^40] (at least one tick, 2^-20 ≈ 9.54e-7)"
+                ),
+            ));
+        }
+        Ok(RunConfig {
+            algorithm,
+            timestamps: self.timestamps.unwrap_or(defaults.timestamps),
+            d,
+            end_time,
+            // TOML integers are i64: a seed read from a preset is at most 2^63 − 1
+            seed: self.seed.unwrap_or(defaults.seed),
+            engine: self.engine.unwrap_or(defaults.engine),
+        })
     }
 }
 
@@ -359,55 +393,6 @@ macro_rules! model_config_boilerplate {
 }
 pub(crate) use model_config_boilerplate;
 
-impl ModelConfig for TorusConfig {
-    fn kind(&self) -> &'static str {
-        "torus"
-    }
-    queueing_run_accessors!();
-    fn shape(&self) -> (u32, u32) {
-        (self.model.rows, self.model.cols)
-    }
-    fn to_toml(&self, comment: &str) -> String {
-        TorusConfig::to_toml(self, comment)
-    }
-    model_config_boilerplate!();
-}
-
-impl ModelConfig for DiffusionConfig {
-    fn kind(&self) -> &'static str {
-        "diffusion"
-    }
-    fn algorithm_keys(&self) -> (&'static str, Option<&'static str>) {
-        (self.run.algorithm.name(), None)
-    }
-    fn engine(&self) -> EngineKind {
-        self.run.engine
-    }
-    fn set_engine(&mut self, engine: EngineKind) {
-        self.run.engine = engine;
-    }
-    fn end_time(&self) -> f64 {
-        self.run.end_time
-    }
-    fn shape(&self) -> (u32, u32) {
-        (self.model.rows, self.model.cols)
-    }
-    fn to_toml(&self, comment: &str) -> String {
-        DiffusionConfig::to_toml(self, comment)
-    }
-    model_config_boilerplate!();
-}
-
-/// Reads a torus preset table (the registry's `parse` for the torus).
-pub fn parse_torus(table: &toml::Table) -> Result<Config, PresetError> {
-    Ok(Config::new(Reader::new(table)?.read_torus()?))
-}
-
-/// Reads a diffusion preset table (the registry's `parse` for the diffusion grid).
-pub fn parse_diffusion(table: &toml::Table) -> Result<Config, PresetError> {
-    Ok(Config::new(Reader::new(table)?.read_diffusion()?))
-}
-
 impl Config {
     /// Wraps a model's validated configuration.
     pub fn new(c: impl ModelConfig) -> Self {
@@ -452,11 +437,6 @@ impl Config {
     /// `model.kind`.
     pub fn kind(&self) -> &'static str {
         self.0.kind()
-    }
-
-    /// The torus configuration, if this is one (a convenience for the torus's code and tests).
-    pub fn torus(&self) -> Option<&TorusConfig> {
-        self.get::<TorusConfig>()
     }
 
     /// The model's entry in the registry.
@@ -603,8 +583,8 @@ pub fn apply_set(table: &mut toml::Table, assignment: &str) -> Result<(), Preset
     let (section, name) = key
         .split_once('.')
         .ok_or_else(|| key_err(key, "keys are section.name, e.g. model.rows or run.d"))?;
-    let registered = crate::models::MODELS.iter().any(|m| m.keys.contains(&key));
-    if !in_schema(None, section, name) && !registered {
+    let _ = name;
+    if !crate::models::MODELS.iter().any(|m| m.keys.contains(&key)) {
         return Err(unknown_key(None, key));
     }
     let value = value.trim();
@@ -631,121 +611,9 @@ pub fn apply_set(table: &mut toml::Table, assignment: &str) -> Result<(), Preset
     }
 }
 
-/// Every key a preset may hold: (model kind, section, name, what it accepts).
-pub const SCHEMA: &[(Kind, &str, &str, &str)] = &[
-    (Kind::Any, "model", "kind", "\"torus\" or \"diffusion\""),
-    (Kind::Any, "model", "rows", "an integer in 1..=16384"),
-    (Kind::Any, "model", "cols", "an integer in 1..=16384"),
-    (
-        Kind::Torus,
-        "model",
-        "tokens_per_facility",
-        "an integer in 1..=1024",
-    ),
-    (
-        Kind::Torus,
-        "model",
-        "mean_service",
-        "a number in (0, 4096)",
-    ),
-    (
-        Kind::Torus,
-        "model",
-        "service",
-        "\"exponential\" or \"shifted\"",
-    ),
-    (Kind::Diffusion, "model", "alpha_x", "a number in [0, 1e6]"),
-    (Kind::Diffusion, "model", "alpha_y", "a number in [0, 1e6]"),
-    (Kind::Diffusion, "model", "beta", "a number in [-1e6, 1e6]"),
-    (
-        Kind::Diffusion,
-        "model",
-        "boundary",
-        "a number in [-1e6, 1e6]",
-    ),
-    (
-        Kind::Diffusion,
-        "model",
-        "initial",
-        "a number in [-1e6, 1e6]",
-    ),
-    (Kind::Diffusion, "model", "dx", "a number in (0, 1e6]"),
-    (
-        Kind::Torus,
-        "run",
-        "algorithm",
-        "\"sequential\", \"window\" or \"interval\"",
-    ),
-    (
-        Kind::Diffusion,
-        "run",
-        "algorithm",
-        "\"timestepped\", \"event\" or \"hybrid\"",
-    ),
-    (
-        Kind::Torus,
-        "run",
-        "timestamps",
-        "\"original\" or \"boundary\"",
-    ),
-    (
-        Kind::Torus,
-        "run",
-        "d",
-        "a number ≥ 2^-20 (0 allowed for sequential)",
-    ),
-    (
-        Kind::Diffusion,
-        "run",
-        "dt",
-        "a number in [2^-20, 16), at most the stability bound",
-    ),
-    (Kind::Diffusion, "run", "quantum", "a number in (0, 1e6]"),
-    (Kind::Any, "run", "end_time", "a number in [2^-20, 2^40]"),
-    (
-        Kind::Torus,
-        "run",
-        "seed",
-        "an integer in 0..=9223372036854775807",
-    ),
-    (Kind::Any, "run", "engine", "\"cpu\" or \"gpu\""),
-];
-
-/// Which model kinds a key of [`SCHEMA`] belongs to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
-    /// Every model.
-    Any,
-    /// The torus network.
-    Torus,
-    /// The diffusion grid.
-    Diffusion,
-}
-
-impl Kind {
-    fn admits(self, kind: &str) -> bool {
-        match self {
-            Self::Any => true,
-            Self::Torus => kind == "torus",
-            Self::Diffusion => kind == "diffusion",
-        }
-    }
-}
-
-fn in_schema(kind: Option<&str>, section: &str, name: &str) -> bool {
-    SCHEMA
-        .iter()
-        .any(|(k, s, n, _)| kind.is_none_or(|kind| k.admits(kind)) && *s == section && *n == name)
-}
-
 fn unknown_key(kind: Option<&str>, key: &str) -> PresetError {
     let section = key.split('.').next().unwrap_or("");
-    let mut valid: Vec<String> = SCHEMA
-        .iter()
-        .filter(|(k, s, _, _)| kind.is_none_or(|kind| k.admits(kind)) && *s == section)
-        .map(|(_, s, n, _)| format!("{s}.{n}"))
-        .collect();
-    // and the keys of the models whose configuration is read with serde
+    let mut valid: Vec<String> = Vec::new();
     for m in crate::models::MODELS
         .iter()
         .filter(|m| kind.is_none_or(|k| k == m.kind))
@@ -757,7 +625,8 @@ fn unknown_key(kind: Option<&str>, key: &str) -> PresetError {
                 .map(|k| k.to_string()),
         );
     }
-    valid.dedup();
+    let mut seen = std::collections::HashSet::new();
+    valid.retain(|k| seen.insert(k.clone()));
     let model = kind
         .map(|k| format!(" for model.kind = \"{k}\""))
         .unwrap_or_default();
@@ -769,11 +638,6 @@ fn unknown_key(kind: Option<&str>, key: &str) -> PresetError {
             format!("unknown key{model} (valid: {})", valid.join(", ")),
         )
     }
-}
-
-struct Reader<'a> {
-    model: Option<&'a toml::Table>,
-    run: Option<&'a toml::Table>,
 }
 
 /// The model kind a preset table names (`model.kind`, "torus" when absent).
@@ -797,345 +661,5 @@ pub fn kind_of(table: &toml::Table) -> Result<&str, PresetError> {
                     .join(", ")
             ),
         )),
-    }
-}
-
-impl<'a> Reader<'a> {
-    fn new(table: &'a toml::Table) -> Result<Self, PresetError> {
-        let mut r = Self {
-            model: None,
-            run: None,
-        };
-        for (section, value) in table {
-            let t = value
-                .as_table()
-                .ok_or_else(|| key_err(section, "expected a [section] table"))?;
-            match section.as_str() {
-                "model" => r.model = Some(t),
-                "run" => r.run = Some(t),
-                _ => return Err(unknown_key(None, section)),
-            }
-            let kind = kind_of(table)?;
-            for name in t.keys() {
-                if !in_schema(Some(kind), section, name) {
-                    return Err(unknown_key(Some(kind), &format!("{section}.{name}")));
-                }
-            }
-        }
-        Ok(r)
-    }
-
-    fn get(&self, section: &str, name: &str) -> Option<&'a toml::Value> {
-        match section {
-            "model" => self.model?.get(name),
-            _ => self.run?.get(name),
-        }
-    }
-
-    fn int(
-        &self,
-        section: &str,
-        name: &str,
-        default: i64,
-        lo: i64,
-        hi: i64,
-    ) -> Result<i64, PresetError> {
-        let key = format!("{section}.{name}");
-        let v = match self.get(section, name) {
-            None => return Ok(default),
-            Some(toml::Value::Integer(i)) => *i,
-            Some(other) => {
-                return Err(key_err(
-                    &key,
-                    format!("expected an integer in {lo}..={hi}, got {}", echo(other)),
-                ));
-            }
-        };
-        if v < lo || v > hi {
-            return Err(key_err(
-                &key,
-                format!("{v} is out of range: expected an integer in {lo}..={hi}"),
-            ));
-        }
-        Ok(v)
-    }
-
-    fn num(&self, section: &str, name: &str, default: f64) -> Result<f64, PresetError> {
-        let key = format!("{section}.{name}");
-        match self.get(section, name) {
-            None => Ok(default),
-            Some(toml::Value::Integer(i)) => Ok(*i as f64),
-            Some(toml::Value::Float(f)) if f.is_finite() => Ok(*f),
-            Some(other) => Err(key_err(
-                &key,
-                format!("expected a finite number, got {}", echo(other)),
-            )),
-        }
-    }
-
-    fn word(
-        &self,
-        section: &str,
-        name: &str,
-        default: &'static str,
-        valid: &[&'static str],
-    ) -> Result<&'static str, PresetError> {
-        let key = format!("{section}.{name}");
-        let quoted = || {
-            valid
-                .iter()
-                .map(|v| format!("\"{v}\""))
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        match self.get(section, name) {
-            None => Ok(default),
-            Some(toml::Value::String(s)) => valid
-                .iter()
-                .find(|v| **v == s.as_str())
-                .copied()
-                .ok_or_else(|| {
-                    key_err(&key, format!("\"{}\" is not one of {}", echo(s), quoted()))
-                }),
-            Some(other) => Err(key_err(
-                &key,
-                format!("expected one of {}, got {}", quoted(), echo(other)),
-            )),
-        }
-    }
-
-    fn read_torus(&self) -> Result<TorusConfig, PresetError> {
-        self.word("model", "kind", "torus", &["torus"])?;
-        let rows = self.int("model", "rows", 16, 1, 16384)? as u32;
-        let cols = self.int("model", "cols", 16, 1, 16384)? as u32;
-        let tokens_per_facility = self.int("model", "tokens_per_facility", 1, 1, 1024)? as u32;
-        if u64::from(rows) * u64::from(cols) * u64::from(tokens_per_facility) > 1 << 30 {
-            return Err(key_err(
-                "model.tokens_per_facility",
-                format!(
-                    "rows × cols × tokens_per_facility = {} exceeds 2^30 tokens",
-                    u64::from(rows) * u64::from(cols) * u64::from(tokens_per_facility)
-                ),
-            ));
-        }
-        let mean_service = self.num("model", "mean_service", 10.0)?;
-        if !(mean_service > 0.0 && mean_service < 4096.0) || to_ticks(mean_service) == 0 {
-            return Err(key_err(
-                "model.mean_service",
-                format!(
-                    "{mean_service} is out of range: expected a number in [2^-20, 4096) (at least one tick, 2^-20 ≈ 9.54e-7)"
-                ),
-            ));
-        }
-        let service = match self.word("model", "service", "shifted", &["exponential", "shifted"])? {
-            "exponential" => ServiceKind::Exponential,
-            _ => ServiceKind::Shifted,
-        };
-        let algorithm = match self.word(
-            "run",
-            "algorithm",
-            "window",
-            &["sequential", "window", "interval"],
-        )? {
-            "sequential" => Algorithm::Sequential,
-            "window" => Algorithm::Window,
-            _ => Algorithm::Interval,
-        };
-        let timestamps =
-            match self.word("run", "timestamps", "original", &["original", "boundary"])? {
-                "original" => Timestamps::Original,
-                _ => Timestamps::Boundary,
-            };
-        let d = self.num("run", "d", 1.0)?;
-        let min_d = 1.0 / TICKS_PER_UNIT;
-        if algorithm != Algorithm::Sequential && d < min_d {
-            return Err(key_err(
-                "run.d",
-                format!(
-                    "{d} is out of range: {} needs d ≥ 2^-20 (≈ 9.5e-7)",
-                    algorithm.name()
-                ),
-            ));
-        }
-        if !(0.0..=MAX_TIME_UNITS).contains(&d) {
-            return Err(key_err(
-                "run.d",
-                format!("{d} is out of range: expected a number in [0, 2^40]"),
-            ));
-        }
-        if service == ServiceKind::Shifted && d >= mean_service {
-            return Err(key_err(
-                "run.d",
-                format!(
-                    "{d} is out of range: shifted service needs 0 ≤ d < model.mean_service = {mean_service}"
-                ),
-            ));
-        }
-        if algorithm == Algorithm::Window && service != ServiceKind::Shifted {
-            return Err(key_err(
-                "model.service",
-                "run.algorithm = \"window\" needs \"shifted\" service (every service must last at least d)",
-            ));
-        }
-        let end_time = self.num("run", "end_time", 1000.0)?;
-        if !(end_time > 0.0 && end_time <= MAX_TIME_UNITS) || to_ticks(end_time) == 0 {
-            return Err(key_err(
-                "run.end_time",
-                format!(
-                    "{end_time} is out of range: expected a number in [2^-20, 2^40] (at least one tick, 2^-20 ≈ 9.54e-7)"
-                ),
-            ));
-        }
-        let seed = self.int("run", "seed", 1, 0, i64::MAX)? as u64;
-        let engine = match self.word("run", "engine", "cpu", &["cpu", "gpu"])? {
-            "cpu" => EngineKind::Cpu,
-            _ => EngineKind::Gpu,
-        };
-        Ok(TorusConfig {
-            model: TorusParams {
-                rows,
-                cols,
-                tokens_per_facility,
-                mean_service,
-                service,
-            },
-            run: RunConfig {
-                algorithm,
-                timestamps,
-                d,
-                end_time,
-                seed,
-                engine,
-            },
-        })
-    }
-
-    /// A number in [lo, hi] (or (lo, hi] when `open_lo`), naming the range on error.
-    fn num_in(
-        &self,
-        section: &str,
-        name: &str,
-        default: f64,
-        (lo, hi): (f64, f64),
-        open_lo: bool,
-    ) -> Result<f64, PresetError> {
-        let v = self.num(section, name, default)?;
-        let ok = if open_lo { v > lo } else { v >= lo } && v <= hi;
-        if !ok {
-            let open = if open_lo { "(" } else { "[" };
-            return Err(key_err(
-                &format!("{section}.{name}"),
-                format!("{v} is out of range: expected a number in {open}{lo}, {hi}]"),
-            ));
-        }
-        Ok(v)
-    }
-
-    fn read_diffusion(&self) -> Result<DiffusionConfig, PresetError> {
-        const BIG: f64 = 1e6;
-        let rows = self.int("model", "rows", 64, 1, 16384)? as u32;
-        let cols = self.int("model", "cols", 64, 1, 16384)? as u32;
-        let model = DiffusionParams {
-            rows,
-            cols,
-            alpha_x: self.num_in("model", "alpha_x", 1.0, (0.0, BIG), false)?,
-            alpha_y: self.num_in("model", "alpha_y", 1.0, (0.0, BIG), false)?,
-            beta: self.num_in("model", "beta", 0.0, (-BIG, BIG), false)?,
-            boundary: self.num_in("model", "boundary", 100.0, (-BIG, BIG), false)?,
-            initial: self.num_in("model", "initial", 0.0, (-BIG, BIG), false)?,
-            dx: self.num_in("model", "dx", 1.0, (0.0, BIG), true)?,
-        };
-        let algorithm = match self.word(
-            "run",
-            "algorithm",
-            "hybrid",
-            &["timestepped", "event", "hybrid"],
-        )? {
-            "timestepped" => DiffusionAlgorithm::Timestepped,
-            "event" => DiffusionAlgorithm::Event,
-            _ => DiffusionAlgorithm::Hybrid,
-        };
-        let end_time = self.num("run", "end_time", 100.0)?;
-        if !(end_time > 0.0 && end_time <= MAX_TIME_UNITS) || to_ticks(end_time) == 0 {
-            return Err(key_err(
-                "run.end_time",
-                format!(
-                    "{end_time} is out of range: expected a number in [2^-20, 2^40] (at least one tick, 2^-20 ≈ 9.54e-7)"
-                ),
-            ));
-        }
-        let max_dt = f64::from(MAX_STEP_TICKS) / TICKS_PER_UNIT;
-        let dt = self.num("run", "dt", 0.01)?;
-        if !(1.0 / TICKS_PER_UNIT..=max_dt).contains(&dt) {
-            return Err(key_err(
-                "run.dt",
-                format!(
-                    "{dt} is out of range: expected a number in [2^-20, 16) (one tick to 2^24 − 1 ticks)"
-                ),
-            ));
-        }
-        // the subnormal-free arithmetic (Stencil::zero_below_for) needs β to be 0 or not tiny,
-        // and coefficients large enough that the zero threshold stays invisible
-        if model.beta != 0.0 && model.beta.abs() < 2f64.powi(-83) {
-            return Err(key_err(
-                "model.beta",
-                format!(
-                    "{} is out of range: expected 0 or a magnitude of at least 2^-83 (≈ 1.03e-25)",
-                    model.beta
-                ),
-            ));
-        }
-        let st = model.stencil();
-        let scale = model.boundary.abs().max(model.initial.abs()).max(1.0);
-        if f64::from(st.zero_below) > 1e-9 * scale {
-            return Err(key_err(
-                "model.alpha_x",
-                format!(
-                    "αx/dx² = {:e} and αy/dx² = {:e} are so small that temperatures below {:e} would count as 0 (the limit is 1e-9 of the temperature scale {scale}): raise alpha_x/alpha_y or lower dx",
-                    st.ax, st.ay, st.zero_below
-                ),
-            ));
-        }
-        let bound = model.stability_bound();
-        // a grid that moves faster than one tick cannot be stepped stably by any engine (the
-        // clock is integer ticks): refuse it instead of letting it blow up
-        if bound * TICKS_PER_UNIT < 1.0 {
-            return Err(key_err(
-                "model.alpha_x",
-                format!(
-                    "the stability bound dx²/(2(αx+αy)) = {bound:e} is below one tick (2^-20 ≈ 9.54e-7): lower alpha_x/alpha_y or raise dx"
-                ),
-            ));
-        }
-        if algorithm == DiffusionAlgorithm::Timestepped && dt > bound {
-            // printed in full, so that the number shown is itself accepted
-            return Err(key_err(
-                "run.dt",
-                format!(
-                    "{dt} is unstable: the explicit scheme needs dt ≤ dx²/(2(αx+αy)) = {bound}"
-                ),
-            ));
-        }
-        let quantum = self.num_in("run", "quantum", 0.1, (0.0, BIG), true)?;
-        let engine = match self.word("run", "engine", "cpu", &["cpu", "gpu"])? {
-            "cpu" => EngineKind::Cpu,
-            _ => EngineKind::Gpu,
-        };
-        if engine == EngineKind::Gpu && algorithm == DiffusionAlgorithm::Event {
-            return Err(key_err(
-                "run.engine",
-                "\"gpu\" runs \"timestepped\" and \"hybrid\"; \"event\" (one cell at a time from a priority queue) runs on the CPU",
-            ));
-        }
-        Ok(DiffusionConfig {
-            model,
-            run: DiffusionRun {
-                algorithm,
-                end_time,
-                dt,
-                quantum,
-                engine,
-            },
-        })
     }
 }

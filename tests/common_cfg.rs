@@ -1,8 +1,8 @@
 //! Helpers shared by the integration tests (included with `mod common_cfg;`).
 #![allow(dead_code)]
 
+use pdes_lab::models::torus::config::TorusConfig;
 use pdes_lab::models::torus::cpu::{CpuEngine, CpuTorus};
-use pdes_lab::preset::TorusConfig;
 use pdes_lab::sim::{Budget, Engine};
 
 /// A configuration from the default preset with `sets` applied.
@@ -16,7 +16,7 @@ pub fn config(sets: &[&str]) -> TorusConfig {
 }
 
 /// A diffusion configuration from the teaching preset with `sets` applied.
-pub fn diffusion_config(sets: &[&str]) -> pdes_lab::preset::DiffusionConfig {
+pub fn diffusion_config(sets: &[&str]) -> pdes_lab::models::diffusion::config::DiffusionConfig {
     let (_, text) = pdes_lab::preset::load_text("teaching-diffusion").unwrap();
     let mut table: toml::Table = text.parse().unwrap();
     for s in sets {
@@ -24,7 +24,7 @@ pub fn diffusion_config(sets: &[&str]) -> pdes_lab::preset::DiffusionConfig {
     }
     pdes_lab::preset::Config::from_table(&table)
         .unwrap()
-        .get::<pdes_lab::preset::DiffusionConfig>()
+        .get::<pdes_lab::models::diffusion::config::DiffusionConfig>()
         .cloned()
         .expect("teaching-diffusion is a diffusion preset")
 }

@@ -156,7 +156,7 @@ fn config_round_trips_through_toml() {
     let text = cfg.to_toml("saved by a test");
     assert!(text.starts_with("# saved by a test"));
     assert_eq!(
-        pdes_lab::preset::TorusConfig::from_toml(&text, "round trip").unwrap(),
+        pdes_lab::models::torus::config::TorusConfig::from_toml(&text, "round trip").unwrap(),
         cfg
     );
 }

@@ -4,8 +4,9 @@
 
 mod common_cfg;
 use common_cfg::diffusion_config as config;
+use pdes_lab::models::diffusion::config::DiffusionConfig;
 use pdes_lab::models::diffusion::cpu::{CpuDiffusion, DiffusionEngine};
-use pdes_lab::preset::{Config, DiffusionConfig};
+use pdes_lab::preset::Config;
 use pdes_lab::sim::{Budget, Engine};
 
 fn final_grid(cfg: &DiffusionConfig) -> Vec<f32> {

@@ -3,9 +3,9 @@
 
 mod common_cfg;
 use common_cfg::{diffusion_config as config, gpu};
+use pdes_lab::models::diffusion::config::DiffusionConfig;
 use pdes_lab::models::diffusion::cpu::{CpuDiffusion, DiffusionEngine};
 use pdes_lab::models::diffusion::gpu::GpuDiffusion;
-use pdes_lab::preset::DiffusionConfig;
 use pdes_lab::sim::{Budget, Engine};
 
 /// Runs CPU and GPU engines of `cfg` through the same budgets; after each, the time, the

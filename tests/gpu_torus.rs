@@ -4,10 +4,10 @@
 
 mod common_cfg;
 use common_cfg::{config, gpu};
+use pdes_lab::models::torus::config::TorusConfig;
 use pdes_lab::models::torus::cpu::{CpuEngine, CpuTorus, TorusEngine};
 use pdes_lab::models::torus::gpu::GpuTorus;
 use pdes_lab::models::torus::state::TorusState;
-use pdes_lab::preset::TorusConfig;
 use pdes_lab::sim::{Budget, Engine};
 
 /// The CPU state with what the GPU keeps per workgroup (or not at all) cleared.

@@ -46,13 +46,28 @@ fn moving_the_d_slider_changes_the_engines_d() {
         return;
     }
     let mut h = harness("teaching-16x16");
-    assert_eq!(h.state().a.config.torus().unwrap().run.d, 1.0);
+    assert_eq!(
+        h.state()
+            .a
+            .config
+            .get::<pdes_lab::models::torus::config::TorusConfig>()
+            .unwrap()
+            .run
+            .d,
+        1.0
+    );
     h.get_by_role_and_label(Role::Slider, "d (log)")
         .set_value_accesskit(0.5);
     h.run_steps(2);
     assert_eq!(h.state_mut().form.model_mut::<TorusForm>().unwrap().d, 0.5);
     assert_eq!(
-        h.state().a.config.torus().unwrap().run.d,
+        h.state()
+            .a
+            .config
+            .get::<pdes_lab::models::torus::config::TorusConfig>()
+            .unwrap()
+            .run
+            .d,
         0.5,
         "the session was rebuilt with the new d"
     );
@@ -111,7 +126,13 @@ fn a_bad_value_is_refused_with_its_reason() {
     let err = h.state().form_error.clone().expect("refused");
     assert!(err.contains("shifted"), "{err}");
     assert_eq!(
-        h.state().a.config.torus().unwrap().model.service,
+        h.state()
+            .a
+            .config
+            .get::<pdes_lab::models::torus::config::TorusConfig>()
+            .unwrap()
+            .model
+            .service,
         pdes_lab::models::torus::ServiceKind::Shifted
     );
     h.get_by_label(err.as_str()); // the reason is on screen
@@ -120,7 +141,13 @@ fn a_bad_value_is_refused_with_its_reason() {
     h.run_steps(2);
     assert!(h.state().form_error.is_none());
     assert_eq!(
-        h.state().a.config.torus().unwrap().run.algorithm,
+        h.state()
+            .a
+            .config
+            .get::<pdes_lab::models::torus::config::TorusConfig>()
+            .unwrap()
+            .run
+            .algorithm,
         pdes_lab::preset::Algorithm::Interval
     );
 }
@@ -135,7 +162,12 @@ fn loading_a_preset_replaces_the_model() {
     h.run_steps(3);
     h.get_by_label("sang2019-causality").click();
     h.run_steps(2);
-    let cfg = h.state().a.config.torus().unwrap();
+    let cfg = h
+        .state()
+        .a
+        .config
+        .get::<pdes_lab::models::torus::config::TorusConfig>()
+        .unwrap();
     assert_eq!((cfg.model.rows, cfg.model.cols, cfg.run.d), (64, 64, 0.5));
     assert_eq!(h.state().form.algorithm.name, "interval-original");
 }
@@ -158,11 +190,24 @@ fn ab_mode_runs_two_algorithms_on_the_same_seed() {
     let app = h.state();
     let b = app.b.as_ref().unwrap();
     assert_eq!(
-        b.config.torus().unwrap().run.seed,
-        app.a.config.torus().unwrap().run.seed
+        b.config
+            .get::<pdes_lab::models::torus::config::TorusConfig>()
+            .unwrap()
+            .run
+            .seed,
+        app.a
+            .config
+            .get::<pdes_lab::models::torus::config::TorusConfig>()
+            .unwrap()
+            .run
+            .seed
     );
     assert_eq!(
-        b.config.torus().unwrap().run.timestamps,
+        b.config
+            .get::<pdes_lab::models::torus::config::TorusConfig>()
+            .unwrap()
+            .run
+            .timestamps,
         pdes_lab::preset::Timestamps::Boundary
     );
     assert_eq!(app.a.steps(), 40);
@@ -266,7 +311,13 @@ fn a_torus_too_large_for_the_cpu_is_refused_not_allocated() {
         "{err}"
     );
     assert_eq!(
-        h.state().a.config.torus().unwrap().model.rows,
+        h.state()
+            .a
+            .config
+            .get::<pdes_lab::models::torus::config::TorusConfig>()
+            .unwrap()
+            .model
+            .rows,
         16,
         "the running session is kept"
     );
@@ -455,7 +506,17 @@ fn a_typed_d_that_is_not_valid_is_refused_with_the_reason_not_clamped() {
             "{typed}: {err:?}"
         );
         // the running session keeps its valid d
-        assert_eq!(h.state().a.config.torus().unwrap().run.d, 1.0, "{typed}");
+        assert_eq!(
+            h.state()
+                .a
+                .config
+                .get::<pdes_lab::models::torus::config::TorusConfig>()
+                .unwrap()
+                .run
+                .d,
+            1.0,
+            "{typed}"
+        );
     }
     let field = h.get_by_role_and_label(Role::TextInput, "d");
     field.focus();
@@ -464,7 +525,16 @@ fn a_typed_d_that_is_not_valid_is_refused_with_the_reason_not_clamped() {
     h.key_press(egui::Key::Enter);
     h.run_steps(2);
     assert!(h.state().form_error.is_none());
-    assert_eq!(h.state().a.config.torus().unwrap().run.d, 0.5);
+    assert_eq!(
+        h.state()
+            .a
+            .config
+            .get::<pdes_lab::models::torus::config::TorusConfig>()
+            .unwrap()
+            .run
+            .d,
+        0.5
+    );
 }
 
 #[test]

@@ -5,7 +5,7 @@
 
 use egui_kittest::Harness;
 use pdes_lab::app::PdesApp;
-use pdes_lab::preset::TorusConfig;
+use pdes_lab::models::torus::config::TorusConfig;
 use std::time::Instant;
 
 #[test]

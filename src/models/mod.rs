@@ -43,8 +43,8 @@ pub struct ModelInfo {
     pub algorithms: &'static [AlgorithmInfo],
     /// The built-in preset the picker opens.
     pub teaching_preset: &'static str,
-    /// Preset keys beyond the shared key table (models whose configuration is read with
-    /// serde list theirs here, dotted: "model.lines").
+    /// Every preset key of the model, dotted ("model.lines", "run.d"): what `--set`
+    /// accepts and what an unknown-key message lists.
     pub keys: &'static [&'static str],
     /// Reads and validates a preset table of this model.
     pub parse: fn(&toml::Table) -> Result<crate::preset::Config, crate::preset::PresetError>,

@@ -7,7 +7,9 @@
 use super::cpu::{CpuDiffusion, DiffusionEngine};
 use crate::cli::CliError;
 use crate::cli::bench::{BenchOptions, verification_gate, write_report};
-use crate::preset::{Config, DiffusionAlgorithm, DiffusionConfig, EngineKind};
+use crate::models::diffusion::config::DiffusionAlgorithm;
+use crate::models::diffusion::config::DiffusionConfig;
+use crate::preset::{Config, EngineKind};
 use crate::sim::{Budget, SimError};
 use serde::Serialize;
 use std::time::Instant;

@@ -32,7 +32,7 @@ pub struct DiffusionForm {
 
 /// The registry's constructor: the form showing `cfg`.
 pub fn form(cfg: &Config) -> Box<dyn ModelForm> {
-    let Some(c) = cfg.get::<crate::preset::DiffusionConfig>() else {
+    let Some(c) = cfg.get::<crate::models::diffusion::config::DiffusionConfig>() else {
         return Box::new(DiffusionForm {
             rows: 64,
             cols: 64,

@@ -6,7 +6,8 @@ use super::cpu::{CpuDiffusion, DiffusionEngine, diffusion_cpu_bytes, grid_stats}
 use super::gpu::GpuDiffusion;
 use crate::engines::{LiveEngine, Sample};
 use crate::gpu::Gpu;
-use crate::preset::{Config, DiffusionConfig};
+use crate::models::diffusion::config::DiffusionConfig;
+use crate::preset::Config;
 use crate::sim::{Engine, SimError};
 use crate::time::{Ticks, to_units};
 use std::sync::Arc;

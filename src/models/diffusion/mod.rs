@@ -10,6 +10,7 @@
 //! the same order, in f32, so CPU and GPU agree to float rounding.
 
 pub mod bench;
+pub mod config;
 pub mod cpu;
 pub mod form;
 pub mod gpu;
@@ -249,8 +250,8 @@ pub static INFO: super::ModelInfo = super::ModelInfo {
     description: "2-D diffusion grid",
     about: "The 2-D heat diffusion grid of Perumalla 2006: time-stepped, discrete-event and hybrid execution.",
     teaching_preset: "teaching-diffusion",
-    parse: crate::preset::parse_diffusion,
-    keys: &[],
+    parse: config::parse,
+    keys: config::KEYS,
     shader_modules: shaders::modules,
     verify: verify::checks,
     verify_once: verify::check_once,

@@ -5,7 +5,7 @@ use super::cpu::CpuDiffusion;
 use crate::app::heatmap::Mode;
 use crate::app::plots::{per_interval, plot_series, time_series};
 use crate::app::session::Session;
-use crate::preset::DiffusionConfig;
+use crate::models::diffusion::config::DiffusionConfig;
 use eframe::egui;
 
 /// The heatmap's hover text for cell `i`.

@@ -6,7 +6,7 @@ use super::cpu::{CpuDiffusion, DiffusionEngine};
 use super::gpu::GpuDiffusion;
 use crate::gpu::Gpu;
 use crate::gpu::shaders::Reductions;
-use crate::preset::DiffusionConfig;
+use crate::models::diffusion::config::DiffusionConfig;
 use crate::sim::Engine;
 use crate::verify::{
     Case, CheckResult, Options, budgets, check_cases, compare_reports, compare_step_logs, gpu_err,

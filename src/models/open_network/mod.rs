@@ -211,12 +211,7 @@ pub static INFO: super::ModelInfo = super::ModelInfo {
     about: "The open network of Park & Fishwick (paper 002 §4.2.2): tandem lines of single-server queues fed by Poisson arrivals; after a line a token leaves or is switched to a random line.",
     teaching_preset: "teaching-open",
     parse: config::parse,
-    keys: &[
-        "model.lines",
-        "model.servers_per_line",
-        "model.arrival_rate",
-        "model.exit_probability",
-    ],
+    keys: config::KEYS,
     shader_modules: shaders::modules,
     verify: verify::checks,
     verify_once: verify::check_once,

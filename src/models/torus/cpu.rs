@@ -5,7 +5,8 @@ use super::sequential;
 use super::state::{self, TorusState};
 use super::stats::{self, Summary};
 use super::stepped;
-use crate::preset::{Algorithm, Timestamps, TorusConfig};
+use crate::models::torus::config::TorusConfig;
+use crate::preset::{Algorithm, Timestamps};
 use crate::sim::{Budget, Engine, Report, SimError, StepRecord, StepTotals};
 use crate::time::{Ticks, to_ticks};
 

@@ -28,9 +28,13 @@ pub struct TorusForm {
 
 /// The registry's constructor: the form showing `cfg`.
 pub fn form(cfg: &Config) -> Box<dyn ModelForm> {
-    let c = cfg.torus().cloned().unwrap_or_else(|| {
-        crate::preset::TorusConfig::from_toml("", "defaults").expect("the defaults are valid")
-    });
+    let c = cfg
+        .get::<crate::models::torus::config::TorusConfig>()
+        .cloned()
+        .unwrap_or_else(|| {
+            crate::models::torus::config::TorusConfig::from_toml("", "defaults")
+                .expect("the defaults are valid")
+        });
     Box::new(TorusForm {
         rows: c.model.rows,
         cols: c.model.cols,

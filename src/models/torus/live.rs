@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 /// The registry's constructor: the GPU engine when `device` is given, else the CPU one.
 pub fn build(config: &Config, device: Option<Arc<Gpu>>) -> Result<Box<dyn LiveEngine>, SimError> {
-    let Some(c) = config.torus() else {
+    let Some(c) = config.get::<crate::models::torus::config::TorusConfig>() else {
         return Err(SimError::Gpu("not a torus configuration".into()));
     };
     Ok(match device {
@@ -28,7 +28,9 @@ pub fn build(config: &Config, device: Option<Arc<Gpu>>) -> Result<Box<dyn LiveEn
 
 /// The registry's CPU memory estimate.
 pub fn cpu_bytes(config: &Config) -> u64 {
-    config.torus().map_or(0, super::cpu::cpu_memory_bytes)
+    config
+        .get::<crate::models::torus::config::TorusConfig>()
+        .map_or(0, super::cpu::cpu_memory_bytes)
 }
 
 /// A sample from sums over completed services (and, on the CPU, the services in progress).

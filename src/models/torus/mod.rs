@@ -6,6 +6,7 @@
 //! arrives there at the same instant (one combined departure/arrival event).
 
 pub mod bench;
+pub mod config;
 pub mod cpu;
 pub mod form;
 pub mod gpu;
@@ -22,8 +23,7 @@ use crate::rng::{self, WORD_ROUTE, WORD_SERVICE};
 use crate::time::{TICKS_PER_UNIT, Ticks};
 use serde::Serialize;
 
-/// Service-time distribution.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ServiceKind {
     /// Exponential with mean M.
@@ -146,8 +146,8 @@ pub static INFO: super::ModelInfo = super::ModelInfo {
     description: "Closed torus queueing network",
     about: "The closed torus queueing network (Sang et al. 2019, Park & Fishwick 2009).",
     teaching_preset: "teaching-16x16",
-    parse: crate::preset::parse_torus,
-    keys: &[],
+    parse: config::parse,
+    keys: config::KEYS,
     shader_modules: shaders::modules,
     verify: verify::checks,
     verify_once: verify::check_once,

@@ -16,7 +16,9 @@ use egui_plot::{Bar, BarChart, Legend, Line, Plot, PlotPoints};
 
 /// The current window over the pending events: where the next step's bound falls.
 pub fn timeline(ui: &mut egui::Ui, s: &Session) {
-    let Some(cfg) = s.config.torus() else { return };
+    let Some(cfg) = s.config.get::<crate::models::torus::config::TorusConfig>() else {
+        return;
+    };
     let log: &[StepRecord] = s.engine().step_log();
     let d = cfg.run.d;
     let t = to_units(s.now());
@@ -159,7 +161,9 @@ pub fn inspector(ui: &mut egui::Ui, s: &Session, f: u32) {
 /// values for exponential service), parallel events per step (series and histogram), and
 /// cumulative causality errors.
 pub fn plots(ui: &mut egui::Ui, a: &Session, b: Option<&Session>) {
-    let Some(cfg) = a.config.torus() else { return };
+    let Some(cfg) = a.config.get::<crate::models::torus::config::TorusConfig>() else {
+        return;
+    };
     let sessions: Vec<&Session> = std::iter::once(a).chain(b).collect();
     let ab = sessions.len() > 1;
     let w = (ui.available_width() - 24.0) / 4.0;
@@ -247,7 +251,7 @@ pub const PANEL: crate::models::Panel = crate::models::Panel {
 
 /// The colormap spans 0 … 4P tokens.
 fn colour_range(s: &Session) -> (f32, f32) {
-    match s.config.torus() {
+    match s.config.get::<crate::models::torus::config::TorusConfig>() {
         Some(c) => (0.0, (c.model.tokens_per_facility * 4).max(4) as f32),
         None => (0.0, 4.0),
     }

@@ -6,8 +6,9 @@ use super::cpu::{CpuEngine, CpuTorus};
 use super::state::TorusState;
 use crate::gpu::Gpu;
 use crate::gpu::shaders::Reductions;
+use crate::models::torus::config::TorusConfig;
 use crate::models::torus::gpu::GpuTorus;
-use crate::preset::{Algorithm, Timestamps, TorusConfig};
+use crate::preset::{Algorithm, Timestamps};
 use crate::sim::{Budget, Engine};
 use crate::verify::{
     Case, CheckResult, Options, budgets, check_cases, compare_reports, compare_step_logs,
@@ -36,7 +37,7 @@ pub fn check_once(gpu: &Arc<Gpu>, options: Options, record: &mut dyn FnMut(Check
             "torus window on the GPU = sequential on the CPU, {}",
             case.label
         ),
-        || match config_of(case)?.torus() {
+        || match config_of(case)?.get::<crate::models::torus::config::TorusConfig>() {
             Some(cfg) => check_window_vs_sequential(gpu, cfg, options),
             None => Err("not a torus case".into()),
         },

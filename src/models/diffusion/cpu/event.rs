@@ -7,8 +7,8 @@
 //! indexed priority queue. Between events every cell moves linearly, so the state at any
 //! time is exact for the quantized system: no step is ever taken where nothing changes.
 
+use crate::models::diffusion::config::DiffusionConfig;
 use crate::models::diffusion::{Stencil, crossing_ticks};
-use crate::preset::DiffusionConfig;
 use crate::sim::heap::{IndexedHeap, NEVER};
 use crate::sim::{Budget, StepTotals};
 use crate::time::{TICKS_PER_UNIT, Ticks};

@@ -6,7 +6,8 @@
 pub mod event;
 pub mod synchronous;
 
-use crate::preset::{DiffusionAlgorithm, DiffusionConfig};
+use crate::models::diffusion::config::DiffusionAlgorithm;
+use crate::models::diffusion::config::DiffusionConfig;
 use crate::sim::{Budget, Engine, Report, SimError, StepRecord, StepTotals};
 use crate::time::{Ticks, to_units};
 use serde::Serialize;

@@ -10,8 +10,9 @@
 //! one quantum falls as its rate grows, hybrid's minimum over cells is
 //! `quantum_ticks(max |rate|)`: one division per step, not one per cell.
 
+use crate::models::diffusion::config::DiffusionAlgorithm;
+use crate::models::diffusion::config::DiffusionConfig;
 use crate::models::diffusion::{Stencil, quantum_ticks, step_units};
-use crate::preset::{DiffusionAlgorithm, DiffusionConfig};
 use crate::sim::{Budget, StepRecord, StepTotals};
 use crate::time::{TICK_BITS, Ticks};
 
