@@ -56,49 +56,6 @@ pub fn key_err(key: &str, reason: impl Into<String>) -> PresetError {
     }
 }
 
-/// How the events of a step are chosen.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Algorithm {
-    /// One event at a time from a future event list (exact).
-    Sequential,
-    /// Every event in [t_min, t_min + d) (exact with shifted service; Sang et al.).
-    Window,
-    /// Every event up to the next multiple of d (Park & Fishwick; approximate).
-    Interval,
-}
-
-impl Algorithm {
-    /// Name in presets and output.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Sequential => "sequential",
-            Self::Window => "window",
-            Self::Interval => "interval",
-        }
-    }
-}
-
-/// Which timestamps clustered events of `interval` keep.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Timestamps {
-    /// Their own (causality errors happen).
-    Original,
-    /// The interval boundary (no ordering violation, biased statistics).
-    Boundary,
-}
-
-impl Timestamps {
-    /// Name in presets and output.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Original => "original",
-            Self::Boundary => "boundary",
-        }
-    }
-}
-
 /// Where the simulation runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -116,33 +73,6 @@ impl EngineKind {
             Self::Cpu => "cpu",
             Self::Gpu => "gpu",
         }
-    }
-}
-
-/// The `[run]` section.
-#[derive(Clone, Debug, PartialEq)]
-pub struct RunConfig {
-    /// Algorithm.
-    pub algorithm: Algorithm,
-    /// Timestamps of `interval`.
-    pub timestamps: Timestamps,
-    /// The interval d (window width, interval length, and shift of shifted service).
-    pub d: f64,
-    /// Simulated end time T: every event earlier than T is processed.
-    pub end_time: f64,
-    /// Random seed.
-    pub seed: u64,
-    /// Engine.
-    pub engine: EngineKind,
-}
-
-impl RunConfig {
-    /// (run.algorithm, run.timestamps for interval): the registry's key of the algorithm.
-    pub fn algorithm_keys(&self) -> (&'static str, Option<&'static str>) {
-        (
-            self.algorithm.name(),
-            (self.algorithm == Algorithm::Interval).then(|| self.timestamps.name()),
-        )
     }
 }
 
@@ -214,106 +144,6 @@ pub fn with_comment(comment: &str, body: Result<String, toml::ser::Error>) -> St
     }
 }
 
-/// The `[run]` keys of the queueing models as written (the torus and the open network);
-/// a key left out takes the model's default.
-#[derive(Clone, Debug, Default, Deserialize, Serialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct QueueingRunKeys {
-    /// `run.algorithm`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub algorithm: Option<Algorithm>,
-    /// `run.timestamps`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub timestamps: Option<Timestamps>,
-    /// `run.d`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub d: Option<f64>,
-    /// `run.end_time`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub end_time: Option<f64>,
-    /// `run.seed`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub seed: Option<u64>,
-    /// `run.engine`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub engine: Option<EngineKind>,
-}
-
-impl QueueingRunKeys {
-    /// The keys of a validated run (all written).
-    pub fn of(r: &RunConfig) -> Self {
-        Self {
-            algorithm: Some(r.algorithm),
-            timestamps: Some(r.timestamps),
-            d: Some(r.d),
-            end_time: Some(r.end_time),
-            seed: Some(r.seed),
-            engine: Some(r.engine),
-        }
-    }
-
-    /// The run with `defaults` for the keys left out, checked: d ≥ one tick for the
-    /// stepped algorithms, d < M with `shifted` service (mean `mean_service`), window only
-    /// with shifted service, T in [one tick, 2^40]. Errors name the key and the range.
-    pub fn validate(
-        self,
-        defaults: RunConfig,
-        shifted: bool,
-        mean_service: f64,
-    ) -> Result<RunConfig, PresetError> {
-        use crate::time::{MAX_TIME_UNITS, TICKS_PER_UNIT};
-        let algorithm = self.algorithm.unwrap_or(defaults.algorithm);
-        let d = self.d.unwrap_or(defaults.d);
-        if algorithm != Algorithm::Sequential && d * TICKS_PER_UNIT < 1.0 {
-            return Err(key_err(
-                "run.d",
-                format!(
-                    "{d} is out of range: {} needs d ≥ 2^-20 (≈ 9.5e-7)",
-                    algorithm.name()
-                ),
-            ));
-        }
-        if !(0.0..=MAX_TIME_UNITS).contains(&d) {
-            return Err(key_err(
-                "run.d",
-                format!("{d} is out of range: expected a number in [0, 2^40]"),
-            ));
-        }
-        if shifted && d >= mean_service {
-            return Err(key_err(
-                "run.d",
-                format!(
-                    "{d} is out of range: shifted service needs 0 ≤ d < model.mean_service = {mean_service}"
-                ),
-            ));
-        }
-        if algorithm == Algorithm::Window && !shifted {
-            return Err(key_err(
-                "model.service",
-                "run.algorithm = \"window\" needs \"shifted\" service (every service must last at least d)",
-            ));
-        }
-        let end_time = self.end_time.unwrap_or(defaults.end_time);
-        if !(end_time > 0.0 && end_time <= MAX_TIME_UNITS) || to_ticks(end_time) == 0 {
-            return Err(key_err(
-                "run.end_time",
-                format!(
-                    "{end_time} is out of range: expected a number in [2^-20, 2^40] (at least one tick, 2^-20 ≈ 9.54e-7)"
-                ),
-            ));
-        }
-        Ok(RunConfig {
-            algorithm,
-            timestamps: self.timestamps.unwrap_or(defaults.timestamps),
-            d,
-            end_time,
-            // TOML integers are i64: a seed read from a preset is at most 2^63 − 1
-            seed: self.seed.unwrap_or(defaults.seed),
-            engine: self.engine.unwrap_or(defaults.engine),
-        })
-    }
-}
-
 /// What every model's validated configuration offers the generic code (engine factory,
 /// command line, app). Each model implements it for its own configuration type; the
 /// registry's `parse` builds one from a preset table.
@@ -356,26 +186,6 @@ impl PartialEq for Config {
         self.0.eq_dyn(other.0.as_ref())
     }
 }
-
-/// Implements [`ModelConfig`]'s run accessors for a configuration whose `run` is a
-/// [`RunConfig`] (the torus's run keys, shared by the queueing models).
-macro_rules! queueing_run_accessors {
-    () => {
-        fn algorithm_keys(&self) -> (&'static str, Option<&'static str>) {
-            self.run.algorithm_keys()
-        }
-        fn engine(&self) -> $crate::preset::EngineKind {
-            self.run.engine
-        }
-        fn set_engine(&mut self, engine: $crate::preset::EngineKind) {
-            self.run.engine = engine;
-        }
-        fn end_time(&self) -> f64 {
-            self.run.end_time
-        }
-    };
-}
-pub(crate) use queueing_run_accessors;
 
 /// Implements [`ModelConfig`]'s copy, equality and `Any` for a configuration type.
 macro_rules! model_config_boilerplate {
@@ -478,44 +288,16 @@ impl Config {
     }
 }
 
-/// The built-in presets (the files of `presets/`, embedded so the binary works anywhere).
-pub const BUILTIN: &[(&str, &str)] = &[
-    (
-        "teaching-16x16",
-        include_str!("../presets/teaching-16x16.toml"),
-    ),
-    (
-        "sang2019-torus",
-        include_str!("../presets/sang2019-torus.toml"),
-    ),
-    (
-        "sang2019-causality",
-        include_str!("../presets/sang2019-causality.toml"),
-    ),
-    (
-        "park-fishwick-16x16",
-        include_str!("../presets/park-fishwick-16x16.toml"),
-    ),
-    (
-        "teaching-diffusion",
-        include_str!("../presets/teaching-diffusion.toml"),
-    ),
-    (
-        "perumalla-diffusion-750",
-        include_str!("../presets/perumalla-diffusion-750.toml"),
-    ),
-    (
-        "teaching-open",
-        include_str!("../presets/teaching-open.toml"),
-    ),
-    (
-        "park-fishwick-open",
-        include_str!("../presets/park-fishwick-open.toml"),
-    ),
-];
+/// Every built-in preset, (name, text), model by model in registry order (each model
+/// lists its presets; the files are in `presets/`, embedded so the binary works anywhere).
+pub fn builtin() -> impl Iterator<Item = &'static (&'static str, &'static str)> {
+    crate::models::MODELS.iter().flat_map(|m| m.presets.iter())
+}
 
-/// The preset `cargo run` opens.
-pub const DEFAULT_PRESET: &str = "teaching-16x16";
+/// The preset `cargo run` opens: the first model's teaching preset.
+pub fn default_preset() -> &'static str {
+    crate::models::MODELS[0].teaching_preset
+}
 
 /// The first comment line of a preset: its one-line description.
 pub fn description(text: &str) -> &str {
@@ -540,7 +322,7 @@ pub fn load_text(name_or_path: &str) -> Result<(String, String), PresetError> {
         .and_then(|s| s.to_str())
         .unwrap_or(name_or_path);
     let looks_like_path = name_or_path.contains('/') || name_or_path.ends_with(".toml");
-    match BUILTIN.iter().find(|(n, _)| *n == stem) {
+    match builtin().find(|(n, _)| *n == stem) {
         Some((n, text)) if !looks_like_path => {
             Ok((format!("{n} (built-in)"), (*text).to_string()))
         }
@@ -552,8 +334,7 @@ pub fn load_text(name_or_path: &str) -> Result<(String, String), PresetError> {
             path: name_or_path.to_string(),
             reason: format!(
                 "no such file, and no built-in preset of that name (built-in: {})",
-                BUILTIN
-                    .iter()
+                builtin()
                     .map(|(n, _)| *n)
                     .collect::<Vec<_>>()
                     .join(", ")
@@ -640,14 +421,15 @@ fn unknown_key(kind: Option<&str>, key: &str) -> PresetError {
     }
 }
 
-/// The model kind a preset table names (`model.kind`, "torus" when absent).
+/// The model kind a preset table names (`model.kind`; when absent, the first registered
+/// model's, so that presets written before there were several models still load).
 pub fn kind_of(table: &toml::Table) -> Result<&str, PresetError> {
     match table
         .get("model")
         .and_then(|m| m.as_table())
         .and_then(|m| m.get("kind"))
     {
-        None => Ok("torus"),
+        None => Ok(crate::models::MODELS[0].kind),
         Some(toml::Value::String(s)) if crate::models::by_kind(s).is_some() => Ok(s.as_str()),
         Some(other) => Err(key_err(
             "model.kind",

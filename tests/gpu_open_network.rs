@@ -10,7 +10,7 @@ use pdes_lab::models::open_network::config::OpenConfig;
 use pdes_lab::models::open_network::engine::OpenEngine;
 use pdes_lab::models::open_network::gpu::GpuOpen;
 use pdes_lab::models::open_network::verify::compare_open_states;
-use pdes_lab::preset::{Algorithm, Timestamps};
+use pdes_lab::models::queueing::{Algorithm, Timestamps};
 use pdes_lab::sim::{Budget, Engine};
 use pdes_lab::verify::compare_reports;
 

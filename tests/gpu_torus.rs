@@ -81,7 +81,7 @@ fn gpu_window_matches_cpu_sequential_exactly() {
     assert!(g.finished());
     // And against the sequential ground truth: same final state, same statistics.
     let mut seq_cfg = cfg.clone();
-    seq_cfg.run.algorithm = pdes_lab::preset::Algorithm::Sequential;
+    seq_cfg.run.algorithm = pdes_lab::models::queueing::Algorithm::Sequential;
     let mut seq = cpu_engine(&seq_cfg);
     seq.advance(Budget::Finish).unwrap();
     assert_same_state(

@@ -409,7 +409,8 @@ fn the_open_network_bench_checks_window_against_sequential_and_reports_speedups(
     assert_eq!(rows.len(), 3);
     let seq = &rows[0];
     assert_eq!(seq["algorithm"], "sequential");
-    assert!(seq["speedup_vs_sequential"].is_null());
+    assert!(seq["speedup_vs_reference"].is_null());
+    assert!(seq["reference"].is_null());
     for r in &rows[1..] {
         assert_eq!(r["algorithm"], "window");
         // the runner refuses a window row that is not the sequential run; these passed
@@ -422,7 +423,8 @@ fn the_open_network_bench_checks_window_against_sequential_and_reports_speedups(
         ] {
             assert_eq!(r["summary"][k], seq["summary"][k], "{k}");
         }
-        assert!(r["speedup_vs_sequential"].as_f64().unwrap() > 0.0);
+        assert!(r["speedup_vs_reference"].as_f64().unwrap() > 0.0);
+        assert_eq!(r["reference"], "sequential cpu");
         assert_eq!(r["work"], seq["work"]);
     }
     assert_eq!(rows[2]["engine"], "gpu");

@@ -148,7 +148,7 @@ fn a_bad_value_is_refused_with_its_reason() {
             .unwrap()
             .run
             .algorithm,
-        pdes_lab::preset::Algorithm::Interval
+        pdes_lab::models::queueing::Algorithm::Interval
     );
 }
 
@@ -208,7 +208,7 @@ fn ab_mode_runs_two_algorithms_on_the_same_seed() {
             .unwrap()
             .run
             .timestamps,
-        pdes_lab::preset::Timestamps::Boundary
+        pdes_lab::models::queueing::Timestamps::Boundary
     );
     assert_eq!(app.a.steps(), 40);
     assert_eq!(b.steps(), 40);

@@ -10,7 +10,7 @@ impl PdesApp {
     pub(super) fn menu_bar(&mut self, ui: &mut egui::Ui) {
         egui::MenuBar::new().ui(ui, |ui| {
             ui.menu_button("Presets", |ui| {
-                for (name, text) in preset::BUILTIN {
+                for (name, text) in preset::builtin() {
                     if ui
                         .button(*name)
                         .on_hover_text(preset::description(text))

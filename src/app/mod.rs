@@ -190,7 +190,7 @@ impl PdesApp {
         match Session::new(cpu, gpu.clone()) {
             Ok(s) => (s, Some(why)),
             Err(e) => {
-                let default = preset::load_text(preset::DEFAULT_PRESET)
+                let default = preset::load_text(preset::default_preset())
                     .and_then(|(origin, text)| Config::from_toml(&text, &origin))
                     .expect("the default preset is valid");
                 let s = Session::new(default, gpu).expect("the default preset runs on the CPU");

@@ -110,8 +110,9 @@ pub fn write_report<R: Serialize>(
 }
 
 /// One run of a preset-based suite: a built-in preset with `--set` overrides. Runs of one
-/// `group` share every model parameter; its `sequential` run (if any) is the reference the
-/// others' speedups are measured against, and a `window` run must reproduce it exactly.
+/// `group` share every model parameter; the group's first run is the reference the others'
+/// speedups are measured against, and when both it and a run are of algorithms the
+/// registry marks `exact`, the run must reproduce it field for field.
 #[derive(Clone, Copy, Debug)]
 pub struct PresetCase {
     /// Rows with the same group are compared with each other.
@@ -129,6 +130,8 @@ pub struct PresetRow {
     pub group: &'static str,
     /// Algorithm (with timestamps for interval).
     pub algorithm: String,
+    /// Whether the algorithm reproduces the sequential sample path (registry).
+    pub exact: bool,
     /// "cpu" or "gpu".
     pub engine: &'static str,
     /// Work done (events, or the model's unit).
@@ -145,8 +148,10 @@ pub struct PresetRow {
     pub work_per_second: f64,
     /// Microseconds of wall time per step.
     pub us_per_step: f64,
-    /// Speedup over the group's sequential run, measured in the same invocation.
-    pub speedup_vs_sequential: Option<f64>,
+    /// The group's reference run ("algorithm engine"), None for the reference itself.
+    pub reference: Option<String>,
+    /// Speedup over the group's reference run, measured in the same invocation.
+    pub speedup_vs_reference: Option<f64>,
     /// The run's summary (the fields `pdes-lab run --format json` prints).
     pub summary: serde_json::Map<String, serde_json::Value>,
 }
@@ -203,6 +208,7 @@ fn measure_preset_case(c: &PresetCase, repeat: u32) -> Result<PresetRow, CliErro
     Ok(PresetRow {
         group: c.group,
         algorithm: info.label.to_string(),
+        exact: info.exact,
         engine: if gpu { "gpu" } else { "cpu" },
         work: report.work(),
         steps,
@@ -215,13 +221,14 @@ fn measure_preset_case(c: &PresetCase, repeat: u32) -> Result<PresetRow, CliErro
         } else {
             0.0
         },
-        speedup_vs_sequential: None,
+        reference: None,
+        speedup_vs_reference: None,
         summary: report.fields,
     })
 }
 
 /// Runs a suite of preset cases (after the verification gate when it has GPU rows), checks
-/// every window row against its group's sequential row, and writes the report.
+/// every exact row against its group's exact reference, and writes the report.
 pub fn run_preset_suite(
     suite_name: &str,
     cases: &[PresetCase],
@@ -236,22 +243,20 @@ pub fn run_preset_suite(
     let mut rows: Vec<PresetRow> = Vec::new();
     for c in cases {
         let mut row = measure_preset_case(c, options.repeat)?;
-        if let Some(seq) = rows
-            .iter()
-            .find(|r| r.group == row.group && r.algorithm == "sequential")
-        {
-            row.speedup_vs_sequential = Some(seq.wall_seconds / row.wall_seconds);
-            if row.algorithm == "window" {
-                let differ: Vec<&String> = seq
+        if let Some(reference) = rows.iter().find(|r| r.group == row.group) {
+            row.reference = Some(format!("{} {}", reference.algorithm, reference.engine));
+            row.speedup_vs_reference = Some(reference.wall_seconds / row.wall_seconds);
+            if row.exact && reference.exact {
+                let differ: Vec<&String> = reference
                     .summary
                     .keys()
                     .filter(|k| !PER_ALGORITHM.contains(&k.as_str()))
-                    .filter(|k| seq.summary.get(*k) != row.summary.get(*k))
+                    .filter(|k| reference.summary.get(*k) != row.summary.get(*k))
                     .collect();
                 if !differ.is_empty() {
                     return Err(CliError::Run(format!(
-                        "{} window {}: {differ:?} differ from sequential; the row is refused",
-                        row.group, row.engine
+                        "{} {} {}: {differ:?} differ from the exact reference ({} {}); the row is refused",
+                        row.group, row.algorithm, row.engine, reference.algorithm, reference.engine
                     )));
                 }
             }
@@ -283,7 +288,7 @@ pub fn run_preset_suite(
             r.wall_seconds,
             r.work_per_second,
             r.us_per_step,
-            r.speedup_vs_sequential
+            r.speedup_vs_reference
                 .map_or("—".to_string(), |s| format!("{s:.1}×"))
         ));
     }

@@ -58,8 +58,9 @@ pub struct VerifyArgs {
 /// Arguments of `pdes-lab bench`.
 #[derive(clap::Args, Debug)]
 pub struct BenchArgs {
-    /// Suite to run (every model's suites; `pdes-lab presets` says what each measures).
-    #[arg(long, default_value = "torus", value_parser = clap::builder::PossibleValuesParser::new(bench::suite_names()))]
+    /// Suite to run (every model's suites; `pdes-lab presets` says what each measures; the
+    /// default is the first model's first suite).
+    #[arg(long, default_value = bench::suite_names()[0], value_parser = clap::builder::PossibleValuesParser::new(bench::suite_names()))]
     pub suite: String,
     /// Output format (table or json).
     #[arg(long, value_enum, default_value = "table")]
@@ -171,8 +172,7 @@ pub fn dispatch(cli: Cli) -> Result<(), CliError> {
             },
         ),
         Some(Command::Presets) => {
-            let mut text: String = crate::preset::BUILTIN
-                .iter()
+            let mut text: String = crate::preset::builtin()
                 .map(|(name, text)| format!("{name:<22} {}\n", crate::preset::description(text)))
                 .collect();
             text.push_str("\nmodels (model.kind) and their algorithms (--algorithm):\n");

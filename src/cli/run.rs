@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 /// Builds the validated configuration `args` describe.
 pub fn config_from_args(args: &RunArgs) -> Result<Config, CliError> {
-    let name = args.preset.as_deref().unwrap_or(preset::DEFAULT_PRESET);
+    let name = args.preset.as_deref().unwrap_or(preset::default_preset());
     let (origin, text) = preset::load_text(name).map_err(|e| CliError::Input(e.to_string()))?;
     let mut table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
         CliError::Input(format!(
@@ -24,7 +24,9 @@ pub fn config_from_args(args: &RunArgs) -> Result<Config, CliError> {
         for s in &args.set {
             let _ = preset::apply_set(&mut probe, s);
         }
-        let kind = preset::kind_of(&probe).unwrap_or("torus").to_string();
+        let kind = preset::kind_of(&probe)
+            .unwrap_or(crate::models::MODELS[0].kind)
+            .to_string();
         let model = crate::models::by_kind(&kind)
             .ok_or_else(|| CliError::Input(format!("model.kind: \"{kind}\" is not a model")))?;
         let Some(a) = model.algorithm(name) else {

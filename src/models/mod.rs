@@ -7,6 +7,7 @@ use eframe::egui;
 
 pub mod diffusion;
 pub mod open_network;
+pub mod queueing;
 pub mod torus;
 
 /// One algorithm of a model, as the command line and the app offer it.
@@ -26,6 +27,10 @@ pub struct AlgorithmInfo {
     pub gpu: bool,
     /// False for command-line aliases the controls do not list.
     pub listed: bool,
+    /// True when it reproduces the sequential sample path exactly (sequential itself, and
+    /// the window algorithm with shifted service): a benchmark row of it must equal its
+    /// group's exact reference field for field, or it is refused.
+    pub exact: bool,
 }
 
 /// One model.
@@ -43,6 +48,8 @@ pub struct ModelInfo {
     pub algorithms: &'static [AlgorithmInfo],
     /// The built-in preset the picker opens.
     pub teaching_preset: &'static str,
+    /// Its built-in presets: (name, text), the files of `presets/` embedded.
+    pub presets: &'static [(&'static str, &'static str)],
     /// Every preset key of the model, dotted ("model.lines", "run.d"): what `--set`
     /// accepts and what an unknown-key message lists.
     pub keys: &'static [&'static str],

@@ -251,6 +251,16 @@ pub static INFO: super::ModelInfo = super::ModelInfo {
     about: "The 2-D heat diffusion grid of Perumalla 2006: time-stepped, discrete-event and hybrid execution.",
     teaching_preset: "teaching-diffusion",
     parse: config::parse,
+    presets: &[
+        (
+            "teaching-diffusion",
+            include_str!("../../../presets/teaching-diffusion.toml"),
+        ),
+        (
+            "perumalla-diffusion-750",
+            include_str!("../../../presets/perumalla-diffusion-750.toml"),
+        ),
+    ],
     keys: config::KEYS,
     shader_modules: shaders::modules,
     verify: verify::checks,
@@ -269,6 +279,7 @@ pub static INFO: super::ModelInfo = super::ModelInfo {
             timestamps: None,
             gpu: true,
             listed: true,
+            exact: false,
         },
         super::AlgorithmInfo {
             name: "event",
@@ -278,6 +289,7 @@ pub static INFO: super::ModelInfo = super::ModelInfo {
             timestamps: None,
             gpu: false,
             listed: true,
+            exact: false,
         },
         super::AlgorithmInfo {
             name: "hybrid",
@@ -287,6 +299,7 @@ pub static INFO: super::ModelInfo = super::ModelInfo {
             timestamps: None,
             gpu: true,
             listed: true,
+            exact: false,
         },
     ],
 };

@@ -3,11 +3,9 @@
 //! errors name the key and the range. Written back with `toml::to_string`.
 
 use super::OpenParams;
+use crate::models::queueing::{Algorithm, QueueingRunKeys, RunConfig, Timestamps};
 use crate::models::torus::ServiceKind;
-use crate::preset::{
-    Algorithm, Config, EngineKind, ModelConfig, PresetError, QueueingRunKeys, RunConfig,
-    Timestamps, key_err,
-};
+use crate::preset::{Config, EngineKind, ModelConfig, PresetError, key_err};
 use crate::time::{Ticks, to_ticks};
 use serde::{Deserialize, Serialize};
 
@@ -129,7 +127,7 @@ impl ModelConfig for OpenConfig {
     fn kind(&self) -> &'static str {
         "open-network"
     }
-    crate::preset::queueing_run_accessors!();
+    crate::models::queueing::queueing_run_accessors!();
     fn shape(&self) -> (u32, u32) {
         (self.model.lines, self.model.servers_per_line)
     }

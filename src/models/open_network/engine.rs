@@ -8,8 +8,9 @@ use super::state::{Measures, OpenState};
 use super::stepped::Stepped;
 use crate::engines::{LiveEngine, Sample};
 use crate::gpu::Gpu;
+use crate::models::queueing::{Algorithm, Timestamps};
 use crate::models::torus::ServiceKind;
-use crate::preset::{Algorithm, Config, Timestamps};
+use crate::preset::Config;
 use crate::sim::{
     Budget, Engine, ModelSummary, Report, SimError, StepRecord, StepRule, StepTotals,
 };

@@ -33,7 +33,7 @@ use crate::gpu::Gpu;
 use crate::gpu::kit::{self, Use, join, join128, read_buffers, split};
 use crate::gpu::read_ranges;
 use crate::gpu::shaders::Reductions;
-use crate::preset::{Algorithm, Timestamps};
+use crate::models::queueing::{Algorithm, Timestamps};
 use crate::rng::LN_TABLE;
 use crate::sim::{Budget, Engine, Report, SimError, StepRecord, StepTotals};
 use crate::time::{Ticks, to_ticks};

@@ -211,6 +211,16 @@ pub static INFO: super::ModelInfo = super::ModelInfo {
     about: "The open network of Park & Fishwick (paper 002 §4.2.2): tandem lines of single-server queues fed by Poisson arrivals; after a line a token leaves or is switched to a random line.",
     teaching_preset: "teaching-open",
     parse: config::parse,
+    presets: &[
+        (
+            "teaching-open",
+            include_str!("../../../presets/teaching-open.toml"),
+        ),
+        (
+            "park-fishwick-open",
+            include_str!("../../../presets/park-fishwick-open.toml"),
+        ),
+    ],
     keys: config::KEYS,
     shader_modules: shaders::modules,
     verify: verify::checks,
@@ -229,6 +239,7 @@ pub static INFO: super::ModelInfo = super::ModelInfo {
             timestamps: None,
             gpu: false,
             listed: true,
+            exact: true,
         },
         super::AlgorithmInfo {
             name: "window",
@@ -238,6 +249,7 @@ pub static INFO: super::ModelInfo = super::ModelInfo {
             timestamps: None,
             gpu: true,
             listed: true,
+            exact: true,
         },
         super::AlgorithmInfo {
             name: "interval-original",
@@ -247,6 +259,7 @@ pub static INFO: super::ModelInfo = super::ModelInfo {
             timestamps: Some("original"),
             gpu: true,
             listed: true,
+            exact: false,
         },
         super::AlgorithmInfo {
             name: "interval-boundary",
@@ -256,6 +269,7 @@ pub static INFO: super::ModelInfo = super::ModelInfo {
             timestamps: Some("boundary"),
             gpu: true,
             listed: true,
+            exact: false,
         },
     ],
 };

@@ -15,7 +15,7 @@ use super::gpu::GpuOpen;
 use super::state::{NONE, OpenState, Token};
 use crate::gpu::Gpu;
 use crate::gpu::shaders::Reductions;
-use crate::preset::{Algorithm, Timestamps};
+use crate::models::queueing::{Algorithm, Timestamps};
 use crate::sim::{Budget, Engine};
 use crate::verify::{
     Case, CheckResult, Options, budgets, check_cases, compare_reports, compare_step_logs,

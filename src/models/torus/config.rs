@@ -3,10 +3,8 @@
 //! whose errors name the key and the range. Written back with `toml::to_string`.
 
 use super::{ServiceKind, ServiceLaw, TorusParams};
-use crate::preset::{
-    Algorithm, Config, EngineKind, ModelConfig, PresetError, QueueingRunKeys, RunConfig,
-    Timestamps, key_err,
-};
+use crate::models::queueing::{Algorithm, QueueingRunKeys, RunConfig, Timestamps};
+use crate::preset::{Config, EngineKind, ModelConfig, PresetError, key_err};
 use crate::time::{Ticks, to_ticks};
 use serde::{Deserialize, Serialize};
 
@@ -180,7 +178,7 @@ impl ModelConfig for TorusConfig {
     fn kind(&self) -> &'static str {
         "torus"
     }
-    crate::preset::queueing_run_accessors!();
+    crate::models::queueing::queueing_run_accessors!();
     fn shape(&self) -> (u32, u32) {
         (self.model.rows, self.model.cols)
     }

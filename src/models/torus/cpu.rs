@@ -5,8 +5,8 @@ use super::sequential;
 use super::state::{self, TorusState};
 use super::stats::{self, Summary};
 use super::stepped;
+use crate::models::queueing::{Algorithm, Timestamps};
 use crate::models::torus::config::TorusConfig;
-use crate::preset::{Algorithm, Timestamps};
 use crate::sim::{Budget, Engine, Report, SimError, StepRecord, StepTotals};
 use crate::time::{Ticks, to_ticks};
 

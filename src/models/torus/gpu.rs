@@ -25,10 +25,10 @@
 use crate::gpu::Gpu;
 use crate::gpu::read_ranges;
 use crate::gpu::shaders::Reductions;
+use crate::models::queueing::{Algorithm, Timestamps};
 use crate::models::torus::config::TorusConfig;
 use crate::models::torus::state::{Facility, NONE, Token, TorusState};
 use crate::models::torus::stats::{self, Measures, Summary};
-use crate::preset::{Algorithm, Timestamps};
 use crate::rng::LN_TABLE;
 use crate::sim::{Budget, Engine, SimError, StepRecord, StepTotals};
 use crate::time::{Ticks, to_ticks};

@@ -147,6 +147,24 @@ pub static INFO: super::ModelInfo = super::ModelInfo {
     about: "The closed torus queueing network (Sang et al. 2019, Park & Fishwick 2009).",
     teaching_preset: "teaching-16x16",
     parse: config::parse,
+    presets: &[
+        (
+            "teaching-16x16",
+            include_str!("../../../presets/teaching-16x16.toml"),
+        ),
+        (
+            "sang2019-torus",
+            include_str!("../../../presets/sang2019-torus.toml"),
+        ),
+        (
+            "sang2019-causality",
+            include_str!("../../../presets/sang2019-causality.toml"),
+        ),
+        (
+            "park-fishwick-16x16",
+            include_str!("../../../presets/park-fishwick-16x16.toml"),
+        ),
+    ],
     keys: config::KEYS,
     shader_modules: shaders::modules,
     verify: verify::checks,
@@ -165,6 +183,7 @@ pub static INFO: super::ModelInfo = super::ModelInfo {
             timestamps: None,
             gpu: false,
             listed: true,
+            exact: true,
         },
         super::AlgorithmInfo {
             name: "window",
@@ -174,6 +193,7 @@ pub static INFO: super::ModelInfo = super::ModelInfo {
             timestamps: None,
             gpu: true,
             listed: true,
+            exact: true,
         },
         super::AlgorithmInfo {
             name: "interval-original",
@@ -183,6 +203,7 @@ pub static INFO: super::ModelInfo = super::ModelInfo {
             timestamps: Some("original"),
             gpu: true,
             listed: true,
+            exact: false,
         },
         super::AlgorithmInfo {
             name: "interval-boundary",
@@ -192,6 +213,7 @@ pub static INFO: super::ModelInfo = super::ModelInfo {
             timestamps: Some("boundary"),
             gpu: true,
             listed: true,
+            exact: false,
         },
         super::AlgorithmInfo {
             name: "interval",
@@ -201,6 +223,7 @@ pub static INFO: super::ModelInfo = super::ModelInfo {
             timestamps: None,
             gpu: true,
             listed: false,
+            exact: false,
         },
     ],
 };

@@ -8,7 +8,6 @@ use super::state::Facility;
 use crate::app::heatmap::Mode;
 use crate::app::plots::{RECENT_STEPS, tag, time_series};
 use crate::app::session::Session;
-use crate::preset;
 use crate::sim::StepRecord;
 use crate::time::to_units;
 use eframe::egui;
@@ -51,13 +50,13 @@ pub fn timeline(ui: &mut egui::Ui, s: &Session) {
         }
     }
     let (lo, hi, label) = match cfg.run.algorithm {
-        preset::Algorithm::Window => (t, t + d, "window [t_min, t_min + d)"),
-        preset::Algorithm::Interval => (
+        crate::models::queueing::Algorithm::Window => (t, t + d, "window [t_min, t_min + d)"),
+        crate::models::queueing::Algorithm::Interval => (
             t,
             (t / d).ceil() * d,
             "interval: up to the next multiple of d",
         ),
-        preset::Algorithm::Sequential => (t, t, "sequential: one event at a time"),
+        crate::models::queueing::Algorithm::Sequential => (t, t, "sequential: one event at a time"),
     };
     let band = egui::Rect::from_x_y_ranges(x_of(lo)..=x_of(hi).max(x_of(lo) + 2.0), rect.y_range());
     painter.rect_filled(

@@ -2,8 +2,8 @@
 //! and the analytic references they are judged against.
 
 use super::state::{NONE, TorusState};
+use crate::models::queueing::{Algorithm, Timestamps};
 use crate::models::torus::config::TorusConfig;
-use crate::preset::{Algorithm, Timestamps};
 use crate::sim::{SimError, StepTotals};
 use crate::time::{Ticks, to_units};
 use serde::Serialize;

@@ -6,9 +6,9 @@ use super::cpu::{CpuEngine, CpuTorus};
 use super::state::TorusState;
 use crate::gpu::Gpu;
 use crate::gpu::shaders::Reductions;
+use crate::models::queueing::{Algorithm, Timestamps};
 use crate::models::torus::config::TorusConfig;
 use crate::models::torus::gpu::GpuTorus;
-use crate::preset::{Algorithm, Timestamps};
 use crate::sim::{Budget, Engine};
 use crate::verify::{
     Case, CheckResult, Options, budgets, check_cases, compare_reports, compare_step_logs,
