@@ -127,7 +127,7 @@ fn an_unstable_network_is_refused_with_the_formula_and_the_value() {
 /// budget.
 fn stepped(
     p: &OpenParams,
-    rule: pdes_lab::sim::StepRule,
+    rule: pdes_lab::models::queueing::StepRule,
     d: f64,
     seed: u64,
     end: f64,
@@ -155,7 +155,7 @@ fn window_reproduces_sequential_exactly_with_shifted_service() {
     };
     let win = stepped(
         &p,
-        pdes_lab::sim::StepRule::Window { d: to_ticks(d) },
+        pdes_lab::models::queueing::StepRule::Window { d: to_ticks(d) },
         d,
         seed,
         end,
@@ -200,7 +200,7 @@ fn the_interval_algorithms_change_the_open_network_as_the_papers_say() {
     let d = 2.0;
     let original = stepped(
         &p,
-        pdes_lab::sim::StepRule::IntervalOriginal { d: to_ticks(d) },
+        pdes_lab::models::queueing::StepRule::IntervalOriginal { d: to_ticks(d) },
         0.0,
         seed,
         end,
@@ -208,7 +208,7 @@ fn the_interval_algorithms_change_the_open_network_as_the_papers_say() {
     );
     let boundary = stepped(
         &p,
-        pdes_lab::sim::StepRule::IntervalBoundary { d: to_ticks(d) },
+        pdes_lab::models::queueing::StepRule::IntervalBoundary { d: to_ticks(d) },
         0.0,
         seed,
         end,
@@ -268,7 +268,7 @@ fn fig3_open_network_table() {
     for ti in [0.25, 0.5, 1.0, 2.0] {
         let s = stepped(
             &p,
-            pdes_lab::sim::StepRule::IntervalBoundary { d: to_ticks(ti) },
+            pdes_lab::models::queueing::StepRule::IntervalBoundary { d: to_ticks(ti) },
             0.0,
             seed,
             end,

@@ -4,7 +4,7 @@
 //! step rule (`crate::sim::StepRule`) and, on the GPU, `shaders/stepped*.wgsl`.
 
 use crate::preset::{EngineKind, PresetError, key_err};
-use crate::time::to_ticks;
+use crate::time::{Ticks, to_ticks};
 use serde::{Deserialize, Serialize};
 
 /// How the events of a step are chosen.
@@ -196,3 +196,64 @@ macro_rules! queueing_run_accessors {
     };
 }
 pub(crate) use queueing_run_accessors;
+
+/// How a step bounds its events and stamps them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StepRule {
+    /// Exact window [t_min, t_min + d) (needs service ≥ d).
+    Window {
+        /// d in ticks.
+        d: Ticks,
+    },
+    /// Interval up to the smallest multiple of d ≥ t_min, events keep their own times
+    /// (the "old algorithm"; causality errors happen).
+    IntervalOriginal {
+        /// d in ticks.
+        d: Ticks,
+    },
+    /// Interval whose events all execute at the boundary (Park & Fishwick).
+    IntervalBoundary {
+        /// d in ticks.
+        d: Ticks,
+    },
+}
+
+impl StepRule {
+    /// The inclusive bound on event times for a step starting at `t_min`, and the
+    /// execution time override (the boundary) if the rule clusters events.
+    pub fn bound(self, t_min: Ticks, end: Ticks) -> (Ticks, Option<Ticks>) {
+        let last = end - 1;
+        match self {
+            Self::Window { d } => ((t_min + d - 1).min(last), None),
+            Self::IntervalOriginal { d } => ((t_min.div_ceil(d) * d).min(last), None),
+            Self::IntervalBoundary { d } => {
+                let b = t_min.div_ceil(d) * d;
+                (b.min(last), Some(b))
+            }
+        }
+    }
+}
+
+impl RunConfig {
+    /// The step rule of a stepped run (None for sequential), d in ticks.
+    pub fn step_rule(&self) -> Option<StepRule> {
+        let d = to_ticks(self.d);
+        match (self.algorithm, self.timestamps) {
+            (Algorithm::Sequential, _) => None,
+            (Algorithm::Window, _) => Some(StepRule::Window { d }),
+            (Algorithm::Interval, Timestamps::Original) => Some(StepRule::IntervalOriginal { d }),
+            (Algorithm::Interval, Timestamps::Boundary) => Some(StepRule::IntervalBoundary { d }),
+        }
+    }
+}
+
+impl StepRule {
+    /// The rule's code in the GPU engines' parameters (RULE_* in shaders/stepped.wgsl).
+    pub fn gpu_code(self) -> u32 {
+        match self {
+            Self::Window { .. } => 0,
+            Self::IntervalOriginal { .. } => 1,
+            Self::IntervalBoundary { .. } => 2,
+        }
+    }
+}

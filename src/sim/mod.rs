@@ -47,43 +47,6 @@ impl Budget {
     }
 }
 
-/// How a step bounds its events and stamps them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum StepRule {
-    /// Exact window [t_min, t_min + d) (needs service ≥ d).
-    Window {
-        /// d in ticks.
-        d: Ticks,
-    },
-    /// Interval up to the smallest multiple of d ≥ t_min, events keep their own times
-    /// (the "old algorithm"; causality errors happen).
-    IntervalOriginal {
-        /// d in ticks.
-        d: Ticks,
-    },
-    /// Interval whose events all execute at the boundary (Park & Fishwick).
-    IntervalBoundary {
-        /// d in ticks.
-        d: Ticks,
-    },
-}
-
-impl StepRule {
-    /// The inclusive bound on event times for a step starting at `t_min`, and the
-    /// execution time override (the boundary) if the rule clusters events.
-    pub fn bound(self, t_min: Ticks, end: Ticks) -> (Ticks, Option<Ticks>) {
-        let last = end - 1;
-        match self {
-            Self::Window { d } => ((t_min + d - 1).min(last), None),
-            Self::IntervalOriginal { d } => ((t_min.div_ceil(d) * d).min(last), None),
-            Self::IntervalBoundary { d } => {
-                let b = t_min.div_ceil(d) * d;
-                (b.min(last), Some(b))
-            }
-        }
-    }
-}
-
 /// One step of a stepped algorithm.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct StepRecord {

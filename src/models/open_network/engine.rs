@@ -8,13 +8,11 @@ use super::state::{Measures, OpenState};
 use super::stepped::Stepped;
 use crate::engines::{LiveEngine, Sample};
 use crate::gpu::Gpu;
-use crate::models::queueing::{Algorithm, Timestamps};
+use crate::models::queueing::Algorithm;
 use crate::models::torus::ServiceKind;
 use crate::preset::Config;
-use crate::sim::{
-    Budget, Engine, ModelSummary, Report, SimError, StepRecord, StepRule, StepTotals,
-};
-use crate::time::{Ticks, to_ticks, to_units};
+use crate::sim::{Budget, Engine, ModelSummary, Report, SimError, StepRecord, StepTotals};
+use crate::time::{Ticks, to_units};
 use serde::Serialize;
 use std::sync::Arc;
 
@@ -38,18 +36,9 @@ impl OpenEngine {
     pub fn new(cfg: &OpenConfig) -> Self {
         let state = OpenState::new(&cfg.model, cfg.laws(), cfg.run.seed);
         let end = cfg.end_ticks();
-        let d = to_ticks(cfg.run.d);
-        let run = match (cfg.run.algorithm, cfg.run.timestamps) {
-            (Algorithm::Sequential, _) => Run::Sequential(Sequential::new(state, end)),
-            (Algorithm::Window, _) => {
-                Run::Stepped(Stepped::new(state, StepRule::Window { d }, end))
-            }
-            (Algorithm::Interval, Timestamps::Original) => {
-                Run::Stepped(Stepped::new(state, StepRule::IntervalOriginal { d }, end))
-            }
-            (Algorithm::Interval, Timestamps::Boundary) => {
-                Run::Stepped(Stepped::new(state, StepRule::IntervalBoundary { d }, end))
-            }
+        let run = match cfg.run.step_rule() {
+            None => Run::Sequential(Sequential::new(state, end)),
+            Some(rule) => Run::Stepped(Stepped::new(state, rule, end)),
         };
         Self {
             run,

@@ -351,16 +351,12 @@ impl GpuOpen {
         reductions: Reductions,
         pool: u32,
     ) -> Result<Self, SimError> {
-        let rule = match (cfg.run.algorithm, cfg.run.timestamps) {
-            (Algorithm::Window, _) => 0,
-            (Algorithm::Interval, Timestamps::Original) => 1,
-            (Algorithm::Interval, Timestamps::Boundary) => 2,
-            (Algorithm::Sequential, _) => {
-                return Err(SimError::Gpu(
-                    "sequential runs on the CPU only (it is the one-event-at-a-time reference); use --engine cpu".into(),
-                ));
-            }
+        let Some(step_rule) = cfg.run.step_rule() else {
+            return Err(SimError::Gpu(
+                "sequential runs on the CPU only (it is the one-event-at-a-time reference); use --engine cpu".into(),
+            ));
         };
+        let rule = step_rule.gpu_code();
         let pool = pool.max(1);
         let memory_bytes = check_fits(&gpu, &memory_plan(cfg, pool))?;
         let k = u64::from(cfg.model.facilities());

@@ -15,7 +15,8 @@
 //! keeps their times and counts the arrivals older than one already seen.
 
 use super::state::{NEVER, Next, OpenState};
-use crate::sim::{Budget, StepRecord, StepRule, StepTotals};
+use crate::models::queueing::StepRule;
+use crate::sim::{Budget, StepRecord, StepTotals};
 use crate::time::Ticks;
 
 /// One token sent to a facility in a step's departures phase.

@@ -5,10 +5,9 @@ use super::sequential;
 use super::state::{self, TorusState};
 use super::stats::{self, Summary};
 use super::stepped;
-use crate::models::queueing::{Algorithm, Timestamps};
 use crate::models::torus::config::TorusConfig;
 use crate::sim::{Budget, Engine, Report, SimError, StepRecord, StepTotals};
-use crate::time::{Ticks, to_ticks};
+use crate::time::Ticks;
 
 /// Bytes the CPU state of a torus run takes (facility records, token records, outboxes).
 pub fn cpu_memory_bytes(cfg: &TorusConfig) -> u64 {
@@ -40,21 +39,9 @@ impl CpuTorus {
     pub fn new(cfg: &TorusConfig) -> Self {
         let state = TorusState::new(&cfg.model, cfg.service_law(), cfg.run.seed);
         let end = cfg.end_ticks();
-        let d = to_ticks(cfg.run.d);
-        match cfg.run.algorithm {
-            Algorithm::Sequential => Self::Sequential(sequential::Sequential::new(state, end)),
-            Algorithm::Window => Self::Stepped(stepped::Stepped::new(
-                state,
-                stepped::StepRule::Window { d },
-                end,
-            )),
-            Algorithm::Interval => {
-                let rule = match cfg.run.timestamps {
-                    Timestamps::Original => stepped::StepRule::IntervalOriginal { d },
-                    Timestamps::Boundary => stepped::StepRule::IntervalBoundary { d },
-                };
-                Self::Stepped(stepped::Stepped::new(state, rule, end))
-            }
+        match cfg.run.step_rule() {
+            None => Self::Sequential(sequential::Sequential::new(state, end)),
+            Some(rule) => Self::Stepped(stepped::Stepped::new(state, rule, end)),
         }
     }
 

@@ -257,16 +257,12 @@ impl GpuTorus {
         cfg: &TorusConfig,
         reductions: Reductions,
     ) -> Result<Self, SimError> {
-        let rule = match (cfg.run.algorithm, cfg.run.timestamps) {
-            (Algorithm::Window, _) => 0,
-            (Algorithm::Interval, Timestamps::Original) => 1,
-            (Algorithm::Interval, Timestamps::Boundary) => 2,
-            (Algorithm::Sequential, _) => {
-                return Err(SimError::Gpu(
-                    "sequential runs on the CPU only (it is the one-event-at-a-time reference); use --engine cpu".into(),
-                ));
-            }
+        let Some(step_rule) = cfg.run.step_rule() else {
+            return Err(SimError::Gpu(
+                "sequential runs on the CPU only (it is the one-event-at-a-time reference); use --engine cpu".into(),
+            ));
         };
+        let rule = step_rule.gpu_code();
         let memory_bytes = check_fits(&gpu, cfg)?;
         let state = TorusState::new(&cfg.model, cfg.service_law(), cfg.run.seed);
         let k = u64::from(cfg.model.facilities());

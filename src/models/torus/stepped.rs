@@ -25,7 +25,7 @@ use crate::models::torus;
 use crate::sim::{Budget, StepRecord, StepTotals};
 use crate::time::Ticks;
 
-pub use crate::sim::StepRule;
+pub use crate::models::queueing::StepRule;
 
 /// What a facility sent in the current step's departures phase.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
