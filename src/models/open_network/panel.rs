@@ -110,13 +110,45 @@ pub fn plots(ui: &mut egui::Ui, a: &Session, b: Option<&Session>) {
     });
 }
 
+/// The strip above the heatmap: where tokens come from and where they go (the heatmap has
+/// a line per row and a server per column; the source and the switch are drawn here, on
+/// its left and right), with the live counts that conservation ties together.
+pub fn flow(ui: &mut egui::Ui, s: &Session) {
+    let Some(cfg) = s.config.get::<OpenConfig>() else {
+        return;
+    };
+    let m = &cfg.model;
+    let last = s.samples.last();
+    let in_system = last.map_or(0.0, |x| x.tokens_in_system);
+    ui.horizontal(|ui| {
+        ui.label(
+            egui::RichText::new(format!("source: λ = {} ->", m.arrival_rate))
+                .color(egui::Color32::from_rgb(120, 200, 255)),
+        )
+        .on_hover_text("External arrivals, a Poisson stream: each token enters server 0 (left column) of a uniformly chosen line (row).");
+        ui.label(format!(
+            "{} lines × {} servers, {in_system:.0} tokens in the system",
+            m.lines, m.servers_per_line
+        ));
+        ui.label(
+            egui::RichText::new(format!(
+                "-> after the last server: exit ({:.0}%) or switch to server 0 of a random line ({:.0}%)",
+                100.0 * m.exit_probability,
+                100.0 * (1.0 - m.exit_probability)
+            ))
+            .color(egui::Color32::from_rgb(255, 190, 120)),
+        )
+        .on_hover_text("The switch takes no time. Every line therefore receives λ/(lines·P_exit) tokens per unit of time: the external share plus the recirculated ones.");
+    });
+}
+
 /// The open network's panel in the registry.
 pub const PANEL: crate::models::Panel = crate::models::Panel {
     hover,
     inspector,
-    timeline: None,
+    timeline: Some(flow),
     form: super::form::form,
-    modes: &[Mode::Tokens, Mode::Busy],
+    modes: &[Mode::Tokens, Mode::Busy, Mode::Errors],
     colour_range,
     work_label: "events",
     plots,
