@@ -19,6 +19,12 @@ const RULE_WINDOW: u32 = 0u;
 const RULE_ORIGINAL: u32 = 1u;
 const RULE_BOUNDARY: u32 = 2u;
 
+// One step of the GPU step log (LogEntry in src/gpu/stepped.rs).
+struct LogEntry {
+    t_min: vec2<u32>, bound: vec2<u32>,
+    events: u32, errors: u32, pad0: u32, pad1: u32,
+}
+
 // The facility handled by item `i` of thread `lid` in workgroup `wg` (strided so that
 // neighbouring threads touch neighbouring facilities).
 fn item_facility(wg: u32, lid: u32, i: u32) -> u32 {

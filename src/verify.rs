@@ -127,6 +127,43 @@ pub fn check_cases<C: 'static>(
     }
 }
 
+/// Runs a CPU twin and a GPU engine of the same configuration under the same budgets
+/// ([`budgets`] of `end`) and compares, after each, the step logs and the time reached; then
+/// their reports. Returns the differences (empty: identical). `options.perturb_gpu` adds one
+/// to the GPU's work first (the test hook).
+pub fn compare_engines(
+    cpu: &mut dyn crate::sim::Engine,
+    gpu: &mut dyn crate::sim::Engine,
+    end: u64,
+    options: Options,
+) -> Result<Vec<String>, String> {
+    let mut diffs = Vec::new();
+    for b in budgets(end) {
+        cpu.advance(b).map_err(gpu_err)?;
+        gpu.advance(b).map_err(gpu_err)?;
+        diffs.extend(compare_step_logs(cpu.step_log(), gpu.step_log()));
+        if cpu.now() != gpu.now() {
+            diffs.push(format!(
+                "now after {b:?}: CPU {} ticks, GPU {}",
+                cpu.now(),
+                gpu.now()
+            ));
+        }
+        if !diffs.is_empty() {
+            return Ok(diffs);
+        }
+    }
+    let mut gpu_report = gpu.report().map_err(gpu_err)?;
+    if options.perturb_gpu {
+        gpu_report.perturb_work();
+    }
+    diffs.extend(compare_reports(
+        &cpu.report().map_err(gpu_err)?,
+        &gpu_report,
+    ));
+    Ok(diffs)
+}
+
 /// The validated configuration of a case.
 pub fn config_of(case: &Case) -> Result<Config, String> {
     preset::config_with(case.preset, case.sets)

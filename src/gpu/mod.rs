@@ -7,5 +7,6 @@ pub mod context;
 pub mod kit;
 pub mod reduce_check;
 pub mod shaders;
+pub mod stepped;
 
 pub use context::{Gpu, read_ranges};

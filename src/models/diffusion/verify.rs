@@ -7,10 +7,7 @@ use super::gpu::GpuDiffusion;
 use crate::gpu::Gpu;
 use crate::gpu::shaders::Reductions;
 use crate::models::diffusion::config::DiffusionConfig;
-use crate::sim::Engine;
-use crate::verify::{
-    Case, CheckResult, Options, budgets, check_cases, compare_reports, compare_step_logs, gpu_err,
-};
+use crate::verify::{Case, CheckResult, Options, check_cases, compare_engines, gpu_err};
 use std::sync::Arc;
 
 /// Every case with `r` (the registry's `verify`).
@@ -98,23 +95,7 @@ fn check_diffusion(
 ) -> Result<Vec<String>, String> {
     let mut cpu = CpuDiffusion::new(cfg);
     let mut g = GpuDiffusion::with_reductions(gpu.clone(), cfg, r).map_err(gpu_err)?;
-    let mut diffs = Vec::new();
-    for b in budgets(cfg.end_ticks()) {
-        cpu.advance(b).map_err(gpu_err)?;
-        g.advance(b).map_err(gpu_err)?;
-        diffs.extend(compare_step_logs(cpu.step_log(), g.step_log()));
-        if !diffs.is_empty() {
-            break;
-        }
-    }
-    let mut gpu_report = g.report().map_err(gpu_err)?;
-    if options.perturb_gpu {
-        gpu_report.perturb_work();
-    }
-    diffs.extend(compare_reports(
-        &cpu.report().map_err(gpu_err)?,
-        &gpu_report,
-    ));
+    let mut diffs = compare_engines(&mut cpu, &mut g, cfg.end_ticks(), options)?;
     let (cv, gv) = (
         cpu.temperatures().map_err(gpu_err)?,
         g.temperatures().map_err(gpu_err)?,

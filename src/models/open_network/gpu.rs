@@ -33,6 +33,7 @@ use crate::gpu::Gpu;
 use crate::gpu::kit::{self, Use, join, join128, read_buffers, split};
 use crate::gpu::read_ranges;
 use crate::gpu::shaders::Reductions;
+use crate::gpu::stepped::{self, LOG_BYTES, LOG_LEN, PHASE_DONE, PHASE_HELD, StepCtl, SteppedGpu};
 use crate::models::queueing::{Algorithm, Timestamps};
 use crate::rng::LN_TABLE;
 use crate::sim::{Budget, Engine, Report, SimError, StepRecord, StepTotals};
@@ -45,18 +46,13 @@ use wgpu::util::DeviceExt;
 const WG: u64 = 256;
 /// Facilities per segment (SEG in stepped.wgsl).
 const SEG: u64 = WG * 8;
-/// Steps the GPU step log holds; a batch never exceeds it.
-const LOG_LEN: u32 = 4096;
-/// Most steps encoded in one submit.
-const MAX_BATCH: u64 = 1024;
 /// Bytes of one token record (Token in common.wgsl).
 const TOKEN_BYTES: u64 = 48;
 /// 128-bit accumulators per segment (ACC_PER_SEGMENT in common.wgsl).
 const ACC_PER_SEGMENT: usize = 5;
 
-const PHASE_PLANNED: u32 = 1;
-const PHASE_HELD: u32 = 2;
-const PHASE_DONE: u32 = 3;
+/// The open network's own phase (PHASE_FULL in common.wgsl): the next step needs more
+/// token slots than the pool has.
 const PHASE_FULL: u32 = 4;
 
 #[repr(C)]
@@ -79,20 +75,12 @@ struct Params {
     pad: [u32; 2],
 }
 
-/// The GPU's step control block (Ctl in common.wgsl).
+/// The GPU's step control block (Ctl in common.wgsl): the shared head, then the source's
+/// and the pool's state.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
 struct Ctl {
-    t_min: [u32; 2],
-    bound: [u32; 2],
-    exec_at: [u32; 2],
-    limit: [u32; 2],
-    events: [u32; 2],
-    errors: [u32; 2],
-    step: u32,
-    phase: u32,
-    max_events: u32,
-    src_count: u32,
+    head: StepCtl,
     next_arrival: [u32; 2],
     arrivals: [u32; 2],
     entered_sum: [u32; 4],
@@ -100,16 +88,8 @@ struct Ctl {
     pool_cap: u32,
     pool_short: u32,
     step_arrivals: u32,
-}
-
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
-struct LogEntry {
-    t_min: [u32; 2],
-    bound: [u32; 2],
-    events: u32,
-    errors: u32,
-    pad: [u32; 2],
+    src_count: u32,
+    pad: [u32; 3],
 }
 
 /// A token record as the GPU stores it (Token in common.wgsl).
@@ -162,25 +142,8 @@ pub fn memory_plan(cfg: &OpenConfig, pool: u32) -> Vec<(&'static str, u64)> {
         ("departure list", 4 * k),
         ("receiver lists", 4 * (k + u64::from(cfg.model.lines))),
         ("ln table", 4 * 1025),
-        ("step log", 32 * u64::from(LOG_LEN)),
+        ("step log", LOG_BYTES),
     ]
-}
-
-/// Checks that buffers of `plan` fit the device; the error names the buffer, its size and
-/// the limit. Returns the total.
-fn check_fits(gpu: &Gpu, plan: &[(&'static str, u64)]) -> Result<u64, SimError> {
-    let max = gpu.max_storage_buffer();
-    for (name, bytes) in plan {
-        if *bytes > max {
-            return Err(SimError::Gpu(format!(
-                "the open network needs a {name} buffer of {:.1} MiB, above this adapter's limit of {:.1} MiB per buffer ({})",
-                *bytes as f64 / 1048576.0,
-                max as f64 / 1048576.0,
-                gpu.info.name
-            )));
-        }
-    }
-    Ok(plan.iter().map(|(_, b)| b).sum())
 }
 
 /// Buffers in binding order (common.wgsl).
@@ -358,7 +321,7 @@ impl GpuOpen {
         };
         let rule = step_rule.gpu_code();
         let pool = pool.max(1);
-        let memory_bytes = check_fits(&gpu, &memory_plan(cfg, pool))?;
+        let memory_bytes = stepped::check_fits(&gpu, "the open network", &memory_plan(cfg, pool))?;
         let k = u64::from(cfg.model.facilities());
         let n_wg = k.div_ceil(SEG) as u32;
         let laws = cfg.laws();
@@ -497,7 +460,7 @@ impl GpuOpen {
 
     /// Causality errors so far (interval/original).
     pub fn causality_errors(&self) -> u64 {
-        join(self.ctl.errors)
+        join(self.ctl.head.errors)
     }
 
     /// Token slots in the pool now.
@@ -518,11 +481,12 @@ impl GpuOpen {
             )));
         }
         let plan = memory_plan(&self.config, new as u32);
-        let memory_bytes = check_fits(&self.gpu, &plan).map_err(|e| {
-            SimError::Gpu(format!(
-                "token pool: growing it to {new} slots for the tokens in the system failed: {e}"
-            ))
-        })?;
+        let memory_bytes =
+            stepped::check_fits(&self.gpu, "the open network", &plan).map_err(|e| {
+                SimError::Gpu(format!(
+                    "token pool: growing it to {new} slots for the tokens in the system failed: {e}"
+                ))
+            })?;
         let device = &self.gpu.device;
         let oom = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
         let tok = pool_buffer(device, "token pool", TOKEN_BYTES * new);
@@ -551,7 +515,7 @@ impl GpuOpen {
             &self.buffers.all(),
         );
         self.ctl.pool_cap = new as u32;
-        self.ctl.phase = PHASE_HELD;
+        self.ctl.head.phase = PHASE_HELD;
         let ctl = &self.buffers.ctl;
         self.gpu.queue.write_buffer(
             ctl,
@@ -560,7 +524,7 @@ impl GpuOpen {
         );
         self.gpu.queue.write_buffer(
             ctl,
-            std::mem::offset_of!(Ctl, phase) as u64,
+            (std::mem::offset_of!(Ctl, head) + std::mem::offset_of!(StepCtl, phase)) as u64,
             bytemuck::bytes_of(&PHASE_HELD),
         );
         self.memory_bytes = memory_bytes;
@@ -593,19 +557,8 @@ impl GpuOpen {
 
     /// Reads `ctl` and the step-log entries of the steps completed since the last read.
     fn read_ctl_and_log(&mut self) -> Result<(), SimError> {
-        let bytes = read_buffers(&self.gpu, &[&self.buffers.ctl, &self.buffers.steplog])?;
-        let ctl: Ctl = bytemuck::pod_read_unaligned(&bytes[0][..std::mem::size_of::<Ctl>()]);
-        let entries: &[LogEntry] = bytemuck::cast_slice(&bytes[1]);
-        for s in self.log.len() as u64..u64::from(ctl.step) {
-            let e = entries[(s % u64::from(LOG_LEN)) as usize];
-            self.log.push(StepRecord {
-                t_min: join(e.t_min),
-                bound: join(e.bound),
-                events: u64::from(e.events),
-                errors: u64::from(e.errors),
-            });
-        }
-        self.ctl = ctl;
+        let b = &self.buffers;
+        self.ctl = stepped::read_ctl_and_log(&self.gpu, &b.ctl, &b.steplog, &mut self.log)?;
         Ok(())
     }
 
@@ -634,7 +587,7 @@ impl GpuOpen {
         Ok(LiveStats {
             busy_completed: s.busy,
             sojourn_sum: s.sojourn,
-            completions: join(self.ctl.events) - self.arrivals(),
+            completions: join(self.ctl.head.events) - self.arrivals(),
             arrivals: self.arrivals(),
             exits: s.exits as u64,
         })
@@ -730,8 +683,8 @@ impl GpuOpen {
         let s = self.sums()?;
         m.busy += s.busy;
         m.sojourn = s.sojourn;
-        m.completions = join(self.ctl.events) - self.arrivals();
-        m.causality_errors = join(self.ctl.errors);
+        m.completions = join(self.ctl.head.events) - self.arrivals();
+        m.causality_errors = join(self.ctl.head.errors);
         Ok(m)
     }
 
@@ -806,46 +759,44 @@ fn pool_buffer(device: &wgpu::Device, label: &str, size: u64) -> wgpu::Buffer {
     })
 }
 
+impl SteppedGpu for GpuOpen {
+    fn device(&self) -> &Gpu {
+        &self.gpu
+    }
+    fn ctl_buffer(&self) -> &wgpu::Buffer {
+        &self.buffers.ctl
+    }
+    fn head(&self) -> &StepCtl {
+        &self.ctl.head
+    }
+    fn run_batch(&mut self, steps: u64) -> Result<(), SimError> {
+        GpuOpen::run_batch(self, steps)
+    }
+    fn batch_mut(&mut self) -> &mut u64 {
+        &mut self.batch
+    }
+    fn resolve_stop(&mut self) -> Result<bool, SimError> {
+        if self.ctl.head.phase == PHASE_FULL {
+            self.grow_pool()?;
+            return Ok(true);
+        }
+        Ok(false)
+    }
+}
+
 impl Engine for GpuOpen {
     fn advance(&mut self, budget: Budget) -> Result<(), SimError> {
-        let (limit, mut remaining) = budget.limits(self.end);
-        let offset = std::mem::offset_of!(Ctl, limit) as u64;
-        self.gpu.queue.write_buffer(
-            &self.buffers.ctl,
-            offset,
-            bytemuck::cast_slice(&split(limit)),
-        );
-        loop {
-            if self.ctl.phase == PHASE_FULL {
-                self.grow_pool()?;
-            }
-            if self.ctl.phase == PHASE_DONE || remaining == 0 {
-                return Ok(());
-            }
-            let before = self.ctl.step;
-            let n = remaining.min(self.batch);
-            self.run_batch(n)?;
-            remaining = remaining.saturating_sub(u64::from(self.ctl.step - before));
-            match self.ctl.phase {
-                PHASE_PLANNED => self.batch = (self.batch * 2).min(MAX_BATCH),
-                PHASE_FULL => {}
-                _ => return Ok(()),
-            }
-        }
+        let end = self.end;
+        stepped::advance(self, budget, end)
     }
     fn now(&self) -> Ticks {
-        join(self.ctl.t_min).min(self.end)
+        self.ctl.head.now(self.end)
     }
     fn finished(&self) -> bool {
-        self.ctl.phase == PHASE_DONE
+        self.ctl.head.phase == PHASE_DONE
     }
     fn totals(&self) -> StepTotals {
-        StepTotals {
-            events: join(self.ctl.events),
-            steps: u64::from(self.ctl.step),
-            max_events_per_step: u64::from(self.ctl.max_events),
-            steps_with_errors: 0,
-        }
+        self.ctl.head.totals()
     }
     fn step_log(&self) -> &[StepRecord] {
         &self.log

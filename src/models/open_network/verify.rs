@@ -18,8 +18,8 @@ use crate::gpu::shaders::Reductions;
 use crate::models::queueing::{Algorithm, Timestamps};
 use crate::sim::{Budget, Engine};
 use crate::verify::{
-    Case, CheckResult, Options, budgets, check_cases, compare_reports, compare_step_logs,
-    config_of, gpu_err, timed,
+    Case, CheckResult, Options, check_cases, compare_engines, compare_reports, config_of, gpu_err,
+    timed,
 };
 use std::sync::Arc;
 
@@ -181,30 +181,7 @@ fn check_open(
 ) -> Result<Vec<String>, String> {
     let mut cpu = OpenEngine::new(cfg);
     let mut g = GpuOpen::with_options(gpu.clone(), cfg, r, VERIFY_POOL).map_err(gpu_err)?;
-    let mut diffs = Vec::new();
-    for b in budgets(cfg.end_ticks()) {
-        cpu.advance(b).map_err(gpu_err)?;
-        g.advance(b).map_err(gpu_err)?;
-        diffs.extend(compare_step_logs(cpu.step_log(), g.step_log()));
-        if cpu.now() != g.now() {
-            diffs.push(format!(
-                "now after {b:?}: CPU {} ticks, GPU {}",
-                cpu.now(),
-                g.now()
-            ));
-        }
-        if !diffs.is_empty() {
-            break;
-        }
-    }
-    let mut gpu_report = g.report().map_err(gpu_err)?;
-    if options.perturb_gpu {
-        gpu_report.perturb_work();
-    }
-    diffs.extend(compare_reports(
-        &cpu.report().map_err(gpu_err)?,
-        &gpu_report,
-    ));
+    let mut diffs = compare_engines(&mut cpu, &mut g, cfg.end_ticks(), options)?;
     diffs.extend(compare_open_states(
         cpu.state(),
         &g.download_state().map_err(gpu_err)?,

@@ -23,8 +23,10 @@
 //! interval/original adds the last arrival time (8) for causality detection.
 
 use crate::gpu::Gpu;
+use crate::gpu::kit::{join, read_buffers, split};
 use crate::gpu::read_ranges;
 use crate::gpu::shaders::Reductions;
+use crate::gpu::stepped::{self, LOG_BYTES, LOG_LEN, MAX_BATCH, PHASE_DONE, StepCtl, SteppedGpu};
 use crate::models::queueing::{Algorithm, Timestamps};
 use crate::models::torus::config::TorusConfig;
 use crate::models::torus::state::{Facility, NONE, Token, TorusState};
@@ -40,13 +42,6 @@ use wgpu::util::DeviceExt;
 const WG: u64 = 256;
 /// Facilities per thread in the scan (ITEMS in common.wgsl).
 const ITEMS: u64 = 8;
-/// Steps the GPU step log holds; a batch never exceeds it.
-const LOG_LEN: u32 = 4096;
-/// Most steps encoded in one submit.
-const MAX_BATCH: u64 = 1024;
-
-const PHASE_PLANNED: u32 = 1;
-const PHASE_DONE: u32 = 3;
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
@@ -66,39 +61,8 @@ struct Params {
     pad0: u32,
 }
 
-/// The GPU's step control block (Ctl in common.wgsl).
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
-pub struct Ctl {
-    t_min: [u32; 2],
-    bound: [u32; 2],
-    exec_at: [u32; 2],
-    limit: [u32; 2],
-    events: [u32; 2],
-    errors: [u32; 2],
-    step: u32,
-    phase: u32,
-    max_events: u32,
-    pad0: u32,
-}
-
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
-struct LogEntry {
-    t_min: [u32; 2],
-    bound: [u32; 2],
-    events: u32,
-    errors: u32,
-    pad: [u32; 2],
-}
-
-fn split(t: u64) -> [u32; 2] {
-    [t as u32, (t >> 32) as u32]
-}
-
-fn join(v: [u32; 2]) -> u64 {
-    u64::from(v[0]) | (u64::from(v[1]) << 32)
-}
+/// The GPU's step control block (Ctl in common.wgsl): the shared head alone.
+type Ctl = StepCtl;
 
 /// Bytes of GPU memory a torus run of `cfg` needs, by buffer: (name, bytes).
 pub fn memory_plan(cfg: &TorusConfig) -> Vec<(&'static str, u64)> {
@@ -120,7 +84,7 @@ pub fn memory_plan(cfg: &TorusConfig) -> Vec<(&'static str, u64)> {
         ("segment minima", 8 * n_wg + 16 * n_wg),
         ("segment sums", 16 * n_wg),
         ("segment counts", 16 * n_wg),
-        ("step log", 32 * u64::from(LOG_LEN)),
+        ("step log", LOG_BYTES),
         ("ln table", 4 * 1025),
     ]
 }
@@ -128,20 +92,8 @@ pub fn memory_plan(cfg: &TorusConfig) -> Vec<(&'static str, u64)> {
 /// Checks that a run fits the device: every buffer within the binding limit, the dispatch
 /// within the workgroup limit. The error names the buffer, the size and the limit.
 pub fn check_fits(gpu: &Gpu, cfg: &TorusConfig) -> Result<u64, SimError> {
-    let plan = memory_plan(cfg);
-    let max = gpu.max_storage_buffer();
-    for (name, bytes) in &plan {
-        if *bytes > max {
-            return Err(SimError::Gpu(format!(
-                "{}×{} needs a {name} buffer of {:.1} MiB, above this adapter's limit of {:.1} MiB per buffer ({})",
-                cfg.model.rows,
-                cfg.model.cols,
-                *bytes as f64 / 1048576.0,
-                max as f64 / 1048576.0,
-                gpu.info.name
-            )));
-        }
-    }
+    let what = format!("{}×{}", cfg.model.rows, cfg.model.cols);
+    let total = stepped::check_fits(gpu, &what, &memory_plan(cfg))?;
     let n_wg = u64::from(cfg.model.facilities()).div_ceil(WG * ITEMS);
     if n_wg > u64::from(gpu.limits.max_compute_workgroups_per_dimension) {
         return Err(SimError::Gpu(format!(
@@ -150,7 +102,7 @@ pub fn check_fits(gpu: &Gpu, cfg: &TorusConfig) -> Result<u64, SimError> {
             gpu.limits.max_compute_workgroups_per_dimension
         )));
     }
-    Ok(plan.iter().map(|(_, b)| b).sum())
+    Ok(total)
 }
 
 struct Buffers {
@@ -578,19 +530,8 @@ impl GpuTorus {
 
     /// Reads `ctl` and the step-log entries of the steps completed since the last read.
     fn read_ctl_and_log(&mut self) -> Result<(), SimError> {
-        let bytes = read_buffers(&self.gpu, &[&self.buffers.ctl, &self.buffers.steplog])?;
-        let ctl: Ctl = bytemuck::pod_read_unaligned(&bytes[0][..std::mem::size_of::<Ctl>()]);
-        let entries: &[LogEntry] = bytemuck::cast_slice(&bytes[1]);
-        for s in self.log.len() as u64..u64::from(ctl.step) {
-            let e = entries[(s % u64::from(LOG_LEN)) as usize];
-            self.log.push(StepRecord {
-                t_min: join(e.t_min),
-                bound: join(e.bound),
-                events: u64::from(e.events),
-                errors: u64::from(e.errors),
-            });
-        }
-        self.ctl = ctl;
+        let b = &self.buffers;
+        self.ctl = stepped::read_ctl_and_log(&self.gpu, &b.ctl, &b.steplog, &mut self.log)?;
         Ok(())
     }
 
@@ -689,33 +630,35 @@ impl GpuTorus {
     }
 }
 
+impl SteppedGpu for GpuTorus {
+    fn device(&self) -> &Gpu {
+        &self.gpu
+    }
+    fn ctl_buffer(&self) -> &wgpu::Buffer {
+        &self.buffers.ctl
+    }
+    fn head(&self) -> &StepCtl {
+        &self.ctl
+    }
+    fn run_batch(&mut self, steps: u64) -> Result<(), SimError> {
+        GpuTorus::run_batch(self, steps)
+    }
+    fn batch_mut(&mut self) -> &mut u64 {
+        &mut self.batch
+    }
+    fn max_batch(&self) -> u64 {
+        if self.profile.is_some() {
+            MAX_PROFILED_BATCH
+        } else {
+            MAX_BATCH
+        }
+    }
+}
+
 impl Engine for GpuTorus {
     fn advance(&mut self, budget: Budget) -> Result<(), SimError> {
-        let (limit, mut remaining) = budget.limits(self.end);
-        let offset = std::mem::offset_of!(Ctl, limit) as u64;
-        self.gpu.queue.write_buffer(
-            &self.buffers.ctl,
-            offset,
-            bytemuck::cast_slice(&split(limit)),
-        );
-        loop {
-            if self.ctl.phase == PHASE_DONE || remaining == 0 {
-                return Ok(());
-            }
-            let before = self.ctl.step;
-            let n = remaining.min(self.batch);
-            self.run_batch(n)?;
-            remaining = remaining.saturating_sub(u64::from(self.ctl.step - before));
-            if self.ctl.phase != PHASE_PLANNED {
-                return Ok(());
-            }
-            let cap = if self.profile.is_some() {
-                MAX_PROFILED_BATCH
-            } else {
-                MAX_BATCH
-            };
-            self.batch = (self.batch * 2).min(cap);
-        }
+        let end = self.end;
+        stepped::advance(self, budget, end)
     }
     fn now(&self) -> Ticks {
         join(self.ctl.t_min)
@@ -724,12 +667,7 @@ impl Engine for GpuTorus {
         self.ctl.phase == PHASE_DONE
     }
     fn totals(&self) -> StepTotals {
-        StepTotals {
-            events: join(self.ctl.events),
-            steps: u64::from(self.ctl.step),
-            max_events_per_step: u64::from(self.ctl.max_events),
-            steps_with_errors: 0,
-        }
+        self.ctl.totals()
     }
     fn step_log(&self) -> &[StepRecord] {
         &self.log
@@ -749,13 +687,6 @@ impl crate::models::torus::cpu::TorusEngine for GpuTorus {
     fn occupancy(&mut self) -> Result<Vec<u32>, SimError> {
         Ok(self.download_state()?.occupancy())
     }
-}
-
-/// Copies buffers to mappable staging buffers, waits, and returns their bytes.
-fn read_buffers(gpu: &Gpu, sources: &[&wgpu::Buffer]) -> Result<Vec<Vec<u8>>, SimError> {
-    let ranges: Vec<(&wgpu::Buffer, u64, u64)> =
-        sources.iter().map(|b| (*b, 0, b.size())).collect();
-    read_ranges(gpu, &ranges)
 }
 
 fn build_pipelines(gpu: &Gpu, b: &Buffers, reductions: Reductions) -> (Pipelines, wgpu::BindGroup) {

@@ -14,16 +14,20 @@ struct Params {
 
 // Written by thread 0 of the plan passes and by the host between batches.
 struct Ctl {
+    // the head every stepped engine shares (StepCtl in src/gpu/stepped.rs)
     t_min: vec2<u32>, bound: vec2<u32>,
     exec_at: vec2<u32>, limit: vec2<u32>,
     events: vec2<u32>, errors: vec2<u32>,
-    step: u32, phase: u32, max_events: u32, src_count: u32,
+    step: u32, phase: u32, max_events: u32, pad0: u32,
+    // the source and the pool
     next_arrival: vec2<u32>, arrivals: vec2<u32>,
     entered_sum: vec4<u32>,        // Σ entry times of every token ever created (128 bits)
     pool_used: u32,                // slots ever handed out (the rest of the pool is untouched)
     pool_cap: u32,                 // slots in the pool buffers
     pool_short: u32,               // PHASE_FULL: how many slots the planned step lacked
     step_arrivals: u32,            // external arrivals created for the planned step
+    src_count: u32,                // receivers the step's arrivals listed (recv_list[K..])
+    pad1: u32, pad2: u32, pad3: u32,
 }
 
 // One token of the pool (48 bytes).
@@ -36,11 +40,6 @@ struct Token {
     link: u32,           // next token announced to the same facility this step
     sender: u32,         // who sent it this step: a facility, or K for the source
     pad0: u32, pad1: u32,
-}
-
-struct LogEntry {
-    t_min: vec2<u32>, bound: vec2<u32>,
-    events: u32, errors: u32, pad0: u32, pad1: u32,
 }
 
 @group(0) @binding(0) var<uniform> P: Params;

@@ -17,11 +17,6 @@ struct Ctl {
     step: u32, phase: u32, max_events: u32, pad0: u32,
 }
 
-struct LogEntry {
-    t_min: vec2<u32>, bound: vec2<u32>,
-    events: u32, errors: u32, pad0: u32, pad1: u32,
-}
-
 @group(0) @binding(0) var<uniform> P: Params;
 @group(0) @binding(1) var<storage, read_write> ctl: Ctl;
 @group(0) @binding(2) var<storage, read_write> dep: array<vec2<u32>>;       // departure time, NEVER when idle

@@ -1,0 +1,177 @@
+//! The host side every stepped GPU engine shares (the torus and the open network; WGSL
+//! twin: `shaders/stepped.wgsl`): the head of the step control block, the step log, and the
+//! batch loop that turns a [`Budget`] into submits of many steps each with one readback.
+
+use super::Gpu;
+use super::kit::{join, read_buffers, split};
+use crate::sim::{Budget, SimError, StepRecord, StepTotals};
+use crate::time::Ticks;
+use bytemuck::{Pod, Zeroable};
+
+/// Phase: a step is planned (its bound set); the passes run it.
+pub const PHASE_PLANNED: u32 = 1;
+/// Phase: the next step starts at or past the caller's limit.
+pub const PHASE_HELD: u32 = 2;
+/// Phase: the next step starts at or past the end time.
+pub const PHASE_DONE: u32 = 3;
+
+/// Steps the GPU step log holds; a batch never exceeds it.
+pub const LOG_LEN: u32 = 4096;
+/// Most steps encoded in one submit.
+pub const MAX_BATCH: u64 = 1024;
+
+/// The head of every model's step control block (`Ctl` in its common.wgsl starts with
+/// these fields, in this order).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
+pub struct StepCtl {
+    /// Earliest pending event (the planned step's start, or where the run holds).
+    pub t_min: [u32; 2],
+    /// Inclusive bound of the planned step.
+    pub bound: [u32; 2],
+    /// The boundary events happen at (interval/boundary).
+    pub exec_at: [u32; 2],
+    /// The caller's limit: no step starts at or past it.
+    pub limit: [u32; 2],
+    /// Events so far.
+    pub events: [u32; 2],
+    /// Causality errors so far.
+    pub errors: [u32; 2],
+    /// Steps completed.
+    pub step: u32,
+    /// `PHASE_*`.
+    pub phase: u32,
+    /// Most events in one step.
+    pub max_events: u32,
+    /// Unused (keeps the head 16-byte aligned).
+    pub pad0: u32,
+}
+
+impl StepCtl {
+    /// The counters as the engine interface reports them.
+    pub fn totals(&self) -> StepTotals {
+        StepTotals {
+            events: join(self.events),
+            steps: u64::from(self.step),
+            max_events_per_step: u64::from(self.max_events),
+            steps_with_errors: 0,
+        }
+    }
+
+    /// Where the run stands, capped at `end`.
+    pub fn now(&self, end: Ticks) -> Ticks {
+        join(self.t_min).min(end)
+    }
+}
+
+/// One step-log entry (`LogEntry` in stepped.wgsl).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
+pub struct LogEntry {
+    t_min: [u32; 2],
+    bound: [u32; 2],
+    events: u32,
+    errors: u32,
+    pad: [u32; 2],
+}
+
+/// Bytes of the GPU step log.
+pub const LOG_BYTES: u64 = 32 * LOG_LEN as u64;
+
+/// What a stepped GPU engine provides so that [`advance`] can drive it.
+pub trait SteppedGpu {
+    /// The device.
+    fn device(&self) -> &Gpu;
+    /// The control block's buffer (its head is a [`StepCtl`]).
+    fn ctl_buffer(&self) -> &wgpu::Buffer;
+    /// The control block's head as last read back.
+    fn head(&self) -> &StepCtl;
+    /// Encodes `steps` steps after a `resume` pass, submits them, reads the control block
+    /// and the log back.
+    fn run_batch(&mut self, steps: u64) -> Result<(), SimError>;
+    /// Steps of the next batch (grown while the run goes on).
+    fn batch_mut(&mut self) -> &mut u64;
+    /// The largest batch (profiling caps it lower).
+    fn max_batch(&self) -> u64 {
+        MAX_BATCH
+    }
+    /// The plan stopped in a phase of the model's own (above DONE): deal with it before
+    /// the next batch (the open network grows its token pool). Returns false to stop.
+    fn resolve_stop(&mut self) -> Result<bool, SimError> {
+        Ok(false)
+    }
+}
+
+/// Runs steps of `engine` within `budget` (end time `end`): the limit goes to the GPU, then
+/// batches of doubling size run until the budget, the limit or the end is reached.
+pub fn advance(engine: &mut dyn SteppedGpu, budget: Budget, end: Ticks) -> Result<(), SimError> {
+    let (limit, mut remaining) = budget.limits(end);
+    let offset = std::mem::offset_of!(StepCtl, limit) as u64;
+    engine.device().queue.write_buffer(
+        engine.ctl_buffer(),
+        offset,
+        bytemuck::cast_slice(&split(limit)),
+    );
+    loop {
+        if engine.head().phase > PHASE_DONE && !engine.resolve_stop()? {
+            return Ok(());
+        }
+        if engine.head().phase == PHASE_DONE || remaining == 0 {
+            return Ok(());
+        }
+        let before = engine.head().step;
+        let n = remaining.min(*engine.batch_mut());
+        engine.run_batch(n)?;
+        remaining = remaining.saturating_sub(u64::from(engine.head().step - before));
+        match engine.head().phase {
+            PHASE_PLANNED => {
+                let cap = engine.max_batch();
+                let b = engine.batch_mut();
+                *b = (*b * 2).min(cap);
+            }
+            p if p > PHASE_DONE => {}
+            _ => return Ok(()),
+        }
+    }
+}
+
+/// Reads the control block (as `C`, whose head is a [`StepCtl`]) and appends the log
+/// entries of the steps completed since `log` was last extended.
+pub fn read_ctl_and_log<C: Pod>(
+    gpu: &Gpu,
+    ctl: &wgpu::Buffer,
+    steplog: &wgpu::Buffer,
+    log: &mut Vec<StepRecord>,
+) -> Result<C, SimError> {
+    let bytes = read_buffers(gpu, &[ctl, steplog])?;
+    let c: C = bytemuck::pod_read_unaligned(&bytes[0][..std::mem::size_of::<C>()]);
+    let head: StepCtl = bytemuck::pod_read_unaligned(&bytes[0][..std::mem::size_of::<StepCtl>()]);
+    let entries: &[LogEntry] = bytemuck::cast_slice(&bytes[1]);
+    for s in log.len() as u64..u64::from(head.step) {
+        let e = entries[(s % u64::from(LOG_LEN)) as usize];
+        log.push(StepRecord {
+            t_min: join(e.t_min),
+            bound: join(e.bound),
+            events: u64::from(e.events),
+            errors: u64::from(e.errors),
+        });
+    }
+    Ok(c)
+}
+
+/// Checks that every buffer of `plan` fits one binding of the device; the error names
+/// `what`, the buffer, its size and the limit. Returns the total bytes.
+pub fn check_fits(gpu: &Gpu, what: &str, plan: &[(&'static str, u64)]) -> Result<u64, SimError> {
+    let max = gpu.max_storage_buffer();
+    for (name, bytes) in plan {
+        if *bytes > max {
+            return Err(SimError::Gpu(format!(
+                "{what} needs a {name} buffer of {:.1} MiB, above this adapter's limit of {:.1} MiB per buffer ({})",
+                *bytes as f64 / 1048576.0,
+                max as f64 / 1048576.0,
+                gpu.info.name
+            )));
+        }
+    }
+    Ok(plan.iter().map(|(_, b)| b).sum())
+}
