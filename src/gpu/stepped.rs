@@ -175,3 +175,84 @@ pub fn check_fits(gpu: &Gpu, what: &str, plan: &[(&'static str, u64)]) -> Result
     }
     Ok(plan.iter().map(|(_, b)| b).sum())
 }
+
+/// The compute pipelines of a stepped engine's step, built from its modules (the scan is
+/// the shared `stepped_scan.wgsl` composed with the model's bindings).
+pub struct StepPipelines {
+    /// Departure list and segment minima over every facility.
+    pub scan: wgpu::ComputePipeline,
+    /// The scan module's first-level minimum of the initial state.
+    pub initial_min: wgpu::ComputePipeline,
+    /// Departures phase.
+    pub depart: wgpu::ComputePipeline,
+    /// Arrivals phase.
+    pub arrive: wgpu::ComputePipeline,
+    /// Close the step, plan the next.
+    pub finish: wgpu::ComputePipeline,
+    /// Plan when none is planned (start, after a held or stopped run).
+    pub resume: wgpu::ComputePipeline,
+}
+
+impl StepPipelines {
+    /// The pipelines of `scan`, `depart`, `arrive` and `plan` modules (entry points as in
+    /// the WGSL: scan/initial_min, depart, arrive, finish_step/resume) under `layout`.
+    pub fn new(
+        device: &wgpu::Device,
+        layout: &wgpu::PipelineLayout,
+        [scan, depart, arrive, plan]: [&wgpu::ShaderModule; 4],
+    ) -> Self {
+        use super::kit::pipeline;
+        Self {
+            scan: pipeline(device, layout, scan, "scan"),
+            initial_min: pipeline(device, layout, scan, "initial_min"),
+            depart: pipeline(device, layout, depart, "depart"),
+            arrive: pipeline(device, layout, arrive, "arrive"),
+            finish: pipeline(device, layout, plan, "finish_step"),
+            resume: pipeline(device, layout, plan, "resume"),
+        }
+    }
+
+    /// Reduces the initial minima and plans with limit 0 (the engine then holds at t_min);
+    /// submits.
+    pub fn initialize(&self, gpu: &Gpu, bind_group: &wgpu::BindGroup, n_wg: u32) {
+        let mut enc = gpu.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            pass.set_bind_group(0, bind_group, &[]);
+            pass.set_pipeline(&self.initial_min);
+            pass.dispatch_workgroups(n_wg, 1, 1);
+            pass.set_pipeline(&self.resume);
+            pass.dispatch_workgroups(1, 1, 1);
+        }
+        gpu.queue.submit([enc.finish()]);
+    }
+
+    /// Encodes `resume` and then `steps` steps (scan, depart, arrive over `n_wg`
+    /// workgroups; finish on one) into `pass`, calling `after` after `resume` and after
+    /// every dispatch (GPU timestamps when profiling).
+    pub fn encode_steps(
+        &self,
+        pass: &mut wgpu::ComputePass,
+        bind_group: &wgpu::BindGroup,
+        n_wg: u32,
+        steps: u64,
+        after: &mut dyn FnMut(&mut wgpu::ComputePass),
+    ) {
+        pass.set_bind_group(0, bind_group, &[]);
+        pass.set_pipeline(&self.resume);
+        pass.dispatch_workgroups(1, 1, 1);
+        after(pass);
+        for _ in 0..steps {
+            for (p, groups) in [
+                (&self.scan, n_wg),
+                (&self.depart, n_wg),
+                (&self.arrive, n_wg),
+                (&self.finish, 1),
+            ] {
+                pass.set_pipeline(p);
+                pass.dispatch_workgroups(groups, 1, 1);
+                after(pass);
+            }
+        }
+    }
+}

@@ -33,7 +33,9 @@ use crate::gpu::Gpu;
 use crate::gpu::kit::{self, Use, join, join128, read_buffers, split};
 use crate::gpu::read_ranges;
 use crate::gpu::shaders::Reductions;
-use crate::gpu::stepped::{self, LOG_BYTES, LOG_LEN, PHASE_DONE, PHASE_HELD, StepCtl, SteppedGpu};
+use crate::gpu::stepped::{
+    self, LOG_BYTES, LOG_LEN, PHASE_DONE, PHASE_HELD, StepCtl, StepPipelines, SteppedGpu,
+};
 use crate::models::queueing::{Algorithm, Timestamps};
 use crate::rng::LN_TABLE;
 use crate::sim::{Budget, Engine, Report, SimError, StepRecord, StepTotals};
@@ -203,12 +205,7 @@ struct Pipelines {
     layout: wgpu::BindGroupLayout,
     display_layout: wgpu::BindGroupLayout,
     display: wgpu::ComputePipeline,
-    scan: wgpu::ComputePipeline,
-    depart: wgpu::ComputePipeline,
-    arrive: wgpu::ComputePipeline,
-    initial_min: wgpu::ComputePipeline,
-    finish: wgpu::ComputePipeline,
-    resume: wgpu::ComputePipeline,
+    step: StepPipelines,
 }
 
 fn build_pipelines(gpu: &Gpu, reductions: Reductions) -> Pipelines {
@@ -234,12 +231,7 @@ fn build_pipelines(gpu: &Gpu, reductions: Reductions) -> Pipelines {
     let display = module("open_display", super::shaders::DISPLAY);
     Pipelines {
         display: kit::pipeline(device, &pl_display, &display, "display_main"),
-        scan: kit::pipeline(device, &pl, &scan, "scan"),
-        depart: kit::pipeline(device, &pl, &depart, "depart"),
-        arrive: kit::pipeline(device, &pl, &arrive, "arrive"),
-        initial_min: kit::pipeline(device, &pl, &scan, "initial_min"),
-        finish: kit::pipeline(device, &pl, &plan, "finish_step"),
-        resume: kit::pipeline(device, &pl, &plan, "resume"),
+        step: StepPipelines::new(device, &pl, [&scan, &depart, &arrive, &plan]),
         layout,
         display_layout,
     }
@@ -436,19 +428,10 @@ impl GpuOpen {
             memory_bytes,
         };
         // First level of the reduction, then plan with limit 0: the engine holds at t_min.
-        let mut enc = engine
-            .gpu
-            .device
-            .create_command_encoder(&Default::default());
-        {
-            let mut pass = enc.begin_compute_pass(&Default::default());
-            pass.set_bind_group(0, &engine.bind_group, &[]);
-            pass.set_pipeline(&engine.pipelines.initial_min);
-            pass.dispatch_workgroups(engine.n_wg, 1, 1);
-            pass.set_pipeline(&engine.pipelines.resume);
-            pass.dispatch_workgroups(1, 1, 1);
-        }
-        engine.gpu.queue.submit([enc.finish()]);
+        engine
+            .pipelines
+            .step
+            .initialize(&engine.gpu, &engine.bind_group, engine.n_wg);
         engine.read_ctl_and_log()?;
         Ok(engine)
     }
@@ -537,19 +520,13 @@ impl GpuOpen {
         let mut enc = self.gpu.device.create_command_encoder(&Default::default());
         {
             let mut pass = enc.begin_compute_pass(&Default::default());
-            pass.set_bind_group(0, &self.bind_group, &[]);
-            pass.set_pipeline(&self.pipelines.resume);
-            pass.dispatch_workgroups(1, 1, 1);
-            for _ in 0..steps {
-                pass.set_pipeline(&self.pipelines.scan);
-                pass.dispatch_workgroups(self.n_wg, 1, 1);
-                pass.set_pipeline(&self.pipelines.depart);
-                pass.dispatch_workgroups(self.n_wg, 1, 1);
-                pass.set_pipeline(&self.pipelines.arrive);
-                pass.dispatch_workgroups(self.n_wg, 1, 1);
-                pass.set_pipeline(&self.pipelines.finish);
-                pass.dispatch_workgroups(1, 1, 1);
-            }
+            self.pipelines.step.encode_steps(
+                &mut pass,
+                &self.bind_group,
+                self.n_wg,
+                steps,
+                &mut |_| {},
+            );
         }
         self.gpu.queue.submit([enc.finish()]);
         self.read_ctl_and_log()

@@ -26,7 +26,9 @@ use crate::gpu::Gpu;
 use crate::gpu::kit::{join, read_buffers, split};
 use crate::gpu::read_ranges;
 use crate::gpu::shaders::Reductions;
-use crate::gpu::stepped::{self, LOG_BYTES, LOG_LEN, MAX_BATCH, PHASE_DONE, StepCtl, SteppedGpu};
+use crate::gpu::stepped::{
+    self, LOG_BYTES, LOG_LEN, MAX_BATCH, PHASE_DONE, StepCtl, StepPipelines, SteppedGpu,
+};
 use crate::models::queueing::{Algorithm, Timestamps};
 use crate::models::torus::config::TorusConfig;
 use crate::models::torus::state::{Facility, NONE, Token, TorusState};
@@ -128,12 +130,7 @@ struct Buffers {
 struct Pipelines {
     display: wgpu::ComputePipeline,
     display_layout: wgpu::BindGroupLayout,
-    scan: wgpu::ComputePipeline,
-    depart: wgpu::ComputePipeline,
-    arrive: wgpu::ComputePipeline,
-    initial_min: wgpu::ComputePipeline,
-    finish: wgpu::ComputePipeline,
-    resume: wgpu::ComputePipeline,
+    step: StepPipelines,
 }
 
 /// Statistics cheap enough to read every few frames: sums over completed services only
@@ -346,20 +343,10 @@ impl GpuTorus {
             memory_bytes,
         };
         // First level of the reduction, then plan with limit 0: the engine holds at t_min.
-        let mut enc = engine
-            .gpu
-            .device
-            .create_command_encoder(&Default::default());
-        {
-            let mut pass = enc.begin_compute_pass(&Default::default());
-            pass.set_bind_group(0, &engine.bind_group, &[]);
-            pass.set_pipeline(&engine.pipelines.initial_min);
-            pass.dispatch_workgroups(engine.n_wg, 1, 1);
-            // (with limit 0 this plans nothing: the engine holds at t_min)
-            pass.set_pipeline(&engine.pipelines.resume);
-            pass.dispatch_workgroups(1, 1, 1);
-        }
-        engine.gpu.queue.submit([enc.finish()]);
+        engine
+            .pipelines
+            .step
+            .initialize(&engine.gpu, &engine.bind_group, engine.n_wg);
         engine.read_ctl_and_log()?;
         Ok(engine)
     }
@@ -464,9 +451,6 @@ impl GpuTorus {
         });
         {
             let mut pass = enc.begin_compute_pass(&Default::default());
-            pass.set_bind_group(0, &self.bind_group, &[]);
-            pass.set_pipeline(&self.pipelines.resume);
-            pass.dispatch_workgroups(1, 1, 1);
             let mut q = 0;
             let mut stamp = |pass: &mut wgpu::ComputePass| {
                 if let Some((set, _)) = &queries {
@@ -474,21 +458,13 @@ impl GpuTorus {
                     q += 1;
                 }
             };
-            stamp(&mut pass);
-            for _ in 0..steps {
-                pass.set_pipeline(&self.pipelines.scan);
-                pass.dispatch_workgroups(self.n_wg, 1, 1);
-                stamp(&mut pass);
-                pass.set_pipeline(&self.pipelines.depart);
-                pass.dispatch_workgroups(self.n_wg, 1, 1);
-                stamp(&mut pass);
-                pass.set_pipeline(&self.pipelines.arrive);
-                pass.dispatch_workgroups(self.n_wg, 1, 1);
-                stamp(&mut pass);
-                pass.set_pipeline(&self.pipelines.finish);
-                pass.dispatch_workgroups(1, 1, 1);
-                stamp(&mut pass);
-            }
+            self.pipelines.step.encode_steps(
+                &mut pass,
+                &self.bind_group,
+                self.n_wg,
+                steps,
+                &mut stamp,
+            );
         }
         let resolved = queries.as_ref().map(|(set, count)| {
             let buf = self.gpu.device.create_buffer(&wgpu::BufferDescriptor {
@@ -790,12 +766,7 @@ fn build_pipelines(gpu: &Gpu, b: &Buffers, reductions: Reductions) -> (Pipelines
     let pipelines = Pipelines {
         display: pipeline(&display_m, "display_main", &pl_display),
         display_layout,
-        scan: pipeline(&scan_m, "scan", &pl),
-        depart: pipeline(&depart_m, "depart", &pl),
-        arrive: pipeline(&arrive_m, "arrive", &pl),
-        initial_min: pipeline(&scan_m, "initial_min", &pl),
-        finish: pipeline(&plan_m, "finish_step", &pl),
-        resume: pipeline(&plan_m, "resume", &pl),
+        step: StepPipelines::new(device, &pl, [&scan_m, &depart_m, &arrive_m, &plan_m]),
     };
     (pipelines, bind_group)
 }
