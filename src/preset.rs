@@ -220,7 +220,17 @@ impl Config {
     }
 
     /// Validates a parsed table of any model (chosen by `model.kind` through the registry).
+    /// A `[sweep]` table (a sweep preset's grid, read by `pdes-lab sweep`) is not part of
+    /// the run's configuration and is set aside.
     pub fn from_table(table: &toml::Table) -> Result<Self, PresetError> {
+        let mut run_table;
+        let table = if table.contains_key("sweep") {
+            run_table = table.clone();
+            run_table.remove("sweep");
+            &run_table
+        } else {
+            table
+        };
         let kind = kind_of(table)?;
         let model = crate::models::by_kind(kind).ok_or_else(|| {
             key_err(

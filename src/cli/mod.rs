@@ -1,9 +1,10 @@
 //! The command line: `run`, `presets`, `verify`, `bench` (every model's suites, from the
-//! registry) and `gui`.
+//! registry), `sweep` and `sweep-merge`, and `gui`.
 
 pub mod bench;
 pub mod output;
 pub mod run;
+pub mod sweep;
 pub mod verify;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -42,6 +43,11 @@ pub enum Command {
     /// Check that every GPU engine gives its CPU twin's results on this machine's adapter
     /// (exit status 1 on any difference).
     Verify(VerifyArgs),
+    /// Run a preset over a grid of key values and seeds: one row per run, mean and 95%
+    /// confidence interval per point, optionally the figure.
+    Sweep(sweep::SweepArgs),
+    /// Join the CSVs of a sharded sweep (`sweep --shard I/N`) into the unsharded one.
+    SweepMerge(sweep::MergeArgs),
 }
 
 /// Arguments of `pdes-lab verify`.
@@ -162,6 +168,8 @@ pub fn dispatch(cli: Cli) -> Result<(), CliError> {
         Some(Command::Gui { preset }) => gui(preset.as_deref()),
         Some(Command::Run(args)) => run::run(&args),
         Some(Command::Verify(v)) => verify::run(&v),
+        Some(Command::Sweep(a)) => sweep::run(&a),
+        Some(Command::SweepMerge(a)) => sweep::merge(&a),
         Some(Command::Bench(b)) => bench::run(
             &b.suite,
             &bench::BenchOptions {

@@ -121,6 +121,8 @@ pub struct Report {
     pub fields: serde_json::Map<String, serde_json::Value>,
     /// The first statistic that is NaN or infinite, if any (JSON would print it as null).
     pub non_finite: Option<&'static str>,
+    /// The names of the model's main statistics (what a sweep's table and figure show first).
+    pub statistics: Vec<&'static str>,
     work: &'static str,
     rate: &'static str,
 }
@@ -139,6 +141,7 @@ impl Report {
                 .into_iter()
                 .find(|(_, v)| !v.is_finite())
                 .map(|(k, _)| k),
+            statistics: summary.statistics().into_iter().map(|(k, _)| k).collect(),
             work: S::WORK,
             rate: S::RATE,
         }

@@ -1,0 +1,849 @@
+//! `pdes-lab sweep` and `pdes-lab sweep-merge`: a preset run over a grid of key values and
+//! seeds, for every model of the registry.
+//!
+//! One row per run (point × seed) with the run's whole summary; one aggregate per point
+//! (mean and 95% confidence interval over seeds of every numeric field); a figure with
+//! `--plot`. Runs go to a pool of worker threads (CPU engines: one per core; GPU engines:
+//! several in flight on the shared device). With `--format csv --out FILE` the rows are
+//! appended to FILE as they finish, each line whole, so an interrupted sweep leaves a valid
+//! partial CSV that `--resume` completes (the file is rewritten in (point, seed) order when
+//! the sweep is complete). `--shard I/N` runs the points p with p mod N = I, and
+//! `sweep-merge` joins the shards' CSVs into the unsharded file, checking that every run of
+//! the grid is there exactly once.
+
+pub mod plot;
+pub mod spec;
+pub mod stats;
+
+use super::{CliError, EngineArg, Format, RunArgs, output, run::config_from_args};
+use crate::engines::Simulation;
+use crate::sim::Budget;
+use serde_json::{Map, Value, json};
+use spec::{Vary, cell, grid, parse_shard, parse_vary, set_value};
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+/// Arguments of `pdes-lab sweep`.
+#[derive(clap::Args, Debug, Default)]
+pub struct SweepArgs {
+    /// Preset: a built-in name or a TOML file (its `[sweep]` table, if any, gives the
+    /// default --vary, --seeds and --y).
+    pub preset: Option<String>,
+    /// KEY=V1,V2,… or KEY=START:STOP:N[:log]; repeat for a grid (the product, first key
+    /// outermost).
+    #[arg(long, value_name = "SPEC")]
+    pub vary: Vec<String>,
+    /// Seeds per point: run.seed, run.seed + 1, … (models with a seed).
+    #[arg(long, value_name = "N")]
+    pub seeds: Option<u32>,
+    /// Override a preset key for every run.
+    #[arg(long, value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+    /// Algorithm for every run (the preset model's names).
+    #[arg(long)]
+    pub algorithm: Option<String>,
+    /// Engine for every run.
+    #[arg(long, value_enum)]
+    pub engine: Option<EngineArg>,
+    /// Output format: table (one line per point), json (runs and points), csv (one row per
+    /// run).
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: Format,
+    /// Write the output here (csv: row by row as runs finish).
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Draw the figure (the statistic of --y against the first swept key) as PNG or SVG.
+    #[arg(long, value_name = "FILE")]
+    pub plot: Option<PathBuf>,
+    /// The statistic the table leads with and the figure shows (a summary field).
+    #[arg(long, value_name = "FIELD")]
+    pub y: Option<String>,
+    /// Run only the points p with p mod N = I.
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<String>,
+    /// Complete the CSV of --out: keep its finished runs, run the rest.
+    #[arg(long)]
+    pub resume: bool,
+    /// Runs in flight at once (default: CPU cores for CPU engines, 4 on the GPU).
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
+}
+
+/// Arguments of `pdes-lab sweep-merge`.
+#[derive(clap::Args, Debug)]
+pub struct MergeArgs {
+    /// The shards' CSV files.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Write the merged CSV here instead of stdout.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+}
+
+/// The `[sweep]` table of a sweep preset.
+#[derive(serde::Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct SweepTable {
+    #[serde(default)]
+    vary: Vec<String>,
+    seeds: Option<u32>,
+    y: Option<String>,
+}
+
+/// Columns every run row starts with (then the swept keys, the summary, `error`).
+const LEAD: [&str; 4] = ["point", "points", "seed", "seeds"];
+
+/// One finished run.
+struct RunRow {
+    point: usize,
+    seed_index: u32,
+    seed: Option<i64>,
+    result: Result<Map<String, Value>, String>,
+}
+
+/// A sweep, resolved: the grid, the seeds, what to run.
+struct Plan {
+    base: RunArgs,
+    varies: Vec<Vary>,
+    points: Vec<Vec<toml::Value>>,
+    seeds: Vec<Option<i64>>,
+    y: Option<String>,
+    statistics: Vec<&'static str>,
+}
+
+fn input(e: impl std::fmt::Display) -> CliError {
+    CliError::Input(e.to_string())
+}
+
+impl Plan {
+    fn new(args: &SweepArgs) -> Result<Self, CliError> {
+        let base = RunArgs {
+            preset: args.preset.clone(),
+            set: args.set.clone(),
+            algorithm: args.algorithm.clone(),
+            engine: args.engine,
+            ..Default::default()
+        };
+        let config = config_from_args(&base)?;
+        let info = config.model_info();
+        let name = args
+            .preset
+            .as_deref()
+            .unwrap_or(crate::preset::default_preset());
+        let (_, text) = crate::preset::load_text(name).map_err(input)?;
+        let table: toml::Table = text.parse().map_err(input)?;
+        let sweep: SweepTable = match table.get("sweep") {
+            Some(v) => v
+                .clone()
+                .try_into()
+                .map_err(|e: toml::de::Error| input(format!("[sweep]: {}", e.message())))?,
+            None => SweepTable::default(),
+        };
+        let specs = if args.vary.is_empty() {
+            &sweep.vary
+        } else {
+            &args.vary
+        };
+        if specs.is_empty() {
+            return Err(input(
+                "--vary: nothing to sweep (give --vary KEY=V1,V2,… or KEY=START:STOP:N[:log], or a preset with a [sweep] table)",
+            ));
+        }
+        let varies: Vec<Vary> = specs
+            .iter()
+            .map(|s| parse_vary(s, info.keys))
+            .collect::<Result<_, _>>()?;
+        for (i, v) in varies.iter().enumerate() {
+            if varies[..i].iter().any(|w| w.key == v.key) {
+                return Err(input(format!("--vary {}: swept twice", v.key)));
+            }
+        }
+        let n_seeds = args.seeds.or(sweep.seeds).unwrap_or(1);
+        if !(1..=10_000).contains(&n_seeds) {
+            return Err(input(format!(
+                "--seeds {n_seeds}: expected an integer in 1..=10000"
+            )));
+        }
+        let has_seed = info.keys.contains(&"run.seed");
+        if n_seeds > 1 && !has_seed {
+            return Err(input(format!(
+                "--seeds {n_seeds}: model.kind = \"{}\" has no run.seed (its runs are deterministic)",
+                info.kind
+            )));
+        }
+        let base_seed = has_seed.then(|| base_seed(&text, &args.set));
+        let seeds = (0..n_seeds)
+            .map(|i| base_seed.map(|s| s + i64::from(i)))
+            .collect();
+        let points = grid(&varies);
+        Ok(Self {
+            base,
+            varies,
+            points,
+            seeds,
+            y: args.y.clone().or(sweep.y),
+            statistics: Vec::new(),
+        })
+    }
+
+    /// The configuration of run (point, seed).
+    fn run_args(&self, point: usize, seed: Option<i64>) -> RunArgs {
+        let mut a = RunArgs {
+            preset: self.base.preset.clone(),
+            set: self.base.set.clone(),
+            algorithm: self.base.algorithm.clone(),
+            engine: self.base.engine,
+            ..Default::default()
+        };
+        for (v, x) in self.varies.iter().zip(&self.points[point]) {
+            a.set.push(format!("{}={}", v.key, set_value(x)));
+        }
+        if let Some(s) = seed {
+            a.set.push(format!("run.seed={s}"));
+        }
+        a
+    }
+
+    /// "key=value, key=value" of a point.
+    fn describe(&self, point: usize) -> String {
+        self.varies
+            .iter()
+            .zip(&self.points[point])
+            .map(|(v, x)| format!("{}={}", v.key, cell(x)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// run.seed after the preset and the --set overrides (1 when neither gives one).
+fn base_seed(text: &str, sets: &[String]) -> i64 {
+    let mut table: toml::Table = text.parse().unwrap_or_default();
+    for s in sets {
+        let _ = crate::preset::apply_set(&mut table, s);
+    }
+    table
+        .get("run")
+        .and_then(|r| r.get("seed"))
+        .and_then(toml::Value::as_integer)
+        .unwrap_or(1)
+}
+
+/// Runs one (point, seed): its summary fields, or the error that stopped it.
+fn run_one(
+    plan: &Plan,
+    point: usize,
+    seed: Option<i64>,
+) -> Result<(Map<String, Value>, Vec<&'static str>), String> {
+    let config = config_from_args(&plan.run_args(point, seed)).map_err(|e| e.to_string())?;
+    let mut sim = Simulation::new(config).map_err(|e| e.to_string())?;
+    let t0 = Instant::now();
+    sim.engine
+        .advance(Budget::Finish)
+        .map_err(|e| e.to_string())?;
+    let report = sim
+        .engine
+        .report()
+        .map_err(|e| e.to_string())?
+        .with_wall_time(t0.elapsed().as_secs_f64());
+    if let Some(k) = report.non_finite {
+        return Err(format!("{k} is not finite"));
+    }
+    Ok((report.fields, report.statistics))
+}
+
+/// The rows of an existing CSV (for --resume): header and records.
+fn read_csv(path: &Path) -> Result<(Vec<String>, Vec<Vec<String>>), CliError> {
+    let mut r = csv::ReaderBuilder::new()
+        .flexible(true)
+        .from_path(path)
+        .map_err(|e| input(format!("{}: {e}", path.display())))?;
+    let header: Vec<String> = r
+        .headers()
+        .map_err(|e| input(format!("{}: {e}", path.display())))?
+        .iter()
+        .map(str::to_string)
+        .collect();
+    let mut rows = Vec::new();
+    for rec in r.records() {
+        // a line cut by an interruption has too few fields: it is dropped and run again
+        match rec {
+            Ok(rec) if rec.len() == header.len() => {
+                rows.push(rec.iter().map(str::to_string).collect())
+            }
+            _ => {}
+        }
+    }
+    Ok((header, rows))
+}
+
+fn csv_line(fields: &[String]) -> String {
+    let mut w = csv::WriterBuilder::new().from_writer(Vec::new());
+    let _ = w.write_record(fields);
+    String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
+}
+
+/// The cells of a run row under `header`.
+fn row_cells(plan: &Plan, r: &RunRow, header: &[String]) -> Vec<String> {
+    let fields = r.result.as_ref().ok();
+    header
+        .iter()
+        .map(|h| match h.as_str() {
+            "point" => r.point.to_string(),
+            "points" => plan.points.len().to_string(),
+            "seed" => r.seed.map_or(String::new(), |s| s.to_string()),
+            "seeds" => plan.seeds.len().to_string(),
+            "error" => r.result.as_ref().err().cloned().unwrap_or_default(),
+            k => {
+                if let Some(i) = plan.varies.iter().position(|v| v.key == k) {
+                    return cell(&plan.points[r.point][i]);
+                }
+                match fields.and_then(|f| f.get(k)) {
+                    Some(Value::String(s)) => s.clone(),
+                    Some(Value::Null) | None => String::new(),
+                    Some(v) => v.to_string(),
+                }
+            }
+        })
+        .collect()
+}
+
+fn header_of(plan: &Plan, fields: Option<&Map<String, Value>>) -> Vec<String> {
+    let mut h: Vec<String> = LEAD.iter().map(|s| s.to_string()).collect();
+    h.extend(plan.varies.iter().map(|v| v.key.clone()));
+    if let Some(f) = fields {
+        // the summary's own "seed" is the lead column's
+        let fresh: Vec<String> = f.keys().filter(|k| !h.contains(k)).cloned().collect();
+        h.extend(fresh);
+    }
+    h.push("error".into());
+    h
+}
+
+/// Runs `pdes-lab sweep`.
+pub fn run(args: &SweepArgs) -> Result<(), CliError> {
+    let mut plan = Plan::new(args)?;
+    let shard = args.shard.as_deref().map(parse_shard).transpose()?;
+    if args.resume && (args.format != Format::Csv || args.out.is_none()) {
+        return Err(input(
+            "--resume: needs --format csv and --out FILE (the CSV to complete)",
+        ));
+    }
+    for (flag, path) in [("--out", &args.out), ("--plot", &args.plot)] {
+        if let Some(p) = path
+            && !(args.resume && flag == "--out")
+        {
+            output::check_writable(p).map_err(|e| input(format!("{flag} {}: {e}", p.display())))?;
+        }
+    }
+    if let Some(p) = &args.plot {
+        let ok = p
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| e.eq_ignore_ascii_case("png") || e.eq_ignore_ascii_case("svg"));
+        if !ok {
+            return Err(input(format!(
+                "--plot {}: the figure is a .png or a .svg file",
+                p.display()
+            )));
+        }
+    }
+    // The runs of this shard, minus those a resumed CSV already has.
+    let mut done: Vec<RunRow> = Vec::new();
+    let mut header: Option<Vec<String>> = None;
+    if args.resume {
+        let path = args.out.as_ref().expect("checked");
+        if path.exists() {
+            let (h, rows) = read_csv(path)?;
+            let expected = header_of(&plan, None);
+            if h.len() < expected.len() || h[..expected.len() - 1] != expected[..expected.len() - 1]
+            {
+                return Err(input(format!(
+                    "--resume {}: its columns do not start with {} (another sweep's file?)",
+                    path.display(),
+                    expected[..expected.len() - 1].join(",")
+                )));
+            }
+            for row in rows {
+                let get = |k: &str| h.iter().position(|c| c == k).map(|i| row[i].clone());
+                let (Some(p), Some(e)) = (get("point"), get("error")) else {
+                    continue;
+                };
+                let Ok(point) = p.parse::<usize>() else {
+                    continue;
+                };
+                if !e.is_empty() || point >= plan.points.len() {
+                    continue; // failed runs are run again
+                }
+                let seed = get("seed").and_then(|s| s.parse::<i64>().ok());
+                let Some(seed_index) = plan.seeds.iter().position(|s| *s == seed) else {
+                    continue;
+                };
+                let mut fields = Map::new();
+                for (i, c) in h.iter().enumerate() {
+                    if LEAD.contains(&c.as_str())
+                        || c == "error"
+                        || plan.varies.iter().any(|v| &v.key == c)
+                    {
+                        continue;
+                    }
+                    // as the summary wrote it: integers stay integers ("8", not "8.0")
+                    let text = &row[i];
+                    let v = if text.is_empty() {
+                        Value::Null
+                    } else if let Ok(n) = text.parse::<i64>() {
+                        Value::from(n)
+                    } else if let Some(x) = text
+                        .parse::<f64>()
+                        .ok()
+                        .and_then(serde_json::Number::from_f64)
+                    {
+                        Value::Number(x)
+                    } else {
+                        Value::String(text.clone())
+                    };
+                    fields.insert(c.clone(), v);
+                }
+                done.push(RunRow {
+                    point,
+                    seed_index: seed_index as u32,
+                    seed,
+                    result: Ok(fields),
+                });
+            }
+            header = Some(h);
+        }
+    }
+    let jobs: Vec<(usize, u32)> = (0..plan.points.len())
+        .filter(|p| shard.is_none_or(|(i, n)| p % n == i))
+        .flat_map(|p| (0..plan.seeds.len() as u32).map(move |s| (p, s)))
+        .filter(|(p, s)| !done.iter().any(|d| d.point == *p && d.seed_index == *s))
+        .collect();
+    let gpu = config_from_args(&plan.base)?.engine() == crate::preset::EngineKind::Gpu;
+    let workers = args
+        .jobs
+        .unwrap_or(if gpu {
+            4
+        } else {
+            std::thread::available_parallelism().map_or(1, |n| n.get())
+        })
+        .clamp(1, 256)
+        .min(jobs.len().max(1));
+    let total = jobs.len();
+    let bar = (std::io::stderr().is_terminal() && total > 1).then(|| {
+        let b = indicatif::ProgressBar::new(total as u64);
+        b.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{bar:30} {pos}/{len} runs  {elapsed} elapsed, ETA {eta}  {msg}",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        b
+    });
+    // Progressive CSV: header now if known (resume), else with the first success.
+    let progressive = args.format == Format::Csv && args.out.is_some();
+    let mut file = if progressive {
+        let path = args.out.as_ref().expect("checked");
+        let f = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map_err(|e| input(format!("--out {}: {e}", path.display())))?;
+        Some(f)
+    } else {
+        None
+    };
+    let started = Instant::now();
+    let next = AtomicUsize::new(0);
+    let (tx, rx) = std::sync::mpsc::channel::<(
+        usize,
+        u32,
+        Result<(Map<String, Value>, Vec<&'static str>), String>,
+    )>();
+    let mut new_rows: Vec<RunRow> = Vec::new();
+    let mut pending: Vec<usize> = Vec::new(); // rows waiting for the header
+    let mut write_err: Option<String> = None;
+    let mut statistics: Vec<&'static str> = Vec::new();
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            let tx = tx.clone();
+            let (plan, jobs, next) = (&plan, &jobs, &next);
+            scope.spawn(move || {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(&(p, s)) = jobs.get(i) else { break };
+                    let r = run_one(plan, p, plan.seeds[s as usize]);
+                    if tx.send((p, s, r)).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        for (p, s, r) in rx {
+            let result = r.map(|(fields, stats)| {
+                if statistics.is_empty() {
+                    statistics = stats;
+                }
+                fields
+            });
+            if let Err(e) = &result {
+                let msg = format!(
+                    "point {p} ({}) seed {}: {e}",
+                    plan.describe(p),
+                    plan.seeds[s as usize].map_or("—".into(), |x| x.to_string())
+                );
+                match &bar {
+                    Some(b) => b.println(format!("failed: {msg}")),
+                    None => eprintln!("failed: {msg}"),
+                }
+            }
+            new_rows.push(RunRow {
+                point: p,
+                seed_index: s,
+                seed: plan.seeds[s as usize],
+                result,
+            });
+            if let Some(b) = &bar {
+                b.inc(1);
+            }
+            let Some(f) = file.as_mut() else { continue };
+            pending.push(new_rows.len() - 1);
+            if header.is_none() {
+                let first_ok = new_rows.iter().find_map(|r| r.result.as_ref().ok());
+                if first_ok.is_some() || pending.len() == total {
+                    let h = header_of(&plan, first_ok);
+                    if let Err(e) = f.write_all(csv_line(&h).as_bytes()) {
+                        write_err.get_or_insert(e.to_string());
+                    }
+                    header = Some(h);
+                }
+            }
+            if let Some(h) = &header {
+                for &i in &pending {
+                    let line = csv_line(&row_cells(&plan, &new_rows[i], h));
+                    // one write per whole line, flushed: an interruption leaves whole lines
+                    if let Err(e) = f.write_all(line.as_bytes()).and_then(|_| f.flush()) {
+                        write_err.get_or_insert(e.to_string());
+                    }
+                }
+                pending.clear();
+            }
+        }
+    });
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
+    if let Some(e) = write_err {
+        return Err(CliError::Run(format!("--out: writing the CSV: {e}")));
+    }
+    let wall = started.elapsed().as_secs_f64();
+    plan.statistics = statistics;
+    let mut rows: Vec<RunRow> = done.into_iter().chain(new_rows).collect();
+    rows.sort_by_key(|r| (r.point, r.seed_index));
+    if plan.statistics.is_empty() {
+        // resumed without a new run: the leading statistics are those of the first row
+        plan.statistics = rows
+            .iter()
+            .find_map(|r| r.result.as_ref().ok())
+            .map(|f| {
+                ["utilization", "mean_sojourn", "mean_temperature"]
+                    .into_iter()
+                    .filter(|k| f.contains_key(*k))
+                    .collect()
+            })
+            .unwrap_or_default();
+    }
+    let header = header
+        .unwrap_or_else(|| header_of(&plan, rows.iter().find_map(|r| r.result.as_ref().ok())));
+    let aggregates = aggregate(&plan, &rows);
+    let failed: Vec<&RunRow> = rows.iter().filter(|r| r.result.is_err()).collect();
+    let y = plan
+        .y
+        .clone()
+        .or_else(|| plan.statistics.first().map(|s| s.to_string()));
+    // outputs
+    let csv_text = || -> String {
+        let mut t = csv_line(&header);
+        for r in &rows {
+            t.push_str(&csv_line(&row_cells(&plan, r, &header)));
+        }
+        t
+    };
+    match args.format {
+        Format::Csv => {
+            let text = csv_text();
+            match &args.out {
+                // complete: the progressive file is replaced by the sorted one
+                Some(p) => output::write_atomically(p, &text)
+                    .map_err(|e| input(format!("--out {}: {e}", p.display())))?,
+                None => output::write_stdout(&text).map_err(output::stdout_error)?,
+            }
+        }
+        Format::Json => {
+            let runs: Vec<Value> = rows
+                .iter()
+                .map(|r| {
+                    let mut o = Map::new();
+                    for (h, c) in header.iter().zip(row_cells(&plan, r, &header)) {
+                        let v = match r.result.as_ref().ok().and_then(|f| f.get(h)) {
+                            Some(v) => v.clone(),
+                            None => c
+                                .parse::<i64>()
+                                .map(Value::from)
+                                .unwrap_or(Value::String(c)),
+                        };
+                        o.insert(h.clone(), v);
+                    }
+                    Value::Object(o)
+                })
+                .collect();
+            let doc = json!({
+                "sweep": {
+                    "preset": args.preset.clone().unwrap_or_else(|| crate::preset::default_preset().into()),
+                    "vary": plan.varies.iter().map(|v| json!({"key": v.key, "values": v.values.iter().map(|x| serde_json::to_value(x).unwrap_or(Value::Null)).collect::<Vec<_>>(), "log": v.log})).collect::<Vec<_>>(),
+                    "seeds": plan.seeds,
+                    "shard": args.shard,
+                },
+                "points": aggregates.iter().map(|a| a.to_json(&plan)).collect::<Vec<_>>(),
+                "runs": runs,
+                "failed": failed.len(),
+                "wall_seconds": wall,
+                "runs_per_second": total as f64 / wall.max(1e-9),
+            });
+            let text = serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n";
+            output::emit(&text, args.out.as_deref(), "--out")?;
+        }
+        Format::Table => {
+            let text = table(&plan, &aggregates, y.as_deref(), wall, total);
+            output::emit(&text, args.out.as_deref(), "--out")?;
+        }
+    }
+    if let (Some(path), Some(y)) = (&args.plot, &y) {
+        figure(&plan, &aggregates, y, args.preset.as_deref(), path)?;
+    }
+    if let Some(first) = failed.first() {
+        return Err(CliError::Run(format!(
+            "{} of {} runs failed; first: point {} ({}) seed {}: {}",
+            failed.len(),
+            rows.len(),
+            first.point,
+            plan.describe(first.point),
+            first.seed.map_or("—".into(), |s| s.to_string()),
+            first.result.as_ref().err().cloned().unwrap_or_default()
+        )));
+    }
+    Ok(())
+}
+
+/// One point's aggregate over its seeds.
+struct Aggregate {
+    point: usize,
+    n: usize,
+    estimates: Vec<(String, stats::Estimate)>,
+}
+
+impl Aggregate {
+    fn get(&self, k: &str) -> Option<stats::Estimate> {
+        self.estimates.iter().find(|(n, _)| n == k).map(|(_, e)| *e)
+    }
+
+    fn to_json(&self, plan: &Plan) -> Value {
+        let values: Map<String, Value> = plan
+            .varies
+            .iter()
+            .zip(&plan.points[self.point])
+            .map(|(v, x)| {
+                (
+                    v.key.clone(),
+                    serde_json::to_value(x).unwrap_or(Value::Null),
+                )
+            })
+            .collect();
+        let est: Map<String, Value> = self
+            .estimates
+            .iter()
+            .map(|(k, e)| (k.clone(), json!({"mean": e.mean, "ci95": e.ci95})))
+            .collect();
+        json!({"point": self.point, "values": values, "n": self.n, "estimates": est})
+    }
+}
+
+fn aggregate(plan: &Plan, rows: &[RunRow]) -> Vec<Aggregate> {
+    let mut out = Vec::new();
+    for p in 0..plan.points.len() {
+        let ok: Vec<&Map<String, Value>> = rows
+            .iter()
+            .filter(|r| r.point == p)
+            .filter_map(|r| r.result.as_ref().ok())
+            .collect();
+        if !ok.is_empty() {
+            out.push(Aggregate {
+                point: p,
+                n: ok.len(),
+                estimates: stats::estimates(&ok),
+            });
+        }
+    }
+    out
+}
+
+fn table(plan: &Plan, aggs: &[Aggregate], y: Option<&str>, wall: f64, runs: usize) -> String {
+    let mut stats: Vec<&str> = y.into_iter().collect();
+    stats.extend(plan.statistics.iter().copied().filter(|s| Some(*s) != y));
+    let mut t = String::new();
+    let mut head: Vec<String> = plan.varies.iter().map(|v| v.key.clone()).collect();
+    head.push("n".into());
+    head.extend(stats.iter().map(|s| format!("{s} (mean ± 95% CI)")));
+    t.push_str(&head.join("  "));
+    t.push('\n');
+    for a in aggs {
+        let mut line: Vec<String> = plan.points[a.point].iter().map(cell).collect();
+        line.push(a.n.to_string());
+        for s in &stats {
+            line.push(match a.get(s) {
+                Some(e) => match e.ci95 {
+                    Some(c) => format!("{:.6} ± {:.6}", e.mean, c),
+                    None => format!("{:.6}", e.mean),
+                },
+                None => "—".into(),
+            });
+        }
+        t.push_str(&line.join("  "));
+        t.push('\n');
+    }
+    t.push_str(&format!(
+        "{runs} runs in {wall:.2} s ({:.2} runs/s)\n",
+        runs as f64 / wall.max(1e-9)
+    ));
+    t
+}
+
+fn as_number(v: &toml::Value) -> Option<f64> {
+    v.as_float().or_else(|| v.as_integer().map(|i| i as f64))
+}
+
+fn figure(
+    plan: &Plan,
+    aggs: &[Aggregate],
+    y: &str,
+    preset: Option<&str>,
+    path: &Path,
+) -> Result<(), CliError> {
+    if plan.points.iter().any(|p| as_number(&p[0]).is_none()) {
+        return Err(input(format!(
+            "--plot: the first swept key, {}, must be numeric to be an x axis",
+            plan.varies[0].key
+        )));
+    }
+    if !aggs.iter().any(|a| a.get(y).is_some()) {
+        return Err(input(format!(
+            "--y {y}: not a numeric field of the runs' summaries"
+        )));
+    }
+    let label = |point: usize| -> String {
+        plan.varies[1..]
+            .iter()
+            .zip(&plan.points[point][1..])
+            .map(|(v, x)| format!("{} = {}", v.key, cell(x)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut series: Vec<plot::Series> = Vec::new();
+    for a in aggs {
+        let l = label(a.point);
+        let Some(e) = a.get(y) else { continue };
+        let x = as_number(&plan.points[a.point][0]).unwrap_or(0.0);
+        let i = match series.iter().position(|s| s.label == l) {
+            Some(i) => i,
+            None => {
+                series.push(plot::Series {
+                    label: l,
+                    points: Vec::new(),
+                    reference: Vec::new(),
+                });
+                series.len() - 1
+            }
+        };
+        series[i].points.push((x, e.mean, e.ci95));
+        if let Some(r) = a.get(&format!("analytic_{y}")) {
+            series[i].reference.push((x, r.mean));
+        }
+    }
+    let title = format!(
+        "{y} against {} ({})",
+        plan.varies[0].key,
+        preset.unwrap_or(crate::preset::default_preset())
+    );
+    let fig = plot::Figure {
+        title: &title,
+        x_label: &plan.varies[0].key,
+        y_label: y,
+        log_x: plan.varies[0].log,
+        series,
+    };
+    plot::draw(&fig, path).map_err(|e| CliError::Run(format!("--plot {}: {e}", path.display())))
+}
+
+/// Runs `pdes-lab sweep-merge`: the shards' rows, in (point, seed) order, checked for
+/// duplicates and for completeness against the grid size they carry.
+pub fn merge(args: &MergeArgs) -> Result<(), CliError> {
+    if let Some(p) = &args.out {
+        output::check_writable(p).map_err(|e| input(format!("--out {}: {e}", p.display())))?;
+    }
+    let mut header: Option<Vec<String>> = None;
+    let mut rows: Vec<Vec<String>> = Vec::new();
+    for f in &args.files {
+        let (h, r) = read_csv(f)?;
+        match &header {
+            None => header = Some(h),
+            Some(h0) if *h0 != h => {
+                return Err(input(format!(
+                    "{}: its columns differ from {}'s (shards of different sweeps?)",
+                    f.display(),
+                    args.files[0].display()
+                )));
+            }
+            _ => {}
+        }
+        rows.extend(r);
+    }
+    let header = header.unwrap_or_default();
+    let col = |k: &str| {
+        header.iter().position(|c| c == k).ok_or_else(|| {
+            input(format!(
+                "{}: no {k} column (not a sweep CSV)",
+                args.files[0].display()
+            ))
+        })
+    };
+    let (ip, ipts, is, iss) = (col("point")?, col("points")?, col("seed")?, col("seeds")?);
+    let key = |r: &Vec<String>| {
+        (
+            r[ip].parse::<usize>().unwrap_or(usize::MAX),
+            r[is].parse::<i64>().unwrap_or(i64::MIN),
+        )
+    };
+    rows.sort_by_key(key);
+    if let Some(w) = rows.windows(2).find(|w| key(&w[0]) == key(&w[1])) {
+        return Err(input(format!(
+            "point {} seed {} appears twice (overlapping shards?)",
+            w[0][ip], w[0][is]
+        )));
+    }
+    let mut text = csv_line(&header);
+    for r in &rows {
+        text.push_str(&csv_line(r));
+    }
+    output::emit(&text, args.out.as_deref(), "--out")?;
+    let points: usize = rows.first().and_then(|r| r[ipts].parse().ok()).unwrap_or(0);
+    let seeds: usize = rows.first().and_then(|r| r[iss].parse().ok()).unwrap_or(0);
+    if rows.len() != points * seeds {
+        return Err(CliError::Run(format!(
+            "the merged sweep has {} of its {points} × {seeds} runs: a shard is missing or incomplete",
+            rows.len()
+        )));
+    }
+    Ok(())
+}
