@@ -220,6 +220,10 @@ pub static INFO: super::ModelInfo = super::ModelInfo {
             "park-fishwick-open",
             include_str!("../../../presets/park-fishwick-open.toml"),
         ),
+        (
+            "park-fishwick-fig3-open",
+            include_str!("../../../presets/park-fishwick-fig3-open.toml"),
+        ),
     ],
     keys: config::KEYS,
     shader_modules: shaders::modules,

@@ -164,6 +164,26 @@ pub static INFO: super::ModelInfo = super::ModelInfo {
             "park-fishwick-16x16",
             include_str!("../../../presets/park-fishwick-16x16.toml"),
         ),
+        (
+            "sang2019-fig14-15",
+            include_str!("../../../presets/sang2019-fig14-15.toml"),
+        ),
+        (
+            "sang2019-table1",
+            include_str!("../../../presets/sang2019-table1.toml"),
+        ),
+        (
+            "park-fishwick-fig3-torus",
+            include_str!("../../../presets/park-fishwick-fig3-torus.toml"),
+        ),
+        (
+            "park-fishwick-fig4a",
+            include_str!("../../../presets/park-fishwick-fig4a.toml"),
+        ),
+        (
+            "park-fishwick-fig7",
+            include_str!("../../../presets/park-fishwick-fig7.toml"),
+        ),
     ],
     keys: config::KEYS,
     shader_modules: shaders::modules,
