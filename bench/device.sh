@@ -75,6 +75,15 @@ for what in "$@"; do
         $BIN run park-fishwick-open --engine gpu --set run.d=$ti --format json > "/tmp/fig3-$ti.json"
         echo "TI=$ti: $(grep -hE '"(utilization|mean_sojourn|mean_tokens_in_system|wall_seconds|steps)"' /tmp/fig3-$ti.json | tr -d '\n ')"
       done 2>&1 | tee "$OUT/open-fig3.txt" ;;
+    sweep)  # issue 11's measure: a 16-point × 5-seed d sweep of the 256² torus, GPU runs in flight 1..8, and the CPU
+      c="--vary run.d=0.25:4:16:log --seeds 5 --set model.rows=256 --set model.cols=256"
+      for j in 1 2 4 8; do
+        # shellcheck disable=SC2086
+        /usr/bin/time -f "gpu jobs=$j: %e s wall" $BIN sweep $c --engine gpu --jobs $j --format csv --out "$OUT/sweep-gpu-j$j.csv" 2>&1 | tail -1
+      done 2>&1 | tee "$OUT/sweep.txt"
+      # shellcheck disable=SC2086
+      /usr/bin/time -f "cpu jobs=16: %e s wall" $BIN sweep $c --engine cpu --format csv --out "$OUT/sweep-cpu.csv" 2>&1 | tail -1 | tee -a "$OUT/sweep.txt"
+      $BIN sweep $c --engine gpu --jobs 4 --plot "$OUT/sweep-256.png" --format table 2>&1 | tail -3 | tee -a "$OUT/sweep.txt" ;;
     suite)
       $BIN bench --suite torus --format json --out "$OUT/torus.json" 2>&1 | tee "$OUT/torus.log" ;;
   esac
