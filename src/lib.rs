@@ -4,7 +4,8 @@
 //! engines, its verify cases, bench suites and window panel) and the registry that lists
 //! them; [`sim`] is the engine interface, [`gpu`] the device and the shared shader parts,
 //! [`engines`] the factory, [`verify`] the CPU ≡ GPU self-check, [`preset`] turns TOML into
-//! validated configurations, [`cli`] is the headless command line and [`app`] the window. Times are integer ticks ([`time`]); random numbers come from a
+//! validated configurations, [`sweep`] runs a grid of them, [`cli`] is the headless command
+//! line and [`app`] the window. Times are integer ticks ([`time`]); random numbers come from a
 //! counter-based generator ([`rng`]) that the GPU shaders reproduce bit for bit.
 
 pub mod app;
@@ -15,5 +16,6 @@ pub mod models;
 pub mod preset;
 pub mod rng;
 pub mod sim;
+pub mod sweep;
 pub mod time;
 pub mod verify;

@@ -614,3 +614,98 @@ fn a_b_mode_works_for_the_open_network() {
     assert!(h.state().b.as_ref().unwrap().steps() > 0);
     assert!(h.state().a.steps() > 0);
 }
+
+#[test]
+fn a_sweep_of_a_tiny_grid_completes_plots_its_points_and_a_pick_sets_d() {
+    if !gpu_available() {
+        return;
+    }
+    let mut h = harness("teaching-16x16");
+    h.get_by_label("Sweep").click();
+    {
+        let app = h.state_mut();
+        app.sweep.from = 0.5;
+        app.sweep.to = 2.0;
+        app.sweep.points = 3;
+        app.sweep.seeds = 2;
+        app.sweep.log = true;
+    }
+    h.run_steps(2);
+    h.get_by_label("Run sweep").click();
+    let started = std::time::Instant::now();
+    loop {
+        h.run_steps(3);
+        if !h.state().sweep.running() {
+            break;
+        }
+        assert!(
+            started.elapsed().as_secs() < 120,
+            "the sweep did not finish"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    h.run_steps(2);
+    let res = h.state().sweep.result.as_ref().unwrap();
+    assert_eq!(res.xs, vec![0.5, 1.0, 2.0]);
+    assert_eq!(
+        (res.done(), res.failures.len()),
+        (6, 0),
+        "{:?}",
+        res.failures
+    );
+    for p in 0..3 {
+        let e = res.estimate(p, "utilization").unwrap();
+        assert!(e.mean > 0.3 && e.mean < 0.7 && e.ci95.is_some(), "{e:?}");
+    }
+    // the tuning view: one point per d, and the front's buttons set d in the live run
+    assert_eq!(res.tuning("utilization").len(), 3);
+    let front = pdes_lab::app::sweep_view::pareto_front(&res.tuning("utilization"));
+    let pick = res.xs[front[0].0];
+    let label = pdes_lab::app::sweep_view::value_label(pick);
+    h.get_by_label(&format!("use run.d = {label}")).click();
+    h.run_steps(2);
+    assert!(!h.state().show_sweep, "the pick goes back to the live run");
+    let d = h
+        .state()
+        .a
+        .config
+        .get::<pdes_lab::models::torus::config::TorusConfig>()
+        .unwrap()
+        .run
+        .d;
+    assert_eq!(d, pick);
+}
+
+/// Not a check: renders the sweep view after a d sweep of the teaching torus into
+/// `assets/screenshot-sweep.png` for the README (`cargo test --release --test ui
+/// screenshot_of_the_sweep_view -- --ignored`).
+#[test]
+#[ignore]
+fn screenshot_of_the_sweep_view() {
+    if !gpu_available() {
+        return;
+    }
+    let mut h = harness("teaching-16x16");
+    h.get_by_label("Sweep").click();
+    {
+        let app = h.state_mut();
+        app.sweep.from = 0.25;
+        app.sweep.to = 8.0;
+        app.sweep.points = 10;
+        app.sweep.seeds = 4;
+    }
+    h.run_steps(2);
+    h.get_by_label("Run sweep").click();
+    h.run_steps(2);
+    while h.state().sweep.running() {
+        h.run_steps(3);
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    h.run_steps(4);
+    let img = h.render().unwrap();
+    img.save(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/assets/screenshot-sweep.png"
+    ))
+    .unwrap();
+}

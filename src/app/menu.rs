@@ -9,6 +9,11 @@ use eframe::egui;
 impl PdesApp {
     pub(super) fn menu_bar(&mut self, ui: &mut egui::Ui) {
         egui::MenuBar::new().ui(ui, |ui| {
+            ui.selectable_value(&mut self.show_sweep, false, "Live run")
+                .on_hover_text("The simulation as it runs: heatmap and plots over time.");
+            ui.selectable_value(&mut self.show_sweep, true, "Sweep")
+                .on_hover_text("The live configuration over a range of one key (d by default): each statistic against it, and speed against error for choosing d.");
+            ui.separator();
             ui.menu_button("Presets", |ui| {
                 for (name, text) in preset::builtin() {
                     if ui

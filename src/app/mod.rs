@@ -11,6 +11,7 @@ pub mod heatmap;
 mod menu;
 pub mod plots;
 pub mod session;
+pub mod sweep_view;
 
 use crate::gpu::Gpu;
 use crate::preset::{self, Config};
@@ -55,6 +56,10 @@ pub struct PdesApp {
     pinned: Option<u32>,
     /// Last message for the user (errors of actions, saved files).
     pub message: Option<String>,
+    /// True when the centre shows the sweep view instead of the live run.
+    pub show_sweep: bool,
+    /// The sweep view's settings and results.
+    pub sweep: sweep_view::SweepView,
     frame: u64,
     last_frame: Instant,
     frame_ms: f64,
@@ -170,6 +175,8 @@ impl PdesApp {
             views: [None, None],
             pinned: None,
             message,
+            show_sweep: false,
+            sweep: sweep_view::SweepView::default(),
             frame: 0,
             last_frame: Instant::now(),
             frame_ms: 0.0,
@@ -367,6 +374,9 @@ impl PdesApp {
 
 impl eframe::App for PdesApp {
     fn logic(&mut self, ctx: &egui::Context, _frame: &mut eframe::Frame) {
+        if self.sweep.poll() {
+            ctx.request_repaint_after(std::time::Duration::from_millis(50));
+        }
         if self.gpu_check.poll() {
             // the GPU does not reproduce its CPU twins: everything moves to the CPU
             self.form.gpu = false;
@@ -452,13 +462,43 @@ impl eframe::App for PdesApp {
             .show(ui, |ui| {
                 egui::ScrollArea::vertical().show(ui, |ui| self.controls(ui));
             });
-        egui::Panel::bottom("plots")
-            .resizable(true)
-            .default_size(230.0)
-            .show(ui, |ui| {
-                plots::show(ui, &self.a, self.b.as_ref());
-            });
-        egui::CentralPanel::default().show(ui, |ui| self.central(ui));
+        if !self.show_sweep {
+            egui::Panel::bottom("plots")
+                .resizable(true)
+                .default_size(230.0)
+                .show(ui, |ui| {
+                    plots::show(ui, &self.a, self.b.as_ref());
+                });
+        }
+        egui::CentralPanel::default().show(ui, |ui| {
+            if self.show_sweep {
+                let live = self.a.config.clone();
+                let gpu = self.gpu.clone().filter(|_| self.gpu_check.gpu_allowed());
+                if let Some(v) = self.sweep.show(ui, &live, gpu) {
+                    let key = self.sweep.key.clone();
+                    self.use_sweep_value(&key, v);
+                }
+            } else {
+                self.central(ui);
+            }
+        });
+    }
+}
+
+impl PdesApp {
+    /// Sets `key` = `value` in the live run (the sweep view's pick) and shows it.
+    pub fn use_sweep_value(&mut self, key: &str, value: f64) {
+        let set = format!("{key}={value}");
+        match crate::sweep::with_sets(&self.a.config, &[set]) {
+            Ok(cfg) => {
+                self.form = Form::from_config(&cfg);
+                if self.apply_form() {
+                    self.message = Some(format!("{key} = {value} from the sweep"));
+                    self.show_sweep = false;
+                }
+            }
+            Err(e) => self.message = Some(e),
+        }
     }
 }
 

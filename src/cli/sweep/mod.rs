@@ -12,14 +12,11 @@
 //! the grid is there exactly once.
 
 pub mod plot;
-pub mod spec;
-pub mod stats;
 
 use super::{CliError, EngineArg, Format, RunArgs, output, run::config_from_args};
-use crate::engines::Simulation;
-use crate::sim::Budget;
+use crate::sweep::spec::{Vary, cell, grid, parse_shard, parse_vary, set_value};
+use crate::sweep::stats;
 use serde_json::{Map, Value, json};
-use spec::{Vary, cell, grid, parse_shard, parse_vary, set_value};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -235,22 +232,14 @@ fn run_one(
     plan: &Plan,
     point: usize,
     seed: Option<i64>,
-) -> Result<(Map<String, Value>, Vec<&'static str>), String> {
+) -> Result<crate::sweep::RunOutput, String> {
     let config = config_from_args(&plan.run_args(point, seed)).map_err(|e| e.to_string())?;
-    let mut sim = Simulation::new(config).map_err(|e| e.to_string())?;
-    let t0 = Instant::now();
-    sim.engine
-        .advance(Budget::Finish)
-        .map_err(|e| e.to_string())?;
-    let report = sim
-        .engine
-        .report()
-        .map_err(|e| e.to_string())?
-        .with_wall_time(t0.elapsed().as_secs_f64());
-    if let Some(k) = report.non_finite {
-        return Err(format!("{k} is not finite"));
-    }
-    Ok((report.fields, report.statistics))
+    let gpu = if config.engine() == crate::preset::EngineKind::Gpu {
+        Some(crate::gpu::Gpu::shared()?)
+    } else {
+        None
+    };
+    crate::sweep::run_config(&config, gpu)
 }
 
 /// The rows of an existing CSV (for --resume): header and records.

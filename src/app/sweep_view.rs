@@ -1,0 +1,480 @@
+//! The sweep view: the live run's configuration over a range of one key (d by default),
+//! with seeds, run in a background thread on the app's device while the window stays live;
+//! each statistic against the key with 95% confidence bars and the analytic value, and the
+//! d-tuning view — speed (parallel events per step) against error (distance of the first
+//! statistic from its reference), one point per value, the Pareto front drawn. Clicking a
+//! point, or its button, sets that value in the live run.
+
+use crate::gpu::Gpu;
+use crate::preset::Config;
+use crate::sweep::stats::{Estimate, estimate};
+use crate::sweep::{RunOutput, run_config, spec, with_sets};
+use eframe::egui;
+use egui_plot::{Legend, Line, Plot, PlotPoints, Points};
+use serde_json::{Map, Value};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, channel};
+
+/// One finished run: (point, seed index, summary or error).
+type Finished = (usize, usize, Result<RunOutput, String>);
+
+/// A sweep in progress.
+struct Running {
+    rx: Receiver<Finished>,
+    cancel: Arc<AtomicBool>,
+}
+
+/// The results of a sweep, filled in as runs finish.
+#[derive(Debug, Default)]
+pub struct SweepResult {
+    /// The swept key.
+    pub key: String,
+    /// Its values.
+    pub xs: Vec<f64>,
+    /// Per point, per seed: the run's summary once it finished.
+    pub runs: Vec<Vec<Option<Map<String, Value>>>>,
+    /// The model's main statistics (from the first finished run).
+    pub statistics: Vec<&'static str>,
+    /// Failed runs, with their parameters.
+    pub failures: Vec<String>,
+}
+
+impl SweepResult {
+    /// Finished runs so far.
+    pub fn done(&self) -> usize {
+        self.runs.iter().flatten().filter(|r| r.is_some()).count() + self.failures.len()
+    }
+
+    /// Runs in all.
+    pub fn total(&self) -> usize {
+        self.runs.iter().map(Vec::len).sum()
+    }
+
+    /// The estimate of `field` at point `p` over its finished seeds.
+    pub fn estimate(&self, p: usize, field: &str) -> Option<Estimate> {
+        let xs: Vec<f64> = self.runs[p]
+            .iter()
+            .flatten()
+            .filter_map(|r| r.get(field)?.as_f64())
+            .collect();
+        (!xs.is_empty()).then(|| estimate(&xs))
+    }
+
+    /// The d-tuning points: (point, error of `stat`, speed), where the error is the
+    /// distance from the model's analytic value (`analytic_<stat>`) when it has one, else
+    /// from the value at the smallest swept value (the run closest to sequential), and the
+    /// speed is the mean number of events per step.
+    pub fn tuning(&self, stat: &str) -> Vec<(usize, f64, f64)> {
+        let smallest = (0..self.xs.len())
+            .filter(|&p| self.estimate(p, stat).is_some())
+            .min_by(|&a, &b| self.xs[a].total_cmp(&self.xs[b]));
+        let Some(base) = smallest.and_then(|p| self.estimate(p, stat)) else {
+            return Vec::new();
+        };
+        (0..self.xs.len())
+            .filter_map(|p| {
+                let y = self.estimate(p, stat)?.mean;
+                let reference = self
+                    .estimate(p, &format!("analytic_{stat}"))
+                    .map_or(base.mean, |e| e.mean);
+                let speed = self.estimate(p, "mean_events_per_step")?.mean;
+                Some((p, (y - reference).abs(), speed))
+            })
+            .collect()
+    }
+}
+
+/// The points of `pts` (error, speed) that no other point beats on both (less error and
+/// more speed), by increasing error.
+pub fn pareto_front(pts: &[(usize, f64, f64)]) -> Vec<(usize, f64, f64)> {
+    let mut front: Vec<(usize, f64, f64)> = pts
+        .iter()
+        .copied()
+        .filter(|&(_, e, s)| {
+            !pts.iter()
+                .any(|&(_, e2, s2)| e2 <= e && s2 >= s && (e2 < e || s2 > s))
+        })
+        .collect();
+    front.sort_by(|a, b| a.1.total_cmp(&b.1));
+    front
+}
+
+/// The sweep tab's state: its settings and the current sweep.
+pub struct SweepView {
+    /// The swept key (a key of the live run's model).
+    pub key: String,
+    /// First value.
+    pub from: f64,
+    /// Last value.
+    pub to: f64,
+    /// Values.
+    pub points: usize,
+    /// Logarithmic spacing.
+    pub log: bool,
+    /// Seeds per value.
+    pub seeds: u32,
+    /// The results.
+    pub result: Option<SweepResult>,
+    /// Why the last sweep could not start.
+    pub error: Option<String>,
+    running: Option<Running>,
+}
+
+impl Default for SweepView {
+    fn default() -> Self {
+        Self {
+            key: "run.d".into(),
+            from: 0.25,
+            to: 4.0,
+            points: 8,
+            log: true,
+            seeds: 3,
+            result: None,
+            error: None,
+            running: None,
+        }
+    }
+}
+
+impl SweepView {
+    /// True while runs are in flight.
+    pub fn running(&self) -> bool {
+        self.running.is_some()
+    }
+
+    /// Starts a sweep of `base` (the live run's configuration) in the background; `gpu` is
+    /// the app's device for GPU engines.
+    pub fn start(&mut self, base: &Config, gpu: Option<Arc<Gpu>>) {
+        self.stop();
+        self.error = None;
+        let info = base.model_info();
+        let spec_text = format!(
+            "{}={}:{}:{}{}",
+            self.key,
+            self.from,
+            self.to,
+            self.points,
+            if self.log { ":log" } else { "" }
+        );
+        let vary = match spec::parse_vary(&spec_text, info.keys) {
+            Ok(v) => v,
+            Err(e) => {
+                self.error = Some(e.to_string());
+                return;
+            }
+        };
+        let has_seed = info.keys.contains(&"run.seed");
+        let seeds = if has_seed { self.seeds.max(1) } else { 1 } as usize;
+        let base_seed: i64 = base
+            .to_toml("")
+            .parse::<toml::Table>()
+            .ok()
+            .and_then(|t| t.get("run")?.get("seed")?.as_integer())
+            .unwrap_or(1);
+        let xs: Vec<f64> = vary
+            .values
+            .iter()
+            .map(|v| {
+                v.as_float()
+                    .or_else(|| v.as_integer().map(|i| i as f64))
+                    .unwrap_or(f64::NAN)
+            })
+            .collect();
+        self.result = Some(SweepResult {
+            key: self.key.clone(),
+            xs,
+            runs: vec![vec![None; seeds]; vary.values.len()],
+            ..Default::default()
+        });
+        let (tx, rx) = channel();
+        let cancel = Arc::new(AtomicBool::new(false));
+        let stop = cancel.clone();
+        let base = base.clone();
+        std::thread::spawn(move || {
+            for (p, v) in vary.values.iter().enumerate() {
+                for s in 0..seeds {
+                    if stop.load(Ordering::Relaxed) {
+                        return;
+                    }
+                    let mut sets = vec![format!("{}={}", vary.key, spec::set_value(v))];
+                    if has_seed {
+                        sets.push(format!("run.seed={}", base_seed + s as i64));
+                    }
+                    let gpu = gpu
+                        .clone()
+                        .filter(|_| base.engine() == crate::preset::EngineKind::Gpu);
+                    let r = with_sets(&base, &sets).and_then(|c| run_config(&c, gpu));
+                    if tx.send((p, s, r)).is_err() {
+                        return;
+                    }
+                }
+            }
+        });
+        self.running = Some(Running { rx, cancel });
+    }
+
+    /// Stops the sweep in flight (its finished runs stay).
+    pub fn stop(&mut self) {
+        if let Some(r) = self.running.take() {
+            r.cancel.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// Takes the runs that finished since the last frame; true while the sweep goes on.
+    pub fn poll(&mut self) -> bool {
+        let Some(run) = &self.running else {
+            return false;
+        };
+        let Some(res) = self.result.as_mut() else {
+            return false;
+        };
+        while let Ok((p, s, r)) = run.rx.try_recv() {
+            match r {
+                Ok((fields, stats)) => {
+                    if res.statistics.is_empty() {
+                        res.statistics = stats;
+                    }
+                    res.runs[p][s] = Some(fields);
+                }
+                Err(e) => res
+                    .failures
+                    .push(format!("{} = {} seed {s}: {e}", res.key, res.xs[p])),
+            }
+        }
+        if res.done() >= res.total() {
+            self.running = None;
+            return false;
+        }
+        true
+    }
+
+    /// The tab: settings, progress, plots. Returns the value to set in the live run when the
+    /// user picks one.
+    pub fn show(&mut self, ui: &mut egui::Ui, live: &Config, gpu: Option<Arc<Gpu>>) -> Option<f64> {
+        let mut picked = None;
+        let keys: Vec<&'static str> = live
+            .model_info()
+            .keys
+            .iter()
+            .copied()
+            .filter(|k| numeric_key(live, k))
+            .collect();
+        ui.horizontal(|ui| {
+            egui::ComboBox::from_label("key")
+                .selected_text(&self.key)
+                .show_ui(ui, |ui| {
+                    for k in &keys {
+                        ui.selectable_value(&mut self.key, k.to_string(), *k);
+                    }
+                })
+                .response
+                .on_hover_text("The key to sweep: every other value is the live run's.");
+            ui.label("from");
+            ui.add(egui::DragValue::new(&mut self.from).speed(0.01));
+            ui.label("to");
+            ui.add(egui::DragValue::new(&mut self.to).speed(0.01));
+            ui.label("points");
+            ui.add(egui::DragValue::new(&mut self.points).range(1..=64));
+            ui.checkbox(&mut self.log, "log");
+            ui.label("seeds");
+            ui.add(egui::DragValue::new(&mut self.seeds).range(1..=50));
+            if self.running() {
+                if ui.button("Stop").clicked() {
+                    self.stop();
+                }
+            } else if ui
+                .button("Run sweep")
+                .on_hover_text("Runs the live configuration at every value, in the background; the plots fill in as runs finish.")
+                .clicked()
+            {
+                self.start(live, gpu);
+            }
+        });
+        if let Some(e) = &self.error {
+            ui.colored_label(egui::Color32::from_rgb(230, 90, 90), e);
+        }
+        let Some(res) = &self.result else {
+            ui.label("Pick a key and a range, then Run sweep: each statistic against the key, and speed against error for choosing d.");
+            return None;
+        };
+        ui.label(format!(
+            "{} of {} runs{}{}",
+            res.done(),
+            res.total(),
+            if self.running.is_some() {
+                " — running"
+            } else {
+                ""
+            },
+            if res.failures.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    ", {} failed (first: {})",
+                    res.failures.len(),
+                    res.failures[0]
+                )
+            }
+        ));
+        let stats: Vec<&str> = res.statistics.iter().copied().take(2).collect();
+        let n_plots = stats.len() + 1;
+        let w = (ui.available_width() - 12.0 * n_plots as f32) / n_plots as f32;
+        // room below for the tuning view's buttons
+        let h = (ui.available_height() - 70.0).max(120.0);
+        ui.horizontal(|ui| {
+            for stat in &stats {
+                statistic_plot(ui, res, stat, [w, h]);
+            }
+            if let Some(stat) = stats.first() {
+                picked = tuning_plot(ui, res, stat, [w, h]);
+            }
+        });
+        picked
+    }
+}
+
+/// True when `key` of `config` holds a number (what can be swept along an axis).
+fn numeric_key(config: &Config, key: &str) -> bool {
+    let Some((section, name)) = key.split_once('.') else {
+        return false;
+    };
+    config
+        .to_toml("")
+        .parse::<toml::Table>()
+        .ok()
+        .and_then(|t| t.get(section)?.get(name).cloned())
+        .is_some_and(|v| v.is_float() || v.is_integer())
+        && key != "run.seed"
+}
+
+/// A statistic against the swept key: means with 95% bars, the analytic value dashed.
+fn statistic_plot(ui: &mut egui::Ui, res: &SweepResult, stat: &str, [w, h]: [f32; 2]) {
+    ui.vertical(|ui| {
+        ui.label(format!("{stat} against {}", res.key))
+            .on_hover_text("Mean over the seeds with its 95% confidence interval; dashed: the model's exact value where it has one (exponential service).");
+        Plot::new(format!("sweep {stat}"))
+            .width(w)
+            .height(h)
+            .legend(Legend::default())
+            .x_axis_label(res.key.clone())
+            .y_axis_label(stat.to_string())
+            .show(ui, |p| {
+                let mut pts = Vec::new();
+                let mut reference = Vec::new();
+                for (i, &x) in res.xs.iter().enumerate() {
+                    if let Some(e) = res.estimate(i, stat) {
+                        pts.push([x, e.mean]);
+                        if let Some(c) = e.ci95 {
+                            p.line(
+                                Line::new("", PlotPoints::from(vec![[x, e.mean - c], [x, e.mean + c]]))
+                                    .color(egui::Color32::from_rgb(120, 170, 230)),
+                            );
+                        }
+                    }
+                    if let Some(a) = res.estimate(i, &format!("analytic_{stat}")) {
+                        reference.push([x, a.mean]);
+                    }
+                }
+                p.line(Line::new("mean", PlotPoints::from(pts.clone())));
+                p.points(Points::new("runs", PlotPoints::from(pts)).radius(3.0));
+                if reference.len() > 1 {
+                    p.line(
+                        Line::new("exact (exponential)", PlotPoints::from(reference))
+                            .style(egui_plot::LineStyle::dashed_loose()),
+                    );
+                }
+            });
+    });
+}
+
+/// Speed against error, one point per swept value, the Pareto front drawn; a click picks
+/// the nearest point's value.
+fn tuning_plot(ui: &mut egui::Ui, res: &SweepResult, stat: &str, [w, h]: [f32; 2]) -> Option<f64> {
+    let pts = res.tuning(stat);
+    let front = pareto_front(&pts);
+    let mut picked = None;
+    ui.vertical(|ui| {
+        ui.label("speed against error (choose d here)").on_hover_text(format!(
+            "Each point is one value of {}: right means more events per step run in parallel (faster), up means a larger error in {stat} (distance from the exact value, or from the smallest {} swept). The line joins the points no other point beats on both: pick one on it. Click a point to set its value in the live run.",
+            res.key, res.key
+        ));
+        let response = Plot::new("sweep tuning")
+            .width(w)
+            .height(h)
+            .legend(Legend::default())
+            .x_axis_label("parallel events per step")
+            .y_axis_label(format!("|{stat} error|"))
+            .show(ui, |p| {
+                p.points(
+                    Points::new(
+                        res.key.clone(),
+                        PlotPoints::from(pts.iter().map(|&(_, e, s)| [s, e]).collect::<Vec<_>>()),
+                    )
+                    .radius(4.0),
+                );
+                p.line(
+                    Line::new(
+                        "Pareto front",
+                        PlotPoints::from(front.iter().map(|&(_, e, s)| [s, e]).collect::<Vec<_>>()),
+                    )
+                    .color(egui::Color32::from_rgb(240, 180, 80)),
+                );
+                p.pointer_coordinate()
+            });
+        if response.response.clicked()
+            && let Some(c) = response.inner
+        {
+            picked = nearest(&pts, c.x, c.y).map(|p| res.xs[p]);
+        }
+        ui.horizontal_wrapped(|ui| {
+            for &(p, _, _) in &front {
+                if ui
+                    .small_button(format!("use {} = {}", res.key, value_label(res.xs[p])))
+                    .on_hover_text("Set this value in the live run (a point on the Pareto front).")
+                    .clicked()
+                {
+                    picked = Some(res.xs[p]);
+                }
+            }
+        });
+    });
+    picked
+}
+
+/// A swept value as the buttons show it: 4 significant digits.
+pub fn value_label(x: f64) -> String {
+    let v: f64 = format!("{x:.3e}").parse().unwrap_or(x);
+    v.to_string()
+}
+
+/// The point of `pts` (error, speed) nearest to (speed x, error y), in plot proportions.
+fn nearest(pts: &[(usize, f64, f64)], x: f64, y: f64) -> Option<usize> {
+    let (sx, sy) = pts.iter().fold((1e-12f64, 1e-12f64), |(a, b), &(_, e, s)| {
+        (a.max(s.abs()), b.max(e.abs()))
+    });
+    pts.iter()
+        .min_by(|a, b| {
+            let da = ((a.2 - x) / sx).powi(2) + ((a.1 - y) / sy).powi(2);
+            let db = ((b.2 - x) / sx).powi(2) + ((b.1 - y) / sy).powi(2);
+            da.total_cmp(&db)
+        })
+        .map(|p| p.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_front_keeps_the_points_nothing_beats() {
+        let pts = [
+            (0, 0.01, 2.0),
+            (1, 0.02, 4.0),
+            (2, 0.03, 3.0),
+            (3, 0.05, 8.0),
+        ];
+        let f: Vec<usize> = pareto_front(&pts).iter().map(|p| p.0).collect();
+        assert_eq!(f, vec![0, 1, 3]);
+    }
+}

@@ -1,0 +1,47 @@
+//! Sweeps for every model: the grid of swept values ([`spec`]), the estimates over seeds
+//! ([`stats`]), and one run of a configuration with overrides ([`run_with`]) — shared by
+//! `pdes-lab sweep` (`crate::cli::sweep`) and the window's sweep view
+//! (`crate::app::sweep_view`).
+
+pub mod spec;
+pub mod stats;
+
+use crate::engines::{GpuFallback, build};
+use crate::gpu::Gpu;
+use crate::preset::Config;
+use crate::sim::Budget;
+use serde_json::{Map, Value};
+use std::sync::Arc;
+
+/// What one finished run gives: its summary fields and the names of the model's main
+/// statistics.
+pub type RunOutput = (Map<String, Value>, Vec<&'static str>);
+
+/// `config` with `--set` style assignments applied (through its preset text, so the model's
+/// own validation checks every value).
+pub fn with_sets(config: &Config, sets: &[String]) -> Result<Config, String> {
+    let mut table: toml::Table = config
+        .to_toml("")
+        .parse()
+        .map_err(|e: toml::de::Error| e.to_string())?;
+    for s in sets {
+        crate::preset::apply_set(&mut table, s).map_err(|e| e.to_string())?;
+    }
+    Config::from_table(&table).map_err(|e| e.to_string())
+}
+
+/// Runs `config` to its end time on the engine it names (`gpu` is the device for GPU
+/// engines; without one a GPU configuration is refused) and returns its summary.
+pub fn run_config(config: &Config, gpu: Option<Arc<Gpu>>) -> Result<RunOutput, String> {
+    let (mut engine, _) = build(config, gpu, GpuFallback::Refuse).map_err(|e| e.to_string())?;
+    let t0 = std::time::Instant::now();
+    engine.advance(Budget::Finish).map_err(|e| e.to_string())?;
+    let report = engine
+        .report()
+        .map_err(|e| e.to_string())?
+        .with_wall_time(t0.elapsed().as_secs_f64());
+    if let Some(k) = report.non_finite {
+        return Err(format!("{k} is not finite"));
+    }
+    Ok((report.fields, report.statistics))
+}
