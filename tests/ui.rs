@@ -657,6 +657,16 @@ fn a_sweep_of_a_tiny_grid_completes_plots_its_points_and_a_pick_sets_d() {
         let e = res.estimate(p, "utilization").unwrap();
         assert!(e.mean > 0.3 && e.mean < 0.7 && e.ci95.is_some(), "{e:?}");
     }
+    // what "Export CSV…" and "Export figure…" write
+    let csv_text = res.csv();
+    assert_eq!(csv_text.lines().count(), 7, "header + 6 runs");
+    assert!(
+        csv_text.starts_with("point,seed_index,run.d,model,"),
+        "{csv_text}"
+    );
+    let png = std::env::temp_dir().join(format!("pdes-sweep-view-{}.png", std::process::id()));
+    res.figure("utilization", true, &png).unwrap();
+    assert_eq!(&std::fs::read(&png).unwrap()[..4], b"\x89PNG");
     // the tuning view: one point per d, and the front's buttons set d in the live run
     assert_eq!(res.tuning("utilization").len(), 3);
     let front = pdes_lab::app::sweep_view::pareto_front(&res.tuning("utilization"));

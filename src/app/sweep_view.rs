@@ -61,6 +61,65 @@ impl SweepResult {
         (!xs.is_empty()).then(|| estimate(&xs))
     }
 
+    /// The finished runs as CSV: point, seed index, the swept key, then every summary field
+    /// (in the first run's order).
+    pub fn csv(&self) -> String {
+        let fields: Vec<String> = self
+            .runs
+            .iter()
+            .flatten()
+            .flatten()
+            .next()
+            .map(|f| f.keys().cloned().collect())
+            .unwrap_or_default();
+        let mut w = csv::Writer::from_writer(Vec::new());
+        let mut header = vec!["point".to_string(), "seed_index".into(), self.key.clone()];
+        header.extend(fields.iter().cloned());
+        let _ = w.write_record(&header);
+        for (p, seeds) in self.runs.iter().enumerate() {
+            for (s, run) in seeds.iter().enumerate() {
+                let Some(f) = run else { continue };
+                let mut row = vec![p.to_string(), s.to_string(), self.xs[p].to_string()];
+                row.extend(fields.iter().map(|k| match f.get(k) {
+                    Some(Value::String(v)) => v.clone(),
+                    Some(Value::Null) | None => String::new(),
+                    Some(v) => v.to_string(),
+                }));
+                let _ = w.write_record(&row);
+            }
+        }
+        String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
+    }
+
+    /// Draws `stat` against the key (95% bars, exact value dashed) into a PNG or SVG.
+    pub fn figure(&self, stat: &str, log_x: bool, path: &std::path::Path) -> Result<(), String> {
+        let mut points = Vec::new();
+        let mut reference = Vec::new();
+        for (p, &x) in self.xs.iter().enumerate() {
+            if let Some(e) = self.estimate(p, stat) {
+                points.push((x, e.mean, e.ci95));
+            }
+            if let Some(a) = self.estimate(p, &format!("analytic_{stat}")) {
+                reference.push((x, a.mean));
+            }
+        }
+        let title = format!("{stat} against {}", self.key);
+        crate::sweep::plot::draw(
+            &crate::sweep::plot::Figure {
+                title: &title,
+                x_label: &self.key,
+                y_label: stat,
+                log_x,
+                series: vec![crate::sweep::plot::Series {
+                    label: String::new(),
+                    points,
+                    reference,
+                }],
+            },
+            path,
+        )
+    }
+
     /// The d-tuning points: (point, error of `stat`, speed), where the error is the
     /// distance from the model's analytic value (`analytic_<stat>`) when it has one, else
     /// from the value at the smallest swept value (the run closest to sequential), and the
@@ -118,6 +177,8 @@ pub struct SweepView {
     pub result: Option<SweepResult>,
     /// Why the last sweep could not start.
     pub error: Option<String>,
+    /// What the last export did.
+    pub message: Option<String>,
     running: Option<Running>,
 }
 
@@ -132,6 +193,7 @@ impl Default for SweepView {
             seeds: 3,
             result: None,
             error: None,
+            message: None,
             running: None,
         }
     }
@@ -317,6 +379,41 @@ impl SweepView {
                 )
             }
         ));
+        let mut export = None;
+        ui.horizontal(|ui| {
+            if ui.button("Export CSV…").on_hover_text("Every finished run with its whole summary.").clicked() {
+                export = Some(false);
+            }
+            if ui.button("Export figure…").on_hover_text("The first statistic against the key, as PNG or SVG (95% bars, exact value dashed).").clicked() {
+                export = Some(true);
+            }
+            if let Some(m) = &self.message {
+                ui.label(m);
+            }
+        });
+        if let Some(figure) = export {
+            let name = if figure {
+                "pdes-sweep.png"
+            } else {
+                "pdes-sweep.csv"
+            };
+            if let Some(path) = rfd::FileDialog::new().set_file_name(name).save_file() {
+                let written = if figure {
+                    let stat = res.statistics.first().copied().unwrap_or("utilization");
+                    res.figure(stat, self.log, &path)
+                } else {
+                    crate::cli::output::write_atomically(&path, &res.csv())
+                        .map_err(|e| e.to_string())
+                };
+                self.message = Some(match written {
+                    Ok(()) => format!("wrote {}", path.display()),
+                    Err(e) => format!("could not write {}: {e}", path.display()),
+                });
+            }
+        }
+        let Some(res) = &self.result else {
+            return None;
+        };
         let stats: Vec<&str> = res.statistics.iter().copied().take(2).collect();
         let n_plots = stats.len() + 1;
         let w = (ui.available_width() - 12.0 * n_plots as f32) / n_plots as f32;

@@ -1,8 +1,10 @@
 //! Sweeps for every model: the grid of swept values ([`spec`]), the estimates over seeds
-//! ([`stats`]), and one run of a configuration with overrides ([`run_with`]) — shared by
+//! ([`stats`]), the figure ([`plot`]), and one run of a configuration with overrides
+//! ([`with_sets`], [`run_config`]) — shared by
 //! `pdes-lab sweep` (`crate::cli::sweep`) and the window's sweep view
 //! (`crate::app::sweep_view`).
 
+pub mod plot;
 pub mod spec;
 pub mod stats;
 

@@ -11,11 +11,9 @@
 //! `sweep-merge` joins the shards' CSVs into the unsharded file, checking that every run of
 //! the grid is there exactly once.
 
-pub mod plot;
-
 use super::{CliError, EngineArg, Format, RunArgs, output, run::config_from_args};
 use crate::sweep::spec::{Vary, cell, grid, parse_shard, parse_vary, set_value};
-use crate::sweep::stats;
+use crate::sweep::{plot, stats};
 use serde_json::{Map, Value, json};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
