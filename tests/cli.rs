@@ -41,12 +41,21 @@ fn json_output_has_the_documented_fields() {
         "analytic_utilization",
         "analytic_sojourn",
         "corrected_utilization",
+        "exponential_utilization",
+        "exponential_sojourn",
     ] {
         assert!(v.get(k).is_some(), "missing {k}");
     }
     assert_eq!(v["algorithm"], "window");
     assert_eq!(v["tokens_in_system"], 256);
     assert!(v["analytic_utilization"].is_null());
+    // shifted service: no exact value of this model, but the exponential model's is given
+    // (what the window algorithm's shift departs from, paper 000 Fig. 14)
+    let (u, w) = (
+        v["exponential_utilization"].as_f64().unwrap(),
+        v["exponential_sojourn"].as_f64().unwrap(),
+    );
+    assert!(u > 0.49 && u < 0.51 && w > 19.0 && w < 21.0, "{u} {w}");
 }
 
 #[test]

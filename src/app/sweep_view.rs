@@ -61,6 +61,15 @@ impl SweepResult {
         (!xs.is_empty()).then(|| estimate(&xs))
     }
 
+    /// The exact value of `stat` at point `p`: the model's analytic value, or that of the
+    /// same model with exponential service (what shifted service departs from).
+    pub fn reference(&self, p: usize, stat: &str) -> Option<f64> {
+        crate::sweep::reference_fields(stat)
+            .iter()
+            .find_map(|k| self.estimate(p, k))
+            .map(|e| e.mean)
+    }
+
     /// The finished runs as CSV: point, seed index, the swept key, then every summary field
     /// (in the first run's order).
     pub fn csv(&self) -> String {
@@ -99,8 +108,8 @@ impl SweepResult {
             if let Some(e) = self.estimate(p, stat) {
                 points.push((x, e.mean, e.ci95));
             }
-            if let Some(a) = self.estimate(p, &format!("analytic_{stat}")) {
-                reference.push((x, a.mean));
+            if let Some(a) = self.reference(p, stat) {
+                reference.push((x, a));
             }
         }
         let title = format!("{stat} against {}", self.key);
@@ -121,9 +130,9 @@ impl SweepResult {
     }
 
     /// The d-tuning points: (point, error of `stat`, speed), where the error is the
-    /// distance from the model's analytic value (`analytic_<stat>`) when it has one, else
-    /// from the value at the smallest swept value (the run closest to sequential), and the
-    /// speed is the mean number of events per step.
+    /// distance from the exact value ([`SweepResult::reference`]) when the model has one,
+    /// else from the value at the smallest swept value (the run closest to sequential), and
+    /// the speed is the mean number of events per step.
     pub fn tuning(&self, stat: &str) -> Vec<(usize, f64, f64)> {
         let smallest = (0..self.xs.len())
             .filter(|&p| self.estimate(p, stat).is_some())
@@ -134,9 +143,7 @@ impl SweepResult {
         (0..self.xs.len())
             .filter_map(|p| {
                 let y = self.estimate(p, stat)?.mean;
-                let reference = self
-                    .estimate(p, &format!("analytic_{stat}"))
-                    .map_or(base.mean, |e| e.mean);
+                let reference = self.reference(p, stat).unwrap_or(base.mean);
                 let speed = self.estimate(p, "mean_events_per_step")?.mean;
                 Some((p, (y - reference).abs(), speed))
             })
@@ -418,7 +425,7 @@ impl SweepView {
         let n_plots = stats.len() + 1;
         let w = (ui.available_width() - 12.0 * n_plots as f32) / n_plots as f32;
         // room below for the tuning view's buttons
-        let h = (ui.available_height() - 70.0).max(120.0);
+        let h = (ui.available_height() - 100.0).max(120.0);
         ui.horizontal(|ui| {
             for stat in &stats {
                 statistic_plot(ui, res, stat, [w, h]);
@@ -469,8 +476,8 @@ fn statistic_plot(ui: &mut egui::Ui, res: &SweepResult, stat: &str, [w, h]: [f32
                             );
                         }
                     }
-                    if let Some(a) = res.estimate(i, &format!("analytic_{stat}")) {
-                        reference.push([x, a.mean]);
+                    if let Some(a) = res.reference(i, stat) {
+                        reference.push([x, a]);
                     }
                 }
                 p.line(Line::new("mean", PlotPoints::from(pts.clone())));
@@ -525,7 +532,9 @@ fn tuning_plot(ui: &mut egui::Ui, res: &SweepResult, stat: &str, [w, h]: [f32; 2
             picked = nearest(&pts, c.x, c.y).map(|p| res.xs[p]);
         }
         ui.horizontal_wrapped(|ui| {
-            for &(p, _, _) in &front {
+            // at most six buttons, spread along the front
+            let step = front.len().div_ceil(6).max(1);
+            for &(p, _, _) in front.iter().step_by(step) {
                 if ui
                     .small_button(format!("use {} = {}", res.key, value_label(res.xs[p])))
                     .on_hover_text("Set this value in the live run (a point on the Pareto front).")

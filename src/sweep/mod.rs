@@ -19,6 +19,22 @@ use std::sync::Arc;
 /// statistics.
 pub type RunOutput = (Map<String, Value>, Vec<&'static str>);
 
+/// The summary fields that hold the exact value of statistic `stat`, in the order to try:
+/// the model's own (`analytic_…`), then the same model with exponential service
+/// (`exponential_…`), each also without a leading `mean_` (`mean_sojourn` →
+/// `analytic_sojourn`).
+pub fn reference_fields(stat: &str) -> Vec<String> {
+    let short = stat.strip_prefix("mean_").unwrap_or(stat);
+    let mut v = Vec::new();
+    for prefix in ["analytic_", "exponential_"] {
+        v.push(format!("{prefix}{stat}"));
+        if short != stat {
+            v.push(format!("{prefix}{short}"));
+        }
+    }
+    v
+}
+
 /// `config` with `--set` style assignments applied (through its preset text, so the model's
 /// own validation checks every value).
 pub fn with_sets(config: &Config, sets: &[String]) -> Result<Config, String> {

@@ -176,7 +176,7 @@ where
                     );
                     let r = chart.draw_series(dashed).map_err(err)?;
                     if i == 0 {
-                        r.label("analytic (exponential service)")
+                        r.label("exact (exponential service)")
                             .legend(move |(x, y)| {
                                 PathElement::new(vec![(x, y), (x + 18, y)], BLACK.mix(0.6))
                             });

@@ -754,7 +754,10 @@ fn figure(
             }
         };
         series[i].points.push((x, e.mean, e.ci95));
-        if let Some(r) = a.get(&format!("analytic_{y}")) {
+        if let Some(r) = crate::sweep::reference_fields(y)
+            .iter()
+            .find_map(|k| a.get(k))
+        {
             series[i].reference.push((x, r.mean));
         }
     }

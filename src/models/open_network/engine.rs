@@ -263,6 +263,15 @@ pub struct OpenSummary {
     pub analytic_tokens_in_system: Option<f64>,
     /// Jackson mean system time, else null.
     pub analytic_system_time: Option<f64>,
+    /// Jackson utilization of the same network with exponential service (what shifted
+    /// service departs from).
+    pub exponential_utilization: f64,
+    /// Jackson sojourn per visit with exponential service.
+    pub exponential_sojourn: f64,
+    /// Jackson mean tokens in the system with exponential service.
+    pub exponential_tokens_in_system: f64,
+    /// Jackson mean system time with exponential service.
+    pub exponential_system_time: f64,
 }
 
 impl OpenSummary {
@@ -306,6 +315,10 @@ impl OpenSummary {
             analytic_sojourn: exact(p.analytic_sojourn()),
             analytic_tokens_in_system: exact(p.analytic_tokens_in_system()),
             analytic_system_time: exact(p.analytic_system_time()),
+            exponential_utilization: p.rho(),
+            exponential_sojourn: p.analytic_sojourn(),
+            exponential_tokens_in_system: p.analytic_tokens_in_system(),
+            exponential_system_time: p.analytic_system_time(),
         }
     }
 }

@@ -127,6 +127,11 @@ pub struct Summary {
     pub analytic_sojourn: Option<f64>,
     /// Park–Fishwick corrected utilization (1 + d/(2M))·ρ(d) for interval/boundary, else null.
     pub corrected_utilization: Option<f64>,
+    /// Exact utilization of the same network with exponential service (the model the
+    /// shifted service of the window algorithm departs from; paper 000 Fig. 14).
+    pub exponential_utilization: f64,
+    /// Exact mean sojourn of the same network with exponential service (paper 000 Fig. 15).
+    pub exponential_sojourn: f64,
 }
 
 impl Summary {
@@ -176,6 +181,8 @@ impl Summary {
             analytic_sojourn: exponential.then(|| cfg.model.analytic_sojourn()),
             corrected_utilization: boundary
                 .then(|| (1.0 + cfg.run.d / (2.0 * cfg.model.mean_service)) * utilization),
+            exponential_utilization: cfg.model.analytic_utilization(),
+            exponential_sojourn: cfg.model.analytic_sojourn(),
         }
     }
 }
