@@ -81,7 +81,13 @@ pub fn plots(ui: &mut egui::Ui, a: &Session, b: Option<&Session>) {
     let sessions: Vec<&Session> = std::iter::once(a).chain(b).collect();
     let w = (ui.available_width() - 18.0) / 3.0;
     let h = ui.available_height() - 24.0;
-    let exponential = cfg.model.service == ServiceKind::Exponential;
+    // the Jackson values are drawn whatever the service: with shifted service the gap to
+    // them is what the shift changes in the model
+    let jackson = if cfg.model.service == ServiceKind::Exponential {
+        "Jackson"
+    } else {
+        "Jackson, exponential service"
+    };
     ui.horizontal(|ui| {
         time_series(
             ui,
@@ -89,7 +95,7 @@ pub fn plots(ui: &mut egui::Ui, a: &Session, b: Option<&Session>) {
             ("utilization", "Busy fraction up to t, averaged over all servers. Dashed: the Jackson value ρ = λM/(lines·P_exit) for exponential service. An open network must serve every arrival, so delays barely change it."),
             &sessions,
             |x| x.utilization,
-            exponential.then(|| ("Jackson", cfg.model.rho())),
+            Some((jackson, cfg.model.rho())),
         );
         time_series(
             ui,
@@ -97,7 +103,7 @@ pub fn plots(ui: &mut egui::Ui, a: &Session, b: Option<&Session>) {
             ("mean sojourn per visit", "Queue wait + service per completed visit; dashed: M/(1 − ρ)."),
             &sessions,
             |x| x.sojourn,
-            exponential.then(|| ("Jackson", cfg.model.analytic_sojourn())),
+            Some((jackson, cfg.model.analytic_sojourn())),
         );
         time_series(
             ui,
@@ -105,7 +111,7 @@ pub fn plots(ui: &mut egui::Ui, a: &Session, b: Option<&Session>) {
             ("tokens in system", "Tokens in the network now. Delaying events to interval boundaries keeps tokens longer, so an open network holds more of them as the interval grows (paper 002 Fig. 3); dashed: the Jackson mean."),
             &sessions,
             |x| x.tokens_in_system,
-            exponential.then(|| ("Jackson", cfg.model.analytic_tokens_in_system())),
+            Some((jackson, cfg.model.analytic_tokens_in_system())),
         );
     });
 }
