@@ -162,6 +162,11 @@ pub trait ModelConfig: std::fmt::Debug + Send + Sync + 'static {
     fn shape(&self) -> (u32, u32);
     /// The configuration as preset TOML.
     fn to_toml(&self, comment: &str) -> String;
+    /// A valid combination that will surprise (shown, never refused), e.g. one that cannot
+    /// show what its algorithm is known for.
+    fn warning(&self) -> Option<String> {
+        None
+    }
     /// A copy.
     fn clone_box(&self) -> Box<dyn ModelConfig>;
     /// Equality with another model's configuration (false across models).
@@ -257,6 +262,11 @@ impl Config {
     /// `model.kind`.
     pub fn kind(&self) -> &'static str {
         self.0.kind()
+    }
+
+    /// What will surprise about this valid configuration, if anything.
+    pub fn warning(&self) -> Option<String> {
+        self.0.warning()
     }
 
     /// The model's entry in the registry.

@@ -719,3 +719,31 @@ fn screenshot_of_the_sweep_view() {
     ))
     .unwrap();
 }
+
+#[test]
+fn interval_original_with_shifted_service_is_warned_about_not_refused() {
+    if !gpu_available() {
+        return;
+    }
+    let mut h = harness("teaching-16x16");
+    assert!(
+        h.query_by_label_contains("makes no causality errors")
+            .is_none()
+    );
+    h.get_by_label("interval / original").click();
+    h.run_steps(2);
+    // accepted (the run is rebuilt with it) and explained
+    let cfg = h.state().a.config.clone();
+    assert_eq!(cfg.algorithm_info().name, "interval-original");
+    assert!(h.state().form_error.is_none());
+    assert!(
+        h.query_by_label_contains("makes no causality errors")
+            .is_some()
+    );
+    h.get_by_label("exponential").click();
+    h.run_steps(2);
+    assert!(
+        h.query_by_label_contains("makes no causality errors")
+            .is_none()
+    );
+}

@@ -61,6 +61,8 @@ impl PdesApp {
         if let Some(e) = &self.form_error {
             ui.colored_label(egui::Color32::from_rgb(240, 90, 80), e.as_str());
             ui.label("(the running simulation keeps its last valid parameters)");
+        } else if let Some(w) = self.a.config.warning() {
+            ui.colored_label(egui::Color32::from_rgb(240, 180, 80), w);
         }
         ui.separator();
         ui.heading("Run");

@@ -257,3 +257,15 @@ impl StepRule {
         }
     }
 }
+
+impl RunConfig {
+    /// The queueing models' warning: interval/original with shifted service cannot make a
+    /// causality error (every service lasts at least d, the interval's length, so no event
+    /// of an interval can cause an earlier one in it) — a first-time user looks for errors
+    /// that cannot come.
+    pub fn warning(&self, shifted: bool) -> Option<String> {
+        (shifted && self.algorithm == Algorithm::Interval && self.timestamps == Timestamps::Original).then(|| {
+            "interval/original with shifted service makes no causality errors: every service lasts at least d, so no event of an interval can cause an earlier one in it. Choose exponential service to see them.".to_string()
+        })
+    }
+}

@@ -147,5 +147,9 @@ impl ModelConfig for OpenConfig {
         };
         crate::preset::with_comment(comment, toml::to_string(&keys))
     }
+    fn warning(&self) -> Option<String> {
+        self.run
+            .warning(self.model.service == crate::models::torus::ServiceKind::Shifted)
+    }
     crate::preset::model_config_boilerplate!();
 }

@@ -185,5 +185,9 @@ impl ModelConfig for TorusConfig {
     fn to_toml(&self, comment: &str) -> String {
         TorusConfig::to_toml(self, comment)
     }
+    fn warning(&self) -> Option<String> {
+        self.run
+            .warning(self.model.service == crate::models::torus::ServiceKind::Shifted)
+    }
     crate::preset::model_config_boilerplate!();
 }
