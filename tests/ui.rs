@@ -747,3 +747,47 @@ fn interval_original_with_shifted_service_is_warned_about_not_refused() {
             .is_none()
     );
 }
+
+#[test]
+fn each_ab_side_can_have_its_own_service_for_the_papers_comparison() {
+    if !gpu_available() {
+        return;
+    }
+    use pdes_lab::models::torus::ServiceKind;
+    use pdes_lab::models::torus::config::TorusConfig;
+    let mut h = harness("teaching-16x16");
+    h.get_by_label("compare with a second algorithm").click();
+    h.run_steps(2);
+    h.get_by_label("paper 000's comparison").click();
+    h.run_steps(2);
+    let app = h.state();
+    let a = app.a.config.get::<TorusConfig>().unwrap().clone();
+    let b = app
+        .b
+        .as_ref()
+        .unwrap()
+        .config
+        .get::<TorusConfig>()
+        .unwrap()
+        .clone();
+    assert_eq!(
+        (a.run.algorithm.name(), a.model.service),
+        ("window", ServiceKind::Shifted)
+    );
+    assert_eq!(
+        (b.run.algorithm.name(), b.model.service),
+        ("sequential", ServiceKind::Exponential)
+    );
+    assert_eq!((a.run.seed, a.model.rows), (b.run.seed, b.model.rows));
+    // a bad override is refused with the key, and B keeps running as it was
+    h.state_mut().b_sets = "model.colour=3".into();
+    h.state_mut().set_ab(true);
+    h.run_steps(1);
+    assert!(
+        h.state()
+            .message
+            .as_deref()
+            .unwrap_or("")
+            .contains("model.colour")
+    );
+}

@@ -102,6 +102,34 @@ impl PdesApp {
             if before != self.b_algorithm {
                 self.set_ab(true);
             }
+            ui.horizontal(|ui| {
+                ui.label("B only:");
+                let r = ui
+                    .add(
+                        egui::TextEdit::singleline(&mut self.b_sets)
+                            .hint_text("model.service=exponential")
+                            .desired_width(170.0),
+                    )
+                    .on_hover_text("The B side's own key=value overrides, comma-separated: e.g. its own service distribution. Enter applies them.");
+                if r.lost_focus() {
+                    self.set_ab(true);
+                }
+            });
+            if self.a.config.model_info().keys.contains(&"model.service")
+                && ui
+                    .small_button("paper 000's comparison")
+                    .on_hover_text("B: sequential with exponential service — the model the window algorithm's shifted service departs from (Figs. 14–15). A stays as it is.")
+                    .clicked()
+            {
+                if let Some(seq) = super::form::choices(self.form.kind())
+                    .into_iter()
+                    .find(|a| a.name == "sequential")
+                {
+                    self.b_algorithm = seq;
+                }
+                self.b_sets = "model.service=exponential".into();
+                self.set_ab(true);
+            }
         }
         if let Some(f) = self.pinned {
             ui.separator();

@@ -43,6 +43,10 @@ pub struct PdesApp {
     pub b: Option<Session>,
     /// Algorithm of the B side.
     pub b_algorithm: AlgorithmChoice,
+    /// The B side's own `key=value` overrides, comma-separated (e.g. its own service
+    /// distribution: paper 000 compares window with shifted service to sequential with
+    /// exponential service).
+    pub b_sets: String,
     /// Whether the simulation advances every frame.
     pub running: bool,
     /// Simulated time units per second of wall-clock time.
@@ -163,6 +167,7 @@ impl PdesApp {
             gpu_note,
             gpu_check,
             b_algorithm: form::choices(form.kind())[1],
+            b_sets: String::new(),
             form,
             form_error: None,
             a,
@@ -230,7 +235,7 @@ impl PdesApp {
             }
         };
         let b_cfg = if self.b.is_some() {
-            match self.form.to_config_with(self.b_algorithm) {
+            match self.b_config(self.b_algorithm) {
                 Ok(c) => Some(c),
                 Err(e) => {
                     self.form_error = Some(format!("B side: {e}"));
@@ -288,21 +293,38 @@ impl PdesApp {
         }
     }
 
+    /// The B side's configuration: the form's parameters with `algorithm`, then the B
+    /// side's own overrides (`b_sets`).
+    pub fn b_config(&self, algorithm: AlgorithmChoice) -> Result<Config, String> {
+        let cfg = self.form.to_config_with(algorithm)?;
+        let sets: Vec<String> = self
+            .b_sets
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+            .collect();
+        if sets.is_empty() {
+            return Ok(cfg);
+        }
+        crate::sweep::with_sets(&cfg, &sets)
+    }
+
     /// Turns A/B mode on (B runs `b_algorithm` on the same parameters and seed) or off.
     pub fn set_ab(&mut self, on: bool) {
         if on {
             // If the chosen B algorithm cannot run these parameters (window needs shifted
             // service; timestepped a stable dt), take the first one that can.
-            if self.form.to_config_with(self.b_algorithm).is_err()
+            if self.b_config(self.b_algorithm).is_err()
                 && let Some(ok) = form::choices(self.form.kind())
                     .iter()
                     .rev()
                     .copied()
-                    .find(|a| self.form.to_config_with(a).is_ok())
+                    .find(|a| self.b_config(a).is_ok())
             {
                 self.b_algorithm = ok;
             }
-            self.b = match self.form.to_config_with(self.b_algorithm) {
+            self.b = match self.b_config(self.b_algorithm) {
                 Ok(c) => match Session::new(self.engine_config(c), self.gpu.clone()) {
                     Ok(s) => Some(s),
                     Err(e) => {
