@@ -235,12 +235,7 @@ impl SweepView {
         };
         let has_seed = info.keys.contains(&"run.seed");
         let seeds = if has_seed { self.seeds.max(1) } else { 1 } as usize;
-        let base_seed: i64 = base
-            .to_toml("")
-            .parse::<toml::Table>()
-            .ok()
-            .and_then(|t| t.get("run")?.get("seed")?.as_integer())
-            .unwrap_or(1);
+        let base_seed = crate::sweep::first_seed(&base.to_toml("").parse().unwrap_or_default());
         let xs: Vec<f64> = vary
             .values
             .iter()
@@ -322,12 +317,14 @@ impl SweepView {
     /// user picks one.
     pub fn show(&mut self, ui: &mut egui::Ui, live: &Config, gpu: Option<Arc<Gpu>>) -> Option<f64> {
         let mut picked = None;
+        // the live configuration's values, parsed once per frame for every key
+        let preset_table: toml::Table = live.to_toml("").parse().unwrap_or_default();
         let keys: Vec<&'static str> = live
             .model_info()
             .keys
             .iter()
             .copied()
-            .filter(|k| numeric_key(live, k))
+            .filter(|k| numeric_key(&preset_table, k))
             .collect();
         ui.horizontal(|ui| {
             egui::ComboBox::from_label("key")
@@ -438,18 +435,17 @@ impl SweepView {
     }
 }
 
-/// True when `key` of `config` holds a number (what can be swept along an axis).
-fn numeric_key(config: &Config, key: &str) -> bool {
+/// True when `key` holds a number in `table` (a configuration's preset table): what can
+/// be swept along an axis (the seed is not).
+fn numeric_key(table: &toml::Table, key: &str) -> bool {
     let Some((section, name)) = key.split_once('.') else {
         return false;
     };
-    config
-        .to_toml("")
-        .parse::<toml::Table>()
-        .ok()
-        .and_then(|t| t.get(section)?.get(name).cloned())
-        .is_some_and(|v| v.is_float() || v.is_integer())
-        && key != "run.seed"
+    key != "run.seed"
+        && table
+            .get(section)
+            .and_then(|t| t.get(name))
+            .is_some_and(|v| v.is_float() || v.is_integer())
 }
 
 /// A statistic against the swept key: means with 95% bars, the analytic value dashed.

@@ -35,6 +35,15 @@ pub fn reference_fields(stat: &str) -> Vec<String> {
     v
 }
 
+/// The first seed of a sweep: `run.seed` of a preset table (1 when it has none).
+pub fn first_seed(table: &toml::Table) -> i64 {
+    table
+        .get("run")
+        .and_then(|r| r.get("seed"))
+        .and_then(toml::Value::as_integer)
+        .unwrap_or(1)
+}
+
 /// `config` with `--set` style assignments applied (through its preset text, so the model's
 /// own validation checks every value).
 pub fn with_sets(config: &Config, sets: &[String]) -> Result<Config, String> {

@@ -218,11 +218,7 @@ fn base_seed(text: &str, sets: &[String]) -> i64 {
     for s in sets {
         let _ = crate::preset::apply_set(&mut table, s);
     }
-    table
-        .get("run")
-        .and_then(|r| r.get("seed"))
-        .and_then(toml::Value::as_integer)
-        .unwrap_or(1)
+    crate::sweep::first_seed(&table)
 }
 
 /// Runs one (point, seed): its summary fields, or the error that stopped it.
