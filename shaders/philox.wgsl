@@ -20,8 +20,13 @@ fn philox4x32_10(counter: vec4<u32>, key: vec2<u32>) -> vec4<u32> {
 }
 
 // The four words of (seed, token, visit): key (token, seed_lo), counter (visit, 0, seed_hi, 0).
+fn seeded_token_words(seed: vec2<u32>, token: u32, visit: u32) -> vec4<u32> {
+    return philox4x32_10(vec4<u32>(visit, 0u, seed.y, 0u), vec2<u32>(token, seed.x));
+}
+
+// The same with the run's seed (P.seed_lo, P.seed_hi).
 fn token_words(token: u32, visit: u32) -> vec4<u32> {
-    return philox4x32_10(vec4<u32>(visit, 0u, P.seed_hi, 0u), vec2<u32>(token, P.seed_lo));
+    return seeded_token_words(vec2<u32>(P.seed_lo, P.seed_hi), token, visit);
 }
 
 const LN2_Q27: u32 = 93032640u;

@@ -2,9 +2,12 @@
 // the segment geometry, the step state machine's phases, the step rules, the bound of a
 // step and the reduction of the per-segment partials. Twin of StepRule::bound in
 // src/sim/mod.rs. A model's common.wgsl declares the bindings these functions use, under
-// these names: P (k, n_wg, rule, d, end_t), ctl (phase, ...), dep, scan_min, part_min,
-// seg_count, dep_list; and defines `fn step_start(lid: u32)`, what the step does first
-// (every thread of workgroup 0, before its scan of segment 0; empty for the torus).
+// these names: P (k, n_wg, rule, d, end_t), ctl (an array of control blocks, one per
+// replica: phase, bound, ...), dep, scan_min, part_min, seg_count, dep_list; and defines
+// `fn step_start(lid: u32)`, what the step does first (every thread of workgroup 0, before
+// its scan of segment 0; empty for the torus), and `fn segment_replica(wg: u32) -> u32`,
+// the replica that owns segment wg (replicas are independent runs side by side in one set
+// of buffers, each with its own control block and step; the open network has one).
 
 const ITEMS: u32 = 8u;               // facilities per thread in the scan (stepped_scan.wgsl spells out 8)
 const SEG: u32 = WG * ITEMS;         // facilities per segment: one scan workgroup's share
@@ -33,10 +36,10 @@ fn item_facility(wg: u32, lid: u32, i: u32) -> u32 {
 
 var<workgroup> sh_phase: u32;
 
-// ctl.phase, read once per workgroup so that every thread provably sees the same value
-// (the WGSL uniformity rules require it before the barriers that follow).
-fn uniform_phase(lid: u32) -> u32 {
-    if lid == 0u { sh_phase = ctl.phase; }
+// ctl[rep].phase, read once per workgroup so that every thread provably sees the same
+// value (the WGSL uniformity rules require it before the barriers that follow).
+fn uniform_phase(lid: u32, rep: u32) -> u32 {
+    if lid == 0u { sh_phase = ctl[rep].phase; }
     return workgroupUniformLoad(&sh_phase);
 }
 
@@ -74,13 +77,14 @@ fn step_bound(t_min: vec2<u32>) -> vec4<u32> {
 }
 
 // Reduces this step's per-segment minima (scan, depart and arrive) and counts
-// (departures, causality errors). Four independent loads per iteration keep several
-// memory requests in flight: this one workgroup runs alone, so its latency is the cost.
-fn reduce_partials(lid: u32) -> Reduced {
+// (departures, causality errors) of the segments [first, end) (one replica's). Four
+// independent loads per iteration keep several memory requests in flight: this one
+// workgroup per replica runs alone, so its latency is the cost.
+fn reduce_partials(lid: u32, first: u32, end: u32) -> Reduced {
     var m0 = never(); var m1 = never(); var m2 = never(); var m3 = never();
     var n = vec2<u32>(0u, 0u); // (departures, causality errors)
-    var w = lid;
-    for (; w + WG < P.n_wg; w += 2u * WG) {
+    var w = first + lid;
+    for (; w + WG < end; w += 2u * WG) {
         let a = part_min[w];
         let b = part_min[w + WG];
         m0 = min64(m0, scan_min[w]);
@@ -89,7 +93,7 @@ fn reduce_partials(lid: u32) -> Reduced {
         m3 = min64(min64(m3, b.xy), b.zw);
         n += seg_count[w].xz + seg_count[w + WG].xz;
     }
-    for (; w < P.n_wg; w += WG) {
+    for (; w < end; w += WG) {
         let a = part_min[w];
         m0 = min64(min64(m0, scan_min[w]), min64(a.xy, a.zw));
         n += seg_count[w].xz;

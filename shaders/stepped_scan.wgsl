@@ -32,11 +32,12 @@ fn classify(f: u32, t: vec2<u32>, bound: vec2<u32>, m: vec2<u32>) -> vec2<u32> {
 fn scan(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid3: vec3<u32>) {
     let lid = lid3.x;
     let wg = wid.x;
-    if uniform_phase(lid) != PHASE_PLANNED { return; }
+    let rep = segment_replica(wg);
+    if uniform_phase(lid, rep) != PHASE_PLANNED { return; }
     if wg == 0u { step_start(lid); } // the model's hook (common.wgsl), every thread of workgroup 0
     if lid == 0u { atomicStore(&sh_count, 0u); }
     workgroupBarrier();
-    let bound = ctl.bound;
+    let bound = ctl[rep].bound;
     // All eight loads first, into named registers, so they are in flight together (a
     // local array would live in zero-initialised local memory; ITEMS is 8 here).
     let t0 = load_dep(item_facility(wg, lid, 0u));

@@ -219,3 +219,84 @@ fn both_reduction_variants_match_the_cpu() {
         assert_eq!(sg.utilization.to_bits(), sc.utilization.to_bits(), "{r:?}");
     }
 }
+
+/// Replicas: several seeds side by side in one engine give, replica by replica, exactly
+/// the runs the CPU twin gives alone — step log (each replica has its own windows), state,
+/// summary — for every algorithm, including the causality errors of interval/original.
+#[test]
+fn replicas_side_by_side_each_match_their_own_cpu_run() {
+    let Some(gpu) = gpu() else { return };
+    for (alg, extra) in [
+        ("window", "model.service=\"shifted\""),
+        ("interval/original", "model.service=\"exponential\""),
+        ("interval/boundary", "model.service=\"exponential\""),
+    ] {
+        let mut sets = vec![
+            "model.rows=32".to_string(),
+            "model.cols=64".to_string(), // 2048 facilities: one segment per replica
+            "model.tokens_per_facility=2".to_string(),
+            extra.to_string(),
+            "run.d=1.5".to_string(),
+            "run.end_time=300".to_string(),
+        ];
+        match alg.split_once('/') {
+            Some((algorithm, timestamps)) => {
+                sets.push(format!("run.algorithm=\"{algorithm}\""));
+                sets.push(format!("run.timestamps=\"{timestamps}\""));
+            }
+            None => sets.push(format!("run.algorithm=\"{alg}\"")),
+        }
+        let cfg = config(&sets.iter().map(String::as_str).collect::<Vec<_>>());
+        let seeds = [7u64, 8, 1234567890123];
+        let mut g = GpuTorus::replicas(gpu.clone(), &cfg, &seeds).unwrap();
+        g.advance(Budget::Finish).unwrap();
+        assert!(g.finished(), "{alg}: every replica reaches the end");
+        let summaries = g.replica_summaries().unwrap();
+        let states = g.download_states().unwrap();
+        let mut steps = Vec::new();
+        for (r, &seed) in seeds.iter().enumerate() {
+            let mut one = cfg.clone();
+            one.run.seed = seed;
+            let mut cpu = common_cfg::run_cpu(&one);
+            assert_eq!(
+                g.replica_log(r),
+                cpu.step_log(),
+                "{alg}, seed {seed}: step log"
+            );
+            assert_same_state(
+                &states[r],
+                &comparable(cpu.cpu.state(), &one),
+                &format!("{alg}, seed {seed}"),
+            );
+            let mut want = cpu.summary().unwrap();
+            want.engine = summaries[r].engine;
+            assert_eq!(summaries[r], want, "{alg}, seed {seed}: summary");
+            steps.push(cpu.totals().steps);
+        }
+        if alg == "interval/original" {
+            assert!(
+                summaries.iter().any(|s| s.causality_errors > 0),
+                "{alg}: errors happen"
+            );
+        }
+        if alg == "window" {
+            // different seeds, different windows: the replicas really stepped on their own
+            assert!(
+                steps.windows(2).any(|w| w[0] != w[1]),
+                "{alg}: steps {steps:?}"
+            );
+        }
+    }
+}
+
+/// A torus whose facilities do not fill whole segments cannot share an engine; one seed can.
+#[test]
+fn replicas_need_whole_segments_per_torus() {
+    let Some(gpu) = gpu() else { return };
+    let cfg = config(&["model.rows=40", "model.cols=24"]);
+    let err = GpuTorus::replicas(gpu.clone(), &cfg, &[1, 2])
+        .err()
+        .expect("refused");
+    assert!(err.to_string().contains("not a multiple of 2048"), "{err}");
+    assert!(GpuTorus::replicas(gpu, &cfg, &[1]).is_ok());
+}

@@ -229,37 +229,64 @@ fn aggregates_are_the_means_of_the_runs_and_the_figure_is_drawn() {
     );
 }
 
+/// The rows of `pdes-lab sweep ARGS --engine ENGINE --format csv` without the wall-clock
+/// and engine cells.
+fn sweep_rows(args: &[&str], engine: &str) -> Vec<Vec<String>> {
+    let mut all = args.to_vec();
+    all.extend(["--engine", engine, "--format", "csv"]);
+    let (code, out, err) = pdes(&all);
+    assert_eq!(code, 0, "{engine}: {err}");
+    deterministic(&out)
+        .into_iter()
+        .map(|r| {
+            r.into_iter()
+                .filter(|c| c != "gpu" && c != "cpu")
+                .collect::<Vec<_>>()
+        })
+        .collect::<Vec<_>>()
+}
+
 #[test]
 fn a_gpu_sweep_gives_the_cpu_sweeps_numbers() {
     if common_cfg::gpu().is_none() {
         return;
     }
-    let run = |engine: &str| {
-        let (code, out, err) = pdes(&[
-            "sweep",
-            "park-fishwick-open",
-            "--vary",
-            "run.d=0.5,1",
-            "--set",
-            "model.lines=4",
-            "--set",
-            "model.arrival_rate=0.1",
-            "--set",
-            "run.end_time=300",
-            "--engine",
-            engine,
-            "--format",
-            "csv",
-        ]);
-        assert_eq!(code, 0, "{engine}: {err}");
-        deterministic(&out)
-            .into_iter()
-            .map(|r| {
-                r.into_iter()
-                    .filter(|c| c != "gpu" && c != "cpu")
-                    .collect::<Vec<_>>()
-            })
-            .collect::<Vec<_>>()
-    };
-    assert_eq!(run("gpu"), run("cpu"));
+    let args = [
+        "sweep",
+        "park-fishwick-open",
+        "--vary",
+        "run.d=0.5,1",
+        "--set",
+        "model.lines=4",
+        "--set",
+        "model.arrival_rate=0.1",
+        "--set",
+        "run.end_time=300",
+    ];
+    assert_eq!(sweep_rows(&args, "gpu"), sweep_rows(&args, "cpu"));
+}
+
+/// On the GPU a torus point's seeds run side by side in one engine (32×64 = one segment per
+/// replica); 31×64 cannot, and runs its seeds one by one. Either way every row is the CPU's.
+#[test]
+fn a_gpu_sweep_with_seeds_in_one_engine_gives_the_cpu_sweeps_numbers() {
+    if common_cfg::gpu().is_none() {
+        return;
+    }
+    let args = [
+        "sweep",
+        "--vary",
+        "run.d=0.5,2",
+        "--vary",
+        "model.rows=32,31",
+        "--set",
+        "model.cols=64",
+        "--set",
+        "run.end_time=150",
+        "--seeds",
+        "3",
+    ];
+    let gpu = sweep_rows(&args, "gpu");
+    assert_eq!(gpu.len(), 1 + 4 * 3);
+    assert_eq!(gpu, sweep_rows(&args, "cpu"));
 }

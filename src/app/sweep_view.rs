@@ -8,7 +8,7 @@
 use crate::gpu::Gpu;
 use crate::preset::Config;
 use crate::sweep::stats::{Estimate, estimate};
-use crate::sweep::{RunOutput, run_config, spec, with_sets};
+use crate::sweep::{RunOutput, run_seeds, spec, with_sets};
 use eframe::egui;
 use egui_plot::{Legend, Line, Plot, PlotPoints, Points};
 use serde_json::{Map, Value};
@@ -256,19 +256,20 @@ impl SweepView {
         let stop = cancel.clone();
         let base = base.clone();
         std::thread::spawn(move || {
+            let seed_values: Vec<Option<i64>> = (0..seeds)
+                .map(|s| has_seed.then_some(base_seed + s as i64))
+                .collect();
             for (p, v) in vary.values.iter().enumerate() {
-                for s in 0..seeds {
-                    if stop.load(Ordering::Relaxed) {
-                        return;
-                    }
-                    let mut sets = vec![format!("{}={}", vary.key, spec::set_value(v))];
-                    if has_seed {
-                        sets.push(format!("run.seed={}", base_seed + s as i64));
-                    }
-                    let gpu = gpu
-                        .clone()
-                        .filter(|_| base.engine() == crate::preset::EngineKind::Gpu);
-                    let r = with_sets(&base, &sets).and_then(|c| run_config(&c, gpu));
+                if stop.load(Ordering::Relaxed) {
+                    return;
+                }
+                let sets = [format!("{}={}", vary.key, spec::set_value(v))];
+                // a point's seeds together: one GPU engine for all where the model can
+                let results = match with_sets(&base, &sets) {
+                    Ok(c) => run_seeds(&c, &seed_values, gpu.clone()),
+                    Err(e) => vec![Err(e); seeds],
+                };
+                for (s, r) in results.into_iter().enumerate() {
                     if tx.send((p, s, r)).is_err() {
                         return;
                     }

@@ -100,6 +100,12 @@ pub trait SteppedGpu {
     fn resolve_stop(&mut self) -> Result<bool, SimError> {
         Ok(false)
     }
+    /// The control blocks in the buffer: (how many, bytes from one to the next). An engine
+    /// that runs several replicas side by side has one per replica; its [`Self::head`]
+    /// then sums them up for the batch loop (the least advanced phase, the most steps).
+    fn control_blocks(&self) -> (u64, u64) {
+        (1, 0)
+    }
 }
 
 /// Runs steps of `engine` within `budget` (end time `end`): the limit goes to the GPU, then
@@ -107,11 +113,14 @@ pub trait SteppedGpu {
 pub fn advance(engine: &mut dyn SteppedGpu, budget: Budget, end: Ticks) -> Result<(), SimError> {
     let (limit, mut remaining) = budget.limits(end);
     let offset = std::mem::offset_of!(StepCtl, limit) as u64;
-    engine.device().queue.write_buffer(
-        engine.ctl_buffer(),
-        offset,
-        bytemuck::cast_slice(&split(limit)),
-    );
+    let (blocks, stride) = engine.control_blocks();
+    for b in 0..blocks {
+        engine.device().queue.write_buffer(
+            engine.ctl_buffer(),
+            b * stride + offset,
+            bytemuck::cast_slice(&split(limit)),
+        );
+    }
     loop {
         if engine.head().phase > PHASE_DONE && !engine.resolve_stop()? {
             return Ok(());
@@ -143,20 +152,38 @@ pub fn read_ctl_and_log<C: Pod>(
     steplog: &wgpu::Buffer,
     log: &mut Vec<StepRecord>,
 ) -> Result<C, SimError> {
+    let mut blocks = read_ctls_and_logs::<C>(gpu, ctl, steplog, std::slice::from_mut(log))?;
+    Ok(blocks.remove(0))
+}
+
+/// [`read_ctl_and_log`] for an engine of `logs.len()` replicas: control block r (as `C`)
+/// and the log of replica r (entries r·LOG_LEN onwards), in one readback.
+pub fn read_ctls_and_logs<C: Pod>(
+    gpu: &Gpu,
+    ctl: &wgpu::Buffer,
+    steplog: &wgpu::Buffer,
+    logs: &mut [Vec<StepRecord>],
+) -> Result<Vec<C>, SimError> {
     let bytes = read_buffers(gpu, &[ctl, steplog])?;
-    let c: C = bytemuck::pod_read_unaligned(&bytes[0][..std::mem::size_of::<C>()]);
-    let head: StepCtl = bytemuck::pod_read_unaligned(&bytes[0][..std::mem::size_of::<StepCtl>()]);
-    let entries: &[LogEntry] = bytemuck::cast_slice(&bytes[1]);
-    for s in log.len() as u64..u64::from(head.step) {
-        let e = entries[(s % u64::from(LOG_LEN)) as usize];
-        log.push(StepRecord {
-            t_min: join(e.t_min),
-            bound: join(e.bound),
-            events: u64::from(e.events),
-            errors: u64::from(e.errors),
-        });
+    let size = std::mem::size_of::<C>();
+    let all: &[LogEntry] = bytemuck::cast_slice(&bytes[1]);
+    let mut blocks = Vec::with_capacity(logs.len());
+    for (r, log) in logs.iter_mut().enumerate() {
+        let raw = &bytes[0][r * size..(r + 1) * size];
+        let head: StepCtl = bytemuck::pod_read_unaligned(&raw[..std::mem::size_of::<StepCtl>()]);
+        let entries = &all[r * LOG_LEN as usize..(r + 1) * LOG_LEN as usize];
+        for s in log.len() as u64..u64::from(head.step) {
+            let e = entries[(s % u64::from(LOG_LEN)) as usize];
+            log.push(StepRecord {
+                t_min: join(e.t_min),
+                bound: join(e.bound),
+                events: u64::from(e.events),
+                errors: u64::from(e.errors),
+            });
+        }
+        blocks.push(bytemuck::pod_read_unaligned(raw));
     }
-    Ok(c)
+    Ok(blocks)
 }
 
 /// Checks that every buffer of `plan` fits one binding of the device; the error names
@@ -213,8 +240,8 @@ impl StepPipelines {
     }
 
     /// Reduces the initial minima and plans with limit 0 (the engine then holds at t_min);
-    /// submits.
-    pub fn initialize(&self, gpu: &Gpu, bind_group: &wgpu::BindGroup, n_wg: u32) {
+    /// submits. `n_wg` segments, `replicas` control blocks (one plan workgroup each).
+    pub fn initialize(&self, gpu: &Gpu, bind_group: &wgpu::BindGroup, n_wg: u32, replicas: u32) {
         let mut enc = gpu.device.create_command_encoder(&Default::default());
         {
             let mut pass = enc.begin_compute_pass(&Default::default());
@@ -222,32 +249,32 @@ impl StepPipelines {
             pass.set_pipeline(&self.initial_min);
             pass.dispatch_workgroups(n_wg, 1, 1);
             pass.set_pipeline(&self.resume);
-            pass.dispatch_workgroups(1, 1, 1);
+            pass.dispatch_workgroups(replicas, 1, 1);
         }
         gpu.queue.submit([enc.finish()]);
     }
 
     /// Encodes `resume` and then `steps` steps (scan, depart, arrive over `n_wg`
-    /// workgroups; finish on one) into `pass`, calling `after` after `resume` and after
-    /// every dispatch (GPU timestamps when profiling).
+    /// workgroups; finish on one per replica) into `pass`, calling `after` after `resume`
+    /// and after every dispatch (GPU timestamps when profiling).
     pub fn encode_steps(
         &self,
         pass: &mut wgpu::ComputePass,
         bind_group: &wgpu::BindGroup,
-        n_wg: u32,
+        (n_wg, replicas): (u32, u32),
         steps: u64,
         after: &mut dyn FnMut(&mut wgpu::ComputePass),
     ) {
         pass.set_bind_group(0, bind_group, &[]);
         pass.set_pipeline(&self.resume);
-        pass.dispatch_workgroups(1, 1, 1);
+        pass.dispatch_workgroups(replicas, 1, 1);
         after(pass);
         for _ in 0..steps {
             for (p, groups) in [
                 (&self.scan, n_wg),
                 (&self.depart, n_wg),
                 (&self.arrive, n_wg),
-                (&self.finish, 1),
+                (&self.finish, replicas),
             ] {
                 pass.set_pipeline(p);
                 pass.dispatch_workgroups(groups, 1, 1);

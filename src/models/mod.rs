@@ -71,7 +71,29 @@ pub struct ModelInfo {
     pub suites: &'static [BenchSuite],
     /// Runs one of its suites.
     pub bench: fn(&str, &crate::cli::bench::BenchOptions) -> Result<(), crate::cli::CliError>,
+    /// Its GPU engine's replicas (several seeds in one engine), if it has them: sweeps
+    /// run a point's seeds this way.
+    pub replicas: Option<Replicas>,
 }
+
+/// Several runs of one configuration that differ only in their seed, in one GPU engine
+/// (one dispatch sequence for all): what makes many seeds of a small model fast.
+#[derive(Debug)]
+pub struct Replicas {
+    /// Whether a configuration can run this way (e.g. its grid fills whole segments).
+    pub accepts: fn(&crate::preset::Config) -> bool,
+    /// Runs `config` to its end with each of `seeds` (its `run.seed` replaced) on `gpu`:
+    /// one report per seed, in order, each exactly the run that seed gives alone (the
+    /// wall-clock fields are not filled in).
+    pub run: ReplicasRunFn,
+}
+
+/// [`Replicas::run`]: (configuration, seeds, device) → one report per seed.
+pub type ReplicasRunFn = fn(
+    &crate::preset::Config,
+    &[u64],
+    std::sync::Arc<crate::gpu::Gpu>,
+) -> Result<Vec<crate::sim::Report>, crate::sim::SimError>;
 
 /// What a model shows in the window beyond the generic parts (heatmap, plots' frame,
 /// status bar): its hover text, its inspector, and an optional strip above the heatmap.

@@ -72,3 +72,49 @@ pub fn run_config(config: &Config, gpu: Option<Arc<Gpu>>) -> Result<RunOutput, S
     }
     Ok((report.fields, report.statistics))
 }
+
+/// Runs `config` with each of `seeds` (`None`: as it is, for a model without seeds). On
+/// the GPU, when the model has replicas and the configuration fits them, all seeds run
+/// in one engine (each row exactly its own run; the rows share the batch's wall time
+/// equally); otherwise, or if the batch does not fit the device, one run after another.
+pub fn run_seeds(
+    config: &Config,
+    seeds: &[Option<i64>],
+    gpu: Option<Arc<Gpu>>,
+) -> Vec<Result<RunOutput, String>> {
+    let values: Option<Vec<u64>> = seeds
+        .iter()
+        .map(|s| s.and_then(|s| u64::try_from(s).ok()))
+        .collect();
+    let on_gpu = gpu.filter(|_| config.engine() == crate::preset::EngineKind::Gpu);
+    if let (Some(replicas), Some(device), Some(values)) =
+        (&config.model_info().replicas, &on_gpu, values)
+        && values.len() > 1
+        && (replicas.accepts)(config)
+    {
+        let t0 = std::time::Instant::now();
+        if let Ok(reports) = (replicas.run)(config, &values, device.clone()) {
+            let share = t0.elapsed().as_secs_f64() / values.len() as f64;
+            return reports
+                .into_iter()
+                .map(|r| {
+                    let r = r.with_wall_time(share);
+                    match r.non_finite {
+                        Some(k) => Err(format!("{k} is not finite")),
+                        None => Ok((r.fields, r.statistics)),
+                    }
+                })
+                .collect();
+        }
+    }
+    seeds
+        .iter()
+        .map(|s| {
+            let one = match s {
+                Some(s) => with_sets(config, &[format!("run.seed={s}")])?,
+                None => config.clone(),
+            };
+            run_config(&one, on_gpu.clone())
+        })
+        .collect()
+}

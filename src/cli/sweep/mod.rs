@@ -221,19 +221,27 @@ fn base_seed(text: &str, sets: &[String]) -> i64 {
     crate::sweep::first_seed(&table)
 }
 
-/// Runs one (point, seed): its summary fields, or the error that stopped it.
-fn run_one(
+/// Runs seeds `seeds` (indices into the plan's) of one point: each one's summary fields,
+/// or the error that stopped it (on the GPU, in one engine where the model can).
+fn run_point(
     plan: &Plan,
     point: usize,
-    seed: Option<i64>,
-) -> Result<crate::sweep::RunOutput, String> {
-    let config = config_from_args(&plan.run_args(point, seed)).map_err(|e| e.to_string())?;
+    seeds: &[u32],
+) -> Vec<Result<crate::sweep::RunOutput, String>> {
+    let config = match config_from_args(&plan.run_args(point, None)) {
+        Ok(c) => c,
+        Err(e) => return seeds.iter().map(|_| Err(e.to_string())).collect(),
+    };
     let gpu = if config.engine() == crate::preset::EngineKind::Gpu {
-        Some(crate::gpu::Gpu::shared()?)
+        match crate::gpu::Gpu::shared() {
+            Ok(g) => Some(g),
+            Err(e) => return seeds.iter().map(|_| Err(e.clone())).collect(),
+        }
     } else {
         None
     };
-    crate::sweep::run_config(&config, gpu)
+    let values: Vec<Option<i64>> = seeds.iter().map(|&s| plan.seeds[s as usize]).collect();
+    crate::sweep::run_seeds(&config, &values, gpu)
 }
 
 /// The rows of an existing CSV (for --resume): header and records.
@@ -398,12 +406,25 @@ pub fn run(args: &SweepArgs) -> Result<(), CliError> {
             header = Some(h);
         }
     }
-    let jobs: Vec<(usize, u32)> = (0..plan.points.len())
+    let base = config_from_args(&plan.base)?;
+    let gpu = base.engine() == crate::preset::EngineKind::Gpu;
+    // A job: one point's seeds that run together (all of them in one GPU engine where the
+    // model has replicas; else one seed per job, so that workers share the seeds).
+    let together = gpu && base.model_info().replicas.is_some();
+    let jobs: Vec<(usize, Vec<u32>)> = (0..plan.points.len())
         .filter(|p| shard.is_none_or(|(i, n)| p % n == i))
-        .flat_map(|p| (0..plan.seeds.len() as u32).map(move |s| (p, s)))
-        .filter(|(p, s)| !done.iter().any(|d| d.point == *p && d.seed_index == *s))
+        .flat_map(|p| {
+            let todo: Vec<u32> = (0..plan.seeds.len() as u32)
+                .filter(|s| !done.iter().any(|d| d.point == p && d.seed_index == *s))
+                .collect();
+            if together {
+                vec![(p, todo)]
+            } else {
+                todo.into_iter().map(|s| (p, vec![s])).collect()
+            }
+        })
+        .filter(|(_, seeds)| !seeds.is_empty())
         .collect();
-    let gpu = config_from_args(&plan.base)?.engine() == crate::preset::EngineKind::Gpu;
     let workers = args
         .jobs
         .unwrap_or(if gpu {
@@ -413,7 +434,7 @@ pub fn run(args: &SweepArgs) -> Result<(), CliError> {
         })
         .clamp(1, 256)
         .min(jobs.len().max(1));
-    let total = jobs.len();
+    let total: usize = jobs.iter().map(|(_, seeds)| seeds.len()).sum();
     let bar = (std::io::stderr().is_terminal() && total > 1).then(|| {
         let b = indicatif::ProgressBar::new(total as u64);
         b.set_style(
@@ -455,10 +476,12 @@ pub fn run(args: &SweepArgs) -> Result<(), CliError> {
             scope.spawn(move || {
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(&(p, s)) = jobs.get(i) else { break };
-                    let r = run_one(plan, p, plan.seeds[s as usize]);
-                    if tx.send((p, s, r)).is_err() {
-                        break;
+                    let Some((p, seeds)) = jobs.get(i) else { break };
+                    let results = run_point(plan, *p, seeds);
+                    for (&s, r) in seeds.iter().zip(results) {
+                        if tx.send((*p, s, r)).is_err() {
+                            return;
+                        }
                     }
                 }
             });

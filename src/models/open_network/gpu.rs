@@ -431,7 +431,7 @@ impl GpuOpen {
         engine
             .pipelines
             .step
-            .initialize(&engine.gpu, &engine.bind_group, engine.n_wg);
+            .initialize(&engine.gpu, &engine.bind_group, engine.n_wg, 1);
         engine.read_ctl_and_log()?;
         Ok(engine)
     }
@@ -523,7 +523,7 @@ impl GpuOpen {
             self.pipelines.step.encode_steps(
                 &mut pass,
                 &self.bind_group,
-                self.n_wg,
+                (self.n_wg, 1),
                 steps,
                 &mut |_| {},
             );

@@ -234,6 +234,7 @@ pub static INFO: super::ModelInfo = super::ModelInfo {
     panel: panel::PANEL,
     suites: bench::SUITES,
     bench: bench::run,
+    replicas: None,
     algorithms: &[
         super::AlgorithmInfo {
             name: "sequential",

@@ -60,17 +60,36 @@ struct Params {
     end_t: [u32; 2],
     shift: [u32; 2],
     scale: u32,
+    k1: u32,
+    n_wg1: u32,
+    tok1: u32,
+    replicas: u32,
     pad0: u32,
 }
 
-/// The GPU's step control block (Ctl in common.wgsl): the shared head alone.
-type Ctl = StepCtl;
+/// One replica's step control block (Ctl in common.wgsl): the shared head and the
+/// replica's seed.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
+struct Ctl {
+    head: StepCtl,
+    seed: [u32; 2],
+    pad: [u32; 2],
+}
+
+/// Facilities per segment: a torus of several replicas needs a multiple of it per replica.
+pub const SEGMENT: u32 = (WG * ITEMS) as u32;
 
 /// Bytes of GPU memory a torus run of `cfg` needs, by buffer: (name, bytes).
 pub fn memory_plan(cfg: &TorusConfig) -> Vec<(&'static str, u64)> {
-    let k = u64::from(cfg.model.facilities());
-    let n = u64::from(cfg.model.tokens());
-    let n_wg = k.div_ceil(WG * ITEMS);
+    memory_plan_of(cfg, 1)
+}
+
+/// [`memory_plan`] for `replicas` runs of `cfg` side by side.
+fn memory_plan_of(cfg: &TorusConfig, replicas: u64) -> Vec<(&'static str, u64)> {
+    let k = replicas * u64::from(cfg.model.facilities());
+    let n = replicas * u64::from(cfg.model.tokens());
+    let n_wg = replicas * u64::from(cfg.model.facilities()).div_ceil(WG * ITEMS);
     let original =
         cfg.run.algorithm == Algorithm::Interval && cfg.run.timestamps == Timestamps::Original;
     vec![
@@ -86,7 +105,7 @@ pub fn memory_plan(cfg: &TorusConfig) -> Vec<(&'static str, u64)> {
         ("segment minima", 8 * n_wg + 16 * n_wg),
         ("segment sums", 16 * n_wg),
         ("segment counts", 16 * n_wg),
-        ("step log", LOG_BYTES),
+        ("step log", replicas * LOG_BYTES),
         ("ln table", 4 * 1025),
     ]
 }
@@ -94,13 +113,25 @@ pub fn memory_plan(cfg: &TorusConfig) -> Vec<(&'static str, u64)> {
 /// Checks that a run fits the device: every buffer within the binding limit, the dispatch
 /// within the workgroup limit. The error names the buffer, the size and the limit.
 pub fn check_fits(gpu: &Gpu, cfg: &TorusConfig) -> Result<u64, SimError> {
-    let what = format!("{}×{}", cfg.model.rows, cfg.model.cols);
-    let total = stepped::check_fits(gpu, &what, &memory_plan(cfg))?;
-    let n_wg = u64::from(cfg.model.facilities()).div_ceil(WG * ITEMS);
+    check_fits_of(gpu, cfg, 1)
+}
+
+/// [`check_fits`] for `replicas` runs of `cfg` side by side.
+fn check_fits_of(gpu: &Gpu, cfg: &TorusConfig, replicas: u64) -> Result<u64, SimError> {
+    let what = if replicas == 1 {
+        format!("{}×{}", cfg.model.rows, cfg.model.cols)
+    } else {
+        format!(
+            "{replicas} replicas of {}×{}",
+            cfg.model.rows, cfg.model.cols
+        )
+    };
+    let total = stepped::check_fits(gpu, &what, &memory_plan_of(cfg, replicas))?;
+    let n_wg = replicas * u64::from(cfg.model.facilities()).div_ceil(WG * ITEMS);
     if n_wg > u64::from(gpu.limits.max_compute_workgroups_per_dimension) {
         return Err(SimError::Gpu(format!(
             "{} facilities need {n_wg} workgroups, above this adapter's limit of {}",
-            cfg.model.facilities(),
+            replicas * u64::from(cfg.model.facilities()),
             gpu.limits.max_compute_workgroups_per_dimension
         )));
     }
@@ -173,7 +204,8 @@ impl PassProfile {
     }
 }
 
-/// The GPU torus engine.
+/// The GPU torus engine: one run, or several runs of one configuration with different
+/// seeds side by side ([`GpuTorus::replicas`]).
 pub struct GpuTorus {
     gpu: Arc<Gpu>,
     config: TorusConfig,
@@ -182,8 +214,15 @@ pub struct GpuTorus {
     buffers: Buffers,
     pipelines: Pipelines,
     bind_group: wgpu::BindGroup,
-    ctl: Ctl,
-    log: Vec<StepRecord>,
+    /// The seed of each replica (one for a single run).
+    seeds: Vec<u64>,
+    /// Each replica's control block as last read back.
+    ctls: Vec<Ctl>,
+    /// Their summary for the batch loop: replica 0's, with the least advanced phase and
+    /// the most steps of all (see [`SteppedGpu::control_blocks`]).
+    ctl: StepCtl,
+    /// Each replica's step log.
+    logs: Vec<Vec<StepRecord>>,
     batch: u64,
     profile: Option<PassProfile>,
     /// Bytes of GPU memory the run uses.
@@ -206,16 +245,53 @@ impl GpuTorus {
         cfg: &TorusConfig,
         reductions: Reductions,
     ) -> Result<Self, SimError> {
+        Self::build(gpu, cfg, reductions, &[cfg.run.seed])
+    }
+
+    /// Runs of `cfg` with each of `seeds` (its `run.seed` replaced), side by side in one set
+    /// of buffers and one sequence of dispatches: every replica has its own control block,
+    /// step bound and step log, so each gives exactly the run it would give alone, while
+    /// the per-step cost (dispatches, the plan's latency) is paid once for all. Needs a
+    /// multiple of [`SEGMENT`] facilities per torus when there are several seeds.
+    pub fn replicas(gpu: Arc<Gpu>, cfg: &TorusConfig, seeds: &[u64]) -> Result<Self, SimError> {
+        let reductions = Reductions::for_device(&gpu.device);
+        Self::build(gpu, cfg, reductions, seeds)
+    }
+
+    /// Whether [`GpuTorus::replicas`] takes `cfg` with several seeds.
+    pub fn can_replicate(cfg: &TorusConfig) -> bool {
+        cfg.model.facilities().is_multiple_of(SEGMENT) && cfg.run.step_rule().is_some()
+    }
+
+    fn build(
+        gpu: Arc<Gpu>,
+        cfg: &TorusConfig,
+        reductions: Reductions,
+        seeds: &[u64],
+    ) -> Result<Self, SimError> {
+        let replicas = seeds.len() as u32;
+        if replicas == 0 {
+            return Err(SimError::Gpu("replicas: no seeds given".into()));
+        }
+        if replicas > 1 && !cfg.model.facilities().is_multiple_of(SEGMENT) {
+            return Err(SimError::Gpu(format!(
+                "replicas: {} facilities per torus is not a multiple of {SEGMENT} (one scan segment)",
+                cfg.model.facilities()
+            )));
+        }
         let Some(step_rule) = cfg.run.step_rule() else {
             return Err(SimError::Gpu(
                 "sequential runs on the CPU only (it is the one-event-at-a-time reference); use --engine cpu".into(),
             ));
         };
         let rule = step_rule.gpu_code();
-        let memory_bytes = check_fits(&gpu, cfg)?;
-        let state = TorusState::new(&cfg.model, cfg.service_law(), cfg.run.seed);
-        let k = u64::from(cfg.model.facilities());
-        let n_wg = k.div_ceil(WG * ITEMS) as u32;
+        let memory_bytes = check_fits_of(&gpu, cfg, u64::from(replicas))?;
+        let k1 = cfg.model.facilities();
+        let tok1 = cfg.model.tokens();
+        let n_wg1 = u64::from(k1).div_ceil(WG * ITEMS) as u32;
+        let k = u64::from(k1) * u64::from(replicas);
+        let n_wg = n_wg1 * replicas;
+        let state = replicated_state(cfg, seeds);
         let original = rule == 1;
         let law = cfg.service_law();
         let end = cfg.end_ticks();
@@ -232,8 +308,19 @@ impl GpuTorus {
             end_t: split(end),
             shift: split(law.shift),
             scale: law.scale,
+            k1,
+            n_wg1,
+            tok1,
+            replicas,
             pad0: 0,
         };
+        let ctls: Vec<Ctl> = seeds
+            .iter()
+            .map(|&seed| Ctl {
+                seed: split(seed),
+                ..Ctl::default()
+            })
+            .collect();
         let device = &gpu.device;
         let oom = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
         let storage = wgpu::BufferUsages::STORAGE
@@ -261,7 +348,7 @@ impl GpuTorus {
                 bytemuck::bytes_of(&params),
                 wgpu::BufferUsages::UNIFORM,
             ),
-            ctl: init("ctl", bytemuck::bytes_of(&Ctl::default()), storage),
+            ctl: init("ctl", bytemuck::cast_slice(&ctls), storage),
             dep: init(
                 "dep",
                 bytemuck::cast_slice(&fs.iter().map(|f| split(f.departure)).collect::<Vec<_>>()),
@@ -315,7 +402,11 @@ impl GpuTorus {
             // NEVER: a reduction before the first step must not see a zero minimum
             part_min: init("part_min", &vec![0xffu8; 16 * n_wg as usize], storage),
             ln_table: init("ln_table", bytemuck::cast_slice(&LN_TABLE[..]), storage),
-            steplog: init("steplog", &vec![0u8; 32 * LOG_LEN as usize], storage),
+            steplog: init(
+                "steplog",
+                &vec![0u8; (LOG_BYTES * u64::from(replicas)) as usize],
+                storage,
+            ),
             seg_count: init("seg_count", &vec![0u8; 16 * n_wg as usize], storage),
             dep_list: init("dep_list", &vec![0u8; 4 * k as usize], storage),
             recv_list: init("recv_list", &vec![0u8; 4 * k as usize], storage),
@@ -336,8 +427,10 @@ impl GpuTorus {
             buffers,
             pipelines,
             bind_group,
-            ctl: Ctl::default(),
-            log: Vec::new(),
+            seeds: seeds.to_vec(),
+            ctls,
+            ctl: StepCtl::default(),
+            logs: vec![Vec::new(); replicas as usize],
             batch: 16,
             profile: None,
             memory_bytes,
@@ -346,7 +439,7 @@ impl GpuTorus {
         engine
             .pipelines
             .step
-            .initialize(&engine.gpu, &engine.bind_group, engine.n_wg);
+            .initialize(&engine.gpu, &engine.bind_group, engine.n_wg, replicas);
         engine.read_ctl_and_log()?;
         Ok(engine)
     }
@@ -461,7 +554,7 @@ impl GpuTorus {
             self.pipelines.step.encode_steps(
                 &mut pass,
                 &self.bind_group,
-                self.n_wg,
+                (self.n_wg, self.seeds.len() as u32),
                 steps,
                 &mut stamp,
             );
@@ -504,16 +597,29 @@ impl GpuTorus {
         r
     }
 
-    /// Reads `ctl` and the step-log entries of the steps completed since the last read.
+    /// Reads every replica's `ctl` and the step-log entries of the steps completed since
+    /// the last read.
     fn read_ctl_and_log(&mut self) -> Result<(), SimError> {
         let b = &self.buffers;
-        self.ctl = stepped::read_ctl_and_log(&self.gpu, &b.ctl, &b.steplog, &mut self.log)?;
+        self.ctls = stepped::read_ctls_and_logs(&self.gpu, &b.ctl, &b.steplog, &mut self.logs)?;
+        let mut head = self.ctls[0].head;
+        for c in &self.ctls[1..] {
+            head.phase = head.phase.min(c.head.phase);
+            head.step = head.step.max(c.head.step);
+        }
+        self.ctl = head;
         Ok(())
     }
 
     /// Downloads the whole network state (for checks, statistics and the heatmap). The
     /// per-facility statistics fields are left zero: the GPU keeps those per workgroup.
+    /// With several replicas: replica 0's.
     pub fn download_state(&self) -> Result<TorusState, SimError> {
+        Ok(self.download_states()?.swap_remove(0))
+    }
+
+    /// Every replica's state (token numbers local to the replica, as in its own run).
+    pub fn download_states(&self) -> Result<Vec<TorusState>, SimError> {
         let b = &self.buffers;
         let bytes = read_buffers(&self.gpu, &[&b.dep, &b.start, &b.last_arr, &b.fac, &b.tok])?;
         let dep: &[[u32; 2]] = bytemuck::cast_slice(&bytes[0]);
@@ -522,63 +628,118 @@ impl GpuTorus {
         let fac: &[[u32; 4]] = bytemuck::cast_slice(&bytes[3]);
         let records: &[[u32; 4]] = bytemuck::cast_slice(&bytes[4]);
         let cfg = &self.config;
-        let tokens: Vec<Token> = records
-            .iter()
-            .map(|r| Token {
-                arrived: join([r[0], r[1]]),
-                next: r[2],
-                visits: r[3],
-            })
-            .collect();
-        let facilities = (0..dep.len())
-            .map(|f| {
-                let w = fac[f][0];
-                let mut queued = 0;
-                let mut t = fac[f][1];
-                // Bounded walk: a corrupted (cyclic) list is caught by check_tokens.
-                while t != NONE && (t as usize) < tokens.len() && queued <= tokens.len() as u32 {
-                    queued += 1;
-                    t = tokens[t as usize].next;
+        let k1 = cfg.model.facilities() as usize;
+        let n1 = cfg.model.tokens() as usize;
+        let original = last.len() == dep.len();
+        let states = self.seeds.iter().enumerate().map(|(r, &seed)| {
+            // global token number → the replica's own
+            let local = |t: u32| {
+                if t == NONE {
+                    NONE
+                } else {
+                    t.wrapping_sub((r * n1) as u32)
                 }
-                Facility {
-                    departure: join(dep[f]),
-                    service_start: join(start[f]),
-                    last_arrival: if last.len() == dep.len() {
-                        join(last[f])
-                    } else {
-                        0
-                    },
-                    busy: 0,
-                    sojourn: 0,
-                    causality_errors: 0,
-                    serving: if w == NONE { NONE } else { w & 0x3fff_ffff },
-                    route: if w == NONE { 0 } else { w >> 30 },
-                    head: fac[f][1],
-                    tail: fac[f][2],
-                    queued,
-                }
-            })
-            .collect();
-        Ok(TorusState {
-            rows: cfg.model.rows,
-            cols: cfg.model.cols,
-            seed: cfg.run.seed,
-            law: cfg.service_law(),
-            facilities,
-            tokens,
-        })
+            };
+            let tokens: Vec<Token> = records[r * n1..(r + 1) * n1]
+                .iter()
+                .map(|w| Token {
+                    arrived: join([w[0], w[1]]),
+                    next: local(w[2]),
+                    visits: w[3],
+                })
+                .collect();
+            let facilities = (r * k1..(r + 1) * k1)
+                .map(|f| {
+                    let w = fac[f][0];
+                    let head = local(fac[f][1]);
+                    let mut queued = 0;
+                    let mut t = head;
+                    // Bounded walk: a corrupted (cyclic) list is caught by check_tokens.
+                    while t != NONE && (t as usize) < n1 && queued <= n1 as u32 {
+                        queued += 1;
+                        t = tokens[t as usize].next;
+                    }
+                    Facility {
+                        departure: join(dep[f]),
+                        service_start: join(start[f]),
+                        last_arrival: if original { join(last[f]) } else { 0 },
+                        busy: 0,
+                        sojourn: 0,
+                        causality_errors: 0,
+                        serving: if w == NONE {
+                            NONE
+                        } else {
+                            local(w & 0x3fff_ffff)
+                        },
+                        route: if w == NONE { 0 } else { w >> 30 },
+                        head,
+                        tail: local(fac[f][2]),
+                        queued,
+                    }
+                })
+                .collect();
+            TorusState {
+                rows: cfg.model.rows,
+                cols: cfg.model.cols,
+                seed,
+                law: cfg.service_law(),
+                facilities,
+                tokens,
+            }
+        });
+        Ok(states.collect())
     }
 
-    /// Sums of busy and sojourn ticks over all completed services (exact, 128-bit).
+    /// Sums of busy and sojourn ticks over all completed services (exact, 128-bit); with
+    /// several replicas, replica 0's.
     pub fn accumulated(&self) -> Result<(u128, u128), SimError> {
+        Ok(self.accumulated_per_replica()?[0])
+    }
+
+    /// [`GpuTorus::accumulated`] of every replica (the sums of its segments).
+    fn accumulated_per_replica(&self) -> Result<Vec<(u128, u128)>, SimError> {
         let bytes = read_buffers(&self.gpu, &[&self.buffers.wg_acc])?;
         let acc: &[[u32; 4]] = bytemuck::cast_slice(&bytes[0]);
-        Ok(acc.iter().fold((0u128, 0u128), |(b, s), a| {
-            (
-                b + u128::from(join([a[0], a[1]])),
-                s + u128::from(join([a[2], a[3]])),
-            )
-        }))
+        let per = acc.len() / self.seeds.len();
+        Ok(acc
+            .chunks(per)
+            .map(|segments| {
+                segments.iter().fold((0u128, 0u128), |(b, s), a| {
+                    (
+                        b + u128::from(join([a[0], a[1]])),
+                        s + u128::from(join([a[2], a[3]])),
+                    )
+                })
+            })
+            .collect())
+    }
+
+    /// Every replica's summary, in the order of the seeds (each as its own run would give
+    /// it: its configuration's `run.seed` is its seed).
+    pub fn replica_summaries(&self) -> Result<Vec<Summary>, SimError> {
+        let states = self.download_states()?;
+        let sums = self.accumulated_per_replica()?;
+        let mut out = Vec::with_capacity(states.len());
+        for ((state, (busy, sojourn)), (c, &seed)) in states
+            .iter()
+            .zip(sums)
+            .zip(self.ctls.iter().zip(&self.seeds))
+        {
+            let horizon = c.head.now(self.end);
+            let mut m = stats::measure(state, horizon)?;
+            m.busy += busy;
+            m.sojourn = sojourn;
+            m.causality_errors = join(c.head.errors);
+            let mut cfg = self.config.clone();
+            cfg.run.seed = seed;
+            out.push(Summary::new(&cfg, &c.head.totals(), &m));
+        }
+        Ok(out)
+    }
+
+    /// Replica `r`'s step log.
+    pub fn replica_log(&self, r: usize) -> &[StepRecord] {
+        &self.logs[r]
     }
 
     /// Last-error step of every facility (the step index of its latest causality error).
@@ -606,6 +767,30 @@ impl GpuTorus {
     }
 }
 
+/// The initial states of `cfg` with each of `seeds`, one after the other, token numbers
+/// offset so that replica r's tokens are r·N … (r+1)·N − 1 (what the GPU holds).
+fn replicated_state(cfg: &TorusConfig, seeds: &[u64]) -> TorusState {
+    let n1 = cfg.model.tokens();
+    let mut all = TorusState::new(&cfg.model, cfg.service_law(), seeds[0]);
+    for (r, &seed) in seeds.iter().enumerate().skip(1) {
+        let off = r as u32 * n1;
+        let shift = |t: u32| if t == NONE { NONE } else { t + off };
+        let s = TorusState::new(&cfg.model, cfg.service_law(), seed);
+        all.facilities
+            .extend(s.facilities.into_iter().map(|f| Facility {
+                serving: shift(f.serving),
+                head: shift(f.head),
+                tail: shift(f.tail),
+                ..f
+            }));
+        all.tokens.extend(s.tokens.into_iter().map(|t| Token {
+            next: shift(t.next),
+            ..t
+        }));
+    }
+    all
+}
+
 impl SteppedGpu for GpuTorus {
     fn device(&self) -> &Gpu {
         &self.gpu
@@ -621,6 +806,9 @@ impl SteppedGpu for GpuTorus {
     }
     fn batch_mut(&mut self) -> &mut u64 {
         &mut self.batch
+    }
+    fn control_blocks(&self) -> (u64, u64) {
+        (self.seeds.len() as u64, std::mem::size_of::<Ctl>() as u64)
     }
     fn max_batch(&self) -> u64 {
         if self.profile.is_some() {
@@ -646,7 +834,7 @@ impl Engine for GpuTorus {
         self.ctl.totals()
     }
     fn step_log(&self) -> &[StepRecord] {
-        &self.log
+        &self.logs[0]
     }
     fn report(&mut self) -> Result<crate::sim::Report, SimError> {
         Ok(crate::sim::Report::of(

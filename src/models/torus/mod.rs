@@ -194,6 +194,13 @@ pub static INFO: super::ModelInfo = super::ModelInfo {
     panel: panel::PANEL,
     suites: bench::SUITES,
     bench: bench::run,
+    replicas: Some(super::Replicas {
+        accepts: |c| {
+            c.get::<config::TorusConfig>()
+                .is_some_and(gpu::GpuTorus::can_replicate)
+        },
+        run: run_replicas,
+    }),
     algorithms: &[
         super::AlgorithmInfo {
             name: "sequential",
@@ -247,3 +254,22 @@ pub static INFO: super::ModelInfo = super::ModelInfo {
         },
     ],
 };
+
+/// Runs `config` with each of `seeds` side by side in one GPU engine ([`super::Replicas`]).
+fn run_replicas(
+    config: &crate::preset::Config,
+    seeds: &[u64],
+    device: std::sync::Arc<crate::gpu::Gpu>,
+) -> Result<Vec<crate::sim::Report>, crate::sim::SimError> {
+    use crate::sim::Engine;
+    let cfg = config
+        .get::<config::TorusConfig>()
+        .ok_or_else(|| crate::sim::SimError::Gpu("replicas: not a torus configuration".into()))?;
+    let mut engine = gpu::GpuTorus::replicas(device, cfg, seeds)?;
+    engine.advance(crate::sim::Budget::Finish)?;
+    Ok(engine
+        .replica_summaries()?
+        .iter()
+        .map(crate::sim::Report::of)
+        .collect())
+}

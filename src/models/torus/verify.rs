@@ -42,6 +42,96 @@ pub fn check_once(gpu: &Arc<Gpu>, options: Options, record: &mut dyn FnMut(Check
             None => Err("not a torus case".into()),
         },
     ));
+    for algorithm in ["window", "interval/original"] {
+        record(timed(
+            format!(
+                "torus replicas: 4 seeds of 64×64 {algorithm} side by side on the GPU = each seed's CPU run"
+            ),
+            || check_replicas(gpu, algorithm, options),
+        ));
+    }
+}
+
+/// The configurations of the replica checks: window, interval/original.
+const REPLICA_CASES: [Case; 2] = [
+    Case {
+        label: "replicas window 64×64",
+        quick: true,
+        preset: "teaching-16x16",
+        sets: &[
+            "model.rows=64",
+            "model.cols=64",
+            "run.d=1",
+            "run.end_time=200",
+            "run.algorithm=\"window\"",
+            "model.service=\"shifted\"",
+        ],
+    },
+    Case {
+        label: "replicas interval/original 64×64",
+        quick: true,
+        preset: "teaching-16x16",
+        sets: &[
+            "model.rows=64",
+            "model.cols=64",
+            "run.d=1",
+            "run.end_time=200",
+            "run.algorithm=\"interval\"",
+            "run.timestamps=\"original\"",
+            "model.service=\"exponential\"",
+        ],
+    },
+];
+
+/// Replicas (several seeds side by side in one GPU engine, what sweeps use): each
+/// replica's summary, step log and state equal its seed's own CPU run. 64×64 is two
+/// segments per replica; interval/original makes causality errors in every replica.
+fn check_replicas(
+    gpu: &Arc<Gpu>,
+    algorithm: &str,
+    options: Options,
+) -> Result<Vec<String>, String> {
+    let case = &REPLICA_CASES[usize::from(algorithm != "window")];
+    let config = config_of(case)?;
+    let cfg = config
+        .get::<TorusConfig>()
+        .ok_or("not a torus case")?
+        .clone();
+    let seeds = [11u64, 12, 13, 14];
+    let mut g = GpuTorus::replicas(gpu.clone(), &cfg, &seeds).map_err(gpu_err)?;
+    g.advance(Budget::Finish).map_err(gpu_err)?;
+    let summaries = g.replica_summaries().map_err(gpu_err)?;
+    let states = g.download_states().map_err(gpu_err)?;
+    let mut diffs = Vec::new();
+    for (r, &seed) in seeds.iter().enumerate() {
+        let mut one = cfg.clone();
+        one.run.seed = seed;
+        let mut cpu = CpuEngine {
+            cpu: CpuTorus::new(&one),
+            config: one.clone(),
+        };
+        cpu.advance(Budget::Finish).map_err(gpu_err)?;
+        let mut gpu_report = crate::sim::Report::of(&summaries[r]);
+        if options.perturb_gpu {
+            gpu_report.perturb_work();
+        }
+        let prefix = |d: String| format!("seed {seed}: {d}");
+        diffs.extend(
+            compare_reports(&cpu.report().map_err(gpu_err)?, &gpu_report)
+                .into_iter()
+                .filter(|d| !d.starts_with("engine:"))
+                .map(prefix),
+        );
+        if g.replica_log(r) != cpu.step_log() {
+            diffs.push(prefix("step logs differ".into()));
+        }
+        diffs.extend(
+            compare_torus_states(&comparable_state(cpu.cpu.state(), &one), &states[r])
+                .into_iter()
+                .map(prefix),
+        );
+    }
+    Ok(diffs)
 }
 
 /// The torus configurations. 37×53 = 1961 facilities: one partial segment of 2048;

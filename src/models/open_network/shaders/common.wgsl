@@ -43,7 +43,7 @@ struct Token {
 }
 
 @group(0) @binding(0) var<uniform> P: Params;
-@group(0) @binding(1) var<storage, read_write> ctl: Ctl;
+@group(0) @binding(1) var<storage, read_write> ctl: array<Ctl, 1>; // one replica (stepped.wgsl)
 @group(0) @binding(2) var<storage, read_write> dep: array<vec2<u32>>;       // departure time, NEVER when idle
 @group(0) @binding(3) var<storage, read_write> start_t: array<vec2<u32>>;   // service start; idle: free since
 @group(0) @binding(4) var<storage, read_write> last_arr: array<vec2<u32>>;  // largest arrival time seen (interval/original only)
@@ -155,7 +155,7 @@ struct SourceItem {
 
 fn source_item(lid: u32, base: u32, carry: vec2<u32>) -> SourceItem {
     let x = base + lid;
-    let words = arrival_words(add64(ctl.arrivals, vec2<u32>(x, 0u)));
+    let words = arrival_words(add64(ctl[0].arrivals, vec2<u32>(x, 0u)));
     let g = select(gap(words), vec2<u32>(0u, 0u), x == 0u);
     let time = add64(carry, wg_scan64(lid, g));
     return SourceItem(x, words, time);
@@ -171,7 +171,7 @@ fn chunk_end(lid: u32, time: vec2<u32>) -> vec2<u32> {
 // uniform).
 fn count_arrivals(lid: u32, bound: vec2<u32>) -> u32 {
     var base = 0u;
-    var carry = ctl.next_arrival;
+    var carry = ctl[0].next_arrival;
     var n = 0u;
     loop {
         let it = source_item(lid, base, carry);
@@ -193,6 +193,9 @@ fn count_arrivals(lid: u32, bound: vec2<u32>) -> u32 {
     return n;
 }
 
+// The stepped scan's replica of a segment: the open network runs one replica.
+fn segment_replica(wg: u32) -> u32 { return 0u; }
+
 // Creates the ctl.step_arrivals arrivals the plan counted (OpenState::create, in
 // parallel): each takes a slot (the free stack's top entries first, then unused ones),
 // enters at its due time (the boundary for interval/boundary), and is announced to its
@@ -200,20 +203,20 @@ fn count_arrivals(lid: u32, bound: vec2<u32>) -> u32 {
 // workgroup calls it.
 fn step_start(lid: u32) {
     if lid == 0u {
-        src_uniform = ctl.step_arrivals;
+        src_uniform = ctl[0].step_arrivals;
         atomicStore(&src_listed, 0u);
     }
     let n = workgroupUniformLoad(&src_uniform);
     if n == 0u {
-        if lid == 0u { ctl.src_count = 0u; }
+        if lid == 0u { ctl[0].src_count = 0u; }
         return;
     }
     let top = atomicLoad(&heads[P.k]);
     let from_stack = min(n, top);
-    let used = ctl.pool_used;
+    let used = ctl[0].pool_used;
     var entered = vec2<u32>(0u, 0u); // Σ entry times of this thread's arrivals
     var base = 0u;
-    var carry = ctl.next_arrival;
+    var carry = ctl[0].next_arrival;
     loop {
         let it = source_item(lid, base, carry);
         if it.x < n {
@@ -223,17 +226,17 @@ fn step_start(lid: u32) {
             } else {
                 slot = used + (it.x - from_stack);
             }
-            let t_exec = select(it.time, ctl.exec_at, P.rule == RULE_BOUNDARY);
+            let t_exec = select(it.time, ctl[0].exec_at, P.rule == RULE_BOUNDARY);
             let dest = choose(it.words.y, P.lines) * P.servers;
             let link = atomicExchange(&heads[dest], slot);
-            let k = add64(ctl.arrivals, vec2<u32>(it.x, 0u));
+            let k = add64(ctl[0].arrivals, vec2<u32>(it.x, 0u));
             tok[slot] = Token(k, t_exec, t_exec, 0u, NONE, link, P.k, 0u, 0u);
             if link == NONE {
                 recv_list[P.k + atomicAdd(&src_listed, 1u)] = dest;
             }
             entered = add64(entered, t_exec);
         } else if it.x == n {
-            ctl.next_arrival = it.time; // T_n: due next
+            ctl[0].next_arrival = it.time; // T_n: due next
         }
         let end = chunk_end(lid, it.time);
         if base + WG > n { break; }
@@ -242,10 +245,10 @@ fn step_start(lid: u32) {
     }
     let r = wg_reduce(lid, never(), entered, vec2<u32>(0u, 0u));
     if lid == 0u {
-        ctl.src_count = atomicLoad(&src_listed);
-        ctl.entered_sum = add128(ctl.entered_sum, r.a);
-        ctl.arrivals = add64(ctl.arrivals, vec2<u32>(n, 0u));
-        ctl.pool_used = used + (n - from_stack);
+        ctl[0].src_count = atomicLoad(&src_listed);
+        ctl[0].entered_sum = add128(ctl[0].entered_sum, r.a);
+        ctl[0].arrivals = add64(ctl[0].arrivals, vec2<u32>(n, 0u));
+        ctl[0].pool_used = used + (n - from_stack);
         atomicStore(&heads[P.k], top - from_stack);
     }
 }

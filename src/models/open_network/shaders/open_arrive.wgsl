@@ -27,7 +27,7 @@ fn accept(g: u32, st: ptr<function, vec4<u32>>, token: u32, t: vec2<u32>, errors
     if P.rule == RULE_ORIGINAL {
         if lt64(t, last_arr[g]) {
             *errors += 1u;
-            (*st).w = ctl.step;
+            (*st).w = ctl[0].step;
         } else {
             last_arr[g] = t;
         }
@@ -74,7 +74,7 @@ fn arrive_at(g: u32, errors: ptr<function, u32>) {
 fn arrive(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid3: vec3<u32>) {
     let lid = lid3.x;
     let wg = wid.x;
-    if uniform_phase(lid) != PHASE_PLANNED { return; } // the segment lists are stale
+    if uniform_phase(lid, 0u) != PHASE_PLANNED { return; } // the segment lists are stale
     var m = never();
     var errors = 0u;
     let total = seg_count[wg].y;
@@ -83,7 +83,7 @@ fn arrive(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l
         arrive_at(g, &errors);
         m = min64(m, dep[g]);
     }
-    let from_source = ctl.src_count;
+    let from_source = ctl[0].src_count;
     for (var j = wg * WG + lid; j < from_source; j += P.n_wg * WG) {
         let g = recv_list[P.k + j];
         arrive_at(g, &errors);

@@ -22,7 +22,7 @@ struct Departed {
 fn depart_one(f: u32) -> Departed {
     let zero = vec2<u32>(0u, 0u);
     let t = dep[f];
-    let t_exec = select(t, ctl.exec_at, P.rule == RULE_BOUNDARY);
+    let t_exec = select(t, ctl[0].exec_at, P.rule == RULE_BOUNDARY);
     var st = fac[f];
     let token = st.x;
     var tk = tok[token];
@@ -67,7 +67,7 @@ fn depart_one(f: u32) -> Departed {
 fn depart(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid3: vec3<u32>) {
     let lid = lid3.x;
     let wg = wid.x;
-    if uniform_phase(lid) != PHASE_PLANNED { return; } // the segment lists are stale
+    if uniform_phase(lid, 0u) != PHASE_PLANNED { return; } // the segment lists are stale
     if lid == 0u {
         atomicStore(&sh_count, 0u);
         atomicStore(&sh_exits, 0u);

@@ -23,12 +23,12 @@ var<workgroup> plan_bound: vec4<u32>; // (bound, exec_at)
 fn plan(lid: u32, departures_min: vec2<u32>) {
     if lid == 0u {
         plan_go = 0u;
-        let t_min = min64(departures_min, ctl.next_arrival);
-        ctl.t_min = t_min;
+        let t_min = min64(departures_min, ctl[0].next_arrival);
+        ctl[0].t_min = t_min;
         if !lt64(t_min, P.end_t) {
-            ctl.phase = PHASE_DONE;
-        } else if !lt64(t_min, ctl.limit) {
-            ctl.phase = PHASE_HELD;
+            ctl[0].phase = PHASE_DONE;
+        } else if !lt64(t_min, ctl[0].limit) {
+            ctl[0].phase = PHASE_HELD;
         } else {
             plan_bound = step_bound(t_min);
             plan_go = 1u;
@@ -39,35 +39,35 @@ fn plan(lid: u32, departures_min: vec2<u32>) {
     // How many arrivals fall within the bound (their times only), before taking slots.
     let n = count_arrivals(lid, b.xy);
     if lid == 0u {
-        let available = atomicLoad(&heads[P.k]) + (ctl.pool_cap - ctl.pool_used);
+        let available = atomicLoad(&heads[P.k]) + (ctl[0].pool_cap - ctl[0].pool_used);
         if n > available {
-            ctl.pool_short = n - available;
-            ctl.phase = PHASE_FULL;
+            ctl[0].pool_short = n - available;
+            ctl[0].phase = PHASE_FULL;
             return;
         }
-        ctl.step_arrivals = n; // created by step_start, when the step starts
-        ctl.bound = b.xy;
-        ctl.exec_at = b.zw;
-        steplog[ctl.step % P.log_len] = LogEntry(ctl.t_min, b.xy, 0u, 0u, 0u, 0u);
-        ctl.phase = PHASE_PLANNED;
+        ctl[0].step_arrivals = n; // created by step_start, when the step starts
+        ctl[0].bound = b.xy;
+        ctl[0].exec_at = b.zw;
+        steplog[ctl[0].step % P.log_len] = LogEntry(ctl[0].t_min, b.xy, 0u, 0u, 0u, 0u);
+        ctl[0].phase = PHASE_PLANNED;
     }
 }
 
 @compute @workgroup_size(WG)
 fn finish_step(@builtin(local_invocation_id) lid3: vec3<u32>) {
     let lid = lid3.x;
-    if uniform_phase(lid) != PHASE_PLANNED { return; }
-    let r = reduce_partials(lid);
+    if uniform_phase(lid, 0u) != PHASE_PLANNED { return; }
+    let r = reduce_partials(lid, 0u, P.n_wg);
     if lid == 0u {
-        let i = ctl.step % P.log_len;
-        let events = r.a.x + ctl.step_arrivals;
+        let i = ctl[0].step % P.log_len;
+        let events = r.a.x + ctl[0].step_arrivals;
         let errors = r.b.x;
         steplog[i].events = events;
         steplog[i].errors = errors;
-        ctl.events = add64(ctl.events, vec2<u32>(events, 0u));
-        ctl.errors = add64(ctl.errors, vec2<u32>(errors, 0u));
-        ctl.max_events = max(ctl.max_events, events);
-        ctl.step += 1u;
+        ctl[0].events = add64(ctl[0].events, vec2<u32>(events, 0u));
+        ctl[0].errors = add64(ctl[0].errors, vec2<u32>(errors, 0u));
+        ctl[0].max_events = max(ctl[0].max_events, events);
+        ctl[0].step += 1u;
     }
     plan(lid, r.min);
 }
@@ -78,11 +78,11 @@ fn finish_step(@builtin(local_invocation_id) lid3: vec3<u32>) {
 @compute @workgroup_size(WG)
 fn resume(@builtin(local_invocation_id) lid3: vec3<u32>) {
     let lid = lid3.x;
-    let phase = uniform_phase(lid);
+    let phase = uniform_phase(lid, 0u);
     if phase == PHASE_IDLE {
-        let r = reduce_partials(lid);
+        let r = reduce_partials(lid, 0u, P.n_wg);
         plan(lid, r.min);
     } else if phase == PHASE_HELD {
-        plan(lid, ctl.t_min);
+        plan(lid, ctl[0].t_min);
     }
 }

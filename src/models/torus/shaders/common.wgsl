@@ -7,7 +7,8 @@ struct Params {
     rows: u32, cols: u32, k: u32, n_wg: u32,
     seed_lo: u32, seed_hi: u32, rule: u32, log_len: u32,
     d: vec2<u32>, end_t: vec2<u32>,
-    shift: vec2<u32>, scale: u32, pad0: u32,
+    shift: vec2<u32>, scale: u32,
+    k1: u32, n_wg1: u32, tok1: u32, replicas: u32, pad0: u32, // per replica: facilities, segments, tokens
 }
 
 struct Ctl {
@@ -15,10 +16,11 @@ struct Ctl {
     exec_at: vec2<u32>, limit: vec2<u32>,
     events: vec2<u32>, errors: vec2<u32>,
     step: u32, phase: u32, max_events: u32, pad0: u32,
+    seed: vec2<u32>, pad1: vec2<u32>, // the replica's run.seed (lo, hi)
 }
 
 @group(0) @binding(0) var<uniform> P: Params;
-@group(0) @binding(1) var<storage, read_write> ctl: Ctl;
+@group(0) @binding(1) var<storage, read_write> ctl: array<Ctl>;             // one per replica
 @group(0) @binding(2) var<storage, read_write> dep: array<vec2<u32>>;       // departure time, NEVER when idle
 @group(0) @binding(3) var<storage, read_write> start_t: array<vec2<u32>>;   // service start; idle: free since
 @group(0) @binding(4) var<storage, read_write> last_arr: array<vec2<u32>>;  // largest arrival time seen (interval/original only)
@@ -35,31 +37,39 @@ struct Ctl {
 @group(0) @binding(15) var<storage, read_write> recv_list: array<u32>;      // per segment: facilities its departures send to (each once)
 @group(0) @binding(16) var<storage, read_write> inbox: array<atomic<u32>>;  // tokens announced to a facility this step
 
-// Neighbour of facility f in direction dir (0 up, 1 down, 2 left, 3 right) on the torus.
-fn neighbour(f: u32, dir: u32) -> u32 {
-    var r = f / P.cols;
-    var c = f % P.cols;
-    switch dir {
-        case 0u: { r = select(r - 1u, P.rows - 1u, r == 0u); }
-        case 1u: { r = select(r + 1u, 0u, r + 1u == P.rows); }
-        case 2u: { c = select(c - 1u, P.cols - 1u, c == 0u); }
-        default: { c = select(c + 1u, 0u, c + 1u == P.cols); }
-    }
-    return r * P.cols + c;
+// Replicas: R independent tori (one per seed) side by side. Replica r owns facilities
+// [r·k1, (r+1)·k1), segments [r·n_wg1, (r+1)·n_wg1) (k1 is a multiple of SEG when R > 1)
+// and tokens [r·tok1, (r+1)·tok1); tokens never leave their replica.
+
+// The first facility of g's replica.
+fn replica_base(g: u32) -> u32 {
+    if P.replicas == 1u { return 0u; }
+    return (g / P.k1) * P.k1;
+}
+
+// The stepped scan's replica of a segment.
+fn segment_replica(wg: u32) -> u32 {
+    return wg / P.n_wg1;
+}
+
+// A token's random words, keyed as in its replica's own run (its seed, its token number).
+fn replica_words(token: u32, visit: u32, rep: u32) -> vec4<u32> {
+    return seeded_token_words(ctl[rep].seed, token - rep * P.tok1, visit);
 }
 
 // The sources of the four directions of facility g: component dir holds the neighbour
 // that reaches g by moving in direction dir (its neighbour in direction dir ^ 1).
 // One division instead of one per neighbour.
 fn sources(g: u32) -> vec4<u32> {
-    let r = g / P.cols;
-    let c = g - r * P.cols;
+    let base = replica_base(g);
+    let r = (g - base) / P.cols;
+    let c = (g - base) - r * P.cols;
     let up = select(r - 1u, P.rows - 1u, r == 0u) * P.cols + c;
     let down = select(r + 1u, 0u, r + 1u == P.rows) * P.cols + c;
     let left = r * P.cols + select(c - 1u, P.cols - 1u, c == 0u);
     let right = r * P.cols + select(c + 1u, 0u, c + 1u == P.cols);
     // moving up (0) reaches g from below, down (1) from above, left (2) from the right...
-    return vec4<u32>(down, up, right, left);
+    return vec4<u32>(down, up, right, left) + base;
 }
 
 // The stepped scan's hook (stepped.wgsl): a torus step has nothing to do before the scan.

@@ -28,17 +28,17 @@ fn before(a: Arrival, b: Arrival) -> bool {
     return lt64(a.time, b.time) || (all(a.time == b.time) && a.src < b.src);
 }
 
-fn accept(g: u32, f_state: ptr<function, vec4<u32>>, token: u32, t: vec2<u32>, errors: ptr<function, u32>) {
+fn accept(g: u32, rep: u32, f_state: ptr<function, vec4<u32>>, token: u32, t: vec2<u32>, errors: ptr<function, u32>) {
     if P.rule == RULE_ORIGINAL {
         if lt64(t, last_arr[g]) {
             *errors += 1u;
-            (*f_state).w = ctl.step;
+            (*f_state).w = ctl[rep].step;
         } else {
             last_arr[g] = t;
         }
     }
     if (*f_state).x == NONE {
-        let words = token_words(token, tok[token].w);
+        let words = replica_words(token, tok[token].w, rep);
         let s = max64(t, start_t[g]);
         start_t[g] = s;
         dep[g] = add64(s, service_ticks(words.x));
@@ -56,7 +56,7 @@ fn accept(g: u32, f_state: ptr<function, vec4<u32>>, token: u32, t: vec2<u32>, e
 
 // Accepts the (up to four) arrivals at g in sequential order, sorted in registers with a
 // 5-comparator network (dynamically indexed local arrays would live in slow local memory).
-fn arrive_at(g: u32, errors: ptr<function, u32>) {
+fn arrive_at(g: u32, rep: u32, errors: ptr<function, u32>) {
     let s = sources(g);
     var a0 = pull(g, s.x, 0u);
     var a1 = pull(g, s.y, 1u);
@@ -69,10 +69,10 @@ fn arrive_at(g: u32, errors: ptr<function, u32>) {
     if before(a3, a1) { x = a1; a1 = a3; a3 = x; }
     if before(a2, a1) { x = a1; a1 = a2; a2 = x; }
     var st = fac[g];
-    if a0.token != NONE { accept(g, &st, a0.token, a0.time, errors); }
-    if a1.token != NONE { accept(g, &st, a1.token, a1.time, errors); }
-    if a2.token != NONE { accept(g, &st, a2.token, a2.time, errors); }
-    if a3.token != NONE { accept(g, &st, a3.token, a3.time, errors); }
+    if a0.token != NONE { accept(g, rep, &st, a0.token, a0.time, errors); }
+    if a1.token != NONE { accept(g, rep, &st, a1.token, a1.time, errors); }
+    if a2.token != NONE { accept(g, rep, &st, a2.token, a2.time, errors); }
+    if a3.token != NONE { accept(g, rep, &st, a3.token, a3.time, errors); }
     fac[g] = st;
 }
 
@@ -80,13 +80,14 @@ fn arrive_at(g: u32, errors: ptr<function, u32>) {
 fn arrive(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid3: vec3<u32>) {
     let lid = lid3.x;
     let wg = wid.x;
-    if uniform_phase(lid) != PHASE_PLANNED { return; } // the segment lists are stale
+    let rep = segment_replica(wg);
+    if uniform_phase(lid, rep) != PHASE_PLANNED { return; } // the segment lists are stale
     var m = never();
     var errors = 0u;
     let total = seg_count[wg].y;
     for (var j = lid; j < total; j += WG) {
         let g = recv_list[wg * SEG + j];
-        arrive_at(g, &errors);
+        arrive_at(g, rep, &errors);
         atomicStore(&inbox[g], 0u);
         m = min64(m, dep[g]);
     }

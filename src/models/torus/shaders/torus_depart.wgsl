@@ -13,9 +13,9 @@ struct Departed {
     dest: u32,
 }
 
-fn depart_one(f: u32) -> Departed {
+fn depart_one(f: u32, rep: u32) -> Departed {
     let t = dep[f];
-    let t_exec = select(t, ctl.exec_at, P.rule == RULE_BOUNDARY);
+    let t_exec = select(t, ctl[rep].exec_at, P.rule == RULE_BOUNDARY);
     var st = fac[f];
     let token = st.x & TOKEN_MASK;
     let dir = st.x >> 30u;
@@ -34,7 +34,7 @@ fn depart_one(f: u32) -> Departed {
         st.y = nt.z;
         if st.y == NONE { st.z = NONE; }
         tok[next] = vec4<u32>(nt.xy, NONE, nt.w);
-        let words = token_words(next, nt.w);
+        let words = replica_words(next, nt.w, rep);
         dep[f] = add64(t_exec, service_ticks(words.x));
         start_t[f] = t_exec;
         st.x = next | ((words.y >> 30u) << 30u);
@@ -48,7 +48,8 @@ fn depart_one(f: u32) -> Departed {
 fn depart(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid3: vec3<u32>) {
     let lid = lid3.x;
     let wg = wid.x;
-    if uniform_phase(lid) != PHASE_PLANNED { return; } // the segment lists are stale
+    let rep = segment_replica(wg);
+    if uniform_phase(lid, rep) != PHASE_PLANNED { return; } // the segment lists are stale
     if lid == 0u { atomicStore(&sh_count, 0u); }
     workgroupBarrier();
     var busy = vec2<u32>(0u, 0u);
@@ -57,7 +58,7 @@ fn depart(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l
     let total = seg_count[wg].x;
     for (var j = lid; j < total; j += WG) {
         let f = dep_list[wg * SEG + j];
-        let r = depart_one(f);
+        let r = depart_one(f, rep);
         busy = add64(busy, r.busy);
         soj = add64(soj, r.sojourn);
         m = min64(m, dep[f]);

@@ -10,56 +10,70 @@
 //   DONE     the next t_min is at or past the end time.
 
 
-// Thread 0 only, after reduce_partials: the next step's bound from t_min.
-fn plan(t_min: vec2<u32>) {
+// Every replica runs this state machine on its own control block, in its own workgroup
+// of these passes (workgroup r plans replica r), with its own step count and log.
+
+// Thread 0 only, after reduce_partials: replica rep's next step's bound from t_min.
+fn plan(rep: u32, t_min: vec2<u32>) {
     if !lt64(t_min, P.end_t) {
-        ctl.phase = PHASE_DONE;
-        ctl.t_min = t_min;
+        ctl[rep].phase = PHASE_DONE;
+        ctl[rep].t_min = t_min;
         return;
     }
-    if !lt64(t_min, ctl.limit) {
-        ctl.phase = PHASE_HELD;
-        ctl.t_min = t_min;
+    if !lt64(t_min, ctl[rep].limit) {
+        ctl[rep].phase = PHASE_HELD;
+        ctl[rep].t_min = t_min;
         return;
     }
     let b = step_bound(t_min);
-    ctl.t_min = t_min;
-    ctl.bound = b.xy;
-    ctl.exec_at = b.zw;
-    steplog[ctl.step % P.log_len] = LogEntry(t_min, b.xy, 0u, 0u, 0u, 0u);
-    ctl.phase = PHASE_PLANNED;
+    ctl[rep].t_min = t_min;
+    ctl[rep].bound = b.xy;
+    ctl[rep].exec_at = b.zw;
+    steplog[log_slot(rep)] = LogEntry(t_min, b.xy, 0u, 0u, 0u, 0u);
+    ctl[rep].phase = PHASE_PLANNED;
+}
+
+// Replica rep's log entry of its current step.
+fn log_slot(rep: u32) -> u32 {
+    return rep * P.log_len + ctl[rep].step % P.log_len;
+}
+
+// Replica rep's partials: its segments.
+fn reduce_replica(lid: u32, rep: u32) -> Reduced {
+    return reduce_partials(lid, rep * P.n_wg1, (rep + 1u) * P.n_wg1);
 }
 
 @compute @workgroup_size(WG)
-fn finish_step(@builtin(local_invocation_id) lid3: vec3<u32>) {
+fn finish_step(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid3: vec3<u32>) {
     let lid = lid3.x;
-    if uniform_phase(lid) != PHASE_PLANNED { return; }
-    let r = reduce_partials(lid);
+    let rep = wid.x;
+    if uniform_phase(lid, rep) != PHASE_PLANNED { return; }
+    let r = reduce_replica(lid, rep);
     if lid == 0u {
-        let i = ctl.step % P.log_len;
+        let i = log_slot(rep);
         let events = r.a.x;
         let errors = r.b.x;
         steplog[i].events = events;
         steplog[i].errors = errors;
-        ctl.events = add64(ctl.events, vec2<u32>(events, 0u));
-        ctl.errors = add64(ctl.errors, vec2<u32>(errors, 0u));
-        ctl.max_events = max(ctl.max_events, events);
-        ctl.step += 1u;
-        plan(r.min);
+        ctl[rep].events = add64(ctl[rep].events, vec2<u32>(events, 0u));
+        ctl[rep].errors = add64(ctl[rep].errors, vec2<u32>(errors, 0u));
+        ctl[rep].max_events = max(ctl[rep].max_events, events);
+        ctl[rep].step += 1u;
+        plan(rep, r.min);
     }
 }
 
 // Plans a step when none is planned: after set-up (IDLE: reduce the initial minima) or
 // when the caller raised the limit of a HELD engine (t_min is already known).
 @compute @workgroup_size(WG)
-fn resume(@builtin(local_invocation_id) lid3: vec3<u32>) {
+fn resume(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid3: vec3<u32>) {
     let lid = lid3.x;
-    let phase = uniform_phase(lid);
+    let rep = wid.x;
+    let phase = uniform_phase(lid, rep);
     if phase == PHASE_IDLE {
-        let r = reduce_partials(lid);
-        if lid == 0u { plan(r.min); }
+        let r = reduce_replica(lid, rep);
+        if lid == 0u { plan(rep, r.min); }
     } else if phase == PHASE_HELD && lid == 0u {
-        plan(ctl.t_min);
+        plan(rep, ctl[rep].t_min);
     }
 }
-
