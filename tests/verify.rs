@@ -12,9 +12,14 @@ fn verify_passes_on_this_adapter_with_every_reduction_variant() {
     let failures: Vec<_> = v.checks.iter().filter(|c| !c.passed).collect();
     assert!(v.ok(), "{failures:#?}");
     // every variant the adapter has, every engine: reductions, 6 torus, 4 diffusion and
-    // 7 open-network cases each; then window = sequential once for the torus and the open
-    // network
-    assert_eq!(v.checks.len(), v.reductions.len() * 18 + 2);
+    // 7 open-network cases each; then once: window = sequential for the torus and the open
+    // network, and the torus's replicas (window, interval/original)
+    assert_eq!(v.checks.len(), v.reductions.len() * 18 + 4);
+    assert!(
+        v.checks
+            .iter()
+            .any(|c| c.name.starts_with("torus replicas"))
+    );
     assert!(
         v.checks
             .iter()
@@ -53,6 +58,19 @@ fn verify_fails_when_a_gpu_result_is_perturbed() {
         "{:?}",
         torus.details
     );
+    // each replica's report goes through the same comparison
+    let replicas: Vec<_> = v
+        .checks
+        .iter()
+        .filter(|c| c.name.starts_with("torus replicas"))
+        .collect();
+    assert_eq!(replicas.len(), 2);
+    assert!(replicas.iter().all(|c| {
+        !c.passed
+            && c.details
+                .iter()
+                .any(|d| d.starts_with("seed 11: events: CPU "))
+    }));
     let diffusion = v
         .checks
         .iter()

@@ -1,6 +1,8 @@
 //! One GPU setup used by headless runs, tests and (later) the app: adapter, device, queue.
 
-use std::sync::{Arc, OnceLock};
+use std::any::Any;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// Optional features PDES Lab uses when the adapter has them: GPU timestamps for
 /// `bench --profile`, subgroup operations for the workgroup reductions.
@@ -19,6 +21,9 @@ pub struct Gpu {
     pub queue: wgpu::Queue,
     /// The limits the device was created with (the adapter's own).
     pub limits: wgpu::Limits,
+    /// Objects built once per device and shared by every engine on it (compiled
+    /// pipelines: see [`Gpu::cached`]).
+    cache: Mutex<HashMap<String, Arc<dyn Any + Send + Sync>>>,
 }
 
 impl Gpu {
@@ -55,6 +60,7 @@ impl Gpu {
             device,
             queue,
             limits,
+            cache: Mutex::default(),
         })
     }
 
@@ -65,7 +71,22 @@ impl Gpu {
             device: rs.device.clone(),
             queue: rs.queue.clone(),
             limits: rs.device.limits(),
+            cache: Mutex::default(),
         }
+    }
+
+    /// The object stored under `key` on this device, built by `build` the first time.
+    /// Engines keep their compiled pipelines here, so that the second engine of a kind
+    /// (a sweep builds dozens) does not compile its shaders again: ~150 ms per torus
+    /// engine on an H100 (bench/NOTES.md, Sweeps).
+    pub fn cached<T: Any + Send + Sync>(&self, key: &str, build: impl FnOnce() -> T) -> Arc<T> {
+        let mut map = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(v) = map.get(key).and_then(|v| v.clone().downcast::<T>().ok()) {
+            return v;
+        }
+        let v = Arc::new(build());
+        map.insert(key.to_string(), v.clone());
+        v
     }
 
     /// One shared device per process (tests and the command line open it once).

@@ -278,7 +278,7 @@ pub struct GpuOpen {
     end: Ticks,
     n_wg: u32,
     buffers: Buffers,
-    pipelines: Pipelines,
+    pipelines: Arc<Pipelines>,
     bind_group: wgpu::BindGroup,
     ctl: Ctl,
     log: Vec<StepRecord>,
@@ -406,7 +406,9 @@ impl GpuOpen {
                 "out of GPU memory allocating {memory_bytes} bytes: {e}"
             )));
         }
-        let pipelines = build_pipelines(&gpu, reductions);
+        let pipelines = gpu.cached(&format!("open network pipelines, {reductions:?}"), || {
+            build_pipelines(&gpu, reductions)
+        });
         let bind_group = kit::bind_group(
             &gpu.device,
             "open network",

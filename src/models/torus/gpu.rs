@@ -23,7 +23,7 @@
 //! interval/original adds the last arrival time (8) for causality detection.
 
 use crate::gpu::Gpu;
-use crate::gpu::kit::{join, read_buffers, split};
+use crate::gpu::kit::{self, Use, join, read_buffers, split};
 use crate::gpu::read_ranges;
 use crate::gpu::shaders::Reductions;
 use crate::gpu::stepped::{
@@ -159,6 +159,7 @@ struct Buffers {
 }
 
 struct Pipelines {
+    layout: wgpu::BindGroupLayout,
     display: wgpu::ComputePipeline,
     display_layout: wgpu::BindGroupLayout,
     step: StepPipelines,
@@ -212,7 +213,7 @@ pub struct GpuTorus {
     end: Ticks,
     n_wg: u32,
     buffers: Buffers,
-    pipelines: Pipelines,
+    pipelines: Arc<Pipelines>,
     bind_group: wgpu::BindGroup,
     /// The seed of each replica (one for a single run).
     seeds: Vec<u64>,
@@ -418,7 +419,8 @@ impl GpuTorus {
                 "out of GPU memory allocating {memory_bytes} bytes: {e}"
             )));
         }
-        let (pipelines, bind_group) = build_pipelines(&gpu, &buffers, reductions);
+        let pipelines = pipelines(&gpu, reductions);
+        let bind_group = bind_group(&gpu, &buffers, &pipelines);
         let mut engine = Self {
             gpu,
             config: cfg.clone(),
@@ -853,18 +855,23 @@ impl crate::models::torus::cpu::TorusEngine for GpuTorus {
     }
 }
 
-fn build_pipelines(gpu: &Gpu, b: &Buffers, reductions: Reductions) -> (Pipelines, wgpu::BindGroup) {
-    let device = &gpu.device;
-    let entry = |binding: u32, ty: wgpu::BufferBindingType| wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility: wgpu::ShaderStages::COMPUTE,
-        ty: wgpu::BindingType::Buffer {
-            ty,
-            has_dynamic_offset: false,
-            min_binding_size: None,
-        },
-        count: None,
-    };
+/// The torus's compiled passes and their bind group layout: built once per device and
+/// reduction variant ([`Gpu::cached`]), shared by every torus engine on it.
+fn pipelines(gpu: &Gpu, reductions: Reductions) -> Arc<Pipelines> {
+    let key = format!("torus pipelines, {reductions:?}");
+    gpu.cached(&key, || build_pipelines(gpu, reductions))
+}
+
+/// How the torus passes use their bindings (0: the parameters; 11: the ln table).
+const USES: [Use; 17] = {
+    let mut u = [Use::ReadWrite; 17];
+    u[0] = Use::Uniform;
+    u[11] = Use::Read;
+    u
+};
+
+/// Binds an engine's buffers for the cached pipelines (in the order of common.wgsl).
+fn bind_group(gpu: &Gpu, b: &Buffers, pipelines: &Pipelines) -> wgpu::BindGroup {
     let all = [
         &b.params,
         &b.ctl,
@@ -884,77 +891,30 @@ fn build_pipelines(gpu: &Gpu, b: &Buffers, reductions: Reductions) -> (Pipelines
         &b.recv_list,
         &b.inbox,
     ];
-    let entries: Vec<wgpu::BindGroupLayoutEntry> = (0..all.len() as u32)
-        .map(|i| {
-            entry(
-                i,
-                match i {
-                    0 => wgpu::BufferBindingType::Uniform,
-                    11 => wgpu::BufferBindingType::Storage { read_only: true },
-                    _ => wgpu::BufferBindingType::Storage { read_only: false },
-                },
-            )
-        })
-        .collect();
-    let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some("torus"),
-        entries: &entries,
-    });
-    let bind_entries: Vec<wgpu::BindGroupEntry> = all
-        .iter()
-        .enumerate()
-        .map(|(i, buf)| wgpu::BindGroupEntry {
-            binding: i as u32,
-            resource: buf.as_entire_binding(),
-        })
-        .collect();
-    let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some("torus"),
-        layout: &layout,
-        entries: &bind_entries,
-    });
-    let pl = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-        label: Some("torus"),
-        bind_group_layouts: &[Some(&layout)],
-        immediate_size: 0,
-    });
+    kit::bind_group(&gpu.device, "torus", &pipelines.layout, &all)
+}
+
+fn build_pipelines(gpu: &Gpu, reductions: Reductions) -> Pipelines {
+    let device = &gpu.device;
+    let layout = kit::layout(device, "torus", &USES);
+    let display_layout = kit::layout(device, "torus display", &[Use::ReadWrite]);
+    let pl = kit::pipeline_layout(device, "torus", &[&layout]);
+    let pl_display = kit::pipeline_layout(device, "torus display", &[&layout, &display_layout]);
     let module = |name: &str, src: &str| {
         device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some(name),
             source: wgpu::ShaderSource::Wgsl(super::shaders::pass(src, reductions).into()),
         })
     };
-    let scan_m = module("stepped_scan (torus)", super::shaders::SCAN);
-    let display_m = module("torus_display", super::shaders::DISPLAY);
-    let display_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some("torus display"),
-        entries: &[entry(
-            0,
-            wgpu::BufferBindingType::Storage { read_only: false },
-        )],
-    });
-    let pl_display = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-        label: Some("torus display"),
-        bind_group_layouts: &[Some(&layout), Some(&display_layout)],
-        immediate_size: 0,
-    });
-    let depart_m = module("torus_depart", super::shaders::DEPART);
-    let arrive_m = module("torus_arrive", super::shaders::ARRIVE);
-    let plan_m = module("torus_plan", super::shaders::PLAN);
-    let pipeline = |m: &wgpu::ShaderModule, entry: &str, layout: &wgpu::PipelineLayout| {
-        device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some(entry),
-            layout: Some(layout),
-            module: m,
-            entry_point: Some(entry),
-            compilation_options: Default::default(),
-            cache: None,
-        })
-    };
-    let pipelines = Pipelines {
-        display: pipeline(&display_m, "display_main", &pl_display),
+    let scan = module("stepped_scan (torus)", super::shaders::SCAN);
+    let depart = module("torus_depart", super::shaders::DEPART);
+    let arrive = module("torus_arrive", super::shaders::ARRIVE);
+    let plan = module("torus_plan", super::shaders::PLAN);
+    let display = module("torus_display", super::shaders::DISPLAY);
+    Pipelines {
+        display: kit::pipeline(device, &pl_display, &display, "display_main"),
+        step: StepPipelines::new(device, &pl, [&scan, &depart, &arrive, &plan]),
+        layout,
         display_layout,
-        step: StepPipelines::new(device, &pl, [&scan_m, &depart_m, &arrive_m, &plan_m]),
-    };
-    (pipelines, bind_group)
+    }
 }
