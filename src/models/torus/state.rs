@@ -219,7 +219,7 @@ impl TorusState {
         let mut mark = |t: u32, f: usize| -> Result<(), String> {
             let slot = seen
                 .get_mut(t as usize)
-                .ok_or(format!("facility {f}: bad token id {t}"))?;
+                .ok_or_else(|| format!("facility {f}: bad token id {t}"))?;
             if *slot {
                 return Err(format!(
                     "token {t} is in two places (found again at facility {f})"
