@@ -26,9 +26,9 @@ pub struct Sample {
     pub steps: u64,
     /// Events so far (diffusion: cell updates).
     pub events: u64,
-    /// Torus: utilization of completed services up to `time`.
+    /// Torus: utilization of completed services up to `time` (M/M/c/k: busy fraction of a server).
     pub utilization: f64,
-    /// Torus: mean sojourn time of completed visits.
+    /// Torus: mean sojourn time of completed visits (M/M/c/k: mean time in system).
     pub sojourn: f64,
     /// Torus: causality errors so far.
     pub causality_errors: u64,
@@ -40,6 +40,12 @@ pub struct Sample {
     pub min_temperature: f64,
     /// Diffusion: highest cell temperature.
     pub max_temperature: f64,
+    /// M/M/c/k: grand mean over replications of the time-average number in system.
+    pub number_in_system: f64,
+    /// M/M/c/k: half-width of its 95% confidence interval.
+    pub number_in_system_ci: f64,
+    /// M/M/c/k: blocked arrivals over all arrivals.
+    pub blocking: f64,
 }
 
 /// What the window needs from an engine beyond [`Engine`]: where it runs, its heatmap

@@ -13,8 +13,14 @@ fn verify_passes_on_this_adapter_with_every_reduction_variant() {
     assert!(v.ok(), "{failures:#?}");
     // every variant the adapter has, every engine: reductions, 6 torus, 4 diffusion and
     // 7 open-network cases each; then once: window = sequential for the torus and the open
-    // network, and the torus's replicas (window, interval/original)
-    assert_eq!(v.checks.len(), v.reductions.len() * 18 + 4);
+    // network, the torus's replicas (window, interval/original), and the 3 M/M/c/k
+    // replication cases (they use no reductions)
+    assert_eq!(v.checks.len(), v.reductions.len() * 18 + 4 + 3);
+    assert!(
+        v.checks
+            .iter()
+            .any(|c| c.name.starts_with("mmck replications"))
+    );
     assert!(
         v.checks
             .iter()
@@ -58,6 +64,13 @@ fn verify_fails_when_a_gpu_result_is_perturbed() {
         "{:?}",
         torus.details
     );
+    // and so do the M/M/c/k replications'
+    let mmck = v
+        .checks
+        .iter()
+        .find(|c| c.name.starts_with("mmck replications"))
+        .unwrap();
+    assert!(!mmck.passed && mmck.details.iter().any(|d| d.starts_with("events: CPU ")));
     // each replica's report goes through the same comparison
     let replicas: Vec<_> = v
         .checks

@@ -156,12 +156,13 @@ pub struct PresetRow {
     pub summary: serde_json::Map<String, serde_json::Value>,
 }
 
-/// Summary fields that differ between algorithms by design (the rest must be identical
-/// between a window run and its group's sequential run).
-const PER_ALGORITHM: [&str; 8] = [
+/// Summary fields that differ between algorithms or engines by design (the rest must be
+/// identical between a window run and its group's sequential run).
+const PER_ALGORITHM: [&str; 9] = [
     "algorithm",
     "timestamps",
     "engine",
+    "threads",
     "steps",
     "mean_events_per_step",
     "max_events_per_step",

@@ -6,6 +6,7 @@
 use eframe::egui;
 
 pub mod diffusion;
+pub mod mmck;
 pub mod open_network;
 pub mod queueing;
 pub mod torus;
@@ -167,7 +168,12 @@ impl ModelInfo {
 }
 
 /// Every model, in the picker's order.
-pub static MODELS: &[&ModelInfo] = &[&torus::INFO, &diffusion::INFO, &open_network::INFO];
+pub static MODELS: &[&ModelInfo] = &[
+    &torus::INFO,
+    &diffusion::INFO,
+    &open_network::INFO,
+    &mmck::INFO,
+];
 
 /// The model of `model.kind`.
 pub fn by_kind(kind: &str) -> Option<&'static ModelInfo> {

@@ -1,0 +1,108 @@
+//! The replications' part of `pdes-lab verify` (once per verification: the shader uses no
+//! workgroup reductions): the GPU's replications equal the CPU's word for word — every
+//! replication's clock, queue, servers, random-number counters and tally — after a
+//! budget that stops them mid-run and at the end, and so do the summaries.
+
+use super::config::MmckConfig;
+use super::cpu::CpuMmck;
+use super::gpu::GpuMmck;
+use crate::gpu::Gpu;
+use crate::sim::{Budget, Engine};
+use crate::verify::{Case, CheckResult, Options, compare_reports, config_of, gpu_err, timed};
+use std::sync::Arc;
+
+/// The cases: paper 003's queue with a replication count that is not a multiple of the
+/// workgroup; one server and no waiting room (Erlang's loss system, an empty queue ring)
+/// with a warm-up; eight servers and a long waiting room (the ring wraps many times).
+const CASES: &[Case] = &[
+    Case {
+        label: "λ=4 μ=1 c=3 k=5, 700 replications × 3000",
+        quick: true,
+        preset: "cheng2014-mmck",
+        sets: &["run.replications=700", "run.customers=3000", "run.seed=9"],
+    },
+    Case {
+        label: "c=1 k=1, warm-up 100, 129 replications × 2000",
+        quick: false,
+        preset: "cheng2014-mmck",
+        sets: &[
+            "model.servers=1",
+            "model.capacity=1",
+            "model.arrival_rate=0.8",
+            "run.replications=129",
+            "run.customers=2000",
+            "run.warmup=100",
+        ],
+    },
+    Case {
+        label: "c=8 k=40 λ=7.5, 65 replications × 4000",
+        quick: false,
+        preset: "cheng2014-mmck",
+        sets: &[
+            "model.servers=8",
+            "model.capacity=40",
+            "model.arrival_rate=7.5",
+            "run.replications=65",
+            "run.customers=4000",
+            "run.seed=77",
+        ],
+    },
+];
+
+/// The registry's per-variant checks: none (the replications use no reductions).
+pub fn checks(
+    _gpu: &Arc<Gpu>,
+    _r: crate::gpu::shaders::Reductions,
+    _options: Options,
+    _record: &mut dyn FnMut(CheckResult),
+) {
+}
+
+/// The registry's once-per-verification checks.
+pub fn check_once(gpu: &Arc<Gpu>, options: Options, record: &mut dyn FnMut(CheckResult)) {
+    for case in CASES.iter().filter(|c| c.quick || !options.quick) {
+        record(timed(
+            format!("mmck replications on the GPU = on the CPU, {}", case.label),
+            || match config_of(case)?.get::<MmckConfig>() {
+                Some(cfg) => check(gpu, cfg, options),
+                None => Err("not an mmck case".into()),
+            },
+        ));
+    }
+}
+
+/// Runs both engines to half the expected length, then to the end; compares every
+/// replication after each, and the summaries at the end.
+fn check(gpu: &Arc<Gpu>, cfg: &MmckConfig, options: Options) -> Result<Vec<String>, String> {
+    let mut cpu = CpuMmck::new(cfg);
+    let mut g = GpuMmck::new(gpu.clone(), cfg).map_err(gpu_err)?;
+    let half = crate::time::to_ticks(cfg.expected_length() / 2.0);
+    let mut diffs = Vec::new();
+    for budget in [Budget::Until(half), Budget::Finish] {
+        cpu.advance(budget).map_err(gpu_err)?;
+        g.advance(budget).map_err(gpu_err)?;
+        let (c, w) = (cpu.replications(), g.replications().map_err(gpu_err)?);
+        let differ: Vec<usize> = (0..c.len()).filter(|&i| c[i] != w[i]).collect();
+        if let Some(&i) = differ.first() {
+            diffs.push(format!(
+                "{budget:?}: {} replications differ; first {i}: CPU {:?}, GPU {:?}",
+                differ.len(),
+                c[i],
+                w[i]
+            ));
+        }
+    }
+    let mut gpu_report = g.report().map_err(gpu_err)?;
+    if options.perturb_gpu {
+        gpu_report.perturb_work();
+    }
+    diffs.extend(
+        compare_reports(&cpu.report().map_err(gpu_err)?, &gpu_report)
+            .into_iter()
+            .filter(|d| !d.starts_with("engine:") && !d.starts_with("threads:")),
+    );
+    if !g.finished() {
+        diffs.push("the GPU replications did not all finish".into());
+    }
+    Ok(diffs)
+}

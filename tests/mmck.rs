@@ -1,0 +1,140 @@
+//! M/M/c/k replications (paper 003 §4): the GPU's replications are the CPU's bit for bit,
+//! the estimates cover the exact steady state at the rate their intervals promise, and bad
+//! input is refused with the key and the range.
+
+mod common_cfg;
+use common_cfg::gpu;
+use pdes_lab::models::mmck::config::MmckConfig;
+use pdes_lab::models::mmck::cpu::CpuMmck;
+use pdes_lab::models::mmck::gpu::GpuMmck;
+use pdes_lab::sim::{Budget, Engine};
+
+fn config(sets: &[&str]) -> MmckConfig {
+    pdes_lab::preset::config_with("cheng2014-mmck", sets)
+        .unwrap()
+        .get::<MmckConfig>()
+        .unwrap()
+        .clone()
+}
+
+/// Both engines under the same budgets: every replication equal after each.
+fn assert_same(cfg: &MmckConfig, budgets: &[Budget]) {
+    let Some(g) = gpu() else { return };
+    let mut cpu = CpuMmck::new(cfg);
+    let mut gpu = GpuMmck::new(g, cfg).unwrap();
+    for (i, b) in budgets.iter().enumerate() {
+        cpu.advance(*b).unwrap();
+        gpu.advance(*b).unwrap();
+        let (c, w) = (cpu.replications(), gpu.replications().unwrap());
+        for r in 0..c.len() {
+            assert_eq!(c[r], w[r], "budget {i} ({b:?}): replication {r}");
+        }
+    }
+    assert!(cpu.finished() && gpu.finished());
+}
+
+#[test]
+fn gpu_replications_equal_the_cpus_event_by_event_with_a_long_queue() {
+    let cfg = config(&[
+        "model.servers=8",
+        "model.capacity=40",
+        "model.arrival_rate=7.5",
+        "run.replications=65",
+        "run.customers=4000",
+        "run.seed=77",
+    ]);
+    let mut budgets = vec![Budget::Steps(1); 3];
+    budgets.extend([Budget::Steps(1000), Budget::Until(1 << 28), Budget::Finish]);
+    assert_same(&cfg, &budgets);
+}
+
+/// Paper 003's queue with a warm-up (the tally restarts mid-run) and a replication count
+/// that leaves the last workgroup partly empty.
+#[test]
+fn gpu_replications_equal_the_cpus_with_a_warm_up() {
+    let cfg = config(&[
+        "run.replications=97",
+        "run.customers=3000",
+        "run.warmup=500",
+        "run.seed=123456789012",
+    ]);
+    assert_same(&cfg, &[Budget::Until(1 << 27), Budget::Finish]);
+}
+
+/// The grand mean's interval is honest: on a held configuration the exact L lies inside
+/// its 99% interval (the 95% one widened by t.995/t.975).
+#[test]
+fn the_exact_l_lies_inside_the_99_percent_interval_of_the_grand_mean() {
+    let cfg = config(&[
+        "run.replications=400",
+        "run.customers=20000",
+        "run.warmup=1000",
+        "run.seed=2026",
+    ]);
+    let mut e = CpuMmck::new(&cfg);
+    e.advance(Budget::Finish).unwrap();
+    let s = e.summary();
+    let half95 = (s.ci95_high - s.ci95_low) / 2.0;
+    let half99 = half95 * 2.5758 / 1.9659; // normal-ish ratio at 399 degrees of freedom
+    let err = (s.mean_number_in_system - s.analytic_number_in_system).abs();
+    assert!(
+        err < half99,
+        "L̂ = {} ± {half99} (99%), exact {}",
+        s.mean_number_in_system,
+        s.analytic_number_in_system
+    );
+    assert!(half95 > 0.0 && half95 < 0.01, "{half95}");
+    // the pooled measures land near their exact values too
+    assert!((s.blocking_probability - s.analytic_blocking_probability).abs() < 0.005);
+    assert!((s.utilization - s.analytic_utilization).abs() < 0.005);
+    assert!((s.mean_system_time - s.analytic_system_time).abs() < 0.01);
+}
+
+/// Over many independent seeds the 95% interval covers the exact L about 95% of the time
+/// (200 seeds: a binomial count, expected 190, standard deviation 3.1).
+#[test]
+fn the_95_percent_interval_covers_the_exact_value_at_about_its_nominal_rate() {
+    let mut covered = 0;
+    for seed in 0..200 {
+        let cfg = config(&[
+            "model.servers=2",
+            "model.capacity=4",
+            "model.arrival_rate=1.5",
+            "run.replications=20",
+            "run.customers=4000",
+            "run.warmup=400",
+            &format!("run.seed={seed}"),
+        ]);
+        let mut e = CpuMmck::new(&cfg);
+        e.advance(Budget::Finish).unwrap();
+        let s = e.summary();
+        covered += u32::from((s.ci95_low..=s.ci95_high).contains(&s.analytic_number_in_system));
+    }
+    assert!((180..=199).contains(&covered), "covered {covered} of 200");
+}
+
+#[test]
+fn bad_input_is_refused_with_the_key_and_the_range() {
+    for (set, key, range) in [
+        ("model.servers=0", "model.servers", "1..=64"),
+        ("model.capacity=2", "model.capacity", "3..=256"),
+        ("model.arrival_rate=0", "model.arrival_rate", "[0.01, 1000]"),
+        ("run.replications=0", "run.replications", "1..="),
+        ("run.warmup=50000", "run.warmup", "0..50000"),
+    ] {
+        let err = pdes_lab::preset::config_with("cheng2014-mmck", &[set]).unwrap_err();
+        assert!(err.contains(key) && err.contains(range), "{set}: {err}");
+    }
+    // more replications than one dispatch of this adapter holds: refused before allocating
+    let Some(g) = gpu() else { return };
+    let limit = u64::from(g.limits.max_compute_workgroups_per_dimension) * 64;
+    let n = (limit + 1).min(1 << 24);
+    if n > limit {
+        let cfg = config(&[&format!("run.replications={n}"), "run.customers=10"]);
+        let err = GpuMmck::new(g, &cfg).err().expect("refused").to_string();
+        assert!(
+            err.contains("run.replications") && err.contains("expected 1..="),
+            "{err}"
+        );
+    }
+}
