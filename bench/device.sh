@@ -87,6 +87,9 @@ for what in "$@"; do
       # shellcheck disable=SC2086
       /usr/bin/time -f "cpu jobs=16: %e s wall" $BIN sweep $c --engine cpu --format csv --out "$OUT/sweep-cpu.csv" 2>&1 | tail -1 | tee -a "$OUT/sweep.txt"
       $BIN sweep $c --engine gpu --jobs 4 --plot "$OUT/sweep-256.png" --format table 2>&1 | tail -3 | tee -a "$OUT/sweep.txt" ;;
+    mmck)  # paper 003 §4: M/M/c/k replications, CPU (all cores) against the GPU, rows must be equal
+      $BIN bench --suite mmck --repeat 3 --format json --out "$OUT/mmck.json" 2>&1 | tee "$OUT/mmck.log"
+      $BIN run cheng2014-mmck --engine gpu --format table 2>&1 | tee "$OUT/mmck-paper-gpu.txt" ;;
     suite)
       $BIN bench --suite torus --format json --out "$OUT/torus.json" 2>&1 | tee "$OUT/torus.log" ;;
   esac
