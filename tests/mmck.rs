@@ -138,3 +138,21 @@ fn bad_input_is_refused_with_the_key_and_the_range() {
         );
     }
 }
+
+/// A time budget moves the clock to its limit (every event before it is processed), on
+/// both engines: the window advances replications by a span per frame from `now()`, and a
+/// clock stuck at the laggard's last event stalled it.
+#[test]
+fn a_time_budget_moves_now_to_its_limit() {
+    let cfg = config(&["run.replications=256", "run.customers=2000"]);
+    let mut cpu = CpuMmck::new(&cfg);
+    let limit = 10 << 20; // 10 time units
+    cpu.advance(Budget::Until(limit)).unwrap();
+    assert_eq!(cpu.now(), limit);
+    cpu.advance(Budget::Until(limit + (1 << 19))).unwrap();
+    assert_eq!(cpu.now(), limit + (1 << 19));
+    let Some(g) = gpu() else { return };
+    let mut gpu = GpuMmck::new(g, &cfg).unwrap();
+    gpu.advance(Budget::Until(limit)).unwrap();
+    assert_eq!(gpu.now(), limit);
+}

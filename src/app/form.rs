@@ -8,6 +8,13 @@ use eframe::egui;
 /// An algorithm the controls offer: an entry of the model registry.
 pub type AlgorithmChoice = &'static AlgorithmInfo;
 
+/// The A/B comparison's default B algorithm: the model's second (the first when it has one;
+/// every model has at least one).
+pub fn b_default(kind: &str) -> AlgorithmChoice {
+    let all = choices(kind);
+    all.get(1).copied().unwrap_or(all[0])
+}
+
 /// The algorithms the controls list for the model of `kind`.
 pub fn choices(kind: &str) -> Vec<AlgorithmChoice> {
     crate::models::by_kind(kind)

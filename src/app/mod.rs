@@ -166,7 +166,7 @@ impl PdesApp {
             gpu,
             gpu_note,
             gpu_check,
-            b_algorithm: form::choices(form.kind())[1],
+            b_algorithm: form::b_default(form.kind()),
             b_sets: String::new(),
             form,
             form_error: None,
@@ -273,7 +273,7 @@ impl PdesApp {
             self.mode = Mode::of(&self.a)[0];
         }
         if !form::choices(self.form.kind()).contains(&self.b_algorithm) {
-            self.b_algorithm = form::choices(self.form.kind())[1];
+            self.b_algorithm = form::b_default(self.form.kind());
         }
         true
     }
@@ -584,7 +584,8 @@ impl PdesApp {
             ui.label(format!(
                 "t = {:.3} / {}",
                 to_units(self.a.now()),
-                self.a.end_time()
+                // an end computed by the model (M/M/c/k: the expected length) shown to 3 decimals
+                (self.a.end_time() * 1000.0).round() / 1000.0
             ));
             ui.separator();
             ui.label(format!("steps {}", self.a.steps()));

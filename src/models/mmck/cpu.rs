@@ -14,6 +14,8 @@ pub struct CpuMmck {
     shape: RunShape,
     reps: Vec<Replication>,
     threads: u32,
+    /// Every event before this time is processed (the last `Until` budget's limit).
+    horizon: Ticks,
 }
 
 /// How one [`Budget`] reads for the replications of `cfg`: (time limit, events per
@@ -46,6 +48,7 @@ impl CpuMmck {
             reps: (0..n).map(|r| Replication::new(&shape, r)).collect(),
             threads: cores.clamp(1, n as usize) as u32,
             shape,
+            horizon: 0,
         }
     }
 
@@ -73,6 +76,9 @@ impl CpuMmck {
 impl Engine for CpuMmck {
     fn advance(&mut self, budget: Budget) -> Result<(), SimError> {
         let (limit, events) = replication_limits(budget, &self.config);
+        if events == u64::MAX {
+            self.horizon = self.horizon.max(limit);
+        }
         let shape = self.shape;
         let chunk = self.reps.len().div_ceil(self.threads as usize).max(1);
         std::thread::scope(|s| {
@@ -87,7 +93,7 @@ impl Engine for CpuMmck {
         Ok(())
     }
     fn now(&self) -> Ticks {
-        now_of(&self.shape, &self.reps)
+        now_of(&self.shape, &self.reps, self.horizon)
     }
     fn finished(&self) -> bool {
         self.reps.iter().all(|r| r.done(&self.shape))
@@ -103,13 +109,15 @@ impl Engine for CpuMmck {
     }
 }
 
-/// Where a set of replications stands: the earliest time of one still running (the
-/// latest end when all are done).
-pub fn now_of(shape: &RunShape, reps: &[Replication]) -> Ticks {
+/// Where a set of replications stands: every event before `horizon` (the last time
+/// budget's limit) is processed, and every running replication is at least at its own
+/// last event; when all are done, the latest end.
+pub fn now_of(shape: &RunShape, reps: &[Replication], horizon: Ticks) -> Ticks {
     reps.iter()
         .filter(|r| !r.done(shape))
         .map(|r| r.t)
         .min()
+        .map(|t| t.max(horizon))
         .unwrap_or_else(|| reps.iter().map(|r| r.t).max().unwrap_or(0))
 }
 

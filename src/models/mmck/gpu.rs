@@ -135,6 +135,8 @@ pub struct GpuMmck {
     pipelines: Arc<Pipelines>,
     /// The records as last read back (refreshed by [`GpuMmck::replications`]).
     cache: std::sync::Mutex<Option<Vec<Replication>>>,
+    /// Every event before this time is processed (the last `Until` budget's limit).
+    horizon: Ticks,
     /// Bytes of GPU memory the run uses.
     pub memory_bytes: u64,
 }
@@ -231,6 +233,7 @@ impl GpuMmck {
             bind_group,
             pipelines,
             cache: std::sync::Mutex::new(None),
+            horizon: 0,
         })
     }
 
@@ -408,11 +411,14 @@ fn read_record(w: &[u32], l: &Layout, shape: &RunShape, index: u32) -> Replicati
 impl Engine for GpuMmck {
     fn advance(&mut self, budget: Budget) -> Result<(), SimError> {
         let (limit, events) = super::cpu::replication_limits(budget, &self.config);
+        if events == u64::MAX {
+            self.horizon = self.horizon.max(limit);
+        }
         self.run(limit, events)
     }
     fn now(&self) -> Ticks {
         self.replications()
-            .map(|r| super::cpu::now_of(&self.shape, &r))
+            .map(|r| super::cpu::now_of(&self.shape, &r, self.horizon))
             .unwrap_or(0)
     }
     fn finished(&self) -> bool {
