@@ -11,6 +11,7 @@
 pub mod app;
 pub mod cli;
 pub mod engines;
+pub mod fit;
 pub mod gpu;
 pub mod models;
 pub mod preset;

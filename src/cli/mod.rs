@@ -2,6 +2,7 @@
 //! registry), `sweep` and `sweep-merge`, and `gui`.
 
 pub mod bench;
+pub mod fit;
 pub mod output;
 pub mod run;
 pub mod sweep;
@@ -48,6 +49,9 @@ pub enum Command {
     Sweep(sweep::SweepArgs),
     /// Join the CSVs of a sharded sweep (`sweep --shard I/N`) into the unsharded one.
     SweepMerge(sweep::MergeArgs),
+    /// Fit normal mixtures of 1..K components to a column of numbers by maximum
+    /// likelihood (Nelder–Mead); BIC chooses K.
+    Fit(fit::FitArgs),
 }
 
 /// Arguments of `pdes-lab verify`.
@@ -170,6 +174,7 @@ pub fn dispatch(cli: Cli) -> Result<(), CliError> {
         Some(Command::Verify(v)) => verify::run(&v),
         Some(Command::Sweep(a)) => sweep::run(&a),
         Some(Command::SweepMerge(a)) => sweep::merge(&a),
+        Some(Command::Fit(a)) => fit::run(&a),
         Some(Command::Bench(b)) => bench::run(
             &b.suite,
             &bench::BenchOptions {

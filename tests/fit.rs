@@ -1,0 +1,188 @@
+//! Normal-mixture fitting (paper 003 §3): the one-component fit is the closed form, a
+//! repeated sample scales ln L exactly and keeps the parameters, a well-separated mixture is
+//! recovered and chosen by BIC, the GPU's f32 log-likelihood stays within its stated bound
+//! of the CPU's f64 one, and the command line reads CSVs and refuses bad input.
+
+mod common_cfg;
+use pdes_lab::fit::{self, Data, Loglik, Mixture, Search};
+
+fn quick() -> Search {
+    Search {
+        iterations_per_parameter: 200,
+    }
+}
+
+#[test]
+fn one_component_is_the_closed_form() {
+    let data = Data::synthetic_lgd(500);
+    let f = fit::fit_k(&data, &data, 1, quick(), &mut |_| {}).unwrap();
+    let (mean, sd) = data.moments();
+    let n = data.n() as f64;
+    let closed = -n / 2.0 * ((std::f64::consts::TAU * sd * sd).ln() + 1.0);
+    assert!(
+        (f.loglik - closed).abs() < 1e-6 * closed.abs(),
+        "{} vs {closed}",
+        f.loglik
+    );
+    assert!((f.means[0] - mean).abs() < 1e-4 * sd && (f.sds[0] / sd - 1.0).abs() < 1e-4);
+    assert!((f.bic - (-2.0 * closed + 2.0 * n.ln())).abs() < 1e-5 * closed.abs());
+}
+
+#[test]
+fn a_sample_repeated_twice_and_four_times_gives_exactly_that_multiple_and_the_same_fit() {
+    let data = Data::synthetic_lgd(300);
+    let base = fit::fit_k(&data, &data, 2, quick(), &mut |_| {}).unwrap();
+    for m in [2u64, 4] {
+        let rep = data.repeated(m);
+        let f = fit::fit_k(&rep, &rep, 2, quick(), &mut |_| {}).unwrap();
+        assert_eq!(f.loglik, base.loglik * m as f64, "×{m}");
+        assert_eq!(
+            (&f.weights, &f.means, &f.sds),
+            (&base.weights, &base.means, &base.sds)
+        );
+        assert_eq!(f.iterations, base.iterations);
+    }
+}
+
+#[test]
+fn a_well_separated_mixture_is_recovered_and_bic_chooses_its_k() {
+    let truth = Mixture {
+        weights: vec![0.5, 0.3, 0.2],
+        means: vec![-4.0, 0.0, 5.0],
+        sds: vec![0.5, 1.0, 0.7],
+    };
+    // deterministic draws: inverse-CDF-free Box–Muller on Philox words
+    let xs: Vec<f64> = (0..3000u32)
+        .map(|i| {
+            let w = pdes_lab::rng::philox4x32_10([i, 1, 2, 3], [i, 99]);
+            let u = |x: u32| (f64::from(x) + 0.5) / 4_294_967_296.0;
+            let j = if u(w[0]) < 0.5 {
+                0
+            } else if u(w[0]) < 0.8 {
+                1
+            } else {
+                2
+            };
+            let z = (-2.0 * u(w[1]).ln()).sqrt() * (std::f64::consts::TAU * u(w[2])).cos();
+            truth.means[j] + truth.sds[j] * z
+        })
+        .collect();
+    let data = Data::new(&xs).unwrap();
+    let fits = fit::fit_all(&data, &data, 1..=4, quick()).unwrap();
+    assert_eq!(fit::chosen(&fits), Some(3), "{fits:#?}");
+    let f = &fits[2];
+    let mut order: Vec<usize> = (0..3).collect();
+    order.sort_by(|&a, &b| f.means[a].total_cmp(&f.means[b]));
+    for (j, &i) in order.iter().enumerate() {
+        assert!((f.weights[i] - truth.weights[j]).abs() < 0.03, "{f:?}");
+        assert!((f.means[i] - truth.means[j]).abs() < 0.1, "{f:?}");
+        assert!((f.sds[i] / truth.sds[j] - 1.0).abs() < 0.1, "{f:?}");
+    }
+}
+
+#[test]
+fn the_gpu_log_likelihood_is_within_its_stated_bound_of_the_cpus() {
+    let Some(gpu) = common_cfg::gpu() else { return };
+    let data = Data::synthetic_lgd(fit::data::LGD_N).repeated(2);
+    let g = fit::gpu::GpuLoglik::new(gpu, &data).unwrap();
+    for k in [1usize, 3, 5, 10] {
+        let mix = Mixture {
+            weights: vec![1.0 / k as f64; k],
+            means: (0..k).map(|j| (j as f64 + 0.5) / k as f64).collect(),
+            sds: vec![0.3 / k as f64; k],
+        };
+        let (cpu, gpu) = (data.loglik(&mix), Loglik::loglik(&g, &mix).unwrap());
+        let bound = fit::gpu::TOLERANCE * data.abs_loglik(&mix);
+        assert!(
+            (cpu - gpu).abs() <= bound,
+            "k = {k}: CPU {cpu}, GPU {gpu}, bound {bound}"
+        );
+        assert_ne!(
+            cpu, gpu,
+            "k = {k}: f32 cannot equal f64 here; the GPU did not run?"
+        );
+    }
+}
+
+fn pdes(args: &[&str]) -> (i32, String, String) {
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_pdes-lab"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn the_command_reads_a_named_csv_column_and_prints_the_documented_json() {
+    let dir = std::env::temp_dir().join(format!("pdes-fit-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let csv = dir.join("x.csv");
+    let data = Data::synthetic_lgd(400);
+    let mut text = String::from("id,lgd\n");
+    let mut i = 0;
+    for (x, c) in data.values.iter().zip(&data.counts) {
+        for _ in 0..*c {
+            text += &format!("{i},{x}\n");
+            i += 1;
+        }
+    }
+    std::fs::write(&csv, text).unwrap();
+    let path = csv.to_str().unwrap();
+    let (code, out, err) = pdes(&[
+        "fit",
+        path,
+        "--column",
+        "lgd",
+        "--components",
+        "2",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["n"], 400);
+    assert!(
+        v["chosen_components"]
+            .as_u64()
+            .is_some_and(|k| (1..=2).contains(&k))
+    );
+    let fits = v["fits"].as_array().unwrap();
+    assert_eq!(fits.len(), 2);
+    for key in [
+        "components",
+        "loglik",
+        "bic",
+        "weights",
+        "means",
+        "sds",
+        "iterations",
+    ] {
+        assert!(fits[1].get(key).is_some(), "{key}");
+    }
+    // two columns and no --column: refused, naming the columns
+    let (code, _, err) = pdes(&["fit", path]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--column") && err.contains("lgd"), "{err}");
+    for (args, want) in [
+        (
+            vec!["fit", "cheng2014-lgd", "--components", "0"],
+            "--components 0",
+        ),
+        (
+            vec!["fit", "cheng2014-lgd", "--components", "3..11"],
+            "1 ≤ A ≤ B ≤ 10",
+        ),
+        (vec!["fit", path, "--column", "nope"], "--column nope"),
+    ] {
+        let (code, _, err) = pdes(&args);
+        assert_eq!(code, 2, "{args:?}");
+        assert!(
+            err.contains(want) && err.lines().count() == 1,
+            "{args:?}: {err}"
+        );
+    }
+}
