@@ -13,9 +13,14 @@ fn verify_passes_on_this_adapter_with_every_reduction_variant() {
     assert!(v.ok(), "{failures:#?}");
     // every variant the adapter has, every engine: reductions, 6 torus, 4 diffusion and
     // 7 open-network cases each; then once: window = sequential for the torus and the open
-    // network, the torus's replicas (window, interval/original), and the 3 M/M/c/k
-    // replication cases (they use no reductions)
-    assert_eq!(v.checks.len(), v.reductions.len() * 18 + 4 + 3);
+    // network, the torus's replicas (window, interval/original), the 3 M/M/c/k
+    // replication cases and the mixture log-likelihood (they use no reductions)
+    assert_eq!(v.checks.len(), v.reductions.len() * 18 + 4 + 3 + 1);
+    assert!(
+        v.checks
+            .iter()
+            .any(|c| c.name.starts_with("mixture log-likelihood"))
+    );
     assert!(
         v.checks
             .iter()
@@ -71,6 +76,12 @@ fn verify_fails_when_a_gpu_result_is_perturbed() {
         .find(|c| c.name.starts_with("mmck replications"))
         .unwrap();
     assert!(!mmck.passed && mmck.details.iter().any(|d| d.starts_with("events: CPU ")));
+    let mixture = v
+        .checks
+        .iter()
+        .find(|c| c.name.starts_with("mixture log-likelihood"))
+        .unwrap();
+    assert!(!mixture.passed && mixture.details[0].starts_with("k = 1: loglik CPU "));
     // each replica's report goes through the same comparison
     let replicas: Vec<_> = v
         .checks

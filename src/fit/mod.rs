@@ -170,11 +170,7 @@ impl CostFunction for Objective<'_> {
         {
             return Ok(1e300);
         }
-        let c = -self
-            .engine
-            .loglik(&mix)
-            .map_err(|e| argmin::core::Error::msg(e))?
-            / self.n;
+        let c = -self.engine.loglik(&mix).map_err(argmin::core::Error::msg)? / self.n;
         let c = if c.is_finite() { c } else { 1e300 };
         let mut best = self.best.borrow_mut();
         let last = best.last().copied().unwrap_or(f64::INFINITY);

@@ -58,8 +58,13 @@ pub fn checks(
 ) {
 }
 
-/// The registry's once-per-verification checks.
+/// The registry's once-per-verification checks (paper 003's GPU parts: the replications
+/// and the mixture log-likelihood).
 pub fn check_once(gpu: &Arc<Gpu>, options: Options, record: &mut dyn FnMut(CheckResult)) {
+    record(timed(
+        "mixture log-likelihood on the GPU (f32) within 1e-5·Σ|ln f| of the CPU's (f64), n = 28,204, k = 1..10".into(),
+        || check_mixture(gpu, options),
+    ));
     for case in CASES.iter().filter(|c| c.quick || !options.quick) {
         record(timed(
             format!("mmck replications on the GPU = on the CPU, {}", case.label),
@@ -103,6 +108,36 @@ fn check(gpu: &Arc<Gpu>, cfg: &MmckConfig, options: Options) -> Result<Vec<Strin
     );
     if !g.finished() {
         diffs.push("the GPU replications did not all finish".into());
+    }
+    Ok(diffs)
+}
+
+/// The GPU's f32 log-likelihood of the shipped sample repeated 4× against the CPU's f64,
+/// for mixtures of 1..10 components, within [`crate::fit::gpu::TOLERANCE`].
+fn check_mixture(gpu: &Arc<Gpu>, options: Options) -> Result<Vec<String>, String> {
+    use crate::fit::{Data, Loglik, Mixture, data::LGD_N, gpu::GpuLoglik};
+    let data = Data::synthetic_lgd(LGD_N).repeated(4);
+    let g = GpuLoglik::new(gpu.clone(), &data)?;
+    let mut diffs = Vec::new();
+    for k in 1..=10usize {
+        let mix = Mixture {
+            weights: (1..=k)
+                .map(|j| j as f64 / (k * (k + 1) / 2) as f64)
+                .collect(),
+            means: (0..k).map(|j| (j as f64 + 0.5) / k as f64).collect(),
+            sds: vec![0.25 / k as f64; k],
+        };
+        let cpu = data.loglik(&mix);
+        let mut on_gpu = Loglik::loglik(&g, &mix)?;
+        if options.perturb_gpu {
+            on_gpu += 1.0;
+        }
+        let bound = crate::fit::gpu::TOLERANCE * data.abs_loglik(&mix);
+        if (cpu - on_gpu).abs() > bound {
+            diffs.push(format!(
+                "k = {k}: loglik CPU {cpu}, GPU {on_gpu} (bound {bound:.3e})"
+            ));
+        }
     }
     Ok(diffs)
 }
