@@ -162,11 +162,10 @@ impl CostFunction for Objective<'_> {
     fn cost(&self, theta: &Vec<f64>) -> Result<f64, argmin::core::Error> {
         self.evaluations.set(self.evaluations.get() + 1);
         let mix = Mixture::from_theta(theta, self.k);
-        if mix
-            .sds
-            .iter()
-            .any(|s| !(*s >= self.min_sd && s.is_finite()))
-            || mix.weights.iter().any(|w| !(*w > 1e-300))
+        // NaN fails both tests, so it is refused too
+        let usable_sd = |s: f64| s >= self.min_sd && s.is_finite();
+        let usable_weight = |w: f64| w > 1e-300;
+        if !mix.sds.iter().all(|&s| usable_sd(s)) || !mix.weights.iter().all(|&w| usable_weight(w))
         {
             return Ok(1e300);
         }
