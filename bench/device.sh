@@ -90,6 +90,10 @@ for what in "$@"; do
     mmck)  # paper 003 §4: M/M/c/k replications, CPU (all cores) against the GPU, rows must be equal
       $BIN bench --suite mmck --repeat 3 --format json --out "$OUT/mmck.json" 2>&1 | tee "$OUT/mmck.log"
       $BIN run cheng2014-mmck --engine gpu --format table 2>&1 | tee "$OUT/mmck-paper-gpu.txt" ;;
+    mixture)  # paper 003 Table 1's shape: fit k = 1..10 at n = 500 … 28,204, CPU (f64, all cores) against GPU (f32)
+      $BIN fit cheng2014-lgd --engine gpu --format table 2>&1 | tee "$OUT/fit-lgd-gpu.txt"
+      $BIN fit cheng2014-lgd --engine cpu --format json --out "$OUT/fit-lgd-cpu.json"
+      $BIN bench --suite mixture --format json --out "$OUT/mixture.json" 2>&1 | tee "$OUT/mixture.log" ;;
     suite)
       $BIN bench --suite torus --format json --out "$OUT/torus.json" 2>&1 | tee "$OUT/torus.log" ;;
   esac
