@@ -674,7 +674,11 @@ fn a_sweep_of_a_tiny_grid_completes_plots_its_points_and_a_pick_sets_d() {
     let label = pdes_lab::app::sweep_view::value_label(pick);
     h.get_by_label(&format!("use run.d = {label}")).click();
     h.run_steps(2);
-    assert!(!h.state().show_sweep, "the pick goes back to the live run");
+    assert_eq!(
+        h.state().tab,
+        pdes_lab::app::Tab::Live,
+        "the pick goes back to the live run"
+    );
     let d = h
         .state()
         .a
@@ -789,5 +793,44 @@ fn each_ab_side_can_have_its_own_service_for_the_papers_comparison() {
             .as_deref()
             .unwrap_or("")
             .contains("model.colour")
+    );
+}
+
+/// The fit view on the live M/M/c/k run: its per-replication L̂ become the data, a fit of
+/// k = 1..2 runs in the background and fills the BIC table without stalling frames.
+#[test]
+fn the_fit_view_fits_the_live_replications_l_hats() {
+    let mut h = harness("teaching-mmck");
+    // the replications run 20 time units
+    h.state_mut().advance(pdes_lab::sim::Budget::Until(
+        20 << pdes_lab::time::TICK_BITS,
+    ));
+    h.run_steps(2);
+    h.get_by_label("Fit").click();
+    h.run_steps(2);
+    h.get_by_label("Live run: L per replication").click();
+    h.state_mut().fit.max_components = 2;
+    h.run_steps(2);
+    h.get_by_label("Fit mixtures").click();
+    let started = std::time::Instant::now();
+    loop {
+        h.run_steps(3);
+        if !h.state().fit.running() {
+            break;
+        }
+        assert!(started.elapsed().as_secs() < 120, "the fit did not finish");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let fits = h.state().fit.fits();
+    assert_eq!(fits.len(), 2, "{:?}", h.state().fit.error);
+    assert!(
+        fits[1].loglik >= fits[0].loglik - 1e-9,
+        "two components fit at least as well"
+    );
+    // L̂ of a replication lies within [0, k]
+    assert!(
+        fits[0].means[0] > 0.0 && fits[0].means[0] < 5.0,
+        "{:?}",
+        fits[0]
     );
 }

@@ -9,10 +9,13 @@ use eframe::egui;
 impl PdesApp {
     pub(super) fn menu_bar(&mut self, ui: &mut egui::Ui) {
         egui::MenuBar::new().ui(ui, |ui| {
-            ui.selectable_value(&mut self.show_sweep, false, "Live run")
+            use super::Tab;
+            ui.selectable_value(&mut self.tab, Tab::Live, "Live run")
                 .on_hover_text("The simulation as it runs: heatmap and plots over time.");
-            ui.selectable_value(&mut self.show_sweep, true, "Sweep")
+            ui.selectable_value(&mut self.tab, Tab::Sweep, "Sweep")
                 .on_hover_text("The live configuration over a range of one key (d by default): each statistic against it, and speed against error for choosing d.");
+            ui.selectable_value(&mut self.tab, Tab::Fit, "Fit")
+                .on_hover_text("Normal mixtures of 1..K components fitted by maximum likelihood to a CSV column, the shipped sample or the live M/M/c/k run's per-replication L̂; BIC chooses K (paper 003 §3).");
             ui.separator();
             ui.menu_button("Presets", |ui| {
                 for (name, text) in preset::builtin() {

@@ -5,6 +5,7 @@
 //! frame by a budget of simulated time, then `App::ui` draws.
 
 mod controls;
+pub mod fit_view;
 pub mod form;
 pub mod gpu_check;
 pub mod heatmap;
@@ -26,6 +27,17 @@ use std::time::Instant;
 
 /// Frames between two plot samples.
 const SAMPLE_EVERY: u64 = 4;
+
+/// What the centre of the window shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tab {
+    /// The simulation as it runs.
+    Live,
+    /// The live configuration over a range of one key.
+    Sweep,
+    /// Normal mixtures fitted to a column of numbers.
+    Fit,
+}
 
 /// The application state.
 pub struct PdesApp {
@@ -60,10 +72,12 @@ pub struct PdesApp {
     pinned: Option<u32>,
     /// Last message for the user (errors of actions, saved files).
     pub message: Option<String>,
-    /// True when the centre shows the sweep view instead of the live run.
-    pub show_sweep: bool,
+    /// What the centre shows: the live run, the sweep view or the fit view.
+    pub tab: Tab,
     /// The sweep view's settings and results.
     pub sweep: sweep_view::SweepView,
+    /// The fit view's data, settings and fits.
+    pub fit: fit_view::FitView,
     frame: u64,
     last_frame: Instant,
     frame_ms: f64,
@@ -180,8 +194,9 @@ impl PdesApp {
             views: [None, None],
             pinned: None,
             message,
-            show_sweep: false,
+            tab: Tab::Live,
             sweep: sweep_view::SweepView::default(),
+            fit: fit_view::FitView::new(),
             frame: 0,
             last_frame: Instant::now(),
             frame_ms: 0.0,
@@ -396,7 +411,7 @@ impl PdesApp {
 
 impl eframe::App for PdesApp {
     fn logic(&mut self, ctx: &egui::Context, _frame: &mut eframe::Frame) {
-        if self.sweep.poll() {
+        if self.sweep.poll() | self.fit.poll() {
             ctx.request_repaint_after(std::time::Duration::from_millis(50));
         }
         if self.gpu_check.poll() {
@@ -484,7 +499,7 @@ impl eframe::App for PdesApp {
             .show(ui, |ui| {
                 egui::ScrollArea::vertical().show(ui, |ui| self.controls(ui));
             });
-        if !self.show_sweep {
+        if self.tab == Tab::Live {
             egui::Panel::bottom("plots")
                 .resizable(true)
                 .default_size(230.0)
@@ -493,15 +508,20 @@ impl eframe::App for PdesApp {
                 });
         }
         egui::CentralPanel::default().show(ui, |ui| {
-            if self.show_sweep {
-                let live = self.a.config.clone();
-                let gpu = self.gpu.clone().filter(|_| self.gpu_check.gpu_allowed());
-                if let Some(v) = self.sweep.show(ui, &live, gpu) {
-                    let key = self.sweep.key.clone();
-                    self.use_sweep_value(&key, v);
+            let gpu = self.gpu.clone().filter(|_| self.gpu_check.gpu_allowed());
+            match self.tab {
+                Tab::Sweep => {
+                    let live = self.a.config.clone();
+                    if let Some(v) = self.sweep.show(ui, &live, gpu) {
+                        let key = self.sweep.key.clone();
+                        self.use_sweep_value(&key, v);
+                    }
                 }
-            } else {
-                self.central(ui);
+                Tab::Fit => {
+                    let samples = self.a.engine.samples();
+                    self.fit.show(ui, samples, gpu);
+                }
+                Tab::Live => self.central(ui),
             }
         });
     }
@@ -516,7 +536,7 @@ impl PdesApp {
                 self.form = Form::from_config(&cfg);
                 if self.apply_form() {
                     self.message = Some(format!("{key} = {value} from the sweep"));
-                    self.show_sweep = false;
+                    self.tab = Tab::Live;
                 }
             }
             Err(e) => self.message = Some(e),

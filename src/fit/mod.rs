@@ -154,7 +154,12 @@ struct Objective<'a> {
     min_sd: f64,
     evaluations: std::cell::Cell<u64>,
     best: std::cell::RefCell<Vec<f64>>,
+    /// Told the best-so-far costs of this start every [`PROGRESS_EVERY`] evaluations.
+    progress: std::cell::RefCell<&'a mut dyn FnMut(&[f64])>,
 }
+
+/// Evaluations between two progress reports.
+const PROGRESS_EVERY: usize = 64;
 
 impl CostFunction for Objective<'_> {
     type Param = Vec<f64>;
@@ -174,6 +179,9 @@ impl CostFunction for Objective<'_> {
         let mut best = self.best.borrow_mut();
         let last = best.last().copied().unwrap_or(f64::INFINITY);
         best.push(last.min(c));
+        if best.len().is_multiple_of(PROGRESS_EVERY) {
+            (self.progress.borrow_mut())(&best);
+        }
         Ok(c)
     }
 }
@@ -236,8 +244,8 @@ pub fn starts(data: &Data, k: usize) -> Vec<Mixture> {
 
 /// Fits k components with `engine`'s log-likelihood: Nelder–Mead from every start (the
 /// initial simplex steps 0.5 in every logit and log sd and 0.1·sd in every mean), keeping
-/// the best. `progress` receives the best mean negative log-likelihood after every
-/// evaluation of the best start (the app's live plot).
+/// the best. `progress` receives, every few evaluations, the best mean negative
+/// log-likelihood after each evaluation of the start in progress (the app's live plot).
 pub fn fit_k(
     data: &Data,
     engine: &dyn Loglik,
@@ -269,6 +277,7 @@ pub fn fit_k(
             min_sd: sd * 1e-4,
             evaluations: std::cell::Cell::new(0),
             best: std::cell::RefCell::new(Vec::new()),
+            progress: std::cell::RefCell::new(&mut *progress),
         };
         let solver = NelderMead::new(simplex)
             .with_sd_tolerance(1e-12)
@@ -287,7 +296,6 @@ pub fn fit_k(
             .expect("the problem is returned");
         evaluations += problem.evaluations.get();
         if best.as_ref().is_none_or(|b| cost < b.0) {
-            progress(&problem.best.borrow());
             best = Some((cost, theta, state.get_iter()));
         }
     }

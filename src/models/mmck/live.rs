@@ -57,6 +57,16 @@ fn sample(engine: &dyn Engine, now: Ticks, s: &Summary) -> Sample {
     }
 }
 
+/// Every replication's L̂ so far (those still before their warm-up's end left out).
+fn l_hats(reps: &[Replication]) -> Vec<f64> {
+    reps.iter()
+        .filter_map(|r| {
+            let len = r.t.saturating_sub(r.tally.t_start);
+            (len > 0 && r.tally.departures > 0).then(|| r.tally.area as f64 / len as f64)
+        })
+        .collect()
+}
+
 fn cells(c: &MmckConfig) -> usize {
     let (rows, cols) = c.grid();
     rows as usize * cols as usize
@@ -75,6 +85,9 @@ impl LiveEngine for CpuMmck {
     }
     fn sample(&self, now: Ticks) -> Result<Sample, SimError> {
         Ok(sample(self, now, &self.summary()))
+    }
+    fn samples(&self) -> Option<Vec<f64>> {
+        Some(l_hats(self.replications()))
     }
     fn as_any(&self) -> &dyn std::any::Any {
         self
@@ -96,6 +109,9 @@ impl LiveEngine for GpuMmck {
     }
     fn sample(&self, now: Ticks) -> Result<Sample, SimError> {
         Ok(sample(self, now, &self.summary()?))
+    }
+    fn samples(&self) -> Option<Vec<f64>> {
+        self.replications().ok().map(|r| l_hats(&r))
     }
     fn as_any(&self) -> &dyn std::any::Any {
         self
