@@ -155,8 +155,11 @@ struct Objective<'a> {
     evaluations: std::cell::Cell<u64>,
     best: std::cell::RefCell<Vec<f64>>,
     /// Told the best-so-far costs of this start every [`PROGRESS_EVERY`] evaluations.
-    progress: std::cell::RefCell<&'a mut dyn FnMut(&[f64])>,
+    progress: std::cell::RefCell<Progress<'a>>,
 }
+
+/// A progress sink: told the best-so-far costs of a start.
+type Progress<'a> = &'a mut dyn FnMut(&[f64]);
 
 /// Evaluations between two progress reports.
 const PROGRESS_EVERY: usize = 64;
