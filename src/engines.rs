@@ -67,11 +67,6 @@ pub trait LiveEngine: Engine {
     fn sample(&self, now: crate::time::Ticks) -> Result<Sample, SimError>;
     /// The engine as `Any`, for a model's own panel to reach its engine's details.
     fn as_any(&self) -> &dyn std::any::Any;
-    /// One output value per independent unit, for the fit view (M/M/c/k: every
-    /// replication's L̂ so far); None for models without such outputs.
-    fn samples(&self) -> Option<Vec<f64>> {
-        None
-    }
 }
 
 /// A model's engine constructor: `device` is Some when the engine must run on the GPU.

@@ -186,3 +186,33 @@ fn the_command_reads_a_named_csv_column_and_prints_the_documented_json() {
         );
     }
 }
+
+/// `run --samples` writes one value per replication of an M/M/c/k run, which `fit` reads;
+/// a model without per-unit outputs is refused before it runs.
+#[test]
+fn run_samples_feed_the_fit_and_other_models_are_refused() {
+    let dir = std::env::temp_dir().join(format!("pdes-samples-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("l.csv");
+    let f = file.to_str().unwrap();
+    let (code, _, err) = pdes(&[
+        "run",
+        "teaching-mmck",
+        "--set",
+        "run.replications=200",
+        "--set",
+        "run.customers=500",
+        "--samples",
+        f,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert_eq!(text.lines().count(), 201, "header + one L̂ per replication");
+    let (code, out, err) = pdes(&["fit", f, "--components", "2", "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["n"], 200);
+    let (code, _, err) = pdes(&["run", "teaching-16x16", "--samples", f]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--samples") && err.contains("torus"), "{err}");
+}

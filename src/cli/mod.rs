@@ -110,6 +110,10 @@ pub struct RunArgs {
     /// Also write the per-step series (t_min, bound, events) as CSV to this file.
     #[arg(long, value_name = "FILE")]
     pub steps_csv: Option<PathBuf>,
+    /// Write one output value per independent unit as a CSV column for `pdes-lab fit`
+    /// (M/M/c/k: every replication's L̂).
+    #[arg(long)]
+    pub samples: Option<PathBuf>,
 }
 
 /// Every model's algorithm names, from the registry (clap lists them in --help and in

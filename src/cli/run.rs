@@ -57,7 +57,11 @@ pub fn config_from_args(args: &RunArgs) -> Result<Config, CliError> {
 pub fn run(args: &RunArgs) -> Result<(), CliError> {
     let config = config_from_args(args)?;
     // destinations are checked before the run, so that no result is computed to be lost
-    for (flag, path) in [("--out", &args.out), ("--steps-csv", &args.steps_csv)] {
+    for (flag, path) in [
+        ("--out", &args.out),
+        ("--steps-csv", &args.steps_csv),
+        ("--samples", &args.samples),
+    ] {
         if let Some(p) = path {
             output::check_writable(p)
                 .map_err(|e| CliError::Input(format!("{flag} {}: {e}", p.display())))?;
@@ -65,6 +69,12 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     }
     let end = config.end_ticks();
     let mut sim = Simulation::new(config).map_err(|e| CliError::Input(e.to_string()))?;
+    if args.samples.is_some() && sim.engine.samples().is_none() {
+        return Err(CliError::Input(format!(
+            "--samples: model.kind = \"{}\" has no per-unit outputs to write (mmck writes every replication's L̂)",
+            sim.config.kind()
+        )));
+    }
     let started = Instant::now();
     // Advance in chunks of simulated time that take about 50 ms each: short enough for a
     // live progress bar, long enough that a GPU engine is not stopped every few steps.
@@ -113,6 +123,13 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     let text = output::format_summary(&summary, args.format);
     // the summary first: if the step series then fails, the run's result is kept
     output::emit(&text, args.out.as_deref(), "--out")?;
+    if let (Some(path), Some(xs)) = (&args.samples, sim.engine.samples()) {
+        let mut text = String::from("sample\n");
+        for x in xs {
+            text += &format!("{x}\n");
+        }
+        output::emit(&text, Some(path), "--samples")?;
+    }
     if let Some(path) = &args.steps_csv {
         output::emit(
             &output::steps_csv(sim.engine.step_log()),

@@ -97,6 +97,11 @@ pub trait Engine {
     fn step_log(&self) -> &[StepRecord];
     /// The model's statistics as of `min(now, end)`.
     fn report(&mut self) -> Result<Report, SimError>;
+    /// One output value per independent unit, for fitting (`run --samples`, the fit view;
+    /// M/M/c/k: every replication's L̂ so far); None for models without such outputs.
+    fn samples(&self) -> Option<Vec<f64>> {
+        None
+    }
 }
 
 /// What a model's summary tells the generic code about itself: which field counts the

@@ -104,6 +104,9 @@ impl Engine for CpuMmck {
     fn step_log(&self) -> &[StepRecord] {
         &[]
     }
+    fn samples(&self) -> Option<Vec<f64>> {
+        Some(super::live::l_hats(&self.reps))
+    }
     fn report(&mut self) -> Result<Report, SimError> {
         Ok(Report::of(&self.summary()))
     }

@@ -434,6 +434,9 @@ impl Engine for GpuMmck {
     fn step_log(&self) -> &[StepRecord] {
         &[]
     }
+    fn samples(&self) -> Option<Vec<f64>> {
+        self.replications().ok().map(|r| super::live::l_hats(&r))
+    }
     fn report(&mut self) -> Result<Report, SimError> {
         Ok(Report::of(&self.summary()?))
     }

@@ -58,7 +58,7 @@ fn sample(engine: &dyn Engine, now: Ticks, s: &Summary) -> Sample {
 }
 
 /// Every replication's L̂ so far (those still before their warm-up's end left out).
-fn l_hats(reps: &[Replication]) -> Vec<f64> {
+pub fn l_hats(reps: &[Replication]) -> Vec<f64> {
     reps.iter()
         .filter_map(|r| {
             let len = r.t.saturating_sub(r.tally.t_start);
@@ -86,9 +86,6 @@ impl LiveEngine for CpuMmck {
     fn sample(&self, now: Ticks) -> Result<Sample, SimError> {
         Ok(sample(self, now, &self.summary()))
     }
-    fn samples(&self) -> Option<Vec<f64>> {
-        Some(l_hats(self.replications()))
-    }
     fn as_any(&self) -> &dyn std::any::Any {
         self
     }
@@ -109,9 +106,6 @@ impl LiveEngine for GpuMmck {
     }
     fn sample(&self, now: Ticks) -> Result<Sample, SimError> {
         Ok(sample(self, now, &self.summary()?))
-    }
-    fn samples(&self) -> Option<Vec<f64>> {
-        self.replications().ok().map(|r| l_hats(&r))
     }
     fn as_any(&self) -> &dyn std::any::Any {
         self
