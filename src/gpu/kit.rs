@@ -121,3 +121,26 @@ pub fn pipeline_layout(
         immediate_size: 0,
     })
 }
+
+/// Runs a model's display pass and submits it (nothing is read back): `pipeline` with the
+/// engine's bind group `state` as group 0 and `display` (two u32 per heatmap cell) bound
+/// alone as group 1 under `layout`, over `groups` workgroups.
+pub fn run_display_pass(
+    gpu: &Gpu,
+    state: &wgpu::BindGroup,
+    (layout, pipeline): (&wgpu::BindGroupLayout, &wgpu::ComputePipeline),
+    display: &wgpu::Buffer,
+    groups: u32,
+) {
+    let device = &gpu.device;
+    let group = bind_group(device, "display", layout, &[display]);
+    let mut enc = device.create_command_encoder(&Default::default());
+    {
+        let mut pass = enc.begin_compute_pass(&Default::default());
+        pass.set_bind_group(0, state, &[]);
+        pass.set_bind_group(1, &group, &[]);
+        pass.set_pipeline(pipeline);
+        pass.dispatch_workgroups(groups, 1, 1);
+    }
+    gpu.queue.submit([enc.finish()]);
+}

@@ -272,23 +272,13 @@ impl GpuMmck {
 
     /// Writes the heatmap's words (customers in system per replication) into `display`.
     pub fn write_display(&self, display: &wgpu::Buffer) {
-        let device = &self.gpu.device;
-        let group = kit::bind_group(
-            device,
-            "mmck display",
-            &self.pipelines.display_layout,
-            &[display],
+        kit::run_display_pass(
+            &self.gpu,
+            &self.bind_group,
+            (&self.pipelines.display_layout, &self.pipelines.display),
+            display,
+            ((display.size() / 8) as u32).div_ceil(WG),
         );
-        let cells = (display.size() / 8) as u32;
-        let mut enc = device.create_command_encoder(&Default::default());
-        {
-            let mut pass = enc.begin_compute_pass(&Default::default());
-            pass.set_bind_group(0, &self.bind_group, &[]);
-            pass.set_bind_group(1, &group, &[]);
-            pass.set_pipeline(&self.pipelines.display);
-            pass.dispatch_workgroups(cells.div_ceil(WG), 1, 1);
-        }
-        self.gpu.queue.submit([enc.finish()]);
     }
 
     /// Runs submits until no thread was stopped by the per-dispatch event cap (or, for a
@@ -342,20 +332,7 @@ fn write_record(w: &mut [u32], l: &Layout, rep: &Replication) {
     put(12, rep.departures);
     put(14, rep.events);
     let t = &rep.tally;
-    for (i, v) in [
-        t.t_start,
-        t.area,
-        t.busy,
-        t.arrivals,
-        t.blocked,
-        t.departures,
-        t.sojourn,
-        t.wait,
-        t.starts,
-    ]
-    .into_iter()
-    .enumerate()
-    {
+    for (i, v) in t.counters().into_iter().enumerate() {
         put(16 + 2 * i as u32, v);
     }
     for (n, v) in t.state_time.iter().enumerate() {

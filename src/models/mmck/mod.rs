@@ -107,6 +107,22 @@ pub struct Tally {
 }
 
 impl Tally {
+    /// Its counters in the GPU record's order (t_start, area, busy, arrivals, blocked,
+    /// departures, sojourn, wait, starts); the state times are apart.
+    pub fn counters(&self) -> [u64; 9] {
+        [
+            self.t_start,
+            self.area,
+            self.busy,
+            self.arrivals,
+            self.blocked,
+            self.departures,
+            self.sojourn,
+            self.wait,
+            self.starts,
+        ]
+    }
+
     fn new(capacity: u32, t_start: Ticks) -> Self {
         Self {
             t_start,

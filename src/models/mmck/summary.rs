@@ -99,17 +99,9 @@ impl Summary {
                 continue;
             }
             ls.push(t.area as f64 / len as f64);
-            for (s, v) in sums.iter_mut().zip([
-                len,
-                t.area,
-                t.busy,
-                t.arrivals,
-                t.blocked,
-                t.departures,
-                t.sojourn,
-                t.wait,
-                t.starts,
-            ]) {
+            let mut counters = t.counters();
+            counters[0] = len; // the measured length in place of its start
+            for (s, v) in sums.iter_mut().zip(counters) {
                 *s += u128::from(v);
             }
             for (s, v) in state.iter_mut().zip(&t.state_time) {

@@ -680,22 +680,13 @@ impl GpuOpen {
     /// Writes the heatmap's words (tokens present, latest error step) for every facility
     /// into `display` (K × 8 bytes, STORAGE), on the GPU: nothing is read back.
     pub fn write_display(&self, display: &wgpu::Buffer) {
-        let device = &self.gpu.device;
-        let group = kit::bind_group(
-            device,
-            "open network display",
-            &self.pipelines.display_layout,
-            &[display],
+        kit::run_display_pass(
+            &self.gpu,
+            &self.bind_group,
+            (&self.pipelines.display_layout, &self.pipelines.display),
+            display,
+            self.config.model.facilities().div_ceil(WG as u32),
         );
-        let mut enc = device.create_command_encoder(&Default::default());
-        {
-            let mut pass = enc.begin_compute_pass(&Default::default());
-            pass.set_bind_group(0, &self.bind_group, &[]);
-            pass.set_bind_group(1, &group, &[]);
-            pass.set_pipeline(&self.pipelines.display);
-            pass.dispatch_workgroups(self.config.model.facilities().div_ceil(WG as u32), 1, 1);
-        }
-        self.gpu.queue.submit([enc.finish()]);
     }
 
     /// The heatmap words read back (tests and PNG export).
