@@ -440,7 +440,10 @@ pub(super) fn legend(ui: &mut egui::Ui, s: &Session, mode: Mode) {
             );
         }
         match mode {
-            Mode::Tokens => ui.small(format!("0 … {hi}+ tokens")),
+            Mode::Tokens => ui.small(format!(
+                "0 … {hi}+ {}",
+                s.config.model_info().panel.count_label
+            )),
             Mode::Busy => ui.small("yellow: busy\ndark: idle"),
             Mode::Errors => ui.small("red: causality error\nin the last 8 steps"),
             Mode::Temperature => ui.small(format!("top {hi:.2}\nbottom {lo:.2}")),

@@ -114,6 +114,8 @@ pub struct Panel {
     pub colour_range: fn(&crate::app::session::Session) -> (f32, f32),
     /// What its work counter counts, for "… per second" in the status bar.
     pub work_label: &'static str,
+    /// What the count mode of its heatmap counts per cell ("tokens", "customers").
+    pub count_label: &'static str,
     /// The plots below the heatmap, for a session and its A/B partner.
     pub plots:
         fn(&mut egui::Ui, &crate::app::session::Session, Option<&crate::app::session::Session>),

@@ -86,6 +86,7 @@ pub const PANEL: crate::models::Panel = crate::models::Panel {
     modes: &[Mode::Temperature],
     colour_range,
     work_label: "cell updates",
+    count_label: "cells",
     plots,
 };
 

@@ -122,6 +122,7 @@ pub const PANEL: crate::models::Panel = crate::models::Panel {
     modes: &[Mode::Tokens],
     colour_range,
     work_label: "events",
+    count_label: "customers in system",
     plots,
 };
 

@@ -157,5 +157,6 @@ pub const PANEL: crate::models::Panel = crate::models::Panel {
     modes: &[Mode::Tokens, Mode::Busy, Mode::Errors],
     colour_range,
     work_label: "events",
+    count_label: "tokens",
     plots,
 };
