@@ -37,6 +37,7 @@ pub fn plot_series(
             .width(w)
             .height(h)
             .legend(Legend::default())
+            .x_axis_label("simulated time")
             .show(ui, |p| {
                 for (i, s) in sessions.iter().enumerate() {
                     p.line(Line::new(tag(s, i, ab), PlotPoints::from(points(s))));
@@ -46,6 +47,23 @@ pub fn plot_series(
                 }
             });
     });
+}
+
+/// The moving mean of `pts` (y) over windows of `w` points, at each window's last x.
+pub fn moving_mean(pts: &[[f64; 2]], w: usize) -> Vec<[f64; 2]> {
+    let w = w.max(1);
+    let mut sum = 0.0;
+    let mut out = Vec::with_capacity(pts.len());
+    for (i, p) in pts.iter().enumerate() {
+        sum += p[1];
+        if i >= w {
+            sum -= pts[i - w][1];
+        }
+        if i + 1 >= w {
+            out.push([p[0], sum / w as f64]);
+        }
+    }
+    out
 }
 
 /// One plot of a sample field against simulated time for every session.
@@ -90,14 +108,14 @@ pub fn write_csv(path: &std::path::Path, a: &Session, b: Option<&Session>) -> st
     let mut w = std::io::BufWriter::new(std::fs::File::create(path)?);
     writeln!(
         w,
-        "session,algorithm,time,steps,events,utilization,mean_sojourn,causality_errors,mean_temperature,min_temperature,max_temperature"
+        "session,algorithm,time,steps,events,utilization,mean_sojourn,causality_errors,mean_temperature,min_temperature,max_temperature,tokens_in_system,number_in_system,number_in_system_ci95,blocking"
     )?;
     for (i, s) in std::iter::once(a).chain(b).enumerate() {
         let alg = tag(s, i, false);
         for x in &s.samples {
             writeln!(
                 w,
-                "{},{alg},{},{},{},{},{},{},{},{},{}",
+                "{},{alg},{},{},{},{},{},{},{},{},{},{},{},{},{}",
                 ["A", "B"][i],
                 x.time,
                 x.steps,
@@ -107,7 +125,11 @@ pub fn write_csv(path: &std::path::Path, a: &Session, b: Option<&Session>) -> st
                 x.causality_errors,
                 x.mean_temperature,
                 x.min_temperature,
-                x.max_temperature
+                x.max_temperature,
+                x.tokens_in_system,
+                x.number_in_system,
+                x.number_in_system_ci,
+                x.blocking
             )?;
         }
     }

@@ -194,19 +194,22 @@ pub fn plots(ui: &mut egui::Ui, a: &Session, b: Option<&Session>) {
             Some((label, cfg.model.analytic_sojourn())),
         );
         ui.vertical(|ui| {
-            ui.label("parallel events per step").on_hover_text("Events processed together in each step (recent steps), and their histogram (bars, right axis scale). More events per step = more parallelism for the GPU.");
-            Plot::new("events").width(w).height(h).legend(Legend::default()).show(ui, |p| {
+            ui.label("parallel events per step").on_hover_text("Events processed together in each step (recent steps: faint), their moving mean over 1% of those steps (bold), and their histogram below. More events per step = more parallelism for the GPU.");
+            Plot::new("events").width(w).height(h).legend(Legend::default()).x_axis_label("simulated time").show(ui, |p| {
                 for (i, s) in sessions.iter().enumerate() {
                     let log = s.engine().step_log();
                     let start = log.len().saturating_sub(RECENT_STEPS);
-                    let pts: PlotPoints = log[start..].iter().map(|r| [to_units(r.t_min), r.events as f64]).collect();
-                    p.line(Line::new(tag(s, i, ab), pts));
+                    let pts: Vec<[f64; 2]> = log[start..].iter().map(|r| [to_units(r.t_min), r.events as f64]).collect();
+                    let mean = crate::app::plots::moving_mean(&pts, pts.len() / 100);
+                    p.line(Line::new(format!("{} (each step)", tag(s, i, ab)), PlotPoints::from(pts)).color(egui::Color32::from_gray(90)).width(0.5));
+                    p.line(Line::new(tag(s, i, ab), PlotPoints::from(mean)).width(2.0));
                 }
             });
         });
         ui.vertical(|ui| {
             ui.label("causality errors (cumulative)").on_hover_text("Arrivals older than the last arrival their facility already processed. Always 0 for the exact algorithms.");
-            Plot::new("errors").width(w).height(h * 0.55).legend(Legend::default()).show(ui, |p| {
+            // from 0, at least to 1: an all-zero series keeps readable labels
+            Plot::new("errors").width(w).height(h * 0.55).legend(Legend::default()).include_y(0.0).include_y(1.0).x_axis_label("simulated time").show(ui, |p| {
                 for (i, s) in sessions.iter().enumerate() {
                     let pts: PlotPoints = s.samples.iter().map(|x| [x.time, x.causality_errors as f64]).collect();
                     p.line(Line::new(tag(s, i, ab), pts));
