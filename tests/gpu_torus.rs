@@ -300,3 +300,19 @@ fn replicas_need_whole_segments_per_torus() {
     assert!(err.to_string().contains("not a multiple of 2048"), "{err}");
     assert!(GpuTorus::replicas(gpu, &cfg, &[1]).is_ok());
 }
+
+/// The floor measurement runs on any adapter: both dispatch chains complete and the copy
+/// moves the bytes asked (its figures are for `bench --suite floor` on a real GPU).
+#[test]
+fn the_device_floor_measurement_runs() {
+    let Some(gpu) = gpu() else { return };
+    let f = pdes_lab::gpu::floor::measure(&gpu, 50, 1 << 20, 1).unwrap();
+    assert_eq!((f.dispatches, f.copy_bytes, f.repeats), (50, 1 << 20, 1));
+    for v in [
+        f.empty_dispatch_us,
+        f.dependent_dispatch_us,
+        f.copy_gb_per_s,
+    ] {
+        assert!(v.is_finite() && v > 0.0, "{f:?}");
+    }
+}

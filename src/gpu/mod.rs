@@ -4,6 +4,7 @@
 //! (`crate::models::<model>::gpu`).
 
 pub mod context;
+pub mod floor;
 pub mod kit;
 pub mod reduce_check;
 pub mod shaders;

@@ -93,5 +93,9 @@ pub fn all() -> Vec<(String, String)> {
         v.push((format!("reduce_check ({r:?})"), reduce_check_module(r)));
     }
     v.push(("heatmap".to_string(), HEATMAP.to_string()));
+    v.push((
+        "floor".to_string(),
+        include_str!("../../shaders/floor.wgsl").to_string(),
+    ));
     v
 }

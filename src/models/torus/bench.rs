@@ -99,6 +99,10 @@ pub const SUITES: &[crate::models::BenchSuite] = &[
         name: "smoke",
         help: "three tiny torus runs (for tests)",
     },
+    crate::models::BenchSuite {
+        name: "floor",
+        help: "the device's floors for a step: µs per empty and per dependent dispatch in one pass, GB/s of a buffer copy (no timestamps)",
+    },
 ];
 
 /// The cases of a torus suite.
@@ -252,6 +256,9 @@ pub fn measure_repeated(c: &Case, profile: bool, repeat: u32) -> Result<BenchRow
 
 /// Runs a suite, printing each row to stderr as it completes, and writes the report.
 pub fn run(suite_name: &str, options: &BenchOptions) -> Result<(), CliError> {
+    if suite_name == "floor" {
+        return floor(options);
+    }
     let (profile, repeat) = (options.profile, options.repeat);
     let cases = suite(suite_name);
     let verification = if cases.iter().any(|c| c.engine == EngineKind::Gpu) {
@@ -371,4 +378,22 @@ fn attach_reference(row: &mut BenchRow, earlier: &[BenchRow]) -> Result<(), CliE
         row.reference = Some(reference);
     }
     Ok(())
+}
+
+/// The `floor` suite: 10,000 dispatches per chain, a 1 GiB copy (or the adapter's largest
+/// buffer), medians of `--repeat` (at least 3) after a warm-up.
+fn floor(options: &BenchOptions) -> Result<(), CliError> {
+    let gpu = crate::gpu::Gpu::shared().map_err(CliError::Run)?;
+    let f = crate::gpu::floor::measure(&gpu, 10_000, 1 << 30, options.repeat.max(3))
+        .map_err(CliError::Run)?;
+    let table = format!(
+        "empty dispatch      {:>8.3} µs (chain of {} in one pass)\ndependent dispatch  {:>8.3} µs\nbuffer copy         {:>8.1} GB/s ({} MiB, read + written)\n",
+        f.empty_dispatch_us,
+        f.dispatches,
+        f.dependent_dispatch_us,
+        f.copy_gb_per_s,
+        f.copy_bytes >> 20
+    );
+    eprint!("{table}");
+    crate::cli::bench::write_report("floor", options, &[f], &table, None)
 }
