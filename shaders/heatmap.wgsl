@@ -48,7 +48,10 @@ fn fs_main(in: VsOut) -> @location(0) vec4<f32> {
     }
     let c = u32(g.x);
     let r = u32(g.y);
-    let cell = cells[r * V.cols + c];
+    let raw = cells[r * V.cols + c];
+    // the torus marks the facilities of the next step in bit 31 of the count
+    let next_step = V.mode != 3u && (raw.x & 0x80000000u) != 0u;
+    let cell = vec2<u32>(select(raw.x & 0x7fffffffu, raw.x, V.mode == 3u), raw.y);
     var rgb: vec3<f32>;
     if V.mode == 0u { // tokens present
         rgb = viridis(clamp(f32(cell.x) / max(V.max_value, 1.0), 0.0, 1.0));
@@ -73,6 +76,11 @@ fn fs_main(in: VsOut) -> @location(0) vec4<f32> {
     let lines_from = select(6.0, 24.0, V.mode == 3u);
     if cell_px > lines_from && (min(fx.x, fx.y) * cell_px < 0.75) {
         rgb = rgb * 0.6;
+    }
+    // the next step's facilities: a white outline (when cells are at least 4 px wide)
+    let edge = min(min(fx.x, fx.y), min(1.0 - fx.x, 1.0 - fx.y)) * cell_px;
+    if next_step && cell_px >= 4.0 && edge < max(1.5, cell_px * 0.12) {
+        rgb = vec3<f32>(1.0, 1.0, 1.0);
     }
     // the target is sRGB or linear; egui's own colours assume a non-sRGB target, so do we
     return vec4<f32>(rgb, 1.0);

@@ -316,3 +316,68 @@ fn the_device_floor_measurement_runs() {
         assert!(v.is_finite() && v > 0.0, "{f:?}");
     }
 }
+
+/// The heatmap's outline marks exactly the facilities whose events the next step processes:
+/// as many as that step's events, the same on the CPU, in the GPU's downloaded state and in
+/// the GPU's own display pass — for the window, both interval rules and (CPU) sequential.
+#[test]
+fn the_next_step_outline_marks_the_facilities_the_next_step_processes() {
+    use pdes_lab::engines::LiveEngine;
+    use pdes_lab::models::torus::state::NEXT_STEP_BIT;
+    let Some(g) = gpu() else { return };
+    for alg in [
+        "window",
+        "interval/original",
+        "interval/boundary",
+        "sequential",
+    ] {
+        let mut sets = vec![
+            "model.rows=24".to_string(),
+            "model.cols=40".to_string(),
+            "run.d=2".to_string(),
+        ];
+        match alg.split_once('/') {
+            Some((a, t)) => {
+                sets.push(format!("run.algorithm=\"{a}\""));
+                sets.push(format!("run.timestamps=\"{t}\""));
+                sets.push("model.service=\"exponential\"".into());
+            }
+            None => sets.push(format!("run.algorithm=\"{alg}\"")),
+        }
+        let cfg = config(&sets.iter().map(String::as_str).collect::<Vec<_>>());
+        let mut cpu = cpu_engine(&cfg);
+        cpu.advance(Budget::Until(pdes_lab::time::to_ticks(37.0)))
+            .unwrap();
+        let words = cpu.display_words().unwrap();
+        let marked = words.iter().filter(|w| w[0] & NEXT_STEP_BIT != 0).count() as u64;
+        let before = cpu.totals();
+        cpu.advance(Budget::Steps(1)).unwrap();
+        let step_events = cpu.totals().events - before.events;
+        assert_eq!(
+            marked, step_events,
+            "{alg}: marked facilities = the next step's events"
+        );
+        assert!(marked >= 1, "{alg}");
+        if alg == "sequential" {
+            continue;
+        }
+        let mut gt = GpuTorus::new(g.clone(), &cfg).unwrap();
+        gt.advance(Budget::Until(pdes_lab::time::to_ticks(37.0)))
+            .unwrap();
+        assert_eq!(
+            gt.display_words().unwrap(),
+            words,
+            "{alg}: GPU state's words"
+        );
+        let buf = g.device.create_buffer(&wgpu::BufferDescriptor {
+            label: None,
+            size: 8 * words.len() as u64,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        gt.write_display(&buf);
+        let bytes = pdes_lab::gpu::kit::read_buffers(&g, &[&buf]).unwrap();
+        let shader: &[[u32; 2]] = bytemuck::cast_slice(&bytes[0]);
+        assert_eq!(shader, &words[..], "{alg}: the GPU display pass");
+    }
+}

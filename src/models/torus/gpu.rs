@@ -509,6 +509,11 @@ impl GpuTorus {
         self.profile.as_ref()
     }
 
+    /// Its configuration.
+    pub fn config(&self) -> &TorusConfig {
+        &self.config
+    }
+
     /// (rows, cols) of the torus.
     pub fn grid_shape(&self) -> (u32, u32) {
         (self.config.model.rows, self.config.model.cols)

@@ -62,16 +62,14 @@ fn torus_sample(
     }
 }
 
-/// The heatmap words of a CPU engine: tokens, and the step of the latest causality error.
+/// The heatmap words of a CPU engine: tokens (outlined when in the next step), and the
+/// step of the latest causality error.
 fn cpu_display_words(c: &CpuEngine) -> Vec<[u32; 2]> {
-    let occ = c.cpu.state().occupancy();
+    let st = c.cpu.state();
+    let next = st.next_step(c.config.run.step_rule(), c.config.end_ticks());
     match &c.cpu {
-        CpuTorus::Stepped(s) => occ
-            .into_iter()
-            .zip(&s.last_error_step)
-            .map(|(o, e)| [o, *e])
-            .collect(),
-        CpuTorus::Sequential(_) => occ.into_iter().map(|o| [o, 0]).collect(),
+        CpuTorus::Stepped(s) => st.display_words(&next, s.last_error_step.iter().copied()),
+        CpuTorus::Sequential(_) => st.display_words(&next, std::iter::repeat(0)),
     }
 }
 
@@ -125,9 +123,10 @@ impl LiveEngine for GpuTorus {
         GpuTorus::write_display(self, buf);
     }
     fn display_words(&self) -> Result<Vec<[u32; 2]>, SimError> {
-        let occ = self.download_state()?.occupancy();
-        let err = self.error_steps()?;
-        Ok(occ.into_iter().zip(err).map(|(o, e)| [o, e]).collect())
+        let st = self.download_state()?;
+        let cfg = self.config();
+        let next = st.next_step(cfg.run.step_rule(), cfg.end_ticks());
+        Ok(st.display_words(&next, self.error_steps()?.into_iter()))
     }
     fn sample(&self, _now: Ticks) -> Result<Sample, SimError> {
         let s = self.live_stats()?;

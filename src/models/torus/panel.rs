@@ -77,6 +77,19 @@ pub fn timeline(ui: &mut egui::Ui, s: &Session) {
         egui::FontId::proportional(12.0),
         egui::Color32::LIGHT_GRAY,
     );
+    // what the heatmap's white outlines are (NEXT_STEP_BIT), and why they may run together
+    let caption = match cfg.run.algorithm {
+        crate::models::queueing::Algorithm::Window => {
+            "outlined: the facilities with an event in the next window — they run in parallel, because every service lasts at least d: no event inside the window can cause an earlier one elsewhere"
+        }
+        crate::models::queueing::Algorithm::Interval => {
+            "outlined: the facilities with an event in the next interval — run together although one of them can send a token that should arrive before another's event: the interval is not a safe window"
+        }
+        crate::models::queueing::Algorithm::Sequential => {
+            "outlined: the one next event — sequential processes the earliest event, then looks again"
+        }
+    };
+    ui.label(egui::RichText::new(caption).small());
 }
 
 /// The facts about a CPU facility that the hover text and the inspector both show.
@@ -130,8 +143,8 @@ pub fn inspector(ui: &mut egui::Ui, s: &Session, f: u32) {
     } else if let Some(g) = engine.downcast_ref::<GpuTorus>() {
         // two small readbacks, not the whole grid
         match (s.display_word(f), g.facility_snapshot(f)) {
-            (Some([tokens, _]), Ok((dep, last, err_step))) => {
-                ui.label(format!("tokens: {tokens}"));
+            (Some([word, _]), Ok((dep, last, err_step))) => {
+                ui.label(format!("tokens: {}", word & !super::state::NEXT_STEP_BIT));
                 ui.label(match dep {
                     Some(t) => format!("busy, departs at {:.4}", to_units(t)),
                     None => "idle".to_string(),

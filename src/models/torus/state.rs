@@ -14,6 +14,10 @@ pub const NONE: u32 = u32::MAX;
 /// Departure time of an idle facility.
 pub const NEVER: Ticks = Ticks::MAX;
 
+/// Bit 31 of a heatmap cell's first word: the facility has an event in the next step (the
+/// token count is the low 31 bits). Set by every torus engine, CPU and GPU alike.
+pub const NEXT_STEP_BIT: u32 = 1 << 31;
+
 /// One facility: a server and its FIFO queue, plus its statistics accumulators.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Facility {
@@ -253,6 +257,50 @@ impl TorusState {
             )),
             None => Ok(self.tokens.len() as u64),
         }
+    }
+
+    /// Which facilities have an event in the next step: under a step rule, those whose
+    /// departure lies within the bound of the step from the earliest one (`StepRule::bound`,
+    /// before `end`); without one (sequential), the earliest departure alone (the lowest
+    /// facility on a tie). What the heatmap outlines ([`NEXT_STEP_BIT`]).
+    pub fn next_step(
+        &self,
+        rule: Option<crate::models::queueing::StepRule>,
+        end: Ticks,
+    ) -> Vec<bool> {
+        let mut flags = vec![false; self.facilities.len()];
+        let Some((first, t_min)) = self
+            .facilities
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (i, f.departure))
+            .min_by_key(|&(i, t)| (t, i))
+        else {
+            return flags;
+        };
+        if t_min == NEVER || t_min >= end {
+            return flags;
+        }
+        match rule {
+            Some(r) => {
+                let bound = r.bound(t_min, end).0;
+                for (flag, f) in flags.iter_mut().zip(&self.facilities) {
+                    *flag = f.departure != NEVER && f.departure <= bound;
+                }
+            }
+            None => flags[first] = true,
+        }
+        flags
+    }
+
+    /// Heatmap words: tokens (with [`NEXT_STEP_BIT`] where `next` says) and `second`.
+    pub fn display_words(&self, next: &[bool], second: impl Iterator<Item = u32>) -> Vec<[u32; 2]> {
+        self.occupancy()
+            .into_iter()
+            .zip(next)
+            .zip(second)
+            .map(|((o, &n), e)| [o | if n { NEXT_STEP_BIT } else { 0 }, e])
+            .collect()
     }
 
     /// Tokens at each facility (queued plus the one in service), row-major.

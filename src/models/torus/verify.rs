@@ -246,6 +246,32 @@ fn check_torus(
         &comparable_state(cpu.cpu.state(), cfg),
         &g.download_state().map_err(gpu_err)?,
     ));
+    // the heatmap's words from the GPU's display pass (tokens, next-step outline, error
+    // step) against the CPU engine's, mid-run: where the run stood before its last budget
+    let mut cpu = CpuEngine {
+        cpu: CpuTorus::new(cfg),
+        config: cfg.clone(),
+    };
+    let mut g = GpuTorus::with_reductions(gpu.clone(), cfg, r).map_err(gpu_err)?;
+    let mid = Budget::Until(cfg.end_ticks() / 2);
+    cpu.advance(mid).map_err(gpu_err)?;
+    g.advance(mid).map_err(gpu_err)?;
+    let want = crate::engines::LiveEngine::display_words(&cpu).map_err(gpu_err)?;
+    let buf = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("verify display"),
+        size: 8 * want.len() as u64,
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    });
+    g.write_display(&buf);
+    let bytes = crate::gpu::kit::read_buffers(gpu, &[&buf]).map_err(gpu_err)?;
+    let got: &[[u32; 2]] = bytemuck::cast_slice(&bytes[0]);
+    if let Some(i) = (0..want.len()).find(|&i| got[i] != want[i]) {
+        diffs.push(format!(
+            "display words: facility {i}: CPU {:?}, GPU display pass {:?}",
+            want[i], got[i]
+        ));
+    }
     Ok(diffs)
 }
 

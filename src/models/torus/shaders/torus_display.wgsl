@@ -18,7 +18,16 @@ fn display_main(@builtin(global_invocation_id) gid: vec3<u32>) {
         n += 1u;
         t = tok[t].z;
     }
+    // Bit 31: the facility departs in the next step (TorusState::next_step): its
+    // departure is within the bound of the step from ctl.t_min, the earliest departure,
+    // which every plan (held, planned or done) leaves in ctl.
+    let t_min = ctl[0].t_min;
+    let d = dep[f];
+    var next = 0u;
+    if lt64(t_min, P.end_t) && !all(d == never()) && le64(d, step_bound(t_min).xy) {
+        next = 0x80000000u;
+    }
     // fac.w holds the step of the latest causality error (0 never happens: no arrival
     // can be older than another at step 0, all start at t = 0).
-    display[f] = vec2<u32>(n, st.w);
+    display[f] = vec2<u32>(n | next, st.w);
 }
