@@ -136,8 +136,8 @@ pub struct PresetRow {
     pub engine: &'static str,
     /// Work done (events, or the model's unit).
     pub work: u64,
-    /// Steps taken.
-    pub steps: u64,
+    /// Steps taken (None for a model without steps, e.g. independent replications).
+    pub steps: Option<u64>,
     /// Seconds to build the engine (state, upload, pipelines).
     pub setup_seconds: f64,
     /// Median seconds of simulation over the timed runs.
@@ -146,8 +146,8 @@ pub struct PresetRow {
     pub wall_seconds_runs: Vec<f64>,
     /// Work per second of simulation.
     pub work_per_second: f64,
-    /// Microseconds of wall time per step.
-    pub us_per_step: f64,
+    /// Microseconds of wall time per step (None without steps).
+    pub us_per_step: Option<f64>,
     /// The group's reference run ("algorithm engine"), None for the reference itself.
     pub reference: Option<String>,
     /// Speedup over the group's reference run, measured in the same invocation.
@@ -204,8 +204,7 @@ fn measure_preset_case(c: &PresetCase, repeat: u32) -> Result<PresetRow, CliErro
     let steps = report
         .fields
         .get("steps")
-        .and_then(serde_json::Value::as_u64)
-        .unwrap_or(0);
+        .and_then(serde_json::Value::as_u64);
     Ok(PresetRow {
         group: c.group,
         algorithm: info.label.to_string(),
@@ -217,11 +216,7 @@ fn measure_preset_case(c: &PresetCase, repeat: u32) -> Result<PresetRow, CliErro
         wall_seconds: wall,
         wall_seconds_runs: walls,
         work_per_second: report.work() as f64 / wall,
-        us_per_step: if steps > 0 {
-            wall * 1e6 / steps as f64
-        } else {
-            0.0
-        },
+        us_per_step: steps.filter(|&n| n > 0).map(|n| wall * 1e6 / n as f64),
         reference: None,
         speedup_vs_reference: None,
         summary: report.fields,
@@ -268,7 +263,7 @@ pub fn run_preset_suite(
             row.algorithm,
             row.engine,
             row.work,
-            row.steps,
+            row.steps.map_or("—".to_string(), |n| n.to_string()),
             row.wall_seconds,
             row.work_per_second
         );
@@ -280,15 +275,15 @@ pub fn run_preset_suite(
     );
     for r in &rows {
         table.push_str(&format!(
-            "{:<22} {:<20} {:<4} {:>12} {:>8} {:>9.3} {:>11.3e} {:>9.1} {:>9}\n",
+            "{:<22} {:<20} {:<4} {:>12} {:>8} {:>9.3} {:>11.3e} {:>9} {:>9}\n",
             r.group,
             r.algorithm,
             r.engine,
             r.work,
-            r.steps,
+            r.steps.map_or("—".to_string(), |n| n.to_string()),
             r.wall_seconds,
             r.work_per_second,
-            r.us_per_step,
+            r.us_per_step.map_or("—".to_string(), |u| format!("{u:.1}")),
             r.speedup_vs_reference
                 .map_or("—".to_string(), |s| format!("{s:.1}×"))
         ));
