@@ -19,12 +19,11 @@ fn display_main(@builtin(global_invocation_id) gid: vec3<u32>) {
         t = tok[t].z;
     }
     // Bit 31: the facility departs in the next step (TorusState::next_step): its
-    // departure is within the bound of the step from ctl.t_min, the earliest departure,
-    // which every plan (held, planned or done) leaves in ctl.
-    let t_min = ctl[0].t_min;
+    // departure is within the next step's bound, which the plan leaves in ctl whether the
+    // step is planned or held (not once the run is done).
     let d = dep[f];
     var next = 0u;
-    if lt64(t_min, P.end_t) && !all(d == never()) && le64(d, step_bound(t_min).xy) {
+    if ctl[0].phase != PHASE_DONE && !all(d == never()) && le64(d, ctl[0].bound) {
         next = 0x80000000u;
     }
     // fac.w holds the step of the latest causality error (0 never happens: no arrival

@@ -20,12 +20,13 @@ fn plan(rep: u32, t_min: vec2<u32>) {
         ctl[rep].t_min = t_min;
         return;
     }
+    let b = step_bound(t_min);
     if !lt64(t_min, ctl[rep].limit) {
         ctl[rep].phase = PHASE_HELD;
         ctl[rep].t_min = t_min;
+        ctl[rep].bound = b.xy; // the held step's bound too: the display pass outlines it
         return;
     }
-    let b = step_bound(t_min);
     ctl[rep].t_min = t_min;
     ctl[rep].bound = b.xy;
     ctl[rep].exec_at = b.zw;
