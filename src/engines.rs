@@ -46,6 +46,12 @@ pub struct Sample {
     pub number_in_system_ci: f64,
     /// M/M/c/k: blocked arrivals over all arrivals.
     pub blocking: f64,
+    /// DEVS SIR: mean susceptible, infected and recovered fractions.
+    pub compartments: [f64; 3],
+    /// DEVS: imminent cells summed over the steps so far.
+    pub imminent: u64,
+    /// DEVS: messages routed so far.
+    pub messages: u64,
 }
 
 /// What the window needs from an engine beyond [`Engine`]: where it runs, its heatmap

@@ -25,7 +25,8 @@ use std::time::Instant;
 
 /// Summary fields that legitimately differ between engines (besides the work rate, which
 /// each report names itself).
-const NOT_COMPARED: [&str; 2] = ["engine", "wall_seconds"];
+// where it ran and how: the CPU's thread count and the GPU's (one per unit) differ by design
+const NOT_COMPARED: [&str; 3] = ["engine", "threads", "wall_seconds"];
 
 /// How much to check.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

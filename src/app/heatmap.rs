@@ -18,6 +18,11 @@ pub enum Mode {
     Errors,
     /// Diffusion: the temperature of every cell.
     Temperature,
+    /// DEVS benchmark: each cell's digit (0 or 1).
+    Digit,
+    /// DEVS SIR: each cell's susceptible, infected and recovered fractions as green, red
+    /// and blue.
+    Compartments,
 }
 
 impl Mode {
@@ -33,6 +38,8 @@ impl Mode {
             Mode::Busy => "busy / idle",
             Mode::Errors => "causality errors",
             Mode::Temperature => "temperature",
+            Mode::Digit => "cell value",
+            Mode::Compartments => "S / I / R",
         }
     }
 
@@ -42,6 +49,8 @@ impl Mode {
             Mode::Busy => 1,
             Mode::Errors => 2,
             Mode::Temperature => 3,
+            Mode::Digit => 1,
+            Mode::Compartments => 4,
         }
     }
 }
@@ -398,14 +407,18 @@ fn colour_range(s: &Session) -> (f32, f32) {
 /// The colour of one heatmap word (the shader's, on the CPU: texture fallback, PNG export).
 pub fn word_colour(mode: Mode, w: [u32; 2], step: u32, (lo, hi): (f32, f32)) -> [f32; 3] {
     // the next step's mark (bit 31, the torus) is an outline, not part of the count
-    let w = if mode == Mode::Temperature {
+    let w = if matches!(mode, Mode::Temperature | Mode::Compartments) {
         w
     } else {
         [w[0] & !crate::models::torus::state::NEXT_STEP_BIT, w[1]]
     };
     match mode {
         Mode::Tokens => viridis(w[0] as f32 / hi),
-        Mode::Busy => {
+        Mode::Compartments => {
+            let (s, i, r) = crate::models::devs::sir_unpack(w[0]);
+            [i, s, r].map(|x| x as f32 / 1000.0)
+        }
+        Mode::Busy | Mode::Digit => {
             if w[0] > 0 {
                 [0.99, 0.80, 0.20]
             } else {
@@ -429,6 +442,35 @@ pub(super) fn legend(ui: &mut egui::Ui, s: &Session, mode: Mode) {
     let (lo, hi) = colour_range(s);
     ui.vertical(|ui| {
         ui.add(egui::Label::new(mode.label()).wrap_mode(egui::TextWrapMode::Extend));
+        let swatches: &[([u8; 3], &str)] = match mode {
+            Mode::Busy => &[([252, 204, 51], "busy"), ([31, 31, 41], "idle")],
+            Mode::Digit => &[([252, 204, 51], "1"), ([31, 31, 41], "0")],
+            Mode::Compartments => &[
+                ([0, 255, 0], "susceptible"),
+                ([255, 0, 0], "infected"),
+                ([0, 0, 255], "recovered"),
+            ],
+            _ => &[],
+        };
+        if !swatches.is_empty() {
+            // a discrete quantity gets one swatch per value, not a gradient
+            for (rgb, what) in swatches {
+                ui.horizontal(|ui| {
+                    let (r, _) =
+                        ui.allocate_exact_size(egui::vec2(14.0, 14.0), egui::Sense::hover());
+                    ui.painter().rect_filled(
+                        r,
+                        2.0,
+                        egui::Color32::from_rgb(rgb[0], rgb[1], rgb[2]),
+                    );
+                    ui.label(*what);
+                });
+            }
+            if mode == Mode::Compartments {
+                ui.small("mixtures blend:\nred + blue = purple,\ngreen + red = yellow");
+            }
+            return;
+        }
         let (rect, _) = ui.allocate_exact_size(egui::vec2(22.0, 200.0), egui::Sense::hover());
         let steps = 32;
         for i in 0..steps {
@@ -450,7 +492,7 @@ pub(super) fn legend(ui: &mut egui::Ui, s: &Session, mode: Mode) {
                 "0 … {hi}+ {}",
                 s.config.model_info().panel.count_label
             )),
-            Mode::Busy => ui.small("yellow: busy\ndark: idle"),
+            Mode::Busy | Mode::Digit | Mode::Compartments => ui.small(""),
             Mode::Errors => ui.small("red: causality error\nin the last 8 steps"),
             Mode::Temperature => ui.small(format!("top {hi:.2}\nbottom {lo:.2}")),
         };

@@ -5,6 +5,7 @@
 
 use eframe::egui;
 
+pub mod devs;
 pub mod diffusion;
 pub mod mmck;
 pub mod open_network;
@@ -175,6 +176,8 @@ pub static MODELS: &[&ModelInfo] = &[
     &diffusion::INFO,
     &open_network::INFO,
     &mmck::INFO,
+    &devs::SIR_INFO,
+    &devs::BENCHMARK_INFO,
 ];
 
 /// The model of `model.kind`.

@@ -104,7 +104,7 @@ fn check(gpu: &Arc<Gpu>, cfg: &MmckConfig, options: Options) -> Result<Vec<Strin
     diffs.extend(
         compare_reports(&cpu.report().map_err(gpu_err)?, &gpu_report)
             .into_iter()
-            .filter(|d| !d.starts_with("engine:") && !d.starts_with("threads:")),
+            .filter(|d| !d.starts_with("engine:")),
     );
     if !g.finished() {
         diffs.push("the GPU replications did not all finish".into());

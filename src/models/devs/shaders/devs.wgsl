@@ -1,0 +1,255 @@
+// devs.wgsl — the flattened Parallel DEVS coordinator of paper 004 (Figs. 5, 6, 8) as four
+// compute passes per step over arrays of every cell, one thread per cell. Twin of
+// src/models/devs/flattened.rs, phase for phase, and of the rules in mod.rs (sir_step,
+// burn). Composed after u64.wgsl and one of the reduction modules (wg_reduce, wg_min).
+//
+// A step is the dispatch sequence output → route → transition → next_time. Every pass
+// first reads the control block: when the next time is past the host's limit (t_limit)
+// or the step budget is spent (step_limit), the pass does nothing — so the host can queue
+// many steps per submit without knowing when the run stops, and reads back only once
+// per batch.
+
+struct Params {
+    cells: u32, rows: u32, cols: u32, kind: u32,      // kind: 0 benchmark, 1 SIR
+    moore: u32, wrap: u32, work: u32, log_cap: u32,
+    t_limit: u32, step_limit: u32, groups: u32, sat: u32, // sat: ΣI at which min(1, ·) saturates
+    infection: u32, contact: u32, recovery: u32, weight: u32,
+}
+
+struct Ctl {
+    t: u32,      // time of the next step (NONE: every cell passive)
+    steps: u32,  // steps taken
+    pad0: u32, pad1: u32,
+}
+
+// One step's counts (DevsStep in mod.rs); the transition pass adds into them.
+struct LogEntry {
+    t: u32,
+    imminent: atomic<u32>,
+    messages: atomic<u32>,
+    n_int: atomic<u32>,   // δint taken
+    n_ext: atomic<u32>,   // δext taken
+    n_conf: atomic<u32>,  // δconf taken
+    pad0: u32, pad1: u32,
+}
+
+@group(0) @binding(0) var<uniform> P: Params;
+@group(0) @binding(1) var<storage, read_write> cells: array<vec2<u32>>;   // (value, aux)
+@group(0) @binding(2) var<storage, read_write> times: array<vec2<u32>>;  // (last, next)
+@group(0) @binding(3) var<storage, read_write> outbox: array<u32>;
+@group(0) @binding(4) var<storage, read_write> inbox: array<vec2<u32>>;  // (count, sum)
+@group(0) @binding(5) var<storage, read_write> partial: array<u32>;      // min next per workgroup
+@group(0) @binding(6) var<storage, read_write> ctl: Ctl;
+@group(0) @binding(7) var<storage, read_write> log: array<LogEntry>;
+
+const EMPTY: u32 = 0xffffffffu;
+
+var<workgroup> sh_t: u32;
+
+// The time of the step this pass belongs to, or NONE when no step is due (the same value
+// in every thread of the workgroup, as the barriers that follow require).
+fn step_time(lid: u32) -> u32 {
+    if lid == 0u {
+        let go = ctl.t <= P.t_limit && ctl.steps < P.step_limit;
+        sh_t = select(NONE, ctl.t, go);
+    }
+    return workgroupUniformLoad(&sh_t);
+}
+
+// --- the rules (twins of Rule in mod.rs) ---
+
+// The benchmark's extra arithmetic (burn in mod.rs).
+fn burn(x0: u32) -> u32 {
+    var x = x0;
+    for (var k = 0u; k < P.work; k++) {
+        x = x * 1664525u + 1013904223u;
+    }
+    return x;
+}
+
+// floor(n / 10^12) for n < 2^12 · 10^12, by restoring division on 12 quotient bits.
+fn div_e12(n0: vec2<u32>) -> u32 {
+    var n = n0;
+    var d = vec2<u32>(0x28800000u, 0x746a5u); // 10^12 · 2^11
+    var q = 0u;
+    for (var b = 11i; b >= 0; b--) {
+        if !lt64(n, d) {
+            n = sub64(n, d);
+            q |= 1u << u32(b);
+        }
+        d = vec2<u32>((d.x >> 1u) | (d.y << 31u), d.y >> 1u);
+    }
+    return q;
+}
+
+// One SIR step in exact thousandths (sir_step in mod.rs).
+fn sir_step(v: u32, sum_i: u32) -> u32 {
+    let s = v & 0x3ffu;
+    let i = (v >> 10u) & 0x3ffu;
+    let r = (v >> 20u) & 0x3ffu;
+    let q = select(1000000000u, P.contact * P.weight * sum_i, sum_i < P.sat);
+    let half = vec2<u32>(0x6a528800u, 116u); // 5 · 10^11
+    let n = add64(add64(mul32x32(1000000000u, i * (1000u - P.recovery)), mul32x32(P.infection * s, q)), half);
+    let r2 = r + (P.recovery * i + 500u) / 1000u;
+    let i2 = min(div_e12(n), 1000u - r2);
+    return (1000u - i2 - r2) | (i2 << 10u) | (r2 << 20u);
+}
+
+fn output_of(c: vec2<u32>) -> u32 {
+    return select(c.x, (c.x >> 10u) & 0x3ffu, P.kind == 1u);
+}
+
+fn delta_int(c: vec2<u32>) -> vec2<u32> {
+    if P.kind == 1u { return vec2<u32>(sir_step(c.x, 0u), c.y); }
+    return vec2<u32>(c.x ^ 1u, burn(c.y));
+}
+
+fn delta_conf(c: vec2<u32>, bag: vec2<u32>) -> vec2<u32> {
+    if P.kind == 1u { return vec2<u32>(sir_step(c.x, bag.y), c.y); }
+    return delta_int(c);
+}
+
+// Both rules act only at their own internal events (Rule::external in mod.rs).
+fn delta_ext(c: vec2<u32>, elapsed: u32, bag: vec2<u32>) -> vec2<u32> {
+    return c;
+}
+
+fn ta(c: vec2<u32>) -> u32 {
+    return 1u;
+}
+
+fn cell_index(wid: vec3<u32>, lid: u32) -> u32 {
+    return wid.x * WG + lid;
+}
+
+// --- the four passes ---
+
+// 1. output: imminent cells write λ(s) into their out-bag; the others clear theirs.
+@compute @workgroup_size(WG)
+fn output(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid3: vec3<u32>) {
+    let t = step_time(lid3.x);
+    let c = cell_index(wid, lid3.x);
+    if t == NONE || c >= P.cells { return; }
+    outbox[c] = select(EMPTY, output_of(cells[c]), times[c].y == t);
+}
+
+// 2. route: every cell pulls the out-bags of the cells coupled to it (itself included).
+@compute @workgroup_size(WG)
+fn route(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid3: vec3<u32>) {
+    let t = step_time(lid3.x);
+    let c = cell_index(wid, lid3.x);
+    if t == NONE || c >= P.cells { return; }
+    let r = i32(c / P.cols);
+    let col = i32(c % P.cols);
+    let rows = i32(P.rows);
+    let cols = i32(P.cols);
+    var bag = vec2<u32>(0u, 0u);
+    for (var dr = -1; dr <= 1; dr++) {
+        for (var dc = -1; dc <= 1; dc++) {
+            if P.moore == 0u && dr != 0 && dc != 0 { continue; }
+            var rr = r + dr;
+            var cc = col + dc;
+            if P.wrap == 1u {
+                rr = (rr + rows) % rows;
+                cc = (cc + cols) % cols;
+            } else if rr < 0 || rr >= rows || cc < 0 || cc >= cols {
+                continue;
+            }
+            let y = outbox[u32(rr * cols + cc)];
+            if y != EMPTY {
+                bag = vec2<u32>(bag.x + 1u, bag.y + y);
+            }
+        }
+    }
+    inbox[c] = bag;
+}
+
+// 3. transition: δint / δconf for imminent cells, δext for the others with input; then
+// last = t and next = t + ta. The workgroup's minimum next and its counts go to partial[]
+// and to the step's log entry (one atomic add per count per workgroup).
+@compute @workgroup_size(WG)
+fn transition(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid3: vec3<u32>) {
+    let lid = lid3.x;
+    let t = step_time(lid);
+    if t == NONE { return; }
+    let c = cell_index(wid, lid);
+    var nxt = NONE;
+    var kinds = vec3<u32>(0u, 0u, 0u); // internal, external, confluent
+    var messages = 0u;
+    if c < P.cells {
+        let bag = inbox[c];
+        let when = times[c];
+        let imminent = when.y == t;
+        messages = bag.x;
+        var s = cells[c];
+        var acted = true;
+        if imminent && bag.x == 0u {
+            s = delta_int(s);
+            kinds.x = 1u;
+        } else if imminent {
+            s = delta_conf(s, bag);
+            kinds.z = 1u;
+        } else if bag.x > 0u {
+            s = delta_ext(s, t - when.x, bag);
+            kinds.y = 1u;
+        } else {
+            acted = false;
+        }
+        nxt = when.y;
+        if acted {
+            cells[c] = s;
+            let a = ta(s);
+            nxt = select(t + a, NONE, a == NONE);
+            times[c] = vec2<u32>(t, nxt);
+        }
+    }
+    // per workgroup each count is at most WG · 9, so the 64-bit sums of wg_reduce carry
+    // two independent 32-bit counts in their halves
+    let red = wg_reduce(lid, vec2<u32>(nxt, 0u), kinds.xy, vec2<u32>(kinds.z, messages));
+    if lid == 0u {
+        partial[wid.x] = red.min.x;
+        let slot = ctl.steps % P.log_cap;
+        atomicAdd(&log[slot].n_int, red.a.x);
+        atomicAdd(&log[slot].n_ext, red.a.y);
+        atomicAdd(&log[slot].n_conf, red.b.x);
+        atomicAdd(&log[slot].messages, red.b.y);
+    }
+}
+
+// 4. next time: one workgroup takes the minimum of the partials (it never leaves the GPU),
+// closes the step's log entry and clears the next one.
+@compute @workgroup_size(WG)
+fn next_time(@builtin(local_invocation_id) lid3: vec3<u32>) {
+    let lid = lid3.x;
+    let t = step_time(lid);
+    if t == NONE { return; }
+    var m = NONE;
+    for (var g = lid; g < P.groups; g += WG) {
+        m = min(m, partial[g]);
+    }
+    let least = wg_min(lid, vec2<u32>(m, 0u));
+    if lid == 0u {
+        let slot = ctl.steps % P.log_cap;
+        log[slot].t = t;
+        atomicStore(&log[slot].imminent,
+            atomicLoad(&log[slot].n_int) + atomicLoad(&log[slot].n_conf));
+        let following = (ctl.steps + 1u) % P.log_cap;
+        atomicStore(&log[following].imminent, 0u);
+        atomicStore(&log[following].messages, 0u);
+        atomicStore(&log[following].n_int, 0u);
+        atomicStore(&log[following].n_ext, 0u);
+        atomicStore(&log[following].n_conf, 0u);
+        ctl.t = least.x;
+        ctl.steps += 1u;
+    }
+}
+
+// The heatmap's words: each cell's state word.
+@group(1) @binding(0) var<storage, read_write> display: array<vec2<u32>>;
+
+@compute @workgroup_size(WG)
+fn display_main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let c = gid.x;
+    if c >= arrayLength(&display) { return; }
+    display[c] = select(vec2<u32>(0u, 0u), vec2<u32>(cells[c].x, 0u), c < P.cells);
+}
