@@ -15,6 +15,7 @@ fn space(rows: u32, cols: u32, neighbourhood: Neighbourhood, wrap: bool) -> Cell
 
 /// A rule that exercises the whole protocol: time advances of 1 to 3 steps, passive cells
 /// woken by input, and all three transitions with different effects.
+#[derive(Clone, Copy)]
 struct Probe;
 
 impl CellRule for Probe {
@@ -25,7 +26,7 @@ impl CellRule for Probe {
         }
     }
     fn ta(&self, s: &Cell) -> u32 {
-        if s.value % 11 == 0 {
+        if s.value.is_multiple_of(11) {
             PASSIVE
         } else {
             1 + s.value % 3
@@ -33,7 +34,7 @@ impl CellRule for Probe {
     }
     fn output(&self, s: &Cell) -> Option<u32> {
         // every fourth state sends nothing: an imminent cell can then have no input (δint)
-        (s.value % 4 != 0).then_some(s.value & 0xff)
+        (!s.value.is_multiple_of(4)).then_some(s.value & 0xff)
     }
     fn internal(&self, s: &mut Cell) {
         s.value = s.value.wrapping_add(1);
@@ -69,13 +70,6 @@ fn same_path<R: CellRule + Copy>(sp: CellSpace, rule: R, end: u32) -> (Vec<Cell>
     assert_eq!(seq.next(), flat.next());
     (flat.cells().to_vec(), flat.log().to_vec())
 }
-
-impl Clone for Probe {
-    fn clone(&self) -> Self {
-        Probe
-    }
-}
-impl Copy for Probe {}
 
 #[test]
 fn sequential_and_flattened_agree_on_every_transition_kind_and_passive_cells() {
@@ -239,7 +233,7 @@ fn bad_keys_are_refused_with_the_key_and_the_range() {
 
 #[test]
 fn the_command_lines_loop_reaches_the_end() {
-    use crate::sim::{Budget, Engine};
+    use crate::sim::Budget;
     let cfg = crate::preset::config_with("teaching-devs-benchmark", &[]).unwrap();
     let end = cfg.end_ticks();
     let mut sim = crate::engines::Simulation::new(cfg).unwrap();

@@ -1,0 +1,139 @@
+//! The flattened DEVS coordinator on the GPU against its CPU twin (and so against the
+//! sequential PDEVS simulator, which the unit tests hold the twin to), on whatever adapter
+//! is present (Mesa lavapipe in CI). With PDES_REQUIRE_GPU=1 a missing adapter fails.
+
+mod common_cfg;
+use common_cfg::gpu;
+use pdes_lab::models::devs::config::DevsConfig;
+use pdes_lab::models::devs::gpu::GpuDevs;
+use pdes_lab::models::devs::live::CpuDevs;
+use pdes_lab::models::devs::ticks;
+use pdes_lab::models::devs::verify::compare_cells;
+use pdes_lab::sim::{Budget, Engine};
+
+fn config(preset: &str, sets: &[&str]) -> DevsConfig {
+    let c = pdes_lab::preset::config_with(preset, sets).unwrap();
+    c.get::<DevsConfig>().unwrap().clone()
+}
+
+/// Both engines through the same budgets: after each, the same time, step log and cells.
+fn assert_twins(cfg: &DevsConfig, budgets: &[Budget]) {
+    let Some(g) = gpu() else { return };
+    for r in pdes_lab::verify::variants(&g) {
+        let mut cpu = CpuDevs::new(cfg);
+        let mut gpu = GpuDevs::with_reductions(g.clone(), cfg, r).unwrap();
+        for b in budgets {
+            cpu.advance(*b).unwrap();
+            gpu.advance(*b).unwrap();
+            assert_eq!(gpu.now(), cpu.now(), "{r:?}: time after {b:?}");
+            assert_eq!(
+                gpu.step_log(),
+                cpu.step_log(),
+                "{r:?}: step log after {b:?}"
+            );
+            assert_eq!(gpu.log(), cpu.sim().log(), "{r:?}: DEVS log after {b:?}");
+            assert_eq!(
+                compare_cells(&cpu, &gpu).unwrap(),
+                Vec::<String>::new(),
+                "{r:?}: after {b:?}"
+            );
+        }
+        assert!(gpu.finished() && cpu.finished());
+    }
+}
+
+#[test]
+fn gpu_sir_equals_the_cpu_twin_on_a_grid_that_is_no_multiple_of_the_workgroup() {
+    // 37×53 = 1961 cells: the last workgroup is partial (the authors' min kernel read
+    // uninitialised shared memory there)
+    let cfg = config(
+        "teaching-sir",
+        &["model.rows=37", "model.cols=53", "run.end_time=90"],
+    );
+    assert_twins(
+        &cfg,
+        &[
+            Budget::Steps(1),
+            Budget::Steps(5),
+            Budget::Until(ticks(40)),
+            Budget::Finish,
+        ],
+    );
+}
+
+#[test]
+fn gpu_benchmark_with_work_and_a_wrapping_von_neumann_grid_equals_the_cpu_twin() {
+    let cfg = config(
+        "teaching-devs-benchmark",
+        &[
+            "model.rows=19",
+            "model.cols=300",
+            "model.neighbourhood=\"von-neumann\"",
+            "model.wrap=true",
+            "model.work=11",
+            "run.end_time=37",
+        ],
+    );
+    assert_twins(&cfg, &[Budget::Steps(2), Budget::Finish]);
+    // and the benchmark's law holds on the GPU: every cell equals T mod 2
+    let Some(g) = gpu() else { return };
+    let mut e = GpuDevs::new(g, &cfg).unwrap();
+    e.advance(Budget::Finish).unwrap();
+    let r = e.report().unwrap();
+    assert_eq!(r.fields["cells_equal_time_mod_2"], 19 * 300);
+    assert_eq!(r.fields["steps"], 37);
+}
+
+#[test]
+fn the_sequential_simulator_refuses_the_gpu() {
+    let Some(g) = gpu() else { return };
+    let cfg = config("teaching-sir", &["run.algorithm=\"sequential\""]);
+    let e = GpuDevs::new(g, &cfg).err().unwrap();
+    assert!(e.to_string().contains("run.algorithm"), "{e}");
+}
+
+/// `bench --suite devs-smoke`: sequential, flattened CPU and GPU rows, each accepted only
+/// when it equals the sequential reference field for field.
+#[test]
+fn the_smoke_suite_holds_every_row_to_the_sequential_reference() {
+    if gpu().is_none() {
+        return;
+    }
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_pdes-lab"))
+        .args(["bench", "--suite", "devs-smoke", "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let rows = v["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 6);
+    for r in rows {
+        let reference = rows.iter().find(|x| x["group"] == r["group"]).unwrap();
+        assert_eq!(
+            r["summary"]["transitions"], reference["summary"]["transitions"],
+            "{r}"
+        );
+        assert_eq!(
+            r["summary"]["messages"], reference["summary"]["messages"],
+            "{r}"
+        );
+        assert_eq!(r["steps"], 50);
+    }
+    let engines: Vec<(&str, &str)> = rows
+        .iter()
+        .map(|r| {
+            (
+                r["algorithm"].as_str().unwrap(),
+                r["engine"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        &engines[..3],
+        [
+            ("sequential", "cpu"),
+            ("flattened", "cpu"),
+            ("flattened", "gpu")
+        ]
+    );
+}
