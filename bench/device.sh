@@ -94,6 +94,17 @@ for what in "$@"; do
       $BIN fit cheng2014-lgd --engine gpu --format table 2>&1 | tee "$OUT/fit-lgd-gpu.txt"
       $BIN fit cheng2014-lgd --engine cpu --format json --out "$OUT/fit-lgd-cpu.json"
       $BIN bench --suite mixture --format json --out "$OUT/mixture.json" 2>&1 | tee "$OUT/mixture.log" ;;
+    devs)  # paper 004: sequential PDEVS, flattened CPU (all cores) and flattened GPU, both models at the paper's sizes
+      $BIN bench --suite devs --repeat 5 --format json --out "$OUT/devs.json" 2>&1 | tee "$OUT/devs.log" ;;
+    devs-profile)  # GPU µs per step from timestamps (one batch of 1000 steps) at the peer's 320² and at 1000²
+      for side in 320 1000; do
+        for kind in sir benchmark; do
+          echo "$kind $side"
+          for rep in 1 2 3; do
+            PDES_GPU_PROFILE=1 $BIN run trabes-$kind --set model.rows=$side --set model.cols=$side --set run.end_time=1000 --engine gpu --format csv 2>&1 | grep batch | tail -1
+          done
+        done
+      done 2>&1 | tee "$OUT/devs-profile.txt" ;;
     floor)  # issue 15: µs per empty / dependent dispatch in one pass, GB/s of a buffer copy
       $BIN bench --suite floor --repeat 5 --format json --out "$OUT/floor.json" 2>&1 | tee "$OUT/floor.txt" ;;
     suite)

@@ -57,9 +57,12 @@ fn fs_main(in: VsOut) -> @location(0) vec4<f32> {
         rgb = viridis(clamp(f32(cell.x) / max(V.max_value, 1.0), 0.0, 1.0));
     } else if V.mode == 1u { // busy / idle
         rgb = select(vec3<f32>(0.12, 0.12, 0.16), vec3<f32>(0.99, 0.80, 0.20), cell.x > 0u);
-    } else if V.mode == 4u { // DEVS SIR: (S, I, R) thousandths as (green, red, blue)
+    } else if V.mode == 4u { // DEVS SIR: S green, R blue, and the infected as a red
+        // overlay at full strength from i = 5% (they are a few percent of a cell at most)
         let v = cell.x;
-        rgb = vec3<f32>(f32((v >> 10u) & 0x3ffu), f32(v & 0x3ffu), f32((v >> 20u) & 0x3ffu)) / 1000.0;
+        let sr = vec3<f32>(0.0, f32(v & 0x3ffu), f32((v >> 20u) & 0x3ffu)) / 1000.0;
+        let w = min(f32((v >> 10u) & 0x3ffu) / 50.0, 1.0) * 0.85;
+        rgb = mix(sr, vec3<f32>(1.0, 0.1, 0.1), w);
     } else if V.mode == 3u { // temperature: the word holds the f32's bits
         let v = bitcast<f32>(cell.x);
         rgb = viridis(clamp((v - V.min_value) / max(V.max_value - V.min_value, 1e-30), 0.0, 1.0));

@@ -415,8 +415,11 @@ pub fn word_colour(mode: Mode, w: [u32; 2], step: u32, (lo, hi): (f32, f32)) -> 
     match mode {
         Mode::Tokens => viridis(w[0] as f32 / hi),
         Mode::Compartments => {
+            // as in the shader: S green, R blue, the infected a red overlay full at i = 5%
             let (s, i, r) = crate::models::devs::sir_unpack(w[0]);
-            [i, s, r].map(|x| x as f32 / 1000.0)
+            let k = (i as f32 / 50.0).min(1.0) * 0.85;
+            let base = [0.0, s as f32 / 1000.0, r as f32 / 1000.0];
+            [0, 1, 2].map(|j| base[j] + ([1.0, 0.1, 0.1][j] - base[j]) * k)
         }
         Mode::Busy | Mode::Digit => {
             if w[0] > 0 {
@@ -447,7 +450,7 @@ pub(super) fn legend(ui: &mut egui::Ui, s: &Session, mode: Mode) {
             Mode::Digit => &[([252, 204, 51], "1"), ([31, 31, 41], "0")],
             Mode::Compartments => &[
                 ([0, 255, 0], "susceptible"),
-                ([255, 0, 0], "infected"),
+                ([255, 26, 26], "infected"),
                 ([0, 0, 255], "recovered"),
             ],
             _ => &[],
@@ -467,7 +470,7 @@ pub(super) fn legend(ui: &mut egui::Ui, s: &Session, mode: Mode) {
                 });
             }
             if mode == Mode::Compartments {
-                ui.small("mixtures blend:\nred + blue = purple,\ngreen + red = yellow");
+                ui.small("green: s, blue: r;\nred over them: i,\nfull from i = 5%");
             }
             return;
         }

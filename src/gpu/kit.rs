@@ -144,3 +144,65 @@ pub fn run_display_pass(
     }
     gpu.queue.submit([enc.finish()]);
 }
+
+/// `PDES_GPU_PROFILE`: the GPU time of one batch of dispatches from two timestamps written
+/// inside its compute pass (when the adapter has TIMESTAMP_QUERY_INSIDE_PASSES), printed
+/// per step next to the encode and wall-clock times.
+pub struct BatchStamps {
+    set: wgpu::QuerySet,
+    resolved: wgpu::Buffer,
+}
+
+impl BatchStamps {
+    /// Timestamps for a batch, when profiling is asked for and the adapter has them.
+    pub fn new(gpu: &Gpu, label: &str) -> Option<Self> {
+        let wanted = std::env::var_os("PDES_GPU_PROFILE").is_some()
+            && gpu
+                .device
+                .features()
+                .contains(wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES);
+        wanted.then(|| Self {
+            set: gpu.device.create_query_set(&wgpu::QuerySetDescriptor {
+                label: Some(label),
+                ty: wgpu::QueryType::Timestamp,
+                count: 2,
+            }),
+            resolved: gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size: 16,
+                usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+                mapped_at_creation: false,
+            }),
+        })
+    }
+
+    /// Writes timestamp `i` (0 at the start of the batch, 1 at its end) in `pass`.
+    pub fn write(&self, pass: &mut wgpu::ComputePass, i: u32) {
+        pass.write_timestamp(&self.set, i);
+    }
+
+    /// Resolves both timestamps into the readable buffer (after the pass).
+    pub fn resolve(&self, enc: &mut wgpu::CommandEncoder) {
+        enc.resolve_query_set(&self.set, 0..2, &self.resolved, 0);
+    }
+
+    /// The range to read back with the batch's other results.
+    pub fn range(&self) -> (&wgpu::Buffer, u64, u64) {
+        (&self.resolved, 0, 16)
+    }
+
+    /// Prints the batch's times per step from the read-back timestamps; `encode` and
+    /// `wall` are the host's encode and whole-batch durations.
+    pub fn report(gpu: &Gpu, stamps: &[u8], steps: u64, encode: f64, wall: f64) {
+        let t: &[u64] = bytemuck::cast_slice(stamps);
+        let gpu_us =
+            t[1].saturating_sub(t[0]) as f64 * f64::from(gpu.queue.get_timestamp_period()) / 1e3;
+        let n = steps.max(1) as f64;
+        eprintln!(
+            "batch {steps} steps: encode {:.1} µs/step, GPU {:.1} µs/step, wall {:.1} µs/step",
+            encode * 1e6 / n,
+            gpu_us / n,
+            wall * 1e6 / n
+        );
+    }
+}

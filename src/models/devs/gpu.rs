@@ -263,9 +263,15 @@ impl GpuDevs {
     /// Queues `steps` steps (each four passes) in one submit, then reads the control
     /// block and the steps' log entries back.
     fn batch(&mut self, steps: u32) -> Result<u32, SimError> {
+        let t0 = std::time::Instant::now();
+        // PDES_GPU_PROFILE: the batch's GPU time per step, from two timestamps
+        let stamps = kit::BatchStamps::new(&self.gpu, "devs batch");
         let mut enc = self.gpu.device.create_command_encoder(&Default::default());
         {
             let mut pass = enc.begin_compute_pass(&Default::default());
+            if let Some(s) = &stamps {
+                s.write(&mut pass, 0);
+            }
             pass.set_bind_group(0, &self.bind_group, &[]);
             let p = &self.pipelines;
             for _ in 0..steps {
@@ -279,9 +285,30 @@ impl GpuDevs {
                     pass.dispatch_workgroups(groups, 1, 1);
                 }
             }
+            if let Some(s) = &stamps {
+                s.write(&mut pass, 1);
+            }
         }
-        self.gpu.queue.submit([enc.finish()]);
-        let bytes = read_buffers(&self.gpu, &[&self.ctl, &self.log_buf])?;
+        if let Some(s) = &stamps {
+            s.resolve(&mut enc);
+        }
+        let cmd = enc.finish();
+        let encode = t0.elapsed().as_secs_f64();
+        self.gpu.queue.submit([cmd]);
+        let mut ranges = vec![(&self.ctl, 0, 16), (&self.log_buf, 0, self.log_buf.size())];
+        if let Some(s) = &stamps {
+            ranges.push(s.range());
+        }
+        let bytes = crate::gpu::read_ranges(&self.gpu, &ranges)?;
+        if stamps.is_some() {
+            kit::BatchStamps::report(
+                &self.gpu,
+                &bytes[2],
+                u64::from(steps),
+                encode,
+                t0.elapsed().as_secs_f64(),
+            );
+        }
         let ctl: &[u32] = bytemuck::cast_slice(&bytes[0]);
         let ring: &[LogEntry] = bytemuck::cast_slice(&bytes[1]);
         let (t, taken) = (ctl[0], ctl[1] - self.steps);

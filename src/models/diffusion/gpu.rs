@@ -433,24 +433,13 @@ impl GpuDiffusion {
         gpu.queue.write_buffer(&self.phase_buf, 0, &phases);
         let t0 = std::time::Instant::now();
         // PDES_GPU_PROFILE: GPU time of the batch from two timestamps, printed per step
-        let stamps = (std::env::var_os("PDES_GPU_PROFILE").is_some()
-            && gpu
-                .device
-                .features()
-                .contains(wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES))
-        .then(|| {
-            gpu.device.create_query_set(&wgpu::QuerySetDescriptor {
-                label: Some("diffusion batch"),
-                ty: wgpu::QueryType::Timestamp,
-                count: 2,
-            })
-        });
+        let stamps = crate::gpu::kit::BatchStamps::new(&gpu, "diffusion batch");
         let mut enc = gpu.device.create_command_encoder(&Default::default());
         enc.clear_buffer(&self.log_buf, 0, Some(steps * 16));
         {
             let mut pass = enc.begin_compute_pass(&Default::default());
-            if let Some(set) = &stamps {
-                pass.write_timestamp(set, 0);
+            if let Some(s) = &stamps {
+                s.write(&mut pass, 0);
             }
             pass.set_pipeline(&self.step_pipeline);
             for j in 0..steps {
@@ -459,39 +448,29 @@ impl GpuDiffusion {
                 pass.set_bind_group(1, &self.phase_group, &[(j * self.phase_stride) as u32]);
                 pass.dispatch_workgroups(self.tiles.0, self.tiles.1, 1);
             }
-            if let Some(set) = &stamps {
-                pass.write_timestamp(set, 1);
+            if let Some(s) = &stamps {
+                s.write(&mut pass, 1);
             }
         }
-        let resolved = stamps.as_ref().map(|set| {
-            let buf = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("diffusion timestamps"),
-                size: 16,
-                usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
-                mapped_at_creation: false,
-            });
-            enc.resolve_query_set(set, 0..2, &buf, 0);
-            buf
-        });
+        if let Some(s) = &stamps {
+            s.resolve(&mut enc);
+        }
         let cmd = enc.finish();
         let t1 = std::time::Instant::now();
         gpu.queue.submit([cmd]);
         self.dispatched += steps;
         let mut ranges = vec![(&self.ctl, 0, 32), (&self.log_buf, 0, steps * 16)];
-        if let Some(buf) = &resolved {
-            ranges.push((buf, 0, 16));
+        if let Some(s) = &stamps {
+            ranges.push(s.range());
         }
         let bytes = read_ranges(&gpu, &ranges)?;
-        if resolved.is_some() {
-            let t: &[u64] = bytemuck::cast_slice(&bytes[2]);
-            let gpu_us = t[1].saturating_sub(t[0]) as f64
-                * f64::from(gpu.queue.get_timestamp_period())
-                / 1e3;
-            eprintln!(
-                "batch {steps} steps: encode {:.1} µs/step, GPU {:.1} µs/step, wall {:.1} µs/step",
-                (t1 - t0).as_secs_f64() * 1e6 / steps as f64,
-                gpu_us / steps as f64,
-                t0.elapsed().as_secs_f64() * 1e6 / steps as f64
+        if stamps.is_some() {
+            crate::gpu::kit::BatchStamps::report(
+                &gpu,
+                &bytes[2],
+                steps,
+                (t1 - t0).as_secs_f64(),
+                t0.elapsed().as_secs_f64(),
             );
         }
         let ctl: &[u32] = bytemuck::cast_slice(&bytes[0]);
