@@ -185,13 +185,21 @@ fn time_run(config: &crate::preset::Config) -> Result<(f64, f64, crate::sim::Rep
     Ok((setup, wall, report))
 }
 
-/// Measures one case: CPU rows once, GPU rows once untimed and then `repeat` times (median).
+/// Measures one case: CPU rows once, GPU rows after half a second of untimed runs, then
+/// `repeat` times (median).
 fn measure_preset_case(c: &PresetCase, repeat: u32) -> Result<PresetRow, CliError> {
     let config = crate::preset::config_with(c.preset, c.sets).map_err(CliError::Input)?;
     let gpu = config.engine() == crate::preset::EngineKind::Gpu;
     let (setup, first, report) = time_run(&config)?;
     let mut walls = vec![first];
     if gpu && repeat > 0 {
+        // warm-up: at least half a second of untimed runs, so that a GPU left idle by the
+        // CPU rows before it is back at its clocks (one short run was not: on the H100 the
+        // first timed runs of a 30 ms case took 2-3× the later ones)
+        let mut warm = first;
+        while warm < 0.5 {
+            warm += time_run(&config)?.1;
+        }
         walls.clear();
         for _ in 0..repeat {
             walls.push(time_run(&config)?.1);

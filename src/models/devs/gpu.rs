@@ -20,8 +20,10 @@ use wgpu::util::DeviceExt;
 
 /// Threads per workgroup (WG in u64.wgsl).
 const WG: u32 = 256;
-/// Steps per submit at most (the step log's ring holds one batch).
+/// Steps per batch at most (the step log's ring holds one batch; read back once).
 const LOG_CAP: u32 = 1024;
+/// Steps per submit within a batch.
+const SUBMIT_STEPS: u32 = 64;
 
 /// The module's WGSL source with reductions `r`.
 pub fn module_source(r: Reductions) -> String {
@@ -208,7 +210,7 @@ impl GpuDevs {
         let times_buf = init("devs times", bytemuck::cast_slice(&times), storage);
         let outbox = init("devs outbox", &vec![0u8; 4 * n as usize], storage);
         let inbox = init("devs inbox", &vec![0u8; 8 * n as usize], storage);
-        let partial = init("devs partial", &vec![0u8; 4 * groups as usize], storage);
+        let partial = init("devs partial", &vec![0u8; 32 * groups as usize], storage);
         let ctl = init("devs ctl", bytemuck::cast_slice(&[t0, 0, 0, 0]), storage);
         let log_buf = init(
             "devs log",
@@ -240,7 +242,7 @@ impl GpuDevs {
             ],
         );
         Ok(Self {
-            memory_bytes: 32 * u64::from(n) + 32 * u64::from(LOG_CAP) + 4 * u64::from(groups),
+            memory_bytes: 32 * u64::from(n) + 32 * u64::from(LOG_CAP) + 32 * u64::from(groups),
             gpu,
             config: cfg.clone(),
             params,
@@ -266,35 +268,45 @@ impl GpuDevs {
         let t0 = std::time::Instant::now();
         // PDES_GPU_PROFILE: the batch's GPU time per step, from two timestamps
         let stamps = kit::BatchStamps::new(&self.gpu, "devs batch");
-        let mut enc = self.gpu.device.create_command_encoder(&Default::default());
-        {
-            let mut pass = enc.begin_compute_pass(&Default::default());
-            if let Some(s) = &stamps {
-                s.write(&mut pass, 0);
-            }
-            pass.set_bind_group(0, &self.bind_group, &[]);
-            let p = &self.pipelines;
-            for _ in 0..steps {
-                for (pipeline, groups) in [
-                    (&p.output, self.groups),
-                    (&p.route, self.groups),
-                    (&p.transition, self.groups),
-                    (&p.next_time, 1),
-                ] {
-                    pass.set_pipeline(pipeline);
-                    pass.dispatch_workgroups(groups, 1, 1);
+        // Submitted in chunks: the GPU starts on the first chunk while the host still
+        // encodes the next (encoding four dispatches costs a few µs per step, as much as the
+        // GPU's work on a small grid; one submit per batch put the two in series).
+        let p = &self.pipelines;
+        let mut encode = 0.0;
+        let mut done = 0;
+        while done < steps {
+            let chunk = (steps - done).min(SUBMIT_STEPS);
+            let t_chunk = std::time::Instant::now();
+            let mut enc = self.gpu.device.create_command_encoder(&Default::default());
+            {
+                let mut pass = enc.begin_compute_pass(&Default::default());
+                if let (Some(s), 0) = (&stamps, done) {
+                    s.write(&mut pass, 0);
+                }
+                pass.set_bind_group(0, &self.bind_group, &[]);
+                for _ in 0..chunk {
+                    for (pipeline, groups) in [
+                        (&p.output, self.groups),
+                        (&p.route, self.groups),
+                        (&p.transition, self.groups),
+                        (&p.next_time, 1),
+                    ] {
+                        pass.set_pipeline(pipeline);
+                        pass.dispatch_workgroups(groups, 1, 1);
+                    }
+                }
+                if let (Some(s), true) = (&stamps, done + chunk == steps) {
+                    s.write(&mut pass, 1);
                 }
             }
-            if let Some(s) = &stamps {
-                s.write(&mut pass, 1);
+            if let (Some(s), true) = (&stamps, done + chunk == steps) {
+                s.resolve(&mut enc);
             }
+            let cmd = enc.finish();
+            encode += t_chunk.elapsed().as_secs_f64();
+            self.gpu.queue.submit([cmd]);
+            done += chunk;
         }
-        if let Some(s) = &stamps {
-            s.resolve(&mut enc);
-        }
-        let cmd = enc.finish();
-        let encode = t0.elapsed().as_secs_f64();
-        self.gpu.queue.submit([cmd]);
         let mut ranges = vec![(&self.ctl, 0, 16), (&self.log_buf, 0, self.log_buf.size())];
         if let Some(s) = &stamps {
             ranges.push(s.range());

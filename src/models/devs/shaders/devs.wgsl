@@ -22,15 +22,22 @@ struct Ctl {
     pad0: u32, pad1: u32,
 }
 
-// One step's counts (DevsStep in mod.rs); the transition pass adds into them.
+// One step's counts (DevsStep in mod.rs), written by the next-time pass.
 struct LogEntry {
     t: u32,
-    imminent: atomic<u32>,
-    messages: atomic<u32>,
-    n_int: atomic<u32>,   // δint taken
-    n_ext: atomic<u32>,   // δext taken
-    n_conf: atomic<u32>,  // δconf taken
+    imminent: u32,
+    messages: u32,
+    n_int: u32,   // δint taken
+    n_ext: u32,   // δext taken
+    n_conf: u32,  // δconf taken
     pad0: u32, pad1: u32,
+}
+
+// One transition workgroup's results: its least next time and its counts.
+struct Partial {
+    least: u32,
+    n_int: u32, n_ext: u32, n_conf: u32, messages: u32,
+    pad0: u32, pad1: u32, pad2: u32,
 }
 
 @group(0) @binding(0) var<uniform> P: Params;
@@ -38,7 +45,7 @@ struct LogEntry {
 @group(0) @binding(2) var<storage, read_write> times: array<vec2<u32>>;  // (last, next)
 @group(0) @binding(3) var<storage, read_write> outbox: array<u32>;
 @group(0) @binding(4) var<storage, read_write> inbox: array<vec2<u32>>;  // (count, sum)
-@group(0) @binding(5) var<storage, read_write> partial: array<u32>;      // min next per workgroup
+@group(0) @binding(5) var<storage, read_write> partial: array<Partial>;  // per transition workgroup
 @group(0) @binding(6) var<storage, read_write> ctl: Ctl;
 @group(0) @binding(7) var<storage, read_write> log: array<LogEntry>;
 
@@ -166,7 +173,7 @@ fn route(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) li
 
 // 3. transition: δint / δconf for imminent cells, δext for the others with input; then
 // last = t and next = t + ta. The workgroup's minimum next and its counts go to partial[]
-// and to the step's log entry (one atomic add per count per workgroup).
+// (no atomics: the next-time pass adds the partials up).
 @compute @workgroup_size(WG)
 fn transition(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid3: vec3<u32>) {
     let lid = lid3.x;
@@ -207,39 +214,33 @@ fn transition(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_i
     // two independent 32-bit counts in their halves
     let red = wg_reduce(lid, vec2<u32>(nxt, 0u), kinds.xy, vec2<u32>(kinds.z, messages));
     if lid == 0u {
-        partial[wid.x] = red.min.x;
-        let slot = ctl.steps % P.log_cap;
-        atomicAdd(&log[slot].n_int, red.a.x);
-        atomicAdd(&log[slot].n_ext, red.a.y);
-        atomicAdd(&log[slot].n_conf, red.b.x);
-        atomicAdd(&log[slot].messages, red.b.y);
+        partial[wid.x] = Partial(red.min.x, red.a.x, red.a.y, red.b.x, red.b.y, 0u, 0u, 0u);
     }
 }
 
-// 4. next time: one workgroup takes the minimum of the partials (it never leaves the GPU),
-// closes the step's log entry and clears the next one.
+// 4. next time: one workgroup reduces the partials — the least next time (it never leaves
+// the GPU) and the step's counts — and writes the step's log entry.
 @compute @workgroup_size(WG)
 fn next_time(@builtin(local_invocation_id) lid3: vec3<u32>) {
     let lid = lid3.x;
     let t = step_time(lid);
     if t == NONE { return; }
     var m = NONE;
+    var a = vec2<u32>(0u, 0u); // (δint, δext)
+    var b = vec2<u32>(0u, 0u); // (δconf, messages)
     for (var g = lid; g < P.groups; g += WG) {
-        m = min(m, partial[g]);
+        let p = partial[g];
+        m = min(m, p.least);
+        a += vec2<u32>(p.n_int, p.n_ext);
+        b += vec2<u32>(p.n_conf, p.messages);
     }
-    let least = wg_min(lid, vec2<u32>(m, 0u));
+    // every total stays below 2^32 (at most 9 messages per cell, 16 M cells), so the 64-bit
+    // sums of wg_reduce never carry from one count into the other
+    let red = wg_reduce(lid, vec2<u32>(m, 0u), a, b);
     if lid == 0u {
         let slot = ctl.steps % P.log_cap;
-        log[slot].t = t;
-        atomicStore(&log[slot].imminent,
-            atomicLoad(&log[slot].n_int) + atomicLoad(&log[slot].n_conf));
-        let following = (ctl.steps + 1u) % P.log_cap;
-        atomicStore(&log[following].imminent, 0u);
-        atomicStore(&log[following].messages, 0u);
-        atomicStore(&log[following].n_int, 0u);
-        atomicStore(&log[following].n_ext, 0u);
-        atomicStore(&log[following].n_conf, 0u);
-        ctl.t = least.x;
+        log[slot] = LogEntry(t, red.a.x + red.b.x, red.b.y, red.a.x, red.a.y, red.b.x, 0u, 0u);
+        ctl.t = red.min.x;
         ctl.steps += 1u;
     }
 }
