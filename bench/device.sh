@@ -96,6 +96,8 @@ for what in "$@"; do
       $BIN bench --suite mixture --format json --out "$OUT/mixture.json" 2>&1 | tee "$OUT/mixture.log" ;;
     devs)  # paper 004: sequential PDEVS, flattened CPU (all cores) and flattened GPU, both models at the paper's sizes
       $BIN bench --suite devs --repeat 5 --format json --out "$OUT/devs.json" 2>&1 | tee "$OUT/devs.log" ;;
+    devs-work)  # where the GPU starts to win: the benchmark's extra work per transition at 16², 64², 256²
+      $BIN bench --suite devs-work --repeat 5 --format json --out "$OUT/devs-work.json" 2>&1 | tee "$OUT/devs-work.log" ;;
     devs-profile)  # GPU µs per step from timestamps (one batch of 1000 steps) at the peer's 320² and at 1000²
       for side in 320 1000; do
         for kind in sir benchmark; do
