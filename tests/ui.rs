@@ -834,3 +834,58 @@ fn the_fit_view_fits_the_live_replications_l_hats() {
         fits[0]
     );
 }
+
+#[test]
+fn the_sir_epidemic_runs_in_the_window_and_ab_compares_sequential_with_flattened() {
+    if !gpu_available() {
+        return;
+    }
+    let mut h = harness("teaching-16x16");
+    h.get_by_label("SIR epidemic (DEVS)").click();
+    h.run_steps(2);
+    h.state_mut().reset();
+    h.run_steps(2);
+    assert_eq!(h.state().a.config.kind(), "sir");
+    assert_eq!(h.state().mode, pdes_lab::app::heatmap::Mode::Compartments);
+    for label in ["imminent cells per step", "messages per step"] {
+        h.get_by_label(label);
+    }
+    h.state_mut().set_ab(true);
+    h.run_steps(1);
+    for _ in 0..12 {
+        h.state_mut().step_once();
+    }
+    h.run_steps(1);
+    let b = h.state().b.as_ref().expect("a B session");
+    assert_ne!(b.algorithm_label(), h.state().a.algorithm_label());
+    // sequential and flattened: the same cells after the same steps
+    assert_eq!(h.state().a.steps(), 12);
+    assert_eq!(b.steps(), 12);
+    assert_eq!(
+        h.state().a.display_words().unwrap(),
+        b.display_words().unwrap()
+    );
+    // the heatmap words are the packed compartments: the seed at the centre has infected
+    let words = h.state().a.display_words().unwrap();
+    let (rows, cols) = h.state().a.shape();
+    let (_, i, _) =
+        pdes_lab::models::devs::sir_unpack(words[(rows / 2 * cols + cols / 2) as usize][0]);
+    assert!(i > 0);
+}
+
+#[test]
+fn the_devs_benchmark_on_the_gpu_draws_the_same_digits_as_the_cpu() {
+    if !gpu_available() {
+        return;
+    }
+    let mut h = harness("teaching-devs-benchmark");
+    assert_eq!(h.state().mode, pdes_lab::app::heatmap::Mode::Digit);
+    h.get_by_label("GPU").click();
+    h.run_steps(2);
+    assert_eq!(h.state().a.runs_on(), "gpu");
+    for _ in 0..7 {
+        h.state_mut().step_once();
+    }
+    let words = h.state().a.display_words().unwrap();
+    assert!(words.iter().all(|w| w[0] == 1), "7 steps: every digit is 1");
+}

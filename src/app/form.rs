@@ -8,11 +8,11 @@ use eframe::egui;
 /// An algorithm the controls offer: an entry of the model registry.
 pub type AlgorithmChoice = &'static AlgorithmInfo;
 
-/// The A/B comparison's default B algorithm: the model's second (the first when it has one;
-/// every model has at least one).
-pub fn b_default(kind: &str) -> AlgorithmChoice {
+/// The A/B comparison's default B algorithm: the model's first algorithm other than A's
+/// (A's own when the model has only one; every model has at least one).
+pub fn b_default(kind: &str, a: AlgorithmChoice) -> AlgorithmChoice {
     let all = choices(kind);
-    all.get(1).copied().unwrap_or(all[0])
+    all.iter().copied().find(|&x| x != a).unwrap_or(all[0])
 }
 
 /// The algorithms the controls list for the model of `kind`.

@@ -180,7 +180,7 @@ impl PdesApp {
             gpu,
             gpu_note,
             gpu_check,
-            b_algorithm: form::b_default(form.kind()),
+            b_algorithm: form::b_default(form.kind(), form.algorithm),
             b_sets: String::new(),
             form,
             form_error: None,
@@ -288,7 +288,7 @@ impl PdesApp {
             self.mode = Mode::of(&self.a)[0];
         }
         if !form::choices(self.form.kind()).contains(&self.b_algorithm) {
-            self.b_algorithm = form::b_default(self.form.kind());
+            self.b_algorithm = form::b_default(self.form.kind(), self.form.algorithm);
         }
         true
     }
