@@ -889,3 +889,117 @@ fn the_devs_benchmark_on_the_gpu_draws_the_same_digits_as_the_cpu() {
     let words = h.state().a.display_words().unwrap();
     assert!(words.iter().all(|w| w[0] == 1), "7 steps: every digit is 1");
 }
+
+#[test]
+fn the_walkthrough_stops_at_the_first_causality_error_and_selects_it_with_its_source() {
+    if !gpu_available() {
+        return;
+    }
+    let mut h = harness("teaching-16x16");
+    h.get_by_label("Info").click();
+    h.run_steps(2);
+    h.get_by_label("Walk through a causality error").click();
+    h.run_steps(1);
+    assert!(h.state().pause_on_error);
+    for _ in 0..400 {
+        if !h.state().running {
+            break;
+        }
+        h.run_steps(1);
+    }
+    let app = h.state();
+    assert!(!app.running, "paused");
+    let v = app.selected_violation.expect("a selected violation");
+    assert_eq!(
+        app.a.engine().totals().steps_with_errors,
+        1,
+        "stopped at the first"
+    );
+    assert!(v.arrival < v.last_arrival);
+    // the source is one of the facility's four neighbours on the 8×8 torus
+    let (r, c, sr, sc) = (v.facility / 8, v.facility % 8, v.source / 8, v.source % 8);
+    let dr = (sr + 8 - r) % 8;
+    let dc = (sc + 8 - c) % 8;
+    assert!(
+        matches!((dr, dc), (1, 0) | (7, 0) | (0, 1) | (0, 7)),
+        "{v:?}"
+    );
+    h.get_by_label("the selected causality error");
+}
+
+#[test]
+fn the_monitors_show_the_engines_numbers_and_their_exact_values() {
+    if !gpu_available() {
+        return;
+    }
+    let mut h = harness("teaching-16x16");
+    for _ in 0..30 {
+        h.state_mut().step_once();
+    }
+    h.run_steps(2);
+    let x = *h.state().a.samples.last().unwrap();
+    let u = pdes_lab::app::monitors::format(x.utilization);
+    h.get_by_label(&u);
+    let cfg = h
+        .state()
+        .a
+        .config
+        .get::<pdes_lab::models::torus::config::TorusConfig>()
+        .unwrap()
+        .clone();
+    h.get_by_label(&format!(
+        "exp. exact {}",
+        pdes_lab::app::monitors::format(cfg.model.analytic_utilization())
+    ));
+    let events = h.state().a.engine().step_log().last().unwrap().events as f64;
+    assert!(
+        !h.query_all_by_label(&pdes_lab::app::monitors::format(events))
+            .collect::<Vec<_>>()
+            .is_empty()
+    );
+}
+
+#[test]
+fn same_sample_path_runs_window_beside_sequential_with_identical_results() {
+    if !gpu_available() {
+        return;
+    }
+    let mut h = harness("teaching-16x16");
+    h.state_mut().form.end_time = 40.0;
+    h.get_by_label("Info").click();
+    h.run_steps(2);
+    h.get_by_label("Same sample path: window beside sequential")
+        .click();
+    h.run_steps(1);
+    for _ in 0..600 {
+        if !h.state().running {
+            break;
+        }
+        h.run_steps(1);
+    }
+    let app = h.state_mut();
+    assert_eq!(app.a.algorithm_label(), "window");
+    let b = app.b.as_mut().expect("a B session");
+    assert_eq!(b.algorithm_label(), "sequential");
+    let rb = b.engine.report().unwrap();
+    let ra = app.a.engine.report().unwrap();
+    for k in ["events", "utilization", "mean_sojourn", "causality_errors"] {
+        assert_eq!(ra.fields[k], rb.fields[k], "{k}");
+    }
+}
+
+#[test]
+fn every_models_info_tab_renders() {
+    if !gpu_available() {
+        return;
+    }
+    for m in pdes_lab::models::MODELS {
+        let mut h = harness(m.teaching_preset);
+        h.get_by_label("Info").click();
+        h.run_steps(2);
+        h.get_by_label("Open the teaching preset");
+        // the first heading of its text
+        let first = m.info.lines().next().unwrap().trim_start_matches("# ");
+        h.get_by_label(first);
+    }
+}

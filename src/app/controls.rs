@@ -131,6 +131,7 @@ impl PdesApp {
                 self.set_ab(true);
             }
         }
+        self.violations_ui(ui);
         if let Some(f) = self.pinned {
             ui.separator();
             self.inspector(ui, f);

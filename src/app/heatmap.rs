@@ -332,6 +332,7 @@ pub(super) fn heatmap_widget(
     view: &mut Option<View>,
     size: egui::Vec2,
     id: u64,
+    arrow: Option<(u32, u32)>,
 ) -> Option<u32> {
     let (rows, cols) = s.shape();
     let (rect, resp) = ui.allocate_exact_size(size, egui::Sense::click_and_drag());
@@ -382,6 +383,9 @@ pub(super) fn heatmap_widget(
         }
         None => texture_heatmap(ui, s, mode, rect, v),
     }
+    if let Some((from, to)) = arrow {
+        draw_arrow(ui, rect, v, (rows, cols), from, to);
+    }
     let facility_at = |p: egui::Pos2| {
         let g = v.to_grid(rect, p);
         (g.x >= 0.0 && g.y >= 0.0 && (g.x as u32) < cols && (g.y as u32) < rows)
@@ -397,6 +401,46 @@ pub(super) fn heatmap_widget(
         resp.on_hover_ui_at_pointer(|ui| (s.config.model_info().panel.hover)(ui, s, f));
     }
     clicked
+}
+
+/// An arrow on the heatmap from the centre of cell `from` to that of its neighbour `to` (a
+/// token's way; across a wrapping edge it comes in from outside the grid).
+fn draw_arrow(
+    ui: &egui::Ui,
+    rect: egui::Rect,
+    v: &View,
+    (rows, cols): (u32, u32),
+    from: u32,
+    to: u32,
+) {
+    let step = |a: u32, b: u32, n: u32| -> f32 {
+        // the signed offset a − b on a ring of n, taken the short way
+        let d = (a + n - b) % n;
+        if d > n / 2 {
+            d as f32 - n as f32
+        } else {
+            d as f32
+        }
+    };
+    let (tr, tc) = ((to / cols) as f32 + 0.5, (to % cols) as f32 + 0.5);
+    let (dr, dc) = (
+        step(from / cols, to / cols, rows),
+        step(from % cols, to % cols, cols),
+    );
+    let px = rect.width() / v.span;
+    let at = |r: f32, c: f32| rect.left_top() + egui::vec2((c - v.x0) * px, (r - v.y0) * px);
+    let (p0, p1) = (at(tr + dr, tc + dc), at(tr, tc));
+    let painter = ui.painter_at(rect);
+    let stroke = egui::Stroke::new(
+        (px * 0.12).clamp(2.0, 6.0),
+        egui::Color32::from_rgb(255, 80, 60),
+    );
+    painter.arrow(p0, (p1 - p0) * 0.8, stroke);
+    painter.circle_stroke(
+        p1,
+        (px * 0.45).max(4.0),
+        egui::Stroke::new(2.0, egui::Color32::WHITE),
+    );
 }
 
 /// The values at the bottom and top of the colormap (the model's panel decides).

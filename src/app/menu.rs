@@ -16,6 +16,8 @@ impl PdesApp {
                 .on_hover_text("The live configuration over a range of one key (d by default): each statistic against it, and speed against error for choosing d.");
             ui.selectable_value(&mut self.tab, Tab::Fit, "Fit")
                 .on_hover_text("Normal mixtures of 1..K components fitted by maximum likelihood to a CSV column, the shipped sample or the live M/M/c/k run's per-replication L̂; BIC chooses K (paper 003 §3).");
+            ui.selectable_value(&mut self.tab, Tab::Info, "Info")
+                .on_hover_text("What the model simulates, what the colours, monitors and plots mean, which paper and figure it comes from, what to try first.");
             ui.separator();
             ui.menu_button("Presets", |ui| {
                 for (name, text) in preset::builtin() {

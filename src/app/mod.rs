@@ -9,10 +9,13 @@ pub mod fit_view;
 pub mod form;
 pub mod gpu_check;
 pub mod heatmap;
+pub mod info_view;
 mod menu;
+pub mod monitors;
 pub mod plots;
 pub mod session;
 pub mod sweep_view;
+pub mod violations;
 
 use crate::gpu::Gpu;
 use crate::preset::{self, Config};
@@ -37,6 +40,8 @@ pub enum Tab {
     Sweep,
     /// Normal mixtures fitted to a column of numbers.
     Fit,
+    /// What the model is and how to read it (the registry's text).
+    Info,
 }
 
 /// The application state.
@@ -78,6 +83,10 @@ pub struct PdesApp {
     pub sweep: sweep_view::SweepView,
     /// The fit view's data, settings and fits.
     pub fit: fit_view::FitView,
+    /// Stop the run at the first step that makes a causality error.
+    pub pause_on_error: bool,
+    /// The causality error selected in the list (its arrow is drawn on the A heatmap).
+    pub selected_violation: Option<violations::Violation>,
     frame: u64,
     last_frame: Instant,
     frame_ms: f64,
@@ -195,6 +204,8 @@ impl PdesApp {
             pinned: None,
             message,
             tab: Tab::Live,
+            pause_on_error: false,
+            selected_violation: None,
             sweep: sweep_view::SweepView::default(),
             fit: fit_view::FitView::new(),
             frame: 0,
@@ -391,6 +402,7 @@ impl PdesApp {
     /// Restarts from time 0 with the current parameters.
     pub fn reset(&mut self) {
         self.running = false;
+        self.selected_violation = None;
         self.apply_form();
     }
 
@@ -433,7 +445,9 @@ impl eframe::App for PdesApp {
             let span = want.min(self.sim_cap);
             let target = self.a.now() + to_ticks(span.max(1e-6));
             let work = Instant::now();
+            let errors_before = self.a.engine().totals().steps_with_errors;
             self.advance(Budget::Until(target));
+            self.pause_on_error(errors_before);
             // keep a frame's simulation under ~30 ms: halve the span when it took longer,
             // grow it back while it is cheap
             let took = work.elapsed().as_secs_f64();
@@ -506,6 +520,12 @@ impl eframe::App for PdesApp {
                 .show(ui, |ui| {
                     plots::show(ui, &self.a, self.b.as_ref());
                 });
+            egui::Panel::bottom("monitors").show(ui, |ui| {
+                monitors::row(ui, &self.a, if self.b.is_some() { "A" } else { "" });
+                if let Some(b) = &self.b {
+                    monitors::row(ui, b, "B");
+                }
+            });
         }
         egui::CentralPanel::default().show(ui, |ui| {
             let gpu = self.gpu.clone().filter(|_| self.gpu_check.gpu_allowed());
@@ -522,6 +542,7 @@ impl eframe::App for PdesApp {
                     self.fit.show(ui, samples, gpu);
                 }
                 Tab::Live => self.central(ui),
+                Tab::Info => self.info_tab(ui),
             }
         });
     }
@@ -556,6 +577,7 @@ impl PdesApp {
         let w = (avail.x - 90.0 - 8.0 * (n as f32 - 1.0)) / n as f32;
         let mut pin = None;
         let mut views = self.views;
+        let arrow = self.selected_violation.map(|v| (v.source, v.facility));
         ui.horizontal(|ui| {
             for (i, s) in sessions.iter().enumerate() {
                 ui.vertical(|ui| {
@@ -575,6 +597,7 @@ impl PdesApp {
                         &mut views[i],
                         egui::vec2(w.max(50.0), (avail.y - 60.0).max(50.0)),
                         i as u64,
+                        arrow.filter(|_| i == 0),
                     ) {
                         pin = Some(p);
                     }

@@ -76,6 +76,10 @@ pub struct ModelInfo {
     /// Its GPU engine's replicas (several seeds in one engine), if it has them: sweeps
     /// run a point's seeds this way.
     pub replicas: Option<Replicas>,
+    /// The Info tab's text (a small Markdown subset: `# ` headings, `- ` bullets,
+    /// paragraphs): what is simulated, what the colours and plots mean, where it comes from
+    /// in the papers, what to try first.
+    pub info: &'static str,
 }
 
 /// Several runs of one configuration that differ only in their seed, in one GPU engine
@@ -120,6 +124,11 @@ pub struct Panel {
     /// The plots below the heatmap, for a session and its A/B partner.
     pub plots:
         fn(&mut egui::Ui, &crate::app::session::Session, Option<&crate::app::session::Session>),
+    /// The numeric monitors above the heatmap: current values and their exact ones.
+    pub monitors: fn(&crate::app::session::Session) -> Vec<crate::app::monitors::Monitor>,
+    /// Its recent causality errors, oldest first (empty for models and engines without a
+    /// list).
+    pub violations: fn(&crate::app::session::Session) -> Vec<crate::app::violations::Violation>,
 }
 
 /// A benchmark suite of a model.

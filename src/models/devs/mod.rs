@@ -401,6 +401,7 @@ pub static BENCHMARK_INFO: super::ModelInfo = super::ModelInfo {
     suites: bench::SUITES,
     bench: bench::run,
     replicas: None,
+    info: include_str!("info.md"),
     algorithms: ALGORITHMS,
 };
 
@@ -432,6 +433,7 @@ pub static SIR_INFO: super::ModelInfo = super::ModelInfo {
     suites: &[],
     bench: bench::run,
     replicas: None,
+    info: include_str!("info.md"),
     algorithms: ALGORITHMS,
 };
 

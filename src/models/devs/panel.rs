@@ -45,7 +45,7 @@ fn state_text(rule: &Rule, c: &Cell) -> String {
 
 fn when(t: u32) -> String {
     if t == super::PASSIVE {
-        "∞ (passive)".into()
+        "never (passive)".into()
     } else {
         t.to_string()
     }
@@ -180,6 +180,8 @@ pub const BENCHMARK_PANEL: crate::models::Panel = crate::models::Panel {
     work_label: "transitions",
     count_label: "digit",
     plots,
+    monitors,
+    violations: crate::app::violations::none,
 };
 
 /// The SIR grid's panel in the registry.
@@ -191,4 +193,46 @@ pub const SIR_PANEL: crate::models::Panel = crate::models::Panel {
 
 fn colour_range(_: &Session) -> (f32, f32) {
     (0.0, 1.0)
+}
+
+/// The cell space's monitors: the compartments (SIR), and the last step's imminent cells,
+/// messages and transitions.
+fn monitors(s: &Session) -> Vec<crate::app::monitors::Monitor> {
+    use crate::app::monitors::{Monitor, last_step_events, latest};
+    let x = latest(s);
+    let mut v = Vec::new();
+    if s.config
+        .get::<DevsConfig>()
+        .is_some_and(|c| matches!(c.rule, Rule::Sir(_)))
+    {
+        let [sus, inf, rec] = x.compartments;
+        v.push(Monitor::new(
+            "mean s",
+            sus,
+            "Mean susceptible fraction over the cells.",
+        ));
+        v.push(Monitor::new(
+            "mean i",
+            inf,
+            "Mean infected fraction over the cells.",
+        ));
+        v.push(Monitor::new(
+            "mean r",
+            rec,
+            "Mean recovered fraction over the cells (s + i + r = 1 exactly in every cell).",
+        ));
+    }
+    v.push(Monitor::new(
+        "transitions in the last step",
+        last_step_events(s),
+        "δint + δext + δconf of the last step.",
+    ));
+    if let Some(c) = s.config.get::<DevsConfig>() {
+        v.push(Monitor::new(
+            "cells",
+            f64::from(c.space.cells()),
+            "Cells, every one imminent at every step (ta = 1).",
+        ));
+    }
+    v
 }

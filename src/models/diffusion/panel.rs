@@ -88,6 +88,8 @@ pub const PANEL: crate::models::Panel = crate::models::Panel {
     work_label: "cell updates",
     count_label: "cells",
     plots,
+    monitors,
+    violations: crate::app::violations::none,
 };
 
 /// The range the temperature colormap spans: the initial and boundary temperatures,
@@ -108,4 +110,24 @@ fn colour_range(s: &Session) -> (f32, f32) {
         hi = lo + 1.0;
     }
     (lo as f32, hi as f32)
+}
+
+/// The diffusion grid's monitors: the temperatures and the last step's cell updates.
+fn monitors(s: &Session) -> Vec<crate::app::monitors::Monitor> {
+    use crate::app::monitors::{Monitor, last_step_events, latest};
+    let x = latest(s);
+    vec![
+        Monitor::new(
+            "mean temperature",
+            x.mean_temperature,
+            "Mean over the cells.",
+        ),
+        Monitor::new("lowest", x.min_temperature, "The coldest cell."),
+        Monitor::new("highest", x.max_temperature, "The hottest cell."),
+        Monitor::new(
+            "cells updated in the last step",
+            last_step_events(s),
+            "Cell updates of the last step (every cell for timestepped and hybrid, one for event).",
+        ),
+    ]
 }

@@ -317,6 +317,7 @@ pub static INFO: super::ModelInfo = super::ModelInfo {
     suites: bench::SUITES,
     bench: bench::run,
     replicas: None,
+    info: include_str!("info.md"),
     algorithms: &[super::AlgorithmInfo {
         name: "replications",
         label: "replications",

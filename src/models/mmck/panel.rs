@@ -124,6 +124,8 @@ pub const PANEL: crate::models::Panel = crate::models::Panel {
     work_label: "events",
     count_label: "customers in system",
     plots,
+    monitors,
+    violations: crate::app::violations::none,
 };
 
 /// Colours from an empty system to a full one (k).
@@ -132,4 +134,24 @@ fn colour_range(s: &Session) -> (f32, f32) {
         Some(c) => (0.0, c.model.capacity as f32),
         None => (0.0, 5.0),
     }
+}
+
+/// The replications' monitors: L̂ with its interval's half-width, blocking and utilization
+/// against their exact steady-state values.
+fn monitors(s: &Session) -> Vec<crate::app::monitors::Monitor> {
+    use crate::app::monitors::{Monitor, latest};
+    let Some(c) = s.config.get::<MmckConfig>() else {
+        return Vec::new();
+    };
+    let e = Steady::of(&c.model);
+    let x = latest(s);
+    vec![
+        Monitor::new("L̂ (grand mean)", x.number_in_system, "Mean over replications of each one's time-average number in system; beside it the exact L.")
+            .exact("exact", e.number_in_system),
+        Monitor::new("95% half-width", x.number_in_system_ci, "Half-width of the Student-t 95% interval of the grand mean."),
+        Monitor::new("blocking", x.blocking, "Arrivals lost (found k customers) over all arrivals; beside it the exact p_k.")
+            .exact("exact", e.blocking),
+        Monitor::new("utilization", x.utilization, "Busy fraction of a server; beside it λ(1 − p_k)/(cμ).")
+            .exact("exact", e.utilization),
+    ]
 }

@@ -159,4 +159,25 @@ pub const PANEL: crate::models::Panel = crate::models::Panel {
     work_label: "events",
     count_label: "tokens",
     plots,
+    monitors,
+    violations: crate::app::violations::none,
 };
+
+/// The open network's monitors: utilization, sojourn and tokens in the system against the
+/// Jackson values, the last step's events.
+fn monitors(s: &Session) -> Vec<crate::app::monitors::Monitor> {
+    use crate::app::monitors::{Monitor, last_step_events, latest};
+    let Some(cfg) = s.config.get::<OpenConfig>() else {
+        return Vec::new();
+    };
+    let x = latest(s);
+    vec![
+        Monitor::new("utilization", x.utilization, "Busy fraction so far over all servers; beside it the Jackson value ρ (exponential service).")
+            .exact("Jackson", cfg.model.rho()),
+        Monitor::new("sojourn per visit", x.sojourn, "Queue wait + service per completed visit; beside it M/(1 − ρ).")
+            .exact("Jackson", cfg.model.analytic_sojourn()),
+        Monitor::new("tokens in system", x.tokens_in_system, "Tokens in the network now; beside it the Jackson network's mean.")
+            .exact("Jackson", cfg.model.analytic_tokens_in_system()),
+        Monitor::new("events in the last step", last_step_events(s), "Events the last step processed together."),
+    ]
+}

@@ -194,6 +194,7 @@ pub static INFO: super::ModelInfo = super::ModelInfo {
     panel: panel::PANEL,
     suites: bench::SUITES,
     bench: bench::run,
+    info: include_str!("info.md"),
     replicas: Some(super::Replicas {
         accepts: |c| {
             c.get::<config::TorusConfig>()

@@ -271,6 +271,8 @@ pub const PANEL: crate::models::Panel = crate::models::Panel {
     work_label: "events",
     count_label: "tokens",
     plots,
+    monitors,
+    violations,
 };
 
 /// The colormap spans 0 … 4P tokens.
@@ -278,5 +280,55 @@ fn colour_range(s: &Session) -> (f32, f32) {
     match s.config.get::<crate::models::torus::config::TorusConfig>() {
         Some(c) => (0.0, (c.model.tokens_per_facility * 4).max(4) as f32),
         None => (0.0, 4.0),
+    }
+}
+
+/// The torus's monitors: utilization and sojourn with their exact values (exponential
+/// service), the last step's events, causality errors so far.
+fn monitors(s: &Session) -> Vec<crate::app::monitors::Monitor> {
+    use crate::app::monitors::{Monitor, last_step_events, latest};
+    let Some(cfg) = s.config.get::<crate::models::torus::config::TorusConfig>() else {
+        return Vec::new();
+    };
+    let x = latest(s);
+    let exact = if cfg.model.service == crate::models::torus::ServiceKind::Exponential {
+        "exact"
+    } else {
+        "exp. exact"
+    };
+    vec![
+        Monitor::new("utilization", x.utilization, "Busy fraction so far, averaged over facilities; beside it the exact value of this network with exponential service.")
+            .exact(exact, cfg.model.analytic_utilization()),
+        Monitor::new("mean sojourn", x.sojourn, "Queue wait + service per completed visit so far; beside it the exact value with exponential service.")
+            .exact(exact, cfg.model.analytic_sojourn()),
+        Monitor::new("events in the last step", last_step_events(s), "Events the last step processed together: the parallelism a GPU gets."),
+        Monitor::new("causality errors", x.causality_errors as f64, "Arrivals older than the last one their facility processed, so far (0 for the exact algorithms)."),
+    ]
+}
+
+/// The CPU stepped engine's recent causality errors (the GPU keeps only each facility's
+/// latest step; its list is empty).
+fn violations(s: &Session) -> Vec<crate::app::violations::Violation> {
+    match s
+        .engine
+        .as_any()
+        .downcast_ref::<CpuEngine>()
+        .map(|c| &c.cpu)
+    {
+        Some(CpuTorus::Stepped(st)) => st
+            .violations
+            .iter()
+            .map(|v| {
+                crate::app::violations::from_ticks(
+                    v.step,
+                    v.facility,
+                    v.source,
+                    v.token,
+                    v.arrival,
+                    v.last_arrival,
+                )
+            })
+            .collect(),
+        _ => Vec::new(),
     }
 }

@@ -70,6 +70,10 @@ pub struct Violation {
     pub step: u64,
     /// Facility.
     pub facility: u32,
+    /// The neighbour the late token came from.
+    pub source: u32,
+    /// The late token.
+    pub token: u32,
     /// The arriving timestamp.
     pub arrival: Ticks,
     /// The facility's latest arrival time before it.
@@ -155,13 +159,15 @@ impl Stepped {
             }
             arrivals[..n].sort_unstable();
             let before = self.state.facilities[g as usize].causality_errors;
-            for &(time, _, token) in &arrivals[..n] {
+            for &(time, source, token) in &arrivals[..n] {
                 let last = self.state.facilities[g as usize].last_arrival;
                 self.state.arrive(g, token, time);
                 if time < last {
                     self.violations.push_back(Violation {
                         step: self.totals.steps,
                         facility: g,
+                        source,
+                        token,
                         arrival: time,
                         last_arrival: last,
                     });

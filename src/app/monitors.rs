@@ -1,0 +1,89 @@
+//! Numeric monitors (NetLogo's word): a row of the current values of a model's main
+//! quantities above the heatmap, each with its exact value where one is known. Which
+//! quantities is the model's panel's (`Panel::monitors`); the values come from the
+//! session's latest plot sample and step log, so they are the engine's own numbers.
+
+use super::session::Session;
+use eframe::egui;
+
+/// One monitor.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Monitor {
+    /// What it shows.
+    pub label: &'static str,
+    /// Its current value.
+    pub value: f64,
+    /// The exact value it should be compared with, if there is one, and what that is.
+    pub exact: Option<(&'static str, f64)>,
+    /// Hover text: what it counts.
+    pub help: &'static str,
+}
+
+impl Monitor {
+    /// A monitor without an exact value.
+    pub fn new(label: &'static str, value: f64, help: &'static str) -> Self {
+        Self {
+            label,
+            value,
+            exact: None,
+            help,
+        }
+    }
+
+    /// The same with an exact value (`what` names it: "exact", "Jackson", …).
+    pub fn exact(mut self, what: &'static str, v: f64) -> Self {
+        self.exact = Some((what, v));
+        self
+    }
+}
+
+/// A number as a monitor shows it: integers whole, others to four significant digits.
+pub fn format(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{v:.0}")
+    } else if v != 0.0 && (v.abs() >= 1e5 || v.abs() < 1e-3) {
+        format!("{v:.3e}")
+    } else {
+        format!("{:.4}", v)
+    }
+}
+
+/// The latest plot sample of a session (a default one before the first).
+pub fn latest(s: &Session) -> crate::engines::Sample {
+    s.samples.last().copied().unwrap_or_default()
+}
+
+/// The events of a session's last step (0 before the first, and for models without steps).
+pub fn last_step_events(s: &Session) -> f64 {
+    s.engine()
+        .step_log()
+        .last()
+        .map_or(0.0, |r| r.events as f64)
+}
+
+/// Draws the monitors of session `s` (prefixed "A"/"B" in A/B mode) as one row of boxes.
+pub fn row(ui: &mut egui::Ui, s: &Session, prefix: &str) {
+    let monitors = (s.config.model_info().panel.monitors)(s);
+    ui.horizontal_wrapped(|ui| {
+        if !prefix.is_empty() {
+            ui.strong(prefix);
+        }
+        for m in monitors {
+            egui::Frame::group(ui.style())
+                .inner_margin(egui::Margin::symmetric(6, 2))
+                .show(ui, |ui| {
+                    ui.vertical(|ui| {
+                        ui.small(m.label);
+                        ui.horizontal(|ui| {
+                            ui.monospace(egui::RichText::new(format(m.value)).strong());
+                            if let Some((what, v)) = m.exact {
+                                ui.small(format!("{what} {}", format(v)));
+                            }
+                        });
+                    });
+                })
+                .response
+                .on_hover_text(m.help);
+        }
+    });
+}
