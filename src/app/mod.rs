@@ -406,7 +406,7 @@ impl PdesApp {
         self.apply_form();
     }
 
-    fn sample_all(&mut self) {
+    pub(super) fn sample_all(&mut self) {
         let mut r = self.a.sample();
         if let Some(b) = self.b.as_mut() {
             r = r.and(b.sample());

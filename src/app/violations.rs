@@ -67,6 +67,8 @@ impl PdesApp {
                 (v.facility % cols) as f32 + 0.5,
             );
             let aspect = view.size[0] / view.size[1].max(1.0);
+            // close enough that the arrow between two cells is plain to see
+            view.span = view.span.min(12.0);
             view.x0 = c - view.span / 2.0;
             view.y0 = r - view.span / aspect / 2.0;
             view.fitted = false;
@@ -82,6 +84,8 @@ impl PdesApp {
         let errors = self.a.engine().totals().steps_with_errors;
         if errors > errors_before {
             self.running = false;
+            // the monitors and plots show the step that made the error
+            self.sample_all();
             match self.violations().last().copied() {
                 Some(v) => {
                     self.select_violation(v);
