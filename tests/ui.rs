@@ -346,7 +346,8 @@ fn the_diffusion_model_runs_in_the_window_with_its_heatmap_and_plots() {
         "cells updated per step",
         "mean temperature",
     ] {
-        h.get_by_label(label);
+        // a plot's title (and, for some, a monitor's label too)
+        assert!(h.query_all_by_label(label).next().is_some(), "{label}");
     }
     // the heatmap words are the temperatures: the edges have warmed, the centre not yet
     let words = h.state().a.display_words().unwrap();
@@ -552,9 +553,13 @@ fn switching_a_b_on_fits_the_a_heatmap_to_its_new_half_of_the_window() {
         after.size[0] < before.size[0] * 0.6,
         "{before:?} → {after:?}"
     );
-    // still the whole 16-wide grid across the (narrower) heatmap
+    // still the whole 16×16 grid in the (narrower) heatmap, fitted to its width or height
+    let visible_rows = after.span * after.size[1] / after.size[0];
     assert!(
-        after.fitted && after.span >= 16.0 && after.span < 17.0,
+        after.fitted
+            && after.span >= 16.0
+            && visible_rows >= 16.0
+            && (after.span < 17.0 || visible_rows < 17.0),
         "{after:?}"
     );
 }
@@ -595,7 +600,8 @@ fn the_open_network_is_a_model_in_the_picker_and_runs_in_the_window() {
     h.state_mut().running = true;
     h.run_steps(10);
     assert!(h.state().a.steps() > 0, "the open network advances");
-    h.get_by_label("tokens in system");
+    // the plot's title and the monitor's label
+    assert_eq!(h.query_all_by_label("tokens in system").count(), 2);
 }
 
 #[test]

@@ -13,7 +13,23 @@ use crate::time::to_units;
 use eframe::egui;
 use egui_plot::{Bar, BarChart, Legend, Line, Plot, PlotPoints};
 
-/// The current window over the pending events: where the next step's bound falls.
+/// A "nice" tick spacing (1, 2 or 5 × 10^k) for about `n` ticks over `span`.
+fn tick_step(span: f64, n: f64) -> f64 {
+    let raw = span / n;
+    let p = 10f64.powf(raw.log10().floor());
+    [1.0, 2.0, 5.0, 10.0]
+        .into_iter()
+        .map(|m| m * p)
+        .find(|s| *s >= raw)
+        .unwrap_or(10.0 * p)
+}
+
+/// Most facilities whose pending events the strip reads back from a GPU engine per frame.
+const GPU_STRIP_FACILITIES: usize = 4096;
+
+/// The current window over the pending events, on a time axis: the band from t_min to the
+/// step's bound (its width is d for the window, so it grows with d), every facility's
+/// pending departure as a tick at its time (CPU engines, and GPU engines up to 64×64).
 pub fn timeline(ui: &mut egui::Ui, s: &Session) {
     let Some(cfg) = s.config.get::<crate::models::torus::config::TorusConfig>() else {
         return;
@@ -22,58 +38,116 @@ pub fn timeline(ui: &mut egui::Ui, s: &Session) {
     let d = cfg.run.d;
     let t = to_units(s.now());
     let (rect, _) =
-        ui.allocate_exact_size(egui::vec2(ui.available_width(), 34.0), egui::Sense::hover());
+        ui.allocate_exact_size(egui::vec2(ui.available_width(), 52.0), egui::Sense::hover());
     let painter = ui.painter_at(rect);
     painter.rect_filled(rect, 2.0, egui::Color32::from_gray(30));
-    let span = (8.0 * d).max(1e-3);
-    let x_of = |u: f64| rect.left() + ((u - t + span * 0.1) / span) as f32 * rect.width();
-    // pending departures (CPU engines: all of them; the GPU engine keeps them on the GPU)
-    if let Some(c) = s
-        .engine
-        .as_any()
-        .downcast_ref::<crate::models::torus::cpu::CpuEngine>()
-    {
-        for f in c.cpu.state().facilities.iter().take(200_000) {
-            if f.departure != super::state::NEVER {
-                let x = x_of(to_units(f.departure));
-                if x >= rect.left() && x <= rect.right() {
-                    painter.vline(
-                        x,
-                        rect.y_range().shrink(8.0),
-                        egui::Stroke::new(
-                            1.0,
-                            egui::Color32::from_rgba_unmultiplied(120, 200, 255, 90),
-                        ),
-                    );
-                }
-            }
+    // a fixed span of time (a few mean services, at least 3d): d changes the band, not the axis
+    let span = (6.0 * cfg.model.mean_service).max(3.0 * d).max(1e-3);
+    let t0 = t - 0.1 * span;
+    let x_of = |u: f64| rect.left() + ((u - t0) / span) as f32 * rect.width();
+    let lane = egui::Rangef::new(rect.top() + 16.0, rect.bottom() - 16.0);
+    let (lo, hi, label, hi_name) = match cfg.run.algorithm {
+        crate::models::queueing::Algorithm::Window => {
+            (t, t + d, "window [t_min, t_min + d]", "t_min + d")
         }
-    }
-    let (lo, hi, label) = match cfg.run.algorithm {
-        crate::models::queueing::Algorithm::Window => (t, t + d, "window [t_min, t_min + d)"),
         crate::models::queueing::Algorithm::Interval => (
             t,
             (t / d).ceil() * d,
             "interval: up to the next multiple of d",
+            "boundary",
         ),
-        crate::models::queueing::Algorithm::Sequential => (t, t, "sequential: one event at a time"),
+        crate::models::queueing::Algorithm::Sequential => {
+            (t, t, "sequential: one event at a time", "")
+        }
     };
-    let band = egui::Rect::from_x_y_ranges(x_of(lo)..=x_of(hi).max(x_of(lo) + 2.0), rect.y_range());
+    let band = egui::Rect::from_x_y_ranges(x_of(lo)..=x_of(hi).max(x_of(lo) + 2.0), lane);
     painter.rect_filled(
         band,
         0.0,
         egui::Color32::from_rgba_unmultiplied(255, 200, 60, 60),
     );
+    // pending departures: the CPU engines' state, or a GPU engine's downloaded state
+    let pending: Vec<f64> = {
+        let any = s.engine.as_any();
+        let deps = |f: &[Facility]| -> Vec<f64> {
+            f.iter()
+                .take(200_000)
+                .filter(|f| f.departure != super::state::NEVER)
+                .map(|f| to_units(f.departure))
+                .collect()
+        };
+        if let Some(c) = any.downcast_ref::<CpuEngine>() {
+            deps(&c.cpu.state().facilities)
+        } else if let Some(g) = any.downcast_ref::<GpuTorus>()
+            && (cfg.model.rows * cfg.model.cols) as usize <= GPU_STRIP_FACILITIES
+        {
+            g.download_state()
+                .map(|st| deps(&st.facilities))
+                .unwrap_or_default()
+        } else {
+            Vec::new()
+        }
+    };
+    for u in &pending {
+        let x = x_of(*u);
+        if x >= rect.left() && x <= rect.right() {
+            let inside = *u >= lo && *u <= hi;
+            painter.vline(
+                x,
+                lane,
+                egui::Stroke::new(
+                    if inside { 2.0 } else { 1.0 },
+                    if inside {
+                        egui::Color32::from_rgb(255, 230, 120)
+                    } else {
+                        egui::Color32::from_rgba_unmultiplied(120, 200, 255, 110)
+                    },
+                ),
+            );
+        }
+    }
     painter.vline(
         x_of(t),
-        rect.y_range(),
+        lane,
         egui::Stroke::new(2.0, egui::Color32::from_rgb(255, 200, 60)),
     );
+    // the time axis
+    let step = tick_step(span, 8.0);
+    let mut u = (t0 / step).ceil() * step;
+    let axis_y = rect.bottom() - 15.0;
+    while u <= t0 + span {
+        let x = x_of(u);
+        painter.vline(
+            x,
+            egui::Rangef::new(axis_y, axis_y + 3.0),
+            egui::Stroke::new(1.0, egui::Color32::GRAY),
+        );
+        painter.text(
+            egui::pos2(x, axis_y + 2.0),
+            egui::Align2::CENTER_TOP,
+            crate::app::monitors::format(u),
+            egui::FontId::proportional(10.0),
+            egui::Color32::GRAY,
+        );
+        u += step;
+    }
     let last = log.last().map_or(0, |r| r.events);
+    let gpu_note = if pending.is_empty() && s.runs_on() == "gpu" {
+        "   (pending events: shown on the GPU for grids up to 64×64)"
+    } else {
+        ""
+    };
     painter.text(
-        rect.left_top() + egui::vec2(6.0, 2.0),
+        rect.left_top() + egui::vec2(6.0, 1.0),
         egui::Align2::LEFT_TOP,
-        format!("t_min = {t:.3}   {label}   last step: {last} events"),
+        format!(
+            "{label}: t_min = {t:.3}{}   last step: {last} events   ticks: pending departures{gpu_note}",
+            if hi_name.is_empty() {
+                String::new()
+            } else {
+                format!(", {hi_name} = {hi:.3}")
+            }
+        ),
         egui::FontId::proportional(12.0),
         egui::Color32::LIGHT_GRAY,
     );
