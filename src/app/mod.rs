@@ -293,6 +293,8 @@ impl PdesApp {
             self.pin(f);
         }
         self.last_events = 0;
+        // a new model's rate starts afresh (the old figure stayed after a switch)
+        self.events_per_sec = 0.0;
         self.sim_cap = f64::INFINITY;
         // the heatmap shows what this model has
         if !Mode::of(&self.a).contains(&self.mode) {
@@ -642,7 +644,8 @@ impl PdesApp {
             }
             ui.separator();
             let what = self.a.config.model_info().panel.work_label;
-            ui.label(format!("{what}/s {:.3e}", self.events_per_sec));
+            ui.label(format!("{what}/s {:.3e}", self.events_per_sec))
+                .on_hover_text(format!("{what} simulated per second of wall-clock time in this window: the window advances only as fast as the speed setting asks (sim time per second) and draws every frame, so this is far below the engine's own speed — `pdes-lab run` reports that (its {what}_per_second field, for the whole run)."));
             ui.separator();
             ui.label(format!("frame {:.1} ms", self.frame_ms));
             if self.a.gpu_memory_bytes() > 0 {

@@ -4,7 +4,6 @@
 
 use super::cpu::{CpuEngine, CpuTorus};
 use super::gpu::GpuTorus;
-use super::state::NONE;
 use crate::engines::{LiveEngine, Sample};
 use crate::gpu::Gpu;
 use crate::preset::Config;
@@ -33,7 +32,7 @@ pub fn cpu_bytes(config: &Config) -> u64 {
         .map_or(0, super::cpu::cpu_memory_bytes)
 }
 
-/// A sample from sums over completed services (and, on the CPU, the services in progress).
+/// A sample from sums over completed services (both engines).
 fn torus_sample(
     engine: &dyn Engine,
     facilities: f64,
@@ -86,18 +85,14 @@ impl LiveEngine for CpuEngine {
     }
     fn sample(&self, now: Ticks) -> Result<Sample, SimError> {
         let st = self.cpu.state();
-        // On the CPU the services in progress are cheap to add: exact utilization.
-        let in_progress: u128 = st
+        // Completed services only, as the GPU engine counts them: the same quantity on both
+        // engines (with the services in progress added the CPU's curve fell from 1 while the
+        // GPU's rose from 0; the final values agree either way).
+        let busy = st
             .facilities
             .iter()
-            .filter(|f| f.serving != NONE)
-            .map(|f| u128::from(now.min(f.departure).saturating_sub(f.service_start)))
-            .sum();
-        let busy = in_progress
-            + st.facilities
-                .iter()
-                .map(|f| u128::from(f.busy))
-                .sum::<u128>();
+            .map(|f| u128::from(f.busy))
+            .sum::<u128>();
         Ok(torus_sample(
             self,
             st.facilities.len() as f64,
