@@ -992,6 +992,9 @@ fn same_sample_path_runs_window_beside_sequential_with_identical_results() {
     for k in ["events", "utilization", "mean_sojourn", "causality_errors"] {
         assert_eq!(ra.fields[k], rb.fields[k], "{k}");
     }
+    // and the window says so
+    h.run_steps(2);
+    h.get_by_label_contains("the same statistics, bit for bit — one sample path");
 }
 
 #[test]

@@ -526,6 +526,7 @@ impl eframe::App for PdesApp {
                 monitors::row(ui, &self.a, if self.b.is_some() { "A" } else { "" });
                 if let Some(b) = &self.b {
                     monitors::row(ui, b, "B");
+                    monitors::ab_line(ui, &self.a, b);
                 }
             });
         }

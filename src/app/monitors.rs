@@ -87,3 +87,38 @@ pub fn row(ui: &mut egui::Ui, s: &Session, prefix: &str) {
         }
     });
 }
+
+/// One line comparing A and B: their events and times while they run, and once both
+/// stand at the same time, whether their events and statistics are identical (the window
+/// algorithm with shifted service against sequential: the same sample path).
+pub fn ab_line(ui: &mut egui::Ui, a: &Session, b: &Session) {
+    let (ea, eb) = (a.engine().totals().events, b.engine().totals().events);
+    let (xa, xb) = (latest(a), latest(b));
+    let same_time = a.now() == b.now() && xa.time == xb.time;
+    let text = if same_time && ea > 0 {
+        let same = ea == eb
+            && xa.utilization == xb.utilization
+            && xa.sojourn == xb.sojourn
+            && xa.causality_errors == xb.causality_errors;
+        if same {
+            format!(
+                "A and B at t = {}: the same {ea} events and the same statistics, bit for bit — one sample path",
+                format(xa.time)
+            )
+        } else {
+            format!(
+                "A and B at t = {}: {ea} and {eb} events; utilization {} and {} — different sample paths",
+                format(xa.time),
+                format(xa.utilization),
+                format(xb.utilization)
+            )
+        }
+    } else {
+        format!(
+            "A: {ea} events by t = {}   B: {eb} events by t = {}   (compared when both stand at the same time; at the end at the latest)",
+            format(crate::time::to_units(a.now())),
+            format(crate::time::to_units(b.now()))
+        )
+    };
+    ui.small(text);
+}
