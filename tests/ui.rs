@@ -1012,3 +1012,30 @@ fn every_models_info_tab_renders() {
         h.get_by_label(first);
     }
 }
+
+/// A whole-window snapshot of every model on its teaching preset after a few steps (the
+/// torus has its own above, on the causality preset).
+#[test]
+fn whole_window_snapshot_of_every_model() {
+    if !gpu_available() {
+        return;
+    }
+    let mut results = egui_kittest::SnapshotResults::new();
+    for m in pdes_lab::models::MODELS
+        .iter()
+        .filter(|m| m.kind != "torus")
+    {
+        let mut h = harness(m.teaching_preset);
+        for _ in 0..12 {
+            h.state_mut().step_once();
+        }
+        h.run_steps(3);
+        let size = h.ctx.content_rect().size();
+        h.mask(egui::Rect::from_min_max(
+            egui::pos2(0.0, size.y - 26.0),
+            egui::pos2(size.x, size.y),
+        ));
+        h.snapshot(format!("whole_window_{}", m.kind));
+        results.extend(h.take_snapshot_results());
+    }
+}

@@ -79,10 +79,13 @@ impl ModelForm for DevsForm {
                 }
             });
             ui.end_row();
-            ui.label("wrap").on_hover_text(
+            let lbl = ui.label("wrap").on_hover_text(
                 "Off (the paper's): edge cells have fewer couplings (4 or 6 in a Moore neighbourhood). On: the grid is a torus.",
             );
-            changed |= ui.checkbox(&mut self.wrap, "").changed();
+            changed |= ui
+                .checkbox(&mut self.wrap, "")
+                .labelled_by(lbl.id)
+                .changed();
             ui.end_row();
             if self.sir {
                 let k = &mut self.rates;

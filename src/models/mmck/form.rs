@@ -88,33 +88,41 @@ impl ModelForm for MmckForm {
 
     fn run_controls(&mut self, ui: &mut egui::Ui, _error: &mut Option<String>) -> bool {
         let mut changed = false;
-        ui.label("customers")
+        let lbl = ui
+            .label("customers")
             .on_hover_text("A replication ends at this departure.");
         changed |= ui
             .add(egui::DragValue::new(&mut self.customers).range(1..=100_000_000))
+            .labelled_by(lbl.id)
             .changed();
         ui.end_row();
-        ui.label("replications").on_hover_text(
+        let lbl = ui.label("replications").on_hover_text(
             "Independent runs, one heatmap cell each (one GPU thread each). More replications narrow the confidence interval of the grand mean as 1/√R.",
         );
         changed |= ui
             .add(egui::DragValue::new(&mut self.replications).range(1..=1 << 22))
+            .labelled_by(lbl.id)
             .changed();
         ui.end_row();
-        ui.label("warm-up").on_hover_text(
+        let lbl = ui.label("warm-up").on_hover_text(
             "Departures deleted at the start of each replication: runs start empty, which biases L̂ low until the queue reaches its steady state.",
         );
         changed |= ui
             .add(egui::DragValue::new(&mut self.warmup).range(0..=self.customers.saturating_sub(1)))
+            .labelled_by(lbl.id)
             .changed();
         ui.end_row();
         changed
     }
 
     fn run_controls_after(&mut self, ui: &mut egui::Ui) -> bool {
-        ui.label("seed")
+        let lbl = ui
+            .label("seed")
             .on_hover_text("Replication r draws from the generator keyed by (seed, r).");
-        let changed = ui.add(egui::DragValue::new(&mut self.seed)).changed();
+        let changed = ui
+            .add(egui::DragValue::new(&mut self.seed))
+            .labelled_by(lbl.id)
+            .changed();
         ui.end_row();
         changed
     }
