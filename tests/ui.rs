@@ -557,8 +557,8 @@ fn switching_a_b_on_fits_the_a_heatmap_to_its_new_half_of_the_window() {
     let visible_rows = after.span * after.size[1] / after.size[0];
     assert!(
         after.fitted
-            && after.span >= 16.0
-            && visible_rows >= 16.0
+            && after.span >= 15.999
+            && visible_rows >= 15.999
             && (after.span < 17.0 || visible_rows < 17.0),
         "{after:?}"
     );
