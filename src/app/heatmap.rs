@@ -492,6 +492,10 @@ pub(super) fn legend(ui: &mut egui::Ui, s: &Session, mode: Mode) {
         let swatches: &[([u8; 3], &str)] = match mode {
             Mode::Busy => &[([252, 204, 51], "busy"), ([31, 31, 41], "idle")],
             Mode::Digit => &[([252, 204, 51], "1"), ([31, 31, 41], "0")],
+            Mode::Errors => &[
+                ([255, 38, 26], "causality error"),
+                ([40, 30, 60], "none (dimmed:\nqueue length)"),
+            ],
             Mode::Compartments => &[
                 ([0, 255, 0], "susceptible"),
                 ([255, 26, 26], "infected"),
@@ -513,8 +517,11 @@ pub(super) fn legend(ui: &mut egui::Ui, s: &Session, mode: Mode) {
                     ui.label(*what);
                 });
             }
+            if mode == Mode::Errors {
+                caption(ui, "red fades over\n8 steps");
+            }
             if mode == Mode::Compartments {
-                ui.small("green: s, blue: r;\nred over them: i,\nfull from i = 5%");
+                caption(ui, "green: s, blue: r;\nred over them: i,\nfull from i = 5%");
             }
             return;
         }
@@ -535,15 +542,20 @@ pub(super) fn legend(ui: &mut egui::Ui, s: &Session, mode: Mode) {
             );
         }
         match mode {
-            Mode::Tokens => ui.small(format!(
-                "0 … {hi}+ {}",
-                s.config.model_info().panel.count_label
-            )),
-            Mode::Busy | Mode::Digit | Mode::Compartments => ui.small(""),
-            Mode::Errors => ui.small("red: causality error\nin the last 8 steps"),
-            Mode::Temperature => ui.small(format!("top {hi:.2}\nbottom {lo:.2}")),
-        };
+            Mode::Tokens => caption(
+                ui,
+                &format!("0 … {hi}+ {}", s.config.model_info().panel.count_label),
+            ),
+            Mode::Temperature => caption(ui, &format!("top {hi:.2}\nbottom {lo:.2}")),
+            // the discrete modes returned above with their swatches
+            Mode::Busy | Mode::Digit | Mode::Compartments | Mode::Errors => {}
+        }
     });
+}
+
+/// A legend caption, readable (egui's small text was ~8 px).
+fn caption(ui: &mut egui::Ui, text: &str) {
+    ui.label(egui::RichText::new(text).size(12.0));
 }
 
 /// The heatmap without wgpu: the same words and colormap, uploaded as an egui texture
