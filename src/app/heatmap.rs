@@ -521,7 +521,10 @@ pub(super) fn legend(ui: &mut egui::Ui, s: &Session, mode: Mode) {
                 caption(ui, "red fades over\n8 steps");
             }
             if mode == Mode::Compartments {
-                caption(ui, "green: s, blue: r;\nred over them: i,\nfull from i = 5%");
+                caption(
+                    ui,
+                    "green: s, blue: r;\nred over them: i,\nfull from i = 5%",
+                );
             }
             return;
         }
