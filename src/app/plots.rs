@@ -36,7 +36,7 @@ pub fn plot_series(
         Plot::new(label)
             .width(w)
             .height(h)
-            .legend(Legend::default())
+            .legend(Legend::default().background_alpha(0.35))
             .x_axis_label("simulated time")
             .show(ui, |p| {
                 for (i, s) in sessions.iter().enumerate() {
