@@ -8,7 +8,7 @@
 //! 3. transition: δint / δconf (imminent), δext (input, not imminent), then last and next;
 //! 4. next time: t = min over every cell's next.
 
-use super::{Bag, Cell, CellRule, CellSpace, DevsStep, PASSIVE};
+use super::{Bag, CellArrays, CellRule, CellSpace, DevsSim, DevsStep, PASSIVE};
 use rayon::prelude::*;
 
 /// An empty out-bag (no message can have this value: messages are at most 1000).
@@ -16,57 +16,53 @@ pub const EMPTY: u32 = u32::MAX;
 
 /// A cell space run by the flattened coordinator's four phases.
 pub struct Flattened<R: CellRule> {
-    space: CellSpace,
     rule: R,
-    cells: Vec<Cell>,
-    last: Vec<u32>,
-    next: Vec<u32>,
+    /// States, last and next times, the step log.
+    arrays: CellArrays,
     outbox: Vec<u32>,
     inbox: Vec<Bag>,
     /// The time of the next step (min over `next`).
     t: u32,
-    log: Vec<DevsStep>,
 }
 
 impl<R: CellRule> Flattened<R> {
     /// Every cell initialised at time 0 (last = 0, next = ta), then the first next time.
     pub fn new(space: CellSpace, rule: R) -> Self {
-        let n = space.cells() as usize;
-        let cells: Vec<Cell> = (0..space.cells())
-            .map(|c| rule.initial(&space, c))
-            .collect();
-        let next: Vec<u32> = cells.iter().map(|s| rule.ta(s)).collect();
-        let t = next.iter().copied().min().unwrap_or(PASSIVE);
+        let arrays = CellArrays::new(space, &rule);
+        let n = arrays.cells.len();
+        let t = arrays.next.iter().copied().min().unwrap_or(PASSIVE);
         Self {
-            space,
             rule,
-            cells,
-            last: vec![0; n],
-            next,
             outbox: vec![EMPTY; n],
             inbox: vec![Bag::default(); n],
+            arrays,
             t,
-            log: Vec::new(),
         }
+    }
+}
+
+impl<R: CellRule + Send> DevsSim for Flattened<R> {
+    fn arrays(&self) -> &CellArrays {
+        &self.arrays
     }
 
     /// Time of the next step ([`PASSIVE`]: none).
-    pub fn next_time(&self) -> u32 {
+    fn next_time(&self) -> u32 {
         self.t
     }
 
     /// Takes the step at [`Flattened::next_time`] (nothing when every cell is passive).
-    pub fn step(&mut self) {
+    fn step(&mut self) {
         let t = self.t;
         if t == PASSIVE {
             return;
         }
-        let (space, rule) = (&self.space, &self.rule);
+        let (space, rule) = (&self.arrays.space, &self.rule);
         // 1. output
         self.outbox
             .par_iter_mut()
-            .zip(self.cells.par_iter())
-            .zip(self.next.par_iter())
+            .zip(self.arrays.cells.par_iter())
+            .zip(self.arrays.next.par_iter())
             .for_each(|((out, s), &next)| {
                 *out = if next == t {
                     rule.output(s).unwrap_or(EMPTY)
@@ -91,10 +87,11 @@ impl<R: CellRule> Flattened<R> {
         // 3. transition, with each cell's counts and next time for the step's record and
         // 4. the next time (a min reduction over every cell)
         let (counts, least) = self
+            .arrays
             .cells
             .par_iter_mut()
-            .zip(self.last.par_iter_mut())
-            .zip(self.next.par_iter_mut())
+            .zip(self.arrays.last.par_iter_mut())
+            .zip(self.arrays.next.par_iter_mut())
             .zip(self.inbox.par_iter())
             .map(|(((s, last), next), &bag)| {
                 let mut r = DevsStep {
@@ -147,31 +144,6 @@ impl<R: CellRule> Flattened<R> {
             ..counts
         };
         self.t = least;
-        self.log.push(record);
-    }
-
-    /// States.
-    pub fn cells(&self) -> &[Cell] {
-        &self.cells
-    }
-
-    /// Last transition times.
-    pub fn last(&self) -> &[u32] {
-        &self.last
-    }
-
-    /// Next event times.
-    pub fn next(&self) -> &[u32] {
-        &self.next
-    }
-
-    /// Every step so far.
-    pub fn log(&self) -> &[DevsStep] {
-        &self.log
-    }
-
-    /// The grid.
-    pub fn space(&self) -> &CellSpace {
-        &self.space
+        self.arrays.log.push(record);
     }
 }

@@ -7,7 +7,7 @@
 use super::config::{DevsAlgorithm, DevsConfig};
 use super::live::{Counters, now_of, sample, words};
 use super::summary::Summary;
-use super::{Cell, CellRule, DevsStep, PASSIVE, Rule, budget_limits};
+use super::{Cell, DevsStep, PASSIVE, Rule, budget_limits};
 use crate::engines::{LiveEngine, Sample};
 use crate::gpu::Gpu;
 use crate::gpu::kit::{self, Use, read_buffers};
@@ -186,9 +186,15 @@ impl GpuDevs {
             recovery: k.recovery,
             weight: k.weight,
         };
-        let cells: Vec<Cell> = (0..n).map(|c| cfg.rule.initial(&space, c)).collect();
-        let times: Vec<[u32; 2]> = cells.iter().map(|s| [0, cfg.rule.ta(s)]).collect();
-        let t0 = times.iter().map(|w| w[1]).min().unwrap_or(PASSIVE);
+        let init = super::CellArrays::new(space, &cfg.rule);
+        let cells = init.cells;
+        let times: Vec<[u32; 2]> = init
+            .last
+            .iter()
+            .zip(&init.next)
+            .map(|(&l, &x)| [l, x])
+            .collect();
+        let t0 = init.next.iter().copied().min().unwrap_or(PASSIVE);
         let device = &gpu.device;
         let oom = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
         let storage = wgpu::BufferUsages::STORAGE

@@ -7,56 +7,13 @@ use super::flattened::Flattened;
 use super::gpu::GpuDevs;
 use super::sequential::Sequential;
 use super::summary::{Summary, compartments};
-use super::{Cell, CellRule, DevsStep, PASSIVE, Rule, budget_limits, ticks};
+use super::{Cell, DevsSim, DevsStep, PASSIVE, Rule, budget_limits, ticks};
 use crate::engines::{LiveEngine, Sample};
 use crate::gpu::Gpu;
 use crate::preset::Config;
 use crate::sim::{Budget, Engine, Report, SimError, StepRecord, StepTotals};
 use crate::time::{Ticks, to_units};
 use std::sync::Arc;
-
-/// What the CPU engine needs of a simulator (both CPU simulators have it).
-pub trait DevsSim: Send {
-    /// Time of the next step ([`PASSIVE`]: none).
-    fn next_time(&self) -> u32;
-    /// Takes that step.
-    fn step(&mut self);
-    /// States.
-    fn cells(&self) -> &[Cell];
-    /// Last transition times.
-    fn last(&self) -> &[u32];
-    /// Next event times.
-    fn next(&self) -> &[u32];
-    /// Every step so far.
-    fn log(&self) -> &[DevsStep];
-}
-
-macro_rules! devs_sim {
-    ($t:ident) => {
-        impl<R: CellRule + Send> DevsSim for $t<R> {
-            fn next_time(&self) -> u32 {
-                $t::next_time(self)
-            }
-            fn step(&mut self) {
-                $t::step(self)
-            }
-            fn cells(&self) -> &[Cell] {
-                $t::cells(self)
-            }
-            fn last(&self) -> &[u32] {
-                $t::last(self)
-            }
-            fn next(&self) -> &[u32] {
-                $t::next(self)
-            }
-            fn log(&self) -> &[DevsStep] {
-                $t::log(self)
-            }
-        }
-    };
-}
-devs_sim!(Sequential);
-devs_sim!(Flattened);
 
 /// The registry's constructor: the GPU engine when `device` is given, else the CPU one.
 pub fn build(config: &Config, device: Option<Arc<Gpu>>) -> Result<Box<dyn LiveEngine>, SimError> {

@@ -282,6 +282,66 @@ impl CellRule for Rule {
     }
 }
 
+/// What every simulator keeps: the grid, each cell's state, last and next times, and the
+/// log of its steps.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CellArrays {
+    /// The grid.
+    pub space: CellSpace,
+    /// States.
+    pub cells: Vec<Cell>,
+    /// Time of each cell's last transition.
+    pub last: Vec<u32>,
+    /// Time of each cell's next internal event ([`PASSIVE`]: none).
+    pub next: Vec<u32>,
+    /// Every step so far.
+    pub log: Vec<DevsStep>,
+}
+
+impl CellArrays {
+    /// Every cell of `space` initialised at time 0: its initial state, last = 0, next = ta.
+    pub fn new<R: CellRule>(space: CellSpace, rule: &R) -> Self {
+        let cells: Vec<Cell> = (0..space.cells())
+            .map(|c| rule.initial(&space, c))
+            .collect();
+        let next = cells.iter().map(|s| rule.ta(s)).collect();
+        Self {
+            space,
+            last: vec![0; cells.len()],
+            cells,
+            next,
+            log: Vec::new(),
+        }
+    }
+}
+
+/// A simulator of a cell space (the sequential one and the flattened coordinator's CPU
+/// twin), as the CPU engine, the tests and the window use it.
+pub trait DevsSim: Send {
+    /// Time of the next step ([`PASSIVE`]: none).
+    fn next_time(&self) -> u32;
+    /// Takes that step (nothing when no event is left).
+    fn step(&mut self);
+    /// Its cells and log.
+    fn arrays(&self) -> &CellArrays;
+    /// States.
+    fn cells(&self) -> &[Cell] {
+        &self.arrays().cells
+    }
+    /// Last transition times.
+    fn last(&self) -> &[u32] {
+        &self.arrays().last
+    }
+    /// Next event times.
+    fn next(&self) -> &[u32] {
+        &self.arrays().next
+    }
+    /// Every step so far.
+    fn log(&self) -> &[DevsStep] {
+        &self.arrays().log
+    }
+}
+
 /// What one step did (both CPU simulators and the GPU record the same).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct DevsStep {

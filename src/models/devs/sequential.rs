@@ -5,19 +5,14 @@
 //! δint, δext or δconf and reschedule it at last + ta. No array sweeps over all cells, no
 //! GPU ideas: the work of a step is proportional to its imminent and influenced cells.
 
-use super::{Bag, Cell, CellRule, CellSpace, DevsStep, PASSIVE};
+use super::{Bag, CellArrays, CellRule, CellSpace, DevsSim, DevsStep, PASSIVE};
 use std::collections::BTreeMap;
 
 /// A cell space run by the classic PDEVS protocol.
 pub struct Sequential<R: CellRule> {
-    space: CellSpace,
     rule: R,
-    /// States.
-    cells: Vec<Cell>,
-    /// Time of each cell's last transition.
-    last: Vec<u32>,
-    /// Time of each cell's next internal event ([`PASSIVE`]: none).
-    next: Vec<u32>,
+    /// States, last and next times, the step log.
+    arrays: CellArrays,
     /// The event list: time → cells scheduled for it. A cell whose schedule moved (an
     /// external transition) leaves a stale entry behind, skipped because its `next` differs.
     schedule: BTreeMap<u32, Vec<u32>>,
@@ -25,34 +20,26 @@ pub struct Sequential<R: CellRule> {
     bags: Vec<Bag>,
     influenced: Vec<u32>,
     imminent_flag: Vec<bool>,
-    log: Vec<DevsStep>,
 }
 
 impl<R: CellRule> Sequential<R> {
     /// Every cell initialised at time 0: last = 0, next = ta(s).
     pub fn new(space: CellSpace, rule: R) -> Self {
-        let n = space.cells() as usize;
-        let cells: Vec<Cell> = (0..space.cells())
-            .map(|c| rule.initial(&space, c))
-            .collect();
-        let next: Vec<u32> = cells.iter().map(|s| rule.ta(s)).collect();
+        let arrays = CellArrays::new(space, &rule);
+        let n = arrays.cells.len();
         let mut schedule: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
-        for (c, &t) in next.iter().enumerate() {
+        for (c, &t) in arrays.next.iter().enumerate() {
             if t != PASSIVE {
                 schedule.entry(t).or_default().push(c as u32);
             }
         }
         let mut sim = Self {
-            space,
             rule,
-            cells,
-            last: vec![0; n],
-            next,
+            arrays,
             schedule,
             bags: vec![Bag::default(); n],
             influenced: Vec::new(),
             imminent_flag: vec![false; n],
-            log: Vec::new(),
         };
         sim.prune();
         sim
@@ -64,7 +51,7 @@ impl<R: CellRule> Sequential<R> {
     fn prune(&mut self) {
         while let Some(mut first) = self.schedule.first_entry() {
             let t = *first.key();
-            let next = &self.next;
+            let next = &self.arrays.next;
             first.get_mut().retain(|&c| next[c as usize] == t);
             if !first.get().is_empty() {
                 return;
@@ -73,20 +60,40 @@ impl<R: CellRule> Sequential<R> {
         }
     }
 
+    /// last = t, next = t + ta, and the event list entry.
+    fn reschedule(&mut self, c: u32, t: u32) {
+        let i = c as usize;
+        self.arrays.last[i] = t;
+        let ta = self.rule.ta(&self.arrays.cells[i]);
+        self.arrays.next[i] = if ta == PASSIVE {
+            PASSIVE
+        } else {
+            t.saturating_add(ta)
+        };
+        if self.arrays.next[i] != PASSIVE {
+            self.schedule
+                .entry(self.arrays.next[i])
+                .or_default()
+                .push(c);
+        }
+    }
+}
+
+impl<R: CellRule + Send> DevsSim for Sequential<R> {
     /// Time of the next step: the earliest scheduled event ([`PASSIVE`]: none left).
-    pub fn next_time(&self) -> u32 {
+    fn next_time(&self) -> u32 {
         self.schedule.keys().next().copied().unwrap_or(PASSIVE)
     }
 
     /// Takes the step at [`Sequential::next_time`] (nothing when no event is left).
-    pub fn step(&mut self) {
+    fn step(&mut self) {
         let Some((t, mut due)) = self.schedule.pop_first() else {
             return;
         };
         // the imminent cells: scheduled for t and still due then, each once
         due.sort_unstable();
         due.dedup();
-        due.retain(|&c| self.next[c as usize] == t);
+        due.retain(|&c| self.arrays.next[c as usize] == t);
         let mut record = DevsStep {
             t,
             imminent: due.len() as u32,
@@ -96,10 +103,10 @@ impl<R: CellRule> Sequential<R> {
         let mut coupled = [0u32; 9];
         for &c in &due {
             self.imminent_flag[c as usize] = true;
-            let Some(y) = self.rule.output(&self.cells[c as usize]) else {
+            let Some(y) = self.rule.output(&self.arrays.cells[c as usize]) else {
                 continue;
             };
-            let n = self.space.neighbours(c, &mut coupled);
+            let n = self.arrays.space.neighbours(c, &mut coupled);
             for &j in &coupled[..n] {
                 let bag = &mut self.bags[j as usize];
                 if bag.count == 0 {
@@ -115,10 +122,10 @@ impl<R: CellRule> Sequential<R> {
             let i = c as usize;
             let bag = std::mem::take(&mut self.bags[i]);
             if bag.count == 0 {
-                self.rule.internal(&mut self.cells[i]);
+                self.rule.internal(&mut self.arrays.cells[i]);
                 record.internal += 1;
             } else {
-                self.rule.confluent(&mut self.cells[i], bag);
+                self.rule.confluent(&mut self.arrays.cells[i], bag);
                 record.confluent += 1;
             }
             self.reschedule(c, t);
@@ -131,8 +138,8 @@ impl<R: CellRule> Sequential<R> {
                 continue;
             }
             let bag = std::mem::take(&mut self.bags[i]);
-            let elapsed = t - self.last[i];
-            self.rule.external(&mut self.cells[i], elapsed, bag);
+            let elapsed = t - self.arrays.last[i];
+            self.rule.external(&mut self.arrays.cells[i], elapsed, bag);
             record.external += 1;
             self.reschedule(c, t);
         }
@@ -140,47 +147,11 @@ impl<R: CellRule> Sequential<R> {
         for &c in &due {
             self.imminent_flag[c as usize] = false;
         }
-        self.log.push(record);
+        self.arrays.log.push(record);
         self.prune();
     }
 
-    /// last = t, next = t + ta, and the event list entry.
-    fn reschedule(&mut self, c: u32, t: u32) {
-        let i = c as usize;
-        self.last[i] = t;
-        let ta = self.rule.ta(&self.cells[i]);
-        self.next[i] = if ta == PASSIVE {
-            PASSIVE
-        } else {
-            t.saturating_add(ta)
-        };
-        if self.next[i] != PASSIVE {
-            self.schedule.entry(self.next[i]).or_default().push(c);
-        }
-    }
-
-    /// States.
-    pub fn cells(&self) -> &[Cell] {
-        &self.cells
-    }
-
-    /// Last transition times.
-    pub fn last(&self) -> &[u32] {
-        &self.last
-    }
-
-    /// Next event times.
-    pub fn next(&self) -> &[u32] {
-        &self.next
-    }
-
-    /// Every step so far.
-    pub fn log(&self) -> &[DevsStep] {
-        &self.log
-    }
-
-    /// The grid.
-    pub fn space(&self) -> &CellSpace {
-        &self.space
+    fn arrays(&self) -> &CellArrays {
+        &self.arrays
     }
 }

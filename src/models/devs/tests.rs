@@ -52,7 +52,11 @@ impl CellRule for Probe {
 
 /// Runs both simulators until `end` (or no event is left) and checks they agree step by
 /// step and cell by cell.
-fn same_path<R: CellRule + Copy>(sp: CellSpace, rule: R, end: u32) -> (Vec<Cell>, Vec<DevsStep>) {
+fn same_path<R: CellRule + Copy + Send>(
+    sp: CellSpace,
+    rule: R,
+    end: u32,
+) -> (Vec<Cell>, Vec<DevsStep>) {
     let mut seq = Sequential::new(sp, rule);
     let mut flat = Flattened::new(sp, rule);
     loop {
