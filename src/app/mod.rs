@@ -295,6 +295,8 @@ impl PdesApp {
         self.last_events = 0;
         // a new model's rate starts afresh (the old figure stayed after a switch)
         self.events_per_sec = 0.0;
+        // a selected causality error belongs to the run it came from
+        self.selected_violation = None;
         self.sim_cap = f64::INFINITY;
         // the heatmap shows what this model has
         if !Mode::of(&self.a).contains(&self.mode) {
@@ -404,7 +406,6 @@ impl PdesApp {
     /// Restarts from time 0 with the current parameters.
     pub fn reset(&mut self) {
         self.running = false;
-        self.selected_violation = None;
         self.apply_form();
     }
 

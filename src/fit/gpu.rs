@@ -13,7 +13,6 @@ use crate::gpu::Gpu;
 use crate::gpu::kit::{self, Use, read_buffers};
 use bytemuck::{Pod, Zeroable};
 use std::sync::Arc;
-use wgpu::util::DeviceExt;
 
 /// Most components the shader holds.
 pub const MAX_COMPONENTS: usize = 10;
@@ -67,11 +66,7 @@ impl GpuLoglik {
         let counts: Vec<f32> = data.counts.iter().map(|&c| c as f32).collect();
         let device = &gpu.device;
         let init = |label: &str, contents: &[u8], usage| {
-            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some(label),
-                contents,
-                usage,
-            })
+            crate::gpu::kit::buffer_init(device, label, contents, usage)
         };
         let params = init(
             "mixture params",

@@ -27,6 +27,26 @@ pub fn read_buffers(gpu: &Gpu, sources: &[&wgpu::Buffer]) -> Result<Vec<Vec<u8>>
     read_ranges(gpu, &ranges)
 }
 
+/// Storage a pass reads and writes that the host can also upload to and read back.
+pub const STORAGE_RW: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE
+    .union(wgpu::BufferUsages::COPY_SRC)
+    .union(wgpu::BufferUsages::COPY_DST);
+
+/// A buffer created with `contents` (every engine's uploads of its initial state).
+pub fn buffer_init(
+    device: &wgpu::Device,
+    label: &str,
+    contents: &[u8],
+    usage: wgpu::BufferUsages,
+) -> wgpu::Buffer {
+    use wgpu::util::DeviceExt;
+    device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some(label),
+        contents,
+        usage,
+    })
+}
+
 /// How a compute pass uses a buffer binding.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Use {

@@ -16,7 +16,6 @@ use crate::sim::{Budget, Engine, Report, SimError, StepRecord, StepTotals};
 use crate::time::Ticks;
 use bytemuck::{Pod, Zeroable};
 use std::sync::{Arc, Mutex};
-use wgpu::util::DeviceExt;
 
 /// Threads per workgroup (WG in u64.wgsl).
 const WG: u32 = 256;
@@ -197,15 +196,9 @@ impl GpuDevs {
         let t0 = init.next.iter().copied().min().unwrap_or(PASSIVE);
         let device = &gpu.device;
         let oom = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
-        let storage = wgpu::BufferUsages::STORAGE
-            | wgpu::BufferUsages::COPY_SRC
-            | wgpu::BufferUsages::COPY_DST;
+        let storage = crate::gpu::kit::STORAGE_RW;
         let init = |label: &str, contents: &[u8], usage| {
-            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some(label),
-                contents,
-                usage,
-            })
+            crate::gpu::kit::buffer_init(device, label, contents, usage)
         };
         let params_buf = init(
             "devs params",
@@ -438,11 +431,16 @@ impl LiveEngine for GpuDevs {
         Ok(words(&self.snapshot()?.cells))
     }
     fn sample(&self, now: Ticks) -> Result<Sample, SimError> {
-        let cells = match self.config.rule {
-            Rule::Sir(_) => self.snapshot()?.cells.clone(),
-            Rule::Benchmark { .. } => Vec::new(),
-        };
-        Ok(sample(&self.config, now, &cells, &self.counters))
+        // only SIR's compartments need the cells (one readback per change, not copied)
+        match self.config.rule {
+            Rule::Sir(_) => Ok(sample(
+                &self.config,
+                now,
+                &self.snapshot()?.cells,
+                &self.counters,
+            )),
+            Rule::Benchmark { .. } => Ok(sample(&self.config, now, &[], &self.counters)),
+        }
     }
     fn as_any(&self) -> &dyn std::any::Any {
         self

@@ -16,7 +16,6 @@ use crate::sim::{Budget, Engine, Report, SimError, StepRecord, StepTotals};
 use crate::time::Ticks;
 use bytemuck::{Pod, Zeroable};
 use std::sync::Arc;
-use wgpu::util::DeviceExt;
 
 /// Threads per workgroup (`advance`'s workgroup size).
 const WG: u32 = 64;
@@ -185,15 +184,9 @@ impl GpuMmck {
             queue_off: layout.queue,
         };
         let oom = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
-        let storage = wgpu::BufferUsages::STORAGE
-            | wgpu::BufferUsages::COPY_SRC
-            | wgpu::BufferUsages::COPY_DST;
+        let storage = crate::gpu::kit::STORAGE_RW;
         let init = |label: &str, contents: &[u8], usage| {
-            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some(label),
-                contents,
-                usage,
-            })
+            crate::gpu::kit::buffer_init(device, label, contents, usage)
         };
         let params_buf = init(
             "mmck params",

@@ -42,7 +42,6 @@ use crate::sim::{Budget, Engine, Report, SimError, StepRecord, StepTotals};
 use crate::time::{Ticks, to_ticks};
 use bytemuck::{Pod, Zeroable};
 use std::sync::Arc;
-use wgpu::util::DeviceExt;
 
 /// Threads per workgroup (WG in u64.wgsl).
 const WG: u64 = 256;
@@ -344,13 +343,9 @@ impl GpuOpen {
         let device = &gpu.device;
         let oom = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
         let init = |label: &str, contents: &[u8], usage| {
-            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some(label),
-                contents,
-                usage,
-            })
+            crate::gpu::kit::buffer_init(device, label, contents, usage)
         };
-        let storage = storage_usage();
+        let storage = crate::gpu::kit::STORAGE_RW;
         let idle = |v: u64| vec![split(v); k as usize];
         let original = rule == 1;
         let buffers = Buffers {
@@ -714,17 +709,12 @@ impl GpuOpen {
     }
 }
 
-/// Usage of every storage buffer: bound, copied out (readback), written by the host.
-fn storage_usage() -> wgpu::BufferUsages {
-    wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST
-}
-
 /// A pool-sized storage buffer (contents written by the GPU before they are read).
 fn pool_buffer(device: &wgpu::Device, label: &str, size: u64) -> wgpu::Buffer {
     device.create_buffer(&wgpu::BufferDescriptor {
         label: Some(label),
         size,
-        usage: storage_usage(),
+        usage: crate::gpu::kit::STORAGE_RW,
         mapped_at_creation: false,
     })
 }

@@ -38,7 +38,6 @@ use crate::sim::{Budget, Engine, SimError, StepRecord, StepTotals};
 use crate::time::{Ticks, to_ticks};
 use bytemuck::{Pod, Zeroable};
 use std::sync::Arc;
-use wgpu::util::DeviceExt;
 
 /// Threads per workgroup (WG in common.wgsl).
 const WG: u64 = 256;
@@ -324,15 +323,9 @@ impl GpuTorus {
             .collect();
         let device = &gpu.device;
         let oom = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
-        let storage = wgpu::BufferUsages::STORAGE
-            | wgpu::BufferUsages::COPY_SRC
-            | wgpu::BufferUsages::COPY_DST;
+        let storage = crate::gpu::kit::STORAGE_RW;
         let init = |label: &str, contents: &[u8], usage| {
-            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some(label),
-                contents,
-                usage,
-            })
+            crate::gpu::kit::buffer_init(device, label, contents, usage)
         };
         let fs = &state.facilities;
         let ts = &state.tokens;
