@@ -17,7 +17,7 @@ for what in "$@"; do
     verify)  # every GPU engine against its CPU twin, both reduction variants (pdes-lab verify)
       $BIN verify 2>&1 | tee "$OUT/verify.txt"; [ "${PIPESTATUS[0]}" = 0 ] || exit 1 ;;
     repro)  # issue 9's repro: CPU sequential and GPU window, 1000×777, P = 3, shifted, d = 0.6
-      c="--set model.rows=1000 --set model.cols=777 --set model.tokens_per_facility=3 --set model.mean_service=7 --set model.service=shifted --set run.d=0.6 --set run.end_time=60 --set run.seed=4242"
+      c="--set model.rows=1000 --set model.cols=777 --set model.tokens_per_facility=3 --set model.mean_service=7 --set model.service=shifted --set run.d=0.6 --set run.end_time=60 --set run.warmup=0 --set run.seed=4242"
       for run in "sequential cpu" "window gpu"; do
         read -r alg eng <<< "$run"
         # shellcheck disable=SC2086

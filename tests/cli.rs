@@ -12,7 +12,15 @@ fn out(args: &[&str]) -> std::process::Output {
 
 #[test]
 fn json_output_has_the_documented_fields() {
-    let o = out(&["run", "--set", "run.end_time=100", "--format", "json"]);
+    let o = out(&[
+        "run",
+        "--set",
+        "run.end_time=100",
+        "--set",
+        "run.warmup=0",
+        "--format",
+        "json",
+    ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     for k in [
@@ -86,6 +94,8 @@ fn algorithm_flag_overrides_the_preset_and_out_writes_a_file() {
         "interval-boundary",
         "--set",
         "run.end_time=50",
+        "--set",
+        "run.warmup=0",
         "--format",
         "json",
         "--out",
@@ -389,6 +399,8 @@ fn bad_destinations_are_refused_before_the_run_and_nothing_is_half_written() {
         "run",
         "--set",
         "run.end_time=20",
+        "--set",
+        "run.warmup=0",
         "--steps-csv",
         csv.to_str().unwrap(),
         "--out",
@@ -421,7 +433,7 @@ fn a_closed_or_full_stdout_is_an_error_not_a_panic() {
     // a full disk
     let full = std::fs::File::create("/dev/full").unwrap();
     let o = pdes()
-        .args(["run", "--set", "run.end_time=10"])
+        .args(["run", "--set", "run.end_time=10", "--set", "run.warmup=0"])
         .stdout(full)
         .output()
         .unwrap();
@@ -440,7 +452,15 @@ fn headless_commands_print_nothing_about_windowing() {
     let o = pdes()
         .env_remove("NODEVICE_SELECT")
         .env_remove("XDG_RUNTIME_DIR")
-        .args(["run", "--engine", "gpu", "--set", "run.end_time=5"])
+        .args([
+            "run",
+            "--engine",
+            "gpu",
+            "--set",
+            "run.end_time=5",
+            "--set",
+            "run.warmup=0",
+        ])
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&o.stderr);

@@ -160,3 +160,68 @@ fn config_round_trips_through_toml() {
         cfg
     );
 }
+
+/// `run.warmup` = w cuts every event at w by its own timestamps, which must equal the
+/// difference of cumulative counters: a run to T with the cut against a run to T and a run
+/// to w without it (busy time, sojourn sum and completed visits over [w, T]). Checked for
+/// sequential and window (interval steps capped at w would change interval's path).
+#[test]
+fn the_warmup_cut_equals_the_difference_of_cumulative_counters() {
+    use pdes_lab::models::torus::stats::measure;
+    use pdes_lab::time::to_ticks;
+    for alg in ["sequential", "window"] {
+        let run = |end: f64, warmup: f64| {
+            let sets = [
+                "model.rows=12".to_string(),
+                "model.cols=10".to_string(),
+                "model.tokens_per_facility=2".to_string(),
+                "run.d=2".to_string(),
+                format!("run.algorithm=\"{alg}\""),
+                format!("run.end_time={end}"),
+                format!("run.warmup={warmup}"),
+            ];
+            let sets: Vec<&str> = sets.iter().map(String::as_str).collect();
+            let e = run_cpu(&config(&sets));
+            measure(e.cpu.state(), to_ticks(end)).unwrap()
+        };
+        let (w, t) = (137.25, 600.0);
+        let cut = run(t, w);
+        let (whole, early) = (run(t, 0.0), run(w, 0.0));
+        assert!(early.completions > 100, "{alg}: {early:?}");
+        assert_eq!(cut.busy, whole.busy - early.busy, "{alg}: busy");
+        assert_eq!(cut.sojourn, whole.sojourn - early.sojourn, "{alg}: sojourn");
+        assert_eq!(
+            cut.completions,
+            whole.completions - early.completions,
+            "{alg}: completions"
+        );
+        assert_eq!(cut.covered(), to_ticks(t - w));
+    }
+}
+
+/// Without a warm-up every completed service is counted: completions equal the tokens'
+/// visit counters (the counter the random streams are keyed by).
+#[test]
+fn without_warmup_every_visit_is_a_completion() {
+    let e = run_cpu(&config(&["run.end_time=300"]));
+    let st = e.cpu.state();
+    let visits: u64 = st.tokens.iter().map(|t| u64::from(t.visits)).sum();
+    let m = pdes_lab::models::torus::stats::measure(st, pdes_lab::time::to_ticks(300.0)).unwrap();
+    assert_eq!(m.completions, visits);
+    assert!(visits > 1000);
+}
+
+/// A warm-up outside [0, T) is refused, naming the key and the range.
+#[test]
+fn a_warmup_past_the_end_is_refused() {
+    let table: toml::Table = "[model]\nkind = \"torus\"\n[run]\nend_time = 100.0\nwarmup = 100.0\n"
+        .parse()
+        .unwrap();
+    let err = pdes_lab::models::torus::config::TorusConfig::from_table(&table)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("run.warmup") && err.contains("[0, run.end_time = 100)"),
+        "{err}"
+    );
+}

@@ -26,7 +26,7 @@ fn dir(name: &str) -> std::path::PathBuf {
 
 /// A small torus sweep: 2 values of d × 3 of the seed count = 6 points... (the grid of the
 /// tests: d over 3 values, rows over 2, 2 seeds: 12 runs).
-const GRID: [&str; 10] = [
+const GRID: [&str; 12] = [
     "sweep",
     "--vary",
     "run.d=0.25,0.5,1",
@@ -36,6 +36,8 @@ const GRID: [&str; 10] = [
     "2",
     "--set",
     "run.end_time=100",
+    "--set",
+    "run.warmup=0",
     "--jobs=2",
 ];
 
@@ -127,6 +129,8 @@ fn a_failing_point_is_reported_with_its_parameters_and_the_sweep_goes_on() {
         "run.d=0.5,20,1",
         "--set",
         "run.end_time=50",
+        "--set",
+        "run.warmup=0",
         "--format",
         "json",
     ]);
@@ -198,6 +202,8 @@ fn aggregates_are_the_means_of_the_runs_and_the_figure_is_drawn() {
         "3",
         "--set",
         "run.end_time=100",
+        "--set",
+        "run.warmup=0",
         "--format",
         "json",
         "--plot",
@@ -283,6 +289,8 @@ fn a_gpu_sweep_with_seeds_in_one_engine_gives_the_cpu_sweeps_numbers() {
         "model.cols=64",
         "--set",
         "run.end_time=150",
+        "--set",
+        "run.warmup=0",
         "--seeds",
         "3",
     ];

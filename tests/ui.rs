@@ -939,11 +939,15 @@ fn the_monitors_show_the_engines_numbers_and_their_exact_values() {
         return;
     }
     let mut h = harness("teaching-16x16");
-    for _ in 0..30 {
-        h.state_mut().step_once();
-    }
+    // past the preset's warm-up (200), where the statistics start
+    h.state_mut()
+        .advance(pdes_lab::sim::Budget::Until(pdes_lab::time::to_ticks(
+            250.0,
+        )));
+    h.state_mut().step_once();
     h.run_steps(2);
     let x = *h.state().a.samples.last().unwrap();
+    assert!(x.utilization > 0.3, "{x:?}");
     let u = pdes_lab::app::monitors::format(x.utilization);
     h.get_by_label(&u);
     let cfg = h
@@ -972,6 +976,14 @@ fn same_sample_path_runs_window_beside_sequential_with_identical_results() {
     }
     let mut h = harness("teaching-16x16");
     h.state_mut().form.end_time = 40.0;
+    // a warm-up inside the short run, so that the compared statistics are cut at it
+    h.state_mut()
+        .form
+        .model
+        .as_any_mut()
+        .downcast_mut::<pdes_lab::models::torus::form::TorusForm>()
+        .expect("a torus form")
+        .warmup = 10.0;
     h.get_by_label("Info").click();
     h.run_steps(2);
     h.get_by_label("Same sample path: window beside sequential")
@@ -1038,4 +1050,99 @@ fn whole_window_snapshot_of_every_model() {
         h.snapshot(format!("whole_window_{}", m.kind));
         results.extend(h.take_snapshot_results());
     }
+}
+
+#[test]
+fn a_click_on_a_listed_causality_error_pauses_pins_and_selects_it() {
+    if !gpu_available() {
+        return;
+    }
+    let mut h = harness("sang2019-causality");
+    // run (CPU engine, which lists its errors) until a few errors are listed
+    h.state_mut().running = true;
+    for _ in 0..600 {
+        if h.state().violations().len() >= 3 {
+            break;
+        }
+        h.state_mut().step_once();
+    }
+    let list = h.state().violations();
+    assert!(list.len() >= 3, "{} errors", list.len());
+    h.run_steps(2);
+    // not the newest: the click, not "select the latest", must pick it
+    let v = list[list.len() - 3];
+    let cols = h.state().a.shape().1;
+    let text = format!(
+        "step {}: ({}, {}) from ({}, {}) token {}, t {:.3} < {:.3}",
+        v.step,
+        v.facility / cols,
+        v.facility % cols,
+        v.source / cols,
+        v.source % cols,
+        v.token,
+        v.arrival,
+        v.last_arrival
+    );
+    assert!(h.state().running);
+    h.get_by_label(&text).click();
+    h.run_steps(2);
+    let app = h.state();
+    assert!(!app.running, "selecting pauses");
+    assert_eq!(app.selected_violation, Some(v));
+    assert_eq!(app.pinned(), Some(v.facility), "and pins its facility");
+    h.get_by_label("the selected causality error");
+}
+
+#[test]
+fn the_guided_tour_walks_through_its_stops_and_sets_each_one_up() {
+    use pdes_lab::app::tour::STOPS;
+    if !gpu_available() {
+        return;
+    }
+    let mut h = harness("teaching-diffusion");
+    h.get_by_label("Info").click();
+    h.run_steps(2);
+    // the diffusion Info tab has no tour; the torus's has
+    assert!(h.query_by_label("Guided tour").is_none());
+    h.state_mut().load_preset("teaching-16x16");
+    h.run_steps(2);
+    h.get_by_label("Guided tour").click();
+    h.run_steps(2);
+    for (i, stop) in STOPS.iter().enumerate() {
+        h.get_by_label_contains(stop.title);
+        let app = h.state();
+        assert_eq!(app.tour, Some(i));
+        assert_eq!(app.tab, pdes_lab::app::Tab::Live, "stop {i}");
+        let cfg = app
+            .a
+            .config
+            .get::<pdes_lab::models::torus::config::TorusConfig>()
+            .expect("every stop is on a torus")
+            .clone();
+        match i {
+            0 | 5 => assert_eq!(cfg.run.d, 1.0),
+            1 => assert_eq!(cfg.run.d, 4.0),
+            2 => assert!(cfg.run.d == 8.0 && app.running),
+            3 => {
+                let b = app.b.as_ref().expect("A/B on");
+                assert_eq!(
+                    (app.a.algorithm_label(), b.algorithm_label()),
+                    ("window".to_string(), "sequential".to_string())
+                );
+            }
+            4 => assert!(app.pause_on_error && cfg.model.rows == 8),
+            _ => unreachable!("six stops"),
+        }
+        if i + 1 < STOPS.len() {
+            h.get_by_label("Next").click();
+            h.run_steps(2);
+        }
+    }
+    h.get_by_label("Back").click();
+    h.run_steps(2);
+    assert_eq!(h.state().tour, Some(STOPS.len() - 2));
+    h.get_by_label("Close the tour").click();
+    h.run_steps(2);
+    assert_eq!(h.state().tour, None);
+    assert!(h.query_by_label("Close the tour").is_none());
 }

@@ -43,6 +43,13 @@ impl PdesApp {
                 }
                 if info.kind == "torus" {
                     if ui
+                        .button("Guided tour")
+                        .on_hover_text("Six short stops on the live torus: which events run in parallel and why, a wider window, the bias of the shift, the same sample path, a causality error, and what to try next.")
+                        .clicked()
+                    {
+                        self.start_tour();
+                    }
+                    if ui
                         .button("Walk through a causality error")
                         .on_hover_text("Paper 000 Fig. 4 on a small grid with a fixed seed: interval / original runs until its first causality error and stops there, with the late token's arrow on the grid.")
                         .clicked()

@@ -15,6 +15,7 @@ pub mod monitors;
 pub mod plots;
 pub mod session;
 pub mod sweep_view;
+pub mod tour;
 pub mod violations;
 
 use crate::gpu::Gpu;
@@ -87,6 +88,8 @@ pub struct PdesApp {
     pub pause_on_error: bool,
     /// The causality error selected in the list (its arrow is drawn on the A heatmap).
     pub selected_violation: Option<violations::Violation>,
+    /// The guided tour's current stop, while it is on.
+    pub tour: Option<usize>,
     frame: u64,
     last_frame: Instant,
     frame_ms: f64,
@@ -206,6 +209,7 @@ impl PdesApp {
             tab: Tab::Live,
             pause_on_error: false,
             selected_violation: None,
+            tour: None,
             sweep: sweep_view::SweepView::default(),
             fit: fit_view::FitView::new(),
             frame: 0,
@@ -379,6 +383,11 @@ impl PdesApp {
         self.views.get(i).copied().flatten()
     }
 
+    /// The facility pinned in the inspector, if any.
+    pub fn pinned(&self) -> Option<u32> {
+        self.pinned
+    }
+
     /// Pins facility `f` in the inspector (what a click on the heatmap does).
     pub fn pin(&mut self, f: u32) {
         let (rows, cols) = self.a.shape();
@@ -549,6 +558,9 @@ impl eframe::App for PdesApp {
                 Tab::Info => self.info_tab(ui),
             }
         });
+        if self.tab == Tab::Live {
+            self.tour_window(ui.ctx());
+        }
     }
 }
 

@@ -16,17 +16,21 @@ pub struct Monitor {
     /// The exact value it should be compared with, if there is one, and what that is.
     pub exact: Option<(&'static str, f64)>,
     /// Hover text: what it counts.
-    pub help: &'static str,
+    pub help: std::borrow::Cow<'static, str>,
 }
 
 impl Monitor {
     /// A monitor without an exact value.
-    pub fn new(label: &'static str, value: f64, help: &'static str) -> Self {
+    pub fn new(
+        label: &'static str,
+        value: f64,
+        help: impl Into<std::borrow::Cow<'static, str>>,
+    ) -> Self {
         Self {
             label,
             value,
             exact: None,
-            help,
+            help: help.into(),
         }
     }
 
@@ -83,7 +87,7 @@ pub fn row(ui: &mut egui::Ui, s: &Session, prefix: &str) {
                     });
                 })
                 .response
-                .on_hover_text(m.help);
+                .on_hover_text(m.help.as_ref());
         }
     });
 }

@@ -31,23 +31,41 @@ pub fn plot_series(
     reference: Option<(&str, f64)>,
 ) {
     let ab = sessions.len() > 1;
+    let series: Vec<Vec<[f64; 2]>> = sessions.iter().map(|s| points(s)).collect();
+    // headroom above the highest curve for the legend (top right), so that it covers no data
+    let (low, top) = series
+        .iter()
+        .flatten()
+        .map(|p| p[1])
+        .chain(reference.map(|r| r.1))
+        .filter(|y| y.is_finite())
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), y| {
+            (lo.min(y), hi.max(y))
+        });
     ui.vertical(|ui| {
         ui.label(label).on_hover_text(hover);
-        Plot::new(label)
+        let mut plot = Plot::new(label)
             .width(w)
             .height(h)
             .legend(Legend::default().background_alpha(0.35))
-            .x_axis_label("simulated time")
-            .show(ui, |p| {
-                for (i, s) in sessions.iter().enumerate() {
-                    p.line(Line::new(tag(s, i, ab), PlotPoints::from(points(s))));
-                }
-                if let Some((name, v)) = reference {
-                    p.hline(HLine::new(name, v).style(egui_plot::LineStyle::dashed_loose()));
-                }
-            });
+            .x_axis_label("simulated time");
+        if top > low {
+            plot = plot.include_y(top + (top - low) * LEGEND_HEADROOM);
+        }
+        plot.show(ui, |p| {
+            for (i, pts) in series.into_iter().enumerate() {
+                p.line(Line::new(tag(sessions[i], i, ab), PlotPoints::from(pts)));
+            }
+            if let Some((name, v)) = reference {
+                p.hline(HLine::new(name, v).style(egui_plot::LineStyle::dashed_loose()));
+            }
+        });
     });
 }
+
+/// The band a plot shows above its highest value, as a fraction of the values' range:
+/// where the legend sits.
+pub const LEGEND_HEADROOM: f64 = 0.35;
 
 /// The moving mean of `pts` (y) over windows of `w` points, at each window's last x.
 pub fn moving_mean(pts: &[[f64; 2]], w: usize) -> Vec<[f64; 2]> {
@@ -75,7 +93,27 @@ pub fn time_series(
     value: impl Fn(&super::session::Sample) -> f64,
     reference: Option<(&str, f64)>,
 ) {
-    let points = |s: &Session| s.samples.iter().map(|x| [x.time, value(x)]).collect();
+    time_series_from(ui, size, text, sessions, value, reference, 0.0);
+}
+
+/// [`time_series`] of the samples at or after `from` (statistics with a warm-up: before it
+/// there is nothing to show).
+pub fn time_series_from(
+    ui: &mut egui::Ui,
+    size: [f32; 2],
+    text: (&str, &str),
+    sessions: &[&Session],
+    value: impl Fn(&super::session::Sample) -> f64,
+    reference: Option<(&str, f64)>,
+    from: f64,
+) {
+    let points = |s: &Session| {
+        s.samples
+            .iter()
+            .filter(|x| x.time >= from)
+            .map(|x| [x.time, value(x)])
+            .collect()
+    };
     plot_series(ui, size, text, sessions, points, reference);
 }
 

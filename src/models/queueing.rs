@@ -61,6 +61,8 @@ pub struct RunConfig {
     pub d: f64,
     /// Simulated end time T: every event earlier than T is processed.
     pub end_time: f64,
+    /// Warm-up time: statistics cover [warmup, T] only (0: from the start).
+    pub warmup: f64,
     /// Random seed.
     pub seed: u64,
     /// Engine.
@@ -94,6 +96,9 @@ pub struct QueueingRunKeys {
     /// `run.end_time`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub end_time: Option<f64>,
+    /// `run.warmup`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub warmup: Option<f64>,
     /// `run.seed`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub seed: Option<u64>,
@@ -110,6 +115,7 @@ impl QueueingRunKeys {
             timestamps: Some(r.timestamps),
             d: Some(r.d),
             end_time: Some(r.end_time),
+            warmup: (r.warmup > 0.0).then_some(r.warmup),
             seed: Some(r.seed),
             engine: Some(r.engine),
         }
@@ -117,7 +123,8 @@ impl QueueingRunKeys {
 
     /// The run with `defaults` for the keys left out, checked: d ≥ one tick for the
     /// stepped algorithms, d < M with `shifted` service (mean `mean_service`), window only
-    /// with shifted service, T in [one tick, 2^40]. Errors name the key and the range.
+    /// with shifted service, T in [one tick, 2^40], the warm-up in [0, T). Errors name the
+    /// key and the range.
     pub fn validate(
         self,
         defaults: RunConfig,
@@ -165,11 +172,21 @@ impl QueueingRunKeys {
                 ),
             ));
         }
+        let warmup = self.warmup.unwrap_or(defaults.warmup);
+        if !(warmup >= 0.0 && warmup < end_time) {
+            return Err(key_err(
+                "run.warmup",
+                format!(
+                    "{warmup} is out of range: expected a number in [0, run.end_time = {end_time}) (run.warmup=0 collects statistics from t = 0)"
+                ),
+            ));
+        }
         Ok(RunConfig {
             algorithm,
             timestamps: self.timestamps.unwrap_or(defaults.timestamps),
             d,
             end_time,
+            warmup,
             // TOML integers are i64: a seed read from a preset is at most 2^63 − 1
             seed: self.seed.unwrap_or(defaults.seed),
             engine: self.engine.unwrap_or(defaults.engine),
@@ -235,6 +252,11 @@ impl StepRule {
 }
 
 impl RunConfig {
+    /// The warm-up time in ticks.
+    pub fn warmup_ticks(&self) -> Ticks {
+        to_ticks(self.warmup)
+    }
+
     /// The step rule of a stepped run (None for sequential), d in ticks.
     pub fn step_rule(&self) -> Option<StepRule> {
         let d = to_ticks(self.d);

@@ -60,6 +60,7 @@ const RUN_DEFAULTS: RunConfig = RunConfig {
     timestamps: Timestamps::Boundary,
     d: 1.0,
     end_time: 10_000.0,
+    warmup: 0.0,
     seed: 1,
     engine: EngineKind::Cpu,
 };
@@ -109,6 +110,17 @@ impl OpenConfig {
             model.service == ServiceKind::Shifted,
             model.mean_service,
         )?;
+        // The open network starts empty, so its early statistics err the other way from the
+        // torus's; its accumulators have no warm-up cut (yet): refuse rather than ignore.
+        if run.warmup != 0.0 {
+            return Err(key_err(
+                "run.warmup",
+                format!(
+                    "{} is out of range: the open network collects statistics from t = 0 (expected 0)",
+                    run.warmup
+                ),
+            ));
+        }
         Ok(Self { model, run })
     }
 

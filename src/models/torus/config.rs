@@ -20,6 +20,7 @@ pub const KEYS: &[&str] = &[
     "run.timestamps",
     "run.d",
     "run.end_time",
+    "run.warmup",
     "run.seed",
     "run.engine",
 ];
@@ -55,6 +56,7 @@ const RUN_DEFAULTS: RunConfig = RunConfig {
     timestamps: Timestamps::Original,
     d: 1.0,
     end_time: 1000.0,
+    warmup: 0.0,
     seed: 1,
     engine: EngineKind::Cpu,
 };

@@ -37,7 +37,8 @@ pub enum CpuTorus {
 impl CpuTorus {
     /// Builds the engine a validated configuration asks for.
     pub fn new(cfg: &TorusConfig) -> Self {
-        let state = TorusState::new(&cfg.model, cfg.service_law(), cfg.run.seed);
+        let state = TorusState::new(&cfg.model, cfg.service_law(), cfg.run.seed)
+            .with_warmup(cfg.run.warmup_ticks());
         let end = cfg.end_ticks();
         match cfg.run.step_rule() {
             None => Self::Sequential(sequential::Sequential::new(state, end)),

@@ -24,6 +24,8 @@ pub struct TorusForm {
     pub d_text: String,
     /// Seed.
     pub seed: u64,
+    /// Warm-up time: statistics from here on.
+    pub warmup: f64,
 }
 
 /// The registry's constructor: the form showing `cfg`.
@@ -44,6 +46,7 @@ pub fn form(cfg: &Config) -> Box<dyn ModelForm> {
         d: c.run.d,
         d_text: format!("{}", c.run.d),
         seed: c.run.seed,
+        warmup: c.run.warmup,
     })
 }
 
@@ -116,8 +119,18 @@ impl ModelForm for TorusForm {
     }
 
     fn run_controls_after(&mut self, ui: &mut egui::Ui) -> bool {
+        let lbl = ui.label("warm-up").on_hover_text("Statistics (utilization, sojourn, throughput) cover only [warm-up, T]: the run starts with every facility busy, which biases time averages from t = 0 even under sequential. Must be below the end time.");
+        let mut changed = ui
+            .add(
+                egui::DragValue::new(&mut self.warmup)
+                    .speed(1.0)
+                    .range(0.0..=f64::MAX),
+            )
+            .labelled_by(lbl.id)
+            .changed();
+        ui.end_row();
         let lbl = ui.label("seed").on_hover_text("Every service time and route is a pure function of (seed, token, visit): the same seed gives the same sample path in every exact algorithm, on the CPU and on the GPU.");
-        let changed = ui
+        changed |= ui
             .add(egui::DragValue::new(&mut self.seed))
             .labelled_by(lbl.id)
             .changed();
@@ -144,7 +157,11 @@ impl ModelForm for TorusForm {
             }
             .into(),
         );
-        let run = queueing_run_table(algorithm, "original", self.d, end_time, self.seed, engine);
+        let mut run =
+            queueing_run_table(algorithm, "original", self.d, end_time, self.seed, engine);
+        if self.warmup > 0.0 {
+            run.insert("warmup".into(), self.warmup.into());
+        }
         preset_table(model, run)
     }
 

@@ -64,6 +64,8 @@ struct Params {
     tok1: u32,
     replicas: u32,
     pad0: u32,
+    warmup: [u32; 2],
+    pad1: [u32; 2],
 }
 
 /// One replica's step control block (Ctl in common.wgsl): the shared head and the
@@ -102,7 +104,7 @@ fn memory_plan_of(cfg: &TorusConfig, replicas: u64) -> Vec<(&'static str, u64)> 
         ("receiver list", 4 * k),
         ("token records", 16 * n),
         ("segment minima", 8 * n_wg + 16 * n_wg),
-        ("segment sums", 16 * n_wg),
+        ("segment sums", 32 * n_wg),
         ("segment counts", 16 * n_wg),
         ("step log", replicas * LOG_BYTES),
         ("ln table", 4 * 1025),
@@ -172,10 +174,8 @@ pub struct LiveStats {
     pub time: Ticks,
     /// Events processed.
     pub events: u64,
-    /// Sum of completed service times (ticks).
-    pub busy_completed: u128,
-    /// Sum of completed sojourn times (ticks).
-    pub sojourn_sum: u128,
+    /// Sums over completed services from the warm-up on.
+    pub sums: Accumulated,
     /// Causality errors so far.
     pub causality_errors: u64,
 }
@@ -313,6 +313,8 @@ impl GpuTorus {
             tok1,
             replicas,
             pad0: 0,
+            warmup: split(cfg.run.warmup_ticks()),
+            pad1: [0; 2],
         };
         let ctls: Vec<Ctl> = seeds
             .iter()
@@ -392,7 +394,7 @@ impl GpuTorus {
                 storage,
             ),
             scan_min: init("scan_min", &vec![0u8; 8 * n_wg as usize], storage),
-            wg_acc: init("wg_acc", &vec![0u8; 16 * n_wg as usize], storage),
+            wg_acc: init("wg_acc", &vec![0u8; 32 * n_wg as usize], storage),
             // NEVER: a reduction before the first step must not see a zero minimum
             part_min: init("part_min", &vec![0xffu8; 16 * n_wg as usize], storage),
             ln_table: init("ln_table", bytemuck::cast_slice(&LN_TABLE[..]), storage),
@@ -474,12 +476,10 @@ impl GpuTorus {
 
     /// Cheap live statistics (a few kilobytes read back): see [`LiveStats`].
     pub fn live_stats(&self) -> Result<LiveStats, SimError> {
-        let (busy, sojourn) = self.accumulated()?;
         Ok(LiveStats {
             time: self.now().min(self.end),
             events: join(self.ctl.events),
-            busy_completed: busy,
-            sojourn_sum: sojourn,
+            sums: self.accumulated()?,
             causality_errors: self.causality_errors(),
         })
     }
@@ -654,6 +654,7 @@ impl GpuTorus {
                         last_arrival: if original { join(last[f]) } else { 0 },
                         busy: 0,
                         sojourn: 0,
+                        completions: 0,
                         causality_errors: 0,
                         serving: if w == NONE {
                             NONE
@@ -674,31 +675,33 @@ impl GpuTorus {
                 law: cfg.service_law(),
                 facilities,
                 tokens,
+                warmup: cfg.run.warmup_ticks(),
             }
         });
         Ok(states.collect())
     }
 
-    /// Sums of busy and sojourn ticks over all completed services (exact, 128-bit); with
-    /// several replicas, replica 0's.
-    pub fn accumulated(&self) -> Result<(u128, u128), SimError> {
+    /// The GPU's exact sums from the warm-up on: busy and sojourn ticks (128-bit) and the
+    /// visits completed; with several replicas, replica 0's.
+    pub fn accumulated(&self) -> Result<Accumulated, SimError> {
         Ok(self.accumulated_per_replica()?[0])
     }
 
     /// [`GpuTorus::accumulated`] of every replica (the sums of its segments).
-    fn accumulated_per_replica(&self) -> Result<Vec<(u128, u128)>, SimError> {
+    fn accumulated_per_replica(&self) -> Result<Vec<Accumulated>, SimError> {
         let bytes = read_buffers(&self.gpu, &[&self.buffers.wg_acc])?;
-        let acc: &[[u32; 4]] = bytemuck::cast_slice(&bytes[0]);
+        let acc: &[[[u32; 4]; 2]] = bytemuck::cast_slice(&bytes[0]);
         let per = acc.len() / self.seeds.len();
         Ok(acc
             .chunks(per)
             .map(|segments| {
-                segments.iter().fold((0u128, 0u128), |(b, s), a| {
-                    (
-                        b + u128::from(join([a[0], a[1]])),
-                        s + u128::from(join([a[2], a[3]])),
-                    )
-                })
+                segments
+                    .iter()
+                    .fold(Accumulated::default(), |sum, [sums, counts]| Accumulated {
+                        busy: sum.busy + u128::from(join([sums[0], sums[1]])),
+                        sojourn: sum.sojourn + u128::from(join([sums[2], sums[3]])),
+                        completions: sum.completions + join([counts[0], counts[1]]),
+                    })
             })
             .collect())
     }
@@ -709,15 +712,14 @@ impl GpuTorus {
         let states = self.download_states()?;
         let sums = self.accumulated_per_replica()?;
         let mut out = Vec::with_capacity(states.len());
-        for ((state, (busy, sojourn)), (c, &seed)) in states
+        for ((state, sums), (c, &seed)) in states
             .iter()
             .zip(sums)
             .zip(self.ctls.iter().zip(&self.seeds))
         {
             let horizon = c.head.now(self.end);
             let mut m = stats::measure(state, horizon)?;
-            m.busy += busy;
-            m.sojourn = sojourn;
+            sums.add_to(&mut m);
             m.causality_errors = join(c.head.errors);
             let mut cfg = self.config.clone();
             cfg.run.seed = seed;
@@ -748,11 +750,30 @@ impl GpuTorus {
         let state = self.download_state()?;
         let horizon = self.now().min(self.end);
         let mut m = stats::measure(&state, horizon)?;
-        let (busy, sojourn) = self.accumulated()?;
-        m.busy += busy;
-        m.sojourn = sojourn;
+        self.accumulated()?.add_to(&mut m);
         m.causality_errors = self.causality_errors();
         Ok(m)
+    }
+}
+
+/// What the GPU sums per workgroup over completed services (from the warm-up on).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Accumulated {
+    /// Busy ticks of completed services.
+    pub busy: u128,
+    /// Sojourn ticks of completed visits.
+    pub sojourn: u128,
+    /// Completed visits.
+    pub completions: u64,
+}
+
+impl Accumulated {
+    /// Adds the sums to measures taken over a downloaded state, which holds only the
+    /// services in progress (the GPU keeps no per-facility sums).
+    fn add_to(self, m: &mut Measures) {
+        m.busy += self.busy;
+        m.sojourn = self.sojourn;
+        m.completions = self.completions;
     }
 }
 

@@ -3,7 +3,7 @@
 //! causality errors), and the engine constructor the registry lists.
 
 use super::cpu::{CpuEngine, CpuTorus};
-use super::gpu::GpuTorus;
+use super::gpu::{Accumulated, GpuTorus};
 use crate::engines::{LiveEngine, Sample};
 use crate::gpu::Gpu;
 use crate::preset::Config;
@@ -32,27 +32,28 @@ pub fn cpu_bytes(config: &Config) -> u64 {
         .map_or(0, super::cpu::cpu_memory_bytes)
 }
 
-/// A sample from sums over completed services (both engines).
+/// A sample from sums over completed services from the warm-up on (both engines).
 fn torus_sample(
     engine: &dyn Engine,
     facilities: f64,
     time: Ticks,
-    busy: u128,
-    sojourn_sum: u128,
+    warmup: Ticks,
+    sums: Accumulated,
     causality_errors: u64,
 ) -> Sample {
     let totals = engine.totals();
+    let covered = time.saturating_sub(warmup);
     Sample {
         time: to_units(time),
         steps: totals.steps,
         events: totals.events,
-        utilization: if time > 0 {
-            busy as f64 / (time as f64 * facilities)
+        utilization: if covered > 0 {
+            sums.busy as f64 / (covered as f64 * facilities)
         } else {
             0.0
         },
-        sojourn: if totals.events > 0 {
-            to_units(1) * sojourn_sum as f64 / totals.events as f64
+        sojourn: if sums.completions > 0 {
+            to_units(1) * sums.sojourn as f64 / sums.completions as f64
         } else {
             0.0
         },
@@ -88,17 +89,20 @@ impl LiveEngine for CpuEngine {
         // Completed services only, as the GPU engine counts them: the same quantity on both
         // engines (with the services in progress added the CPU's curve fell from 1 while the
         // GPU's rose from 0; the final values agree either way).
-        let busy = st
+        let sums = st
             .facilities
             .iter()
-            .map(|f| u128::from(f.busy))
-            .sum::<u128>();
+            .fold(Accumulated::default(), |s, f| Accumulated {
+                busy: s.busy + u128::from(f.busy),
+                sojourn: s.sojourn + u128::from(f.sojourn),
+                completions: s.completions + f.completions,
+            });
         Ok(torus_sample(
             self,
             st.facilities.len() as f64,
             now,
-            busy,
-            st.facilities.iter().map(|f| u128::from(f.sojourn)).sum(),
+            st.warmup,
+            sums,
             st.facilities.iter().map(|f| f.causality_errors).sum(),
         ))
     }
@@ -131,8 +135,8 @@ impl LiveEngine for GpuTorus {
             self,
             k,
             s.time,
-            s.busy_completed,
-            s.sojourn_sum,
+            self.config().run.warmup_ticks(),
+            s.sums,
             s.causality_errors,
         );
         x.events = s.events;

@@ -6,7 +6,7 @@ use super::cpu::{CpuEngine, CpuTorus};
 use super::gpu::GpuTorus;
 use super::state::Facility;
 use crate::app::heatmap::Mode;
-use crate::app::plots::{RECENT_STEPS, tag, time_series};
+use crate::app::plots::{RECENT_STEPS, tag, time_series_from};
 use crate::app::session::Session;
 use crate::sim::StepRecord;
 use crate::time::to_units;
@@ -264,21 +264,25 @@ pub fn plots(ui: &mut egui::Ui, a: &Session, b: Option<&Session>) {
         } else {
             "exact, exponential service"
         };
-        time_series(
+        // with a warm-up the statistics start there, and so do their curves
+        let from = cfg.run.warmup;
+        time_series_from(
             ui,
             [w, h],
-            ("utilization", "Busy fraction up to t, averaged over facilities; a service counts when it ends (on both engines, so the curve rises from 0 at the start). Dashed: the exact value N/(N+K−1) of this network with exponential service. With shifted service (the window algorithm) the run is exact for the shifted model, which is not the exponential one: utilization sits above the line, more as d grows (paper 000 Fig. 14)."),
+            ("utilization", "Busy fraction from the warm-up (run.warmup; 0 if none) up to t, averaged over facilities; a service counts when it ends (on both engines, so the curve rises from 0 at its start). Dashed: the exact value N/(N+K−1) of this network with exponential service. With shifted service (the window algorithm) the run is exact for the shifted model, which is not the exponential one: utilization sits above the line, more as d grows (paper 000 Fig. 14)."),
             &sessions,
             |x| x.utilization,
             Some((label, cfg.model.analytic_utilization())),
+            from,
         );
-        time_series(
+        time_series_from(
             ui,
             [w, h],
-            ("mean sojourn time", "Queue wait + service per completed visit. Dashed: the exact value M(N+K−1)/K of this network with exponential service; with shifted service the sojourn falls below it as d grows (paper 000 Fig. 15)."),
+            ("mean sojourn time", "Queue wait + service per visit completed since the warm-up. Dashed: the exact value M(N+K−1)/K of this network with exponential service; with shifted service the sojourn falls below it as d grows (paper 000 Fig. 15)."),
             &sessions,
             |x| x.sojourn,
             Some((label, cfg.model.analytic_sojourn())),
+            from,
         );
         ui.vertical(|ui| {
             ui.label("parallel events per step").on_hover_text("Events processed together in each step (recent steps: faint), their moving mean over 1% of those steps (bold), and their histogram below. More events per step = more parallelism for the GPU.");
@@ -370,10 +374,16 @@ fn monitors(s: &Session) -> Vec<crate::app::monitors::Monitor> {
     } else {
         "exp. exact"
     };
+    // the statistics' time span, said in the hover text: from 0, or from the warm-up
+    let since = if cfg.run.warmup > 0.0 {
+        format!("since the warm-up t = {} (0 until then)", cfg.run.warmup)
+    } else {
+        "since t = 0 (no warm-up)".to_string()
+    };
     vec![
-        Monitor::new("utilization", x.utilization, "Busy fraction so far, averaged over facilities; beside it the exact value of this network with exponential service.")
+        Monitor::new("utilization", x.utilization, format!("Busy fraction {since}, averaged over facilities; beside it the exact value of this network with exponential service."))
             .exact(exact, cfg.model.analytic_utilization()),
-        Monitor::new("mean sojourn", x.sojourn, "Queue wait + service per completed visit so far; beside it the exact value with exponential service.")
+        Monitor::new("mean sojourn", x.sojourn, format!("Queue wait + service per visit completed {since}; beside it the exact value with exponential service."))
             .exact(exact, cfg.model.analytic_sojourn()),
         Monitor::new("events in the last step", last_step_events(s), "Events the last step processed together: the parallelism a GPU gets."),
         Monitor::new("causality errors", x.causality_errors as f64, "Arrivals older than the last one their facility processed, so far (0 for the exact algorithms)."),

@@ -27,10 +27,13 @@ pub struct Facility {
     pub service_start: Ticks,
     /// Largest arrival timestamp processed here (for causality-error detection).
     pub last_arrival: Ticks,
-    /// Sum of completed service times.
+    /// Sum of completed service times, the part after the warm-up.
     pub busy: Ticks,
-    /// Sum of completed sojourn times (arrival to departure).
+    /// Sum of the sojourn times (arrival to departure) of visits completed at or after the
+    /// warm-up.
     pub sojourn: Ticks,
+    /// Visits completed at or after the warm-up.
+    pub completions: u64,
     /// Arrivals older than `last_arrival` (causality errors).
     pub causality_errors: u64,
     /// Token in service, or [`NONE`].
@@ -95,6 +98,10 @@ pub struct TorusState {
     pub facilities: Vec<Facility>,
     /// Tokens; token `f * P + k` starts at facility `f`.
     pub tokens: Vec<Token>,
+    /// Statistics cover time from here on (`run.warmup` in ticks): busy time is cut at it,
+    /// and a visit counts when it completes at or after it. Each event decides from its own
+    /// timestamps, so the cut does not depend on how events are grouped into steps.
+    pub warmup: Ticks,
 }
 
 impl TorusState {
@@ -108,6 +115,7 @@ impl TorusState {
             last_arrival: 0,
             busy: 0,
             sojourn: 0,
+            completions: 0,
             causality_errors: 0,
             serving: NONE,
             route: 0,
@@ -129,6 +137,7 @@ impl TorusState {
                 };
                 params.tokens() as usize
             ],
+            warmup: 0,
         };
         for f in 0..k {
             for j in 0..p {
@@ -136,6 +145,12 @@ impl TorusState {
             }
         }
         s
+    }
+
+    /// The same state with statistics collected from `warmup` (ticks) on.
+    pub fn with_warmup(mut self, warmup: Ticks) -> Self {
+        self.warmup = warmup;
+        self
     }
 
     /// Puts `token` into service at `f` at time `t`: draws its service time and its next
@@ -156,14 +171,19 @@ impl TorusState {
     /// token, if any, starts service at `t_exec`.
     #[inline]
     pub fn depart(&mut self, f: u32, t_exec: Ticks) -> Departure {
+        let warmup = self.warmup;
         let fac = &mut self.facilities[f as usize];
         let token = fac.serving;
         debug_assert_ne!(token, NONE, "departure from an idle facility");
-        fac.busy += fac.departure - fac.service_start;
+        fac.busy += fac.departure.saturating_sub(fac.service_start.max(warmup));
         let tok = &mut self.tokens[token as usize];
-        // interval/original can start a token stamped later than the departure that frees
-        // the server: its sojourn is negative; the sums wrap (two's complement) as on the GPU
-        fac.sojourn = fac.sojourn.wrapping_add(t_exec.wrapping_sub(tok.arrived));
+        if t_exec >= warmup {
+            // interval/original can start a token stamped later than the departure that
+            // frees the server: its sojourn is negative; the sums wrap (two's complement) as
+            // on the GPU
+            fac.sojourn = fac.sojourn.wrapping_add(t_exec.wrapping_sub(tok.arrived));
+            fac.completions += 1;
+        }
         tok.visits += 1;
         let dir = fac.route;
         if fac.head == NONE {

@@ -11,13 +11,15 @@ use serde::Serialize;
 /// Integer sums over all facilities, exact whatever the number of events.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Measures {
-    /// Time the measures cover, in ticks.
+    /// The end of the time the measures cover, in ticks.
     pub horizon: Ticks,
-    /// Busy time within [0, horizon], summed over facilities.
+    /// The start of the time the measures cover (the warm-up), in ticks.
+    pub warmup: Ticks,
+    /// Busy time within [warmup, horizon], summed over facilities.
     pub busy: u128,
-    /// Sojourn times of completed visits.
+    /// Sojourn times of visits completed within [warmup, horizon].
     pub sojourn: u128,
-    /// Completed visits.
+    /// Visits completed within [warmup, horizon].
     pub completions: u64,
     /// Causality errors.
     pub causality_errors: u64,
@@ -30,10 +32,16 @@ pub struct Measures {
 impl Measures {
     /// Busy fraction averaged over facilities.
     pub fn utilization(&self) -> f64 {
-        if self.horizon == 0 {
+        let covered = self.covered();
+        if covered == 0 {
             return 0.0;
         }
-        self.busy as f64 / (self.horizon as f64 * self.facilities as f64)
+        self.busy as f64 / (covered as f64 * self.facilities as f64)
+    }
+
+    /// Ticks the measures cover: horizon − warmup (0 before the warm-up ends).
+    pub fn covered(&self) -> Ticks {
+        self.horizon.saturating_sub(self.warmup)
     }
 
     /// Mean sojourn time per completed visit, in time units.
@@ -45,12 +53,13 @@ impl Measures {
     }
 }
 
-/// Sums the accumulators of `state` as of `horizon` (services in progress count up to it)
-/// and checks that no token was lost or duplicated.
+/// Sums the accumulators of `state` as of `horizon` (services in progress count up to it,
+/// from the warm-up on) and checks that no token was lost or duplicated.
 pub fn measure(state: &TorusState, horizon: Ticks) -> Result<Measures, SimError> {
     let tokens = state.check_tokens().map_err(SimError::TokenConservation)?;
     let mut m = Measures {
         horizon,
+        warmup: state.warmup,
         tokens_in_system: tokens,
         ..Default::default()
     };
@@ -58,13 +67,13 @@ pub fn measure(state: &TorusState, horizon: Ticks) -> Result<Measures, SimError>
     for f in &state.facilities {
         m.busy += u128::from(f.busy);
         if f.serving != NONE {
-            m.busy += u128::from(horizon.min(f.departure).saturating_sub(f.service_start));
+            let from = f.service_start.max(state.warmup);
+            m.busy += u128::from(horizon.min(f.departure).saturating_sub(from));
         }
         m.sojourn += u128::from(f.sojourn);
+        m.completions += f.completions;
         m.causality_errors += f.causality_errors;
     }
-    // Every completed service advanced one token's visit counter.
-    m.completions = state.tokens.iter().map(|t| u64::from(t.visits)).sum();
     Ok(m)
 }
 
@@ -95,7 +104,9 @@ pub struct Summary {
     pub d: f64,
     /// End time T.
     pub end_time: f64,
-    /// Simulated time the statistics cover.
+    /// Warm-up: the statistics cover [warmup, end_time].
+    pub warmup: f64,
+    /// Simulated time the statistics cover (from the warm-up on).
     pub sim_time: f64,
     /// Random seed.
     pub seed: u64,
@@ -141,7 +152,7 @@ impl Summary {
         let boundary =
             cfg.run.algorithm == Algorithm::Interval && cfg.run.timestamps == Timestamps::Boundary;
         let utilization = m.utilization();
-        let sim_time = to_units(m.horizon);
+        let sim_time = to_units(m.covered());
         Self {
             model: "torus",
             algorithm: cfg.run.algorithm.name(),
@@ -156,6 +167,7 @@ impl Summary {
             service: cfg.model.service.name(),
             d: cfg.run.d,
             end_time: cfg.run.end_time,
+            warmup: cfg.run.warmup,
             sim_time,
             seed: cfg.run.seed,
             events: totals.events,

@@ -63,6 +63,7 @@ const REPLICA_CASES: [Case; 2] = [
             "model.cols=64",
             "run.d=1",
             "run.end_time=200",
+            "run.warmup=50",
             "run.algorithm=\"window\"",
             "model.service=\"shifted\"",
         ],
@@ -76,6 +77,7 @@ const REPLICA_CASES: [Case; 2] = [
             "model.cols=64",
             "run.d=1",
             "run.end_time=200",
+            "run.warmup=0",
             "run.algorithm=\"interval\"",
             "run.timestamps=\"original\"",
             "model.service=\"exponential\"",
@@ -146,6 +148,7 @@ const CASES: &[Case] = &[
             "run.algorithm=\"window\"",
             "run.d=0.5",
             "run.end_time=60",
+            "run.warmup=15",
             "run.seed=1",
         ],
         quick: true,
@@ -161,6 +164,7 @@ const CASES: &[Case] = &[
             "run.algorithm=\"window\"",
             "run.d=0.6",
             "run.end_time=40",
+            "run.warmup=0",
             "run.seed=4242",
         ],
         quick: false,
@@ -177,6 +181,7 @@ const CASES: &[Case] = &[
             "run.timestamps=\"original\"",
             "run.d=0.5",
             "run.end_time=60",
+            "run.warmup=15",
             "run.seed=3",
         ],
         quick: true,
@@ -192,6 +197,7 @@ const CASES: &[Case] = &[
             "run.timestamps=\"original\"",
             "run.d=1.5",
             "run.end_time=50",
+            "run.warmup=0",
             "run.seed=9",
         ],
         quick: false,
@@ -208,6 +214,7 @@ const CASES: &[Case] = &[
             "run.timestamps=\"boundary\"",
             "run.d=0.5",
             "run.end_time=60",
+            "run.warmup=15",
             "run.seed=5",
         ],
         quick: true,
@@ -224,6 +231,7 @@ const CASES: &[Case] = &[
             "run.timestamps=\"boundary\"",
             "run.d=1",
             "run.end_time=40",
+            "run.warmup=0",
             "run.seed=11",
         ],
         quick: false,
@@ -324,6 +332,7 @@ pub fn comparable_state(s: &TorusState, cfg: &TorusConfig) -> TorusState {
     for f in &mut s.facilities {
         f.busy = 0;
         f.sojourn = 0;
+        f.completions = 0;
         f.causality_errors = 0;
         if !original {
             f.last_arrival = 0;

@@ -9,6 +9,7 @@ struct Params {
     d: vec2<u32>, end_t: vec2<u32>,
     shift: vec2<u32>, scale: u32,
     k1: u32, n_wg1: u32, tok1: u32, replicas: u32, pad0: u32, // per replica: facilities, segments, tokens
+    warmup: vec2<u32>, pad1: vec2<u32>, // statistics from this time on (run.warmup)
 }
 
 struct Ctl {
@@ -28,7 +29,7 @@ struct Ctl {
 @group(0) @binding(6) var<storage, read_write> outbox: array<u32>;          // token|dir<<30 in flight this step, or NONE
 @group(0) @binding(7) var<storage, read_write> tok: array<vec4<u32>>;       // per token: (arrival time u64, next in queue, visits): one 16-byte record
 @group(0) @binding(8) var<storage, read_write> scan_min: array<vec2<u32>>;  // per segment: min departure of facilities that do not depart
-@group(0) @binding(9) var<storage, read_write> wg_acc: array<vec4<u32>>;   // per segment: (busy u64, sojourn u64), cumulative
+@group(0) @binding(9) var<storage, read_write> wg_acc: array<vec4<u32>>;   // per segment, cumulative: [2wg] (busy u64, sojourn u64), [2wg+1] (completions u64, -)
 @group(0) @binding(10) var<storage, read_write> part_min: array<vec4<u32>>; // per segment: (depart min u64, arrive min u64) of this step
 @group(0) @binding(11) var<storage, read> ln_table: array<u32>;
 @group(0) @binding(12) var<storage, read_write> steplog: array<LogEntry>;

@@ -3,14 +3,18 @@
 // segment listed over its threads. Each completes its service, puts its token in its
 // outbox, starts its next queued token, and announces the token to its destination;
 // the first announcement to a destination lists it in the segment's part of `recv_list`.
-// Per-segment sums of busy and sojourn time are kept exactly in 64 bits.
+// Per-segment sums of busy and sojourn time and the count of completed visits are kept
+// exactly in 64 bits, from the warm-up on (as TorusState::depart: busy cut at the warm-up,
+// a visit counted when it completes at or after it).
 
 var<workgroup> sh_count: atomic<u32>;
+var<workgroup> sh_done: atomic<u32>;
 
 struct Departed {
     busy: vec2<u32>,
     sojourn: vec2<u32>,
     dest: u32,
+    counted: bool,
 }
 
 fn depart_one(f: u32, rep: u32) -> Departed {
@@ -19,9 +23,11 @@ fn depart_one(f: u32, rep: u32) -> Departed {
     var st = fac[f];
     let token = st.x & TOKEN_MASK;
     let dir = st.x >> 30u;
-    let busy = sub64(t, start_t[f]);
+    let counted_from = max64(start_t[f], P.warmup);
+    let busy = select(vec2<u32>(0u, 0u), sub64(t, counted_from), lt64(counted_from, t));
     let tk = tok[token];
-    let soj = sub64(t_exec, tk.xy);
+    let counted = !lt64(t_exec, P.warmup);
+    let soj = select(vec2<u32>(0u, 0u), sub64(t_exec, tk.xy), counted);
     tok[token] = vec4<u32>(t_exec, tk.z, tk.w + 1u); // it arrives at its destination at t_exec
     outbox[f] = token | (dir << 30u);
     if st.y == NONE {
@@ -41,7 +47,7 @@ fn depart_one(f: u32, rep: u32) -> Departed {
     }
     fac[f] = st;
     let s = sources(f); // s[d ^ 1] is f's neighbour in direction d
-    return Departed(busy, soj, s[dir ^ 1u]);
+    return Departed(busy, soj, s[dir ^ 1u], counted);
 }
 
 @compute @workgroup_size(WG)
@@ -50,8 +56,9 @@ fn depart(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l
     let wg = wid.x;
     let rep = segment_replica(wg);
     if uniform_phase(lid, rep) != PHASE_PLANNED { return; } // the segment lists are stale
-    if lid == 0u { atomicStore(&sh_count, 0u); }
+    if lid == 0u { atomicStore(&sh_count, 0u); atomicStore(&sh_done, 0u); }
     workgroupBarrier();
+    var done = 0u;
     var busy = vec2<u32>(0u, 0u);
     var soj = vec2<u32>(0u, 0u);
     var m = never();
@@ -61,17 +68,22 @@ fn depart(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l
         let r = depart_one(f, rep);
         busy = add64(busy, r.busy);
         soj = add64(soj, r.sojourn);
+        done += select(0u, 1u, r.counted);
         m = min64(m, dep[f]);
         if atomicAdd(&inbox[r.dest], 1u) == 0u {
             recv_list[wg * SEG + atomicAdd(&sh_count, 1u)] = r.dest;
         }
     }
+    atomicAdd(&sh_done, done);
     workgroupBarrier();
     let n = atomicLoad(&sh_count);
+    let n_done = atomicLoad(&sh_done);
     let r = wg_reduce(lid, m, busy, soj);
     if lid == 0u {
-        let acc = wg_acc[wg];
-        wg_acc[wg] = vec4<u32>(add64(acc.xy, r.a), add64(acc.zw, r.b));
+        let acc = wg_acc[2u * wg];
+        wg_acc[2u * wg] = vec4<u32>(add64(acc.xy, r.a), add64(acc.zw, r.b));
+        let c = wg_acc[2u * wg + 1u];
+        wg_acc[2u * wg + 1u] = vec4<u32>(add64(c.xy, vec2<u32>(n_done, 0u)), c.zw);
         part_min[wg] = vec4<u32>(r.min, part_min[wg].zw);
         seg_count[wg].y = n;
     }
