@@ -9,6 +9,7 @@ pub mod devs;
 pub mod diffusion;
 pub mod mmck;
 pub mod open_network;
+pub mod phold;
 pub mod queueing;
 pub mod torus;
 
@@ -187,6 +188,7 @@ pub static MODELS: &[&ModelInfo] = &[
     &mmck::INFO,
     &devs::SIR_INFO,
     &devs::BENCHMARK_INFO,
+    &phold::INFO,
 ];
 
 /// The model of `model.kind`.

@@ -1,0 +1,109 @@
+// phold.wgsl — the window algorithm for PHOLD: two passes per step over every pending
+// event (one per token), composed after u64.wgsl, a reduction module and philox.wgsl. Twin
+// of Window::step in src/models/phold/cpu.rs and Law::next in mod.rs, bit for bit.
+//
+// process: every event with t < bound = min(t_min + lookahead, end) is processed — its LP's
+//          counter goes up, and its token moves to the LP and time Law::next draws from
+//          (seed, token, hop); each workgroup writes the least pending time of its tokens
+//          and the events it processed.
+// reduce:  one workgroup folds those into the next t_min and the step's log entry.
+// Both passes first check the control block: once t_min reaches the host's limit, the end
+// time or the step budget, they do nothing, so the host queues many steps per submit and
+// reads back once per batch.
+
+struct Params {
+    tokens: u32, lps: u32, groups: u32, log_cap: u32,
+    seed_lo: u32, seed_hi: u32, remote_all: u32, remote_q: u32, // remote iff word < remote_q, or always
+    shift: vec2<u32>, scale: u32, step_limit: u32,              // increment = shift + Exp(scale), ticks
+    end_t: vec2<u32>, limit: vec2<u32>,                          // events before end_t; steps start below limit
+}
+
+struct Ctl {
+    t_min: vec2<u32>,   // least pending event time
+    events: vec2<u32>,  // events processed
+    steps: u32, max_events: u32, pad0: u32, pad1: u32,
+}
+
+struct LogEntry {
+    t_min: vec2<u32>, bound: vec2<u32>, // bound: the last tick the step covered
+    events: vec2<u32>, pad: vec2<u32>,
+}
+
+@group(0) @binding(0) var<uniform> P: Params;
+@group(0) @binding(1) var<storage, read_write> tok: array<vec4<u32>>;      // (time u64, lp, hop)
+@group(0) @binding(2) var<storage, read_write> counts: array<atomic<u32>>; // 2 words per heatmap cell: (events at the LP, 0)
+@group(0) @binding(3) var<storage, read_write> partial: array<vec4<u32>>;  // per process workgroup: (least time u64, events u64)
+@group(0) @binding(4) var<storage, read_write> ctl: Ctl;
+@group(0) @binding(5) var<storage, read_write> steplog: array<LogEntry>;
+@group(0) @binding(6) var<storage, read> ln_table: array<u32>;
+
+const ITEMS: u32 = 4u; // tokens per thread
+
+var<workgroup> sh_go: u32;
+
+// Whether a step is due (the same in every thread, as the barriers that follow require).
+fn step_due(lid: u32) -> bool {
+    if lid == 0u {
+        let t = ctl.t_min;
+        sh_go = select(0u, 1u, lt64(t, P.limit) && lt64(t, P.end_t) && ctl.steps < P.step_limit);
+    }
+    return workgroupUniformLoad(&sh_go) == 1u;
+}
+
+// The step's exclusive bound: min(t_min + lookahead, end).
+fn step_bound() -> vec2<u32> {
+    return min64(add64(ctl.t_min, P.shift), P.end_t);
+}
+
+@compute @workgroup_size(WG)
+fn process(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid3: vec3<u32>) {
+    let lid = lid3.x;
+    if !step_due(lid) { return; }
+    let bound = step_bound();
+    var least = never();
+    var done = 0u;
+    let base = wid.x * WG * ITEMS;
+    for (var k = 0u; k < ITEMS; k++) {
+        let i = base + k * WG + lid;
+        if i >= P.tokens { break; }
+        var e = tok[i];
+        if lt64(e.xy, bound) {
+            atomicAdd(&counts[2u * e.z], 1u);
+            let w = token_words(i, e.w);
+            var lp = e.z;
+            if P.remote_all == 1u || w.y < P.remote_q {
+                lp = mul32x32(w.z, P.lps).y; // floor(w · lps / 2^32)
+            }
+            e = vec4<u32>(add64(e.xy, service_ticks(w.x)), lp, e.w + 1u);
+            tok[i] = e;
+            done += 1u;
+        }
+        least = min64(least, e.xy);
+    }
+    let r = wg_reduce(lid, least, vec2<u32>(done, 0u), vec2<u32>(0u, 0u));
+    if lid == 0u {
+        partial[wid.x] = vec4<u32>(r.min, r.a);
+    }
+}
+
+@compute @workgroup_size(WG)
+fn reduce(@builtin(local_invocation_id) lid3: vec3<u32>) {
+    let lid = lid3.x;
+    if !step_due(lid) { return; }
+    var least = never();
+    var events = vec2<u32>(0u, 0u);
+    for (var j = lid; j < P.groups; j += WG) {
+        let p = partial[j];
+        least = min64(least, p.xy);
+        events = add64(events, p.zw);
+    }
+    let r = wg_reduce(lid, least, events, vec2<u32>(0u, 0u));
+    if lid == 0u {
+        let bound = step_bound();
+        steplog[ctl.steps % P.log_cap] = LogEntry(ctl.t_min, sub64(bound, vec2<u32>(1u, 0u)), r.a, vec2<u32>(0u, 0u));
+        ctl.t_min = r.min;
+        ctl.events = add64(ctl.events, r.a);
+        ctl.max_events = max(ctl.max_events, r.a.x);
+        ctl.steps += 1u;
+    }
+}

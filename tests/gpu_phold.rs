@@ -1,0 +1,86 @@
+//! PHOLD's window on the GPU against its CPU twin (and so against sequential, which the
+//! unit tests hold the twin to), on whatever adapter is present (Mesa lavapipe in CI).
+//! With PDES_REQUIRE_GPU=1 a missing adapter fails.
+
+mod common_cfg;
+use common_cfg::gpu;
+use pdes_lab::engines::LiveEngine;
+use pdes_lab::models::phold::config::{PholdAlgorithm, PholdConfig};
+use pdes_lab::models::phold::cpu::CpuPhold;
+use pdes_lab::models::phold::gpu::GpuPhold;
+use pdes_lab::sim::{Budget, Engine};
+
+fn config(sets: &[&str]) -> PholdConfig {
+    let c = pdes_lab::preset::config_with("teaching-phold", sets).unwrap();
+    c.get::<PholdConfig>().unwrap().clone()
+}
+
+/// Both engines through the same budgets: after each, the same time, step log, pending
+/// events and LP counts; at the end the same report.
+fn assert_twins(cfg: &PholdConfig, budgets: &[Budget]) {
+    let Some(g) = gpu() else { return };
+    for r in pdes_lab::verify::variants(&g) {
+        let mut cpu = CpuPhold::new(cfg);
+        let mut gpu = GpuPhold::with_reductions(g.clone(), cfg, r).unwrap();
+        for b in budgets {
+            Engine::advance(&mut cpu, *b).unwrap();
+            gpu.advance(*b).unwrap();
+            assert_eq!(gpu.now(), Engine::now(&cpu), "{r:?}: time after {b:?}");
+            assert_eq!(gpu.step_log(), cpu.step_log(), "{r:?}: log after {b:?}");
+            assert_eq!(
+                gpu.download_state().unwrap(),
+                cpu.state,
+                "{r:?}: after {b:?}"
+            );
+        }
+        assert!(gpu.finished());
+        let (rc, rg) = (Engine::report(&mut cpu).unwrap(), gpu.report().unwrap());
+        assert!(
+            pdes_lab::verify::compare_reports(&rc, &rg).is_empty(),
+            "{r:?}"
+        );
+        // the heatmap words are the LP counts, padded to the square
+        let w = gpu.display_words().unwrap();
+        assert_eq!(w, cpu.display_words().unwrap());
+    }
+}
+
+#[test]
+fn the_gpu_window_equals_the_cpu_twin_under_step_and_time_budgets() {
+    // 1031 × 3 events: not a multiple of a workgroup's 1024 tokens
+    let cfg = config(&["model.lps=1031", "model.population=3", "run.end_time=30"]);
+    assert_twins(
+        &cfg,
+        &[
+            Budget::Steps(1),
+            Budget::Steps(7),
+            Budget::Until(pdes_lab::time::to_ticks(12.5)),
+            Budget::Finish,
+        ],
+    );
+}
+
+#[test]
+fn local_traffic_and_a_long_lookahead_match_too() {
+    let cfg = config(&[
+        "model.lps=2000",
+        "model.remote=0.05",
+        "model.lookahead=1",
+        "model.mean=0.5",
+        "run.end_time=40",
+        "run.seed=123456789012",
+    ]);
+    assert_twins(&cfg, &[Budget::Steps(3), Budget::Finish]);
+}
+
+#[test]
+fn sequential_is_refused_on_the_gpu_with_the_reason() {
+    let Some(g) = gpu() else { return };
+    let mut cfg = config(&[]);
+    cfg.algorithm = PholdAlgorithm::Sequential;
+    let err = GpuPhold::new(g, &cfg).err().expect("refused").to_string();
+    assert!(
+        err.contains("run.algorithm") && err.contains("CPU only"),
+        "{err}"
+    );
+}
