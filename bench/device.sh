@@ -107,6 +107,12 @@ for what in "$@"; do
           done
         done
       done 2>&1 | tee "$OUT/devs-profile.txt" ;;
+    phold)  # issue 15: PHOLD at 2^20 LPs (the peers' configuration and the issue's grid), window on the GPU
+      $BIN bench --suite phold --repeat 5 --format json --out "$OUT/phold.json" 2>&1 | tee "$OUT/phold.log" ;;
+    phold-profile)  # GPU µs per step from timestamps, the peers' configuration
+      for rep in 1 2 3; do
+        PDES_GPU_PROFILE=1 $BIN run phold --set run.end_time=20 --format csv 2>&1 | grep batch | tail -2
+      done 2>&1 | tee "$OUT/phold-profile.txt" ;;
     floor)  # issue 15: µs per empty / dependent dispatch in one pass, GB/s of a buffer copy
       $BIN bench --suite floor --repeat 5 --format json --out "$OUT/floor.json" 2>&1 | tee "$OUT/floor.txt" ;;
     suite)
