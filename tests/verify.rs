@@ -12,10 +12,15 @@ fn verify_passes_on_this_adapter_with_every_reduction_variant() {
     let failures: Vec<_> = v.checks.iter().filter(|c| !c.passed).collect();
     assert!(v.ok(), "{failures:#?}");
     // every variant the adapter has, every engine: reductions, 6 torus, 4 diffusion,
-    // 7 open-network and 4 DEVS cases each; then once: window = sequential for the torus and the open
-    // network, the torus's replicas (window, interval/original), the 3 M/M/c/k
-    // replication cases and the mixture log-likelihood (they use no reductions)
-    assert_eq!(v.checks.len(), v.reductions.len() * 22 + 4 + 3 + 1);
+    // 7 open-network, 4 DEVS and 3 PHOLD cases each; then once: window = sequential for the
+    // torus, the open network and PHOLD, the torus's replicas (window, interval/original),
+    // the 3 M/M/c/k replication cases and the mixture log-likelihood (they use no reductions)
+    assert_eq!(v.checks.len(), v.reductions.len() * 25 + 5 + 3 + 1);
+    assert!(
+        v.checks
+            .iter()
+            .any(|c| c.name.starts_with("phold window on the GPU = sequential"))
+    );
     assert!(
         v.checks
             .iter()

@@ -57,7 +57,7 @@ pub fn checks(
 }
 
 /// The window on the GPU against sequential on the CPU (the registry's `verify_once`).
-pub fn check_once(gpu: &Arc<Gpu>, _: Options, record: &mut dyn FnMut(CheckResult)) {
+pub fn check_once(gpu: &Arc<Gpu>, options: Options, record: &mut dyn FnMut(CheckResult)) {
     record(timed(
         "phold window on the GPU = sequential on the CPU, 5000 LPs × 2, T = 25".into(),
         || {
@@ -74,10 +74,13 @@ pub fn check_once(gpu: &Arc<Gpu>, _: Options, record: &mut dyn FnMut(CheckResult
             let mut g = GpuPhold::new(gpu.clone(), cfg).map_err(gpu_err)?;
             seq.advance(crate::sim::Budget::Finish);
             g.advance(crate::sim::Budget::Finish).map_err(gpu_err)?;
-            let (rs, rg) = (
+            let (rs, mut rg) = (
                 Engine::report(&mut seq).map_err(gpu_err)?,
                 g.report().map_err(gpu_err)?,
             );
+            if options.perturb_gpu {
+                rg.perturb_work();
+            }
             let mut diffs: Vec<String> = compare_reports(&rs, &rg)
                 .into_iter()
                 .filter(|d| {
