@@ -21,9 +21,12 @@ pub struct PholdState {
 impl PholdState {
     /// The initial events of `cfg`.
     pub fn new(cfg: &PholdConfig) -> Self {
+        use rayon::prelude::*;
         let law = cfg.law();
         Self {
+            // on all cores: 2^24 tokens' first draws took most of a GPU run's set-up
             events: (0..cfg.events_in_flight())
+                .into_par_iter()
                 .map(|j| law.initial(j, cfg.population))
                 .collect(),
             counts: vec![0; cfg.lps as usize],
