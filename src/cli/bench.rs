@@ -96,13 +96,15 @@ pub fn write_report<R: Serialize>(
                 "device": device,
                 "unix_time": std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0),
                 "command": std::env::args().collect::<Vec<_>>().join(" "),
+                "git_commit": env!("PDES_GIT_COMMIT"),
                 "verification": verification,
                 "rows": rows,
             });
             serde_json::to_string_pretty(&report).expect("serializable") + "\n"
         }
         _ => format!(
-            "suite {suite_name} on {device}\n{}{table}",
+            "suite {suite_name} on {device}, code {}\n{}{table}",
+            env!("PDES_GIT_COMMIT"),
             verification.map_or_else(String::new, |v| v + "\n")
         ),
     };
@@ -144,6 +146,13 @@ pub struct PresetRow {
     pub wall_seconds: f64,
     /// Every timed run's seconds (GPU rows: after one untimed warm-up run).
     pub wall_seconds_runs: Vec<f64>,
+    /// The fastest timed run.
+    pub wall_seconds_min: f64,
+    /// The slowest timed run.
+    pub wall_seconds_max: f64,
+    /// How the row's results were checked: against the group's exact reference field for
+    /// field, and (GPU rows) by the suite's `verify --quick` gate.
+    pub check: String,
     /// Work per second of simulation.
     pub work_per_second: f64,
     /// Microseconds of wall time per step (None without steps).
@@ -222,7 +231,10 @@ fn measure_preset_case(c: &PresetCase, repeat: u32) -> Result<PresetRow, CliErro
         steps,
         setup_seconds: setup,
         wall_seconds: wall,
+        wall_seconds_min: sorted[0],
+        wall_seconds_max: sorted[sorted.len() - 1],
         wall_seconds_runs: walls,
+        check: String::new(),
         work_per_second: report.work() as f64 / wall,
         us_per_step: steps.filter(|&n| n > 0).map(|n| wall * 1e6 / n as f64),
         reference: None,
@@ -247,6 +259,12 @@ pub fn run_preset_suite(
     let mut rows: Vec<PresetRow> = Vec::new();
     for c in cases {
         let mut row = measure_preset_case(c, options.repeat)?;
+        let gate = if row.engine == "gpu" {
+            "; GPU = CPU by the verify gate"
+        } else {
+            ""
+        };
+        row.check = format!("the group's reference{gate}");
         if let Some(reference) = rows.iter().find(|r| r.group == row.group) {
             row.reference = Some(format!("{} {}", reference.algorithm, reference.engine));
             row.speedup_vs_reference = Some(reference.wall_seconds / row.wall_seconds);
@@ -263,6 +281,12 @@ pub fn run_preset_suite(
                         row.group, row.algorithm, row.engine, reference.algorithm, reference.engine
                     )));
                 }
+                row.check = format!(
+                    "equal field for field to {} {}{gate}",
+                    reference.algorithm, reference.engine
+                );
+            } else {
+                row.check = format!("not compared (inexact algorithm){gate}");
             }
         }
         eprintln!(
