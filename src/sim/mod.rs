@@ -2,6 +2,7 @@
 //! command line and the app: budgets, the per-step log, errors, and the report. The
 //! engines themselves live in their model's folder (`crate::models::<model>`).
 
+pub mod calendar;
 pub mod heap;
 
 use crate::time::Ticks;

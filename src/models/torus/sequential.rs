@@ -2,7 +2,8 @@
 //! ground truth for every other engine and the baseline every speedup is quoted against.
 
 use super::state::TorusState;
-use crate::sim::heap::{Event, EventHeap};
+use crate::sim::calendar::CalendarQueue;
+use crate::sim::heap::Event;
 use crate::sim::{Budget, StepTotals};
 use crate::time::Ticks;
 
@@ -11,7 +12,7 @@ use crate::time::Ticks;
 pub struct Sequential {
     /// Network state.
     pub state: TorusState,
-    heap: EventHeap,
+    queue: CalendarQueue,
     end: Ticks,
     totals: StepTotals,
 }
@@ -19,18 +20,19 @@ pub struct Sequential {
 impl Sequential {
     /// A simulator of `state` that processes every event earlier than `end`.
     pub fn new(state: TorusState, end: Ticks) -> Self {
-        let mut heap = EventHeap::with_capacity(state.facilities.len());
-        for (f, fac) in state.facilities.iter().enumerate() {
-            if fac.departure != super::state::NEVER {
-                heap.push(Event {
-                    time: fac.departure,
-                    facility: f as u32,
-                });
-            }
-        }
+        let pending: Vec<Event> = state
+            .facilities
+            .iter()
+            .enumerate()
+            .filter(|(_, fac)| fac.departure != super::state::NEVER)
+            .map(|(f, fac)| Event {
+                time: fac.departure,
+                facility: f as u32,
+            })
+            .collect();
         Self {
+            queue: CalendarQueue::new(state.facilities.len(), &pending),
             state,
-            heap,
             end,
             totals: StepTotals::default(),
         }
@@ -40,31 +42,31 @@ impl Sequential {
     pub fn advance(&mut self, budget: Budget) {
         let (limit, mut steps_left) = budget.limits(self.end);
         let mut events = 0u64;
-        while let Some(ev) = self.heap.peek() {
+        while let Some(ev) = self.queue.peek() {
             if ev.time >= limit || steps_left == 0 {
                 break;
             }
             steps_left -= 1;
             events += 1;
+            self.queue.pop();
             let f = ev.facility;
             let dep = self.state.depart(f, ev.time);
             let next = self.state.facilities[f as usize].departure;
-            if next == super::state::NEVER {
-                self.heap.pop();
-            } else {
-                self.heap.replace_top(Event {
+            if next != super::state::NEVER {
+                self.queue.push(Event {
                     time: next,
                     facility: f,
                 });
             }
-            // The next event's facility is known now; start loading it while this event's
-            // arrival is processed (facilities are visited in random order: a cache miss).
-            if let Some(n) = self.heap.peek() {
+            // The next event's facility is known now (unless the arrival below starts an
+            // earlier one); start loading it while the arrival is processed (facilities are
+            // visited in random order: a cache miss).
+            if let Some(n) = self.queue.peek() {
                 prefetch(&self.state.facilities[n.facility as usize]);
             }
             if self.state.arrive(dep.dest, dep.token, ev.time) {
                 let time = self.state.facilities[dep.dest as usize].departure;
-                self.heap.push(Event {
+                self.queue.push(Event {
                     time,
                     facility: dep.dest,
                 });
@@ -79,7 +81,7 @@ impl Sequential {
 
     /// Time of the next pending event (every event before it has been processed).
     pub fn now(&self) -> Ticks {
-        self.heap.peek().map_or(Ticks::MAX, |e| e.time)
+        self.queue.min_time()
     }
 
     /// True when every event before the end time has been processed.
