@@ -113,6 +113,13 @@ for what in "$@"; do
       for rep in 1 2 3; do
         PDES_GPU_PROFILE=1 $BIN run phold --set run.end_time=20 --format csv 2>&1 | grep batch | tail -2
       done 2>&1 | tee "$OUT/phold-profile.txt" ;;
+    baselines)  # issue 15: CPU sequential torus on one core of the host, 256² and 1024², three runs each
+      for side_t in "256 2000" "1024 200"; do
+        read -r side t <<< "$side_t"
+        for rep in 1 2 3; do
+          $BIN run teaching-16x16 --algorithm sequential --set model.rows=$side --set model.cols=$side --set run.end_time=$t --set run.warmup=0 --format csv | tail -1 | awk -F, -v s=$side '{print s "² events=" $16 " wall=" $25 " ev/s=" $26}'
+        done
+      done 2>&1 | tee "$OUT/baselines.txt" ;;
     floor)  # issue 15: µs per empty / dependent dispatch in one pass, GB/s of a buffer copy
       $BIN bench --suite floor --repeat 5 --format json --out "$OUT/floor.json" 2>&1 | tee "$OUT/floor.txt" ;;
     suite)
