@@ -29,7 +29,7 @@ for what in "$@"; do
       cat "$OUT/sang2019-torus.json"; grep -E "Elapsed|Maximum resident" "$OUT/sang2019-torus.time" ;;
     items-unused)
       for n in 2 4 8 16; do
-        PDES_GPU_ITEMS=$n $BIN run sang2019-torus --set run.end_time=5000 --format csv | tail -1 | awk -F, -v n=$n '{print "items=" n " events=" $15 " steps=" $16 " wall=" $24 " ev/s=" $25}'
+        PDES_GPU_ITEMS=$n $BIN run sang2019-torus --set run.end_time=5000 --format csv | tail -1 | awk -F, -v n=$n '{print "items=" n " events=" $16 " steps=" $17 " wall=" $25 " ev/s=" $26}'
       done 2>&1 | tee "$OUT/items.txt" ;;
     profile)
       $BIN bench --suite headline-short --profile --format json --out "$OUT/headline-short-profile.json" 2>&1 | tee "$OUT/headline-short-profile.log" ;;
