@@ -145,7 +145,7 @@ impl CalendarQueue {
         match (self.len, self.found) {
             (0, _) => Ticks::MAX,
             (_, Some((k, _))) => self.slots[k as usize].time,
-            _ => self.slots[self.locate().0 .0 as usize].time,
+            _ => self.slots[self.locate().0.0 as usize].time,
         }
     }
 

@@ -227,13 +227,18 @@ pub fn measure(c: &Case, profile: bool) -> Result<BenchRow, CliError> {
     })
 }
 
-/// Runs a GPU case once untimed (shader compilation, clocks, first-touch of memory) and
-/// then `repeat` times, keeping the median; a CPU case runs once (the sequential references
-/// take tens of seconds and vary little).
+/// Runs a GPU case untimed for at least half a second (shader compilation, clocks —
+/// after a CPU reference of tens of seconds the GPU is idle and clocked down —, first touch
+/// of memory) and then `repeat` times, keeping the median; a CPU case runs once (the
+/// sequential references take tens of seconds and vary little).
 pub fn measure_repeated(c: &Case, profile: bool, repeat: u32) -> Result<BenchRow, CliError> {
     let mut row = measure(c, profile)?;
     if c.engine != EngineKind::Gpu || repeat == 0 {
         return Ok(row);
+    }
+    let mut warm = row.wall_seconds;
+    while warm < 0.5 {
+        warm += measure(c, profile)?.wall_seconds;
     }
     let mut walls = Vec::new();
     for _ in 0..repeat {
