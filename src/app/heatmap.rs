@@ -31,6 +31,14 @@ impl Mode {
         s.config.model_info().panel.modes
     }
 
+    /// Label in the UI for session `s`'s model (the count mode is named by the model).
+    pub fn label_in(self, s: &Session) -> &'static str {
+        match self {
+            Mode::Tokens => s.config.model_info().panel.count_mode,
+            _ => self.label(),
+        }
+    }
+
     /// Label in the UI.
     pub fn label(self) -> &'static str {
         match self {
@@ -488,7 +496,7 @@ pub fn word_colour(mode: Mode, w: [u32; 2], step: u32, (lo, hi): (f32, f32)) -> 
 pub(super) fn legend(ui: &mut egui::Ui, s: &Session, mode: Mode) {
     let (lo, hi) = colour_range(s);
     ui.vertical(|ui| {
-        ui.add(egui::Label::new(mode.label()).wrap_mode(egui::TextWrapMode::Extend));
+        ui.add(egui::Label::new(mode.label_in(s)).wrap_mode(egui::TextWrapMode::Extend));
         let swatches: &[([u8; 3], &str)] = match mode {
             Mode::Busy => &[([252, 204, 51], "busy"), ([31, 31, 41], "idle")],
             Mode::Digit => &[([252, 204, 51], "1"), ([31, 31, 41], "0")],

@@ -80,7 +80,7 @@ impl PdesApp {
             ui.separator();
             ui.label("Heatmap:");
             for &m in Mode::of(&self.a) {
-                ui.selectable_value(&mut self.mode, m, m.label());
+                ui.selectable_value(&mut self.mode, m, m.label_in(&self.a));
             }
         });
     }

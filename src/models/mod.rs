@@ -122,6 +122,9 @@ pub struct Panel {
     pub work_label: &'static str,
     /// What the count mode of its heatmap counts per cell ("tokens", "customers").
     pub count_label: &'static str,
+    /// The name of its count mode ([`crate::app::heatmap::Mode::Tokens`]) in the mode
+    /// selector and above the colour bar ("queue length", "events per LP").
+    pub count_mode: &'static str,
     /// The plots below the heatmap, for a session and its A/B partner.
     pub plots:
         fn(&mut egui::Ui, &crate::app::session::Session, Option<&crate::app::session::Session>),

@@ -179,6 +179,7 @@ pub const BENCHMARK_PANEL: crate::models::Panel = crate::models::Panel {
     colour_range,
     work_label: "transitions",
     count_label: "digit",
+    count_mode: "count",
     plots,
     monitors,
     violations: crate::app::violations::none,

@@ -87,6 +87,7 @@ pub const PANEL: crate::models::Panel = crate::models::Panel {
     colour_range,
     work_label: "cell updates",
     count_label: "cells",
+    count_mode: "count",
     plots,
     monitors,
     violations: crate::app::violations::none,

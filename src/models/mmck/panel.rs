@@ -123,6 +123,7 @@ pub const PANEL: crate::models::Panel = crate::models::Panel {
     colour_range,
     work_label: "events",
     count_label: "customers in system",
+    count_mode: "customers in system",
     plots,
     monitors,
     violations: crate::app::violations::none,

@@ -158,6 +158,7 @@ pub const PANEL: crate::models::Panel = crate::models::Panel {
     colour_range,
     work_label: "events",
     count_label: "tokens",
+    count_mode: "queue length",
     plots,
     monitors,
     violations: crate::app::violations::none,

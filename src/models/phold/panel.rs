@@ -134,6 +134,7 @@ pub const PANEL: crate::models::Panel = crate::models::Panel {
     colour_range,
     work_label: "events",
     count_label: "events at the LP",
+    count_mode: "events per LP",
     plots,
     monitors,
     violations: crate::app::violations::none,

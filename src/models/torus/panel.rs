@@ -348,6 +348,7 @@ pub const PANEL: crate::models::Panel = crate::models::Panel {
     colour_range,
     work_label: "events",
     count_label: "tokens",
+    count_mode: "queue length",
     plots,
     monitors,
     violations,
