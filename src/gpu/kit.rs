@@ -173,6 +173,50 @@ pub struct BatchStamps {
     resolved: wgpu::Buffer,
 }
 
+/// Queues a batch of `steps` GPU-resident steps in one compute pass per submission of at
+/// most `per_submit` steps (the GPU starts on the first while the host encodes the next;
+/// one submit per batch put encoding and execution in series), each step's dispatches
+/// written by `encode_step` after the bind group is set; with `stamps`, the batch is timed
+/// between its first and last dispatch. Returns the host's encoding seconds.
+pub fn submit_steps(
+    gpu: &Gpu,
+    bind_group: &wgpu::BindGroup,
+    steps: u32,
+    per_submit: u32,
+    stamps: Option<&BatchStamps>,
+    mut encode_step: impl FnMut(&mut wgpu::ComputePass<'_>),
+) -> f64 {
+    let mut encode = 0.0;
+    let mut done = 0;
+    while done < steps {
+        let chunk = (steps - done).min(per_submit);
+        let last = done + chunk == steps;
+        let t_chunk = std::time::Instant::now();
+        let mut enc = gpu.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            if let (Some(s), 0) = (stamps, done) {
+                s.write(&mut pass, 0);
+            }
+            pass.set_bind_group(0, bind_group, &[]);
+            for _ in 0..chunk {
+                encode_step(&mut pass);
+            }
+            if let (Some(s), true) = (stamps, last) {
+                s.write(&mut pass, 1);
+            }
+        }
+        if let (Some(s), true) = (stamps, last) {
+            s.resolve(&mut enc);
+        }
+        let cmd = enc.finish();
+        encode += t_chunk.elapsed().as_secs_f64();
+        gpu.queue.submit([cmd]);
+        done += chunk;
+    }
+    encode
+}
+
 impl BatchStamps {
     /// Timestamps for a batch, when profiling is asked for and the adapter has them.
     pub fn new(gpu: &Gpu, label: &str) -> Option<Self> {

@@ -271,41 +271,25 @@ impl GpuDevs {
         // encodes the next (encoding four dispatches costs a few µs per step, as much as the
         // GPU's work on a small grid; one submit per batch put the two in series).
         let p = &self.pipelines;
-        let mut encode = 0.0;
-        let mut done = 0;
-        while done < steps {
-            let chunk = (steps - done).min(SUBMIT_STEPS);
-            let t_chunk = std::time::Instant::now();
-            let mut enc = self.gpu.device.create_command_encoder(&Default::default());
-            {
-                let mut pass = enc.begin_compute_pass(&Default::default());
-                if let (Some(s), 0) = (&stamps, done) {
-                    s.write(&mut pass, 0);
+        let groups = self.groups;
+        let encode = kit::submit_steps(
+            &self.gpu,
+            &self.bind_group,
+            steps,
+            SUBMIT_STEPS,
+            stamps.as_ref(),
+            |pass| {
+                for (pipeline, n) in [
+                    (&p.output, groups),
+                    (&p.route, groups),
+                    (&p.transition, groups),
+                    (&p.next_time, 1),
+                ] {
+                    pass.set_pipeline(pipeline);
+                    pass.dispatch_workgroups(n, 1, 1);
                 }
-                pass.set_bind_group(0, &self.bind_group, &[]);
-                for _ in 0..chunk {
-                    for (pipeline, groups) in [
-                        (&p.output, self.groups),
-                        (&p.route, self.groups),
-                        (&p.transition, self.groups),
-                        (&p.next_time, 1),
-                    ] {
-                        pass.set_pipeline(pipeline);
-                        pass.dispatch_workgroups(groups, 1, 1);
-                    }
-                }
-                if let (Some(s), true) = (&stamps, done + chunk == steps) {
-                    s.write(&mut pass, 1);
-                }
-            }
-            if let (Some(s), true) = (&stamps, done + chunk == steps) {
-                s.resolve(&mut enc);
-            }
-            let cmd = enc.finish();
-            encode += t_chunk.elapsed().as_secs_f64();
-            self.gpu.queue.submit([cmd]);
-            done += chunk;
-        }
+            },
+        );
         let mut ranges = vec![(&self.ctl, 0, 16), (&self.log_buf, 0, self.log_buf.size())];
         if let Some(s) = &stamps {
             ranges.push(s.range());

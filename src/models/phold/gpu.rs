@@ -255,36 +255,20 @@ impl GpuPhold {
         let t0 = std::time::Instant::now();
         let stamps = kit::BatchStamps::new(&self.gpu, "phold batch");
         let p = &self.pipelines;
-        let mut encode = 0.0;
-        let mut done = 0;
-        while done < steps {
-            let chunk = (steps - done).min(SUBMIT_STEPS);
-            let t_chunk = std::time::Instant::now();
-            let mut enc = self.gpu.device.create_command_encoder(&Default::default());
-            {
-                let mut pass = enc.begin_compute_pass(&Default::default());
-                if let (Some(s), 0) = (&stamps, done) {
-                    s.write(&mut pass, 0);
-                }
-                pass.set_bind_group(0, &self.bind_group, &[]);
-                for _ in 0..chunk {
-                    pass.set_pipeline(&p.process);
-                    pass.dispatch_workgroups(self.groups, 1, 1);
-                    pass.set_pipeline(&p.reduce);
-                    pass.dispatch_workgroups(1, 1, 1);
-                }
-                if let (Some(s), true) = (&stamps, done + chunk == steps) {
-                    s.write(&mut pass, 1);
-                }
-            }
-            if let (Some(s), true) = (&stamps, done + chunk == steps) {
-                s.resolve(&mut enc);
-            }
-            let cmd = enc.finish();
-            encode += t_chunk.elapsed().as_secs_f64();
-            self.gpu.queue.submit([cmd]);
-            done += chunk;
-        }
+        let groups = self.groups;
+        let encode = kit::submit_steps(
+            &self.gpu,
+            &self.bind_group,
+            steps,
+            SUBMIT_STEPS,
+            stamps.as_ref(),
+            |pass| {
+                pass.set_pipeline(&p.process);
+                pass.dispatch_workgroups(groups, 1, 1);
+                pass.set_pipeline(&p.reduce);
+                pass.dispatch_workgroups(1, 1, 1);
+            },
+        );
         let mut ranges = vec![
             (&self.ctl_buf, 0, std::mem::size_of::<Ctl>() as u64),
             (&self.log_buf, 0, self.log_buf.size()),
