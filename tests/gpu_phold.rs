@@ -42,6 +42,9 @@ fn assert_twins(cfg: &PholdConfig, budgets: &[Budget]) {
         // the heatmap words are the LP counts, padded to the square
         let w = gpu.display_words().unwrap();
         assert_eq!(w, cpu.display_words().unwrap());
+        // the hover's one-counter readback
+        let lp = cfg.lps / 2;
+        assert_eq!(gpu.lp_events(lp).unwrap(), cpu.state.counts[lp as usize]);
     }
 }
 

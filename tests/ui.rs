@@ -1141,6 +1141,14 @@ fn the_guided_tour_walks_through_its_stops_and_sets_each_one_up() {
     h.get_by_label("Back").click();
     h.run_steps(2);
     assert_eq!(h.state().tour, Some(STOPS.len() - 2));
+    // Back from the same-sample-path stop leaves no B side behind
+    h.state_mut().go_to_stop(3);
+    h.run_steps(2);
+    assert!(h.state().b.is_some());
+    h.get_by_label("Back").click();
+    h.run_steps(2);
+    assert_eq!(h.state().tour, Some(2));
+    assert!(h.state().b.is_none(), "stop 3 runs without A/B");
     h.get_by_label("Close the tour").click();
     h.run_steps(2);
     assert_eq!(h.state().tour, None);

@@ -51,19 +51,19 @@ pub const STOPS: &[Stop] = &[
     },
 ];
 
-/// The teaching torus with window and shifted service at `d`, no A/B, on the Live tab.
+/// The teaching torus with window and shifted service at `d`, no A/B (a stop reached with
+/// Back from the same-sample-path stop must not keep its B side), on the Live tab: one
+/// engine build, as the causality walkthrough does it.
 fn tour_torus(app: &mut PdesApp, d: f64, running: bool) {
-    app.load_preset("teaching-16x16");
-    if let Some(t) = app
-        .form
-        .model
-        .as_any_mut()
-        .downcast_mut::<crate::models::torus::form::TorusForm>()
-    {
-        t.d = d;
-        t.d_text = format!("{d}");
+    let d_set = format!("run.d={d}");
+    match crate::preset::config_with("teaching-16x16", &[d_set.as_str()]) {
+        Ok(cfg) => {
+            app.form = super::form::Form::from_config(&cfg);
+            app.b = None;
+            app.apply_form();
+        }
+        Err(e) => app.message = Some(format!("tour: {e}")),
     }
-    app.apply_form();
     app.mode = super::heatmap::Mode::of(&app.a)[0];
     app.tab = super::Tab::Live;
     app.running = running;

@@ -325,6 +325,13 @@ impl GpuPhold {
         })
     }
 
+    /// Events processed at LP `lp` so far (8 bytes read back: the hover and the inspector).
+    pub fn lp_events(&self, lp: u32) -> Result<u32, SimError> {
+        let bytes = crate::gpu::read_ranges(&self.gpu, &[(&self.counts, 8 * u64::from(lp), 8)])?;
+        let w: [u32; 2] = bytemuck::pod_read_unaligned(&bytes[0]);
+        Ok(w[0])
+    }
+
     /// Its configuration.
     pub fn config(&self) -> &PholdConfig {
         &self.config

@@ -12,15 +12,17 @@ use crate::app::session::Session;
 use crate::preset::Config;
 use eframe::egui;
 
-/// LP `i`'s events so far (one readback on the GPU).
+/// LP `i`'s events so far (its one counter read back on the GPU).
 fn lp_events(s: &Session, i: u32) -> Option<u32> {
     let any = s.engine.as_any();
     if let Some(c) = any.downcast_ref::<CpuPhold>() {
         return c.state.counts.get(i as usize).copied();
     }
     let g = any.downcast_ref::<GpuPhold>()?;
-    let w = crate::engines::LiveEngine::display_words(g).ok()?;
-    w.get(i as usize).map(|w| w[0])
+    if i >= g.config().lps {
+        return None;
+    }
+    g.lp_events(i).ok()
 }
 
 /// The heatmap's hover text for cell `i`.
