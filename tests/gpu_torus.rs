@@ -432,3 +432,51 @@ fn the_warmup_cut_is_the_same_on_the_gpu() {
         assert_ne!(s0.utilization.to_bits(), sg.utilization.to_bits());
     }
 }
+
+#[test]
+fn the_next_step_is_found_exactly_when_it_lies_beyond_the_atomic_offset() {
+    // finish_step takes the next t_min from one atomic word holding the least
+    // (departure − t_min) in 32 bits of ticks; a gap of 2^32 ticks (4096 time units) or
+    // more does not fit and falls back to reducing every segment's partials. A torus this
+    // small with services this long has such gaps: both paths must match the CPU.
+    if gpu().is_none() {
+        return;
+    }
+    for alg in [
+        &["run.algorithm=\"window\""][..],
+        &["run.algorithm=\"interval\"", "run.timestamps=\"original\""],
+    ] {
+        let mut keys = vec![
+            "model.rows=2",
+            "model.cols=2",
+            "model.tokens_per_facility=1",
+            "model.service=\"shifted\"",
+            "model.mean_service=4000",
+            "run.d=0.5",
+            "run.end_time=200000",
+        ];
+        keys.extend_from_slice(alg);
+        let cfg = config(&keys);
+        let (cpu, _) = assert_same_path(
+            &cfg,
+            &[
+                Budget::Steps(7),
+                Budget::Until(pdes_lab::time::to_ticks(90000.0)),
+                Budget::Finish,
+            ],
+        );
+        let log = cpu.step_log();
+        let far = pdes_lab::time::to_ticks(4096.0);
+        let (wide, narrow) = log.windows(2).fold((0, 0), |(w, n), p| {
+            if p[1].t_min - p[0].t_min >= far {
+                (w + 1, n)
+            } else {
+                (w, n + 1)
+            }
+        });
+        assert!(
+            wide > 0 && narrow > 0,
+            "{alg:?}: {wide} wide gaps, {narrow} narrow"
+        );
+    }
+}

@@ -157,6 +157,7 @@ struct Buffers {
     dep_list: wgpu::Buffer,
     recv_list: wgpu::Buffer,
     inbox: wgpu::Buffer,
+    step_acc: wgpu::Buffer,
 }
 
 struct Pipelines {
@@ -407,6 +408,12 @@ impl GpuTorus {
             dep_list: init("dep_list", &vec![0u8; 4 * k as usize], storage),
             recv_list: init("recv_list", &vec![0u8; 4 * k as usize], storage),
             inbox: init("inbox", &vec![0u8; 4 * k as usize], storage),
+            // per replica: (least offset NONE, departures 0, errors 0, unused)
+            step_acc: init(
+                "step_acc",
+                bytemuck::cast_slice(&[NONE, 0, 0, 0].repeat(replicas as usize)),
+                storage,
+            ),
         };
         drop(state);
         if let Some(e) = pollster::block_on(oom.pop()) {
@@ -866,13 +873,36 @@ impl crate::models::torus::cpu::TorusEngine for GpuTorus {
 /// The torus's compiled passes and their bind group layout: built once per device and
 /// reduction variant ([`Gpu::cached`]), shared by every torus engine on it.
 fn pipelines(gpu: &Gpu, reductions: Reductions) -> Arc<Pipelines> {
-    let key = format!("torus pipelines, {reductions:?}");
-    gpu.cached(&key, || build_pipelines(gpu, reductions))
+    let event_wg = event_workgroup_size();
+    let key = format!("torus pipelines, {reductions:?}, event passes {event_wg}");
+    gpu.cached(&key, || build_pipelines(gpu, reductions, event_wg))
 }
 
+/// Threads per workgroup of the depart and arrive passes (one workgroup per segment
+/// either way). A segment lists ~5% of its 2048 facilities per step at the headline's
+/// d = 1 (~105), so 256 threads leave most idle; `PDES_TORUS_EVENT_WG` = 64, 128 or 256
+/// chooses, for measurements (bench/NOTES.md).
+fn event_workgroup_size() -> u32 {
+    match std::env::var("PDES_TORUS_EVENT_WG").ok().as_deref() {
+        Some("64") => 64,
+        Some("128") => 128,
+        Some("256") => 256,
+        Some(other) => {
+            eprintln!(
+                "warning: PDES_TORUS_EVENT_WG={other} is not 64, 128 or 256; using {EVENT_WG}"
+            );
+            EVENT_WG
+        }
+        None => EVENT_WG,
+    }
+}
+
+/// Threads per workgroup of the depart and arrive passes by default.
+const EVENT_WG: u32 = 256;
+
 /// How the torus passes use their bindings (0: the parameters; 11: the ln table).
-const USES: [Use; 17] = {
-    let mut u = [Use::ReadWrite; 17];
+const USES: [Use; 18] = {
+    let mut u = [Use::ReadWrite; 18];
     u[0] = Use::Uniform;
     u[11] = Use::Read;
     u
@@ -898,27 +928,30 @@ fn bind_group(gpu: &Gpu, b: &Buffers, pipelines: &Pipelines) -> wgpu::BindGroup 
         &b.dep_list,
         &b.recv_list,
         &b.inbox,
+        &b.step_acc,
     ];
     kit::bind_group(&gpu.device, "torus", &pipelines.layout, &all)
 }
 
-fn build_pipelines(gpu: &Gpu, reductions: Reductions) -> Pipelines {
+fn build_pipelines(gpu: &Gpu, reductions: Reductions, event_wg: u32) -> Pipelines {
     let device = &gpu.device;
     let layout = kit::layout(device, "torus", &USES);
     let display_layout = kit::layout(device, "torus display", &[Use::ReadWrite]);
     let pl = kit::pipeline_layout(device, "torus", &[&layout]);
     let pl_display = kit::pipeline_layout(device, "torus display", &[&layout, &display_layout]);
-    let module = |name: &str, src: &str| {
+    let module = |name: &str, src: &str, wg: u32| {
+        let src = super::shaders::pass_with_workgroup(src, reductions, wg);
         device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some(name),
-            source: wgpu::ShaderSource::Wgsl(super::shaders::pass(src, reductions).into()),
+            source: wgpu::ShaderSource::Wgsl(src.into()),
         })
     };
-    let scan = module("stepped_scan (torus)", super::shaders::SCAN);
-    let depart = module("torus_depart", super::shaders::DEPART);
-    let arrive = module("torus_arrive", super::shaders::ARRIVE);
-    let plan = module("torus_plan", super::shaders::PLAN);
-    let display = module("torus_display", super::shaders::DISPLAY);
+    let wg = WG as u32;
+    let scan = module("stepped_scan (torus)", super::shaders::SCAN, wg);
+    let depart = module("torus_depart", super::shaders::DEPART, event_wg);
+    let arrive = module("torus_arrive", super::shaders::ARRIVE, event_wg);
+    let plan = module("torus_plan", super::shaders::PLAN, wg);
+    let display = module("torus_display", super::shaders::DISPLAY, wg);
     Pipelines {
         display: kit::pipeline(device, &pl_display, &display, "display_main"),
         step: StepPipelines::new(device, &pl, [&scan, &depart, &arrive, &plan]),

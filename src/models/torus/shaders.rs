@@ -18,10 +18,17 @@ pub const PLAN: &str = include_str!("shaders/torus_plan.wgsl");
 /// Per-facility display words for the heatmap.
 pub const DISPLAY: &str = include_str!("shaders/torus_display.wgsl");
 
-/// The full source of one pass.
+/// The full source of one pass (256 threads per workgroup).
 pub fn pass(pass: &str, reductions: Reductions) -> String {
-    shaders::compose(
+    pass_with_workgroup(pass, reductions, shaders::WORKGROUP_SIZE)
+}
+
+/// The full source of one pass with `wg` threads per workgroup (the event passes, depart
+/// and arrive, may use fewer threads per segment than the scan).
+pub fn pass_with_workgroup(pass: &str, reductions: Reductions, wg: u32) -> String {
+    shaders::compose_with_workgroup(
         reductions,
+        wg,
         &[COMMON, shaders::PHILOX, shaders::STEPPED, pass],
     )
 }

@@ -236,6 +236,22 @@ const CASES: &[Case] = &[
         ],
         quick: false,
     },
+    Case {
+        // gaps between steps of more than 2^32 ticks: finish_step's fallback reduction
+        label: "window 2×2 mean 4000 (steps beyond the 32-bit offset) seed 7",
+        preset: "teaching-16x16",
+        sets: &[
+            "model.rows=2",
+            "model.cols=2",
+            "model.mean_service=4000",
+            "run.algorithm=\"window\"",
+            "run.d=0.5",
+            "run.end_time=200000",
+            "run.warmup=0",
+            "run.seed=7",
+        ],
+        quick: true,
+    },
 ];
 
 fn check_torus(

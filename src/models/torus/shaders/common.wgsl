@@ -37,6 +37,19 @@ struct Ctl {
 @group(0) @binding(14) var<storage, read_write> dep_list: array<u32>;       // per segment: its facilities departing this step
 @group(0) @binding(15) var<storage, read_write> recv_list: array<u32>;      // per segment: facilities its departures send to (each once)
 @group(0) @binding(16) var<storage, read_write> inbox: array<atomic<u32>>;  // tokens announced to a facility this step
+@group(0) @binding(17) var<storage, read_write> step_acc: array<atomic<u32>>; // per replica, this step: [4r] least (departure − t_min), [4r+1] departures, [4r+2] causality errors
+
+// The step's next t_min without a second reduction: every pass's workgroups fold their
+// minimum into one atomic word per replica, as an offset from the step's t_min (every
+// pending departure is at or after it). An offset that does not fit in 32 bits (or no
+// departure at all) leaves the word at NONE, and finish_step then reduces the per-segment
+// minima as before, so the result is exact either way.
+fn note_min(rep: u32, m: vec2<u32>) {
+    let rel = sub64(m, ctl[rep].t_min);
+    if rel.y == 0u && rel.x != NONE && !lt64(m, ctl[rep].t_min) {
+        atomicMin(&step_acc[4u * rep], rel.x);
+    }
+}
 
 // Replicas: R independent tori (one per seed) side by side. Replica r owns facilities
 // [r·k1, (r+1)·k1), segments [r·n_wg1, (r+1)·n_wg1) (k1 is a multiple of SEG when R > 1)
@@ -75,3 +88,11 @@ fn sources(g: u32) -> vec4<u32> {
 
 // The stepped scan's hook (stepped.wgsl): a torus step has nothing to do before the scan.
 fn step_start(lid: u32) {}
+
+// The stepped scan's hook (thread 0 of segment wg, after its reduction): the segment's
+// least departure that stays, and how many it listed.
+fn segment_scanned(wg: u32, m: vec2<u32>, listed: u32) {
+    let rep = segment_replica(wg);
+    note_min(rep, m);
+    if listed > 0u { atomicAdd(&step_acc[4u * rep + 1u], listed); }
+}

@@ -95,5 +95,7 @@ fn arrive(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l
     if lid == 0u {
         part_min[wg] = vec4<u32>(part_min[wg].xy, r.min);
         seg_count[wg].z = r.a.x;
+        note_min(rep, r.min);
+        if r.a.x > 0u { atomicAdd(&step_acc[4u * rep + 2u], r.a.x); }
     }
 }

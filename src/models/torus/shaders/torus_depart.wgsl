@@ -86,5 +86,6 @@ fn depart(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l
         wg_acc[2u * wg + 1u] = vec4<u32>(add64(c.xy, vec2<u32>(n_done, 0u)), c.zw);
         part_min[wg] = vec4<u32>(r.min, part_min[wg].zw);
         seg_count[wg].y = n;
+        note_min(rep, r.min);
     }
 }

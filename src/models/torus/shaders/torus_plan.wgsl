@@ -44,23 +44,37 @@ fn reduce_replica(lid: u32, rep: u32) -> Reduced {
     return reduce_partials(lid, rep * P.n_wg1, (rep + 1u) * P.n_wg1);
 }
 
+var<workgroup> sh_rel: u32;
+
 @compute @workgroup_size(WG)
 fn finish_step(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid3: vec3<u32>) {
     let lid = lid3.x;
     let rep = wid.x;
     if uniform_phase(lid, rep) != PHASE_PLANNED { return; }
-    let r = reduce_replica(lid, rep);
+    // The passes' atomic minimum (common.wgsl, note_min); reduce the segments' partials only
+    // when it could not hold the offset.
+    if lid == 0u { sh_rel = atomicLoad(&step_acc[4u * rep]); }
+    let rel = workgroupUniformLoad(&sh_rel);
+    var next = vec2<u32>(0u, 0u);
+    if rel == NONE {
+        next = reduce_replica(lid, rep).min;
+    } else {
+        next = add64(ctl[rep].t_min, vec2<u32>(rel, 0u));
+    }
     if lid == 0u {
         let i = log_slot(rep);
-        let events = r.a.x;
-        let errors = r.b.x;
+        let events = atomicLoad(&step_acc[4u * rep + 1u]);
+        let errors = atomicLoad(&step_acc[4u * rep + 2u]);
+        atomicStore(&step_acc[4u * rep], NONE);
+        atomicStore(&step_acc[4u * rep + 1u], 0u);
+        atomicStore(&step_acc[4u * rep + 2u], 0u);
         steplog[i].events = events;
         steplog[i].errors = errors;
         ctl[rep].events = add64(ctl[rep].events, vec2<u32>(events, 0u));
         ctl[rep].errors = add64(ctl[rep].errors, vec2<u32>(errors, 0u));
         ctl[rep].max_events = max(ctl[rep].max_events, events);
         ctl[rep].step += 1u;
-        plan(rep, r.min);
+        plan(rep, next);
     }
 }
 
