@@ -480,3 +480,33 @@ fn the_next_step_is_found_exactly_when_it_lies_beyond_the_atomic_offset() {
         );
     }
 }
+
+#[test]
+fn long_runs_with_batches_encoded_ahead_match_the_cpu() {
+    // Thousands of steps: the batch loop reaches full batches of 1024 steps, and each full
+    // batch is encoded while the previous one runs. Budgets that stop mid-run (a step count,
+    // a time) leave a prepared batch behind; the next advance must still hold at its limit.
+    if gpu().is_none() {
+        return;
+    }
+    let cfg = config(&[
+        "model.rows=32",
+        "model.cols=32",
+        "run.d=0.1",
+        "run.end_time=500",
+    ]);
+    let (cpu, g) = assert_same_path(
+        &cfg,
+        &[
+            Budget::Steps(2500),
+            Budget::Until(pdes_lab::time::to_ticks(300.0)),
+            Budget::Finish,
+        ],
+    );
+    assert!(g.finished());
+    assert!(
+        cpu.totals().steps > 3 * 1024,
+        "{} steps",
+        cpu.totals().steps
+    );
+}

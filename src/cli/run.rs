@@ -76,8 +76,9 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
         )));
     }
     let started = Instant::now();
-    // Advance in chunks of simulated time that take about 50 ms each: short enough for a
-    // live progress bar, long enough that a GPU engine is not stopped every few steps.
+    // Advance in chunks of simulated time that take about 200 ms each: short enough for a
+    // live progress bar, long enough that a GPU engine is not stopped every few steps (a GPU
+    // batch stopped at the chunk's end runs its remaining steps as empty dispatches).
     let mut chunk = (end / 200).max(1);
     let mut bar: Option<indicatif::ProgressBar> = None;
     while !sim.engine.finished() {
@@ -86,7 +87,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
         sim.engine
             .advance(Budget::Until(target))
             .map_err(|e| CliError::Run(e.to_string()))?;
-        if call.elapsed() < Duration::from_millis(50) {
+        if call.elapsed() < Duration::from_millis(200) {
             chunk = chunk.saturating_mul(2);
         }
         if bar.is_none()
