@@ -95,9 +95,9 @@ fn memory_plan_of(cfg: &TorusConfig, replicas: u64) -> Vec<(&'static str, u64)> 
         cfg.run.algorithm == Algorithm::Interval && cfg.run.timestamps == Timestamps::Original;
     vec![
         ("departure times", 8 * k),
-        ("service starts", 8 * k),
+        ("error steps", 4 * k),
         ("last arrivals", if original { 8 * k } else { 8 }),
-        ("facility words", 16 * k),
+        ("facility records", 32 * k),
         ("outbox", 4 * k),
         ("inbox", 4 * k),
         ("departure list", 4 * k),
@@ -143,7 +143,7 @@ struct Buffers {
     params: wgpu::Buffer,
     ctl: wgpu::Buffer,
     dep: wgpu::Buffer,
-    start: wgpu::Buffer,
+    err_step: wgpu::Buffer,
     last_arr: wgpu::Buffer,
     fac: wgpu::Buffer,
     outbox: wgpu::Buffer,
@@ -353,15 +353,7 @@ impl GpuTorus {
                 bytemuck::cast_slice(&fs.iter().map(|f| split(f.departure)).collect::<Vec<_>>()),
                 storage,
             ),
-            start: init(
-                "start",
-                bytemuck::cast_slice(
-                    &fs.iter()
-                        .map(|f| split(f.service_start))
-                        .collect::<Vec<_>>(),
-                ),
-                storage,
-            ),
+            err_step: init("err_step", &vec![0u8; 4 * k as usize], storage),
             last_arr: if original {
                 init(
                     "last_arr",
@@ -373,11 +365,23 @@ impl GpuTorus {
             } else {
                 init("last_arr (unused)", &[0u8; 8], storage)
             },
+            // the facility records of common.wgsl (struct Fac): service start, serving word,
+            // head; tail, the serving token's arrival time and visits
             fac: init(
                 "fac",
                 bytemuck::cast_slice(
                     &fs.iter()
-                        .map(|f| [serving_word(f), f.head, f.tail, 0])
+                        .map(|f| {
+                            let [lo, hi] = split(f.service_start);
+                            let (arrived, visits) = match ts.get(f.serving as usize) {
+                                Some(t) if f.serving != NONE => (split(t.arrived), t.visits),
+                                _ => ([0, 0], 0),
+                            };
+                            [
+                                [lo, hi, serving_word(f), f.head],
+                                [f.tail, arrived[0], arrived[1], visits],
+                            ]
+                        })
                         .collect::<Vec<_>>(),
                 ),
                 storage,
@@ -472,16 +476,21 @@ impl GpuTorus {
         let b = &self.buffers;
         let f = u64::from(f);
         let original = b.last_arr.size() > 8;
-        let mut ranges = vec![(&b.dep, 8 * f, 8), (&b.fac, 16 * f, 16)];
+        let mut ranges = vec![
+            (&b.dep, 8 * f, 8),
+            (&b.fac, 32 * f, 16),
+            (&b.err_step, 4 * f, 4),
+        ];
         if original {
             ranges.push((&b.last_arr, 8 * f, 8));
         }
         let bytes = read_ranges(&self.gpu, &ranges)?;
         let dep: [u32; 2] = bytemuck::pod_read_unaligned(&bytes[0]);
         let fac: [u32; 4] = bytemuck::pod_read_unaligned(&bytes[1]);
-        let last = original.then(|| join(bytemuck::pod_read_unaligned(&bytes[2])));
-        let dep = (fac[0] != NONE).then(|| join(dep));
-        Ok((dep, last, fac[3]))
+        let err: u32 = bytemuck::pod_read_unaligned(&bytes[2]);
+        let last = original.then(|| join(bytemuck::pod_read_unaligned(&bytes[3])));
+        let dep = (fac[2] != NONE).then(|| join(dep));
+        Ok((dep, last, err))
     }
 
     /// Cheap live statistics (a few kilobytes read back): see [`LiveStats`].
@@ -644,12 +653,12 @@ impl GpuTorus {
     /// Every replica's state (token numbers local to the replica, as in its own run).
     pub fn download_states(&self) -> Result<Vec<TorusState>, SimError> {
         let b = &self.buffers;
-        let bytes = read_buffers(&self.gpu, &[&b.dep, &b.start, &b.last_arr, &b.fac, &b.tok])?;
+        let bytes = read_buffers(&self.gpu, &[&b.dep, &b.last_arr, &b.fac, &b.tok])?;
         let dep: &[[u32; 2]] = bytemuck::cast_slice(&bytes[0]);
-        let start: &[[u32; 2]] = bytemuck::cast_slice(&bytes[1]);
-        let last: &[[u32; 2]] = bytemuck::cast_slice(&bytes[2]);
-        let fac: &[[u32; 4]] = bytemuck::cast_slice(&bytes[3]);
-        let records: &[[u32; 4]] = bytemuck::cast_slice(&bytes[4]);
+        let last: &[[u32; 2]] = bytemuck::cast_slice(&bytes[1]);
+        // two words of four per facility (common.wgsl, struct Fac)
+        let fac: &[[[u32; 4]; 2]] = bytemuck::cast_slice(&bytes[2]);
+        let records: &[[u32; 4]] = bytemuck::cast_slice(&bytes[3]);
         let cfg = &self.config;
         let k1 = cfg.model.facilities() as usize;
         let n1 = cfg.model.tokens() as usize;
@@ -673,8 +682,9 @@ impl GpuTorus {
                 .collect();
             let facilities = (r * k1..(r + 1) * k1)
                 .map(|f| {
-                    let w = fac[f][0];
-                    let head = local(fac[f][1]);
+                    let [a, b] = fac[f];
+                    let w = a[2];
+                    let head = local(a[3]);
                     let mut queued = 0;
                     let mut t = head;
                     // Bounded walk: a corrupted (cyclic) list is caught by check_tokens.
@@ -684,7 +694,7 @@ impl GpuTorus {
                     }
                     Facility {
                         departure: join(dep[f]),
-                        service_start: join(start[f]),
+                        service_start: join([a[0], a[1]]),
                         last_arrival: if original { join(last[f]) } else { 0 },
                         busy: 0,
                         sojourn: 0,
@@ -697,7 +707,7 @@ impl GpuTorus {
                         },
                         route: if w == NONE { 0 } else { w >> 30 },
                         head,
-                        tail: local(fac[f][2]),
+                        tail: local(b[0]),
                         queued,
                     }
                 })
@@ -769,9 +779,8 @@ impl GpuTorus {
 
     /// Last-error step of every facility (the step index of its latest causality error).
     pub fn error_steps(&self) -> Result<Vec<u32>, SimError> {
-        let bytes = read_buffers(&self.gpu, &[&self.buffers.fac])?;
-        let fac: &[[u32; 4]] = bytemuck::cast_slice(&bytes[0]);
-        Ok(fac.iter().map(|f| f[3]).collect())
+        let bytes = read_buffers(&self.gpu, &[&self.buffers.err_step])?;
+        Ok(bytemuck::cast_slice(&bytes[0]).to_vec())
     }
 
     /// Total causality errors so far.
@@ -941,7 +950,7 @@ fn bind_group(gpu: &Gpu, b: &Buffers, pipelines: &Pipelines) -> wgpu::BindGroup 
         &b.params,
         &b.ctl,
         &b.dep,
-        &b.start,
+        &b.err_step,
         &b.last_arr,
         &b.fac,
         &b.outbox,

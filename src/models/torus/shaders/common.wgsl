@@ -23,9 +23,9 @@ struct Ctl {
 @group(0) @binding(0) var<uniform> P: Params;
 @group(0) @binding(1) var<storage, read_write> ctl: array<Ctl>;             // one per replica
 @group(0) @binding(2) var<storage, read_write> dep: array<vec2<u32>>;       // departure time, NEVER when idle
-@group(0) @binding(3) var<storage, read_write> start_t: array<vec2<u32>>;   // service start; idle: free since
+@group(0) @binding(3) var<storage, read_write> err_step: array<u32>;       // step of the latest causality error (0: none; interval/original only)
 @group(0) @binding(4) var<storage, read_write> last_arr: array<vec2<u32>>;  // largest arrival time seen (interval/original only)
-@group(0) @binding(5) var<storage, read_write> fac: array<vec4<u32>>;       // serving|route<<30, head, tail, last error step
+@group(0) @binding(5) var<storage, read_write> fac: array<vec4<u32>>;       // two per facility, one 32-byte record: see Fac
 @group(0) @binding(6) var<storage, read_write> outbox: array<u32>;          // token|dir<<30 in flight this step, or NONE
 @group(0) @binding(7) var<storage, read_write> tok: array<vec4<u32>>;       // per token: (arrival time u64, next in queue, visits): one 16-byte record
 @group(0) @binding(8) var<storage, read_write> scan_min: array<vec2<u32>>;  // per segment: min departure of facilities that do not depart
@@ -49,6 +49,33 @@ fn note_min(rep: u32, m: vec2<u32>) {
     if rel.y == 0u && rel.x != NONE && !lt64(m, ctl[rep].t_min) {
         atomicMin(&step_acc[4u * rep], rel.x);
     }
+}
+
+// A facility's record: everything the departure and arrival of an event read or write at
+// the facility but its departure time (which the scan streams, so it stays in `dep`), in
+// one 32-byte sector: fac[2f] = (service start u64 — when idle: free since —, serving |
+// route << 30, queue head), fac[2f + 1] = (queue tail, the serving token's arrival time
+// u64 and visit count). The last two copy the serving token's record when it starts
+// service, so its departure need not read that record (bench/NOTES.md: one sector per
+// event instead of four).
+struct Fac {
+    start: vec2<u32>,
+    serving: u32,
+    head: u32,
+    tail: u32,
+    arrived: vec2<u32>,
+    visits: u32,
+}
+
+fn load_fac(f: u32) -> Fac {
+    let a = fac[2u * f];
+    let b = fac[2u * f + 1u];
+    return Fac(a.xy, a.z, a.w, b.x, b.yz, b.w);
+}
+
+fn store_fac(f: u32, s: Fac) {
+    fac[2u * f] = vec4<u32>(s.start, s.serving, s.head);
+    fac[2u * f + 1u] = vec4<u32>(s.tail, s.arrived, s.visits);
 }
 
 // Replicas: R independent tori (one per seed) side by side. Replica r owns facilities

@@ -9,6 +9,7 @@ struct Arrival {
     time: vec2<u32>,
     src: u32,
     token: u32,
+    visits: u32,
 }
 
 // The token g receives from direction dir this step (token NONE if none). Empty slots sort
@@ -18,9 +19,10 @@ fn pull(g: u32, h: u32, dir: u32) -> Arrival {
     if o != NONE && (o >> 30u) == dir {
         outbox[h] = NONE; // only g reads it: consumed
         let token = o & TOKEN_MASK;
-        return Arrival(tok[token].xy, h, token);
+        let r = tok[token];
+        return Arrival(r.xy, h, token, r.w);
     }
-    return Arrival(never(), NONE, NONE);
+    return Arrival(never(), NONE, NONE, 0u);
 }
 
 // Sequential order of two arrivals: by time, then by sending facility.
@@ -28,29 +30,31 @@ fn before(a: Arrival, b: Arrival) -> bool {
     return lt64(a.time, b.time) || (all(a.time == b.time) && a.src < b.src);
 }
 
-fn accept(g: u32, rep: u32, f_state: ptr<function, vec4<u32>>, token: u32, t: vec2<u32>, errors: ptr<function, u32>) {
+fn accept(g: u32, rep: u32, st: ptr<function, Fac>, a: Arrival, errors: ptr<function, u32>) {
+    let t = a.time;
     if P.rule == RULE_ORIGINAL {
         if lt64(t, last_arr[g]) {
             *errors += 1u;
-            (*f_state).w = ctl[rep].step;
+            err_step[g] = ctl[rep].step;
         } else {
             last_arr[g] = t;
         }
     }
-    if (*f_state).x == NONE {
-        let words = replica_words(token, tok[token].w, rep);
-        let s = max64(t, start_t[g]);
-        start_t[g] = s;
+    if (*st).serving == NONE {
+        let words = replica_words(a.token, a.visits, rep);
+        let s = max64(t, (*st).start);
+        (*st).start = s;
         dep[g] = add64(s, service_ticks(words.x));
-        (*f_state).x = token | ((words.y >> 30u) << 30u);
+        (*st).serving = a.token | ((words.y >> 30u) << 30u);
+        (*st).arrived = t;
+        (*st).visits = a.visits;
     } else {
-        if (*f_state).z == NONE {
-            (*f_state).y = token;
+        if (*st).tail == NONE {
+            (*st).head = a.token;
         } else {
-            let tail = (*f_state).z;
-            tok[tail].z = token;
+            tok[(*st).tail].z = a.token;
         }
-        (*f_state).z = token;
+        (*st).tail = a.token;
     }
 }
 
@@ -68,12 +72,12 @@ fn arrive_at(g: u32, rep: u32, errors: ptr<function, u32>) {
     if before(a2, a0) { x = a0; a0 = a2; a2 = x; }
     if before(a3, a1) { x = a1; a1 = a3; a3 = x; }
     if before(a2, a1) { x = a1; a1 = a2; a2 = x; }
-    var st = fac[g];
-    if a0.token != NONE { accept(g, rep, &st, a0.token, a0.time, errors); }
-    if a1.token != NONE { accept(g, rep, &st, a1.token, a1.time, errors); }
-    if a2.token != NONE { accept(g, rep, &st, a2.token, a2.time, errors); }
-    if a3.token != NONE { accept(g, rep, &st, a3.token, a3.time, errors); }
-    fac[g] = st;
+    var st = load_fac(g);
+    if a0.token != NONE { accept(g, rep, &st, a0, errors); }
+    if a1.token != NONE { accept(g, rep, &st, a1, errors); }
+    if a2.token != NONE { accept(g, rep, &st, a2, errors); }
+    if a3.token != NONE { accept(g, rep, &st, a3, errors); }
+    store_fac(g, st);
 }
 
 @compute @workgroup_size(WG)

@@ -20,32 +20,37 @@ struct Departed {
 fn depart_one(f: u32, rep: u32) -> Departed {
     let t = dep[f];
     let t_exec = select(t, ctl[rep].exec_at, P.rule == RULE_BOUNDARY);
-    var st = fac[f];
-    let token = st.x & TOKEN_MASK;
-    let dir = st.x >> 30u;
-    let counted_from = max64(start_t[f], P.warmup);
+    var st = load_fac(f);
+    let token = st.serving & TOKEN_MASK;
+    let dir = st.serving >> 30u;
+    let counted_from = max64(st.start, P.warmup);
     let busy = select(vec2<u32>(0u, 0u), sub64(t, counted_from), lt64(counted_from, t));
-    let tk = tok[token];
     let counted = !lt64(t_exec, P.warmup);
-    let soj = select(vec2<u32>(0u, 0u), sub64(t_exec, tk.xy), counted);
-    tok[token] = vec4<u32>(t_exec, tk.z, tk.w + 1u); // it arrives at its destination at t_exec
+    let soj = select(vec2<u32>(0u, 0u), sub64(t_exec, st.arrived), counted);
+    // It arrives at its destination at t_exec. Written without reading the record (its
+    // queue link, z, stays as it is): the facility holds its arrival time and visits.
+    tok[token].x = t_exec.x;
+    tok[token].y = t_exec.y;
+    tok[token].w = st.visits + 1u;
     outbox[f] = token | (dir << 30u);
-    if st.y == NONE {
-        st.x = NONE;
+    if st.head == NONE {
+        st.serving = NONE;
         dep[f] = never();
-        start_t[f] = t_exec; // free since
+        st.start = t_exec; // free since
     } else {
-        let next = st.y;
+        let next = st.head;
         let nt = tok[next];
-        st.y = nt.z;
-        if st.y == NONE { st.z = NONE; }
+        st.head = nt.z;
+        if st.head == NONE { st.tail = NONE; }
         tok[next] = vec4<u32>(nt.xy, NONE, nt.w);
         let words = replica_words(next, nt.w, rep);
         dep[f] = add64(t_exec, service_ticks(words.x));
-        start_t[f] = t_exec;
-        st.x = next | ((words.y >> 30u) << 30u);
+        st.start = t_exec;
+        st.serving = next | ((words.y >> 30u) << 30u);
+        st.arrived = nt.xy;
+        st.visits = nt.w;
     }
-    fac[f] = st;
+    store_fac(f, st);
     let s = sources(f); // s[d ^ 1] is f's neighbour in direction d
     return Departed(busy, soj, s[dir ^ 1u], counted);
 }

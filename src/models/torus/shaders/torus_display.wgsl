@@ -11,9 +11,9 @@ const WALK_LIMIT: u32 = 65535u; // a longer queue shows as 65535+ (display only)
 fn display_main(@builtin(global_invocation_id) gid: vec3<u32>) {
     let f = gid.x;
     if f >= P.k { return; }
-    let st = fac[f];
-    var n = select(1u, 0u, st.x == NONE);
-    var t = st.y;
+    let st = fac[2u * f]; // (start, serving, head)
+    var n = select(1u, 0u, st.z == NONE);
+    var t = st.w;
     while t != NONE && n < WALK_LIMIT {
         n += 1u;
         t = tok[t].z;
@@ -26,7 +26,7 @@ fn display_main(@builtin(global_invocation_id) gid: vec3<u32>) {
     if ctl[0].phase != PHASE_DONE && !all(d == never()) && le64(d, ctl[0].bound) {
         next = 0x80000000u;
     }
-    // fac.w holds the step of the latest causality error (0 never happens: no arrival
+    // err_step holds the step of the latest causality error (0 never happens: no arrival
     // can be older than another at step 0, all start at t = 0).
-    display[f] = vec2<u32>(n | next, st.w);
+    display[f] = vec2<u32>(n | next, err_step[f]);
 }
