@@ -301,17 +301,21 @@ fn replicas_need_whole_segments_per_torus() {
     assert!(GpuTorus::replicas(gpu, &cfg, &[1]).is_ok());
 }
 
-/// The floor measurement runs on any adapter: both dispatch chains complete and the copy
-/// moves the bytes asked (its figures are for `bench --suite floor` on a real GPU).
+/// The floor measurement runs on any adapter: both dispatch chains complete, the copy
+/// moves the bytes asked, the stream and the gather run (its figures are for `bench --suite
+/// floor` on a real GPU).
 #[test]
 fn the_device_floor_measurement_runs() {
     let Some(gpu) = gpu() else { return };
     let f = pdes_lab::gpu::floor::measure(&gpu, 50, 1 << 20, 1).unwrap();
     assert_eq!((f.dispatches, f.copy_bytes, f.repeats), (50, 1 << 20, 1));
+    assert_eq!((f.stream_bytes, f.gather_reads), (1 << 20, 32768)); // one read per sector
     for v in [
         f.empty_dispatch_us,
         f.dependent_dispatch_us,
         f.copy_gb_per_s,
+        f.stream_gb_per_s,
+        f.gather_m_per_s,
     ] {
         assert!(v.is_finite() && v > 0.0, "{f:?}");
     }

@@ -20,6 +20,15 @@ pub struct Floors {
     pub copy_bytes: u64,
     /// GB/s of `copy_buffer_to_buffer` (bytes read + bytes written, per second), median.
     pub copy_gb_per_s: f64,
+    /// Bytes a compute shader streams (read once, coalesced) and a gather draws from.
+    pub stream_bytes: u64,
+    /// GB/s read by a compute shader streaming `stream_bytes`, median.
+    pub stream_gb_per_s: f64,
+    /// Random 16-byte reads per gather, each from its own 32-byte sector of the buffer.
+    pub gather_reads: u64,
+    /// Millions of such random sector reads per second, median (the rate that bounds a
+    /// pass whose events touch records scattered over memory).
+    pub gather_m_per_s: f64,
     /// Timed repetitions behind each median.
     pub repeats: u32,
 }
@@ -103,12 +112,71 @@ pub fn measure(
             rates.push(2.0 * copy_bytes as f64 / t / 1e9);
         }
     }
+    drop((src, dst));
+    let (stream_bytes, stream_gb_per_s, gather_reads, gather_m_per_s) =
+        memory_floors(gpu, &module, copy_bytes, repeats)?;
     Ok(Floors {
         dispatches,
         empty_dispatch_us,
         dependent_dispatch_us,
         copy_bytes,
         copy_gb_per_s: median(rates),
+        stream_bytes,
+        stream_gb_per_s,
+        gather_reads,
+        gather_m_per_s,
         repeats,
     })
+}
+
+/// Streams a buffer of up to `bytes` (within the binding limit) through a compute shader,
+/// and gathers random sectors from it: (bytes, GB/s, reads per gather, M reads/s).
+fn memory_floors(
+    gpu: &Gpu,
+    module: &wgpu::ShaderModule,
+    bytes: u64,
+    repeats: u32,
+) -> Result<(u64, f64, u64, f64), String> {
+    let device = &gpu.device;
+    let layout = kit::layout(device, "floor memory", &[Use::ReadWrite, Use::ReadWrite]);
+    let pl = kit::pipeline_layout(device, "floor memory", &[&layout]);
+    let stream = kit::pipeline(device, &pl, module, "stream");
+    let gather = kit::pipeline(device, &pl, module, "gather");
+    let bytes = bytes.min(gpu.max_storage_buffer()) & !255;
+    let big = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("floor stream"),
+        size: bytes,
+        usage: wgpu::BufferUsages::STORAGE,
+        mapped_at_creation: false,
+    });
+    let sink = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("floor sink"),
+        size: 1024,
+        usage: wgpu::BufferUsages::STORAGE,
+        mapped_at_creation: false,
+    });
+    let group = kit::bind_group(device, "floor memory", &layout, &[&big, &sink]);
+    let run = |p: &wgpu::ComputePipeline, groups: u32| {
+        let mut times = Vec::new();
+        for r in 0..=repeats {
+            let t = timed(gpu, &|enc| {
+                let mut pass = enc.begin_compute_pass(&Default::default());
+                pass.set_bind_group(0, &group, &[]);
+                pass.set_pipeline(p);
+                pass.dispatch_workgroups(groups, 1, 1);
+            })?;
+            if r > 0 {
+                times.push(t);
+            }
+        }
+        Ok::<f64, String>(median(times))
+    };
+    // enough threads to fill any GPU several times over, each streaming 16 bytes a load
+    let stream_groups = (bytes / 16 / 256 / 8).clamp(1, 16_384) as u32;
+    let stream_gb_per_s = bytes as f64 / run(&stream, stream_groups)? / 1e9;
+    // 4 reads per thread (GATHER in floor.wgsl), as many reads as the buffer has sectors
+    let gather_groups = (bytes / 32 / 4 / 256).clamp(1, 65_535) as u32;
+    let gather_reads = u64::from(gather_groups) * 256 * 4;
+    let gather_m_per_s = gather_reads as f64 / run(&gather, gather_groups)? / 1e6;
+    Ok((bytes, stream_gb_per_s, gather_reads, gather_m_per_s))
 }

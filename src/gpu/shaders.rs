@@ -65,6 +65,29 @@ impl Reductions {
     }
 }
 
+/// `builtin`, the embedded text of the shader file `name`, unless the environment variable
+/// `PDES_WGSL_DIR` names a folder holding a file of that name: then that file's text. For
+/// attribution experiments on a device without a rebuild (bench/experiments/: e.g. a
+/// cheaper random number function, to see what the real one costs); a replaced module
+/// no longer computes the sample path, so nothing it produces may be recorded as a result,
+/// and a warning says so on every use.
+pub fn part(name: &str, builtin: &'static str) -> std::borrow::Cow<'static, str> {
+    let Some(dir) = std::env::var_os("PDES_WGSL_DIR") else {
+        return builtin.into();
+    };
+    let path = std::path::Path::new(&dir).join(name);
+    match std::fs::read_to_string(&path) {
+        Ok(text) => {
+            eprintln!(
+                "warning: {name} replaced by {} (PDES_WGSL_DIR): an experiment, not a result",
+                path.display()
+            );
+            text.into()
+        }
+        Err(_) => builtin.into(),
+    }
+}
+
 /// Threads per workgroup of every compute pass unless a model asks for another size.
 pub const WORKGROUP_SIZE: u32 = 256;
 

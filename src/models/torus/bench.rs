@@ -392,12 +392,16 @@ fn floor(options: &BenchOptions) -> Result<(), CliError> {
     let f = crate::gpu::floor::measure(&gpu, 10_000, 1 << 30, options.repeat.max(3))
         .map_err(CliError::Run)?;
     let table = format!(
-        "empty dispatch      {:>8.3} µs (chain of {} in one pass)\ndependent dispatch  {:>8.3} µs\nbuffer copy         {:>8.1} GB/s ({} MiB, read + written)\n",
+        "empty dispatch      {:>8.3} µs (chain of {} in one pass)\ndependent dispatch  {:>8.3} µs\nbuffer copy         {:>8.1} GB/s ({} MiB, read + written)\nshader stream       {:>8.1} GB/s ({} MiB read once by a compute shader)\nrandom sectors      {:>8.1} M/s ({} random 16-byte reads, one per 32-byte sector)\n",
         f.empty_dispatch_us,
         f.dispatches,
         f.dependent_dispatch_us,
         f.copy_gb_per_s,
-        f.copy_bytes >> 20
+        f.copy_bytes >> 20,
+        f.stream_gb_per_s,
+        f.stream_bytes >> 20,
+        f.gather_m_per_s,
+        f.gather_reads
     );
     eprint!("{table}");
     crate::cli::bench::write_report("floor", options, &[f], &table, None)

@@ -910,7 +910,10 @@ impl crate::models::torus::cpu::TorusEngine for GpuTorus {
 /// reduction variant ([`Gpu::cached`]), shared by every torus engine on it.
 fn pipelines(gpu: &Gpu, reductions: Reductions) -> Arc<Pipelines> {
     let event_wg = event_workgroup_size();
-    let key = format!("torus pipelines, {reductions:?}, event passes {event_wg}");
+    let key = format!(
+        "torus pipelines, {reductions:?}, event passes {event_wg}, {:?}",
+        std::env::var_os("PDES_WGSL_DIR")
+    );
     gpu.cached(&key, || build_pipelines(gpu, reductions, event_wg))
 }
 
@@ -975,19 +978,19 @@ fn build_pipelines(gpu: &Gpu, reductions: Reductions, event_wg: u32) -> Pipeline
     let display_layout = kit::layout(device, "torus display", &[Use::ReadWrite]);
     let pl = kit::pipeline_layout(device, "torus", &[&layout]);
     let pl_display = kit::pipeline_layout(device, "torus display", &[&layout, &display_layout]);
-    let module = |name: &str, src: &str, wg: u32| {
-        let src = super::shaders::pass_with_workgroup(src, reductions, wg);
+    let module = |file: &str, src: &'static str, wg: u32| {
+        let src = super::shaders::pass_with_workgroup(file, src, reductions, wg);
         device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some(name),
+            label: Some(file),
             source: wgpu::ShaderSource::Wgsl(src.into()),
         })
     };
     let wg = WG as u32;
-    let scan = module("stepped_scan (torus)", super::shaders::SCAN, wg);
-    let depart = module("torus_depart", super::shaders::DEPART, event_wg);
-    let arrive = module("torus_arrive", super::shaders::ARRIVE, event_wg);
-    let plan = module("torus_plan", super::shaders::PLAN, wg);
-    let display = module("torus_display", super::shaders::DISPLAY, wg);
+    let scan = module("stepped_scan.wgsl", super::shaders::SCAN, wg);
+    let depart = module("torus_depart.wgsl", super::shaders::DEPART, event_wg);
+    let arrive = module("torus_arrive.wgsl", super::shaders::ARRIVE, event_wg);
+    let plan = module("torus_plan.wgsl", super::shaders::PLAN, wg);
+    let display = module("torus_display.wgsl", super::shaders::DISPLAY, wg);
     Pipelines {
         display: kit::pipeline(device, &pl_display, &display, "display_main"),
         step: StepPipelines::new(device, &pl, [&scan, &depart, &arrive, &plan]),

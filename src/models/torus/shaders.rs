@@ -20,17 +20,29 @@ pub const DISPLAY: &str = include_str!("shaders/torus_display.wgsl");
 
 /// The full source of one pass (256 threads per workgroup).
 pub fn pass(pass: &str, reductions: Reductions) -> String {
-    pass_with_workgroup(pass, reductions, shaders::WORKGROUP_SIZE)
-}
-
-/// The full source of one pass with `wg` threads per workgroup (the event passes, depart
-/// and arrive, may use fewer threads per segment than the scan).
-pub fn pass_with_workgroup(pass: &str, reductions: Reductions, wg: u32) -> String {
-    shaders::compose_with_workgroup(
+    shaders::compose(
         reductions,
-        wg,
         &[COMMON, shaders::PHILOX, shaders::STEPPED, pass],
     )
+}
+
+/// The full source of the pass in file `name` (`pass` is its text) with `wg` threads per
+/// workgroup (the event passes, depart and arrive, may use fewer threads per segment than
+/// the scan). Each file may be replaced for an experiment ([`shaders::part`]).
+pub fn pass_with_workgroup(
+    name: &str,
+    pass: &'static str,
+    reductions: Reductions,
+    wg: u32,
+) -> String {
+    let parts = [
+        shaders::part("common.wgsl", COMMON),
+        shaders::part("philox.wgsl", shaders::PHILOX),
+        shaders::part("stepped.wgsl", shaders::STEPPED),
+        shaders::part(name, pass),
+    ];
+    let parts: Vec<&str> = parts.iter().map(|p| p.as_ref()).collect();
+    shaders::compose_with_workgroup(reductions, wg, &parts)
 }
 
 /// Every pass, by name (the registry's list, for validation tests).
