@@ -52,8 +52,18 @@ pub fn check_destination(out: Option<&std::path::Path>) -> Result<(), CliError> 
 
 /// Runs `pdes-lab verify --quick` on this adapter before any GPU row is measured: a GPU
 /// that does not reproduce its CPU twins gets no benchmark. Returns the verdict line that
-/// the report carries.
+/// the report carries. An attribution experiment (`PDES_WGSL_DIR` replaces shader files, so
+/// the GPU no longer computes the CPU's sample path) is not verified: its verdict line says
+/// so, and travels with every row of the report.
 pub fn verification_gate() -> Result<String, CliError> {
+    if let Some(dir) = std::env::var_os("PDES_WGSL_DIR") {
+        let line = format!(
+            "EXPERIMENT, NOT A RESULT: PDES_WGSL_DIR={} replaces shader files; verify not run",
+            dir.to_string_lossy()
+        );
+        eprintln!("{line}");
+        return Ok(line);
+    }
     let gpu = crate::gpu::Gpu::shared().map_err(CliError::Run)?;
     let options = crate::verify::Options {
         quick: true,
