@@ -13,30 +13,29 @@
 // Every replica runs this state machine on its own control block, in its own workgroup
 // of these passes (workgroup r plans replica r), with its own step count and log.
 
-// Thread 0 only, after reduce_partials: replica rep's next step's bound from t_min.
-fn plan(rep: u32, t_min: vec2<u32>) {
+// Thread 0 only: replica rep's next step's bound from t_min, into its control block `c`
+// (a private copy: finish_step and resume load the block once and store it once, so the
+// one thread that closes a step waits for one round trip to memory, not one per field).
+fn plan(rep: u32, c: ptr<function, Ctl>, t_min: vec2<u32>) {
+    (*c).t_min = t_min;
     if !lt64(t_min, P.end_t) {
-        ctl[rep].phase = PHASE_DONE;
-        ctl[rep].t_min = t_min;
+        (*c).phase = PHASE_DONE;
         return;
     }
     let b = step_bound(t_min);
-    if !lt64(t_min, ctl[rep].limit) {
-        ctl[rep].phase = PHASE_HELD;
-        ctl[rep].t_min = t_min;
-        ctl[rep].bound = b.xy; // the held step's bound too: the display pass outlines it
+    (*c).bound = b.xy; // a held step's bound too: the display pass outlines it
+    if !lt64(t_min, (*c).limit) {
+        (*c).phase = PHASE_HELD;
         return;
     }
-    ctl[rep].t_min = t_min;
-    ctl[rep].bound = b.xy;
-    ctl[rep].exec_at = b.zw;
-    steplog[log_slot(rep)] = LogEntry(t_min, b.xy, 0u, 0u, 0u, 0u);
-    ctl[rep].phase = PHASE_PLANNED;
+    (*c).exec_at = b.zw;
+    steplog[log_slot(rep, (*c).step)] = LogEntry(t_min, b.xy, 0u, 0u, 0u, 0u);
+    (*c).phase = PHASE_PLANNED;
 }
 
-// Replica rep's log entry of its current step.
-fn log_slot(rep: u32) -> u32 {
-    return rep * P.log_len + ctl[rep].step % P.log_len;
+// Replica rep's log entry of step `step`.
+fn log_slot(rep: u32, step: u32) -> u32 {
+    return rep * P.log_len + step % P.log_len;
 }
 
 // Replica rep's partials: its segments.
@@ -62,7 +61,8 @@ fn finish_step(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_
         next = add64(ctl[rep].t_min, vec2<u32>(rel, 0u));
     }
     if lid == 0u {
-        let i = log_slot(rep);
+        var c = ctl[rep];
+        let i = log_slot(rep, c.step);
         let events = atomicLoad(&step_acc[4u * rep + 1u]);
         let errors = atomicLoad(&step_acc[4u * rep + 2u]);
         atomicStore(&step_acc[4u * rep], NONE);
@@ -70,11 +70,12 @@ fn finish_step(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_
         atomicStore(&step_acc[4u * rep + 2u], 0u);
         steplog[i].events = events;
         steplog[i].errors = errors;
-        ctl[rep].events = add64(ctl[rep].events, vec2<u32>(events, 0u));
-        ctl[rep].errors = add64(ctl[rep].errors, vec2<u32>(errors, 0u));
-        ctl[rep].max_events = max(ctl[rep].max_events, events);
-        ctl[rep].step += 1u;
-        plan(rep, next);
+        c.events = add64(c.events, vec2<u32>(events, 0u));
+        c.errors = add64(c.errors, vec2<u32>(errors, 0u));
+        c.max_events = max(c.max_events, events);
+        c.step += 1u;
+        plan(rep, &c, next);
+        ctl[rep] = c;
     }
 }
 
@@ -87,8 +88,14 @@ fn resume(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l
     let phase = uniform_phase(lid, rep);
     if phase == PHASE_IDLE {
         let r = reduce_replica(lid, rep);
-        if lid == 0u { plan(rep, r.min); }
+        if lid == 0u {
+            var c = ctl[rep];
+            plan(rep, &c, r.min);
+            ctl[rep] = c;
+        }
     } else if phase == PHASE_HELD && lid == 0u {
-        plan(rep, ctl[rep].t_min);
+        var c = ctl[rep];
+        plan(rep, &c, c.t_min);
+        ctl[rep] = c;
     }
 }
