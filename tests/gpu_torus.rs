@@ -514,3 +514,23 @@ fn long_runs_with_batches_encoded_ahead_match_the_cpu() {
         cpu.totals().steps
     );
 }
+
+#[test]
+fn thin_tori_whose_neighbours_coincide_match_the_cpu() {
+    // A facility's mailbox has one slot per direction, each with one possible sender. On a
+    // torus one row high, up and down lead back to the facility itself; two rows high, both
+    // lead to the same neighbour: every slot must still have its own sender.
+    if gpu().is_none() {
+        return;
+    }
+    for (rows, cols) in [(1, 7), (2, 5), (6, 1), (1, 1), (2, 2)] {
+        let (r, c) = (format!("model.rows={rows}"), format!("model.cols={cols}"));
+        let cfg = config(&[
+            r.as_str(),
+            c.as_str(),
+            "model.tokens_per_facility=3",
+            "run.end_time=400",
+        ]);
+        assert_same_path(&cfg, &[Budget::Steps(9), Budget::Finish]);
+    }
+}

@@ -98,8 +98,7 @@ fn memory_plan_of(cfg: &TorusConfig, replicas: u64) -> Vec<(&'static str, u64)> 
         ("error steps", 4 * k),
         ("last arrivals", if original { 8 * k } else { 8 }),
         ("facility records", 32 * k),
-        ("outbox", 4 * k),
-        ("inbox", 4 * k),
+        ("mailboxes", 32 * k),
         ("departure list", 4 * k),
         ("receiver list", 4 * k),
         ("token records", 16 * n),
@@ -146,7 +145,7 @@ struct Buffers {
     err_step: wgpu::Buffer,
     last_arr: wgpu::Buffer,
     fac: wgpu::Buffer,
-    outbox: wgpu::Buffer,
+    mail: wgpu::Buffer,
     tok: wgpu::Buffer,
     scan_min: wgpu::Buffer,
     wg_acc: wgpu::Buffer,
@@ -156,7 +155,6 @@ struct Buffers {
     seg_count: wgpu::Buffer,
     dep_list: wgpu::Buffer,
     recv_list: wgpu::Buffer,
-    inbox: wgpu::Buffer,
     step_acc: wgpu::Buffer,
 }
 
@@ -386,9 +384,10 @@ impl GpuTorus {
                 ),
                 storage,
             ),
-            outbox: init(
-                "outbox",
-                bytemuck::cast_slice(&vec![NONE; k as usize]),
+            // per facility: four directions' tokens (NONE), the announcement count, unused
+            mail: init(
+                "mail",
+                bytemuck::cast_slice(&[NONE, NONE, NONE, NONE, 0, 0, 0, 0].repeat(k as usize)),
                 storage,
             ),
             tok: init(
@@ -413,7 +412,6 @@ impl GpuTorus {
             seg_count: init("seg_count", &vec![0u8; 16 * n_wg as usize], storage),
             dep_list: init("dep_list", &vec![0u8; 4 * k as usize], storage),
             recv_list: init("recv_list", &vec![0u8; 4 * k as usize], storage),
-            inbox: init("inbox", &vec![0u8; 4 * k as usize], storage),
             // per replica: (least offset NONE, departures 0, errors 0, unused)
             step_acc: init(
                 "step_acc",
@@ -940,8 +938,8 @@ fn event_workgroup_size() -> u32 {
 const EVENT_WG: u32 = 256;
 
 /// How the torus passes use their bindings (0: the parameters; 11: the ln table).
-const USES: [Use; 18] = {
-    let mut u = [Use::ReadWrite; 18];
+const USES: [Use; 17] = {
+    let mut u = [Use::ReadWrite; 17];
     u[0] = Use::Uniform;
     u[11] = Use::Read;
     u
@@ -956,7 +954,7 @@ fn bind_group(gpu: &Gpu, b: &Buffers, pipelines: &Pipelines) -> wgpu::BindGroup 
         &b.err_step,
         &b.last_arr,
         &b.fac,
-        &b.outbox,
+        &b.mail,
         &b.tok,
         &b.scan_min,
         &b.wg_acc,
@@ -966,7 +964,6 @@ fn bind_group(gpu: &Gpu, b: &Buffers, pipelines: &Pipelines) -> wgpu::BindGroup 
         &b.seg_count,
         &b.dep_list,
         &b.recv_list,
-        &b.inbox,
         &b.step_acc,
     ];
     kit::bind_group(&gpu.device, "torus", &pipelines.layout, &all)

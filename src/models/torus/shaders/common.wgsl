@@ -1,7 +1,7 @@
 // common.wgsl — bindings and torus geometry shared by every torus pass (after u64.wgsl).
 // Twin of src/models/torus/mod.rs and src/models/torus/state.rs.
 
-const TOKEN_MASK: u32 = 0x3fffffffu; // serving / outbox: token id in the low 30 bits, route in the top 2
+const TOKEN_MASK: u32 = 0x3fffffffu; // serving word: token id in the low 30 bits, route in the top 2
 
 struct Params {
     rows: u32, cols: u32, k: u32, n_wg: u32,
@@ -26,7 +26,7 @@ struct Ctl {
 @group(0) @binding(3) var<storage, read_write> err_step: array<u32>;       // step of the latest causality error (0: none; interval/original only)
 @group(0) @binding(4) var<storage, read_write> last_arr: array<vec2<u32>>;  // largest arrival time seen (interval/original only)
 @group(0) @binding(5) var<storage, read_write> fac: array<vec4<u32>>;       // two per facility, one 32-byte record: see Fac
-@group(0) @binding(6) var<storage, read_write> outbox: array<u32>;          // token|dir<<30 in flight this step, or NONE
+@group(0) @binding(6) var<storage, read_write> mail: array<atomic<u32>>;     // eight words per facility, one 32-byte sector: see MAIL
 @group(0) @binding(7) var<storage, read_write> tok: array<vec4<u32>>;       // per token: (arrival time u64, next in queue, visits): one 16-byte record
 @group(0) @binding(8) var<storage, read_write> scan_min: array<vec2<u32>>;  // per segment: min departure of facilities that do not depart
 @group(0) @binding(9) var<storage, read_write> wg_acc: array<vec4<u32>>;   // per segment, cumulative: [2wg] (busy u64, sojourn u64), [2wg+1] (completions u64, -)
@@ -36,8 +36,7 @@ struct Ctl {
 @group(0) @binding(13) var<storage, read_write> seg_count: array<vec4<u32>>; // per segment: (departures, receivers, causality errors, -) of this step
 @group(0) @binding(14) var<storage, read_write> dep_list: array<u32>;       // per segment: its facilities departing this step
 @group(0) @binding(15) var<storage, read_write> recv_list: array<u32>;      // per segment: facilities its departures send to (each once)
-@group(0) @binding(16) var<storage, read_write> inbox: array<atomic<u32>>;  // tokens announced to a facility this step
-@group(0) @binding(17) var<storage, read_write> step_acc: array<atomic<u32>>; // per replica, this step: [4r] least (departure − t_min), [4r+1] departures, [4r+2] causality errors
+@group(0) @binding(16) var<storage, read_write> step_acc: array<atomic<u32>>; // per replica, this step: [4r] least (departure − t_min), [4r+1] departures, [4r+2] causality errors
 
 // The step's next t_min without a second reduction: every pass's workgroups fold their
 // minimum into one atomic word per replica, as an offset from the step's t_min (every
@@ -50,6 +49,13 @@ fn note_min(rep: u32, m: vec2<u32>) {
         atomicMin(&step_acc[4u * rep], rel.x);
     }
 }
+
+// A facility's mailbox, mail[MAIL·g ..]: word dir holds the token that reaches g this step
+// by moving in direction dir (from sources(g)[dir], its only possible sender), or NONE;
+// word 4 counts the announcements (the first lists g for the arrive pass). One sector per
+// receiver: the arrive pass reads its four directions and resets the box in one place.
+const MAIL: u32 = 8u;
+const MAIL_COUNT: u32 = 4u;
 
 // A facility's record: everything the departure and arrival of an event read or write at
 // the facility but its departure time (which the scan streams, so it stays in `dep`), in

@@ -1,7 +1,7 @@
 // torus_arrive.wgsl — arrivals phase of one step (twin of the arrivals loop in
 // src/models/torus/stepped.rs and TorusState::arrive): workgroup w spreads the receivers its
-// segment listed over its threads. Each pulls the tokens its neighbours sent it (clearing those
-// outbox words), orders them by (time, sending facility) — the sequential tie order — and
+// segment listed over its threads. Each pulls the tokens its neighbours sent it from its mailbox
+// (emptying it), orders them by (time, sending facility) — the sequential tie order — and
 // accepts them; then its departure time feeds the per-workgroup minimum.
 
 
@@ -12,13 +12,12 @@ struct Arrival {
     visits: u32,
 }
 
-// The token g receives from direction dir this step (token NONE if none). Empty slots sort
-// last: their time is the largest possible.
+// The token g receives from direction dir this step (token NONE if none), from its
+// mailbox (emptied as it is read). Empty slots sort last: their time is the largest possible.
 fn pull(g: u32, h: u32, dir: u32) -> Arrival {
-    let o = outbox[h];
-    if o != NONE && (o >> 30u) == dir {
-        outbox[h] = NONE; // only g reads it: consumed
-        let token = o & TOKEN_MASK;
+    let token = atomicLoad(&mail[MAIL * g + dir]);
+    if token != NONE {
+        atomicStore(&mail[MAIL * g + dir], NONE);
         let r = tok[token];
         return Arrival(r.xy, h, token, r.w);
     }
@@ -92,7 +91,7 @@ fn arrive(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l
     for (var j = lid; j < total; j += WG) {
         let g = recv_list[wg * SEG + j];
         arrive_at(g, rep, &errors);
-        atomicStore(&inbox[g], 0u);
+        atomicStore(&mail[MAIL * g + MAIL_COUNT], 0u);
         m = min64(m, dep[g]);
     }
     let r = wg_reduce(lid, m, vec2<u32>(errors, 0u), vec2<u32>(0u, 0u));

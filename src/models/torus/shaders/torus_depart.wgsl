@@ -1,7 +1,7 @@
 // torus_depart.wgsl — departures phase of one step (twin of the departures loop in
 // src/models/torus/stepped.rs and TorusState::depart). Workgroup w spreads the departures its
 // segment listed over its threads. Each completes its service, puts its token in its
-// outbox, starts its next queued token, and announces the token to its destination;
+// destination's mailbox, starts its next queued token, and counts the announcement;
 // the first announcement to a destination lists it in the segment's part of `recv_list`.
 // Per-segment sums of busy and sojourn time and the count of completed visits are kept
 // exactly in 64 bits, from the warm-up on (as TorusState::depart: busy cut at the warm-up,
@@ -32,7 +32,6 @@ fn depart_one(f: u32, rep: u32) -> Departed {
     tok[token].x = t_exec.x;
     tok[token].y = t_exec.y;
     tok[token].w = st.visits + 1u;
-    outbox[f] = token | (dir << 30u);
     if st.head == NONE {
         st.serving = NONE;
         dep[f] = never();
@@ -52,7 +51,9 @@ fn depart_one(f: u32, rep: u32) -> Departed {
     }
     store_fac(f, st);
     let s = sources(f); // s[d ^ 1] is f's neighbour in direction d
-    return Departed(busy, soj, s[dir ^ 1u], counted);
+    let dest = s[dir ^ 1u];
+    atomicStore(&mail[MAIL * dest + dir], token); // dest reads it from its box, by direction
+    return Departed(busy, soj, dest, counted);
 }
 
 @compute @workgroup_size(WG)
@@ -75,7 +76,7 @@ fn depart(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l
         soj = add64(soj, r.sojourn);
         done += select(0u, 1u, r.counted);
         m = min64(m, dep[f]);
-        if atomicAdd(&inbox[r.dest], 1u) == 0u {
+        if atomicAdd(&mail[MAIL * r.dest + MAIL_COUNT], 1u) == 0u {
             recv_list[wg * SEG + atomicAdd(&sh_count, 1u)] = r.dest;
         }
     }
