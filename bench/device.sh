@@ -122,6 +122,14 @@ for what in "$@"; do
       done 2>&1 | tee "$OUT/baselines.txt" ;;
     floor)  # issue 15: µs per empty / dependent dispatch in one pass, GB/s of a buffer copy
       $BIN bench --suite floor --repeat 5 --format json --out "$OUT/floor.json" 2>&1 | tee "$OUT/floor.txt" ;;
+    fixed)  # issue 15: the fixed cost of a torus step, measured: d = 1e-6 leaves one event per step
+      for side in 2048 1024; do
+        $BIN run sang2019-torus --engine gpu --set model.rows=$side --set model.cols=$side --set run.d=0.000001 --set run.end_time=0.05 --format csv | tail -1 | awk -F, -v s=$side '{printf "%s² d=1e-6 T=0.05: events=%s steps=%s wall=%s s  %.1f µs/step\n", s, $16, $17, $25, $25 * 1e6 / $17}'
+      done 2>&1 | tee "$OUT/fixed.txt" ;;
+    headline-d)  # the headline at every d of the suite, one run each (the suite repeats them)
+      for d in 0.25 0.5 1 2; do
+        $BIN run sang2019-torus --engine gpu --set run.d=$d --format csv | tail -1 | awk -F, -v d=$d '{printf "d=%s events=%s steps=%s wall=%s s  %.1f µs/step\n", d, $16, $17, $25, $25 * 1e6 / $17}'
+      done 2>&1 | tee "$OUT/headline-d.txt" ;;
     suite)
       $BIN bench --suite torus --format json --out "$OUT/torus.json" 2>&1 | tee "$OUT/torus.log" ;;
   esac
