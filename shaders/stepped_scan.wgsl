@@ -31,16 +31,11 @@ fn classify(f: u32, t: vec2<u32>, bound: vec2<u32>, m: vec2<u32>) -> vec2<u32> {
     return min64(m, t);
 }
 
-@compute @workgroup_size(WG)
-fn scan(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid3: vec3<u32>) {
-    let lid = lid3.x;
-    let wg = wid.x;
-    let rep = segment_replica(wg);
-    if uniform_phase(lid, rep) != PHASE_PLANNED { return; }
-    if wg == 0u { step_start(lid); } // the model's hook (common.wgsl), every thread of workgroup 0
-    if lid == 0u { atomicStore(&sh_count, 0u); }
-    workgroupBarrier();
-    let bound = ctl[rep].bound;
+// Lists the departures of segment wg within `bound` in sh_list (their number is sh_count,
+// to be read after the barrier this function ends with) and returns this thread's least
+// departure time among the segment's other facilities. Every thread of the workgroup calls
+// it, after sh_count was zeroed and a barrier.
+fn list_departures(wg: u32, lid: u32, bound: vec2<u32>) -> vec2<u32> {
     // All eight loads first, into named registers, so they are in flight together (a
     // local array would live in zero-initialised local memory; ITEMS is 8 here).
     let t0 = load_dep(item_facility(wg, lid, 0u));
@@ -61,6 +56,21 @@ fn scan(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
     m = classify(item_facility(wg, lid, 6u), t6, bound, m);
     m = classify(item_facility(wg, lid, 7u), t7, bound, m);
     workgroupBarrier();
+    return m;
+}
+
+// The scan pass of a model whose departures run in a pass of their own (the open network;
+// the torus departs in the same workgroup, torus_depart.wgsl): the list goes to dep_list.
+@compute @workgroup_size(WG)
+fn scan(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid3: vec3<u32>) {
+    let lid = lid3.x;
+    let wg = wid.x;
+    let rep = segment_replica(wg);
+    if uniform_phase(lid, rep) != PHASE_PLANNED { return; }
+    if wg == 0u { step_start(lid); } // the model's hook (common.wgsl), every thread of workgroup 0
+    if lid == 0u { atomicStore(&sh_count, 0u); }
+    workgroupBarrier();
+    let m = list_departures(wg, lid, ctl[rep].bound);
     let n = atomicLoad(&sh_count);
     for (var j = lid; j < n; j += WG) {
         dep_list[wg * SEG + j] = sh_list[j];

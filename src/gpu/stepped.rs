@@ -210,8 +210,8 @@ pub struct StepPipelines {
     pub scan: wgpu::ComputePipeline,
     /// The scan module's first-level minimum of the initial state.
     pub initial_min: wgpu::ComputePipeline,
-    /// Departures phase.
-    pub depart: wgpu::ComputePipeline,
+    /// Departures phase, when it is a pass of its own (the torus departs in its scan).
+    pub depart: Option<wgpu::ComputePipeline>,
     /// Arrivals phase.
     pub arrive: wgpu::ComputePipeline,
     /// Close the step, plan the next.
@@ -232,11 +232,35 @@ impl StepPipelines {
         Self {
             scan: pipeline(device, layout, scan, "scan"),
             initial_min: pipeline(device, layout, scan, "initial_min"),
-            depart: pipeline(device, layout, depart, "depart"),
+            depart: Some(pipeline(device, layout, depart, "depart")),
             arrive: pipeline(device, layout, arrive, "arrive"),
             finish: pipeline(device, layout, plan, "finish_step"),
             resume: pipeline(device, layout, plan, "resume"),
         }
+    }
+
+    /// The pipelines of a step whose scan also runs the departures (`scan_depart` and
+    /// `initial_min` in the first module), then `arrive` and `plan`: one dependent dispatch
+    /// fewer per step.
+    pub fn with_scan_depart(
+        device: &wgpu::Device,
+        layout: &wgpu::PipelineLayout,
+        [scan_depart, arrive, plan]: [&wgpu::ShaderModule; 3],
+    ) -> Self {
+        use super::kit::pipeline;
+        Self {
+            scan: pipeline(device, layout, scan_depart, "scan_depart"),
+            initial_min: pipeline(device, layout, scan_depart, "initial_min"),
+            depart: None,
+            arrive: pipeline(device, layout, arrive, "arrive"),
+            finish: pipeline(device, layout, plan, "finish_step"),
+            resume: pipeline(device, layout, plan, "resume"),
+        }
+    }
+
+    /// Dispatches per step.
+    pub fn passes(&self) -> usize {
+        3 + usize::from(self.depart.is_some())
     }
 
     /// Reduces the initial minima and plans with limit 0 (the engine then holds at t_min);
@@ -254,8 +278,8 @@ impl StepPipelines {
         gpu.queue.submit([enc.finish()]);
     }
 
-    /// Encodes `resume` and then `steps` steps (scan, depart, arrive over `n_wg`
-    /// workgroups; finish on one per replica) into `pass`, calling `after` after `resume`
+    /// Encodes `resume` and then `steps` steps (scan, depart unless the scan does it, arrive
+    /// over `n_wg` workgroups; finish on one per replica) into `pass`, calling `after` after `resume`
     /// and after every dispatch (GPU timestamps when profiling).
     pub fn encode_steps(
         &self,
@@ -271,14 +295,16 @@ impl StepPipelines {
         after(pass);
         for _ in 0..steps {
             for (p, groups) in [
-                (&self.scan, n_wg),
-                (&self.depart, n_wg),
-                (&self.arrive, n_wg),
-                (&self.finish, replicas),
+                (Some(&self.scan), n_wg),
+                (self.depart.as_ref(), n_wg),
+                (Some(&self.arrive), n_wg),
+                (Some(&self.finish), replicas),
             ] {
-                pass.set_pipeline(p);
-                pass.dispatch_workgroups(groups, 1, 1);
-                after(pass);
+                if let Some(p) = p {
+                    pass.set_pipeline(p);
+                    pass.dispatch_workgroups(groups, 1, 1);
+                    after(pass);
+                }
             }
         }
     }

@@ -180,9 +180,9 @@ pub struct LiveStats {
 }
 
 /// Dispatches per step.
-pub const PASSES: usize = 4;
+pub const PASSES: usize = 3;
 /// Their names, in order.
-pub const PASS_NAMES: [&str; PASSES] = ["scan", "depart", "arrive", "finish_step"];
+pub const PASS_NAMES: [&str; PASSES] = ["scan_depart", "arrive", "finish_step"];
 /// Most steps in one profiled batch (a query set holds at most 4096 timestamps).
 const MAX_PROFILED_BATCH: u64 = 1000;
 
@@ -907,35 +907,12 @@ impl crate::models::torus::cpu::TorusEngine for GpuTorus {
 /// The torus's compiled passes and their bind group layout: built once per device and
 /// reduction variant ([`Gpu::cached`]), shared by every torus engine on it.
 fn pipelines(gpu: &Gpu, reductions: Reductions) -> Arc<Pipelines> {
-    let event_wg = event_workgroup_size();
     let key = format!(
-        "torus pipelines, {reductions:?}, event passes {event_wg}, {:?}",
+        "torus pipelines, {reductions:?}, {:?}",
         std::env::var_os("PDES_WGSL_DIR")
     );
-    gpu.cached(&key, || build_pipelines(gpu, reductions, event_wg))
+    gpu.cached(&key, || build_pipelines(gpu, reductions))
 }
-
-/// Threads per workgroup of the depart and arrive passes (one workgroup per segment
-/// either way). A segment lists ~5% of its 2048 facilities per step at the headline's
-/// d = 1 (~105), so 256 threads leave most idle; `PDES_TORUS_EVENT_WG` = 64, 128 or 256
-/// chooses, for measurements (bench/NOTES.md).
-fn event_workgroup_size() -> u32 {
-    match std::env::var("PDES_TORUS_EVENT_WG").ok().as_deref() {
-        Some("64") => 64,
-        Some("128") => 128,
-        Some("256") => 256,
-        Some(other) => {
-            eprintln!(
-                "warning: PDES_TORUS_EVENT_WG={other} is not 64, 128 or 256; using {EVENT_WG}"
-            );
-            EVENT_WG
-        }
-        None => EVENT_WG,
-    }
-}
-
-/// Threads per workgroup of the depart and arrive passes by default.
-const EVENT_WG: u32 = 256;
 
 /// How the torus passes use their bindings (0: the parameters; 11: the ln table).
 const USES: [Use; 17] = {
@@ -969,28 +946,30 @@ fn bind_group(gpu: &Gpu, b: &Buffers, pipelines: &Pipelines) -> wgpu::BindGroup 
     kit::bind_group(&gpu.device, "torus", &pipelines.layout, &all)
 }
 
-fn build_pipelines(gpu: &Gpu, reductions: Reductions, event_wg: u32) -> Pipelines {
+fn build_pipelines(gpu: &Gpu, reductions: Reductions) -> Pipelines {
     let device = &gpu.device;
     let layout = kit::layout(device, "torus", &USES);
     let display_layout = kit::layout(device, "torus display", &[Use::ReadWrite]);
     let pl = kit::pipeline_layout(device, "torus", &[&layout]);
     let pl_display = kit::pipeline_layout(device, "torus display", &[&layout, &display_layout]);
-    let module = |file: &str, src: &'static str, wg: u32| {
-        let src = super::shaders::pass_with_workgroup(file, src, reductions, wg);
+    let module = |label: &str, files: &[(&str, &'static str)]| {
+        let src = super::shaders::pass_of_files(files, reductions);
         device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some(file),
+            label: Some(label),
             source: wgpu::ShaderSource::Wgsl(src.into()),
         })
     };
-    let wg = WG as u32;
-    let scan = module("stepped_scan.wgsl", super::shaders::SCAN, wg);
-    let depart = module("torus_depart.wgsl", super::shaders::DEPART, event_wg);
-    let arrive = module("torus_arrive.wgsl", super::shaders::ARRIVE, event_wg);
-    let plan = module("torus_plan.wgsl", super::shaders::PLAN, wg);
-    let display = module("torus_display.wgsl", super::shaders::DISPLAY, wg);
+    use super::shaders::{ARRIVE, DEPART, DISPLAY, PLAN, SCAN};
+    let scan_depart = module(
+        "torus scan_depart",
+        &[("stepped_scan.wgsl", SCAN), ("torus_depart.wgsl", DEPART)],
+    );
+    let arrive = module("torus_arrive", &[("torus_arrive.wgsl", ARRIVE)]);
+    let plan = module("torus_plan", &[("torus_plan.wgsl", PLAN)]);
+    let display = module("torus_display", &[("torus_display.wgsl", DISPLAY)]);
     Pipelines {
         display: kit::pipeline(device, &pl_display, &display, "display_main"),
-        step: StepPipelines::new(device, &pl, [&scan, &depart, &arrive, &plan]),
+        step: StepPipelines::with_scan_depart(device, &pl, [&scan_depart, &arrive, &plan]),
         layout,
         display_layout,
     }

@@ -7,9 +7,10 @@ use crate::gpu::shaders::{self, Reductions};
 
 /// The torus passes' bindings and geometry.
 pub const COMMON: &str = include_str!("shaders/common.wgsl");
-/// The scan over all facilities: departure list and partial minima (shared).
+/// The scan over all facilities: departure list and partial minima (shared; the torus
+/// departs in the same workgroup, so it is composed with [`DEPART`]).
 pub const SCAN: &str = shaders::STEPPED_SCAN;
-/// Departures phase.
+/// The scan and the departures phase in one pass (entry point `scan_depart`).
 pub const DEPART: &str = include_str!("shaders/torus_depart.wgsl");
 /// Arrivals phase.
 pub const ARRIVE: &str = include_str!("shaders/torus_arrive.wgsl");
@@ -18,7 +19,7 @@ pub const PLAN: &str = include_str!("shaders/torus_plan.wgsl");
 /// Per-facility display words for the heatmap.
 pub const DISPLAY: &str = include_str!("shaders/torus_display.wgsl");
 
-/// The full source of one pass (256 threads per workgroup).
+/// The full source of one pass: the shared parts, then `pass` (one or more files' text).
 pub fn pass(pass: &str, reductions: Reductions) -> String {
     shaders::compose(
         reductions,
@@ -26,33 +27,30 @@ pub fn pass(pass: &str, reductions: Reductions) -> String {
     )
 }
 
-/// The full source of the pass in file `name` (`pass` is its text) with `wg` threads per
-/// workgroup (the event passes, depart and arrive, may use fewer threads per segment than
-/// the scan). Each file may be replaced for an experiment ([`shaders::part`]).
-pub fn pass_with_workgroup(
-    name: &str,
-    pass: &'static str,
-    reductions: Reductions,
-    wg: u32,
-) -> String {
-    let parts = [
-        shaders::part("common.wgsl", COMMON),
-        shaders::part("philox.wgsl", shaders::PHILOX),
-        shaders::part("stepped.wgsl", shaders::STEPPED),
-        shaders::part(name, pass),
+/// The full source of the pass made of `files` (name, embedded text), in order; each file,
+/// shared ones included, may be replaced for an experiment ([`shaders::part`]).
+pub fn pass_of_files(files: &[(&str, &'static str)], reductions: Reductions) -> String {
+    let shared = [
+        ("common.wgsl", COMMON),
+        ("philox.wgsl", shaders::PHILOX),
+        ("stepped.wgsl", shaders::STEPPED),
     ];
+    let parts: Vec<_> = shared
+        .iter()
+        .chain(files)
+        .map(|(name, text)| shaders::part(name, text))
+        .collect();
     let parts: Vec<&str> = parts.iter().map(|p| p.as_ref()).collect();
-    shaders::compose_with_workgroup(reductions, wg, &parts)
+    shaders::compose(reductions, &parts)
 }
 
 /// Every pass, by name (the registry's list, for validation tests).
 pub fn modules(reductions: Reductions) -> Vec<(String, String)> {
     [
-        ("scan", SCAN),
-        ("depart", DEPART),
-        ("arrive", ARRIVE),
-        ("plan", PLAN),
-        ("display", DISPLAY),
+        ("scan_depart", format!("{SCAN}\n{DEPART}")),
+        ("arrive", ARRIVE.to_string()),
+        ("plan", PLAN.to_string()),
+        ("display", DISPLAY.to_string()),
     ]
     .iter()
     .map(|(n, src)| (n.to_string(), pass(src, reductions)))

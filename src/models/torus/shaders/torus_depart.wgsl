@@ -1,13 +1,14 @@
-// torus_depart.wgsl — departures phase of one step (twin of the departures loop in
-// src/models/torus/stepped.rs and TorusState::depart). Workgroup w spreads the departures its
-// segment listed over its threads. Each completes its service, puts its token in its
+// torus_depart.wgsl — the scan and the departures phase of one step, in one pass (after
+// stepped_scan.wgsl; twin of the departures loop in src/models/torus/stepped.rs and
+// TorusState::depart). Workgroup w lists the departures of its segment (the shared scan)
+// and spreads them over its threads. Each completes its service, puts its token in its
 // destination's mailbox, starts its next queued token, and counts the announcement;
 // the first announcement to a destination lists it in the segment's part of `recv_list`.
 // Per-segment sums of busy and sojourn time and the count of completed visits are kept
 // exactly in 64 bits, from the warm-up on (as TorusState::depart: busy cut at the warm-up,
 // a visit counted when it completes at or after it).
 
-var<workgroup> sh_count: atomic<u32>;
+var<workgroup> sh_recv: atomic<u32>;
 var<workgroup> sh_done: atomic<u32>;
 
 struct Departed {
@@ -56,33 +57,41 @@ fn depart_one(f: u32, rep: u32) -> Departed {
     return Departed(busy, soj, dest, counted);
 }
 
+// The scan and the departures of segment wg in one workgroup (stepped_scan.wgsl lists the
+// segment's departures in shared memory; this workgroup then processes them). Safe in one
+// pass: a departure changes only its own facility's departure time (the scan's input) and
+// the destinations' mailboxes, which only the arrive pass reads.
 @compute @workgroup_size(WG)
-fn depart(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid3: vec3<u32>) {
+fn scan_depart(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid3: vec3<u32>) {
     let lid = lid3.x;
     let wg = wid.x;
     let rep = segment_replica(wg);
-    if uniform_phase(lid, rep) != PHASE_PLANNED { return; } // the segment lists are stale
-    if lid == 0u { atomicStore(&sh_count, 0u); atomicStore(&sh_done, 0u); }
+    if uniform_phase(lid, rep) != PHASE_PLANNED { return; }
+    if lid == 0u {
+        atomicStore(&sh_count, 0u);
+        atomicStore(&sh_recv, 0u);
+        atomicStore(&sh_done, 0u);
+    }
     workgroupBarrier();
+    var m = list_departures(wg, lid, ctl[rep].bound); // the others' least departure
+    let total = atomicLoad(&sh_count);
     var done = 0u;
     var busy = vec2<u32>(0u, 0u);
     var soj = vec2<u32>(0u, 0u);
-    var m = never();
-    let total = seg_count[wg].x;
     for (var j = lid; j < total; j += WG) {
-        let f = dep_list[wg * SEG + j];
+        let f = sh_list[j];
         let r = depart_one(f, rep);
         busy = add64(busy, r.busy);
         soj = add64(soj, r.sojourn);
         done += select(0u, 1u, r.counted);
         m = min64(m, dep[f]);
         if atomicAdd(&mail[MAIL * r.dest + MAIL_COUNT], 1u) == 0u {
-            recv_list[wg * SEG + atomicAdd(&sh_count, 1u)] = r.dest;
+            recv_list[wg * SEG + atomicAdd(&sh_recv, 1u)] = r.dest;
         }
     }
     atomicAdd(&sh_done, done);
     workgroupBarrier();
-    let n = atomicLoad(&sh_count);
+    let n = atomicLoad(&sh_recv);
     let n_done = atomicLoad(&sh_done);
     let r = wg_reduce(lid, m, busy, soj);
     if lid == 0u {
@@ -90,8 +99,12 @@ fn depart(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l
         wg_acc[2u * wg] = vec4<u32>(add64(acc.xy, r.a), add64(acc.zw, r.b));
         let c = wg_acc[2u * wg + 1u];
         wg_acc[2u * wg + 1u] = vec4<u32>(add64(c.xy, vec2<u32>(n_done, 0u)), c.zw);
-        part_min[wg] = vec4<u32>(r.min, part_min[wg].zw);
+        // the segment's least departure after its departures (the fallback reduction's input)
+        scan_min[wg] = r.min;
+        part_min[wg] = vec4<u32>(never(), part_min[wg].zw);
+        seg_count[wg].x = total;
         seg_count[wg].y = n;
         note_min(rep, r.min);
+        if total > 0u { atomicAdd(&step_acc[4u * rep + 1u], total); }
     }
 }
