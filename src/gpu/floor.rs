@@ -51,6 +51,22 @@ fn timed(gpu: &Gpu, encode: &dyn Fn(&mut wgpu::CommandEncoder)) -> Result<f64, S
     Ok(t0.elapsed().as_secs_f64())
 }
 
+/// The median of `repeats` timed runs of what `encode` records, after one untimed run.
+fn median_seconds(
+    gpu: &Gpu,
+    repeats: u32,
+    encode: &dyn Fn(&mut wgpu::CommandEncoder),
+) -> Result<f64, String> {
+    let mut times = Vec::new();
+    for r in 0..=repeats {
+        let t = timed(gpu, encode)?;
+        if r > 0 {
+            times.push(t);
+        }
+    }
+    Ok(median(times))
+}
+
 /// Measures the floors with `dispatches` per chain and a copy of `copy_bytes`.
 pub fn measure(
     gpu: &Gpu,
@@ -75,21 +91,15 @@ pub fn measure(
     });
     let group = kit::bind_group(device, "floor", &layout, &[&word]);
     let chain = |p: &wgpu::ComputePipeline| {
-        let mut times = Vec::new();
-        for r in 0..=repeats {
-            let t = timed(gpu, &|enc| {
-                let mut pass = enc.begin_compute_pass(&Default::default());
-                pass.set_bind_group(0, &group, &[]);
-                pass.set_pipeline(p);
-                for _ in 0..dispatches {
-                    pass.dispatch_workgroups(1, 1, 1);
-                }
-            })?;
-            if r > 0 {
-                times.push(t * 1e6 / f64::from(dispatches));
+        let t = median_seconds(gpu, repeats, &|enc| {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            pass.set_bind_group(0, &group, &[]);
+            pass.set_pipeline(p);
+            for _ in 0..dispatches {
+                pass.dispatch_workgroups(1, 1, 1);
             }
-        }
-        Ok::<f64, String>(median(times))
+        })?;
+        Ok::<f64, String>(t * 1e6 / f64::from(dispatches))
     };
     let empty_dispatch_us = chain(&empty)?;
     let dependent_dispatch_us = chain(&dependent)?;
@@ -103,15 +113,9 @@ pub fn measure(
         })
     };
     let (src, dst) = (buf("floor copy source"), buf("floor copy destination"));
-    let mut rates = Vec::new();
-    for r in 0..=repeats {
-        let t = timed(gpu, &|enc| {
-            enc.copy_buffer_to_buffer(&src, 0, &dst, 0, copy_bytes)
-        })?;
-        if r > 0 {
-            rates.push(2.0 * copy_bytes as f64 / t / 1e9);
-        }
-    }
+    let copy_seconds = median_seconds(gpu, repeats, &|enc| {
+        enc.copy_buffer_to_buffer(&src, 0, &dst, 0, copy_bytes)
+    })?;
     drop((src, dst));
     let (stream_bytes, stream_gb_per_s, gather_reads, gather_m_per_s) =
         memory_floors(gpu, &module, copy_bytes, repeats)?;
@@ -120,7 +124,7 @@ pub fn measure(
         empty_dispatch_us,
         dependent_dispatch_us,
         copy_bytes,
-        copy_gb_per_s: median(rates),
+        copy_gb_per_s: 2.0 * copy_bytes as f64 / copy_seconds / 1e9,
         stream_bytes,
         stream_gb_per_s,
         gather_reads,
@@ -157,19 +161,12 @@ fn memory_floors(
     });
     let group = kit::bind_group(device, "floor memory", &layout, &[&big, &sink]);
     let run = |p: &wgpu::ComputePipeline, groups: u32| {
-        let mut times = Vec::new();
-        for r in 0..=repeats {
-            let t = timed(gpu, &|enc| {
-                let mut pass = enc.begin_compute_pass(&Default::default());
-                pass.set_bind_group(0, &group, &[]);
-                pass.set_pipeline(p);
-                pass.dispatch_workgroups(groups, 1, 1);
-            })?;
-            if r > 0 {
-                times.push(t);
-            }
-        }
-        Ok::<f64, String>(median(times))
+        median_seconds(gpu, repeats, &|enc| {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            pass.set_bind_group(0, &group, &[]);
+            pass.set_pipeline(p);
+            pass.dispatch_workgroups(groups, 1, 1);
+        })
     };
     // enough threads to fill any GPU several times over, each streaming 16 bytes a load
     let stream_groups = (bytes / 16 / 256 / 8).clamp(1, 16_384) as u32;
