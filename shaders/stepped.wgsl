@@ -5,15 +5,12 @@
 // these names: P (k, n_wg, rule, d, end_t), ctl (an array of control blocks, one per
 // replica: phase, bound, ...), dep, scan_min, part_min, seg_count, dep_list; and defines
 // `fn step_start(lid: u32)`, what the step does first (every thread of workgroup 0, before
-// its scan of segment 0; empty for the torus), `fn segment_scanned(wg: u32, m: vec2<u32>,
-// listed: u32)`, what thread 0 of a scan workgroup does with its segment's minimum and count
-// (the torus folds them into its step accumulators), and `fn segment_replica(wg: u32) ->
-// u32`, the replica that owns segment wg (replicas are independent runs side by side in one set
+// its scan of segment 0; empty for the torus), and `fn segment_replica(wg: u32) -> u32`,
+// the replica that owns segment wg (replicas are independent runs side by side in one set
 // of buffers, each with its own control block and step; the open network has one).
 
 const ITEMS: u32 = 8u;               // facilities per thread in the scan (stepped_scan.wgsl spells out 8)
-const SEG: u32 = 2048u;              // facilities per segment: one scan workgroup's share (256 threads × ITEMS);
-                                     // the event passes may run with fewer threads per segment
+const SEG: u32 = WG * ITEMS;         // facilities per segment: one scan workgroup's share
 
 // Phases of the step state machine (see the model's plan pass).
 const PHASE_IDLE: u32 = 0u;

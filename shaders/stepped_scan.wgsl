@@ -6,15 +6,12 @@
 // cannot change this step unless they receive a token, and receivers are reduced again
 // by the arrive pass).
 
-const_assert WG * ITEMS == SEG; // the scan's threads cover their segment exactly
-
 var<workgroup> sh_list: array<u32, SEG>;
 var<workgroup> sh_count: atomic<u32>;
 
-fn reduce_min_to(wg: u32, lid: u32, m: vec2<u32>) -> vec2<u32> {
+fn reduce_min_to(wg: u32, lid: u32, m: vec2<u32>) {
     let r = wg_min(lid, m);
     if lid == 0u { scan_min[wg] = r; }
-    return r;
 }
 
 // Departure time of facility f, or NEVER past the last facility.
@@ -75,11 +72,8 @@ fn scan(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
     for (var j = lid; j < n; j += WG) {
         dep_list[wg * SEG + j] = sh_list[j];
     }
-    let r = reduce_min_to(wg, lid, m);
-    if lid == 0u {
-        seg_count[wg].x = n;
-        segment_scanned(wg, r, n); // the model's hook (common.wgsl)
-    }
+    if lid == 0u { seg_count[wg].x = n; }
+    reduce_min_to(wg, lid, m);
 }
 
 @compute @workgroup_size(WG)
@@ -91,5 +85,5 @@ fn initial_min(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_
         let f = item_facility(wg, lid, i);
         if f < P.k { m = min64(m, dep[f]); }
     }
-    _ = reduce_min_to(wg, lid, m);
+    reduce_min_to(wg, lid, m);
 }

@@ -4,6 +4,7 @@
 // the CPU.
 
 const NONE: u32 = 0xffffffffu;
+const WG: u32 = 256u; // threads per workgroup of every compute pass
 
 fn never() -> vec2<u32> { return vec2<u32>(NONE, NONE); }
 

@@ -88,22 +88,9 @@ pub fn part(name: &str, builtin: &'static str) -> std::borrow::Cow<'static, str>
     }
 }
 
-/// Threads per workgroup of every compute pass unless a model asks for another size.
-pub const WORKGROUP_SIZE: u32 = 256;
-
-/// A compute module: the 64-bit helpers, the reductions, then `parts`, with
-/// [`WORKGROUP_SIZE`] threads per workgroup.
+/// A compute module: the 64-bit helpers, the reductions, then `parts`.
 pub fn compose(reductions: Reductions, parts: &[&str]) -> String {
-    compose_with_workgroup(reductions, WORKGROUP_SIZE, parts)
-}
-
-/// A compute module whose workgroups have `wg` threads (the WGSL constant `WG`, which the
-/// reductions' shared arrays are sized by).
-pub fn compose_with_workgroup(reductions: Reductions, wg: u32, parts: &[&str]) -> String {
-    let mut s = format!(
-        "const WG: u32 = {wg}u; // threads per workgroup\n{U64}\n{}\n",
-        reductions.source()
-    );
+    let mut s = format!("{U64}\n{}\n", reductions.source());
     for p in parts {
         s.push_str(p);
         s.push('\n');

@@ -258,11 +258,6 @@ impl StepPipelines {
         }
     }
 
-    /// Dispatches per step.
-    pub fn passes(&self) -> usize {
-        3 + usize::from(self.depart.is_some())
-    }
-
     /// Reduces the initial minima and plans with limit 0 (the engine then holds at t_min);
     /// submits. `n_wg` segments, `replicas` control blocks (one plan workgroup each).
     pub fn initialize(&self, gpu: &Gpu, bind_group: &wgpu::BindGroup, n_wg: u32, replicas: u32) {

@@ -1,26 +1,28 @@
 //! The torus network on the GPU: the window and interval steps of `models::torus::stepped`, run as
 //! compute passes over state that never leaves the device.
 //!
-//! One step is four dispatches in one compute pass. The facilities are cut into segments
-//! of 2048 (one scan workgroup each); workgroup w of every pass works on segment w.
-//! 1. `scan` reads every departure time once: departing facilities are listed in the
-//!    segment's part of `dep_list`, the others feed the segment's minimum (the only pass
-//!    over all K facilities);
-//! 2. `depart` spreads the segment's departures over its threads: complete the service,
-//!    send the token, start the next queued one, list the destination (deduplicated);
-//! 3. `arrive` spreads the segment's receivers over its threads: sort and accept;
-//! 4. `finish_step`, one workgroup: the global minimum, the step's counters, the next bound.
+//! One step is three dependent dispatches in one compute pass. The facilities are cut
+//! into segments of 2048 (one scan workgroup each); workgroup w of every pass works on
+//! segment w.
+//! 1. `scan_depart` reads every departure time of its segment once (the only read of all K
+//!    facilities), lists the departing ones in shared memory, the others feed the
+//!    segment's minimum, and then processes the list: complete the service, put the token
+//!    in the destination's mailbox, start the next queued one, list the destination once;
+//! 2. `arrive` spreads the segment's receivers over its threads: sort and accept;
+//! 3. `finish_step`, one workgroup: the next t_min (every workgroup folded its least
+//!    departure into one atomic offset), the step's counters, the next bound.
 //!
-//! No global atomics (a counter shared by all workgroups serialised them: bench/NOTES.md)
-//! and no indirect dispatch.
+//! No indirect dispatch; the global atomics are the mailboxes' announcement counters and
+//! one per workgroup per pass on the step's accumulators.
 //!
 //! The bound, the counters and the stop condition live on the GPU (`ctl`), so many steps
-//! are encoded per submit and the CPU reads back only `ctl` and the step log per batch.
+//! are encoded per submit (the next batch while the GPU runs the current one) and the CPU
+//! reads back only `ctl` and the step log per batch.
 //!
-//! Memory per facility at P = 1: departure and service start (2 × 8), facility words (16),
-//! outbox, inbox, and the two lists (4 × 4), the token record (arrival, next, visits: 16): 64 bytes
-//! (plus 56 bytes per 2048-facility segment);
-//! interval/original adds the last arrival time (8) for causality detection.
+//! Memory per facility at P = 1: departure time (8), the facility record (32), the mailbox
+//! (32), the error step and the receiver list (2 × 4), the token record (arrival, next,
+//! visits: 16): 96 bytes (plus 80 bytes per 2048-facility segment); interval/original adds
+//! the last arrival time (8) for causality detection.
 
 use crate::gpu::Gpu;
 use crate::gpu::kit::{self, Use, join, read_buffers, split};
@@ -99,7 +101,6 @@ fn memory_plan_of(cfg: &TorusConfig, replicas: u64) -> Vec<(&'static str, u64)> 
         ("last arrivals", if original { 8 * k } else { 8 }),
         ("facility records", 32 * k),
         ("mailboxes", 32 * k),
-        ("departure list", 4 * k),
         ("receiver list", 4 * k),
         ("token records", 16 * n),
         ("segment minima", 8 * n_wg + 16 * n_wg),
@@ -410,7 +411,9 @@ impl GpuTorus {
                 storage,
             ),
             seg_count: init("seg_count", &vec![0u8; 16 * n_wg as usize], storage),
-            dep_list: init("dep_list", &vec![0u8; 4 * k as usize], storage),
+            // unused by the torus (its scan departs in the same workgroup); the shared scan
+            // module still declares it
+            dep_list: init("dep_list (unused)", &[0u8; 4], storage),
             recv_list: init("recv_list", &vec![0u8; 4 * k as usize], storage),
             // per replica: (least offset NONE, departures 0, errors 0, unused)
             step_acc: init(
@@ -952,21 +955,14 @@ fn build_pipelines(gpu: &Gpu, reductions: Reductions) -> Pipelines {
     let display_layout = kit::layout(device, "torus display", &[Use::ReadWrite]);
     let pl = kit::pipeline_layout(device, "torus", &[&layout]);
     let pl_display = kit::pipeline_layout(device, "torus display", &[&layout, &display_layout]);
-    let module = |label: &str, files: &[(&str, &'static str)]| {
-        let src = super::shaders::pass_of_files(files, reductions);
+    let [scan_depart, arrive, plan, display] = super::shaders::MODULES.map(|(name, files)| {
         device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some(label),
-            source: wgpu::ShaderSource::Wgsl(src.into()),
+            label: Some(name),
+            source: wgpu::ShaderSource::Wgsl(
+                super::shaders::pass_of_files(files, reductions).into(),
+            ),
         })
-    };
-    use super::shaders::{ARRIVE, DEPART, DISPLAY, PLAN, SCAN};
-    let scan_depart = module(
-        "torus scan_depart",
-        &[("stepped_scan.wgsl", SCAN), ("torus_depart.wgsl", DEPART)],
-    );
-    let arrive = module("torus_arrive", &[("torus_arrive.wgsl", ARRIVE)]);
-    let plan = module("torus_plan", &[("torus_plan.wgsl", PLAN)]);
-    let display = module("torus_display", &[("torus_display.wgsl", DISPLAY)]);
+    });
     Pipelines {
         display: kit::pipeline(device, &pl_display, &display, "display_main"),
         step: StepPipelines::with_scan_depart(device, &pl, [&scan_depart, &arrive, &plan]),

@@ -19,16 +19,19 @@ pub const PLAN: &str = include_str!("shaders/torus_plan.wgsl");
 /// Per-facility display words for the heatmap.
 pub const DISPLAY: &str = include_str!("shaders/torus_display.wgsl");
 
-/// The full source of one pass: the shared parts, then `pass` (one or more files' text).
-pub fn pass(pass: &str, reductions: Reductions) -> String {
-    shaders::compose(
-        reductions,
-        &[COMMON, shaders::PHILOX, shaders::STEPPED, pass],
-    )
-}
+/// The torus's compute modules: (name, the files after the shared ones, in order).
+pub const MODULES: [(&str, &[(&str, &str)]); 4] = [
+    (
+        "scan_depart",
+        &[("stepped_scan.wgsl", SCAN), ("torus_depart.wgsl", DEPART)],
+    ),
+    ("arrive", &[("torus_arrive.wgsl", ARRIVE)]),
+    ("plan", &[("torus_plan.wgsl", PLAN)]),
+    ("display", &[("torus_display.wgsl", DISPLAY)]),
+];
 
-/// The full source of the pass made of `files` (name, embedded text), in order; each file,
-/// shared ones included, may be replaced for an experiment ([`shaders::part`]).
+/// The full source of the pass made of `files` (name, embedded text), in order, after the
+/// shared ones; each file may be replaced for an experiment ([`shaders::part`]).
 pub fn pass_of_files(files: &[(&str, &'static str)], reductions: Reductions) -> String {
     let shared = [
         ("common.wgsl", COMMON),
@@ -46,13 +49,8 @@ pub fn pass_of_files(files: &[(&str, &'static str)], reductions: Reductions) -> 
 
 /// Every pass, by name (the registry's list, for validation tests).
 pub fn modules(reductions: Reductions) -> Vec<(String, String)> {
-    [
-        ("scan_depart", format!("{SCAN}\n{DEPART}")),
-        ("arrive", ARRIVE.to_string()),
-        ("plan", PLAN.to_string()),
-        ("display", DISPLAY.to_string()),
-    ]
-    .iter()
-    .map(|(n, src)| (n.to_string(), pass(src, reductions)))
-    .collect()
+    MODULES
+        .iter()
+        .map(|(name, files)| (name.to_string(), pass_of_files(files, reductions)))
+        .collect()
 }

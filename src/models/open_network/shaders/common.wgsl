@@ -196,10 +196,6 @@ fn count_arrivals(lid: u32, bound: vec2<u32>) -> u32 {
 // The stepped scan's replica of a segment: the open network runs one replica.
 fn segment_replica(wg: u32) -> u32 { return 0u; }
 
-// The stepped scan's hook after a segment's reduction (the open network reduces the
-// per-segment partials in its plan pass; nothing to do here).
-fn segment_scanned(wg: u32, m: vec2<u32>, listed: u32) {}
-
 // Creates the ctl.step_arrivals arrivals the plan counted (OpenState::create, in
 // parallel): each takes a slot (the free stack's top entries first, then unused ones),
 // enters at its due time (the boundary for interval/boundary), and is announced to its

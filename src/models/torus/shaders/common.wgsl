@@ -62,8 +62,8 @@ const MAIL_COUNT: u32 = 4u;
 // one 32-byte sector: fac[2f] = (service start u64 — when idle: free since —, serving |
 // route << 30, queue head), fac[2f + 1] = (queue tail, the serving token's arrival time
 // u64 and visit count). The last two copy the serving token's record when it starts
-// service, so its departure need not read that record (bench/NOTES.md: one sector per
-// event instead of four).
+// service, so its departure need not read that record. (Measured: no faster than three
+// arrays, bench/NOTES.md; kept as the simpler layout.)
 struct Fac {
     start: vec2<u32>,
     serving: u32,
@@ -121,11 +121,3 @@ fn sources(g: u32) -> vec4<u32> {
 
 // The stepped scan's hook (stepped.wgsl): a torus step has nothing to do before the scan.
 fn step_start(lid: u32) {}
-
-// The stepped scan's hook (thread 0 of segment wg, after its reduction): the segment's
-// least departure that stays, and how many it listed.
-fn segment_scanned(wg: u32, m: vec2<u32>, listed: u32) {
-    let rep = segment_replica(wg);
-    note_min(rep, m);
-    if listed > 0u { atomicAdd(&step_acc[4u * rep + 1u], listed); }
-}

@@ -16,6 +16,7 @@ struct Departed {
     sojourn: vec2<u32>,
     dest: u32,
     counted: bool,
+    next_dep: vec2<u32>, // the facility's new departure time (NEVER when it falls idle)
 }
 
 fn depart_one(f: u32, rep: u32) -> Departed {
@@ -33,9 +34,9 @@ fn depart_one(f: u32, rep: u32) -> Departed {
     tok[token].x = t_exec.x;
     tok[token].y = t_exec.y;
     tok[token].w = st.visits + 1u;
+    var next_dep = never();
     if st.head == NONE {
         st.serving = NONE;
-        dep[f] = never();
         st.start = t_exec; // free since
     } else {
         let next = st.head;
@@ -44,17 +45,18 @@ fn depart_one(f: u32, rep: u32) -> Departed {
         if st.head == NONE { st.tail = NONE; }
         tok[next] = vec4<u32>(nt.xy, NONE, nt.w);
         let words = replica_words(next, nt.w, rep);
-        dep[f] = add64(t_exec, service_ticks(words.x));
+        next_dep = add64(t_exec, service_ticks(words.x));
         st.start = t_exec;
         st.serving = next | ((words.y >> 30u) << 30u);
         st.arrived = nt.xy;
         st.visits = nt.w;
     }
+    dep[f] = next_dep;
     store_fac(f, st);
     let s = sources(f); // s[d ^ 1] is f's neighbour in direction d
     let dest = s[dir ^ 1u];
     atomicStore(&mail[MAIL * dest + dir], token); // dest reads it from its box, by direction
-    return Departed(busy, soj, dest, counted);
+    return Departed(busy, soj, dest, counted, next_dep);
 }
 
 // The scan and the departures of segment wg in one workgroup (stepped_scan.wgsl lists the
@@ -84,7 +86,7 @@ fn scan_depart(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_
         busy = add64(busy, r.busy);
         soj = add64(soj, r.sojourn);
         done += select(0u, 1u, r.counted);
-        m = min64(m, dep[f]);
+        m = min64(m, r.next_dep);
         if atomicAdd(&mail[MAIL * r.dest + MAIL_COUNT], 1u) == 0u {
             recv_list[wg * SEG + atomicAdd(&sh_recv, 1u)] = r.dest;
         }
