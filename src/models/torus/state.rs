@@ -7,6 +7,7 @@
 
 use crate::models::torus::{self, ServiceLaw, TorusParams};
 use crate::rng;
+use crate::sim::memory::huge_vec;
 use crate::time::Ticks;
 
 /// Marks "no token" in queue links and in an idle server.
@@ -128,15 +129,15 @@ impl TorusState {
             cols: params.cols,
             seed,
             law,
-            facilities: vec![idle; k as usize],
-            tokens: vec![
+            facilities: huge_vec(k as usize, idle),
+            tokens: huge_vec(
+                params.tokens() as usize,
                 Token {
                     arrived: 0,
                     next: NONE,
-                    visits: 0
-                };
-                params.tokens() as usize
-            ],
+                    visits: 0,
+                },
+            ),
             warmup: 0,
         };
         for f in 0..k {
