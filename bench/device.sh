@@ -9,6 +9,7 @@ BIN=${BIN:-carry/pdes-lab}
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv > "$OUT/device.txt" 2>&1
 lscpu | grep -E "Model name|^CPU\(s\)" >> "$OUT/device.txt"
+echo "transparent huge pages: $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>&1)" >> "$OUT/device.txt"
 # Every call proves CPU ≡ GPU first and stops if it does not hold: no benchmark of a wrong
 # engine is ever recorded.
 $BIN verify --quick > "$OUT/verify-quick.txt" 2>&1 || { cat "$OUT/verify-quick.txt"; echo "verify failed: stopping"; exit 1; }

@@ -331,15 +331,18 @@ impl CalendarQueue {
         loop {
             let b = (cur & self.mask) as usize;
             let bucket = &self.buckets[b];
-            let mut best: Option<(usize, (Ticks, u32))> = None;
-            for i in 0..bucket.len as usize {
-                let key = (bucket.times[i], bucket.keys[i]);
-                if key.0 >> self.shift == cur && best.is_none_or(|(_, k)| key < k) {
-                    best = Some((i, key));
+            // the least entry of this year, without branches on the data: entries past
+            // `len` hold Ticks::MAX, never of the year
+            let mut best = (u128::MAX, 0);
+            for i in 0..BUCKET {
+                let k = (u128::from(bucket.times[i]) << 32) | u128::from(bucket.keys[i]);
+                let ours = bucket.times[i] >> self.shift == cur;
+                if ours & (k < best.0) {
+                    best = (k, i);
                 }
             }
-            if let Some((i, _)) = best {
-                return ((b, i), cur);
+            if best.0 != u128::MAX {
+                return ((b, best.1), cur);
             }
             cur += 1;
             walked += 1;

@@ -1,7 +1,7 @@
 //! `sequential`: the classic future-event-list simulator. Exact by construction, the
 //! ground truth for every other engine and the baseline every speedup is quoted against.
 
-use super::state::{Facility, NEVER, TorusState};
+use super::state::{Facility, NEVER, NONE, TorusState};
 use crate::sim::calendar::CalendarQueue;
 use crate::sim::heap::Event;
 use crate::sim::{Budget, StepTotals, prefetch};
@@ -15,10 +15,9 @@ pub struct Sequential {
     queue: CalendarQueue,
     end: Ticks,
     totals: StepTotals,
-    /// Last bucket number whose events' facility records were prefetched.
-    loaded_facilities: u64,
-    /// Last bucket number whose events' tokens and destinations were prefetched.
-    loaded_neighbours: u64,
+    /// Last bucket number whose events' tokens and destinations were prefetched (their
+    /// facility records were, LOAD_FACILITIES - LOAD_NEIGHBOURS buckets further).
+    loaded: u64,
 }
 
 /// Buckets ahead of the current one whose events' facility records are prefetched (about
@@ -45,8 +44,7 @@ impl Sequential {
             state,
             end,
             totals: StepTotals::default(),
-            loaded_facilities: 0,
-            loaded_neighbours: 0,
+            loaded: 0,
         }
     }
 
@@ -98,28 +96,26 @@ impl Sequential {
     #[inline]
     fn prefetch_ahead(&mut self) {
         let cur = self.queue.current_bucket();
-        let facilities = &self.state.facilities;
-        self.loaded_facilities = self.loaded_facilities.max(cur);
-        while self.loaded_facilities < cur + LOAD_FACILITIES {
-            self.loaded_facilities += 1;
-            for k in self.queue.keys_in_bucket(self.loaded_facilities) {
-                prefetch_record(&facilities[k as usize]);
+        // both stages move together, LOAD_FACILITIES - LOAD_NEIGHBOURS buckets apart
+        self.loaded = self.loaded.max(cur);
+        let s = &self.state;
+        while self.loaded < cur + LOAD_NEIGHBOURS {
+            self.loaded += 1;
+            for k in self
+                .queue
+                .keys_in_bucket(self.loaded + LOAD_FACILITIES - LOAD_NEIGHBOURS)
+            {
+                prefetch_record(&s.facilities[k as usize]);
             }
-        }
-        self.loaded_neighbours = self.loaded_neighbours.max(cur);
-        while self.loaded_neighbours < cur + LOAD_NEIGHBOURS {
-            self.loaded_neighbours += 1;
-            for k in self.queue.keys_in_bucket(self.loaded_neighbours) {
-                let fac = &facilities[k as usize];
-                if let Some(t) = self.state.tokens.get(fac.serving as usize) {
-                    prefetch(t);
+            for k in self.queue.keys_in_bucket(self.loaded) {
+                let fac = &s.facilities[k as usize];
+                prefetch(s.tokens.as_ptr().wrapping_add(fac.serving as usize));
+                if fac.head != NONE {
+                    // (a prefetch of a wild address is harmless but costs a page walk)
+                    prefetch(&s.tokens[fac.head as usize]);
                 }
-                if let Some(t) = self.state.tokens.get(fac.head as usize) {
-                    prefetch(t);
-                }
-                let s = &self.state;
                 prefetch_record(
-                    &facilities[super::neighbour(s.rows, s.cols, k, fac.route) as usize],
+                    &s.facilities[super::neighbour(s.rows, s.cols, k, fac.route) as usize],
                 );
             }
         }
