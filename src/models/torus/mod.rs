@@ -102,7 +102,7 @@ pub fn neighbour(rows: u32, cols: u32, f: u32, dir: u32) -> u32 {
         0 => f - cols,
         1 if f >= last_row => f - last_row,
         1 => f + cols,
-        2 if f % cols == 0 => f + cols - 1,
+        2 if f.is_multiple_of(cols) => f + cols - 1,
         2 => f - 1,
         _ if f % cols == cols - 1 => f + 1 - cols,
         _ => f + 1,
