@@ -60,6 +60,13 @@ for what in "$@"; do
         $BIN run perumalla-diffusion-750 --algorithm $alg --engine $eng --format json > "/tmp/p750-$alg-$eng.json"
         echo "$alg $eng: $(grep -hE '"(steps|wall_seconds|mean_temperature)"' /tmp/p750-$alg-$eng.json | tr -d '\n ')"
       done | tee "$OUT/perumalla-750.txt" ;;
+    diffusion-ratio)  # issue 15: GPU rows at 2048² against CPU timestepped, medians of 5
+      $BIN bench --suite diffusion-ratio --repeat 5 --format json --out "$OUT/diffusion-ratio.json" 2>&1 | tee "$OUT/diffusion-ratio.log" ;;
+    diffusion-ab)  # the GPU rows at 2048² with each bench/experiments/diffusion-ab/*/ kernel (PDES_WGSL_DIR), then the built-in one
+      for dir in bench/experiments/diffusion-ab/*/; do
+        echo "== $dir"; PDES_WGSL_DIR=$dir $BIN bench --suite diffusion-gpu-2048 --repeat 5 2>&1 | grep -E "gpu|EXPERIMENT"
+      done 2>&1 | tee "$OUT/diffusion-ab.txt"
+      echo "== built-in" | tee -a "$OUT/diffusion-ab.txt"; $BIN bench --suite diffusion-gpu-2048 --repeat 5 2>&1 | grep gpu | tee -a "$OUT/diffusion-ab.txt" ;;
     diffusion-bench-profile)  # the bench's own GPU rows at 2048², batch by batch
       PDES_GPU_PROFILE=1 $BIN bench --suite diffusion-gpu-2048 2>&1 | tee "$OUT/diffusion-bench-profile.txt" ;;
     diffusion-profile)  # GPU µs per step (timestamps around each batch) of timestepped and hybrid

@@ -478,10 +478,46 @@ fn an_unknown_suite_lists_every_suite() {
         "diffusion",
         "diffusion-small",
         "diffusion-gpu-2048",
+        "diffusion-ratio",
         "diffusion-sweep",
         "open-network",
         "open-smoke",
     ] {
         assert!(err.contains(s), "{s}: {err}");
+    }
+}
+
+/// `bench --suite diffusion-small --repeat 3`: every row but CPU event is timed three times
+/// and reports the median of those runs (event runs once: a minute at 2048²).
+#[test]
+fn diffusion_rows_are_the_median_of_the_repeated_runs() {
+    let o = out(&[
+        "bench",
+        "--suite",
+        "diffusion-small",
+        "--repeat",
+        "3",
+        "--format",
+        "json",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let rows = v["rows"].as_array().unwrap();
+    assert!(rows.len() >= 9, "{v}");
+    for r in rows {
+        let mut runs: Vec<f64> = r["wall_seconds_runs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|w| w.as_f64().unwrap())
+            .collect();
+        let want = if r["algorithm"] == "event" { 1 } else { 3 };
+        assert_eq!(runs.len(), want, "{r}");
+        runs.sort_by(f64::total_cmp);
+        assert_eq!(
+            r["wall_seconds"].as_f64().unwrap(),
+            runs[runs.len() / 2],
+            "{r}"
+        );
     }
 }

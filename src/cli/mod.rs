@@ -81,7 +81,8 @@ pub struct BenchArgs {
     /// Time every GPU pass with timestamp queries (adds a little overhead).
     #[arg(long)]
     pub profile: bool,
-    /// Timed runs of each GPU torus case after one untimed warm-up; the median is reported.
+    /// Timed runs of each case, the median reported: GPU cases after an untimed warm-up;
+    /// the torus's CPU references and diffusion's CPU event run once (tens of seconds).
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=100))]
     pub repeat: u32,
 }

@@ -6,9 +6,10 @@ use crate::gpu::shaders::{self, Reductions};
 /// The grid's step, plan, display and statistics entry points.
 pub const DIFFUSION: &str = include_str!("shaders/diffusion.wgsl");
 
-/// The full source of the module.
+/// The full source of the module (`diffusion.wgsl` replaceable for experiments:
+/// [`shaders::part`]).
 pub fn module(reductions: Reductions) -> String {
-    shaders::compose(reductions, &[DIFFUSION])
+    shaders::compose(reductions, &[&shaders::part("diffusion.wgsl", DIFFUSION)])
 }
 
 /// Every module, by name (the registry's list, for validation tests).

@@ -144,10 +144,12 @@ fn step(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         let inside = col_in && r >= 0 && r < i32(D.rows);
         let v = select(D.boundary, advance(mid, rate(mid, at(r, c - 1), at(r, c + 1), up, down), h), inside);
         if inside && k >= 1u && k <= STRIP {
-            q_out[u32(r) * D.cols + u32(c)] = v;
             changed += select(0u, 1u, v != mid);
         }
-        if HYBRID { nv[k * TW + lid + 1u] = v; }
+        // Into workgroup memory, not yet q_out: a store to a storage buffer here would
+        // have to precede the next rows' loads (q_in and q_out may alias, as far as the
+        // compiler knows), serialising the strip into one memory round trip per row.
+        nv[k * TW + lid + 1u] = v;
         up = mid;
         mid = down;
     }
@@ -159,6 +161,11 @@ fn step(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
             let hc = i32(wid.x * WG) + select(-1, i32(WG), right);
             nv[k * TW + select(0u, TW - 1u, right)] = advanced(r0 + i32(k) - 1, hc, h);
         }
+    }
+    // the strip's new values, stored after all of the tile's loads were issued (halo too)
+    for (var k = 1u; k <= STRIP; k++) {
+        let r = r0 + i32(k) - 1;
+        if col_in && r < i32(D.rows) { q_out[u32(r) * D.cols + u32(c)] = nv[k * TW + lid + 1u]; }
     }
     workgroupBarrier();
     var next = NONE;
