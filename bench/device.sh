@@ -67,6 +67,10 @@ for what in "$@"; do
         echo "== $dir"; PDES_WGSL_DIR=$dir $BIN bench --suite diffusion-gpu-2048 --repeat 5 2>&1 | grep -E "gpu|EXPERIMENT"
       done 2>&1 | tee "$OUT/diffusion-ab.txt"
       echo "== built-in" | tee -a "$OUT/diffusion-ab.txt"; $BIN bench --suite diffusion-gpu-2048 --repeat 5 2>&1 | grep gpu | tee -a "$OUT/diffusion-ab.txt" ;;
+    diffusion-attribution)  # µs per step with parts of the step removed (bench/experiments/diffusion-attribution/)
+      for dir in bench/experiments/diffusion-attribution/*/; do
+        echo "== $dir"; PDES_WGSL_DIR=$dir $BIN bench --suite diffusion-gpu-2048 --repeat 5 2>&1 | grep -E "^2048x2048  |EXPERIMENT" | tail -3
+      done 2>&1 | tee "$OUT/diffusion-attribution.txt" ;;
     diffusion-bench-profile)  # the bench's own GPU rows at 2048², batch by batch
       PDES_GPU_PROFILE=1 $BIN bench --suite diffusion-gpu-2048 2>&1 | tee "$OUT/diffusion-bench-profile.txt" ;;
     diffusion-profile)  # GPU µs per step (timestamps around each batch) of timestepped and hybrid
