@@ -79,6 +79,23 @@ fn advance(v: f32, f: f32, h: f32) -> f32 {
     return select(x, 0.0, abs(x) < D.zero_below);
 }
 
+// The new value of row r of the thread's column (old value `mid`, neighbours w, e, up,
+// down); the boundary outside the grid.
+fn new_value(r: i32, mid: f32, w: f32, e: f32, up: f32, down: f32, h: f32, col_in: bool) -> f32 {
+    let inside = col_in && r >= 0 && r < i32(D.rows);
+    return select(D.boundary, advance(mid, rate(mid, w, e, up, down), h), inside);
+}
+
+// Keeps row k (grid row r) of the thread's new column in workgroup memory (rows past k1
+// are the last group's overhang: dropped); returns 1 when it is a cell of the grid whose
+// value changed. The grid itself is written after all of the tile's loads.
+fn keep(k: u32, r: i32, lid: u32, v: f32, old: f32, k1: u32, col_in: bool) -> u32 {
+    if k > k1 { return 0u; }
+    nv[k * TW + lid + 1u] = v;
+    let counted = col_in && r >= 0 && r < i32(D.rows) && k >= 1u && k <= STRIP;
+    return select(0u, 1u, counted && v != old);
+}
+
 // The value of (r, c) after a step of h (the boundary ring does not move).
 fn advanced(r: i32, c: i32, h: f32) -> f32 {
     if r < 0 || c < 0 || r >= i32(D.rows) || c >= i32(D.cols) { return D.boundary; }
@@ -131,25 +148,40 @@ fn step(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     let h = f32(dt) * (1.0 / 1048576.0); // exact: dt < 2^24
     // The thread's column, rows r0 - 1 ..= r0 + STRIP (k = 0 ..= STRIP + 1; hybrid needs the
     // halo rows' new values, timestepped only k = 1 ..= STRIP). The column above and below
-    // slides through registers: three loads per cell instead of five.
+    // slides through registers: three loads per cell instead of five. Rows go in groups of
+    // four whose twelve loads are all issued before any of them is used: a warp then has
+    // twelve loads in flight instead of one row's, which is what a stencil's bandwidth
+    // depends on (one row at a time, the GPU kept ~40% of its bandwidth busy: NOTES).
     let col_in = c < i32(D.cols);
     let k0 = select(1u, 0u, HYBRID);
     let k1 = select(STRIP, STRIP + 1u, HYBRID);
     var changed = 0u;
     var up = at(r0 + i32(k0) - 2, c);
     var mid = at(r0 + i32(k0) - 1, c);
-    for (var k = k0; k <= k1; k++) {
-        let r = r0 + i32(k) - 1;
-        let down = at(r + 1, c);
-        let inside = col_in && r >= 0 && r < i32(D.rows);
-        let v = select(D.boundary, advance(mid, rate(mid, at(r, c - 1), at(r, c + 1), up, down), h), inside);
-        if inside && k >= 1u && k <= STRIP {
-            q_out[u32(r) * D.cols + u32(c)] = v;
-            changed += select(0u, 1u, v != mid);
-        }
-        if HYBRID { nv[k * TW + lid + 1u] = v; }
-        up = mid;
-        mid = down;
+    for (var k = k0; k <= k1; k += 4u) {
+        let r = r0 + i32(k) - 1; // the group's rows: r ..= r + 3
+        let d0 = at(r + 1, c);
+        let d1 = at(r + 2, c);
+        let d2 = at(r + 3, c);
+        let d3 = at(r + 4, c);
+        let w0 = at(r, c - 1);
+        let w1 = at(r + 1, c - 1);
+        let w2 = at(r + 2, c - 1);
+        let w3 = at(r + 3, c - 1);
+        let e0 = at(r, c + 1);
+        let e1 = at(r + 1, c + 1);
+        let e2 = at(r + 2, c + 1);
+        let e3 = at(r + 3, c + 1);
+        let v0 = new_value(r, mid, w0, e0, up, d0, h, col_in);
+        let v1 = new_value(r + 1, d0, w1, e1, mid, d1, h, col_in);
+        let v2 = new_value(r + 2, d1, w2, e2, d0, d2, h, col_in);
+        let v3 = new_value(r + 3, d2, w3, e3, d1, d3, h, col_in);
+        changed += keep(k, r, lid, v0, mid, k1, col_in);
+        changed += keep(k + 1u, r + 1, lid, v1, d0, k1, col_in);
+        changed += keep(k + 2u, r + 2, lid, v2, d1, k1, col_in);
+        changed += keep(k + 3u, r + 3, lid, v3, d2, k1, col_in);
+        up = d2;
+        mid = d3;
     }
     if HYBRID {
         // the two halo columns' new values, one per thread of the first 2 (STRIP + 2)
@@ -159,6 +191,11 @@ fn step(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
             let hc = i32(wid.x * WG) + select(-1, i32(WG), right);
             nv[k * TW + select(0u, TW - 1u, right)] = advanced(r0 + i32(k) - 1, hc, h);
         }
+    }
+    // the strip's new values, stored after all of the tile's loads were issued (halo too)
+    for (var k = 1u; k <= STRIP; k++) {
+        let r = r0 + i32(k) - 1;
+        if col_in && r < i32(D.rows) { q_out[u32(r) * D.cols + u32(c)] = nv[k * TW + lid + 1u]; }
     }
     workgroupBarrier();
     var next = NONE;
