@@ -103,6 +103,21 @@ pub fn memory_plan(cfg: &DiffusionConfig) -> Vec<(&'static str, u64)> {
     ]
 }
 
+/// A batch of steps encoded for the GPU and not yet submitted.
+struct Batch {
+    /// Steps dispatched before it.
+    first: u64,
+    /// Steps in it.
+    steps: u64,
+    /// The time its steps must start before (the parameters' `limit_t`).
+    limit: Ticks,
+    /// Its phase entries (written to the phase buffer when it is submitted).
+    phases: Vec<u8>,
+    commands: wgpu::CommandBuffer,
+    stamps: Option<crate::gpu::kit::BatchStamps>,
+    encode_seconds: f64,
+}
+
 /// The diffusion grid running on the GPU.
 pub struct GpuDiffusion {
     gpu: Arc<Gpu>,
@@ -128,6 +143,8 @@ pub struct GpuDiffusion {
     display_layout: wgpu::BindGroupLayout,
     /// Steps dispatched, no-op steps included (grid `dispatched % 2` is current).
     dispatched: u64,
+    /// The next batch, encoded while the last one ran (used if it is what is asked next).
+    prepared: Option<Batch>,
     t: Ticks,
     end: Ticks,
     totals: StepTotals,
@@ -367,6 +384,7 @@ impl GpuDiffusion {
             phase_group,
             display_layout,
             dispatched: 0,
+            prepared: None,
             t: 0,
             end,
             totals: StepTotals::default(),
@@ -418,22 +436,19 @@ impl GpuDiffusion {
         }
     }
 
-    /// Encodes `steps` steps in one submit, then reads back the time and the log.
-    fn run_batch(&mut self, steps: u64, limit: Ticks) -> Result<(), SimError> {
-        let gpu = self.gpu.clone();
-        self.params.limit_t = split(limit);
-        gpu.queue
-            .write_buffer(&self.params_buf, 0, bytemuck::bytes_of(&self.params));
+    /// Encodes the `steps` steps that follow the first `first` dispatched ones: their phase
+    /// entries and one command buffer. Nothing is sent to the GPU.
+    fn encode_batch(&self, first: u64, steps: u64, limit: Ticks) -> Batch {
+        let gpu = &self.gpu;
         let mut phases = vec![0u8; (self.phase_stride * steps) as usize];
         for j in 0..steps {
-            let p = Phase::of(self.dispatched + j, j as u32);
+            let p = Phase::of(first + j, j as u32);
             let at = (j * self.phase_stride) as usize;
             phases[at..at + std::mem::size_of::<Phase>()].copy_from_slice(bytemuck::bytes_of(&p));
         }
-        gpu.queue.write_buffer(&self.phase_buf, 0, &phases);
         let t0 = std::time::Instant::now();
         // PDES_GPU_PROFILE: GPU time of the batch from two timestamps, printed per step
-        let stamps = crate::gpu::kit::BatchStamps::new(&gpu, "diffusion batch");
+        let stamps = crate::gpu::kit::BatchStamps::new(gpu, "diffusion batch");
         let mut enc = gpu.device.create_command_encoder(&Default::default());
         enc.clear_buffer(&self.log_buf, 0, Some(steps * 16));
         {
@@ -443,7 +458,7 @@ impl GpuDiffusion {
             }
             pass.set_pipeline(&self.step_pipeline);
             for j in 0..steps {
-                let n = self.dispatched + j;
+                let n = first + j;
                 pass.set_bind_group(0, &self.bind[(n % 2) as usize], &[]);
                 pass.set_bind_group(1, &self.phase_group, &[(j * self.phase_stride) as u32]);
                 pass.dispatch_workgroups(self.tiles.0, self.tiles.1, 1);
@@ -455,22 +470,47 @@ impl GpuDiffusion {
         if let Some(s) = &stamps {
             s.resolve(&mut enc);
         }
-        let cmd = enc.finish();
-        let t1 = std::time::Instant::now();
-        gpu.queue.submit([cmd]);
+        Batch {
+            first,
+            steps,
+            limit,
+            phases,
+            commands: enc.finish(),
+            stamps,
+            encode_seconds: t0.elapsed().as_secs_f64(),
+        }
+    }
+
+    /// Runs `batch` (encoded by [`Self::encode_batch`] for exactly the next steps) in one
+    /// submit; while the GPU runs it, encodes `next` steps after it (kept for the next call,
+    /// which uses them only if it asks for exactly those steps, else encodes anew); then reads
+    /// back the time and the log.
+    fn run_batch(&mut self, batch: Batch, next: u64) -> Result<(), SimError> {
+        debug_assert_eq!(batch.first, self.dispatched);
+        let gpu = self.gpu.clone();
+        let (steps, limit) = (batch.steps, batch.limit);
+        let t0 = std::time::Instant::now();
+        self.params.limit_t = split(limit);
+        gpu.queue
+            .write_buffer(&self.params_buf, 0, bytemuck::bytes_of(&self.params));
+        gpu.queue.write_buffer(&self.phase_buf, 0, &batch.phases);
+        gpu.queue.submit([batch.commands]);
         self.dispatched += steps;
+        // the next batch's encoding overlaps this one's execution instead of following it
+        // (3–4 µs of host time per step at 2048² on the H100, bench/NOTES.md)
+        self.prepared = (next > 0).then(|| self.encode_batch(self.dispatched, next, limit));
         let mut ranges = vec![(&self.ctl, 0, 32), (&self.log_buf, 0, steps * 16)];
-        if let Some(s) = &stamps {
+        if let Some(s) = &batch.stamps {
             ranges.push(s.range());
         }
         let bytes = read_ranges(&gpu, &ranges)?;
-        if stamps.is_some() {
+        if batch.stamps.is_some() {
             crate::gpu::kit::BatchStamps::report(
                 &gpu,
                 &bytes[2],
                 steps,
-                (t1 - t0).as_secs_f64(),
-                t0.elapsed().as_secs_f64(),
+                batch.encode_seconds,
+                batch.encode_seconds + t0.elapsed().as_secs_f64(),
             );
         }
         let ctl: &[u32] = bytemuck::cast_slice(&bytes[0]);
@@ -553,14 +593,32 @@ impl Engine for GpuDiffusion {
     fn advance(&mut self, budget: Budget) -> Result<(), SimError> {
         let (limit, mut remaining) = budget.limits(self.end);
         let mut batch = 16u64;
+        // the batch to ask for at time t: steps left to the limit at the current step
+        // length, plus one for rounding
+        let wanted = |e: &Self, t: Ticks, remaining: u64, batch: u64| {
+            let step = e.typical_step();
+            let estimate = limit.saturating_sub(t).div_ceil(step) + 1;
+            remaining.min(batch).min(estimate).min(MAX_BATCH)
+        };
         while remaining > 0 && self.t < limit {
-            // steps left to the limit at the current step length, plus one for rounding
-            let estimate = (limit - self.t).div_ceil(self.typical_step()) + 1;
-            let n = remaining.min(batch).min(estimate).min(MAX_BATCH);
+            let n = wanted(self, self.t, remaining, batch);
+            let encoded = match self.prepared.take() {
+                Some(b) if b.first == self.dispatched && b.steps == n && b.limit == limit => b,
+                _ => self.encode_batch(self.dispatched, n, limit),
+            };
             let before = self.totals.steps;
-            self.run_batch(n, limit)?;
+            // the batch the next round will ask for if this one takes all its steps at the
+            // current step length (when it does not, the next round encodes anew)
+            let next_batch = (batch * 2).min(MAX_BATCH);
+            let t_after = self.t.saturating_add(n.saturating_mul(self.typical_step()));
+            let next = if remaining > n && t_after < limit {
+                wanted(self, t_after, remaining - n, next_batch)
+            } else {
+                0
+            };
+            self.run_batch(encoded, next)?;
             remaining = remaining.saturating_sub(self.totals.steps - before);
-            batch = (batch * 2).min(MAX_BATCH);
+            batch = next_batch;
         }
         Ok(())
     }
