@@ -15,7 +15,7 @@
 //! simulator's time (bench/NOTES.md, "CPU baselines"). Here an insertion is one miss and
 //! the search streams.
 
-use super::heap::{Event, EventHeap};
+use super::heap::{Event, EventHeap, pack, unpack};
 use crate::time::Ticks;
 
 /// Events one bucket holds inline (one cache line: 4 times, 4 keys, a count).
@@ -70,20 +70,6 @@ enum Held {
     Overflow,
     /// In the staging array, at this index.
     Staged(usize),
-}
-
-/// An event as one integer whose order is the event order (time, then key).
-#[inline]
-fn pack(e: Event) -> u128 {
-    (u128::from(e.time) << 32) | u128::from(e.facility)
-}
-
-#[inline]
-fn unpack(k: u128) -> Event {
-    Event {
-        time: (k >> 32) as u64,
-        facility: k as u32,
-    }
 }
 
 impl CalendarQueue {

@@ -20,12 +20,13 @@ pub struct Event {
 /// Packs an event into one integer whose order is the event order (time, then facility),
 /// so each comparison in the heap is a single 128-bit compare.
 #[inline]
-fn pack(e: Event) -> u128 {
+pub(crate) fn pack(e: Event) -> u128 {
     (u128::from(e.time) << 32) | u128::from(e.facility)
 }
 
+/// The event [`pack`] made `k` from.
 #[inline]
-fn unpack(k: u128) -> Event {
+pub(crate) fn unpack(k: u128) -> Event {
     Event {
         time: (k >> 32) as u64,
         facility: k as u32,
