@@ -57,19 +57,27 @@ pub struct CalendarQueue {
     /// rest of the array is `u128::MAX`), packed as in [`pack`].
     staged: [u128; STAGED],
     staged_len: usize,
-    /// The earliest pending event, packed, and where it is held, once found.
-    next: Option<(u128, Held)>,
+    /// The earliest pending event and where it is held, once found (`next_held` is
+    /// `Held::Unknown` until then). Plain fields rather than an `Option<(u128, Held)>`:
+    /// the tuple was written whole and read back in pieces of other sizes, which defeats
+    /// store-to-load forwarding — a stall on every event (12% of the time at 1024² on the
+    /// device host, sampled).
+    next_time: Ticks,
+    next_key: u32,
+    next_held: Held,
 }
 
 /// Where the earliest event is held.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Held {
+    /// Not known: not searched since the queue last changed.
+    Unknown,
     /// In a bucket, at `found`.
     Bucket,
     /// At the top of the overflow heap.
     Overflow,
     /// In the staging array, at this index.
-    Staged(usize),
+    Staged(u8),
 }
 
 impl CalendarQueue {
@@ -101,7 +109,9 @@ impl CalendarQueue {
             found: None,
             staged: [u128::MAX; STAGED],
             staged_len: 0,
-            next: None,
+            next_time: Ticks::MAX,
+            next_key: u32::MAX,
+            next_held: Held::Unknown,
         };
         for &e in events {
             q.insert(e);
@@ -135,12 +145,28 @@ impl CalendarQueue {
         self.prefetch_bucket(e.time);
         let k = pack(e);
         self.staged[self.staged_len] = k;
-        if let Some((least, _)) = self.next
-            && k < least
-        {
-            self.next = Some((k, Held::Staged(self.staged_len)));
+        if self.next_held != Held::Unknown && k < self.next_packed() {
+            self.set_next(k, Held::Staged(self.staged_len as u8));
         }
         self.staged_len += 1;
+    }
+
+    /// The earliest event as packed (valid when `next_held` is not `Unknown`).
+    #[inline]
+    fn next_packed(&self) -> u128 {
+        pack(Event {
+            time: self.next_time,
+            facility: self.next_key,
+        })
+    }
+
+    /// Records the earliest event (packed) and where it is held.
+    #[inline]
+    fn set_next(&mut self, k: u128, held: Held) {
+        let e = unpack(k);
+        self.next_time = e.time;
+        self.next_key = e.facility;
+        self.next_held = held;
     }
 
     /// Removes staged entry `i`, keeping the others in order (and the cached earliest
@@ -150,11 +176,11 @@ impl CalendarQueue {
         self.staged.copy_within(i + 1.., i);
         self.staged[STAGED - 1] = u128::MAX;
         self.staged_len -= 1;
-        if let Some((_, Held::Staged(j))) = self.next {
-            self.next = match j.cmp(&i) {
-                std::cmp::Ordering::Less => self.next,
-                std::cmp::Ordering::Equal => None,
-                std::cmp::Ordering::Greater => self.next.map(|(k, _)| (k, Held::Staged(j - 1))),
+        if let Held::Staged(j) = self.next_held {
+            self.next_held = match usize::from(j).cmp(&i) {
+                std::cmp::Ordering::Less => self.next_held,
+                std::cmp::Ordering::Equal => Held::Unknown,
+                std::cmp::Ordering::Greater => Held::Staged(j - 1),
             };
         }
     }
@@ -183,16 +209,19 @@ impl CalendarQueue {
                 self.found = None;
             }
         }
-        if self.found.is_none() && self.next.is_some_and(|(_, h)| h == Held::Bucket) {
-            self.next = None;
+        if self.found.is_none() && self.next_held == Held::Bucket {
+            self.next_held = Held::Unknown;
         }
     }
 
     /// The earliest event (time, then key).
     #[inline]
     pub fn peek(&mut self) -> Option<Event> {
-        if let Some((k, _)) = self.next {
-            return Some(unpack(k));
+        if self.next_held != Held::Unknown {
+            return Some(Event {
+                time: self.next_time,
+                facility: self.next_key,
+            });
         }
         let mut best = (u128::MAX, Held::Bucket);
         if let Some(e) = self.bucket_min() {
@@ -205,13 +234,13 @@ impl CalendarQueue {
         }
         for (i, &k) in self.staged.iter().enumerate() {
             if k < best.0 {
-                best = (k, Held::Staged(i));
+                best = (k, Held::Staged(i as u8));
             }
         }
         if best.0 == u128::MAX {
             return None;
         }
-        self.next = Some(best);
+        self.set_next(best.0, best.1);
         Some(unpack(best.0))
     }
 
@@ -219,9 +248,9 @@ impl CalendarQueue {
     #[inline]
     pub fn pop(&mut self) -> Option<Event> {
         let e = self.peek()?;
-        let (_, held) = self.next.expect("peek found it");
-        match held {
-            Held::Staged(i) => self.unstage(i),
+        match self.next_held {
+            Held::Unknown => unreachable!("peek found it"),
+            Held::Staged(i) => self.unstage(usize::from(i)),
             Held::Overflow => {
                 self.overflow.pop();
             }
@@ -237,14 +266,14 @@ impl CalendarQueue {
                 self.in_buckets -= 1;
             }
         }
-        self.next = None;
+        self.next_held = Held::Unknown;
         Some(e)
     }
 
     /// The earliest event's time (Ticks::MAX when empty), without changing the queue.
     pub fn min_time(&self) -> Ticks {
-        if let Some((k, _)) = self.next {
-            return unpack(k).time;
+        if self.next_held != Held::Unknown {
+            return self.next_time;
         }
         let in_buckets = match (self.in_buckets, self.found) {
             (0, _) => Ticks::MAX,
@@ -284,7 +313,14 @@ impl CalendarQueue {
     /// overlapped with other work instead of stalling the insertion).
     #[inline]
     fn prefetch_bucket(&self, time: Ticks) {
-        super::prefetch(&self.buckets[((time >> self.shift) & self.mask) as usize]);
+        self.prefetch_bucket_no(time >> self.shift);
+    }
+
+    /// Starts loading bucket number `bucket_no` (time >> shift, not wrapped): for a caller
+    /// that will read [`Self::keys_in_bucket`] of it soon.
+    #[inline]
+    pub fn prefetch_bucket_no(&self, bucket_no: u64) {
+        super::prefetch(&self.buckets[(bucket_no & self.mask) as usize]);
     }
 
     /// The least event held in the buckets, searched for (and cached) when not known.

@@ -25,6 +25,8 @@ pub struct Sequential {
 const LOAD_FACILITIES: u64 = 8;
 /// Buckets ahead whose events' tokens and destination facilities are prefetched.
 const LOAD_NEIGHBOURS: u64 = 4;
+/// Buckets beyond LOAD_FACILITIES whose lines are prefetched (their keys are read then).
+const LOAD_BUCKETS: u64 = 8;
 
 impl Sequential {
     /// A simulator of `state` that processes every event earlier than `end`.
@@ -101,6 +103,10 @@ impl Sequential {
         let s = &self.state;
         while self.loaded < cur + LOAD_NEIGHBOURS {
             self.loaded += 1;
+            // the bucket whose keys are read LOAD_BUCKETS rounds from now (on the device
+            // host reading a bucket 8 ahead missed: 10% of the time at 1024², sampled)
+            self.queue
+                .prefetch_bucket_no(self.loaded + LOAD_FACILITIES - LOAD_NEIGHBOURS + LOAD_BUCKETS);
             for k in self
                 .queue
                 .keys_in_bucket(self.loaded + LOAD_FACILITIES - LOAD_NEIGHBOURS)
