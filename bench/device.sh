@@ -136,6 +136,15 @@ for what in "$@"; do
           $BIN run teaching-16x16 --algorithm sequential --set model.rows=$side --set model.cols=$side --set run.end_time=$t --set run.warmup=0 --format csv | tail -1 | awk -F, -v s=$side '{print s "² events=" $16 " wall=" $25 " ev/s=" $26}'
         done
       done 2>&1 | tee "$OUT/baselines.txt" ;;
+    baselines-ab)  # the sequential torus of carry/pdes-lab-before and of $BIN, interleaved, five runs each
+      for side_t in "256 2000" "1024 200"; do
+        read -r side t <<< "$side_t"
+        for rep in 1 2 3 4 5; do
+          for b in carry/pdes-lab-before $BIN; do
+            $b run teaching-16x16 --algorithm sequential --set model.rows=$side --set model.cols=$side --set run.end_time=$t --set run.warmup=0 --format csv | tail -1 | awk -F, -v s=$side -v b=$b '{print b " " s "² events=" $16 " wall=" $25 " ev/s=" $26}'
+          done
+        done
+      done 2>&1 | tee "$OUT/baselines-ab.txt" ;;
     floor)  # issue 15: µs per empty / dependent dispatch in one pass, GB/s of a buffer copy
       $BIN bench --suite floor --repeat 5 --format json --out "$OUT/floor.json" 2>&1 | tee "$OUT/floor.txt" ;;
     fixed)  # issue 15: the fixed cost of a torus step, measured: d = 1e-6 leaves one event per step
