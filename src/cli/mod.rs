@@ -82,7 +82,7 @@ pub struct BenchArgs {
     #[arg(long)]
     pub profile: bool,
     /// Timed runs of each case, the median reported: GPU cases after an untimed warm-up;
-    /// the torus's CPU references and diffusion's CPU event run once (tens of seconds).
+    /// diffusion's CPU event runs once (a minute at 2048²).
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=100))]
     pub repeat: u32,
 }

@@ -227,21 +227,28 @@ pub fn measure(c: &Case, profile: bool) -> Result<BenchRow, CliError> {
     })
 }
 
-/// Runs a GPU case untimed for at least half a second (shader compilation, clocks —
-/// after a CPU reference of tens of seconds the GPU is idle and clocked down —, first touch
-/// of memory) and then `repeat` times, keeping the median; a CPU case runs once (the
-/// sequential references take tens of seconds and vary little).
+/// Runs a case `repeat` times and keeps the median (every run's time in
+/// `wall_seconds_runs`). A GPU case first runs untimed for at least half a second (shader
+/// compilation, clocks — after a CPU reference of seconds the GPU is idle and clocked down
+/// —, first touch of memory); a CPU case needs no warm-up (each run builds its state anew),
+/// and its first run counts. CPU references are repeated too: the device host's core varies
+/// ±10% between runs of one call (bench/NOTES.md), and they are every speedup's denominator.
 pub fn measure_repeated(c: &Case, profile: bool, repeat: u32) -> Result<BenchRow, CliError> {
     let mut row = measure(c, profile)?;
-    if c.engine != EngineKind::Gpu || repeat == 0 {
+    let cpu = c.engine != EngineKind::Gpu;
+    if repeat == 0 || (cpu && repeat == 1) {
         return Ok(row);
     }
-    let mut warm = row.wall_seconds;
-    while warm < 0.5 {
-        warm += measure(c, profile)?.wall_seconds;
-    }
     let mut walls = Vec::new();
-    for _ in 0..repeat {
+    if !cpu {
+        let mut warm = row.wall_seconds;
+        while warm < 0.5 {
+            warm += measure(c, profile)?.wall_seconds;
+        }
+    } else {
+        walls.push(row.wall_seconds);
+    }
+    while walls.len() < repeat as usize {
         row = measure(c, profile)?;
         walls.push(row.wall_seconds);
     }
