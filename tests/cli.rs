@@ -545,3 +545,33 @@ fn torus_rows_cpu_included_are_the_median_of_the_repeated_runs() {
         assert_eq!(r["wall_seconds"].as_f64().unwrap(), runs[1], "{r}");
     }
 }
+
+/// `bench --suite mmck-smoke --repeat 3` (a suite of presets): its CPU row too is the median
+/// of three timed runs.
+#[test]
+fn preset_suite_rows_cpu_included_are_the_median_of_the_repeated_runs() {
+    let o = out(&[
+        "bench",
+        "--suite",
+        "mmck-smoke",
+        "--repeat",
+        "3",
+        "--format",
+        "json",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let rows = v["rows"].as_array().unwrap();
+    assert!(rows.iter().any(|r| r["engine"] == "cpu"), "{v}");
+    for r in rows {
+        let mut runs: Vec<f64> = r["wall_seconds_runs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|w| w.as_f64().unwrap())
+            .collect();
+        assert_eq!(runs.len(), 3, "{r}");
+        runs.sort_by(f64::total_cmp);
+        assert_eq!(r["wall_seconds"].as_f64().unwrap(), runs[1], "{r}");
+    }
+}

@@ -204,8 +204,9 @@ fn time_run(config: &crate::preset::Config) -> Result<(f64, f64, crate::sim::Rep
     Ok((setup, wall, report))
 }
 
-/// Measures one case: CPU rows once, GPU rows after half a second of untimed runs, then
-/// `repeat` times (median).
+/// Measures one case `repeat` times and keeps the median: GPU rows after half a second of
+/// untimed runs; CPU rows need no warm-up (each run builds its state), so their first run
+/// counts. (CPU rows used to run once; the device host's core varies ±10% within a call.)
 fn measure_preset_case(c: &PresetCase, repeat: u32) -> Result<PresetRow, CliError> {
     let config = crate::preset::config_with(c.preset, c.sets).map_err(CliError::Input)?;
     let gpu = config.engine() == crate::preset::EngineKind::Gpu;
@@ -220,9 +221,9 @@ fn measure_preset_case(c: &PresetCase, repeat: u32) -> Result<PresetRow, CliErro
             warm += time_run(&config)?.1;
         }
         walls.clear();
-        for _ in 0..repeat {
-            walls.push(time_run(&config)?.1);
-        }
+    }
+    while walls.len() < repeat.max(1) as usize {
+        walls.push(time_run(&config)?.1);
     }
     let mut sorted = walls.clone();
     sorted.sort_by(f64::total_cmp);
