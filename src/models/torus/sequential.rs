@@ -115,6 +115,7 @@ impl Sequential {
             }
             for k in self.queue.keys_in_bucket(self.loaded) {
                 let fac = &s.facilities[k as usize];
+                // a facility with a pending event is serving a token (never NONE)
                 prefetch(s.tokens.as_ptr().wrapping_add(fac.serving as usize));
                 if fac.head != NONE {
                     // (a prefetch of a wild address is harmless but costs a page walk)
