@@ -155,6 +155,10 @@ for what in "$@"; do
       for d in 0.25 0.5 1 2; do
         $BIN run sang2019-torus --engine gpu --set run.d=$d --format csv | tail -1 | awk -F, -v d=$d '{printf "d=%s events=%s steps=%s wall=%s s  %.1f µs/step\n", d, $16, $17, $25, $25 * 1e6 / $17}'
       done 2>&1 | tee "$OUT/headline-d.txt" ;;
+    blocked)  # the window algorithm with temporal blocking against the stepped engine: 1024², the headline's four d
+      $BIN bench --suite blocked --repeat 3 --format json --out "$OUT/blocked.json" 2>&1 | tee "$OUT/blocked.log" ;;
+    blocked-halo)  # the blocked engine with every halo at the headline's configuration, T = 5000
+      $BIN bench --suite blocked-halo --repeat 3 --format json --out "$OUT/blocked-halo.json" 2>&1 | tee "$OUT/blocked-halo.log" ;;
     suite)
       $BIN bench --suite torus --format json --out "$OUT/torus.json" 2>&1 | tee "$OUT/torus.log" ;;
   esac

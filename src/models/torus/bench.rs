@@ -1,6 +1,7 @@
 //! The torus's `pdes-lab bench` suites: a fixed set of runs, timed, with speedups over
 //! CPU `sequential` measured in the same invocation (never extrapolated).
 
+use super::blocked::{DEFAULT_HALO, GpuTorusBlocked, MAX_HALO};
 use super::cpu::{CpuEngine, CpuTorus, TorusEngine};
 use super::gpu::GpuTorus;
 use crate::cli::CliError;
@@ -27,6 +28,9 @@ pub struct Case {
     pub engine: EngineKind,
     /// End time.
     pub end_time: f64,
+    /// GPU window only: temporal blocking with this halo (windows per block), else the
+    /// stepped engine.
+    pub blocked: Option<u32>,
 }
 
 /// A measured case.
@@ -38,8 +42,10 @@ pub struct BenchRow {
     pub d: f64,
     /// Algorithm (with timestamps for interval).
     pub algorithm: String,
-    /// Engine.
+    /// Engine ("gpu-blocked": the window algorithm with temporal blocking).
     pub engine: &'static str,
+    /// The blocked engine's halo (windows per block), region and tile width.
+    pub blocked: Option<BlockedShape>,
     /// End time.
     pub end_time: f64,
     /// Events processed.
@@ -74,6 +80,17 @@ pub struct BenchRow {
     pub pass_us_per_step: Option<[f64; crate::models::torus::gpu::PASSES]>,
 }
 
+/// The blocked engine's geometry in a row.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct BlockedShape {
+    /// Windows per block (the halo's width).
+    pub halo: u32,
+    /// Region width (tile + two halos).
+    pub region: u32,
+    /// Tile width.
+    pub tile: u32,
+}
+
 /// The statistics of a CPU sequential run that other rows are checked against.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Reference {
@@ -96,6 +113,18 @@ pub const SUITES: &[crate::models::BenchSuite] = &[
         help: "the headline configuration at a tenth of its horizon (for --profile)",
     },
     crate::models::BenchSuite {
+        name: "blocked",
+        help: "the window algorithm with temporal blocking against the stepped GPU engine: 1024² and the headline's four d (needs a real GPU)",
+    },
+    crate::models::BenchSuite {
+        name: "blocked-halo",
+        help: "the blocked engine with every halo against the stepped GPU engine, headline at T = 5000",
+    },
+    crate::models::BenchSuite {
+        name: "blocked-smoke",
+        help: "two tiny blocked runs against sequential (for tests)",
+    },
+    crate::models::BenchSuite {
         name: "smoke",
         help: "three tiny torus runs (for tests)",
     },
@@ -114,6 +143,11 @@ pub fn suite(name: &str) -> Vec<Case> {
         timestamps,
         engine,
         end_time,
+        blocked: None,
+    };
+    let blocked = |side, d, end_time, halo| Case {
+        blocked: Some(halo),
+        ..case(side, d, Window, Original, Gpu, end_time)
     };
     use Algorithm::*;
     use EngineKind::*;
@@ -136,6 +170,32 @@ pub fn suite(name: &str) -> Vec<Case> {
             }
             v
         }
+        // Temporal blocking: every blocked row is checked against the stepped GPU window
+        // row (or sequential) of the same configuration before it.
+        "blocked" => {
+            let mut v = vec![
+                case(1024, 1.0, Sequential, Original, Cpu, 1000.0),
+                case(1024, 1.0, Window, Original, Gpu, 1000.0),
+                blocked(1024, 1.0, 1000.0, DEFAULT_HALO),
+            ];
+            for d in [0.25, 0.5, 1.0, 2.0] {
+                v.push(case(2048, d, Window, Original, Gpu, 50_000.0));
+                v.push(blocked(2048, d, 50_000.0, DEFAULT_HALO));
+            }
+            v
+        }
+        // The halo's trade-off (redundant work against blocks per window) at a tenth of the
+        // headline's horizon.
+        "blocked-halo" => {
+            let mut v = vec![case(2048, 1.0, Window, Original, Gpu, 5_000.0)];
+            v.extend((1..=MAX_HALO).map(|h| blocked(2048, 1.0, 5_000.0, h)));
+            v
+        }
+        "blocked-smoke" => vec![
+            case(40, 1.0, Sequential, Original, Cpu, 100.0),
+            blocked(40, 1.0, 100.0, 2),
+            blocked(40, 1.0, 100.0, 4),
+        ],
         // One headline configuration at a tenth of the horizon, for per-pass profiles.
         "headline-short" => vec![case(2048, 1.0, Window, Original, Gpu, 5_000.0)],
         "smoke" => vec![
@@ -170,7 +230,11 @@ pub fn measure(c: &Case, profile: bool) -> Result<BenchRow, CliError> {
     let t0 = Instant::now();
     let mut gpu_engine = None;
     let mut cpu_engine = None;
-    if c.engine == EngineKind::Gpu {
+    let mut blocked_engine = None;
+    if let Some(halo) = c.blocked {
+        let gpu = crate::gpu::Gpu::shared().map_err(CliError::Run)?;
+        blocked_engine = Some(GpuTorusBlocked::new(gpu, &cfg, halo).map_err(run_err)?);
+    } else if c.engine == EngineKind::Gpu {
         let gpu = crate::gpu::Gpu::shared().map_err(CliError::Run)?;
         let mut g = GpuTorus::new(gpu, &cfg).map_err(run_err)?;
         if profile {
@@ -183,10 +247,12 @@ pub fn measure(c: &Case, profile: bool) -> Result<BenchRow, CliError> {
             config: cfg.clone(),
         });
     }
-    let engine: &mut dyn TorusEngine = match (&mut gpu_engine, &mut cpu_engine) {
-        (Some(g), _) => g,
-        (None, Some(c)) => c,
-        (None, None) => unreachable!("one engine was built"),
+    let engine: &mut dyn TorusEngine = match (&mut gpu_engine, &mut cpu_engine, &mut blocked_engine)
+    {
+        (Some(g), _, _) => g,
+        (None, Some(c), _) => c,
+        (None, None, Some(b)) => b,
+        (None, None, None) => unreachable!("one engine was built"),
     };
     let setup = t0.elapsed().as_secs_f64();
     let t1 = Instant::now();
@@ -205,7 +271,19 @@ pub fn measure(c: &Case, profile: bool) -> Result<BenchRow, CliError> {
         size: format!("{}x{}", c.side, c.side),
         d: c.d,
         algorithm,
-        engine: c.engine.name(),
+        engine: if c.blocked.is_some() {
+            "gpu-blocked"
+        } else {
+            c.engine.name()
+        },
+        blocked: blocked_engine.as_ref().map(|b| {
+            let t = b.tiling();
+            BlockedShape {
+                halo: t.halo,
+                region: t.region,
+                tile: t.tile,
+            }
+        }),
         end_time: c.end_time,
         events: s.events,
         steps: s.steps,
@@ -283,11 +361,11 @@ pub fn run(suite_name: &str, options: &BenchOptions) -> Result<(), CliError> {
         let mut row = measure_repeated(c, profile, repeat)?;
         attach_reference(&mut row, &rows)?;
         eprintln!(
-            "{:>9} d={:<5} {:<18} {:<3} T={:<7} {:>14} events {:>8} steps {:>9.3} s {:>10.3e} ev/s",
+            "{:>9} d={:<5} {:<18} {:<14} T={:<7} {:>14} events {:>8} steps {:>9.3} s {:>10.3e} ev/s",
             row.size,
             row.d,
             row.algorithm,
-            row.engine,
+            engine_label(&row),
             row.end_time,
             row.events,
             row.steps,
@@ -321,7 +399,7 @@ pub fn run(suite_name: &str, options: &BenchOptions) -> Result<(), CliError> {
     }
     let table = {
         let mut t = format!(
-            "{:<10} {:>5} {:<18} {:<4} {:>8} {:>14} {:>8} {:>9} {:>11} {:>9} {:>9}\n",
+            "{:<10} {:>5} {:<18} {:<14} {:>8} {:>14} {:>8} {:>9} {:>11} {:>9} {:>9}\n",
             "size",
             "d",
             "algorithm",
@@ -336,11 +414,11 @@ pub fn run(suite_name: &str, options: &BenchOptions) -> Result<(), CliError> {
         );
         for r in &rows {
             t.push_str(&format!(
-                "{:<10} {:>5} {:<18} {:<4} {:>8} {:>14} {:>8} {:>9.3} {:>11.3e} {:>9.1} {:>9}\n",
+                "{:<10} {:>5} {:<18} {:<14} {:>8} {:>14} {:>8} {:>9.3} {:>11.3e} {:>9.1} {:>9}\n",
                 r.size,
                 r.d,
                 r.algorithm,
-                r.engine,
+                engine_label(r),
                 r.end_time,
                 r.events,
                 r.steps,
@@ -356,6 +434,14 @@ pub fn run(suite_name: &str, options: &BenchOptions) -> Result<(), CliError> {
     write_report(suite_name, options, &rows, &table, verification)
 }
 
+/// The engine column: "gpu-blocked h4" for a blocked row.
+fn engine_label(r: &BenchRow) -> String {
+    match r.blocked {
+        Some(b) => format!("{} h{}", r.engine, b.halo),
+        None => r.engine.to_string(),
+    }
+}
+
 /// Gives `row` the statistics of an earlier sequential row of the same size and end time,
 /// and refuses a row that contradicts what its algorithm guarantees: a window or sequential
 /// run with causality errors, or a window run that differs from sequential.
@@ -367,10 +453,22 @@ fn attach_reference(row: &mut BenchRow, earlier: &[BenchRow]) -> Result<(), CliE
             row.size, row.algorithm, row.engine, row.causality_errors
         )));
     }
-    if let Some(seq) = earlier
+    // sequential of the same size and horizon; for a blocked row without one, the stepped
+    // GPU window row of the same configuration (itself checked against sequential by
+    // `verify` in the same call)
+    let same_run = |r: &&BenchRow| r.size == row.size && r.end_time == row.end_time;
+    let reference = earlier
         .iter()
-        .find(|r| r.algorithm == "sequential" && r.size == row.size && r.end_time == row.end_time)
-    {
+        .filter(same_run)
+        .find(|r| r.algorithm == "sequential")
+        .or_else(|| {
+            row.blocked?;
+            earlier
+                .iter()
+                .filter(same_run)
+                .find(|r| r.algorithm == "window" && r.engine == "gpu" && r.d == row.d)
+        });
+    if let Some(seq) = reference {
         let reference = Reference {
             events: seq.events,
             utilization: seq.utilization,
@@ -383,8 +481,8 @@ fn attach_reference(row: &mut BenchRow, earlier: &[BenchRow]) -> Result<(), CliE
         };
         if row.algorithm == "window" && got != reference {
             return Err(CliError::Run(format!(
-                "{} window {}: {got:?} differs from sequential {reference:?}; the row is refused",
-                row.size, row.engine
+                "{} window {}: {got:?} differs from {} {reference:?}; the row is refused",
+                row.size, row.engine, seq.algorithm
             )));
         }
         row.reference = Some(reference);

@@ -332,14 +332,6 @@ impl GpuTorus {
             crate::gpu::kit::buffer_init(device, label, contents, usage)
         };
         let fs = &state.facilities;
-        let ts = &state.tokens;
-        let serving_word = |f: &Facility| {
-            if f.serving == NONE {
-                NONE
-            } else {
-                f.serving | (f.route << 30)
-            }
-        };
         let buffers = Buffers {
             params: init(
                 "params",
@@ -349,7 +341,7 @@ impl GpuTorus {
             ctl: init("ctl", bytemuck::cast_slice(&ctls), storage),
             dep: init(
                 "dep",
-                bytemuck::cast_slice(&fs.iter().map(|f| split(f.departure)).collect::<Vec<_>>()),
+                bytemuck::cast_slice(&departure_words(&state)),
                 storage,
             ),
             err_step: init("err_step", &vec![0u8; 4 * k as usize], storage),
@@ -364,42 +356,15 @@ impl GpuTorus {
             } else {
                 init("last_arr (unused)", &[0u8; 8], storage)
             },
-            // the facility records of common.wgsl (struct Fac): service start, serving word,
-            // head; tail, the serving token's arrival time and visits
-            fac: init(
-                "fac",
-                bytemuck::cast_slice(
-                    &fs.iter()
-                        .map(|f| {
-                            let [lo, hi] = split(f.service_start);
-                            let (arrived, visits) = match ts.get(f.serving as usize) {
-                                Some(t) if f.serving != NONE => (split(t.arrived), t.visits),
-                                _ => ([0, 0], 0),
-                            };
-                            [
-                                [lo, hi, serving_word(f), f.head],
-                                [f.tail, arrived[0], arrived[1], visits],
-                            ]
-                        })
-                        .collect::<Vec<_>>(),
-                ),
-                storage,
-            ),
+            // the facility records of common.wgsl (struct Fac)
+            fac: init("fac", bytemuck::cast_slice(&fac_words(&state)), storage),
             // per facility: four directions' tokens (NONE), the announcement count, unused
             mail: init(
                 "mail",
                 bytemuck::cast_slice(&[NONE, NONE, NONE, NONE, 0, 0, 0, 0].repeat(k as usize)),
                 storage,
             ),
-            tok: init(
-                "tok",
-                bytemuck::cast_slice(
-                    &ts.iter()
-                        .map(|t| [t.arrived as u32, (t.arrived >> 32) as u32, t.next, t.visits])
-                        .collect::<Vec<_>>(),
-                ),
-                storage,
-            ),
+            tok: init("tok", bytemuck::cast_slice(&token_words(&state)), storage),
             scan_min: init("scan_min", &vec![0u8; 8 * n_wg as usize], storage),
             wg_acc: init("wg_acc", &vec![0u8; 32 * n_wg as usize], storage),
             // NEVER: a reduction before the first step must not see a zero minimum
@@ -665,63 +630,13 @@ impl GpuTorus {
         let n1 = cfg.model.tokens() as usize;
         let original = last.len() == dep.len();
         let states = self.seeds.iter().enumerate().map(|(r, &seed)| {
-            // global token number → the replica's own
-            let local = |t: u32| {
-                if t == NONE {
-                    NONE
-                } else {
-                    t.wrapping_sub((r * n1) as u32)
-                }
+            let words = StateWords {
+                dep: &dep[r * k1..(r + 1) * k1],
+                last: original.then(|| &last[r * k1..(r + 1) * k1]),
+                fac: &fac[r * k1..(r + 1) * k1],
+                tok: &records[r * n1..(r + 1) * n1],
             };
-            let tokens: Vec<Token> = records[r * n1..(r + 1) * n1]
-                .iter()
-                .map(|w| Token {
-                    arrived: join([w[0], w[1]]),
-                    next: local(w[2]),
-                    visits: w[3],
-                })
-                .collect();
-            let facilities = (r * k1..(r + 1) * k1)
-                .map(|f| {
-                    let [a, b] = fac[f];
-                    let w = a[2];
-                    let head = local(a[3]);
-                    let mut queued = 0;
-                    let mut t = head;
-                    // Bounded walk: a corrupted (cyclic) list is caught by check_tokens.
-                    while t != NONE && (t as usize) < n1 && queued <= n1 as u32 {
-                        queued += 1;
-                        t = tokens[t as usize].next;
-                    }
-                    Facility {
-                        departure: join(dep[f]),
-                        service_start: join([a[0], a[1]]),
-                        last_arrival: if original { join(last[f]) } else { 0 },
-                        busy: 0,
-                        sojourn: 0,
-                        completions: 0,
-                        causality_errors: 0,
-                        serving: if w == NONE {
-                            NONE
-                        } else {
-                            local(w & 0x3fff_ffff)
-                        },
-                        route: if w == NONE { 0 } else { w >> 30 },
-                        head,
-                        tail: local(b[0]),
-                        queued,
-                    }
-                })
-                .collect();
-            TorusState {
-                rows: cfg.model.rows,
-                cols: cfg.model.cols,
-                seed,
-                law: cfg.service_law(),
-                facilities,
-                tokens,
-                warmup: cfg.run.warmup_ticks(),
-            }
+            decode_state(cfg, seed, (r * n1) as u32, &words)
         });
         Ok(states.collect())
     }
@@ -814,10 +729,127 @@ pub struct Accumulated {
 impl Accumulated {
     /// Adds the sums to measures taken over a downloaded state, which holds only the
     /// services in progress (the GPU keeps no per-facility sums).
-    fn add_to(self, m: &mut Measures) {
+    pub(crate) fn add_to(self, m: &mut Measures) {
         m.busy += self.busy;
         m.sojourn = self.sojourn;
         m.completions = self.completions;
+    }
+}
+
+/// The departure time of every facility, as the GPU keeps it (`dep`).
+pub(crate) fn departure_words(state: &TorusState) -> Vec<[u32; 2]> {
+    state
+        .facilities
+        .iter()
+        .map(|f| split(f.departure))
+        .collect()
+}
+
+/// Every facility's 32-byte record (common.wgsl, struct Fac): service start, serving word,
+/// head; tail, the serving token's arrival time and visits.
+pub(crate) fn fac_words(state: &TorusState) -> Vec<[[u32; 4]; 2]> {
+    state
+        .facilities
+        .iter()
+        .map(|f| {
+            let [lo, hi] = split(f.service_start);
+            let (serving, (arrived, visits)) = if f.serving == NONE {
+                (NONE, ([0, 0], 0))
+            } else {
+                let t = &state.tokens[f.serving as usize];
+                (f.serving | (f.route << 30), (split(t.arrived), t.visits))
+            };
+            [
+                [lo, hi, serving, f.head],
+                [f.tail, arrived[0], arrived[1], visits],
+            ]
+        })
+        .collect()
+}
+
+/// Every token's 16-byte record: arrival time, next in its queue, visits.
+pub(crate) fn token_words(state: &TorusState) -> Vec<[u32; 4]> {
+    state
+        .tokens
+        .iter()
+        .map(|t| [t.arrived as u32, (t.arrived >> 32) as u32, t.next, t.visits])
+        .collect()
+}
+
+/// One torus's words as read back from the GPU (`last` only for interval/original).
+pub(crate) struct StateWords<'a> {
+    pub dep: &'a [[u32; 2]],
+    pub last: Option<&'a [[u32; 2]]>,
+    pub fac: &'a [[[u32; 4]; 2]],
+    pub tok: &'a [[u32; 4]],
+}
+
+/// The CPU state of one torus of `cfg` run with `seed` from its GPU words; `offset` is its
+/// first token's number on the GPU (replicas). Statistics fields are left zero.
+pub(crate) fn decode_state(
+    cfg: &TorusConfig,
+    seed: u64,
+    offset: u32,
+    words: &StateWords,
+) -> TorusState {
+    let n1 = words.tok.len();
+    // global token number → the replica's own
+    let local = |t: u32| {
+        if t == NONE {
+            NONE
+        } else {
+            t.wrapping_sub(offset)
+        }
+    };
+    let tokens: Vec<Token> = words
+        .tok
+        .iter()
+        .map(|w| Token {
+            arrived: join([w[0], w[1]]),
+            next: local(w[2]),
+            visits: w[3],
+        })
+        .collect();
+    let facilities = (0..words.fac.len())
+        .map(|f| {
+            let [a, b] = words.fac[f];
+            let w = a[2];
+            let head = local(a[3]);
+            let mut queued = 0;
+            let mut t = head;
+            // Bounded walk: a corrupted (cyclic) list is caught by check_tokens.
+            while t != NONE && (t as usize) < n1 && queued <= n1 as u32 {
+                queued += 1;
+                t = tokens[t as usize].next;
+            }
+            Facility {
+                departure: join(words.dep[f]),
+                service_start: join([a[0], a[1]]),
+                last_arrival: words.last.map_or(0, |l| join(l[f])),
+                busy: 0,
+                sojourn: 0,
+                completions: 0,
+                causality_errors: 0,
+                serving: if w == NONE {
+                    NONE
+                } else {
+                    local(w & 0x3fff_ffff)
+                },
+                route: if w == NONE { 0 } else { w >> 30 },
+                head,
+                tail: local(b[0]),
+                queued,
+            }
+        })
+        .collect();
+    TorusState {
+        rows: cfg.model.rows,
+        cols: cfg.model.cols,
+        seed,
+        law: cfg.service_law(),
+        facilities,
+        tokens,
+        warmup: cfg.run.warmup_ticks(),
     }
 }
 

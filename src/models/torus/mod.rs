@@ -6,6 +6,7 @@
 //! arrives there at the same instant (one combined departure/arrival event).
 
 pub mod bench;
+pub mod blocked;
 pub mod config;
 pub mod cpu;
 pub mod form;

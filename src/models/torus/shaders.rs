@@ -16,6 +16,8 @@ pub const DEPART: &str = include_str!("shaders/torus_depart.wgsl");
 pub const ARRIVE: &str = include_str!("shaders/torus_arrive.wgsl");
 /// Step close-out and planning (final min reduction, bound, step log).
 pub const PLAN: &str = include_str!("shaders/torus_plan.wgsl");
+/// The blocked window engine's two passes (`block`, `commit`; blocked.rs composes it).
+pub const BLOCK: &str = include_str!("shaders/torus_block.wgsl");
 /// Per-facility display words for the heatmap.
 pub const DISPLAY: &str = include_str!("shaders/torus_display.wgsl");
 

@@ -7,6 +7,7 @@ use super::state::TorusState;
 use crate::gpu::Gpu;
 use crate::gpu::shaders::Reductions;
 use crate::models::queueing::{Algorithm, Timestamps};
+use crate::models::torus::blocked::GpuTorusBlocked;
 use crate::models::torus::config::TorusConfig;
 use crate::models::torus::gpu::GpuTorus;
 use crate::sim::{Budget, Engine};
@@ -42,6 +43,18 @@ pub fn check_once(gpu: &Arc<Gpu>, options: Options, record: &mut dyn FnMut(Check
             None => Err("not a torus case".into()),
         },
     ));
+    for (case, halo) in &BLOCKED_CASES {
+        record(timed(
+            format!(
+                "torus window blocked on the GPU (halo {halo}) = sequential on the CPU, {}",
+                case.label
+            ),
+            || match config_of(case)?.get::<TorusConfig>() {
+                Some(cfg) => check_blocked_vs_sequential(gpu, cfg, *halo, options),
+                None => Err("not a torus case".into()),
+            },
+        ));
+    }
     for algorithm in ["window", "interval/original"] {
         record(timed(
             format!(
@@ -51,6 +64,62 @@ pub fn check_once(gpu: &Arc<Gpu>, options: Options, record: &mut dyn FnMut(Check
         ));
     }
 }
+
+/// The blocked engine's checks (configuration, halo): many tiles with P = 1; queues (P = 3)
+/// with partial edge tiles and the widest halo; a warm-up cutting the statistics.
+const BLOCKED_CASES: [(Case, u32); 3] = [
+    (
+        Case {
+            label: "blocked 256×256 P=1 d=1",
+            quick: true,
+            preset: "teaching-16x16",
+            sets: &[
+                "model.rows=256",
+                "model.cols=256",
+                "run.d=1",
+                "run.end_time=300",
+                "run.warmup=50",
+                "run.seed=7",
+            ],
+        },
+        4,
+    ),
+    (
+        Case {
+            label: "blocked 100×130 P=3 d=0.6",
+            quick: true,
+            preset: "teaching-16x16",
+            sets: &[
+                "model.rows=100",
+                "model.cols=130",
+                "model.tokens_per_facility=3",
+                "model.mean_service=7",
+                "run.d=0.6",
+                "run.end_time=120",
+                "run.warmup=0",
+                "run.seed=4242",
+            ],
+        },
+        6,
+    ),
+    (
+        Case {
+            label: "blocked 70×90 P=2 d=0.25",
+            quick: true,
+            preset: "teaching-16x16",
+            sets: &[
+                "model.rows=70",
+                "model.cols=90",
+                "model.tokens_per_facility=2",
+                "run.d=0.25",
+                "run.end_time=200",
+                "run.warmup=30",
+                "run.seed=99",
+            ],
+        },
+        2,
+    ),
+];
 
 /// The configurations of the replica checks: window, interval/original.
 const REPLICA_CASES: [Case; 2] = [
@@ -304,6 +373,38 @@ fn check_window_vs_sequential(
     cfg: &TorusConfig,
     options: Options,
 ) -> Result<Vec<String>, String> {
+    let r = crate::verify::variants(gpu)[0];
+    let mut g = GpuTorus::with_reductions(gpu.clone(), cfg, r).map_err(gpu_err)?;
+    g.advance(Budget::Finish).map_err(gpu_err)?;
+    let state = g.download_state().map_err(gpu_err)?;
+    compare_with_sequential(cfg, g.report().map_err(gpu_err)?, &state, options)
+}
+
+/// The blocked window engine (temporal blocking, `halo` windows per block) = sequential.
+fn check_blocked_vs_sequential(
+    gpu: &Arc<Gpu>,
+    cfg: &TorusConfig,
+    halo: u32,
+    options: Options,
+) -> Result<Vec<String>, String> {
+    let mut g = GpuTorusBlocked::new(gpu.clone(), cfg, halo).map_err(gpu_err)?;
+    g.advance(Budget::Finish).map_err(gpu_err)?;
+    let state = g.download_state().map_err(gpu_err)?;
+    let mut diffs = compare_with_sequential(cfg, g.report().map_err(gpu_err)?, &state, options)?;
+    if let Err(e) = state.check_tokens() {
+        diffs.push(e);
+    }
+    Ok(diffs)
+}
+
+/// Differences between a GPU run of the window algorithm (its report and final state) and
+/// the sequential run of `cfg` on the CPU.
+fn compare_with_sequential(
+    cfg: &TorusConfig,
+    mut gpu_report: crate::sim::Report,
+    gpu_state: &TorusState,
+    options: Options,
+) -> Result<Vec<String>, String> {
     let mut seq_cfg = cfg.clone();
     seq_cfg.run.algorithm = Algorithm::Sequential;
     let mut seq = CpuEngine {
@@ -311,10 +412,6 @@ fn check_window_vs_sequential(
         config: seq_cfg,
     };
     seq.advance(Budget::Finish).map_err(gpu_err)?;
-    let r = crate::verify::variants(gpu)[0];
-    let mut g = GpuTorus::with_reductions(gpu.clone(), cfg, r).map_err(gpu_err)?;
-    g.advance(Budget::Finish).map_err(gpu_err)?;
-    let mut gpu_report = g.report().map_err(gpu_err)?;
     if options.perturb_gpu {
         gpu_report.perturb_work();
     }
@@ -334,7 +431,7 @@ fn check_window_vs_sequential(
         .collect();
     diffs.extend(compare_torus_states(
         &comparable_state(seq.cpu.state(), cfg),
-        &g.download_state().map_err(gpu_err)?,
+        gpu_state,
     ));
     Ok(diffs)
 }
