@@ -384,19 +384,71 @@ impl GpuTorusBlocked {
         gpu.queue.write_buffer(&self.buffers.blocks, 0, &bytes);
         let mut enc = gpu.device.create_command_encoder(&Default::default());
         enc.clear_buffer(&self.buffers.blog, 0, None);
+        // PDES_GPU_PROFILE: a timestamp after every dispatch, printed as µs per pass
+        let stamps = (std::env::var_os("PDES_GPU_PROFILE").is_some()
+            && gpu
+                .device
+                .features()
+                .contains(wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES))
+        .then(|| {
+            let count = 1 + 2 * blocks.len() as u32;
+            let set = gpu.device.create_query_set(&wgpu::QuerySetDescriptor {
+                label: Some("blocked passes"),
+                ty: wgpu::QueryType::Timestamp,
+                count,
+            });
+            (set, count)
+        });
         {
             let mut pass = enc.begin_compute_pass(&Default::default());
             pass.set_bind_group(0, &self.bind_group, &[]);
             let (tx, ty) = self.tiling.tiles;
+            let mut q = 0;
+            let mut stamp = |pass: &mut wgpu::ComputePass| {
+                if let Some((set, _)) = &stamps {
+                    pass.write_timestamp(set, q);
+                    q += 1;
+                }
+            };
+            stamp(&mut pass);
             for i in 0..blocks.len() as u64 {
                 pass.set_bind_group(1, &self.block_group, &[(i * self.block_stride) as u32]);
                 pass.set_pipeline(&self.pipelines.block);
                 pass.dispatch_workgroups(tx, ty, 1);
+                stamp(&mut pass);
                 pass.set_pipeline(&self.pipelines.commit);
                 pass.dispatch_workgroups(tx, ty, 1);
+                stamp(&mut pass);
             }
         }
+        let resolved = stamps.as_ref().map(|(set, count)| {
+            let buf = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("timestamps"),
+                size: 8 * u64::from(*count),
+                usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+                mapped_at_creation: false,
+            });
+            enc.resolve_query_set(set, 0..*count, &buf, 0);
+            buf
+        });
         gpu.queue.submit([enc.finish()]);
+        if let Some(buf) = &resolved {
+            let bytes = read_buffers(gpu, &[buf])?;
+            let t: &[u64] = bytemuck::cast_slice(&bytes[0]);
+            let period = f64::from(gpu.queue.get_timestamp_period()) / 1000.0;
+            let (mut block_us, mut commit_us) = (0.0, 0.0);
+            for i in 0..blocks.len() {
+                block_us += (t[2 * i + 1] - t[2 * i]) as f64 * period;
+                commit_us += (t[2 * i + 2] - t[2 * i + 1]) as f64 * period;
+            }
+            let n = blocks.len() as f64;
+            eprintln!(
+                "blocked batch of {} blocks: block {:.1} µs, commit {:.1} µs per block (GPU timestamps)",
+                blocks.len(),
+                block_us / n,
+                commit_us / n
+            );
+        }
         let used = blocks.len() as u64 * u64::from(MAX_HALO * LANES) * 4;
         let log = read_ranges(gpu, &[(&self.buffers.blog, 0, used)])?;
         let lanes: &[u32] = bytemuck::cast_slice(&log[0]);
@@ -530,10 +582,25 @@ fn build_pipelines(device: &wgpu::Device, region: u32) -> Pipelines {
         source: wgpu::ShaderSource::Wgsl(module_source(region).into()),
     });
     let pl = kit::pipeline_layout(device, "torus blocked", &[&layout0, &layout1]);
+    // Both passes write every shared word before reading it: zero-filling 36 KB per
+    // workgroup first would only cost time.
+    let pipeline = |entry: &str| {
+        device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some(entry),
+            layout: Some(&pl),
+            module: &module,
+            entry_point: Some(entry),
+            compilation_options: wgpu::PipelineCompilationOptions {
+                zero_initialize_workgroup_memory: false,
+                ..Default::default()
+            },
+            cache: None,
+        })
+    };
     Pipelines {
         layout0,
         layout1,
-        block: kit::pipeline(device, &pl, &module, "block"),
-        commit: kit::pipeline(device, &pl, &module, "commit"),
+        block: pipeline("block"),
+        commit: pipeline("commit"),
     }
 }

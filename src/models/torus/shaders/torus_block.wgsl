@@ -126,20 +126,14 @@ fn before(a: Arrival, b: Arrival) -> bool {
     return a.time < b.time || (a.time == b.time && a.src < b.src);
 }
 
-fn accept(s: u32, ebase: u32, a: Arrival) {
-    if sh_serv[s] == NONE {
-        let en = entry[ebase + a.e];
-        let st = sh_start[s];
-        let start = select(max(a.time, st), a.time, st == START_OLD);
-        start_service(s, en.x, en.z, a.time, start);
+// Appends entry e to s's local queue.
+fn enqueue(s: u32, ebase: u32, e: u32) {
+    let l = sh_lists[s];
+    if l == EMPTY {
+        sh_lists[s] = e | (e << 16u);
     } else {
-        let l = sh_lists[s];
-        if l == EMPTY {
-            sh_lists[s] = a.e | (a.e << 16u);
-        } else {
-            entry[ebase + (l >> 16u)].w = a.e;
-            sh_lists[s] = (l & 0xffffu) | (a.e << 16u);
-        }
+        entry[ebase + (l >> 16u)].w = e;
+        sh_lists[s] = (l & 0xffffu) | (e << 16u);
     }
 }
 
@@ -218,14 +212,23 @@ fn block(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) li
             // the next token: what is left of the global queue first, then the local one
             let g = sh_ghead[s];
             let l = sh_lists[s];
+            var next = NONE;
+            var visits = 0u;
+            var arr = ARR_TOK;
             if g != NONE {
                 let nt = tok[g];
                 sh_ghead[s] = nt.z;
-                start_service(s, g, nt.w, ARR_TOK, t_rel);
+                next = g;
+                visits = nt.w;
             } else if l != EMPTY {
                 let en = entry[ebase + (l & 0xffffu)];
                 sh_lists[s] = select((l & 0xffff0000u) | en.w, EMPTY, en.w == NIL);
-                start_service(s, en.x, en.z, en.y, t_rel);
+                next = en.x;
+                visits = en.z;
+                arr = en.y;
+            }
+            if next != NONE {
+                start_service(s, next, visits, arr, t_rel);
             } else {
                 sh_serv[s] = NONE;
                 sh_start[s] = t_rel; // free since
@@ -249,10 +252,20 @@ fn block(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) li
             if before(a2, a0) { x = a0; a0 = a2; a2 = x; }
             if before(a3, a1) { x = a1; a1 = a3; a3 = x; }
             if before(a2, a1) { x = a1; a1 = a2; a2 = x; }
-            if a0.e != NONE { accept(s, ebase, a0); }
-            if a1.e != NONE { accept(s, ebase, a1); }
-            if a2.e != NONE { accept(s, ebase, a2); }
-            if a3.e != NONE { accept(s, ebase, a3); }
+            // an idle server takes the first arrival (one call site of the random stream:
+            // each inlined copy of Philox costs registers, and registers cost occupancy);
+            // every later one queues
+            if sh_serv[s] == NONE {
+                let en = entry[ebase + a0.e];
+                let st = sh_start[s];
+                let start = select(max(a0.time, st), a0.time, st == START_OLD);
+                start_service(s, en.x, en.z, a0.time, start);
+            } else {
+                enqueue(s, ebase, a0.e);
+            }
+            if a1.e != NONE { enqueue(s, ebase, a1.e); }
+            if a2.e != NONE { enqueue(s, ebase, a2.e); }
+            if a3.e != NONE { enqueue(s, ebase, a3.e); }
         }
         storageBarrier();
         workgroupBarrier();
