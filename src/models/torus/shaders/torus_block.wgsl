@@ -66,6 +66,9 @@ var<workgroup> sh_vis: array<u32, SLOTS>;    // the serving token's visits
 var<workgroup> sh_ghead: array<u32, SLOTS>;  // head of what is left of the global queue
 var<workgroup> sh_lists: array<u32, SLOTS>;  // local queue: head entry | tail entry << 16
 var<workgroup> sh_out: array<u32, SLOTS>;    // this window's departure: entry | dir << 16, or NONE
+var<workgroup> sh_list: array<u32, SLOTS>;  // this phase's slots with an event
+var<workgroup> sh_ndep: atomic<u32>;
+var<workgroup> sh_nrecv: atomic<u32>;
 var<workgroup> sh_alloc: atomic<u32>;
 var<workgroup> sh_nstage: atomic<u32>;
 var<workgroup> sh_wev: array<atomic<u32>, MAX_H>;
@@ -170,6 +173,7 @@ fn block(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) li
     }
     if lid == 0u {
         atomicStore(&sh_alloc, 0u);
+        atomicStore(&sh_ndep, 0u);
         atomicStore(&sh_nstage, 0u);
         atomicStore(&sh_compl, 0u);
         for (var i = 0u; i < 8u; i++) { atomicStore(&sh_limbs[i], 0u); }
@@ -182,11 +186,20 @@ fn block(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) li
     for (var k = 0u; k < BK.windows; k++) {
         let w_hi = min64(add64(BK.base, mul64(P.d, vec2<u32>(k + 1u, 0u))), BK.limit);
         // Departures: every facility whose departure falls in the window (at most one each).
-        var ev = 0u;
+        // Compaction first (a few percent of the slots have an event, and a warp that
+        // walked the slots would run the random stream for one lane in 32): the due slots
+        // into a shared list, then one event per thread.
+        if lid == 0u { atomicStore(&sh_nrecv, 0u); }
         for (var s = lid; s < SLOTS; s += WG) {
             sh_out[s] = NONE; // read by the previous window's arrivals, before the barrier
+            if lt64(sh_dep[s], w_hi) { sh_list[atomicAdd(&sh_ndep, 1u)] = s; }
+        }
+        workgroupBarrier();
+        let n_dep = atomicLoad(&sh_ndep);
+        var ev = 0u;
+        for (var j = lid; j < n_dep; j += WG) {
+            let s = sh_list[j];
             let t = sh_dep[s];
-            if !lt64(t, w_hi) { continue; }
             let t_rel = sub64(t, BK.base).x;
             let serv = sh_serv[s];
             let token = serv & TOKEN_MASK;
@@ -238,14 +251,27 @@ fn block(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) li
         if ev > 0u { atomicAdd(&sh_wev[k], ev); }
         storageBarrier();
         workgroupBarrier();
-        // Arrivals: each facility pulls from its four neighbours' departures and accepts
-        // them in the sequential order (time, sending facility).
+        // Arrivals: the receivers into the list (compacted as above), then each pulls from
+        // its four neighbours' departures and accepts them in the sequential order (time,
+        // sending facility).
+        if lid == 0u { atomicStore(&sh_ndep, 0u); }
         for (var s = lid; s < SLOTS; s += WG) {
+            for (var dir = 0u; dir < 4u; dir++) {
+                let src = source_slot(s, dir);
+                if src != NONE && sh_out[src] != NONE && (sh_out[src] >> 16u) == dir {
+                    sh_list[atomicAdd(&sh_nrecv, 1u)] = s;
+                    break;
+                }
+            }
+        }
+        workgroupBarrier();
+        let n_recv = atomicLoad(&sh_nrecv);
+        for (var j = lid; j < n_recv; j += WG) {
+            let s = sh_list[j];
             var a0 = pull(tx, ty, s, 0u, ebase);
             var a1 = pull(tx, ty, s, 1u, ebase);
             var a2 = pull(tx, ty, s, 2u, ebase);
             var a3 = pull(tx, ty, s, 3u, ebase);
-            if a0.e == NONE && a1.e == NONE && a2.e == NONE && a3.e == NONE { continue; }
             var x: Arrival;
             if before(a1, a0) { x = a0; a0 = a1; a1 = x; }
             if before(a3, a2) { x = a2; a2 = a3; a3 = x; }
