@@ -189,6 +189,10 @@ pub fn suite(name: &str) -> Vec<Case> {
         "blocked-halo" => {
             let mut v = vec![case(2048, 1.0, Window, Original, Gpu, 5_000.0)];
             v.extend((1..=MAX_HALO).map(|h| blocked(2048, 1.0, 5_000.0, h)));
+            // a quarter of the events per window: where the per-window fixed cost dominates
+            v.push(case(2048, 0.25, Window, Original, Gpu, 5_000.0));
+            v.push(blocked(2048, 0.25, 5_000.0, 2));
+            v.push(blocked(2048, 0.25, 5_000.0, DEFAULT_HALO));
             v
         }
         "blocked-smoke" => vec![

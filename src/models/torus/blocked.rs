@@ -96,8 +96,14 @@ impl Tiling {
     /// The tiling of `cfg` with `halo` on `gpu`, or why the blocked engine cannot run it.
     pub fn of(gpu: &Gpu, cfg: &TorusConfig, halo: u32) -> Result<Self, SimError> {
         let shared = gpu.limits.max_compute_workgroup_storage_size;
+        // PDES_BLOCKED_REGION=24 forces the smaller region (an experiment: less shared
+        // memory per workgroup, more workgroups per multiprocessor)
+        let forced = std::env::var("PDES_BLOCKED_REGION")
+            .ok()
+            .and_then(|v| v.parse::<u32>().ok());
         let region = [32u32, 24]
             .into_iter()
+            .filter(|r| forced.is_none_or(|f| f == *r))
             .find(|r| r * r * SLOT_BYTES + SHARED_EXTRA <= shared)
             .ok_or_else(|| {
                 SimError::Gpu(format!(
