@@ -306,8 +306,12 @@ impl GpuTorusBlocked {
             )));
         }
         let pipelines = gpu.cached(
-            &format!("torus blocked pipelines, region {}", tiling.region),
-            || build_pipelines(device, tiling.region),
+            &format!(
+                "torus blocked pipelines, region {}, {} threads",
+                tiling.region,
+                threads()
+            ),
+            || build_pipelines(device, tiling.region, threads()),
         );
         let all = [
             &params_buf,
@@ -570,22 +574,33 @@ fn layouts(device: &wgpu::Device) -> (wgpu::BindGroupLayout, wgpu::BindGroupLayo
     (layout0, layout1)
 }
 
-/// The blocked passes' source for regions `region` wide.
-pub fn module_source(region: u32) -> String {
+/// Threads per workgroup of the blocked passes: 256, or PDES_BLOCKED_THREADS (64, 128 or
+/// 256; an experiment knob: with a register-heavy kernel, smaller workgroups give the
+/// multiprocessor more independent latency chains).
+fn threads() -> u32 {
+    std::env::var("PDES_BLOCKED_THREADS")
+        .ok()
+        .and_then(|v| v.parse::<u32>().ok())
+        .filter(|t| [64, 128, 256].contains(t))
+        .unwrap_or(256)
+}
+
+/// The blocked passes' source for regions `region` wide, `threads` per workgroup.
+pub fn module_source(region: u32, threads: u32) -> String {
     // no reductions module: its shared arrays would count against the region's memory
     format!(
-        "{}\nconst R: u32 = {region}u;\n{}\n{}",
+        "{}\nconst R: u32 = {region}u;\nconst BWG: u32 = {threads}u;\n{}\n{}",
         crate::gpu::shaders::U64,
         super::shaders::BLOCK,
         crate::gpu::shaders::PHILOX
     )
 }
 
-fn build_pipelines(device: &wgpu::Device, region: u32) -> Pipelines {
+fn build_pipelines(device: &wgpu::Device, region: u32, threads: u32) -> Pipelines {
     let (layout0, layout1) = layouts(device);
     let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
         label: Some("torus blocked"),
-        source: wgpu::ShaderSource::Wgsl(module_source(region).into()),
+        source: wgpu::ShaderSource::Wgsl(module_source(region, threads).into()),
     });
     let pl = kit::pipeline_layout(device, "torus blocked", &[&layout0, &layout1]);
     // Both passes write every shared word before reading it: zero-filling 36 KB per

@@ -51,8 +51,16 @@ pub fn pass_of_files(files: &[(&str, &'static str)], reductions: Reductions) -> 
 
 /// Every pass, by name (the registry's list, for validation tests).
 pub fn modules(reductions: Reductions) -> Vec<(String, String)> {
-    MODULES
+    let mut v: Vec<(String, String)> = MODULES
         .iter()
         .map(|(name, files)| (name.to_string(), pass_of_files(files, reductions)))
-        .collect()
+        .collect();
+    // the blocked engine's passes, both region widths (no reductions: the same either way)
+    for region in [24, 32] {
+        v.push((
+            format!("block (region {region})"),
+            super::blocked::module_source(region, 256),
+        ));
+    }
+    v
 }

@@ -1,5 +1,6 @@
 // torus_block.wgsl — the window algorithm with temporal blocking (after u64.wgsl and
-// philox.wgsl; `const R` is prepended by the host: the region's width in facilities).
+// philox.wgsl; `const R` and `const BWG` are prepended by the host: the region's width in
+// facilities, the threads per workgroup).
 // Twin: Stepped with windows anchored at base + k·d (src/models/torus/blocked.rs, cpu side),
 // and, for the result, `sequential`.
 //
@@ -152,14 +153,14 @@ fn pull(tx: u32, ty: u32, s: u32, dir: u32, ebase: u32) -> Arrival {
     return Arrival(NONE, NONE, NONE);
 }
 
-@compute @workgroup_size(WG)
+@compute @workgroup_size(BWG)
 fn block(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid3: vec3<u32>) {
     let lid = lid3.x;
     let tx = wid.x;
     let ty = wid.y;
     let tile = tile_of(wid);
     let ebase = tile * P.cap;
-    for (var s = lid; s < SLOTS; s += WG) {
+    for (var s = lid; s < SLOTS; s += BWG) {
         let f = slot_fac(tx, ty, s);
         sh_dep[s] = dep[f];
         let a = fac[2u * f];
@@ -190,14 +191,14 @@ fn block(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) li
         // walked the slots would run the random stream for one lane in 32): the due slots
         // into a shared list, then one event per thread.
         if lid == 0u { atomicStore(&sh_nrecv, 0u); }
-        for (var s = lid; s < SLOTS; s += WG) {
+        for (var s = lid; s < SLOTS; s += BWG) {
             sh_out[s] = NONE; // read by the previous window's arrivals, before the barrier
             if lt64(sh_dep[s], w_hi) { sh_list[atomicAdd(&sh_ndep, 1u)] = s; }
         }
         workgroupBarrier();
         let n_dep = atomicLoad(&sh_ndep);
         var ev = 0u;
-        for (var j = lid; j < n_dep; j += WG) {
+        for (var j = lid; j < n_dep; j += BWG) {
             let s = sh_list[j];
             let t = sh_dep[s];
             let t_rel = sub64(t, BK.base).x;
@@ -255,7 +256,7 @@ fn block(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) li
         // its four neighbours' departures and accepts them in the sequential order (time,
         // sending facility).
         if lid == 0u { atomicStore(&sh_ndep, 0u); }
-        for (var s = lid; s < SLOTS; s += WG) {
+        for (var s = lid; s < SLOTS; s += BWG) {
             for (var dir = 0u; dir < 4u; dir++) {
                 let src = source_slot(s, dir);
                 if src != NONE && sh_out[src] != NONE && (sh_out[src] >> 16u) == dir {
@@ -266,7 +267,7 @@ fn block(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) li
         }
         workgroupBarrier();
         let n_recv = atomicLoad(&sh_nrecv);
-        for (var j = lid; j < n_recv; j += WG) {
+        for (var j = lid; j < n_recv; j += BWG) {
             let s = sh_list[j];
             var a0 = pull(tx, ty, s, 0u, ebase);
             var a1 = pull(tx, ty, s, 1u, ebase);
@@ -298,7 +299,7 @@ fn block(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) li
     }
     // Stage the tile's changed facilities for `commit`; a facility changed iff it departed
     // or received (its start became an offset) or a token joined its queue.
-    for (var s = lid; s < SLOTS; s += WG) {
+    for (var s = lid; s < SLOTS; s += BWG) {
         if !interior(tx, ty, s) { continue; }
         if sh_start[s] == START_OLD && sh_lists[s] == EMPTY { continue; }
         let n = atomicAdd(&sh_nstage, 1u);
@@ -358,13 +359,13 @@ fn limbs_sum(i: u32) -> vec2<u32> {
 // Applies the staged changes of tile (one workgroup per tile, after every `block`): the
 // facility record, its departure time, and the records of the tokens now at it that the
 // block moved or relinked.
-@compute @workgroup_size(WG)
+@compute @workgroup_size(BWG)
 fn commit(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid3: vec3<u32>) {
     let lid = lid3.x;
     let tile = tile_of(wid);
     let ebase = tile * P.cap;
     let n = stage_count[tile];
-    for (var j = lid; j < n; j += WG) {
+    for (var j = lid; j < n; j += BWG) {
         let i = 3u * (tile * P.stage_cap + j);
         let a = stage[i];
         let b = stage[i + 1u];
