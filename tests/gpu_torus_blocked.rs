@@ -154,3 +154,27 @@ fn blocked_refuses_what_it_cannot_run_exactly() {
         .expect("d too wide");
     assert!(e.to_string().contains("run.d"), "{e}");
 }
+
+#[test]
+fn blocked_window_is_sequential_when_a_window_overflows_its_bucket() {
+    if gpu().is_none() {
+        return;
+    }
+    // service 2 + Exp(0.5) with d = 2: most busy facilities depart in every window, more
+    // than a window's bucket holds (a third of the region), so the block falls back to
+    // scanning the region for those windows
+    let cfg = config(&[
+        "model.rows=30",
+        "model.cols=40",
+        "model.tokens_per_facility=2",
+        "model.mean_service=2.5",
+        "model.service=\"shifted\"",
+        "run.algorithm=\"window\"",
+        "run.d=2",
+        "run.end_time=100",
+    ]);
+    let g = assert_blocked_is_sequential(&cfg, 3, &[]);
+    // the premise: windows in which more than a third of the 1200 facilities depart
+    let most = g.step_log().iter().map(|s| s.events).max().unwrap_or(0);
+    assert!(most > 400, "the busiest window had only {most} events");
+}

@@ -41,8 +41,9 @@ const MAX_BLOCKS: u64 = 256;
 /// Lanes of the per-window event counters (tiles add to lane tile % LANES, so that
 /// thousands of workgroups do not queue on one atomic).
 const LANES: u32 = 32;
-/// Bytes of shared memory per region slot (torus_block.wgsl: one u64 and eight u32).
-const SLOT_BYTES: u32 = 40;
+/// Bytes of shared memory per region slot (torus_block.wgsl: one u64 and nine u32 per slot,
+/// and the windows' buckets: MAX_H × SLOTS / 3 u32).
+const SLOT_BYTES: u32 = 52;
 /// Shared memory the kernel uses besides the slots (counters, limbs).
 const SHARED_EXTRA: u32 = 256;
 
