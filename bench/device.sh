@@ -159,6 +159,13 @@ for what in "$@"; do
       $BIN bench --suite blocked --repeat 3 --format json --out "$OUT/blocked.json" 2>&1 | tee "$OUT/blocked.log" ;;
     blocked-halo)  # the blocked engine with every halo at the headline's configuration, T = 5000
       $BIN bench --suite blocked-halo --repeat 3 --format json --out "$OUT/blocked-halo.json" 2>&1 | tee "$OUT/blocked-halo.log" ;;
+    blocked-attribution)  # per-pass GPU µs of the blocked engine, built in and each bench/experiments/blocked-attribution/*/
+      PDES_GPU_PROFILE=1 $BIN bench --suite blocked-h2 --repeat 1 > "$OUT/blocked-h2-builtin.log" 2>&1
+      for v in bench/experiments/blocked-attribution/*/; do
+        n=$(basename "$v")
+        PDES_WGSL_DIR="$v" PDES_GPU_PROFILE=1 $BIN bench --suite blocked-h2 --repeat 1 > "$OUT/blocked-h2-$n.log" 2>&1
+      done
+      for f in "$OUT"/blocked-h2-*.log; do echo "== $f"; grep -E "gpu|blocked batch" "$f" | awk '/gpu/{print; c=0; next} c<1{print; c++}'; done ;;
     suite)
       $BIN bench --suite torus --format json --out "$OUT/torus.json" 2>&1 | tee "$OUT/torus.log" ;;
   esac

@@ -121,6 +121,10 @@ pub const SUITES: &[crate::models::BenchSuite] = &[
         help: "the blocked engine with every halo against the stepped GPU engine, headline at T = 5000",
     },
     crate::models::BenchSuite {
+        name: "blocked-h2",
+        help: "the blocked engine at h = 2, d = 1 and 0.25, T = 2000 (for attribution experiments)",
+    },
+    crate::models::BenchSuite {
         name: "blocked-smoke",
         help: "two tiny blocked runs against sequential (for tests)",
     },
@@ -195,6 +199,14 @@ pub fn suite(name: &str) -> Vec<Case> {
             v.push(blocked(2048, 0.25, 5_000.0, DEFAULT_HALO));
             v
         }
+        // Attribution experiments (bench/experiments/blocked-attribution/): h = 2 at d = 1 and
+        // d = 0.25, a shorter horizon.
+        "blocked-h2" => vec![
+            case(2048, 1.0, Window, Original, Gpu, 2_000.0),
+            blocked(2048, 1.0, 2_000.0, 2),
+            case(2048, 0.25, Window, Original, Gpu, 2_000.0),
+            blocked(2048, 0.25, 2_000.0, 2),
+        ],
         "blocked-smoke" => vec![
             case(40, 1.0, Sequential, Original, Cpu, 100.0),
             blocked(40, 1.0, 100.0, 2),
@@ -484,6 +496,15 @@ fn attach_reference(row: &mut BenchRow, earlier: &[BenchRow]) -> Result<(), CliE
             mean_sojourn: row.mean_sojourn,
         };
         if row.algorithm == "window" && got != reference {
+            if std::env::var_os("PDES_WGSL_DIR").is_some() {
+                // an experiment's replaced kernel (already announced as not a result)
+                eprintln!(
+                    "warning: {} {}: {got:?} differs from {reference:?} (PDES_WGSL_DIR experiment)",
+                    row.size, row.engine
+                );
+                row.reference = Some(reference);
+                return Ok(());
+            }
             return Err(CliError::Run(format!(
                 "{} window {}: {got:?} differs from {} {reference:?}; the row is refused",
                 row.size, row.engine, seq.algorithm

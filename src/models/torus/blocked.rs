@@ -308,9 +308,10 @@ impl GpuTorusBlocked {
         }
         let pipelines = gpu.cached(
             &format!(
-                "torus blocked pipelines, region {}, {} threads",
+                "torus blocked pipelines, region {}, {} threads, {:?}",
                 tiling.region,
-                threads()
+                threads(),
+                std::env::var_os("PDES_WGSL_DIR")
             ),
             || build_pipelines(device, tiling.region, threads()),
         );
@@ -592,8 +593,8 @@ pub fn module_source(region: u32, threads: u32) -> String {
     format!(
         "{}\nconst R: u32 = {region}u;\nconst BWG: u32 = {threads}u;\n{}\n{}",
         crate::gpu::shaders::U64,
-        super::shaders::BLOCK,
-        crate::gpu::shaders::PHILOX
+        crate::gpu::shaders::part("torus_block.wgsl", super::shaders::BLOCK),
+        crate::gpu::shaders::part("philox.wgsl", crate::gpu::shaders::PHILOX)
     )
 }
 
