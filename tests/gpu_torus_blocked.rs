@@ -156,13 +156,12 @@ fn blocked_refuses_what_it_cannot_run_exactly() {
 }
 
 #[test]
-fn blocked_window_is_sequential_when_a_window_overflows_its_bucket() {
+fn blocked_window_is_sequential_in_dense_windows() {
     if gpu().is_none() {
         return;
     }
-    // service 2 + Exp(0.5) with d = 2: most busy facilities depart in every window, more
-    // than a window's bucket holds (a third of the region), so the block falls back to
-    // scanning the region for those windows
+    // service 2 + Exp(0.5) with d = 2: most busy facilities depart in every window (many
+    // departures per warp, many arrivals at one facility in one window)
     let cfg = config(&[
         "model.rows=30",
         "model.cols=40",

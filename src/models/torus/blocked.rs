@@ -35,15 +35,14 @@ use std::sync::Arc;
 /// Most windows per block (MAX_H in the shader).
 pub const MAX_HALO: u32 = 6;
 /// The default halo (windows per block): measured best on the H100 (bench/NOTES.md).
-pub const DEFAULT_HALO: u32 = 4;
+pub const DEFAULT_HALO: u32 = 2;
 /// Blocks per submitted batch.
 const MAX_BLOCKS: u64 = 256;
 /// Lanes of the per-window event counters (tiles add to lane tile % LANES, so that
 /// thousands of workgroups do not queue on one atomic).
 const LANES: u32 = 32;
-/// Bytes of shared memory per region slot (torus_block.wgsl: one u64 and nine u32 per slot,
-/// and the windows' buckets: MAX_H × SLOTS / 3 u32).
-const SLOT_BYTES: u32 = 52;
+/// Bytes of shared memory per region slot (torus_block.wgsl: one u64 and eight u32).
+const SLOT_BYTES: u32 = 40;
 /// Shared memory the kernel uses besides the slots (counters, limbs).
 const SHARED_EXTRA: u32 = 256;
 
@@ -82,8 +81,8 @@ struct Block {
 /// The geometry of a blocked run: region and tile widths, tiles across and down.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Tiling {
-    /// Region width in facilities (tile plus two halos): 32 where the device has the shared
-    /// memory for it, else 24.
+    /// Region width in facilities (tile plus two halos): 24 (measured faster than 32 on the
+    /// H100, bench/NOTES.md; PDES_BLOCKED_REGION=32 where the memory allows).
     pub region: u32,
     /// Windows per block, and the halo's width.
     pub halo: u32,
@@ -97,18 +96,19 @@ impl Tiling {
     /// The tiling of `cfg` with `halo` on `gpu`, or why the blocked engine cannot run it.
     pub fn of(gpu: &Gpu, cfg: &TorusConfig, halo: u32) -> Result<Self, SimError> {
         let shared = gpu.limits.max_compute_workgroup_storage_size;
-        // PDES_BLOCKED_REGION=24 forces the smaller region (an experiment: less shared
-        // memory per workgroup, more workgroups per multiprocessor)
+        // PDES_BLOCKED_REGION=32 asks for the larger region (an experiment: less redundant
+        // work, fewer workgroups per multiprocessor)
         let forced = std::env::var("PDES_BLOCKED_REGION")
             .ok()
             .and_then(|v| v.parse::<u32>().ok());
-        let region = [32u32, 24]
+        let region = [24u32, 32]
             .into_iter()
-            .filter(|r| forced.is_none_or(|f| f == *r))
+            .filter(|r| forced.unwrap_or(24) == *r)
             .find(|r| r * r * SLOT_BYTES + SHARED_EXTRA <= shared)
             .ok_or_else(|| {
                 SimError::Gpu(format!(
-                    "blocked: the adapter's {shared} bytes of workgroup memory hold no 24×24 region"
+                    "blocked: the adapter's {shared} bytes of workgroup memory hold no {}×{0} region",
+                    forced.unwrap_or(24)
                 ))
             })?;
         if !(1..=MAX_HALO).contains(&halo) || region < 2 * halo + 8 {

@@ -58,7 +58,6 @@ const START_OLD: u32 = 0xffffffffu;  // service start / free-since as at block s
 const ARR_FAC: u32 = 0xffffffffu;    // the serving token's arrival: the facility record's
 const ARR_TOK: u32 = 0xfffffffeu;    // the serving token's arrival: its token record's
 const MAX_H: u32 = 6u;
-const BCAP: u32 = SLOTS / 3u;        // a window's bucket (expected: a few percent of SLOTS)
 
 var<workgroup> sh_dep: array<vec2<u32>, SLOTS>;
 var<workgroup> sh_start: array<u32, SLOTS>;
@@ -68,11 +67,9 @@ var<workgroup> sh_vis: array<u32, SLOTS>;    // the serving token's visits
 var<workgroup> sh_ghead: array<u32, SLOTS>;  // head of what is left of the global queue
 var<workgroup> sh_lists: array<u32, SLOTS>;  // local queue: head entry | tail entry << 16
 var<workgroup> sh_out: array<u32, SLOTS>;    // this window's departure: entry | dir << 16, or NONE
-var<workgroup> sh_list: array<u32, SLOTS>;  // this window's receivers
-var<workgroup> sh_nrecv: array<atomic<u32>, 2>; // by window parity: one counts, the other resets
-var<workgroup> sh_rcount: array<atomic<u32>, SLOTS>; // this window's announcements per slot
-var<workgroup> sh_bucket: array<u32, MAX_H * BCAP>;  // per window of the block: slots due in it
-var<workgroup> sh_bcnt: array<atomic<u32>, MAX_H>;
+var<workgroup> sh_list: array<u32, SLOTS>;  // this phase's slots with an event
+var<workgroup> sh_ndep: atomic<u32>;
+var<workgroup> sh_nrecv: atomic<u32>;
 var<workgroup> sh_alloc: atomic<u32>;
 var<workgroup> sh_nstage: atomic<u32>;
 var<workgroup> sh_wev: array<atomic<u32>, MAX_H>;
@@ -110,27 +107,6 @@ fn source_slot(s: u32, dir: u32) -> u32 {
     return NONE;
 }
 
-// Files slot s under the window of the block its departure d falls in, if any.
-fn bucket(s: u32, d: vec2<u32>) {
-    if !lt64(d, BK.limit) { return; }
-    let k = sub64(d, BK.base).x / P.d.x; // below the block's span: 32 bits (P.d < 2^31)
-    let i = atomicAdd(&sh_bcnt[k], 1u);
-    if i < BCAP { sh_bucket[k * BCAP + i] = s; }
-}
-
-// The slot s reaches by moving in direction dir, or NONE outside the region.
-fn dest_slot(s: u32, dir: u32) -> u32 {
-    let ry = s / R;
-    let rx = s % R;
-    switch dir {
-        case 0u: { if ry > 0u { return s - R; } }        // up
-        case 1u: { if ry + 1u < R { return s + R; } }   // down
-        case 2u: { if rx > 0u { return s - 1u; } }       // left
-        default: { if rx + 1u < R { return s + 1u; } }  // right
-    }
-    return NONE;
-}
-
 fn at(base: vec2<u32>, rel: u32) -> vec2<u32> { return add64(base, vec2<u32>(rel, 0u)); }
 
 fn words_of(token: u32, visits: u32) -> vec4<u32> {
@@ -141,9 +117,7 @@ fn words_of(token: u32, visits: u32) -> vec4<u32> {
 // offset t_rel.
 fn start_service(s: u32, token: u32, visits: u32, arr: u32, t_rel: u32) {
     let w = words_of(token, visits);
-    let d = add64(at(BK.base, t_rel), service_ticks(w.x));
-    sh_dep[s] = d;
-    bucket(s, d);
+    sh_dep[s] = add64(at(BK.base, t_rel), service_ticks(w.x));
     sh_serv[s] = token | ((w.y >> 30u) << 30u);
     sh_vis[s] = visits;
     sh_arr[s] = arr;
@@ -172,7 +146,6 @@ fn pull(tx: u32, ty: u32, s: u32, dir: u32, ebase: u32) -> Arrival {
     if src != NONE {
         let o = sh_out[src];
         if o != NONE && (o >> 16u) == dir {
-            sh_out[src] = NONE; // its one receiver has it
             let e = o & 0xffffu;
             return Arrival(entry[ebase + e].y, slot_fac(tx, ty, src), e);
         }
@@ -187,17 +160,9 @@ fn block(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) li
     let ty = wid.y;
     let tile = tile_of(wid);
     let ebase = tile * P.cap;
-    if lid == 0u {
-        for (var i = 0u; i < MAX_H; i++) { atomicStore(&sh_bcnt[i], 0u); }
-        atomicStore(&sh_nrecv[0], 0u);
-    }
-    workgroupBarrier();
     for (var s = lid; s < SLOTS; s += BWG) {
         let f = slot_fac(tx, ty, s);
-        let d = dep[f];
-        sh_dep[s] = d;
-        bucket(s, d);
-        atomicStore(&sh_rcount[s], 0u);
+        sh_dep[s] = dep[f];
         let a = fac[2u * f];
         sh_serv[s] = a.z;
         sh_ghead[s] = a.w;
@@ -209,6 +174,7 @@ fn block(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) li
     }
     if lid == 0u {
         atomicStore(&sh_alloc, 0u);
+        atomicStore(&sh_ndep, 0u);
         atomicStore(&sh_nstage, 0u);
         atomicStore(&sh_compl, 0u);
         for (var i = 0u; i < 8u; i++) { atomicStore(&sh_limbs[i], 0u); }
@@ -220,20 +186,21 @@ fn block(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) li
     var compl = 0u;
     for (var k = 0u; k < BK.windows; k++) {
         let w_hi = min64(add64(BK.base, mul64(P.d, vec2<u32>(k + 1u, 0u))), BK.limit);
-        // Departures: the window's bucket (filled as services started; a full scan of the
-        // region if it overflowed), one event per thread: a warp walking the slots would run
-        // the random stream for one lane in 32, and scanning every slot every window cost
-        // more than the events (bench/NOTES.md).
-        if lid == 0u { atomicStore(&sh_nrecv[(k + 1u) % 2u], 0u); }
-        let nb = atomicLoad(&sh_bcnt[k]);
-        let full = nb > BCAP;
-        let count = select(nb, SLOTS, full);
+        // Departures: every facility whose departure falls in the window (at most one each).
+        // Compaction first (a few percent of the slots have an event, and a warp that
+        // walked the slots would run the random stream for one lane in 32): the due slots
+        // into a shared list, then one event per thread.
+        if lid == 0u { atomicStore(&sh_nrecv, 0u); }
+        for (var s = lid; s < SLOTS; s += BWG) {
+            sh_out[s] = NONE; // read by the previous window's arrivals, before the barrier
+            if lt64(sh_dep[s], w_hi) { sh_list[atomicAdd(&sh_ndep, 1u)] = s; }
+        }
+        workgroupBarrier();
+        let n_dep = atomicLoad(&sh_ndep);
         var ev = 0u;
-        for (var j = lid; j < count; j += BWG) {
-            var s = j;
-            if !full { s = sh_bucket[k * BCAP + j]; }
+        for (var j = lid; j < n_dep; j += BWG) {
+            let s = sh_list[j];
             let t = sh_dep[s];
-            if !lt64(t, w_hi) { continue; }
             let t_rel = sub64(t, BK.base).x;
             let serv = sh_serv[s];
             let token = serv & TOKEN_MASK;
@@ -255,13 +222,7 @@ fn block(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) li
             }
             let e = atomicAdd(&sh_alloc, 1u);
             entry[ebase + e] = vec4<u32>(token, t_rel, sh_vis[s] + 1u, NIL);
-            let dir = serv >> 30u;
-            sh_out[s] = e | (dir << 16u);
-            // announce the destination once (it lists itself for the arrivals)
-            let dest = dest_slot(s, dir);
-            if dest != NONE && atomicAdd(&sh_rcount[dest], 1u) == 0u {
-                sh_list[atomicAdd(&sh_nrecv[k % 2u], 1u)] = dest;
-            }
+            sh_out[s] = e | ((serv >> 30u) << 16u);
             // the next token: what is left of the global queue first, then the local one
             let g = sh_ghead[s];
             let l = sh_lists[s];
@@ -291,12 +252,23 @@ fn block(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) li
         if ev > 0u { atomicAdd(&sh_wev[k], ev); }
         storageBarrier();
         workgroupBarrier();
-        // Arrivals: each announced receiver pulls from its four neighbours' departures
-        // and accepts them in the sequential order (time, sending facility).
-        let n_recv = atomicLoad(&sh_nrecv[k % 2u]);
+        // Arrivals: the receivers into the list (compacted as above), then each pulls from
+        // its four neighbours' departures and accepts them in the sequential order (time,
+        // sending facility).
+        if lid == 0u { atomicStore(&sh_ndep, 0u); }
+        for (var s = lid; s < SLOTS; s += BWG) {
+            for (var dir = 0u; dir < 4u; dir++) {
+                let src = source_slot(s, dir);
+                if src != NONE && sh_out[src] != NONE && (sh_out[src] >> 16u) == dir {
+                    sh_list[atomicAdd(&sh_nrecv, 1u)] = s;
+                    break;
+                }
+            }
+        }
+        workgroupBarrier();
+        let n_recv = atomicLoad(&sh_nrecv);
         for (var j = lid; j < n_recv; j += BWG) {
             let s = sh_list[j];
-            atomicStore(&sh_rcount[s], 0u);
             var a0 = pull(tx, ty, s, 0u, ebase);
             var a1 = pull(tx, ty, s, 1u, ebase);
             var a2 = pull(tx, ty, s, 2u, ebase);
