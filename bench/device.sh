@@ -161,7 +161,7 @@ for what in "$@"; do
       $BIN bench --suite blocked-halo --repeat 3 --format json --out "$OUT/blocked-halo.json" 2>&1 | tee "$OUT/blocked-halo.log" ;;
     blocked-attribution)  # per-pass GPU µs of the blocked engine, built in and each bench/experiments/blocked-attribution/*/
       PDES_GPU_PROFILE=1 $BIN bench --suite blocked-h2 --repeat 1 > "$OUT/blocked-h2-builtin.log" 2>&1
-      for v in bench/experiments/blocked-attribution/*/; do
+      for v in ${EXPERIMENTS:-bench/experiments/blocked-attribution}/*/; do
         n=$(basename "$v")
         PDES_WGSL_DIR="$v" PDES_GPU_PROFILE=1 $BIN bench --suite blocked-h2 --repeat 1 > "$OUT/blocked-h2-$n.log" 2>&1
       done
