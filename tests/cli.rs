@@ -482,6 +482,8 @@ fn an_unknown_suite_lists_every_suite() {
         "diffusion-sweep",
         "open-network",
         "open-smoke",
+        "blocked",
+        "blocked-halo",
     ] {
         assert!(err.contains(s), "{s}: {err}");
     }
@@ -573,5 +575,32 @@ fn preset_suite_rows_cpu_included_are_the_median_of_the_repeated_runs() {
         assert_eq!(runs.len(), 3, "{r}");
         runs.sort_by(f64::total_cmp);
         assert_eq!(r["wall_seconds"].as_f64().unwrap(), runs[1], "{r}");
+    }
+}
+
+/// `bench --suite blocked-smoke`: the blocked rows name their geometry and carry the
+/// sequential row's statistics as their reference, which they equal (a row that differed
+/// would be refused).
+#[test]
+fn blocked_rows_are_checked_against_sequential() {
+    let o = out(&["bench", "--suite", "blocked-smoke", "--format", "json"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let rows = v["rows"].as_array().unwrap();
+    let blocked: Vec<&serde_json::Value> = rows
+        .iter()
+        .filter(|r| r["engine"] == "gpu-blocked")
+        .collect();
+    assert_eq!(blocked.len(), 2, "{v}");
+    for r in blocked {
+        let halo = r["blocked"]["halo"].as_u64().unwrap();
+        let (region, tile) = (
+            r["blocked"]["region"].as_u64().unwrap(),
+            r["blocked"]["tile"].as_u64().unwrap(),
+        );
+        assert_eq!(tile, region - 2 * halo, "{r}");
+        assert_eq!(r["reference"]["events"], r["events"], "{r}");
+        assert_eq!(r["reference"]["mean_sojourn"], r["mean_sojourn"], "{r}");
+        assert_eq!(r["causality_errors"], 0, "{r}");
     }
 }

@@ -128,6 +128,24 @@ pub fn pipeline(
     })
 }
 
+/// Resolves the first `count` timestamps of `set` into a new buffer the host can copy from
+/// (the profiles' per-dispatch stamps).
+pub fn resolve_timestamps(
+    device: &wgpu::Device,
+    enc: &mut wgpu::CommandEncoder,
+    set: &wgpu::QuerySet,
+    count: u32,
+) -> wgpu::Buffer {
+    let buf = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("timestamps"),
+        size: 8 * u64::from(count),
+        usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    });
+    enc.resolve_query_set(set, 0..count, &buf, 0);
+    buf
+}
+
 /// A pipeline layout over bind groups `groups` (group i = groups[i]).
 pub fn pipeline_layout(
     device: &wgpu::Device,

@@ -527,13 +527,8 @@ impl GpuTorus {
                 &mut stamp,
             );
         }
-        let resolved = stamps.map(|(set, count)| {
-            let buf = self.gpu.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("timestamps"),
-                size: 8 * u64::from(count),
-                usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
-                mapped_at_creation: false,
-            });
+        let resolved =
+            stamps.map(|(set, count)| kit::resolve_timestamps(&self.gpu.device, &mut enc, set, count));
             enc.resolve_query_set(set, 0..count, &buf, 0);
             buf
         });
