@@ -436,9 +436,6 @@ impl GpuTorusBlocked {
         let resolved = stamps
             .as_ref()
             .map(|(set, count)| kit::resolve_timestamps(&gpu.device, &mut enc, set, *count));
-            enc.resolve_query_set(set, 0..*count, &buf, 0);
-            buf
-        });
         gpu.queue.submit([enc.finish()]);
         if let Some(buf) = &resolved {
             let bytes = read_buffers(gpu, &[buf])?;
