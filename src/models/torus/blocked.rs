@@ -32,7 +32,7 @@ use crate::time::{Ticks, to_ticks};
 use bytemuck::{Pod, Zeroable};
 use std::sync::Arc;
 
-/// Most windows per block (MAX_H in the shader).
+/// Most windows per block (MAX_H in the shader, which gets it from here).
 pub const MAX_HALO: u32 = 6;
 /// The default halo (windows per block): measured best on the H100 (bench/NOTES.md).
 pub const DEFAULT_HALO: u32 = 2;
@@ -130,11 +130,6 @@ impl Tiling {
     pub fn count(&self) -> u64 {
         u64::from(self.tiles.0) * u64::from(self.tiles.1)
     }
-
-    /// Facilities each workgroup simulates per facility it owns (the halo's redundant work).
-    pub fn redundancy(&self) -> f64 {
-        f64::from(self.region * self.region) / f64::from(self.tile * self.tile)
-    }
 }
 
 /// Why `cfg` cannot run blocked, if it cannot: the window algorithm with shifted service
@@ -195,22 +190,33 @@ pub struct GpuTorusBlocked {
     pub memory_bytes: u64,
 }
 
+/// Bytes of the per-tile queue entries: one per departure in the region, at most one per
+/// facility per window.
+fn entry_bytes(tiling: &Tiling) -> u64 {
+    16 * tiling.count() * u64::from(tiling.region * tiling.region * tiling.halo)
+}
+
+/// Bytes of the staged facilities: three vec4 per facility of every tile.
+fn stage_bytes(tiling: &Tiling) -> u64 {
+    48 * tiling.count() * u64::from(tiling.tile * tiling.tile)
+}
+
+/// Bytes of the window log: one counter per lane, window and block of a batch.
+const BLOG_BYTES: u64 = 4 * MAX_BLOCKS * (MAX_HALO * LANES) as u64;
+
 /// Bytes the blocked engine needs for `cfg` with `tiling`, by buffer.
 pub fn memory_plan(cfg: &TorusConfig, tiling: &Tiling) -> Vec<(&'static str, u64)> {
     let k = u64::from(cfg.model.facilities());
     let n = u64::from(cfg.model.tokens());
     let tiles = tiling.count();
-    let slots = u64::from(tiling.region * tiling.region);
-    let tile_slots = u64::from(tiling.tile * tiling.tile);
     vec![
         ("departure times", 8 * k),
         ("facility records", 32 * k),
         ("token records", 16 * n),
-        // one entry per departure in the region, at most one per facility per window
-        ("queue entries", 16 * tiles * slots * u64::from(tiling.halo)),
-        ("staged facilities", 48 * tiles * tile_slots),
+        ("queue entries", entry_bytes(tiling)),
+        ("staged facilities", stage_bytes(tiling)),
         ("tile counters", 4 * tiles + 32 * tiles),
-        ("window log", 4 * MAX_BLOCKS * u64::from(MAX_HALO * LANES)),
+        ("window log", BLOG_BYTES),
         ("ln table", 4 * 1025),
     ]
 }
@@ -277,11 +283,8 @@ impl GpuTorusBlocked {
             wgpu::BufferUsages::UNIFORM,
         );
         let ln_table = init("ln_table", bytemuck::cast_slice(&LN_TABLE[..]), storage);
-        let entries = zeroed("queue entries", 16 * tiles * u64::from(slots * halo));
-        let stage = zeroed(
-            "staged facilities",
-            48 * tiles * u64::from(tiling.tile * tiling.tile),
-        );
+        let entries = zeroed("queue entries", entry_bytes(&tiling));
+        let stage = zeroed("staged facilities", stage_bytes(&tiling));
         let stage_count = zeroed("stage counts", 4 * tiles);
         let buffers = Buffers {
             dep: init(
@@ -292,7 +295,7 @@ impl GpuTorusBlocked {
             fac: init("fac", bytemuck::cast_slice(&fac_words(&state)), storage),
             tok: init("tok", bytemuck::cast_slice(&token_words(&state)), storage),
             tile_acc: zeroed("tile sums", 32 * tiles),
-            blog: zeroed("window log", 4 * MAX_BLOCKS * u64::from(MAX_HALO * LANES)),
+            blog: zeroed("window log", BLOG_BYTES),
             blocks: device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("blocks"),
                 size: block_stride * MAX_BLOCKS,
@@ -584,7 +587,7 @@ fn threads() -> u32 {
 pub fn module_source(region: u32, threads: u32) -> String {
     // no reductions module: its shared arrays would count against the region's memory
     format!(
-        "{}\nconst R: u32 = {region}u;\nconst BWG: u32 = {threads}u;\n{}\n{}",
+        "{}\nconst R: u32 = {region}u;\nconst BWG: u32 = {threads}u;\nconst MAX_H: u32 = {MAX_HALO}u;\n{}\n{}",
         crate::gpu::shaders::U64,
         crate::gpu::shaders::part("torus_block.wgsl", super::shaders::BLOCK),
         crate::gpu::shaders::part("philox.wgsl", crate::gpu::shaders::PHILOX)

@@ -59,7 +59,6 @@ const EMPTY: u32 = 0xffffffffu;      // no local list: head NIL | tail NIL << 16
 const START_OLD: u32 = 0xffffffffu;  // service start / free-since as at block start (≤ base)
 const ARR_FAC: u32 = 0xffffffffu;    // the serving token's arrival: the facility record's
 const ARR_TOK: u32 = 0xfffffffeu;    // the serving token's arrival: its token record's
-const MAX_H: u32 = 6u;
 const BCAP: u32 = SLOTS / 3u;        // a window's bucket (expected: a few percent of SLOTS)
 
 var<workgroup> sh_dep: array<vec2<u32>, SLOTS>;

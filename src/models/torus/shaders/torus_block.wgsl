@@ -1,6 +1,6 @@
 // torus_block.wgsl — the window algorithm with temporal blocking (after u64.wgsl and
-// philox.wgsl; `const R` and `const BWG` are prepended by the host: the region's width in
-// facilities, the threads per workgroup).
+// philox.wgsl; `const R`, `const BWG` and `const MAX_H` are prepended by the host: the
+// region's width in facilities, the threads per workgroup, the most windows per block).
 // Twin: Stepped with windows anchored at base + k·d (src/models/torus/blocked.rs, cpu side),
 // and, for the result, `sequential`.
 //
@@ -57,7 +57,6 @@ const EMPTY: u32 = 0xffffffffu;      // no local list: head NIL | tail NIL << 16
 const START_OLD: u32 = 0xffffffffu;  // service start / free-since as at block start (≤ base)
 const ARR_FAC: u32 = 0xffffffffu;    // the serving token's arrival: the facility record's
 const ARR_TOK: u32 = 0xfffffffeu;    // the serving token's arrival: its token record's
-const MAX_H: u32 = 6u;
 
 var<workgroup> sh_dep: array<vec2<u32>, SLOTS>;
 var<workgroup> sh_start: array<u32, SLOTS>;
