@@ -54,3 +54,17 @@ fn gather(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
     if acc.x == MAGIC && acc.y == MAGIC { sink[gid.x & 255u] = acc.z; }
 }
+
+// A one-pass step at its floor: copies all of `big` into `copy_to` (read once, written
+// once, coalesced). The host chains such passes, each reading what the previous one wrote,
+// at the sizes of a real step's state (`floor::pass_floors`).
+@group(0) @binding(1) var<storage, read_write> copy_to: array<vec4<u32>>;
+
+@compute @workgroup_size(256)
+fn copy(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let n = arrayLength(&big);
+    let total = nwg.x * 256u;
+    for (var i = gid.x; i < n; i += total) {
+        copy_to[i] = big[i];
+    }
+}

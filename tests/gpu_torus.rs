@@ -302,13 +302,20 @@ fn replicas_need_whole_segments_per_torus() {
 }
 
 /// The floor measurement runs on any adapter: both dispatch chains complete, the copy
-/// moves the bytes asked, the stream and the gather run (its figures are for `bench --suite
+/// moves the bytes asked, the stream and the gather run, the pass chains run at every size
+/// asked and their copy pass really copies (its figures are for `bench --suite
 /// floor` on a real GPU).
 #[test]
 fn the_device_floor_measurement_runs() {
     let Some(gpu) = gpu() else { return };
-    let f = pdes_lab::gpu::floor::measure(&gpu, 50, 1 << 20, 1).unwrap();
+    let f = pdes_lab::gpu::floor::measure(&gpu, 50, 1 << 20, &[1 << 20, 48 << 10], 3, 1).unwrap();
     assert_eq!((f.dispatches, f.copy_bytes, f.repeats), (50, 1 << 20, 1));
+    // the pass chains ran at each size, their copies checked against the source inside
+    let sizes: Vec<u64> = f.passes.iter().map(|p| p.bytes).collect();
+    assert_eq!(sizes, [1 << 20, 48 << 10]);
+    for p in &f.passes {
+        assert!(p.copy_us > 0.0 && p.read_us > 0.0 && p.chain == 3, "{p:?}");
+    }
     assert_eq!((f.stream_bytes, f.gather_reads), (1 << 20, 32768)); // one read per sector
     for v in [
         f.empty_dispatch_us,

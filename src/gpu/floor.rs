@@ -1,7 +1,10 @@
 //! The device's floors, measured without timestamps (issue 15): the wall time of a chain
 //! of dispatches in one compute pass (empty ones, and ones that depend on the previous one
 //! through a storage word, as a step's passes do), and the bandwidth of a plain buffer copy
-//! through wgpu. Each figure is the median of several timed submits after a warm-up.
+//! through wgpu; and chains of whole-buffer passes at the sizes of a real step's state (a
+//! copy, as a stencil step reads and writes its grid, and a read, as the torus scan reads
+//! its departure times), which is what "bytes over bandwidth" costs in a step rather than
+//! in one long stream. Each figure is the median of several timed submits after a warm-up.
 
 use super::Gpu;
 use super::kit::{self, Use};
@@ -29,9 +32,32 @@ pub struct Floors {
     /// Millions of such random sector reads per second, median (the rate that bounds a
     /// pass whose events touch records scattered over memory).
     pub gather_m_per_s: f64,
+    /// Chains of dependent whole-buffer passes, one entry per size asked.
+    pub passes: Vec<PassFloor>,
     /// Timed repetitions behind each median.
     pub repeats: u32,
 }
+
+/// What one pass over a buffer of `bytes` costs when it depends on the pass before it.
+#[derive(Clone, Debug, Serialize)]
+pub struct PassFloor {
+    /// Bytes read by each pass (a copy also writes as many).
+    pub bytes: u64,
+    /// Passes per timed chain.
+    pub chain: u32,
+    /// Microseconds per copy pass (`bytes` read, `bytes` written), median, at the best of
+    /// the thread counts tried.
+    pub copy_us: f64,
+    /// 16-byte elements per thread of that best copy.
+    pub copy_items: u32,
+    /// Microseconds per read-only pass over `bytes`, median, at its best thread count.
+    pub read_us: f64,
+    /// 16-byte elements per thread of that best read.
+    pub read_items: u32,
+}
+
+/// Elements per thread tried for each pass: from one (most threads) to 8 (fewest).
+const ITEMS_TRIED: [u32; 3] = [1, 2, 8];
 
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
@@ -67,11 +93,14 @@ fn median_seconds(
     Ok(median(times))
 }
 
-/// Measures the floors with `dispatches` per chain and a copy of `copy_bytes`.
+/// Measures the floors with `dispatches` per chain, a copy of `copy_bytes`, and chains of
+/// `chain` dependent passes over each of `pass_sizes` bytes.
 pub fn measure(
     gpu: &Gpu,
     dispatches: u32,
     copy_bytes: u64,
+    pass_sizes: &[u64],
+    chain: u32,
     repeats: u32,
 ) -> Result<Floors, String> {
     let device = &gpu.device;
@@ -90,7 +119,7 @@ pub fn measure(
         mapped_at_creation: false,
     });
     let group = kit::bind_group(device, "floor", &layout, &[&word]);
-    let chain = |p: &wgpu::ComputePipeline| {
+    let dispatch_chain = |p: &wgpu::ComputePipeline| {
         let t = median_seconds(gpu, repeats, &|enc| {
             let mut pass = enc.begin_compute_pass(&Default::default());
             pass.set_bind_group(0, &group, &[]);
@@ -101,8 +130,8 @@ pub fn measure(
         })?;
         Ok::<f64, String>(t * 1e6 / f64::from(dispatches))
     };
-    let empty_dispatch_us = chain(&empty)?;
-    let dependent_dispatch_us = chain(&dependent)?;
+    let empty_dispatch_us = dispatch_chain(&empty)?;
+    let dependent_dispatch_us = dispatch_chain(&dependent)?;
     let copy_bytes = copy_bytes.min(gpu.limits.max_buffer_size) & !255;
     let buf = |label| {
         device.create_buffer(&wgpu::BufferDescriptor {
@@ -119,6 +148,10 @@ pub fn measure(
     drop((src, dst));
     let (stream_bytes, stream_gb_per_s, gather_reads, gather_m_per_s) =
         memory_floors(gpu, &module, copy_bytes, repeats)?;
+    let passes = pass_sizes
+        .iter()
+        .map(|&b| pass_floor(gpu, &module, b, chain, repeats))
+        .collect::<Result<Vec<_>, _>>()?;
     Ok(Floors {
         dispatches,
         empty_dispatch_us,
@@ -129,6 +162,7 @@ pub fn measure(
         stream_gb_per_s,
         gather_reads,
         gather_m_per_s,
+        passes,
         repeats,
     })
 }
@@ -176,4 +210,78 @@ fn memory_floors(
     let gather_reads = u64::from(gather_groups) * 256 * 4;
     let gather_m_per_s = gather_reads as f64 / run(&gather, gather_groups)? / 1e6;
     Ok((bytes, stream_gb_per_s, gather_reads, gather_m_per_s))
+}
+
+/// Times chains of `chain` passes over `bytes` (a multiple of 16 within the binding limit):
+/// copies alternating between two buffers (each pass reads what the previous one wrote),
+/// and reads of one buffer; each at every count of `ITEMS_TRIED`, keeping the fastest. The
+/// copy is checked: after the chains the second buffer holds the first one's pattern.
+fn pass_floor(
+    gpu: &Gpu,
+    module: &wgpu::ShaderModule,
+    bytes: u64,
+    chain: u32,
+    repeats: u32,
+) -> Result<PassFloor, String> {
+    let device = &gpu.device;
+    let bytes = bytes.min(gpu.max_storage_buffer()) & !15;
+    let layout = kit::layout(device, "floor pass", &[Use::ReadWrite, Use::ReadWrite]);
+    let pl = kit::pipeline_layout(device, "floor pass", &[&layout]);
+    let copy = kit::pipeline(device, &pl, module, "copy");
+    let read = kit::pipeline(device, &pl, module, "stream");
+    let pattern: Vec<u32> = (0..(bytes / 4) as u32)
+        .map(|i| i.wrapping_mul(0x9e37_79b1) ^ 0x5bd1_e995)
+        .collect();
+    let a = kit::buffer_init(
+        device,
+        "floor pass a",
+        bytemuck::cast_slice(&pattern),
+        kit::STORAGE_RW,
+    );
+    let b = kit::buffer_init(
+        device,
+        "floor pass b",
+        &vec![0u8; bytes as usize],
+        kit::STORAGE_RW,
+    );
+    let sink = kit::buffer_init(device, "floor pass sink", &[0u8; 1024], kit::STORAGE_RW);
+    let a_to_b = kit::bind_group(device, "floor a→b", &layout, &[&a, &b]);
+    let b_to_a = kit::bind_group(device, "floor b→a", &layout, &[&b, &a]);
+    let read_a = kit::bind_group(device, "floor read a", &layout, &[&a, &sink]);
+    let elements = bytes / 16;
+    let best = |p: &wgpu::ComputePipeline, groups: [&wgpu::BindGroup; 2]| {
+        let mut best = (f64::INFINITY, 0);
+        for items in ITEMS_TRIED {
+            let wg = elements.div_ceil(256 * u64::from(items)).clamp(1, 65_535) as u32;
+            let t = median_seconds(gpu, repeats, &|enc| {
+                let mut pass = enc.begin_compute_pass(&Default::default());
+                pass.set_pipeline(p);
+                for k in 0..chain {
+                    pass.set_bind_group(0, groups[(k % 2) as usize], &[]);
+                    pass.dispatch_workgroups(wg, 1, 1);
+                }
+            })?;
+            let us = t * 1e6 / f64::from(chain);
+            if us < best.0 {
+                best = (us, items);
+            }
+        }
+        Ok::<(f64, u32), String>(best)
+    };
+    let (copy_us, copy_items) = best(&copy, [&a_to_b, &b_to_a])?;
+    let (read_us, read_items) = best(&read, [&read_a, &read_a])?;
+    let copied = kit::read_buffers(gpu, &[&b]).map_err(|e| e.to_string())?;
+    if copied[0] != bytemuck::cast_slice::<u32, u8>(&pattern) {
+        return Err(format!(
+            "the floor's copy pass of {bytes} bytes did not copy them"
+        ));
+    }
+    Ok(PassFloor {
+        bytes,
+        chain,
+        copy_us,
+        copy_items,
+        read_us,
+        read_items,
+    })
 }

@@ -134,7 +134,7 @@ pub const SUITES: &[crate::models::BenchSuite] = &[
     },
     crate::models::BenchSuite {
         name: "floor",
-        help: "the device's floors for a step: µs per empty and per dependent dispatch in one pass, GB/s of a buffer copy (no timestamps)",
+        help: "the device's floors for a step: µs per empty and per dependent dispatch in one pass, GB/s of a buffer copy and a shader stream, random sectors, chains of dependent copy and read passes at step sizes (no timestamps)",
     },
 ];
 
@@ -517,13 +517,25 @@ fn attach_reference(row: &mut BenchRow, earlier: &[BenchRow]) -> Result<(), CliE
     Ok(())
 }
 
+/// Buffer sizes of the `floor` suite's pass chains: 4 MiB, the diffusion grid at 2048² (f32,
+/// 16 MiB), the torus's departure times at 2048² (8 bytes each, 32 MiB), and 64 MiB.
+const FLOOR_PASS_SIZES: [u64; 4] = [4 << 20, 16 << 20, 32 << 20, 64 << 20];
+
 /// The `floor` suite: 10,000 dispatches per chain, a 1 GiB copy (or the adapter's largest
-/// buffer), medians of `--repeat` (at least 3) after a warm-up.
+/// buffer), chains of 1,000 passes over `FLOOR_PASS_SIZES`, medians of `--repeat` (at
+/// least 3) after a warm-up.
 fn floor(options: &BenchOptions) -> Result<(), CliError> {
     let gpu = crate::gpu::Gpu::shared().map_err(CliError::Run)?;
-    let f = crate::gpu::floor::measure(&gpu, 10_000, 1 << 30, options.repeat.max(3))
-        .map_err(CliError::Run)?;
-    let table = format!(
+    let f = crate::gpu::floor::measure(
+        &gpu,
+        10_000,
+        1 << 30,
+        &FLOOR_PASS_SIZES,
+        1_000,
+        options.repeat.max(3),
+    )
+    .map_err(CliError::Run)?;
+    let mut table = format!(
         "empty dispatch      {:>8.3} µs (chain of {} in one pass)\ndependent dispatch  {:>8.3} µs\nbuffer copy         {:>8.1} GB/s ({} MiB, read + written)\nshader stream       {:>8.1} GB/s ({} MiB read once by a compute shader)\nrandom sectors      {:>8.1} M/s ({} random 16-byte reads, one per 32-byte sector)\n",
         f.empty_dispatch_us,
         f.dispatches,
@@ -535,6 +547,19 @@ fn floor(options: &BenchOptions) -> Result<(), CliError> {
         f.gather_m_per_s,
         f.gather_reads
     );
+    table += "dependent passes over a buffer, chains of 1,000 (µs per pass; GB/s moved):\n";
+    for p in &f.passes {
+        let mib = p.bytes as f64 / f64::from(1u32 << 20);
+        table += &format!(
+            "  {mib:>5.1} MiB  copy {:>8.2} µs ({:>6.0} GB/s, {} per thread)  read {:>8.2} µs ({:>6.0} GB/s, {} per thread)\n",
+            p.copy_us,
+            2.0 * p.bytes as f64 / p.copy_us / 1e3,
+            p.copy_items,
+            p.read_us,
+            p.bytes as f64 / p.read_us / 1e3,
+            p.read_items
+        );
+    }
     eprint!("{table}");
     crate::cli::bench::write_report("floor", options, &[f], &table, None)
 }
