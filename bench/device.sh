@@ -145,7 +145,7 @@ for what in "$@"; do
           done
         done
       done 2>&1 | tee "$OUT/baselines-ab.txt" ;;
-    floor)  # issue 15: µs per empty / dependent dispatch in one pass, GB/s of a buffer copy
+    floor)  # issue 15: µs per empty / dependent dispatch in one pass, GB/s of a copy, a stream, random sectors, chains of dependent passes at step sizes
       $BIN bench --suite floor --repeat 5 --format json --out "$OUT/floor.json" 2>&1 | tee "$OUT/floor.txt" ;;
     fixed)  # issue 15: the fixed cost of a torus step, measured: d = 1e-6 leaves one event per step
       for side in 2048 1024; do
