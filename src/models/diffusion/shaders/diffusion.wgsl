@@ -117,17 +117,27 @@ const TW: u32 = WG + 2u;  // tile width with its two halo columns
 // Hybrid: the tile's new values with a one-cell halo, (STRIP + 2) × TW. (Sized so that with
 // wg_min_sum32's 2 KiB it stays under the 16 KiB of workgroup memory every adapter has.)
 var<workgroup> nv: array<f32, 3096>;
+// The step's start time (lo, hi) and length in ticks, read and worked out by thread 0 and
+// shared: when every thread read the control words itself, each warp's atomic loads of the
+// same three words queued at one L2 slice (dctl is atomic, so its loads bypass L1).
+var<workgroup> sh_step: vec3<u32>;
 
 @compute @workgroup_size(256)
 fn step(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let c = i32(wid.x * WG + lid);
     let r0 = i32(wid.y * STRIP);
-    let t = slot_t(PH.t_slot);
-    let left = sub64(D.end_t, t);
-    let fastest = bitcast<f32>(~atomicLoad(&dctl[4u + PH.dt_read]));
-    let want = select(D.fixed_dt, quantum_ticks(fastest), HYBRID);
-    var dt = select(want, left.x, left.y == 0u && left.x < want); // min(want, end - t)
-    if !lt64(t, D.limit_t) { dt = 0u; } // past the budget: a no-op step (the grid is copied)
+    if lid == 0u {
+        let t = slot_t(PH.t_slot);
+        let left = sub64(D.end_t, t);
+        let fastest = bitcast<f32>(~atomicLoad(&dctl[4u + PH.dt_read]));
+        let want = select(D.fixed_dt, quantum_ticks(fastest), HYBRID);
+        var dt = select(want, left.x, left.y == 0u && left.x < want); // min(want, end - t)
+        if !lt64(t, D.limit_t) { dt = 0u; } // past the budget: a no-op step (the grid is copied)
+        sh_step = vec3<u32>(t, dt);
+    }
+    let step_words = workgroupUniformLoad(&sh_step);
+    let t = step_words.xy;
+    let dt = step_words.z;
     let h = f32(dt) * (1.0 / 1048576.0); // exact: dt < 2^24
     // The thread's column, rows r0 - 1 ..= r0 + STRIP (k = 0 ..= STRIP + 1; hybrid needs the
     // halo rows' new values, timestepped only k = 1 ..= STRIP). The column above and below
