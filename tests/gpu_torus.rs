@@ -328,6 +328,20 @@ fn the_device_floor_measurement_runs() {
     }
 }
 
+/// Every kernel of the floor suite's stencil ladder computes the five-point step (checked
+/// against the CPU inside `stencil_ladder`), on a grid whose side is not a multiple of the
+/// 256-wide tiles, and a side the vec4 kernel cannot take is refused.
+#[test]
+fn the_stencil_ladder_kernels_compute_the_stencil() {
+    let Some(gpu) = gpu() else { return };
+    let rungs = pdes_lab::gpu::floor::stencil_ladder(&gpu, 260, 2, 1).unwrap();
+    let kernels: Vec<&str> = rungs.iter().map(|r| r.kernel).collect();
+    assert_eq!(kernels, pdes_lab::gpu::floor::STENCIL_RUNGS);
+    assert!(rungs.iter().all(|r| r.us > 0.0), "{rungs:?}");
+    let err = pdes_lab::gpu::floor::stencil_ladder(&gpu, 258, 2, 1).unwrap_err();
+    assert!(err.contains("multiple of 4"), "{err}");
+}
+
 /// The heatmap's outline marks exactly the facilities whose events the next step processes:
 /// as many as that step's events, the same on the CPU, in the GPU's downloaded state and in
 /// the GPU's own display pass — for the window, both interval rules and (CPU) sequential.

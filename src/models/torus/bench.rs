@@ -521,6 +521,18 @@ fn attach_reference(row: &mut BenchRow, earlier: &[BenchRow]) -> Result<(), CliE
 /// 16 MiB), the torus's departure times at 2048² (8 bytes each, 32 MiB), and 64 MiB.
 const FLOOR_PASS_SIZES: [u64; 4] = [4 << 20, 16 << 20, 32 << 20, 64 << 20];
 
+/// Side of the `floor` suite's stencil ladder: the diffusion benchmark's 2048² grid.
+const FLOOR_STENCIL_SIDE: u32 = 2048;
+
+/// The `floor` suite's one row: the device's floors and the stencil ladder.
+#[derive(serde::Serialize)]
+struct FloorRow {
+    #[serde(flatten)]
+    floors: crate::gpu::floor::Floors,
+    stencil_side: u32,
+    stencil: Vec<crate::gpu::floor::StencilRung>,
+}
+
 /// The `floor` suite: 10,000 dispatches per chain, a 1 GiB copy (or the adapter's largest
 /// buffer), chains of 1,000 passes over `FLOOR_PASS_SIZES`, medians of `--repeat` (at
 /// least 3) after a warm-up.
@@ -535,6 +547,9 @@ fn floor(options: &BenchOptions) -> Result<(), CliError> {
         options.repeat.max(3),
     )
     .map_err(CliError::Run)?;
+    let stencil =
+        crate::gpu::floor::stencil_ladder(&gpu, FLOOR_STENCIL_SIDE, 1_000, options.repeat.max(3))
+            .map_err(CliError::Run)?;
     let mut table = format!(
         "empty dispatch      {:>8.3} µs (chain of {} in one pass)\ndependent dispatch  {:>8.3} µs\nbuffer copy         {:>8.1} GB/s ({} MiB, read + written)\nshader stream       {:>8.1} GB/s ({} MiB read once by a compute shader)\nrandom sectors      {:>8.1} M/s ({} random 16-byte reads, one per 32-byte sector)\n",
         f.empty_dispatch_us,
@@ -560,6 +575,23 @@ fn floor(options: &BenchOptions) -> Result<(), CliError> {
             p.read_items
         );
     }
+    table += &format!(
+        "stencil ladder, {FLOOR_STENCIL_SIDE}² f32 grid, chains of 1,000 (µs per pass; GB/s of the grid read and written once):\n"
+    );
+    let grid_bytes = 4.0 * f64::from(FLOOR_STENCIL_SIDE).powi(2);
+    for r in &stencil {
+        table += &format!(
+            "  {:<12} {:>8.2} µs ({:>6.0} GB/s)\n",
+            r.kernel,
+            r.us,
+            2.0 * grid_bytes / r.us / 1e3
+        );
+    }
     eprint!("{table}");
-    crate::cli::bench::write_report("floor", options, &[f], &table, None)
+    let row = FloorRow {
+        floors: f,
+        stencil_side: FLOOR_STENCIL_SIDE,
+        stencil,
+    };
+    crate::cli::bench::write_report("floor", options, &[row], &table, None)
 }
