@@ -63,7 +63,7 @@ for what in "$@"; do
     diffusion-ratio)  # issue 15: GPU rows at 2048² against CPU timestepped, medians of 5
       $BIN bench --suite diffusion-ratio --repeat 5 --format json --out "$OUT/diffusion-ratio.json" 2>&1 | tee "$OUT/diffusion-ratio.log" ;;
     diffusion-ab)  # the GPU rows at 2048² with each bench/experiments/diffusion-ab/*/ kernel (PDES_WGSL_DIR), then the built-in one
-      for dir in bench/experiments/diffusion-ab/*/; do
+      for dir in ${EXPERIMENTS:-bench/experiments/diffusion-ab}/*/; do
         echo "== $dir"; PDES_WGSL_DIR=$dir $BIN bench --suite diffusion-gpu-2048 --repeat 5 2>&1 | grep -E "gpu|EXPERIMENT"
       done 2>&1 | tee "$OUT/diffusion-ab.txt"
       echo "== built-in" | tee -a "$OUT/diffusion-ab.txt"; $BIN bench --suite diffusion-gpu-2048 --repeat 5 2>&1 | grep gpu | tee -a "$OUT/diffusion-ab.txt" ;;

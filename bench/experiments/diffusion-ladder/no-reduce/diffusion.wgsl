@@ -1,0 +1,261 @@
+// diffusion.wgsl — timestepped and hybrid steps of the diffusion grid (paper 001 Figs. 3
+// and 8), after u64.wgsl and one of reduce_portable.wgsl / reduce_subgroup.wgsl. Twin of
+// src/models/diffusion/mod.rs and src/models/diffusion/cpu/synchronous.rs: the same f32 operations in
+// the same order.
+//
+// One dispatch per step, the whole loop on the device; a workgroup updates a 256 × STRIP
+// tile (one column strip per thread). A step reads its start time from
+// t slot (n mod 2) and, for hybrid, its length from dt slot (n mod 3); while updating
+// every cell it also computes each cell's next rate (its neighbours' new values are
+// recomputed from the old grid, so no second pass is needed) and reduces the largest |rate|
+// into dt slot (n+1 mod 3). A cell's time to move one quantum falls as its rate grows, so
+// the minimum over cells is quantum_ticks(max |rate|): one division per step. The slot holds
+// the complement of the rate's bits (non-negative floats order like their bits), so the
+// reduction is an integer minimum and the empty slot, all ones, means rate 0. Workgroup 0
+// writes the next start time into t slot (n+1 mod 2) and resets dt slot (n+2 mod 3), which
+// nobody reads or writes during step n. The slots of step n arrive in a dynamic-offset
+// uniform, one entry per step of a batch, which also names the step's log entry.
+
+struct DParams {
+    rows: u32, cols: u32, cells: u32, zero: u32, // zero: always 0 (see unfused)
+    ax: f32, ay: f32, beta: f32, boundary: f32,
+    quantum_scaled: f32, cap: u32, fixed_dt: u32, groups_x: u32,
+    end_t: vec2<u32>, limit_t: vec2<u32>, // steps start only before limit_t (≤ end_t)
+    zero_below: f32, pad2: u32, pad3: u32, pad4: u32, // Stencil::zero_below
+}
+
+struct Phase {
+    entry: u32, t_slot: u32, dt_read: u32, dt_write: u32,
+    dt_reset: u32, pad0: u32, pad1: u32, pad2: u32,
+}
+
+struct DLog {
+    t: vec2<u32>,
+    dt: u32,
+    cells: atomic<u32>,
+}
+
+// ctl words: [0..4) t slots (lo, hi) × 2, [4..7) dt slots
+@group(0) @binding(0) var<uniform> D: DParams;
+@group(0) @binding(1) var<storage, read_write> dctl: array<atomic<u32>, 8>;
+@group(0) @binding(2) var<storage, read_write> dlog: array<DLog>;
+@group(0) @binding(3) var<storage, read> q_in: array<f32>;
+@group(0) @binding(4) var<storage, read_write> q_out: array<f32>;
+@group(1) @binding(0) var<uniform> PH: Phase;
+
+// Temperature of cell (r, c) of the old grid; the ring outside holds the boundary.
+// Branch-free: the load always happens (cell 0 outside the grid), so the compiler can
+// issue a thread's loads together instead of one per branch (memory-level parallelism is
+// what a stencil's bandwidth depends on).
+fn at(r: i32, c: i32) -> f32 {
+    let inside = r >= 0 && c >= 0 && r < i32(D.rows) && c < i32(D.cols);
+    let v = q_in[select(0u, u32(r) * D.cols + u32(c), inside)];
+    return select(D.boundary, v, inside);
+}
+
+// A product that no compiler can contract with the add that follows it. SPIR-V lets a
+// driver fuse a*b + c into one fma (rounded once); the CPU rounds the product and the sum
+// separately, and NVIDIA's compiler does fuse (measured: cell counts off by a few in 30 M).
+// WGSL has no `precise`, so the product's bits pass through an xor with a uniform the
+// compiler cannot know is zero: an integer op between the multiply and the add.
+fn unfused(p: f32) -> f32 {
+    return bitcast<f32>(bitcast<u32>(p) ^ D.zero);
+}
+
+// Stencil::rate (2c is exact, so whether (w + e) - 2c is fused does not matter). With every
+// cell 0 or at least D.zero_below in magnitude no operation here can be subnormal
+// (Stencil::zero_below_for says why), so NVIDIA's flushing of subnormals never applies.
+fn rate(c: f32, w: f32, e: f32, n: f32, s: f32) -> f32 {
+    return unfused(D.ax * ((w + e) - 2.0 * c)) + unfused(D.ay * ((n + s) - 2.0 * c)) + D.beta;
+}
+
+fn rate_in(r: i32, c: i32) -> f32 {
+    return rate(at(r, c), at(r, c - 1), at(r, c + 1), at(r - 1, c), at(r + 1, c));
+}
+
+// Stencil::advance: magnitudes below D.zero_below become 0 (the same rule as the CPU).
+fn advance(v: f32, f: f32, h: f32) -> f32 {
+    let x = v + unfused(f * h);
+    return select(x, 0.0, abs(x) < D.zero_below);
+}
+
+// The value of (r, c) after a step of h (the boundary ring does not move).
+fn advanced(r: i32, c: i32, h: f32) -> f32 {
+    if r < 0 || c < 0 || r >= i32(D.rows) || c >= i32(D.cols) { return D.boundary; }
+    return advance(at(r, c), rate_in(r, c), h);
+}
+
+// model::diffusion::quantum_ticks (of the largest |rate|): the largest n in [1, cap] with
+// f32(n) * a <= quantum_scaled. The division only estimates n (Vulkan allows 2.5 ulp of
+// error in a divide); the products, rounded exactly as on the CPU, decide.
+fn quantum_ticks(a: f32) -> u32 {
+    if a == 0.0 { return D.cap; }
+    let t = D.quantum_scaled / a;
+    var n = D.cap;
+    if t < f32(D.cap) { n = clamp(u32(t), 1u, D.cap); }
+    for (var i = 0u; i < 16u; i++) {
+        if n > 1u && unfused(f32(n) * a) > D.quantum_scaled { n -= 1u; }
+        else if n < D.cap && unfused(f32(n + 1u) * a) <= D.quantum_scaled { n += 1u; }
+        else { break; }
+    }
+    return n;
+}
+
+fn cell_of(wid: vec3<u32>, lid: u32) -> u32 {
+    return (wid.y * D.groups_x + wid.x) * WG + lid;
+}
+
+fn slot_t(s: u32) -> vec2<u32> {
+    return vec2<u32>(atomicLoad(&dctl[2u * s]), atomicLoad(&dctl[2u * s + 1u]));
+}
+
+const STRIP: u32 = 10u;   // rows per thread in `step`: a workgroup updates a 256 × 10 tile
+// The algorithm, fixed when the pipeline is built: the driver compiles a timestepped and a
+// hybrid `step`, each with constant loop bounds and without the other's branches.
+override HYBRID: bool;
+const TW: u32 = WG + 2u;  // tile width with its two halo columns
+// Hybrid: the tile's new values with a one-cell halo, (STRIP + 2) × TW. (Sized so that with
+// wg_min_sum32's 2 KiB it stays under the 16 KiB of workgroup memory every adapter has.)
+var<workgroup> nv: array<f32, 3096>;
+// The step's start time (lo, hi) and length in ticks, read and worked out by thread 0 and
+// shared: when every thread read the control words itself, each warp's atomic loads of the
+// same three words queued at one L2 slice (dctl is atomic, so its loads bypass L1).
+var<workgroup> sh_step: vec3<u32>;
+
+@compute @workgroup_size(256)
+fn step(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let c = i32(wid.x * WG + lid);
+    let r0 = i32(wid.y * STRIP);
+    if lid == 0u {
+        let t = slot_t(PH.t_slot);
+        let left = sub64(D.end_t, t);
+        let fastest = bitcast<f32>(~atomicLoad(&dctl[4u + PH.dt_read]));
+        let want = select(D.fixed_dt, quantum_ticks(fastest), HYBRID);
+        var dt = select(want, left.x, left.y == 0u && left.x < want); // min(want, end - t)
+        if !lt64(t, D.limit_t) { dt = 0u; } // past the budget: a no-op step (the grid is copied)
+        sh_step = vec3<u32>(t, dt);
+    }
+    let step_words = workgroupUniformLoad(&sh_step);
+    let t = step_words.xy;
+    let dt = step_words.z;
+    let h = f32(dt) * (1.0 / 1048576.0); // exact: dt < 2^24
+    // The thread's column, rows r0 - 1 ..= r0 + STRIP (k = 0 ..= STRIP + 1; hybrid needs the
+    // halo rows' new values, timestepped only k = 1 ..= STRIP). The column above and below
+    // slides through registers: three loads per cell instead of five.
+    let col_in = c < i32(D.cols);
+    let k0 = select(1u, 0u, HYBRID);
+    let k1 = select(STRIP, STRIP + 1u, HYBRID);
+    var changed = 0u;
+    var up = at(r0 + i32(k0) - 2, c);
+    var mid = at(r0 + i32(k0) - 1, c);
+    for (var k = k0; k <= k1; k++) {
+        let r = r0 + i32(k) - 1;
+        let down = at(r + 1, c);
+        let inside = col_in && r >= 0 && r < i32(D.rows);
+        let v = select(D.boundary, advance(mid, rate(mid, at(r, c - 1), at(r, c + 1), up, down), h), inside);
+        if inside && k >= 1u && k <= STRIP {
+            q_out[u32(r) * D.cols + u32(c)] = v;
+            changed += select(0u, 1u, v != mid);
+        }
+        if HYBRID { nv[k * TW + lid + 1u] = v; }
+        up = mid;
+        mid = down;
+    }
+    if HYBRID {
+        // the two halo columns' new values, one per thread of the first 2 (STRIP + 2)
+        if lid < 2u * (STRIP + 2u) {
+            let right = lid >= STRIP + 2u;
+            let k = lid % (STRIP + 2u);
+            let hc = i32(wid.x * WG) + select(-1, i32(WG), right);
+            nv[k * TW + select(0u, TW - 1u, right)] = advanced(r0 + i32(k) - 1, hc, h);
+        }
+    }
+    workgroupBarrier();
+    var next = NONE;
+    if HYBRID {
+        // the largest |rate| of the new grid over the thread's cells (max is exact, so this
+        // equals the CPU's maximum over all cells whatever the order)
+        var fastest_here = 0.0;
+        for (var k = 1u; k <= STRIP; k++) {
+            if col_in && r0 + i32(k) - 1 < i32(D.rows) {
+                let m = k * TW + lid + 1u;
+                let f = rate(nv[m], nv[m - 1u], nv[m + 1u], nv[m - TW], nv[m + TW]);
+                fastest_here = max(fastest_here, abs(f));
+            }
+        }
+        next = ~bitcast<u32>(fastest_here);
+    }
+    let red = vec2<u32>(next, changed);
+    if lid == 0u {
+        // most workgroups are not the fastest: read before the (serialising) atomic
+        let slot = 4u + PH.dt_write;
+        if HYBRID && red.x < atomicLoad(&dctl[slot]) { atomicMin(&dctl[slot], red.x); }
+        if red.y > 0u { atomicAdd(&dlog[PH.entry].cells, red.y); }
+        if wid.x == 0u && wid.y == 0u {
+            let t1 = add64(t, vec2<u32>(dt, 0u));
+            let o = 2u * (1u - PH.t_slot);
+            atomicStore(&dctl[o], t1.x);
+            atomicStore(&dctl[o + 1u], t1.y);
+            atomicStore(&dctl[4u + PH.dt_reset], NONE);
+            dlog[PH.entry].t = t;
+            dlog[PH.entry].dt = dt;
+        }
+    }
+}
+
+// Hybrid's first step: the largest |rate| of the initial grid, into dt slot PH.dt_write.
+@compute @workgroup_size(256)
+fn plan(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let i = cell_of(wid, lid);
+    var next = NONE;
+    if i < D.cells {
+        next = ~bitcast<u32>(abs(rate_in(i32(i / D.cols), i32(i % D.cols))));
+    }
+    let red = wg_min_sum32(lid, next, 0u);
+    if lid == 0u { atomicMin(&dctl[4u + PH.dt_write], red.x); }
+}
+
+// Heatmap words of the current grid (q_in): the temperature's f32 bits and 0.
+@group(2) @binding(0) var<storage, read_write> display: array<vec2<u32>>;
+
+@compute @workgroup_size(256)
+fn show(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let i = cell_of(wid, lid);
+    if i < D.cells { display[i] = vec2<u32>(bitcast<u32>(q_in[i]), 0u); }
+}
+
+// The app's plot inputs without reading the grid back: the sum, minimum and maximum of the
+// current grid (q_in), one partial per workgroup; a grid-stride loop keeps the workgroups
+// (and so the readback) to at most a few hundred. f32 is enough for a plot: each thread adds
+// at most cells / 65,536 values, then a tree of 256; the host adds the partials in f64.
+@group(2) @binding(1) var<storage, read_write> partials: array<vec4<f32>>;
+var<workgroup> st_sum: array<f32, 256>;
+var<workgroup> st_min: array<f32, 256>;
+var<workgroup> st_max: array<f32, 256>;
+
+@compute @workgroup_size(256)
+fn stats(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32,
+         @builtin(num_workgroups) nwg: vec3<u32>) {
+    var s = 0.0;
+    var lo = 3.4e38;
+    var hi = -3.4e38;
+    for (var i = wid.x * WG + lid; i < D.cells; i += nwg.x * WG) {
+        let v = q_in[i];
+        s += v;
+        lo = min(lo, v);
+        hi = max(hi, v);
+    }
+    st_sum[lid] = s;
+    st_min[lid] = lo;
+    st_max[lid] = hi;
+    workgroupBarrier();
+    for (var k = WG / 2u; k > 0u; k >>= 1u) {
+        if lid < k {
+            st_sum[lid] += st_sum[lid + k];
+            st_min[lid] = min(st_min[lid], st_min[lid + k]);
+            st_max[lid] = max(st_max[lid], st_max[lid + k]);
+        }
+        workgroupBarrier();
+    }
+    if lid == 0u { partials[wid.x] = vec4<f32>(st_sum[0], st_min[0], st_max[0], 0.0); }
+}
