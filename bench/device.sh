@@ -71,8 +71,8 @@ for what in "$@"; do
       for dir in bench/experiments/diffusion-attribution/*/; do
         echo "== $dir"; PDES_WGSL_DIR=$dir $BIN bench --suite diffusion-gpu-2048 --repeat 5 2>&1 | grep -E "^2048x2048  |EXPERIMENT" | tail -3
       done 2>&1 | tee "$OUT/diffusion-attribution.txt" ;;
-    diffusion-strip)  # the GPU rows at 2048² with binaries carried as carry/pdes-lab-strip* (another STRIP), then the built-in
-      for b in carry/pdes-lab-strip* $BIN; do
+    diffusion-strip)  # the GPU rows at 2048² with other binaries carried (BINARIES, default carry/pdes-lab-strip*: another STRIP), then $BIN
+      for b in ${BINARIES:-carry/pdes-lab-strip*} $BIN; do
         echo "== $b"; $b bench --suite diffusion-gpu-2048 --repeat 5 2>&1 | grep -E "^2048x2048  "
       done 2>&1 | tee "$OUT/diffusion-strip.txt" ;;
     diffusion-bench-profile)  # the bench's own GPU rows at 2048², batch by batch

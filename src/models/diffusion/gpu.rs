@@ -320,7 +320,12 @@ impl GpuDiffusion {
             label: Some("diffusion"),
             source: wgpu::ShaderSource::Wgsl(super::shaders::module(reductions).into()),
         });
-        let hybrid_flag = [("HYBRID", if hybrid { 1.0 } else { 0.0 })];
+        // the algorithm and the grid's size are compiled in (see diffusion.wgsl)
+        let constants = [
+            ("HYBRID", if hybrid { 1.0 } else { 0.0 }),
+            ("ROWS", f64::from(params.rows)),
+            ("COLS", f64::from(params.cols)),
+        ];
         let pipeline = |entry: &str, layouts: &[Option<&wgpu::BindGroupLayout>]| {
             let pl = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
                 label: Some(entry),
@@ -333,7 +338,7 @@ impl GpuDiffusion {
                 module: &module,
                 entry_point: Some(entry),
                 compilation_options: wgpu::PipelineCompilationOptions {
-                    constants: &hybrid_flag,
+                    constants: &constants,
                     ..Default::default()
                 },
                 cache: None,
