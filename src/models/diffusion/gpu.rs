@@ -62,9 +62,8 @@ struct Phase {
     entry: u32,
     t_slot: u32,
     dt_read: u32,
-    dt_write: u32,
     dt_reset: u32,
-    pad: [u32; 3],
+    pad: [u32; 4],
 }
 
 impl Phase {
@@ -74,9 +73,8 @@ impl Phase {
             entry,
             t_slot: (n % 2) as u32,
             dt_read: (n % 3) as u32,
-            dt_write: ((n + 1) % 3) as u32,
             dt_reset: ((n + 2) % 3) as u32,
-            pad: [0; 3],
+            pad: [0; 4],
         }
     }
 }
@@ -133,6 +131,8 @@ pub struct GpuDiffusion {
     /// Workgroups of `step`: 256 × STRIP tiles.
     tiles: (u32, u32),
     step_pipeline: wgpu::ComputePipeline,
+    /// Hybrid's pass before each step: the largest |rate| of the grid, for the step's length.
+    plan_pipeline: Option<wgpu::ComputePipeline>,
     show_pipeline: wgpu::ComputePipeline,
     stats_pipeline: wgpu::ComputePipeline,
     stats_group: wgpu::BindGroup,
@@ -345,7 +345,7 @@ impl GpuDiffusion {
             })
         };
         let step_pipeline = pipeline("step", &[Some(&layout0), Some(&layout1)]);
-        let plan_pipeline = pipeline("plan", &[Some(&layout0), Some(&layout1)]);
+        let plan_pipeline = hybrid.then(|| pipeline("plan", &[Some(&layout0), Some(&layout1)]));
         let show_pipeline = pipeline(
             "show",
             &[Some(&layout0), Some(&layout1), Some(&display_layout)],
@@ -381,6 +381,7 @@ impl GpuDiffusion {
             groups,
             tiles,
             step_pipeline,
+            plan_pipeline,
             show_pipeline,
             stats_pipeline,
             stats_group,
@@ -395,24 +396,6 @@ impl GpuDiffusion {
             totals: StepTotals::default(),
             log: Vec::new(),
         };
-        if hybrid {
-            // the first step's length: into the dt slot step 0 reads
-            let plan_phase = Phase {
-                dt_write: 0,
-                ..Phase::default()
-            };
-            gpu.queue
-                .write_buffer(&engine.phase_buf, 0, bytemuck::bytes_of(&plan_phase));
-            let mut enc = device.create_command_encoder(&Default::default());
-            {
-                let mut pass = enc.begin_compute_pass(&Default::default());
-                pass.set_pipeline(&plan_pipeline);
-                pass.set_bind_group(0, &engine.bind[0], &[]);
-                pass.set_bind_group(1, &engine.phase_group, &[0]);
-                pass.dispatch_workgroups(groups.0, groups.1, 1);
-            }
-            gpu.queue.submit([enc.finish()]);
-        }
         // finish the upload now, so that it counts as setup rather than as the first steps
         gpu.queue.submit([]);
         gpu.device
@@ -461,11 +444,16 @@ impl GpuDiffusion {
             if let Some(s) = &stamps {
                 s.write(&mut pass, 0);
             }
-            pass.set_pipeline(&self.step_pipeline);
             for j in 0..steps {
                 let n = first + j;
                 pass.set_bind_group(0, &self.bind[(n % 2) as usize], &[]);
                 pass.set_bind_group(1, &self.phase_group, &[(j * self.phase_stride) as u32]);
+                if let Some(plan) = &self.plan_pipeline {
+                    // hybrid: the step's length from the grid it starts from
+                    pass.set_pipeline(plan);
+                    pass.dispatch_workgroups(self.tiles.0, self.tiles.1, 1);
+                }
+                pass.set_pipeline(&self.step_pipeline);
                 pass.dispatch_workgroups(self.tiles.0, self.tiles.1, 1);
             }
             if let Some(s) = &stamps {

@@ -3,17 +3,19 @@
 // src/models/diffusion/mod.rs and src/models/diffusion/cpu/synchronous.rs: the same f32 operations in
 // the same order.
 //
-// One dispatch per step, the whole loop on the device; a workgroup updates a 256 × STRIP
-// tile (one column strip per thread). A step reads its start time from
-// t slot (n mod 2) and, for hybrid, its length from dt slot (n mod 3); while updating
-// every cell it also computes each cell's next rate (its neighbours' new values are
-// recomputed from the old grid, so no second pass is needed) and reduces the largest |rate|
-// into dt slot (n+1 mod 3). A cell's time to move one quantum falls as its rate grows, so
-// the minimum over cells is quantum_ticks(max |rate|): one division per step. The slot holds
-// the complement of the rate's bits (non-negative floats order like their bits), so the
-// reduction is an integer minimum and the empty slot, all ones, means rate 0. Workgroup 0
-// writes the next start time into t slot (n+1 mod 2) and resets dt slot (n+2 mod 3), which
-// nobody reads or writes during step n. The slots of step n arrive in a dynamic-offset
+// The whole loop on the device, a workgroup per 256 × STRIP tile (one column strip per
+// thread). A step reads its start time from t slot (n mod 2) and, for hybrid, its length
+// from dt slot (n mod 3), which hybrid's `plan` pass fills just before the step: the
+// largest |rate| of the grid the step starts from. A cell's time to move one quantum falls
+// as its rate grows, so the minimum over cells is quantum_ticks(max |rate|): one division
+// per step. The slot holds the complement of the rate's bits (non-negative floats order like
+// their bits), so the reduction is an integer minimum and the empty slot, all ones, means
+// rate 0. Workgroup 0 of the step writes the next start time into t slot (n+1 mod 2) and
+// resets dt slot (n+2 mod 3), which nobody reads or writes during step n or plan n+1.
+// (Until 2026-11-24 the step also computed the new grid's rates itself, with a halo of new
+// values in workgroup memory, to save the plan pass: the grid stays in the H100's L2, so a
+// second read of it costs less than that halo did — bench/NOTES.md.) The slots of step n
+// arrive in a dynamic-offset
 // uniform, one entry per step of a batch, which also names the step's log entry.
 
 // The grid's size, fixed when the pipelines are built (DParams.rows/cols hold the same
@@ -31,8 +33,8 @@ struct DParams {
 }
 
 struct Phase {
-    entry: u32, t_slot: u32, dt_read: u32, dt_write: u32,
-    dt_reset: u32, pad0: u32, pad1: u32, pad2: u32,
+    entry: u32, t_slot: u32, dt_read: u32, dt_reset: u32,
+    pad0: u32, pad1: u32, pad2: u32, pad3: u32,
 }
 
 struct DLog {
@@ -75,20 +77,10 @@ fn rate(c: f32, w: f32, e: f32, n: f32, s: f32) -> f32 {
     return unfused(D.ax * ((w + e) - 2.0 * c)) + unfused(D.ay * ((n + s) - 2.0 * c)) + D.beta;
 }
 
-fn rate_in(r: i32, c: i32) -> f32 {
-    return rate(at(r, c), at(r, c - 1), at(r, c + 1), at(r - 1, c), at(r + 1, c));
-}
-
 // Stencil::advance: magnitudes below D.zero_below become 0 (the same rule as the CPU).
 fn advance(v: f32, f: f32, h: f32) -> f32 {
     let x = v + unfused(f * h);
     return select(x, 0.0, abs(x) < D.zero_below);
-}
-
-// The value of (r, c) after a step of h (the boundary ring does not move).
-fn advanced(r: i32, c: i32, h: f32) -> f32 {
-    if r < 0 || c < 0 || r >= i32(ROWS) || c >= i32(COLS) { return D.boundary; }
-    return advance(at(r, c), rate_in(r, c), h);
 }
 
 // model::diffusion::quantum_ticks (of the largest |rate|): the largest n in [1, cap] with
@@ -116,13 +108,8 @@ fn slot_t(s: u32) -> vec2<u32> {
 }
 
 const STRIP: u32 = 10u;   // rows per thread in `step`: a workgroup updates a 256 × 10 tile
-// The algorithm, fixed when the pipeline is built: the driver compiles a timestepped and a
-// hybrid `step`, each with constant loop bounds and without the other's branches.
+// The algorithm, fixed when the pipeline is built: where the step's length comes from.
 override HYBRID: bool;
-const TW: u32 = WG + 2u;  // tile width with its two halo columns
-// Hybrid: the tile's new values with a one-cell halo, (STRIP + 2) × TW. (Sized so that with
-// wg_min_sum32's 2 KiB it stays under the 16 KiB of workgroup memory every adapter has.)
-var<workgroup> nv: array<f32, 3096>;
 // The step's start time (lo, hi) and length in ticks, read and worked out by thread 0 and
 // shared: when every thread read the control words itself, each warp's atomic loads of the
 // same three words queued at one L2 slice (dctl is atomic, so its loads bypass L1).
@@ -145,57 +132,25 @@ fn step(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     let t = step_words.xy;
     let dt = step_words.z;
     let h = f32(dt) * (1.0 / 1048576.0); // exact: dt < 2^24
-    // The thread's column, rows r0 - 1 ..= r0 + STRIP (k = 0 ..= STRIP + 1; hybrid needs the
-    // halo rows' new values, timestepped only k = 1 ..= STRIP). The column above and below
-    // slides through registers: three loads per cell instead of five.
+    // The thread's column: the rows above and below slide through registers, three loads
+    // per cell instead of five.
     let col_in = c < i32(COLS);
-    let k0 = select(1u, 0u, HYBRID);
-    let k1 = select(STRIP, STRIP + 1u, HYBRID);
     var changed = 0u;
-    var up = at(r0 + i32(k0) - 2, c);
-    var mid = at(r0 + i32(k0) - 1, c);
-    for (var k = k0; k <= k1; k++) {
-        let r = r0 + i32(k) - 1;
+    var up = at(r0 - 1, c);
+    var mid = at(r0, c);
+    for (var k = 0u; k < STRIP; k++) {
+        let r = r0 + i32(k);
         let down = at(r + 1, c);
-        let inside = col_in && r >= 0 && r < i32(ROWS);
-        let v = select(D.boundary, advance(mid, rate(mid, at(r, c - 1), at(r, c + 1), up, down), h), inside);
-        if inside && k >= 1u && k <= STRIP {
+        if col_in && r < i32(ROWS) {
+            let v = advance(mid, rate(mid, at(r, c - 1), at(r, c + 1), up, down), h);
             q_out[u32(r) * COLS + u32(c)] = v;
             changed += select(0u, 1u, v != mid);
         }
-        if HYBRID { nv[k * TW + lid + 1u] = v; }
         up = mid;
         mid = down;
     }
-    if HYBRID {
-        // the two halo columns' new values, one per thread of the first 2 (STRIP + 2)
-        if lid < 2u * (STRIP + 2u) {
-            let right = lid >= STRIP + 2u;
-            let k = lid % (STRIP + 2u);
-            let hc = i32(wid.x * WG) + select(-1, i32(WG), right);
-            nv[k * TW + select(0u, TW - 1u, right)] = advanced(r0 + i32(k) - 1, hc, h);
-        }
-    }
-    workgroupBarrier();
-    var next = NONE;
-    if HYBRID {
-        // the largest |rate| of the new grid over the thread's cells (max is exact, so this
-        // equals the CPU's maximum over all cells whatever the order)
-        var fastest_here = 0.0;
-        for (var k = 1u; k <= STRIP; k++) {
-            if col_in && r0 + i32(k) - 1 < i32(ROWS) {
-                let m = k * TW + lid + 1u;
-                let f = rate(nv[m], nv[m - 1u], nv[m + 1u], nv[m - TW], nv[m + TW]);
-                fastest_here = max(fastest_here, abs(f));
-            }
-        }
-        next = ~bitcast<u32>(fastest_here);
-    }
-    let red = wg_min_sum32(lid, next, changed);
+    let red = wg_min_sum32(lid, NONE, changed);
     if lid == 0u {
-        // most workgroups are not the fastest: read before the (serialising) atomic
-        let slot = 4u + PH.dt_write;
-        if HYBRID && red.x < atomicLoad(&dctl[slot]) { atomicMin(&dctl[slot], red.x); }
         if red.y > 0u { atomicAdd(&dlog[PH.entry].cells, red.y); }
         if wid.x == 0u && wid.y == 0u {
             let t1 = add64(t, vec2<u32>(dt, 0u));
@@ -209,16 +164,29 @@ fn step(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     }
 }
 
-// Hybrid's first step: the largest |rate| of the initial grid, into dt slot PH.dt_write.
+// Hybrid, before step n: the largest |rate| of the grid step n starts from (q_in), into the
+// dt slot the step reads (PH.dt_read). The step's tiles and column strips; max is exact, so
+// the result is the CPU's maximum over all cells whatever the order.
 @compute @workgroup_size(256)
 fn plan(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-    let i = cell_of(wid, lid);
-    var next = NONE;
-    if i < D.cells {
-        next = ~bitcast<u32>(abs(rate_in(i32(i / COLS), i32(i % COLS))));
+    let c = i32(wid.x * WG + lid);
+    let r0 = i32(wid.y * STRIP);
+    var fastest = 0.0;
+    var up = at(r0 - 1, c);
+    var mid = at(r0, c);
+    for (var k = 0u; k < STRIP; k++) {
+        let r = r0 + i32(k);
+        let down = at(r + 1, c);
+        if c < i32(COLS) && r < i32(ROWS) {
+            fastest = max(fastest, abs(rate(mid, at(r, c - 1), at(r, c + 1), up, down)));
+        }
+        up = mid;
+        mid = down;
     }
-    let red = wg_min_sum32(lid, next, 0u);
-    if lid == 0u { atomicMin(&dctl[4u + PH.dt_write], red.x); }
+    let red = wg_min_sum32(lid, ~bitcast<u32>(fastest), 0u);
+    // most workgroups are not the fastest: read before the (serialising) atomic
+    let slot = 4u + PH.dt_read;
+    if lid == 0u && red.x < atomicLoad(&dctl[slot]) { atomicMin(&dctl[slot], red.x); }
 }
 
 // Heatmap words of the current grid (q_in): the temperature's f32 bits and 0.
