@@ -66,9 +66,27 @@ fn gpu_timestepped_matches_the_cpu() {
     );
 }
 
+/// Rows of whole vec4s take the quad kernels (`step4`, `plan4`): 37 × 260 is 65 quads per
+/// row, so one 64-quad tile and a partial one across, and 37 rows, two 16-row tiles and a
+/// partial one down.
+#[test]
+fn gpu_timestepped_matches_the_cpu_on_the_quad_kernels() {
+    let cfg = config(&[
+        "model.rows=37",
+        "model.cols=260",
+        "model.beta=0.25",
+        "model.alpha_y=0.5",
+        "run.algorithm=\"timestepped\"",
+        "run.dt=0.05",
+        "run.end_time=10.03",
+    ]);
+    assert_twins(&cfg, &[Budget::Steps(1), Budget::Steps(37), Budget::Finish]);
+}
+
 #[test]
 fn gpu_hybrid_matches_the_cpu_across_tile_edges() {
-    // 300 columns: two 256-wide tiles, so the halo columns inside the grid are exercised
+    // 300 columns: two 256-wide scalar tiles, and 75 quads (two 64-quad tiles) for the quad
+    // kernels this grid takes; 13 rows, inside one tile
     let cfg = config(&[
         "model.rows=13",
         "model.cols=300",

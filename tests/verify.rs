@@ -16,7 +16,7 @@ fn verify_passes_on_this_adapter_with_every_reduction_variant() {
     // torus, the open network and PHOLD, the torus's three blocked cases and its replicas
     // (window, interval/original), the 3 M/M/c/k replication cases and the mixture
     // log-likelihood (they use no reductions)
-    assert_eq!(v.checks.len(), v.reductions.len() * 26 + 5 + 3 + 3 + 1);
+    assert_eq!(v.checks.len(), v.reductions.len() * 27 + 5 + 3 + 3 + 1);
     assert_eq!(
         v.checks
             .iter()

@@ -28,6 +28,10 @@ const WG: u32 = 256;
 const STATS_GROUPS: u32 = 256;
 /// Rows per thread of `step` (STRIP in diffusion.wgsl).
 const STRIP: u32 = 10;
+
+/// Tiles of the quad kernels (`step4`, `plan4`): 64 quads (256 columns) by 4 strips of
+/// QSTRIP = 4 rows, as in diffusion.wgsl.
+const QUAD_TILE: (u32, u32) = (64, 16);
 const NONE: u32 = u32::MAX;
 
 /// DParams in diffusion.wgsl.
@@ -193,7 +197,22 @@ impl GpuDiffusion {
         let max_x = gpu.limits.max_compute_workgroups_per_dimension.max(1);
         let groups_x = groups_total.min(max_x);
         let groups = (groups_x, groups_total.div_ceil(groups_x));
-        let tiles = (m.cols.div_ceil(WG), m.rows.div_ceil(STRIP));
+        // rows of whole vec4s take the quad kernels (diffusion.wgsl says why), others the
+        // scalar ones; both compute the same bits
+        let quads = m.cols.is_multiple_of(4);
+        let tiles = if quads {
+            (
+                (m.cols / 4).div_ceil(QUAD_TILE.0),
+                m.rows.div_ceil(QUAD_TILE.1),
+            )
+        } else {
+            (m.cols.div_ceil(WG), m.rows.div_ceil(STRIP))
+        };
+        let (step_entry, plan_entry) = if quads {
+            ("step4", "plan4")
+        } else {
+            ("step", "plan")
+        };
         let st = m.stencil();
         let end = cfg.end_ticks();
         let params = Params {
@@ -325,6 +344,7 @@ impl GpuDiffusion {
             ("HYBRID", if hybrid { 1.0 } else { 0.0 }),
             ("ROWS", f64::from(params.rows)),
             ("COLS", f64::from(params.cols)),
+            ("QUADS", f64::from(params.cols / 4)),
         ];
         let pipeline = |entry: &str, layouts: &[Option<&wgpu::BindGroupLayout>]| {
             let pl = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
@@ -344,8 +364,8 @@ impl GpuDiffusion {
                 cache: None,
             })
         };
-        let step_pipeline = pipeline("step", &[Some(&layout0), Some(&layout1)]);
-        let plan_pipeline = hybrid.then(|| pipeline("plan", &[Some(&layout0), Some(&layout1)]));
+        let step_pipeline = pipeline(step_entry, &[Some(&layout0), Some(&layout1)]);
+        let plan_pipeline = hybrid.then(|| pipeline(plan_entry, &[Some(&layout0), Some(&layout1)]));
         let show_pipeline = pipeline(
             "show",
             &[Some(&layout0), Some(&layout1), Some(&display_layout)],

@@ -30,8 +30,23 @@ pub fn checks(
 /// Nothing beyond the per-variant checks (the registry's `verify_once`).
 pub fn check_once(_: &Arc<Gpu>, _: Options, _: &mut dyn FnMut(CheckResult)) {}
 
-/// The diffusion configurations: grids that are not multiples of the 256 × 10 tile.
+/// The diffusion configurations: grids that are not multiples of the 256 × 10 tile, and
+/// grids of whole vec4 rows (the quad kernels' 64-quad × 16-row tiles, partial ones too).
 const CASES: &[Case] = &[
+    Case {
+        label: "timestepped 37×260 (quad kernels)",
+        preset: "teaching-diffusion",
+        sets: &[
+            "model.rows=37",
+            "model.cols=260",
+            "model.beta=0.25",
+            "model.alpha_y=0.5",
+            "run.algorithm=\"timestepped\"",
+            "run.dt=0.05",
+            "run.end_time=10.03",
+        ],
+        quick: true,
+    },
     Case {
         label: "timestepped 37×53",
         preset: "teaching-diffusion",
