@@ -164,13 +164,20 @@ fn reference(side: u32, dt: f64) -> Result<Vec<f32>, SimError> {
 fn measure(c: Case, reference: &[f32], repeat: u32) -> Result<DiffusionRow, SimError> {
     let cfg = config(c);
     if c.engine == EngineKind::Gpu {
-        // untimed runs first, for at least 1 s: an idle GPU (it waits through the CPU rows)
-        // takes tens of milliseconds to reach its clocks, which would be charged to the first
-        // GPU row (measured: GPU timestepped 2048² took 131 µs/step after one warm-up run of
-        // 10 ms, 35 µs/step warm; bench/NOTES.md)
+        // 1 s of untimed GPU work first: an idle GPU (it waits through the CPU rows) takes
+        // a while under load to reach its clocks, which would be charged to the first GPU
+        // row. One long run rather than repeated short ones: a run of a few milliseconds
+        // after each engine's set-up left the GPU idle most of that second, and the H100's
+        // timestepped row after the CPU row measured 2.2× its warm time (bench/NOTES.md).
+        let mut long = cfg.clone();
+        long.run.end_time = (cfg.run.end_time * 1000.0).min(crate::time::MAX_TIME_UNITS);
         let warm = Instant::now();
+        let mut run = engine_of(&long)?;
         while warm.elapsed().as_secs_f64() < 1.0 {
-            engine_of(&cfg)?.advance(Budget::Finish)?;
+            if run.finished() {
+                run = engine_of(&long)?;
+            }
+            run.advance(Budget::Steps(256))?;
         }
     }
     let runs = if c.algorithm == DiffusionAlgorithm::Event {
