@@ -83,6 +83,23 @@ fn gpu_timestepped_matches_the_cpu_on_the_quad_kernels() {
     assert_twins(&cfg, &[Budget::Steps(1), Budget::Steps(37), Budget::Finish]);
 }
 
+/// Hybrid on rows of whole vec4s runs fused (`step4h`: each step also reduces the new grid's
+/// rates, from new values it recomputes beside and above and below its strip): 70 × 132 is
+/// three 32-row tiles down (the last partial) and one partial 64-quad tile across.
+#[test]
+fn gpu_fused_hybrid_matches_the_cpu_across_tile_rows() {
+    let cfg = config(&[
+        "model.rows=70",
+        "model.cols=132",
+        "model.alpha_x=0.7",
+        "model.beta=0.5",
+        "run.algorithm=\"hybrid\"",
+        "run.quantum=0.25",
+        "run.end_time=25",
+    ]);
+    assert_twins(&cfg, &[Budget::Steps(1), Budget::Steps(40), Budget::Finish]);
+}
+
 #[test]
 fn gpu_hybrid_matches_the_cpu_across_tile_edges() {
     // 300 columns: two 256-wide scalar tiles, and 75 quads (two 64-quad tiles) for the quad

@@ -30,8 +30,10 @@ const STATS_GROUPS: u32 = 256;
 const STRIP: u32 = 10;
 
 /// Tiles of the quad kernels (`step4`, `plan4`): 64 quads (256 columns) by 4 strips of
-/// QSTRIP = 4 rows, as in diffusion.wgsl.
+/// QSTRIP = 4 rows, as in diffusion.wgsl (2 and 8 measured no faster on the H100).
 const QUAD_TILE: (u32, u32) = (64, 16);
+/// Tiles of the fused hybrid step (`step4h`): 64 quads by 4 strips of HSTRIP = 8 rows.
+const FUSED_TILE: (u32, u32) = (64, 32);
 const NONE: u32 = u32::MAX;
 
 /// DParams in diffusion.wgsl.
@@ -66,8 +68,9 @@ struct Phase {
     entry: u32,
     t_slot: u32,
     dt_read: u32,
+    dt_write: u32,
     dt_reset: u32,
-    pad: [u32; 4],
+    pad: [u32; 3],
 }
 
 impl Phase {
@@ -77,8 +80,9 @@ impl Phase {
             entry,
             t_slot: (n % 2) as u32,
             dt_read: (n % 3) as u32,
+            dt_write: ((n + 1) % 3) as u32,
             dt_reset: ((n + 2) % 3) as u32,
-            pad: [0; 4],
+            pad: [0; 3],
         }
     }
 }
@@ -197,21 +201,16 @@ impl GpuDiffusion {
         let max_x = gpu.limits.max_compute_workgroups_per_dimension.max(1);
         let groups_x = groups_total.min(max_x);
         let groups = (groups_x, groups_total.div_ceil(groups_x));
-        // rows of whole vec4s take the quad kernels (diffusion.wgsl says why), others the
-        // scalar ones; both compute the same bits
+        // Rows of whole vec4s take the quad kernels, hybrid there the fused step (its plan
+        // pass only once, before step 0); other grids the scalar kernels, hybrid with a plan
+        // pass before every step (diffusion.wgsl says why). All compute the same bits.
         let quads = m.cols.is_multiple_of(4);
-        let tiles = if quads {
-            (
-                (m.cols / 4).div_ceil(QUAD_TILE.0),
-                m.rows.div_ceil(QUAD_TILE.1),
-            )
-        } else {
-            (m.cols.div_ceil(WG), m.rows.div_ceil(STRIP))
-        };
-        let (step_entry, plan_entry) = if quads {
-            ("step4", "plan4")
-        } else {
-            ("step", "plan")
+        let quad_tiles =
+            |tile: (u32, u32)| ((m.cols / 4).div_ceil(tile.0), m.rows.div_ceil(tile.1));
+        let (step_entry, tiles) = match (quads, hybrid) {
+            (true, true) => ("step4h", quad_tiles(FUSED_TILE)),
+            (true, false) => ("step4", quad_tiles(QUAD_TILE)),
+            _ => ("step", (m.cols.div_ceil(WG), m.rows.div_ceil(STRIP))),
         };
         let st = m.stencil();
         let end = cfg.end_ticks();
@@ -365,7 +364,12 @@ impl GpuDiffusion {
             })
         };
         let step_pipeline = pipeline(step_entry, &[Some(&layout0), Some(&layout1)]);
-        let plan_pipeline = hybrid.then(|| pipeline(plan_entry, &[Some(&layout0), Some(&layout1)]));
+        let plan_pipeline =
+            (hybrid && !quads).then(|| pipeline("plan", &[Some(&layout0), Some(&layout1)]));
+        // the fused hybrid step's first length: the initial grid's largest |rate|, into the
+        // dt slot step 0 reads
+        let first_plan =
+            (hybrid && quads).then(|| pipeline("plan4", &[Some(&layout0), Some(&layout1)]));
         let show_pipeline = pipeline(
             "show",
             &[Some(&layout0), Some(&layout1), Some(&display_layout)],
@@ -416,6 +420,21 @@ impl GpuDiffusion {
             totals: StepTotals::default(),
             log: Vec::new(),
         };
+        if let Some(plan4) = first_plan {
+            let phase = Phase::of(0, 0);
+            gpu.queue
+                .write_buffer(&engine.phase_buf, 0, bytemuck::bytes_of(&phase));
+            let mut enc = device.create_command_encoder(&Default::default());
+            {
+                let mut pass = enc.begin_compute_pass(&Default::default());
+                pass.set_pipeline(&plan4);
+                pass.set_bind_group(0, &engine.bind[0], &[]);
+                pass.set_bind_group(1, &engine.phase_group, &[0]);
+                let t = quad_tiles(QUAD_TILE);
+                pass.dispatch_workgroups(t.0, t.1, 1);
+            }
+            gpu.queue.submit([enc.finish()]);
+        }
         // finish the upload now, so that it counts as setup rather than as the first steps
         gpu.queue.submit([]);
         gpu.device

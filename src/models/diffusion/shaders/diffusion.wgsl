@@ -12,6 +12,9 @@
 // their bits), so the reduction is an integer minimum and the empty slot, all ones, means
 // rate 0. Workgroup 0 of the step writes the next start time into t slot (n+1 mod 2) and
 // resets dt slot (n+2 mod 3), which nobody reads or writes during step n or plan n+1.
+// On grids of whole vec4 rows hybrid runs fused instead (`step4h`, below): the step also
+// reduces the new grid's largest |rate| into dt slot (n+1 mod 3), and `plan4` runs once,
+// before step 0.
 // (Until 2026-11-24 the step also computed the new grid's rates itself, with a halo of new
 // values in workgroup memory, to save the plan pass: the grid stays in the H100's L2, so a
 // second read of it costs less than that halo did — bench/NOTES.md.) The slots of step n
@@ -33,8 +36,8 @@ struct DParams {
 }
 
 struct Phase {
-    entry: u32, t_slot: u32, dt_read: u32, dt_reset: u32,
-    pad0: u32, pad1: u32, pad2: u32, pad3: u32,
+    entry: u32, t_slot: u32, dt_read: u32, dt_write: u32,
+    dt_reset: u32, pad0: u32, pad1: u32, pad2: u32,
 }
 
 struct DLog {
@@ -132,9 +135,14 @@ fn step_start(lid: u32) -> vec3<u32> {
 // The step's bookkeeping once a workgroup's cells are written: its count of changed cells
 // into the step's log; workgroup 0 also the next start time, the log entry's time and
 // length, and the reset of the dt slot two steps ahead.
-fn step_end(wid: vec3<u32>, lid: u32, sw: vec3<u32>, changed: u32) {
-    let red = wg_min_sum32(lid, NONE, changed);
+// `next` is the complement of the largest |rate| of the new grid over the thread's cells
+// (the fused hybrid step) or NONE (the others); it goes into dt slot PH.dt_write.
+fn step_end(wid: vec3<u32>, lid: u32, sw: vec3<u32>, next: u32, changed: u32) {
+    let red = wg_min_sum32(lid, next, changed);
     if lid == 0u {
+        // most workgroups are not the fastest: read before the (serialising) atomic
+        let slot = 4u + PH.dt_write;
+        if red.x != NONE && red.x < atomicLoad(&dctl[slot]) { atomicMin(&dctl[slot], red.x); }
         if red.y > 0u { atomicAdd(&dlog[PH.entry].cells, red.y); }
         if wid.x == 0u && wid.y == 0u {
             let t1 = add64(sw.xy, vec2<u32>(sw.z, 0u));
@@ -171,7 +179,7 @@ fn step(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         up = mid;
         mid = down;
     }
-    step_end(wid, lid, sw, changed);
+    step_end(wid, lid, sw, NONE, changed);
 }
 
 // Hybrid, before step n: the largest |rate| of the grid step n starts from (q_in), into the
@@ -310,7 +318,7 @@ fn step4(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index)
         up = mid;
         mid = down;
     }
-    step_end(wid, lid, sw, changed);
+    step_end(wid, lid, sw, NONE, changed);
 }
 
 @compute @workgroup_size(256)
@@ -333,4 +341,72 @@ fn plan4(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index)
     let red = wg_min_sum32(lid, ~bitcast<u32>(m), 0u);
     let slot = 4u + PH.dt_read;
     if lid == 0u && red.x < atomicLoad(&dctl[slot]) { atomicMin(&dctl[slot], red.x); }
+}
+
+// The fused hybrid step on grids of whole vec4 rows: step n also computes the largest |rate|
+// of the grid it writes, for step n+1, so no plan pass runs between steps. A thread owns
+// quad q of HSTRIP rows; the new grid's rates there need the new values of its quad in the
+// rows above and below its strip and of the cells either side of its quad (columns 4q − 1
+// and 4q + 4), which it computes itself, from the old quads to its left and right, with
+// the same functions — so they are the bits their owners write. Registers only: old rows
+// slide through three (left, own, right) triples, new rows through two.
+const HSTRIP: u32 = 8u;
+
+struct OldRow { l: vec4<f32>, m: vec4<f32>, r: vec4<f32> }
+struct NewRow { m: vec4<f32>, l: f32, r: f32 }
+
+fn old_row(r: i32, q: i32) -> OldRow {
+    return OldRow(at4(r, q - 1), at4(r, q), at4(r, q + 1));
+}
+
+// Row r's new values of quad q and of the cells beside it, from old rows r - 1, r, r + 1;
+// the boundary outside the grid (the ring does not move).
+fn new_row(r: i32, q: i32, a: OldRow, b: OldRow, c: OldRow, h: f32) -> NewRow {
+    let bv = D.boundary;
+    if r < 0 || r >= i32(ROWS) { return NewRow(vec4<f32>(bv), bv, bv); }
+    let w = vec4<f32>(b.l.w, b.m.xyz);
+    let e = vec4<f32>(b.m.yzw, b.r.x);
+    let m = advance4(b.m, rate4(b.m, w, e, a.m, c.m), h);
+    let l = select(bv, advance(b.l.w, rate(b.l.w, b.l.z, b.m.x, a.l.w, c.l.w), h), q >= 1);
+    let rt = select(bv, advance(b.r.x, rate(b.r.x, b.m.w, b.r.y, a.r.x, c.r.x), h), q + 1 < i32(QUADS));
+    return NewRow(m, l, rt);
+}
+
+@compute @workgroup_size(256)
+fn step4h(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let q = i32(wid.x * 64u + lid % 64u);
+    let r0 = i32((wid.y * 4u + lid / 64u) * HSTRIP);
+    let sw = step_start(lid);
+    let h = f32(sw.z) * (1.0 / 1048576.0); // exact: dt < 2^24
+    let col_in = q < i32(QUADS);
+    var changed = 0u;
+    var fastest = vec4<f32>(0.0);
+    // old rows r0 - 2, r0 - 1; new row r0 - 1 needs old row r0 too
+    var o0 = old_row(r0 - 2, q);
+    var o1 = old_row(r0 - 1, q);
+    var o2 = old_row(r0, q);
+    var n0 = new_row(r0 - 1, q, o0, o1, o2, h);
+    o0 = o1;
+    o1 = o2;
+    o2 = old_row(r0 + 1, q);
+    var n1 = new_row(r0, q, o0, o1, o2, h);
+    for (var k = 0u; k < HSTRIP; k++) {
+        let r = r0 + i32(k); // n1 is new row r; after the shift o0 is old row r
+        o0 = o1;
+        o1 = o2;
+        o2 = old_row(r + 2, q);
+        let n2 = new_row(r + 1, q, o0, o1, o2, h);
+        if col_in && r < i32(ROWS) {
+            q_out4[u32(r) * QUADS + u32(q)] = n1.m;
+            let moved = select(vec4<u32>(0u), vec4<u32>(1u), n1.m != o0.m);
+            changed += moved.x + moved.y + moved.z + moved.w;
+            let w = vec4<f32>(n1.l, n1.m.xyz);
+            let e = vec4<f32>(n1.m.yzw, n1.r);
+            fastest = max(fastest, abs(rate4(n1.m, w, e, n0.m, n2.m)));
+        }
+        n0 = n1;
+        n1 = n2;
+    }
+    let m = max(max(fastest.x, fastest.y), max(fastest.z, fastest.w));
+    step_end(wid, lid, sw, ~bitcast<u32>(m), changed);
 }
