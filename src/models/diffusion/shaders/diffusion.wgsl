@@ -12,14 +12,13 @@
 // their bits), so the reduction is an integer minimum and the empty slot, all ones, means
 // rate 0. Workgroup 0 of the step writes the next start time into t slot (n+1 mod 2) and
 // resets dt slot (n+2 mod 3), which nobody reads or writes during step n or plan n+1.
-// On grids of whole vec4 rows hybrid runs fused instead (`step4h`, below): the step also
-// reduces the new grid's largest |rate| into dt slot (n+1 mod 3), and `plan4` runs once,
-// before step 0.
-// (Until 2026-11-24 the step also computed the new grid's rates itself, with a halo of new
-// values in workgroup memory, to save the plan pass: the grid stays in the H100's L2, so a
-// second read of it costs less than that halo did — bench/NOTES.md.) The slots of step n
-// arrive in a dynamic-offset
-// uniform, one entry per step of a batch, which also names the step's log entry.
+// On grids of whole vec4 rows the quad kernels below run instead (`step4`; for hybrid the
+// fused `step4h`, which also reduces the new grid's largest |rate| into dt slot (n+1 mod 3),
+// with `plan4` once, before step 0). The scalar hybrid keeps its plan pass: its old fused
+// form, with the new values' halo in workgroup memory, was slower than a second read of the
+// L2-resident grid, and its workgroup array weighed on the timestepped pipeline too
+// (bench/NOTES.md). The slots of step n arrive in a dynamic-offset uniform, one entry per
+// step of a batch, which also names the step's log entry.
 
 // The grid's size, fixed when the pipelines are built (DParams.rows/cols hold the same
 // values): as constants they cost the stencil's index and bounds arithmetic nothing —
