@@ -212,6 +212,23 @@ fn memory_floors(
     Ok((bytes, stream_gb_per_s, gather_reads, gather_m_per_s))
 }
 
+/// Records `passes` dispatches of `pipeline` in one compute pass, alternating between the
+/// two bind groups (pass k uses `groups[k % 2]`: a ping-pong of two buffers).
+fn encode_chain(
+    enc: &mut wgpu::CommandEncoder,
+    pipeline: &wgpu::ComputePipeline,
+    groups: [&wgpu::BindGroup; 2],
+    workgroups: (u32, u32),
+    passes: u32,
+) {
+    let mut pass = enc.begin_compute_pass(&Default::default());
+    pass.set_pipeline(pipeline);
+    for k in 0..passes {
+        pass.set_bind_group(0, groups[(k % 2) as usize], &[]);
+        pass.dispatch_workgroups(workgroups.0, workgroups.1, 1);
+    }
+}
+
 /// Times chains of `chain` passes over `bytes` (a multiple of 16 within the binding limit):
 /// copies alternating between two buffers (each pass reads what the previous one wrote),
 /// and reads of one buffer; each at every count of `ITEMS_TRIED`, keeping the fastest. The
@@ -254,12 +271,7 @@ fn pass_floor(
         for items in ITEMS_TRIED {
             let wg = elements.div_ceil(256 * u64::from(items)).clamp(1, 65_535) as u32;
             let t = median_seconds(gpu, repeats, &|enc| {
-                let mut pass = enc.begin_compute_pass(&Default::default());
-                pass.set_pipeline(p);
-                for k in 0..chain {
-                    pass.set_bind_group(0, groups[(k % 2) as usize], &[]);
-                    pass.dispatch_workgroups(wg, 1, 1);
-                }
+                encode_chain(enc, p, groups, (wg, 1), chain)
             })?;
             let us = t * 1e6 / f64::from(chain);
             if us < best.0 {
@@ -368,12 +380,7 @@ pub fn stencil_ladder(
             _ => flat(n as u64),
         };
         let run = |passes: u32, enc: &mut wgpu::CommandEncoder| {
-            let mut pass = enc.begin_compute_pass(&Default::default());
-            pass.set_pipeline(&pipeline);
-            for k in 0..passes {
-                pass.set_bind_group(0, if k % 2 == 0 { &a_to_b } else { &b_to_a }, &[]);
-                pass.dispatch_workgroups(groups.0, groups.1, 1);
-            }
+            encode_chain(enc, &pipeline, [&a_to_b, &b_to_a], groups, passes)
         };
         // one pass from the initial grid, checked
         gpu.queue.write_buffer(&a, 0, bytemuck::cast_slice(&grid));

@@ -136,7 +136,8 @@ pub struct GpuDiffusion {
     phase_stride: u64,
     grid: [wgpu::Buffer; 2],
     groups: (u32, u32),
-    /// Workgroups of `step`: 256 × STRIP tiles.
+    /// Workgroups of the step (and of the per-step plan pass): 256 × STRIP tiles for the
+    /// scalar kernels, QUAD_TILE or FUSED_TILE for the quad ones.
     tiles: (u32, u32),
     step_pipeline: wgpu::ComputePipeline,
     /// Hybrid's pass before each step: the largest |rate| of the grid, for the step's length.
@@ -483,16 +484,17 @@ impl GpuDiffusion {
             if let Some(s) = &stamps {
                 s.write(&mut pass, 0);
             }
+            pass.set_pipeline(&self.step_pipeline);
             for j in 0..steps {
                 let n = first + j;
                 pass.set_bind_group(0, &self.bind[(n % 2) as usize], &[]);
                 pass.set_bind_group(1, &self.phase_group, &[(j * self.phase_stride) as u32]);
                 if let Some(plan) = &self.plan_pipeline {
-                    // hybrid: the step's length from the grid it starts from
+                    // scalar hybrid: the step's length from the grid it starts from
                     pass.set_pipeline(plan);
                     pass.dispatch_workgroups(self.tiles.0, self.tiles.1, 1);
+                    pass.set_pipeline(&self.step_pipeline);
                 }
-                pass.set_pipeline(&self.step_pipeline);
                 pass.dispatch_workgroups(self.tiles.0, self.tiles.1, 1);
             }
             if let Some(s) = &stamps {

@@ -112,12 +112,10 @@ fn slot_t(s: u32) -> vec2<u32> {
 const STRIP: u32 = 10u;   // rows per thread in `step`: a workgroup updates a 256 × 10 tile
 // The algorithm, fixed when the pipeline is built: where the step's length comes from.
 override HYBRID: bool;
-// The step's start time (lo, hi) and length in ticks, read and worked out by thread 0 and
-// shared: when every thread read the control words itself, each warp's atomic loads of the
-// same three words queued at one L2 slice (dctl is atomic, so its loads bypass L1).
+// The step's start time and length in ticks (t.lo, t.hi, dt), read and worked out by thread
+// 0 and shared (dctl is atomic, so every thread's loads of it would go to L2).
 var<workgroup> sh_step: vec3<u32>;
 
-// The step's start time and length (t.lo, t.hi, dt), worked out by thread 0 and shared.
 fn step_start(lid: u32) -> vec3<u32> {
     if lid == 0u {
         let t = slot_t(PH.t_slot);
@@ -131,6 +129,12 @@ fn step_start(lid: u32) -> vec3<u32> {
     return workgroupUniformLoad(&sh_step);
 }
 
+// Thread 0's fold of its workgroup's reduced `next` (see step_end) into dt slot `slot`;
+// most workgroups are not the fastest, so the slot is read before the (serialising) atomic.
+fn fold_fastest(slot: u32, next: u32) {
+    if next != NONE && next < atomicLoad(&dctl[4u + slot]) { atomicMin(&dctl[4u + slot], next); }
+}
+
 // The step's bookkeeping once a workgroup's cells are written: its count of changed cells
 // into the step's log; workgroup 0 also the next start time, the log entry's time and
 // length, and the reset of the dt slot two steps ahead.
@@ -139,9 +143,7 @@ fn step_start(lid: u32) -> vec3<u32> {
 fn step_end(wid: vec3<u32>, lid: u32, sw: vec3<u32>, next: u32, changed: u32) {
     let red = wg_min_sum32(lid, next, changed);
     if lid == 0u {
-        // most workgroups are not the fastest: read before the (serialising) atomic
-        let slot = 4u + PH.dt_write;
-        if red.x != NONE && red.x < atomicLoad(&dctl[slot]) { atomicMin(&dctl[slot], red.x); }
+        fold_fastest(PH.dt_write, red.x);
         if red.y > 0u { atomicAdd(&dlog[PH.entry].cells, red.y); }
         if wid.x == 0u && wid.y == 0u {
             let t1 = add64(sw.xy, vec2<u32>(sw.z, 0u));
@@ -201,9 +203,7 @@ fn plan(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         mid = down;
     }
     let red = wg_min_sum32(lid, ~bitcast<u32>(fastest), 0u);
-    // most workgroups are not the fastest: read before the (serialising) atomic
-    let slot = 4u + PH.dt_read;
-    if lid == 0u && red.x < atomicLoad(&dctl[slot]) { atomicMin(&dctl[slot], red.x); }
+    if lid == 0u { fold_fastest(PH.dt_read, red.x); }
 }
 
 // Heatmap words of the current grid (q_in): the temperature's f32 bits and 0.
@@ -338,8 +338,7 @@ fn plan4(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index)
     }
     let m = max(max(fastest.x, fastest.y), max(fastest.z, fastest.w));
     let red = wg_min_sum32(lid, ~bitcast<u32>(m), 0u);
-    let slot = 4u + PH.dt_read;
-    if lid == 0u && red.x < atomicLoad(&dctl[slot]) { atomicMin(&dctl[slot], red.x); }
+    if lid == 0u { fold_fastest(PH.dt_read, red.x); }
 }
 
 // The fused hybrid step on grids of whole vec4 rows: step n also computes the largest |rate|
