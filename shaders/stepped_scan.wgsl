@@ -33,25 +33,27 @@ fn classify(f: u32, t: vec2<u32>, bound: vec2<u32>, m: vec2<u32>) -> vec2<u32> {
 // departure time among the segment's other facilities. Every thread of the workgroup calls
 // it, after sh_count was zeroed and a barrier.
 fn list_departures(wg: u32, lid: u32, bound: vec2<u32>) -> vec2<u32> {
-    // All eight loads first, into named registers, so they are in flight together (a
-    // local array would live in zero-initialised local memory; ITEMS is 8 here).
-    let t0 = load_dep(item_facility(wg, lid, 0u));
-    let t1 = load_dep(item_facility(wg, lid, 1u));
-    let t2 = load_dep(item_facility(wg, lid, 2u));
-    let t3 = load_dep(item_facility(wg, lid, 3u));
-    let t4 = load_dep(item_facility(wg, lid, 4u));
-    let t5 = load_dep(item_facility(wg, lid, 5u));
-    let t6 = load_dep(item_facility(wg, lid, 6u));
-    let t7 = load_dep(item_facility(wg, lid, 7u));
     var m = never();
-    m = classify(item_facility(wg, lid, 0u), t0, bound, m);
-    m = classify(item_facility(wg, lid, 1u), t1, bound, m);
-    m = classify(item_facility(wg, lid, 2u), t2, bound, m);
-    m = classify(item_facility(wg, lid, 3u), t3, bound, m);
-    m = classify(item_facility(wg, lid, 4u), t4, bound, m);
-    m = classify(item_facility(wg, lid, 5u), t5, bound, m);
-    m = classify(item_facility(wg, lid, 6u), t6, bound, m);
-    m = classify(item_facility(wg, lid, 7u), t7, bound, m);
+    // Eight loads at a time, into named registers, so they are in flight together (a local
+    // array would live in zero-initialised local memory). ITEMS is a multiple of 8.
+    for (var g = 0u; g < ITEMS; g += 8u) {
+        let t0 = load_dep(item_facility(wg, lid, g));
+        let t1 = load_dep(item_facility(wg, lid, g + 1u));
+        let t2 = load_dep(item_facility(wg, lid, g + 2u));
+        let t3 = load_dep(item_facility(wg, lid, g + 3u));
+        let t4 = load_dep(item_facility(wg, lid, g + 4u));
+        let t5 = load_dep(item_facility(wg, lid, g + 5u));
+        let t6 = load_dep(item_facility(wg, lid, g + 6u));
+        let t7 = load_dep(item_facility(wg, lid, g + 7u));
+        m = classify(item_facility(wg, lid, g), t0, bound, m);
+        m = classify(item_facility(wg, lid, g + 1u), t1, bound, m);
+        m = classify(item_facility(wg, lid, g + 2u), t2, bound, m);
+        m = classify(item_facility(wg, lid, g + 3u), t3, bound, m);
+        m = classify(item_facility(wg, lid, g + 4u), t4, bound, m);
+        m = classify(item_facility(wg, lid, g + 5u), t5, bound, m);
+        m = classify(item_facility(wg, lid, g + 6u), t6, bound, m);
+        m = classify(item_facility(wg, lid, g + 7u), t7, bound, m);
+    }
     workgroupBarrier();
     return m;
 }

@@ -15,6 +15,14 @@ pub const PHASE_HELD: u32 = 2;
 /// Phase: the next step starts at or past the end time.
 pub const PHASE_DONE: u32 = 3;
 
+/// Facilities per thread in the scan of a stepped engine (ITEMS in stepped.wgsl, which
+/// must match: a test checks it).
+pub const SCAN_ITEMS: u64 = 8;
+/// Threads per workgroup of the stepped passes (WG in u64.wgsl).
+pub const SCAN_THREADS: u64 = 256;
+/// Facilities per segment: one scan workgroup's share (SEG in stepped.wgsl).
+pub const SEGMENT_FACILITIES: u64 = SCAN_THREADS * SCAN_ITEMS;
+
 /// Steps the GPU step log holds; a batch never exceeds it.
 pub const LOG_LEN: u32 = 4096;
 /// Most steps encoded in one submit.
@@ -302,5 +310,30 @@ impl StepPipelines {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gpu::shaders;
+
+    /// The host's segment geometry is the shaders': a mismatch would cut the torus into
+    /// segments the scan does not cover.
+    #[test]
+    fn the_scan_geometry_matches_the_shaders() {
+        assert!(
+            shaders::STEPPED.contains(&format!("const ITEMS: u32 = {SCAN_ITEMS}u;")),
+            "ITEMS in stepped.wgsl differs from SCAN_ITEMS"
+        );
+        assert!(
+            shaders::U64.contains(&format!("const WG: u32 = {SCAN_THREADS}u;")),
+            "WG in u64.wgsl differs from SCAN_THREADS"
+        );
+        assert_eq!(
+            SCAN_ITEMS % 8,
+            0,
+            "the scan loads eight departure times at a time"
+        );
     }
 }

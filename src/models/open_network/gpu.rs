@@ -46,7 +46,7 @@ use std::sync::Arc;
 /// Threads per workgroup (WG in u64.wgsl).
 const WG: u64 = 256;
 /// Facilities per segment (SEG in stepped.wgsl).
-const SEG: u64 = WG * 8;
+const SEG: u64 = crate::gpu::stepped::SEGMENT_FACILITIES;
 /// Bytes of one token record (Token in common.wgsl).
 const TOKEN_BYTES: u64 = 48;
 /// 128-bit accumulators per segment (ACC_PER_SEGMENT in common.wgsl).

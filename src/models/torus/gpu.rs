@@ -41,10 +41,8 @@ use crate::time::{Ticks, to_ticks};
 use bytemuck::{Pod, Zeroable};
 use std::sync::Arc;
 
-/// Threads per workgroup (WG in common.wgsl).
-const WG: u64 = 256;
-/// Facilities per thread in the scan (ITEMS in common.wgsl).
-const ITEMS: u64 = 8;
+/// Threads per workgroup (WG in u64.wgsl).
+const WG: u64 = crate::gpu::stepped::SCAN_THREADS;
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
@@ -81,7 +79,7 @@ struct Ctl {
 }
 
 /// Facilities per segment: a torus of several replicas needs a multiple of it per replica.
-pub const SEGMENT: u32 = (WG * ITEMS) as u32;
+pub const SEGMENT: u32 = crate::gpu::stepped::SEGMENT_FACILITIES as u32;
 
 /// Bytes of GPU memory a torus run of `cfg` needs, by buffer: (name, bytes).
 pub fn memory_plan(cfg: &TorusConfig) -> Vec<(&'static str, u64)> {
@@ -92,7 +90,7 @@ pub fn memory_plan(cfg: &TorusConfig) -> Vec<(&'static str, u64)> {
 fn memory_plan_of(cfg: &TorusConfig, replicas: u64) -> Vec<(&'static str, u64)> {
     let k = replicas * u64::from(cfg.model.facilities());
     let n = replicas * u64::from(cfg.model.tokens());
-    let n_wg = replicas * u64::from(cfg.model.facilities()).div_ceil(WG * ITEMS);
+    let n_wg = replicas * u64::from(cfg.model.facilities()).div_ceil(u64::from(SEGMENT));
     let original =
         cfg.run.algorithm == Algorithm::Interval && cfg.run.timestamps == Timestamps::Original;
     vec![
@@ -128,7 +126,7 @@ fn check_fits_of(gpu: &Gpu, cfg: &TorusConfig, replicas: u64) -> Result<u64, Sim
         )
     };
     let total = stepped::check_fits(gpu, &what, &memory_plan_of(cfg, replicas))?;
-    let n_wg = replicas * u64::from(cfg.model.facilities()).div_ceil(WG * ITEMS);
+    let n_wg = replicas * u64::from(cfg.model.facilities()).div_ceil(u64::from(SEGMENT));
     if n_wg > u64::from(gpu.limits.max_compute_workgroups_per_dimension) {
         return Err(SimError::Gpu(format!(
             "{} facilities need {n_wg} workgroups, above this adapter's limit of {}",
@@ -290,7 +288,7 @@ impl GpuTorus {
         let memory_bytes = check_fits_of(&gpu, cfg, u64::from(replicas))?;
         let k1 = cfg.model.facilities();
         let tok1 = cfg.model.tokens();
-        let n_wg1 = u64::from(k1).div_ceil(WG * ITEMS) as u32;
+        let n_wg1 = u64::from(k1).div_ceil(u64::from(SEGMENT)) as u32;
         let k = u64::from(k1) * u64::from(replicas);
         let n_wg = n_wg1 * replicas;
         let state = replicated_state(cfg, seeds);
