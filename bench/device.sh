@@ -151,6 +151,16 @@ for what in "$@"; do
       for side in 2048 1024; do
         $BIN run sang2019-torus --engine gpu --set model.rows=$side --set model.cols=$side --set run.d=0.000001 --set run.end_time=0.05 --format csv | tail -1 | awk -F, -v s=$side '{printf "%s² d=1e-6 T=0.05: events=%s steps=%s wall=%s s  %.1f µs/step\n", s, $16, $17, $25, $25 * 1e6 / $17}'
       done 2>&1 | tee "$OUT/fixed.txt" ;;
+    torus-ab)  # the torus step at d = 0.25 and 1 (T = 5000) and its fixed cost, each binary of BINARIES and $BIN interleaved, three rounds
+      for b in ${BINARIES:-} $BIN; do echo "== $b verify --quick: $($b verify --quick 2>&1 | tail -1)"; done
+      for round in 1 2 3; do
+        for b in ${BINARIES:-} $BIN; do
+          for d in 0.25 1; do
+            $b run sang2019-torus --engine gpu --set run.d=$d --set run.end_time=5000 --format csv | tail -1 | awk -F, -v d=$d -v b=$b -v r=$round '{printf "round %s %s d=%s T=5000: events=%s steps=%s wall=%s s  %.1f µs/step\n", r, b, d, $16, $17, $25, $25 * 1e6 / $17}'
+          done
+          $b run sang2019-torus --engine gpu --set run.d=0.000001 --set run.end_time=0.05 --format csv | tail -1 | awk -F, -v b=$b -v r=$round '{printf "round %s %s d=1e-6 T=0.05: events=%s steps=%s wall=%s s  %.1f µs/step\n", r, b, $16, $17, $25, $25 * 1e6 / $17}'
+        done
+      done 2>&1 | tee "$OUT/torus-ab.txt" ;;
     headline-d)  # the headline at every d of the suite, one run each (the suite repeats them)
       for d in 0.25 0.5 1 2; do
         $BIN run sang2019-torus --engine gpu --set run.d=$d --format csv | tail -1 | awk -F, -v d=$d '{printf "d=%s events=%s steps=%s wall=%s s  %.1f µs/step\n", d, $16, $17, $25, $25 * 1e6 / $17}'

@@ -30,7 +30,7 @@ struct Ctl {
 @group(0) @binding(7) var<storage, read_write> tok: array<vec4<u32>>;       // per token: (arrival time u64, next in queue, visits): one 16-byte record
 @group(0) @binding(8) var<storage, read_write> scan_min: array<vec2<u32>>;  // per segment: min departure of facilities that do not depart
 @group(0) @binding(9) var<storage, read_write> wg_acc: array<vec4<u32>>;   // per segment, cumulative: [2wg] (busy u64, sojourn u64), [2wg+1] (completions u64, -)
-@group(0) @binding(10) var<storage, read_write> part_min: array<vec4<u32>>; // per segment: (depart min u64, arrive min u64) of this step
+@group(0) @binding(10) var<storage, read_write> part_min: array<vec4<u32>>; // per segment: (NEVER — the torus departs in the scan's pass, whose minimum is scan_min —, arrive min u64) of this step
 @group(0) @binding(11) var<storage, read> ln_table: array<u32>;
 @group(0) @binding(12) var<storage, read_write> steplog: array<LogEntry>;
 @group(0) @binding(13) var<storage, read_write> seg_count: array<vec4<u32>>; // per segment: (departures, receivers, causality errors, -) of this step
@@ -42,10 +42,11 @@ struct Ctl {
 // minimum into one atomic word per replica, as an offset from the step's t_min (every
 // pending departure is at or after it). An offset that does not fit in 32 bits (or no
 // departure at all) leaves the word at NONE, and finish_step then reduces the per-segment
-// minima as before, so the result is exact either way.
-fn note_min(rep: u32, m: vec2<u32>) {
-    let rel = sub64(m, ctl[rep].t_min);
-    if rel.y == 0u && rel.x != NONE && !lt64(m, ctl[rep].t_min) {
+// minima as before, so the result is exact either way. `t_min` is ctl[rep].t_min, loaded
+// by the caller at the start of its pass, so that its latency is not on the pass's tail.
+fn note_min(rep: u32, t_min: vec2<u32>, m: vec2<u32>) {
+    let rel = sub64(m, t_min);
+    if rel.y == 0u && rel.x != NONE && !lt64(m, t_min) {
         atomicMin(&step_acc[4u * rep], rel.x);
     }
 }

@@ -85,6 +85,7 @@ fn arrive(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l
     let wg = wid.x;
     let rep = segment_replica(wg);
     if uniform_phase(lid, rep) != PHASE_PLANNED { return; } // the segment lists are stale
+    let t_min = ctl[rep].t_min; // for the tail's note_min, loaded while the arrivals run
     var m = never();
     var errors = 0u;
     let total = seg_count[wg].y;
@@ -96,9 +97,10 @@ fn arrive(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l
     }
     let r = wg_reduce(lid, m, vec2<u32>(errors, 0u), vec2<u32>(0u, 0u));
     if lid == 0u {
-        part_min[wg] = vec4<u32>(part_min[wg].xy, r.min);
+        part_min[wg].z = r.min.x; // by component: no read of the record
+        part_min[wg].w = r.min.y;
         seg_count[wg].z = r.a.x;
-        note_min(rep, r.min);
+        note_min(rep, t_min, r.min);
         if r.a.x > 0u { atomicAdd(&step_acc[4u * rep + 2u], r.a.x); }
     }
 }

@@ -69,7 +69,15 @@ fn scan_depart(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_
     let wg = wid.x;
     let rep = segment_replica(wg);
     if uniform_phase(lid, rep) != PHASE_PLANNED { return; }
+    // What the workgroup's tail reads (the step's start; thread 0: the segment's
+    // accumulators), loaded now so that the latency overlaps the scan instead of adding to
+    // the tail's chain.
+    let t_min = ctl[rep].t_min;
+    var acc = vec4<u32>(0u);
+    var completed = vec4<u32>(0u);
     if lid == 0u {
+        acc = wg_acc[2u * wg];
+        completed = wg_acc[2u * wg + 1u];
         atomicStore(&sh_count, 0u);
         atomicStore(&sh_recv, 0u);
         atomicStore(&sh_done, 0u);
@@ -97,16 +105,14 @@ fn scan_depart(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_
     let n_done = atomicLoad(&sh_done);
     let r = wg_reduce(lid, m, busy, soj);
     if lid == 0u {
-        let acc = wg_acc[2u * wg];
         wg_acc[2u * wg] = vec4<u32>(add64(acc.xy, r.a), add64(acc.zw, r.b));
-        let c = wg_acc[2u * wg + 1u];
-        wg_acc[2u * wg + 1u] = vec4<u32>(add64(c.xy, vec2<u32>(n_done, 0u)), c.zw);
-        // the segment's least departure after its departures (the fallback reduction's input)
+        wg_acc[2u * wg + 1u] = vec4<u32>(add64(completed.xy, vec2<u32>(n_done, 0u)), completed.zw);
+        // the segment's least departure after its departures (the fallback reduction's input;
+        // part_min's depart half stays NEVER from set-up: the torus departs in this pass)
         scan_min[wg] = r.min;
-        part_min[wg] = vec4<u32>(never(), part_min[wg].zw);
         seg_count[wg].x = total;
         seg_count[wg].y = n;
-        note_min(rep, r.min);
+        note_min(rep, t_min, r.min);
         if total > 0u { atomicAdd(&step_acc[4u * rep + 1u], total); }
     }
 }

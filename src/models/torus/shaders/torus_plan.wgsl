@@ -49,22 +49,31 @@ var<workgroup> sh_rel: u32;
 fn finish_step(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid3: vec3<u32>) {
     let lid = lid3.x;
     let rep = wid.x;
-    if uniform_phase(lid, rep) != PHASE_PLANNED { return; }
+    // Thread 0 loads the control block and the step's three atomic words at once (one
+    // round trip to memory, not one per dependent read: this one workgroup runs alone).
+    var c: Ctl;
+    var events = 0u;
+    var errors = 0u;
+    if lid == 0u {
+        c = ctl[rep];
+        sh_phase = c.phase;
+        sh_rel = atomicLoad(&step_acc[4u * rep]);
+        events = atomicLoad(&step_acc[4u * rep + 1u]);
+        errors = atomicLoad(&step_acc[4u * rep + 2u]);
+    }
+    if workgroupUniformLoad(&sh_phase) != PHASE_PLANNED { return; }
     // The passes' atomic minimum (common.wgsl, note_min); reduce the segments' partials only
     // when it could not hold the offset.
-    if lid == 0u { sh_rel = atomicLoad(&step_acc[4u * rep]); }
     let rel = workgroupUniformLoad(&sh_rel);
     var next = vec2<u32>(0u, 0u);
     if rel == NONE {
         next = reduce_replica(lid, rep).min;
-    } else {
-        next = add64(ctl[rep].t_min, vec2<u32>(rel, 0u));
     }
     if lid == 0u {
-        var c = ctl[rep];
+        if rel != NONE {
+            next = add64(c.t_min, vec2<u32>(rel, 0u));
+        }
         let i = log_slot(rep, c.step);
-        let events = atomicLoad(&step_acc[4u * rep + 1u]);
-        let errors = atomicLoad(&step_acc[4u * rep + 2u]);
         atomicStore(&step_acc[4u * rep], NONE);
         atomicStore(&step_acc[4u * rep + 1u], 0u);
         atomicStore(&step_acc[4u * rep + 2u], 0u);
