@@ -161,6 +161,14 @@ for what in "$@"; do
           $b run sang2019-torus --engine gpu --set run.d=0.000001 --set run.end_time=0.05 --format csv | tail -1 | awk -F, -v b=$b -v r=$round '{printf "round %s %s d=1e-6 T=0.05: events=%s steps=%s wall=%s s  %.1f µs/step\n", r, b, $16, $17, $25, $25 * 1e6 / $17}'
         done
       done 2>&1 | tee "$OUT/torus-ab.txt" ;;
+    open-ab)  # the open network's GPU window run at 1 M facilities (the open-network suite's largest case), each binary of BINARIES and $BIN interleaved, three rounds
+      c="--set model.lines=16384 --set model.servers_per_line=64 --set model.arrival_rate=409.6 --set run.end_time=300 --set model.service=shifted --algorithm window --engine gpu"
+      for round in 1 2 3; do
+        for b in ${BINARIES:-} $BIN; do
+          # shellcheck disable=SC2086
+          $b run park-fishwick-open $c --format csv | tail -1 | awk -F, -v b=$b -v r=$round '{printf "round %s %s 1M open window T=300: events=%s steps=%s wall=%s s  %.1f µs/step\n", r, b, $15, $16, $28, $28 * 1e6 / $16}'
+        done
+      done 2>&1 | tee "$OUT/open-ab.txt" ;;
     headline-d)  # the headline at every d of the suite, one run each (the suite repeats them)
       for d in 0.25 0.5 1 2; do
         $BIN run sang2019-torus --engine gpu --set run.d=$d --format csv | tail -1 | awk -F, -v d=$d '{printf "d=%s events=%s steps=%s wall=%s s  %.1f µs/step\n", d, $16, $17, $25, $25 * 1e6 / $17}'

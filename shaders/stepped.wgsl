@@ -9,7 +9,7 @@
 // the replica that owns segment wg (replicas are independent runs side by side in one set
 // of buffers, each with its own control block and step; the open network has one).
 
-const ITEMS: u32 = 8u;               // facilities per thread in the scan: a multiple of 8 (SCAN_ITEMS in src/gpu/stepped.rs)
+const ITEMS: u32 = 16u;              // facilities per thread in the scan: a multiple of 8 (SCAN_ITEMS in src/gpu/stepped.rs)
 const SEG: u32 = WG * ITEMS;         // facilities per segment: one scan workgroup's share
 
 // Phases of the step state machine (see the model's plan pass).

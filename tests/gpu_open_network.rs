@@ -14,10 +14,10 @@ use pdes_lab::models::queueing::{Algorithm, Timestamps};
 use pdes_lab::sim::{Budget, Engine};
 use pdes_lab::verify::compare_reports;
 
-/// 37 lines × 61 servers: two segments, the second partial; ρ = 0.49.
+/// 37 lines × 120 servers: two segments, the second partial; ρ = 0.49.
 const WIDE: [&str; 4] = [
     "model.lines=37",
-    "model.servers_per_line=61",
+    "model.servers_per_line=120",
     "model.arrival_rate=4.5",
     "run.end_time=60",
 ];

@@ -103,8 +103,8 @@ fn gpu_interval_original_matches_cpu_including_causality_errors() {
         return;
     }
     let cfg = config(&[
-        "model.rows=64",
-        "model.cols=64",
+        "model.rows=64", // 6144 facilities: two scan segments, the second partial
+        "model.cols=96",
         "model.service=\"exponential\"",
         "run.algorithm=\"interval\"",
         "run.timestamps=\"original\"",
@@ -232,8 +232,8 @@ fn replicas_side_by_side_each_match_their_own_cpu_run() {
         ("interval/boundary", "model.service=\"exponential\""),
     ] {
         let mut sets = vec![
-            "model.rows=32".to_string(),
-            "model.cols=64".to_string(), // 2048 facilities: one segment per replica
+            "model.rows=64".to_string(),
+            "model.cols=64".to_string(), // 4096 facilities: one segment per replica
             "model.tokens_per_facility=2".to_string(),
             extra.to_string(),
             "run.d=1.5".to_string(),
@@ -253,7 +253,7 @@ fn replicas_side_by_side_each_match_their_own_cpu_run() {
         assert!(g.finished(), "{alg}: every replica reaches the end");
         let summaries = g.replica_summaries().unwrap();
         let states = g.download_states().unwrap();
-        let mut steps = Vec::new();
+        let mut logs = Vec::new();
         for (r, &seed) in seeds.iter().enumerate() {
             let mut one = cfg.clone();
             one.run.seed = seed;
@@ -271,7 +271,7 @@ fn replicas_side_by_side_each_match_their_own_cpu_run() {
             let mut want = cpu.summary().unwrap();
             want.engine = summaries[r].engine;
             assert_eq!(summaries[r], want, "{alg}, seed {seed}: summary");
-            steps.push(cpu.totals().steps);
+            logs.push(cpu.step_log().to_vec());
         }
         if alg == "interval/original" {
             assert!(
@@ -281,9 +281,10 @@ fn replicas_side_by_side_each_match_their_own_cpu_run() {
         }
         if alg == "window" {
             // different seeds, different windows: the replicas really stepped on their own
+            // (their step logs differ; with 4096 facilities their step counts may not)
             assert!(
-                steps.windows(2).any(|w| w[0] != w[1]),
-                "{alg}: steps {steps:?}"
+                logs.windows(2).all(|w| w[0] != w[1]),
+                "{alg}: two seeds stepped alike"
             );
         }
     }
@@ -297,7 +298,12 @@ fn replicas_need_whole_segments_per_torus() {
     let err = GpuTorus::replicas(gpu.clone(), &cfg, &[1, 2])
         .err()
         .expect("refused");
-    assert!(err.to_string().contains("not a multiple of 2048"), "{err}");
+    let segment = pdes_lab::models::torus::gpu::SEGMENT;
+    assert!(
+        err.to_string()
+            .contains(&format!("not a multiple of {segment}")),
+        "{err}"
+    );
     assert!(GpuTorus::replicas(gpu, &cfg, &[1]).is_ok());
 }
 

@@ -272,8 +272,8 @@ fn a_gpu_sweep_gives_the_cpu_sweeps_numbers() {
     assert_eq!(sweep_rows(&args, "gpu"), sweep_rows(&args, "cpu"));
 }
 
-/// On the GPU a torus point's seeds run side by side in one engine (32×64 = one segment per
-/// replica); 31×64 cannot, and runs its seeds one by one. Either way every row is the CPU's.
+/// On the GPU a torus point's seeds run side by side in one engine (64×64 = one segment per
+/// replica); 63×64 cannot, and runs its seeds one by one. Either way every row is the CPU's.
 #[test]
 fn a_gpu_sweep_with_seeds_in_one_engine_gives_the_cpu_sweeps_numbers() {
     if common_cfg::gpu().is_none() {
@@ -284,7 +284,7 @@ fn a_gpu_sweep_with_seeds_in_one_engine_gives_the_cpu_sweeps_numbers() {
         "--vary",
         "run.d=0.5,2",
         "--vary",
-        "model.rows=32,31",
+        "model.rows=64,63",
         "--set",
         "model.cols=64",
         "--set",

@@ -16,8 +16,9 @@ pub const PHASE_HELD: u32 = 2;
 pub const PHASE_DONE: u32 = 3;
 
 /// Facilities per thread in the scan of a stepped engine (ITEMS in stepped.wgsl, which
-/// must match: a test checks it).
-pub const SCAN_ITEMS: u64 = 8;
+/// must match: a test checks it). 16, not 8: at the torus headline's d = 0.25 a step costs
+/// 19% less with half as many segments twice as long, at d = 1 the same (bench/NOTES.md).
+pub const SCAN_ITEMS: u64 = 16;
 /// Threads per workgroup of the stepped passes (WG in u64.wgsl).
 pub const SCAN_THREADS: u64 = 256;
 /// Facilities per segment: one scan workgroup's share (SEG in stepped.wgsl).

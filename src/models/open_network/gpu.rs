@@ -4,7 +4,7 @@
 //!
 //! One step is four dispatches in one compute pass, as for the torus (whose segment scan
 //! and plan helpers it shares, `shaders/stepped*.wgsl`):
-//! 1. `scan` lists the facilities departing within the bound, per 2048-facility segment;
+//! 1. `scan` lists the facilities departing within the bound, per 4096-facility segment;
 //! 2. `depart` completes their services and routes the tokens (next server, switch, or
 //!    out: the slot goes back on the free stack); a routed token is pushed on its
 //!    destination's announcement list with one atomic exchange;

@@ -59,17 +59,17 @@ pub fn check_once(gpu: &Arc<Gpu>, options: Options, record: &mut dyn FnMut(Check
     ));
 }
 
-/// The open-network configurations. 37 × 61 = 2257 facilities: two segments of 2048, the
+/// The open-network configurations. 37 × 120 = 4440 facilities: two segments of 4096, the
 /// second partial, and 37 line starts receiving from every line and the source; 8 × 12 at
 /// ρ = 0.9 builds long queues and several arrivals per step; one line makes every switched
 /// token return to the line it left.
 const CASES: &[Case] = &[
     Case {
-        label: "window 37×61 λ=4.5 seed 1",
+        label: "window 37×120 λ=4.5 seed 1",
         preset: "teaching-open",
         sets: &[
             "model.lines=37",
-            "model.servers_per_line=61",
+            "model.servers_per_line=120",
             "model.arrival_rate=4.5",
             "model.service=\"shifted\"",
             "run.algorithm=\"window\"",
@@ -94,11 +94,11 @@ const CASES: &[Case] = &[
         quick: true,
     },
     Case {
-        label: "interval/boundary 37×61 seed 5",
+        label: "interval/boundary 37×120 seed 5",
         preset: "teaching-open",
         sets: &[
             "model.lines=37",
-            "model.servers_per_line=61",
+            "model.servers_per_line=120",
             "model.arrival_rate=4.5",
             "run.algorithm=\"interval\"",
             "run.timestamps=\"boundary\"",

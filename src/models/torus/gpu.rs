@@ -2,8 +2,8 @@
 //! compute passes over state that never leaves the device.
 //!
 //! One step is three dependent dispatches in one compute pass. The facilities are cut
-//! into segments of 2048 (one scan workgroup each); workgroup w of every pass works on
-//! segment w.
+//! into segments of [`SEGMENT`] = 4096 (one scan workgroup each); workgroup w of every
+//! pass works on segment w.
 //! 1. `scan_depart` reads every departure time of its segment once (the only read of all K
 //!    facilities), lists the departing ones in shared memory, the others feed the
 //!    segment's minimum, and then processes the list: complete the service, put the token
@@ -21,7 +21,7 @@
 //!
 //! Memory per facility at P = 1: departure time (8), the facility record (32), the mailbox
 //! (32), the error step and the receiver list (2 × 4), the token record (arrival, next,
-//! visits: 16): 96 bytes (plus 80 bytes per 2048-facility segment); interval/original adds
+//! visits: 16): 96 bytes (plus 80 bytes per segment); interval/original adds
 //! the last arrival time (8) for causality detection.
 
 use crate::gpu::Gpu;

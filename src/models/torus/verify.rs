@@ -205,8 +205,8 @@ fn check_replicas(
     Ok(diffs)
 }
 
-/// The torus configurations. 37×53 = 1961 facilities: one partial segment of 2048;
-/// 61×67 = 4087: two segments, the second partial; P = 2 and 3 put queues everywhere.
+/// The torus configurations. 37×53 = 1961 facilities: one partial segment of 4096;
+/// 61×71 = 4331: two segments, the second partial; P = 2 and 3 put queues everywhere.
 const CASES: &[Case] = &[
     Case {
         label: "window 37×53 P=1 seed 1",
@@ -223,11 +223,11 @@ const CASES: &[Case] = &[
         quick: true,
     },
     Case {
-        label: "window 61×67 P=3 seed 4242",
+        label: "window 61×71 P=3 seed 4242",
         preset: "teaching-16x16",
         sets: &[
             "model.rows=61",
-            "model.cols=67",
+            "model.cols=71",
             "model.tokens_per_facility=3",
             "model.mean_service=7",
             "run.algorithm=\"window\"",
@@ -256,11 +256,11 @@ const CASES: &[Case] = &[
         quick: true,
     },
     Case {
-        label: "interval/original 61×67 P=1 seed 9",
+        label: "interval/original 61×71 P=1 seed 9",
         preset: "teaching-16x16",
         sets: &[
             "model.rows=61",
-            "model.cols=67",
+            "model.cols=71",
             "model.service=\"exponential\"",
             "run.algorithm=\"interval\"",
             "run.timestamps=\"original\"",
@@ -289,11 +289,11 @@ const CASES: &[Case] = &[
         quick: true,
     },
     Case {
-        label: "interval/boundary 61×67 P=3 seed 11",
+        label: "interval/boundary 61×71 P=3 seed 11",
         preset: "teaching-16x16",
         sets: &[
             "model.rows=61",
-            "model.cols=67",
+            "model.cols=71",
             "model.tokens_per_facility=3",
             "model.service=\"exponential\"",
             "run.algorithm=\"interval\"",
