@@ -29,7 +29,7 @@ fn before(a: Arrival, b: Arrival) -> bool {
     return lt64(a.time, b.time) || (all(a.time == b.time) && a.src < b.src);
 }
 
-fn accept(g: u32, rep: u32, st: ptr<function, Fac>, a: Arrival, errors: ptr<function, u32>) {
+fn accept(g: u32, rep: u32, st: ptr<function, Fac>, dep_g: ptr<function, vec2<u32>>, a: Arrival, errors: ptr<function, u32>) {
     let t = a.time;
     if P.rule == RULE_ORIGINAL {
         if lt64(t, last_arr[g]) {
@@ -43,7 +43,8 @@ fn accept(g: u32, rep: u32, st: ptr<function, Fac>, a: Arrival, errors: ptr<func
         let words = replica_words(a.token, a.visits, rep);
         let s = max64(t, (*st).start);
         (*st).start = s;
-        dep[g] = add64(s, service_ticks(words.x));
+        *dep_g = add64(s, service_ticks(words.x));
+        dep[g] = *dep_g;
         (*st).serving = a.token | ((words.y >> 30u) << 30u);
         (*st).arrived = t;
         (*st).visits = a.visits;
@@ -58,8 +59,13 @@ fn accept(g: u32, rep: u32, st: ptr<function, Fac>, a: Arrival, errors: ptr<func
 }
 
 // Accepts the (up to four) arrivals at g in sequential order, sorted in registers with a
-// 5-comparator network (dynamically indexed local arrays would live in slow local memory).
-fn arrive_at(g: u32, rep: u32, errors: ptr<function, u32>) {
+// 5-comparator network (dynamically indexed local arrays would live in slow local memory),
+// and returns g's departure time after them.
+fn arrive_at(g: u32, rep: u32, errors: ptr<function, u32>) -> vec2<u32> {
+    // g's record and departure time first: only this thread touches them in this pass, so
+    // their latency overlaps the mailbox's instead of following it.
+    var st = load_fac(g);
+    var dep_g = dep[g];
     let s = sources(g);
     var a0 = pull(g, s.x, 0u);
     var a1 = pull(g, s.y, 1u);
@@ -71,12 +77,12 @@ fn arrive_at(g: u32, rep: u32, errors: ptr<function, u32>) {
     if before(a2, a0) { x = a0; a0 = a2; a2 = x; }
     if before(a3, a1) { x = a1; a1 = a3; a3 = x; }
     if before(a2, a1) { x = a1; a1 = a2; a2 = x; }
-    var st = load_fac(g);
-    if a0.token != NONE { accept(g, rep, &st, a0, errors); }
-    if a1.token != NONE { accept(g, rep, &st, a1, errors); }
-    if a2.token != NONE { accept(g, rep, &st, a2, errors); }
-    if a3.token != NONE { accept(g, rep, &st, a3, errors); }
+    if a0.token != NONE { accept(g, rep, &st, &dep_g, a0, errors); }
+    if a1.token != NONE { accept(g, rep, &st, &dep_g, a1, errors); }
+    if a2.token != NONE { accept(g, rep, &st, &dep_g, a2, errors); }
+    if a3.token != NONE { accept(g, rep, &st, &dep_g, a3, errors); }
     store_fac(g, st);
+    return dep_g;
 }
 
 @compute @workgroup_size(WG)
@@ -91,9 +97,9 @@ fn arrive(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l
     let total = seg_count[wg].y;
     for (var j = lid; j < total; j += WG) {
         let g = recv_list[wg * SEG + j];
-        arrive_at(g, rep, &errors);
+        let dep_g = arrive_at(g, rep, &errors);
         atomicStore(&mail[MAIL * g + MAIL_COUNT], 0u);
-        m = min64(m, dep[g]);
+        m = min64(m, dep_g);
     }
     let r = wg_reduce(lid, m, vec2<u32>(errors, 0u), vec2<u32>(0u, 0u));
     if lid == 0u {

@@ -17,6 +17,7 @@ struct Departed {
     dest: u32,
     counted: bool,
     next_dep: vec2<u32>, // the facility's new departure time (NEVER when it falls idle)
+    first: bool,         // the first announcement to dest this step: dest is to be listed
 }
 
 fn depart_one(f: u32, rep: u32) -> Departed {
@@ -25,6 +26,14 @@ fn depart_one(f: u32, rep: u32) -> Departed {
     var st = load_fac(f);
     let token = st.serving & TOKEN_MASK;
     let dir = st.serving >> 30u;
+    // The token into its destination's mailbox first: that needs only the token and its
+    // route, so the announcement's returning atomic is in flight while the rest of the
+    // departure waits for its own loads (arrive reads the mailboxes in the next pass, so the
+    // order inside this one does not matter).
+    let s = sources(f); // s[d ^ 1] is f's neighbour in direction d
+    let dest = s[dir ^ 1u];
+    atomicStore(&mail[MAIL * dest + dir], token); // dest reads it from its box, by direction
+    let first = atomicAdd(&mail[MAIL * dest + MAIL_COUNT], 1u) == 0u;
     let counted_from = max64(st.start, P.warmup);
     let busy = select(vec2<u32>(0u, 0u), sub64(t, counted_from), lt64(counted_from, t));
     let counted = !lt64(t_exec, P.warmup);
@@ -53,10 +62,7 @@ fn depart_one(f: u32, rep: u32) -> Departed {
     }
     dep[f] = next_dep;
     store_fac(f, st);
-    let s = sources(f); // s[d ^ 1] is f's neighbour in direction d
-    let dest = s[dir ^ 1u];
-    atomicStore(&mail[MAIL * dest + dir], token); // dest reads it from its box, by direction
-    return Departed(busy, soj, dest, counted, next_dep);
+    return Departed(busy, soj, dest, counted, next_dep, first);
 }
 
 // The scan and the departures of segment wg in one workgroup (stepped_scan.wgsl lists the
@@ -95,7 +101,7 @@ fn scan_depart(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_
         soj = add64(soj, r.sojourn);
         done += select(0u, 1u, r.counted);
         m = min64(m, r.next_dep);
-        if atomicAdd(&mail[MAIL * r.dest + MAIL_COUNT], 1u) == 0u {
+        if r.first {
             recv_list[wg * SEG + atomicAdd(&sh_recv, 1u)] = r.dest;
         }
     }
