@@ -9,8 +9,12 @@
 // the replica that owns segment wg (replicas are independent runs side by side in one set
 // of buffers, each with its own control block and step; the open network has one).
 
-const ITEMS: u32 = 16u;              // facilities per thread in the scan: a multiple of 8 (SCAN_ITEMS in src/gpu/stepped.rs)
-const SEG: u32 = WG * ITEMS;         // facilities per segment: one scan workgroup's share
+// Facilities per thread in the scan: a pipeline constant, 8 or 16, chosen per engine by the
+// host (src/gpu/stepped.rs, ScanItems); the open network keeps the default.
+override ITEMS: u32 = 8u;
+const ITEMS_MAX: u32 = 16u;
+override SEG: u32 = WG * ITEMS;      // facilities per segment: one scan workgroup's share
+const SEG_MAX: u32 = WG * ITEMS_MAX; // the most: the size of the scan's shared list
 
 // Phases of the step state machine (see the model's plan pass).
 const PHASE_IDLE: u32 = 0u;

@@ -6,7 +6,7 @@
 // cannot change this step unless they receive a token, and receivers are reduced again
 // by the arrive pass).
 
-var<workgroup> sh_list: array<u32, SEG>;
+var<workgroup> sh_list: array<u32, SEG_MAX>;
 var<workgroup> sh_count: atomic<u32>;
 
 fn reduce_min_to(wg: u32, lid: u32, m: vec2<u32>) {

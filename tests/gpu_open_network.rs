@@ -14,7 +14,7 @@ use pdes_lab::models::queueing::{Algorithm, Timestamps};
 use pdes_lab::sim::{Budget, Engine};
 use pdes_lab::verify::compare_reports;
 
-/// 37 lines × 120 servers: two segments, the second partial; ρ = 0.49.
+/// 37 lines × 120 servers: three segments of 2048, the last partial; ρ = 0.49.
 const WIDE: [&str; 4] = [
     "model.lines=37",
     "model.servers_per_line=120",

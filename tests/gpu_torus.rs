@@ -103,7 +103,7 @@ fn gpu_interval_original_matches_cpu_including_causality_errors() {
         return;
     }
     let cfg = config(&[
-        "model.rows=64", // 6144 facilities: two scan segments, the second partial
+        "model.rows=64", // 6144 facilities: three scan segments of 2048
         "model.cols=96",
         "model.service=\"exponential\"",
         "run.algorithm=\"interval\"",
@@ -233,7 +233,7 @@ fn replicas_side_by_side_each_match_their_own_cpu_run() {
     ] {
         let mut sets = vec![
             "model.rows=64".to_string(),
-            "model.cols=64".to_string(), // 4096 facilities: one segment per replica
+            "model.cols=64".to_string(), // 4096 facilities: whole segments per replica
             "model.tokens_per_facility=2".to_string(),
             extra.to_string(),
             "run.d=1.5".to_string(),
@@ -298,7 +298,7 @@ fn replicas_need_whole_segments_per_torus() {
     let err = GpuTorus::replicas(gpu.clone(), &cfg, &[1, 2])
         .err()
         .expect("refused");
-    let segment = pdes_lab::models::torus::gpu::SEGMENT;
+    let segment = pdes_lab::gpu::stepped::ScanItems::EIGHT.segment();
     assert!(
         err.to_string()
             .contains(&format!("not a multiple of {segment}")),
@@ -559,5 +559,35 @@ fn thin_tori_whose_neighbours_coincide_match_the_cpu() {
             "run.end_time=400",
         ]);
         assert_same_path(&cfg, &[Budget::Steps(9), Budget::Finish]);
+    }
+}
+
+/// The scan's longer segments (4096 facilities, which the engine picks only from 2048² up)
+/// give the CPU twin's path too: every rule, on a torus of two segments, the second partial.
+#[test]
+fn segments_of_4096_match_the_cpu() {
+    let Some(gpu) = gpu() else { return };
+    for alg in [
+        &["run.algorithm=\"window\"", "model.service=\"shifted\""][..],
+        &["run.algorithm=\"interval\"", "run.timestamps=\"original\""],
+        &["run.algorithm=\"interval\"", "run.timestamps=\"boundary\""],
+    ] {
+        let mut keys = vec![
+            "model.rows=70", // 7000 facilities
+            "model.cols=100",
+            "model.tokens_per_facility=2",
+            "run.d=0.5",
+            "run.end_time=150",
+        ];
+        keys.extend_from_slice(alg);
+        let cfg = config(&keys);
+        let g = GpuTorus::with_scan_items(
+            gpu.clone(),
+            &cfg,
+            pdes_lab::gpu::shaders::Reductions::for_device(&gpu.device),
+            pdes_lab::gpu::stepped::ScanItems::SIXTEEN,
+        )
+        .unwrap();
+        assert_same_path_with(&cfg, &[Budget::Steps(40), Budget::Finish], g);
     }
 }

@@ -128,6 +128,27 @@ pub fn pipeline(
     })
 }
 
+/// [`pipeline`] with pipeline constants (WGSL `override` values) set.
+pub fn pipeline_with_constants(
+    device: &wgpu::Device,
+    layout: &wgpu::PipelineLayout,
+    module: &wgpu::ShaderModule,
+    entry: &str,
+    constants: &[(&str, f64)],
+) -> wgpu::ComputePipeline {
+    device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: Some(entry),
+        layout: Some(layout),
+        module,
+        entry_point: Some(entry),
+        compilation_options: wgpu::PipelineCompilationOptions {
+            constants,
+            ..Default::default()
+        },
+        cache: None,
+    })
+}
+
 /// Resolves the first `count` timestamps of `set` into a new buffer the host can copy from
 /// (the profiles' per-dispatch stamps).
 pub fn resolve_timestamps(

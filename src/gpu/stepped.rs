@@ -15,14 +15,60 @@ pub const PHASE_HELD: u32 = 2;
 /// Phase: the next step starts at or past the end time.
 pub const PHASE_DONE: u32 = 3;
 
-/// Facilities per thread in the scan of a stepped engine (ITEMS in stepped.wgsl, which
-/// must match: a test checks it). 16, not 8: at the torus headline's d = 0.25 a step costs
-/// 19% less with half as many segments twice as long, at d = 1 the same (bench/NOTES.md).
-pub const SCAN_ITEMS: u64 = 16;
 /// Threads per workgroup of the stepped passes (WG in u64.wgsl).
 pub const SCAN_THREADS: u64 = 256;
-/// Facilities per segment: one scan workgroup's share (SEG in stepped.wgsl).
-pub const SEGMENT_FACILITIES: u64 = SCAN_THREADS * SCAN_ITEMS;
+
+/// Facilities per thread in a stepped engine's scan: the pipeline constant ITEMS of
+/// stepped.wgsl, so one segment (one scan workgroup's share) is 256 × items facilities.
+/// Measured on the H100 (bench/NOTES.md, "Segments of 4096"): at 2048² segments of 4096
+/// make a step 19% cheaper at d = 0.25 (1,024 workgroups, ~52 events each, instead of
+/// 2,048 with ~26) and cost the same at d = 1; at 1024² they make the fixed cost of a step
+/// 50% dearer (256 workgroups are too few to hide the scan's latency).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ScanItems(u32);
+
+impl ScanItems {
+    /// The default of stepped.wgsl (the open network's).
+    pub const EIGHT: ScanItems = ScanItems(8);
+    /// Twice as long segments, for the largest runs.
+    pub const SIXTEEN: ScanItems = ScanItems(16);
+    /// The longest segment of any choice (SEG_MAX in stepped.wgsl): a torus of several
+    /// replicas whose size is a multiple of it fits every choice.
+    pub const LONGEST_SEGMENT: u64 = SCAN_THREADS * 16;
+
+    /// 8 or 16, or an error naming the valid values.
+    pub fn new(items: u32) -> Result<Self, String> {
+        match items {
+            8 | 16 => Ok(ScanItems(items)),
+            _ => Err(format!("scan items: {items} (valid: 8 or 16)")),
+        }
+    }
+
+    /// The choice for `facilities` in all: the longer segments whenever they still make
+    /// at least 1,024 workgroups (from 2048² up), the shorter ones below.
+    pub fn for_facilities(facilities: u64) -> Self {
+        if facilities >= 1024 * SCAN_THREADS * 16 {
+            Self::SIXTEEN
+        } else {
+            Self::EIGHT
+        }
+    }
+
+    /// Facilities per thread.
+    pub const fn get(self) -> u32 {
+        self.0
+    }
+
+    /// Facilities per segment.
+    pub const fn segment(self) -> u64 {
+        SCAN_THREADS * self.0 as u64
+    }
+
+    /// The pipeline constants that select it.
+    pub const fn constants(self) -> [(&'static str, f64); 1] {
+        [("ITEMS", self.0 as f64)]
+    }
+}
 
 /// Steps the GPU step log holds; a batch never exceeds it.
 pub const LOG_LEN: u32 = 4096;
@@ -255,15 +301,19 @@ impl StepPipelines {
         device: &wgpu::Device,
         layout: &wgpu::PipelineLayout,
         [scan_depart, arrive, plan]: [&wgpu::ShaderModule; 3],
+        items: ScanItems,
     ) -> Self {
-        use super::kit::pipeline;
+        let constants = items.constants();
+        let pipeline = |module, entry| {
+            super::kit::pipeline_with_constants(device, layout, module, entry, &constants)
+        };
         Self {
-            scan: pipeline(device, layout, scan_depart, "scan_depart"),
-            initial_min: pipeline(device, layout, scan_depart, "initial_min"),
+            scan: pipeline(scan_depart, "scan_depart"),
+            initial_min: pipeline(scan_depart, "initial_min"),
             depart: None,
-            arrive: pipeline(device, layout, arrive, "arrive"),
-            finish: pipeline(device, layout, plan, "finish_step"),
-            resume: pipeline(device, layout, plan, "resume"),
+            arrive: pipeline(arrive, "arrive"),
+            finish: pipeline(plan, "finish_step"),
+            resume: pipeline(plan, "resume"),
         }
     }
 
@@ -323,18 +373,28 @@ mod tests {
     /// segments the scan does not cover.
     #[test]
     fn the_scan_geometry_matches_the_shaders() {
+        let default = ScanItems::EIGHT.get();
         assert!(
-            shaders::STEPPED.contains(&format!("const ITEMS: u32 = {SCAN_ITEMS}u;")),
-            "ITEMS in stepped.wgsl differs from SCAN_ITEMS"
+            shaders::STEPPED.contains(&format!("override ITEMS: u32 = {default}u;")),
+            "the default ITEMS in stepped.wgsl differs from ScanItems::EIGHT"
+        );
+        assert!(
+            shaders::STEPPED.contains("const ITEMS_MAX: u32 = 16u;"),
+            "ITEMS_MAX in stepped.wgsl differs from the longest choice"
         );
         assert!(
             shaders::U64.contains(&format!("const WG: u32 = {SCAN_THREADS}u;")),
             "WG in u64.wgsl differs from SCAN_THREADS"
         );
-        assert_eq!(
-            SCAN_ITEMS % 8,
-            0,
-            "the scan loads eight departure times at a time"
-        );
+        assert_eq!(ScanItems::LONGEST_SEGMENT, ScanItems::SIXTEEN.segment());
+    }
+
+    #[test]
+    fn only_eight_or_sixteen_items_are_taken_and_the_largest_runs_get_sixteen() {
+        assert_eq!(ScanItems::new(16), Ok(ScanItems::SIXTEEN));
+        assert!(ScanItems::new(12).unwrap_err().contains("valid: 8 or 16"));
+        assert_eq!(ScanItems::for_facilities(2048 * 2048), ScanItems::SIXTEEN);
+        assert_eq!(ScanItems::for_facilities(2048 * 2048 - 1), ScanItems::EIGHT);
+        assert_eq!(ScanItems::for_facilities(1024 * 1024), ScanItems::EIGHT);
     }
 }

@@ -4,7 +4,7 @@
 //!
 //! One step is four dispatches in one compute pass, as for the torus (whose segment scan
 //! and plan helpers it shares, `shaders/stepped*.wgsl`):
-//! 1. `scan` lists the facilities departing within the bound, per 4096-facility segment;
+//! 1. `scan` lists the facilities departing within the bound, per 2048-facility segment;
 //! 2. `depart` completes their services and routes the tokens (next server, switch, or
 //!    out: the slot goes back on the free stack); a routed token is pushed on its
 //!    destination's announcement list with one atomic exchange;
@@ -45,8 +45,9 @@ use std::sync::Arc;
 
 /// Threads per workgroup (WG in u64.wgsl).
 const WG: u64 = 256;
-/// Facilities per segment (SEG in stepped.wgsl).
-const SEG: u64 = crate::gpu::stepped::SEGMENT_FACILITIES;
+/// Facilities per segment (SEG in stepped.wgsl, at its default ITEMS: the open network keeps
+/// it; segments of 4096 measured no different at 1 M facilities, bench/NOTES.md).
+const SEG: u64 = crate::gpu::stepped::ScanItems::EIGHT.segment();
 /// Bytes of one token record (Token in common.wgsl).
 const TOKEN_BYTES: u64 = 48;
 /// 128-bit accumulators per segment (ACC_PER_SEGMENT in common.wgsl).

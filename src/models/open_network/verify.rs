@@ -59,8 +59,8 @@ pub fn check_once(gpu: &Arc<Gpu>, options: Options, record: &mut dyn FnMut(Check
     ));
 }
 
-/// The open-network configurations. 37 × 120 = 4440 facilities: two segments of 4096, the
-/// second partial, and 37 line starts receiving from every line and the source; 8 × 12 at
+/// The open-network configurations. 37 × 120 = 4440 facilities: three segments of 2048, the
+/// last partial, and 37 line starts receiving from every line and the source; 8 × 12 at
 /// ρ = 0.9 builds long queues and several arrivals per step; one line makes every switched
 /// token return to the line it left.
 const CASES: &[Case] = &[

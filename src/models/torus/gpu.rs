@@ -2,8 +2,8 @@
 //! compute passes over state that never leaves the device.
 //!
 //! One step is three dependent dispatches in one compute pass. The facilities are cut
-//! into segments of [`SEGMENT`] = 4096 (one scan workgroup each); workgroup w of every
-//! pass works on segment w.
+//! into segments of 2048 or 4096 (one scan workgroup each; [`ScanItems`] chooses by size);
+//! workgroup w of every pass works on segment w.
 //! 1. `scan_depart` reads every departure time of its segment once (the only read of all K
 //!    facilities), lists the departing ones in shared memory, the others feed the
 //!    segment's minimum, and then processes the list: complete the service, put the token
@@ -29,7 +29,7 @@ use crate::gpu::kit::{self, Use, join, read_buffers, split};
 use crate::gpu::read_ranges;
 use crate::gpu::shaders::Reductions;
 use crate::gpu::stepped::{
-    self, LOG_BYTES, LOG_LEN, MAX_BATCH, PHASE_DONE, StepCtl, StepPipelines, SteppedGpu,
+    self, LOG_BYTES, LOG_LEN, MAX_BATCH, PHASE_DONE, ScanItems, StepCtl, StepPipelines, SteppedGpu,
 };
 use crate::models::queueing::{Algorithm, Timestamps};
 use crate::models::torus::config::TorusConfig;
@@ -78,19 +78,17 @@ struct Ctl {
     pad: [u32; 2],
 }
 
-/// Facilities per segment: a torus of several replicas needs a multiple of it per replica.
-pub const SEGMENT: u32 = crate::gpu::stepped::SEGMENT_FACILITIES as u32;
-
 /// Bytes of GPU memory a torus run of `cfg` needs, by buffer: (name, bytes).
 pub fn memory_plan(cfg: &TorusConfig) -> Vec<(&'static str, u64)> {
-    memory_plan_of(cfg, 1)
+    let items = ScanItems::for_facilities(u64::from(cfg.model.facilities()));
+    memory_plan_of(cfg, 1, items)
 }
 
-/// [`memory_plan`] for `replicas` runs of `cfg` side by side.
-fn memory_plan_of(cfg: &TorusConfig, replicas: u64) -> Vec<(&'static str, u64)> {
+/// [`memory_plan`] for `replicas` runs of `cfg` side by side, with segments of `items`.
+fn memory_plan_of(cfg: &TorusConfig, replicas: u64, items: ScanItems) -> Vec<(&'static str, u64)> {
     let k = replicas * u64::from(cfg.model.facilities());
     let n = replicas * u64::from(cfg.model.tokens());
-    let n_wg = replicas * u64::from(cfg.model.facilities()).div_ceil(u64::from(SEGMENT));
+    let n_wg = replicas * u64::from(cfg.model.facilities()).div_ceil(items.segment());
     let original =
         cfg.run.algorithm == Algorithm::Interval && cfg.run.timestamps == Timestamps::Original;
     vec![
@@ -112,11 +110,17 @@ fn memory_plan_of(cfg: &TorusConfig, replicas: u64) -> Vec<(&'static str, u64)> 
 /// Checks that a run fits the device: every buffer within the binding limit, the dispatch
 /// within the workgroup limit. The error names the buffer, the size and the limit.
 pub fn check_fits(gpu: &Gpu, cfg: &TorusConfig) -> Result<u64, SimError> {
-    check_fits_of(gpu, cfg, 1)
+    let items = ScanItems::for_facilities(u64::from(cfg.model.facilities()));
+    check_fits_of(gpu, cfg, 1, items)
 }
 
-/// [`check_fits`] for `replicas` runs of `cfg` side by side.
-fn check_fits_of(gpu: &Gpu, cfg: &TorusConfig, replicas: u64) -> Result<u64, SimError> {
+/// [`check_fits`] for `replicas` runs of `cfg` side by side, with segments of `items`.
+fn check_fits_of(
+    gpu: &Gpu,
+    cfg: &TorusConfig,
+    replicas: u64,
+    items: ScanItems,
+) -> Result<u64, SimError> {
     let what = if replicas == 1 {
         format!("{}×{}", cfg.model.rows, cfg.model.cols)
     } else {
@@ -125,8 +129,8 @@ fn check_fits_of(gpu: &Gpu, cfg: &TorusConfig, replicas: u64) -> Result<u64, Sim
             cfg.model.rows, cfg.model.cols
         )
     };
-    let total = stepped::check_fits(gpu, &what, &memory_plan_of(cfg, replicas))?;
-    let n_wg = replicas * u64::from(cfg.model.facilities()).div_ceil(u64::from(SEGMENT));
+    let total = stepped::check_fits(gpu, &what, &memory_plan_of(cfg, replicas, items))?;
+    let n_wg = replicas * u64::from(cfg.model.facilities()).div_ceil(items.segment());
     if n_wg > u64::from(gpu.limits.max_compute_workgroups_per_dimension) {
         return Err(SimError::Gpu(format!(
             "{} facilities need {n_wg} workgroups, above this adapter's limit of {}",
@@ -245,22 +249,45 @@ impl GpuTorus {
         cfg: &TorusConfig,
         reductions: Reductions,
     ) -> Result<Self, SimError> {
-        Self::build(gpu, cfg, reductions, &[cfg.run.seed])
+        let items = ScanItems::for_facilities(u64::from(cfg.model.facilities()));
+        Self::build(gpu, cfg, reductions, &[cfg.run.seed], items)
+    }
+
+    /// As [`GpuTorus::with_reductions`], with the scan's facilities per thread chosen by the
+    /// caller instead of by size (tests run both segment lengths on small tori; benchmarks
+    /// compare them).
+    pub fn with_scan_items(
+        gpu: Arc<Gpu>,
+        cfg: &TorusConfig,
+        reductions: Reductions,
+        items: ScanItems,
+    ) -> Result<Self, SimError> {
+        Self::build(gpu, cfg, reductions, &[cfg.run.seed], items)
     }
 
     /// Runs of `cfg` with each of `seeds` (its `run.seed` replaced), side by side in one set
     /// of buffers and one sequence of dispatches: every replica has its own control block,
     /// step bound and step log, so each gives exactly the run it would give alone, while
     /// the per-step cost (dispatches, the plan's latency) is paid once for all. Needs a
-    /// multiple of [`SEGMENT`] facilities per torus when there are several seeds.
+    /// multiple of the scan's segment (2048 or 4096 facilities, [`ScanItems`] chooses by
+    /// the total size) per torus when there are several seeds.
     pub fn replicas(gpu: Arc<Gpu>, cfg: &TorusConfig, seeds: &[u64]) -> Result<Self, SimError> {
         let reductions = Reductions::for_device(&gpu.device);
-        Self::build(gpu, cfg, reductions, seeds)
+        let total = u64::from(cfg.model.facilities()) * seeds.len() as u64;
+        Self::build(
+            gpu,
+            cfg,
+            reductions,
+            seeds,
+            ScanItems::for_facilities(total),
+        )
     }
 
-    /// Whether [`GpuTorus::replicas`] takes `cfg` with several seeds.
+    /// Whether [`GpuTorus::replicas`] takes `cfg` with any number of seeds (a multiple of
+    /// the longest segment per torus fits every segment length).
     pub fn can_replicate(cfg: &TorusConfig) -> bool {
-        cfg.model.facilities().is_multiple_of(SEGMENT) && cfg.run.step_rule().is_some()
+        u64::from(cfg.model.facilities()).is_multiple_of(ScanItems::LONGEST_SEGMENT)
+            && cfg.run.step_rule().is_some()
     }
 
     fn build(
@@ -268,14 +295,16 @@ impl GpuTorus {
         cfg: &TorusConfig,
         reductions: Reductions,
         seeds: &[u64],
+        items: ScanItems,
     ) -> Result<Self, SimError> {
         let replicas = seeds.len() as u32;
         if replicas == 0 {
             return Err(SimError::Gpu("replicas: no seeds given".into()));
         }
-        if replicas > 1 && !cfg.model.facilities().is_multiple_of(SEGMENT) {
+        let segment = items.segment();
+        if replicas > 1 && !u64::from(cfg.model.facilities()).is_multiple_of(segment) {
             return Err(SimError::Gpu(format!(
-                "replicas: {} facilities per torus is not a multiple of {SEGMENT} (one scan segment)",
+                "replicas: {} facilities per torus is not a multiple of {segment} (one scan segment)",
                 cfg.model.facilities()
             )));
         }
@@ -285,10 +314,10 @@ impl GpuTorus {
             ));
         };
         let rule = step_rule.gpu_code();
-        let memory_bytes = check_fits_of(&gpu, cfg, u64::from(replicas))?;
+        let memory_bytes = check_fits_of(&gpu, cfg, u64::from(replicas), items)?;
         let k1 = cfg.model.facilities();
         let tok1 = cfg.model.tokens();
-        let n_wg1 = u64::from(k1).div_ceil(u64::from(SEGMENT)) as u32;
+        let n_wg1 = u64::from(k1).div_ceil(segment) as u32;
         let k = u64::from(k1) * u64::from(replicas);
         let n_wg = n_wg1 * replicas;
         let state = replicated_state(cfg, seeds);
@@ -391,7 +420,7 @@ impl GpuTorus {
                 "out of GPU memory allocating {memory_bytes} bytes: {e}"
             )));
         }
-        let pipelines = pipelines(&gpu, reductions);
+        let pipelines = pipelines(&gpu, reductions, items);
         let bind_group = bind_group(&gpu, &buffers, &pipelines);
         let mut engine = Self {
             gpu,
@@ -931,12 +960,12 @@ impl crate::models::torus::cpu::TorusEngine for GpuTorus {
 
 /// The torus's compiled passes and their bind group layout: built once per device and
 /// reduction variant ([`Gpu::cached`]), shared by every torus engine on it.
-fn pipelines(gpu: &Gpu, reductions: Reductions) -> Arc<Pipelines> {
+fn pipelines(gpu: &Gpu, reductions: Reductions, items: ScanItems) -> Arc<Pipelines> {
     let key = format!(
-        "torus pipelines, {reductions:?}, {:?}",
+        "torus pipelines, {reductions:?}, {items:?}, {:?}",
         std::env::var_os("PDES_WGSL_DIR")
     );
-    gpu.cached(&key, || build_pipelines(gpu, reductions))
+    gpu.cached(&key, || build_pipelines(gpu, reductions, items))
 }
 
 /// How the torus passes use their bindings (0: the parameters; 11: the ln table).
@@ -971,7 +1000,7 @@ fn bind_group(gpu: &Gpu, b: &Buffers, pipelines: &Pipelines) -> wgpu::BindGroup 
     kit::bind_group(&gpu.device, "torus", &pipelines.layout, &all)
 }
 
-fn build_pipelines(gpu: &Gpu, reductions: Reductions) -> Pipelines {
+fn build_pipelines(gpu: &Gpu, reductions: Reductions, items: ScanItems) -> Pipelines {
     let device = &gpu.device;
     let layout = kit::layout(device, "torus", &USES);
     let display_layout = kit::layout(device, "torus display", &[Use::ReadWrite]);
@@ -987,7 +1016,7 @@ fn build_pipelines(gpu: &Gpu, reductions: Reductions) -> Pipelines {
     });
     Pipelines {
         display: kit::pipeline(device, &pl_display, &display, "display_main"),
-        step: StepPipelines::with_scan_depart(device, &pl, [&scan_depart, &arrive, &plan]),
+        step: StepPipelines::with_scan_depart(device, &pl, [&scan_depart, &arrive, &plan], items),
         layout,
         display_layout,
     }

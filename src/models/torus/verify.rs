@@ -6,6 +6,7 @@ use super::cpu::{CpuEngine, CpuTorus};
 use super::state::TorusState;
 use crate::gpu::Gpu;
 use crate::gpu::shaders::Reductions;
+use crate::gpu::stepped::ScanItems;
 use crate::models::queueing::{Algorithm, Timestamps};
 use crate::models::torus::blocked::GpuTorusBlocked;
 use crate::models::torus::config::TorusConfig;
@@ -205,8 +206,9 @@ fn check_replicas(
     Ok(diffs)
 }
 
-/// The torus configurations. 37×53 = 1961 facilities: one partial segment of 4096;
-/// 61×71 = 4331: two segments, the second partial; P = 2 and 3 put queues everywhere.
+/// The torus configurations, each run with both segment lengths (2048 and 4096 facilities).
+/// 37×53 = 1961 facilities: one partial segment; 61×71 = 4331: three segments of 2048 or two
+/// of 4096, the last partial; P = 2 and 3 put queues everywhere.
 const CASES: &[Case] = &[
     Case {
         label: "window 37×53 P=1 seed 1",
@@ -329,16 +331,27 @@ fn check_torus(
     r: Reductions,
     options: Options,
 ) -> Result<Vec<String>, String> {
-    let mut cpu = CpuEngine {
-        cpu: CpuTorus::new(cfg),
-        config: cfg.clone(),
-    };
-    let mut g = GpuTorus::with_reductions(gpu.clone(), cfg, r).map_err(gpu_err)?;
-    let mut diffs = compare_engines(&mut cpu, &mut g, cfg.end_ticks(), options)?;
-    diffs.extend(compare_torus_states(
-        &comparable_state(cpu.cpu.state(), cfg),
-        &g.download_state().map_err(gpu_err)?,
-    ));
+    // both segment lengths of the scan (the engine picks one by size: these small tori
+    // would otherwise never run the one the largest runs use)
+    let mut diffs = Vec::new();
+    for items in [ScanItems::EIGHT, ScanItems::SIXTEEN] {
+        let mut cpu = CpuEngine {
+            cpu: CpuTorus::new(cfg),
+            config: cfg.clone(),
+        };
+        let mut g = GpuTorus::with_scan_items(gpu.clone(), cfg, r, items).map_err(gpu_err)?;
+        let mut found = compare_engines(&mut cpu, &mut g, cfg.end_ticks(), options)?;
+        found.extend(compare_torus_states(
+            &comparable_state(cpu.cpu.state(), cfg),
+            &g.download_state().map_err(gpu_err)?,
+        ));
+        let segment = items.segment();
+        diffs.extend(
+            found
+                .into_iter()
+                .map(|d| format!("segments of {segment}: {d}")),
+        );
+    }
     // the heatmap's words from the GPU's display pass (tokens, next-step outline, error
     // step) against the CPU engine's, mid-run: where the run stood before its last budget
     let mut cpu = CpuEngine {
