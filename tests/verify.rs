@@ -83,7 +83,10 @@ fn verify_fails_when_a_gpu_result_is_perturbed() {
         torus
             .details
             .iter()
-            .any(|d| d.starts_with("events: CPU ") && d.contains(", GPU ")),
+            // each segment length's difference, named ("segments of 2048: events: …")
+            .any(|d| d.starts_with("segments of ")
+                && d.contains("events: CPU ")
+                && d.contains(", GPU ")),
         "{:?}",
         torus.details
     );
