@@ -118,14 +118,7 @@ pub fn pipeline(
     module: &wgpu::ShaderModule,
     entry: &str,
 ) -> wgpu::ComputePipeline {
-    device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-        label: Some(entry),
-        layout: Some(layout),
-        module,
-        entry_point: Some(entry),
-        compilation_options: Default::default(),
-        cache: None,
-    })
+    pipeline_with_constants(device, layout, module, entry, &[])
 }
 
 /// [`pipeline`] with pipeline constants (WGSL `override` values) set.
