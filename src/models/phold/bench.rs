@@ -11,7 +11,7 @@ use crate::models::BenchSuite;
 pub const SUITES: &[BenchSuite] = &[
     BenchSuite {
         name: "phold",
-        help: "PHOLD, 2^20 LPs: population 1 and 16, remote 1.0 and 0.1, lookahead 0.1 and 1, mean 1, window on the GPU to T = 100 (needs a real GPU); sequential on the CPU against the GPU at T = 10",
+        help: "PHOLD, 2^20 LPs: population 1 and 16, remote 1.0 and 0.1, lookahead 0.1 and 1, mean 1, window on the GPU to T = 100, and the peers' configuration to T = 1000 (the steady state; needs a real GPU); sequential on the CPU against the GPU at T = 10",
     },
     BenchSuite {
         name: "phold-smoke",
@@ -76,6 +76,13 @@ fn cases(name: &str) -> Vec<PresetCase> {
             }
         }
     }
+    // the peers' configuration for ten times as long (10,000 steps, a few tenths of a
+    // second): the GPU's clock governor ramps up over the short rows' runs and drops during
+    // each run's set-up (bench/NOTES.md, "PHOLD and the GPU's clocks"); this row runs long
+    // enough to measure the steady state
+    let mut s = vec!["run.end_time=1000".to_string()];
+    s.extend(run("window", "gpu"));
+    v.push(case("2^20 pop 1 r 1 la 0.1 T=1000", s));
     v
 }
 
