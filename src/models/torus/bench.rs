@@ -110,7 +110,7 @@ pub const SUITES: &[crate::models::BenchSuite] = &[
     },
     crate::models::BenchSuite {
         name: "headline-short",
-        help: "the headline configuration at a tenth of its horizon (for --profile)",
+        help: "the headline configuration at a tenth of its horizon, and at d = 0.25 to T = 2000 (for --profile)",
     },
     crate::models::BenchSuite {
         name: "blocked",
@@ -214,8 +214,12 @@ pub fn suite(name: &str) -> Vec<Case> {
             blocked(40, 1.0, 100.0, 2),
             blocked(40, 1.0, 100.0, 4),
         ],
-        // One headline configuration at a tenth of the horizon, for per-pass profiles.
-        "headline-short" => vec![case(2048, 1.0, Window, Original, Gpu, 5_000.0)],
+        // The headline configuration at a tenth of the horizon, and at the small d whose
+        // steps are dominated by their fixed cost, for per-pass profiles.
+        "headline-short" => vec![
+            case(2048, 1.0, Window, Original, Gpu, 5_000.0),
+            case(2048, 0.25, Window, Original, Gpu, 2_000.0),
+        ],
         "smoke" => vec![
             case(32, 1.0, Sequential, Original, Cpu, 100.0),
             case(32, 1.0, Window, Original, Cpu, 100.0),
