@@ -78,9 +78,24 @@ struct Ctl {
     pad: [u32; 2],
 }
 
+/// The scan's segment length for `facilities` in all of `cfg`: the longer segments where
+/// [`ScanItems::for_facilities`] takes them, unless a 4096-facility segment could then list
+/// more departures per step than its 256 threads take in one round (a facility departs at
+/// most once per mean service time, so at most 4096 · d / mean per step): at d = 2 on the
+/// headline they made the step 3% dearer (bench/NOTES.md), at d ≤ mean / 16 they pay.
+fn scan_items(cfg: &TorusConfig, facilities: u64) -> ScanItems {
+    let items = ScanItems::for_facilities(facilities);
+    let most_per_segment = ScanItems::SIXTEEN.segment() as f64 * cfg.run.d / cfg.model.mean_service;
+    if items == ScanItems::SIXTEEN && most_per_segment > crate::gpu::stepped::SCAN_THREADS as f64 {
+        ScanItems::EIGHT
+    } else {
+        items
+    }
+}
+
 /// Bytes of GPU memory a torus run of `cfg` needs, by buffer: (name, bytes).
 pub fn memory_plan(cfg: &TorusConfig) -> Vec<(&'static str, u64)> {
-    let items = ScanItems::for_facilities(u64::from(cfg.model.facilities()));
+    let items = scan_items(cfg, u64::from(cfg.model.facilities()));
     memory_plan_of(cfg, 1, items)
 }
 
@@ -110,7 +125,7 @@ fn memory_plan_of(cfg: &TorusConfig, replicas: u64, items: ScanItems) -> Vec<(&'
 /// Checks that a run fits the device: every buffer within the binding limit, the dispatch
 /// within the workgroup limit. The error names the buffer, the size and the limit.
 pub fn check_fits(gpu: &Gpu, cfg: &TorusConfig) -> Result<u64, SimError> {
-    let items = ScanItems::for_facilities(u64::from(cfg.model.facilities()));
+    let items = scan_items(cfg, u64::from(cfg.model.facilities()));
     check_fits_of(gpu, cfg, 1, items)
 }
 
@@ -249,7 +264,7 @@ impl GpuTorus {
         cfg: &TorusConfig,
         reductions: Reductions,
     ) -> Result<Self, SimError> {
-        let items = ScanItems::for_facilities(u64::from(cfg.model.facilities()));
+        let items = scan_items(cfg, u64::from(cfg.model.facilities()));
         Self::build(gpu, cfg, reductions, &[cfg.run.seed], items)
     }
 
@@ -274,13 +289,7 @@ impl GpuTorus {
     pub fn replicas(gpu: Arc<Gpu>, cfg: &TorusConfig, seeds: &[u64]) -> Result<Self, SimError> {
         let reductions = Reductions::for_device(&gpu.device);
         let total = u64::from(cfg.model.facilities()) * seeds.len() as u64;
-        Self::build(
-            gpu,
-            cfg,
-            reductions,
-            seeds,
-            ScanItems::for_facilities(total),
-        )
+        Self::build(gpu, cfg, reductions, seeds, scan_items(cfg, total))
     }
 
     /// Whether [`GpuTorus::replicas`] takes `cfg` with any number of seeds (a multiple of
@@ -1019,5 +1028,34 @@ fn build_pipelines(gpu: &Gpu, reductions: Reductions, items: ScanItems) -> Pipel
         step: StepPipelines::with_scan_depart(device, &pl, [&scan_depart, &arrive, &plan], items),
         layout,
         display_layout,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg(side: u32, d: f64) -> TorusConfig {
+        let mut c = TorusConfig::from_toml("", "test").expect("defaults are valid");
+        c.model.rows = side;
+        c.model.cols = side;
+        c.model.mean_service = 10.0;
+        c.run.d = d;
+        c
+    }
+
+    /// The longer segments only where they were measured to pay: from 2048² up, and only
+    /// while a segment's departures per step fit its threads in one round.
+    #[test]
+    fn the_longer_segments_go_to_large_tori_with_few_departures_per_step() {
+        let k = |c: &TorusConfig| u64::from(c.model.facilities());
+        let small_d = cfg(2048, 0.25);
+        assert_eq!(scan_items(&small_d, k(&small_d)), ScanItems::SIXTEEN);
+        let half = cfg(2048, 0.5);
+        assert_eq!(scan_items(&half, k(&half)), ScanItems::SIXTEEN);
+        let wide = cfg(2048, 2.0);
+        assert_eq!(scan_items(&wide, k(&wide)), ScanItems::EIGHT);
+        let smaller = cfg(1024, 0.25);
+        assert_eq!(scan_items(&smaller, k(&smaller)), ScanItems::EIGHT);
     }
 }
