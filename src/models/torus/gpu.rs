@@ -2,8 +2,8 @@
 //! compute passes over state that never leaves the device.
 //!
 //! One step is three dependent dispatches in one compute pass. The facilities are cut
-//! into segments of 2048 or 4096 (one scan workgroup each; [`ScanItems`] chooses by size);
-//! workgroup w of every pass works on segment w.
+//! into segments of 2048 or 4096 (one scan workgroup each; `scan_items` below chooses by
+//! size and load); workgroup w of every pass works on segment w.
 //! 1. `scan_depart` reads every departure time of its segment once (the only read of all K
 //!    facilities), lists the departing ones in shared memory, the others feed the
 //!    segment's minimum, and then processes the list: complete the service, put the token
@@ -284,8 +284,8 @@ impl GpuTorus {
     /// of buffers and one sequence of dispatches: every replica has its own control block,
     /// step bound and step log, so each gives exactly the run it would give alone, while
     /// the per-step cost (dispatches, the plan's latency) is paid once for all. Needs a
-    /// multiple of the scan's segment (2048 or 4096 facilities, [`ScanItems`] chooses by
-    /// the total size) per torus when there are several seeds.
+    /// multiple of the scan's segment (2048 or 4096 facilities, chosen by the total size
+    /// and the load) per torus when there are several seeds.
     pub fn replicas(gpu: Arc<Gpu>, cfg: &TorusConfig, seeds: &[u64]) -> Result<Self, SimError> {
         let reductions = Reductions::for_device(&gpu.device);
         let total = u64::from(cfg.model.facilities()) * seeds.len() as u64;
