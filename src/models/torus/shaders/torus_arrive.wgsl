@@ -91,7 +91,9 @@ fn arrive(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l
     let wg = wid.x;
     let rep = segment_replica(wg);
     if uniform_phase(lid, rep) != PHASE_PLANNED { return; } // the segment lists are stale
-    let t_min = ctl[rep].t_min; // for the tail's note_min, loaded while the arrivals run
+    // for thread 0's note_min at the tail, loaded while the arrivals run
+    var t_min = vec2<u32>(0u, 0u);
+    if lid == 0u { t_min = ctl[rep].t_min; }
     var m = never();
     var errors = 0u;
     let total = seg_count[wg].y;
