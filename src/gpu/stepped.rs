@@ -98,8 +98,10 @@ pub struct StepCtl {
     pub phase: u32,
     /// Most events in one step.
     pub max_events: u32,
-    /// Unused (keeps the head 16-byte aligned).
-    pub pad0: u32,
+    /// The torus: 1 while the planned step has run and is not closed yet (inside a batch
+    /// only: its closing pass leaves 0). Unused by the open network (keeps the head 16-byte
+    /// aligned).
+    pub executed: u32,
 }
 
 impl StepCtl {
@@ -271,6 +273,9 @@ pub struct StepPipelines {
     pub arrive: wgpu::ComputePipeline,
     /// Close the step, plan the next.
     pub finish: wgpu::ComputePipeline,
+    /// Whether `finish` runs after every step, or once after a batch's last step (the torus:
+    /// its scan closes the step before it, so a step is two dispatches).
+    pub finish_each_step: bool,
     /// Plan when none is planned (start, after a held or stopped run).
     pub resume: wgpu::ComputePipeline,
 }
@@ -291,12 +296,14 @@ impl StepPipelines {
             arrive: pipeline(device, layout, arrive, "arrive"),
             finish: pipeline(device, layout, plan, "finish_step"),
             resume: pipeline(device, layout, plan, "resume"),
+            finish_each_step: true,
         }
     }
 
     /// The pipelines of a step whose scan also runs the departures (`scan_depart` and
-    /// `initial_min` in the first module), then `arrive` and `plan`: one dependent dispatch
-    /// fewer per step.
+    /// `initial_min` in the first module) and first closes the step before it, then
+    /// `arrive`; `plan`'s `finish_step` closes a batch's last step: two dependent dispatches
+    /// per step.
     pub fn with_scan_depart(
         device: &wgpu::Device,
         layout: &wgpu::PipelineLayout,
@@ -314,6 +321,7 @@ impl StepPipelines {
             arrive: pipeline(arrive, "arrive"),
             finish: pipeline(plan, "finish_step"),
             resume: pipeline(plan, "resume"),
+            finish_each_step: false,
         }
     }
 
@@ -333,8 +341,9 @@ impl StepPipelines {
     }
 
     /// Encodes `resume` and then `steps` steps (scan, depart unless the scan does it, arrive
-    /// over `n_wg` workgroups; finish on one per replica) into `pass`, calling `after` after `resume`
-    /// and after every dispatch (GPU timestamps when profiling).
+    /// over `n_wg` workgroups; finish on one per replica, after every step or after the
+    /// last) into `pass`, calling `after` after `resume` and after every dispatch (GPU
+    /// timestamps when profiling).
     pub fn encode_steps(
         &self,
         pass: &mut wgpu::ComputePass,
@@ -352,7 +361,7 @@ impl StepPipelines {
                 (Some(&self.scan), n_wg),
                 (self.depart.as_ref(), n_wg),
                 (Some(&self.arrive), n_wg),
-                (Some(&self.finish), replicas),
+                (self.finish_each_step.then_some(&self.finish), replicas),
             ] {
                 if let Some(p) = p {
                     pass.set_pipeline(p);
@@ -360,6 +369,11 @@ impl StepPipelines {
                     after(pass);
                 }
             }
+        }
+        if !self.finish_each_step {
+            pass.set_pipeline(&self.finish);
+            pass.dispatch_workgroups(replicas, 1, 1);
+            after(pass);
         }
     }
 }

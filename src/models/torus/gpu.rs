@@ -114,7 +114,7 @@ fn memory_plan_of(cfg: &TorusConfig, replicas: u64, items: ScanItems) -> Vec<(&'
         ("mailboxes", 32 * k),
         ("receiver list", 4 * k),
         ("token records", 16 * n),
-        ("segment minima", 8 * n_wg + 16 * n_wg),
+        ("segment minima", 2 * (8 * n_wg + 16 * n_wg)),
         ("segment sums", 32 * n_wg),
         ("segment counts", 16 * n_wg),
         ("step log", replicas * LOG_BYTES),
@@ -197,10 +197,10 @@ pub struct LiveStats {
     pub causality_errors: u64,
 }
 
-/// Dispatches per step.
-pub const PASSES: usize = 3;
+/// Dispatches per step (a batch adds `resume` before and `finish_step` after its steps).
+pub const PASSES: usize = 2;
 /// Their names, in order.
-pub const PASS_NAMES: [&str; PASSES] = ["scan_depart", "arrive", "finish_step"];
+pub const PASS_NAMES: [&str; PASSES] = ["scan_depart", "arrive"];
 /// Most steps in one profiled batch (a query set holds at most 4096 timestamps).
 const MAX_PROFILED_BATCH: u64 = 1000;
 
@@ -374,7 +374,8 @@ impl GpuTorus {
                 bytemuck::bytes_of(&params),
                 wgpu::BufferUsages::UNIFORM,
             ),
-            ctl: init("ctl", bytemuck::cast_slice(&ctls), storage),
+            // the host's blocks, then the arrive pass's copies (torus_plan.wgsl)
+            ctl: init("ctl", bytemuck::cast_slice(&ctls.repeat(2)), storage),
             dep: init(
                 "dep",
                 bytemuck::cast_slice(&departure_words(&state)),
@@ -401,10 +402,11 @@ impl GpuTorus {
                 storage,
             ),
             tok: init("tok", bytemuck::cast_slice(&token_words(&state)), storage),
-            scan_min: init("scan_min", &vec![0u8; 8 * n_wg as usize], storage),
+            // two sets, by step parity (torus_plan.wgsl)
+            scan_min: init("scan_min", &vec![0u8; 2 * 8 * n_wg as usize], storage),
             wg_acc: init("wg_acc", &vec![0u8; 32 * n_wg as usize], storage),
             // NEVER: a reduction before the first step must not see a zero minimum
-            part_min: init("part_min", &vec![0xffu8; 16 * n_wg as usize], storage),
+            part_min: init("part_min", &vec![0xffu8; 2 * 16 * n_wg as usize], storage),
             ln_table: init("ln_table", bytemuck::cast_slice(&LN_TABLE[..]), storage),
             steplog: init(
                 "steplog",
@@ -416,10 +418,10 @@ impl GpuTorus {
             // module still declares it
             dep_list: init("dep_list (unused)", &[0u8; 4], storage),
             recv_list: init("recv_list", &vec![0u8; 4 * k as usize], storage),
-            // per replica: (least offset NONE, departures 0, errors 0, unused)
+            // per step parity and replica: (least offset NONE, departures 0, errors 0, unused)
             step_acc: init(
                 "step_acc",
-                bytemuck::cast_slice(&[NONE, 0, 0, 0].repeat(replicas as usize)),
+                bytemuck::cast_slice(&[NONE, 0, 0, 0].repeat(2 * replicas as usize)),
                 storage,
             ),
         };
@@ -578,7 +580,7 @@ impl GpuTorus {
         let t0 = std::time::Instant::now();
         // Profiling: a timestamp after every dispatch (needs TIMESTAMP_QUERY_INSIDE_PASSES).
         let queries = self.profile.is_some().then(|| {
-            let count = 1 + PASSES as u32 * steps as u32; // a stamp after every dispatch
+            let count = 2 + PASSES as u32 * steps as u32; // a stamp after every dispatch
             let set = self.gpu.device.create_query_set(&wgpu::QuerySetDescriptor {
                 label: Some("pass times"),
                 ty: wgpu::QueryType::Timestamp,

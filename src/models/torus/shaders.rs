@@ -10,11 +10,13 @@ pub const COMMON: &str = include_str!("shaders/common.wgsl");
 /// The scan over all facilities: departure list and partial minima (shared; the torus
 /// departs in the same workgroup, so it is composed with [`DEPART`]).
 pub const SCAN: &str = shaders::STEPPED_SCAN;
-/// The scan and the departures phase in one pass (entry point `scan_depart`).
+/// The scan and the departures phase in one pass (entry point `scan_depart`), which first
+/// closes the previous step and plans its own ([`PLAN`] is composed into it).
 pub const DEPART: &str = include_str!("shaders/torus_depart.wgsl");
 /// Arrivals phase.
 pub const ARRIVE: &str = include_str!("shaders/torus_arrive.wgsl");
-/// Step close-out and planning (final min reduction, bound, step log).
+/// Step close-out and planning (bound, step log): used by every scan workgroup and by the
+/// batch's closing pass.
 pub const PLAN: &str = include_str!("shaders/torus_plan.wgsl");
 /// The blocked window engine's two passes (`block`, `commit`; blocked.rs composes it).
 pub const BLOCK: &str = include_str!("shaders/torus_block.wgsl");
@@ -25,7 +27,11 @@ pub const DISPLAY: &str = include_str!("shaders/torus_display.wgsl");
 pub const MODULES: [(&str, &[(&str, &str)]); 4] = [
     (
         "scan_depart",
-        &[("stepped_scan.wgsl", SCAN), ("torus_depart.wgsl", DEPART)],
+        &[
+            ("stepped_scan.wgsl", SCAN),
+            ("torus_plan.wgsl", PLAN),
+            ("torus_depart.wgsl", DEPART),
+        ],
     ),
     ("arrive", &[("torus_arrive.wgsl", ARRIVE)]),
     ("plan", &[("torus_plan.wgsl", PLAN)]),

@@ -16,39 +16,48 @@ struct Ctl {
     t_min: vec2<u32>, bound: vec2<u32>,
     exec_at: vec2<u32>, limit: vec2<u32>,
     events: vec2<u32>, errors: vec2<u32>,
-    step: u32, phase: u32, max_events: u32, pad0: u32,
+    step: u32, phase: u32, max_events: u32,
+    executed: u32, // 1: the planned step has run and is not closed yet (torus_plan.wgsl)
     seed: vec2<u32>, pad1: vec2<u32>, // the replica's run.seed (lo, hi)
 }
 
 @group(0) @binding(0) var<uniform> P: Params;
-@group(0) @binding(1) var<storage, read_write> ctl: array<Ctl>;             // one per replica
+@group(0) @binding(1) var<storage, read_write> ctl: array<Ctl>;             // 2 per replica: [r] the host's, [R + r] the step the scan planned (torus_plan.wgsl)
 @group(0) @binding(2) var<storage, read_write> dep: array<vec2<u32>>;       // departure time, NEVER when idle
 @group(0) @binding(3) var<storage, read_write> err_step: array<u32>;       // step of the latest causality error (0: none; interval/original only)
 @group(0) @binding(4) var<storage, read_write> last_arr: array<vec2<u32>>;  // largest arrival time seen (interval/original only)
 @group(0) @binding(5) var<storage, read_write> fac: array<vec4<u32>>;       // two per facility, one 32-byte record: see Fac
 @group(0) @binding(6) var<storage, read_write> mail: array<atomic<u32>>;     // eight words per facility, one 32-byte sector: see MAIL
 @group(0) @binding(7) var<storage, read_write> tok: array<vec4<u32>>;       // per token: (arrival time u64, next in queue, visits): one 16-byte record
-@group(0) @binding(8) var<storage, read_write> scan_min: array<vec2<u32>>;  // per segment: min departure of facilities that do not depart
+@group(0) @binding(8) var<storage, read_write> scan_min: array<vec2<u32>>;  // per step parity and segment ([p·n_wg + wg]): min departure after the segment's departures
 @group(0) @binding(9) var<storage, read_write> wg_acc: array<vec4<u32>>;   // per segment, cumulative: [2wg] (busy u64, sojourn u64), [2wg+1] (completions u64, -)
-@group(0) @binding(10) var<storage, read_write> part_min: array<vec4<u32>>; // per segment: (NEVER — the torus departs in the scan's pass, whose minimum is scan_min —, arrive min u64) of this step
+@group(0) @binding(10) var<storage, read_write> part_min: array<vec4<u32>>; // per step parity and segment: (NEVER — the torus departs in the scan's pass, whose minimum is scan_min —, arrive min u64)
 @group(0) @binding(11) var<storage, read> ln_table: array<u32>;
 @group(0) @binding(12) var<storage, read_write> steplog: array<LogEntry>;
 @group(0) @binding(13) var<storage, read_write> seg_count: array<vec4<u32>>; // per segment: (departures, receivers, causality errors, -) of this step
 @group(0) @binding(14) var<storage, read_write> dep_list: array<u32>;       // per segment: its facilities departing this step
 @group(0) @binding(15) var<storage, read_write> recv_list: array<u32>;      // per segment: facilities its departures send to (each once)
-@group(0) @binding(16) var<storage, read_write> step_acc: array<atomic<u32>>; // per replica, this step: [4r] least (departure − t_min), [4r+1] departures, [4r+2] causality errors
+@group(0) @binding(16) var<storage, read_write> step_acc: array<atomic<u32>>; // per step parity and replica (acc_word): least (departure − t_min), departures, causality errors
 
 // The step's next t_min without a second reduction: every pass's workgroups fold their
 // minimum into one atomic word per replica, as an offset from the step's t_min (every
 // pending departure is at or after it). An offset that does not fit in 32 bits (or no
-// departure at all) leaves the word at NONE, and finish_step then reduces the per-segment
-// minima as before, so the result is exact either way. `t_min` is ctl[rep].t_min, loaded
-// by the caller at the start of its pass, so that its latency is not on the pass's tail.
-fn note_min(rep: u32, t_min: vec2<u32>, m: vec2<u32>) {
+// departure at all) leaves the word at NONE, and the step's closing (torus_plan.wgsl) then
+// reduces the per-segment minima, so the result is exact either way. `t_min` is the step's,
+// loaded by the caller at the start of its pass, so that its latency is not on the pass's
+// tail; `par` is the step's parity (its number's lowest bit).
+fn note_min(par: u32, rep: u32, t_min: vec2<u32>, m: vec2<u32>) {
     let rel = sub64(m, t_min);
     if rel.y == 0u && rel.x != NONE && !lt64(m, t_min) {
-        atomicMin(&step_acc[4u * rep], rel.x);
+        atomicMin(&step_acc[acc_word(par, rep, 0u)], rel.x);
     }
+}
+
+// Word i (0: least offset, 1: departures, 2: causality errors) of replica rep's step
+// accumulators for steps of parity `par`. Two sets, because a step's scan closes the step
+// before it (reads its words) while writing its own (torus_plan.wgsl).
+fn acc_word(par: u32, rep: u32, i: u32) -> u32 {
+    return 4u * (par * P.replicas + rep) + i;
 }
 
 // A facility's mailbox, mail[MAIL·g ..]: word dir holds the token that reaches g this step
@@ -101,8 +110,10 @@ fn segment_replica(wg: u32) -> u32 {
 }
 
 // A token's random words, keyed as in its replica's own run (its seed, its token number).
-fn replica_words(token: u32, visit: u32, rep: u32) -> vec4<u32> {
-    return seeded_token_words(ctl[rep].seed, token - rep * P.tok1, visit);
+// `seed` is the replica's (its control block's), passed in: the arrive pass must not read
+// the host's control block, which one of its workgroups rewrites.
+fn replica_words(token: u32, visit: u32, rep: u32, seed: vec2<u32>) -> vec4<u32> {
+    return seeded_token_words(seed, token - rep * P.tok1, visit);
 }
 
 // The sources of the four directions of facility g: component dir holds the neighbour

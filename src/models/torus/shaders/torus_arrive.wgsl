@@ -29,18 +29,18 @@ fn before(a: Arrival, b: Arrival) -> bool {
     return lt64(a.time, b.time) || (all(a.time == b.time) && a.src < b.src);
 }
 
-fn accept(g: u32, rep: u32, st: ptr<function, Fac>, dep_g: ptr<function, vec2<u32>>, a: Arrival, errors: ptr<function, u32>) {
+fn accept(g: u32, rep: u32, c: Ctl, st: ptr<function, Fac>, dep_g: ptr<function, vec2<u32>>, a: Arrival, errors: ptr<function, u32>) {
     let t = a.time;
     if P.rule == RULE_ORIGINAL {
         if lt64(t, last_arr[g]) {
             *errors += 1u;
-            err_step[g] = ctl[rep].step;
+            err_step[g] = c.step;
         } else {
             last_arr[g] = t;
         }
     }
     if (*st).serving == NONE {
-        let words = replica_words(a.token, a.visits, rep);
+        let words = replica_words(a.token, a.visits, rep, c.seed);
         let s = max64(t, (*st).start);
         (*st).start = s;
         *dep_g = add64(s, service_ticks(words.x));
@@ -61,7 +61,7 @@ fn accept(g: u32, rep: u32, st: ptr<function, Fac>, dep_g: ptr<function, vec2<u3
 // Accepts the (up to four) arrivals at g in sequential order, sorted in registers with a
 // 5-comparator network (dynamically indexed local arrays would live in slow local memory),
 // and returns g's departure time after them.
-fn arrive_at(g: u32, rep: u32, errors: ptr<function, u32>) -> vec2<u32> {
+fn arrive_at(g: u32, rep: u32, c: Ctl, errors: ptr<function, u32>) -> vec2<u32> {
     // g's record and departure time first: only this thread touches them in this pass, so
     // their latency overlaps the mailbox's instead of following it.
     var st = load_fac(g);
@@ -77,38 +77,57 @@ fn arrive_at(g: u32, rep: u32, errors: ptr<function, u32>) -> vec2<u32> {
     if before(a2, a0) { x = a0; a0 = a2; a2 = x; }
     if before(a3, a1) { x = a1; a1 = a3; a3 = x; }
     if before(a2, a1) { x = a1; a1 = a2; a2 = x; }
-    if a0.token != NONE { accept(g, rep, &st, &dep_g, a0, errors); }
-    if a1.token != NONE { accept(g, rep, &st, &dep_g, a1, errors); }
-    if a2.token != NONE { accept(g, rep, &st, &dep_g, a2, errors); }
-    if a3.token != NONE { accept(g, rep, &st, &dep_g, a3, errors); }
+    if a0.token != NONE { accept(g, rep, c, &st, &dep_g, a0, errors); }
+    if a1.token != NONE { accept(g, rep, c, &st, &dep_g, a1, errors); }
+    if a2.token != NONE { accept(g, rep, c, &st, &dep_g, a2, errors); }
+    if a3.token != NONE { accept(g, rep, c, &st, &dep_g, a3, errors); }
     store_fac(g, st);
     return dep_g;
 }
 
+var<workgroup> sh_plan: Ctl;
+
+// The step as its scan planned it is ctl[R + rep] (torus_plan.wgsl); the replica's first
+// workgroup hands it on to the next scan as the host's block ctl[rep], marked executed,
+// and clears the accumulators of the step the scan closed (the parity that is not this
+// step's), which nothing reads any more in this step.
 @compute @workgroup_size(WG)
 fn arrive(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid3: vec3<u32>) {
     let lid = lid3.x;
     let wg = wid.x;
     let rep = segment_replica(wg);
-    if uniform_phase(lid, rep) != PHASE_PLANNED { return; } // the segment lists are stale
-    // for thread 0's note_min at the tail, loaded while the arrivals run
-    var t_min = vec2<u32>(0u, 0u);
-    if lid == 0u { t_min = ctl[rep].t_min; }
+    if lid == 0u {
+        let planned = ctl[P.replicas + rep];
+        sh_plan = planned;
+        sh_phase = planned.phase;
+        if wg == rep * P.n_wg1 {
+            var h = planned;
+            if planned.phase == PHASE_PLANNED { h.executed = 1u; }
+            ctl[rep] = h;
+            let closed = (planned.step + 1u) & 1u;
+            atomicStore(&step_acc[acc_word(closed, rep, 0u)], NONE);
+            atomicStore(&step_acc[acc_word(closed, rep, 1u)], 0u);
+            atomicStore(&step_acc[acc_word(closed, rep, 2u)], 0u);
+        }
+    }
+    if workgroupUniformLoad(&sh_phase) != PHASE_PLANNED { return; } // the segment lists are stale
+    let c = sh_plan;
+    let par = c.step & 1u;
     var m = never();
     var errors = 0u;
     let total = seg_count[wg].y;
     for (var j = lid; j < total; j += WG) {
         let g = recv_list[wg * SEG + j];
-        let dep_g = arrive_at(g, rep, &errors);
+        let dep_g = arrive_at(g, rep, c, &errors);
         atomicStore(&mail[MAIL * g + MAIL_COUNT], 0u);
         m = min64(m, dep_g);
     }
     let r = wg_reduce(lid, m, vec2<u32>(errors, 0u), vec2<u32>(0u, 0u));
     if lid == 0u {
-        part_min[wg].z = r.min.x; // by component: no read of the record
-        part_min[wg].w = r.min.y;
+        part_min[par * P.n_wg + wg].z = r.min.x; // by component: no read of the record
+        part_min[par * P.n_wg + wg].w = r.min.y;
         seg_count[wg].z = r.a.x;
-        note_min(rep, t_min, r.min);
-        if r.a.x > 0u { atomicAdd(&step_acc[4u * rep + 2u], r.a.x); }
+        note_min(par, rep, c.t_min, r.min);
+        if r.a.x > 0u { atomicAdd(&step_acc[acc_word(par, rep, 2u)], r.a.x); }
     }
 }

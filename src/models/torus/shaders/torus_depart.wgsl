@@ -20,9 +20,10 @@ struct Departed {
     first: bool,         // the first announcement to dest this step: dest is to be listed
 }
 
-fn depart_one(f: u32, rep: u32) -> Departed {
+// Facility f's departure in the step planned as `c`.
+fn depart_one(f: u32, rep: u32, c: Ctl) -> Departed {
     let t = dep[f];
-    let t_exec = select(t, ctl[rep].exec_at, P.rule == RULE_BOUNDARY);
+    let t_exec = select(t, c.exec_at, P.rule == RULE_BOUNDARY);
     var st = load_fac(f);
     let token = st.serving & TOKEN_MASK;
     let dir = st.serving >> 30u;
@@ -53,7 +54,7 @@ fn depart_one(f: u32, rep: u32) -> Departed {
         st.head = nt.z;
         if st.head == NONE { st.tail = NONE; }
         tok[next] = vec4<u32>(nt.xy, NONE, nt.w);
-        let words = replica_words(next, nt.w, rep);
+        let words = replica_words(next, nt.w, rep, c.seed);
         next_dep = add64(t_exec, service_ticks(words.x));
         st.start = t_exec;
         st.serving = next | ((words.y >> 30u) << 30u);
@@ -65,20 +66,21 @@ fn depart_one(f: u32, rep: u32) -> Departed {
     return Departed(busy, soj, dest, counted, next_dep, first);
 }
 
+var<workgroup> sh_plan: Ctl;
+
 // The scan and the departures of segment wg in one workgroup (stepped_scan.wgsl lists the
 // segment's departures in shared memory; this workgroup then processes them). Safe in one
 // pass: a departure changes only its own facility's departure time (the scan's input) and
-// the destinations' mailboxes, which only the arrive pass reads.
+// the destinations' mailboxes, which only the arrive pass reads. First, the workgroup closes
+// the step before and plans this one (torus_plan.wgsl): no pass of its own for that.
 @compute @workgroup_size(WG)
 fn scan_depart(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid3: vec3<u32>) {
     let lid = lid3.x;
     let wg = wid.x;
     let rep = segment_replica(wg);
-    if uniform_phase(lid, rep) != PHASE_PLANNED { return; }
-    // What the workgroup's tail reads (the step's start; thread 0: the segment's
-    // accumulators), loaded now so that the latency overlaps the scan instead of adding to
-    // the tail's chain.
-    let t_min = ctl[rep].t_min;
+    let writer = wg == rep * P.n_wg1; // the replica's first segment publishes the plan
+    // What the workgroup's tail reads (thread 0: the segment's accumulators), loaded now so
+    // that the latency overlaps the scan instead of adding to the tail's chain.
     var acc = vec4<u32>(0u);
     var completed = vec4<u32>(0u);
     if lid == 0u {
@@ -88,15 +90,23 @@ fn scan_depart(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_
         atomicStore(&sh_recv, 0u);
         atomicStore(&sh_done, 0u);
     }
-    workgroupBarrier();
-    var m = list_departures(wg, lid, ctl[rep].bound); // the others' least departure
+    let planned = close_and_plan(lid, rep, writer);
+    if lid == 0u {
+        if writer { ctl[P.replicas + rep] = planned; } // for the arrive pass
+        sh_plan = planned;
+        sh_phase = planned.phase;
+    }
+    if workgroupUniformLoad(&sh_phase) != PHASE_PLANNED { return; }
+    let c = sh_plan; // written before the barrier of the load above
+    let par = c.step & 1u;
+    var m = list_departures(wg, lid, c.bound); // the others' least departure
     let total = atomicLoad(&sh_count);
     var done = 0u;
     var busy = vec2<u32>(0u, 0u);
     var soj = vec2<u32>(0u, 0u);
     for (var j = lid; j < total; j += WG) {
         let f = sh_list[j];
-        let r = depart_one(f, rep);
+        let r = depart_one(f, rep, c);
         busy = add64(busy, r.busy);
         soj = add64(soj, r.sojourn);
         done += select(0u, 1u, r.counted);
@@ -115,10 +125,10 @@ fn scan_depart(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_
         wg_acc[2u * wg + 1u] = vec4<u32>(add64(completed.xy, vec2<u32>(n_done, 0u)), completed.zw);
         // the segment's least departure after its departures (the fallback reduction's input;
         // part_min's depart half stays NEVER from set-up: the torus departs in this pass)
-        scan_min[wg] = r.min;
+        scan_min[par * P.n_wg + wg] = r.min;
         seg_count[wg].x = total;
         seg_count[wg].y = n;
-        note_min(rep, t_min, r.min);
-        if total > 0u { atomicAdd(&step_acc[4u * rep + 1u], total); }
+        note_min(par, rep, c.t_min, r.min);
+        if total > 0u { atomicAdd(&step_acc[acc_word(par, rep, 1u)], total); }
     }
 }

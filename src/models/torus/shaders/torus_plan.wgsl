@@ -1,22 +1,36 @@
-// torus_plan.wgsl — closes a step and plans the next one, on the GPU (one workgroup), so
-// that no step needs a CPU round trip. Twin of Stepped::advance / StepRule::bound in
-// src/models/torus/stepped.rs.
+// torus_plan.wgsl — closes a step and plans the next one, on the GPU, so that no step
+// needs a CPU round trip. Twin of Stepped::advance / StepRule::bound in
+// src/models/torus/stepped.rs. Composed into the scan's module (which closes the step
+// before it, below) and into the plan module (finish_step, resume).
 //
 // Step state machine (ctl.phase):
-//   PLANNED  a step's bound is set; depart + arrive run it, then `finish_step` closes it;
-//   IDLE     between steps;
+//   PLANNED  a step's bound is set; scan_depart + arrive run it (then `executed` = 1), and
+//            the next step's scan closes it — or, after a batch's last step, finish_step;
+//   IDLE     before the first plan;
 //   HELD     the next t_min is at or past ctl.limit (the caller's budget): nothing runs
 //            until the caller raises the limit and `resume` plans again;
 //   DONE     the next t_min is at or past the end time.
+//
+// Two passes per step, and no pass of one workgroup between them: every workgroup of a
+// step's scan closes the step before it for itself (the same inputs give every one the same
+// plan) from the host's control block ctl[r] and that step's accumulators. So nothing the
+// scan reads may change during it: the replica's first workgroup writes the new plan to
+// ctl[R + r], which the arrive pass reads, and the arrive pass's first workgroup copies it to
+// ctl[r] (marked executed) for the next scan, and clears the closed step's accumulators.
+// The accumulators (step_acc) and the segment minima (scan_min, part_min) come in two sets,
+// by the parity of the step's number, because a scan writes its own step's while its
+// workgroups read the closed step's. After a batch's last step, finish_step closes it, so
+// between batches ctl[r] is a planned, not executed step, as the host expects.
 
+// Replica rep's log entry of step `step`.
+fn log_slot(rep: u32, step: u32) -> u32 {
+    return rep * P.log_len + step % P.log_len;
+}
 
-// Every replica runs this state machine on its own control block, in its own workgroup
-// of these passes (workgroup r plans replica r), with its own step count and log.
-
-// Thread 0 only: replica rep's next step's bound from t_min, into its control block `c`
-// (a private copy: finish_step and resume load the block once and store it once, so the
-// one thread that closes a step waits for one round trip to memory, not one per field).
-fn plan(rep: u32, c: ptr<function, Ctl>, t_min: vec2<u32>) {
+// Thread 0 only: replica rep's next step's bound from t_min, into its control block `c` (a
+// private copy: loaded once and stored once). `writer`: this workgroup writes the step log
+// (one workgroup per replica does).
+fn plan(rep: u32, c: ptr<function, Ctl>, t_min: vec2<u32>, writer: bool) {
     (*c).t_min = t_min;
     if !lt64(t_min, P.end_t) {
         (*c).phase = PHASE_DONE;
@@ -29,82 +43,110 @@ fn plan(rep: u32, c: ptr<function, Ctl>, t_min: vec2<u32>) {
         return;
     }
     (*c).exec_at = b.zw;
-    steplog[log_slot(rep, (*c).step)] = LogEntry(t_min, b.xy, 0u, 0u, 0u, 0u);
+    if writer {
+        steplog[log_slot(rep, (*c).step)] = LogEntry(t_min, b.xy, 0u, 0u, 0u, 0u);
+    }
     (*c).phase = PHASE_PLANNED;
 }
 
-// Replica rep's log entry of step `step`.
-fn log_slot(rep: u32, step: u32) -> u32 {
-    return rep * P.log_len + step % P.log_len;
+// The least pending departure of replica rep after its step of parity `par`, from the
+// segments' minima (the fallback when the step's offset word could not hold it). Every
+// thread calls it.
+fn replica_min(lid: u32, rep: u32, par: u32) -> vec2<u32> {
+    let base = par * P.n_wg;
+    var m0 = never();
+    var m1 = never();
+    for (var w = rep * P.n_wg1 + lid; w < (rep + 1u) * P.n_wg1; w += WG) {
+        let a = part_min[base + w];
+        m0 = min64(m0, scan_min[base + w]);
+        m1 = min64(m1, min64(a.xy, a.zw));
+    }
+    return wg_min(lid, min64(m0, m1));
 }
 
-// Replica rep's partials: its segments.
-fn reduce_replica(lid: u32, rep: u32) -> Reduced {
-    return reduce_partials(lid, rep * P.n_wg1, (rep + 1u) * P.n_wg1);
-}
-
+var<workgroup> sh_close: u32; // 0: nothing to close; else 1 + the executed step's parity
 var<workgroup> sh_rel: u32;
 
-@compute @workgroup_size(WG)
-fn finish_step(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid3: vec3<u32>) {
-    let lid = lid3.x;
-    let rep = wid.x;
-    // Thread 0 loads the control block and the step's three atomic words at once (one
-    // round trip to memory, not one per dependent read: this one workgroup runs alone).
+// Replica rep's control block ctl[rep], with its executed step (if it has one) closed and
+// the next planned: every thread calls it, thread 0's result is the block (the others'
+// is not). Thread 0 loads the block and the step's three accumulator words at once (one
+// round trip to memory, not one per dependent read). `writer`: this workgroup writes the
+// closed step's and the planned step's log entries.
+fn close_and_plan(lid: u32, rep: u32, writer: bool) -> Ctl {
     var c: Ctl;
     var events = 0u;
     var errors = 0u;
     if lid == 0u {
         c = ctl[rep];
-        sh_phase = c.phase;
-        sh_rel = atomicLoad(&step_acc[4u * rep]);
-        events = atomicLoad(&step_acc[4u * rep + 1u]);
-        errors = atomicLoad(&step_acc[4u * rep + 2u]);
+        let par = c.step & 1u;
+        sh_rel = atomicLoad(&step_acc[acc_word(par, rep, 0u)]);
+        events = atomicLoad(&step_acc[acc_word(par, rep, 1u)]);
+        errors = atomicLoad(&step_acc[acc_word(par, rep, 2u)]);
+        sh_close = select(0u, 1u + par, c.phase == PHASE_PLANNED && c.executed != 0u);
     }
-    if workgroupUniformLoad(&sh_phase) != PHASE_PLANNED { return; }
-    // The passes' atomic minimum (common.wgsl, note_min); reduce the segments' partials only
-    // when it could not hold the offset.
+    let close = workgroupUniformLoad(&sh_close);
+    if close == 0u { return c; }
+    // The passes' atomic minimum (note_min); reduce the segments' minima only when it could
+    // not hold the offset.
     let rel = workgroupUniformLoad(&sh_rel);
     var next = vec2<u32>(0u, 0u);
     if rel == NONE {
-        next = reduce_replica(lid, rep).min;
+        next = replica_min(lid, rep, close - 1u);
     }
     if lid == 0u {
         if rel != NONE {
             next = add64(c.t_min, vec2<u32>(rel, 0u));
         }
-        let i = log_slot(rep, c.step);
-        atomicStore(&step_acc[4u * rep], NONE);
-        atomicStore(&step_acc[4u * rep + 1u], 0u);
-        atomicStore(&step_acc[4u * rep + 2u], 0u);
-        steplog[i].events = events;
-        steplog[i].errors = errors;
+        if writer {
+            let i = log_slot(rep, c.step);
+            steplog[i].events = events;
+            steplog[i].errors = errors;
+        }
         c.events = add64(c.events, vec2<u32>(events, 0u));
         c.errors = add64(c.errors, vec2<u32>(errors, 0u));
         c.max_events = max(c.max_events, events);
         c.step += 1u;
-        plan(rep, &c, next);
+        c.executed = 0u;
+        plan(rep, &c, next, writer);
+    }
+    return c;
+}
+
+// Closes a batch's last step (when it ran) and plans the next, so that the host reads a
+// closed step; clears both sets of accumulators (nothing is pending between batches).
+@compute @workgroup_size(WG)
+fn finish_step(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid3: vec3<u32>) {
+    let lid = lid3.x;
+    let rep = wid.x;
+    let c = close_and_plan(lid, rep, true);
+    if lid == 0u {
+        for (var par = 0u; par < 2u; par++) {
+            atomicStore(&step_acc[acc_word(par, rep, 0u)], NONE);
+            atomicStore(&step_acc[acc_word(par, rep, 1u)], 0u);
+            atomicStore(&step_acc[acc_word(par, rep, 2u)], 0u);
+        }
         ctl[rep] = c;
     }
 }
 
-// Plans a step when none is planned: after set-up (IDLE: reduce the initial minima) or
-// when the caller raised the limit of a HELD engine (t_min is already known).
+// Plans a step when none is planned: after set-up (IDLE: reduce the initial minima, the
+// first scan_min set) or when the caller raised the limit of a HELD engine (t_min is
+// already known).
 @compute @workgroup_size(WG)
 fn resume(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid3: vec3<u32>) {
     let lid = lid3.x;
     let rep = wid.x;
     let phase = uniform_phase(lid, rep);
     if phase == PHASE_IDLE {
-        let r = reduce_replica(lid, rep);
+        let m = replica_min(lid, rep, 0u);
         if lid == 0u {
             var c = ctl[rep];
-            plan(rep, &c, r.min);
+            plan(rep, &c, m, true);
             ctl[rep] = c;
         }
     } else if phase == PHASE_HELD && lid == 0u {
         var c = ctl[rep];
-        plan(rep, &c, c.t_min);
+        plan(rep, &c, c.t_min, true);
         ctl[rep] = c;
     }
 }
