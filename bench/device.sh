@@ -161,6 +161,17 @@ for what in "$@"; do
           $b run sang2019-torus --engine gpu --set run.d=0.000001 --set run.end_time=0.05 --format csv | tail -1 | awk -F, -v b=$b -v r=$round '{printf "round %s %s d=1e-6 T=0.05: events=%s steps=%s wall=%s s  %.1f µs/step\n", r, b, $16, $17, $25, $25 * 1e6 / $17}'
         done
       done 2>&1 | tee "$OUT/torus-ab.txt" ;;
+    torus-occupancy)  # the torus step with shared memory padded so that fewer workgroups of one pass fit per multiprocessor (bench/experiments/torus-occupancy/, written by its make.py), built-in first, two rounds
+      for round in 1 2; do
+        for v in builtin bench/experiments/torus-occupancy/*/; do
+          n=$(basename "$v")
+          for d in 0.25 0.000001; do
+            if [ "$d" = 0.25 ]; then T=5000; else T=0.05; fi
+            if [ "$v" = builtin ]; then env=(); else env=(PDES_WGSL_DIR="$v"); fi
+            env "${env[@]}" $BIN run sang2019-torus --engine gpu --set run.d=$d --set run.end_time=$T --format csv 2>&1 | tail -1 | awk -F, -v d=$d -v n=$n -v r=$round -v T=$T '{printf "round %s %s d=%s T=%s: events=%s steps=%s wall=%s s  %.1f µs/step\n", r, n, d, T, $16, $17, $25, $25 * 1e6 / $17}'
+          done
+        done
+      done 2>&1 | tee "$OUT/torus-occupancy.txt" ;;
     open-ab)  # the open network's GPU window run at 1 M facilities (the open-network suite's largest case), each binary of BINARIES and $BIN interleaved, three rounds
       c="--set model.lines=16384 --set model.servers_per_line=64 --set model.arrival_rate=409.6 --set run.end_time=300 --set model.service=shifted --algorithm window --engine gpu"
       for round in 1 2 3; do
