@@ -24,6 +24,10 @@ for name, (file, touch, read) in PASSES.items():
     src = open(os.path.join(SHADERS, file)).read()
     for pad in PADS:
         if name == "arrive":
+            if pad > 5120:
+                # on the H100 the 44 KB variant did not finish within the device call's
+                # ten minutes (bench/NOTES.md, "The finish pass folded"): left out
+                continue
             pad += 4096  # the arrive pass has no 16 KB list of its own
         text = src
         assert text.count(touch) == 1 and text.count(read) == 1, (file, touch, read)
