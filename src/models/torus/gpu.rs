@@ -1,16 +1,20 @@
 //! The torus network on the GPU: the window and interval steps of `models::torus::stepped`, run as
 //! compute passes over state that never leaves the device.
 //!
-//! One step is three dependent dispatches in one compute pass. The facilities are cut
+//! One step is two dependent dispatches in one compute pass. The facilities are cut
 //! into segments of 2048 or 4096 (one scan workgroup each; `scan_items` below chooses by
 //! size and load); workgroup w of every pass works on segment w.
-//! 1. `scan_depart` reads every departure time of its segment once (the only read of all K
-//!    facilities), lists the departing ones in shared memory, the others feed the
+//! 1. `scan_depart` first closes the step before (the next t_min from one atomic offset
+//!    into which every workgroup folded its least departure, the step's counters) and plans
+//!    its own bound — every workgroup for itself (torus_plan.wgsl says how that stays
+//!    race-free) —, then reads every departure time of its segment once (the only read of
+//!    all K facilities), lists the departing ones in shared memory, the others feed the
 //!    segment's minimum, and then processes the list: complete the service, put the token
 //!    in the destination's mailbox, start the next queued one, list the destination once;
-//! 2. `arrive` spreads the segment's receivers over its threads: sort and accept;
-//! 3. `finish_step`, one workgroup: the next t_min (every workgroup folded its least
-//!    departure into one atomic offset), the step's counters, the next bound.
+//! 2. `arrive` spreads the segment's receivers over its threads: sort and accept.
+//!
+//! A batch of steps begins with `resume` and ends with `finish_step` (one workgroup per
+//! replica), which closes its last step, so that the host reads a closed step.
 //!
 //! No indirect dispatch; the global atomics are the mailboxes' announcement counters and
 //! one per workgroup per pass on the step's accumulators.

@@ -308,7 +308,7 @@ const CASES: &[Case] = &[
         quick: false,
     },
     Case {
-        // gaps between steps of more than 2^32 ticks: finish_step's fallback reduction
+        // gaps between steps of more than 2^32 ticks: the closing's fallback reduction
         label: "window 2×2 mean 4000 (steps beyond the 32-bit offset) seed 7",
         preset: "teaching-16x16",
         sets: &[
