@@ -60,6 +60,13 @@ fn acc_word(par: u32, rep: u32, i: u32) -> u32 {
     return 4u * (par * P.replicas + rep) + i;
 }
 
+// Clears replica rep's accumulators of parity `par` for the next step that uses them.
+fn clear_acc(par: u32, rep: u32) {
+    atomicStore(&step_acc[acc_word(par, rep, 0u)], NONE);
+    atomicStore(&step_acc[acc_word(par, rep, 1u)], 0u);
+    atomicStore(&step_acc[acc_word(par, rep, 2u)], 0u);
+}
+
 // A facility's mailbox, mail[MAIL·g ..]: word dir holds the token that reaches g this step
 // by moving in direction dir (from sources(g)[dir], its only possible sender), or NONE;
 // word 4 counts the announcements (the first lists g for the arrive pass). One sector per

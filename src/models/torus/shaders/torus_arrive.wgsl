@@ -104,10 +104,7 @@ fn arrive(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l
             var h = planned;
             if planned.phase == PHASE_PLANNED { h.executed = 1u; }
             ctl[rep] = h;
-            let closed = (planned.step + 1u) & 1u;
-            atomicStore(&step_acc[acc_word(closed, rep, 0u)], NONE);
-            atomicStore(&step_acc[acc_word(closed, rep, 1u)], 0u);
-            atomicStore(&step_acc[acc_word(closed, rep, 2u)], 0u);
+            clear_acc((planned.step + 1u) & 1u, rep); // the closed step's
         }
     }
     if workgroupUniformLoad(&sh_phase) != PHASE_PLANNED { return; } // the segment lists are stale

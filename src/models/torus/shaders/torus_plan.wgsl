@@ -120,11 +120,8 @@ fn finish_step(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_
     let rep = wid.x;
     let c = close_and_plan(lid, rep, true);
     if lid == 0u {
-        for (var par = 0u; par < 2u; par++) {
-            atomicStore(&step_acc[acc_word(par, rep, 0u)], NONE);
-            atomicStore(&step_acc[acc_word(par, rep, 1u)], 0u);
-            atomicStore(&step_acc[acc_word(par, rep, 2u)], 0u);
-        }
+        clear_acc(0u, rep);
+        clear_acc(1u, rep);
         ctl[rep] = c;
     }
 }
