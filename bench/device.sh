@@ -13,6 +13,19 @@ echo "transparent huge pages: $(cat /sys/kernel/mm/transparent_hugepage/enabled 
 # Every call proves CPU ≡ GPU first and stops if it does not hold: no benchmark of a wrong
 # engine is ever recorded.
 $BIN verify --quick > "$OUT/verify-quick.txt" 2>&1 || { cat "$OUT/verify-quick.txt"; echo "verify failed: stopping"; exit 1; }
+# torus_ab BINARY...: verify --quick for each, then three interleaved rounds of the torus step
+# at d = 0.25 and 1 (2048², T = 5000) and its fixed cost (d = 1e-6), wall µs per step
+torus_ab() {
+  for b in "$@"; do echo "== $b verify --quick: $($b verify --quick 2>&1 | tail -1)"; done
+  for round in 1 2 3; do
+    for b in "$@"; do
+      for d in 0.25 1; do
+        $b run sang2019-torus --engine gpu --set run.d=$d --set run.end_time=5000 --format csv | tail -1 | awk -F, -v d=$d -v b=$b -v r=$round '{printf "round %s %s d=%s T=5000: events=%s steps=%s wall=%s s  %.1f µs/step\n", r, b, d, $16, $17, $25, $25 * 1e6 / $17}'
+      done
+      $b run sang2019-torus --engine gpu --set run.d=0.000001 --set run.end_time=0.05 --format csv | tail -1 | awk -F, -v b=$b -v r=$round '{printf "round %s %s d=1e-6 T=0.05: events=%s steps=%s wall=%s s  %.1f µs/step\n", r, b, $16, $17, $25, $25 * 1e6 / $17}'
+    done
+  done
+}
 for what in "$@"; do
   case $what in
     verify)  # every GPU engine against its CPU twin, both reduction variants (pdes-lab verify)
@@ -152,23 +165,23 @@ for what in "$@"; do
         $BIN run sang2019-torus --engine gpu --set model.rows=$side --set model.cols=$side --set run.d=0.000001 --set run.end_time=0.05 --format csv | tail -1 | awk -F, -v s=$side '{printf "%s² d=1e-6 T=0.05: events=%s steps=%s wall=%s s  %.1f µs/step\n", s, $16, $17, $25, $25 * 1e6 / $17}'
       done 2>&1 | tee "$OUT/fixed.txt" ;;
     torus-ab)  # the torus step at d = 0.25 and 1 (T = 5000) and its fixed cost, each binary of BINARIES and $BIN interleaved, three rounds
-      for b in ${BINARIES:-} $BIN; do echo "== $b verify --quick: $($b verify --quick 2>&1 | tail -1)"; done
-      for round in 1 2 3; do
-        for b in ${BINARIES:-} $BIN; do
-          for d in 0.25 1; do
-            $b run sang2019-torus --engine gpu --set run.d=$d --set run.end_time=5000 --format csv | tail -1 | awk -F, -v d=$d -v b=$b -v r=$round '{printf "round %s %s d=%s T=5000: events=%s steps=%s wall=%s s  %.1f µs/step\n", r, b, d, $16, $17, $25, $25 * 1e6 / $17}'
-          done
-          $b run sang2019-torus --engine gpu --set run.d=0.000001 --set run.end_time=0.05 --format csv | tail -1 | awk -F, -v b=$b -v r=$round '{printf "round %s %s d=1e-6 T=0.05: events=%s steps=%s wall=%s s  %.1f µs/step\n", r, b, $16, $17, $25, $25 * 1e6 / $17}'
-        done
-      done 2>&1 | tee "$OUT/torus-ab.txt" ;;
-    torus-occupancy)  # the torus step with shared memory padded so that fewer workgroups of one pass fit per multiprocessor (bench/experiments/torus-occupancy/, written by its make.py), built-in first, two rounds
+      torus_ab ${BINARIES:-} $BIN 2>&1 | tee "$OUT/torus-ab.txt" ;;
+    checks-ab)  # torus-ab with wgpu's injected shader checks turned off one kind at a time (PDES_GPU_CHECKS_OFF, src/gpu/kit.rs), built-in last
+      mkdir -p /tmp/checks; variants=()
+      for v in loops div bounds zero all; do
+        printf '#!/bin/sh\nPDES_GPU_CHECKS_OFF=%s exec %s "$@"\n' $v "$PWD/$BIN" > /tmp/checks/off-$v; chmod +x /tmp/checks/off-$v
+        variants+=(/tmp/checks/off-$v)
+      done
+      torus_ab "${variants[@]}" $BIN 2>&1 | tee "$OUT/checks-ab.txt" ;;
+    torus-occupancy)  # the torus step with shared memory padded so that fewer workgroups of one pass fit per multiprocessor (bench/experiments/torus-occupancy/, written by its make.py; VARIANTS = a subset of its folders), built-in first, two rounds
       for round in 1 2; do
-        for v in builtin bench/experiments/torus-occupancy/*/; do
+        for v in builtin ${VARIANTS:-bench/experiments/torus-occupancy/*/}; do
           n=$(basename "$v")
           for d in 0.25 0.000001; do
             if [ "$d" = 0.25 ]; then T=5000; else T=0.05; fi
             if [ "$v" = builtin ]; then env=(); else env=(PDES_WGSL_DIR="$v"); fi
-            env "${env[@]}" $BIN run sang2019-torus --engine gpu --set run.d=$d --set run.end_time=$T --format csv 2>&1 | tail -1 | awk -F, -v d=$d -v n=$n -v r=$round -v T=$T '{printf "round %s %s d=%s T=%s: events=%s steps=%s wall=%s s  %.1f µs/step\n", r, n, d, T, $16, $17, $25, $25 * 1e6 / $17}'
+            # a variant that hangs the device (one did) costs a minute, not the whole call
+            env "${env[@]}" timeout 60 $BIN run sang2019-torus --engine gpu --set run.d=$d --set run.end_time=$T --format csv 2>&1 | tail -1 | awk -F, -v d=$d -v n=$n -v r=$round -v T=$T '{printf "round %s %s d=%s T=%s: events=%s steps=%s wall=%s s  %.1f µs/step\n", r, n, d, T, $16, $17, $25, $25 * 1e6 / $17}'
           done
         done
       done 2>&1 | tee "$OUT/torus-occupancy.txt" ;;

@@ -111,6 +111,97 @@ pub fn bind_group(
     })
 }
 
+/// Which of the checks wgpu injects into compiled shaders an experiment turned off
+/// (`PDES_GPU_CHECKS_OFF`, a comma list of `bounds`, `loops`, `div`, `zero`): the index
+/// clamps, the iteration counter added to every loop, the guards around integer `/` and
+/// `%`, and the zeroing of workgroup memory at every workgroup's start. For measuring what
+/// each costs on a device (bench/NOTES.md); with none named, every check stays.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ChecksOff {
+    /// Index clamps (and buffer checks where the driver has no robust access of its own).
+    pub bounds: bool,
+    /// The loop counter that bounds every loop.
+    pub loops: bool,
+    /// The division guards.
+    pub div: bool,
+    /// The workgroup-memory zeroing.
+    pub zero: bool,
+}
+
+impl ChecksOff {
+    /// Parses a comma list (`bounds`, `loops`, `div`, `zero`, or `all`).
+    pub fn parse(list: &str) -> Result<Self, String> {
+        let mut off = Self::default();
+        for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+            match name {
+                "bounds" => off.bounds = true,
+                "loops" => off.loops = true,
+                "div" => off.div = true,
+                "zero" => off.zero = true,
+                "all" => {
+                    off = Self {
+                        bounds: true,
+                        loops: true,
+                        div: true,
+                        zero: true,
+                    }
+                }
+                _ => {
+                    return Err(format!(
+                        "PDES_GPU_CHECKS_OFF: {name:?} (valid: bounds, loops, div, zero, all)"
+                    ));
+                }
+            }
+        }
+        Ok(off)
+    }
+
+    /// The process's setting (read once; an unknown name is reported and ignored).
+    pub fn from_env() -> Self {
+        static OFF: std::sync::OnceLock<ChecksOff> = std::sync::OnceLock::new();
+        *OFF.get_or_init(|| {
+            let Ok(list) = std::env::var("PDES_GPU_CHECKS_OFF") else {
+                return Self::default();
+            };
+            match Self::parse(&list) {
+                Ok(off) => {
+                    if off != Self::default() {
+                        eprintln!(
+                            "warning: shader checks off ({list}; PDES_GPU_CHECKS_OFF): an experiment, not a result"
+                        );
+                    }
+                    off
+                }
+                Err(e) => {
+                    eprintln!("warning: {e}; every check stays");
+                    Self::default()
+                }
+            }
+        })
+    }
+}
+
+/// A compute module from WGSL `source`, compiled with wgpu's checks except those the
+/// process turned off ([`ChecksOff::from_env`]).
+pub fn compute_module(device: &wgpu::Device, label: &str, source: String) -> wgpu::ShaderModule {
+    let desc = wgpu::ShaderModuleDescriptor {
+        label: Some(label),
+        source: wgpu::ShaderSource::Wgsl(source.into()),
+    };
+    let off = ChecksOff::from_env();
+    if !(off.bounds || off.loops || off.div) {
+        return device.create_shader_module(desc);
+    }
+    let mut checks = wgpu::ShaderRuntimeChecks::checked();
+    checks.bounds_checks = !off.bounds;
+    checks.force_loop_bounding = !off.loops;
+    checks.int_div_checks = !off.div;
+    // SAFETY: only reached when a person asked for it by name, for a measurement; the
+    // project's shaders index in range, bound their loops and never divide by zero
+    // (`pdes-lab verify`, run first in every device call, compares them with the CPU).
+    unsafe { device.create_shader_module_trusted(desc, checks) }
+}
+
 /// The compute pipeline of `entry` in `module`.
 pub fn pipeline(
     device: &wgpu::Device,
@@ -136,7 +227,7 @@ pub fn pipeline_with_constants(
         entry_point: Some(entry),
         compilation_options: wgpu::PipelineCompilationOptions {
             constants,
-            ..Default::default()
+            zero_initialize_workgroup_memory: !ChecksOff::from_env().zero,
         },
         cache: None,
     })
@@ -300,5 +391,21 @@ impl BatchStamps {
             gpu_us / n,
             wall * 1e6 / n
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ChecksOff;
+
+    #[test]
+    fn checks_off_names_each_check_and_refuses_unknown_names() {
+        assert_eq!(ChecksOff::parse("").unwrap(), ChecksOff::default());
+        let off = ChecksOff::parse("loops, zero").unwrap();
+        assert!(off.loops && off.zero && !off.bounds && !off.div);
+        let all = ChecksOff::parse("all").unwrap();
+        assert!(all.bounds && all.loops && all.div && all.zero);
+        let err = ChecksOff::parse("loops,fast").unwrap_err();
+        assert!(err.contains("\"fast\"") && err.contains("valid: bounds, loops, div, zero, all"));
     }
 }

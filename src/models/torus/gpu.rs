@@ -1022,12 +1022,11 @@ fn build_pipelines(gpu: &Gpu, reductions: Reductions, items: ScanItems) -> Pipel
     let pl = kit::pipeline_layout(device, "torus", &[&layout]);
     let pl_display = kit::pipeline_layout(device, "torus display", &[&layout, &display_layout]);
     let [scan_depart, arrive, plan, display] = super::shaders::MODULES.map(|(name, files)| {
-        device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some(name),
-            source: wgpu::ShaderSource::Wgsl(
-                super::shaders::pass_of_files(files, reductions).into(),
-            ),
-        })
+        kit::compute_module(
+            device,
+            name,
+            super::shaders::pass_of_files(files, reductions),
+        )
     });
     Pipelines {
         display: kit::pipeline(device, &pl_display, &display, "display_main"),
