@@ -348,6 +348,22 @@ fn the_stencil_ladder_kernels_compute_the_stencil() {
     assert!(err.contains("multiple of 4"), "{err}");
 }
 
+/// Every rung of the floor suite's latency ladder follows the chase the CPU follows
+/// (checked inside `chase_ladder`: a thread beyond `active` keeps its cursor, one within it
+/// reads `depth` words), and sizes it cannot take are refused with the field named.
+#[test]
+fn the_latency_ladder_follows_the_cpus_chase() {
+    let Some(gpu) = gpu() else { return };
+    let rungs = pdes_lab::gpu::floor::chase_ladder(&gpu, 10, 6, &[3, 256], &[0, 5], 2, 1).unwrap();
+    let shape: Vec<(u32, u32)> = rungs.iter().map(|r| (r.active, r.depth)).collect();
+    assert_eq!(shape, [(3, 0), (3, 5), (256, 0), (256, 5)]);
+    assert!(rungs.iter().all(|r| r.us > 0.0), "{rungs:?}");
+    let err = pdes_lab::gpu::floor::chase_ladder(&gpu, 10, 6, &[0], &[1], 2, 1).unwrap_err();
+    assert!(err.contains("0 active threads (valid: 1 to 256)"), "{err}");
+    let err = pdes_lab::gpu::floor::chase_ladder(&gpu, 3, 6, &[1], &[1], 2, 1).unwrap_err();
+    assert!(err.contains("2^3 records"), "{err}");
+}
+
 /// The heatmap's outline marks exactly the facilities whose events the next step processes:
 /// as many as that step's events, the same on the CPU, in the GPU's downloaded state and in
 /// the GPU's own display pass — for the window, both interval rules and (CPU) sequential.

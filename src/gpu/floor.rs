@@ -405,6 +405,122 @@ pub fn stencil_ladder(
     Ok(rungs)
 }
 
+/// One rung of the latency ladder: what a pass costs whose active threads each follow a
+/// chain of dependent random reads.
+#[derive(Clone, Debug, Serialize)]
+pub struct ChaseRung {
+    /// Threads of each 256-thread workgroup that chase (the others return at once).
+    pub active: u32,
+    /// Dependent reads per active thread per pass.
+    pub depth: u32,
+    /// Microseconds per pass in a chain of dependent passes, median.
+    pub us: f64,
+}
+
+/// The hash both sides of the chase use (`chase_hash` in `shaders/chase.wgsl`).
+fn chase_hash(x: u32) -> u32 {
+    let mut h = x.wrapping_mul(0x9e37_79b1);
+    h ^= h >> 15;
+    h = h.wrapping_mul(0x85eb_ca77);
+    h ^= h >> 13;
+    h
+}
+
+/// Times chains of `chain` passes of `workgroups` 256-thread workgroups over a table of
+/// 2^`sectors_log2` 32-byte records, for every (active threads per workgroup, dependent
+/// reads per thread) of `actives` × `depths`: the latency floor of a pass shaped like a
+/// step's (the torus at 2048²: 1,024 workgroups over 2²² facility records). Before timing,
+/// one pass of each rung is checked against the same chase on the CPU.
+pub fn chase_ladder(
+    gpu: &Gpu,
+    sectors_log2: u32,
+    workgroups: u32,
+    actives: &[u32],
+    depths: &[u32],
+    chain: u32,
+    repeats: u32,
+) -> Result<Vec<ChaseRung>, String> {
+    let bytes = 32u64 << sectors_log2;
+    if !(4..=30).contains(&sectors_log2) || bytes > gpu.max_storage_buffer() {
+        return Err(format!(
+            "chase ladder: 2^{sectors_log2} records of 32 bytes (valid: 2^4 up to the adapter's largest binding, {} bytes)",
+            gpu.max_storage_buffer()
+        ));
+    }
+    if let Some(a) = actives.iter().find(|&&a| !(1..=256).contains(&a)) {
+        return Err(format!(
+            "chase ladder: {a} active threads (valid: 1 to 256)"
+        ));
+    }
+    let device = &gpu.device;
+    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some("chase"),
+        source: wgpu::ShaderSource::Wgsl(include_str!("../../shaders/chase.wgsl").into()),
+    });
+    let layout = kit::layout(device, "chase", &[Use::Read, Use::ReadWrite]);
+    let pl = kit::pipeline_layout(device, "chase", &[&layout]);
+    let sectors = 1u32 << sectors_log2;
+    // the x word of every sector's first half is what the chase reads; the rest is padding
+    let mut words = vec![0u32; 8 * sectors as usize];
+    for s in 0..sectors {
+        words[8 * s as usize] = chase_hash(s ^ 0x5bd1_e995);
+    }
+    let records = kit::buffer_init(
+        device,
+        "chase records",
+        bytemuck::cast_slice(&words),
+        wgpu::BufferUsages::STORAGE,
+    );
+    let threads = workgroups as usize * 256;
+    let start: Vec<u32> = (0..threads as u32)
+        .map(|t| chase_hash(t ^ 0x2545_f491))
+        .collect();
+    let cursor = kit::buffer_init(
+        device,
+        "chase cursor",
+        bytemuck::cast_slice(&start),
+        kit::STORAGE_RW,
+    );
+    let group = kit::bind_group(device, "chase", &layout, &[&records, &cursor]);
+    let mut rungs = Vec::new();
+    for &active in actives {
+        for &depth in depths {
+            let constants = [("DEPTH", f64::from(depth)), ("ACTIVE", f64::from(active))];
+            let pipeline = kit::pipeline_with_constants(device, &pl, &module, "chase", &constants);
+            let run = |passes: u32, enc: &mut wgpu::CommandEncoder| {
+                encode_chain(enc, &pipeline, [&group, &group], (workgroups, 1), passes)
+            };
+            gpu.queue
+                .write_buffer(&cursor, 0, bytemuck::cast_slice(&start));
+            let mut enc = device.create_command_encoder(&Default::default());
+            run(1, &mut enc);
+            gpu.queue.submit([enc.finish()]);
+            let out = kit::read_buffers(gpu, &[&cursor]).map_err(|e| e.to_string())?;
+            let got: &[u32] = bytemuck::cast_slice(&out[0]);
+            for (t, (&g, &a0)) in got.iter().zip(&start).enumerate() {
+                let mut a = a0;
+                if t % 256 < active as usize {
+                    for _ in 0..depth {
+                        a = chase_hash(words[8 * (a & (sectors - 1)) as usize] ^ a);
+                    }
+                }
+                if g != a {
+                    return Err(format!(
+                        "chase ladder (active {active}, depth {depth}): thread {t} ended at {g:#x} where the CPU's chase ends at {a:#x}"
+                    ));
+                }
+            }
+            let t = median_seconds(gpu, repeats, &|enc| run(chain, enc))?;
+            rungs.push(ChaseRung {
+                active,
+                depth,
+                us: t * 1e6 / f64::from(chain),
+            });
+        }
+    }
+    Ok(rungs)
+}
+
 /// The ladder's step on the CPU: the five-point update with the boundary 100 outside.
 fn cpu_stencil(grid: &[f32], side: usize) -> Vec<f32> {
     let at = |r: isize, c: isize| {

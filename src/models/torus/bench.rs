@@ -528,13 +528,26 @@ const FLOOR_PASS_SIZES: [u64; 4] = [4 << 20, 16 << 20, 32 << 20, 64 << 20];
 /// Side of the `floor` suite's stencil ladder: the diffusion benchmark's 2048² grid.
 const FLOOR_STENCIL_SIDE: u32 = 2048;
 
-/// The `floor` suite's one row: the device's floors and the stencil ladder.
+/// The `floor` suite's latency ladder: the torus step's shape at 2048² — 1,024 workgroups
+/// of 256 threads over 2²² records of 32 bytes (the facility records, 128 MiB) — with all
+/// threads active or 52 (the events per workgroup of a d = 0.25 step), 0 to 16 dependent
+/// reads per thread.
+const FLOOR_CHASE_RECORDS_LOG2: u32 = 22;
+const FLOOR_CHASE_WORKGROUPS: u32 = 1024;
+const FLOOR_CHASE_ACTIVE: [u32; 2] = [52, 256];
+const FLOOR_CHASE_DEPTHS: [u32; 6] = [0, 1, 2, 4, 8, 16];
+
+/// The `floor` suite's one row: the device's floors, the stencil ladder and the latency
+/// ladder.
 #[derive(serde::Serialize)]
 struct FloorRow {
     #[serde(flatten)]
     floors: crate::gpu::floor::Floors,
     stencil_side: u32,
     stencil: Vec<crate::gpu::floor::StencilRung>,
+    chase_records_log2: u32,
+    chase_workgroups: u32,
+    chase: Vec<crate::gpu::floor::ChaseRung>,
 }
 
 /// The `floor` suite: 10,000 dispatches per chain, a 1 GiB copy (or the adapter's largest
@@ -554,6 +567,16 @@ fn floor(options: &BenchOptions) -> Result<(), CliError> {
     let stencil =
         crate::gpu::floor::stencil_ladder(&gpu, FLOOR_STENCIL_SIDE, 1_000, options.repeat.max(3))
             .map_err(CliError::Run)?;
+    let chase = crate::gpu::floor::chase_ladder(
+        &gpu,
+        FLOOR_CHASE_RECORDS_LOG2,
+        FLOOR_CHASE_WORKGROUPS,
+        &FLOOR_CHASE_ACTIVE,
+        &FLOOR_CHASE_DEPTHS,
+        1_000,
+        options.repeat.max(3),
+    )
+    .map_err(CliError::Run)?;
     let mut table = format!(
         "empty dispatch      {:>8.3} µs (chain of {} in one pass)\ndependent dispatch  {:>8.3} µs\nbuffer copy         {:>8.1} GB/s ({} MiB, read + written)\nshader stream       {:>8.1} GB/s ({} MiB read once by a compute shader)\nrandom sectors      {:>8.1} M/s ({} random 16-byte reads, one per 32-byte sector)\n",
         f.empty_dispatch_us,
@@ -591,11 +614,23 @@ fn floor(options: &BenchOptions) -> Result<(), CliError> {
             2.0 * grid_bytes / r.us / 1e3
         );
     }
+    table += &format!(
+        "latency ladder, {FLOOR_CHASE_WORKGROUPS} workgroups of 256 over 2^{FLOOR_CHASE_RECORDS_LOG2} records of 32 bytes, chains of 1,000 (µs per pass):\n"
+    );
+    for r in &chase {
+        table += &format!(
+            "  {:>3} active, {:>2} dependent reads  {:>8.2} µs\n",
+            r.active, r.depth, r.us
+        );
+    }
     eprint!("{table}");
     let row = FloorRow {
         floors: f,
         stencil_side: FLOOR_STENCIL_SIDE,
         stencil,
+        chase_records_log2: FLOOR_CHASE_RECORDS_LOG2,
+        chase_workgroups: FLOOR_CHASE_WORKGROUPS,
+        chase,
     };
     crate::cli::bench::write_report("floor", options, &[row], &table, None)
 }
