@@ -26,6 +26,22 @@ torus_ab() {
     done
   done
 }
+# torus_variants DIR...: the torus step at d = 0.25 (T = 5000) and its fixed cost (d = 1e-6)
+# with the built-in shaders and with each DIR's files replacing theirs (PDES_WGSL_DIR), two
+# interleaved rounds, wall µs per step
+torus_variants() {
+  for round in 1 2; do
+    for v in builtin "$@"; do
+      n=$(basename "$v")
+      for d in 0.25 0.000001; do
+        if [ "$d" = 0.25 ]; then T=5000; else T=0.05; fi
+        if [ "$v" = builtin ]; then env=(); else env=(PDES_WGSL_DIR="$v"); fi
+        # a variant that hangs the device (one did) costs a minute, not the whole call
+        env "${env[@]}" timeout 60 $BIN run sang2019-torus --engine gpu --set run.d=$d --set run.end_time=$T --format csv 2>&1 | tail -1 | awk -F, -v d=$d -v n=$n -v r=$round -v T=$T '{printf "round %s %s d=%s T=%s: events=%s steps=%s wall=%s s  %.1f µs/step\n", r, n, d, T, $16, $17, $25, $25 * 1e6 / $17}'
+      done
+    done
+  done
+}
 for what in "$@"; do
   case $what in
     verify)  # every GPU engine against its CPU twin, both reduction variants (pdes-lab verify)
@@ -174,17 +190,10 @@ for what in "$@"; do
       done
       torus_ab "${variants[@]}" $BIN 2>&1 | tee "$OUT/checks-ab.txt" ;;
     torus-occupancy)  # the torus step with shared memory padded so that fewer workgroups of one pass fit per multiprocessor (bench/experiments/torus-occupancy/, written by its make.py; VARIANTS = a subset of its folders), built-in first, two rounds
-      for round in 1 2; do
-        for v in builtin ${VARIANTS:-bench/experiments/torus-occupancy/*/}; do
-          n=$(basename "$v")
-          for d in 0.25 0.000001; do
-            if [ "$d" = 0.25 ]; then T=5000; else T=0.05; fi
-            if [ "$v" = builtin ]; then env=(); else env=(PDES_WGSL_DIR="$v"); fi
-            # a variant that hangs the device (one did) costs a minute, not the whole call
-            env "${env[@]}" timeout 60 $BIN run sang2019-torus --engine gpu --set run.d=$d --set run.end_time=$T --format csv 2>&1 | tail -1 | awk -F, -v d=$d -v n=$n -v r=$round -v T=$T '{printf "round %s %s d=%s T=%s: events=%s steps=%s wall=%s s  %.1f µs/step\n", r, n, d, T, $16, $17, $25, $25 * 1e6 / $17}'
-          done
-        done
-      done 2>&1 | tee "$OUT/torus-occupancy.txt" ;;
+      torus_variants ${VARIANTS:-bench/experiments/torus-occupancy/*/} 2>&1 | tee "$OUT/torus-occupancy.txt" ;;
+    torus-addition)  # the torus step with one part of the scan pass done twice (bench/experiments/torus-addition/, written by its make.py; each variant still exact: verify --quick runs with it), built-in first, two rounds
+      for v in bench/experiments/torus-addition/*/; do echo "== $(basename "$v") verify --quick: $(PDES_WGSL_DIR="$v" $BIN verify --quick 2>&1 | tail -1)"; done 2>&1 | tee "$OUT/torus-addition.txt"
+      torus_variants bench/experiments/torus-addition/*/ 2>&1 | tee -a "$OUT/torus-addition.txt" ;;
     open-ab)  # the open network's GPU window run at 1 M facilities (the open-network suite's largest case), each binary of BINARIES and $BIN interleaved, three rounds
       c="--set model.lines=16384 --set model.servers_per_line=64 --set model.arrival_rate=409.6 --set run.end_time=300 --set model.service=shifted --algorithm window --engine gpu"
       for round in 1 2 3; do

@@ -110,7 +110,7 @@ pub const SUITES: &[crate::models::BenchSuite] = &[
     },
     crate::models::BenchSuite {
         name: "headline-short",
-        help: "the headline configuration at a tenth of its horizon, and at d = 0.25 to T = 2000 (for --profile)",
+        help: "the headline configuration at a tenth of its horizon, at d = 0.25 to T = 2000 and at d = 1e-6 (the fixed cost; for --profile)",
     },
     crate::models::BenchSuite {
         name: "blocked",
@@ -214,11 +214,13 @@ pub fn suite(name: &str) -> Vec<Case> {
             blocked(40, 1.0, 100.0, 2),
             blocked(40, 1.0, 100.0, 4),
         ],
-        // The headline configuration at a tenth of the horizon, and at the small d whose
-        // steps are dominated by their fixed cost, for per-pass profiles.
+        // The headline configuration at a tenth of the horizon, at the small d whose
+        // steps are dominated by their fixed cost, and at d = 1e-6 (about one event per
+        // step: the fixed cost alone), for per-pass profiles.
         "headline-short" => vec![
             case(2048, 1.0, Window, Original, Gpu, 5_000.0),
             case(2048, 0.25, Window, Original, Gpu, 2_000.0),
+            case(2048, 1e-6, Window, Original, Gpu, 0.05),
         ],
         "smoke" => vec![
             case(32, 1.0, Sequential, Original, Cpu, 100.0),
