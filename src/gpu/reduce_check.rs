@@ -56,15 +56,27 @@ fn splitmix(state: &mut u64) -> u64 {
 /// Inputs for `groups` workgroups. The minima's high words come from a small set, so that
 /// many lanes tie on the high word and the low word decides; the sums' terms are below
 /// 2^55 (256 of them cannot overflow) and use every limb, so carries between limbs and
-/// words happen; a and b are independent.
+/// words happen; a and b are independent. Some runs of 32 lanes (whole subgroups at any
+/// width up to 32) hold zero sums, as a step's idle threads do, with one lone lane among
+/// them that does not: the subgroup variant skips the sums of all-zero subgroups only.
 fn inputs(seed: u64, groups: usize) -> Vec<CheckIn> {
     let mut s = seed;
     (0..groups * WG)
-        .map(|_| CheckIn {
-            m: split((splitmix(&mut s) % 3 + 7) << 32 | (splitmix(&mut s) & 0xffff_ffff)),
-            a: split(splitmix(&mut s) >> 9),
-            b: split(splitmix(&mut s) >> 9),
-            small: [splitmix(&mut s) as u32, (splitmix(&mut s) as u32) >> 8],
+        .map(|i| {
+            let lane = i % WG;
+            let mut v = CheckIn {
+                m: split((splitmix(&mut s) % 3 + 7) << 32 | (splitmix(&mut s) & 0xffff_ffff)),
+                a: split(splitmix(&mut s) >> 9),
+                b: split(splitmix(&mut s) >> 9),
+                small: [splitmix(&mut s) as u32, (splitmix(&mut s) as u32) >> 8],
+            };
+            match lane / 32 {
+                1 => (v.a, v.b) = ([0, 0], [0, 0]),
+                2 => v.b = [0, 0],
+                4 if lane != 150 => (v.a, v.b) = ([0, 0], [0, 0]),
+                _ => {}
+            }
+            v
         })
         .collect()
 }
@@ -208,5 +220,8 @@ mod tests {
         // a workgroup's sum of a carries out of the low word
         let e = expected(&input);
         assert!(e.iter().all(|o| join(o.a) > u64::from(u32::MAX)));
+        // whole subgroups of zero sums, and a lone non-zero lane among zeros
+        assert!(input[32..64].iter().all(|v| v.a == [0, 0] && v.b == [0, 0]));
+        assert!(input[128..160].iter().filter(|v| v.a != [0, 0]).count() == 1);
     }
 }
