@@ -51,15 +51,8 @@ fn wg_reduce(lid: u32, m: vec2<u32>, a: vec2<u32>, b: vec2<u32>) -> Reduced {
     if lid == 0u { atomicStore(&red_slots, 0u); }
     workgroupBarrier();
     let sm = sg_min64(m);
-    var sa = vec2<u32>(0u, 0u);
-    var sb = vec2<u32>(0u, 0u);
-    // A subgroup whose lanes all hold zero sums skips their eight additions (most do: a
-    // step's events occupy a workgroup's first threads, and errors are rare). The
-    // condition is uniform in the subgroup, so its operations stay in uniform control flow.
-    if subgroupAny(any(a != vec2<u32>(0u, 0u)) || any(b != vec2<u32>(0u, 0u))) {
-        sa = limbs64(subgroupAdd(limbs(a)));
-        sb = limbs64(subgroupAdd(limbs(b)));
-    }
+    let sa = limbs64(subgroupAdd(limbs(a)));
+    let sb = limbs64(subgroupAdd(limbs(b)));
     // the subgroup's first active lane writes (naga 30 has no subgroupElect)
     if subgroupExclusiveAdd(1u) == 0u {
         // no assumption about how invocations map to subgroups: each takes a free slot

@@ -58,7 +58,8 @@ fn splitmix(state: &mut u64) -> u64 {
 /// 2^55 (256 of them cannot overflow) and use every limb, so carries between limbs and
 /// words happen; a and b are independent. Some runs of 32 lanes (whole subgroups at any
 /// width up to 32) hold zero sums, as a step's idle threads do, with one lone lane among
-/// them that does not: the subgroup variant skips the sums of all-zero subgroups only.
+/// them that does not (a reduction that skips zero subgroups, as one tried, must still sum
+/// that lane).
 fn inputs(seed: u64, groups: usize) -> Vec<CheckIn> {
     let mut s = seed;
     (0..groups * WG)
