@@ -7,7 +7,10 @@ is what that part costs on the pass's chain, measured without changing the simul
 - plan-twice: the dependent loads that open close_and_plan (the control block, then the
   closed step's accumulator word), once more before it;
 - scan-twice: the segment's listing (16 departure times per thread, classify, barrier);
-- reduce-twice: the workgroup reduction of the tail (minimum, busy and sojourn sums).
+- reduce-twice: the workgroup reduction of the tail (minimum, busy and sojourn sums);
+  and its parts: barriers-twice (its two barriers), subgroup-twice (its subgroup operations,
+  written inline so that both reduction modules compose), slots-twice (thread 0's serial
+  combination of the subgroups' partials, after the real one).
 seg_count[wg].w, which nothing reads, is the sink that keeps a copy's result alive.
 Usage: make.py DIR (from the repository root)."""
 import os
@@ -35,6 +38,28 @@ VARIANTS = {
     "reduce-twice": (REDUCE, """    let r_extra = wg_reduce(lid, m, busy, soj);
     if lid == 0u && r_extra.min.x == 0xfffffff0u && r_extra.min.y == 0xfffffff0u { seg_count[wg].w = 1u; }
 """ + REDUCE),
+    "barriers-twice": (REDUCE, """    workgroupBarrier();
+    workgroupBarrier();
+""" + REDUCE),
+    "subgroup-twice": (REDUCE, """    let x_hi = subgroupMin(m.y);
+    let x_lo = subgroupMin(select(NONE, m.x, m.y == x_hi));
+    let x_a = subgroupAdd(vec4<u32>(busy.x & 0xffffu, busy.x >> 16u, busy.y & 0xffffu, busy.y >> 16u));
+    let x_b = subgroupAdd(vec4<u32>(soj.x & 0xffffu, soj.x >> 16u, soj.y & 0xffffu, soj.y >> 16u));
+    let x_e = subgroupExclusiveAdd(1u);
+    if x_lo == 0xfffffff0u && x_hi == 0xfffffff0u && x_a.x == 0xfffffff0u && x_b.x == 0xfffffff0u && x_e == 0xfffffff0u { seg_count[wg].w = 1u; }
+""" + REDUCE),
+    "slots-twice": (REDUCE, REDUCE + """
+    if lid == 0u {
+        var x_m = never();
+        var x_a = vec2<u32>(0u, 0u);
+        var x_b = vec2<u32>(0u, 0u);
+        for (var i = 0u; i < 8u + (total >> 31u); i++) {
+            x_m = min64(x_m, red_m[i]);
+            x_a = add64(x_a, red_a[i]);
+            x_b = add64(x_b, red_b[i]);
+        }
+        if x_m.x == 0xfffffff0u && x_m.y == 0xfffffff0u && x_a.x == 0xfffffff0u && x_b.x == 0xfffffff0u { seg_count[wg].w = 1u; }
+    }"""),
 }
 
 out = sys.argv[1]
