@@ -1,6 +1,7 @@
 // reduce_subgroup.wgsl — the same workgroup reductions as reduce_portable.wgsl, with
-// subgroup operations (wgpu feature SUBGROUP): one subgroup op per value, one slot per
-// subgroup in shared memory, two barriers instead of log2(WG) + 1. (naga 30 accepts the
+// subgroup operations (wgpu feature SUBGROUP): one subgroup op per value, then each
+// subgroup's result into shared memory (a slot per subgroup, or shared atomics in
+// wg_reduce), two or three barriers instead of log2(WG) + 1. (naga 30 accepts the
 // subgroup builtins when the device has the feature and rejects `enable subgroups;`.)
 //
 // The sums are written out in wg_reduce itself, one vec4 subgroupAdd of 16-bit limbs per
@@ -22,6 +23,9 @@ var<workgroup> red_m: array<vec2<u32>, WG>;
 var<workgroup> red_a: array<vec2<u32>, WG>;
 var<workgroup> red_b: array<vec2<u32>, WG>;
 var<workgroup> red_slots: atomic<u32>;
+var<workgroup> red_hi: atomic<u32>;
+var<workgroup> red_lo: atomic<u32>;
+var<workgroup> red_limbs: array<atomic<u32>, 8>;
 
 // Lexicographic 64-bit minimum across the subgroup: the high words first, then the low
 // words of the lanes that hold the smallest high word.
@@ -46,28 +50,44 @@ fn limbs(v: vec2<u32>) -> vec4<u32> {
 }
 
 // Min of m and sums of a and b over the workgroup; the result is valid in thread 0.
-// Every thread must call it (it has barriers and subgroup operations).
+// Every thread must call it (it has barriers and subgroup operations). Each subgroup's
+// first lane folds its subgroup's results into shared atomics (the minimum's high word,
+// then, for the subgroups that hold it, the low word; the sums as 16-bit limb totals,
+// below 2^24 for 256 lanes), so thread 0 only reads ten words: a serial loop over the
+// subgroups' partials, as this once had, cost ~2 µs per pass on the H100, where one
+// thread's chain of dependent instructions waits behind the multiprocessor's other warps
+// (bench/NOTES.md, "the reduction's parts").
 fn wg_reduce(lid: u32, m: vec2<u32>, a: vec2<u32>, b: vec2<u32>) -> Reduced {
-    if lid == 0u { atomicStore(&red_slots, 0u); }
+    if lid == 0u {
+        atomicStore(&red_hi, NONE);
+        atomicStore(&red_lo, NONE);
+        for (var i = 0u; i < 8u; i++) { atomicStore(&red_limbs[i], 0u); }
+    }
     workgroupBarrier();
     let sm = sg_min64(m);
-    let sa = limbs64(subgroupAdd(limbs(a)));
-    let sb = limbs64(subgroupAdd(limbs(b)));
-    // the subgroup's first active lane writes (naga 30 has no subgroupElect)
-    if subgroupExclusiveAdd(1u) == 0u {
-        // no assumption about how invocations map to subgroups: each takes a free slot
-        let slot = atomicAdd(&red_slots, 1u);
-        red_m[slot] = sm;
-        red_a[slot] = sa;
-        red_b[slot] = sb;
+    let la = subgroupAdd(limbs(a));
+    let lb = subgroupAdd(limbs(b));
+    // the subgroup's first active lane folds (naga 30 has no subgroupElect)
+    let leader = subgroupExclusiveAdd(1u) == 0u;
+    if leader {
+        atomicMin(&red_hi, sm.y);
+        atomicAdd(&red_limbs[0], la.x);
+        atomicAdd(&red_limbs[1], la.y);
+        atomicAdd(&red_limbs[2], la.z);
+        atomicAdd(&red_limbs[3], la.w);
+        atomicAdd(&red_limbs[4], lb.x);
+        atomicAdd(&red_limbs[5], lb.y);
+        atomicAdd(&red_limbs[6], lb.z);
+        atomicAdd(&red_limbs[7], lb.w);
     }
+    workgroupBarrier();
+    if leader && sm.y == atomicLoad(&red_hi) { atomicMin(&red_lo, sm.x); }
     workgroupBarrier();
     var r = Reduced(never(), vec2<u32>(0u, 0u), vec2<u32>(0u, 0u));
     if lid == 0u {
-        let n = atomicLoad(&red_slots);
-        for (var i = 0u; i < n; i++) {
-            r = Reduced(min64(r.min, red_m[i]), add64(r.a, red_a[i]), add64(r.b, red_b[i]));
-        }
+        r.min = vec2<u32>(atomicLoad(&red_lo), atomicLoad(&red_hi));
+        r.a = limbs64(vec4<u32>(atomicLoad(&red_limbs[0]), atomicLoad(&red_limbs[1]), atomicLoad(&red_limbs[2]), atomicLoad(&red_limbs[3])));
+        r.b = limbs64(vec4<u32>(atomicLoad(&red_limbs[4]), atomicLoad(&red_limbs[5]), atomicLoad(&red_limbs[6]), atomicLoad(&red_limbs[7])));
     }
     return r;
 }
