@@ -191,9 +191,9 @@ for what in "$@"; do
       torus_ab "${variants[@]}" $BIN 2>&1 | tee "$OUT/checks-ab.txt" ;;
     torus-occupancy)  # the torus step with shared memory padded so that fewer workgroups of one pass fit per multiprocessor (bench/experiments/torus-occupancy/, written by its make.py; VARIANTS = a subset of its folders), built-in first, two rounds
       torus_variants ${VARIANTS:-bench/experiments/torus-occupancy/*/} 2>&1 | tee "$OUT/torus-occupancy.txt" ;;
-    torus-addition)  # the torus step with one part of the scan pass done twice (bench/experiments/torus-addition/, written by its make.py; each variant still exact: verify --quick runs with it), built-in first, two rounds
-      for v in bench/experiments/torus-addition/*/; do echo "== $(basename "$v") verify --quick: $(PDES_WGSL_DIR="$v" $BIN verify --quick 2>&1 | tail -1)"; done 2>&1 | tee "$OUT/torus-addition.txt"
-      torus_variants bench/experiments/torus-addition/*/ 2>&1 | tee -a "$OUT/torus-addition.txt" ;;
+    torus-addition)  # the torus step with one part of the scan pass done twice (bench/experiments/torus-addition/, written by its make.py; VARIANTS = a subset of its folders; each variant still exact: verify --quick runs with it), built-in first, two rounds
+      for v in ${VARIANTS:-bench/experiments/torus-addition/*/}; do echo "== $(basename "$v") verify --quick: $(PDES_WGSL_DIR="$v" $BIN verify --quick 2>&1 | tail -1)"; done 2>&1 | tee "$OUT/torus-addition.txt"
+      torus_variants ${VARIANTS:-bench/experiments/torus-addition/*/} 2>&1 | tee -a "$OUT/torus-addition.txt" ;;
     open-ab)  # the open network's GPU window run at 1 M facilities (the open-network suite's largest case), each binary of BINARIES and $BIN interleaved, three rounds
       c="--set model.lines=16384 --set model.servers_per_line=64 --set model.arrival_rate=409.6 --set run.end_time=300 --set model.service=shifted --algorithm window --engine gpu"
       for round in 1 2 3; do

@@ -9,8 +9,14 @@ is what that part costs on the pass's chain, measured without changing the simul
 - scan-twice: the segment's listing (16 departure times per thread, classify, barrier);
 - reduce-twice: the workgroup reduction of the tail (minimum, busy and sojourn sums);
   and its parts: barriers-twice (its two barriers), subgroup-twice (its subgroup operations,
-  written inline so that both reduction modules compose), slots-twice (thread 0's serial
-  combination of the subgroups' partials, after the real one).
+  written inline so that both reduction modules compose); slots-twice (thread 0's serial
+  combination of the subgroups' partials) was measured on d733d56 and left out since
+  953da7d removed that loop;
+- the events' parts (both passes): philox-twice (Philox4x32-10 computed twice per call,
+  shaders/philox.wgsl), service-twice (the service transform, its logarithm table read
+  included), record-twice (the departing facility's record loaded twice). The second copy
+  differs in one input bit and its result is taken only under a condition of probability
+  2^-64 per call, which the compiler cannot fold away.
 seg_count[wg].w, which nothing reads, is the sink that keeps a copy's result alive.
 Usage: make.py DIR (from the repository root)."""
 import os
@@ -48,18 +54,27 @@ VARIANTS = {
     let x_e = subgroupExclusiveAdd(1u);
     if x_lo == 0xfffffff0u && x_hi == 0xfffffff0u && x_a.x == 0xfffffff0u && x_b.x == 0xfffffff0u && x_e == 0xfffffff0u { seg_count[wg].w = 1u; }
 """ + REDUCE),
-    "slots-twice": (REDUCE, REDUCE + """
-    if lid == 0u {
-        var x_m = never();
-        var x_a = vec2<u32>(0u, 0u);
-        var x_b = vec2<u32>(0u, 0u);
-        for (var i = 0u; i < 8u + (total >> 31u); i++) {
-            x_m = min64(x_m, red_m[i]);
-            x_a = add64(x_a, red_a[i]);
-            x_b = add64(x_b, red_b[i]);
-        }
-        if x_m.x == 0xfffffff0u && x_m.y == 0xfffffff0u && x_a.x == 0xfffffff0u && x_b.x == 0xfffffff0u { seg_count[wg].w = 1u; }
-    }"""),
+}
+
+PHILOX_FILE = "shaders/philox.wgsl"
+OTHER = {
+    "philox-twice": (PHILOX_FILE, "fn philox4x32_10(counter: vec4<u32>, key: vec2<u32>) -> vec4<u32> {", """fn philox4x32_10(counter: vec4<u32>, key: vec2<u32>) -> vec4<u32> {
+    let a = philox_once(counter, key);
+    let b = philox_once(counter ^ vec4<u32>(1u, 0u, 0u, 0u), key);
+    return select(a, b, a.x == 0x9e3779b9u && b.y == a.z);
+}
+
+fn philox_once(counter: vec4<u32>, key: vec2<u32>) -> vec4<u32> {"""),
+    "service-twice": (PHILOX_FILE, "fn service_ticks(word: u32) -> vec2<u32> {", """fn service_ticks(word: u32) -> vec2<u32> {
+    let a = service_once(word);
+    let b = service_once(word ^ 1u);
+    return select(a, b, word == 0x9e3779b9u && a.x == b.y);
+}
+
+fn service_once(word: u32) -> vec2<u32> {"""),
+    "record-twice": (FILE, "    var st = load_fac(f);", """    var st = load_fac(f);
+    let st_x = load_fac(f ^ (t.y >> 31u));
+    st.visits = select(st.visits, st_x.visits, st_x.serving == 0xfffffff0u && st.head == 0xfffffff1u);"""),
 }
 
 out = sys.argv[1]
@@ -70,4 +85,11 @@ for name, (anchor, replacement) in VARIANTS.items():
     d = os.path.join(out, name)
     os.makedirs(d, exist_ok=True)
     open(os.path.join(d, "torus_depart.wgsl"), "w").write(text)
+    print(d)
+for name, (file, anchor, replacement) in OTHER.items():
+    text = open(file).read()
+    assert text.count(anchor) == 1, (name, anchor)
+    d = os.path.join(out, name)
+    os.makedirs(d, exist_ok=True)
+    open(os.path.join(d, os.path.basename(file)), "w").write(text.replace(anchor, replacement))
     print(d)

@@ -1,4 +1,3 @@
-var<workgroup> sh_extra: u32;
 // torus_depart.wgsl — the scan and the departures phase of one step, in one pass (after
 // stepped_scan.wgsl; twin of the departures loop in src/models/torus/stepped.rs and
 // TorusState::depart). Workgroup w lists the departures of its segment (the shared scan)
@@ -26,6 +25,8 @@ fn depart_one(f: u32, rep: u32, c: Ctl) -> Departed {
     let t = dep[f];
     let t_exec = select(t, c.exec_at, P.rule == RULE_BOUNDARY);
     var st = load_fac(f);
+    let st_x = load_fac(f ^ (t.y >> 31u));
+    st.visits = select(st.visits, st_x.visits, st_x.serving == 0xfffffff0u && st.head == 0xfffffff1u);
     let token = st.serving & TOKEN_MASK;
     let dir = st.serving >> 30u;
     // The token into its destination's mailbox first: that needs only the token and its
@@ -121,17 +122,6 @@ fn scan_depart(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_
     let n = atomicLoad(&sh_recv);
     let n_done = atomicLoad(&sh_done);
     let r = wg_reduce(lid, m, busy, soj);
-    if lid == 0u {
-        var x_m = never();
-        var x_a = vec2<u32>(0u, 0u);
-        var x_b = vec2<u32>(0u, 0u);
-        for (var i = 0u; i < 8u + (total >> 31u); i++) {
-            x_m = min64(x_m, red_m[i]);
-            x_a = add64(x_a, red_a[i]);
-            x_b = add64(x_b, red_b[i]);
-        }
-        if x_m.x == 0xfffffff0u && x_m.y == 0xfffffff0u && x_a.x == 0xfffffff0u && x_b.x == 0xfffffff0u { seg_count[wg].w = 1u; }
-    }
     if lid == 0u {
         wg_acc[2u * wg] = vec4<u32>(add64(acc.xy, r.a), add64(acc.zw, r.b));
         wg_acc[2u * wg + 1u] = vec4<u32>(add64(completed.xy, vec2<u32>(n_done, 0u)), completed.zw);
