@@ -12,12 +12,10 @@ struct Arrival {
     visits: u32,
 }
 
-// The token g receives from direction dir this step (token NONE if none), from its
-// mailbox (emptied as it is read). Empty slots sort last: their time is the largest possible.
-fn pull(g: u32, h: u32, dir: u32) -> Arrival {
-    let token = atomicLoad(&mail[MAIL * g + dir]);
+// The arrival of `token` (NONE: none) from neighbour h, read from the token's record. Empty
+// slots sort last: their time is the largest possible.
+fn pull(h: u32, token: u32) -> Arrival {
     if token != NONE {
-        atomicStore(&mail[MAIL * g + dir], NONE);
         let r = tok[token];
         return Arrival(r.xy, h, token, r.w);
     }
@@ -67,10 +65,22 @@ fn arrive_at(g: u32, rep: u32, c: Ctl, errors: ptr<function, u32>) -> vec2<u32> 
     var st = load_fac(g);
     var dep_g = dep[g];
     let s = sources(g);
-    var a0 = pull(g, s.x, 0u);
-    var a1 = pull(g, s.y, 1u);
-    var a2 = pull(g, s.z, 2u);
-    var a3 = pull(g, s.w, 3u);
+    // The four mailbox words together, then the tokens' records, then the box emptied: a
+    // word read after the previous direction's conditional store and record read would wait
+    // for them (a round trip per direction). Only this thread touches g's box in this pass.
+    let box = vec4<u32>(
+        atomicLoad(&mail[MAIL * g]),
+        atomicLoad(&mail[MAIL * g + 1u]),
+        atomicLoad(&mail[MAIL * g + 2u]),
+        atomicLoad(&mail[MAIL * g + 3u]),
+    );
+    var a0 = pull(s.x, box.x);
+    var a1 = pull(s.y, box.y);
+    var a2 = pull(s.z, box.z);
+    var a3 = pull(s.w, box.w);
+    for (var dir = 0u; dir < 4u; dir++) {
+        if box[dir] != NONE { atomicStore(&mail[MAIL * g + dir], NONE); }
+    }
     var x: Arrival;
     if before(a1, a0) { x = a0; a0 = a1; a1 = x; }
     if before(a3, a2) { x = a2; a2 = a3; a3 = x; }
