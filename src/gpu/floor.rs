@@ -417,7 +417,7 @@ pub struct ChaseRung {
     pub us: f64,
 }
 
-/// The hash both sides of the chase use (`chase_hash` in `shaders/chase.wgsl`).
+/// The hash both sides of the chase use (`hash` in `shaders/floor.wgsl`).
 fn chase_hash(x: u32) -> u32 {
     let mut h = x.wrapping_mul(0x9e37_79b1);
     h ^= h >> 15;
@@ -455,7 +455,7 @@ pub fn chase_ladder(
     let device = &gpu.device;
     let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
         label: Some("chase"),
-        source: wgpu::ShaderSource::Wgsl(include_str!("../../shaders/chase.wgsl").into()),
+        source: wgpu::ShaderSource::Wgsl(include_str!("../../shaders/floor.wgsl").into()),
     });
     let layout = kit::layout(device, "chase", &[Use::Read, Use::ReadWrite]);
     let pl = kit::pipeline_layout(device, "chase", &[&layout]);

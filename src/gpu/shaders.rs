@@ -120,9 +120,5 @@ pub fn all() -> Vec<(String, String)> {
         "floor".to_string(),
         include_str!("../../shaders/floor.wgsl").to_string(),
     ));
-    v.push((
-        "chase".to_string(),
-        include_str!("../../shaders/chase.wgsl").to_string(),
-    ));
     v
 }
