@@ -191,6 +191,15 @@ for what in "$@"; do
       torus_ab "${variants[@]}" $BIN 2>&1 | tee "$OUT/checks-ab.txt" ;;
     torus-occupancy)  # the torus step with shared memory padded so that fewer workgroups of one pass fit per multiprocessor (bench/experiments/torus-occupancy/, written by its make.py; VARIANTS = a subset of its folders), built-in first, two rounds
       torus_variants ${VARIANTS:-bench/experiments/torus-occupancy/*/} 2>&1 | tee "$OUT/torus-occupancy.txt" ;;
+    torus-sizes)  # the torus step at d = 0.25 (T = 5000) and its fixed cost (d = 1e-6) at 512², 1024², 2048²: does a step's time follow its work (throughput) or not (latency)? Two rounds
+      for round in 1 2; do
+        for side in 512 1024 2048; do
+          for d in 0.25 0.000001; do
+            if [ "$d" = 0.25 ]; then T=5000; else T=0.05; fi
+            $BIN run sang2019-torus --engine gpu --set model.rows=$side --set model.cols=$side --set run.d=$d --set run.end_time=$T --format csv | tail -1 | awk -F, -v d=$d -v s=$side -v r=$round -v T=$T '{printf "round %s %s² d=%s T=%s: events=%s steps=%s wall=%s s  %.1f µs/step  %.0f events/step\n", r, s, d, T, $16, $17, $25, $25 * 1e6 / $17, $16 / $17}'
+          done
+        done
+      done 2>&1 | tee "$OUT/torus-sizes.txt" ;;
     torus-addition)  # the torus step with one part of the scan pass done twice (bench/experiments/torus-addition/, written by its make.py; VARIANTS = a subset of its folders; each variant still exact: verify --quick runs with it), built-in first, two rounds
       for v in ${VARIANTS:-bench/experiments/torus-addition/*/}; do echo "== $(basename "$v") verify --quick: $(PDES_WGSL_DIR="$v" $BIN verify --quick 2>&1 | tail -1)"; done 2>&1 | tee "$OUT/torus-addition.txt"
       torus_variants ${VARIANTS:-bench/experiments/torus-addition/*/} 2>&1 | tee -a "$OUT/torus-addition.txt" ;;

@@ -16,7 +16,12 @@ is what that part costs on the pass's chain, measured without changing the simul
   shaders/philox.wgsl), service-twice (the service transform, its logarithm table read
   included), record-twice (the departing facility's record loaded twice). The second copy
   differs in one input bit and its result is taken only under a condition of probability
-  2^-64 per call, which the compiler cannot fold away.
+  2^-64 per call, which the compiler cannot fold away;
+- one more dependent round trip at a point of a chain: arrive-plan-twice (the arrive
+  pass's control block, reloaded at an address computed from the first load),
+  arrive-record-twice (each arriving token's record, the same way), announce-twice (the
+  departure's returning mailbox atomic, once more adding 0); and arrive-reduce-twice (the
+  arrive pass's tail reduction).
 seg_count[wg].w, which nothing reads, is the sink that keeps a copy's result alive.
 Usage: make.py DIR (from the repository root)."""
 import os
@@ -76,6 +81,24 @@ fn service_once(word: u32) -> vec2<u32> {"""),
     let st_x = load_fac(f ^ (t.y >> 31u));
     st.visits = select(st.visits, st_x.visits, st_x.serving == 0xfffffff0u && st.head == 0xfffffff1u);"""),
 }
+
+ARRIVE_FILE = "src/models/torus/shaders/torus_arrive.wgsl"
+OTHER.update({
+    "arrive-plan-twice": (ARRIVE_FILE, "        let planned = ctl[P.replicas + rep];", """        let planned0 = ctl[P.replicas + rep];
+        let planned_x = ctl[P.replicas + rep + (planned0.phase >> 30u)];
+        var planned = planned0;
+        if planned_x.phase == 0xfffffff0u && planned0.step == 0xfffffff1u { planned.step = 0u; }"""),
+    "arrive-record-twice": (ARRIVE_FILE, "        let r = tok[token];", """        let r0 = tok[token];
+        let r_x = tok[token ^ (r0.y >> 31u)];
+        var r = r0;
+        if r_x.w == 0xfffffff0u && r0.z == 0xfffffff1u { r.w = 0u; }"""),
+    "arrive-reduce-twice": (ARRIVE_FILE, "    let r = wg_reduce(lid, m, vec2<u32>(errors, 0u), vec2<u32>(0u, 0u));", """    let r_extra = wg_reduce(lid, m, vec2<u32>(errors, 0u), vec2<u32>(0u, 0u));
+    if lid == 0u && r_extra.min.x == 0xfffffff0u && r_extra.min.y == 0xfffffff0u { seg_count[wg].w = 1u; }
+    let r = wg_reduce(lid, m, vec2<u32>(errors, 0u), vec2<u32>(0u, 0u));"""),
+    "announce-twice": (FILE, "    let first = atomicAdd(&mail[MAIL * dest + MAIL_COUNT], 1u) == 0u;", """    let first0 = atomicAdd(&mail[MAIL * dest + MAIL_COUNT], 1u);
+    let x = atomicAdd(&mail[MAIL * dest + MAIL_COUNT + (first0 >> 30u)], 0u);
+    let first = first0 == 0u || (x == 0xfffffff0u && first0 == 0xfffffff1u);"""),
+})
 
 out = sys.argv[1]
 src = open(FILE).read()
