@@ -13,12 +13,10 @@ struct Arrival {
     visits: u32,
 }
 
-// The token g receives from direction dir this step (token NONE if none), from its
-// mailbox (emptied as it is read). Empty slots sort last: their time is the largest possible.
-fn pull(g: u32, h: u32, dir: u32) -> Arrival {
-    let token = atomicLoad(&mail[MAIL * g + dir]);
+// The arrival of `token` (NONE: none) from neighbour h, read from the token's record. Empty
+// slots sort last: their time is the largest possible.
+fn pull(h: u32, token: u32) -> Arrival {
     if token != NONE {
-        atomicStore(&mail[MAIL * g + dir], NONE);
         let r = tok[token];
         return Arrival(r.xy, h, token, r.w);
     }
@@ -68,10 +66,14 @@ fn arrive_at(g: u32, rep: u32, c: Ctl, errors: ptr<function, u32>) -> vec2<u32> 
     var st = load_fac(g);
     var dep_g = dep[g];
     let s = sources(g);
-    var a0 = pull(g, s.x, 0u);
-    var a1 = pull(g, s.y, 1u);
-    var a2 = pull(g, s.z, 2u);
-    var a3 = pull(g, s.w, 3u);
+    // The whole box in one load, then the tokens' records; the box is emptied in one store
+    // (only this thread touches g's box in this pass).
+    let box = mail[g];
+    mail[g] = vec4<u32>(NONE);
+    var a0 = pull(s.x, box.x);
+    var a1 = pull(s.y, box.y);
+    var a2 = pull(s.z, box.z);
+    var a3 = pull(s.w, box.w);
     var x: Arrival;
     if before(a1, a0) { x = a0; a0 = a1; a1 = x; }
     if before(a3, a2) { x = a2; a2 = a3; a3 = x; }
@@ -106,10 +108,7 @@ fn arrive(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l
             var h = planned;
             if planned.phase == PHASE_PLANNED { h.executed = 1u; }
             ctl[rep] = h;
-            let closed = (planned.step + 1u) & 1u;
-            atomicStore(&step_acc[acc_word(closed, rep, 0u)], NONE);
-            atomicStore(&step_acc[acc_word(closed, rep, 1u)], 0u);
-            atomicStore(&step_acc[acc_word(closed, rep, 2u)], 0u);
+            clear_acc((planned.step + 1u) & 1u, rep); // the closed step's
         }
     }
     if workgroupUniformLoad(&sh_phase) != PHASE_PLANNED { return; } // the segment lists are stale
@@ -121,7 +120,7 @@ fn arrive(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l
     for (var j = lid; j < total; j += WG) {
         let g = recv_list[wg * SEG + j];
         let dep_g = arrive_at(g, rep, c, &errors);
-        atomicStore(&mail[MAIL * g + MAIL_COUNT], 0u);
+        atomicStore(&mail_count[g], 0u);
         m = min64(m, dep_g);
     }
     if occupancy_pad[(lid * 7u + wg) % 7424u] == 0xfffffffeu { seg_count[wg].w = 1u; }
