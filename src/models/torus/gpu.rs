@@ -24,8 +24,8 @@
 //! reads back only `ctl` and the step log per batch.
 //!
 //! Memory per facility at P = 1: departure time (8), the facility record (32), the mailbox
-//! (16) and its announcement count (4), the error step and the receiver list (2 × 4), the
-//! token record (arrival, next, visits: 16): 84 bytes (plus 80 bytes per segment); interval/original adds
+//! (32), the error step and the receiver list (2 × 4), the token record (arrival, next,
+//! visits: 16): 96 bytes (plus 80 bytes per segment); interval/original adds
 //! the last arrival time (8) for causality detection.
 
 use crate::gpu::Gpu;
@@ -115,8 +115,7 @@ fn memory_plan_of(cfg: &TorusConfig, replicas: u64, items: ScanItems) -> Vec<(&'
         ("error steps", 4 * k),
         ("last arrivals", if original { 8 * k } else { 8 }),
         ("facility records", 32 * k),
-        ("mailboxes", 16 * k),
-        ("announcement counts", 4 * k),
+        ("mailboxes", 32 * k),
         ("receiver list", 4 * k),
         ("token records", 16 * n),
         ("segment minima", 2 * (8 * n_wg + 16 * n_wg)),
@@ -169,7 +168,6 @@ struct Buffers {
     last_arr: wgpu::Buffer,
     fac: wgpu::Buffer,
     mail: wgpu::Buffer,
-    mail_count: wgpu::Buffer,
     tok: wgpu::Buffer,
     scan_min: wgpu::Buffer,
     wg_acc: wgpu::Buffer,
@@ -401,13 +399,12 @@ impl GpuTorus {
             },
             // the facility records of common.wgsl (struct Fac)
             fac: init("fac", bytemuck::cast_slice(&fac_words(&state)), storage),
-            // per facility: four directions' tokens (NONE); the announcement count
+            // per facility: four directions' tokens (NONE), the announcement count, unused
             mail: init(
                 "mail",
-                bytemuck::cast_slice(&[NONE; 4].repeat(k as usize)),
+                bytemuck::cast_slice(&[NONE, NONE, NONE, NONE, 0, 0, 0, 0].repeat(k as usize)),
                 storage,
             ),
-            mail_count: init("mail_count", &vec![0u8; 4 * k as usize], storage),
             tok: init("tok", bytemuck::cast_slice(&token_words(&state)), storage),
             // two sets, by step parity (torus_plan.wgsl)
             scan_min: init("scan_min", &vec![0u8; 2 * 8 * n_wg as usize], storage),
@@ -987,8 +984,8 @@ fn pipelines(gpu: &Gpu, reductions: Reductions, items: ScanItems) -> Arc<Pipelin
 }
 
 /// How the torus passes use their bindings (0: the parameters; 11: the ln table).
-const USES: [Use; 18] = {
-    let mut u = [Use::ReadWrite; 18];
+const USES: [Use; 17] = {
+    let mut u = [Use::ReadWrite; 17];
     u[0] = Use::Uniform;
     u[11] = Use::Read;
     u
@@ -1014,7 +1011,6 @@ fn bind_group(gpu: &Gpu, b: &Buffers, pipelines: &Pipelines) -> wgpu::BindGroup 
         &b.dep_list,
         &b.recv_list,
         &b.step_acc,
-        &b.mail_count,
     ];
     kit::bind_group(&gpu.device, "torus", &pipelines.layout, &all)
 }

@@ -27,7 +27,7 @@ struct Ctl {
 @group(0) @binding(3) var<storage, read_write> err_step: array<u32>;       // step of the latest causality error (0: none; interval/original only)
 @group(0) @binding(4) var<storage, read_write> last_arr: array<vec2<u32>>;  // largest arrival time seen (interval/original only)
 @group(0) @binding(5) var<storage, read_write> fac: array<vec4<u32>>;       // two per facility, one 32-byte record: see Fac
-@group(0) @binding(6) var<storage, read_write> mail: array<vec4<u32>>;      // per facility, its mailbox: the token arriving from each direction this step, or NONE
+@group(0) @binding(6) var<storage, read_write> mail: array<atomic<u32>>;     // eight words per facility, one 32-byte sector: see MAIL
 @group(0) @binding(7) var<storage, read_write> tok: array<vec4<u32>>;       // per token: (arrival time u64, next in queue, visits): one 16-byte record
 @group(0) @binding(8) var<storage, read_write> scan_min: array<vec2<u32>>;  // per step parity and segment ([p·n_wg + wg]): min departure after the segment's departures
 @group(0) @binding(9) var<storage, read_write> wg_acc: array<vec4<u32>>;   // per segment, cumulative: [2wg] (busy u64, sojourn u64), [2wg+1] (completions u64, -)
@@ -38,7 +38,6 @@ struct Ctl {
 @group(0) @binding(14) var<storage, read_write> dep_list: array<u32>;       // per segment: its facilities departing this step
 @group(0) @binding(15) var<storage, read_write> recv_list: array<u32>;      // per segment: facilities its departures send to (each once)
 @group(0) @binding(16) var<storage, read_write> step_acc: array<atomic<u32>>; // per step parity and replica (acc_word): least (departure − t_min), departures, causality errors
-@group(0) @binding(17) var<storage, read_write> mail_count: array<atomic<u32>>; // per facility: announcements to its mailbox this step
 
 // The step's next t_min without a second reduction: every pass's workgroups fold their
 // minimum into one atomic word per replica, as an offset from the step's t_min (every
@@ -68,11 +67,12 @@ fn clear_acc(par: u32, rep: u32) {
     atomicStore(&step_acc[acc_word(par, rep, 2u)], 0u);
 }
 
-// A facility's mailbox, mail[g]: component dir holds the token that reaches g this step by
-// moving in direction dir, or NONE. Each component has one possible writer (sources(g)[dir]),
-// so the box is plain memory: the arrive pass reads it in one 16-byte load and empties it
-// in one store. mail_count[g] counts the announcements (atomic: the first lists g for the
-// arrive pass).
+// A facility's mailbox, mail[MAIL·g ..]: word dir holds the token that reaches g this step
+// by moving in direction dir (from sources(g)[dir], its only possible sender), or NONE;
+// word 4 counts the announcements (the first lists g for the arrive pass). One sector per
+// receiver: the arrive pass reads its four directions and resets the box in one place.
+const MAIL: u32 = 8u;
+const MAIL_COUNT: u32 = 4u;
 
 // A facility's record: everything the departure and arrival of an event read or write at
 // the facility but its departure time (which the scan streams, so it stays in `dep`), in
