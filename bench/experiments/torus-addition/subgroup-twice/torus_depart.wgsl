@@ -31,12 +31,11 @@ fn depart_one(f: u32, rep: u32, c: Ctl) -> Departed {
     // The token into its destination's mailbox first: that needs only the token and its
     // route, so the announcement's returning atomic is in flight while the rest of the
     // departure waits for its own loads (arrive reads the mailboxes in the next pass, so the
-    // order inside this one does not matter). The box's word for this direction has no
-    // other writer: a plain store.
+    // order inside this one does not matter).
     let s = sources(f); // s[d ^ 1] is f's neighbour in direction d
     let dest = s[dir ^ 1u];
-    mail[dest][dir] = token; // dest reads it from its box, by direction
-    let first = atomicAdd(&mail_count[dest], 1u) == 0u;
+    atomicStore(&mail[MAIL * dest + dir], token); // dest reads it from its box, by direction
+    let first = atomicAdd(&mail[MAIL * dest + MAIL_COUNT], 1u) == 0u;
     let counted_from = max64(st.start, P.warmup);
     let busy = select(vec2<u32>(0u, 0u), sub64(t, counted_from), lt64(counted_from, t));
     let counted = !lt64(t_exec, P.warmup);
