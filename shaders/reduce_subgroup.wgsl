@@ -19,9 +19,7 @@ struct Reduced {
     b: vec2<u32>,
 }
 
-var<workgroup> red_m: array<vec2<u32>, WG>;
-var<workgroup> red_a: array<vec2<u32>, WG>;
-var<workgroup> red_b: array<vec2<u32>, WG>;
+var<workgroup> red_m: array<vec2<u32>, WG>; // wg_min and wg_min_sum32: a slot per subgroup
 var<workgroup> red_slots: atomic<u32>;
 var<workgroup> red_hi: atomic<u32>;
 var<workgroup> red_lo: atomic<u32>;

@@ -115,7 +115,9 @@ pub fn bind_group(
 /// (`PDES_GPU_CHECKS_OFF`, a comma list of `bounds`, `loops`, `div`, `zero`): the index
 /// clamps, the iteration counter added to every loop, the guards around integer `/` and
 /// `%`, and the zeroing of workgroup memory at every workgroup's start. For measuring what
-/// each costs on a device (bench/NOTES.md); with none named, every check stays.
+/// each costs on a device (bench/NOTES.md); with none named, every check stays. It reaches
+/// the modules built by [`compute_module`] (the torus passes) and, for `zero`, every
+/// pipeline built by [`pipeline_with_constants`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ChecksOff {
     /// Index clamps (and buffer checks where the driver has no robust access of its own).
