@@ -835,7 +835,7 @@ pub(crate) fn decode_state(
             t.wrapping_sub(offset)
         }
     };
-    let tokens: Vec<Token> = words
+    let mut tokens: Vec<Token> = words
         .tok
         .iter()
         .map(|w| Token {
@@ -875,7 +875,14 @@ pub(crate) fn decode_state(
                 queued,
             }
         })
-        .collect();
+        .collect::<Vec<Facility>>();
+    // The GPU leaves a serving token's link stale (torus_depart.wgsl rewrites the record
+    // whole when the token leaves); the CPU state clears it when service starts.
+    for f in &facilities {
+        if let Some(t) = tokens.get_mut(f.serving as usize) {
+            t.next = NONE;
+        }
+    }
     TorusState {
         rows: cfg.model.rows,
         cols: cfg.model.cols,

@@ -40,11 +40,10 @@ fn depart_one(f: u32, rep: u32, c: Ctl) -> Departed {
     let busy = select(vec2<u32>(0u, 0u), sub64(t, counted_from), lt64(counted_from, t));
     let counted = !lt64(t_exec, P.warmup);
     let soj = select(vec2<u32>(0u, 0u), sub64(t_exec, st.arrived), counted);
-    // It arrives at its destination at t_exec. Written without reading the record (its
-    // queue link, z, stays as it is): the facility holds its arrival time and visits.
-    tok[token].x = t_exec.x;
-    tok[token].y = t_exec.y;
-    tok[token].w = st.visits + 1u;
+    // It arrives at its destination at t_exec: its whole record in one store, without
+    // reading it (the facility holds its arrival time and visits). A token in transit is in
+    // no queue, so its link is NONE; while it was in service the link was left stale (below).
+    tok[token] = vec4<u32>(t_exec, NONE, st.visits + 1u);
     var next_dep = never();
     if st.head == NONE {
         st.serving = NONE;
@@ -54,7 +53,9 @@ fn depart_one(f: u32, rep: u32, c: Ctl) -> Departed {
         let nt = tok[next];
         st.head = nt.z;
         if st.head == NONE { st.tail = NONE; }
-        tok[next] = vec4<u32>(nt.xy, NONE, nt.w);
+        // Its record is not rewritten: nothing reads a serving token's record (the
+        // facility's copies stand for it), and its departure rewrites it whole, the stale
+        // link included (decode_state clears it, as TorusState::depart does).
         let words = replica_words(next, nt.w, rep, c.seed);
         next_dep = add64(t_exec, service_ticks(words.x));
         st.start = t_exec;

@@ -28,7 +28,7 @@ struct Ctl {
 @group(0) @binding(4) var<storage, read_write> last_arr: array<vec2<u32>>;  // largest arrival time seen (interval/original only)
 @group(0) @binding(5) var<storage, read_write> fac: array<vec4<u32>>;       // two per facility, one 32-byte record: see Fac
 @group(0) @binding(6) var<storage, read_write> mail: array<atomic<u32>>;     // eight words per facility, one 32-byte sector: see MAIL
-@group(0) @binding(7) var<storage, read_write> tok: array<vec4<u32>>;       // per token: (arrival time u64, next in queue, visits): one 16-byte record
+@group(0) @binding(7) var<storage, read_write> tok: array<vec4<u32>>;       // per token: (arrival time u64, next in queue — stale while in service —, visits): one 16-byte record
 @group(0) @binding(8) var<storage, read_write> scan_min: array<vec2<u32>>;  // per step parity and segment ([p·n_wg + wg]): min departure after the segment's departures
 @group(0) @binding(9) var<storage, read_write> wg_acc: array<vec4<u32>>;   // per segment, cumulative: [2wg] (busy u64, sojourn u64), [2wg+1] (completions u64, -)
 @group(0) @binding(10) var<storage, read_write> part_min: array<vec4<u32>>; // per step parity and segment: (NEVER — the torus departs in the scan's pass, whose minimum is scan_min —, arrive min u64)
