@@ -96,3 +96,123 @@ fn chase(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocatio
     }
     cursor[gid.x] = a;
 }
+
+// The events' memory operations alone (`floor::event_ladder`): a torus step's two passes —
+// departures, then arrivals — doing what a step's events do to memory, at the same
+// addresses' spread and in the same order, with no simulation around them (no listing,
+// no random numbers, no reductions). The difference from a real step at the same
+// events per workgroup is what the simulation adds to its memory operations.
+//
+// Facilities are a COLS-wide torus in segments of SEG (one 256-thread workgroup each).
+// In the step of salt s, workgroup w departs ACTIVE distinct facilities of its segment, all
+// in direction s & 3 (so that no two departures share a destination, which keeps every
+// store's outcome independent of the threads' order and the result checkable). Records,
+// as the torus engine's: ev_fac two 16-byte words per facility, ev_dep the departure time,
+// ev_mail eight words per facility (four directions, the announcement count), ev_tok two
+// token records per facility ([f] the one serving at f, [K + f] the head of f's queue).
+// Bit 0 of a facility's ev_fac[2f].w says its queue is not empty (a departure dequeues),
+// bit 0 of .z that its server is busy (an arrival queues); half of them, from the set-up.
+
+override COLS: u32 = 2048u;
+const SEG: u32 = 4096u;
+const EV_NONE: u32 = 0xffffffffu;
+
+@group(0) @binding(0) var<storage, read_write> ev_fac: array<vec4<u32>>;
+@group(0) @binding(1) var<storage, read_write> ev_dep: array<vec2<u32>>;
+@group(0) @binding(2) var<storage, read_write> ev_mail: array<atomic<u32>>;
+@group(0) @binding(3) var<storage, read_write> ev_tok: array<vec4<u32>>;
+@group(0) @binding(4) var<storage, read_write> ev_list: array<u32>; // per segment: its receivers
+@group(0) @binding(5) var<storage, read_write> ev_ctl: array<u32>;  // [0] the step's salt, [1 + w] segment w's receivers
+
+var<workgroup> ev_n: atomic<u32>;
+
+// The neighbour of f in direction dir (0 up, 1 down, 2 left, 3 right) on the torus.
+fn ev_neighbour(f: u32, dir: u32) -> u32 {
+    let rows = arrayLength(&ev_dep) / COLS;
+    let r = f / COLS;
+    let c = f - r * COLS;
+    switch dir {
+        case 0u: { return select(r - 1u, rows - 1u, r == 0u) * COLS + c; }
+        case 1u: { return select(r + 1u, 0u, r + 1u == rows) * COLS + c; }
+        case 2u: { return r * COLS + select(c - 1u, COLS - 1u, c == 0u); }
+        default: { return r * COLS + select(c + 1u, 0u, c + 1u == COLS); }
+    }
+}
+
+// The step's departures: each reads its facility's departure time and record, announces
+// its token in the destination's mailbox (a store, then the returning count), rewrites the
+// token's record in one store, reads the next queued token when there is one, and stores
+// the facility's departure time and record; the first announcement lists the receiver.
+@compute @workgroup_size(256)
+fn ev_depart(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid3: vec3<u32>) {
+    let lid = lid3.x;
+    let w = wid.x;
+    if lid == 0u { atomicStore(&ev_n, 0u); }
+    workgroupBarrier();
+    let salt = ev_ctl[0];
+    let k = arrayLength(&ev_dep);
+    let dir = salt & 3u;
+    let offset = hash(salt ^ (w * MAGIC));
+    for (var j = lid; j < ACTIVE; j += 256u) {
+        let f = w * SEG + ((offset + j * 79u) & (SEG - 1u)); // distinct within the segment
+        let t = ev_dep[f];
+        let a = ev_fac[2u * f];
+        let b = ev_fac[2u * f + 1u];
+        let dest = ev_neighbour(f, dir);
+        atomicStore(&ev_mail[8u * dest + dir], f);
+        let first = atomicAdd(&ev_mail[8u * dest + 4u], 1u) == 0u;
+        ev_tok[f] = vec4<u32>(t, EV_NONE, b.w + 1u);
+        var next = t.x + a.x + 1u;
+        if (a.w & 1u) == 1u {
+            let nt = ev_tok[k + f];
+            next += nt.x ^ nt.z;
+        }
+        ev_dep[f] = vec2<u32>(next, t.y);
+        ev_fac[2u * f] = vec4<u32>(a.x + 1u, a.yzw);
+        ev_fac[2u * f + 1u] = vec4<u32>(b.x, t, b.w + 1u);
+        if first { ev_list[w * SEG + atomicAdd(&ev_n, 1u)] = dest; }
+    }
+    workgroupBarrier();
+    if lid == 0u { ev_ctl[1u + w] = atomicLoad(&ev_n); }
+}
+
+// The step's arrivals: each receiver reads its record, departure time and four mailbox
+// words together, the records of the tokens announced, empties the words it found full,
+// then queues (a 4-byte store of the queue's link) or serves (a new departure time), and
+// stores its record and a cleared count. The next step's salt comes from this one's.
+@compute @workgroup_size(256)
+fn ev_arrive(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid3: vec3<u32>) {
+    let lid = lid3.x;
+    let w = wid.x;
+    let k = arrayLength(&ev_dep);
+    let n = ev_ctl[1u + w];
+    for (var j = lid; j < n; j += 256u) {
+        let g = ev_list[w * SEG + j];
+        let a = ev_fac[2u * g];
+        let b = ev_fac[2u * g + 1u];
+        let dg = ev_dep[g];
+        let box = vec4<u32>(
+            atomicLoad(&ev_mail[8u * g]),
+            atomicLoad(&ev_mail[8u * g + 1u]),
+            atomicLoad(&ev_mail[8u * g + 2u]),
+            atomicLoad(&ev_mail[8u * g + 3u]),
+        );
+        var sum = 0u;
+        for (var d = 0u; d < 4u; d++) {
+            if box[d] != EV_NONE {
+                let r = ev_tok[box[d]];
+                sum += r.x + r.w;
+                atomicStore(&ev_mail[8u * g + d], EV_NONE);
+            }
+        }
+        if (a.z & 1u) == 1u {
+            ev_tok[k + g].z = sum;
+        } else {
+            ev_dep[g] = vec2<u32>(dg.x + sum, dg.y);
+        }
+        ev_fac[2u * g] = vec4<u32>(a.x ^ sum, a.yzw);
+        ev_fac[2u * g + 1u] = vec4<u32>(b.x, b.y + 1u, b.zw);
+        atomicStore(&ev_mail[8u * g + 4u], 0u);
+    }
+    if w == 0u && lid == 0u { ev_ctl[0] = hash(ev_ctl[0]); }
+}

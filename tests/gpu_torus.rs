@@ -364,6 +364,25 @@ fn the_latency_ladder_follows_the_cpus_chase() {
     assert!(err.contains("2^3 records"), "{err}");
 }
 
+/// The floor suite's events ladder does a step's memory operations as its CPU twin says
+/// (checked word for word inside `event_ladder` after two steps, at no events, fewer than a
+/// workgroup's threads and more), and sizes it cannot take are refused with the field named.
+#[test]
+fn the_events_ladder_does_what_its_cpu_twin_does() {
+    let Some(gpu) = gpu() else { return };
+    let rungs = pdes_lab::gpu::floor::event_ladder(&gpu, 64, 128, &[0, 5, 300], 2, 1).unwrap();
+    let active: Vec<u32> = rungs.iter().map(|r| r.active).collect();
+    assert_eq!(active, [0, 5, 300]);
+    assert!(rungs.iter().all(|r| r.us > 0.0), "{rungs:?}");
+    let err = pdes_lab::gpu::floor::event_ladder(&gpu, 64, 100, &[1], 2, 1).unwrap_err();
+    assert!(err.contains("a 64 × 100 torus (valid:"), "{err}");
+    let err = pdes_lab::gpu::floor::event_ladder(&gpu, 64, 128, &[4097], 2, 1).unwrap_err();
+    assert!(
+        err.contains("4097 departures per workgroup (valid: 0 to 4096)"),
+        "{err}"
+    );
+}
+
 /// The heatmap's outline marks exactly the facilities whose events the next step processes:
 /// as many as that step's events, the same on the CPU, in the GPU's downloaded state and in
 /// the GPU's own display pass — for the window, both interval rules and (CPU) sequential.

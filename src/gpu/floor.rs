@@ -521,6 +521,255 @@ pub fn chase_ladder(
     Ok(rungs)
 }
 
+/// One rung of the events ladder: what a step's two passes cost when they do only the
+/// memory operations of `active` events per workgroup (`ev_depart`, `ev_arrive` in
+/// `shaders/floor.wgsl`).
+#[derive(Clone, Debug, Serialize)]
+pub struct EventRung {
+    /// Departures (and as many arrivals) per workgroup per step.
+    pub active: u32,
+    /// Microseconds per step (both passes) in a chain of dependent steps, median.
+    pub us: f64,
+}
+
+/// Facilities per segment (one workgroup) of the events ladder (`SEG` in floor.wgsl).
+const EVENT_SEG: u32 = 4096;
+/// An empty token slot (`EV_NONE`).
+const EVENT_NONE: u32 = u32::MAX;
+
+/// The events ladder's state, as the GPU holds it (`ev_*` in floor.wgsl).
+#[derive(Clone, PartialEq)]
+struct EventState {
+    fac: Vec<[u32; 4]>,
+    dep: Vec<[u32; 2]>,
+    mail: Vec<u32>,
+    tok: Vec<[u32; 4]>,
+    /// Receivers listed by each segment (its first `count` entries; order free).
+    list: Vec<u32>,
+    /// [0] the step's salt, [1 + w] segment w's receivers.
+    ctl: Vec<u32>,
+}
+
+impl EventState {
+    /// The set-up: every word from the hash, mailboxes empty.
+    fn new(facilities: u32) -> Self {
+        let k = facilities as usize;
+        let word = |i: usize, salt: u32| chase_hash(i as u32 ^ salt);
+        Self {
+            fac: (0..2 * k)
+                .map(|i| std::array::from_fn(|c| word(4 * i + c, 0x2f6b_9d1d)))
+                .collect(),
+            dep: (0..k)
+                .map(|i| std::array::from_fn(|c| word(2 * i + c, 0x61c8_8647)))
+                .collect(),
+            mail: (0..8 * k)
+                .map(|i| if i % 8 < 4 { EVENT_NONE } else { 0 })
+                .collect(),
+            tok: (0..2 * k)
+                .map(|i| std::array::from_fn(|c| word(4 * i + c, 0x7feb_352d)))
+                .collect(),
+            list: vec![0; k],
+            ctl: std::iter::once(0x1234_5678)
+                .chain(std::iter::repeat_n(0, k / EVENT_SEG as usize))
+                .collect(),
+        }
+    }
+
+    /// One step of `ev_depart` then `ev_arrive` on the CPU (each store's outcome is
+    /// independent of the GPU threads' order: no two departures share a facility or a
+    /// destination).
+    fn step(&mut self, cols: u32, active: u32) {
+        let k = self.dep.len() as u32;
+        let rows = k / cols;
+        let salt = self.ctl[0];
+        let dir = salt & 3;
+        let neighbour = |f: u32| {
+            let (r, c) = (f / cols, f % cols);
+            match dir {
+                0 => (r + rows - 1) % rows * cols + c,
+                1 => (r + 1) % rows * cols + c,
+                2 => r * cols + (c + cols - 1) % cols,
+                _ => r * cols + (c + 1) % cols,
+            }
+        };
+        for w in 0..k / EVENT_SEG {
+            let offset = chase_hash(salt ^ w.wrapping_mul(0x9e37_79b9));
+            let mut listed = 0;
+            for j in 0..active {
+                let f = w * EVENT_SEG + (offset.wrapping_add(j * 79) & (EVENT_SEG - 1));
+                let (fu, dest) = (f as usize, neighbour(f) as usize);
+                let (t, a, b) = (self.dep[fu], self.fac[2 * fu], self.fac[2 * fu + 1]);
+                self.mail[8 * dest + dir as usize] = f;
+                let first = self.mail[8 * dest + 4] == 0;
+                self.mail[8 * dest + 4] += 1;
+                self.tok[fu] = [t[0], t[1], EVENT_NONE, b[3].wrapping_add(1)];
+                let mut next = t[0].wrapping_add(a[0]).wrapping_add(1);
+                if a[3] & 1 == 1 {
+                    let nt = self.tok[k as usize + fu];
+                    next = next.wrapping_add(nt[0] ^ nt[2]);
+                }
+                self.dep[fu] = [next, t[1]];
+                self.fac[2 * fu] = [a[0].wrapping_add(1), a[1], a[2], a[3]];
+                self.fac[2 * fu + 1] = [b[0], t[0], t[1], b[3].wrapping_add(1)];
+                if first {
+                    self.list[(w * EVENT_SEG + listed) as usize] = dest as u32;
+                    listed += 1;
+                }
+            }
+            self.ctl[1 + w as usize] = listed;
+        }
+        for w in 0..k / EVENT_SEG {
+            for j in 0..self.ctl[1 + w as usize] {
+                let g = self.list[(w * EVENT_SEG + j) as usize] as usize;
+                let (a, b, dg) = (self.fac[2 * g], self.fac[2 * g + 1], self.dep[g]);
+                let mut sum = 0u32;
+                for d in 0..4 {
+                    let token = self.mail[8 * g + d];
+                    if token != EVENT_NONE {
+                        let r = self.tok[token as usize];
+                        sum = sum.wrapping_add(r[0].wrapping_add(r[3]));
+                        self.mail[8 * g + d] = EVENT_NONE;
+                    }
+                }
+                if a[2] & 1 == 1 {
+                    self.tok[k as usize + g][2] = sum;
+                } else {
+                    self.dep[g] = [dg[0].wrapping_add(sum), dg[1]];
+                }
+                self.fac[2 * g] = [a[0] ^ sum, a[1], a[2], a[3]];
+                self.fac[2 * g + 1] = [b[0], b[1].wrapping_add(1), b[2], b[3]];
+                self.mail[8 * g + 4] = 0;
+            }
+        }
+        self.ctl[0] = chase_hash(salt);
+    }
+
+    /// Each segment's listed receivers in increasing order (the GPU lists them in the
+    /// order its threads announce).
+    fn sorted_lists(&self) -> Vec<Vec<u32>> {
+        self.ctl[1..]
+            .iter()
+            .enumerate()
+            .map(|(w, &n)| {
+                let at = w * EVENT_SEG as usize;
+                let mut l = self.list[at..at + (n as usize).min(EVENT_SEG as usize)].to_vec();
+                l.sort_unstable();
+                l
+            })
+            .collect()
+    }
+}
+
+/// Times chains of `chain` steps of the events ladder on a `rows` × `cols` torus (a whole
+/// number of 4,096-facility segments, one 256-thread workgroup each) for every count of
+/// `actives` (departures per workgroup per step): the memory operations of a torus step's
+/// events without the simulation around them. Before timing, two steps of each rung are
+/// checked word for word against `EventState::step` on the CPU.
+pub fn event_ladder(
+    gpu: &Gpu,
+    rows: u32,
+    cols: u32,
+    actives: &[u32],
+    chain: u32,
+    repeats: u32,
+) -> Result<Vec<EventRung>, String> {
+    let k = u64::from(rows) * u64::from(cols);
+    if rows < 3 || cols < 3 || k % u64::from(EVENT_SEG) != 0 || 32 * k > gpu.max_storage_buffer() {
+        return Err(format!(
+            "events ladder: a {rows} × {cols} torus (valid: at least 3 × 3, a multiple of {EVENT_SEG} facilities, 32 bytes each within the adapter's largest binding, {} bytes)",
+            gpu.max_storage_buffer()
+        ));
+    }
+    if let Some(a) = actives.iter().find(|&&a| a > EVENT_SEG) {
+        return Err(format!(
+            "events ladder: {a} departures per workgroup (valid: 0 to {EVENT_SEG})"
+        ));
+    }
+    let device = &gpu.device;
+    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some("events"),
+        source: wgpu::ShaderSource::Wgsl(include_str!("../../shaders/floor.wgsl").into()),
+    });
+    let layout = kit::layout(device, "events", &[Use::ReadWrite; 6]);
+    let pl = kit::pipeline_layout(device, "events", &[&layout]);
+    let start = EventState::new(k as u32);
+    let buffers: Vec<wgpu::Buffer> = [
+        ("events fac", bytemuck::cast_slice::<_, u8>(&start.fac)),
+        ("events dep", bytemuck::cast_slice(&start.dep)),
+        ("events mail", bytemuck::cast_slice(&start.mail)),
+        ("events tok", bytemuck::cast_slice(&start.tok)),
+        ("events list", bytemuck::cast_slice(&start.list)),
+        ("events ctl", bytemuck::cast_slice(&start.ctl)),
+    ]
+    .iter()
+    .map(|(label, bytes)| kit::buffer_init(device, label, bytes, kit::STORAGE_RW))
+    .collect();
+    let refs: Vec<&wgpu::Buffer> = buffers.iter().collect();
+    let group = kit::bind_group(device, "events", &layout, &refs);
+    let segments = (k / u64::from(EVENT_SEG)) as u32;
+    let mut rungs = Vec::new();
+    for &active in actives {
+        let constants = [("ACTIVE", f64::from(active)), ("COLS", f64::from(cols))];
+        let depart = kit::pipeline_with_constants(device, &pl, &module, "ev_depart", &constants);
+        let arrive = kit::pipeline_with_constants(device, &pl, &module, "ev_arrive", &constants);
+        let run = |steps: u32, enc: &mut wgpu::CommandEncoder| {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            pass.set_bind_group(0, &group, &[]);
+            for _ in 0..steps {
+                pass.set_pipeline(&depart);
+                pass.dispatch_workgroups(segments, 1, 1);
+                pass.set_pipeline(&arrive);
+                pass.dispatch_workgroups(segments, 1, 1);
+            }
+        };
+        // two checked steps from the set-up
+        for (b, bytes) in buffers.iter().zip([
+            bytemuck::cast_slice::<_, u8>(&start.fac),
+            bytemuck::cast_slice(&start.dep),
+            bytemuck::cast_slice(&start.mail),
+            bytemuck::cast_slice(&start.tok),
+            bytemuck::cast_slice(&start.list),
+            bytemuck::cast_slice(&start.ctl),
+        ]) {
+            gpu.queue.write_buffer(b, 0, bytes);
+        }
+        let mut enc = device.create_command_encoder(&Default::default());
+        run(2, &mut enc);
+        gpu.queue.submit([enc.finish()]);
+        let out = kit::read_buffers(gpu, &refs).map_err(|e| e.to_string())?;
+        let got = EventState {
+            fac: bytemuck::pod_collect_to_vec(&out[0]),
+            dep: bytemuck::pod_collect_to_vec(&out[1]),
+            mail: bytemuck::pod_collect_to_vec(&out[2]),
+            tok: bytemuck::pod_collect_to_vec(&out[3]),
+            list: bytemuck::pod_collect_to_vec(&out[4]),
+            ctl: bytemuck::pod_collect_to_vec(&out[5]),
+        };
+        let mut want = start.clone();
+        want.step(cols, active);
+        want.step(cols, active);
+        let differs = [
+            ("facility records", got.fac != want.fac),
+            ("departure times", got.dep != want.dep),
+            ("mailboxes", got.mail != want.mail),
+            ("token records", got.tok != want.tok),
+            ("receiver counts and salt", got.ctl != want.ctl),
+            ("receiver lists", got.sorted_lists() != want.sorted_lists()),
+        ];
+        if let Some((what, _)) = differs.iter().find(|(_, d)| *d) {
+            return Err(format!(
+                "events ladder ({active} departures per workgroup): the GPU's {what} after two steps differ from the CPU's"
+            ));
+        }
+        let t = median_seconds(gpu, repeats, &|enc| run(chain, enc))?;
+        rungs.push(EventRung {
+            active,
+            us: t * 1e6 / f64::from(chain),
+        });
+    }
+    Ok(rungs)
+}
+
 /// The ladder's step on the CPU: the five-point update with the boundary 100 outside.
 fn cpu_stencil(grid: &[f32], side: usize) -> Vec<f32> {
     let at = |r: isize, c: isize| {

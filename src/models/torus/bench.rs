@@ -539,8 +539,13 @@ const FLOOR_CHASE_WORKGROUPS: u32 = 1024;
 const FLOOR_CHASE_ACTIVE: [u32; 2] = [52, 256];
 const FLOOR_CHASE_DEPTHS: [u32; 6] = [0, 1, 2, 4, 8, 16];
 
-/// The `floor` suite's one row: the device's floors, the stencil ladder and the latency
-/// ladder.
+/// The `floor` suite's events ladder: a 2048² torus step's memory operations alone at 0
+/// to 416 departures per workgroup (a d = 0.25 step has ~52, d = 1 ~207, d = 2 ~410).
+const FLOOR_EVENTS_SIDE: u32 = 2048;
+const FLOOR_EVENTS_ACTIVE: [u32; 7] = [0, 13, 26, 52, 104, 208, 416];
+
+/// The `floor` suite's one row: the device's floors, the stencil ladder, the latency
+/// ladder and the events ladder.
 #[derive(serde::Serialize)]
 struct FloorRow {
     #[serde(flatten)]
@@ -550,6 +555,8 @@ struct FloorRow {
     chase_records_log2: u32,
     chase_workgroups: u32,
     chase: Vec<crate::gpu::floor::ChaseRung>,
+    events_side: u32,
+    events: Vec<crate::gpu::floor::EventRung>,
 }
 
 /// The `floor` suite: 10,000 dispatches per chain, a 1 GiB copy (or the adapter's largest
@@ -575,6 +582,15 @@ fn floor(options: &BenchOptions) -> Result<(), CliError> {
         FLOOR_CHASE_WORKGROUPS,
         &FLOOR_CHASE_ACTIVE,
         &FLOOR_CHASE_DEPTHS,
+        1_000,
+        options.repeat.max(3),
+    )
+    .map_err(CliError::Run)?;
+    let events = crate::gpu::floor::event_ladder(
+        &gpu,
+        FLOOR_EVENTS_SIDE,
+        FLOOR_EVENTS_SIDE,
+        &FLOOR_EVENTS_ACTIVE,
         1_000,
         options.repeat.max(3),
     )
@@ -625,6 +641,17 @@ fn floor(options: &BenchOptions) -> Result<(), CliError> {
             r.active, r.depth, r.us
         );
     }
+    table += &format!(
+        "events ladder, a {FLOOR_EVENTS_SIDE}² torus step's memory operations alone, chains of 1,000 (µs per step of two passes; ns per event above none):\n"
+    );
+    let workgroups = f64::from(FLOOR_EVENTS_SIDE * FLOOR_EVENTS_SIDE / 4096);
+    for r in &events {
+        let above = (r.us - events[0].us) * 1e3 / (f64::from(r.active.max(1)) * workgroups);
+        table += &format!(
+            "  {:>4} departures per workgroup  {:>8.2} µs  ({above:.3} ns per event)\n",
+            r.active, r.us
+        );
+    }
     eprint!("{table}");
     let row = FloorRow {
         floors: f,
@@ -633,6 +660,8 @@ fn floor(options: &BenchOptions) -> Result<(), CliError> {
         chase_records_log2: FLOOR_CHASE_RECORDS_LOG2,
         chase_workgroups: FLOOR_CHASE_WORKGROUPS,
         chase,
+        events_side: FLOOR_EVENTS_SIDE,
+        events,
     };
     crate::cli::bench::write_report("floor", options, &[row], &table, None)
 }
