@@ -12,6 +12,13 @@ fn dependent(@builtin(local_invocation_id) lid: vec3<u32>) {
     if lid.x == 0u { word[0] = word[0] + 1u; }
 }
 
+// The same as `dependent`, as a second pipeline: a chain alternating the two measures what
+// switching pipelines between dependent dispatches costs (a torus step alternates two).
+@compute @workgroup_size(64)
+fn dependent_b(@builtin(local_invocation_id) lid: vec3<u32>) {
+    if lid.x == 0u { word[0] = word[0] + 1u; }
+}
+
 // Memory floors (separate bind group layout): `big` is read, `sink` is written only if a
 // sum hits a value it never takes, so the reads cannot be dropped.
 @group(0) @binding(0) var<storage, read_write> big: array<vec4<u32>>;
@@ -145,8 +152,10 @@ fn ev_neighbour(f: u32, dir: u32) -> u32 {
 // the facility's departure time and record; the first announcement lists the receiver.
 @compute @workgroup_size(256)
 fn ev_depart(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid3: vec3<u32>) {
-    let lid = lid3.x;
-    let w = wid.x;
+    ev_depart_pass(wid.x, lid3.x);
+}
+
+fn ev_depart_pass(w: u32, lid: u32) {
     if lid == 0u { atomicStore(&ev_n, 0u); }
     workgroupBarrier();
     let salt = ev_ctl[0];
@@ -182,8 +191,10 @@ fn ev_depart(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id
 // stores its record and a cleared count. The next step's salt comes from this one's.
 @compute @workgroup_size(256)
 fn ev_arrive(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid3: vec3<u32>) {
-    let lid = lid3.x;
-    let w = wid.x;
+    ev_arrive_pass(wid.x, lid3.x);
+}
+
+fn ev_arrive_pass(w: u32, lid: u32) {
     let k = arrayLength(&ev_dep);
     let n = ev_ctl[1u + w];
     for (var j = lid; j < n; j += 256u) {
@@ -215,4 +226,18 @@ fn ev_arrive(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id
         atomicStore(&ev_mail[8u * g + 4u], 0u);
     }
     if w == 0u && lid == 0u { ev_ctl[0] = hash(ev_ctl[0]); }
+}
+
+// Both passes as one pipeline: the pass to run is the uniform's x (0 departures, 1
+// arrivals), bound at a dynamic offset before each dispatch, so that the chain never
+// switches pipelines (`event_ladder`'s one-pipeline rows).
+@group(1) @binding(0) var<uniform> ev_phase: vec4<u32>;
+
+@compute @workgroup_size(256)
+fn ev_step(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid3: vec3<u32>) {
+    if ev_phase.x == 0u {
+        ev_depart_pass(wid.x, lid3.x);
+    } else {
+        ev_arrive_pass(wid.x, lid3.x);
+    }
 }

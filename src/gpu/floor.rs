@@ -19,6 +19,9 @@ pub struct Floors {
     pub empty_dispatch_us: f64,
     /// Microseconds per dispatch that reads and writes the word the previous one wrote.
     pub dependent_dispatch_us: f64,
+    /// The same, the chain alternating between two pipelines of the same code (as a
+    /// torus step alternates its scan and arrive passes).
+    pub dependent_alternating_us: f64,
     /// Bytes per buffer copy.
     pub copy_bytes: u64,
     /// GB/s of `copy_buffer_to_buffer` (bytes read + bytes written, per second), median.
@@ -119,19 +122,25 @@ pub fn measure(
         mapped_at_creation: false,
     });
     let group = kit::bind_group(device, "floor", &layout, &[&word]);
-    let dispatch_chain = |p: &wgpu::ComputePipeline| {
+    let dependent_b = kit::pipeline(device, &pl, &module, "dependent_b");
+    // dispatch k uses pipelines[k % pipelines.len()], set only when it changes
+    let dispatch_chain = |pipelines: &[&wgpu::ComputePipeline]| {
         let t = median_seconds(gpu, repeats, &|enc| {
             let mut pass = enc.begin_compute_pass(&Default::default());
             pass.set_bind_group(0, &group, &[]);
-            pass.set_pipeline(p);
-            for _ in 0..dispatches {
+            pass.set_pipeline(pipelines[0]);
+            for k in 0..dispatches as usize {
+                if pipelines.len() > 1 {
+                    pass.set_pipeline(pipelines[k % pipelines.len()]);
+                }
                 pass.dispatch_workgroups(1, 1, 1);
             }
         })?;
         Ok::<f64, String>(t * 1e6 / f64::from(dispatches))
     };
-    let empty_dispatch_us = dispatch_chain(&empty)?;
-    let dependent_dispatch_us = dispatch_chain(&dependent)?;
+    let empty_dispatch_us = dispatch_chain(&[&empty])?;
+    let dependent_dispatch_us = dispatch_chain(&[&dependent])?;
+    let dependent_alternating_us = dispatch_chain(&[&dependent, &dependent_b])?;
     let copy_bytes = copy_bytes.min(gpu.limits.max_buffer_size) & !255;
     let buf = |label| {
         device.create_buffer(&wgpu::BufferDescriptor {
@@ -156,6 +165,7 @@ pub fn measure(
         dispatches,
         empty_dispatch_us,
         dependent_dispatch_us,
+        dependent_alternating_us,
         copy_bytes,
         copy_gb_per_s: 2.0 * copy_bytes as f64 / copy_seconds / 1e9,
         stream_bytes,
@@ -530,6 +540,9 @@ pub struct EventRung {
     pub active: u32,
     /// Microseconds per step (both passes) in a chain of dependent steps, median.
     pub us: f64,
+    /// The same with both passes as one pipeline that branches on a uniform bound at a
+    /// dynamic offset (`ev_step`): no pipeline switch in the chain.
+    pub one_pipeline_us: f64,
 }
 
 /// Facilities per segment (one workgroup) of the events ladder (`SEG` in floor.wgsl).
@@ -692,6 +705,42 @@ pub fn event_ladder(
     });
     let layout = kit::layout(device, "events", &[Use::ReadWrite; 6]);
     let pl = kit::pipeline_layout(device, "events", &[&layout]);
+    // the one-pipeline variant's phase: 0 at offset 0, 1 at the next aligned offset
+    let phase_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("events phase"),
+        entries: &[wgpu::BindGroupLayoutEntry {
+            binding: 0,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Uniform,
+                has_dynamic_offset: true,
+                min_binding_size: wgpu::BufferSize::new(16),
+            },
+            count: None,
+        }],
+    });
+    let pl_one = kit::pipeline_layout(device, "events one pipeline", &[&layout, &phase_layout]);
+    let align = gpu.limits.min_uniform_buffer_offset_alignment.max(16);
+    let mut phases = vec![0u32; 2 * align as usize / 4];
+    phases[align as usize / 4] = 1;
+    let phase_buffer = kit::buffer_init(
+        device,
+        "events phase",
+        bytemuck::cast_slice(&phases),
+        wgpu::BufferUsages::UNIFORM,
+    );
+    let phase_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("events phase"),
+        layout: &phase_layout,
+        entries: &[wgpu::BindGroupEntry {
+            binding: 0,
+            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                buffer: &phase_buffer,
+                offset: 0,
+                size: wgpu::BufferSize::new(16),
+            }),
+        }],
+    });
     let start = EventState::new(k as u32);
     let buffers: Vec<wgpu::Buffer> = [
         ("events fac", bytemuck::cast_slice::<_, u8>(&start.fac)),
@@ -712,59 +761,76 @@ pub fn event_ladder(
         let constants = [("ACTIVE", f64::from(active)), ("COLS", f64::from(cols))];
         let depart = kit::pipeline_with_constants(device, &pl, &module, "ev_depart", &constants);
         let arrive = kit::pipeline_with_constants(device, &pl, &module, "ev_arrive", &constants);
-        let run = |steps: u32, enc: &mut wgpu::CommandEncoder| {
+        let one = kit::pipeline_with_constants(device, &pl_one, &module, "ev_step", &constants);
+        let run = |steps: u32, one_pipeline: bool, enc: &mut wgpu::CommandEncoder| {
             let mut pass = enc.begin_compute_pass(&Default::default());
             pass.set_bind_group(0, &group, &[]);
-            for _ in 0..steps {
-                pass.set_pipeline(&depart);
-                pass.dispatch_workgroups(segments, 1, 1);
-                pass.set_pipeline(&arrive);
-                pass.dispatch_workgroups(segments, 1, 1);
+            if one_pipeline {
+                pass.set_pipeline(&one);
             }
-        };
-        // two checked steps from the set-up
-        for (b, bytes) in buffers.iter().zip([
-            bytemuck::cast_slice::<_, u8>(&start.fac),
-            bytemuck::cast_slice(&start.dep),
-            bytemuck::cast_slice(&start.mail),
-            bytemuck::cast_slice(&start.tok),
-            bytemuck::cast_slice(&start.list),
-            bytemuck::cast_slice(&start.ctl),
-        ]) {
-            gpu.queue.write_buffer(b, 0, bytes);
-        }
-        let mut enc = device.create_command_encoder(&Default::default());
-        run(2, &mut enc);
-        gpu.queue.submit([enc.finish()]);
-        let out = kit::read_buffers(gpu, &refs).map_err(|e| e.to_string())?;
-        let got = EventState {
-            fac: bytemuck::pod_collect_to_vec(&out[0]),
-            dep: bytemuck::pod_collect_to_vec(&out[1]),
-            mail: bytemuck::pod_collect_to_vec(&out[2]),
-            tok: bytemuck::pod_collect_to_vec(&out[3]),
-            list: bytemuck::pod_collect_to_vec(&out[4]),
-            ctl: bytemuck::pod_collect_to_vec(&out[5]),
+            for _ in 0..steps {
+                for (pipeline, phase) in [(&depart, 0), (&arrive, align)] {
+                    if one_pipeline {
+                        pass.set_bind_group(1, &phase_group, &[phase]);
+                    } else {
+                        pass.set_pipeline(pipeline);
+                    }
+                    pass.dispatch_workgroups(segments, 1, 1);
+                }
+            }
         };
         let mut want = start.clone();
         want.step(cols, active);
         want.step(cols, active);
-        let differs = [
-            ("facility records", got.fac != want.fac),
-            ("departure times", got.dep != want.dep),
-            ("mailboxes", got.mail != want.mail),
-            ("token records", got.tok != want.tok),
-            ("receiver counts and salt", got.ctl != want.ctl),
-            ("receiver lists", got.sorted_lists() != want.sorted_lists()),
-        ];
-        if let Some((what, _)) = differs.iter().find(|(_, d)| *d) {
-            return Err(format!(
-                "events ladder ({active} departures per workgroup): the GPU's {what} after two steps differ from the CPU's"
-            ));
+        for one_pipeline in [false, true] {
+            // two checked steps from the set-up
+            for (b, bytes) in buffers.iter().zip([
+                bytemuck::cast_slice::<_, u8>(&start.fac),
+                bytemuck::cast_slice(&start.dep),
+                bytemuck::cast_slice(&start.mail),
+                bytemuck::cast_slice(&start.tok),
+                bytemuck::cast_slice(&start.list),
+                bytemuck::cast_slice(&start.ctl),
+            ]) {
+                gpu.queue.write_buffer(b, 0, bytes);
+            }
+            let mut enc = device.create_command_encoder(&Default::default());
+            run(2, one_pipeline, &mut enc);
+            gpu.queue.submit([enc.finish()]);
+            let out = kit::read_buffers(gpu, &refs).map_err(|e| e.to_string())?;
+            let got = EventState {
+                fac: bytemuck::pod_collect_to_vec(&out[0]),
+                dep: bytemuck::pod_collect_to_vec(&out[1]),
+                mail: bytemuck::pod_collect_to_vec(&out[2]),
+                tok: bytemuck::pod_collect_to_vec(&out[3]),
+                list: bytemuck::pod_collect_to_vec(&out[4]),
+                ctl: bytemuck::pod_collect_to_vec(&out[5]),
+            };
+            let differs = [
+                ("facility records", got.fac != want.fac),
+                ("departure times", got.dep != want.dep),
+                ("mailboxes", got.mail != want.mail),
+                ("token records", got.tok != want.tok),
+                ("receiver counts and salt", got.ctl != want.ctl),
+                ("receiver lists", got.sorted_lists() != want.sorted_lists()),
+            ];
+            if let Some((what, _)) = differs.iter().find(|(_, d)| *d) {
+                let how = if one_pipeline { ", one pipeline" } else { "" };
+                return Err(format!(
+                    "events ladder ({active} departures per workgroup{how}): the GPU's {what} after two steps differ from the CPU's"
+                ));
+            }
         }
-        let t = median_seconds(gpu, repeats, &|enc| run(chain, enc))?;
+        // interleaved, so that a drift of the device's clocks falls on both
+        let (mut two, mut one_t) = (Vec::new(), Vec::new());
+        for _ in 0..repeats.max(1) {
+            two.push(median_seconds(gpu, 1, &|enc| run(chain, false, enc))?);
+            one_t.push(median_seconds(gpu, 1, &|enc| run(chain, true, enc))?);
+        }
         rungs.push(EventRung {
             active,
-            us: t * 1e6 / f64::from(chain),
+            us: median(two) * 1e6 / f64::from(chain),
+            one_pipeline_us: median(one_t) * 1e6 / f64::from(chain),
         });
     }
     Ok(rungs)

@@ -596,10 +596,11 @@ fn floor(options: &BenchOptions) -> Result<(), CliError> {
     )
     .map_err(CliError::Run)?;
     let mut table = format!(
-        "empty dispatch      {:>8.3} µs (chain of {} in one pass)\ndependent dispatch  {:>8.3} µs\nbuffer copy         {:>8.1} GB/s ({} MiB, read + written)\nshader stream       {:>8.1} GB/s ({} MiB read once by a compute shader)\nrandom sectors      {:>8.1} M/s ({} random 16-byte reads, one per 32-byte sector)\n",
+        "empty dispatch      {:>8.3} µs (chain of {} in one pass)\ndependent dispatch  {:>8.3} µs\n  two pipelines     {:>8.3} µs (the chain alternating between two of the same code)\nbuffer copy         {:>8.1} GB/s ({} MiB, read + written)\nshader stream       {:>8.1} GB/s ({} MiB read once by a compute shader)\nrandom sectors      {:>8.1} M/s ({} random 16-byte reads, one per 32-byte sector)\n",
         f.empty_dispatch_us,
         f.dispatches,
         f.dependent_dispatch_us,
+        f.dependent_alternating_us,
         f.copy_gb_per_s,
         f.copy_bytes >> 20,
         f.stream_gb_per_s,
@@ -648,8 +649,8 @@ fn floor(options: &BenchOptions) -> Result<(), CliError> {
     for r in &events {
         let above = (r.us - events[0].us) * 1e3 / (f64::from(r.active.max(1)) * workgroups);
         table += &format!(
-            "  {:>4} departures per workgroup  {:>8.2} µs  ({above:.3} ns per event)\n",
-            r.active, r.us
+            "  {:>4} departures per workgroup  {:>8.2} µs  ({above:.3} ns per event)   one pipeline {:>8.2} µs\n",
+            r.active, r.us, r.one_pipeline_us
         );
     }
     eprint!("{table}");
