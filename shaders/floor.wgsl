@@ -62,6 +62,20 @@ fn gather(@builtin(global_invocation_id) gid: vec3<u32>) {
     if acc.x == MAGIC && acc.y == MAGIC { sink[gid.x & 255u] = acc.z; }
 }
 
+// The gather's reads in pairs: GATHER sectors per thread as GATHER / 2 random 64-byte
+// blocks, both sectors of each. Against `gather`, whether two sectors in one 64-byte block
+// cost one memory access or two (what putting two records of an event side by side saves).
+@compute @workgroup_size(256)
+fn gather_pairs(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let blocks = arrayLength(&big) / 4u;
+    var acc = vec4<u32>(0u);
+    for (var k = 0u; k < GATHER / 2u; k++) {
+        let b = hash(gid.x * GATHER + k) % blocks;
+        acc ^= big[4u * b] ^ big[4u * b + 2u];
+    }
+    if acc.x == MAGIC && acc.y == MAGIC { sink[gid.x & 255u] = acc.z; }
+}
+
 // A one-pass step at its floor: copies all of `big` into `copy_to` (read once, written
 // once, coalesced). The host chains such passes, each reading what the previous one wrote,
 // at the sizes of a real step's state (`floor::pass_floors`).
@@ -111,8 +125,8 @@ fn chase(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocatio
 // events per workgroup is what the simulation adds to its memory operations.
 //
 // Facilities are a COLS-wide torus in segments of SEG (one 256-thread workgroup each).
-// In the step of salt s, workgroup w departs ACTIVE distinct facilities of its segment, all
-// in direction s & 3 (so that no two departures share a destination, which keeps every
+// In the step of salt s, workgroup w departs ACTIVE distinct facilities of its segment,
+// SEG / ACTIVE apart from a random start, all in direction s & 3 (so that no two departures share a destination, which keeps every
 // store's outcome independent of the threads' order and the result checkable). Records,
 // as the torus engine's: ev_fac two 16-byte words per facility, ev_dep the departure time,
 // ev_mail eight words per facility (four directions, the announcement count), ev_tok two
@@ -162,8 +176,11 @@ fn ev_depart_pass(w: u32, lid: u32) {
     let k = arrayLength(&ev_dep);
     let dir = salt & 3u;
     let offset = hash(salt ^ (w * MAGIC));
+    // evenly spaced from a random start, as a step's departures, listed in facility order,
+    // lie on average (their spacing decides how many share a DRAM page)
+    let spacing = max(SEG / max(ACTIVE, 1u), 1u);
     for (var j = lid; j < ACTIVE; j += 256u) {
-        let f = w * SEG + ((offset + j * 79u) & (SEG - 1u)); // distinct within the segment
+        let f = w * SEG + ((offset + j * spacing) & (SEG - 1u)); // distinct within the segment
         let t = ev_dep[f];
         let a = ev_fac[2u * f];
         let b = ev_fac[2u * f + 1u];

@@ -330,6 +330,7 @@ fn the_device_floor_measurement_runs() {
         f.copy_gb_per_s,
         f.stream_gb_per_s,
         f.gather_m_per_s,
+        f.gather_pairs_m_per_s,
     ] {
         assert!(v.is_finite() && v > 0.0, "{f:?}");
     }

@@ -35,6 +35,9 @@ pub struct Floors {
     /// Millions of such random sector reads per second, median (the rate that bounds a
     /// pass whose events touch records scattered over memory).
     pub gather_m_per_s: f64,
+    /// Millions of sector reads per second when they come in pairs, both sectors of random
+    /// 64-byte blocks (as many sectors as the gather), median.
+    pub gather_pairs_m_per_s: f64,
     /// Chains of dependent whole-buffer passes, one entry per size asked.
     pub passes: Vec<PassFloor>,
     /// Timed repetitions behind each median.
@@ -155,7 +158,7 @@ pub fn measure(
         enc.copy_buffer_to_buffer(&src, 0, &dst, 0, copy_bytes)
     })?;
     drop((src, dst));
-    let (stream_bytes, stream_gb_per_s, gather_reads, gather_m_per_s) =
+    let (stream_bytes, stream_gb_per_s, gather_reads, gather_m_per_s, gather_pairs_m_per_s) =
         memory_floors(gpu, &module, copy_bytes, repeats)?;
     let passes = pass_sizes
         .iter()
@@ -172,24 +175,27 @@ pub fn measure(
         stream_gb_per_s,
         gather_reads,
         gather_m_per_s,
+        gather_pairs_m_per_s,
         passes,
         repeats,
     })
 }
 
 /// Streams a buffer of up to `bytes` (within the binding limit) through a compute shader,
-/// and gathers random sectors from it: (bytes, GB/s, reads per gather, M reads/s).
+/// and gathers random sectors from it, alone and in 64-byte pairs: (bytes, GB/s, reads per
+/// gather, M reads/s, M reads/s in pairs).
 fn memory_floors(
     gpu: &Gpu,
     module: &wgpu::ShaderModule,
     bytes: u64,
     repeats: u32,
-) -> Result<(u64, f64, u64, f64), String> {
+) -> Result<(u64, f64, u64, f64, f64), String> {
     let device = &gpu.device;
     let layout = kit::layout(device, "floor memory", &[Use::ReadWrite, Use::ReadWrite]);
     let pl = kit::pipeline_layout(device, "floor memory", &[&layout]);
     let stream = kit::pipeline(device, &pl, module, "stream");
     let gather = kit::pipeline(device, &pl, module, "gather");
+    let gather_pairs = kit::pipeline(device, &pl, module, "gather_pairs");
     let bytes = bytes.min(gpu.max_storage_buffer()) & !255;
     let big = device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("floor stream"),
@@ -219,7 +225,14 @@ fn memory_floors(
     let gather_groups = (bytes / 32 / 4 / 256).clamp(1, 65_535) as u32;
     let gather_reads = u64::from(gather_groups) * 256 * 4;
     let gather_m_per_s = gather_reads as f64 / run(&gather, gather_groups)? / 1e6;
-    Ok((bytes, stream_gb_per_s, gather_reads, gather_m_per_s))
+    let pairs_m_per_s = gather_reads as f64 / run(&gather_pairs, gather_groups)? / 1e6;
+    Ok((
+        bytes,
+        stream_gb_per_s,
+        gather_reads,
+        gather_m_per_s,
+        pairs_m_per_s,
+    ))
 }
 
 /// Records `passes` dispatches of `pipeline` in one compute pass, alternating between the
@@ -607,9 +620,10 @@ impl EventState {
         };
         for w in 0..k / EVENT_SEG {
             let offset = chase_hash(salt ^ w.wrapping_mul(0x9e37_79b9));
+            let spacing = (EVENT_SEG / active.max(1)).max(1);
             let mut listed = 0;
             for j in 0..active {
-                let f = w * EVENT_SEG + (offset.wrapping_add(j * 79) & (EVENT_SEG - 1));
+                let f = w * EVENT_SEG + (offset.wrapping_add(j * spacing) & (EVENT_SEG - 1));
                 let (fu, dest) = (f as usize, neighbour(f) as usize);
                 let (t, a, b) = (self.dep[fu], self.fac[2 * fu], self.fac[2 * fu + 1]);
                 self.mail[8 * dest + dir as usize] = f;

@@ -596,7 +596,7 @@ fn floor(options: &BenchOptions) -> Result<(), CliError> {
     )
     .map_err(CliError::Run)?;
     let mut table = format!(
-        "empty dispatch      {:>8.3} µs (chain of {} in one pass)\ndependent dispatch  {:>8.3} µs\n  two pipelines     {:>8.3} µs (the chain alternating between two of the same code)\nbuffer copy         {:>8.1} GB/s ({} MiB, read + written)\nshader stream       {:>8.1} GB/s ({} MiB read once by a compute shader)\nrandom sectors      {:>8.1} M/s ({} random 16-byte reads, one per 32-byte sector)\n",
+        "empty dispatch      {:>8.3} µs (chain of {} in one pass)\ndependent dispatch  {:>8.3} µs\n  two pipelines     {:>8.3} µs (the chain alternating between two of the same code)\nbuffer copy         {:>8.1} GB/s ({} MiB, read + written)\nshader stream       {:>8.1} GB/s ({} MiB read once by a compute shader)\nrandom sectors      {:>8.1} M/s ({} random 16-byte reads, one per 32-byte sector)\n  in 64-byte pairs  {:>8.1} M/s (as many, both sectors of random 64-byte blocks)\n",
         f.empty_dispatch_us,
         f.dispatches,
         f.dependent_dispatch_us,
@@ -606,7 +606,8 @@ fn floor(options: &BenchOptions) -> Result<(), CliError> {
         f.stream_gb_per_s,
         f.stream_bytes >> 20,
         f.gather_m_per_s,
-        f.gather_reads
+        f.gather_reads,
+        f.gather_pairs_m_per_s
     );
     table += "dependent passes over a buffer, chains of 1,000 (µs per pass; GB/s moved):\n";
     for p in &f.passes {
