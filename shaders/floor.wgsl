@@ -120,8 +120,8 @@ fn chase(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocatio
 
 // The events' memory operations alone (`floor::event_ladder`): a torus step's two passes —
 // departures, then arrivals — doing what a step's events do to memory, at the same
-// addresses' spread and in the same order, with no simulation around them (no listing,
-// no random numbers, no reductions). The difference from a real step at the same
+// addresses' spread and in the same order, with no simulation around them (the listing's
+// reads, but not its decisions; no random numbers, no reductions). The difference from a real step at the same
 // events per workgroup is what the simulation adds to its memory operations.
 //
 // Facilities are a COLS-wide torus in segments of SEG (one 256-thread workgroup each).
@@ -160,7 +160,8 @@ fn ev_neighbour(f: u32, dir: u32) -> u32 {
     }
 }
 
-// The step's departures: each reads its facility's departure time and record, announces
+// The step's departures (after the segment's listing): each reads its facility's departure
+// time and record, announces
 // its token in the destination's mailbox (a store, then the returning count), rewrites the
 // token's record in one store, reads the next queued token when there is one, and stores
 // the facility's departure time and record; the first announcement lists the receiver.
@@ -171,6 +172,16 @@ fn ev_depart(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id
 
 fn ev_depart_pass(w: u32, lid: u32) {
     if lid == 0u { atomicStore(&ev_n, 0u); }
+    // The scan's listing first, as a step's: every departure time of the segment read once
+    // (16 per thread, coalesced), which keeps them in L2 for the departures and arrivals.
+    var seen = vec2<u32>(0u);
+    for (var i = 0u; i < SEG / 256u; i += 8u) {
+        let at = w * SEG + lid + 256u * i;
+        seen ^= ev_dep[at] ^ ev_dep[at + 256u] ^ ev_dep[at + 512u] ^ ev_dep[at + 768u]
+            ^ ev_dep[at + 1024u] ^ ev_dep[at + 1280u] ^ ev_dep[at + 1536u] ^ ev_dep[at + 1792u];
+    }
+    // never taken in practice (a 2^-64 chance); past any receiver list the check compares
+    if seen.x == MAGIC && seen.y == MAGIC { ev_list[w * SEG + SEG - 1u] = seen.x; }
     workgroupBarrier();
     let salt = ev_ctl[0];
     let k = arrayLength(&ev_dep);
