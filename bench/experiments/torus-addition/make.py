@@ -97,8 +97,8 @@ OTHER.update({
     "arrive-reduce-twice": (ARRIVE_FILE, "    let r = wg_reduce(lid, m, vec2<u32>(errors, 0u), vec2<u32>(0u, 0u));", """    let r_extra = wg_reduce(lid, m, vec2<u32>(errors, 0u), vec2<u32>(0u, 0u));
     if lid == 0u && r_extra.min.x == 0xfffffff0u && r_extra.min.y == 0xfffffff0u { seg_count[wg].w = 1u; }
     let r = wg_reduce(lid, m, vec2<u32>(errors, 0u), vec2<u32>(0u, 0u));"""),
-    "announce-twice": (FILE, "    let first = atomicAdd(&mail[MAIL * dest + MAIL_COUNT], 1u) == 0u;", """    let first0 = atomicAdd(&mail[MAIL * dest + MAIL_COUNT], 1u);
-    let x = atomicAdd(&mail[MAIL * dest + MAIL_COUNT + (first0 >> 30u)], 0u);
+    "announce-twice": (FILE, "    let first = atomicOr(&mail[MAIL * dest + MAIL_MASK], 1u << dir) == 0u;", """    let first0 = atomicOr(&mail[MAIL * dest + MAIL_MASK], 1u << dir);
+    let x = atomicOr(&mail[MAIL * dest + MAIL_MASK + (first0 >> 30u)], 0u);
     let first = first0 == 0u || (x == 0xfffffff0u && first0 == 0xfffffff1u);"""),
 })
 

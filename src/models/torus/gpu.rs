@@ -16,7 +16,7 @@
 //! A batch of steps begins with `resume` and ends with `finish_step` (one workgroup per
 //! replica), which closes its last step, so that the host reads a closed step.
 //!
-//! No indirect dispatch; the global atomics are the mailboxes' announcement counters and
+//! No indirect dispatch; the global atomics are the mailboxes' announcement masks and
 //! one per workgroup per pass on the step's accumulators.
 //!
 //! The bound, the counters and the stop condition live on the GPU (`ctl`), so many steps
@@ -399,7 +399,8 @@ impl GpuTorus {
             },
             // the facility records of common.wgsl (struct Fac)
             fac: init("fac", bytemuck::cast_slice(&fac_words(&state)), storage),
-            // per facility: four directions' tokens (NONE), the announcement count, unused
+            // per facility: four directions' tokens (NONE; read only where the mask says),
+            // the mask of the directions announced this step, unused
             mail: init(
                 "mail",
                 bytemuck::cast_slice(&[NONE, NONE, NONE, NONE, 0, 0, 0, 0].repeat(k as usize)),

@@ -34,8 +34,8 @@ fn depart_one(f: u32, rep: u32, c: Ctl) -> Departed {
     let s = sources(f); // s[d ^ 1] is f's neighbour in direction d
     let dest = s[dir ^ 1u];
     atomicStore(&mail[MAIL * dest + dir], token); // dest reads it from its box, by direction
-    let first0 = atomicAdd(&mail[MAIL * dest + MAIL_COUNT], 1u);
-    let x = atomicAdd(&mail[MAIL * dest + MAIL_COUNT + (first0 >> 30u)], 0u);
+    let first0 = atomicOr(&mail[MAIL * dest + MAIL_MASK], 1u << dir);
+    let x = atomicOr(&mail[MAIL * dest + MAIL_MASK + (first0 >> 30u)], 0u);
     let first = first0 == 0u || (x == 0xfffffff0u && first0 == 0xfffffff1u);
     let counted_from = max64(st.start, P.warmup);
     let busy = select(vec2<u32>(0u, 0u), sub64(t, counted_from), lt64(counted_from, t));

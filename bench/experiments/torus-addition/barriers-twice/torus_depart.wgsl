@@ -35,7 +35,7 @@ fn depart_one(f: u32, rep: u32, c: Ctl) -> Departed {
     let s = sources(f); // s[d ^ 1] is f's neighbour in direction d
     let dest = s[dir ^ 1u];
     atomicStore(&mail[MAIL * dest + dir], token); // dest reads it from its box, by direction
-    let first = atomicAdd(&mail[MAIL * dest + MAIL_COUNT], 1u) == 0u;
+    let first = atomicOr(&mail[MAIL * dest + MAIL_MASK], 1u << dir) == 0u;
     let counted_from = max64(st.start, P.warmup);
     let busy = select(vec2<u32>(0u, 0u), sub64(t, counted_from), lt64(counted_from, t));
     let counted = !lt64(t_exec, P.warmup);

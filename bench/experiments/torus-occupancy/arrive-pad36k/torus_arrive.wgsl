@@ -66,22 +66,19 @@ fn arrive_at(g: u32, rep: u32, c: Ctl, errors: ptr<function, u32>) -> vec2<u32> 
     var st = load_fac(g);
     var dep_g = dep[g];
     let s = sources(g);
-    // The four mailbox words together, then the tokens' records, then the box emptied: a
-    // word read after the previous direction's conditional store and record read would wait
-    // for them (a round trip per direction). Only this thread touches g's box in this pass.
-    let box = vec4<u32>(
-        atomicLoad(&mail[MAIL * g]),
-        atomicLoad(&mail[MAIL * g + 1u]),
-        atomicLoad(&mail[MAIL * g + 2u]),
-        atomicLoad(&mail[MAIL * g + 3u]),
-    );
+    // The mask, then the words it flags together, then the tokens' records (a word read
+    // after the previous direction's record read would wait for it). Words whose bit is
+    // clear hold stale tokens and are not read; the caller clears the mask.
+    let mask = atomicLoad(&mail[MAIL * g + MAIL_MASK]);
+    var box = vec4<u32>(NONE);
+    if (mask & 1u) != 0u { box.x = atomicLoad(&mail[MAIL * g]); }
+    if (mask & 2u) != 0u { box.y = atomicLoad(&mail[MAIL * g + 1u]); }
+    if (mask & 4u) != 0u { box.z = atomicLoad(&mail[MAIL * g + 2u]); }
+    if (mask & 8u) != 0u { box.w = atomicLoad(&mail[MAIL * g + 3u]); }
     var a0 = pull(s.x, box.x);
     var a1 = pull(s.y, box.y);
     var a2 = pull(s.z, box.z);
     var a3 = pull(s.w, box.w);
-    for (var dir = 0u; dir < 4u; dir++) {
-        if box[dir] != NONE { atomicStore(&mail[MAIL * g + dir], NONE); }
-    }
     var x: Arrival;
     if before(a1, a0) { x = a0; a0 = a1; a1 = x; }
     if before(a3, a2) { x = a2; a2 = a3; a3 = x; }
@@ -128,7 +125,7 @@ fn arrive(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l
     for (var j = lid; j < total; j += WG) {
         let g = recv_list[wg * SEG + j];
         let dep_g = arrive_at(g, rep, c, &errors);
-        atomicStore(&mail[MAIL * g + MAIL_COUNT], 0u);
+        atomicStore(&mail[MAIL * g + MAIL_MASK], 0u);
         m = min64(m, dep_g);
     }
     if occupancy_pad[(lid * 7u + wg) % 9216u] == 0xfffffffeu { seg_count[wg].w = 1u; }

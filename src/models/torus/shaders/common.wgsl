@@ -67,12 +67,14 @@ fn clear_acc(par: u32, rep: u32) {
     atomicStore(&step_acc[acc_word(par, rep, 2u)], 0u);
 }
 
-// A facility's mailbox, mail[MAIL·g ..]: word dir holds the token that reaches g this step
-// by moving in direction dir (from sources(g)[dir], its only possible sender), or NONE;
-// word 4 counts the announcements (the first lists g for the arrive pass). One sector per
-// receiver: the arrive pass reads its four directions and resets the box in one place.
+// A facility's mailbox, mail[MAIL·g ..]: word 4 (MAIL_MASK) has bit dir set when a token
+// reaches g this step by moving in direction dir (from sources(g)[dir], its only possible
+// sender), and word dir then holds that token; the first announcement (the mask was 0)
+// lists g for the arrive pass. The arrive pass reads the mask, then only the words it
+// flags, and clears the mask alone: a word whose bit is clear is never read, so it need
+// not be emptied. One sector per receiver.
 const MAIL: u32 = 8u;
-const MAIL_COUNT: u32 = 4u;
+const MAIL_MASK: u32 = 4u;
 
 // A facility's record: everything the departure and arrival of an event read or write at
 // the facility but its departure time (which the scan streams, so it stays in `dep`), in
