@@ -126,15 +126,17 @@ fn chase(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocatio
 //
 // Facilities are a COLS-wide torus in segments of SEG (one 256-thread workgroup each).
 // In the step of salt s, workgroup w departs ACTIVE distinct facilities of its segment,
-// SEG / ACTIVE apart from a random start, all in direction s & 3 (so that no two departures share a destination, which keeps every
-// store's outcome independent of the threads' order and the result checkable). Records,
+// SEG / ACTIVE apart from a random start, all in direction s & 3 (so that no two
+// departures share a destination, which keeps every store's outcome independent of the
+// threads' order and the result checkable). Records,
 // as the torus engine's: ev_fac two 16-byte words per facility, ev_dep the departure time,
-// ev_mail eight words per facility (four directions, the announcement count), ev_tok two
+// ev_mail eight words per facility (four directions, the announcement count or mask), ev_tok two
 // token records per facility ([f] the one serving at f, [K + f] the head of f's queue).
 // Bit 0 of a facility's ev_fac[2f].w says its queue is not empty (a departure dequeues),
 // bit 0 of .z that its server is busy (an arrival queues); half of them, from the set-up.
 
 override COLS: u32 = 2048u;
+override MASKED: bool = false;
 const SEG: u32 = 4096u;
 const EV_NONE: u32 = 0xffffffffu;
 
@@ -197,7 +199,13 @@ fn ev_depart_pass(w: u32, lid: u32) {
         let b = ev_fac[2u * f + 1u];
         let dest = ev_neighbour(f, dir);
         atomicStore(&ev_mail[8u * dest + dir], f);
-        let first = atomicAdd(&ev_mail[8u * dest + 4u], 1u) == 0u;
+        var before: u32;
+        if MASKED {
+            before = atomicOr(&ev_mail[8u * dest + 4u], 1u << dir);
+        } else {
+            before = atomicAdd(&ev_mail[8u * dest + 4u], 1u);
+        }
+        let first = before == 0u;
         ev_tok[f] = vec4<u32>(t, EV_NONE, b.w + 1u);
         var next = t.x + a.x + 1u;
         if (a.w & 1u) == 1u {
@@ -216,7 +224,10 @@ fn ev_depart_pass(w: u32, lid: u32) {
 // The step's arrivals: each receiver reads its record, departure time and four mailbox
 // words together, the records of the tokens announced, empties the words it found full,
 // then queues (a 4-byte store of the queue's link) or serves (a new departure time), and
-// stores its record and a cleared count. The next step's salt comes from this one's.
+// stores its record and a cleared count. With MASKED, the mailbox as the torus keeps it
+// since 70ce220: word 4 is a mask of the directions announced (atomicOr), the arrival reads
+// the mask, then only the words it flags, and empties nothing but the mask. The next
+// step's salt comes from this one's.
 @compute @workgroup_size(256)
 fn ev_arrive(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid3: vec3<u32>) {
     ev_arrive_pass(wid.x, lid3.x);
@@ -230,18 +241,26 @@ fn ev_arrive_pass(w: u32, lid: u32) {
         let a = ev_fac[2u * g];
         let b = ev_fac[2u * g + 1u];
         let dg = ev_dep[g];
-        let box = vec4<u32>(
-            atomicLoad(&ev_mail[8u * g]),
-            atomicLoad(&ev_mail[8u * g + 1u]),
-            atomicLoad(&ev_mail[8u * g + 2u]),
-            atomicLoad(&ev_mail[8u * g + 3u]),
-        );
+        var box = vec4<u32>(EV_NONE);
+        if MASKED {
+            let mask = atomicLoad(&ev_mail[8u * g + 4u]);
+            for (var d = 0u; d < 4u; d++) {
+                if ((mask >> d) & 1u) != 0u { box[d] = atomicLoad(&ev_mail[8u * g + d]); }
+            }
+        } else {
+            box = vec4<u32>(
+                atomicLoad(&ev_mail[8u * g]),
+                atomicLoad(&ev_mail[8u * g + 1u]),
+                atomicLoad(&ev_mail[8u * g + 2u]),
+                atomicLoad(&ev_mail[8u * g + 3u]),
+            );
+        }
         var sum = 0u;
         for (var d = 0u; d < 4u; d++) {
             if box[d] != EV_NONE {
                 let r = ev_tok[box[d]];
                 sum += r.x + r.w;
-                atomicStore(&ev_mail[8u * g + d], EV_NONE);
+                if !MASKED { atomicStore(&ev_mail[8u * g + d], EV_NONE); }
             }
         }
         if (a.z & 1u) == 1u {
@@ -254,18 +273,4 @@ fn ev_arrive_pass(w: u32, lid: u32) {
         atomicStore(&ev_mail[8u * g + 4u], 0u);
     }
     if w == 0u && lid == 0u { ev_ctl[0] = hash(ev_ctl[0]); }
-}
-
-// Both passes as one pipeline: the pass to run is the uniform's x (0 departures, 1
-// arrivals), bound at a dynamic offset before each dispatch, so that the chain never
-// switches pipelines (`event_ladder`'s one-pipeline rows).
-@group(1) @binding(0) var<uniform> ev_phase: vec4<u32>;
-
-@compute @workgroup_size(256)
-fn ev_step(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid3: vec3<u32>) {
-    if ev_phase.x == 0u {
-        ev_depart_pass(wid.x, lid3.x);
-    } else {
-        ev_arrive_pass(wid.x, lid3.x);
-    }
 }

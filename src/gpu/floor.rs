@@ -551,15 +551,19 @@ pub fn chase_ladder(
 pub struct EventRung {
     /// Departures (and as many arrivals) per workgroup per step.
     pub active: u32,
-    /// Microseconds per step (both passes) in a chain of dependent steps, median.
+    /// Microseconds per step (both passes) in a chain of dependent steps, median: the
+    /// mailbox with an announcement count, every word read and emptied (the torus until
+    /// 70ce220).
     pub us: f64,
-    /// The same with both passes as one pipeline that branches on a uniform bound at a
-    /// dynamic offset (`ev_step`): no pipeline switch in the chain.
-    pub one_pipeline_us: f64,
+    /// The same with the mailbox as a mask of the directions announced, only the flagged
+    /// words read, nothing emptied but the mask (`MASKED`; the torus since 70ce220).
+    pub masked_us: f64,
 }
 
 /// Facilities per segment (one workgroup) of the events ladder (`SEG` in floor.wgsl).
 const EVENT_SEG: u32 = 4096;
+/// Steps of the events ladder checked against the CPU before each rung is timed.
+const CHECKED_STEPS: u32 = 4;
 /// An empty token slot (`EV_NONE`).
 const EVENT_NONE: u32 = u32::MAX;
 
@@ -595,7 +599,9 @@ impl EventState {
                 .map(|i| std::array::from_fn(|c| word(4 * i + c, 0x7feb_352d)))
                 .collect(),
             list: vec![0; k],
-            ctl: std::iter::once(0x1234_5678)
+            // the first four steps go four different ways (salt & 3: 2, 3, 1, 0), so that
+            // the checked steps leave tokens in every direction's word
+            ctl: std::iter::once(0x1234_567e)
                 .chain(std::iter::repeat_n(0, k / EVENT_SEG as usize))
                 .collect(),
         }
@@ -604,7 +610,7 @@ impl EventState {
     /// One step of `ev_depart` then `ev_arrive` on the CPU (each store's outcome is
     /// independent of the GPU threads' order: no two departures share a facility or a
     /// destination).
-    fn step(&mut self, cols: u32, active: u32) {
+    fn step(&mut self, cols: u32, active: u32, masked: bool) {
         let k = self.dep.len() as u32;
         let rows = k / cols;
         let salt = self.ctl[0];
@@ -628,7 +634,11 @@ impl EventState {
                 let (t, a, b) = (self.dep[fu], self.fac[2 * fu], self.fac[2 * fu + 1]);
                 self.mail[8 * dest + dir as usize] = f;
                 let first = self.mail[8 * dest + 4] == 0;
-                self.mail[8 * dest + 4] += 1;
+                if masked {
+                    self.mail[8 * dest + 4] |= 1 << dir;
+                } else {
+                    self.mail[8 * dest + 4] += 1;
+                }
                 self.tok[fu] = [t[0], t[1], EVENT_NONE, b[3].wrapping_add(1)];
                 let mut next = t[0].wrapping_add(a[0]).wrapping_add(1);
                 if a[3] & 1 == 1 {
@@ -650,12 +660,19 @@ impl EventState {
                 let g = self.list[(w * EVENT_SEG + j) as usize] as usize;
                 let (a, b, dg) = (self.fac[2 * g], self.fac[2 * g + 1], self.dep[g]);
                 let mut sum = 0u32;
+                let mask = self.mail[8 * g + 4];
                 for d in 0..4 {
-                    let token = self.mail[8 * g + d];
+                    let token = if masked && mask >> d & 1 == 0 {
+                        EVENT_NONE
+                    } else {
+                        self.mail[8 * g + d]
+                    };
                     if token != EVENT_NONE {
                         let r = self.tok[token as usize];
                         sum = sum.wrapping_add(r[0].wrapping_add(r[3]));
-                        self.mail[8 * g + d] = EVENT_NONE;
+                        if !masked {
+                            self.mail[8 * g + d] = EVENT_NONE;
+                        }
                     }
                 }
                 if a[2] & 1 == 1 {
@@ -690,8 +707,10 @@ impl EventState {
 /// Times chains of `chain` steps of the events ladder on a `rows` × `cols` torus (a whole
 /// number of 4,096-facility segments, one 256-thread workgroup each) for every count of
 /// `actives` (departures per workgroup per step): the memory operations of a torus step's
-/// events without the simulation around them. Before timing, two steps of each rung are
-/// checked word for word against `EventState::step` on the CPU.
+/// events without the simulation around them, with the mailbox as the torus kept it until
+/// 70ce220 (a count; every word read and emptied) and as it keeps it since (a mask). Before
+/// timing, four steps of each rung and mailbox are checked word for word against
+/// `EventState::step` on the CPU.
 pub fn event_ladder(
     gpu: &Gpu,
     rows: u32,
@@ -719,42 +738,6 @@ pub fn event_ladder(
     });
     let layout = kit::layout(device, "events", &[Use::ReadWrite; 6]);
     let pl = kit::pipeline_layout(device, "events", &[&layout]);
-    // the one-pipeline variant's phase: 0 at offset 0, 1 at the next aligned offset
-    let phase_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some("events phase"),
-        entries: &[wgpu::BindGroupLayoutEntry {
-            binding: 0,
-            visibility: wgpu::ShaderStages::COMPUTE,
-            ty: wgpu::BindingType::Buffer {
-                ty: wgpu::BufferBindingType::Uniform,
-                has_dynamic_offset: true,
-                min_binding_size: wgpu::BufferSize::new(16),
-            },
-            count: None,
-        }],
-    });
-    let pl_one = kit::pipeline_layout(device, "events one pipeline", &[&layout, &phase_layout]);
-    let align = gpu.limits.min_uniform_buffer_offset_alignment.max(16);
-    let mut phases = vec![0u32; 2 * align as usize / 4];
-    phases[align as usize / 4] = 1;
-    let phase_buffer = kit::buffer_init(
-        device,
-        "events phase",
-        bytemuck::cast_slice(&phases),
-        wgpu::BufferUsages::UNIFORM,
-    );
-    let phase_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some("events phase"),
-        layout: &phase_layout,
-        entries: &[wgpu::BindGroupEntry {
-            binding: 0,
-            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                buffer: &phase_buffer,
-                offset: 0,
-                size: wgpu::BufferSize::new(16),
-            }),
-        }],
-    });
     let start = EventState::new(k as u32);
     let buffers: Vec<wgpu::Buffer> = [
         ("events fac", bytemuck::cast_slice::<_, u8>(&start.fac)),
@@ -772,32 +755,33 @@ pub fn event_ladder(
     let segments = (k / u64::from(EVENT_SEG)) as u32;
     let mut rungs = Vec::new();
     for &active in actives {
-        let constants = [("ACTIVE", f64::from(active)), ("COLS", f64::from(cols))];
-        let depart = kit::pipeline_with_constants(device, &pl, &module, "ev_depart", &constants);
-        let arrive = kit::pipeline_with_constants(device, &pl, &module, "ev_arrive", &constants);
-        let one = kit::pipeline_with_constants(device, &pl_one, &module, "ev_step", &constants);
-        let run = |steps: u32, one_pipeline: bool, enc: &mut wgpu::CommandEncoder| {
+        let pipelines = [false, true].map(|masked| {
+            let constants = [
+                ("ACTIVE", f64::from(active)),
+                ("COLS", f64::from(cols)),
+                ("MASKED", f64::from(u8::from(masked))),
+            ];
+            [
+                kit::pipeline_with_constants(device, &pl, &module, "ev_depart", &constants),
+                kit::pipeline_with_constants(device, &pl, &module, "ev_arrive", &constants),
+            ]
+        });
+        let run = |steps: u32, masked: bool, enc: &mut wgpu::CommandEncoder| {
             let mut pass = enc.begin_compute_pass(&Default::default());
             pass.set_bind_group(0, &group, &[]);
-            if one_pipeline {
-                pass.set_pipeline(&one);
-            }
             for _ in 0..steps {
-                for (pipeline, phase) in [(&depart, 0), (&arrive, align)] {
-                    if one_pipeline {
-                        pass.set_bind_group(1, &phase_group, &[phase]);
-                    } else {
-                        pass.set_pipeline(pipeline);
-                    }
+                for pipeline in &pipelines[usize::from(masked)] {
+                    pass.set_pipeline(pipeline);
                     pass.dispatch_workgroups(segments, 1, 1);
                 }
             }
         };
-        let mut want = start.clone();
-        want.step(cols, active);
-        want.step(cols, active);
-        for one_pipeline in [false, true] {
-            // two checked steps from the set-up
+        for masked in [false, true] {
+            let mut want = start.clone();
+            for _ in 0..CHECKED_STEPS {
+                want.step(cols, active, masked);
+            }
+            // the checked steps from the set-up
             for (b, bytes) in buffers.iter().zip([
                 bytemuck::cast_slice::<_, u8>(&start.fac),
                 bytemuck::cast_slice(&start.dep),
@@ -809,7 +793,7 @@ pub fn event_ladder(
                 gpu.queue.write_buffer(b, 0, bytes);
             }
             let mut enc = device.create_command_encoder(&Default::default());
-            run(2, one_pipeline, &mut enc);
+            run(CHECKED_STEPS, masked, &mut enc);
             gpu.queue.submit([enc.finish()]);
             let out = kit::read_buffers(gpu, &refs).map_err(|e| e.to_string())?;
             let got = EventState {
@@ -829,22 +813,22 @@ pub fn event_ladder(
                 ("receiver lists", got.sorted_lists() != want.sorted_lists()),
             ];
             if let Some((what, _)) = differs.iter().find(|(_, d)| *d) {
-                let how = if one_pipeline { ", one pipeline" } else { "" };
+                let how = if masked { ", masked mailboxes" } else { "" };
                 return Err(format!(
-                    "events ladder ({active} departures per workgroup{how}): the GPU's {what} after two steps differ from the CPU's"
+                    "events ladder ({active} departures per workgroup{how}): the GPU's {what} after {CHECKED_STEPS} steps differ from the CPU's"
                 ));
             }
         }
         // interleaved, so that a drift of the device's clocks falls on both
-        let (mut two, mut one_t) = (Vec::new(), Vec::new());
+        let (mut counted, mut masked) = (Vec::new(), Vec::new());
         for _ in 0..repeats.max(1) {
-            two.push(median_seconds(gpu, 1, &|enc| run(chain, false, enc))?);
-            one_t.push(median_seconds(gpu, 1, &|enc| run(chain, true, enc))?);
+            counted.push(median_seconds(gpu, 1, &|enc| run(chain, false, enc))?);
+            masked.push(median_seconds(gpu, 1, &|enc| run(chain, true, enc))?);
         }
         rungs.push(EventRung {
             active,
-            us: median(two) * 1e6 / f64::from(chain),
-            one_pipeline_us: median(one_t) * 1e6 / f64::from(chain),
+            us: median(counted) * 1e6 / f64::from(chain),
+            masked_us: median(masked) * 1e6 / f64::from(chain),
         });
     }
     Ok(rungs)

@@ -650,8 +650,8 @@ fn floor(options: &BenchOptions) -> Result<(), CliError> {
     for r in &events {
         let above = (r.us - events[0].us) * 1e3 / (f64::from(r.active.max(1)) * workgroups);
         table += &format!(
-            "  {:>4} departures per workgroup  {:>8.2} µs  ({above:.3} ns per event)   one pipeline {:>8.2} µs\n",
-            r.active, r.us, r.one_pipeline_us
+            "  {:>4} departures per workgroup  {:>8.2} µs  ({above:.3} ns per event)   masked mailboxes {:>8.2} µs\n",
+            r.active, r.us, r.masked_us
         );
     }
     eprint!("{table}");
