@@ -118,6 +118,32 @@ fn chase(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocatio
     cursor[gid.x] = a;
 }
 
+// Does a sector read in one pass make the other sector of its 64-byte block cheap in the
+// next pass (as a facility's mailbox, touched by its senders, and its record, read by the
+// arrival a pass later, would be if they shared a block)? `floor::block_ladder` chains
+// pairs of passes: `block_first` reads a random sector per active thread and keeps its
+// number in the cursor, `block_second` reads the other sector of that sector's 64-byte
+// block (NEAR) or another random one, and leaves the next cursor. Bindings as the chase's.
+override NEAR: bool = true;
+
+@compute @workgroup_size(256)
+fn block_first(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
+    if lid.x >= ACTIVE { return; }
+    let mask = arrayLength(&records) / 2u - 1u; // sectors: a power of two, at most 2^23
+    let s = hash(cursor[gid.x]) & mask;
+    let v = records[2u * s].x;
+    cursor[gid.x] = s | ((v & 0x1ffu) << 23u);
+}
+
+@compute @workgroup_size(256)
+fn block_second(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
+    if lid.x >= ACTIVE { return; }
+    let mask = arrayLength(&records) / 2u - 1u;
+    let c = cursor[gid.x];
+    let s = select(hash(c ^ 0x27d4eb2fu) & mask, (c & mask) ^ 1u, NEAR);
+    cursor[gid.x] = hash(c ^ records[2u * s].x);
+}
+
 // The events' memory operations alone (`floor::event_ladder`): a torus step's two passes —
 // departures, then arrivals — doing what a step's events do to memory, at the same
 // addresses' spread and in the same order, with no simulation around them (the listing's

@@ -366,6 +366,31 @@ fn the_latency_ladder_follows_the_cpus_chase() {
     assert!(err.contains("2^3 records"), "{err}");
 }
 
+/// The floor suite's block ladder reads what its CPU twin reads (checked inside
+/// `block_ladder`: the second pass's sector is the first's 64-byte neighbour or a random
+/// one, threads beyond `active` keep their cursor), and sizes it cannot take are refused.
+#[test]
+fn the_block_ladder_reads_what_its_cpu_twin_reads() {
+    let Some(gpu) = gpu() else { return };
+    let rungs = pdes_lab::gpu::floor::block_ladder(&gpu, 10, 6, &[3, 256], 2, 1).unwrap();
+    let active: Vec<u32> = rungs.iter().map(|r| r.active).collect();
+    assert_eq!(active, [3, 256]);
+    assert!(
+        rungs.iter().all(|r| r.far_us > 0.0 && r.near_us > 0.0),
+        "{rungs:?}"
+    );
+    let err = pdes_lab::gpu::floor::block_ladder(&gpu, 24, 6, &[1], 2, 1).unwrap_err();
+    assert!(
+        err.contains("2^24 records of 32 bytes (valid: 2^4 to 2^23"),
+        "{err}"
+    );
+    let err = pdes_lab::gpu::floor::block_ladder(&gpu, 10, 6, &[257], 2, 1).unwrap_err();
+    assert!(
+        err.contains("257 active threads (valid: 1 to 256)"),
+        "{err}"
+    );
+}
+
 /// The floor suite's events ladder does a step's memory operations as its CPU twin says
 /// (checked word for word inside `event_ladder` after four steps, with counted and with
 /// masked mailboxes, at no events, fewer than a workgroup's threads and more), and sizes it

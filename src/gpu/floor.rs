@@ -544,6 +544,141 @@ pub fn chase_ladder(
     Ok(rungs)
 }
 
+/// One rung of the block ladder: a pass pair whose second pass reads, per active thread,
+/// the other sector of the 64-byte block the first pass read, or another random sector.
+#[derive(Clone, Debug, Serialize)]
+pub struct BlockRung {
+    /// Threads of each 256-thread workgroup that read (the others return at once).
+    pub active: u32,
+    /// Microseconds per pair of passes, the second reading a random sector, median.
+    pub far_us: f64,
+    /// The same, the second reading the first's 64-byte neighbour, median.
+    pub near_us: f64,
+}
+
+/// The block ladder's pair on the CPU (`block_first`, `block_second` in floor.wgsl): the
+/// next cursor of a thread that starts from `c`.
+fn block_pair(words: &[u32], mask: u32, c: u32, near: bool) -> u32 {
+    let s = chase_hash(c) & mask;
+    let c = s | ((words[8 * s as usize] & 0x1ff) << 23);
+    let s2 = if near {
+        (c & mask) ^ 1
+    } else {
+        chase_hash(c ^ 0x27d4_eb2f) & mask
+    };
+    chase_hash(c ^ words[8 * s2 as usize])
+}
+
+/// Times chains of `chain` pass pairs of `workgroups` 256-thread workgroups over 2^`sectors_log2`
+/// 32-byte records (at most 2^23), for every count of `actives` threads per workgroup, the
+/// second pass of a pair reading the 64-byte neighbour of the first's sector and, interleaved,
+/// another random sector. Before timing, one pair of each is checked against the CPU.
+pub fn block_ladder(
+    gpu: &Gpu,
+    sectors_log2: u32,
+    workgroups: u32,
+    actives: &[u32],
+    chain: u32,
+    repeats: u32,
+) -> Result<Vec<BlockRung>, String> {
+    let bytes = 32u64 << sectors_log2;
+    if !(4..=23).contains(&sectors_log2) || bytes > gpu.max_storage_buffer() {
+        return Err(format!(
+            "block ladder: 2^{sectors_log2} records of 32 bytes (valid: 2^4 to 2^23, within the adapter's largest binding, {} bytes)",
+            gpu.max_storage_buffer()
+        ));
+    }
+    if let Some(a) = actives.iter().find(|&&a| !(1..=256).contains(&a)) {
+        return Err(format!(
+            "block ladder: {a} active threads (valid: 1 to 256)"
+        ));
+    }
+    let device = &gpu.device;
+    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some("block"),
+        source: wgpu::ShaderSource::Wgsl(include_str!("../../shaders/floor.wgsl").into()),
+    });
+    let layout = kit::layout(device, "block", &[Use::Read, Use::ReadWrite]);
+    let pl = kit::pipeline_layout(device, "block", &[&layout]);
+    let sectors = 1u32 << sectors_log2;
+    let mut words = vec![0u32; 8 * sectors as usize];
+    for s in 0..sectors {
+        words[8 * s as usize] = chase_hash(s ^ 0x1b87_3593);
+    }
+    let records = kit::buffer_init(
+        device,
+        "block records",
+        bytemuck::cast_slice(&words),
+        wgpu::BufferUsages::STORAGE,
+    );
+    let threads = workgroups as usize * 256;
+    let start: Vec<u32> = (0..threads as u32)
+        .map(|t| chase_hash(t ^ 0x3c6e_f372))
+        .collect();
+    let cursor = kit::buffer_init(
+        device,
+        "block cursor",
+        bytemuck::cast_slice(&start),
+        kit::STORAGE_RW,
+    );
+    let group = kit::bind_group(device, "block", &layout, &[&records, &cursor]);
+    let mut rungs = Vec::new();
+    for &active in actives {
+        let pairs = [false, true].map(|near| {
+            let constants = [
+                ("ACTIVE", f64::from(active)),
+                ("NEAR", f64::from(u8::from(near))),
+            ];
+            [
+                kit::pipeline_with_constants(device, &pl, &module, "block_first", &constants),
+                kit::pipeline_with_constants(device, &pl, &module, "block_second", &constants),
+            ]
+        });
+        let run = |count: u32, near: bool, enc: &mut wgpu::CommandEncoder| {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            pass.set_bind_group(0, &group, &[]);
+            for _ in 0..count {
+                for pipeline in &pairs[usize::from(near)] {
+                    pass.set_pipeline(pipeline);
+                    pass.dispatch_workgroups(workgroups, 1, 1);
+                }
+            }
+        };
+        for near in [false, true] {
+            gpu.queue
+                .write_buffer(&cursor, 0, bytemuck::cast_slice(&start));
+            let mut enc = device.create_command_encoder(&Default::default());
+            run(1, near, &mut enc);
+            gpu.queue.submit([enc.finish()]);
+            let out = kit::read_buffers(gpu, &[&cursor]).map_err(|e| e.to_string())?;
+            let got: &[u32] = bytemuck::cast_slice(&out[0]);
+            for (t, (&g, &c)) in got.iter().zip(&start).enumerate() {
+                let want = if t % 256 < active as usize {
+                    block_pair(&words, sectors - 1, c, near)
+                } else {
+                    c
+                };
+                if g != want {
+                    return Err(format!(
+                        "block ladder (active {active}, near {near}): thread {t} ended at {g:#x} where the CPU's pair ends at {want:#x}"
+                    ));
+                }
+            }
+        }
+        let (mut far, mut near) = (Vec::new(), Vec::new());
+        for _ in 0..repeats.max(1) {
+            far.push(median_seconds(gpu, 1, &|enc| run(chain, false, enc))?);
+            near.push(median_seconds(gpu, 1, &|enc| run(chain, true, enc))?);
+        }
+        rungs.push(BlockRung {
+            active,
+            far_us: median(far) * 1e6 / f64::from(chain),
+            near_us: median(near) * 1e6 / f64::from(chain),
+        });
+    }
+    Ok(rungs)
+}
+
 /// One rung of the events ladder: what a step's two passes cost when they do only the
 /// memory operations of `active` events per workgroup (`ev_depart`, `ev_arrive` in
 /// `shaders/floor.wgsl`).

@@ -544,8 +544,12 @@ const FLOOR_CHASE_DEPTHS: [u32; 6] = [0, 1, 2, 4, 8, 16];
 const FLOOR_EVENTS_SIDE: u32 = 2048;
 const FLOOR_EVENTS_ACTIVE: [u32; 7] = [0, 13, 26, 52, 104, 208, 416];
 
+/// The `floor` suite's block ladder: the latency ladder's shape (1,024 workgroups over 2²²
+/// records of 32 bytes), 52 or 256 threads per workgroup reading one sector per pass.
+const FLOOR_BLOCK_ACTIVE: [u32; 2] = [52, 256];
+
 /// The `floor` suite's one row: the device's floors, the stencil ladder, the latency
-/// ladder and the events ladder.
+/// ladder, the events ladder and the block ladder.
 #[derive(serde::Serialize)]
 struct FloorRow {
     #[serde(flatten)]
@@ -557,6 +561,7 @@ struct FloorRow {
     chase: Vec<crate::gpu::floor::ChaseRung>,
     events_side: u32,
     events: Vec<crate::gpu::floor::EventRung>,
+    block: Vec<crate::gpu::floor::BlockRung>,
 }
 
 /// The `floor` suite: 10,000 dispatches per chain, a 1 GiB copy (or the adapter's largest
@@ -591,6 +596,15 @@ fn floor(options: &BenchOptions) -> Result<(), CliError> {
         FLOOR_EVENTS_SIDE,
         FLOOR_EVENTS_SIDE,
         &FLOOR_EVENTS_ACTIVE,
+        1_000,
+        options.repeat.max(3),
+    )
+    .map_err(CliError::Run)?;
+    let block = crate::gpu::floor::block_ladder(
+        &gpu,
+        FLOOR_CHASE_RECORDS_LOG2,
+        FLOOR_CHASE_WORKGROUPS,
+        &FLOOR_BLOCK_ACTIVE,
         1_000,
         options.repeat.max(3),
     )
@@ -654,6 +668,15 @@ fn floor(options: &BenchOptions) -> Result<(), CliError> {
             r.active, r.us, r.masked_us
         );
     }
+    table += &format!(
+        "block ladder, pass pairs over 2^{FLOOR_CHASE_RECORDS_LOG2} records of 32 bytes, chains of 1,000 (µs per pair; the second pass reads another random sector, or the other sector of the first's 64-byte block):\n"
+    );
+    for r in &block {
+        table += &format!(
+            "  {:>3} active  random {:>8.2} µs   64-byte neighbour {:>8.2} µs\n",
+            r.active, r.far_us, r.near_us
+        );
+    }
     eprint!("{table}");
     let row = FloorRow {
         floors: f,
@@ -664,6 +687,7 @@ fn floor(options: &BenchOptions) -> Result<(), CliError> {
         chase,
         events_side: FLOOR_EVENTS_SIDE,
         events,
+        block,
     };
     crate::cli::bench::write_report("floor", options, &[row], &table, None)
 }
