@@ -122,26 +122,30 @@ fn chase(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocatio
 // next pass (as a facility's mailbox, touched by its senders, and its record, read by the
 // arrival a pass later, would be if they shared a block)? `floor::block_ladder` chains
 // pairs of passes: `block_first` reads a random sector per active thread and keeps its
-// number in the cursor, `block_second` reads the other sector of that sector's 64-byte
-// block (NEAR) or another random one, and leaves the next cursor. Bindings as the chase's.
+// number beside the thread's state (two cursor words per thread), `block_second` reads the
+// other sector of that sector's 64-byte block (NEAR) or another random one, and leaves the
+// next state. Bindings as the chase's.
 override NEAR: bool = true;
 
 @compute @workgroup_size(256)
 fn block_first(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
     if lid.x >= ACTIVE { return; }
-    let mask = arrayLength(&records) / 2u - 1u; // sectors: a power of two, at most 2^23
-    let s = hash(cursor[gid.x]) & mask;
-    let v = records[2u * s].x;
-    cursor[gid.x] = s | ((v & 0x1ffu) << 23u);
+    let mask = arrayLength(&records) / 2u - 1u; // sectors: a power of two
+    let state = cursor[2u * gid.x];
+    let s = hash(state) & mask;
+    // the thread's state stays 32 bits wide: a state narrowed to the sector number would
+    // make the threads' walks merge into a few sectors that L2 holds
+    cursor[2u * gid.x] = state ^ records[2u * s].x;
+    cursor[2u * gid.x + 1u] = s;
 }
 
 @compute @workgroup_size(256)
 fn block_second(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
     if lid.x >= ACTIVE { return; }
     let mask = arrayLength(&records) / 2u - 1u;
-    let c = cursor[gid.x];
-    let s = select(hash(c ^ 0x27d4eb2fu) & mask, (c & mask) ^ 1u, NEAR);
-    cursor[gid.x] = hash(c ^ records[2u * s].x);
+    let state = cursor[2u * gid.x];
+    let s = select(hash(state ^ 0x27d4eb2fu) & mask, cursor[2u * gid.x + 1u] ^ 1u, NEAR);
+    cursor[2u * gid.x] = hash(state ^ records[2u * s].x);
 }
 
 // The events' memory operations alone (`floor::event_ladder`): a torus step's two passes —

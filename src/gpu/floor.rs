@@ -556,17 +556,17 @@ pub struct BlockRung {
     pub near_us: f64,
 }
 
-/// The block ladder's pair on the CPU (`block_first`, `block_second` in floor.wgsl): the
-/// next cursor of a thread that starts from `c`.
-fn block_pair(words: &[u32], mask: u32, c: u32, near: bool) -> u32 {
-    let s = chase_hash(c) & mask;
-    let c = s | ((words[8 * s as usize] & 0x1ff) << 23);
+/// The block ladder's pair on the CPU (`block_first`, `block_second` in floor.wgsl): a
+/// thread's next (state, sector) from its state `state`.
+fn block_pair(words: &[u32], mask: u32, state: u32, near: bool) -> (u32, u32) {
+    let s = chase_hash(state) & mask;
+    let state = state ^ words[8 * s as usize];
     let s2 = if near {
-        (c & mask) ^ 1
+        s ^ 1
     } else {
-        chase_hash(c ^ 0x27d4_eb2f) & mask
+        chase_hash(state ^ 0x27d4_eb2f) & mask
     };
-    chase_hash(c ^ words[8 * s2 as usize])
+    (chase_hash(state ^ words[8 * s2 as usize]), s)
 }
 
 /// Times chains of `chain` pass pairs of `workgroups` 256-thread workgroups over 2^`sectors_log2`
@@ -612,8 +612,9 @@ pub fn block_ladder(
         wgpu::BufferUsages::STORAGE,
     );
     let threads = workgroups as usize * 256;
+    // per thread: its state, the sector its first pass read
     let start: Vec<u32> = (0..threads as u32)
-        .map(|t| chase_hash(t ^ 0x3c6e_f372))
+        .flat_map(|t| [chase_hash(t ^ 0x3c6e_f372), 0])
         .collect();
     let cursor = kit::buffer_init(
         device,
@@ -652,15 +653,16 @@ pub fn block_ladder(
             gpu.queue.submit([enc.finish()]);
             let out = kit::read_buffers(gpu, &[&cursor]).map_err(|e| e.to_string())?;
             let got: &[u32] = bytemuck::cast_slice(&out[0]);
-            for (t, (&g, &c)) in got.iter().zip(&start).enumerate() {
+            for (t, (g, c)) in got.chunks(2).zip(start.chunks(2)).enumerate() {
                 let want = if t % 256 < active as usize {
-                    block_pair(&words, sectors - 1, c, near)
+                    block_pair(&words, sectors - 1, c[0], near)
                 } else {
-                    c
+                    (c[0], c[1])
                 };
-                if g != want {
+                if (g[0], g[1]) != want {
                     return Err(format!(
-                        "block ladder (active {active}, near {near}): thread {t} ended at {g:#x} where the CPU's pair ends at {want:#x}"
+                        "block ladder (active {active}, near {near}): thread {t} ended at {:#x?} where the CPU's pair ends at {want:#x?}",
+                        (g[0], g[1])
                     ));
                 }
             }
