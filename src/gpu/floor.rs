@@ -449,6 +449,70 @@ fn chase_hash(x: u32) -> u32 {
     h
 }
 
+/// What the chase and block ladders share: their shader module and bind group layout (a
+/// read-only record table, a read-write cursor buffer), and 2^`sectors_log2` records of 32
+/// bytes whose first word is a hash of the sector's number (`salt` apart) and the rest
+/// padding, on the GPU and here.
+struct RecordTable {
+    module: wgpu::ShaderModule,
+    layout: wgpu::BindGroupLayout,
+    pl: wgpu::PipelineLayout,
+    /// Eight words per record, as uploaded.
+    words: Vec<u32>,
+    records: wgpu::Buffer,
+    sectors: u32,
+}
+
+/// Checks a ladder's sizes (records from 2^4 to 2^`max_log2`, within the adapter's binding
+/// limit; 1 to 256 active threads per workgroup) and builds its record table.
+fn record_table(
+    gpu: &Gpu,
+    ladder: &str,
+    sectors_log2: u32,
+    max_log2: u32,
+    actives: &[u32],
+    salt: u32,
+) -> Result<RecordTable, String> {
+    let bytes = 32u64 << sectors_log2.min(40);
+    if !(4..=max_log2).contains(&sectors_log2) || bytes > gpu.max_storage_buffer() {
+        return Err(format!(
+            "{ladder} ladder: 2^{sectors_log2} records of 32 bytes (valid: 2^4 to 2^{max_log2}, within the adapter's largest binding, {} bytes)",
+            gpu.max_storage_buffer()
+        ));
+    }
+    if let Some(a) = actives.iter().find(|&&a| !(1..=256).contains(&a)) {
+        return Err(format!(
+            "{ladder} ladder: {a} active threads (valid: 1 to 256)"
+        ));
+    }
+    let device = &gpu.device;
+    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some(ladder),
+        source: wgpu::ShaderSource::Wgsl(include_str!("../../shaders/floor.wgsl").into()),
+    });
+    let layout = kit::layout(device, ladder, &[Use::Read, Use::ReadWrite]);
+    let pl = kit::pipeline_layout(device, ladder, &[&layout]);
+    let sectors = 1u32 << sectors_log2;
+    let mut words = vec![0u32; 8 * sectors as usize];
+    for s in 0..sectors {
+        words[8 * s as usize] = chase_hash(s ^ salt);
+    }
+    let records = kit::buffer_init(
+        device,
+        &format!("{ladder} records"),
+        bytemuck::cast_slice(&words),
+        wgpu::BufferUsages::STORAGE,
+    );
+    Ok(RecordTable {
+        module,
+        layout,
+        pl,
+        words,
+        records,
+        sectors,
+    })
+}
+
 /// Times chains of `chain` passes of `workgroups` 256-thread workgroups over a table of
 /// 2^`sectors_log2` 32-byte records, for every (active threads per workgroup, dependent
 /// reads per thread) of `actives` × `depths`: the latency floor of a pass shaped like a
@@ -463,37 +527,16 @@ pub fn chase_ladder(
     chain: u32,
     repeats: u32,
 ) -> Result<Vec<ChaseRung>, String> {
-    let bytes = 32u64 << sectors_log2;
-    if !(4..=30).contains(&sectors_log2) || bytes > gpu.max_storage_buffer() {
-        return Err(format!(
-            "chase ladder: 2^{sectors_log2} records of 32 bytes (valid: 2^4 up to the adapter's largest binding, {} bytes)",
-            gpu.max_storage_buffer()
-        ));
-    }
-    if let Some(a) = actives.iter().find(|&&a| !(1..=256).contains(&a)) {
-        return Err(format!(
-            "chase ladder: {a} active threads (valid: 1 to 256)"
-        ));
-    }
-    let device = &gpu.device;
-    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-        label: Some("chase"),
-        source: wgpu::ShaderSource::Wgsl(include_str!("../../shaders/floor.wgsl").into()),
-    });
-    let layout = kit::layout(device, "chase", &[Use::Read, Use::ReadWrite]);
-    let pl = kit::pipeline_layout(device, "chase", &[&layout]);
-    let sectors = 1u32 << sectors_log2;
     // the x word of every sector's first half is what the chase reads; the rest is padding
-    let mut words = vec![0u32; 8 * sectors as usize];
-    for s in 0..sectors {
-        words[8 * s as usize] = chase_hash(s ^ 0x5bd1_e995);
-    }
-    let records = kit::buffer_init(
-        device,
-        "chase records",
-        bytemuck::cast_slice(&words),
-        wgpu::BufferUsages::STORAGE,
-    );
+    let RecordTable {
+        module,
+        layout,
+        pl,
+        words,
+        records,
+        sectors,
+    } = record_table(gpu, "chase", sectors_log2, 30, actives, 0x5bd1_e995)?;
+    let device = &gpu.device;
     let threads = workgroups as usize * 256;
     let start: Vec<u32> = (0..threads as u32)
         .map(|t| chase_hash(t ^ 0x2545_f491))
@@ -581,36 +624,15 @@ pub fn block_ladder(
     chain: u32,
     repeats: u32,
 ) -> Result<Vec<BlockRung>, String> {
-    let bytes = 32u64 << sectors_log2;
-    if !(4..=23).contains(&sectors_log2) || bytes > gpu.max_storage_buffer() {
-        return Err(format!(
-            "block ladder: 2^{sectors_log2} records of 32 bytes (valid: 2^4 to 2^23, within the adapter's largest binding, {} bytes)",
-            gpu.max_storage_buffer()
-        ));
-    }
-    if let Some(a) = actives.iter().find(|&&a| !(1..=256).contains(&a)) {
-        return Err(format!(
-            "block ladder: {a} active threads (valid: 1 to 256)"
-        ));
-    }
+    let RecordTable {
+        module,
+        layout,
+        pl,
+        words,
+        records,
+        sectors,
+    } = record_table(gpu, "block", sectors_log2, 23, actives, 0x1b87_3593)?;
     let device = &gpu.device;
-    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-        label: Some("block"),
-        source: wgpu::ShaderSource::Wgsl(include_str!("../../shaders/floor.wgsl").into()),
-    });
-    let layout = kit::layout(device, "block", &[Use::Read, Use::ReadWrite]);
-    let pl = kit::pipeline_layout(device, "block", &[&layout]);
-    let sectors = 1u32 << sectors_log2;
-    let mut words = vec![0u32; 8 * sectors as usize];
-    for s in 0..sectors {
-        words[8 * s as usize] = chase_hash(s ^ 0x1b87_3593);
-    }
-    let records = kit::buffer_init(
-        device,
-        "block records",
-        bytemuck::cast_slice(&words),
-        wgpu::BufferUsages::STORAGE,
-    );
     let threads = workgroups as usize * 256;
     // per thread: its state, the sector its first pass read
     let start: Vec<u32> = (0..threads as u32)
