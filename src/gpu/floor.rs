@@ -449,6 +449,73 @@ fn chase_hash(x: u32) -> u32 {
     h
 }
 
+/// Two variants (an override constant false and true) of a chain of pass pairs: the
+/// pipelines of `entries` for each, built with `constants` plus the variant's `flag`.
+struct PairVariants {
+    pipelines: [[wgpu::ComputePipeline; 2]; 2],
+}
+
+impl PairVariants {
+    fn new(
+        device: &wgpu::Device,
+        pl: &wgpu::PipelineLayout,
+        module: &wgpu::ShaderModule,
+        entries: [&str; 2],
+        constants: &[(&str, f64)],
+        flag: &str,
+    ) -> Self {
+        let pipelines = [false, true].map(|on| {
+            let mut all = constants.to_vec();
+            all.push((flag, f64::from(u8::from(on))));
+            entries.map(|e| kit::pipeline_with_constants(device, pl, module, e, &all))
+        });
+        Self { pipelines }
+    }
+
+    /// Records `count` pairs of variant `on`, `workgroups` each, in one compute pass.
+    fn encode(
+        &self,
+        enc: &mut wgpu::CommandEncoder,
+        group: &wgpu::BindGroup,
+        workgroups: u32,
+        count: u32,
+        on: bool,
+    ) {
+        let mut pass = enc.begin_compute_pass(&Default::default());
+        pass.set_bind_group(0, group, &[]);
+        for _ in 0..count {
+            for pipeline in &self.pipelines[usize::from(on)] {
+                pass.set_pipeline(pipeline);
+                pass.dispatch_workgroups(workgroups, 1, 1);
+            }
+        }
+    }
+
+    /// Microseconds per pair of each variant (off, on): chains of `chain`, the variants
+    /// interleaved `repeats` times so that a drift of the device's clocks falls on both,
+    /// medians.
+    fn time(
+        &self,
+        gpu: &Gpu,
+        group: &wgpu::BindGroup,
+        workgroups: u32,
+        chain: u32,
+        repeats: u32,
+    ) -> Result<(f64, f64), String> {
+        let (mut off, mut on) = (Vec::new(), Vec::new());
+        for _ in 0..repeats.max(1) {
+            off.push(median_seconds(gpu, 1, &|enc| {
+                self.encode(enc, group, workgroups, chain, false)
+            })?);
+            on.push(median_seconds(gpu, 1, &|enc| {
+                self.encode(enc, group, workgroups, chain, true)
+            })?);
+        }
+        let us = |v: Vec<f64>| median(v) * 1e6 / f64::from(chain);
+        Ok((us(off), us(on)))
+    }
+}
+
 /// What the chase and block ladders share: their shader module and bind group layout (a
 /// read-only record table, a read-write cursor buffer), and 2^`sectors_log2` records of 32
 /// bytes whose first word is a hash of the sector's number (`salt` apart) and the rest
@@ -647,31 +714,19 @@ pub fn block_ladder(
     let group = kit::bind_group(device, "block", &layout, &[&records, &cursor]);
     let mut rungs = Vec::new();
     for &active in actives {
-        let pairs = [false, true].map(|near| {
-            let constants = [
-                ("ACTIVE", f64::from(active)),
-                ("NEAR", f64::from(u8::from(near))),
-            ];
-            [
-                kit::pipeline_with_constants(device, &pl, &module, "block_first", &constants),
-                kit::pipeline_with_constants(device, &pl, &module, "block_second", &constants),
-            ]
-        });
-        let run = |count: u32, near: bool, enc: &mut wgpu::CommandEncoder| {
-            let mut pass = enc.begin_compute_pass(&Default::default());
-            pass.set_bind_group(0, &group, &[]);
-            for _ in 0..count {
-                for pipeline in &pairs[usize::from(near)] {
-                    pass.set_pipeline(pipeline);
-                    pass.dispatch_workgroups(workgroups, 1, 1);
-                }
-            }
-        };
+        let pairs = PairVariants::new(
+            device,
+            &pl,
+            &module,
+            ["block_first", "block_second"],
+            &[("ACTIVE", f64::from(active))],
+            "NEAR",
+        );
         for near in [false, true] {
             gpu.queue
                 .write_buffer(&cursor, 0, bytemuck::cast_slice(&start));
             let mut enc = device.create_command_encoder(&Default::default());
-            run(1, near, &mut enc);
+            pairs.encode(&mut enc, &group, workgroups, 1, near);
             gpu.queue.submit([enc.finish()]);
             let out = kit::read_buffers(gpu, &[&cursor]).map_err(|e| e.to_string())?;
             let got: &[u32] = bytemuck::cast_slice(&out[0]);
@@ -689,15 +744,11 @@ pub fn block_ladder(
                 }
             }
         }
-        let (mut far, mut near) = (Vec::new(), Vec::new());
-        for _ in 0..repeats.max(1) {
-            far.push(median_seconds(gpu, 1, &|enc| run(chain, false, enc))?);
-            near.push(median_seconds(gpu, 1, &|enc| run(chain, true, enc))?);
-        }
+        let (far_us, near_us) = pairs.time(gpu, &group, workgroups, chain, repeats)?;
         rungs.push(BlockRung {
             active,
-            far_us: median(far) * 1e6 / f64::from(chain),
-            near_us: median(near) * 1e6 / f64::from(chain),
+            far_us,
+            near_us,
         });
     }
     Ok(rungs)
@@ -914,27 +965,14 @@ pub fn event_ladder(
     let segments = (k / u64::from(EVENT_SEG)) as u32;
     let mut rungs = Vec::new();
     for &active in actives {
-        let pipelines = [false, true].map(|masked| {
-            let constants = [
-                ("ACTIVE", f64::from(active)),
-                ("COLS", f64::from(cols)),
-                ("MASKED", f64::from(u8::from(masked))),
-            ];
-            [
-                kit::pipeline_with_constants(device, &pl, &module, "ev_depart", &constants),
-                kit::pipeline_with_constants(device, &pl, &module, "ev_arrive", &constants),
-            ]
-        });
-        let run = |steps: u32, masked: bool, enc: &mut wgpu::CommandEncoder| {
-            let mut pass = enc.begin_compute_pass(&Default::default());
-            pass.set_bind_group(0, &group, &[]);
-            for _ in 0..steps {
-                for pipeline in &pipelines[usize::from(masked)] {
-                    pass.set_pipeline(pipeline);
-                    pass.dispatch_workgroups(segments, 1, 1);
-                }
-            }
-        };
+        let steps = PairVariants::new(
+            device,
+            &pl,
+            &module,
+            ["ev_depart", "ev_arrive"],
+            &[("ACTIVE", f64::from(active)), ("COLS", f64::from(cols))],
+            "MASKED",
+        );
         for masked in [false, true] {
             let mut want = start.clone();
             for _ in 0..CHECKED_STEPS {
@@ -952,7 +990,7 @@ pub fn event_ladder(
                 gpu.queue.write_buffer(b, 0, bytes);
             }
             let mut enc = device.create_command_encoder(&Default::default());
-            run(CHECKED_STEPS, masked, &mut enc);
+            steps.encode(&mut enc, &group, segments, CHECKED_STEPS, masked);
             gpu.queue.submit([enc.finish()]);
             let out = kit::read_buffers(gpu, &refs).map_err(|e| e.to_string())?;
             let got = EventState {
@@ -979,15 +1017,11 @@ pub fn event_ladder(
             }
         }
         // interleaved, so that a drift of the device's clocks falls on both
-        let (mut counted, mut masked) = (Vec::new(), Vec::new());
-        for _ in 0..repeats.max(1) {
-            counted.push(median_seconds(gpu, 1, &|enc| run(chain, false, enc))?);
-            masked.push(median_seconds(gpu, 1, &|enc| run(chain, true, enc))?);
-        }
+        let (us, masked_us) = steps.time(gpu, &group, segments, chain, repeats)?;
         rungs.push(EventRung {
             active,
-            us: median(counted) * 1e6 / f64::from(chain),
-            masked_us: median(masked) * 1e6 / f64::from(chain),
+            us,
+            masked_us,
         });
     }
     Ok(rungs)
