@@ -151,17 +151,18 @@ fn block_second(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_in
 // The events' memory operations alone (`floor::event_ladder`): a torus step's two passes —
 // departures, then arrivals — doing what a step's events do to memory, at the same
 // addresses' spread and in the same order, with no simulation around them (the listing's
-// reads, but not its decisions; no random numbers, no reductions). The difference from a real step at the same
-// events per workgroup is what the simulation adds to its memory operations.
+// reads, but not its decisions; no random numbers, no reductions). The difference from a
+// real step at the same events per workgroup is what the simulation adds to its memory
+// operations.
 //
 // Facilities are a COLS-wide torus in segments of SEG (one 256-thread workgroup each).
 // In the step of salt s, workgroup w departs ACTIVE distinct facilities of its segment,
 // SEG / ACTIVE apart from a random start, all in direction s & 3 (so that no two
 // departures share a destination, which keeps every store's outcome independent of the
-// threads' order and the result checkable). Records,
-// as the torus engine's: ev_fac two 16-byte words per facility, ev_dep the departure time,
-// ev_mail eight words per facility (four directions, the announcement count or mask), ev_tok two
-// token records per facility ([f] the one serving at f, [K + f] the head of f's queue).
+// threads' order and the result checkable). Records, as the torus engine's: ev_fac two
+// 16-byte words per facility, ev_dep the departure time, ev_mail eight words per facility
+// (four directions, the announcement count or mask), ev_tok two token records per facility
+// ([f] the one serving at f, [K + f] the head of f's queue).
 // Bit 0 of a facility's ev_fac[2f].w says its queue is not empty (a departure dequeues),
 // bit 0 of .z that its server is busy (an arrival queues); half of them, from the set-up.
 
