@@ -157,9 +157,11 @@ fn block_second(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_in
 //
 // Facilities are a COLS-wide torus in segments of SEG (one 256-thread workgroup each).
 // In the step of salt s, workgroup w departs ACTIVE distinct facilities of its segment,
-// SEG / ACTIVE apart from a random start, all in direction s & 3 (so that no two
-// departures share a destination, which keeps every store's outcome independent of the
-// threads' order and the result checkable). Records, as the torus engine's: ev_fac two
+// SEG / ACTIVE apart from a random start, each in a direction drawn from its number and s.
+// Two departures may reach one destination, from different directions: each writes its own
+// mailbox word, the count or mask is an atomic sum, and the destination is listed once —
+// by whichever segment announced first, the one thing the threads' order decides (the
+// check compares the union of the lists). Records, as the torus engine's: ev_fac two
 // 16-byte words per facility, ev_dep the departure time, ev_mail eight words per facility
 // (four directions, the announcement count or mask), ev_tok two token records per facility
 // ([f] the one serving at f, [K + f] the head of f's queue).
@@ -218,7 +220,6 @@ fn ev_depart_pass(w: u32, lid: u32) {
     workgroupBarrier();
     let salt = ev_ctl[0];
     let k = arrayLength(&ev_dep);
-    let dir = salt & 3u;
     let offset = hash(salt ^ (w * MAGIC));
     // evenly spaced from a random start, as a step's departures, listed in facility order,
     // lie on average (their spacing decides how many share a DRAM page)
@@ -228,6 +229,7 @@ fn ev_depart_pass(w: u32, lid: u32) {
         let t = ev_dep[f];
         let a = ev_fac[2u * f];
         let b = ev_fac[2u * f + 1u];
+        let dir = hash(f ^ salt) >> 30u; // each departure its own way, as a step's tokens go
         let dest = ev_neighbour(f, dir);
         atomicStore(&ev_mail[8u * dest + dir], f);
         var before: u32;
