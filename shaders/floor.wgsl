@@ -202,10 +202,8 @@ fn ev_neighbour(f: u32, dir: u32) -> u32 {
 // the facility's departure time and record; the first announcement lists the receiver.
 @compute @workgroup_size(256)
 fn ev_depart(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid3: vec3<u32>) {
-    ev_depart_pass(wid.x, lid3.x);
-}
-
-fn ev_depart_pass(w: u32, lid: u32) {
+    let w = wid.x;
+    let lid = lid3.x;
     if lid == 0u { atomicStore(&ev_n, 0u); }
     // The scan's listing first, as a step's: every departure time of the segment read once
     // (16 per thread, coalesced), which keeps them in L2 for the departures and arrivals.
@@ -263,10 +261,8 @@ fn ev_depart_pass(w: u32, lid: u32) {
 // step's salt comes from this one's.
 @compute @workgroup_size(256)
 fn ev_arrive(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid3: vec3<u32>) {
-    ev_arrive_pass(wid.x, lid3.x);
-}
-
-fn ev_arrive_pass(w: u32, lid: u32) {
+    let w = wid.x;
+    let lid = lid3.x;
     let k = arrayLength(&ev_dep);
     let n = ev_ctl[1u + w];
     for (var j = lid; j < n; j += 256u) {

@@ -778,7 +778,7 @@ const CHECKED_STEPS: u32 = 4;
 const EVENT_NONE: u32 = u32::MAX;
 
 /// The events ladder's state, as the GPU holds it (`ev_*` in floor.wgsl).
-#[derive(Clone, PartialEq)]
+#[derive(Clone)]
 struct EventState {
     fac: Vec<[u32; 4]>,
     dep: Vec<[u32; 2]>,
@@ -896,6 +896,30 @@ impl EventState {
         self.ctl[0] = chase_hash(salt);
     }
 
+    /// The six buffers' bytes, in binding order.
+    fn bytes(&self) -> [&[u8]; 6] {
+        [
+            bytemuck::cast_slice(&self.fac),
+            bytemuck::cast_slice(&self.dep),
+            bytemuck::cast_slice(&self.mail),
+            bytemuck::cast_slice(&self.tok),
+            bytemuck::cast_slice(&self.list),
+            bytemuck::cast_slice(&self.ctl),
+        ]
+    }
+
+    /// The state from the six buffers' bytes, in binding order.
+    fn from_bytes(b: &[Vec<u8>]) -> Self {
+        Self {
+            fac: bytemuck::pod_collect_to_vec(&b[0]),
+            dep: bytemuck::pod_collect_to_vec(&b[1]),
+            mail: bytemuck::pod_collect_to_vec(&b[2]),
+            tok: bytemuck::pod_collect_to_vec(&b[3]),
+            list: bytemuck::pod_collect_to_vec(&b[4]),
+            ctl: bytemuck::pod_collect_to_vec(&b[5]),
+        }
+    }
+
     /// Every receiver listed, in increasing order: which segment lists a receiver that two
     /// segments' departures reach depends on which announced first, on the GPU as here.
     fn listed(&self) -> Vec<u32> {
@@ -947,17 +971,13 @@ pub fn event_ladder(
     let layout = kit::layout(device, "events", &[Use::ReadWrite; 6]);
     let pl = kit::pipeline_layout(device, "events", &[&layout]);
     let start = EventState::new(k as u32);
-    let buffers: Vec<wgpu::Buffer> = [
-        ("events fac", bytemuck::cast_slice::<_, u8>(&start.fac)),
-        ("events dep", bytemuck::cast_slice(&start.dep)),
-        ("events mail", bytemuck::cast_slice(&start.mail)),
-        ("events tok", bytemuck::cast_slice(&start.tok)),
-        ("events list", bytemuck::cast_slice(&start.list)),
-        ("events ctl", bytemuck::cast_slice(&start.ctl)),
-    ]
-    .iter()
-    .map(|(label, bytes)| kit::buffer_init(device, label, bytes, kit::STORAGE_RW))
-    .collect();
+    let buffers: Vec<wgpu::Buffer> = ["fac", "dep", "mail", "tok", "list", "ctl"]
+        .iter()
+        .zip(start.bytes())
+        .map(|(name, bytes)| {
+            kit::buffer_init(device, &format!("events {name}"), bytes, kit::STORAGE_RW)
+        })
+        .collect();
     let refs: Vec<&wgpu::Buffer> = buffers.iter().collect();
     let group = kit::bind_group(device, "events", &layout, &refs);
     let segments = (k / u64::from(EVENT_SEG)) as u32;
@@ -977,28 +997,14 @@ pub fn event_ladder(
                 want.step(cols, active, masked);
             }
             // the checked steps from the set-up
-            for (b, bytes) in buffers.iter().zip([
-                bytemuck::cast_slice::<_, u8>(&start.fac),
-                bytemuck::cast_slice(&start.dep),
-                bytemuck::cast_slice(&start.mail),
-                bytemuck::cast_slice(&start.tok),
-                bytemuck::cast_slice(&start.list),
-                bytemuck::cast_slice(&start.ctl),
-            ]) {
+            for (b, bytes) in buffers.iter().zip(start.bytes()) {
                 gpu.queue.write_buffer(b, 0, bytes);
             }
             let mut enc = device.create_command_encoder(&Default::default());
             steps.encode(&mut enc, &group, segments, CHECKED_STEPS, masked);
             gpu.queue.submit([enc.finish()]);
             let out = kit::read_buffers(gpu, &refs).map_err(|e| e.to_string())?;
-            let got = EventState {
-                fac: bytemuck::pod_collect_to_vec(&out[0]),
-                dep: bytemuck::pod_collect_to_vec(&out[1]),
-                mail: bytemuck::pod_collect_to_vec(&out[2]),
-                tok: bytemuck::pod_collect_to_vec(&out[3]),
-                list: bytemuck::pod_collect_to_vec(&out[4]),
-                ctl: bytemuck::pod_collect_to_vec(&out[5]),
-            };
+            let got = EventState::from_bytes(&out);
             let differs = [
                 ("facility records", got.fac != want.fac),
                 ("departure times", got.dep != want.dep),
@@ -1014,7 +1020,6 @@ pub fn event_ladder(
                 ));
             }
         }
-        // interleaved, so that a drift of the device's clocks falls on both
         let (us, masked_us) = steps.time(gpu, &group, segments, chain, repeats)?;
         rungs.push(EventRung {
             active,
