@@ -578,6 +578,50 @@ fn preset_suite_rows_cpu_included_are_the_median_of_the_repeated_runs() {
     }
 }
 
+/// `bench --suite sequential-parts-smoke --repeat 3`: every part of the sequential run, each
+/// row the median of three timed runs of the same recorded events.
+#[test]
+fn sequential_parts_rows_cover_every_part_of_one_recorded_run() {
+    let o = out(&[
+        "bench",
+        "--suite",
+        "sequential-parts-smoke",
+        "--repeat",
+        "3",
+        "--format",
+        "json",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let rows = v["rows"].as_array().unwrap();
+    let parts: Vec<&str> = rows.iter().map(|r| r["part"].as_str().unwrap()).collect();
+    assert_eq!(
+        parts,
+        [
+            "sequential",
+            "queue alone",
+            "state alone, prefetched",
+            "state alone, no prefetch",
+            "draws alone"
+        ],
+        "{v}"
+    );
+    let events = rows[0]["events"].as_u64().unwrap();
+    assert!(events > 1_000, "{v}");
+    for r in rows {
+        assert_eq!(r["events"].as_u64().unwrap(), events, "{r}");
+        let mut runs: Vec<f64> = r["wall_seconds_runs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|w| w.as_f64().unwrap())
+            .collect();
+        assert_eq!(runs.len(), 3, "{r}");
+        runs.sort_by(f64::total_cmp);
+        assert_eq!(r["wall_seconds"].as_f64().unwrap(), runs[1], "{r}");
+    }
+}
+
 /// `bench --suite blocked-smoke`: the blocked rows name their geometry and carry the
 /// sequential row's statistics as their reference, which they equal (a row that differed
 /// would be refused).

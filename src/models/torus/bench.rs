@@ -133,6 +133,14 @@ pub const SUITES: &[crate::models::BenchSuite] = &[
         help: "three tiny torus runs (for tests)",
     },
     crate::models::BenchSuite {
+        name: "sequential-parts",
+        help: "the CPU sequential torus at 256² and 1024² taken apart: the whole run, then its queue operations, its state changes (prefetched or not) and its draws, each replayed alone from a recording of the run (one core)",
+    },
+    crate::models::BenchSuite {
+        name: "sequential-parts-smoke",
+        help: "sequential-parts at 24² (for tests)",
+    },
+    crate::models::BenchSuite {
         name: "floor",
         help: "the device's floors for a step: µs per empty and per dependent dispatch in one pass, GB/s of a buffer copy and a shader stream, random sectors, chains of dependent copy and read passes at step sizes (no timestamps)",
     },
@@ -229,6 +237,20 @@ pub fn suite(name: &str) -> Vec<Case> {
         ],
         _ => Vec::new(),
     }
+}
+
+/// The configuration of a CPU sequential run of the suites' torus (P = 1, M = 10,
+/// shifted service, seed 1) at `side`² to `end_time`.
+pub fn sequential_config(side: u32, end_time: f64) -> TorusConfig {
+    config_of(&Case {
+        side,
+        d: 1.0,
+        algorithm: Algorithm::Sequential,
+        timestamps: Timestamps::Original,
+        engine: EngineKind::Cpu,
+        end_time,
+        blocked: None,
+    })
 }
 
 fn config_of(c: &Case) -> TorusConfig {
@@ -372,6 +394,9 @@ pub fn measure_repeated(c: &Case, profile: bool, repeat: u32) -> Result<BenchRow
 pub fn run(suite_name: &str, options: &BenchOptions) -> Result<(), CliError> {
     if suite_name == "floor" {
         return floor(options);
+    }
+    if let Some(sizes) = super::parts::suite_sizes(suite_name) {
+        return super::parts::run(suite_name, sizes, options);
     }
     let (profile, repeat) = (options.profile, options.repeat);
     let cases = suite(suite_name);

@@ -13,6 +13,7 @@ pub mod form;
 pub mod gpu;
 pub mod live;
 pub mod panel;
+pub mod parts;
 pub mod sequential;
 pub mod shaders;
 pub mod state;

@@ -31,18 +31,8 @@ const LOAD_BUCKETS: u64 = 8;
 impl Sequential {
     /// A simulator of `state` that processes every event earlier than `end`.
     pub fn new(state: TorusState, end: Ticks) -> Self {
-        let pending: Vec<Event> = state
-            .facilities
-            .iter()
-            .enumerate()
-            .filter(|(_, fac)| fac.departure != NEVER)
-            .map(|(f, fac)| Event {
-                time: fac.departure,
-                facility: f as u32,
-            })
-            .collect();
         Self {
-            queue: CalendarQueue::new(&pending),
+            queue: CalendarQueue::new(&Self::pending(&state)),
             state,
             end,
             totals: StepTotals::default(),
@@ -52,6 +42,13 @@ impl Sequential {
 
     /// Processes events, one per step, until the budget or the end time is reached.
     pub fn advance(&mut self, budget: Budget) {
+        self.advance_logged(budget, &mut NoLog);
+    }
+
+    /// [`Self::advance`], telling `log` every event taken from the queue and every event
+    /// put into it, in order (the `sequential-parts` suite replays them; `advance` passes
+    /// [`NoLog`], which compiles to nothing).
+    pub fn advance_logged<L: QueueLog>(&mut self, budget: Budget, log: &mut L) {
         let (limit, mut steps_left) = budget.limits(self.end);
         let mut events = 0u64;
         while let Some(ev) = self.queue.peek() {
@@ -61,23 +58,28 @@ impl Sequential {
             steps_left -= 1;
             events += 1;
             self.queue.pop();
+            log.popped(ev);
             self.prefetch_ahead();
             let f = ev.facility;
             let dep = self.state.depart(f, ev.time);
             let next = self.state.facilities[f as usize].departure;
             if next != NEVER {
-                self.queue.push(Event {
+                let e = Event {
                     time: next,
                     facility: f,
-                });
+                };
+                self.queue.push(e);
+                log.pushed(e);
             }
             let started = self.state.arrive(dep.dest, dep.token, ev.time);
             if started {
                 let time = self.state.facilities[dep.dest as usize].departure;
-                self.queue.push(Event {
+                let e = Event {
                     time,
                     facility: dep.dest,
-                });
+                };
+                self.queue.push(e);
+                log.pushed(e);
             }
         }
         self.totals.events += events;
@@ -114,16 +116,7 @@ impl Sequential {
                 prefetch_record(&s.facilities[k as usize]);
             }
             for k in self.queue.keys_in_bucket(self.loaded) {
-                let fac = &s.facilities[k as usize];
-                // a facility with a pending event is serving a token (never NONE)
-                prefetch(s.tokens.as_ptr().wrapping_add(fac.serving as usize));
-                if fac.head != NONE {
-                    // (a prefetch of a wild address is harmless but costs a page walk)
-                    prefetch(&s.tokens[fac.head as usize]);
-                }
-                prefetch_record(
-                    &s.facilities[super::neighbour(s.rows, s.cols, k, fac.route) as usize],
-                );
+                prefetch_dependents(s, k);
             }
         }
     }
@@ -142,11 +135,59 @@ impl Sequential {
     pub fn totals(&self) -> &StepTotals {
         &self.totals
     }
+
+    /// The events pending at the start of a run of `state`: each busy facility's
+    /// departure (what the queue is built from).
+    pub fn pending(state: &TorusState) -> Vec<Event> {
+        state
+            .facilities
+            .iter()
+            .enumerate()
+            .filter(|(_, fac)| fac.departure != NEVER)
+            .map(|(f, fac)| Event {
+                time: fac.departure,
+                facility: f as u32,
+            })
+            .collect()
+    }
+}
+
+/// Receives a sequential run's queue operations in order (see
+/// [`Sequential::advance_logged`]).
+pub trait QueueLog {
+    /// `e` was taken from the queue and is processed now.
+    fn popped(&mut self, e: Event);
+    /// `e` was put into the queue.
+    fn pushed(&mut self, e: Event);
+}
+
+/// A [`QueueLog`] that keeps nothing.
+pub struct NoLog;
+
+impl QueueLog for NoLog {
+    #[inline(always)]
+    fn popped(&mut self, _: Event) {}
+    #[inline(always)]
+    fn pushed(&mut self, _: Event) {}
+}
+
+/// Starts loading what the departure from `k` will touch once `k`'s record has arrived:
+/// the token in service, the queue's head and the destination facility.
+#[inline(always)]
+pub(crate) fn prefetch_dependents(s: &TorusState, k: u32) {
+    let fac = &s.facilities[k as usize];
+    // a facility with a pending event is serving a token (never NONE)
+    prefetch(s.tokens.as_ptr().wrapping_add(fac.serving as usize));
+    if fac.head != NONE {
+        // (a prefetch of a wild address is harmless but costs a page walk)
+        prefetch(&s.tokens[fac.head as usize]);
+    }
+    prefetch_record(&s.facilities[super::neighbour(s.rows, s.cols, k, fac.route) as usize]);
 }
 
 /// Starts loading both cache lines a facility record may span.
 #[inline(always)]
-fn prefetch_record(fac: &Facility) {
+pub(crate) fn prefetch_record(fac: &Facility) {
     let p = (fac as *const Facility).cast::<u8>();
     prefetch(p);
     prefetch(p.wrapping_add(std::mem::size_of::<Facility>() - 1));
