@@ -245,7 +245,7 @@ impl CalendarQueue {
     }
 
     /// Removes and returns the earliest event.
-    #[inline]
+    #[inline(always)]
     pub fn pop(&mut self) -> Option<Event> {
         let e = self.peek()?;
         match self.next_held {

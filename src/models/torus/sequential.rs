@@ -97,7 +97,7 @@ impl Sequential {
     /// ahead, whose records have arrived by then, the token in service, the queue's head
     /// and the destination facility: the misses of several events overlap. Only hints:
     /// the events processed and their order do not depend on them.
-    #[inline]
+    #[inline(always)]
     fn prefetch_ahead(&mut self) {
         let cur = self.queue.current_bucket();
         // both stages move together, LOAD_FACILITIES - LOAD_NEIGHBOURS buckets apart
