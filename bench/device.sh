@@ -165,6 +165,8 @@ for what in "$@"; do
           $BIN run teaching-16x16 --algorithm sequential --set model.rows=$side --set model.cols=$side --set run.end_time=$t --set run.warmup=0 --format csv | tail -1 | awk -F, -v s=$side '{print s "² events=" $16 " wall=" $25 " ev/s=" $26}'
         done
       done 2>&1 | tee "$OUT/baselines.txt" ;;
+    sequential-parts)  # issue 15: the sequential torus on one core of the host taken apart (queue, state, draws, each replayed alone), medians of 3
+      $BIN bench --suite sequential-parts --repeat 3 --format json --out "$OUT/sequential-parts.json" 2>&1 | tee "$OUT/sequential-parts.log" ;;
     baselines-ab)  # the sequential torus of carry/pdes-lab-before and of $BIN, interleaved, five runs each
       for side_t in "256 2000" "1024 200"; do
         read -r side t <<< "$side_t"

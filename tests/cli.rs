@@ -124,6 +124,30 @@ fn presets_lists_every_builtin_with_a_description() {
     }
 }
 
+/// `presets` also says what every bench suite measures (`bench --help` sends users there).
+#[test]
+fn presets_lists_every_bench_suite_with_what_it_measures() {
+    let o = out(&["presets"]);
+    let text = String::from_utf8(o.stdout).unwrap();
+    let suites = text
+        .split("bench suites (pdes-lab bench --suite):\n")
+        .nth(1)
+        .expect("a bench suites section");
+    for name in [
+        "torus",
+        "floor",
+        "sequential-parts",
+        "diffusion-ratio",
+        "phold",
+    ] {
+        let line = suites
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(name))
+            .expect(name);
+        assert!(line.len() > name.len() + 20, "{line}");
+    }
+}
+
 /// Every bad input: exit status 2, one line on stderr naming the key or file, no panic,
 /// nothing written to --out.
 #[test]

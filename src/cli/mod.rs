@@ -203,6 +203,12 @@ pub fn dispatch(cli: Cli) -> Result<(), CliError> {
                     names.join(", ")
                 ));
             }
+            text.push_str("\nbench suites (pdes-lab bench --suite):\n");
+            for m in crate::models::MODELS {
+                for s in m.suites {
+                    text.push_str(&format!("{:<22} {}: {}\n", s.name, m.kind, s.help));
+                }
+            }
             output::write_stdout(&text).map_err(output::stdout_error)
         }
     }
