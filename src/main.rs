@@ -2,6 +2,11 @@
 
 use clap::Parser;
 
+/// Large arrays start on a huge page, so that the simulators' huge-page advice covers them
+/// whole (`pdes_lab::sim::memory`).
+#[global_allocator]
+static ALLOCATOR: pdes_lab::sim::memory::HugeAligned = pdes_lab::sim::memory::HugeAligned;
+
 fn main() {
     let cli = pdes_lab::cli::Cli::parse();
     if cli.is_headless() && std::env::var_os("NODEVICE_SELECT").is_none() {

@@ -49,11 +49,16 @@ impl QueueLog for Trace {
     }
 }
 
-/// A recorded run: its initial state, its trace and the state it ended in.
+/// A recorded run: what its initial state is built from, its trace and the state it
+/// ended in.
 #[derive(Clone, Debug)]
 pub struct Recording {
-    /// The state the run started from.
-    pub initial: TorusState,
+    /// The network's parameters.
+    pub params: super::TorusParams,
+    /// Its service law.
+    pub law: super::ServiceLaw,
+    /// Its seed.
+    pub seed: u64,
     /// Its queue operations.
     pub trace: Trace,
     /// The end time it ran to.
@@ -64,15 +69,32 @@ pub struct Recording {
     pub seconds: f64,
 }
 
-/// Runs the sequential simulator from `initial` to `end`, recording its queue operations.
-pub fn record(initial: TorusState, end: Ticks) -> Recording {
-    let mut sim = Sequential::new(initial.clone(), end);
+impl Recording {
+    /// The state the run started from, built anew: a clone would not be backed by huge
+    /// pages as the simulator's own arrays are (`sim::memory::huge_vec`), and every
+    /// replay must touch memory as the run did.
+    pub fn initial(&self) -> TorusState {
+        TorusState::new(&self.params, self.law, self.seed)
+    }
+}
+
+/// Runs the sequential simulator of the network `params` from its initial state to `end`,
+/// recording its queue operations.
+pub fn record(
+    params: &super::TorusParams,
+    law: super::ServiceLaw,
+    seed: u64,
+    end: Ticks,
+) -> Recording {
+    let mut sim = Sequential::new(TorusState::new(params, law, seed), end);
     let mut trace = Trace::default();
     let t0 = Instant::now();
     sim.advance_logged(Budget::Finish, &mut trace);
     let seconds = t0.elapsed().as_secs_f64();
     Recording {
-        initial,
+        params: params.clone(),
+        law,
+        seed,
         trace,
         end,
         last: sim.state,
@@ -83,7 +105,7 @@ pub fn record(initial: TorusState, end: Ticks) -> Recording {
 /// Performs the recorded queue operations on a fresh queue; returns the seconds taken, or
 /// the first event that came out differently.
 pub fn replay_queue(rec: &Recording) -> Result<f64, String> {
-    let mut q = CalendarQueue::new(&Sequential::pending(&rec.initial));
+    let mut q = CalendarQueue::new(&Sequential::pending(&rec.initial()));
     let t = &rec.trace;
     let mut pushes = t.pushed.iter();
     // differences are counted, not branched on: the check costs no misprediction
@@ -117,7 +139,7 @@ const AHEAD_NEIGHBOURS: usize = 4;
 /// them, but from the recording. Returns the seconds taken, or an error when the final
 /// state differs from the run's.
 pub fn replay_state(rec: &Recording, prefetch: bool) -> Result<f64, String> {
-    let mut s = rec.initial.clone();
+    let mut s = rec.initial();
     let ev = &rec.trace.popped;
     let t0 = Instant::now();
     for (i, e) in ev.iter().enumerate() {
@@ -143,15 +165,14 @@ pub fn replay_state(rec: &Recording, prefetch: bool) -> Result<f64, String> {
 /// events, with the run's seed and law; returns the seconds taken and a sum of the draws
 /// (which keeps the compiler from dropping them).
 pub fn draws_alone(rec: &Recording) -> (f64, u64) {
-    let s = &rec.initial;
     let n = rec.trace.popped.len() as u64;
-    let tokens = s.tokens.len() as u64;
+    let tokens = u64::from(rec.params.tokens());
     let mut sum = 0u64;
     let t0 = Instant::now();
     for i in 0..n {
         // token i mod n at visit i / n: distinct counters, as the run's draws are
-        let words = crate::rng::token_words(s.seed, (i % tokens) as u32, (i / tokens) as u32);
-        sum = sum.wrapping_add(s.law.sample(&words) + u64::from(super::route(&words)));
+        let words = crate::rng::token_words(rec.seed, (i % tokens) as u32, (i / tokens) as u32);
+        sum = sum.wrapping_add(rec.law.sample(&words) + u64::from(super::route(&words)));
     }
     (t0.elapsed().as_secs_f64(), std::hint::black_box(sum))
 }
@@ -167,15 +188,14 @@ mod tests {
         cfg.model.cols = side + 3;
         cfg.model.tokens_per_facility = 2;
         cfg.run.end_time = end_time;
-        let state = TorusState::new(&cfg.model, cfg.service_law(), 7);
-        record(state, cfg.end_ticks())
+        record(&cfg.model, cfg.service_law(), 7, cfg.end_ticks())
     }
 
     #[test]
     fn the_trace_holds_every_event_and_push_of_the_run() {
         let rec = recording(12, 200.0);
         let t = &rec.trace;
-        let mut sim = Sequential::new(rec.initial.clone(), rec.end);
+        let mut sim = Sequential::new(rec.initial(), rec.end);
         sim.advance(Budget::Finish);
         assert_eq!(t.popped.len() as u64, sim.totals().events);
         assert_eq!(
@@ -188,7 +208,7 @@ mod tests {
         // one event pending per busy facility: the pushes make up for the pops
         let pending_now = Sequential::pending(&rec.last).len();
         assert_eq!(
-            Sequential::pending(&rec.initial).len() + t.pushed.len() - t.popped.len(),
+            Sequential::pending(&rec.initial()).len() + t.pushed.len() - t.popped.len(),
             pending_now
         );
         assert_eq!(sim.state, rec.last);
@@ -268,15 +288,14 @@ pub fn run(
     let mut rows = Vec::new();
     for &(side, end_time) in sizes {
         let cfg = super::bench::sequential_config(side, end_time);
-        let initial = TorusState::new(&cfg.model, cfg.service_law(), cfg.run.seed);
-        let rec = record(initial, cfg.end_ticks());
+        let rec = record(&cfg.model, cfg.service_law(), cfg.run.seed, cfg.end_ticks());
         let events = rec.trace.popped.len() as u64;
         for part in PARTS {
             let mut runs = Vec::new();
             for _ in 0..options.repeat.max(1) {
                 let seconds = match part {
                     "sequential" => {
-                        let mut sim = Sequential::new(rec.initial.clone(), rec.end);
+                        let mut sim = Sequential::new(rec.initial(), rec.end);
                         let t0 = Instant::now();
                         sim.advance(Budget::Finish);
                         t0.elapsed().as_secs_f64()
