@@ -491,6 +491,19 @@ fn headless_commands_print_nothing_about_windowing() {
     assert!(!err.contains("XDG_RUNTIME_DIR"), "{err}");
 }
 
+/// A bench row's `wall_seconds` is the median of its `n` timed runs, all listed.
+fn assert_median_of_runs(r: &serde_json::Value, n: usize) {
+    let mut runs: Vec<f64> = r["wall_seconds_runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w.as_f64().unwrap())
+        .collect();
+    assert_eq!(runs.len(), n, "{r}");
+    runs.sort_by(f64::total_cmp);
+    assert_eq!(r["wall_seconds"].as_f64().unwrap(), runs[n / 2], "{r}");
+}
+
 #[test]
 fn an_unknown_suite_lists_every_suite() {
     let (code, _, err) = run_text(&["bench", "--suite", "nope"]);
@@ -531,20 +544,8 @@ fn diffusion_rows_are_the_median_of_the_repeated_runs() {
     let rows = v["rows"].as_array().unwrap();
     assert!(rows.len() >= 9, "{v}");
     for r in rows {
-        let mut runs: Vec<f64> = r["wall_seconds_runs"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|w| w.as_f64().unwrap())
-            .collect();
         let want = if r["algorithm"] == "event" { 1 } else { 3 };
-        assert_eq!(runs.len(), want, "{r}");
-        runs.sort_by(f64::total_cmp);
-        assert_eq!(
-            r["wall_seconds"].as_f64().unwrap(),
-            runs[runs.len() / 2],
-            "{r}"
-        );
+        assert_median_of_runs(r, want);
     }
 }
 
@@ -560,15 +561,7 @@ fn torus_rows_cpu_included_are_the_median_of_the_repeated_runs() {
     let rows = v["rows"].as_array().unwrap();
     assert!(rows.iter().any(|r| r["engine"] == "cpu"), "{v}");
     for r in rows {
-        let mut runs: Vec<f64> = r["wall_seconds_runs"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|w| w.as_f64().unwrap())
-            .collect();
-        assert_eq!(runs.len(), 3, "{r}");
-        runs.sort_by(f64::total_cmp);
-        assert_eq!(r["wall_seconds"].as_f64().unwrap(), runs[1], "{r}");
+        assert_median_of_runs(r, 3);
     }
 }
 
@@ -590,15 +583,7 @@ fn preset_suite_rows_cpu_included_are_the_median_of_the_repeated_runs() {
     let rows = v["rows"].as_array().unwrap();
     assert!(rows.iter().any(|r| r["engine"] == "cpu"), "{v}");
     for r in rows {
-        let mut runs: Vec<f64> = r["wall_seconds_runs"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|w| w.as_f64().unwrap())
-            .collect();
-        assert_eq!(runs.len(), 3, "{r}");
-        runs.sort_by(f64::total_cmp);
-        assert_eq!(r["wall_seconds"].as_f64().unwrap(), runs[1], "{r}");
+        assert_median_of_runs(r, 3);
     }
 }
 
@@ -634,15 +619,7 @@ fn sequential_parts_rows_cover_every_part_of_one_recorded_run() {
     assert!(events > 1_000, "{v}");
     for r in rows {
         assert_eq!(r["events"].as_u64().unwrap(), events, "{r}");
-        let mut runs: Vec<f64> = r["wall_seconds_runs"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|w| w.as_f64().unwrap())
-            .collect();
-        assert_eq!(runs.len(), 3, "{r}");
-        runs.sort_by(f64::total_cmp);
-        assert_eq!(r["wall_seconds"].as_f64().unwrap(), runs[1], "{r}");
+        assert_median_of_runs(r, 3);
     }
 }
 

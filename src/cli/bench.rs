@@ -41,6 +41,14 @@ pub fn run(name: &str, options: &BenchOptions) -> Result<(), CliError> {
     (model.bench)(name, options)
 }
 
+/// The median of a benchmark's timed runs (of an even count, the upper of the middle two):
+/// what every suite reports beside the runs themselves.
+pub fn median(runs: &[f64]) -> f64 {
+    let mut sorted = runs.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    sorted[sorted.len() / 2]
+}
+
 /// Fails early when `--out` cannot be written (a long suite is not run to be lost).
 pub fn check_destination(out: Option<&std::path::Path>) -> Result<(), CliError> {
     match out {
@@ -225,9 +233,7 @@ fn measure_preset_case(c: &PresetCase, repeat: u32) -> Result<PresetRow, CliErro
     while walls.len() < repeat.max(1) as usize {
         walls.push(time_run(&config)?.1);
     }
-    let mut sorted = walls.clone();
-    sorted.sort_by(f64::total_cmp);
-    let wall = sorted[sorted.len() / 2];
+    let wall = median(&walls);
     let info = config.algorithm_info();
     let steps = report
         .fields
@@ -242,8 +248,8 @@ fn measure_preset_case(c: &PresetCase, repeat: u32) -> Result<PresetRow, CliErro
         steps,
         setup_seconds: setup,
         wall_seconds: wall,
-        wall_seconds_min: sorted[0],
-        wall_seconds_max: sorted[sorted.len() - 1],
+        wall_seconds_min: walls.iter().copied().fold(f64::INFINITY, f64::min),
+        wall_seconds_max: walls.iter().copied().fold(f64::NEG_INFINITY, f64::max),
         wall_seconds_runs: walls,
         check: String::new(),
         work_per_second: report.work() as f64 / wall,

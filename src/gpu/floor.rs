@@ -65,9 +65,8 @@ pub struct PassFloor {
 /// Elements per thread tried for each pass: from one (most threads) to 8 (fewest).
 const ITEMS_TRIED: [u32; 3] = [1, 2, 8];
 
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
+fn median(v: Vec<f64>) -> f64 {
+    crate::cli::bench::median(&v)
 }
 
 /// Seconds from submit to completion of what `encode` records.

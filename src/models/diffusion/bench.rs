@@ -197,9 +197,7 @@ fn measure(c: Case, reference: &[f32], repeat: u32) -> Result<DiffusionRow, SimE
         e = Some(run);
     }
     let e = e.expect("at least one run");
-    let mut sorted = walls.clone();
-    sorted.sort_by(f64::total_cmp);
-    let wall = sorted[sorted.len() / 2];
+    let wall = crate::cli::bench::median(&walls);
     let grid = e.temperatures()?;
     let max_error = grid
         .iter()

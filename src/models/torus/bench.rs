@@ -376,9 +376,7 @@ pub fn measure_repeated(c: &Case, profile: bool, repeat: u32) -> Result<BenchRow
         row = measure(c, profile)?;
         walls.push(row.wall_seconds);
     }
-    let mut sorted = walls.clone();
-    sorted.sort_by(f64::total_cmp);
-    let median = sorted[sorted.len() / 2];
+    let median = crate::cli::bench::median(&walls);
     row.wall_seconds = median;
     row.wall_seconds_runs = walls;
     row.events_per_second = row.events as f64 / median;

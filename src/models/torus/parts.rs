@@ -309,9 +309,7 @@ pub fn run(
                 };
                 runs.push(seconds);
             }
-            let mut sorted = runs.clone();
-            sorted.sort_by(f64::total_cmp);
-            let median = sorted[sorted.len() / 2];
+            let median = crate::cli::bench::median(&runs);
             let row = PartRow {
                 size: format!("{side}x{side}"),
                 end_time,
