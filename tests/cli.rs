@@ -491,6 +491,15 @@ fn headless_commands_print_nothing_about_windowing() {
     assert!(!err.contains("XDG_RUNTIME_DIR"), "{err}");
 }
 
+/// The JSON report of `bench --suite SUITE --repeat N --format json` (the run must succeed).
+fn bench_json(suite: &str, repeat: &str) -> serde_json::Value {
+    let o = out(&[
+        "bench", "--suite", suite, "--repeat", repeat, "--format", "json",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
 /// A bench row's `wall_seconds` is the median of its `n` timed runs, all listed.
 fn assert_median_of_runs(r: &serde_json::Value, n: usize) {
     let mut runs: Vec<f64> = r["wall_seconds_runs"]
@@ -530,17 +539,7 @@ fn an_unknown_suite_lists_every_suite() {
 /// and reports the median of those runs (event runs once: a minute at 2048²).
 #[test]
 fn diffusion_rows_are_the_median_of_the_repeated_runs() {
-    let o = out(&[
-        "bench",
-        "--suite",
-        "diffusion-small",
-        "--repeat",
-        "3",
-        "--format",
-        "json",
-    ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let v = bench_json("diffusion-small", "3");
     let rows = v["rows"].as_array().unwrap();
     assert!(rows.len() >= 9, "{v}");
     for r in rows {
@@ -553,11 +552,7 @@ fn diffusion_rows_are_the_median_of_the_repeated_runs() {
 /// denominator) are the median of three timed runs.
 #[test]
 fn torus_rows_cpu_included_are_the_median_of_the_repeated_runs() {
-    let o = out(&[
-        "bench", "--suite", "smoke", "--repeat", "3", "--format", "json",
-    ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let v = bench_json("smoke", "3");
     let rows = v["rows"].as_array().unwrap();
     assert!(rows.iter().any(|r| r["engine"] == "cpu"), "{v}");
     for r in rows {
@@ -569,17 +564,7 @@ fn torus_rows_cpu_included_are_the_median_of_the_repeated_runs() {
 /// of three timed runs.
 #[test]
 fn preset_suite_rows_cpu_included_are_the_median_of_the_repeated_runs() {
-    let o = out(&[
-        "bench",
-        "--suite",
-        "mmck-smoke",
-        "--repeat",
-        "3",
-        "--format",
-        "json",
-    ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let v = bench_json("mmck-smoke", "3");
     let rows = v["rows"].as_array().unwrap();
     assert!(rows.iter().any(|r| r["engine"] == "cpu"), "{v}");
     for r in rows {
@@ -591,17 +576,7 @@ fn preset_suite_rows_cpu_included_are_the_median_of_the_repeated_runs() {
 /// row the median of three timed runs of the same recorded events.
 #[test]
 fn sequential_parts_rows_cover_every_part_of_one_recorded_run() {
-    let o = out(&[
-        "bench",
-        "--suite",
-        "sequential-parts-smoke",
-        "--repeat",
-        "3",
-        "--format",
-        "json",
-    ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let v = bench_json("sequential-parts-smoke", "3");
     let rows = v["rows"].as_array().unwrap();
     let parts: Vec<&str> = rows.iter().map(|r| r["part"].as_str().unwrap()).collect();
     assert_eq!(
