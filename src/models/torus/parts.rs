@@ -128,11 +128,11 @@ pub fn replay_queue(rec: &Recording) -> Result<f64, String> {
     Ok(seconds)
 }
 
-/// Events ahead whose facility records the state replay prefetches (the sequential
-/// simulator's distance, about one event per bucket).
-const AHEAD_FACILITIES: usize = 8;
+/// Events ahead whose facility records the state replay prefetches: the sequential
+/// simulator's distance in buckets, at about one event per bucket.
+const AHEAD_FACILITIES: usize = super::sequential::LOAD_FACILITIES as usize;
 /// Events ahead whose tokens and destination facilities the state replay prefetches.
-const AHEAD_NEIGHBOURS: usize = 4;
+const AHEAD_NEIGHBOURS: usize = super::sequential::LOAD_NEIGHBOURS as usize;
 
 /// Applies the recorded events to a fresh state, in order, with no queue; with
 /// `prefetch`, each event's records are requested as the sequential simulator requests

@@ -22,9 +22,9 @@ pub struct Sequential {
 
 /// Buckets ahead of the current one whose events' facility records are prefetched (about
 /// one event per bucket: this many events ahead).
-const LOAD_FACILITIES: u64 = 8;
+pub(crate) const LOAD_FACILITIES: u64 = 8;
 /// Buckets ahead whose events' tokens and destination facilities are prefetched.
-const LOAD_NEIGHBOURS: u64 = 4;
+pub(crate) const LOAD_NEIGHBOURS: u64 = 4;
 /// Buckets beyond LOAD_FACILITIES whose lines are prefetched (their keys are read then).
 const LOAD_BUCKETS: u64 = 8;
 
