@@ -423,11 +423,12 @@ fn the_start_up_check_verifies_the_gpu_in_the_background_and_says_so() {
         h.run_steps(1);
     }
     let (text, alarm, hover) = h.state().gpu_check.status().unwrap();
-    assert!(text.starts_with("verified on "), "{text}");
+    assert!(text.starts_with("GPU = CPU: "), "{text}");
+    assert!(text.ends_with(" checks passed"), "{text}");
     assert!(!alarm);
     assert!(hover.contains("must be identical"));
     h.run_steps(1);
-    h.get_by_label_contains("verified on ");
+    h.get_by_label_contains("GPU = CPU: ");
 }
 
 #[test]

@@ -84,12 +84,14 @@ impl GpuCheck {
                 false,
                 WHAT_IS_COMPARED.into(),
             )),
+            // short: the adapter's name is already the status bar's first item
             Self::Passed(v) => Some((
-                format!("verified on {}", v.adapter),
+                format!("GPU = CPU: {} checks passed", v.passed),
                 false,
                 format!(
-                    "{} checks passed (reductions: {}).\n\n{WHAT_IS_COMPARED}",
+                    "{} checks passed on {} (reductions: {}).\n\n{WHAT_IS_COMPARED}",
                     v.passed,
+                    v.adapter,
                     v.reductions.join(", ")
                 ),
             )),

@@ -12,6 +12,7 @@ pub mod heatmap;
 pub mod info_view;
 mod menu;
 pub mod monitors;
+mod pace;
 pub mod plots;
 pub mod session;
 pub mod sweep_view;
@@ -69,9 +70,8 @@ pub struct PdesApp {
     pub running: bool,
     /// Simulated time units per second of wall-clock time.
     pub sim_rate: f64,
-    /// Most simulated time one frame may advance, lowered while the engines cannot keep up
-    /// with `sim_rate` (so that a frame stays under ~30 ms and the window stays responsive).
-    sim_cap: f64,
+    /// What a frame asks for against `sim_rate`, and the rate achieved.
+    pace: pace::Pace,
     /// What the heatmap colours.
     pub mode: Mode,
     views: [Option<View>; 2],
@@ -201,7 +201,7 @@ impl PdesApp {
             // A new user should see the network move at once.
             running: true,
             sim_rate: 20.0,
-            sim_cap: f64::INFINITY,
+            pace: pace::Pace::default(),
             mode,
             views: [None, None],
             pinned: None,
@@ -301,7 +301,7 @@ impl PdesApp {
         self.events_per_sec = 0.0;
         // a selected causality error belongs to the run it came from
         self.selected_violation = None;
-        self.sim_cap = f64::INFINITY;
+        self.pace = pace::Pace::default();
         // the heatmap shows what this model has
         if !Mode::of(&self.a).contains(&self.mode) {
             self.mode = Mode::of(&self.a)[0];
@@ -454,20 +454,16 @@ impl eframe::App for PdesApp {
         if self.running && !self.finished() {
             // simulated time per frame, the same for A and B so they stay side by side
             let want = self.sim_rate * dt;
-            let span = want.min(self.sim_cap);
-            let target = self.a.now() + to_ticks(span.max(1e-6));
+            let span = self.pace.span(want);
+            let before = self.a.now();
+            let target = before + to_ticks(span.max(1e-6));
             let work = Instant::now();
             let errors_before = self.a.engine().totals().steps_with_errors;
             self.advance(Budget::Until(target));
             self.pause_on_error(errors_before);
-            // keep a frame's simulation under ~30 ms: halve the span when it took longer,
-            // grow it back while it is cheap
             let took = work.elapsed().as_secs_f64();
-            if took > 0.03 {
-                self.sim_cap = span * 0.5;
-            } else if took < 0.01 && span < want {
-                self.sim_cap = span * 1.5;
-            }
+            let advanced = to_units(self.a.now().saturating_sub(before));
+            self.pace.record(want, span, took, advanced, dt);
             self.frame += 1;
             if self.frame.is_multiple_of(SAMPLE_EVERY) {
                 self.sample_all();
@@ -648,11 +644,11 @@ impl PdesApp {
             ));
             ui.separator();
             ui.label(format!("steps {}", self.a.steps()));
-            if self.running && self.sim_cap < self.sim_rate * self.frame_ms / 1000.0 {
+            if self.running && self.pace.capped(self.sim_rate * self.frame_ms / 1000.0) {
                 ui.separator();
                 ui.label(format!(
                     "slower than asked: ~{:.3} time units/s",
-                    self.sim_cap * 1000.0 / self.frame_ms.max(1e-3)
+                    self.pace.achieved()
                 ))
                 .on_hover_text("The engines cannot simulate the requested time per second at this size; each frame advances what fits in ~30 ms so the window stays responsive.");
             }
