@@ -970,6 +970,28 @@ fn the_monitors_show_the_engines_numbers_and_their_exact_values() {
     );
 }
 
+/// Before the warm-up ends the torus's statistics hold nothing: the monitors say "warm-up
+/// to t = 200" instead of showing a utilization of 0, and show the numbers once past it.
+#[test]
+fn before_the_warm_up_the_monitors_say_so_instead_of_showing_zero() {
+    if !gpu_available() {
+        return;
+    }
+    let mut h = harness("teaching-16x16");
+    h.state_mut().step_once();
+    h.run_steps(2);
+    assert!(pdes_lab::time::to_units(h.state().a.now()) < 200.0);
+    let notes = h.query_all_by_label("warm-up to t = 200").count();
+    assert_eq!(notes, 2, "utilization and sojourn");
+    h.state_mut()
+        .advance(pdes_lab::sim::Budget::Until(pdes_lab::time::to_ticks(
+            250.0,
+        )));
+    h.state_mut().step_once();
+    h.run_steps(2);
+    assert_eq!(h.query_all_by_label("warm-up to t = 200").count(), 0);
+}
+
 #[test]
 fn same_sample_path_runs_window_beside_sequential_with_identical_results() {
     if !gpu_available() {

@@ -644,7 +644,11 @@ impl PdesApp {
             ));
             ui.separator();
             ui.label(format!("steps {}", self.a.steps()));
-            if self.running && self.pace.capped(self.sim_rate * self.frame_ms / 1000.0) {
+            if self.running
+                && self
+                    .pace
+                    .slower_than(self.sim_rate, self.sim_rate * self.frame_ms / 1000.0)
+            {
                 ui.separator();
                 ui.label(format!(
                     "slower than asked: ~{:.3} time units/s",

@@ -17,6 +17,9 @@ pub struct Monitor {
     pub exact: Option<(&'static str, f64)>,
     /// Hover text: what it counts.
     pub help: std::borrow::Cow<'static, str>,
+    /// While the statistic has no value yet (its warm-up runs to this time), the monitor
+    /// says so instead of showing a 0 that was never measured.
+    pub warming_up_to: Option<f64>,
 }
 
 impl Monitor {
@@ -31,6 +34,7 @@ impl Monitor {
             value,
             exact: None,
             help: help.into(),
+            warming_up_to: None,
         }
     }
 
@@ -38,6 +42,20 @@ impl Monitor {
     pub fn exact(mut self, what: &'static str, v: f64) -> Self {
         self.exact = Some((what, v));
         self
+    }
+
+    /// The same, not measured yet: its warm-up runs to time `end` (the run is before it).
+    pub fn warming_up(mut self, end: f64) -> Self {
+        self.warming_up_to = Some(end);
+        self
+    }
+
+    /// The value as the monitor shows it: the number, or a dash during the warm-up.
+    pub fn shown(&self) -> String {
+        match self.warming_up_to {
+            Some(_) => "—".to_string(),
+            None => format(self.value),
+        }
     }
 }
 
@@ -79,8 +97,10 @@ pub fn row(ui: &mut egui::Ui, s: &Session, prefix: &str) {
                     ui.vertical(|ui| {
                         ui.small(m.label);
                         ui.horizontal(|ui| {
-                            ui.monospace(egui::RichText::new(format(m.value)).strong());
-                            if let Some((what, v)) = m.exact {
+                            ui.monospace(egui::RichText::new(m.shown()).strong());
+                            if let Some(end) = m.warming_up_to {
+                                ui.small(format!("warm-up to t = {}", format(end)));
+                            } else if let Some((what, v)) = m.exact {
                                 ui.small(format!("{what} {}", format(v)));
                             }
                         });

@@ -45,9 +45,17 @@ impl Pace {
         }
     }
 
-    /// True while the cap keeps frames from advancing what the speed setting asks.
+    /// True while the cap keeps frames from asking for what the speed setting wants.
     pub fn capped(&self, want_per_frame: f64) -> bool {
         self.cap < want_per_frame
+    }
+
+    /// True when the run is capped and achieves less than 90% of the `asked` simulated
+    /// time per second. Capped alone is not enough: a frame advances whole steps, so a
+    /// model whose one step spans more than a frame's share still runs as fast as asked,
+    /// or faster.
+    pub fn slower_than(&self, asked: f64, want_per_frame: f64) -> bool {
+        self.capped(want_per_frame) && self.achieved < 0.9 * asked
     }
 
     /// Simulated time per wall-clock second actually advanced (smoothed).
@@ -72,8 +80,23 @@ mod tests {
             let span = pace.span(want);
             pace.record(want, span, 0.05, 0.1, dt);
         }
-        assert!(pace.capped(want));
+        assert!(pace.slower_than(want / dt, want));
         assert!((pace.achieved() - 2.0).abs() < 1e-3, "{}", pace.achieved());
+    }
+
+    /// A slow frame caps the span, but a run whose steps are coarse still advances a whole
+    /// step (1.5 units) per frame, faster than the 20 units/s asked: not "slower than asked"
+    /// (the status bar once said so of the teaching torus while it ran at ~28 units/s).
+    #[test]
+    fn a_capped_run_that_keeps_up_is_not_called_slow() {
+        let mut pace = Pace::default();
+        let (want, dt) = (1.0, 0.05);
+        pace.record(want, pace.span(want), 0.05, 1.5, dt);
+        for _ in 0..100 {
+            pace.record(want, pace.span(want), 0.02, 1.5, dt);
+        }
+        assert!(pace.capped(want));
+        assert!(!pace.slower_than(want / dt, want), "{}", pace.achieved());
     }
 
     /// A run that keeps up is not capped, and a cap lifts again once frames are quick.

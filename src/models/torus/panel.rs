@@ -377,15 +377,24 @@ fn monitors(s: &Session) -> Vec<crate::app::monitors::Monitor> {
     };
     // the statistics' time span, said in the hover text: from 0, or from the warm-up
     let since = if cfg.run.warmup > 0.0 {
-        format!("since the warm-up t = {} (0 until then)", cfg.run.warmup)
+        format!("since the warm-up t = {} (none until then)", cfg.run.warmup)
     } else {
         "since t = 0 (no warm-up)".to_string()
     };
+    // before the warm-up ends the statistics hold nothing: said, not shown as 0
+    let warming_up = crate::time::to_units(s.now()) < cfg.run.warmup;
+    let statistic = |m: Monitor| {
+        if warming_up {
+            m.warming_up(cfg.run.warmup)
+        } else {
+            m
+        }
+    };
     vec![
-        Monitor::new("utilization", x.utilization, format!("Busy fraction {since}, averaged over facilities; beside it the exact value of this network with exponential service."))
-            .exact(exact, cfg.model.analytic_utilization()),
-        Monitor::new("mean sojourn", x.sojourn, format!("Queue wait + service per visit completed {since}; beside it the exact value with exponential service."))
-            .exact(exact, cfg.model.analytic_sojourn()),
+        statistic(Monitor::new("utilization", x.utilization, format!("Busy fraction {since}, averaged over facilities; beside it the exact value of this network with exponential service."))
+            .exact(exact, cfg.model.analytic_utilization())),
+        statistic(Monitor::new("mean sojourn", x.sojourn, format!("Queue wait + service per visit completed {since}; beside it the exact value with exponential service."))
+            .exact(exact, cfg.model.analytic_sojourn())),
         Monitor::new("events in the last step", last_step_events(s), "Events the last step processed together: the parallelism a GPU gets."),
         Monitor::new("causality errors", x.causality_errors as f64, "Arrivals older than the last one their facility processed, so far (0 for the exact algorithms)."),
     ]
