@@ -731,6 +731,44 @@ fn screenshot_of_the_sweep_view() {
     .unwrap();
 }
 
+/// Not a check: renders tour stop 1 six steps in and tour stop 3 run to its end into
+/// `assets/screenshot-tour.png` and `assets/screenshot-bias.png` for the README (`cargo
+/// test --release --test ui screenshots_of_the_tour -- --ignored`).
+#[test]
+#[ignore]
+fn screenshots_of_the_tour() {
+    if !gpu_available() {
+        return;
+    }
+    let save = |h: &mut Harness<'static, PdesApp>, name: &str| {
+        h.render()
+            .unwrap()
+            .save(format!("{}/assets/{name}", env!("CARGO_MANIFEST_DIR")))
+            .unwrap();
+    };
+    let mut h = harness("teaching-16x16");
+    h.state_mut().start_tour();
+    h.run_steps(2);
+    for _ in 0..6 {
+        h.state_mut().step_once();
+        h.run_steps(1);
+    }
+    h.run_steps(2);
+    save(&mut h, "screenshot-tour.png");
+    h.state_mut().go_to_stop(2);
+    h.state_mut().running = false;
+    // run to the end as the window would, a plot sample every ~16 time units
+    let end = pdes_lab::time::to_ticks(2000.0);
+    while h.state().a.now() < end {
+        let next = h.state().a.now() + pdes_lab::time::to_ticks(8.0);
+        h.state_mut()
+            .advance(pdes_lab::sim::Budget::Until(next.min(end)));
+        h.state_mut().step_once();
+    }
+    h.run_steps(3);
+    save(&mut h, "screenshot-bias.png");
+}
+
 #[test]
 fn interval_original_with_shifted_service_is_warned_about_not_refused() {
     if !gpu_available() {
