@@ -136,6 +136,7 @@ where
                 .configure_mesh()
                 .x_desc(fig.x_label)
                 .y_desc(fig.y_label)
+                .x_label_formatter(&|x: &f64| tick_label(*x))
                 .label_style(font(15.0))
                 .axis_desc_style(font(17.0))
                 .draw()
@@ -197,13 +198,73 @@ where
         }};
     }
     if fig.log_x {
-        let c = chart
-            .build_cartesian_2d((x0.max(1e-300)..x1).log_scale(), y0..y1)
-            .map_err(err)?;
-        body!(c, |x: f64| x);
+        let range = (x0.max(1e-300)..x1).log_scale();
+        // plotters' own log ticks are the integers and decades: a sweep from 0.25 to 8
+        // got no label left of 1; the swept values themselves, where few enough, label it
+        match swept_values(&xs) {
+            Some(keys) => {
+                let c = chart
+                    .build_cartesian_2d(range.with_key_points(keys), y0..y1)
+                    .map_err(err)?;
+                body!(c, |x: f64| x);
+            }
+            None => {
+                let c = chart.build_cartesian_2d(range, y0..y1).map_err(err)?;
+                body!(c, |x: f64| x);
+            }
+        }
     } else {
         let c = chart.build_cartesian_2d(x0..x1, y0..y1).map_err(err)?;
         body!(c, |x: f64| x);
     }
     Ok(())
+}
+
+/// The distinct swept values, in order, when there are few enough (≤ 12) to label a log
+/// axis with them.
+fn swept_values(xs: &[f64]) -> Option<Vec<f64>> {
+    let mut v: Vec<f64> = xs.iter().copied().filter(|x| *x > 0.0).collect();
+    v.sort_by(f64::total_cmp);
+    v.dedup();
+    (!v.is_empty() && v.len() <= 12).then_some(v)
+}
+
+/// An axis label: four significant digits at most, without trailing zeros (0.25, 1.167, 8).
+fn tick_label(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() {
+        return format!("{x}");
+    }
+    let decimals = (3 - x.abs().log10().floor() as i32).clamp(0, 9) as usize;
+    let s = format!("{x:.decimals$}");
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tick_labels_have_four_significant_digits_and_no_trailing_zeros() {
+        assert_eq!(tick_label(0.25), "0.25");
+        assert_eq!(tick_label(1.16743), "1.167");
+        assert_eq!(tick_label(8.0), "8");
+        assert_eq!(tick_label(2000.0), "2000");
+        assert_eq!(tick_label(0.001234567), "0.001235");
+        assert_eq!(tick_label(-2.5), "-2.5");
+        assert_eq!(tick_label(0.0), "0");
+    }
+
+    /// A log sweep's own values label its axis (0.5 got no label in 0.5, 1, 2, 4), once
+    /// each and in order; too many to read fall back to plotters' ticks.
+    #[test]
+    fn a_few_swept_values_label_the_log_axis() {
+        let xs = [4.0, 0.5, 1.0, 2.0, 0.5, 1.0];
+        assert_eq!(swept_values(&xs), Some(vec![0.5, 1.0, 2.0, 4.0]));
+        let many: Vec<f64> = (1..=20).map(f64::from).collect();
+        assert_eq!(swept_values(&many), None);
+    }
 }
