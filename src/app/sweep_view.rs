@@ -10,7 +10,7 @@ use crate::preset::Config;
 use crate::sweep::stats::{Estimate, estimate};
 use crate::sweep::{RunOutput, run_seeds, spec, with_sets};
 use eframe::egui;
-use egui_plot::{Legend, Line, Plot, PlotPoints, Points};
+use egui_plot::{AxisHints, GridInput, GridMark, Legend, Line, Plot, PlotPoints, Points};
 use serde_json::{Map, Value};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -424,9 +424,12 @@ impl SweepView {
         let w = (ui.available_width() - 12.0 * n_plots as f32) / n_plots as f32;
         // room below for the tuning view's buttons
         let h = (ui.available_height() - 100.0).max(120.0);
+        let axis = SweepAxis {
+            log: self.log && res.xs.iter().all(|&x| x > 0.0),
+        };
         ui.horizontal(|ui| {
             for stat in &stats {
-                statistic_plot(ui, res, stat, [w, h]);
+                statistic_plot(ui, res, stat, [w, h], axis);
             }
             if let Some(stat) = stats.first() {
                 picked = tuning_plot(ui, res, stat, [w, h]);
@@ -449,21 +452,81 @@ fn numeric_key(table: &toml::Table, key: &str) -> bool {
             .is_some_and(|v| v.is_float() || v.is_integer())
 }
 
+/// The swept key's axis in the sweep plots: in log10 units when the sweep is logarithmic,
+/// its labels then reading the key's own values on a 1–2–5 scale (0.2, 0.5, 1, 2, 5, …).
+/// Labels may stand 30 points apart: egui_plot's default of 60 left a 0…8 axis of a
+/// 260-point plot with the single label 0.
+#[derive(Clone, Copy, Debug)]
+struct SweepAxis {
+    log: bool,
+}
+
+impl SweepAxis {
+    /// Where a swept value lies on the axis.
+    fn x(self, v: f64) -> f64 {
+        if self.log { v.log10() } else { v }
+    }
+
+    /// The plot with this axis's labels, grid and spacing.
+    fn apply<'a>(self, plot: Plot<'a>, key: &str) -> Plot<'a> {
+        let plot = plot.custom_x_axes(vec![
+            AxisHints::new_x()
+                .label(key.to_string())
+                .label_spacing(30.0..=60.0)
+                .formatter(move |mark, _| {
+                    let v = if self.log {
+                        10f64.powf(mark.value)
+                    } else {
+                        mark.value
+                    };
+                    crate::sweep::plot::tick_label(v)
+                }),
+        ]);
+        if self.log {
+            plot.x_grid_spacer(log_marks)
+        } else {
+            plot
+        }
+    }
+}
+
+/// Grid marks of a log10 axis at 1, 2 and 5 times each power of ten in view (the powers
+/// of ten a decade apart, the others ~0.3 decades), so that labels appear as room allows.
+fn log_marks(input: GridInput) -> Vec<GridMark> {
+    let (lo, hi) = input.bounds;
+    let mut marks = Vec::new();
+    for decade in (lo.floor() as i32 - 1)..=(hi.ceil() as i32) {
+        for (m, step_size) in [(1.0, 1.0), (2.0, 0.3), (5.0, 0.3)] {
+            let value = (m * 10f64.powi(decade)).log10();
+            if (lo..=hi).contains(&value) {
+                marks.push(GridMark { value, step_size });
+            }
+        }
+    }
+    marks
+}
+
 /// A statistic against the swept key: means with 95% bars, the analytic value dashed.
-fn statistic_plot(ui: &mut egui::Ui, res: &SweepResult, stat: &str, [w, h]: [f32; 2]) {
+fn statistic_plot(
+    ui: &mut egui::Ui,
+    res: &SweepResult,
+    stat: &str,
+    [w, h]: [f32; 2],
+    axis: SweepAxis,
+) {
     ui.vertical(|ui| {
         ui.label(format!("{stat} against {}", res.key))
             .on_hover_text("Mean over the seeds with its 95% confidence interval; dashed: the model's exact value where it has one (exponential service).");
-        Plot::new(format!("sweep {stat}"))
+        axis.apply(Plot::new(format!("sweep {stat}")), &res.key)
             .width(w)
             .height(h)
             .legend(Legend::default())
-            .x_axis_label(res.key.clone())
             .y_axis_label(stat.to_string())
             .show(ui, |p| {
                 let mut pts = Vec::new();
                 let mut reference = Vec::new();
-                for (i, &x) in res.xs.iter().enumerate() {
+                for (i, &v) in res.xs.iter().enumerate() {
+                    let x = axis.x(v);
                     if let Some(e) = res.estimate(i, stat) {
                         pts.push([x, e.mean]);
                         if let Some(c) = e.ci95 {
@@ -500,11 +563,12 @@ fn tuning_plot(ui: &mut egui::Ui, res: &SweepResult, stat: &str, [w, h]: [f32; 2
             "Each point is one value of {}: right means more events per step run in parallel (faster), up means a larger error in {stat} (distance from the exact value, or from the smallest {} swept). The line joins the points no other point beats on both: pick one on it. Click a point to set its value in the live run.",
             res.key, res.key
         ));
-        let response = Plot::new("sweep tuning")
+        let linear = SweepAxis { log: false };
+        let response = linear
+            .apply(Plot::new("sweep tuning"), "parallel events per step")
             .width(w)
             .height(h)
             .legend(Legend::default())
-            .x_axis_label("parallel events per step")
             .y_axis_label(format!("|{stat} error|"))
             .show(ui, |p| {
                 p.points(
@@ -568,6 +632,26 @@ fn nearest(pts: &[(usize, f64, f64)], x: f64, y: f64) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A log sweep from 0.25 to 8 gets marks at 0.5, 1, 2 and 5 (and no other), placed in
+    /// log10 units, the power of ten marked as the coarser step.
+    #[test]
+    fn a_log_axis_is_marked_at_one_two_and_five_times_the_powers_of_ten() {
+        let axis = SweepAxis { log: true };
+        let marks = log_marks(GridInput {
+            bounds: (axis.x(0.25), axis.x(8.0)),
+            base_step_size: 0.01,
+        });
+        let values: Vec<f64> = marks.iter().map(|m| 10f64.powf(m.value)).collect();
+        let expected = [0.5, 1.0, 2.0, 5.0];
+        assert_eq!(values.len(), expected.len(), "{values:?}");
+        for (v, e) in values.iter().zip(expected) {
+            assert!((v - e).abs() < 1e-9, "{values:?}");
+        }
+        let decade = marks.iter().find(|m| m.value == 0.0).expect("1 is marked");
+        assert!(decade.step_size > marks[0].step_size);
+        assert_eq!(SweepAxis { log: false }.x(8.0), 8.0);
+    }
 
     #[test]
     fn the_front_keeps_the_points_nothing_beats() {

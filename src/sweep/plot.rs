@@ -230,7 +230,7 @@ fn swept_values(xs: &[f64]) -> Option<Vec<f64>> {
 }
 
 /// An axis label: four significant digits at most, without trailing zeros (0.25, 1.167, 8).
-fn tick_label(x: f64) -> String {
+pub(crate) fn tick_label(x: f64) -> String {
     if x == 0.0 || !x.is_finite() {
         return format!("{x}");
     }
