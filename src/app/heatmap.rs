@@ -76,6 +76,8 @@ pub struct View {
     pub size: [f32; 2],
     /// True while the view is the whole-grid fit (no zoom or pan since).
     pub fitted: bool,
+    /// The grid (rows, cols) this view was made for.
+    pub shape: (u32, u32),
 }
 
 impl View {
@@ -89,15 +91,20 @@ impl View {
             span,
             size: [w, h],
             fitted: true,
+            shape: (rows, cols),
         }
     }
 
-    /// This view for a rectangle of `w × h` (the heatmap was resized, e.g. halved when A/B
-    /// puts two side by side): a whole-grid fit is fitted again; a zoomed view keeps its
-    /// cell size in pixels and its top-left corner. (Keeping the old span made the A
+    /// This view for a grid of `rows × cols` in a rectangle of `w × h`. A grid of another
+    /// shape (a preset or model loaded) gets the whole-grid fit: the old view showed a 64²
+    /// torus through the 16² one's 16-cell window. A resized rectangle (e.g. halved when
+    /// A/B puts two side by side): a whole-grid fit is fitted again; a zoomed view keeps
+    /// its cell size in pixels and its top-left corner. (Keeping the old span made the A
     /// heatmap half its size in a corner once A/B was switched on.)
     pub fn for_rect(self, rows: u32, cols: u32, w: f32, h: f32) -> Self {
-        if self.size == [w, h] {
+        if self.shape != (rows, cols) {
+            Self::fit(rows, cols, w, h)
+        } else if self.size == [w, h] {
             self
         } else if self.fitted {
             Self::fit(rows, cols, w, h)
@@ -635,5 +642,24 @@ mod tests {
         // 80 px per cell before and after
         assert_eq!(800.0 / v.span, 400.0 / w.span);
         assert_eq!((w.x0, w.y0), (v.x0, v.y0));
+    }
+
+    /// Loading a 64 × 64 preset over the 16 × 16 one, in the same rectangle: the whole
+    /// new grid is shown, whether or not the old view was zoomed.
+    #[test]
+    fn a_grid_of_another_shape_gets_the_whole_grid_fit() {
+        let v = View::fit(16, 16, 800.0, 400.0);
+        assert_eq!(
+            v.for_rect(64, 64, 800.0, 400.0),
+            View::fit(64, 64, 800.0, 400.0)
+        );
+        let mut zoomed = v;
+        zoomed.span = 4.0;
+        zoomed.fitted = false;
+        assert_eq!(
+            zoomed.for_rect(64, 64, 800.0, 400.0),
+            View::fit(64, 64, 800.0, 400.0)
+        );
+        assert_eq!(zoomed.for_rect(16, 16, 800.0, 400.0), zoomed);
     }
 }

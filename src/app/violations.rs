@@ -60,8 +60,10 @@ impl PdesApp {
         self.running = false;
         self.pin(v.facility);
         self.selected_violation = Some(v);
-        let (_, cols) = self.a.shape();
+        let (rows, cols) = self.a.shape();
         if let Some(view) = self.views[0].as_mut() {
+            // the view is now made for this grid, whatever it was made for before
+            view.shape = (rows, cols);
             let (r, c) = (
                 (v.facility / cols) as f32 + 0.5,
                 (v.facility % cols) as f32 + 0.5,
