@@ -723,12 +723,15 @@ fn screenshot_of_the_sweep_view() {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
     h.run_steps(4);
-    let img = h.render().unwrap();
-    img.save(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/assets/screenshot-sweep.png"
-    ))
-    .unwrap();
+    save_screenshot(&mut h, "screenshot-sweep.png");
+}
+
+/// Renders the harness's window into `assets/NAME` (the README's screenshots).
+fn save_screenshot(h: &mut Harness<'static, PdesApp>, name: &str) {
+    h.render()
+        .unwrap()
+        .save(format!("{}/assets/{name}", env!("CARGO_MANIFEST_DIR")))
+        .unwrap();
 }
 
 /// Not a check: renders tour stop 1 six steps in and tour stop 3 run to its end into
@@ -740,12 +743,6 @@ fn screenshots_of_the_tour() {
     if !gpu_available() {
         return;
     }
-    let save = |h: &mut Harness<'static, PdesApp>, name: &str| {
-        h.render()
-            .unwrap()
-            .save(format!("{}/assets/{name}", env!("CARGO_MANIFEST_DIR")))
-            .unwrap();
-    };
     let mut h = harness("teaching-16x16");
     h.state_mut().start_tour();
     h.run_steps(2);
@@ -754,7 +751,7 @@ fn screenshots_of_the_tour() {
         h.run_steps(1);
     }
     h.run_steps(2);
-    save(&mut h, "screenshot-tour.png");
+    save_screenshot(&mut h, "screenshot-tour.png");
     h.state_mut().go_to_stop(2);
     h.state_mut().running = false;
     // run to the end as the window would, a plot sample every ~16 time units
@@ -766,7 +763,7 @@ fn screenshots_of_the_tour() {
         h.state_mut().step_once();
     }
     h.run_steps(3);
-    save(&mut h, "screenshot-bias.png");
+    save_screenshot(&mut h, "screenshot-bias.png");
 }
 
 #[test]
