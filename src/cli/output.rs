@@ -82,21 +82,69 @@ fn temporary(path: &Path) -> std::path::PathBuf {
     path.with_file_name(name)
 }
 
+/// True when `path` exists and is something other than a regular file (a character device
+/// such as /dev/null or /dev/full, a FIFO, a socket): it is written to directly, because a
+/// file renamed over it would replace the device node.
+fn is_special(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir())
+}
+
 /// Checks, before any work, that `path` can be written: its folder exists and a file can be
 /// created there (the probe is the temporary file the output will go through, removed
-/// again). A path naming a folder is refused.
+/// again). A path naming a folder is refused; a device, FIFO or socket is accepted as it is
+/// (it is written directly, and nothing is created beside it).
 pub fn check_writable(path: &Path) -> std::io::Result<()> {
     if path.is_dir() {
         return Err(std::io::Error::other("is a folder, not a file"));
+    }
+    if is_special(path) {
+        return Ok(());
     }
     let tmp = temporary(path);
     std::fs::File::create(&tmp)?;
     std::fs::remove_file(&tmp)
 }
 
+/// Refuses two outputs given the same path (`--out F --steps-csv F` would leave only the
+/// second): `outputs` are (flag, path) pairs; the error names both flags.
+pub fn check_distinct(outputs: &[(&str, Option<&Path>)]) -> Result<(), String> {
+    let given: Vec<(&str, &Path)> = outputs
+        .iter()
+        .filter_map(|(f, p)| p.map(|p| (*f, p)))
+        .collect();
+    // compared as written and, where they exist, as the files they name
+    let same = |a: &Path, b: &Path| {
+        a == b
+            || match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+                (Ok(x), Ok(y)) => x == y && !is_special(a),
+                _ => false,
+            }
+    };
+    for (i, (fa, pa)) in given.iter().enumerate() {
+        if let Some((fb, _)) = given[..i]
+            .iter()
+            .find(|(_, pb)| same(pa, pb) && !is_special(pa))
+        {
+            return Err(format!(
+                "{fb} and {fa} name the same file, {}: give each output its own path",
+                pa.display()
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Writes `text` to `path` whole or not at all: into a temporary file beside it, synced,
 /// then renamed over the destination (a full disk leaves the old file, never half a new one).
+/// A device, FIFO or socket is written directly instead (renaming over /dev/null would
+/// replace the device node with a file); a failed write to it (ENOSPC from /dev/full) is
+/// an error all the same.
 pub fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
+    if is_special(path) {
+        let mut f = std::fs::OpenOptions::new().write(true).open(path)?;
+        f.write_all(text.as_bytes())?;
+        return f.flush();
+    }
     let tmp = temporary(path);
     let result = (|| {
         let mut f = std::fs::File::create(&tmp)?;
@@ -122,8 +170,10 @@ pub fn write_stdout(text: &str) -> std::io::Result<()> {
 /// the error.
 pub fn emit(text: &str, out: Option<&Path>, flag: &str) -> Result<(), super::CliError> {
     match out {
+        // the destination was checked before the run: a failure now (a full disk) is a
+        // failure to write, exit status 1, not bad input
         Some(p) => write_atomically(p, text)
-            .map_err(|e| super::CliError::Input(format!("{flag} {}: {e}", p.display()))),
+            .map_err(|e| super::CliError::Run(format!("{flag} {}: {e}", p.display()))),
         None => write_stdout(text).map_err(stdout_error),
     }
 }

@@ -57,6 +57,12 @@ pub fn config_from_args(args: &RunArgs) -> Result<Config, CliError> {
 pub fn run(args: &RunArgs) -> Result<(), CliError> {
     let config = config_from_args(args)?;
     // destinations are checked before the run, so that no result is computed to be lost
+    output::check_distinct(&[
+        ("--out", args.out.as_deref()),
+        ("--steps-csv", args.steps_csv.as_deref()),
+        ("--samples", args.samples.as_deref()),
+    ])
+    .map_err(CliError::Input)?;
     for (flag, path) in [
         ("--out", &args.out),
         ("--steps-csv", &args.steps_csv),

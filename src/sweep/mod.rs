@@ -44,6 +44,20 @@ pub fn first_seed(table: &toml::Table) -> i64 {
         .unwrap_or(1)
 }
 
+/// The identity of a sweep: a 16-digit hexadecimal FNV-1a hash of its resolved
+/// specification (`spec`: the base configuration as preset text, the swept keys and values,
+/// the seeds). Every row of a sweep's CSV carries it, so that `--resume` and `sweep-merge`
+/// refuse rows of another sweep. FNV-1a is fixed by its definition, so the identity is the
+/// same in every build and on every machine.
+pub fn identity(spec: &str) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in spec.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("{h:016x}")
+}
+
 /// `config` with `--set` style assignments applied (through its preset text, so the model's
 /// own validation checks every value).
 pub fn with_sets(config: &Config, sets: &[String]) -> Result<Config, String> {

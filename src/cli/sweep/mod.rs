@@ -87,8 +87,9 @@ struct SweepTable {
     y: Option<String>,
 }
 
-/// Columns every run row starts with (then the swept keys, the summary, `error`).
-const LEAD: [&str; 4] = ["point", "points", "seed", "seeds"];
+/// Columns every run row starts with (then the swept keys, the summary, `error`); `sweep`
+/// is the sweep's identity ([`crate::sweep::identity`]).
+const LEAD: [&str; 5] = ["sweep", "point", "points", "seed", "seeds"];
 
 /// One finished run.
 struct RunRow {
@@ -106,6 +107,8 @@ struct Plan {
     seeds: Vec<Option<i64>>,
     y: Option<String>,
     statistics: Vec<&'static str>,
+    /// The sweep's identity: what every row's `sweep` cell holds.
+    identity: String,
 }
 
 fn input(e: impl std::fmt::Display) -> CliError {
@@ -154,6 +157,13 @@ impl Plan {
             if varies[..i].iter().any(|w| w.key == v.key) {
                 return Err(input(format!("--vary {}: swept twice", v.key)));
             }
+            // the seeds of a run are --seeds' (run.seed, run.seed + 1, …): a swept seed
+            // would be overwritten by them
+            if v.key == "run.seed" {
+                return Err(input(
+                    "--vary run.seed: seeds are not swept as a key; use --seeds N (runs each point with run.seed, run.seed + 1, …, run.seed + N − 1) and --set run.seed=S for the first",
+                ));
+            }
         }
         let n_seeds = args.seeds.or(sweep.seeds).unwrap_or(1);
         if !(1..=10_000).contains(&n_seeds) {
@@ -169,10 +179,29 @@ impl Plan {
             )));
         }
         let base_seed = has_seed.then(|| base_seed(&text, &args.set));
-        let seeds = (0..n_seeds)
-            .map(|i| base_seed.map(|s| s + i64::from(i)))
-            .collect();
+        let seeds: Vec<Option<i64>> = (0..n_seeds)
+            .map(|i| match base_seed {
+                Some(s) => s.checked_add(i64::from(i)).map(Some).ok_or_else(|| {
+                    input(format!(
+                        "--seeds {n_seeds}: run.seed {s} + {} is past the largest seed, {}; give a smaller run.seed",
+                        n_seeds - 1,
+                        i64::MAX
+                    ))
+                }),
+                None => Ok(None),
+            })
+            .collect::<Result<_, _>>()?;
         let points = grid(&varies);
+        // what the results depend on: the engine is not part of it (GPU ≡ CPU, checked by
+        // verify), so a CPU shard and a GPU shard of one sweep merge
+        let mut resolved = config.clone();
+        resolved.set_engine(crate::preset::EngineKind::Cpu);
+        let mut spec = resolved.to_toml("sweep");
+        for v in &varies {
+            let values: Vec<String> = v.values.iter().map(cell).collect();
+            spec.push_str(&format!("\nvary {} = {}", v.key, values.join(",")));
+        }
+        spec.push_str(&format!("\nseeds = {seeds:?}"));
         Ok(Self {
             base,
             varies,
@@ -180,6 +209,7 @@ impl Plan {
             seeds,
             y: args.y.clone().or(sweep.y),
             statistics: Vec::new(),
+            identity: crate::sweep::identity(&spec),
         })
     }
 
@@ -281,6 +311,7 @@ fn row_cells(plan: &Plan, r: &RunRow, header: &[String]) -> Vec<String> {
     header
         .iter()
         .map(|h| match h.as_str() {
+            "sweep" => plan.identity.clone(),
             "point" => r.point.to_string(),
             "points" => plan.points.len().to_string(),
             "seed" => r.seed.map_or(String::new(), |s| s.to_string()),
@@ -321,6 +352,11 @@ pub fn run(args: &SweepArgs) -> Result<(), CliError> {
             "--resume: needs --format csv and --out FILE (the CSV to complete)",
         ));
     }
+    output::check_distinct(&[
+        ("--out", args.out.as_deref()),
+        ("--plot", args.plot.as_deref()),
+    ])
+    .map_err(CliError::Input)?;
     for (flag, path) in [("--out", &args.out), ("--plot", &args.plot)] {
         if let Some(p) = path
             && !(args.resume && flag == "--out")
@@ -356,8 +392,17 @@ pub fn run(args: &SweepArgs) -> Result<(), CliError> {
                     expected[..expected.len() - 1].join(",")
                 )));
             }
-            for row in rows {
+            for (line, row) in rows.into_iter().enumerate() {
                 let get = |k: &str| h.iter().position(|c| c == k).map(|i| row[i].clone());
+                if get("sweep").as_deref() != Some(plan.identity.as_str()) {
+                    return Err(input(format!(
+                        "--resume {}: row {} belongs to another sweep (its identity {} is not this sweep's {}: other --vary values, --seeds, --set or preset); give another --out, or leave out --resume to replace the file",
+                        path.display(),
+                        line + 2,
+                        get("sweep").unwrap_or_default(),
+                        plan.identity
+                    )));
+                }
                 let (Some(p), Some(e)) = (get("point"), get("error")) else {
                     continue;
                 };
@@ -449,9 +494,13 @@ pub fn run(args: &SweepArgs) -> Result<(), CliError> {
     let progressive = args.format == Format::Csv && args.out.is_some();
     let mut file = if progressive {
         let path = args.out.as_ref().expect("checked");
+        // a resumed file is appended to; otherwise the file is replaced whole (appending
+        // to another file's rows would leave a second header in the middle)
         let f = std::fs::OpenOptions::new()
             .create(true)
-            .append(true)
+            .append(args.resume)
+            .write(true)
+            .truncate(!args.resume)
             .open(path)
             .map_err(|e| input(format!("--out {}: {e}", path.display())))?;
         Some(f)
@@ -583,7 +632,7 @@ pub fn run(args: &SweepArgs) -> Result<(), CliError> {
             match &args.out {
                 // complete: the progressive file is replaced by the sorted one
                 Some(p) => output::write_atomically(p, &text)
-                    .map_err(|e| input(format!("--out {}: {e}", p.display())))?,
+                    .map_err(|e| CliError::Run(format!("--out {}: {e}", p.display())))?,
                 None => output::write_stdout(&text).map_err(output::stdout_error)?,
             }
         }
@@ -795,16 +844,48 @@ fn figure(
     plot::draw(&fig, path).map_err(|e| CliError::Run(format!("--plot {}: {e}", path.display())))
 }
 
-/// Runs `pdes-lab sweep-merge`: the shards' rows, in (point, seed) order, checked for
-/// duplicates and for completeness against the grid size they carry.
+/// One shard of `sweep-merge`, read strictly: its header and rows, every row whole.
+fn read_shard(path: &Path) -> Result<(Vec<String>, Vec<Vec<String>>), CliError> {
+    let name = path.display();
+    let mut r = csv::ReaderBuilder::new()
+        .flexible(true)
+        .from_path(path)
+        .map_err(|e| input(format!("{name}: {e}")))?;
+    let header: Vec<String> = r
+        .headers()
+        .map_err(|e| input(format!("{name}: {e}")))?
+        .iter()
+        .map(str::to_string)
+        .collect();
+    let mut rows = Vec::new();
+    for (i, rec) in r.records().enumerate() {
+        let rec = rec.map_err(|e| input(format!("{name}: line {}: {e}", i + 2)))?;
+        if rec.len() != header.len() {
+            return Err(input(format!(
+                "{name}: line {} has {} of its {} columns (a cut line: the shard was interrupted; complete it with sweep … --resume)",
+                i + 2,
+                rec.len(),
+                header.len()
+            )));
+        }
+        rows.push(rec.iter().map(str::to_string).collect());
+    }
+    Ok((header, rows))
+}
+
+/// Runs `pdes-lab sweep-merge`: the shards' rows, in (point, seed) order. Every row is
+/// checked (one sweep's identity, a point inside the grid, no run twice) and so is the
+/// whole (every point's every seed): a refusal names the shard and the points, and writes
+/// nothing.
 pub fn merge(args: &MergeArgs) -> Result<(), CliError> {
     if let Some(p) = &args.out {
         output::check_writable(p).map_err(|e| input(format!("--out {}: {e}", p.display())))?;
     }
     let mut header: Option<Vec<String>> = None;
-    let mut rows: Vec<Vec<String>> = Vec::new();
-    for f in &args.files {
-        let (h, r) = read_csv(f)?;
+    // (file index, row)
+    let mut rows: Vec<(usize, Vec<String>)> = Vec::new();
+    for (fi, f) in args.files.iter().enumerate() {
+        let (h, r) = read_shard(f)?;
         match &header {
             None => header = Some(h),
             Some(h0) if *h0 != h => {
@@ -816,43 +897,101 @@ pub fn merge(args: &MergeArgs) -> Result<(), CliError> {
             }
             _ => {}
         }
-        rows.extend(r);
+        rows.extend(r.into_iter().map(|row| (fi, row)));
     }
     let header = header.unwrap_or_default();
     let col = |k: &str| {
         header.iter().position(|c| c == k).ok_or_else(|| {
             input(format!(
-                "{}: no {k} column (not a sweep CSV)",
+                "{}: no {k} column (not a sweep CSV of this version)",
                 args.files[0].display()
             ))
         })
     };
-    let (ip, ipts, is, iss) = (col("point")?, col("points")?, col("seed")?, col("seeds")?);
-    let key = |r: &Vec<String>| {
-        (
-            r[ip].parse::<usize>().unwrap_or(usize::MAX),
-            r[is].parse::<i64>().unwrap_or(i64::MIN),
-        )
+    let (iid, ip, ipts, is, iss) = (
+        col("sweep")?,
+        col("point")?,
+        col("points")?,
+        col("seed")?,
+        col("seeds")?,
+    );
+    let Some((_, first)) = rows.first() else {
+        return Err(input("sweep-merge: the shards hold no runs"));
     };
-    rows.sort_by_key(key);
-    if let Some(w) = rows.windows(2).find(|w| key(&w[0]) == key(&w[1])) {
+    let (identity, points, seeds) = (first[iid].clone(), first[ipts].clone(), first[iss].clone());
+    let (Ok(n_points), Ok(n_seeds)) = (points.parse::<usize>(), seeds.parse::<usize>()) else {
         return Err(input(format!(
-            "point {} seed {} appears twice (overlapping shards?)",
-            w[0][ip], w[0][is]
+            "{}: points \"{points}\" and seeds \"{seeds}\" must be whole numbers",
+            args.files[0].display()
+        )));
+    };
+    let mut keyed: Vec<((usize, Option<i64>), usize)> = Vec::with_capacity(rows.len());
+    for (n, (fi, r)) in rows.iter().enumerate() {
+        let file = args.files[*fi].display();
+        if r[iid] != identity || r[ipts] != points || r[iss] != seeds {
+            return Err(input(format!(
+                "{file}: a row of another sweep (identity {}, {} points × {} seeds; {} holds {identity}, {points} × {seeds}): shards of different sweeps are not merged",
+                r[iid],
+                r[ipts],
+                r[iss],
+                args.files[0].display()
+            )));
+        }
+        let point = r[ip].parse::<usize>().ok().filter(|p| *p < n_points);
+        let seed = match r[is].as_str() {
+            "" => Some(None),
+            t => t.parse::<i64>().ok().map(Some),
+        };
+        let (Some(point), Some(seed)) = (point, seed) else {
+            return Err(input(format!(
+                "{file}: a row with point \"{}\" and seed \"{}\" (a point is a whole number below {n_points}, a seed a whole number)",
+                clip(&r[ip]),
+                clip(&r[is])
+            )));
+        };
+        keyed.push(((point, seed), n));
+    }
+    keyed.sort();
+    if let Some(w) = keyed.windows(2).find(|w| w[0].0 == w[1].0) {
+        let ((p, s), _) = w[0];
+        let files: Vec<String> = w
+            .iter()
+            .map(|(_, n)| args.files[rows[*n].0].display().to_string())
+            .collect();
+        return Err(input(format!(
+            "point {p} seed {} appears twice (overlapping shards? in {} and {})",
+            s.map_or("—".into(), |s| s.to_string()),
+            files[0],
+            files[1]
+        )));
+    }
+    let mut short: Vec<String> = Vec::new();
+    for p in 0..n_points {
+        let have = keyed.iter().filter(|((q, _), _)| *q == p).count();
+        if have != n_seeds {
+            short.push(format!("{p} ({have} of {n_seeds} seeds)"));
+        }
+    }
+    if !short.is_empty() {
+        let shown = short.len().min(8);
+        return Err(CliError::Run(format!(
+            "the merged sweep has {} of its {n_points} × {n_seeds} runs: a shard is missing or incomplete; points short: {}{} (nothing written)",
+            keyed.len(),
+            short[..shown].join(", "),
+            if short.len() > shown { ", …" } else { "" }
         )));
     }
     let mut text = csv_line(&header);
-    for r in &rows {
-        text.push_str(&csv_line(r));
+    for (_, n) in &keyed {
+        text.push_str(&csv_line(&rows[*n].1));
     }
-    output::emit(&text, args.out.as_deref(), "--out")?;
-    let points: usize = rows.first().and_then(|r| r[ipts].parse().ok()).unwrap_or(0);
-    let seeds: usize = rows.first().and_then(|r| r[iss].parse().ok()).unwrap_or(0);
-    if rows.len() != points * seeds {
-        return Err(CliError::Run(format!(
-            "the merged sweep has {} of its {points} × {seeds} runs: a shard is missing or incomplete",
-            rows.len()
-        )));
+    output::emit(&text, args.out.as_deref(), "--out")
+}
+
+/// A cell as an error message quotes it: at most 40 characters.
+fn clip(s: &str) -> String {
+    match s.char_indices().nth(40) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s.to_string(),
     }
-    Ok(())
 }

@@ -1,0 +1,270 @@
+//! What a user's files and devices are safe from (issue 35): a sweep that ignores the seeds
+//! it was told, a resume or a merge that mixes two sweeps, an output renamed over a device
+//! node or a FIFO, two outputs written to one path, a full disk reported as bad input.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn pdes(args: &[&str]) -> (i32, String, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_pdes-lab"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+fn dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("pdes-safe-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn s(p: &Path) -> String {
+    p.to_str().unwrap().to_string()
+}
+
+/// A tiny torus sweep over `d` values (2 seeds), as CSV to `out`, with extra arguments.
+fn sweep(d_values: &str, out: &Path, extra: &[&str]) -> (i32, String, String) {
+    let vary = format!("run.d={d_values}");
+    let out = s(out);
+    let mut args = vec![
+        "sweep",
+        "--vary",
+        &vary,
+        "--seeds",
+        "2",
+        "--set",
+        "model.rows=8",
+        "--set",
+        "model.cols=8",
+        "--set",
+        "run.end_time=50",
+        "--set",
+        "run.warmup=0",
+        "--jobs=2",
+        "--format",
+        "csv",
+        "--out",
+        &out,
+    ];
+    args.extend(extra);
+    pdes(&args)
+}
+
+#[test]
+fn a_swept_seed_is_refused_with_the_way_to_sweep_seeds() {
+    let (code, _, err) = pdes(&[
+        "sweep",
+        "--vary",
+        "run.seed=1,2,3",
+        "--set",
+        "run.end_time=50",
+        "--set",
+        "run.warmup=0",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("--vary run.seed") && err.contains("--seeds N"),
+        "{err}"
+    );
+}
+
+#[test]
+fn seeds_past_the_largest_are_refused_not_wrapped() {
+    let (code, _, err) = pdes(&[
+        "sweep",
+        "--vary",
+        "run.d=0.5,1",
+        "--seeds",
+        "2",
+        "--set",
+        "run.seed=9223372036854775807",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("past the largest seed"), "{err}");
+}
+
+#[test]
+fn resume_refuses_the_file_of_another_sweep_and_keeps_it() {
+    let d = dir("resume-other");
+    let f = d.join("a.csv");
+    assert_eq!(sweep("0.5,2", &f, &[]).0, 0);
+    let before = std::fs::read_to_string(&f).unwrap();
+    let (code, _, err) = sweep("3,6", &f, &["--resume"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("belongs to another sweep"), "{err}");
+    assert_eq!(std::fs::read_to_string(&f).unwrap(), before);
+    // another --set is another sweep too
+    let (code, _, err) = sweep("0.5,2", &f, &["--resume", "--set", "model.mean_service=5"]);
+    assert_eq!(code, 2, "{err}");
+}
+
+#[test]
+fn out_over_an_existing_file_replaces_it_whole() {
+    let d = dir("replace");
+    let f = d.join("a.csv");
+    assert_eq!(sweep("0.5,2", &f, &[]).0, 0);
+    assert_eq!(sweep("1,3", &f, &[]).0, 0);
+    let text = std::fs::read_to_string(&f).unwrap();
+    let headers = text.lines().filter(|l| l.starts_with("sweep,")).count();
+    assert_eq!(headers, 1, "{text}");
+    assert_eq!(text.lines().count(), 1 + 2 * 2, "{text}");
+}
+
+/// Two shards of one sweep (`--shard I/2`) into `d`.
+fn shards(d: &Path, d_values: &str, tag: &str) -> Vec<String> {
+    (0..2)
+        .map(|i| {
+            let p = d.join(format!("{tag}{i}.csv"));
+            let shard = format!("{i}/2");
+            let (code, _, err) = sweep(d_values, &p, &["--shard", &shard]);
+            assert_eq!(code, 0, "{err}");
+            s(&p)
+        })
+        .collect()
+}
+
+#[test]
+fn merge_refuses_shards_of_two_sweeps_and_writes_nothing() {
+    let d = dir("merge-two");
+    let a = shards(&d, "0.5,2", "a");
+    let b = shards(&d, "3,6", "b");
+    let out = s(&d.join("merged.csv"));
+    let (code, _, err) = pdes(&["sweep-merge", "--out", &out, &a[0], &b[1]]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("another sweep"), "{err}");
+    assert!(!Path::new(&out).exists());
+    // the right pair merges
+    let (code, _, err) = pdes(&["sweep-merge", "--out", &out, &a[0], &a[1]]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(std::fs::read_to_string(&out).unwrap().lines().count(), 5);
+}
+
+#[test]
+fn merge_refuses_an_incomplete_set_naming_the_points_and_writes_nothing() {
+    let d = dir("merge-missing");
+    let a = shards(&d, "0.5,1,2", "a");
+    let out = s(&d.join("merged.csv"));
+    let (code, _, err) = pdes(&["sweep-merge", "--out", &out, &a[0]]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("points short: 1 (0 of 2 seeds)"), "{err}");
+    assert!(!Path::new(&out).exists());
+}
+
+#[test]
+fn merge_refuses_a_corrupt_or_cut_row_naming_the_shard() {
+    let d = dir("merge-corrupt");
+    let a = shards(&d, "0.5,2", "a");
+    let text = std::fs::read_to_string(&a[1]).unwrap();
+    // point "zz": the second column of the first row
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let mut cells: Vec<String> = lines[1].split(',').map(str::to_string).collect();
+    cells[1] = "zz".into();
+    lines[1] = cells.join(",");
+    std::fs::write(&a[1], lines.join("\n") + "\n").unwrap();
+    let (code, _, err) = pdes(&["sweep-merge", &a[0], &a[1]]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains(&a[1]) && err.contains("\"zz\""), "{err}");
+    // a shard cut in the middle of its last line
+    let cut = &text[..text.len() - 10];
+    std::fs::write(&a[1], cut).unwrap();
+    let (code, _, err) = pdes(&["sweep-merge", &a[0], &a[1]]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("a cut line"), "{err}");
+}
+
+#[test]
+fn a_device_node_stays_a_device_and_a_full_one_is_a_write_failure() {
+    use std::os::unix::fs::FileTypeExt;
+    let (code, _, err) = pdes(&[
+        "run",
+        "--set",
+        "run.end_time=20",
+        "--set",
+        "run.warmup=0",
+        "--out",
+        "/dev/null",
+        "--steps-csv",
+        "/dev/null",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let m = std::fs::metadata("/dev/null").unwrap();
+    assert!(m.file_type().is_char_device(), "/dev/null was replaced");
+    if Path::new("/dev/full").exists() {
+        let (code, _, err) = pdes(&[
+            "run",
+            "--set",
+            "run.end_time=20",
+            "--set",
+            "run.warmup=0",
+            "--out",
+            "/dev/full",
+        ]);
+        assert_eq!(code, 1, "{err}");
+        assert!(
+            std::fs::metadata("/dev/full")
+                .unwrap()
+                .file_type()
+                .is_char_device()
+        );
+    }
+}
+
+#[test]
+fn a_fifo_as_out_is_written_to_not_replaced() {
+    use std::os::unix::fs::FileTypeExt;
+    let d = dir("fifo");
+    let fifo = d.join("pipe");
+    let ok = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(ok.success());
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read_to_string(fifo).unwrap())
+    };
+    let (code, _, err) = pdes(&[
+        "run",
+        "--set",
+        "run.end_time=20",
+        "--set",
+        "run.warmup=0",
+        "--format",
+        "json",
+        "--out",
+        &s(&fifo),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let text = reader.join().unwrap();
+    assert!(text.contains("\"events\""), "{text}");
+    let m = std::fs::symlink_metadata(&fifo).unwrap();
+    assert!(m.file_type().is_fifo(), "the FIFO was replaced by a file");
+}
+
+#[test]
+fn two_outputs_to_one_path_are_refused() {
+    let d = dir("same");
+    let f = s(&d.join("x.csv"));
+    let (code, _, err) = pdes(&[
+        "run",
+        "--set",
+        "run.end_time=20",
+        "--set",
+        "run.warmup=0",
+        "--out",
+        &f,
+        "--steps-csv",
+        &f,
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("--out and --steps-csv name the same file"),
+        "{err}"
+    );
+    assert!(!Path::new(&f).exists());
+}
