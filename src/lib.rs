@@ -1,22 +1,19 @@
 //! PDES Lab: parallel discrete-event simulation on the GPU, seen and measured.
 //!
-//! Layout: [`models`] holds one folder per model (what is simulated, its CPU and GPU
-//! engines, its verify cases, bench suites and window panel) and the registry that lists
-//! them; [`sim`] is the engine interface, [`gpu`] the device and the shared shader parts,
-//! [`engines`] the factory, [`verify`] the CPU ≡ GPU self-check, [`preset`] turns TOML into
-//! validated configurations, [`sweep`] runs a grid of them, [`cli`] is the headless command
-//! line and [`app`] the window. Times are integer ticks ([`time`]); random numbers come from a
-//! counter-based generator ([`rng`]) that the GPU shaders reproduce bit for bit.
+//! This package is the top of the workspace: the command line ([`cli`]) over the crates
+//! below it, and the names the integration tests use for them. Each crate imports only the
+//! ones beneath it (ARCHITECTURE.md):
+//! `pdes-core` ([`time`], [`rng`], [`sim`]) ← `pdes-gpu` ([`gpu`]) ← `pdes-models`
+//! ([`models`], [`preset`], [`fit`]) ← `pdes-runs` ([`engines`], [`verify`], [`sweep`]) ←
+//! `pdes-ui` ([`app`]) and `pdes-bench` ([`bench`]) ← this package.
 
-pub mod app;
 pub mod cli;
-pub mod engines;
-pub mod fit;
-pub mod gpu;
-pub mod models;
-pub mod preset;
-pub mod rng;
-pub mod sim;
-pub mod sweep;
-pub mod time;
-pub mod verify;
+
+pub use pdes_bench as bench;
+pub use pdes_core::{rng, sim, time};
+pub use pdes_gpu as gpu;
+pub use pdes_models as models;
+pub use pdes_models::fit;
+pub use pdes_models::preset;
+pub use pdes_runs::{engines, sweep, verify};
+pub use pdes_ui::{app, panels};

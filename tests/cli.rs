@@ -1,4 +1,5 @@
 //! The command line as a user meets it: outputs, presets and bad input.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a test's helpers may panic: that is the test failing
 
 use std::process::Command;
 

@@ -1,4 +1,5 @@
 //! Helpers shared by the integration tests (included with `mod common_cfg;`).
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a test's helpers may panic: that is the test failing
 #![allow(dead_code)]
 
 use pdes_lab::models::torus::config::TorusConfig;

@@ -1,6 +1,7 @@
 //! The flattened DEVS coordinator on the GPU against its CPU twin (and so against the
 //! sequential PDEVS simulator, which the unit tests hold the twin to), on whatever adapter
 //! is present (Mesa lavapipe in CI). With PDES_REQUIRE_GPU=1 a missing adapter fails.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a test's helpers may panic: that is the test failing
 
 mod common_cfg;
 use common_cfg::gpu;

@@ -1,5 +1,6 @@
 //! The GPU diffusion engines against their CPU twins, on whatever adapter is present (Mesa
 //! lavapipe in CI). With PDES_REQUIRE_GPU=1 a missing adapter fails.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a test's helpers may panic: that is the test failing
 
 mod common_cfg;
 use common_cfg::{diffusion_config as config, gpu};

@@ -1,6 +1,7 @@
 //! PHOLD's window on the GPU against its CPU twin (and so against sequential, which the
 //! unit tests hold the twin to), on whatever adapter is present (Mesa lavapipe in CI).
 //! With PDES_REQUIRE_GPU=1 a missing adapter fails.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a test's helpers may panic: that is the test failing
 
 mod common_cfg;
 use common_cfg::gpu;

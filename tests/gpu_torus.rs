@@ -1,6 +1,7 @@
 //! The GPU torus engine against its CPU twins, on whatever adapter is present (Mesa
 //! lavapipe in CI). With PDES_REQUIRE_GPU=1 a missing adapter fails; otherwise the tests
 //! say they were skipped.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a test's helpers may panic: that is the test failing
 
 mod common_cfg;
 use common_cfg::{config, gpu};
@@ -314,7 +315,7 @@ fn replicas_need_whole_segments_per_torus() {
 #[test]
 fn the_device_floor_measurement_runs() {
     let Some(gpu) = gpu() else { return };
-    let f = pdes_lab::gpu::floor::measure(&gpu, 50, 1 << 20, &[1 << 20, 48 << 10], 3, 1).unwrap();
+    let f = pdes_lab::bench::floor::measure(&gpu, 50, 1 << 20, &[1 << 20, 48 << 10], 3, 1).unwrap();
     assert_eq!((f.dispatches, f.copy_bytes, f.repeats), (50, 1 << 20, 1));
     // the pass chains ran at each size, their copies checked against the source inside
     let sizes: Vec<u64> = f.passes.iter().map(|p| p.bytes).collect();
@@ -342,11 +343,11 @@ fn the_device_floor_measurement_runs() {
 #[test]
 fn the_stencil_ladder_kernels_compute_the_stencil() {
     let Some(gpu) = gpu() else { return };
-    let rungs = pdes_lab::gpu::floor::stencil_ladder(&gpu, 260, 2, 1).unwrap();
+    let rungs = pdes_lab::bench::floor::stencil_ladder(&gpu, 260, 2, 1).unwrap();
     let kernels: Vec<&str> = rungs.iter().map(|r| r.kernel).collect();
-    assert_eq!(kernels, pdes_lab::gpu::floor::STENCIL_RUNGS);
+    assert_eq!(kernels, pdes_lab::bench::floor::STENCIL_RUNGS);
     assert!(rungs.iter().all(|r| r.us > 0.0), "{rungs:?}");
-    let err = pdes_lab::gpu::floor::stencil_ladder(&gpu, 258, 2, 1).unwrap_err();
+    let err = pdes_lab::bench::floor::stencil_ladder(&gpu, 258, 2, 1).unwrap_err();
     assert!(err.contains("multiple of 4"), "{err}");
 }
 
@@ -356,13 +357,14 @@ fn the_stencil_ladder_kernels_compute_the_stencil() {
 #[test]
 fn the_latency_ladder_follows_the_cpus_chase() {
     let Some(gpu) = gpu() else { return };
-    let rungs = pdes_lab::gpu::floor::chase_ladder(&gpu, 10, 6, &[3, 256], &[0, 5], 2, 1).unwrap();
+    let rungs =
+        pdes_lab::bench::floor::chase_ladder(&gpu, 10, 6, &[3, 256], &[0, 5], 2, 1).unwrap();
     let shape: Vec<(u32, u32)> = rungs.iter().map(|r| (r.active, r.depth)).collect();
     assert_eq!(shape, [(3, 0), (3, 5), (256, 0), (256, 5)]);
     assert!(rungs.iter().all(|r| r.us > 0.0), "{rungs:?}");
-    let err = pdes_lab::gpu::floor::chase_ladder(&gpu, 10, 6, &[0], &[1], 2, 1).unwrap_err();
+    let err = pdes_lab::bench::floor::chase_ladder(&gpu, 10, 6, &[0], &[1], 2, 1).unwrap_err();
     assert!(err.contains("0 active threads (valid: 1 to 256)"), "{err}");
-    let err = pdes_lab::gpu::floor::chase_ladder(&gpu, 3, 6, &[1], &[1], 2, 1).unwrap_err();
+    let err = pdes_lab::bench::floor::chase_ladder(&gpu, 3, 6, &[1], &[1], 2, 1).unwrap_err();
     assert!(err.contains("2^3 records"), "{err}");
 }
 
@@ -372,19 +374,19 @@ fn the_latency_ladder_follows_the_cpus_chase() {
 #[test]
 fn the_block_ladder_reads_what_its_cpu_twin_reads() {
     let Some(gpu) = gpu() else { return };
-    let rungs = pdes_lab::gpu::floor::block_ladder(&gpu, 10, 6, &[3, 256], 2, 1).unwrap();
+    let rungs = pdes_lab::bench::floor::block_ladder(&gpu, 10, 6, &[3, 256], 2, 1).unwrap();
     let active: Vec<u32> = rungs.iter().map(|r| r.active).collect();
     assert_eq!(active, [3, 256]);
     assert!(
         rungs.iter().all(|r| r.far_us > 0.0 && r.near_us > 0.0),
         "{rungs:?}"
     );
-    let err = pdes_lab::gpu::floor::block_ladder(&gpu, 24, 6, &[1], 2, 1).unwrap_err();
+    let err = pdes_lab::bench::floor::block_ladder(&gpu, 24, 6, &[1], 2, 1).unwrap_err();
     assert!(
         err.contains("2^24 records of 32 bytes (valid: 2^4 to 2^23"),
         "{err}"
     );
-    let err = pdes_lab::gpu::floor::block_ladder(&gpu, 10, 6, &[257], 2, 1).unwrap_err();
+    let err = pdes_lab::bench::floor::block_ladder(&gpu, 10, 6, &[257], 2, 1).unwrap_err();
     assert!(
         err.contains("257 active threads (valid: 1 to 256)"),
         "{err}"
@@ -398,16 +400,16 @@ fn the_block_ladder_reads_what_its_cpu_twin_reads() {
 #[test]
 fn the_events_ladder_does_what_its_cpu_twin_does() {
     let Some(gpu) = gpu() else { return };
-    let rungs = pdes_lab::gpu::floor::event_ladder(&gpu, 64, 128, &[0, 5, 300], 2, 1).unwrap();
+    let rungs = pdes_lab::bench::floor::event_ladder(&gpu, 64, 128, &[0, 5, 300], 2, 1).unwrap();
     let active: Vec<u32> = rungs.iter().map(|r| r.active).collect();
     assert_eq!(active, [0, 5, 300]);
     assert!(
         rungs.iter().all(|r| r.us > 0.0 && r.masked_us > 0.0),
         "{rungs:?}"
     );
-    let err = pdes_lab::gpu::floor::event_ladder(&gpu, 64, 100, &[1], 2, 1).unwrap_err();
+    let err = pdes_lab::bench::floor::event_ladder(&gpu, 64, 100, &[1], 2, 1).unwrap_err();
     assert!(err.contains("a 64 × 100 torus (valid:"), "{err}");
-    let err = pdes_lab::gpu::floor::event_ladder(&gpu, 64, 128, &[4097], 2, 1).unwrap_err();
+    let err = pdes_lab::bench::floor::event_ladder(&gpu, 64, 128, &[4097], 2, 1).unwrap_err();
     assert!(
         err.contains("4097 departures per workgroup (valid: 0 to 4096)"),
         "{err}"

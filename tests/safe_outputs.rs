@@ -1,6 +1,7 @@
 //! What a user's files and devices are safe from (issue 35): a sweep that ignores the seeds
 //! it was told, a resume or a merge that mixes two sweeps, an output renamed over a device
 //! node or a FIFO, two outputs written to one path, a full disk reported as bad input.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a test's helpers may panic: that is the test failing
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

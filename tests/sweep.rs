@@ -2,6 +2,7 @@
 //! unsharded sweep row for row, an interrupted CSV is completed by --resume without
 //! rerunning what it has, failing points are reported while the sweep goes on, bad specs
 //! are refused, aggregates are the means of the runs, and the figure is written.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a test's helpers may panic: that is the test failing
 
 mod common_cfg;
 use std::process::Command;

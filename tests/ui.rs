@@ -1,11 +1,12 @@
 //! The app driven through egui_kittest with its wgpu renderer (Mesa lavapipe in CI): the
 //! real `PdesApp`, its real engines on the shared device, clicks on its real widgets.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a test's helpers may panic: that is the test failing
 
 use egui::accesskit::Role;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use pdes_lab::app::PdesApp;
-use pdes_lab::models::torus::form::TorusForm;
+use pdes_lab::panels::torus::form::TorusForm;
 use pdes_lab::preset::Config;
 
 fn gpu_available() -> bool {
@@ -1039,7 +1040,7 @@ fn same_sample_path_runs_window_beside_sequential_with_identical_results() {
         .form
         .model
         .as_any_mut()
-        .downcast_mut::<pdes_lab::models::torus::form::TorusForm>()
+        .downcast_mut::<pdes_lab::panels::torus::form::TorusForm>()
         .expect("a torus form")
         .warmup = 10.0;
     h.get_by_label("Info").click();

@@ -2,6 +2,7 @@
 //! about time). Ignored by default; run it on a real GPU with
 //! `cargo test --release --test ui_perf -- --ignored --nocapture` (or the compiled test
 //! binary, as bench/device.sh does). Size from PDES_PERF_SIDE (default 1024).
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a test's helpers may panic: that is the test failing
 
 use egui_kittest::Harness;
 use pdes_lab::app::PdesApp;

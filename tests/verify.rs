@@ -1,5 +1,6 @@
 //! `pdes-lab verify` on whatever adapter is present (lavapipe in CI): it passes there, and
 //! it fails, naming the field and both values, when a GPU result is wrong.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a test's helpers may panic: that is the test failing
 
 mod common_cfg;
 use common_cfg::gpu;

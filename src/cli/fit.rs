@@ -3,7 +3,7 @@
 //! synthetic sample `cheng2014-lgd`.
 
 use super::{CliError, EngineArg, Format, output};
-use crate::fit::{self, Data, Search};
+use pdes_models::fit::{self, Data, Search};
 use std::path::PathBuf;
 
 /// Arguments of `pdes-lab fit`.
@@ -22,7 +22,7 @@ pub struct FitArgs {
     #[arg(long, value_enum, default_value = "cpu")]
     pub engine: EngineArg,
     /// Output format.
-    #[arg(long, value_enum, default_value = "table")]
+    #[arg(long, default_value = "table", value_parser = super::format_parser())]
     pub format: Format,
     /// Write the output to this file (whole or not at all) instead of stdout.
     #[arg(long)]
@@ -133,7 +133,7 @@ pub fn run(args: &FitArgs) -> Result<(), CliError> {
     }
     let data = load(&args.data, args.column.as_deref()).map_err(CliError::Input)?;
     let gpu = match args.engine {
-        EngineArg::Gpu => Some(crate::gpu::Gpu::shared().map_err(CliError::Run)?),
+        EngineArg::Gpu => Some(pdes_gpu::Gpu::shared().map_err(CliError::Run)?),
         EngineArg::Cpu => None,
     };
     let r = fit::report(&data, ks, gpu, Search::default()).map_err(CliError::Run)?;

@@ -1,14 +1,15 @@
 //! The command line: `run`, `presets`, `verify`, `bench` (every model's suites, from the
 //! registry), `sweep` and `sweep-merge`, and `gui`.
 
-pub mod bench;
 pub mod fit;
-pub mod output;
 pub mod run;
 pub mod sweep;
 pub mod verify;
 
 use clap::{Parser, Subcommand, ValueEnum};
+use pdes_bench as bench;
+pub use pdes_core::Error as CliError;
+pub use pdes_runs::output;
 use std::path::PathBuf;
 
 /// PDES Lab: parallel discrete-event simulation on the GPU, seen and measured.
@@ -61,7 +62,7 @@ pub struct VerifyArgs {
     #[arg(long)]
     pub quick: bool,
     /// Output format (table or json).
-    #[arg(long, value_enum, default_value = "table")]
+    #[arg(long, default_value = "table", value_parser = format_parser())]
     pub format: Format,
 }
 
@@ -73,7 +74,7 @@ pub struct BenchArgs {
     #[arg(long, default_value = bench::suite_names()[0], value_parser = clap::builder::PossibleValuesParser::new(bench::suite_names()))]
     pub suite: String,
     /// Output format (table or json).
-    #[arg(long, value_enum, default_value = "table")]
+    #[arg(long, default_value = "table", value_parser = format_parser())]
     pub format: Format,
     /// Write the report to this file instead of stdout.
     #[arg(long)]
@@ -103,7 +104,7 @@ pub struct RunArgs {
     #[arg(long, value_enum)]
     pub engine: Option<EngineArg>,
     /// Output format.
-    #[arg(long, value_enum, default_value = "table")]
+    #[arg(long, default_value = "table", value_parser = format_parser())]
     pub format: Format,
     /// Write the output to this file instead of stdout (only when the run succeeds).
     #[arg(long)]
@@ -120,7 +121,7 @@ pub struct RunArgs {
 /// Every model's algorithm names, from the registry (clap lists them in --help and in
 /// the error for an unknown one; whether one fits the preset's model is checked later).
 fn algorithm_names() -> clap::builder::PossibleValuesParser {
-    let mut names: Vec<&'static str> = crate::models::MODELS
+    let mut names: Vec<&'static str> = pdes_models::MODELS
         .iter()
         .flat_map(|m| m.algorithms.iter().map(|a| a.name))
         .collect();
@@ -137,40 +138,16 @@ pub enum EngineArg {
     Gpu,
 }
 
-/// Output formats.
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum Format {
-    /// Aligned key/value lines for people.
-    #[default]
-    Table,
-    /// One JSON object.
-    Json,
-    /// A header line and one row.
-    Csv,
+pub use pdes_runs::output::Format;
+
+/// `--format`'s parser: one of [`Format::NAMES`], as clap lists them in `--help` and in its
+/// refusal.
+pub fn format_parser() -> impl clap::builder::TypedValueParser<Value = Format> {
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(Format::NAMES)
+        .map(|name: String| Format::from_name(&name).unwrap_or_default())
 }
 
-/// A failure of a command, with the exit status it maps to.
-#[derive(Debug, thiserror::Error)]
-pub enum CliError {
-    /// Bad input (preset, key, value, file): exit status 2.
-    #[error("{0}")]
-    Input(String),
-    /// The run itself failed: exit status 1.
-    #[error("{0}")]
-    Run(String),
-}
-
-impl CliError {
-    /// Process exit status.
-    pub fn exit_code(&self) -> i32 {
-        match self {
-            Self::Input(_) => 2,
-            Self::Run(_) => 1,
-        }
-    }
-}
-
-/// Runs the parsed command line.
 pub fn dispatch(cli: Cli) -> Result<(), CliError> {
     match cli.command {
         None => gui(None),
@@ -190,11 +167,13 @@ pub fn dispatch(cli: Cli) -> Result<(), CliError> {
             },
         ),
         Some(Command::Presets) => {
-            let mut text: String = crate::preset::builtin()
-                .map(|(name, text)| format!("{name:<22} {}\n", crate::preset::description(text)))
+            let mut text: String = pdes_models::preset::builtin()
+                .map(|(name, text)| {
+                    format!("{name:<22} {}\n", pdes_models::preset::description(text))
+                })
                 .collect();
             text.push_str("\nmodels (model.kind) and their algorithms (--algorithm):\n");
-            for m in crate::models::MODELS {
+            for m in pdes_models::MODELS {
                 let names: Vec<&str> = m.listed().map(|a| a.name).collect();
                 text.push_str(&format!(
                     "{:<22} {}: {}\n",
@@ -204,9 +183,9 @@ pub fn dispatch(cli: Cli) -> Result<(), CliError> {
                 ));
             }
             text.push_str("\nbench suites (pdes-lab bench --suite):\n");
-            for m in crate::models::MODELS {
-                for s in m.suites {
-                    text.push_str(&format!("{:<22} {}: {}\n", s.name, m.kind, s.help));
+            for (kind, suites, _) in bench::SUITES {
+                for s in *suites {
+                    text.push_str(&format!("{:<22} {kind}: {}\n", s.name, s.help));
                 }
             }
             output::write_stdout(&text).map_err(output::stdout_error)
@@ -220,5 +199,5 @@ fn gui(preset: Option<&str>) -> Result<(), CliError> {
         ..Default::default()
     };
     let config = run::config_from_args(&args)?;
-    crate::app::run_native(config).map_err(CliError::Run)
+    pdes_ui::app::run_native(config).map_err(CliError::Run)
 }

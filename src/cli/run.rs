@@ -1,9 +1,9 @@
 //! `pdes-lab run`: load a preset, apply overrides, run it headless, print the summary.
 
 use super::{CliError, EngineArg, RunArgs, output};
-use crate::engines::Simulation;
-use crate::preset::{self, Config};
-use crate::sim::Budget;
+use pdes_core::sim::Budget;
+use pdes_models::preset::{self, Config};
+use pdes_runs::engines::Simulation;
 use std::io::IsTerminal;
 use std::time::{Duration, Instant};
 
@@ -25,9 +25,9 @@ pub fn config_from_args(args: &RunArgs) -> Result<Config, CliError> {
             let _ = preset::apply_set(&mut probe, s);
         }
         let kind = preset::kind_of(&probe)
-            .unwrap_or(crate::models::MODELS[0].kind)
+            .unwrap_or(pdes_models::MODELS[0].kind)
             .to_string();
-        let model = crate::models::by_kind(&kind)
+        let model = pdes_models::by_kind(&kind)
             .ok_or_else(|| CliError::Input(format!("model.kind: \"{kind}\" is not a model")))?;
         let Some(a) = model.algorithm(name) else {
             let names: Vec<&str> = model.listed().map(|a| a.name).collect();
@@ -105,7 +105,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
                 indicatif::ProgressStyle::with_template(
                     "{bar:40} {percent:>3}% simulated time, {elapsed} elapsed, ETA {eta}",
                 )
-                .expect("static template"),
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
             );
             bar = Some(b);
         }
@@ -127,7 +127,8 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
             "the run diverged: {field} is not a finite number (no result is printed)"
         )));
     }
-    let text = output::format_summary(&summary, args.format);
+    let text = output::format_summary(&summary, args.format)
+        .map_err(|e| CliError::Run(format!("the summary could not be written as JSON: {e}")))?;
     // the summary first: if the step series then fails, the run's result is kept
     output::emit(&text, args.out.as_deref(), "--out")?;
     if let (Some(path), Some(xs)) = (&args.samples, sim.engine.samples()) {

@@ -1,12 +1,12 @@
 //! `pdes-lab verify`: one line per check as it finishes, then "N passed, N failed".
 
 use super::{CliError, Format, VerifyArgs};
-use crate::verify::{self, Options};
+use pdes_runs::verify::{self, Options};
 use std::io::Write;
 
 /// Runs the verification and prints it; any difference is exit status 1.
 pub fn run(args: &VerifyArgs) -> Result<(), CliError> {
-    let gpu = crate::gpu::Gpu::shared().map_err(CliError::Run)?;
+    let gpu = pdes_gpu::Gpu::shared().map_err(CliError::Run)?;
     let options = Options {
         quick: args.quick,
         perturb_gpu: false,
@@ -35,7 +35,8 @@ pub fn run(args: &VerifyArgs) -> Result<(), CliError> {
             v.reductions.join(", ")
         )
     } else {
-        let mut s = serde_json::to_string_pretty(&v).expect("a verification serializes");
+        let mut s = serde_json::to_string_pretty(&v)
+            .map_err(|e| CliError::Run(format!("the verification as JSON: {e}")))?;
         s.push('\n');
         s
     };

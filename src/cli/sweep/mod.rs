@@ -12,8 +12,8 @@
 //! the grid is there exactly once.
 
 use super::{CliError, EngineArg, Format, RunArgs, output, run::config_from_args};
-use crate::sweep::spec::{Vary, cell, grid, parse_shard, parse_vary, set_value};
-use crate::sweep::{plot, stats};
+use pdes_runs::sweep::spec::{Vary, cell, grid, parse_shard, parse_vary, set_value};
+use pdes_runs::sweep::{plot, stats};
 use serde_json::{Map, Value, json};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -44,7 +44,7 @@ pub struct SweepArgs {
     pub engine: Option<EngineArg>,
     /// Output format: table (one line per point), json (runs and points), csv (one row per
     /// run).
-    #[arg(long, value_enum, default_value = "table")]
+    #[arg(long, default_value = "table", value_parser = super::format_parser())]
     pub format: Format,
     /// Write the output here (csv: row by row as runs finish).
     #[arg(long, value_name = "FILE")]
@@ -88,7 +88,7 @@ struct SweepTable {
 }
 
 /// Columns every run row starts with (then the swept keys, the summary, `error`); `sweep`
-/// is the sweep's identity ([`crate::sweep::identity`]).
+/// is the sweep's identity ([`pdes_runs::sweep::identity`]).
 const LEAD: [&str; 5] = ["sweep", "point", "points", "seed", "seeds"];
 
 /// One finished run.
@@ -129,8 +129,8 @@ impl Plan {
         let name = args
             .preset
             .as_deref()
-            .unwrap_or(crate::preset::default_preset());
-        let (_, text) = crate::preset::load_text(name).map_err(input)?;
+            .unwrap_or(pdes_models::preset::default_preset());
+        let (_, text) = pdes_models::preset::load_text(name).map_err(input)?;
         let table: toml::Table = text.parse().map_err(input)?;
         let sweep: SweepTable = match table.get("sweep") {
             Some(v) => v
@@ -195,7 +195,7 @@ impl Plan {
         // what the results depend on: the engine is not part of it (GPU ≡ CPU, checked by
         // verify), so a CPU shard and a GPU shard of one sweep merge
         let mut resolved = config.clone();
-        resolved.set_engine(crate::preset::EngineKind::Cpu);
+        resolved.set_engine(pdes_models::preset::EngineKind::Cpu);
         let mut spec = resolved.to_toml("sweep");
         for v in &varies {
             let values: Vec<String> = v.values.iter().map(cell).collect();
@@ -209,7 +209,7 @@ impl Plan {
             seeds,
             y: args.y.clone().or(sweep.y),
             statistics: Vec::new(),
-            identity: crate::sweep::identity(&spec),
+            identity: pdes_runs::sweep::identity(&spec),
         })
     }
 
@@ -246,9 +246,9 @@ impl Plan {
 fn base_seed(text: &str, sets: &[String]) -> i64 {
     let mut table: toml::Table = text.parse().unwrap_or_default();
     for s in sets {
-        let _ = crate::preset::apply_set(&mut table, s);
+        let _ = pdes_models::preset::apply_set(&mut table, s);
     }
-    crate::sweep::first_seed(&table)
+    pdes_runs::sweep::first_seed(&table)
 }
 
 /// Runs seeds `seeds` (indices into the plan's) of one point: each one's summary fields,
@@ -257,13 +257,13 @@ fn run_point(
     plan: &Plan,
     point: usize,
     seeds: &[u32],
-) -> Vec<Result<crate::sweep::RunOutput, String>> {
+) -> Vec<Result<pdes_runs::sweep::RunOutput, String>> {
     let config = match config_from_args(&plan.run_args(point, None)) {
         Ok(c) => c,
         Err(e) => return seeds.iter().map(|_| Err(e.to_string())).collect(),
     };
-    let gpu = if config.engine() == crate::preset::EngineKind::Gpu {
-        match crate::gpu::Gpu::shared() {
+    let gpu = if config.engine() == pdes_models::preset::EngineKind::Gpu {
+        match pdes_gpu::Gpu::shared() {
             Ok(g) => Some(g),
             Err(e) => return seeds.iter().map(|_| Err(e.clone())).collect(),
         }
@@ -271,7 +271,7 @@ fn run_point(
         None
     };
     let values: Vec<Option<i64>> = seeds.iter().map(|&s| plan.seeds[s as usize]).collect();
-    crate::sweep::run_seeds(&config, &values, gpu)
+    pdes_runs::sweep::run_seeds(&config, &values, gpu)
 }
 
 /// The rows of an existing CSV (for --resume): header and records.
@@ -379,80 +379,78 @@ pub fn run(args: &SweepArgs) -> Result<(), CliError> {
     // The runs of this shard, minus those a resumed CSV already has.
     let mut done: Vec<RunRow> = Vec::new();
     let mut header: Option<Vec<String>> = None;
-    if args.resume {
-        let path = args.out.as_ref().expect("checked");
-        if path.exists() {
-            let (h, rows) = read_csv(path)?;
-            let expected = header_of(&plan, None);
-            if h.len() < expected.len() || h[..expected.len() - 1] != expected[..expected.len() - 1]
-            {
+    if let (true, Some(path)) = (args.resume, args.out.as_ref())
+        && path.exists()
+    {
+        let (h, rows) = read_csv(path)?;
+        let expected = header_of(&plan, None);
+        if h.len() < expected.len() || h[..expected.len() - 1] != expected[..expected.len() - 1] {
+            return Err(input(format!(
+                "--resume {}: its columns do not start with {} (another sweep's file?)",
+                path.display(),
+                expected[..expected.len() - 1].join(",")
+            )));
+        }
+        for (line, row) in rows.into_iter().enumerate() {
+            let get = |k: &str| h.iter().position(|c| c == k).map(|i| row[i].clone());
+            if get("sweep").as_deref() != Some(plan.identity.as_str()) {
                 return Err(input(format!(
-                    "--resume {}: its columns do not start with {} (another sweep's file?)",
+                    "--resume {}: row {} belongs to another sweep (its identity {} is not this sweep's {}: other --vary values, --seeds, --set or preset); give another --out, or leave out --resume to replace the file",
                     path.display(),
-                    expected[..expected.len() - 1].join(",")
+                    line + 2,
+                    get("sweep").unwrap_or_default(),
+                    plan.identity
                 )));
             }
-            for (line, row) in rows.into_iter().enumerate() {
-                let get = |k: &str| h.iter().position(|c| c == k).map(|i| row[i].clone());
-                if get("sweep").as_deref() != Some(plan.identity.as_str()) {
-                    return Err(input(format!(
-                        "--resume {}: row {} belongs to another sweep (its identity {} is not this sweep's {}: other --vary values, --seeds, --set or preset); give another --out, or leave out --resume to replace the file",
-                        path.display(),
-                        line + 2,
-                        get("sweep").unwrap_or_default(),
-                        plan.identity
-                    )));
-                }
-                let (Some(p), Some(e)) = (get("point"), get("error")) else {
-                    continue;
-                };
-                let Ok(point) = p.parse::<usize>() else {
-                    continue;
-                };
-                if !e.is_empty() || point >= plan.points.len() {
-                    continue; // failed runs are run again
-                }
-                let seed = get("seed").and_then(|s| s.parse::<i64>().ok());
-                let Some(seed_index) = plan.seeds.iter().position(|s| *s == seed) else {
-                    continue;
-                };
-                let mut fields = Map::new();
-                for (i, c) in h.iter().enumerate() {
-                    if LEAD.contains(&c.as_str())
-                        || c == "error"
-                        || plan.varies.iter().any(|v| &v.key == c)
-                    {
-                        continue;
-                    }
-                    // as the summary wrote it: integers stay integers ("8", not "8.0")
-                    let text = &row[i];
-                    let v = if text.is_empty() {
-                        Value::Null
-                    } else if let Ok(n) = text.parse::<i64>() {
-                        Value::from(n)
-                    } else if let Some(x) = text
-                        .parse::<f64>()
-                        .ok()
-                        .and_then(serde_json::Number::from_f64)
-                    {
-                        Value::Number(x)
-                    } else {
-                        Value::String(text.clone())
-                    };
-                    fields.insert(c.clone(), v);
-                }
-                done.push(RunRow {
-                    point,
-                    seed_index: seed_index as u32,
-                    seed,
-                    result: Ok(fields),
-                });
+            let (Some(p), Some(e)) = (get("point"), get("error")) else {
+                continue;
+            };
+            let Ok(point) = p.parse::<usize>() else {
+                continue;
+            };
+            if !e.is_empty() || point >= plan.points.len() {
+                continue; // failed runs are run again
             }
-            header = Some(h);
+            let seed = get("seed").and_then(|s| s.parse::<i64>().ok());
+            let Some(seed_index) = plan.seeds.iter().position(|s| *s == seed) else {
+                continue;
+            };
+            let mut fields = Map::new();
+            for (i, c) in h.iter().enumerate() {
+                if LEAD.contains(&c.as_str())
+                    || c == "error"
+                    || plan.varies.iter().any(|v| &v.key == c)
+                {
+                    continue;
+                }
+                // as the summary wrote it: integers stay integers ("8", not "8.0")
+                let text = &row[i];
+                let v = if text.is_empty() {
+                    Value::Null
+                } else if let Ok(n) = text.parse::<i64>() {
+                    Value::from(n)
+                } else if let Some(x) = text
+                    .parse::<f64>()
+                    .ok()
+                    .and_then(serde_json::Number::from_f64)
+                {
+                    Value::Number(x)
+                } else {
+                    Value::String(text.clone())
+                };
+                fields.insert(c.clone(), v);
+            }
+            done.push(RunRow {
+                point,
+                seed_index: seed_index as u32,
+                seed,
+                result: Ok(fields),
+            });
         }
+        header = Some(h);
     }
     let base = config_from_args(&plan.base)?;
-    let gpu = base.engine() == crate::preset::EngineKind::Gpu;
+    let gpu = base.engine() == pdes_models::preset::EngineKind::Gpu;
     // A job: one point's seeds that run together (all of them in one GPU engine where the
     // model has replicas; else one seed per job, so that workers share the seeds).
     let together = gpu && base.model_info().replicas.is_some();
@@ -492,8 +490,7 @@ pub fn run(args: &SweepArgs) -> Result<(), CliError> {
     });
     // Progressive CSV: header now if known (resume), else with the first success.
     let progressive = args.format == Format::Csv && args.out.is_some();
-    let mut file = if progressive {
-        let path = args.out.as_ref().expect("checked");
+    let mut file = if let (true, Some(path)) = (progressive, args.out.as_ref()) {
         // a resumed file is appended to; otherwise the file is replaced whole (appending
         // to another file's rows would leave a second header in the middle)
         let f = std::fs::OpenOptions::new()
@@ -656,7 +653,7 @@ pub fn run(args: &SweepArgs) -> Result<(), CliError> {
                 .collect();
             let doc = json!({
                 "sweep": {
-                    "preset": args.preset.clone().unwrap_or_else(|| crate::preset::default_preset().into()),
+                    "preset": args.preset.clone().unwrap_or_else(|| pdes_models::preset::default_preset().into()),
                     "vary": plan.varies.iter().map(|v| json!({"key": v.key, "values": v.values.iter().map(|x| serde_json::to_value(x).unwrap_or(Value::Null)).collect::<Vec<_>>(), "log": v.log})).collect::<Vec<_>>(),
                     "seeds": plan.seeds,
                     "shard": args.shard,
@@ -822,7 +819,7 @@ fn figure(
             }
         };
         series[i].points.push((x, e.mean, e.ci95));
-        if let Some(r) = crate::sweep::reference_fields(y)
+        if let Some(r) = pdes_runs::sweep::reference_fields(y)
             .iter()
             .find_map(|k| a.get(k))
         {
@@ -832,7 +829,7 @@ fn figure(
     let title = format!(
         "{y} against {} ({})",
         plan.varies[0].key,
-        preset.unwrap_or(crate::preset::default_preset())
+        preset.unwrap_or(pdes_models::preset::default_preset())
     );
     let fig = plot::Figure {
         title: &title,

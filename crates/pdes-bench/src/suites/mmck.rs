@@ -1,0 +1,157 @@
+//! The replications' `pdes-lab bench` suites, run by the shared preset-suite runner: each
+//! group's CPU row (every core) is the reference and its GPU row must equal it field for
+//! field (the engines are exact twins), after `pdes-lab verify --quick` has passed.
+
+use crate::BenchSuite;
+use crate::{BenchOptions, PresetCase, run_preset_suite};
+use pdes_core::Error as CliError;
+
+/// The replications' suites (the registry's list).
+pub const SUITES: &[BenchSuite] = &[
+    BenchSuite {
+        name: "mmck",
+        help: "paper 003's M/M/c/k replications (7,168 × 50,000 customers) and 8× as many, CPU (all cores) against the GPU (needs a real GPU)",
+    },
+    BenchSuite {
+        name: "mixture",
+        help: "paper 003 Table 1: fitting normal mixtures of k = 1..10 to the shipped sample's first 500 … 7,051 values and the whole sample repeated 2× and 4×, log-likelihood on the CPU (f64, all cores) against the GPU (f32)",
+    },
+    BenchSuite {
+        name: "mixture-smoke",
+        help: "one small mixture fit (k = 1..3, n = 500) on the CPU and the GPU (for tests)",
+    },
+    BenchSuite {
+        name: "mmck-smoke",
+        help: "a tiny M/M/c/k replication run on the CPU and the GPU (for tests)",
+    },
+];
+
+/// The cases of suite `name`.
+fn cases(name: &str) -> Vec<PresetCase> {
+    let case = |group, sets| PresetCase {
+        group,
+        preset: "cheng2014-mmck",
+        sets,
+    };
+    match name {
+        "mmck" => vec![
+            case("7168 x 50000", &["run.engine=\"cpu\""]),
+            case("7168 x 50000", &["run.engine=\"gpu\""]),
+            case(
+                "57344 x 50000",
+                &["run.replications=57344", "run.engine=\"cpu\""],
+            ),
+            case(
+                "57344 x 50000",
+                &["run.replications=57344", "run.engine=\"gpu\""],
+            ),
+        ],
+        _ => vec![
+            case(
+                "100 x 500",
+                &[
+                    "run.replications=100",
+                    "run.customers=500",
+                    "run.engine=\"cpu\"",
+                ],
+            ),
+            case(
+                "100 x 500",
+                &[
+                    "run.replications=100",
+                    "run.customers=500",
+                    "run.engine=\"gpu\"",
+                ],
+            ),
+        ],
+    }
+}
+
+/// Runs suite `name`.
+pub fn run(name: &str, options: &BenchOptions) -> Result<(), CliError> {
+    match name {
+        "mixture" | "mixture-smoke" => mixture(name, options),
+        _ => run_preset_suite(name, &cases(name), options),
+    }
+}
+
+/// One size of the mixture suite: the same fits on both engines.
+#[derive(Debug, serde::Serialize)]
+struct MixtureRow {
+    n: u64,
+    components: String,
+    cpu_seconds: f64,
+    gpu_seconds: f64,
+    speedup: f64,
+    cpu_evaluations: u64,
+    gpu_evaluations: u64,
+    cpu_us_per_evaluation: f64,
+    gpu_us_per_evaluation: f64,
+    cpu_chosen: usize,
+    gpu_chosen: usize,
+    cpu_bic: Vec<f64>,
+    gpu_bic: Vec<f64>,
+}
+
+/// Paper 003 Table 1's shape: total time to fit k = 1..10 at each n, CPU against GPU.
+fn mixture(name: &str, options: &BenchOptions) -> Result<(), CliError> {
+    use pdes_models::fit::{self, Data, Search, data::LGD_N};
+    let verification = Some(crate::verification_gate()?);
+    let gpu = pdes_gpu::Gpu::shared().map_err(CliError::Run)?;
+    let whole = Data::synthetic_lgd(LGD_N);
+    let (sizes, ks): (Vec<Data>, std::ops::RangeInclusive<usize>) = if name == "mixture" {
+        let mut v: Vec<Data> = [500, 1000, 2000, 4000, LGD_N]
+            .iter()
+            .map(|&n| Data::synthetic_lgd(n))
+            .collect();
+        v.push(whole.repeated(2));
+        v.push(whole.repeated(4));
+        (v, 1..=10)
+    } else {
+        (vec![Data::synthetic_lgd(500)], 1..=3)
+    };
+    let mut rows = Vec::new();
+    let mut table = format!(
+        "{:>6} {:>10} {:>10} {:>8} {:>12} {:>12}  BIC's k (cpu/gpu)\n",
+        "n", "cpu s", "gpu s", "ratio", "cpu µs/eval", "gpu µs/eval"
+    );
+    for data in &sizes {
+        let run = |g: Option<std::sync::Arc<pdes_gpu::Gpu>>| {
+            fit::report(data, ks.clone(), g, Search::default()).map_err(CliError::Run)
+        };
+        let cpu = run(None)?;
+        let g = run(Some(gpu.clone()))?;
+        let evals = |r: &fit::Report| r.fits.iter().map(|f| f.evaluations).sum::<u64>();
+        let (ce, ge) = (evals(&cpu), evals(&g));
+        let row = MixtureRow {
+            n: data.n(),
+            components: format!("{}..{}", ks.start(), ks.end()),
+            cpu_seconds: cpu.wall_seconds,
+            gpu_seconds: g.wall_seconds,
+            speedup: cpu.wall_seconds / g.wall_seconds,
+            cpu_evaluations: ce,
+            gpu_evaluations: ge,
+            cpu_us_per_evaluation: cpu.wall_seconds * 1e6 / ce as f64,
+            gpu_us_per_evaluation: g.wall_seconds * 1e6 / ge as f64,
+            cpu_chosen: cpu.chosen_components,
+            gpu_chosen: g.chosen_components,
+            cpu_bic: cpu.fits.iter().map(|f| f.bic).collect(),
+            gpu_bic: g.fits.iter().map(|f| f.bic).collect(),
+        };
+        let line = format!(
+            "{:>6} {:>10.3} {:>10.3} {:>8.2} {:>12.1} {:>12.1}  {}/{}\n",
+            row.n,
+            row.cpu_seconds,
+            row.gpu_seconds,
+            row.speedup,
+            row.cpu_us_per_evaluation,
+            row.gpu_us_per_evaluation,
+            row.cpu_chosen,
+            row.gpu_chosen
+        );
+        eprint!("{line}");
+        table += &line;
+        rows.push(row);
+    }
+    crate::write_report(name, options, &rows, &table, verification)
+}

@@ -1,0 +1,158 @@
+//! One GPU setup used by headless runs, tests and the app: adapter, device, queue.
+
+use std::any::Any;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// Optional features PDES Lab uses when the adapter has them: GPU timestamps for
+/// `bench --profile`, subgroup operations for the workgroup reductions.
+pub const WANTED_FEATURES: wgpu::Features = wgpu::Features::TIMESTAMP_QUERY
+    .union(wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES)
+    .union(wgpu::Features::SUBGROUP);
+
+/// A wgpu device and queue with what PDES Lab needs to know about them.
+#[derive(Debug)]
+pub struct Gpu {
+    /// The adapter's description (name, backend, driver).
+    pub info: wgpu::AdapterInfo,
+    /// The device.
+    pub device: wgpu::Device,
+    /// Its queue.
+    pub queue: wgpu::Queue,
+    /// The limits the device was created with (the adapter's own).
+    pub limits: wgpu::Limits,
+    /// Objects built once per device and shared by every engine on it (compiled
+    /// pipelines: see [`Gpu::cached`]).
+    cache: Mutex<HashMap<String, Arc<dyn Any + Send + Sync>>>,
+}
+
+impl Gpu {
+    /// Opens the best adapter with compute support (Vulkan, Metal or DX12; GL has no
+    /// storage buffers in compute on many drivers), asking for the adapter's full limits.
+    pub fn new() -> Result<Self, String> {
+        pollster::block_on(Self::open())
+    }
+
+    async fn open() -> Result<Self, String> {
+        let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
+        desc.backends = wgpu::Backends::VULKAN | wgpu::Backends::METAL | wgpu::Backends::DX12;
+        let instance = wgpu::Instance::new(desc);
+        let adapter = instance
+            .request_adapter(&wgpu::RequestAdapterOptions {
+                power_preference: wgpu::PowerPreference::HighPerformance,
+                ..Default::default()
+            })
+            .await
+            .map_err(|e| format!("no GPU adapter with Vulkan, Metal or DX12 ({e})"))?;
+        let limits = adapter.limits();
+        let wanted = WANTED_FEATURES;
+        let (device, queue) = adapter
+            .request_device(&wgpu::DeviceDescriptor {
+                label: Some("pdes-lab"),
+                required_features: adapter.features() & wanted,
+                required_limits: limits.clone(),
+                ..Default::default()
+            })
+            .await
+            .map_err(|e| format!("could not open the GPU device: {e}"))?;
+        Ok(Self {
+            info: adapter.get_info(),
+            device,
+            queue,
+            limits,
+            cache: Mutex::default(),
+        })
+    }
+
+    /// Wraps a device someone else opened (the window's renderer), so that the simulation
+    /// and the UI share it.
+    pub fn from_parts(info: wgpu::AdapterInfo, device: wgpu::Device, queue: wgpu::Queue) -> Self {
+        Self {
+            info,
+            limits: device.limits(),
+            device,
+            queue,
+            cache: Mutex::default(),
+        }
+    }
+
+    /// The object stored under `key` on this device, built by `build` the first time.
+    /// Engines keep their compiled pipelines here, so that the second engine of a kind
+    /// (a sweep builds dozens) does not compile its shaders again: ~150 ms per torus
+    /// engine on an H100 (bench/NOTES.md, Sweeps).
+    pub fn cached<T: Any + Send + Sync>(&self, key: &str, build: impl FnOnce() -> T) -> Arc<T> {
+        let mut map = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(v) = map.get(key).and_then(|v| v.clone().downcast::<T>().ok()) {
+            return v;
+        }
+        let v = Arc::new(build());
+        map.insert(key.to_string(), v.clone());
+        v
+    }
+
+    /// One shared device per process (tests and the command line open it once).
+    pub fn shared() -> Result<Arc<Gpu>, String> {
+        static GPU: OnceLock<Result<Arc<Gpu>, String>> = OnceLock::new();
+        GPU.get_or_init(|| Self::new().map(Arc::new)).clone()
+    }
+
+    /// "name (backend)", for status lines and results.
+    pub fn describe(&self) -> String {
+        format!(
+            "{} ({:?}, {})",
+            self.info.name, self.info.backend, self.info.driver_info
+        )
+    }
+
+    /// Largest size one storage buffer may have on this device.
+    pub fn max_storage_buffer(&self) -> u64 {
+        self.limits
+            .max_storage_buffer_binding_size
+            .min(self.limits.max_buffer_size)
+    }
+}
+
+/// Copies `(buffer, offset, size)` ranges (4-byte aligned) to mappable staging buffers,
+/// waits, and returns their bytes.
+pub fn read_ranges(
+    gpu: &Gpu,
+    ranges: &[(&wgpu::Buffer, u64, u64)],
+) -> Result<Vec<Vec<u8>>, pdes_core::sim::SimError> {
+    let mut enc = gpu.device.create_command_encoder(&Default::default());
+    let staging: Vec<wgpu::Buffer> = ranges
+        .iter()
+        .map(|(src, offset, size)| {
+            let dst = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("readback"),
+                size: *size,
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            enc.copy_buffer_to_buffer(src, *offset, &dst, 0, *size);
+            dst
+        })
+        .collect();
+    gpu.queue.submit([enc.finish()]);
+    for s in &staging {
+        s.slice(..).map_async(wgpu::MapMode::Read, |_| {});
+    }
+    gpu.device
+        .poll(wgpu::PollType::Wait {
+            submission_index: None,
+            timeout: None,
+        })
+        .map_err(|e| pdes_core::sim::SimError::Gpu(format!("waiting for the GPU: {e}")))?;
+    staging
+        .iter()
+        .map(|s| {
+            let view = s
+                .slice(..)
+                .get_mapped_range()
+                .map_err(|e| pdes_core::sim::SimError::Gpu(format!("readback: {e}")))?;
+            let v = view.to_vec();
+            drop(view);
+            s.unmap();
+            Ok(v)
+        })
+        .collect()
+}

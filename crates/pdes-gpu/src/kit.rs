@@ -1,0 +1,413 @@
+//! Small host-side pieces every GPU engine uses: 64-bit values as WGSL `vec2<u32>` words,
+//! whole-buffer readback, one bind group over a list of buffers, compute pipelines by
+//! entry point.
+
+use super::{Gpu, read_ranges};
+use pdes_core::sim::SimError;
+
+/// A 64-bit value as the (lo, hi) words of a WGSL `vec2<u32>`.
+pub fn split(v: u64) -> [u32; 2] {
+    [v as u32, (v >> 32) as u32]
+}
+
+/// The 64-bit value of (lo, hi) words.
+pub fn join(w: [u32; 2]) -> u64 {
+    u64::from(w[0]) | (u64::from(w[1]) << 32)
+}
+
+/// The 128-bit value of four little-endian words (a WGSL `vec4<u32>` accumulator).
+pub fn join128(w: [u32; 4]) -> u128 {
+    u128::from(join([w[0], w[1]])) | (u128::from(join([w[2], w[3]])) << 64)
+}
+
+/// Copies whole buffers to mappable staging buffers, waits, and returns their bytes.
+pub fn read_buffers(gpu: &Gpu, sources: &[&wgpu::Buffer]) -> Result<Vec<Vec<u8>>, SimError> {
+    let ranges: Vec<(&wgpu::Buffer, u64, u64)> =
+        sources.iter().map(|b| (*b, 0, b.size())).collect();
+    read_ranges(gpu, &ranges)
+}
+
+/// Storage a pass reads and writes that the host can also upload to and read back.
+pub const STORAGE_RW: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE
+    .union(wgpu::BufferUsages::COPY_SRC)
+    .union(wgpu::BufferUsages::COPY_DST);
+
+/// A buffer created with `contents` (every engine's uploads of its initial state).
+pub fn buffer_init(
+    device: &wgpu::Device,
+    label: &str,
+    contents: &[u8],
+    usage: wgpu::BufferUsages,
+) -> wgpu::Buffer {
+    use wgpu::util::DeviceExt;
+    device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some(label),
+        contents,
+        usage,
+    })
+}
+
+/// How a compute pass uses a buffer binding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Use {
+    /// `var<uniform>`.
+    Uniform,
+    /// `var<storage, read>`.
+    Read,
+    /// `var<storage, read_write>`.
+    ReadWrite,
+}
+
+/// The layout entry of compute binding `binding`.
+pub fn layout_entry(binding: u32, usage: Use) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::COMPUTE,
+        ty: wgpu::BindingType::Buffer {
+            ty: match usage {
+                Use::Uniform => wgpu::BufferBindingType::Uniform,
+                Use::Read => wgpu::BufferBindingType::Storage { read_only: true },
+                Use::ReadWrite => wgpu::BufferBindingType::Storage { read_only: false },
+            },
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+        count: None,
+    }
+}
+
+/// A layout whose binding i is used as `uses[i]`.
+pub fn layout(device: &wgpu::Device, label: &str, uses: &[Use]) -> wgpu::BindGroupLayout {
+    let entries: Vec<wgpu::BindGroupLayoutEntry> = uses
+        .iter()
+        .enumerate()
+        .map(|(i, u)| layout_entry(i as u32, *u))
+        .collect();
+    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some(label),
+        entries: &entries,
+    })
+}
+
+/// A bind group whose binding i is the whole of `buffers[i]`.
+pub fn bind_group(
+    device: &wgpu::Device,
+    label: &str,
+    layout: &wgpu::BindGroupLayout,
+    buffers: &[&wgpu::Buffer],
+) -> wgpu::BindGroup {
+    let entries: Vec<wgpu::BindGroupEntry> = buffers
+        .iter()
+        .enumerate()
+        .map(|(i, b)| wgpu::BindGroupEntry {
+            binding: i as u32,
+            resource: b.as_entire_binding(),
+        })
+        .collect();
+    device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some(label),
+        layout,
+        entries: &entries,
+    })
+}
+
+/// Which of the checks wgpu injects into compiled shaders an experiment turned off
+/// (`PDES_GPU_CHECKS_OFF`, a comma list of `bounds`, `loops`, `div`, `zero`): the index
+/// clamps, the iteration counter added to every loop, the guards around integer `/` and
+/// `%`, and the zeroing of workgroup memory at every workgroup's start. For measuring what
+/// each costs on a device (bench/NOTES.md); with none named, every check stays. It reaches
+/// the modules built by [`compute_module`] (the torus passes) and, for `zero`, every
+/// pipeline built by [`pipeline_with_constants`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ChecksOff {
+    /// Index clamps (and buffer checks where the driver has no robust access of its own).
+    pub bounds: bool,
+    /// The loop counter that bounds every loop.
+    pub loops: bool,
+    /// The division guards.
+    pub div: bool,
+    /// The workgroup-memory zeroing.
+    pub zero: bool,
+}
+
+impl ChecksOff {
+    /// Parses a comma list (`bounds`, `loops`, `div`, `zero`, or `all`).
+    pub fn parse(list: &str) -> Result<Self, String> {
+        let mut off = Self::default();
+        for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+            match name {
+                "bounds" => off.bounds = true,
+                "loops" => off.loops = true,
+                "div" => off.div = true,
+                "zero" => off.zero = true,
+                "all" => {
+                    off = Self {
+                        bounds: true,
+                        loops: true,
+                        div: true,
+                        zero: true,
+                    }
+                }
+                _ => {
+                    return Err(format!(
+                        "PDES_GPU_CHECKS_OFF: {name:?} (valid: bounds, loops, div, zero, all)"
+                    ));
+                }
+            }
+        }
+        Ok(off)
+    }
+
+    /// The process's setting (read once; an unknown name is reported and ignored).
+    pub fn from_env() -> Self {
+        static OFF: std::sync::OnceLock<ChecksOff> = std::sync::OnceLock::new();
+        *OFF.get_or_init(|| {
+            let Ok(list) = std::env::var("PDES_GPU_CHECKS_OFF") else {
+                return Self::default();
+            };
+            match Self::parse(&list) {
+                Ok(off) => {
+                    if off != Self::default() {
+                        eprintln!(
+                            "warning: shader checks off ({list}; PDES_GPU_CHECKS_OFF): an experiment, not a result"
+                        );
+                    }
+                    off
+                }
+                Err(e) => {
+                    eprintln!("warning: {e}; every check stays");
+                    Self::default()
+                }
+            }
+        })
+    }
+}
+
+/// A compute module from WGSL `source`, compiled with wgpu's checks except those the
+/// process turned off ([`ChecksOff::from_env`]).
+pub fn compute_module(device: &wgpu::Device, label: &str, source: String) -> wgpu::ShaderModule {
+    let desc = wgpu::ShaderModuleDescriptor {
+        label: Some(label),
+        source: wgpu::ShaderSource::Wgsl(source.into()),
+    };
+    let off = ChecksOff::from_env();
+    if !(off.bounds || off.loops || off.div) {
+        return device.create_shader_module(desc);
+    }
+    let mut checks = wgpu::ShaderRuntimeChecks::checked();
+    checks.bounds_checks = !off.bounds;
+    checks.force_loop_bounding = !off.loops;
+    checks.int_div_checks = !off.div;
+    // SAFETY: only reached when a person asked for it by name, for a measurement; the
+    // project's shaders index in range, bound their loops and never divide by zero
+    // (`pdes-lab verify`, run first in every device call, compares them with the CPU).
+    unsafe { device.create_shader_module_trusted(desc, checks) }
+}
+
+/// The compute pipeline of `entry` in `module`.
+pub fn pipeline(
+    device: &wgpu::Device,
+    layout: &wgpu::PipelineLayout,
+    module: &wgpu::ShaderModule,
+    entry: &str,
+) -> wgpu::ComputePipeline {
+    pipeline_with_constants(device, layout, module, entry, &[])
+}
+
+/// [`pipeline`] with pipeline constants (WGSL `override` values) set.
+pub fn pipeline_with_constants(
+    device: &wgpu::Device,
+    layout: &wgpu::PipelineLayout,
+    module: &wgpu::ShaderModule,
+    entry: &str,
+    constants: &[(&str, f64)],
+) -> wgpu::ComputePipeline {
+    device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: Some(entry),
+        layout: Some(layout),
+        module,
+        entry_point: Some(entry),
+        compilation_options: wgpu::PipelineCompilationOptions {
+            constants,
+            zero_initialize_workgroup_memory: !ChecksOff::from_env().zero,
+        },
+        cache: None,
+    })
+}
+
+/// Resolves the first `count` timestamps of `set` into a new buffer the host can copy from
+/// (the profiles' per-dispatch stamps).
+pub fn resolve_timestamps(
+    device: &wgpu::Device,
+    enc: &mut wgpu::CommandEncoder,
+    set: &wgpu::QuerySet,
+    count: u32,
+) -> wgpu::Buffer {
+    let buf = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("timestamps"),
+        size: 8 * u64::from(count),
+        usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    });
+    enc.resolve_query_set(set, 0..count, &buf, 0);
+    buf
+}
+
+/// A pipeline layout over bind groups `groups` (group i = groups[i]).
+pub fn pipeline_layout(
+    device: &wgpu::Device,
+    label: &str,
+    groups: &[&wgpu::BindGroupLayout],
+) -> wgpu::PipelineLayout {
+    let groups: Vec<Option<&wgpu::BindGroupLayout>> = groups.iter().map(|g| Some(*g)).collect();
+    device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: Some(label),
+        bind_group_layouts: &groups,
+        immediate_size: 0,
+    })
+}
+
+/// Runs a model's display pass and submits it (nothing is read back): `pipeline` with the
+/// engine's bind group `state` as group 0 and `display` (two u32 per heatmap cell) bound
+/// alone as group 1 under `layout`, over `groups` workgroups.
+pub fn run_display_pass(
+    gpu: &Gpu,
+    state: &wgpu::BindGroup,
+    (layout, pipeline): (&wgpu::BindGroupLayout, &wgpu::ComputePipeline),
+    display: &wgpu::Buffer,
+    groups: u32,
+) {
+    let device = &gpu.device;
+    let group = bind_group(device, "display", layout, &[display]);
+    let mut enc = device.create_command_encoder(&Default::default());
+    {
+        let mut pass = enc.begin_compute_pass(&Default::default());
+        pass.set_bind_group(0, state, &[]);
+        pass.set_bind_group(1, &group, &[]);
+        pass.set_pipeline(pipeline);
+        pass.dispatch_workgroups(groups, 1, 1);
+    }
+    gpu.queue.submit([enc.finish()]);
+}
+
+/// `PDES_GPU_PROFILE`: the GPU time of one batch of dispatches from two timestamps written
+/// inside its compute pass (when the adapter has TIMESTAMP_QUERY_INSIDE_PASSES), printed
+/// per step next to the encode and wall-clock times.
+pub struct BatchStamps {
+    set: wgpu::QuerySet,
+    resolved: wgpu::Buffer,
+}
+
+/// Queues a batch of `steps` GPU-resident steps in one compute pass per submission of at
+/// most `per_submit` steps (the GPU starts on the first while the host encodes the next;
+/// one submit per batch put encoding and execution in series), each step's dispatches
+/// written by `encode_step` after the bind group is set; with `stamps`, the batch is timed
+/// between its first and last dispatch. Returns the host's encoding seconds.
+pub fn submit_steps(
+    gpu: &Gpu,
+    bind_group: &wgpu::BindGroup,
+    steps: u32,
+    per_submit: u32,
+    stamps: Option<&BatchStamps>,
+    mut encode_step: impl FnMut(&mut wgpu::ComputePass<'_>),
+) -> f64 {
+    let mut encode = 0.0;
+    let mut done = 0;
+    while done < steps {
+        let chunk = (steps - done).min(per_submit);
+        let last = done + chunk == steps;
+        let t_chunk = std::time::Instant::now();
+        let mut enc = gpu.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            if let (Some(s), 0) = (stamps, done) {
+                s.write(&mut pass, 0);
+            }
+            pass.set_bind_group(0, bind_group, &[]);
+            for _ in 0..chunk {
+                encode_step(&mut pass);
+            }
+            if let (Some(s), true) = (stamps, last) {
+                s.write(&mut pass, 1);
+            }
+        }
+        if let (Some(s), true) = (stamps, last) {
+            s.resolve(&mut enc);
+        }
+        let cmd = enc.finish();
+        encode += t_chunk.elapsed().as_secs_f64();
+        gpu.queue.submit([cmd]);
+        done += chunk;
+    }
+    encode
+}
+
+impl BatchStamps {
+    /// Timestamps for a batch, when profiling is asked for and the adapter has them.
+    pub fn new(gpu: &Gpu, label: &str) -> Option<Self> {
+        let wanted = std::env::var_os("PDES_GPU_PROFILE").is_some()
+            && gpu
+                .device
+                .features()
+                .contains(wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES);
+        wanted.then(|| Self {
+            set: gpu.device.create_query_set(&wgpu::QuerySetDescriptor {
+                label: Some(label),
+                ty: wgpu::QueryType::Timestamp,
+                count: 2,
+            }),
+            resolved: gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size: 16,
+                usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+                mapped_at_creation: false,
+            }),
+        })
+    }
+
+    /// Writes timestamp `i` (0 at the start of the batch, 1 at its end) in `pass`.
+    pub fn write(&self, pass: &mut wgpu::ComputePass, i: u32) {
+        pass.write_timestamp(&self.set, i);
+    }
+
+    /// Resolves both timestamps into the readable buffer (after the pass).
+    pub fn resolve(&self, enc: &mut wgpu::CommandEncoder) {
+        enc.resolve_query_set(&self.set, 0..2, &self.resolved, 0);
+    }
+
+    /// The range to read back with the batch's other results.
+    pub fn range(&self) -> (&wgpu::Buffer, u64, u64) {
+        (&self.resolved, 0, 16)
+    }
+
+    /// Prints the batch's times per step from the read-back timestamps; `encode` and
+    /// `wall` are the host's encode and whole-batch durations.
+    pub fn report(gpu: &Gpu, stamps: &[u8], steps: u64, encode: f64, wall: f64) {
+        let t: &[u64] = bytemuck::cast_slice(stamps);
+        let gpu_us =
+            t[1].saturating_sub(t[0]) as f64 * f64::from(gpu.queue.get_timestamp_period()) / 1e3;
+        let n = steps.max(1) as f64;
+        eprintln!(
+            "batch {steps} steps: encode {:.1} µs/step, GPU {:.1} µs/step, wall {:.1} µs/step",
+            encode * 1e6 / n,
+            gpu_us / n,
+            wall * 1e6 / n
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ChecksOff;
+
+    #[test]
+    fn checks_off_names_each_check_and_refuses_unknown_names() {
+        assert_eq!(ChecksOff::parse("").unwrap(), ChecksOff::default());
+        let off = ChecksOff::parse("loops, zero").unwrap();
+        assert!(off.loops && off.zero && !off.bounds && !off.div);
+        let all = ChecksOff::parse("all").unwrap();
+        assert!(all.bounds && all.loops && all.div && all.zero);
+        let err = ChecksOff::parse("loops,fast").unwrap_err();
+        assert!(err.contains("\"fast\"") && err.contains("valid: bounds, loops, div, zero, all"));
+    }
+}

@@ -1,0 +1,15 @@
+//! What every GPU engine shares: one device setup ([`context`]), WGSL composition with the
+//! 64-bit helpers and the workgroup reductions ([`shaders`]), the reductions' self-check
+//! ([`reduce_check`]), buffer and pipeline helpers ([`kit`]), the stepped engine's shared
+//! passes ([`stepped`]) and what the window asks of any engine ([`live`]). The engines
+//! themselves live in their model's module (`pdes_models::<model>::gpu`).
+
+pub mod context;
+pub mod kit;
+pub mod live;
+pub mod reduce_check;
+pub mod shaders;
+pub mod stepped;
+
+pub use context::{Gpu, read_ranges};
+pub use live::{LiveEngine, Sample};

@@ -1,0 +1,64 @@
+//! What the window (and the factory above) needs from any engine beyond the engine
+//! interface of [`pdes_core::sim::Engine`]: where it runs, its heatmap words, a plot sample,
+//! one cell's value. Every model's CPU and GPU engines implement [`LiveEngine`].
+
+use crate::Gpu;
+use pdes_core::sim::{Engine, SimError};
+
+/// One point of the live plots (each model fills its own quantities; the rest stay 0).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Sample {
+    /// Simulated time.
+    pub time: f64,
+    /// Steps so far (events for sequential and event).
+    pub steps: u64,
+    /// Events so far (diffusion: cell updates).
+    pub events: u64,
+    /// Torus: utilization of completed services up to `time` (M/M/c/k: busy fraction of a server).
+    pub utilization: f64,
+    /// Torus: mean sojourn time of completed visits (M/M/c/k: mean time in system).
+    pub sojourn: f64,
+    /// Torus: causality errors so far.
+    pub causality_errors: u64,
+    /// Open network: tokens in the system.
+    pub tokens_in_system: f64,
+    /// Diffusion: mean temperature.
+    pub mean_temperature: f64,
+    /// Diffusion: lowest cell temperature.
+    pub min_temperature: f64,
+    /// Diffusion: highest cell temperature.
+    pub max_temperature: f64,
+    /// M/M/c/k: grand mean over replications of the time-average number in system.
+    pub number_in_system: f64,
+    /// M/M/c/k: half-width of its 95% confidence interval.
+    pub number_in_system_ci: f64,
+    /// M/M/c/k: blocked arrivals over all arrivals.
+    pub blocking: f64,
+    /// DEVS SIR: mean susceptible, infected and recovered fractions.
+    pub compartments: [f64; 3],
+    /// DEVS: imminent cells summed over the steps so far.
+    pub imminent: u64,
+    /// DEVS: messages routed so far.
+    pub messages: u64,
+}
+
+/// What the window needs from an engine beyond [`Engine`]: where it runs, its heatmap
+/// words, a plot sample, one cell's value. Every model's CPU and GPU engines implement it in
+/// the model's folder; the app holds a `Box<dyn LiveEngine>` and never matches on the model.
+pub trait LiveEngine: Engine {
+    /// "gpu" or "cpu".
+    fn runs_on(&self) -> &'static str;
+    /// Bytes of GPU memory the engine holds (0 on the CPU).
+    fn gpu_memory_bytes(&self) -> u64 {
+        0
+    }
+    /// Writes the heatmap words (two u32 per cell) into `buf`: a compute pass for GPU
+    /// engines, an upload for CPU ones.
+    fn write_display(&self, gpu: &Gpu, buf: &wgpu::Buffer);
+    /// The heatmap words, on the CPU (PNG export, tests).
+    fn display_words(&self) -> Result<Vec<[u32; 2]>, SimError>;
+    /// A plot sample at simulated time `now` (ticks, capped at the end time).
+    fn sample(&self, now: pdes_core::time::Ticks) -> Result<Sample, SimError>;
+    /// The engine as `Any`, for a model's own panel to reach its engine's details.
+    fn as_any(&self) -> &dyn std::any::Any;
+}

@@ -1,0 +1,432 @@
+//! The flattened coordinator on the GPU (paper 004's method): four compute passes per
+//! step (`shaders/devs.wgsl`), many steps per submit, the next time reduced on the GPU and
+//! never read back per step. The host reads the control block and the batch's step log
+//! once per submit. Twin of [`super::flattened::Flattened`], checked against it by
+//! `pdes-lab verify` and `tests/gpu_devs.rs`.
+
+use super::config::{DevsAlgorithm, DevsConfig};
+use super::live::{Counters, now_of, sample, words};
+use super::summary::Summary;
+use super::{Cell, DevsStep, PASSIVE, Rule, budget_limits};
+use bytemuck::{Pod, Zeroable};
+use pdes_core::sim::{Budget, Engine, Report, SimError, StepRecord, StepTotals};
+use pdes_core::time::Ticks;
+use pdes_gpu::Gpu;
+use pdes_gpu::kit::{self, Use, read_buffers};
+use pdes_gpu::shaders::{self, Reductions};
+use pdes_gpu::{LiveEngine, Sample};
+use std::sync::{Arc, Mutex};
+
+/// Threads per workgroup (WG in u64.wgsl).
+const WG: u32 = 256;
+/// Steps per batch at most (the step log's ring holds one batch; read back once).
+const LOG_CAP: u32 = 1024;
+/// Steps per submit within a batch.
+const SUBMIT_STEPS: u32 = 64;
+
+/// The module's WGSL source with reductions `r`.
+pub fn module_source(r: Reductions) -> String {
+    shaders::compose(r, &[include_str!("shaders/devs.wgsl")])
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+struct Params {
+    cells: u32,
+    rows: u32,
+    cols: u32,
+    kind: u32,
+    moore: u32,
+    wrap: u32,
+    work: u32,
+    log_cap: u32,
+    t_limit: u32,
+    step_limit: u32,
+    groups: u32,
+    sat: u32,
+    infection: u32,
+    contact: u32,
+    recovery: u32,
+    weight: u32,
+}
+
+/// One step of the GPU's log (LogEntry in devs.wgsl).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+struct LogEntry {
+    t: u32,
+    imminent: u32,
+    messages: u32,
+    internal: u32,
+    external: u32,
+    confluent: u32,
+    pad: [u32; 2],
+}
+
+struct Pipelines {
+    layout: wgpu::BindGroupLayout,
+    display_layout: wgpu::BindGroupLayout,
+    output: wgpu::ComputePipeline,
+    route: wgpu::ComputePipeline,
+    transition: wgpu::ComputePipeline,
+    next_time: wgpu::ComputePipeline,
+    display: wgpu::ComputePipeline,
+}
+
+fn build_pipelines(gpu: &Gpu, r: Reductions) -> Pipelines {
+    let device = &gpu.device;
+    let mut uses = vec![Use::Uniform];
+    uses.extend([Use::ReadWrite; 7]);
+    let layout = kit::layout(device, "devs", &uses);
+    let display_layout = kit::layout(device, "devs display", &[Use::ReadWrite]);
+    let pl = kit::pipeline_layout(device, "devs", &[&layout]);
+    let pl_display = kit::pipeline_layout(device, "devs display", &[&layout, &display_layout]);
+    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some("devs"),
+        source: wgpu::ShaderSource::Wgsl(module_source(r).into()),
+    });
+    Pipelines {
+        output: kit::pipeline(device, &pl, &module, "output"),
+        route: kit::pipeline(device, &pl, &module, "route"),
+        transition: kit::pipeline(device, &pl, &module, "transition"),
+        next_time: kit::pipeline(device, &pl, &module, "next_time"),
+        display: kit::pipeline(device, &pl_display, &module, "display_main"),
+        layout,
+        display_layout,
+    }
+}
+
+/// What the host last read of the GPU's cells (refreshed on demand after a change).
+#[derive(Clone, Debug)]
+pub struct Snapshot {
+    /// States.
+    pub cells: Vec<Cell>,
+    /// (last, next) per cell.
+    pub times: Vec<[u32; 2]>,
+}
+
+/// The flattened coordinator on the GPU.
+pub struct GpuDevs {
+    gpu: Arc<Gpu>,
+    config: DevsConfig,
+    params: Params,
+    params_buf: wgpu::Buffer,
+    cells: wgpu::Buffer,
+    times: wgpu::Buffer,
+    ctl: wgpu::Buffer,
+    log_buf: wgpu::Buffer,
+    bind_group: wgpu::BindGroup,
+    pipelines: Arc<Pipelines>,
+    groups: u32,
+    /// Time of the next step and steps taken, as last read.
+    t: u32,
+    steps: u32,
+    log: Vec<DevsStep>,
+    counters: Counters,
+    snapshot: Mutex<Option<Arc<Snapshot>>>,
+    /// Bytes of GPU memory the run uses.
+    pub memory_bytes: u64,
+}
+
+impl GpuDevs {
+    /// Every cell of `cfg` at time 0 on `gpu`, with the best reductions the device offers.
+    pub fn new(gpu: Arc<Gpu>, cfg: &DevsConfig) -> Result<Self, SimError> {
+        let r = Reductions::for_device(&gpu.device);
+        Self::with_reductions(gpu, cfg, r)
+    }
+
+    /// [`GpuDevs::new`] with the given workgroup reductions.
+    pub fn with_reductions(
+        gpu: Arc<Gpu>,
+        cfg: &DevsConfig,
+        reductions: Reductions,
+    ) -> Result<Self, SimError> {
+        if cfg.algorithm == DevsAlgorithm::Sequential {
+            return Err(SimError::Gpu(
+                "run.algorithm: \"sequential\" runs on the CPU only (the classic PDEVS simulator is the ground truth); use \"flattened\" on the GPU".into(),
+            ));
+        }
+        let space = cfg.space;
+        let n = space.cells();
+        let cell_bytes = 8 * u64::from(n);
+        if cell_bytes > gpu.max_storage_buffer() {
+            return Err(SimError::TooLarge(format!(
+                "model.rows × model.cols: {}×{} needs {cell_bytes}-byte buffers; this adapter allows {} bytes per buffer",
+                space.rows,
+                space.cols,
+                gpu.max_storage_buffer()
+            )));
+        }
+        let groups = n.div_ceil(WG);
+        let (kind, work, k) = match cfg.rule {
+            Rule::Benchmark { work } => (0, work, super::SirRates::default()),
+            Rule::Sir(k) => (1, 0, k),
+        };
+        let cw = k.contact * k.weight;
+        let params = Params {
+            cells: n,
+            rows: space.rows,
+            cols: space.cols,
+            kind,
+            moore: u32::from(space.neighbourhood == super::Neighbourhood::Moore),
+            wrap: u32::from(space.wrap),
+            work,
+            log_cap: LOG_CAP,
+            t_limit: 0,
+            step_limit: 0,
+            groups,
+            sat: if cw == 0 {
+                u32::MAX
+            } else {
+                1_000_000_000u32.div_ceil(cw)
+            },
+            infection: k.infection,
+            contact: k.contact,
+            recovery: k.recovery,
+            weight: k.weight,
+        };
+        let init = super::CellArrays::new(space, &cfg.rule);
+        let cells = init.cells;
+        let times: Vec<[u32; 2]> = init
+            .last
+            .iter()
+            .zip(&init.next)
+            .map(|(&l, &x)| [l, x])
+            .collect();
+        let t0 = init.next.iter().copied().min().unwrap_or(PASSIVE);
+        let device = &gpu.device;
+        let oom = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let storage = pdes_gpu::kit::STORAGE_RW;
+        let init = |label: &str, contents: &[u8], usage| {
+            pdes_gpu::kit::buffer_init(device, label, contents, usage)
+        };
+        let params_buf = init(
+            "devs params",
+            bytemuck::bytes_of(&params),
+            wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+        );
+        let cells_buf = init("devs cells", bytemuck::cast_slice(&cells), storage);
+        let times_buf = init("devs times", bytemuck::cast_slice(&times), storage);
+        let outbox = init("devs outbox", &vec![0u8; 4 * n as usize], storage);
+        let inbox = init("devs inbox", &vec![0u8; 8 * n as usize], storage);
+        let partial = init("devs partial", &vec![0u8; 32 * groups as usize], storage);
+        let ctl = init("devs ctl", bytemuck::cast_slice(&[t0, 0, 0, 0]), storage);
+        let log_buf = init(
+            "devs log",
+            &vec![0u8; std::mem::size_of::<LogEntry>() * LOG_CAP as usize],
+            storage,
+        );
+        if let Some(e) = pollster::block_on(oom.pop()) {
+            return Err(SimError::Gpu(format!(
+                "out of GPU memory allocating {} bytes: {e}",
+                32 * u64::from(n)
+            )));
+        }
+        let pipelines = gpu.cached(&format!("devs pipelines, {reductions:?}"), || {
+            build_pipelines(&gpu, reductions)
+        });
+        let bind_group = kit::bind_group(
+            device,
+            "devs",
+            &pipelines.layout,
+            &[
+                &params_buf,
+                &cells_buf,
+                &times_buf,
+                &outbox,
+                &inbox,
+                &partial,
+                &ctl,
+                &log_buf,
+            ],
+        );
+        Ok(Self {
+            memory_bytes: 32 * u64::from(n) + 32 * u64::from(LOG_CAP) + 32 * u64::from(groups),
+            gpu,
+            config: cfg.clone(),
+            params,
+            params_buf,
+            cells: cells_buf,
+            times: times_buf,
+            ctl,
+            log_buf,
+            bind_group,
+            pipelines,
+            groups,
+            t: t0,
+            steps: 0,
+            log: Vec::new(),
+            counters: Counters::default(),
+            snapshot: Mutex::new(None),
+        })
+    }
+
+    /// Queues `steps` steps (each four passes) in one submit, then reads the control
+    /// block and the steps' log entries back.
+    fn batch(&mut self, steps: u32) -> Result<u32, SimError> {
+        let t0 = std::time::Instant::now();
+        // PDES_GPU_PROFILE: the batch's GPU time per step, from two timestamps
+        let stamps = kit::BatchStamps::new(&self.gpu, "devs batch");
+        // Submitted in chunks: the GPU starts on the first chunk while the host still
+        // encodes the next (encoding four dispatches costs a few µs per step, as much as the
+        // GPU's work on a small grid; one submit per batch put the two in series).
+        let p = &self.pipelines;
+        let groups = self.groups;
+        let encode = kit::submit_steps(
+            &self.gpu,
+            &self.bind_group,
+            steps,
+            SUBMIT_STEPS,
+            stamps.as_ref(),
+            |pass| {
+                for (pipeline, n) in [
+                    (&p.output, groups),
+                    (&p.route, groups),
+                    (&p.transition, groups),
+                    (&p.next_time, 1),
+                ] {
+                    pass.set_pipeline(pipeline);
+                    pass.dispatch_workgroups(n, 1, 1);
+                }
+            },
+        );
+        let mut ranges = vec![(&self.ctl, 0, 16), (&self.log_buf, 0, self.log_buf.size())];
+        if let Some(s) = &stamps {
+            ranges.push(s.range());
+        }
+        let bytes = pdes_gpu::read_ranges(&self.gpu, &ranges)?;
+        if stamps.is_some() {
+            kit::BatchStamps::report(
+                &self.gpu,
+                &bytes[2],
+                u64::from(steps),
+                encode,
+                t0.elapsed().as_secs_f64(),
+            );
+        }
+        let ctl: &[u32] = bytemuck::cast_slice(&bytes[0]);
+        let ring: &[LogEntry] = bytemuck::cast_slice(&bytes[1]);
+        let (t, taken) = (ctl[0], ctl[1] - self.steps);
+        for s in self.steps..ctl[1] {
+            let e = ring[(s % LOG_CAP) as usize];
+            self.log.push(DevsStep {
+                t: e.t,
+                imminent: e.imminent,
+                messages: e.messages,
+                internal: e.internal,
+                external: e.external,
+                confluent: e.confluent,
+            });
+        }
+        self.t = t;
+        self.steps = ctl[1];
+        Ok(taken)
+    }
+
+    /// The cells, last and next times as they stand on the GPU (read back once per change).
+    pub fn snapshot(&self) -> Result<Arc<Snapshot>, SimError> {
+        let mut cache = self.snapshot.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(s) = cache.as_ref() {
+            return Ok(s.clone());
+        }
+        let bytes = read_buffers(&self.gpu, &[&self.cells, &self.times])?;
+        let s = Arc::new(Snapshot {
+            cells: bytemuck::cast_slice(&bytes[0]).to_vec(),
+            times: bytemuck::cast_slice(&bytes[1]).to_vec(),
+        });
+        *cache = Some(s.clone());
+        Ok(s)
+    }
+
+    /// Every step so far.
+    pub fn log(&self) -> &[DevsStep] {
+        &self.log
+    }
+
+    /// Its configuration.
+    pub fn config(&self) -> &DevsConfig {
+        &self.config
+    }
+}
+
+impl Engine for GpuDevs {
+    fn advance(&mut self, budget: Budget) -> Result<(), SimError> {
+        let (t_limit, mut left) = budget_limits(budget, self.config.end_time);
+        *self.snapshot.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        while left > 0 && self.t != PASSIVE && self.t <= t_limit {
+            // every step moves time forward by at least one (ta ≥ 1), so no more than
+            // t_limit − t + 1 steps can be due
+            let most = u64::from(t_limit - self.t) + 1;
+            let steps = left.min(most).min(u64::from(LOG_CAP)) as u32;
+            self.params.t_limit = t_limit;
+            self.params.step_limit = self.steps + steps;
+            self.gpu
+                .queue
+                .write_buffer(&self.params_buf, 0, bytemuck::bytes_of(&self.params));
+            let taken = self.batch(steps)?;
+            left -= u64::from(taken);
+            if taken < steps {
+                break;
+            }
+        }
+        self.counters.catch_up(&self.log);
+        Ok(())
+    }
+    fn now(&self) -> Ticks {
+        now_of(self.t, self.config.end_time)
+    }
+    fn finished(&self) -> bool {
+        self.t == PASSIVE || self.t > self.config.end_time
+    }
+    fn totals(&self) -> StepTotals {
+        self.counters.totals()
+    }
+    fn step_log(&self) -> &[StepRecord] {
+        self.counters.records()
+    }
+    fn report(&mut self) -> Result<Report, SimError> {
+        let snap = self.snapshot()?;
+        Ok(Report::of(&Summary::new(
+            &self.config,
+            "gpu",
+            &snap.cells,
+            &self.log,
+        )))
+    }
+}
+
+impl LiveEngine for GpuDevs {
+    fn runs_on(&self) -> &'static str {
+        "gpu"
+    }
+    fn gpu_memory_bytes(&self) -> u64 {
+        self.memory_bytes
+    }
+    fn write_display(&self, _gpu: &Gpu, buf: &wgpu::Buffer) {
+        kit::run_display_pass(
+            &self.gpu,
+            &self.bind_group,
+            (&self.pipelines.display_layout, &self.pipelines.display),
+            buf,
+            ((buf.size() / 8) as u32).div_ceil(WG),
+        );
+    }
+    fn display_words(&self) -> Result<Vec<[u32; 2]>, SimError> {
+        Ok(words(&self.snapshot()?.cells))
+    }
+    fn sample(&self, now: Ticks) -> Result<Sample, SimError> {
+        // only SIR's compartments need the cells (one readback per change, not copied)
+        match self.config.rule {
+            Rule::Sir(_) => Ok(sample(
+                &self.config,
+                now,
+                &self.snapshot()?.cells,
+                &self.counters,
+            )),
+            Rule::Benchmark { .. } => Ok(sample(&self.config, now, &[], &self.counters)),
+        }
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}

@@ -1,0 +1,692 @@
+//! The diffusion grid on the GPU: `timestepped` and `hybrid` as one compute dispatch per
+//! step (`shaders/diffusion.wgsl`), the twin of `models::diffusion::cpu::synchronous`.
+//!
+//! The grid lives in two f32 buffers used in turn (step n reads buffer n mod 2). Hybrid's
+//! step length is a minimum over all cells that each step reduces on the device for the
+//! next one (workgroup reduction from `reduce_*.wgsl`, then one atomicMin per workgroup),
+//! so a batch of up to 1024 steps is encoded in one submit and the CPU reads back only the
+//! 32-byte control block and 16 bytes of log per step. Steps past the budget's limit or the
+//! end time take length 0 (they copy the grid), so the host may overshoot its estimate of
+//! the steps left without changing the result.
+
+use crate::diffusion::MAX_STEP_TICKS;
+use crate::diffusion::config::DiffusionAlgorithm;
+use crate::diffusion::config::DiffusionConfig;
+use crate::diffusion::cpu::{DiffusionEngine, DiffusionSummary};
+use bytemuck::{Pod, Zeroable};
+use pdes_core::sim::{Budget, Engine, Report, SimError, StepRecord, StepTotals};
+use pdes_core::time::{TICK_BITS, Ticks};
+use pdes_gpu::Gpu;
+use pdes_gpu::read_ranges;
+use pdes_gpu::shaders::Reductions;
+use std::sync::Arc;
+
+/// Most steps encoded in one submit (and log entries read back per batch).
+const MAX_BATCH: u64 = 1024;
+const WG: u32 = 256;
+/// Most workgroups of the `stats` pass (partials read back).
+const STATS_GROUPS: u32 = 256;
+/// Rows per thread of `step` (STRIP in diffusion.wgsl).
+const STRIP: u32 = 10;
+
+/// Tiles of the quad kernels (`step4`, `plan4`): 64 quads (256 columns) by 4 strips of
+/// QSTRIP = 4 rows, as in diffusion.wgsl (2 and 8 measured no faster on the H100).
+const QUAD_TILE: (u32, u32) = (64, 16);
+/// Tiles of the fused hybrid step (`step4h`): 64 quads by 4 strips of HSTRIP = 8 rows.
+const FUSED_TILE: (u32, u32) = (64, 32);
+const NONE: u32 = u32::MAX;
+
+/// DParams in diffusion.wgsl.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
+struct Params {
+    rows: u32,
+    cols: u32,
+    cells: u32,
+    /// Always 0; the shader xors products with it so that no driver can fuse them into a
+    /// multiply-add (see `unfused` in diffusion.wgsl).
+    zero: u32,
+    ax: f32,
+    ay: f32,
+    beta: f32,
+    boundary: f32,
+    quantum_scaled: f32,
+    cap: u32,
+    fixed_dt: u32,
+    groups_x: u32,
+    end_t: [u32; 2],
+    limit_t: [u32; 2],
+    /// Stencil::zero_below: cells below it in magnitude are 0.
+    zero_below: f32,
+    pad: [u32; 3],
+}
+
+/// Phase in diffusion.wgsl: the slots step n uses.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
+struct Phase {
+    entry: u32,
+    t_slot: u32,
+    dt_read: u32,
+    dt_write: u32,
+    dt_reset: u32,
+    pad: [u32; 3],
+}
+
+impl Phase {
+    /// The slots of global step `n`, logging into entry `entry` of the batch.
+    fn of(n: u64, entry: u32) -> Self {
+        Self {
+            entry,
+            t_slot: (n % 2) as u32,
+            dt_read: (n % 3) as u32,
+            dt_write: ((n + 1) % 3) as u32,
+            dt_reset: ((n + 2) % 3) as u32,
+            pad: [0; 3],
+        }
+    }
+}
+
+/// DLog in diffusion.wgsl.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
+struct LogEntry {
+    t: [u32; 2],
+    dt: u32,
+    cells: u32,
+}
+
+fn split(t: Ticks) -> [u32; 2] {
+    [t as u32, (t >> 32) as u32]
+}
+
+/// Bytes of GPU memory a run of `cfg` needs, by buffer.
+pub fn memory_plan(cfg: &DiffusionConfig) -> Vec<(&'static str, u64)> {
+    let cells = u64::from(cfg.model.cells());
+    vec![
+        ("grid (2 × f32 per cell)", 8 * cells),
+        ("step log", MAX_BATCH * 16),
+    ]
+}
+
+/// A batch of steps encoded for the GPU and not yet submitted.
+struct Batch {
+    /// Steps dispatched before it.
+    first: u64,
+    /// Steps in it.
+    steps: u64,
+    /// The time its steps must start before (the parameters' `limit_t`).
+    limit: Ticks,
+    /// Its phase entries (written to the phase buffer when it is submitted).
+    phases: Vec<u8>,
+    commands: wgpu::CommandBuffer,
+    stamps: Option<pdes_gpu::kit::BatchStamps>,
+    encode_seconds: f64,
+}
+
+/// The diffusion grid running on the GPU.
+pub struct GpuDiffusion {
+    gpu: Arc<Gpu>,
+    config: DiffusionConfig,
+    params: Params,
+    params_buf: wgpu::Buffer,
+    ctl: wgpu::Buffer,
+    log_buf: wgpu::Buffer,
+    phase_buf: wgpu::Buffer,
+    phase_stride: u64,
+    grid: [wgpu::Buffer; 2],
+    groups: (u32, u32),
+    /// Workgroups of the step (and of the per-step plan pass): 256 × STRIP tiles for the
+    /// scalar kernels, QUAD_TILE or FUSED_TILE for the quad ones.
+    tiles: (u32, u32),
+    step_pipeline: wgpu::ComputePipeline,
+    /// Hybrid's pass before each step: the largest |rate| of the grid, for the step's length.
+    plan_pipeline: Option<wgpu::ComputePipeline>,
+    show_pipeline: wgpu::ComputePipeline,
+    stats_pipeline: wgpu::ComputePipeline,
+    stats_group: wgpu::BindGroup,
+    stats_buf: wgpu::Buffer,
+    /// Bind group 0 for steps reading grid 0 and grid 1.
+    bind: [wgpu::BindGroup; 2],
+    phase_group: wgpu::BindGroup,
+    display_layout: wgpu::BindGroupLayout,
+    /// Steps dispatched, no-op steps included (grid `dispatched % 2` is current).
+    dispatched: u64,
+    /// The next batch, encoded while the last one ran (used if it is what is asked next).
+    prepared: Option<Batch>,
+    t: Ticks,
+    end: Ticks,
+    totals: StepTotals,
+    log: Vec<StepRecord>,
+    /// Bytes of GPU memory the run uses.
+    pub memory_bytes: u64,
+}
+
+impl GpuDiffusion {
+    /// Uploads the initial grid of `cfg` (timestepped or hybrid) and prepares the passes,
+    /// with the best reductions the device offers ([`Reductions::for_device`]).
+    pub fn new(gpu: Arc<Gpu>, cfg: &DiffusionConfig) -> Result<Self, SimError> {
+        let reductions = Reductions::for_device(&gpu.device);
+        Self::with_reductions(gpu, cfg, reductions)
+    }
+
+    /// [`GpuDiffusion::new`] with the given workgroup reductions.
+    pub fn with_reductions(
+        gpu: Arc<Gpu>,
+        cfg: &DiffusionConfig,
+        reductions: Reductions,
+    ) -> Result<Self, SimError> {
+        let m = &cfg.model;
+        let hybrid = match cfg.run.algorithm {
+            DiffusionAlgorithm::Hybrid => true,
+            DiffusionAlgorithm::Timestepped => false,
+            DiffusionAlgorithm::Event => {
+                return Err(SimError::Gpu(
+                    "run.algorithm: \"event\" runs on the CPU only (one cell at a time from a priority queue)"
+                        .into(),
+                ));
+            }
+        };
+        let cells = m.cells();
+        let grid_bytes = 4 * u64::from(cells);
+        if grid_bytes > gpu.max_storage_buffer() {
+            return Err(SimError::TooLarge(format!(
+                "model.rows × model.cols: {}×{} needs a {grid_bytes}-byte grid buffer; this adapter allows {} bytes per buffer",
+                m.rows,
+                m.cols,
+                gpu.max_storage_buffer()
+            )));
+        }
+        let device = &gpu.device;
+        let groups_total = cells.div_ceil(WG);
+        let max_x = gpu.limits.max_compute_workgroups_per_dimension.max(1);
+        let groups_x = groups_total.min(max_x);
+        let groups = (groups_x, groups_total.div_ceil(groups_x));
+        // Rows of whole vec4s take the quad kernels, hybrid there the fused step (its plan
+        // pass only once, before step 0); other grids the scalar kernels, hybrid with a plan
+        // pass before every step (diffusion.wgsl says why). All compute the same bits.
+        let quads = m.cols.is_multiple_of(4);
+        let quad_tiles =
+            |tile: (u32, u32)| ((m.cols / 4).div_ceil(tile.0), m.rows.div_ceil(tile.1));
+        let (step_entry, tiles) = match (quads, hybrid) {
+            (true, true) => ("step4h", quad_tiles(FUSED_TILE)),
+            (true, false) => ("step4", quad_tiles(QUAD_TILE)),
+            _ => ("step", (m.cols.div_ceil(WG), m.rows.div_ceil(STRIP))),
+        };
+        let st = m.stencil();
+        let end = cfg.end_ticks();
+        let params = Params {
+            rows: m.rows,
+            cols: m.cols,
+            cells,
+            zero: 0,
+            ax: st.ax,
+            ay: st.ay,
+            beta: st.beta,
+            boundary: st.boundary,
+            quantum_scaled: cfg.run.quantum as f32 * (1u32 << TICK_BITS) as f32,
+            cap: m.max_step_ticks().min(MAX_STEP_TICKS),
+            fixed_dt: cfg.dt_ticks(),
+            groups_x,
+            end_t: split(end),
+            limit_t: split(end),
+            zero_below: st.zero_below,
+            pad: [0; 3],
+        };
+        let storage = wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_SRC
+            | wgpu::BufferUsages::COPY_DST;
+        let buffer = |label: &str, size: u64, usage| {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size,
+                usage,
+                mapped_at_creation: false,
+            })
+        };
+        let params_buf = buffer(
+            "diffusion params",
+            std::mem::size_of::<Params>() as u64,
+            wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+        );
+        let ctl = buffer("diffusion ctl", 32, storage);
+        let log_buf = buffer("diffusion log", MAX_BATCH * 16, storage);
+        let phase_stride = u64::from(gpu.limits.min_uniform_buffer_offset_alignment).max(32);
+        let phase_buf = buffer(
+            "diffusion phases",
+            phase_stride * MAX_BATCH,
+            wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+        );
+        let grid = [
+            buffer("diffusion grid 0", grid_bytes.max(4), storage),
+            buffer("diffusion grid 1", grid_bytes.max(4), storage),
+        ];
+        let initial = vec![m.initial_value(); cells as usize];
+        gpu.queue
+            .write_buffer(&grid[0], 0, bytemuck::cast_slice(&initial));
+        gpu.queue
+            .write_buffer(&params_buf, 0, bytemuck::bytes_of(&params));
+        gpu.queue.write_buffer(
+            &ctl,
+            0,
+            bytemuck::cast_slice(&[0u32, 0, 0, 0, NONE, NONE, NONE, 0]),
+        );
+
+        let entry =
+            |binding: u32, ty: wgpu::BufferBindingType, dynamic: bool| wgpu::BindGroupLayoutEntry {
+                binding,
+                visibility: wgpu::ShaderStages::COMPUTE,
+                ty: wgpu::BindingType::Buffer {
+                    ty,
+                    has_dynamic_offset: dynamic,
+                    min_binding_size: None,
+                },
+                count: None,
+            };
+        let rw = wgpu::BufferBindingType::Storage { read_only: false };
+        let layout0 = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("diffusion"),
+            entries: &[
+                entry(0, wgpu::BufferBindingType::Uniform, false),
+                entry(1, rw, false),
+                entry(2, rw, false),
+                entry(
+                    3,
+                    wgpu::BufferBindingType::Storage { read_only: true },
+                    false,
+                ),
+                entry(4, rw, false),
+            ],
+        });
+        let layout1 = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("diffusion phase"),
+            entries: &[entry(0, wgpu::BufferBindingType::Uniform, true)],
+        });
+        let display_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("diffusion display"),
+            entries: &[entry(0, rw, false)],
+        });
+        let bind_for = |src: usize| {
+            let bufs = [&params_buf, &ctl, &log_buf, &grid[src], &grid[1 - src]];
+            let entries: Vec<wgpu::BindGroupEntry> = bufs
+                .iter()
+                .enumerate()
+                .map(|(i, b)| wgpu::BindGroupEntry {
+                    binding: i as u32,
+                    resource: b.as_entire_binding(),
+                })
+                .collect();
+            device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("diffusion"),
+                layout: &layout0,
+                entries: &entries,
+            })
+        };
+        let bind = [bind_for(0), bind_for(1)];
+        let phase_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("diffusion phase"),
+            layout: &layout1,
+            entries: &[wgpu::BindGroupEntry {
+                binding: 0,
+                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                    buffer: &phase_buf,
+                    offset: 0,
+                    size: wgpu::BufferSize::new(std::mem::size_of::<Phase>() as u64),
+                }),
+            }],
+        });
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("diffusion"),
+            source: wgpu::ShaderSource::Wgsl(super::shaders::module(reductions).into()),
+        });
+        // the algorithm and the grid's size are compiled in (see diffusion.wgsl)
+        let constants = [
+            ("HYBRID", if hybrid { 1.0 } else { 0.0 }),
+            ("ROWS", f64::from(params.rows)),
+            ("COLS", f64::from(params.cols)),
+            ("QUADS", f64::from(params.cols / 4)),
+        ];
+        let pipeline = |entry: &str, layouts: &[Option<&wgpu::BindGroupLayout>]| {
+            let pl = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: Some(entry),
+                bind_group_layouts: layouts,
+                immediate_size: 0,
+            });
+            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(entry),
+                layout: Some(&pl),
+                module: &module,
+                entry_point: Some(entry),
+                compilation_options: wgpu::PipelineCompilationOptions {
+                    constants: &constants,
+                    ..Default::default()
+                },
+                cache: None,
+            })
+        };
+        let step_pipeline = pipeline(step_entry, &[Some(&layout0), Some(&layout1)]);
+        let plan_pipeline =
+            (hybrid && !quads).then(|| pipeline("plan", &[Some(&layout0), Some(&layout1)]));
+        // the fused hybrid step's first length: the initial grid's largest |rate|, into the
+        // dt slot step 0 reads
+        let first_plan =
+            (hybrid && quads).then(|| pipeline("plan4", &[Some(&layout0), Some(&layout1)]));
+        let show_pipeline = pipeline(
+            "show",
+            &[Some(&layout0), Some(&layout1), Some(&display_layout)],
+        );
+        let stats_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("diffusion stats"),
+            entries: &[entry(1, rw, false)],
+        });
+        let stats_pipeline = pipeline(
+            "stats",
+            &[Some(&layout0), Some(&layout1), Some(&stats_layout)],
+        );
+        let stats_buf = buffer("diffusion stats", 16 * u64::from(STATS_GROUPS), storage);
+        let stats_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("diffusion stats"),
+            layout: &stats_layout,
+            entries: &[wgpu::BindGroupEntry {
+                binding: 1,
+                resource: stats_buf.as_entire_binding(),
+            }],
+        });
+        let engine = Self {
+            memory_bytes: memory_plan(cfg).iter().map(|(_, b)| b).sum(),
+            gpu: gpu.clone(),
+            config: cfg.clone(),
+            params,
+            params_buf,
+            ctl,
+            log_buf,
+            phase_buf,
+            phase_stride,
+            grid,
+            groups,
+            tiles,
+            step_pipeline,
+            plan_pipeline,
+            show_pipeline,
+            stats_pipeline,
+            stats_group,
+            stats_buf,
+            bind,
+            phase_group,
+            display_layout,
+            dispatched: 0,
+            prepared: None,
+            t: 0,
+            end,
+            totals: StepTotals::default(),
+            log: Vec::new(),
+        };
+        if let Some(plan4) = first_plan {
+            let phase = Phase::of(0, 0);
+            gpu.queue
+                .write_buffer(&engine.phase_buf, 0, bytemuck::bytes_of(&phase));
+            let mut enc = device.create_command_encoder(&Default::default());
+            {
+                let mut pass = enc.begin_compute_pass(&Default::default());
+                pass.set_pipeline(&plan4);
+                pass.set_bind_group(0, &engine.bind[0], &[]);
+                pass.set_bind_group(1, &engine.phase_group, &[0]);
+                let t = quad_tiles(QUAD_TILE);
+                pass.dispatch_workgroups(t.0, t.1, 1);
+            }
+            gpu.queue.submit([enc.finish()]);
+        }
+        // finish the upload now, so that it counts as setup rather than as the first steps
+        gpu.queue.submit([]);
+        gpu.device
+            .poll(wgpu::PollType::Wait {
+                submission_index: None,
+                timeout: None,
+            })
+            .map_err(|e| SimError::Gpu(format!("waiting for the GPU: {e}")))?;
+        Ok(engine)
+    }
+
+    /// The step length the run takes now, as far as the host knows (for batch sizing).
+    fn typical_step(&self) -> u64 {
+        match self.config.run.algorithm {
+            DiffusionAlgorithm::Timestepped => u64::from(self.params.fixed_dt.max(1)),
+            _ => self
+                .log
+                .len()
+                .checked_sub(64)
+                .map(|from| {
+                    let span = &self.log[from..];
+                    (span[span.len() - 1].bound - span[0].t_min) / span.len() as u64
+                })
+                .unwrap_or(1)
+                .max(1),
+        }
+    }
+
+    /// Encodes the `steps` steps that follow the first `first` dispatched ones: their phase
+    /// entries and one command buffer. Nothing is sent to the GPU.
+    fn encode_batch(&self, first: u64, steps: u64, limit: Ticks) -> Batch {
+        let gpu = &self.gpu;
+        let mut phases = vec![0u8; (self.phase_stride * steps) as usize];
+        for j in 0..steps {
+            let p = Phase::of(first + j, j as u32);
+            let at = (j * self.phase_stride) as usize;
+            phases[at..at + std::mem::size_of::<Phase>()].copy_from_slice(bytemuck::bytes_of(&p));
+        }
+        let t0 = std::time::Instant::now();
+        // PDES_GPU_PROFILE: GPU time of the batch from two timestamps, printed per step
+        let stamps = pdes_gpu::kit::BatchStamps::new(gpu, "diffusion batch");
+        let mut enc = gpu.device.create_command_encoder(&Default::default());
+        enc.clear_buffer(&self.log_buf, 0, Some(steps * 16));
+        {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            if let Some(s) = &stamps {
+                s.write(&mut pass, 0);
+            }
+            pass.set_pipeline(&self.step_pipeline);
+            for j in 0..steps {
+                let n = first + j;
+                pass.set_bind_group(0, &self.bind[(n % 2) as usize], &[]);
+                pass.set_bind_group(1, &self.phase_group, &[(j * self.phase_stride) as u32]);
+                if let Some(plan) = &self.plan_pipeline {
+                    // scalar hybrid: the step's length from the grid it starts from
+                    pass.set_pipeline(plan);
+                    pass.dispatch_workgroups(self.tiles.0, self.tiles.1, 1);
+                    pass.set_pipeline(&self.step_pipeline);
+                }
+                pass.dispatch_workgroups(self.tiles.0, self.tiles.1, 1);
+            }
+            if let Some(s) = &stamps {
+                s.write(&mut pass, 1);
+            }
+        }
+        if let Some(s) = &stamps {
+            s.resolve(&mut enc);
+        }
+        Batch {
+            first,
+            steps,
+            limit,
+            phases,
+            commands: enc.finish(),
+            stamps,
+            encode_seconds: t0.elapsed().as_secs_f64(),
+        }
+    }
+
+    /// Runs `batch` (encoded by [`Self::encode_batch`] for exactly the next steps) in one
+    /// submit; while the GPU runs it, encodes `next` steps after it (kept for the next call,
+    /// which uses them only if it asks for exactly those steps, else encodes anew); then reads
+    /// back the time and the log.
+    fn run_batch(&mut self, batch: Batch, next: u64) -> Result<(), SimError> {
+        debug_assert_eq!(batch.first, self.dispatched);
+        let gpu = self.gpu.clone();
+        let (steps, limit) = (batch.steps, batch.limit);
+        let t0 = std::time::Instant::now();
+        self.params.limit_t = split(limit);
+        gpu.queue
+            .write_buffer(&self.params_buf, 0, bytemuck::bytes_of(&self.params));
+        gpu.queue.write_buffer(&self.phase_buf, 0, &batch.phases);
+        gpu.queue.submit([batch.commands]);
+        self.dispatched += steps;
+        // the next batch's encoding overlaps this one's execution instead of following it
+        // (3–4 µs of host time per step at 2048² on the H100, bench/NOTES.md)
+        self.prepared = (next > 0).then(|| self.encode_batch(self.dispatched, next, limit));
+        let mut ranges = vec![(&self.ctl, 0, 32), (&self.log_buf, 0, steps * 16)];
+        if let Some(s) = &batch.stamps {
+            ranges.push(s.range());
+        }
+        let bytes = read_ranges(&gpu, &ranges)?;
+        if batch.stamps.is_some() {
+            pdes_gpu::kit::BatchStamps::report(
+                &gpu,
+                &bytes[2],
+                steps,
+                batch.encode_seconds,
+                batch.encode_seconds + t0.elapsed().as_secs_f64(),
+            );
+        }
+        let ctl: &[u32] = bytemuck::cast_slice(&bytes[0]);
+        let slot = (self.dispatched % 2) as usize;
+        self.t = u64::from(ctl[2 * slot]) | (u64::from(ctl[2 * slot + 1]) << 32);
+        let entries: &[LogEntry] = bytemuck::cast_slice(&bytes[1]);
+        for e in entries.iter().filter(|e| e.dt > 0) {
+            let t0 = u64::from(e.t[0]) | (u64::from(e.t[1]) << 32);
+            self.log.push(StepRecord {
+                t_min: t0,
+                bound: t0 + u64::from(e.dt),
+                events: u64::from(e.cells),
+                errors: 0,
+            });
+            self.totals.record(u64::from(e.cells), 0);
+        }
+        Ok(())
+    }
+
+    /// The device the run lives on.
+    pub fn gpu(&self) -> &Arc<Gpu> {
+        &self.gpu
+    }
+
+    /// Mean, minimum and maximum temperature of the current grid, reduced on the GPU (the
+    /// app's plots: a few KiB read back instead of the grid; f32 partial sums, so the mean
+    /// is good to about 1e-6 relative, not the f64 exactness of [`DiffusionSummary`]).
+    pub fn grid_stats(&self) -> Result<(f64, f64, f64), SimError> {
+        let groups = self
+            .groups
+            .0
+            .saturating_mul(self.groups.1)
+            .clamp(1, STATS_GROUPS);
+        let mut enc = self.gpu.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            pass.set_pipeline(&self.stats_pipeline);
+            pass.set_bind_group(0, &self.bind[(self.dispatched % 2) as usize], &[]);
+            pass.set_bind_group(1, &self.phase_group, &[0]);
+            pass.set_bind_group(2, &self.stats_group, &[]);
+            pass.dispatch_workgroups(groups, 1, 1);
+        }
+        self.gpu.queue.submit([enc.finish()]);
+        let bytes = read_ranges(&self.gpu, &[(&self.stats_buf, 0, 16 * u64::from(groups))])?;
+        let parts: &[[f32; 4]] = bytemuck::cast_slice(&bytes[0]);
+        let (mut sum, mut lo, mut hi) = (0.0f64, f64::INFINITY, f64::NEG_INFINITY);
+        for p in parts {
+            sum += f64::from(p[0]);
+            lo = lo.min(f64::from(p[1]));
+            hi = hi.max(f64::from(p[2]));
+        }
+        Ok((sum / f64::from(self.config.model.cells()), lo, hi))
+    }
+
+    /// Fills `display` with the heatmap words of the current grid (temperature bits, 0).
+    pub fn write_display(&self, display: &wgpu::Buffer) {
+        let device = &self.gpu.device;
+        let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("diffusion display"),
+            layout: &self.display_layout,
+            entries: &[wgpu::BindGroupEntry {
+                binding: 0,
+                resource: display.as_entire_binding(),
+            }],
+        });
+        let mut enc = device.create_command_encoder(&Default::default());
+        {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            pass.set_pipeline(&self.show_pipeline);
+            pass.set_bind_group(0, &self.bind[(self.dispatched % 2) as usize], &[]);
+            pass.set_bind_group(1, &self.phase_group, &[0]);
+            pass.set_bind_group(2, &group, &[]);
+            pass.dispatch_workgroups(self.groups.0, self.groups.1, 1);
+        }
+        self.gpu.queue.submit([enc.finish()]);
+    }
+}
+
+impl Engine for GpuDiffusion {
+    fn advance(&mut self, budget: Budget) -> Result<(), SimError> {
+        let (limit, mut remaining) = budget.limits(self.end);
+        let mut batch = 16u64;
+        // the batch to ask for at time t: steps left to the limit at the current step
+        // length, plus one for rounding
+        let wanted = |e: &Self, t: Ticks, remaining: u64, batch: u64| {
+            let step = e.typical_step();
+            let estimate = limit.saturating_sub(t).div_ceil(step) + 1;
+            remaining.min(batch).min(estimate).min(MAX_BATCH)
+        };
+        while remaining > 0 && self.t < limit {
+            let n = wanted(self, self.t, remaining, batch);
+            let encoded = match self.prepared.take() {
+                Some(b) if b.first == self.dispatched && b.steps == n && b.limit == limit => b,
+                _ => self.encode_batch(self.dispatched, n, limit),
+            };
+            let before = self.totals.steps;
+            // the batch the next round will ask for if this one takes all its steps at the
+            // current step length (when it does not, the next round encodes anew)
+            let next_batch = (batch * 2).min(MAX_BATCH);
+            let t_after = self.t.saturating_add(n.saturating_mul(self.typical_step()));
+            let next = if remaining > n && t_after < limit {
+                wanted(self, t_after, remaining - n, next_batch)
+            } else {
+                0
+            };
+            self.run_batch(encoded, next)?;
+            remaining = remaining.saturating_sub(self.totals.steps - before);
+            batch = next_batch;
+        }
+        Ok(())
+    }
+    fn now(&self) -> Ticks {
+        self.t
+    }
+    fn finished(&self) -> bool {
+        self.t >= self.end
+    }
+    fn totals(&self) -> StepTotals {
+        self.totals.clone()
+    }
+    fn step_log(&self) -> &[StepRecord] {
+        &self.log
+    }
+    fn report(&mut self) -> Result<Report, SimError> {
+        let values = self.temperatures()?;
+        Ok(Report::of(&DiffusionSummary::new(
+            &self.config,
+            &self.totals,
+            self.t,
+            &values,
+            "gpu",
+        )))
+    }
+}
+
+impl DiffusionEngine for GpuDiffusion {
+    fn temperatures(&self) -> Result<Vec<f32>, SimError> {
+        let cur = &self.grid[(self.dispatched % 2) as usize];
+        let bytes = read_ranges(
+            &self.gpu,
+            &[(cur, 0, 4 * u64::from(self.config.model.cells()))],
+        )?;
+        Ok(bytemuck::cast_slice(&bytes[0]).to_vec())
+    }
+}

@@ -1,0 +1,251 @@
+//! The data of a fit: read from a CSV (one numeric column, header optional, or a named
+//! column), kept as sorted distinct values with their counts; and the shipped synthetic
+//! sample standing in for paper 003's 7,051 loss-given-default values (not public).
+
+use super::{Mixture, log_density};
+
+/// A sample as sorted distinct values with their counts.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Data {
+    /// Distinct values, increasing.
+    pub values: Vec<f64>,
+    /// How often each occurs.
+    pub counts: Vec<u64>,
+}
+
+/// The 5-component mixture the synthetic sample is drawn from (weights, means, sds):
+/// loss-given-default-like values on [0, 1] with modes near total recovery, the middle
+/// and total loss.
+pub const SYNTHETIC_LGD: [(f64, f64, f64); 5] = [
+    (0.30, 0.05, 0.03),
+    (0.20, 0.25, 0.06),
+    (0.20, 0.50, 0.08),
+    (0.15, 0.75, 0.06),
+    (0.15, 0.95, 0.03),
+];
+/// Distinct values per chunk of the CPU log-likelihood's sum.
+pub const CHUNK: usize = 2048;
+/// Size of paper 003's sample.
+pub const LGD_N: usize = 7051;
+/// Seed of the synthetic sample.
+pub const LGD_SEED: u64 = 2014;
+
+impl Data {
+    /// The sample `xs` (every value finite; at least two distinct values).
+    pub fn new(xs: &[f64]) -> Result<Self, String> {
+        if let Some(i) = xs.iter().position(|x| !x.is_finite()) {
+            return Err(format!(
+                "value {} (row {}) is not a finite number",
+                xs[i],
+                i + 1
+            ));
+        }
+        let (values, counts) = distinct_with_counts(xs);
+        if values.len() < 2 {
+            return Err(format!(
+                "{} values with {} distinct: a mixture needs at least two distinct values",
+                xs.len(),
+                values.len()
+            ));
+        }
+        Ok(Self { values, counts })
+    }
+
+    /// Observations (with repeats).
+    pub fn n(&self) -> u64 {
+        self.counts.iter().sum()
+    }
+
+    /// The sample repeated `times` times.
+    pub fn repeated(&self, times: u64) -> Self {
+        Self {
+            values: self.values.clone(),
+            counts: self.counts.iter().map(|c| c * times).collect(),
+        }
+    }
+
+    /// (mean, standard deviation with divisor n: the maximum-likelihood one).
+    pub fn moments(&self) -> (f64, f64) {
+        let n = self.n() as f64;
+        let mean = self
+            .values
+            .iter()
+            .zip(&self.counts)
+            .map(|(x, c)| x * *c as f64)
+            .sum::<f64>()
+            / n;
+        let var = self
+            .values
+            .iter()
+            .zip(&self.counts)
+            .map(|(x, c)| (x - mean) * (x - mean) * *c as f64)
+            .sum::<f64>()
+            / n;
+        (mean, var.sqrt())
+    }
+
+    /// The value at rank ⌊p·(n − 1)⌋ of the sorted sample.
+    pub fn quantile(&self, p: f64) -> f64 {
+        let target = (p.clamp(0.0, 1.0) * (self.n() - 1) as f64).floor() as u64;
+        let mut seen = 0;
+        for (x, c) in self.values.iter().zip(&self.counts) {
+            seen += c;
+            if seen > target {
+                return *x;
+            }
+        }
+        // a sample has at least two values ([`Data::new`]); NaN says otherwise
+        self.values.last().copied().unwrap_or(f64::NAN)
+    }
+
+    /// Σ_i ln f(x_i) in f64: each distinct value's term times its count, summed in
+    /// increasing order within chunks of [`CHUNK`] values, the chunk sums then in order —
+    /// the same bits however many cores share the chunks (large samples use them all).
+    pub fn loglik(&self, mix: &Mixture) -> f64 {
+        let terms = mix.terms();
+        let chunk_sum = |(xs, cs): (&[f64], &[u64])| -> f64 {
+            xs.iter()
+                .zip(cs)
+                .map(|(x, c)| *c as f64 * log_density(&terms, *x))
+                .sum()
+        };
+        let chunks: Vec<(&[f64], &[u64])> = self
+            .values
+            .chunks(CHUNK)
+            .zip(self.counts.chunks(CHUNK))
+            .collect();
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        if chunks.len() < 4 || threads == 1 {
+            return chunks.into_iter().map(chunk_sum).sum();
+        }
+        let per = chunks.len().div_ceil(threads);
+        let sums: Vec<Vec<f64>> = std::thread::scope(|s| {
+            let handles: Vec<_> = chunks
+                .chunks(per)
+                .map(|group| {
+                    s.spawn(move || group.iter().map(|&c| chunk_sum(c)).collect::<Vec<f64>>())
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_default())
+                .collect()
+        });
+        sums.into_iter().flatten().sum()
+    }
+
+    /// Σ_i |ln f(x_i)|: the scale of the GPU's f32 error bound.
+    pub fn abs_loglik(&self, mix: &Mixture) -> f64 {
+        let terms = mix.terms();
+        self.values
+            .iter()
+            .zip(&self.counts)
+            .map(|(x, c)| *c as f64 * log_density(&terms, *x).abs())
+            .sum()
+    }
+
+    /// The first `n` draws of the shipped synthetic sample ([`SYNTHETIC_LGD`], seed
+    /// [`LGD_SEED`]): Philox words keyed by (draw, seed), the component by the first word,
+    /// a Box–Muller normal from the next two.
+    pub fn synthetic_lgd(n: usize) -> Self {
+        let xs: Vec<f64> = (0..n as u32)
+            .map(|i| {
+                let w = pdes_core::rng::philox4x32_10(
+                    [i, 0, (LGD_SEED >> 32) as u32, 3],
+                    [i, LGD_SEED as u32],
+                );
+                let u = |x: u32| (f64::from(x) + 0.5) / 4_294_967_296.0;
+                let mut pick = u(w[0]);
+                let mut comp = SYNTHETIC_LGD[SYNTHETIC_LGD.len() - 1];
+                for c in SYNTHETIC_LGD {
+                    if pick < c.0 {
+                        comp = c;
+                        break;
+                    }
+                    pick -= c.0;
+                }
+                let z = (-2.0 * u(w[1]).ln()).sqrt() * (std::f64::consts::TAU * u(w[2])).cos();
+                comp.1 + comp.2 * z
+            })
+            .collect();
+        // Box–Muller of u in (0, 1) is finite: the values need no check
+        let (values, counts) = distinct_with_counts(&xs);
+        Self { values, counts }
+    }
+
+    /// Reads a CSV: the column named `column`, or the only column (a first row that is not
+    /// a number is a header). Errors name the row and what was found.
+    pub fn read_csv(path: &std::path::Path, column: Option<&str>) -> Result<Self, String> {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let mut rdr = csv::ReaderBuilder::new()
+            .has_headers(false)
+            .flexible(true)
+            .from_reader(text.as_bytes());
+        let rows: Vec<csv::StringRecord> = rdr
+            .records()
+            .collect::<Result<_, _>>()
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        let Some(first) = rows.first() else {
+            return Err(format!("{}: no rows", path.display()));
+        };
+        let numeric = |s: &str| s.trim().parse::<f64>().is_ok();
+        let has_header = !first.iter().all(numeric);
+        let col = match column {
+            Some(name) => {
+                if !has_header {
+                    return Err(format!(
+                        "--column {name}: {} has no header row",
+                        path.display()
+                    ));
+                }
+                first.iter().position(|h| h.trim() == name).ok_or_else(|| {
+                    format!(
+                        "--column {name}: not a column of {} (columns: {})",
+                        path.display(),
+                        first.iter().collect::<Vec<_>>().join(", ")
+                    )
+                })?
+            }
+            None if first.len() == 1 => 0,
+            None => {
+                return Err(format!(
+                    "{}: {} columns; name one with --column ({})",
+                    path.display(),
+                    first.len(),
+                    first.iter().collect::<Vec<_>>().join(", ")
+                ));
+            }
+        };
+        let mut xs = Vec::with_capacity(rows.len());
+        for (i, r) in rows.iter().enumerate().skip(usize::from(has_header)) {
+            let cell = r.get(col).unwrap_or("").trim();
+            let x: f64 = cell.parse().map_err(|_| {
+                format!(
+                    "{}: row {}: \"{cell}\" is not a number",
+                    path.display(),
+                    i + 1
+                )
+            })?;
+            xs.push(x);
+        }
+        Self::new(&xs).map_err(|e| format!("{}: {e}", path.display()))
+    }
+}
+
+/// The distinct values of `xs` in increasing order, each with how often it occurs.
+fn distinct_with_counts(xs: &[f64]) -> (Vec<f64>, Vec<u64>) {
+    let mut v = xs.to_vec();
+    v.sort_by(f64::total_cmp);
+    let mut values: Vec<f64> = Vec::new();
+    let mut counts: Vec<u64> = Vec::new();
+    for x in v {
+        match counts.last_mut() {
+            Some(c) if values.last() == Some(&x) => *c += 1,
+            _ => {
+                values.push(x);
+                counts.push(1);
+            }
+        }
+    }
+    (values, counts)
+}

@@ -1,0 +1,421 @@
+//! Normal-mixture fitting by maximum likelihood (Cheng 2014, paper 003 §3): for each number
+//! of components k, Nelder–Mead (argmin) on an unconstrained parameterization — softmax
+//! weights (k − 1 free logits), means, log standard deviations — from several
+//! deterministic starts; BIC = −2 ln L + (3k − 1) ln n picks k. The log-likelihood is the
+//! only costly part and has two engines: f64 on the CPU ([`Data::loglik`]) and f32 on the
+//! GPU ([`gpu::GpuLoglik`]).
+//!
+//! The data are kept as distinct values with their counts, summed in sorted order, and the
+//! optimizer minimizes the *mean* negative log-likelihood: a sample repeated 2× or 4× then
+//! gives exactly the same costs (each term is scaled by a power of two, which is exact), so
+//! the same Nelder–Mead path, the same parameters and exactly 2× or 4× the ln L.
+
+pub mod data;
+pub mod gpu;
+
+pub use data::Data;
+
+use argmin::core::{CostFunction, Executor, State};
+use argmin::solver::neldermead::NelderMead;
+use serde::Serialize;
+
+/// ln √(2π).
+const LN_SQRT_2PI: f64 = 0.918_938_533_204_672_8;
+
+/// A normal mixture: weights (summing to 1), means, standard deviations.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Mixture {
+    /// Weights.
+    pub weights: Vec<f64>,
+    /// Means.
+    pub means: Vec<f64>,
+    /// Standard deviations.
+    pub sds: Vec<f64>,
+}
+
+impl Mixture {
+    /// Components.
+    pub fn k(&self) -> usize {
+        self.weights.len()
+    }
+
+    /// The mixture of unconstrained parameters θ = (logits z_1..z_{k−1}, means, log sds),
+    /// z_k = 0.
+    pub fn from_theta(theta: &[f64], k: usize) -> Self {
+        let mut z: Vec<f64> = theta[..k - 1].to_vec();
+        z.push(0.0);
+        let zmax = z.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+        let e: Vec<f64> = z.iter().map(|v| (v - zmax).exp()).collect();
+        let s: f64 = e.iter().sum();
+        Self {
+            weights: e.iter().map(|v| v / s).collect(),
+            means: theta[k - 1..2 * k - 1].to_vec(),
+            sds: theta[2 * k - 1..3 * k - 1]
+                .iter()
+                .map(|v| v.exp())
+                .collect(),
+        }
+    }
+
+    /// θ of this mixture (the inverse of [`Mixture::from_theta`]).
+    pub fn theta(&self) -> Vec<f64> {
+        let k = self.k();
+        let last = self.weights[k - 1].ln();
+        let mut t: Vec<f64> = self.weights[..k - 1]
+            .iter()
+            .map(|w| w.ln() - last)
+            .collect();
+        t.extend(&self.means);
+        t.extend(self.sds.iter().map(|s| s.ln()));
+        t
+    }
+
+    /// Per component: (ln w_j − ln σ_j − ln √(2π), 1/σ_j, μ_j) — what both engines use.
+    pub fn terms(&self) -> Vec<(f64, f64, f64)> {
+        (0..self.k())
+            .map(|j| {
+                (
+                    self.weights[j].ln() - self.sds[j].ln() - LN_SQRT_2PI,
+                    1.0 / self.sds[j],
+                    self.means[j],
+                )
+            })
+            .collect()
+    }
+
+    /// The density at x.
+    pub fn density(&self, x: f64) -> f64 {
+        self.terms()
+            .iter()
+            .map(|(a, inv, mu)| {
+                let z = (x - mu) * inv;
+                (a - 0.5 * z * z).exp()
+            })
+            .sum()
+    }
+}
+
+/// ln Σ_j exp(a_j − ½((x − μ_j)/σ_j)²): one observation's log-density, stable.
+pub fn log_density(terms: &[(f64, f64, f64)], x: f64) -> f64 {
+    let mut m = f64::NEG_INFINITY;
+    for (a, inv, mu) in terms {
+        let z = (x - mu) * inv;
+        m = m.max(a - 0.5 * z * z);
+    }
+    let s: f64 = terms
+        .iter()
+        .map(|(a, inv, mu)| {
+            let z = (x - mu) * inv;
+            (a - 0.5 * z * z - m).exp()
+        })
+        .sum();
+    m + s.ln()
+}
+
+/// Where the log-likelihood is evaluated.
+pub trait Loglik {
+    /// Σ_i ln f(x_i) of `mix` over the data.
+    fn loglik(&self, mix: &Mixture) -> Result<f64, String>;
+}
+
+impl Loglik for Data {
+    fn loglik(&self, mix: &Mixture) -> Result<f64, String> {
+        Ok(Data::loglik(self, mix))
+    }
+}
+
+/// One fit: k, its maximum ln L, BIC, the parameters, Nelder–Mead's iterations.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Fit {
+    /// Components.
+    pub components: usize,
+    /// Maximum log-likelihood found.
+    pub loglik: f64,
+    /// −2 ln L + (3k − 1) ln n.
+    pub bic: f64,
+    /// Weights.
+    pub weights: Vec<f64>,
+    /// Means.
+    pub means: Vec<f64>,
+    /// Standard deviations.
+    pub sds: Vec<f64>,
+    /// Nelder–Mead iterations of the best start.
+    pub iterations: u64,
+    /// Log-likelihood evaluations over all starts.
+    pub evaluations: u64,
+}
+
+/// The optimizer's view: mean negative log-likelihood of θ; +∞ (as a huge number, which
+/// Nelder–Mead only ever moves away from) for a component narrower than `min_sd`.
+struct Objective<'a> {
+    engine: &'a dyn Loglik,
+    k: usize,
+    n: f64,
+    min_sd: f64,
+    evaluations: std::cell::Cell<u64>,
+    best: std::cell::RefCell<Vec<f64>>,
+    /// Told the best-so-far costs of this start every [`PROGRESS_EVERY`] evaluations.
+    progress: std::cell::RefCell<Progress<'a>>,
+}
+
+/// A progress sink: told the best-so-far costs of a start.
+type Progress<'a> = &'a mut dyn FnMut(&[f64]);
+
+/// Evaluations between two progress reports.
+const PROGRESS_EVERY: usize = 64;
+
+impl CostFunction for Objective<'_> {
+    type Param = Vec<f64>;
+    type Output = f64;
+    fn cost(&self, theta: &Vec<f64>) -> Result<f64, argmin::core::Error> {
+        self.evaluations.set(self.evaluations.get() + 1);
+        let mix = Mixture::from_theta(theta, self.k);
+        // NaN fails both tests, so it is refused too
+        let usable_sd = |s: f64| s >= self.min_sd && s.is_finite();
+        let usable_weight = |w: f64| w > 1e-300;
+        if !mix.sds.iter().all(|&s| usable_sd(s)) || !mix.weights.iter().all(|&w| usable_weight(w))
+        {
+            return Ok(1e300);
+        }
+        let c = -self.engine.loglik(&mix).map_err(argmin::core::Error::msg)? / self.n;
+        let c = if c.is_finite() { c } else { 1e300 };
+        let mut best = self.best.borrow_mut();
+        let last = best.last().copied().unwrap_or(f64::INFINITY);
+        best.push(last.min(c));
+        if best.len().is_multiple_of(PROGRESS_EVERY) {
+            (self.progress.borrow_mut())(&best);
+        }
+        Ok(c)
+    }
+}
+
+/// How a fit is searched.
+#[derive(Clone, Copy, Debug)]
+pub struct Search {
+    /// Nelder–Mead iterations per start, per free parameter.
+    pub iterations_per_parameter: u64,
+}
+
+impl Default for Search {
+    fn default() -> Self {
+        Self {
+            iterations_per_parameter: 300,
+        }
+    }
+}
+
+/// The deterministic starts for k components: (1) means at the quantiles (j − ½)/k, each
+/// sd the overall sd / k, equal weights; (2) means evenly spaced over [min, max], sd the
+/// range / 2k; (3) means at the quantiles j/(k + 1), each sd the overall sd. One start
+/// for k = 1 (the moments).
+pub fn starts(data: &Data, k: usize) -> Vec<Mixture> {
+    let (mean, sd) = data.moments();
+    let w = vec![1.0 / k as f64; k];
+    if k == 1 {
+        return vec![Mixture {
+            weights: w,
+            means: vec![mean],
+            sds: vec![sd],
+        }];
+    }
+    let (lo, hi) = (data.quantile(0.0), data.quantile(1.0));
+    let range = (hi - lo).max(sd * 1e-3);
+    vec![
+        Mixture {
+            weights: w.clone(),
+            means: (0..k)
+                .map(|j| data.quantile((j as f64 + 0.5) / k as f64))
+                .collect(),
+            sds: vec![sd / k as f64; k],
+        },
+        Mixture {
+            weights: w.clone(),
+            means: (0..k)
+                .map(|j| lo + range * (j as f64 + 0.5) / k as f64)
+                .collect(),
+            sds: vec![range / (2.0 * k as f64); k],
+        },
+        Mixture {
+            weights: w,
+            means: (0..k)
+                .map(|j| data.quantile((j as f64 + 1.0) / (k as f64 + 1.0)))
+                .collect(),
+            sds: vec![sd; k],
+        },
+    ]
+}
+
+/// Fits k components with `engine`'s log-likelihood: Nelder–Mead from every start (the
+/// initial simplex steps 0.5 in every logit and log sd and 0.1·sd in every mean), keeping
+/// the best. `progress` receives, every few evaluations, the best mean negative
+/// log-likelihood after each evaluation of the start in progress (the app's live plot).
+pub fn fit_k(
+    data: &Data,
+    engine: &dyn Loglik,
+    k: usize,
+    search: Search,
+    progress: &mut dyn FnMut(&[f64]),
+) -> Result<Fit, String> {
+    let (_, sd) = data.moments();
+    let n = data.n() as f64;
+    let dims = 3 * k - 1;
+    let mut best: Option<(f64, Vec<f64>, u64)> = None;
+    let mut evaluations = 0;
+    for start in starts(data, k) {
+        let t0 = start.theta();
+        let mut simplex = vec![t0.clone()];
+        for i in 0..dims {
+            let mut v = t0.clone();
+            v[i] += if (k - 1..2 * k - 1).contains(&i) {
+                0.1 * sd
+            } else {
+                0.5
+            };
+            simplex.push(v);
+        }
+        let problem = Objective {
+            engine,
+            k,
+            n,
+            min_sd: sd * 1e-4,
+            evaluations: std::cell::Cell::new(0),
+            best: std::cell::RefCell::new(Vec::new()),
+            progress: std::cell::RefCell::new(&mut *progress),
+        };
+        let solver = NelderMead::new(simplex)
+            .with_sd_tolerance(1e-12)
+            .map_err(|e| e.to_string())?;
+        let res = Executor::new(problem, solver)
+            .configure(|s| s.max_iters(search.iterations_per_parameter * dims as u64))
+            .run()
+            .map_err(|e| format!("Nelder–Mead, k = {k}: {e}"))?;
+        let state = res.state();
+        let cost = state.get_best_cost();
+        let theta = state.get_best_param().cloned().unwrap_or(t0);
+        if let Some(problem) = res.problem.problem.as_ref() {
+            evaluations += problem.evaluations.get();
+        }
+        if best.as_ref().is_none_or(|b| cost < b.0) {
+            best = Some((cost, theta, state.get_iter()));
+        }
+    }
+    let Some((cost, theta, iterations)) = best else {
+        return Err(format!("k = {k}: no start to fit from"));
+    };
+    let mix = Mixture::from_theta(&theta, k);
+    let loglik = -cost * n;
+    Ok(Fit {
+        components: k,
+        loglik,
+        bic: -2.0 * loglik + dims as f64 * n.ln(),
+        weights: mix.weights,
+        means: mix.means,
+        sds: mix.sds,
+        iterations,
+        evaluations,
+    })
+}
+
+/// Fits every k in `ks`; the BIC choice is the fit with the smallest BIC.
+pub fn fit_all(
+    data: &Data,
+    engine: &dyn Loglik,
+    ks: std::ops::RangeInclusive<usize>,
+    search: Search,
+) -> Result<Vec<Fit>, String> {
+    ks.map(|k| fit_k(data, engine, k, search, &mut |_| {}))
+        .collect()
+}
+
+/// The k that BIC chooses among `fits` (the smallest BIC; the fewer components on a tie).
+pub fn chosen(fits: &[Fit]) -> Option<usize> {
+    fits.iter()
+        .min_by(|a, b| {
+            a.bic
+                .total_cmp(&b.bic)
+                .then(a.components.cmp(&b.components))
+        })
+        .map(|f| f.components)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn theta_round_trips_and_the_density_integrates_to_one() {
+        let m = Mixture {
+            weights: vec![0.2, 0.5, 0.3],
+            means: vec![-1.0, 0.5, 3.0],
+            sds: vec![0.5, 1.0, 0.25],
+        };
+        let back = Mixture::from_theta(&m.theta(), 3);
+        for (a, b) in m.weights.iter().zip(&back.weights) {
+            assert!((a - b).abs() < 1e-15);
+        }
+        assert_eq!(back.means, m.means);
+        // Riemann sum over ±10 sd
+        let h = 1e-3;
+        let total: f64 = (0..20_000)
+            .map(|i| m.density(-8.0 + i as f64 * h) * h)
+            .sum();
+        assert!((total - 1.0).abs() < 1e-6, "{total}");
+        // the stable log-density is the log of the density
+        for x in [-3.0, 0.0, 0.7, 3.1] {
+            assert!((log_density(&m.terms(), x) - m.density(x).ln()).abs() < 1e-12);
+        }
+    }
+}
+
+/// The shipped data set's name (`pdes-lab fit cheng2014-lgd`): [`Data::synthetic_lgd`] of
+/// paper 003's size.
+pub const BUILTIN_LGD: &str = "cheng2014-lgd";
+
+/// A fit of k = 1..=K as the command line and the app report it.
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    /// Observations.
+    pub n: u64,
+    /// Distinct values.
+    pub distinct: usize,
+    /// "cpu" or "gpu": where the log-likelihood was evaluated.
+    pub engine: &'static str,
+    /// The k with the smallest BIC.
+    pub chosen_components: usize,
+    /// One fit per k.
+    pub fits: Vec<Fit>,
+    /// Wall-clock seconds for all fits.
+    pub wall_seconds: f64,
+}
+
+/// Fits k in `ks` to `data`, evaluating the log-likelihood on `gpu` when given (f32) or on
+/// the CPU (f64).
+pub fn report(
+    data: &Data,
+    ks: std::ops::RangeInclusive<usize>,
+    gpu: Option<std::sync::Arc<pdes_gpu::Gpu>>,
+    search: Search,
+) -> Result<Report, String> {
+    let t0 = std::time::Instant::now();
+    let device;
+    let engine: &dyn Loglik = match gpu {
+        Some(g) => {
+            device = gpu::GpuLoglik::new(g, data)?;
+            &device
+        }
+        None => data,
+    };
+    let fits = fit_all(data, engine, ks, search)?;
+    Ok(Report {
+        n: data.n(),
+        distinct: data.values.len(),
+        engine: if std::ptr::addr_eq(engine, data as &dyn Loglik) {
+            "cpu"
+        } else {
+            "gpu"
+        },
+        chosen_components: chosen(&fits).unwrap_or(0),
+        fits,
+        wall_seconds: t0.elapsed().as_secs_f64(),
+    })
+}

@@ -1,0 +1,249 @@
+//! The M/M/c/k replications' preset keys, read with serde (`deny_unknown_fields`) and
+//! checked by one `validate()` whose errors name the key and the range.
+
+use super::{Laws, MmckParams, RunShape};
+use crate::preset::{Config, EngineKind, ModelConfig, PresetError, key_err};
+use serde::{Deserialize, Serialize};
+
+/// Every key of an M/M/c/k preset.
+pub const KEYS: &[&str] = &[
+    "model.kind",
+    "model.arrival_rate",
+    "model.service_rate",
+    "model.servers",
+    "model.capacity",
+    "run.algorithm",
+    "run.customers",
+    "run.replications",
+    "run.warmup",
+    "run.seed",
+    "run.engine",
+];
+
+/// Rates (λ and μ) a preset may give: both means stay whole ticks far below 2^32, and
+/// the time integrals of the longest run stay far below 2^64 ticks.
+pub const RATE_RANGE: (f64, f64) = (0.01, 1000.0);
+/// Most servers.
+pub const MAX_SERVERS: u32 = 64;
+/// Largest capacity.
+pub const MAX_CAPACITY: u32 = 256;
+/// Most customers per replication.
+pub const MAX_CUSTOMERS: u64 = 100_000_000;
+/// Most replications (the GPU may allow fewer: its buffers are checked when it starts).
+pub const MAX_REPLICATIONS: u32 = 1 << 24;
+
+/// The `[model]` section as written (defaults: paper 003's queue).
+#[derive(Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+struct ModelKeys {
+    kind: String,
+    arrival_rate: f64,
+    service_rate: f64,
+    servers: u32,
+    capacity: u32,
+}
+
+impl Default for ModelKeys {
+    fn default() -> Self {
+        Self {
+            kind: "mmck".into(),
+            arrival_rate: 4.0,
+            service_rate: 1.0,
+            servers: 3,
+            capacity: 5,
+        }
+    }
+}
+
+/// The `[run]` section.
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MmckRun {
+    /// Always "replications" (the one algorithm).
+    pub algorithm: String,
+    /// A replication ends at this departure.
+    pub customers: u64,
+    /// Independent replications.
+    pub replications: u32,
+    /// Departures deleted at the start of each replication (0: none, the paper's choice).
+    pub warmup: u64,
+    /// Seed: replication r draws from the generator keyed by (seed, r).
+    pub seed: u64,
+    /// Engine.
+    pub engine: EngineKind,
+}
+
+impl Default for MmckRun {
+    fn default() -> Self {
+        Self {
+            algorithm: "replications".into(),
+            customers: 50_000,
+            replications: 7168,
+            warmup: 0,
+            seed: 1,
+            engine: EngineKind::Cpu,
+        }
+    }
+}
+
+#[derive(Deserialize, Serialize, Default)]
+#[serde(deny_unknown_fields, default)]
+struct Keys {
+    model: ModelKeys,
+    run: MmckRun,
+}
+
+/// A validated M/M/c/k configuration.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MmckConfig {
+    /// The queue.
+    pub model: MmckParams,
+    /// The replications.
+    pub run: MmckRun,
+}
+
+/// The registry's parser.
+pub fn parse(table: &toml::Table) -> Result<Config, PresetError> {
+    let keys: Keys = crate::config::read_keys(table, &super::INFO)?;
+    Ok(Config::new(MmckConfig::validate(keys)?))
+}
+
+fn range_err(key: &str, v: impl std::fmt::Display, range: &str) -> PresetError {
+    key_err(key, format!("{v} is out of range: expected {range}"))
+}
+
+impl MmckConfig {
+    fn validate(k: Keys) -> Result<Self, PresetError> {
+        let m = k.model;
+        let (lo, hi) = RATE_RANGE;
+        for (key, v) in [
+            ("model.arrival_rate", m.arrival_rate),
+            ("model.service_rate", m.service_rate),
+        ] {
+            if !(lo..=hi).contains(&v) {
+                return Err(range_err(key, v, &format!("a number in [{lo}, {hi}]")));
+            }
+        }
+        if !(1..=MAX_SERVERS).contains(&m.servers) {
+            return Err(range_err(
+                "model.servers",
+                m.servers,
+                &format!("an integer in 1..={MAX_SERVERS}"),
+            ));
+        }
+        if !(m.servers..=MAX_CAPACITY).contains(&m.capacity) {
+            return Err(range_err(
+                "model.capacity",
+                m.capacity,
+                &format!(
+                    "an integer in model.servers..={MAX_CAPACITY} ({}..={MAX_CAPACITY}: those in service count)",
+                    m.servers
+                ),
+            ));
+        }
+        let r = k.run;
+        if r.algorithm != "replications" {
+            return Err(key_err(
+                "run.algorithm",
+                format!(
+                    "\"{}\" is not an algorithm of mmck: expected \"replications\"",
+                    r.algorithm
+                ),
+            ));
+        }
+        if !(1..=MAX_CUSTOMERS).contains(&r.customers) {
+            return Err(range_err(
+                "run.customers",
+                r.customers,
+                &format!("an integer in 1..={MAX_CUSTOMERS}"),
+            ));
+        }
+        if !(1..=MAX_REPLICATIONS).contains(&r.replications) {
+            return Err(range_err(
+                "run.replications",
+                r.replications,
+                &format!("an integer in 1..={MAX_REPLICATIONS}"),
+            ));
+        }
+        if r.warmup >= r.customers {
+            return Err(range_err(
+                "run.warmup",
+                r.warmup,
+                &format!(
+                    "an integer in 0..run.customers (0..{}: some departures must be measured)",
+                    r.customers
+                ),
+            ));
+        }
+        Ok(Self {
+            model: MmckParams {
+                arrival_rate: m.arrival_rate,
+                service_rate: m.service_rate,
+                servers: m.servers,
+                capacity: m.capacity,
+            },
+            run: r,
+        })
+    }
+
+    /// What every replication shares.
+    pub fn shape(&self) -> RunShape {
+        RunShape {
+            seed: self.run.seed,
+            laws: Laws::new(&self.model),
+            servers: self.model.servers,
+            capacity: self.model.capacity,
+            customers: self.run.customers,
+            warmup: self.run.warmup,
+        }
+    }
+
+    /// The heatmap's grid: one cell per replication, as square as whole rows allow.
+    pub fn grid(&self) -> (u32, u32) {
+        let r = self.run.replications;
+        let cols = (f64::from(r).sqrt().ceil() as u32).max(1);
+        (r.div_ceil(cols), cols)
+    }
+
+    /// The expected length of a replication in time units (customers over the exact
+    /// throughput): what the window's time axis and progress use.
+    pub fn expected_length(&self) -> f64 {
+        self.run.customers as f64 / super::analytic::Steady::of(&self.model).throughput
+    }
+}
+
+impl ModelConfig for MmckConfig {
+    fn info(&self) -> &'static crate::model::ModelInfo {
+        &super::INFO
+    }
+    fn algorithm_keys(&self) -> (&'static str, Option<&'static str>) {
+        ("replications", None)
+    }
+    fn engine(&self) -> EngineKind {
+        self.run.engine
+    }
+    fn set_engine(&mut self, engine: EngineKind) {
+        self.run.engine = engine;
+    }
+    fn end_time(&self) -> f64 {
+        self.expected_length()
+    }
+    fn shape(&self) -> (u32, u32) {
+        self.grid()
+    }
+    fn to_toml(&self, comment: &str) -> String {
+        let m = &self.model;
+        let keys = Keys {
+            model: ModelKeys {
+                kind: "mmck".into(),
+                arrival_rate: m.arrival_rate,
+                service_rate: m.service_rate,
+                servers: m.servers,
+                capacity: m.capacity,
+            },
+            run: self.run.clone(),
+        };
+        crate::config::with_comment(comment, toml::to_string(&keys))
+    }
+    crate::config::model_config_boilerplate!();
+}

@@ -1,0 +1,410 @@
+//! The replications on the GPU, one per thread (paper 003 §4: 14 blocks × 512 threads on
+//! a Tesla C2075). Each thread runs its replication's events in a loop over its own
+//! record of u32 words (layout in `shaders/mmck.wgsl`); a dispatch runs at most
+//! a bounded number of events per thread (no dispatch runs long enough to trip a
+//! driver's watchdog or lavapipe's loop limit: `LOOP_BUDGET`), several dispatches go in one submit, and a counter of the threads
+//! the last dispatch stopped early says whether another submit is needed. Nothing is
+//! read back per event; the records come back once for the summary.
+
+use super::config::MmckConfig;
+use super::summary::Summary;
+use super::{Replication, RunShape, Tally};
+use bytemuck::{Pod, Zeroable};
+use pdes_core::sim::heap::NEVER;
+use pdes_core::sim::{Budget, Engine, Report, SimError, StepRecord, StepTotals};
+use pdes_core::time::Ticks;
+use pdes_gpu::Gpu;
+use pdes_gpu::kit::{self, Use, join, read_buffers, split};
+use std::sync::Arc;
+
+/// Threads per workgroup (`advance`'s workgroup size).
+const WG: u32 = 64;
+/// Loop iterations one thread may run in one dispatch. Mesa's llvmpipe (lavapipe, the
+/// CI's Vulkan) stops any shader loop after 65,535 iterations, counted over the whole
+/// invocation, nested loops included — a longer dispatch silently went wrong there. Each
+/// event runs at most 2c + 1 iterations (the departure search, the idle-server search).
+const LOOP_BUDGET: u32 = 32_768;
+
+/// Most events one thread runs in one dispatch with `servers` servers (see LOOP_BUDGET).
+fn events_per_dispatch(servers: u32) -> u32 {
+    (LOOP_BUDGET / (2 * servers + 1)).max(1)
+}
+/// Dispatches per submit.
+const DISPATCHES_PER_SUBMIT: u32 = 8;
+/// Words of a record before the state times (see mmck.wgsl).
+const HEADER: u32 = 34;
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+struct Params {
+    reps: u32,
+    stride: u32,
+    servers: u32,
+    capacity: u32,
+    seed_lo: u32,
+    seed_hi: u32,
+    arr_scale: u32,
+    scale: u32,
+    shift: [u32; 2],
+    customers: [u32; 2],
+    warmup: [u32; 2],
+    limit: [u32; 2],
+    max_events: u32,
+    state_off: u32,
+    server_off: u32,
+    queue_off: u32,
+}
+
+/// Where the parts of a record start, and its length, in u32 words.
+#[derive(Clone, Copy, Debug)]
+struct Layout {
+    state: u32,
+    server: u32,
+    queue: u32,
+    stride: u32,
+}
+
+impl Layout {
+    fn of(shape: &RunShape) -> Self {
+        let state = HEADER;
+        let server = state + 2 * (shape.capacity + 1);
+        let queue = server + 4 * shape.servers;
+        Self {
+            state,
+            server,
+            queue,
+            stride: queue + 2 * (shape.capacity - shape.servers),
+        }
+    }
+}
+
+/// The module of the replications' passes.
+pub fn module_source() -> String {
+    pdes_gpu::shaders::compose(
+        pdes_gpu::shaders::Reductions::Portable,
+        &[pdes_gpu::shaders::PHILOX, include_str!("shaders/mmck.wgsl")],
+    )
+}
+
+struct Pipelines {
+    layout: wgpu::BindGroupLayout,
+    display_layout: wgpu::BindGroupLayout,
+    advance: wgpu::ComputePipeline,
+    clear: wgpu::ComputePipeline,
+    display: wgpu::ComputePipeline,
+}
+
+fn build_pipelines(gpu: &Gpu) -> Pipelines {
+    let device = &gpu.device;
+    let layout = kit::layout(
+        device,
+        "mmck",
+        &[Use::Uniform, Use::ReadWrite, Use::Read, Use::ReadWrite],
+    );
+    let display_layout = kit::layout(device, "mmck display", &[Use::ReadWrite]);
+    let pl = kit::pipeline_layout(device, "mmck", &[&layout]);
+    let pl_display = kit::pipeline_layout(device, "mmck display", &[&layout, &display_layout]);
+    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some("mmck"),
+        source: wgpu::ShaderSource::Wgsl(module_source().into()),
+    });
+    Pipelines {
+        advance: kit::pipeline(device, &pl, &module, "advance"),
+        clear: kit::pipeline(device, &pl, &module, "clear_status"),
+        display: kit::pipeline(device, &pl_display, &module, "display_main"),
+        layout,
+        display_layout,
+    }
+}
+
+/// The GPU engine of M/M/c/k replications.
+pub struct GpuMmck {
+    gpu: Arc<Gpu>,
+    config: MmckConfig,
+    shape: RunShape,
+    layout: Layout,
+    params: Params,
+    params_buf: wgpu::Buffer,
+    reps: wgpu::Buffer,
+    status: wgpu::Buffer,
+    bind_group: wgpu::BindGroup,
+    pipelines: Arc<Pipelines>,
+    /// The records as last read back (refreshed by [`GpuMmck::replications`]).
+    cache: std::sync::Mutex<Option<Vec<Replication>>>,
+    /// Every event before this time is processed (the last `Until` budget's limit).
+    horizon: Ticks,
+    /// Bytes of GPU memory the run uses.
+    pub memory_bytes: u64,
+}
+
+impl GpuMmck {
+    /// Every replication of `cfg` at time 0, on `gpu`. Refuses more replications than
+    /// the adapter's buffers or dispatch size allow, naming `run.replications` and the
+    /// largest number that fits.
+    pub fn new(gpu: Arc<Gpu>, cfg: &MmckConfig) -> Result<Self, SimError> {
+        let shape = cfg.shape();
+        let layout = Layout::of(&shape);
+        let n = cfg.run.replications;
+        let record = 4 * u64::from(layout.stride);
+        let by_buffer = gpu.max_storage_buffer() / record;
+        let by_dispatch =
+            u64::from(gpu.limits.max_compute_workgroups_per_dimension) * u64::from(WG);
+        let most = by_buffer.min(by_dispatch);
+        if u64::from(n) > most {
+            return Err(SimError::Gpu(format!(
+                "run.replications: {n} is out of range on this adapter: expected 1..={most} ({} allows {by_buffer} records of {record} bytes in one buffer and {by_dispatch} threads in one dispatch)",
+                gpu.info.name
+            )));
+        }
+        let mut words = vec![0u32; (u64::from(n) * u64::from(layout.stride)) as usize];
+        for r in 0..n {
+            let rep = Replication::new(&shape, r);
+            write_record(&mut words[(r * layout.stride) as usize..], &layout, &rep);
+        }
+        let device = &gpu.device;
+        let params = Params {
+            reps: n,
+            stride: layout.stride,
+            servers: shape.servers,
+            capacity: shape.capacity,
+            seed_lo: shape.seed as u32,
+            seed_hi: (shape.seed >> 32) as u32,
+            arr_scale: shape.laws.arrival,
+            scale: shape.laws.service,
+            shift: [0, 0],
+            customers: split(shape.customers),
+            warmup: split(shape.warmup),
+            limit: split(NEVER),
+            max_events: events_per_dispatch(shape.servers),
+            state_off: layout.state,
+            server_off: layout.server,
+            queue_off: layout.queue,
+        };
+        let oom = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let storage = pdes_gpu::kit::STORAGE_RW;
+        let init = |label: &str, contents: &[u8], usage| {
+            pdes_gpu::kit::buffer_init(device, label, contents, usage)
+        };
+        let params_buf = init(
+            "mmck params",
+            bytemuck::bytes_of(&params),
+            wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+        );
+        let reps = init("mmck replications", bytemuck::cast_slice(&words), storage);
+        let ln = init(
+            "ln table",
+            bytemuck::cast_slice(&pdes_core::rng::LN_TABLE[..]),
+            wgpu::BufferUsages::STORAGE,
+        );
+        let status = init("mmck status", &[0u8; 16], storage);
+        if let Some(e) = pollster::block_on(oom.pop()) {
+            return Err(SimError::Gpu(format!(
+                "out of GPU memory allocating {} bytes: {e}",
+                words.len() * 4
+            )));
+        }
+        let pipelines = gpu.cached("mmck pipelines", || build_pipelines(&gpu));
+        let bind_group = kit::bind_group(
+            device,
+            "mmck",
+            &pipelines.layout,
+            &[&params_buf, &reps, &ln, &status],
+        );
+        Ok(Self {
+            memory_bytes: (words.len() * 4) as u64 + 80 + 16 + 4 * 1025,
+            gpu,
+            config: cfg.clone(),
+            shape,
+            layout,
+            params,
+            params_buf,
+            reps,
+            status,
+            bind_group,
+            pipelines,
+            cache: std::sync::Mutex::new(None),
+            horizon: 0,
+        })
+    }
+
+    /// Every replication as it stands on the GPU (read back once per change).
+    pub fn replications(&self) -> Result<Vec<Replication>, SimError> {
+        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(r) = cache.as_ref() {
+            return Ok(r.clone());
+        }
+        let bytes = read_buffers(&self.gpu, &[&self.reps])?;
+        let words: &[u32] = bytemuck::cast_slice(&bytes[0]);
+        let stride = self.layout.stride as usize;
+        let reps: Vec<Replication> = words
+            .chunks(stride)
+            .enumerate()
+            .map(|(r, w)| read_record(w, &self.layout, &self.shape, r as u32))
+            .collect();
+        *cache = Some(reps.clone());
+        Ok(reps)
+    }
+
+    /// Its configuration.
+    pub fn config(&self) -> &MmckConfig {
+        &self.config
+    }
+
+    /// The analysis of the replications as they stand.
+    pub fn summary(&self) -> Result<Summary, SimError> {
+        Ok(Summary::new(
+            &self.config,
+            "gpu",
+            self.config.run.replications,
+            &self.replications()?,
+        ))
+    }
+
+    /// Writes the heatmap's words (customers in system per replication) into `display`.
+    pub fn write_display(&self, display: &wgpu::Buffer) {
+        kit::run_display_pass(
+            &self.gpu,
+            &self.bind_group,
+            (&self.pipelines.display_layout, &self.pipelines.display),
+            display,
+            ((display.size() / 8) as u32).div_ceil(WG),
+        );
+    }
+
+    /// Runs submits until no thread was stopped by the per-dispatch event cap (or, for a
+    /// step budget, one dispatch of `events` events).
+    fn run(&mut self, limit: Ticks, events: u64) -> Result<(), SimError> {
+        *self.cache.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        self.params.limit = split(limit);
+        let groups = self.config.run.replications.div_ceil(WG);
+        let mut left = events;
+        loop {
+            let per = u64::from(events_per_dispatch(self.shape.servers)).min(left) as u32;
+            let dispatches =
+                (left / u64::from(per.max(1))).clamp(1, u64::from(DISPATCHES_PER_SUBMIT)) as u32;
+            self.params.max_events = per;
+            self.gpu
+                .queue
+                .write_buffer(&self.params_buf, 0, bytemuck::bytes_of(&self.params));
+            let mut enc = self.gpu.device.create_command_encoder(&Default::default());
+            {
+                let mut pass = enc.begin_compute_pass(&Default::default());
+                pass.set_bind_group(0, &self.bind_group, &[]);
+                for _ in 0..dispatches {
+                    pass.set_pipeline(&self.pipelines.clear);
+                    pass.dispatch_workgroups(1, 1, 1);
+                    pass.set_pipeline(&self.pipelines.advance);
+                    pass.dispatch_workgroups(groups, 1, 1);
+                }
+            }
+            self.gpu.queue.submit([enc.finish()]);
+            let bytes = read_buffers(&self.gpu, &[&self.status])?;
+            let stopped = u32::from_le_bytes([bytes[0][0], bytes[0][1], bytes[0][2], bytes[0][3]]);
+            left = left.saturating_sub(u64::from(per) * u64::from(dispatches));
+            if stopped == 0 || left == 0 {
+                return Ok(());
+            }
+        }
+    }
+}
+
+/// Writes `rep` into its record.
+fn write_record(w: &mut [u32], l: &Layout, rep: &Replication) {
+    let mut put = |i: u32, v: u64| {
+        let [lo, hi] = split(v);
+        w[i as usize] = lo;
+        w[i as usize + 1] = hi;
+    };
+    put(0, rep.t);
+    put(2, rep.next_arrival);
+    put(8, rep.gaps_drawn);
+    put(10, rep.services_drawn);
+    put(12, rep.departures);
+    put(14, rep.events);
+    let t = &rep.tally;
+    for (i, v) in t.counters().into_iter().enumerate() {
+        put(16 + 2 * i as u32, v);
+    }
+    for (n, v) in t.state_time.iter().enumerate() {
+        put(l.state + 2 * n as u32, *v);
+    }
+    for (i, (dep, arr)) in rep.servers.iter().enumerate() {
+        put(l.server + 4 * i as u32, *dep);
+        put(l.server + 4 * i as u32 + 2, *arr);
+    }
+    for (i, a) in rep.queue.iter().enumerate() {
+        put(l.queue + 2 * i as u32, *a);
+    }
+    w[4] = rep.n;
+    w[5] = 0; // queue head
+    w[6] = rep.queue.len() as u32;
+}
+
+/// Reads replication `index` from its record.
+fn read_record(w: &[u32], l: &Layout, shape: &RunShape, index: u32) -> Replication {
+    let get = |i: u32| join([w[i as usize], w[i as usize + 1]]);
+    let ring = shape.capacity - shape.servers;
+    let (head, len) = (w[5], w[6]);
+    Replication {
+        index,
+        t: get(0),
+        next_arrival: get(2),
+        n: w[4],
+        gaps_drawn: get(8),
+        services_drawn: get(10),
+        departures: get(12),
+        events: get(14),
+        servers: (0..shape.servers)
+            .map(|i| (get(l.server + 4 * i), get(l.server + 4 * i + 2)))
+            .collect(),
+        queue: (0..len)
+            .map(|j| get(l.queue + 2 * ((head + j) % ring.max(1))))
+            .collect(),
+        tally: Tally {
+            t_start: get(16),
+            area: get(18),
+            busy: get(20),
+            arrivals: get(22),
+            blocked: get(24),
+            departures: get(26),
+            sojourn: get(28),
+            wait: get(30),
+            starts: get(32),
+            state_time: (0..=shape.capacity).map(|n| get(l.state + 2 * n)).collect(),
+        },
+    }
+}
+
+impl Engine for GpuMmck {
+    fn advance(&mut self, budget: Budget) -> Result<(), SimError> {
+        let (limit, events) = super::cpu::replication_limits(budget, &self.config);
+        if events == u64::MAX {
+            self.horizon = self.horizon.max(limit);
+        }
+        self.run(limit, events)
+    }
+    fn now(&self) -> Ticks {
+        self.replications()
+            .map(|r| super::cpu::now_of(&self.shape, &r, self.horizon))
+            .unwrap_or(0)
+    }
+    fn finished(&self) -> bool {
+        self.replications()
+            .map(|r| r.iter().all(|x| x.done(&self.shape)))
+            .unwrap_or(false)
+    }
+    fn totals(&self) -> StepTotals {
+        self.replications()
+            .map(|r| super::cpu::totals_of(&r))
+            .unwrap_or_default()
+    }
+    fn step_log(&self) -> &[StepRecord] {
+        &[]
+    }
+    fn samples(&self) -> Option<Vec<f64>> {
+        self.replications().ok().map(|r| super::live::l_hats(&r))
+    }
+    fn report(&mut self) -> Result<Report, SimError> {
+        Ok(Report::of(&self.summary()?))
+    }
+}

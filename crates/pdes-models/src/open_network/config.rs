@@ -1,0 +1,167 @@
+//! The open network's preset keys, read with serde (`deny_unknown_fields`; unknown keys are
+//! named with the valid ones by `preset::read_keys`) and checked by one `validate()` whose
+//! errors name the key and the range. Written back with `toml::to_string`.
+
+use super::OpenParams;
+use crate::preset::{Config, EngineKind, ModelConfig, PresetError, key_err};
+use crate::queueing::{Algorithm, QueueingRunKeys, RunConfig, Timestamps};
+use crate::torus::ServiceKind;
+use pdes_core::time::{Ticks, to_ticks};
+use serde::{Deserialize, Serialize};
+
+/// Every key of an open-network preset (the registry's list: `--set` and unknown-key
+/// messages).
+pub const KEYS: &[&str] = &[
+    "model.kind",
+    "model.lines",
+    "model.servers_per_line",
+    "model.arrival_rate",
+    "model.exit_probability",
+    "model.mean_service",
+    "model.service",
+    "run.algorithm",
+    "run.timestamps",
+    "run.d",
+    "run.end_time",
+    "run.seed",
+    "run.engine",
+];
+
+/// The `[model]` section as written (defaults: paper 002's 16 × 16 network at ρ = 0.5).
+#[derive(Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+struct ModelKeys {
+    kind: String,
+    lines: u32,
+    servers_per_line: u32,
+    arrival_rate: f64,
+    exit_probability: f64,
+    mean_service: f64,
+    service: ServiceKind,
+}
+
+impl Default for ModelKeys {
+    fn default() -> Self {
+        Self {
+            kind: "open-network".into(),
+            lines: 16,
+            servers_per_line: 16,
+            arrival_rate: 0.4,
+            exit_probability: 0.25,
+            mean_service: 5.0,
+            service: ServiceKind::Exponential,
+        }
+    }
+}
+
+/// The open network's run defaults (keys a preset leaves out): interval/boundary, TI = 1.
+const RUN_DEFAULTS: RunConfig = RunConfig {
+    algorithm: Algorithm::Interval,
+    timestamps: Timestamps::Boundary,
+    d: 1.0,
+    end_time: 10_000.0,
+    warmup: 0.0,
+    seed: 1,
+    engine: EngineKind::Cpu,
+};
+
+/// A preset as written.
+#[derive(Deserialize, Serialize, Default)]
+#[serde(deny_unknown_fields, default)]
+struct Keys {
+    model: ModelKeys,
+    run: QueueingRunKeys,
+}
+
+/// A validated open-network configuration.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OpenConfig {
+    /// The network.
+    pub model: OpenParams,
+    /// The run (the torus's `[run]` keys).
+    pub run: RunConfig,
+}
+
+/// The registry's parser: reads and validates a preset table of the open network.
+pub fn parse(table: &toml::Table) -> Result<Config, PresetError> {
+    let keys: Keys = crate::config::read_keys(table, &super::INFO)?;
+    Ok(Config::new(OpenConfig::validate(keys)?))
+}
+
+impl OpenConfig {
+    /// Every range of an open-network preset: the network's in [`OpenParams::validate`]
+    /// (stability included), the run's shared with the torus.
+    fn validate(k: Keys) -> Result<Self, PresetError> {
+        let m = k.model;
+        let model = OpenParams {
+            lines: m.lines,
+            servers_per_line: m.servers_per_line,
+            arrival_rate: m.arrival_rate,
+            exit_probability: m.exit_probability,
+            mean_service: m.mean_service,
+            service: m.service,
+        };
+        model.validate().map_err(|e| {
+            let (key, reason) = e.split_once(": ").unwrap_or(("model", e.as_str()));
+            key_err(key, reason)
+        })?;
+        let run = k.run.validate(
+            RUN_DEFAULTS,
+            model.service == ServiceKind::Shifted,
+            model.mean_service,
+        )?;
+        // The open network starts empty, so its early statistics err the other way from the
+        // torus's; its accumulators have no warm-up cut (yet): refuse rather than ignore.
+        if run.warmup != 0.0 {
+            return Err(key_err(
+                "run.warmup",
+                format!(
+                    "{} is out of range: the open network collects statistics from t = 0 (expected 0)",
+                    run.warmup
+                ),
+            ));
+        }
+        Ok(Self { model, run })
+    }
+
+    /// End time in ticks.
+    pub fn end_ticks(&self) -> Ticks {
+        to_ticks(self.run.end_time)
+    }
+
+    /// The laws in ticks (the shift of shifted service is d).
+    pub fn laws(&self) -> super::Laws {
+        super::Laws::new(&self.model, self.run.d)
+    }
+}
+
+impl ModelConfig for OpenConfig {
+    fn info(&self) -> &'static crate::model::ModelInfo {
+        &super::INFO
+    }
+    crate::queueing::queueing_run_accessors!();
+    fn shape(&self) -> (u32, u32) {
+        (self.model.lines, self.model.servers_per_line)
+    }
+    fn to_toml(&self, comment: &str) -> String {
+        let m = &self.model;
+        let keys = Keys {
+            model: ModelKeys {
+                kind: "open-network".into(),
+                lines: m.lines,
+                servers_per_line: m.servers_per_line,
+                arrival_rate: m.arrival_rate,
+                exit_probability: m.exit_probability,
+                mean_service: m.mean_service,
+                service: m.service,
+            },
+            run: QueueingRunKeys::of(&self.run),
+        };
+        crate::config::with_comment(comment, toml::to_string(&keys))
+    }
+    fn warning(&self) -> Option<String> {
+        self.run
+            .warning(self.model.service == crate::torus::ServiceKind::Shifted)
+    }
+    crate::config::model_config_boilerplate!();
+}

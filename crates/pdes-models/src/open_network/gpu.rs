@@ -1,0 +1,768 @@
+//! The open network on the GPU: the window and interval steps of
+//! `models::open_network::stepped`, run as compute passes over state that never leaves
+//! the device, with the token pool on the GPU.
+//!
+//! One step is four dispatches in one compute pass, as for the torus (whose segment scan
+//! and plan helpers it shares, `shaders/stepped*.wgsl`):
+//! 1. `scan` lists the facilities departing within the bound, per 2048-facility segment;
+//! 2. `depart` completes their services and routes the tokens (next server, switch, or
+//!    out: the slot goes back on the free stack); a routed token is pushed on its
+//!    destination's announcement list with one atomic exchange;
+//! 3. `arrive`: every receiver accepts its announced tokens in the sequential order
+//!    (time, sender, arrival number);
+//! 4. `finish_step` (one workgroup) reduces the minima and counts, then plans the next
+//!    step: its bound, and the external arrivals within it, created in stream order by
+//!    one thread (the arrival stream is a running sum; λ·d arrivals per step on average).
+//!
+//! **The token pool.** Tokens live in a pool of slots with a free stack. The plan counts the
+//! next step's arrivals before creating any; if the pool lacks slots it stops in phase
+//! FULL, the host grows the pool (copying it into buffers twice as large, or larger)
+//! between batches and resumes: a step never starts without the slots it needs, and no
+//! token is ever dropped. Which slot a token gets differs from the CPU twin (frees happen
+//! in parallel), which is why its random numbers are keyed by its arrival number and ties
+//! are broken by arrival number, never by slot: the sample path is the same.
+//!
+//! Memory per facility: departure and service start (2 × 8), facility words (16), the
+//! announcement head, the two lists (3 × 4): 44 bytes; interval/original adds the last
+//! arrival time (8); per token slot 52 bytes (record 48, free stack 4).
+
+use super::config::OpenConfig;
+use super::engine::OpenSummary;
+use super::state::{Facility, Measures, NONE, OpenState, Token};
+use crate::queueing::{Algorithm, Timestamps};
+use bytemuck::{Pod, Zeroable};
+use pdes_core::rng::LN_TABLE;
+use pdes_core::sim::{Budget, Engine, Report, SimError, StepRecord, StepTotals};
+use pdes_core::time::{Ticks, to_ticks};
+use pdes_gpu::Gpu;
+use pdes_gpu::kit::{self, Use, join, join128, read_buffers, split};
+use pdes_gpu::read_ranges;
+use pdes_gpu::shaders::Reductions;
+use pdes_gpu::stepped::{
+    self, LOG_BYTES, LOG_LEN, PHASE_DONE, PHASE_HELD, StepCtl, StepPipelines, SteppedGpu,
+};
+use std::sync::Arc;
+
+/// Threads per workgroup (WG in u64.wgsl).
+const WG: u64 = 256;
+/// Facilities per segment (SEG in stepped.wgsl, at its default ITEMS: the open network keeps
+/// it; segments of 4096 measured no different at 1 M facilities, bench/NOTES.md).
+const SEG: u64 = pdes_gpu::stepped::ScanItems::EIGHT.segment();
+/// Bytes of one token record (Token in common.wgsl).
+const TOKEN_BYTES: u64 = 48;
+/// 128-bit accumulators per segment (ACC_PER_SEGMENT in common.wgsl).
+const ACC_PER_SEGMENT: usize = 5;
+
+/// The open network's own phase (PHASE_FULL in common.wgsl): the next step needs more
+/// token slots than the pool has.
+const PHASE_FULL: u32 = 4;
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+struct Params {
+    lines: u32,
+    servers: u32,
+    k: u32,
+    n_wg: u32,
+    seed_lo: u32,
+    seed_hi: u32,
+    rule: u32,
+    log_len: u32,
+    d: [u32; 2],
+    end_t: [u32; 2],
+    shift: [u32; 2],
+    scale: u32,
+    interarrival: u32,
+    exit_q32: [u32; 2],
+    pad: [u32; 2],
+}
+
+/// The GPU's step control block (Ctl in common.wgsl): the shared head, then the source's
+/// and the pool's state.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
+struct Ctl {
+    head: StepCtl,
+    next_arrival: [u32; 2],
+    arrivals: [u32; 2],
+    entered_sum: [u32; 4],
+    pool_used: u32,
+    pool_cap: u32,
+    pool_short: u32,
+    step_arrivals: u32,
+    src_count: u32,
+    pad: [u32; 3],
+}
+
+/// A token record as the GPU stores it (Token in common.wgsl).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
+struct GpuToken {
+    arrival: [u32; 2],
+    entered: [u32; 2],
+    arrived: [u32; 2],
+    visits: u32,
+    next: u32,
+    link: u32,
+    sender: u32,
+    pad: [u32; 2],
+}
+
+/// The slots a fresh engine's pool starts with: twice the Jackson mean number in the
+/// system at the configured load (shifted service included), at least 256, a power of
+/// two, and no more than a quarter of what one buffer of `gpu` may hold (the run starts
+/// empty; the pool grows if the network fills further).
+pub fn initial_pool(cfg: &OpenConfig, gpu: &Gpu) -> u32 {
+    let rho = cfg.model.rho().min(0.999);
+    let expected = f64::from(cfg.model.facilities()) * rho / (1.0 - rho);
+    let cap = (gpu.max_storage_buffer() / TOKEN_BYTES / 4).max(256);
+    ((2.0 * expected) as u64 + 64)
+        .next_power_of_two()
+        .min(cap)
+        .clamp(256, 1 << 30) as u32
+}
+
+/// Bytes of GPU memory an open-network run of `cfg` needs with a pool of `pool` slots, by
+/// buffer: (name, bytes).
+pub fn memory_plan(cfg: &OpenConfig, pool: u32) -> Vec<(&'static str, u64)> {
+    let k = u64::from(cfg.model.facilities());
+    let n_wg = k.div_ceil(SEG);
+    let pool = u64::from(pool);
+    let original =
+        cfg.run.algorithm == Algorithm::Interval && cfg.run.timestamps == Timestamps::Original;
+    vec![
+        ("departure times", 8 * k),
+        ("service starts", 8 * k),
+        ("last arrivals", if original { 8 * k } else { 8 }),
+        ("facility words", 16 * k),
+        ("token pool", TOKEN_BYTES * pool),
+        ("free stack", 4 * pool),
+        ("announcement heads", 4 * (k + 1)),
+        ("segment minima", 8 * n_wg + 16 * n_wg),
+        ("segment counts", 16 * n_wg),
+        ("segment sums", 16 * ACC_PER_SEGMENT as u64 * n_wg),
+        ("departure list", 4 * k),
+        ("receiver lists", 4 * (k + u64::from(cfg.model.lines))),
+        ("ln table", 4 * 1025),
+        ("step log", LOG_BYTES),
+    ]
+}
+
+/// Buffers in binding order (common.wgsl).
+struct Buffers {
+    params: wgpu::Buffer,
+    ctl: wgpu::Buffer,
+    dep: wgpu::Buffer,
+    start: wgpu::Buffer,
+    last_arr: wgpu::Buffer,
+    fac: wgpu::Buffer,
+    tok: wgpu::Buffer,
+    free_stack: wgpu::Buffer,
+    heads: wgpu::Buffer,
+    scan_min: wgpu::Buffer,
+    part_min: wgpu::Buffer,
+    seg_count: wgpu::Buffer,
+    wg_acc: wgpu::Buffer,
+    dep_list: wgpu::Buffer,
+    recv_list: wgpu::Buffer,
+    ln_table: wgpu::Buffer,
+    steplog: wgpu::Buffer,
+}
+
+impl Buffers {
+    fn all(&self) -> [&wgpu::Buffer; 17] {
+        [
+            &self.params,
+            &self.ctl,
+            &self.dep,
+            &self.start,
+            &self.last_arr,
+            &self.fac,
+            &self.tok,
+            &self.free_stack,
+            &self.heads,
+            &self.scan_min,
+            &self.part_min,
+            &self.seg_count,
+            &self.wg_acc,
+            &self.dep_list,
+            &self.recv_list,
+            &self.ln_table,
+            &self.steplog,
+        ]
+    }
+}
+
+/// How the passes use the bindings, in order.
+const USES: [Use; 17] = {
+    let mut u = [Use::ReadWrite; 17];
+    u[0] = Use::Uniform;
+    u[15] = Use::Read;
+    u
+};
+
+struct Pipelines {
+    layout: wgpu::BindGroupLayout,
+    display_layout: wgpu::BindGroupLayout,
+    display: wgpu::ComputePipeline,
+    step: StepPipelines,
+}
+
+fn build_pipelines(gpu: &Gpu, reductions: Reductions) -> Pipelines {
+    let device = &gpu.device;
+    let layout = kit::layout(device, "open network", &USES);
+    let display_layout = kit::layout(device, "open network display", &[Use::ReadWrite]);
+    let pl = kit::pipeline_layout(device, "open network", &[&layout]);
+    let pl_display =
+        kit::pipeline_layout(device, "open network display", &[&layout, &display_layout]);
+    let module = |name: &str, src: &str| {
+        device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some(name),
+            source: wgpu::ShaderSource::Wgsl(super::shaders::pass(src, reductions).into()),
+        })
+    };
+    let scan = module(
+        "stepped_scan (open network)",
+        pdes_gpu::shaders::STEPPED_SCAN,
+    );
+    let depart = module("open_depart", super::shaders::DEPART);
+    let arrive = module("open_arrive", super::shaders::ARRIVE);
+    let plan = module("open_plan", super::shaders::PLAN);
+    let display = module("open_display", super::shaders::DISPLAY);
+    Pipelines {
+        display: kit::pipeline(device, &pl_display, &display, "display_main"),
+        step: StepPipelines::new(device, &pl, [&scan, &depart, &arrive, &plan]),
+        layout,
+        display_layout,
+    }
+}
+
+/// Cheap live statistics (a few kilobytes read back): sums over completed services.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct LiveStats {
+    /// Busy ticks of completed services.
+    pub busy_completed: u128,
+    /// Sojourn ticks of completed visits (signed: see `Facility::sojourn`).
+    pub sojourn_sum: i128,
+    /// Completed visits.
+    pub completions: u64,
+    /// External arrivals so far.
+    pub arrivals: u64,
+    /// Exits so far.
+    pub exits: u64,
+}
+
+/// The GPU sums of a run: per-segment accumulators added up.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Sums {
+    busy: u128,
+    sojourn: i128,
+    exit_time: u128,
+    stay: u128,
+    exits: u128,
+}
+
+/// One facility as the inspector shows it, read back alone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FacilitySnapshot {
+    /// Departure time of the token in service, if busy.
+    pub departure: Option<Ticks>,
+    /// Step of the latest causality error (0: none).
+    pub last_error_step: u32,
+}
+
+/// The open network's GPU engine (window and interval).
+pub struct GpuOpen {
+    gpu: Arc<Gpu>,
+    config: OpenConfig,
+    end: Ticks,
+    n_wg: u32,
+    buffers: Buffers,
+    pipelines: Arc<Pipelines>,
+    bind_group: wgpu::BindGroup,
+    ctl: Ctl,
+    log: Vec<StepRecord>,
+    batch: u64,
+    /// Times the pool was grown.
+    pub pool_growths: u32,
+    /// Bytes of GPU memory the run uses (with the current pool).
+    pub memory_bytes: u64,
+}
+
+impl GpuOpen {
+    /// Uploads the empty network of `cfg` (window or interval) with a pool of
+    /// [`initial_pool`] slots, and prepares the passes.
+    pub fn new(gpu: Arc<Gpu>, cfg: &OpenConfig) -> Result<Self, SimError> {
+        let r = Reductions::for_device(&gpu.device);
+        let pool = initial_pool(cfg, &gpu);
+        Self::with_options(gpu, cfg, r, pool)
+    }
+
+    /// As [`GpuOpen::new`], with the workgroup reductions and the initial pool size chosen
+    /// by the caller (tests start with one slot so that the pool must grow).
+    pub fn with_options(
+        gpu: Arc<Gpu>,
+        cfg: &OpenConfig,
+        reductions: Reductions,
+        pool: u32,
+    ) -> Result<Self, SimError> {
+        let Some(step_rule) = cfg.run.step_rule() else {
+            return Err(SimError::Gpu(
+                "sequential runs on the CPU only (it is the one-event-at-a-time reference); use --engine cpu".into(),
+            ));
+        };
+        let rule = step_rule.gpu_code();
+        let pool = pool.max(1);
+        let memory_bytes = stepped::check_fits(&gpu, "the open network", &memory_plan(cfg, pool))?;
+        let k = u64::from(cfg.model.facilities());
+        let n_wg = k.div_ceil(SEG) as u32;
+        let laws = cfg.laws();
+        let end = cfg.end_ticks();
+        let state = OpenState::new(&cfg.model, laws, cfg.run.seed);
+        let params = Params {
+            lines: cfg.model.lines,
+            servers: cfg.model.servers_per_line,
+            k: k as u32,
+            n_wg,
+            seed_lo: cfg.run.seed as u32,
+            seed_hi: (cfg.run.seed >> 32) as u32,
+            rule,
+            log_len: LOG_LEN,
+            d: split(to_ticks(cfg.run.d)),
+            end_t: split(end),
+            shift: split(laws.service.shift),
+            scale: laws.service.scale,
+            interarrival: laws.interarrival,
+            exit_q32: split(laws.exit_q32),
+            pad: [0; 2],
+        };
+        let ctl = Ctl {
+            next_arrival: split(state.next_arrival),
+            pool_cap: pool,
+            ..Ctl::default()
+        };
+        let device = &gpu.device;
+        let oom = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let init = |label: &str, contents: &[u8], usage| {
+            pdes_gpu::kit::buffer_init(device, label, contents, usage)
+        };
+        let storage = pdes_gpu::kit::STORAGE_RW;
+        let idle = |v: u64| vec![split(v); k as usize];
+        let original = rule == 1;
+        let buffers = Buffers {
+            params: init(
+                "params",
+                bytemuck::bytes_of(&params),
+                wgpu::BufferUsages::UNIFORM,
+            ),
+            ctl: init("ctl", bytemuck::bytes_of(&ctl), storage),
+            dep: init("dep", bytemuck::cast_slice(&idle(u64::MAX)), storage),
+            start: init("start", bytemuck::cast_slice(&idle(0)), storage),
+            last_arr: if original {
+                init("last_arr", bytemuck::cast_slice(&idle(0)), storage)
+            } else {
+                init("last_arr (unused)", &[0u8; 8], storage)
+            },
+            fac: init(
+                "fac",
+                bytemuck::cast_slice(&vec![[NONE, NONE, NONE, 0]; k as usize]),
+                storage,
+            ),
+            tok: pool_buffer(device, "token pool", TOKEN_BYTES * u64::from(pool)),
+            free_stack: pool_buffer(device, "free stack", 4 * u64::from(pool)),
+            heads: init(
+                "heads",
+                bytemuck::cast_slice(
+                    &(0..=k)
+                        .map(|i| if i < k { NONE } else { 0 })
+                        .collect::<Vec<u32>>(),
+                ),
+                storage,
+            ),
+            scan_min: init("scan_min", &vec![0u8; 8 * n_wg as usize], storage),
+            // NEVER: a reduction before the first step must not see a zero minimum
+            part_min: init("part_min", &vec![0xffu8; 16 * n_wg as usize], storage),
+            seg_count: init("seg_count", &vec![0u8; 16 * n_wg as usize], storage),
+            wg_acc: init(
+                "wg_acc",
+                &vec![0u8; 16 * ACC_PER_SEGMENT * n_wg as usize],
+                storage,
+            ),
+            dep_list: init("dep_list", &vec![0u8; 4 * k as usize], storage),
+            recv_list: init(
+                "recv_list",
+                &vec![0u8; 4 * (k as usize + cfg.model.lines as usize)],
+                storage,
+            ),
+            ln_table: init("ln_table", bytemuck::cast_slice(&LN_TABLE[..]), storage),
+            steplog: init("steplog", &vec![0u8; 32 * LOG_LEN as usize], storage),
+        };
+        if let Some(e) = pollster::block_on(oom.pop()) {
+            return Err(SimError::Gpu(format!(
+                "out of GPU memory allocating {memory_bytes} bytes: {e}"
+            )));
+        }
+        let pipelines = gpu.cached(&format!("open network pipelines, {reductions:?}"), || {
+            build_pipelines(&gpu, reductions)
+        });
+        let bind_group = kit::bind_group(
+            &gpu.device,
+            "open network",
+            &pipelines.layout,
+            &buffers.all(),
+        );
+        let mut engine = Self {
+            gpu,
+            config: cfg.clone(),
+            end,
+            n_wg,
+            buffers,
+            pipelines,
+            bind_group,
+            ctl,
+            log: Vec::new(),
+            batch: 16,
+            pool_growths: 0,
+            memory_bytes,
+        };
+        // First level of the reduction, then plan with limit 0: the engine holds at t_min.
+        engine
+            .pipelines
+            .step
+            .initialize(&engine.gpu, &engine.bind_group, engine.n_wg, 1);
+        engine.read_ctl_and_log()?;
+        Ok(engine)
+    }
+
+    /// The configuration it runs.
+    pub fn config(&self) -> &OpenConfig {
+        &self.config
+    }
+
+    /// Causality errors so far (interval/original).
+    pub fn causality_errors(&self) -> u64 {
+        join(self.ctl.head.errors)
+    }
+
+    /// Token slots in the pool now.
+    pub fn pool_capacity(&self) -> u32 {
+        self.ctl.pool_cap
+    }
+
+    /// Grows the pool so that the step the plan could not start fits (at least doubling:
+    /// growth is rare), copies the tokens and the free stack, and lets the plan retry.
+    fn grow_pool(&mut self) -> Result<(), SimError> {
+        let old = self.ctl.pool_cap;
+        let needed = u64::from(self.ctl.pool_used) + u64::from(self.ctl.pool_short);
+        let new = (2 * u64::from(old)).max(needed).next_power_of_two();
+        if new > u64::from(u32::MAX) {
+            return Err(SimError::Gpu(format!(
+                "token pool: {needed} tokens in the system exceed the GPU engine's limit of {} slots",
+                u32::MAX
+            )));
+        }
+        let plan = memory_plan(&self.config, new as u32);
+        let memory_bytes =
+            stepped::check_fits(&self.gpu, "the open network", &plan).map_err(|e| {
+                SimError::Gpu(format!(
+                    "token pool: growing it to {new} slots for the tokens in the system failed: {e}"
+                ))
+            })?;
+        let device = &self.gpu.device;
+        let oom = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let tok = pool_buffer(device, "token pool", TOKEN_BYTES * new);
+        let free_stack = pool_buffer(device, "free stack", 4 * new);
+        if let Some(e) = pollster::block_on(oom.pop()) {
+            return Err(SimError::Gpu(format!(
+                "token pool: out of GPU memory growing it to {new} slots: {e}"
+            )));
+        }
+        let mut enc = device.create_command_encoder(&Default::default());
+        enc.copy_buffer_to_buffer(&self.buffers.tok, 0, &tok, 0, self.buffers.tok.size());
+        enc.copy_buffer_to_buffer(
+            &self.buffers.free_stack,
+            0,
+            &free_stack,
+            0,
+            self.buffers.free_stack.size(),
+        );
+        self.gpu.queue.submit([enc.finish()]);
+        self.buffers.tok = tok;
+        self.buffers.free_stack = free_stack;
+        self.bind_group = kit::bind_group(
+            device,
+            "open network",
+            &self.pipelines.layout,
+            &self.buffers.all(),
+        );
+        self.ctl.pool_cap = new as u32;
+        self.ctl.head.phase = PHASE_HELD;
+        let ctl = &self.buffers.ctl;
+        self.gpu.queue.write_buffer(
+            ctl,
+            std::mem::offset_of!(Ctl, pool_cap) as u64,
+            bytemuck::bytes_of(&self.ctl.pool_cap),
+        );
+        self.gpu.queue.write_buffer(
+            ctl,
+            (std::mem::offset_of!(Ctl, head) + std::mem::offset_of!(StepCtl, phase)) as u64,
+            bytemuck::bytes_of(&PHASE_HELD),
+        );
+        self.memory_bytes = memory_bytes;
+        self.pool_growths += 1;
+        Ok(())
+    }
+
+    /// Encodes `steps` steps (after a `resume`) and submits them; then reads back.
+    fn run_batch(&mut self, steps: u64) -> Result<(), SimError> {
+        let mut enc = self.gpu.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            self.pipelines.step.encode_steps(
+                &mut pass,
+                &self.bind_group,
+                (self.n_wg, 1),
+                steps,
+                &mut |_| {},
+            );
+        }
+        self.gpu.queue.submit([enc.finish()]);
+        self.read_ctl_and_log()
+    }
+
+    /// Reads `ctl` and the step-log entries of the steps completed since the last read.
+    fn read_ctl_and_log(&mut self) -> Result<(), SimError> {
+        let b = &self.buffers;
+        self.ctl = stepped::read_ctl_and_log(&self.gpu, &b.ctl, &b.steplog, &mut self.log)?;
+        Ok(())
+    }
+
+    fn sums(&self) -> Result<Sums, SimError> {
+        let bytes = read_buffers(&self.gpu, &[&self.buffers.wg_acc])?;
+        let acc: &[[u32; 4]] = bytemuck::cast_slice(&bytes[0]);
+        let mut s = Sums::default();
+        for seg in acc.chunks_exact(ACC_PER_SEGMENT) {
+            s.busy += join128(seg[0]);
+            s.sojourn += join128(seg[1]) as i128;
+            s.exit_time += join128(seg[2]);
+            s.stay += join128(seg[3]);
+            s.exits += join128(seg[4]);
+        }
+        Ok(s)
+    }
+
+    /// External arrivals so far.
+    fn arrivals(&self) -> u64 {
+        join(self.ctl.arrivals)
+    }
+
+    /// Cheap live statistics: see [`LiveStats`].
+    pub fn live_stats(&self) -> Result<LiveStats, SimError> {
+        let s = self.sums()?;
+        Ok(LiveStats {
+            busy_completed: s.busy,
+            sojourn_sum: s.sojourn,
+            completions: join(self.ctl.head.events) - self.arrivals(),
+            arrivals: self.arrivals(),
+            exits: s.exits as u64,
+        })
+    }
+
+    /// Downloads the whole network state, token pool included, as the CPU twin holds it
+    /// (per-facility statistics are kept per segment on the GPU and left zero here; the
+    /// system-wide sums come from the GPU's accumulators).
+    pub fn download_state(&self) -> Result<OpenState, SimError> {
+        let b = &self.buffers;
+        let bytes = read_buffers(
+            &self.gpu,
+            &[&b.dep, &b.start, &b.last_arr, &b.fac, &b.tok, &b.free_stack],
+        )?;
+        let dep: &[[u32; 2]] = bytemuck::cast_slice(&bytes[0]);
+        let start: &[[u32; 2]] = bytemuck::cast_slice(&bytes[1]);
+        let last: &[[u32; 2]] = bytemuck::cast_slice(&bytes[2]);
+        let fac: &[[u32; 4]] = bytemuck::cast_slice(&bytes[3]);
+        let records: &[GpuToken] = bytemuck::cast_slice(&bytes[4]);
+        let free_stack: &[u32] = bytemuck::cast_slice(&bytes[5]);
+        let used = self.ctl.pool_used as usize;
+        let tokens: Vec<Token> = records[..used]
+            .iter()
+            .map(|r| Token {
+                arrival: join(r.arrival),
+                entered: join(r.entered),
+                arrived: join(r.arrived),
+                visits: r.visits,
+                next: r.next,
+            })
+            .collect();
+        let facilities = (0..dep.len())
+            .map(|f| {
+                let mut queued = 0;
+                let mut t = fac[f][1];
+                // Bounded walk: a corrupted (cyclic) list is caught by check_tokens.
+                while t != NONE && (t as usize) < tokens.len() && queued <= tokens.len() as u32 {
+                    queued += 1;
+                    t = tokens[t as usize].next;
+                }
+                Facility {
+                    departure: join(dep[f]),
+                    service_start: join(start[f]),
+                    last_arrival: last
+                        .get(f)
+                        .filter(|_| last.len() == dep.len())
+                        .map_or(0, |w| join(*w)),
+                    busy: 0,
+                    sojourn: 0,
+                    completions: 0,
+                    causality_errors: 0,
+                    serving: fac[f][0],
+                    head: fac[f][1],
+                    tail: fac[f][2],
+                    queued,
+                }
+            })
+            .collect();
+        let s = self.sums()?;
+        let arrivals = self.arrivals();
+        let exits = s.exits as u64;
+        let top = self.free_top()? as usize;
+        let mut state =
+            OpenState::new(&self.config.model, self.config.laws(), self.config.run.seed);
+        state.facilities = facilities;
+        state.tokens = tokens;
+        state.free = free_stack[..top.min(free_stack.len())].to_vec();
+        state.next_arrival = join(self.ctl.next_arrival);
+        state.arrivals = arrivals;
+        state.exits = exits;
+        state.in_system = arrivals.wrapping_sub(exits);
+        state.system_time = s.stay;
+        // Σ entry of live tokens = Σ entry of all − Σ entry of exited (= exit − stay)
+        state.live_entered =
+            join128(self.ctl.entered_sum).wrapping_sub(s.exit_time.wrapping_sub(s.stay));
+        Ok(state)
+    }
+
+    /// The free stack's height (heads[K]).
+    fn free_top(&self) -> Result<u32, SimError> {
+        let k = u64::from(self.config.model.facilities());
+        let bytes = read_ranges(&self.gpu, &[(&self.buffers.heads, 4 * k, 4)])?;
+        Ok(bytemuck::pod_read_unaligned(&bytes[0]))
+    }
+
+    /// The statistics of the downloaded state plus the GPU's exact sums; fails if a token
+    /// was lost or duplicated (the CPU twin's conservation check on the GPU's state).
+    pub fn measures(&self) -> Result<Measures, SimError> {
+        let state = self.download_state()?;
+        state.check_tokens().map_err(SimError::TokenConservation)?;
+        let horizon = self.now().min(self.end).max(1);
+        let mut m = state.measures(horizon);
+        let s = self.sums()?;
+        m.busy += s.busy;
+        m.sojourn = s.sojourn;
+        m.completions = join(self.ctl.head.events) - self.arrivals();
+        m.causality_errors = join(self.ctl.head.errors);
+        Ok(m)
+    }
+
+    /// The run's summary (stable JSON field names, as the CPU engine's).
+    pub fn summary(&self) -> Result<OpenSummary, SimError> {
+        Ok(OpenSummary::new(
+            &self.config,
+            "gpu",
+            &self.totals(),
+            &self.measures()?,
+        ))
+    }
+
+    /// Writes the heatmap's words (tokens present, latest error step) for every facility
+    /// into `display` (K × 8 bytes, STORAGE), on the GPU: nothing is read back.
+    pub fn write_display(&self, display: &wgpu::Buffer) {
+        kit::run_display_pass(
+            &self.gpu,
+            &self.bind_group,
+            (&self.pipelines.display_layout, &self.pipelines.display),
+            display,
+            self.config.model.facilities().div_ceil(WG as u32),
+        );
+    }
+
+    /// The heatmap words read back (tests and PNG export).
+    pub fn display_words(&self) -> Result<Vec<[u32; 2]>, SimError> {
+        let occupancy = self.download_state()?.occupancy();
+        let bytes = read_buffers(&self.gpu, &[&self.buffers.fac])?;
+        let fac: &[[u32; 4]] = bytemuck::cast_slice(&bytes[0]);
+        Ok(occupancy
+            .into_iter()
+            .zip(fac)
+            .map(|(o, f)| [o, f[3]])
+            .collect())
+    }
+
+    /// One facility's state, read back alone (for the inspector).
+    pub fn facility_snapshot(&self, f: u32) -> Result<FacilitySnapshot, SimError> {
+        let f = u64::from(f);
+        let b = &self.buffers;
+        let bytes = read_ranges(&self.gpu, &[(&b.dep, 8 * f, 8), (&b.fac, 16 * f, 16)])?;
+        let fac: [u32; 4] = bytemuck::pod_read_unaligned(&bytes[1]);
+        Ok(FacilitySnapshot {
+            departure: (fac[0] != NONE).then(|| join(bytemuck::pod_read_unaligned(&bytes[0]))),
+            last_error_step: fac[3],
+        })
+    }
+}
+
+/// A pool-sized storage buffer (contents written by the GPU before they are read).
+fn pool_buffer(device: &wgpu::Device, label: &str, size: u64) -> wgpu::Buffer {
+    device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some(label),
+        size,
+        usage: pdes_gpu::kit::STORAGE_RW,
+        mapped_at_creation: false,
+    })
+}
+
+impl SteppedGpu for GpuOpen {
+    fn device(&self) -> &Gpu {
+        &self.gpu
+    }
+    fn ctl_buffer(&self) -> &wgpu::Buffer {
+        &self.buffers.ctl
+    }
+    fn head(&self) -> &StepCtl {
+        &self.ctl.head
+    }
+    fn run_batch(&mut self, steps: u64) -> Result<(), SimError> {
+        GpuOpen::run_batch(self, steps)
+    }
+    fn batch_mut(&mut self) -> &mut u64 {
+        &mut self.batch
+    }
+    fn resolve_stop(&mut self) -> Result<bool, SimError> {
+        if self.ctl.head.phase == PHASE_FULL {
+            self.grow_pool()?;
+            return Ok(true);
+        }
+        Ok(false)
+    }
+}
+
+impl Engine for GpuOpen {
+    fn advance(&mut self, budget: Budget) -> Result<(), SimError> {
+        let end = self.end;
+        stepped::advance(self, budget, end)
+    }
+    fn now(&self) -> Ticks {
+        self.ctl.head.now(self.end)
+    }
+    fn finished(&self) -> bool {
+        self.ctl.head.phase == PHASE_DONE
+    }
+    fn totals(&self) -> StepTotals {
+        self.ctl.head.totals()
+    }
+    fn step_log(&self) -> &[StepRecord] {
+        &self.log
+    }
+    fn report(&mut self) -> Result<Report, SimError> {
+        Ok(Report::of(&self.summary()?))
+    }
+}

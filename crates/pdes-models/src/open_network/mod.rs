@@ -1,0 +1,275 @@
+//! The open queueing network of Park & Fishwick (paper 002 §4.2.2, Fig. 2): `lines` tandem
+//! lines of `servers_per_line` single-server FIFO facilities, fed by Poisson arrivals of
+//! rate λ (each to a uniformly chosen line). After a line's last server a token leaves with
+//! probability `exit_probability`, otherwise it passes a zero-time switch to a uniformly
+//! chosen line. Tokens are created and destroyed, so the state keeps a token pool.
+//!
+//! This folder holds everything of the model: parameters and their preset keys
+//! (`config.rs`, serde), the CPU engines (`sequential`, the stepped window/interval engine)
+//! behind the common interfaces (`engine.rs`), the GPU engine with its token pool
+//! (`gpu.rs`, `shaders/`, checked against the CPU twin by `verify.rs`), the window's panel
+//! and form, and its registry entry ([`INFO`]).
+//!
+//! Randomness is a pure function of the seed and of *which* token it is (its arrival
+//! number, not its pool slot), so any engine that reuses slots in another order still
+//! draws the same numbers: a visit's words are Philox of (seed, arrival number, visit);
+//! the arrival stream's are Philox of (seed, arrival number) under another key.
+
+pub mod config;
+pub mod engine;
+pub mod gpu;
+pub mod sequential;
+pub mod shaders;
+pub mod state;
+pub mod stepped;
+pub mod verify;
+
+use crate::torus::{ServiceKind, ServiceLaw};
+use pdes_core::time::{TICKS_PER_UNIT, Ticks};
+
+/// Validated parameters of an open network.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OpenParams {
+    /// Tandem lines (the heatmap's rows).
+    pub lines: u32,
+    /// Servers per line (the heatmap's columns).
+    pub servers_per_line: u32,
+    /// External arrival rate λ (tokens per time unit, whole network).
+    pub arrival_rate: f64,
+    /// Probability that a token leaves after a line's last server.
+    pub exit_probability: f64,
+    /// Mean service time M.
+    pub mean_service: f64,
+    /// Service-time distribution.
+    pub service: ServiceKind,
+}
+
+impl OpenParams {
+    /// Facilities in all.
+    pub fn facilities(&self) -> u32 {
+        self.lines * self.servers_per_line
+    }
+
+    /// Utilization of every server with exponential service and a zero-time switch:
+    /// each line receives λ / (lines · P_exit) tokens per unit (the external share plus the
+    /// recirculated ones), so ρ = λM / (lines · P_exit).
+    pub fn rho(&self) -> f64 {
+        self.arrival_rate * self.mean_service / (f64::from(self.lines) * self.exit_probability)
+    }
+
+    /// Checks the ranges and the stability condition ρ < 1; the error names the key and the
+    /// rule.
+    pub fn validate(&self) -> Result<(), String> {
+        let bad = |key: &str, v: String, rule: &str| {
+            Err(format!("model.{key}: {v} is out of range: {rule}"))
+        };
+        if !(1..=16384).contains(&self.lines) {
+            return bad(
+                "lines",
+                self.lines.to_string(),
+                "expected an integer in 1..=16384",
+            );
+        }
+        if !(1..=16384).contains(&self.servers_per_line) {
+            return bad(
+                "servers_per_line",
+                self.servers_per_line.to_string(),
+                "expected an integer in 1..=16384",
+            );
+        }
+        if !(self.arrival_rate > 0.0 && self.arrival_rate <= 1e6) {
+            return bad(
+                "arrival_rate",
+                self.arrival_rate.to_string(),
+                "expected a number in (0, 1e6]",
+            );
+        }
+        if !(self.exit_probability > 0.0 && self.exit_probability <= 1.0) {
+            return bad(
+                "exit_probability",
+                self.exit_probability.to_string(),
+                "expected a number in (0, 1]",
+            );
+        }
+        if !(self.mean_service * TICKS_PER_UNIT >= 1.0 && self.mean_service < 4096.0) {
+            return bad(
+                "mean_service",
+                self.mean_service.to_string(),
+                "expected a number in [2^-20, 4096) (at least one tick)",
+            );
+        }
+        let rho = self.rho();
+        if rho >= 1.0 {
+            return Err(format!(
+                "model.arrival_rate: {} is unstable: every server's utilization ρ = λM/(lines·P_exit) = {}·{}/({}·{}) = {rho} must be below 1",
+                self.arrival_rate,
+                self.arrival_rate,
+                self.mean_service,
+                self.lines,
+                self.exit_probability
+            ));
+        }
+        Ok(())
+    }
+
+    /// Mean sojourn per facility visit for exponential service: M / (1 − ρ).
+    pub fn analytic_sojourn(&self) -> f64 {
+        self.mean_service / (1.0 - self.rho())
+    }
+
+    /// Mean tokens in the system for exponential service: lines · servers · ρ / (1 − ρ).
+    pub fn analytic_tokens_in_system(&self) -> f64 {
+        let rho = self.rho();
+        f64::from(self.facilities()) * rho / (1.0 - rho)
+    }
+
+    /// Mean time from arrival to exit for exponential service: servers · M / (P_exit (1 − ρ))
+    /// (a token passes a line 1/P_exit times on average).
+    pub fn analytic_system_time(&self) -> f64 {
+        f64::from(self.servers_per_line) * self.mean_service
+            / (self.exit_probability * (1.0 - self.rho()))
+    }
+}
+
+/// Philox key word that separates the arrival stream from the tokens' visit streams.
+const ARRIVAL_STREAM: u32 = 0xA221_7A15;
+
+/// The four random words of visit `visit` of the token that arrived `arrival`-th.
+#[inline]
+pub fn visit_words(seed: u64, arrival: u64, visit: u32) -> [u32; 4] {
+    pdes_core::rng::philox4x32_10(
+        [visit, (arrival >> 32) as u32, (seed >> 32) as u32, 0],
+        [arrival as u32, seed as u32],
+    )
+}
+
+/// The four random words of the `arrival`-th external arrival.
+#[inline]
+pub fn arrival_words(seed: u64, arrival: u64) -> [u32; 4] {
+    pdes_core::rng::philox4x32_10(
+        [
+            arrival as u32,
+            (arrival >> 32) as u32,
+            (seed >> 32) as u32,
+            0,
+        ],
+        [ARRIVAL_STREAM, seed as u32],
+    )
+}
+
+/// A uniform choice among `n` from one random word (multiply-high: no modulo bias beyond
+/// 2^-32, and the same integers on every device).
+#[inline]
+pub fn choose(word: u32, n: u32) -> u32 {
+    ((u64::from(word) * u64::from(n)) >> 32) as u32
+}
+
+/// True with probability `p_q32 / 2^32`.
+#[inline]
+pub fn bernoulli(word: u32, p_q32: u64) -> bool {
+    u64::from(word) < p_q32
+}
+
+/// The laws and thresholds of a run, in ticks and fixed point (what every engine uses).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Laws {
+    /// Service time: shift + Exp · scale.
+    pub service: ServiceLaw,
+    /// Mean interarrival time 1/λ, in ticks (below 2^32).
+    pub interarrival: u32,
+    /// P_exit · 2^32.
+    pub exit_q32: u64,
+}
+
+impl Laws {
+    /// The laws of `p` with interval `d` (the shift of shifted service).
+    pub fn new(p: &OpenParams, d: f64) -> Self {
+        Self {
+            service: ServiceLaw::new(p.service, p.mean_service, d),
+            interarrival: ((1.0 / p.arrival_rate) * TICKS_PER_UNIT)
+                .round()
+                .min(f64::from(u32::MAX)) as u32,
+            exit_q32: (p.exit_probability * 4_294_967_296.0).round() as u64,
+        }
+    }
+
+    /// Time between arrival `k - 1` and arrival `k` (word 0 of its words).
+    #[inline]
+    pub fn gap(&self, words: &[u32; 4]) -> Ticks {
+        pdes_core::rng::scale_q27(pdes_core::rng::neg_ln_q27(words[0]), self.interarrival)
+    }
+}
+
+/// The open network in the model registry.
+pub static INFO: crate::model::ModelInfo = crate::model::ModelInfo {
+    kind: "open-network",
+    label: "open network",
+    description: "Open queueing network",
+    about: "The open network of Park & Fishwick (paper 002 §4.2.2): tandem lines of single-server queues fed by Poisson arrivals; after a line a token leaves or is switched to a random line.",
+    teaching_preset: "teaching-open",
+    parse: config::parse,
+    presets: &[
+        (
+            "teaching-open",
+            include_str!("../../../../presets/teaching-open.toml"),
+        ),
+        (
+            "park-fishwick-open",
+            include_str!("../../../../presets/park-fishwick-open.toml"),
+        ),
+        (
+            "park-fishwick-fig3-open",
+            include_str!("../../../../presets/park-fishwick-fig3-open.toml"),
+        ),
+    ],
+    keys: config::KEYS,
+    shader_modules: shaders::modules,
+    verify: verify::checks,
+    verify_once: verify::check_once,
+    cpu_bytes: engine::cpu_bytes,
+    build: engine::build,
+    replicas: None,
+    info: include_str!("info.md"),
+    algorithms: &[
+        crate::model::AlgorithmInfo {
+            name: "sequential",
+            label: "sequential",
+            help: "One event at a time from a priority queue, the external arrivals included: exact, the ground truth.",
+            algorithm: "sequential",
+            timestamps: None,
+            gpu: false,
+            listed: true,
+            exact: true,
+        },
+        crate::model::AlgorithmInfo {
+            name: "window",
+            label: "window",
+            help: "Every event in [t_min, t_min + d) at once; exact with shifted service (no service shorter than d), external arrivals included.",
+            algorithm: "window",
+            timestamps: None,
+            gpu: true,
+            listed: true,
+            exact: true,
+        },
+        crate::model::AlgorithmInfo {
+            name: "interval-original",
+            label: "interval / original",
+            help: "Every event up to the next multiple of d at once, with its own timestamp: causality errors happen.",
+            algorithm: "interval",
+            timestamps: Some("original"),
+            gpu: true,
+            listed: true,
+            exact: false,
+        },
+        crate::model::AlgorithmInfo {
+            name: "interval-boundary",
+            label: "interval / boundary",
+            help: "Park & Fishwick 2009: every event up to the next multiple of d happens at that boundary. Tokens are held longer, so an open network fills up as d grows (paper 002 Fig. 3).",
+            algorithm: "interval",
+            timestamps: Some("boundary"),
+            gpu: true,
+            listed: true,
+            exact: false,
+        },
+    ],
+};

@@ -1,0 +1,160 @@
+//! PHOLD on the CPU: the sequential simulator (a binary heap of pending events; the ground
+//! truth) and the window algorithm's twin of the GPU engine (`shaders/phold.wgsl`): the
+//! same pass over every token per step, the same bound, the same log.
+
+use super::config::{PholdAlgorithm, PholdConfig};
+use super::{Event, Law, NEVER};
+use pdes_core::sim::{Budget, StepRecord, StepTotals};
+use pdes_core::time::Ticks;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// What both simulators hold: every token's pending event and the events counted per LP.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PholdState {
+    /// Token j's pending event.
+    pub events: Vec<Event>,
+    /// Events processed at each LP.
+    pub counts: Vec<u32>,
+}
+
+impl PholdState {
+    /// The initial events of `cfg`.
+    pub fn new(cfg: &PholdConfig) -> Self {
+        use rayon::prelude::*;
+        let law = cfg.law();
+        Self {
+            // on all cores: 2^24 tokens' first draws took most of a GPU run's set-up
+            events: (0..cfg.events_in_flight())
+                .into_par_iter()
+                .map(|j| law.initial(j, cfg.population))
+                .collect(),
+            counts: vec![0; cfg.lps as usize],
+        }
+    }
+
+    /// Sums that any difference in the pending events changes: Σ times (wrapping) and Σ hops.
+    pub fn checksums(&self) -> (u64, u64) {
+        self.events.iter().fold((0u64, 0u64), |(t, h), e| {
+            (t.wrapping_add(e.time), h + u64::from(e.hop))
+        })
+    }
+}
+
+/// A PHOLD simulator on the CPU.
+#[derive(Clone, Debug)]
+pub struct CpuPhold {
+    /// Its configuration.
+    pub config: PholdConfig,
+    /// The state.
+    pub state: PholdState,
+    law: Law,
+    end: Ticks,
+    lookahead: Ticks,
+    /// Sequential only: (time, token) of every pending event.
+    heap: BinaryHeap<Reverse<(Ticks, u32)>>,
+    /// Window only: the least pending time.
+    t_min: Ticks,
+    totals: StepTotals,
+    log: Vec<StepRecord>,
+}
+
+impl CpuPhold {
+    /// The initial state of `cfg` with the simulator its algorithm names.
+    pub fn new(cfg: &PholdConfig) -> Self {
+        let state = PholdState::new(cfg);
+        let heap = match cfg.algorithm {
+            PholdAlgorithm::Sequential => state
+                .events
+                .iter()
+                .enumerate()
+                .map(|(j, e)| Reverse((e.time, j as u32)))
+                .collect(),
+            PholdAlgorithm::Window => BinaryHeap::new(),
+        };
+        let t_min = state.events.iter().map(|e| e.time).min().unwrap_or(NEVER);
+        Self {
+            law: cfg.law(),
+            end: cfg.end_ticks(),
+            lookahead: cfg.lookahead_ticks(),
+            config: cfg.clone(),
+            state,
+            heap,
+            t_min,
+            totals: StepTotals::default(),
+            log: Vec::new(),
+        }
+    }
+
+    /// The least pending event time.
+    pub fn now(&self) -> Ticks {
+        match self.config.algorithm {
+            PholdAlgorithm::Sequential => self.heap.peek().map_or(NEVER, |r| r.0.0),
+            PholdAlgorithm::Window => self.t_min,
+        }
+    }
+
+    /// Runs until the budget is spent or every event before the end time is processed
+    /// (sequential: a step is one event).
+    pub fn advance(&mut self, budget: Budget) {
+        let (limit, mut left) = budget.limits(self.end);
+        let limit = limit.min(self.end);
+        while left > 0 && self.now() < limit {
+            match self.config.algorithm {
+                PholdAlgorithm::Sequential => self.sequential_event(),
+                PholdAlgorithm::Window => self.window_step(),
+            }
+            left -= 1;
+        }
+    }
+
+    fn sequential_event(&mut self) {
+        let Some(Reverse((_, j))) = self.heap.pop() else {
+            return;
+        };
+        let e = self.state.events[j as usize];
+        self.state.counts[e.lp as usize] += 1;
+        let next = self.law.next(j, e);
+        self.state.events[j as usize] = next;
+        self.heap.push(Reverse((next.time, j)));
+        self.totals.record(1, 0);
+    }
+
+    /// One window: every event with t < min(t_min + lookahead, end), then the next t_min.
+    fn window_step(&mut self) {
+        let bound = (self.t_min + self.lookahead).min(self.end);
+        let mut least = NEVER;
+        let mut done = 0u64;
+        for (j, e) in self.state.events.iter_mut().enumerate() {
+            if e.time < bound {
+                self.state.counts[e.lp as usize] += 1;
+                *e = self.law.next(j as u32, *e);
+                done += 1;
+            }
+            least = least.min(e.time);
+        }
+        self.log.push(StepRecord {
+            t_min: self.t_min,
+            bound: bound - 1,
+            events: done,
+            errors: 0,
+        });
+        self.totals.record(done, 0);
+        self.t_min = least;
+    }
+
+    /// Counters so far.
+    pub fn totals(&self) -> &StepTotals {
+        &self.totals
+    }
+
+    /// The window's steps (empty for sequential, whose steps are single events).
+    pub fn log(&self) -> &[StepRecord] {
+        &self.log
+    }
+
+    /// Whether every event before the end time has been processed.
+    pub fn finished(&self) -> bool {
+        self.now() >= self.end
+    }
+}

@@ -1,0 +1,414 @@
+//! The window algorithm for PHOLD on the GPU: two compute passes per step
+//! (`shaders/phold.wgsl`), many steps per submit, the next t_min reduced on the GPU and
+//! never read back per step. The host reads the control block and the batch's step log once
+//! per submit. Twin of the window in [`super::cpu::CpuPhold`], checked against it by
+//! `pdes-lab verify` and the tests.
+
+use super::config::{PholdAlgorithm, PholdConfig};
+use super::cpu::PholdState;
+use super::live::sample;
+use super::summary::Summary;
+use super::{Event, NEVER};
+use bytemuck::{Pod, Zeroable};
+use pdes_core::sim::{Budget, Engine, Report, SimError, StepRecord, StepTotals};
+use pdes_core::time::Ticks;
+use pdes_gpu::Gpu;
+use pdes_gpu::kit::{self, Use, read_buffers};
+use pdes_gpu::shaders::{self, Reductions};
+use pdes_gpu::{LiveEngine, Sample};
+use std::sync::Arc;
+
+/// Threads per workgroup (WG in u64.wgsl).
+const WG: u32 = 256;
+/// Tokens per thread (ITEMS in phold.wgsl).
+const ITEMS: u32 = 4;
+/// Steps per batch at most (the step log's ring holds one batch; read back once).
+const LOG_CAP: u32 = 1024;
+/// Steps per submit within a batch.
+const SUBMIT_STEPS: u32 = 64;
+
+/// The module's WGSL source with reductions `r`.
+pub fn module_source(r: Reductions) -> String {
+    shaders::compose(r, &[shaders::PHILOX, include_str!("shaders/phold.wgsl")])
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+struct Params {
+    tokens: u32,
+    lps: u32,
+    groups: u32,
+    log_cap: u32,
+    seed_lo: u32,
+    seed_hi: u32,
+    remote_all: u32,
+    remote_q: u32,
+    shift: [u32; 2],
+    scale: u32,
+    step_limit: u32,
+    end_t: [u32; 2],
+    limit: [u32; 2],
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+struct Ctl {
+    t_min: [u32; 2],
+    events: [u32; 2],
+    steps: u32,
+    max_events: u32,
+    pad: [u32; 2],
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+struct LogEntry {
+    t_min: [u32; 2],
+    bound: [u32; 2],
+    events: [u32; 2],
+    pad: [u32; 2],
+}
+
+fn split(x: u64) -> [u32; 2] {
+    [x as u32, (x >> 32) as u32]
+}
+
+fn join(w: [u32; 2]) -> u64 {
+    u64::from(w[0]) | (u64::from(w[1]) << 32)
+}
+
+struct Pipelines {
+    layout: wgpu::BindGroupLayout,
+    process: wgpu::ComputePipeline,
+    reduce: wgpu::ComputePipeline,
+}
+
+fn build_pipelines(gpu: &Gpu, r: Reductions) -> Pipelines {
+    let device = &gpu.device;
+    let mut uses = vec![Use::Uniform];
+    uses.extend([Use::ReadWrite; 5]);
+    uses.push(Use::Read);
+    let layout = kit::layout(device, "phold", &uses);
+    let pl = kit::pipeline_layout(device, "phold", &[&layout]);
+    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some("phold"),
+        source: wgpu::ShaderSource::Wgsl(module_source(r).into()),
+    });
+    Pipelines {
+        process: kit::pipeline(device, &pl, &module, "process"),
+        reduce: kit::pipeline(device, &pl, &module, "reduce"),
+        layout,
+    }
+}
+
+/// The window algorithm on the GPU.
+pub struct GpuPhold {
+    gpu: Arc<Gpu>,
+    config: PholdConfig,
+    params: Params,
+    params_buf: wgpu::Buffer,
+    tokens: wgpu::Buffer,
+    counts: wgpu::Buffer,
+    ctl_buf: wgpu::Buffer,
+    log_buf: wgpu::Buffer,
+    bind_group: wgpu::BindGroup,
+    pipelines: Arc<Pipelines>,
+    groups: u32,
+    /// The control block as last read.
+    ctl: Ctl,
+    totals: StepTotals,
+    log: Vec<StepRecord>,
+    /// Bytes of GPU memory the run uses.
+    pub memory_bytes: u64,
+}
+
+impl GpuPhold {
+    /// The initial events of `cfg` on `gpu`, with the best reductions the device offers.
+    pub fn new(gpu: Arc<Gpu>, cfg: &PholdConfig) -> Result<Self, SimError> {
+        let r = Reductions::for_device(&gpu.device);
+        Self::with_reductions(gpu, cfg, r)
+    }
+
+    /// [`GpuPhold::new`] with the given workgroup reductions.
+    pub fn with_reductions(
+        gpu: Arc<Gpu>,
+        cfg: &PholdConfig,
+        reductions: Reductions,
+    ) -> Result<Self, SimError> {
+        if cfg.algorithm == PholdAlgorithm::Sequential {
+            return Err(SimError::Gpu(
+                "run.algorithm: \"sequential\" runs on the CPU only (it is the ground truth); use \"window\" on the GPU".into(),
+            ));
+        }
+        let n = cfg.events_in_flight();
+        let token_bytes = 16 * u64::from(n);
+        if token_bytes > gpu.max_storage_buffer() {
+            return Err(SimError::TooLarge(format!(
+                "model.lps × model.population: {n} events need a {token_bytes}-byte buffer; this adapter allows {} bytes per buffer",
+                gpu.max_storage_buffer()
+            )));
+        }
+        let groups = n.div_ceil(WG * ITEMS);
+        let law = cfg.law();
+        let params = Params {
+            tokens: n,
+            lps: cfg.lps,
+            groups,
+            log_cap: LOG_CAP,
+            seed_lo: cfg.seed as u32,
+            seed_hi: (cfg.seed >> 32) as u32,
+            remote_all: u32::from(law.remote_q >= 1 << 32),
+            remote_q: law.remote_q.min(u64::from(u32::MAX)) as u32,
+            shift: split(law.delay.shift),
+            scale: law.delay.scale,
+            step_limit: 0,
+            end_t: split(cfg.end_ticks()),
+            limit: [0; 2],
+        };
+        let init = PholdState::new(cfg);
+        let records: Vec<[u32; 4]> = init
+            .events
+            .iter()
+            .map(|e| {
+                let t = split(e.time);
+                [t[0], t[1], e.lp, e.hop]
+            })
+            .collect();
+        let t0 = init.events.iter().map(|e| e.time).min().unwrap_or(NEVER);
+        let ctl = Ctl {
+            t_min: split(t0),
+            events: [0; 2],
+            steps: 0,
+            max_events: 0,
+            pad: [0; 2],
+        };
+        let (rows, cols) = cfg.grid();
+        let cells = u64::from(rows) * u64::from(cols);
+        let device = &gpu.device;
+        let oom = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let storage = kit::STORAGE_RW;
+        let init =
+            |label: &str, contents: &[u8], usage| kit::buffer_init(device, label, contents, usage);
+        let params_buf = init(
+            "phold params",
+            bytemuck::bytes_of(&params),
+            wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+        );
+        let tokens = init("phold tokens", bytemuck::cast_slice(&records), storage);
+        let counts = init("phold counts", &vec![0u8; 8 * cells as usize], storage);
+        let partial = init("phold partial", &vec![0u8; 16 * groups as usize], storage);
+        let ctl_buf = init("phold ctl", bytemuck::bytes_of(&ctl), storage);
+        let log_buf = init(
+            "phold log",
+            &vec![0u8; std::mem::size_of::<LogEntry>() * LOG_CAP as usize],
+            storage,
+        );
+        let ln = init(
+            "phold ln table",
+            bytemuck::cast_slice(&pdes_core::rng::LN_TABLE[..]),
+            wgpu::BufferUsages::STORAGE,
+        );
+        if let Some(e) = pollster::block_on(oom.pop()) {
+            return Err(SimError::Gpu(format!(
+                "out of GPU memory allocating {token_bytes} bytes of events: {e}"
+            )));
+        }
+        // The uploads above reach the device with the next submit: read the control block
+        // back now, so that they happen in set-up (as the torus's build does) and the first
+        // batch times stepping only (on the H100 it otherwise carried ~16 ms, bench/NOTES.md).
+        pdes_gpu::read_ranges(&gpu, &[(&ctl_buf, 0, std::mem::size_of::<Ctl>() as u64)])?;
+        let pipelines = gpu.cached(&format!("phold pipelines, {reductions:?}"), || {
+            build_pipelines(&gpu, reductions)
+        });
+        let bind_group = kit::bind_group(
+            device,
+            "phold",
+            &pipelines.layout,
+            &[
+                &params_buf,
+                &tokens,
+                &counts,
+                &partial,
+                &ctl_buf,
+                &log_buf,
+                &ln,
+            ],
+        );
+        Ok(Self {
+            memory_bytes: token_bytes + 8 * cells + 16 * u64::from(groups),
+            gpu,
+            config: cfg.clone(),
+            params,
+            params_buf,
+            tokens,
+            counts,
+            ctl_buf,
+            log_buf,
+            bind_group,
+            pipelines,
+            groups,
+            ctl,
+            totals: StepTotals::default(),
+            log: Vec::new(),
+        })
+    }
+
+    /// Queues `steps` steps (two passes each), submitted every [`SUBMIT_STEPS`], then reads
+    /// the control block and the batch's log entries back. Returns the steps taken.
+    fn batch(&mut self, steps: u32) -> Result<u32, SimError> {
+        let t0 = std::time::Instant::now();
+        let stamps = kit::BatchStamps::new(&self.gpu, "phold batch");
+        let p = &self.pipelines;
+        let groups = self.groups;
+        let encode = kit::submit_steps(
+            &self.gpu,
+            &self.bind_group,
+            steps,
+            SUBMIT_STEPS,
+            stamps.as_ref(),
+            |pass| {
+                pass.set_pipeline(&p.process);
+                pass.dispatch_workgroups(groups, 1, 1);
+                pass.set_pipeline(&p.reduce);
+                pass.dispatch_workgroups(1, 1, 1);
+            },
+        );
+        let mut ranges = vec![
+            (&self.ctl_buf, 0, std::mem::size_of::<Ctl>() as u64),
+            (&self.log_buf, 0, self.log_buf.size()),
+        ];
+        if let Some(s) = &stamps {
+            ranges.push(s.range());
+        }
+        let bytes = pdes_gpu::read_ranges(&self.gpu, &ranges)?;
+        if stamps.is_some() {
+            kit::BatchStamps::report(
+                &self.gpu,
+                &bytes[2],
+                u64::from(steps),
+                encode,
+                t0.elapsed().as_secs_f64(),
+            );
+        }
+        let ctl: Ctl = bytemuck::pod_read_unaligned(&bytes[0]);
+        let ring: &[LogEntry] = bytemuck::cast_slice(&bytes[1]);
+        for s in self.ctl.steps..ctl.steps {
+            let e = ring[(s % LOG_CAP) as usize];
+            let events = join(e.events);
+            self.totals.record(events, 0);
+            self.log.push(StepRecord {
+                t_min: join(e.t_min),
+                bound: join(e.bound),
+                events,
+                errors: 0,
+            });
+        }
+        let taken = ctl.steps - self.ctl.steps;
+        self.ctl = ctl;
+        Ok(taken)
+    }
+
+    /// The pending events and the per-LP counts as they stand on the GPU.
+    pub fn download_state(&self) -> Result<PholdState, SimError> {
+        let bytes = read_buffers(&self.gpu, &[&self.tokens, &self.counts])?;
+        let records: &[[u32; 4]] = bytemuck::cast_slice(&bytes[0]);
+        let counts: &[[u32; 2]] = bytemuck::cast_slice(&bytes[1]);
+        Ok(PholdState {
+            events: records
+                .iter()
+                .map(|w| Event {
+                    time: join([w[0], w[1]]),
+                    lp: w[2],
+                    hop: w[3],
+                })
+                .collect(),
+            counts: counts[..self.config.lps as usize]
+                .iter()
+                .map(|c| c[0])
+                .collect(),
+        })
+    }
+
+    /// Events processed at LP `lp` so far (8 bytes read back: the hover and the inspector).
+    pub fn lp_events(&self, lp: u32) -> Result<u32, SimError> {
+        let bytes = pdes_gpu::read_ranges(&self.gpu, &[(&self.counts, 8 * u64::from(lp), 8)])?;
+        let w: [u32; 2] = bytemuck::pod_read_unaligned(&bytes[0]);
+        Ok(w[0])
+    }
+
+    /// Its configuration.
+    pub fn config(&self) -> &PholdConfig {
+        &self.config
+    }
+}
+
+impl Engine for GpuPhold {
+    fn advance(&mut self, budget: Budget) -> Result<(), SimError> {
+        let end = self.config.end_ticks();
+        let (limit, mut left) = budget.limits(end);
+        let lookahead = self.config.lookahead_ticks();
+        while left > 0 && join(self.ctl.t_min) < limit {
+            // each step moves t_min past t_min + lookahead (or to the end), so no more than
+            // this many can be due: queueing more would only add idle dispatches
+            let most = (limit - join(self.ctl.t_min)).div_ceil(lookahead) + 1;
+            let steps = left.min(most).min(u64::from(LOG_CAP)) as u32;
+            self.params.limit = split(limit);
+            self.params.step_limit = self.ctl.steps + steps;
+            self.gpu
+                .queue
+                .write_buffer(&self.params_buf, 0, bytemuck::bytes_of(&self.params));
+            let taken = self.batch(steps)?;
+            left -= u64::from(taken);
+            if taken < steps {
+                break;
+            }
+        }
+        Ok(())
+    }
+    fn now(&self) -> Ticks {
+        join(self.ctl.t_min).min(self.config.end_ticks())
+    }
+    fn finished(&self) -> bool {
+        join(self.ctl.t_min) >= self.config.end_ticks()
+    }
+    fn totals(&self) -> StepTotals {
+        self.totals.clone()
+    }
+    fn step_log(&self) -> &[StepRecord] {
+        &self.log
+    }
+    fn report(&mut self) -> Result<Report, SimError> {
+        let state = self.download_state()?;
+        Ok(Report::of(&Summary::new(
+            &self.config,
+            "gpu",
+            &state,
+            &self.totals,
+        )))
+    }
+}
+
+impl LiveEngine for GpuPhold {
+    fn runs_on(&self) -> &'static str {
+        "gpu"
+    }
+    fn gpu_memory_bytes(&self) -> u64 {
+        self.memory_bytes
+    }
+    fn write_display(&self, _gpu: &Gpu, buf: &wgpu::Buffer) {
+        // the counters are laid out as heatmap words (count, 0): one copy, no readback
+        let mut enc = self.gpu.device.create_command_encoder(&Default::default());
+        enc.copy_buffer_to_buffer(&self.counts, 0, buf, 0, self.counts.size().min(buf.size()));
+        self.gpu.queue.submit([enc.finish()]);
+    }
+    fn display_words(&self) -> Result<Vec<[u32; 2]>, SimError> {
+        let bytes = read_buffers(&self.gpu, &[&self.counts])?;
+        Ok(bytemuck::cast_slice(&bytes[0]).to_vec())
+    }
+    fn sample(&self, now: Ticks) -> Result<Sample, SimError> {
+        Ok(sample(now, &self.totals))
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}

@@ -1,0 +1,98 @@
+//! PHOLD's engines as the command line and the window see them: the CPU engine over either
+//! simulator, heatmap words (events per LP), plot samples, and the constructor the registry
+//! lists.
+
+use super::config::PholdConfig;
+use super::cpu::CpuPhold;
+use super::gpu::GpuPhold;
+use super::summary::Summary;
+use crate::config::Config;
+use pdes_core::sim::{Budget, Engine, Report, SimError, StepRecord, StepTotals};
+use pdes_core::time::{Ticks, to_units};
+use pdes_gpu::Gpu;
+use pdes_gpu::{LiveEngine, Sample};
+use std::sync::Arc;
+
+/// The registry's constructor: the GPU engine when `device` is given, else the CPU one.
+pub fn build(config: &Config, device: Option<Arc<Gpu>>) -> Result<Box<dyn LiveEngine>, SimError> {
+    let Some(c) = config.get::<PholdConfig>() else {
+        return Err(SimError::Gpu("not a PHOLD configuration".into()));
+    };
+    Ok(match device {
+        Some(g) => Box::new(GpuPhold::new(g, c)?),
+        None => Box::new(CpuPhold::new(c)),
+    })
+}
+
+/// The registry's CPU memory estimate: a 16-byte event and a heap entry per token, a
+/// counter per LP (the step log grows by 32 bytes a step).
+pub fn cpu_bytes(config: &Config) -> u64 {
+    config.get::<PholdConfig>().map_or(0, |c| {
+        u64::from(c.events_in_flight()) * 32 + u64::from(c.lps) * 4
+    })
+}
+
+/// A plot sample from the step counters.
+pub fn sample(now: Ticks, t: &StepTotals) -> Sample {
+    Sample {
+        time: to_units(now),
+        steps: t.steps,
+        events: t.events,
+        ..Sample::default()
+    }
+}
+
+/// Heatmap words: the events of each LP (the grid's last cells, past the LPs, stay 0).
+fn words(e: &CpuPhold) -> Vec<[u32; 2]> {
+    let (rows, cols) = e.config.grid();
+    let mut w: Vec<[u32; 2]> = e.state.counts.iter().map(|&c| [c, 0]).collect();
+    w.resize((rows * cols) as usize, [0, 0]);
+    w
+}
+
+impl Engine for CpuPhold {
+    fn advance(&mut self, budget: Budget) -> Result<(), SimError> {
+        CpuPhold::advance(self, budget);
+        Ok(())
+    }
+    fn now(&self) -> Ticks {
+        CpuPhold::now(self).min(self.config.end_ticks())
+    }
+    fn finished(&self) -> bool {
+        CpuPhold::finished(self)
+    }
+    fn totals(&self) -> StepTotals {
+        CpuPhold::totals(self).clone()
+    }
+    fn step_log(&self) -> &[StepRecord] {
+        self.log()
+    }
+    fn report(&mut self) -> Result<Report, SimError> {
+        Ok(Report::of(&Summary::new(
+            &self.config,
+            "cpu",
+            &self.state,
+            CpuPhold::totals(self),
+        )))
+    }
+}
+
+impl LiveEngine for CpuPhold {
+    fn runs_on(&self) -> &'static str {
+        "cpu"
+    }
+    fn write_display(&self, gpu: &Gpu, buf: &wgpu::Buffer) {
+        let mut w = words(self);
+        w.resize((buf.size() / 8) as usize, [0, 0]);
+        gpu.queue.write_buffer(buf, 0, bytemuck::cast_slice(&w));
+    }
+    fn display_words(&self) -> Result<Vec<[u32; 2]>, SimError> {
+        Ok(words(self))
+    }
+    fn sample(&self, now: Ticks) -> Result<Sample, SimError> {
+        Ok(sample(now, CpuPhold::totals(self)))
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}

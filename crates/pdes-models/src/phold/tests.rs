@@ -1,0 +1,110 @@
+//! PHOLD on the CPU: the window reproduces sequential; the model's laws.
+
+use super::config::{PholdAlgorithm, PholdConfig};
+use super::cpu::CpuPhold;
+use pdes_core::sim::Budget;
+
+fn config(sets: &[&str]) -> PholdConfig {
+    crate::preset::config_with("teaching-phold", sets)
+        .unwrap()
+        .get::<PholdConfig>()
+        .unwrap()
+        .clone()
+}
+
+fn run(cfg: &PholdConfig, algorithm: PholdAlgorithm) -> CpuPhold {
+    let mut c = cfg.clone();
+    c.algorithm = algorithm;
+    let mut e = CpuPhold::new(&c);
+    e.advance(Budget::Finish);
+    e
+}
+
+#[test]
+fn the_window_reproduces_the_sequential_run_event_for_event() {
+    for sets in [
+        &["model.lps=777", "model.population=3", "run.end_time=40"][..],
+        &[
+            "model.lps=100",
+            "model.remote=0.2",
+            "model.lookahead=0.5",
+            "model.mean=0.3",
+            "run.end_time=60",
+            "run.seed=9",
+        ][..],
+        &["model.lps=50", "model.remote=0", "run.end_time=30"][..],
+    ] {
+        let cfg = config(sets);
+        let (seq, win) = (
+            run(&cfg, PholdAlgorithm::Sequential),
+            run(&cfg, PholdAlgorithm::Window),
+        );
+        assert_eq!(seq.state, win.state, "{sets:?}");
+        assert_eq!(seq.totals().events, win.totals().events);
+        assert!(
+            win.totals().events > 1000,
+            "{sets:?}: {}",
+            win.totals().events
+        );
+        assert!(
+            win.totals().steps < seq.totals().steps,
+            "the window batches events"
+        );
+        // every step's events lie in its window: the log's bounds are t_min + lookahead − 1
+        let la = cfg.lookahead_ticks();
+        for r in win.log() {
+            assert!(r.bound < r.t_min + la);
+        }
+    }
+}
+
+#[test]
+fn every_event_is_a_hop_and_none_is_lost() {
+    let cfg = config(&["model.lps=300", "model.population=4", "run.end_time=50"]);
+    let e = run(&cfg, PholdAlgorithm::Window);
+    let (_, hops) = e.state.checksums();
+    let tokens = u64::from(cfg.events_in_flight());
+    // each token starts at hop 1 (its first draw placed it): hops = events + tokens
+    assert_eq!(hops, e.totals().events + tokens);
+    assert_eq!(e.state.events.len() as u64, tokens);
+    let counted: u64 = e.state.counts.iter().map(|&c| u64::from(c)).sum();
+    assert_eq!(counted, e.totals().events);
+    // every pending event is at or past the end
+    assert!(e.state.events.iter().all(|x| x.time >= cfg.end_ticks()));
+}
+
+#[test]
+fn the_event_rate_approaches_its_long_run_value_and_remote_zero_stays_home() {
+    let cfg = config(&["model.lps=2000", "run.end_time=400"]);
+    let e = run(&cfg, PholdAlgorithm::Window);
+    let rate = e.totals().events as f64 / (2000.0 * 400.0);
+    let want = cfg.event_rate_per_lp();
+    assert!((rate / want - 1.0).abs() < 0.01, "{rate} against {want}");
+    let home = config(&[
+        "model.lps=64",
+        "model.population=2",
+        "model.remote=0",
+        "run.end_time=50",
+    ]);
+    let e = run(&home, PholdAlgorithm::Window);
+    for (j, x) in e.state.events.iter().enumerate() {
+        assert_eq!(x.lp, j as u32 / 2, "token {j} left its LP");
+    }
+}
+
+#[test]
+fn bad_values_are_refused_with_the_key_and_the_range() {
+    for (set, key) in [
+        ("model.lps=0", "model.lps"),
+        ("model.remote=1.5", "model.remote"),
+        ("model.lookahead=0", "model.lookahead"),
+        ("model.population=2000", "model.population"),
+        ("run.algorithm=\"interval\"", "run.algorithm"),
+    ] {
+        let err = crate::preset::config_with("teaching-phold", &[set]).unwrap_err();
+        assert!(
+            err.contains(key) && err.contains("expected"),
+            "{set}: {err}"
+        );
+    }
+}

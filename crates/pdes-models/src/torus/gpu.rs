@@ -1,0 +1,1069 @@
+//! The torus network on the GPU: the window and interval steps of `models::torus::stepped`, run as
+//! compute passes over state that never leaves the device.
+//!
+//! One step is two dependent dispatches in one compute pass. The facilities are cut
+//! into segments of 2048 or 4096 (one scan workgroup each; `scan_items` below chooses by
+//! size and load); workgroup w of every pass works on segment w.
+//! 1. `scan_depart` first closes the step before (the next t_min from one atomic offset
+//!    into which every workgroup folded its least departure, the step's counters) and plans
+//!    its own bound — every workgroup for itself (torus_plan.wgsl says how that stays
+//!    race-free) —, then reads every departure time of its segment once (the only read of
+//!    all K facilities), lists the departing ones in shared memory, the others feed the
+//!    segment's minimum, and then processes the list: complete the service, put the token
+//!    in the destination's mailbox, start the next queued one, list the destination once;
+//! 2. `arrive` spreads the segment's receivers over its threads: sort and accept.
+//!
+//! A batch of steps begins with `resume` and ends with `finish_step` (one workgroup per
+//! replica), which closes its last step, so that the host reads a closed step.
+//!
+//! No indirect dispatch; the global atomics are the mailboxes' announcement masks and
+//! one per workgroup per pass on the step's accumulators.
+//!
+//! The bound, the counters and the stop condition live on the GPU (`ctl`), so many steps
+//! are encoded per submit (the next batch while the GPU runs the current one) and the CPU
+//! reads back only `ctl` and the step log per batch.
+//!
+//! Memory per facility at P = 1: departure time (8), the facility record (32), the mailbox
+//! (32), the error step and the receiver list (2 × 4), the token record (arrival, next,
+//! visits: 16): 96 bytes (plus 80 bytes per segment); interval/original adds
+//! the last arrival time (8) for causality detection.
+
+use crate::queueing::{Algorithm, Timestamps};
+use crate::torus::config::TorusConfig;
+use crate::torus::state::{Facility, NONE, Token, TorusState};
+use crate::torus::stats::{self, Measures, Summary};
+use bytemuck::{Pod, Zeroable};
+use pdes_core::rng::LN_TABLE;
+use pdes_core::sim::{Budget, Engine, SimError, StepRecord, StepTotals};
+use pdes_core::time::{Ticks, to_ticks};
+use pdes_gpu::Gpu;
+use pdes_gpu::kit::{self, Use, join, read_buffers, split};
+use pdes_gpu::read_ranges;
+use pdes_gpu::shaders::Reductions;
+use pdes_gpu::stepped::{
+    self, LOG_BYTES, LOG_LEN, MAX_BATCH, PHASE_DONE, ScanItems, StepCtl, StepPipelines, SteppedGpu,
+};
+use std::sync::Arc;
+
+/// Threads per workgroup (WG in u64.wgsl).
+const WG: u64 = pdes_gpu::stepped::SCAN_THREADS;
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+struct Params {
+    rows: u32,
+    cols: u32,
+    k: u32,
+    n_wg: u32,
+    seed_lo: u32,
+    seed_hi: u32,
+    rule: u32,
+    log_len: u32,
+    d: [u32; 2],
+    end_t: [u32; 2],
+    shift: [u32; 2],
+    scale: u32,
+    k1: u32,
+    n_wg1: u32,
+    tok1: u32,
+    replicas: u32,
+    pad0: u32,
+    warmup: [u32; 2],
+    pad1: [u32; 2],
+}
+
+/// One replica's step control block (Ctl in common.wgsl): the shared head and the
+/// replica's seed.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
+struct Ctl {
+    head: StepCtl,
+    seed: [u32; 2],
+    pad: [u32; 2],
+}
+
+/// The scan's segment length for `facilities` in all of `cfg`: the longer segments where
+/// [`ScanItems::for_facilities`] takes them, unless a 4096-facility segment could then list
+/// more departures per step than its 256 threads take in one round (a facility departs at
+/// most once per mean service time, so at most 4096 · d / mean per step): at d = 2 on the
+/// headline they made the step 3% dearer (bench/NOTES.md), at d ≤ mean / 16 they pay.
+fn scan_items(cfg: &TorusConfig, facilities: u64) -> ScanItems {
+    let items = ScanItems::for_facilities(facilities);
+    let most_per_segment = ScanItems::SIXTEEN.segment() as f64 * cfg.run.d / cfg.model.mean_service;
+    if items == ScanItems::SIXTEEN && most_per_segment > pdes_gpu::stepped::SCAN_THREADS as f64 {
+        ScanItems::EIGHT
+    } else {
+        items
+    }
+}
+
+/// Bytes of GPU memory a torus run of `cfg` needs, by buffer: (name, bytes).
+pub fn memory_plan(cfg: &TorusConfig) -> Vec<(&'static str, u64)> {
+    let items = scan_items(cfg, u64::from(cfg.model.facilities()));
+    memory_plan_of(cfg, 1, items)
+}
+
+/// [`memory_plan`] for `replicas` runs of `cfg` side by side, with segments of `items`.
+fn memory_plan_of(cfg: &TorusConfig, replicas: u64, items: ScanItems) -> Vec<(&'static str, u64)> {
+    let k = replicas * u64::from(cfg.model.facilities());
+    let n = replicas * u64::from(cfg.model.tokens());
+    let n_wg = replicas * u64::from(cfg.model.facilities()).div_ceil(items.segment());
+    let original =
+        cfg.run.algorithm == Algorithm::Interval && cfg.run.timestamps == Timestamps::Original;
+    vec![
+        ("departure times", 8 * k),
+        ("error steps", 4 * k),
+        ("last arrivals", if original { 8 * k } else { 8 }),
+        ("facility records", 32 * k),
+        ("mailboxes", 32 * k),
+        ("receiver list", 4 * k),
+        ("token records", 16 * n),
+        ("segment minima", 2 * (8 * n_wg + 16 * n_wg)),
+        ("segment sums", 32 * n_wg),
+        ("segment counts", 16 * n_wg),
+        ("step log", replicas * LOG_BYTES),
+        ("ln table", 4 * 1025),
+    ]
+}
+
+/// Checks that a run fits the device: every buffer within the binding limit, the dispatch
+/// within the workgroup limit. The error names the buffer, the size and the limit.
+pub fn check_fits(gpu: &Gpu, cfg: &TorusConfig) -> Result<u64, SimError> {
+    let items = scan_items(cfg, u64::from(cfg.model.facilities()));
+    check_fits_of(gpu, cfg, 1, items)
+}
+
+/// [`check_fits`] for `replicas` runs of `cfg` side by side, with segments of `items`.
+fn check_fits_of(
+    gpu: &Gpu,
+    cfg: &TorusConfig,
+    replicas: u64,
+    items: ScanItems,
+) -> Result<u64, SimError> {
+    let what = if replicas == 1 {
+        format!("{}×{}", cfg.model.rows, cfg.model.cols)
+    } else {
+        format!(
+            "{replicas} replicas of {}×{}",
+            cfg.model.rows, cfg.model.cols
+        )
+    };
+    let total = stepped::check_fits(gpu, &what, &memory_plan_of(cfg, replicas, items))?;
+    let n_wg = replicas * u64::from(cfg.model.facilities()).div_ceil(items.segment());
+    if n_wg > u64::from(gpu.limits.max_compute_workgroups_per_dimension) {
+        return Err(SimError::Gpu(format!(
+            "{} facilities need {n_wg} workgroups, above this adapter's limit of {}",
+            replicas * u64::from(cfg.model.facilities()),
+            gpu.limits.max_compute_workgroups_per_dimension
+        )));
+    }
+    Ok(total)
+}
+
+struct Buffers {
+    params: wgpu::Buffer,
+    ctl: wgpu::Buffer,
+    dep: wgpu::Buffer,
+    err_step: wgpu::Buffer,
+    last_arr: wgpu::Buffer,
+    fac: wgpu::Buffer,
+    mail: wgpu::Buffer,
+    tok: wgpu::Buffer,
+    scan_min: wgpu::Buffer,
+    wg_acc: wgpu::Buffer,
+    part_min: wgpu::Buffer,
+    ln_table: wgpu::Buffer,
+    steplog: wgpu::Buffer,
+    seg_count: wgpu::Buffer,
+    dep_list: wgpu::Buffer,
+    recv_list: wgpu::Buffer,
+    step_acc: wgpu::Buffer,
+}
+
+struct Pipelines {
+    layout: wgpu::BindGroupLayout,
+    display: wgpu::ComputePipeline,
+    display_layout: wgpu::BindGroupLayout,
+    step: StepPipelines,
+}
+
+/// Statistics cheap enough to read every few frames: sums over completed services only
+/// (a service in progress counts when it ends), so utilization from them lags slightly.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct LiveStats {
+    /// Simulated time reached (ticks).
+    pub time: Ticks,
+    /// Events processed.
+    pub events: u64,
+    /// Sums over completed services from the warm-up on.
+    pub sums: Accumulated,
+    /// Causality errors so far.
+    pub causality_errors: u64,
+}
+
+/// Dispatches per step (a batch adds `resume` before and `finish_step` after its steps).
+pub const PASSES: usize = 2;
+/// Their names, in order.
+pub const PASS_NAMES: [&str; PASSES] = ["scan_depart", "arrive"];
+/// Most steps in one profiled batch (a query set holds at most 4096 timestamps).
+const MAX_PROFILED_BATCH: u64 = 1000;
+
+/// GPU time spent in each pass of the step, from timestamp queries.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct PassProfile {
+    /// Nanoseconds in each dispatch of the step ([`PASS_NAMES`]), summed over the profiled steps.
+    pub pass_ns: [f64; PASSES],
+    /// Steps profiled.
+    pub steps: u64,
+}
+
+impl PassProfile {
+    /// Mean microseconds per step of each pass.
+    pub fn us_per_step(&self) -> [f64; PASSES] {
+        let n = self.steps.max(1) as f64;
+        self.pass_ns.map(|ns| ns / n / 1000.0)
+    }
+}
+
+/// The GPU torus engine: one run, or several runs of one configuration with different
+/// seeds side by side ([`GpuTorus::replicas`]).
+pub struct GpuTorus {
+    gpu: Arc<Gpu>,
+    config: TorusConfig,
+    end: Ticks,
+    n_wg: u32,
+    buffers: Buffers,
+    pipelines: Arc<Pipelines>,
+    bind_group: wgpu::BindGroup,
+    /// The seed of each replica (one for a single run).
+    seeds: Vec<u64>,
+    /// Each replica's control block as last read back.
+    ctls: Vec<Ctl>,
+    /// Their summary for the batch loop: replica 0's, with the least advanced phase and
+    /// the most steps of all (see [`SteppedGpu::control_blocks`]).
+    ctl: StepCtl,
+    /// Each replica's step log.
+    logs: Vec<Vec<StepRecord>>,
+    batch: u64,
+    profile: Option<PassProfile>,
+    /// The next full batch, encoded while the GPU ran the previous one: (steps, commands).
+    prepared: Option<(u64, wgpu::CommandBuffer)>,
+    /// Bytes of GPU memory the run uses.
+    pub memory_bytes: u64,
+}
+
+impl GpuTorus {
+    /// Uploads the initial state of `cfg` (window or interval) and prepares the passes,
+    /// with subgroup reductions where the device has them (the environment variable
+    /// `PDES_GPU_REDUCTIONS=portable` forces the shared-memory ones, for benchmarks).
+    pub fn new(gpu: Arc<Gpu>, cfg: &TorusConfig) -> Result<Self, SimError> {
+        let reductions = Reductions::for_device(&gpu.device);
+        Self::with_reductions(gpu, cfg, reductions)
+    }
+
+    /// As [`GpuTorus::new`], with the workgroup reductions chosen by the caller (tests and
+    /// benchmarks compare both; `Subgroup` needs the SUBGROUP feature).
+    pub fn with_reductions(
+        gpu: Arc<Gpu>,
+        cfg: &TorusConfig,
+        reductions: Reductions,
+    ) -> Result<Self, SimError> {
+        let items = scan_items(cfg, u64::from(cfg.model.facilities()));
+        Self::build(gpu, cfg, reductions, &[cfg.run.seed], items)
+    }
+
+    /// As [`GpuTorus::with_reductions`], with the scan's facilities per thread chosen by the
+    /// caller instead of by size (tests run both segment lengths on small tori; benchmarks
+    /// compare them).
+    pub fn with_scan_items(
+        gpu: Arc<Gpu>,
+        cfg: &TorusConfig,
+        reductions: Reductions,
+        items: ScanItems,
+    ) -> Result<Self, SimError> {
+        Self::build(gpu, cfg, reductions, &[cfg.run.seed], items)
+    }
+
+    /// Runs of `cfg` with each of `seeds` (its `run.seed` replaced), side by side in one set
+    /// of buffers and one sequence of dispatches: every replica has its own control block,
+    /// step bound and step log, so each gives exactly the run it would give alone, while
+    /// the per-step cost (dispatches, the plan's latency) is paid once for all. Needs a
+    /// multiple of the scan's segment (2048 or 4096 facilities, chosen by the total size
+    /// and the load) per torus when there are several seeds.
+    pub fn replicas(gpu: Arc<Gpu>, cfg: &TorusConfig, seeds: &[u64]) -> Result<Self, SimError> {
+        let reductions = Reductions::for_device(&gpu.device);
+        let total = u64::from(cfg.model.facilities()) * seeds.len() as u64;
+        Self::build(gpu, cfg, reductions, seeds, scan_items(cfg, total))
+    }
+
+    /// Whether [`GpuTorus::replicas`] takes `cfg` with any number of seeds (a multiple of
+    /// the longest segment per torus fits every segment length).
+    pub fn can_replicate(cfg: &TorusConfig) -> bool {
+        u64::from(cfg.model.facilities()).is_multiple_of(ScanItems::LONGEST_SEGMENT)
+            && cfg.run.step_rule().is_some()
+    }
+
+    fn build(
+        gpu: Arc<Gpu>,
+        cfg: &TorusConfig,
+        reductions: Reductions,
+        seeds: &[u64],
+        items: ScanItems,
+    ) -> Result<Self, SimError> {
+        let replicas = seeds.len() as u32;
+        if replicas == 0 {
+            return Err(SimError::Gpu("replicas: no seeds given".into()));
+        }
+        let segment = items.segment();
+        if replicas > 1 && !u64::from(cfg.model.facilities()).is_multiple_of(segment) {
+            return Err(SimError::Gpu(format!(
+                "replicas: {} facilities per torus is not a multiple of {segment} (one scan segment)",
+                cfg.model.facilities()
+            )));
+        }
+        let Some(step_rule) = cfg.run.step_rule() else {
+            return Err(SimError::Gpu(
+                "sequential runs on the CPU only (it is the one-event-at-a-time reference); use --engine cpu".into(),
+            ));
+        };
+        let rule = step_rule.gpu_code();
+        let memory_bytes = check_fits_of(&gpu, cfg, u64::from(replicas), items)?;
+        let k1 = cfg.model.facilities();
+        let tok1 = cfg.model.tokens();
+        let n_wg1 = u64::from(k1).div_ceil(segment) as u32;
+        let k = u64::from(k1) * u64::from(replicas);
+        let n_wg = n_wg1 * replicas;
+        let state = replicated_state(cfg, seeds);
+        let original = rule == 1;
+        let law = cfg.service_law();
+        let end = cfg.end_ticks();
+        let params = Params {
+            rows: cfg.model.rows,
+            cols: cfg.model.cols,
+            k: k as u32,
+            n_wg,
+            seed_lo: cfg.run.seed as u32,
+            seed_hi: (cfg.run.seed >> 32) as u32,
+            rule,
+            log_len: LOG_LEN,
+            d: split(to_ticks(cfg.run.d)),
+            end_t: split(end),
+            shift: split(law.shift),
+            scale: law.scale,
+            k1,
+            n_wg1,
+            tok1,
+            replicas,
+            pad0: 0,
+            warmup: split(cfg.run.warmup_ticks()),
+            pad1: [0; 2],
+        };
+        let ctls: Vec<Ctl> = seeds
+            .iter()
+            .map(|&seed| Ctl {
+                seed: split(seed),
+                ..Ctl::default()
+            })
+            .collect();
+        let device = &gpu.device;
+        let oom = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let storage = pdes_gpu::kit::STORAGE_RW;
+        let init = |label: &str, contents: &[u8], usage| {
+            pdes_gpu::kit::buffer_init(device, label, contents, usage)
+        };
+        let fs = &state.facilities;
+        let buffers = Buffers {
+            params: init(
+                "params",
+                bytemuck::bytes_of(&params),
+                wgpu::BufferUsages::UNIFORM,
+            ),
+            // the host's blocks, then the arrive pass's copies (torus_plan.wgsl)
+            ctl: init("ctl", bytemuck::cast_slice(&ctls.repeat(2)), storage),
+            dep: init(
+                "dep",
+                bytemuck::cast_slice(&departure_words(&state)),
+                storage,
+            ),
+            err_step: init("err_step", &vec![0u8; 4 * k as usize], storage),
+            last_arr: if original {
+                init(
+                    "last_arr",
+                    bytemuck::cast_slice(
+                        &fs.iter().map(|f| split(f.last_arrival)).collect::<Vec<_>>(),
+                    ),
+                    storage,
+                )
+            } else {
+                init("last_arr (unused)", &[0u8; 8], storage)
+            },
+            // the facility records of common.wgsl (struct Fac)
+            fac: init("fac", bytemuck::cast_slice(&fac_words(&state)), storage),
+            // per facility: four directions' tokens (NONE; read only where the mask says),
+            // the mask of the directions announced this step, unused
+            mail: init(
+                "mail",
+                bytemuck::cast_slice(&[NONE, NONE, NONE, NONE, 0, 0, 0, 0].repeat(k as usize)),
+                storage,
+            ),
+            tok: init("tok", bytemuck::cast_slice(&token_words(&state)), storage),
+            // two sets, by step parity (torus_plan.wgsl)
+            scan_min: init("scan_min", &vec![0u8; 2 * 8 * n_wg as usize], storage),
+            wg_acc: init("wg_acc", &vec![0u8; 32 * n_wg as usize], storage),
+            // NEVER: a reduction before the first step must not see a zero minimum
+            part_min: init("part_min", &vec![0xffu8; 2 * 16 * n_wg as usize], storage),
+            ln_table: init("ln_table", bytemuck::cast_slice(&LN_TABLE[..]), storage),
+            steplog: init(
+                "steplog",
+                &vec![0u8; (LOG_BYTES * u64::from(replicas)) as usize],
+                storage,
+            ),
+            seg_count: init("seg_count", &vec![0u8; 16 * n_wg as usize], storage),
+            // unused by the torus (its scan departs in the same workgroup); the shared scan
+            // module still declares it
+            dep_list: init("dep_list (unused)", &[0u8; 4], storage),
+            recv_list: init("recv_list", &vec![0u8; 4 * k as usize], storage),
+            // per step parity and replica: (least offset NONE, departures 0, errors 0, unused)
+            step_acc: init(
+                "step_acc",
+                bytemuck::cast_slice(&[NONE, 0, 0, 0].repeat(2 * replicas as usize)),
+                storage,
+            ),
+        };
+        drop(state);
+        if let Some(e) = pollster::block_on(oom.pop()) {
+            return Err(SimError::Gpu(format!(
+                "out of GPU memory allocating {memory_bytes} bytes: {e}"
+            )));
+        }
+        let pipelines = pipelines(&gpu, reductions, items);
+        let bind_group = bind_group(&gpu, &buffers, &pipelines);
+        let mut engine = Self {
+            gpu,
+            config: cfg.clone(),
+            end,
+            n_wg,
+            buffers,
+            pipelines,
+            bind_group,
+            seeds: seeds.to_vec(),
+            ctls,
+            ctl: StepCtl::default(),
+            logs: vec![Vec::new(); replicas as usize],
+            batch: 16,
+            profile: None,
+            prepared: None,
+            memory_bytes,
+        };
+        // First level of the reduction, then plan with limit 0: the engine holds at t_min.
+        engine
+            .pipelines
+            .step
+            .initialize(&engine.gpu, &engine.bind_group, engine.n_wg, replicas);
+        engine.read_ctl_and_log()?;
+        Ok(engine)
+    }
+
+    /// Writes the heatmap's words (tokens present, latest error step) for every facility
+    /// into `display` (K × 8 bytes, STORAGE), on the GPU: nothing is read back.
+    pub fn write_display(&self, display: &wgpu::Buffer) {
+        kit::run_display_pass(
+            &self.gpu,
+            &self.bind_group,
+            (&self.pipelines.display_layout, &self.pipelines.display),
+            display,
+            self.config.model.facilities().div_ceil(WG as u32),
+        );
+    }
+
+    /// One facility's state, read back alone (for the inspector): departure time (None
+    /// when idle), last arrival time (interval/original only), latest error step.
+    pub fn facility_snapshot(
+        &self,
+        f: u32,
+    ) -> Result<(Option<Ticks>, Option<Ticks>, u32), SimError> {
+        let b = &self.buffers;
+        let f = u64::from(f);
+        let original = b.last_arr.size() > 8;
+        let mut ranges = vec![
+            (&b.dep, 8 * f, 8),
+            (&b.fac, 32 * f, 16),
+            (&b.err_step, 4 * f, 4),
+        ];
+        if original {
+            ranges.push((&b.last_arr, 8 * f, 8));
+        }
+        let bytes = read_ranges(&self.gpu, &ranges)?;
+        let dep: [u32; 2] = bytemuck::pod_read_unaligned(&bytes[0]);
+        let fac: [u32; 4] = bytemuck::pod_read_unaligned(&bytes[1]);
+        let err: u32 = bytemuck::pod_read_unaligned(&bytes[2]);
+        let last = original.then(|| join(bytemuck::pod_read_unaligned(&bytes[3])));
+        let dep = (fac[2] != NONE).then(|| join(dep));
+        Ok((dep, last, err))
+    }
+
+    /// Cheap live statistics (a few kilobytes read back): see [`LiveStats`].
+    pub fn live_stats(&self) -> Result<LiveStats, SimError> {
+        Ok(LiveStats {
+            time: self.now().min(self.end),
+            events: join(self.ctl.events),
+            sums: self.accumulated()?,
+            causality_errors: self.causality_errors(),
+        })
+    }
+
+    /// Starts timing every pass with GPU timestamps, if the adapter can write them inside
+    /// compute passes. Returns false when it cannot.
+    pub fn enable_profiling(&mut self) -> bool {
+        let ok = self.gpu.device.features().contains(
+            wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES,
+        );
+        if ok {
+            self.profile = Some(PassProfile::default());
+            self.batch = self.batch.min(MAX_PROFILED_BATCH);
+        }
+        ok
+    }
+
+    /// GPU time per pass so far, if profiling.
+    pub fn profile(&self) -> Option<&PassProfile> {
+        self.profile.as_ref()
+    }
+
+    /// Its configuration.
+    pub fn config(&self) -> &TorusConfig {
+        &self.config
+    }
+
+    /// (rows, cols) of the torus.
+    pub fn grid_shape(&self) -> (u32, u32) {
+        (self.config.model.rows, self.config.model.cols)
+    }
+
+    /// The adapter this engine runs on.
+    pub fn gpu(&self) -> &Arc<Gpu> {
+        &self.gpu
+    }
+
+    /// Encodes `steps` steps after a `resume` pass; with `stamps`, a timestamp after every
+    /// dispatch, resolved into a buffer the caller reads.
+    fn encode_batch(
+        &self,
+        steps: u64,
+        stamps: Option<(&wgpu::QuerySet, u32)>,
+    ) -> (wgpu::CommandBuffer, Option<wgpu::Buffer>) {
+        let mut enc = self.gpu.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            let mut q = 0;
+            let mut stamp = |pass: &mut wgpu::ComputePass| {
+                if let Some((set, _)) = stamps {
+                    pass.write_timestamp(set, q);
+                    q += 1;
+                }
+            };
+            self.pipelines.step.encode_steps(
+                &mut pass,
+                &self.bind_group,
+                (self.n_wg, self.seeds.len() as u32),
+                steps,
+                &mut stamp,
+            );
+        }
+        let resolved = stamps
+            .map(|(set, count)| kit::resolve_timestamps(&self.gpu.device, &mut enc, set, count));
+        (enc.finish(), resolved)
+    }
+
+    /// Submits `steps` steps (after a `resume`); then reads back. A batch of the loop's
+    /// current size encodes the next one of that size while the GPU runs (encoding costs
+    /// ~4 µs of CPU per dispatch, which would otherwise add to every step): the batch size
+    /// settles after a few doublings, or stays put when each call stops at a time limit (the
+    /// CLI's chunks), so the prepared batch is almost always the one asked for next; one
+    /// that is not is simply dropped.
+    fn run_batch(&mut self, steps: u64) -> Result<(), SimError> {
+        let t0 = std::time::Instant::now();
+        // Profiling: a timestamp after every dispatch (needs TIMESTAMP_QUERY_INSIDE_PASSES).
+        let queries = self.profile.is_some().then(|| {
+            let count = 2 + PASSES as u32 * steps as u32; // a stamp after every dispatch
+            let set = self.gpu.device.create_query_set(&wgpu::QuerySetDescriptor {
+                label: Some("pass times"),
+                ty: wgpu::QueryType::Timestamp,
+                count,
+            });
+            (set, count)
+        });
+        let (cmd, resolved) = match (self.prepared.take(), &queries) {
+            (Some((n, cmd)), None) if n == steps => (cmd, None),
+            _ => self.encode_batch(steps, queries.as_ref().map(|(set, count)| (set, *count))),
+        };
+        let t1 = std::time::Instant::now();
+        self.gpu.queue.submit([cmd]);
+        let t2 = std::time::Instant::now();
+        if queries.is_none() && steps == self.batch {
+            self.prepared = Some((steps, self.encode_batch(steps, None).0));
+        }
+        let t3 = std::time::Instant::now();
+        let r = self.read_ctl_and_log();
+        if let (Some(buf), Some(prof)) = (&resolved, self.profile.as_mut()) {
+            let bytes = read_buffers(&self.gpu, &[buf])?;
+            let t: &[u64] = bytemuck::cast_slice(&bytes[0]);
+            let period = f64::from(self.gpu.queue.get_timestamp_period());
+            for s in 0..steps as usize {
+                for p in 0..PASSES {
+                    let i = PASSES * s + p;
+                    prof.pass_ns[p] += t[i + 1].saturating_sub(t[i]) as f64 * period;
+                }
+            }
+            prof.steps += steps;
+        }
+        if std::env::var_os("PDES_GPU_PROFILE").is_some() {
+            let per_step = |d: std::time::Duration| d.as_secs_f64() * 1e6 / steps as f64;
+            eprintln!(
+                "batch {steps} steps: encode {:.1} µs/step, submit {:.1} µs/step, encode the next {:.1} µs/step, wait+read {:.1} µs/step",
+                per_step(t1 - t0),
+                per_step(t2 - t1),
+                per_step(t3 - t2),
+                per_step(t3.elapsed())
+            );
+        }
+        r
+    }
+
+    /// Reads every replica's `ctl` and the step-log entries of the steps completed since
+    /// the last read.
+    fn read_ctl_and_log(&mut self) -> Result<(), SimError> {
+        let b = &self.buffers;
+        self.ctls = stepped::read_ctls_and_logs(&self.gpu, &b.ctl, &b.steplog, &mut self.logs)?;
+        let mut head = self.ctls[0].head;
+        for c in &self.ctls[1..] {
+            head.phase = head.phase.min(c.head.phase);
+            head.step = head.step.max(c.head.step);
+        }
+        self.ctl = head;
+        Ok(())
+    }
+
+    /// Downloads the whole network state (for checks, statistics and the heatmap). The
+    /// per-facility statistics fields are left zero: the GPU keeps those per workgroup.
+    /// With several replicas: replica 0's.
+    pub fn download_state(&self) -> Result<TorusState, SimError> {
+        Ok(self.download_states()?.swap_remove(0))
+    }
+
+    /// Every replica's state (token numbers local to the replica, as in its own run).
+    pub fn download_states(&self) -> Result<Vec<TorusState>, SimError> {
+        let b = &self.buffers;
+        let bytes = read_buffers(&self.gpu, &[&b.dep, &b.last_arr, &b.fac, &b.tok])?;
+        let dep: &[[u32; 2]] = bytemuck::cast_slice(&bytes[0]);
+        let last: &[[u32; 2]] = bytemuck::cast_slice(&bytes[1]);
+        // two words of four per facility (common.wgsl, struct Fac)
+        let fac: &[[[u32; 4]; 2]] = bytemuck::cast_slice(&bytes[2]);
+        let records: &[[u32; 4]] = bytemuck::cast_slice(&bytes[3]);
+        let cfg = &self.config;
+        let k1 = cfg.model.facilities() as usize;
+        let n1 = cfg.model.tokens() as usize;
+        let original = last.len() == dep.len();
+        let states = self.seeds.iter().enumerate().map(|(r, &seed)| {
+            let words = StateWords {
+                dep: &dep[r * k1..(r + 1) * k1],
+                last: original.then(|| &last[r * k1..(r + 1) * k1]),
+                fac: &fac[r * k1..(r + 1) * k1],
+                tok: &records[r * n1..(r + 1) * n1],
+            };
+            decode_state(cfg, seed, (r * n1) as u32, &words)
+        });
+        Ok(states.collect())
+    }
+
+    /// The GPU's exact sums from the warm-up on: busy and sojourn ticks (128-bit) and the
+    /// visits completed; with several replicas, replica 0's.
+    pub fn accumulated(&self) -> Result<Accumulated, SimError> {
+        Ok(self.accumulated_per_replica()?[0])
+    }
+
+    /// [`GpuTorus::accumulated`] of every replica (the sums of its segments).
+    fn accumulated_per_replica(&self) -> Result<Vec<Accumulated>, SimError> {
+        let bytes = read_buffers(&self.gpu, &[&self.buffers.wg_acc])?;
+        let acc: &[[[u32; 4]; 2]] = bytemuck::cast_slice(&bytes[0]);
+        let per = acc.len() / self.seeds.len();
+        Ok(acc
+            .chunks(per)
+            .map(|segments| {
+                segments
+                    .iter()
+                    .fold(Accumulated::default(), |sum, [sums, counts]| Accumulated {
+                        busy: sum.busy + u128::from(join([sums[0], sums[1]])),
+                        sojourn: sum.sojourn + u128::from(join([sums[2], sums[3]])),
+                        completions: sum.completions + join([counts[0], counts[1]]),
+                    })
+            })
+            .collect())
+    }
+
+    /// Every replica's summary, in the order of the seeds (each as its own run would give
+    /// it: its configuration's `run.seed` is its seed).
+    pub fn replica_summaries(&self) -> Result<Vec<Summary>, SimError> {
+        let states = self.download_states()?;
+        let sums = self.accumulated_per_replica()?;
+        let mut out = Vec::with_capacity(states.len());
+        for ((state, sums), (c, &seed)) in states
+            .iter()
+            .zip(sums)
+            .zip(self.ctls.iter().zip(&self.seeds))
+        {
+            let horizon = c.head.now(self.end);
+            let mut m = stats::measure(state, horizon)?;
+            sums.add_to(&mut m);
+            m.causality_errors = join(c.head.errors);
+            let mut cfg = self.config.clone();
+            cfg.run.seed = seed;
+            out.push(Summary::new(&cfg, &c.head.totals(), &m));
+        }
+        Ok(out)
+    }
+
+    /// Replica `r`'s step log.
+    pub fn replica_log(&self, r: usize) -> &[StepRecord] {
+        &self.logs[r]
+    }
+
+    /// Last-error step of every facility (the step index of its latest causality error).
+    pub fn error_steps(&self) -> Result<Vec<u32>, SimError> {
+        let bytes = read_buffers(&self.gpu, &[&self.buffers.err_step])?;
+        Ok(bytemuck::cast_slice(&bytes[0]).to_vec())
+    }
+
+    /// Total causality errors so far.
+    pub fn causality_errors(&self) -> u64 {
+        join(self.ctl.errors)
+    }
+
+    /// Measures over the downloaded state plus the GPU's exact per-workgroup sums.
+    pub fn measures(&self) -> Result<Measures, SimError> {
+        let state = self.download_state()?;
+        let horizon = self.now().min(self.end);
+        let mut m = stats::measure(&state, horizon)?;
+        self.accumulated()?.add_to(&mut m);
+        m.causality_errors = self.causality_errors();
+        Ok(m)
+    }
+}
+
+/// What the GPU sums per workgroup over completed services (from the warm-up on).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Accumulated {
+    /// Busy ticks of completed services.
+    pub busy: u128,
+    /// Sojourn ticks of completed visits.
+    pub sojourn: u128,
+    /// Completed visits.
+    pub completions: u64,
+}
+
+impl Accumulated {
+    /// Adds the sums to measures taken over a downloaded state, which holds only the
+    /// services in progress (the GPU keeps no per-facility sums).
+    pub fn add_to(self, m: &mut Measures) {
+        m.busy += self.busy;
+        m.sojourn = self.sojourn;
+        m.completions = self.completions;
+    }
+}
+
+/// The departure time of every facility, as the GPU keeps it (`dep`).
+pub fn departure_words(state: &TorusState) -> Vec<[u32; 2]> {
+    state
+        .facilities
+        .iter()
+        .map(|f| split(f.departure))
+        .collect()
+}
+
+/// Every facility's 32-byte record (common.wgsl, struct Fac): service start, serving word,
+/// head; tail, the serving token's arrival time and visits.
+pub fn fac_words(state: &TorusState) -> Vec<[[u32; 4]; 2]> {
+    state
+        .facilities
+        .iter()
+        .map(|f| {
+            let [lo, hi] = split(f.service_start);
+            let (serving, (arrived, visits)) = if f.serving == NONE {
+                (NONE, ([0, 0], 0))
+            } else {
+                let t = &state.tokens[f.serving as usize];
+                (f.serving | (f.route << 30), (split(t.arrived), t.visits))
+            };
+            [
+                [lo, hi, serving, f.head],
+                [f.tail, arrived[0], arrived[1], visits],
+            ]
+        })
+        .collect()
+}
+
+/// Every token's 16-byte record: arrival time, next in its queue, visits.
+pub fn token_words(state: &TorusState) -> Vec<[u32; 4]> {
+    state
+        .tokens
+        .iter()
+        .map(|t| [t.arrived as u32, (t.arrived >> 32) as u32, t.next, t.visits])
+        .collect()
+}
+
+/// One torus's words as read back from the GPU (`last` only for interval/original).
+pub struct StateWords<'a> {
+    pub dep: &'a [[u32; 2]],
+    pub last: Option<&'a [[u32; 2]]>,
+    pub fac: &'a [[[u32; 4]; 2]],
+    pub tok: &'a [[u32; 4]],
+}
+
+/// The CPU state of one torus of `cfg` run with `seed` from its GPU words; `offset` is its
+/// first token's number on the GPU (replicas). Statistics fields are left zero.
+pub fn decode_state(cfg: &TorusConfig, seed: u64, offset: u32, words: &StateWords) -> TorusState {
+    let n1 = words.tok.len();
+    // global token number → the replica's own
+    let local = |t: u32| {
+        if t == NONE {
+            NONE
+        } else {
+            t.wrapping_sub(offset)
+        }
+    };
+    let mut tokens: Vec<Token> = words
+        .tok
+        .iter()
+        .map(|w| Token {
+            arrived: join([w[0], w[1]]),
+            next: local(w[2]),
+            visits: w[3],
+        })
+        .collect();
+    let facilities = (0..words.fac.len())
+        .map(|f| {
+            let [a, b] = words.fac[f];
+            let w = a[2];
+            let head = local(a[3]);
+            let mut queued = 0;
+            let mut t = head;
+            // Bounded walk: a corrupted (cyclic) list is caught by check_tokens.
+            while t != NONE && (t as usize) < n1 && queued <= n1 as u32 {
+                queued += 1;
+                t = tokens[t as usize].next;
+            }
+            Facility {
+                departure: join(words.dep[f]),
+                service_start: join([a[0], a[1]]),
+                last_arrival: words.last.map_or(0, |l| join(l[f])),
+                busy: 0,
+                sojourn: 0,
+                completions: 0,
+                causality_errors: 0,
+                serving: if w == NONE {
+                    NONE
+                } else {
+                    local(w & 0x3fff_ffff)
+                },
+                route: if w == NONE { 0 } else { w >> 30 },
+                head,
+                tail: local(b[0]),
+                queued,
+            }
+        })
+        .collect::<Vec<Facility>>();
+    // The GPU leaves a serving token's link stale (torus_depart.wgsl rewrites the record
+    // whole when the token leaves); the CPU state clears it when service starts.
+    for f in &facilities {
+        if let Some(t) = tokens.get_mut(f.serving as usize) {
+            t.next = NONE;
+        }
+    }
+    TorusState {
+        rows: cfg.model.rows,
+        cols: cfg.model.cols,
+        seed,
+        law: cfg.service_law(),
+        facilities,
+        tokens,
+        warmup: cfg.run.warmup_ticks(),
+    }
+}
+
+/// The initial states of `cfg` with each of `seeds`, one after the other, token numbers
+/// offset so that replica r's tokens are r·N … (r+1)·N − 1 (what the GPU holds).
+fn replicated_state(cfg: &TorusConfig, seeds: &[u64]) -> TorusState {
+    let n1 = cfg.model.tokens();
+    let mut all = TorusState::new(&cfg.model, cfg.service_law(), seeds[0]);
+    for (r, &seed) in seeds.iter().enumerate().skip(1) {
+        let off = r as u32 * n1;
+        let shift = |t: u32| if t == NONE { NONE } else { t + off };
+        let s = TorusState::new(&cfg.model, cfg.service_law(), seed);
+        all.facilities
+            .extend(s.facilities.into_iter().map(|f| Facility {
+                serving: shift(f.serving),
+                head: shift(f.head),
+                tail: shift(f.tail),
+                ..f
+            }));
+        all.tokens.extend(s.tokens.into_iter().map(|t| Token {
+            next: shift(t.next),
+            ..t
+        }));
+    }
+    all
+}
+
+impl SteppedGpu for GpuTorus {
+    fn device(&self) -> &Gpu {
+        &self.gpu
+    }
+    fn ctl_buffer(&self) -> &wgpu::Buffer {
+        &self.buffers.ctl
+    }
+    fn head(&self) -> &StepCtl {
+        &self.ctl
+    }
+    fn run_batch(&mut self, steps: u64) -> Result<(), SimError> {
+        GpuTorus::run_batch(self, steps)
+    }
+    fn batch_mut(&mut self) -> &mut u64 {
+        &mut self.batch
+    }
+    fn control_blocks(&self) -> (u64, u64) {
+        (self.seeds.len() as u64, std::mem::size_of::<Ctl>() as u64)
+    }
+    fn max_batch(&self) -> u64 {
+        if self.profile.is_some() {
+            MAX_PROFILED_BATCH
+        } else {
+            MAX_BATCH
+        }
+    }
+}
+
+impl Engine for GpuTorus {
+    fn advance(&mut self, budget: Budget) -> Result<(), SimError> {
+        let end = self.end;
+        stepped::advance(self, budget, end)
+    }
+    fn now(&self) -> Ticks {
+        join(self.ctl.t_min)
+    }
+    fn finished(&self) -> bool {
+        self.ctl.phase == PHASE_DONE
+    }
+    fn totals(&self) -> StepTotals {
+        self.ctl.totals()
+    }
+    fn step_log(&self) -> &[StepRecord] {
+        &self.logs[0]
+    }
+    fn report(&mut self) -> Result<pdes_core::sim::Report, SimError> {
+        Ok(pdes_core::sim::Report::of(
+            &crate::torus::cpu::TorusEngine::summary(self)?,
+        ))
+    }
+}
+
+impl crate::torus::cpu::TorusEngine for GpuTorus {
+    fn summary(&mut self) -> Result<Summary, SimError> {
+        let m = self.measures()?;
+        Ok(Summary::new(&self.config, &self.totals(), &m))
+    }
+    fn occupancy(&mut self) -> Result<Vec<u32>, SimError> {
+        Ok(self.download_state()?.occupancy())
+    }
+}
+
+/// The torus's compiled passes and their bind group layout: built once per device and
+/// reduction variant ([`Gpu::cached`]), shared by every torus engine on it.
+fn pipelines(gpu: &Gpu, reductions: Reductions, items: ScanItems) -> Arc<Pipelines> {
+    let key = format!(
+        "torus pipelines, {reductions:?}, {items:?}, {:?}",
+        std::env::var_os("PDES_WGSL_DIR")
+    );
+    gpu.cached(&key, || build_pipelines(gpu, reductions, items))
+}
+
+/// How the torus passes use their bindings (0: the parameters; 11: the ln table).
+const USES: [Use; 17] = {
+    let mut u = [Use::ReadWrite; 17];
+    u[0] = Use::Uniform;
+    u[11] = Use::Read;
+    u
+};
+
+/// Binds an engine's buffers for the cached pipelines (in the order of common.wgsl).
+fn bind_group(gpu: &Gpu, b: &Buffers, pipelines: &Pipelines) -> wgpu::BindGroup {
+    let all = [
+        &b.params,
+        &b.ctl,
+        &b.dep,
+        &b.err_step,
+        &b.last_arr,
+        &b.fac,
+        &b.mail,
+        &b.tok,
+        &b.scan_min,
+        &b.wg_acc,
+        &b.part_min,
+        &b.ln_table,
+        &b.steplog,
+        &b.seg_count,
+        &b.dep_list,
+        &b.recv_list,
+        &b.step_acc,
+    ];
+    kit::bind_group(&gpu.device, "torus", &pipelines.layout, &all)
+}
+
+fn build_pipelines(gpu: &Gpu, reductions: Reductions, items: ScanItems) -> Pipelines {
+    let device = &gpu.device;
+    let layout = kit::layout(device, "torus", &USES);
+    let display_layout = kit::layout(device, "torus display", &[Use::ReadWrite]);
+    let pl = kit::pipeline_layout(device, "torus", &[&layout]);
+    let pl_display = kit::pipeline_layout(device, "torus display", &[&layout, &display_layout]);
+    let [scan_depart, arrive, plan, display] = super::shaders::MODULES.map(|(name, files)| {
+        kit::compute_module(
+            device,
+            name,
+            super::shaders::pass_of_files(files, reductions),
+        )
+    });
+    Pipelines {
+        display: kit::pipeline(device, &pl_display, &display, "display_main"),
+        step: StepPipelines::with_scan_depart(device, &pl, [&scan_depart, &arrive, &plan], items),
+        layout,
+        display_layout,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg(side: u32, d: f64) -> TorusConfig {
+        let mut c = TorusConfig::from_toml("", "test").expect("defaults are valid");
+        c.model.rows = side;
+        c.model.cols = side;
+        c.model.mean_service = 10.0;
+        c.run.d = d;
+        c
+    }
+
+    /// The longer segments only where they were measured to pay: from 2048² up, and only
+    /// while a segment's departures per step fit its threads in one round.
+    #[test]
+    fn the_longer_segments_go_to_large_tori_with_few_departures_per_step() {
+        let k = |c: &TorusConfig| u64::from(c.model.facilities());
+        let small_d = cfg(2048, 0.25);
+        assert_eq!(scan_items(&small_d, k(&small_d)), ScanItems::SIXTEEN);
+        let half = cfg(2048, 0.5);
+        assert_eq!(scan_items(&half, k(&half)), ScanItems::SIXTEEN);
+        let wide = cfg(2048, 2.0);
+        assert_eq!(scan_items(&wide, k(&wide)), ScanItems::EIGHT);
+        let smaller = cfg(1024, 0.25);
+        assert_eq!(scan_items(&smaller, k(&smaller)), ScanItems::EIGHT);
+    }
+}

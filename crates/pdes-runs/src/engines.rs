@@ -1,0 +1,110 @@
+//! The engine factory: which engine a configuration gets (its CPU twin or its GPU engine),
+//! under which limits, and what happens when the GPU cannot be used. These rules live here
+//! once, above [`pdes_core::sim`] (CPU engines) and [`pdes_gpu`] (GPU engines), so that
+//! neither of those imports the other; the command line and the app build engines here.
+
+use pdes_core::sim::{CPU_MEMORY_LIMIT, Engine, SimError};
+use pdes_gpu::Gpu;
+pub use pdes_gpu::{LiveEngine, Sample};
+pub use pdes_models::model::BuildFn;
+use pdes_models::preset::{Config, EngineKind};
+use std::sync::Arc;
+
+/// What to do when the configuration asks for the GPU and cannot have it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GpuFallback {
+    /// Refuse with the reason (the command line: `--engine gpu` means the GPU).
+    Refuse,
+    /// Run on the CPU and say why (the app: the window keeps working).
+    Cpu,
+}
+
+/// True when the configured algorithm has a GPU engine (the registry says: sequential and
+/// event-driven diffusion are one event at a time, CPU only).
+pub fn has_gpu_engine(config: &Config) -> bool {
+    config.algorithm_info().gpu
+}
+
+/// Bytes the CPU engine of `config` allocates for its state.
+pub fn cpu_bytes(config: &Config) -> u64 {
+    (config.model_info().cpu_bytes)(config)
+}
+
+/// The refusal of a run whose CPU state would exceed [`CPU_MEMORY_LIMIT`], with the
+/// exact figures (a rounded "8.0 GiB (limit 8 GiB)" did not say why).
+fn too_large(config: &Config, bytes: u64) -> SimError {
+    let (rows, cols) = config.shape();
+    SimError::TooLarge(format!(
+        "model.rows × model.cols: {rows}×{cols} needs {:.3} GiB ({bytes} bytes) on the CPU, more than the limit of {} GiB ({CPU_MEMORY_LIMIT} bytes); {}",
+        bytes as f64 / (1u64 << 30) as f64,
+        CPU_MEMORY_LIMIT >> 30,
+        if has_gpu_engine(config) {
+            "use the GPU engine or a smaller grid"
+        } else {
+            "use a smaller grid"
+        }
+    ))
+}
+
+/// Builds the engine `config` asks for. `gpu` is the device for GPU engines (None: there is
+/// none). Returns the engine and, when it runs on the CPU although the GPU was asked for,
+/// why.
+pub fn build(
+    config: &Config,
+    gpu: Option<Arc<Gpu>>,
+    fallback: GpuFallback,
+) -> Result<(Box<dyn LiveEngine>, Option<String>), SimError> {
+    let wants_gpu = config.engine() == EngineKind::Gpu;
+    let why_not = if !wants_gpu {
+        None
+    } else if !has_gpu_engine(config) {
+        Some(format!(
+            "{} of the {} runs on the CPU only",
+            config.algorithm_info().name,
+            config.model_info().label
+        ))
+    } else if gpu.is_none() {
+        Some("no GPU compute device".to_string())
+    } else {
+        None
+    };
+    let on_gpu = wants_gpu && why_not.is_none();
+    let note = match (why_not, fallback) {
+        (Some(why), GpuFallback::Refuse) => {
+            return Err(SimError::Gpu(format!("{why}; use --engine cpu")));
+        }
+        (Some(why), GpuFallback::Cpu) => Some(format!("{why}: running on the CPU")),
+        (None, _) => None,
+    };
+    let device = gpu.filter(|_| on_gpu);
+    if device.is_none() && cpu_bytes(config) > CPU_MEMORY_LIMIT {
+        return Err(too_large(config, cpu_bytes(config)));
+    }
+    let built = (config.model_info().build)(config, device)?;
+    Ok((built, note))
+}
+
+/// A configured engine of any model: what the command line runs.
+pub struct Simulation {
+    /// The validated configuration.
+    pub config: Config,
+    /// The engine.
+    pub engine: Box<dyn Engine>,
+}
+
+impl Simulation {
+    /// Builds the engine `config` names; `--engine gpu` without a GPU engine or an adapter
+    /// is refused (the command line never silently runs elsewhere).
+    pub fn new(config: Config) -> Result<Self, SimError> {
+        let gpu = if config.engine() == EngineKind::Gpu && has_gpu_engine(&config) {
+            Some(Gpu::shared().map_err(SimError::Gpu)?)
+        } else {
+            None
+        };
+        let (built, _) = build(&config, gpu, GpuFallback::Refuse)?;
+        Ok(Self {
+            config,
+            engine: built,
+        })
+    }
+}

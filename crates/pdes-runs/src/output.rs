@@ -1,0 +1,216 @@
+//! Output of summaries and per-step series as table, JSON or CSV.
+
+use pdes_core::sim::Report;
+use pdes_core::sim::StepRecord;
+use pdes_core::time::to_units;
+use std::io::Write;
+use std::path::Path;
+
+/// How a command prints its result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Format {
+    /// Aligned key/value lines for people.
+    #[default]
+    Table,
+    /// One JSON object.
+    Json,
+    /// A header line and one row.
+    Csv,
+}
+
+impl Format {
+    /// The names `--format` takes, in [`Format::from_name`]'s order.
+    pub const NAMES: [&'static str; 3] = ["table", "json", "csv"];
+
+    /// The format called `name` (one of [`Format::NAMES`]).
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "table" => Some(Self::Table),
+            "json" => Some(Self::Json),
+            "csv" => Some(Self::Csv),
+            _ => None,
+        }
+    }
+}
+
+/// A summary's fields in output order, as JSON values.
+pub fn fields(summary: &Report) -> Vec<(String, serde_json::Value)> {
+    summary
+        .fields
+        .iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect()
+}
+
+fn plain(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::Null => String::new(),
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// Formats a summary; the text ends with a newline. A summary of plain numbers and words
+/// always serializes; were one not to, the error says so rather than printing half.
+pub fn format_summary(summary: &Report, format: Format) -> Result<String, serde_json::Error> {
+    Ok(match format {
+        Format::Json => {
+            let mut s = serde_json::to_string_pretty(summary)?;
+            s.push('\n');
+            s
+        }
+        Format::Csv => {
+            let f = fields(summary);
+            let header: Vec<&str> = f.iter().map(|(k, _)| k.as_str()).collect();
+            let row: Vec<String> = f.iter().map(|(_, v)| plain(v)).collect();
+            format!("{}\n{}\n", header.join(","), row.join(","))
+        }
+        Format::Table => {
+            let mut out = String::new();
+            for (k, v) in fields(summary) {
+                let shown = match &v {
+                    serde_json::Value::Null => "—".to_string(),
+                    serde_json::Value::Number(n) if n.is_f64() => {
+                        let x = n.as_f64().unwrap_or(0.0);
+                        if x != 0.0 && (x.abs() >= 1e7 || x.abs() < 1e-3) {
+                            format!("{x:.4e}")
+                        } else {
+                            format!("{x:.6}")
+                        }
+                    }
+                    other => plain(other),
+                };
+                out.push_str(&format!("{k:<24} {shown}\n"));
+            }
+            out
+        }
+    })
+}
+
+/// The per-step series as CSV (times in simulated time units).
+pub fn steps_csv(log: &[StepRecord]) -> String {
+    // torus: events of the step; diffusion: cells whose value the step changed
+    let mut s = String::from("step,t_min,bound,events\n");
+    for (i, r) in log.iter().enumerate() {
+        s.push_str(&format!(
+            "{i},{},{},{}\n",
+            to_units(r.t_min),
+            to_units(r.bound),
+            r.events
+        ));
+    }
+    s
+}
+
+/// The temporary file `path` is written to before it is renamed into place.
+fn temporary(path: &Path) -> std::path::PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(format!(".partial-{}", std::process::id()));
+    path.with_file_name(name)
+}
+
+/// True when `path` exists and is something other than a regular file (a character device
+/// such as /dev/null or /dev/full, a FIFO, a socket): it is written to directly, because a
+/// file renamed over it would replace the device node.
+fn is_special(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir())
+}
+
+/// Checks, before any work, that `path` can be written: its folder exists and a file can be
+/// created there (the probe is the temporary file the output will go through, removed
+/// again). A path naming a folder is refused; a device, FIFO or socket is accepted as it is
+/// (it is written directly, and nothing is created beside it).
+pub fn check_writable(path: &Path) -> std::io::Result<()> {
+    if path.is_dir() {
+        return Err(std::io::Error::other("is a folder, not a file"));
+    }
+    if is_special(path) {
+        return Ok(());
+    }
+    let tmp = temporary(path);
+    std::fs::File::create(&tmp)?;
+    std::fs::remove_file(&tmp)
+}
+
+/// Refuses two outputs given the same path (`--out F --steps-csv F` would leave only the
+/// second): `outputs` are (flag, path) pairs; the error names both flags.
+pub fn check_distinct(outputs: &[(&str, Option<&Path>)]) -> Result<(), String> {
+    let given: Vec<(&str, &Path)> = outputs
+        .iter()
+        .filter_map(|(f, p)| p.map(|p| (*f, p)))
+        .collect();
+    // compared as written and, where they exist, as the files they name
+    let same = |a: &Path, b: &Path| {
+        a == b
+            || match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+                (Ok(x), Ok(y)) => x == y && !is_special(a),
+                _ => false,
+            }
+    };
+    for (i, (fa, pa)) in given.iter().enumerate() {
+        if let Some((fb, _)) = given[..i]
+            .iter()
+            .find(|(_, pb)| same(pa, pb) && !is_special(pa))
+        {
+            return Err(format!(
+                "{fb} and {fa} name the same file, {}: give each output its own path",
+                pa.display()
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Writes `text` to `path` whole or not at all: into a temporary file beside it, synced,
+/// then renamed over the destination (a full disk leaves the old file, never half a new one).
+/// A device, FIFO or socket is written directly instead (renaming over /dev/null would
+/// replace the device node with a file); a failed write to it (ENOSPC from /dev/full) is
+/// an error all the same.
+pub fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
+    if is_special(path) {
+        let mut f = std::fs::OpenOptions::new().write(true).open(path)?;
+        f.write_all(text.as_bytes())?;
+        return f.flush();
+    }
+    let tmp = temporary(path);
+    let result = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(text.as_bytes())?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// Writes `text` to stdout and flushes it; a closed pipe, a closed descriptor or a full
+/// disk is an error (the caller reports it), never a panic and never silent.
+pub fn write_stdout(text: &str) -> std::io::Result<()> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    out.flush()
+}
+
+/// Writes a command's output to `out` (atomically) or to stdout; `flag` names the option in
+/// the error.
+pub fn emit(text: &str, out: Option<&Path>, flag: &str) -> Result<(), pdes_core::Error> {
+    match out {
+        // the destination was checked before the run: a failure now (a full disk) is a
+        // failure to write, exit status 1, not bad input
+        Some(p) => write_atomically(p, text)
+            .map_err(|e| pdes_core::Error::Run(format!("{flag} {}: {e}", p.display()))),
+        None => write_stdout(text).map_err(stdout_error),
+    }
+}
+
+/// The one-line error for a failed write to stdout.
+pub fn stdout_error(e: std::io::Error) -> pdes_core::Error {
+    let what = if e.kind() == std::io::ErrorKind::BrokenPipe {
+        "the reader closed the pipe before the output was written".to_string()
+    } else {
+        e.to_string()
+    };
+    pdes_core::Error::Run(format!("writing to stdout: {what}"))
+}

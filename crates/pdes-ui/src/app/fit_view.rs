@@ -1,0 +1,370 @@
+//! The fit view (paper 003 §3 in the window): normal mixtures of k = 1..K fitted to a
+//! column of numbers — a CSV opened through the file dialog or dropped on the window, the
+//! shipped synthetic sample, or the live M/M/c/k run's per-replication L̂ — on a background
+//! thread (the window never waits). Shown: the histogram with the chosen mixture's density
+//! and its weighted components, BIC against k, and Nelder–Mead's best ln L per evaluation
+//! while it runs.
+
+use eframe::egui;
+use egui_plot::{Bar, BarChart, Legend, Line, Plot, PlotPoints, Points};
+use pdes_gpu::Gpu;
+use pdes_models::fit::{self, Data, Fit, Search};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, channel};
+
+/// What the worker sends: progress of the fit of k (best ln L per evaluation so far), a
+/// finished fit, or the error that stopped it.
+enum Message {
+    Progress(usize, Vec<f64>),
+    Done(Fit),
+    Failed(String),
+}
+
+struct Running {
+    rx: Receiver<Message>,
+    cancel: Arc<AtomicBool>,
+}
+
+/// The fit view's state.
+#[derive(Default)]
+pub struct FitView {
+    /// The data and where it came from.
+    data: Option<(Data, String)>,
+    /// Largest k.
+    pub max_components: usize,
+    /// Evaluate on the GPU (f32).
+    pub on_gpu: bool,
+    fits: Vec<Fit>,
+    /// Best ln L per evaluation of the fit in progress: (k, values).
+    progress: Option<(usize, Vec<f64>)>,
+    running: Option<Running>,
+    /// The last error.
+    pub error: Option<String>,
+}
+
+impl FitView {
+    /// A view with the shipped sample loaded.
+    pub fn new() -> Self {
+        Self {
+            data: Some((
+                Data::synthetic_lgd(fit::data::LGD_N),
+                "shipped sample cheng2014-lgd (n = 7,051)".into(),
+            )),
+            max_components: 6,
+            ..Self::default()
+        }
+    }
+
+    /// Sets the data (a new source clears the fits).
+    pub fn set_data(&mut self, data: Data, source: String) {
+        self.stop();
+        self.fits.clear();
+        self.progress = None;
+        self.error = None;
+        self.data = Some((data, source));
+    }
+
+    /// Fits in progress?
+    pub fn running(&self) -> bool {
+        self.running.is_some()
+    }
+
+    /// The finished fits.
+    pub fn fits(&self) -> &[Fit] {
+        &self.fits
+    }
+
+    /// Stops the fit in flight after its current k.
+    pub fn stop(&mut self) {
+        if let Some(r) = self.running.take() {
+            r.cancel.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// Starts fitting k = 1..max on a background thread.
+    pub fn start(&mut self, gpu: Option<Arc<Gpu>>) {
+        let Some((data, _)) = self.data.clone() else {
+            return;
+        };
+        self.stop();
+        self.fits.clear();
+        self.error = None;
+        let (tx, rx) = channel();
+        let cancel = Arc::new(AtomicBool::new(false));
+        let stop = cancel.clone();
+        let max = self.max_components.clamp(1, fit::gpu::MAX_COMPONENTS);
+        let gpu = gpu.filter(|_| self.on_gpu);
+        std::thread::spawn(move || {
+            let device;
+            let engine: &dyn fit::Loglik = match gpu {
+                Some(g) => match fit::gpu::GpuLoglik::new(g, &data) {
+                    Ok(d) => {
+                        device = d;
+                        &device
+                    }
+                    Err(e) => {
+                        let _ = tx.send(Message::Failed(e));
+                        return;
+                    }
+                },
+                None => &data,
+            };
+            let n = data.n() as f64;
+            for k in 1..=max {
+                if stop.load(Ordering::Relaxed) {
+                    return;
+                }
+                let mut report = |best: &[f64]| {
+                    let lnl: Vec<f64> = best.iter().map(|c| -c * n).collect();
+                    let _ = tx.send(Message::Progress(k, lnl));
+                };
+                let msg = match fit::fit_k(&data, engine, k, Search::default(), &mut report) {
+                    Ok(f) => Message::Done(f),
+                    Err(e) => Message::Failed(e),
+                };
+                if tx.send(msg).is_err() {
+                    return;
+                }
+            }
+        });
+        self.running = Some(Running { rx, cancel });
+    }
+
+    /// Takes what the worker sent since the last frame; true while it runs.
+    pub fn poll(&mut self) -> bool {
+        let Some(run) = &self.running else {
+            return false;
+        };
+        let mut finished = false;
+        while let Ok(m) = run.rx.try_recv() {
+            match m {
+                Message::Progress(k, v) => self.progress = Some((k, v)),
+                Message::Done(f) => {
+                    finished = f.components >= self.max_components;
+                    self.fits.push(f);
+                }
+                Message::Failed(e) => {
+                    self.error = Some(e);
+                    finished = true;
+                }
+            }
+        }
+        if finished {
+            self.running = None;
+        }
+        !finished
+    }
+
+    /// The tab. `live_samples` is the live run's per-replication L̂ when it has them.
+    pub fn show(
+        &mut self,
+        ui: &mut egui::Ui,
+        live_samples: Option<Vec<f64>>,
+        gpu: Option<Arc<Gpu>>,
+    ) {
+        // a dropped CSV replaces the data
+        let dropped: Option<std::path::PathBuf> =
+            ui.input(|i| i.raw.dropped_files.first().map(|f| f.path().to_path_buf()));
+        if let Some(p) = dropped {
+            self.load_csv(&p);
+        }
+        ui.horizontal(|ui| {
+            if ui
+                .button("Open CSV…")
+                .on_hover_text("One numeric column (a header row is skipped), or drop a file on the window.")
+                .clicked()
+                && let Some(p) = rfd::FileDialog::new().add_filter("CSV", &["csv", "txt"]).pick_file()
+            {
+                self.load_csv(&p);
+            }
+            if ui.button("Shipped sample").on_hover_text("The synthetic stand-in for paper 003's 7,051 loss-given-default values: a 5-component mixture (README).").clicked() {
+                *self = Self {
+                    max_components: self.max_components,
+                    on_gpu: self.on_gpu,
+                    ..Self::new()
+                };
+            }
+            let can_live = live_samples.as_ref().is_some_and(|v| v.len() >= 2);
+            if ui
+                .add_enabled(can_live, egui::Button::new("Live run: L per replication"))
+                .on_hover_text("Each replication's time-average number in system of the live M/M/c/k run (paper 003 fits such outputs).")
+                .on_disabled_hover_text("Needs a live M/M/c/k run with at least two replications under way.")
+                .clicked()
+                && let Some(xs) = live_samples
+            {
+                match Data::new(&xs) {
+                    Ok(d) => self.set_data(d, format!("live run: L̂ of {} replications", xs.len())),
+                    Err(e) => self.error = Some(e),
+                }
+            }
+            ui.separator();
+            ui.label("k up to");
+            ui.add(egui::DragValue::new(&mut self.max_components).range(1..=fit::gpu::MAX_COMPONENTS));
+            ui.checkbox(&mut self.on_gpu, "GPU (f32)")
+                .on_hover_text("Evaluate the log-likelihood on the GPU in f32 (within 1e-5 of Σ|ln f| of the CPU's f64; `pdes-lab verify` checks it).");
+            if self.running() {
+                if ui.button("Stop").clicked() {
+                    self.stop();
+                }
+            } else if ui.button("Fit mixtures").clicked() {
+                self.start(gpu);
+            }
+        });
+        if let Some((d, source)) = &self.data {
+            let chosen = fit::chosen(&self.fits);
+            ui.label(format!(
+                "{source}: n = {}, {} distinct{}",
+                d.n(),
+                d.values.len(),
+                chosen.map_or(String::new(), |k| format!(" — BIC chooses k = {k}"))
+            ));
+        }
+        if let Some(e) = &self.error {
+            ui.colored_label(ui.visuals().error_fg_color, e);
+        }
+        let h = ui.available_height().max(200.0);
+        let w = ui.available_width();
+        ui.horizontal(|ui| {
+            self.histogram(ui, [w * 0.5 - 8.0, h]);
+            ui.vertical(|ui| {
+                self.bic_plot(ui, [w * 0.5 - 8.0, h * 0.5 - 8.0]);
+                self.progress_plot(ui, [w * 0.5 - 8.0, h * 0.5 - 8.0]);
+            });
+        });
+    }
+
+    fn load_csv(&mut self, p: &std::path::Path) {
+        match Data::read_csv(p, None) {
+            Ok(d) => self.set_data(d, p.display().to_string()),
+            Err(e) => self.error = Some(e),
+        }
+    }
+
+    /// The histogram (as a density) with the chosen fit's density and weighted components.
+    fn histogram(&self, ui: &mut egui::Ui, size: [f32; 2]) {
+        let Some((d, _)) = &self.data else { return };
+        let (lo, hi) = (d.quantile(0.0), d.quantile(1.0));
+        let bins = 60usize;
+        let width = ((hi - lo) / bins as f64).max(1e-12);
+        let mut counts = vec![0u64; bins];
+        for (x, c) in d.values.iter().zip(&d.counts) {
+            let b = (((x - lo) / width) as usize).min(bins - 1);
+            counts[b] += c;
+        }
+        let n = d.n() as f64;
+        let bars: Vec<Bar> = counts
+            .iter()
+            .enumerate()
+            .map(|(i, &c)| {
+                Bar::new(lo + (i as f64 + 0.5) * width, c as f64 / (n * width)).width(width)
+            })
+            .collect();
+        let chosen =
+            fit::chosen(&self.fits).and_then(|k| self.fits.iter().find(|f| f.components == k));
+        Plot::new("fit histogram")
+            .width(size[0])
+            .height(size[1])
+            .legend(Legend::default())
+            .x_axis_label("value")
+            .y_axis_label("density")
+            .show(ui, |p| {
+                p.bar_chart(BarChart::new("data", bars).color(egui::Color32::from_gray(110)));
+                if let Some(f) = chosen {
+                    let mix = fit::Mixture {
+                        weights: f.weights.clone(),
+                        means: f.means.clone(),
+                        sds: f.sds.clone(),
+                    };
+                    let xs: Vec<f64> = (0..=400)
+                        .map(|i| lo + (hi - lo) * i as f64 / 400.0)
+                        .collect();
+                    p.line(
+                        Line::new(
+                            format!("mixture, k = {}", f.components),
+                            PlotPoints::from_iter(xs.iter().map(|&x| [x, mix.density(x)])),
+                        )
+                        .width(2.0),
+                    );
+                    for j in 0..f.components {
+                        let one = fit::Mixture {
+                            weights: vec![1.0],
+                            means: vec![f.means[j]],
+                            sds: vec![f.sds[j]],
+                        };
+                        p.line(
+                            Line::new(
+                                "components (weighted)",
+                                PlotPoints::from_iter(
+                                    xs.iter().map(|&x| [x, f.weights[j] * one.density(x)]),
+                                ),
+                            )
+                            .style(egui_plot::LineStyle::dashed_loose()),
+                        );
+                    }
+                }
+            });
+    }
+
+    /// BIC against k; the chosen k marked.
+    fn bic_plot(&self, ui: &mut egui::Ui, size: [f32; 2]) {
+        let pts: Vec<[f64; 2]> = self
+            .fits
+            .iter()
+            .map(|f| [f.components as f64, f.bic])
+            .collect();
+        let chosen = fit::chosen(&self.fits);
+        Plot::new("fit bic")
+            .width(size[0])
+            .height(size[1])
+            .legend(Legend::default())
+            .x_axis_label("components k")
+            .y_axis_label("BIC")
+            .show(ui, |p| {
+                p.line(Line::new(
+                    "BIC = −2 ln L + (3k − 1) ln n",
+                    PlotPoints::from(pts.clone()),
+                ));
+                p.points(Points::new("", PlotPoints::from(pts)).radius(3.0));
+                if let Some(f) = chosen.and_then(|k| self.fits.iter().find(|f| f.components == k)) {
+                    p.points(
+                        Points::new(
+                            "BIC's choice",
+                            PlotPoints::from(vec![[f.components as f64, f.bic]]),
+                        )
+                        .radius(6.0)
+                        .color(egui::Color32::from_rgb(230, 160, 40)),
+                    );
+                }
+            });
+    }
+
+    /// Nelder–Mead's best ln L per evaluation, of the fit in progress (or the last one).
+    fn progress_plot(&self, ui: &mut egui::Ui, size: [f32; 2]) {
+        let (k, v) = match &self.progress {
+            Some((k, v)) => (*k, v.as_slice()),
+            None => (0, &[][..]),
+        };
+        // the first evaluations of a start can be far off: show from the first finite tenth
+        let skip = v.len() / 10;
+        let pts: Vec<[f64; 2]> = v
+            .iter()
+            .enumerate()
+            .skip(skip)
+            .filter(|(_, x)| x.is_finite() && x.abs() < 1e250)
+            .map(|(i, x)| [i as f64, *x])
+            .collect();
+        Plot::new("fit progress")
+            .width(size[0])
+            .height(size[1])
+            .legend(Legend::default())
+            .x_axis_label("evaluation")
+            .y_axis_label("best ln L")
+            .show(ui, |p| {
+                p.line(Line::new(
+                    format!("Nelder–Mead, k = {k}"),
+                    PlotPoints::from(pts),
+                ));
+            });
+    }
+}

@@ -1,0 +1,141 @@
+//! The editable parameters of the left panel, validated through the same preset code as
+//! the command line (one mechanism, one set of error messages).
+
+use eframe::egui;
+use pdes_models::AlgorithmInfo;
+use pdes_models::preset::{Config, EngineKind};
+
+/// An algorithm the controls offer: an entry of the model registry.
+pub type AlgorithmChoice = &'static AlgorithmInfo;
+
+/// The A/B comparison's default B algorithm: the model's first algorithm other than A's
+/// (A's own when the model has only one; every model has at least one).
+pub fn b_default(kind: &str, a: AlgorithmChoice) -> AlgorithmChoice {
+    let all = choices(kind);
+    all.iter().copied().find(|&x| x != a).unwrap_or(all[0])
+}
+
+/// The algorithms the controls list for the model of `kind`.
+pub fn choices(kind: &str) -> Vec<AlgorithmChoice> {
+    pdes_models::by_kind(kind)
+        .map(|m| m.listed().collect())
+        .unwrap_or_default()
+}
+
+/// One model's part of the left panel: its parameter widgets and the preset table its
+/// values make. Each model implements it in its folder (`models/<model>/form.rs`) and the
+/// registry's panel builds it from a configuration.
+pub trait ModelForm: std::fmt::Debug {
+    /// `model.kind`.
+    fn kind(&self) -> &'static str;
+    /// The "Model" section's widgets; true when a value changed.
+    fn model_controls(&mut self, ui: &mut egui::Ui) -> bool;
+    /// The model's rows of the run grid above the engine row (the torus's d; the grid's dt
+    /// and quantum). A typed value that is not even a number goes to `error`.
+    fn run_controls(&mut self, ui: &mut egui::Ui, error: &mut Option<String>) -> bool;
+    /// The model's rows of the run grid below the engine row (the torus's seed).
+    fn run_controls_after(&mut self, _ui: &mut egui::Ui) -> bool {
+        false
+    }
+    /// The preset table of these values with `algorithm`, `engine` and `end_time`.
+    fn table(&self, algorithm: AlgorithmChoice, engine: &str, end_time: f64) -> toml::Table;
+    /// A copy.
+    fn clone_box(&self) -> Box<dyn ModelForm>;
+    /// The form as `Any` (tests set a model's fields through it).
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any;
+}
+
+/// The values in the controls (some may be invalid while the user types): the model's own
+/// and the ones every model has.
+#[derive(Debug)]
+pub struct Form {
+    /// The model's parameters and their widgets.
+    pub model: Box<dyn ModelForm>,
+    /// Algorithm (of the model in use).
+    pub algorithm: AlgorithmChoice,
+    /// Run on the GPU.
+    pub gpu: bool,
+    /// End time.
+    pub end_time: f64,
+}
+
+impl Clone for Form {
+    fn clone(&self) -> Self {
+        Self {
+            model: self.model.clone_box(),
+            algorithm: self.algorithm,
+            gpu: self.gpu,
+            end_time: self.end_time,
+        }
+    }
+}
+
+impl Form {
+    /// The form showing `cfg`.
+    pub fn from_config(cfg: &Config) -> Self {
+        Self {
+            model: (crate::panels::of(cfg).form)(cfg),
+            algorithm: cfg.algorithm_info(),
+            gpu: cfg.engine() == EngineKind::Gpu,
+            end_time: cfg.end_time(),
+        }
+    }
+
+    /// `model.kind` of the model the form edits.
+    pub fn kind(&self) -> &'static str {
+        self.model.kind()
+    }
+
+    /// The model's form as its own type (tests).
+    pub fn model_mut<T: 'static>(&mut self) -> Option<&mut T> {
+        self.model.as_any_mut().downcast_mut::<T>()
+    }
+
+    /// Validates the form into a configuration, or the one-line reason it is invalid.
+    pub fn to_config(&self) -> Result<Config, String> {
+        self.to_config_with(self.algorithm)
+    }
+
+    /// The same parameters with another algorithm (the B side of A/B mode).
+    pub fn to_config_with(&self, algorithm: AlgorithmChoice) -> Result<Config, String> {
+        // CPU-only algorithms: the engine switch stays, the run goes to the CPU
+        let engine = if self.gpu && algorithm.gpu {
+            "gpu"
+        } else {
+            "cpu"
+        };
+        let table = self.model.table(algorithm, engine, self.end_time);
+        Config::from_table(&table).map_err(|e| e.to_string())
+    }
+}
+
+/// The `[run]` section of the models that share the torus's run keys (algorithm,
+/// timestamps, d, end time, seed, engine).
+pub fn queueing_run_table(
+    algorithm: AlgorithmChoice,
+    default_timestamps: &'static str,
+    d: f64,
+    end_time: f64,
+    seed: u64,
+    engine: &str,
+) -> toml::Table {
+    let mut run = toml::Table::new();
+    run.insert("algorithm".into(), algorithm.algorithm.into());
+    run.insert(
+        "timestamps".into(),
+        algorithm.timestamps.unwrap_or(default_timestamps).into(),
+    );
+    run.insert("d".into(), d.into());
+    run.insert("end_time".into(), end_time.into());
+    run.insert("seed".into(), (seed.min(i64::MAX as u64) as i64).into());
+    run.insert("engine".into(), engine.into());
+    run
+}
+
+/// A preset table from its two sections.
+pub fn preset_table(model: toml::Table, run: toml::Table) -> toml::Table {
+    let mut t = toml::Table::new();
+    t.insert("model".into(), toml::Value::Table(model));
+    t.insert("run".into(), toml::Value::Table(run));
+    t
+}

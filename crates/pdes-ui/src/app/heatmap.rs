@@ -1,0 +1,665 @@
+//! The heatmap: a wgpu render pass inside an egui paint callback that reads the
+//! session's display buffer (on the GPU) through a perceptual colormap. Zoom with the
+//! scroll wheel, pan by dragging, hover for a facility's details, click to pin it.
+
+use super::session::Session;
+use eframe::egui;
+use eframe::egui_wgpu::{self, CallbackResources, CallbackTrait, ScreenDescriptor};
+use std::collections::HashMap;
+
+/// What the heatmap colours.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Tokens at the facility (queued + in service).
+    Tokens,
+    /// Whether the server is busy.
+    Busy,
+    /// Facilities whose latest causality error is recent, fading over a few steps.
+    Errors,
+    /// Diffusion: the temperature of every cell.
+    Temperature,
+    /// DEVS benchmark: each cell's digit (0 or 1).
+    Digit,
+    /// DEVS SIR: each cell's susceptible, infected and recovered fractions as green, red
+    /// and blue.
+    Compartments,
+}
+
+impl Mode {
+    /// The modes of a session's model, for a selector (the first is the default).
+    pub fn of(s: &Session) -> &'static [Mode] {
+        crate::panels::of(&s.config).modes
+    }
+
+    /// Label in the UI for session `s`'s model (the count mode is named by the model).
+    pub fn label_in(self, s: &Session) -> &'static str {
+        match self {
+            Mode::Tokens => crate::panels::of(&s.config).count_mode,
+            _ => self.label(),
+        }
+    }
+
+    /// Label in the UI.
+    pub fn label(self) -> &'static str {
+        match self {
+            Mode::Tokens => "queue length",
+            Mode::Busy => "busy / idle",
+            Mode::Errors => "causality errors",
+            Mode::Temperature => "temperature",
+            Mode::Digit => "cell value",
+            Mode::Compartments => "S / I / R",
+        }
+    }
+
+    fn code(self) -> u32 {
+        match self {
+            Mode::Tokens => 0,
+            Mode::Busy => 1,
+            Mode::Errors => 2,
+            Mode::Temperature => 3,
+            Mode::Digit => 1,
+            Mode::Compartments => 4,
+        }
+    }
+}
+
+/// Zoom and pan of one heatmap: the visible window in grid coordinates.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct View {
+    /// Grid x of the left edge.
+    pub x0: f32,
+    /// Grid y of the top edge.
+    pub y0: f32,
+    /// Grid cells across the width.
+    pub span: f32,
+    /// Width and height of the rectangle this view was made for.
+    pub size: [f32; 2],
+    /// True while the view is the whole-grid fit (no zoom or pan since).
+    pub fitted: bool,
+    /// The grid (rows, cols) this view was made for.
+    pub shape: (u32, u32),
+}
+
+impl View {
+    /// The whole grid, fitted to a `w × h` rectangle.
+    pub fn fit(rows: u32, cols: u32, w: f32, h: f32) -> Self {
+        let aspect = w / h.max(1.0);
+        let span = (cols as f32).max(rows as f32 * aspect);
+        Self {
+            x0: (cols as f32 - span) / 2.0,
+            y0: (rows as f32 - span / aspect) / 2.0,
+            span,
+            size: [w, h],
+            fitted: true,
+            shape: (rows, cols),
+        }
+    }
+
+    /// This view for a grid of `rows × cols` in a rectangle of `w × h`. A grid of another
+    /// shape (a preset or model loaded) gets the whole-grid fit: the old view showed a 64²
+    /// torus through the 16² one's 16-cell window. A resized rectangle (e.g. halved when
+    /// A/B puts two side by side): a whole-grid fit is fitted again; a zoomed view keeps
+    /// its cell size in pixels and its top-left corner. (Keeping the old span made the A
+    /// heatmap half its size in a corner once A/B was switched on.)
+    pub fn for_rect(self, rows: u32, cols: u32, w: f32, h: f32) -> Self {
+        if self.shape != (rows, cols) {
+            Self::fit(rows, cols, w, h)
+        } else if self.size == [w, h] {
+            self
+        } else if self.fitted {
+            Self::fit(rows, cols, w, h)
+        } else {
+            Self {
+                span: self.span * w / self.size[0].max(1.0),
+                size: [w, h],
+                ..self
+            }
+        }
+    }
+
+    /// Grid coordinates of a point of `rect`.
+    pub fn to_grid(&self, rect: egui::Rect, p: egui::Pos2) -> egui::Vec2 {
+        let s = self.span / rect.width().max(1.0);
+        egui::vec2(
+            self.x0 + (p.x - rect.left()) * s,
+            self.y0 + (p.y - rect.top()) * s,
+        )
+    }
+}
+
+/// The uniform block of heatmap.wgsl.
+#[repr(C)]
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct ViewUniform {
+    rows: u32,
+    cols: u32,
+    mode: u32,
+    step: u32,
+    window: [f32; 4],
+    max_value: f32,
+    fade_steps: f32,
+    min_value: f32,
+    pad: f32,
+}
+
+/// Pipeline and per-callback bind groups, kept in egui-wgpu's callback resources.
+pub struct HeatmapResources {
+    pipeline: wgpu::RenderPipeline,
+    layout: wgpu::BindGroupLayout,
+    groups: HashMap<u64, (wgpu::Buffer, wgpu::BindGroup)>,
+}
+
+impl HeatmapResources {
+    /// Builds the render pipeline for `target_format` (once, at start-up).
+    pub fn new(device: &wgpu::Device, target_format: wgpu::TextureFormat) -> Self {
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("heatmap"),
+            source: wgpu::ShaderSource::Wgsl(pdes_gpu::shaders::HEATMAP.into()),
+        });
+        let entry = |binding, ty| wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility: wgpu::ShaderStages::FRAGMENT,
+            ty: wgpu::BindingType::Buffer {
+                ty,
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        };
+        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("heatmap"),
+            entries: &[
+                entry(0, wgpu::BufferBindingType::Uniform),
+                entry(1, wgpu::BufferBindingType::Storage { read_only: true }),
+            ],
+        });
+        let pl = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("heatmap"),
+            bind_group_layouts: &[Some(&layout)],
+            immediate_size: 0,
+        });
+        let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+            label: Some("heatmap"),
+            layout: Some(&pl),
+            vertex: wgpu::VertexState {
+                module: &module,
+                entry_point: Some("vs_main"),
+                buffers: &[],
+                compilation_options: Default::default(),
+            },
+            fragment: Some(wgpu::FragmentState {
+                module: &module,
+                entry_point: Some("fs_main"),
+                targets: &[Some(target_format.into())],
+                compilation_options: Default::default(),
+            }),
+            primitive: wgpu::PrimitiveState::default(),
+            depth_stencil: None,
+            multisample: wgpu::MultisampleState::default(),
+            multiview_mask: None,
+            cache: None,
+        });
+        Self {
+            pipeline,
+            layout,
+            groups: HashMap::new(),
+        }
+    }
+}
+
+/// One heatmap draw.
+pub struct HeatmapCallback {
+    /// Distinguishes the heatmaps of one frame (A/B).
+    pub id: u64,
+    /// The session's display buffer.
+    pub cells: wgpu::Buffer,
+    /// Grid size.
+    pub rows: u32,
+    /// Grid size.
+    pub cols: u32,
+    /// What to colour.
+    pub mode: Mode,
+    /// Steps completed (for the error fade).
+    pub step: u32,
+    /// Zoom and pan.
+    pub view: View,
+    /// Aspect ratio of the rectangle (width / height).
+    pub aspect: f32,
+    /// Value drawn at the top of the colormap (tokens, or temperature).
+    pub max_value: f32,
+    /// Value drawn at the bottom of the colormap (temperature; 0 for tokens).
+    pub min_value: f32,
+}
+
+impl CallbackTrait for HeatmapCallback {
+    fn prepare(
+        &self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        _screen: &ScreenDescriptor,
+        _encoder: &mut wgpu::CommandEncoder,
+        resources: &mut CallbackResources,
+    ) -> Vec<wgpu::CommandBuffer> {
+        let Some(res) = resources.get_mut::<HeatmapResources>() else {
+            return Vec::new();
+        };
+        let u = ViewUniform {
+            rows: self.rows,
+            cols: self.cols,
+            mode: self.mode.code(),
+            step: self.step,
+            window: [
+                self.view.x0,
+                self.view.y0,
+                self.view.x0 + self.view.span,
+                self.view.y0 + self.view.span / self.aspect.max(1e-3),
+            ],
+            max_value: self.max_value,
+            fade_steps: 8.0,
+            min_value: self.min_value,
+            pad: 0.0,
+        };
+        let ubuf = res
+            .groups
+            .remove(&self.id)
+            .map(|(b, _)| b)
+            .unwrap_or_else(|| {
+                device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("heatmap view"),
+                    size: std::mem::size_of::<ViewUniform>() as u64,
+                    usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+                    mapped_at_creation: false,
+                })
+            });
+        queue.write_buffer(&ubuf, 0, bytemuck::bytes_of(&u));
+        // A new bind group every frame: the session (and its cells buffer) may have been
+        // rebuilt, and creating one is cheap.
+        let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("heatmap"),
+            layout: &res.layout,
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: ubuf.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: self.cells.as_entire_binding(),
+                },
+            ],
+        });
+        res.groups.insert(self.id, (ubuf, group));
+        Vec::new()
+    }
+
+    fn paint(
+        &self,
+        _info: egui::PaintCallbackInfo,
+        pass: &mut wgpu::RenderPass<'static>,
+        resources: &CallbackResources,
+    ) {
+        let Some(res) = resources.get::<HeatmapResources>() else {
+            return;
+        };
+        let Some((_, group)) = res.groups.get(&self.id) else {
+            return;
+        };
+        pass.set_pipeline(&res.pipeline);
+        pass.set_bind_group(0, group, &[]);
+        pass.draw(0..3, 0..1);
+    }
+}
+
+/// Adds the heatmap resources to a render state (call once at start-up).
+pub fn install(rs: &egui_wgpu::RenderState) {
+    let res = HeatmapResources::new(&rs.device, rs.target_format);
+    rs.renderer.write().callback_resources.insert(res);
+}
+
+/// The colormap on the CPU (same polynomial as the shader), for the legend and PNG export.
+pub fn viridis(t: f32) -> [f32; 3] {
+    let c: [[f64; 3]; 7] = [
+        [0.2777273, 0.0054073, 0.3340998],
+        [0.1050930, 1.4046135, 1.3845901],
+        [-0.3308618, 0.2148476, 0.0950952],
+        [-4.6342305, -5.7991010, -19.3324410],
+        [6.2282699, 14.1799334, 56.6905526],
+        [4.7763849, -13.7451454, -65.3530326],
+        [-5.4354559, 4.6458526, 26.3124352],
+    ];
+    let t = f64::from(t.clamp(0.0, 1.0));
+    let mut out = [0.0; 3];
+    for (ch, o) in out.iter_mut().enumerate() {
+        let mut v = c[6][ch];
+        for k in (0..6).rev() {
+            v = c[k][ch] + t * v;
+        }
+        *o = v.clamp(0.0, 1.0) as f32;
+    }
+    out
+}
+
+/// Draws one heatmap; returns the facility clicked, if any.
+pub(super) fn heatmap_widget(
+    ui: &mut egui::Ui,
+    s: &Session,
+    mode: Mode,
+    view: &mut Option<View>,
+    size: egui::Vec2,
+    id: u64,
+    arrow: Option<(u32, u32)>,
+) -> Option<u32> {
+    let (rows, cols) = s.shape();
+    let (rect, resp) = ui.allocate_exact_size(size, egui::Sense::click_and_drag());
+    let v = view.get_or_insert_with(|| View::fit(rows, cols, rect.width(), rect.height()));
+    *v = v.for_rect(rows, cols, rect.width(), rect.height());
+    let scroll = ui.input(|i| i.smooth_scroll_delta.y);
+    if resp.hovered()
+        && scroll != 0.0
+        && let Some(p) = resp.hover_pos()
+    {
+        // zoom about the pointer
+        let g = v.to_grid(rect, p);
+        let factor = (-scroll / 200.0).exp();
+        v.span = (v.span * factor).clamp(2.0, 4.0 * rows.max(cols) as f32);
+        v.fitted = false;
+        let g2 = v.to_grid(rect, p);
+        v.x0 += g.x - g2.x;
+        v.y0 += g.y - g2.y;
+    }
+    if resp.dragged() {
+        let d = resp.drag_delta() * (v.span / rect.width());
+        v.x0 -= d.x;
+        v.y0 -= d.y;
+        v.fitted = false;
+    }
+    if resp.double_clicked() {
+        *v = View::fit(rows, cols, rect.width(), rect.height());
+    }
+    let (min_value, max_value) = colour_range(s);
+    match &s.display {
+        Some(cells) => {
+            ui.painter()
+                .add(eframe::egui_wgpu::Callback::new_paint_callback(
+                    rect,
+                    HeatmapCallback {
+                        id,
+                        cells: cells.clone(),
+                        rows,
+                        cols,
+                        mode,
+                        step: s.steps() as u32,
+                        view: *v,
+                        aspect: rect.width() / rect.height().max(1.0),
+                        max_value,
+                        min_value,
+                    },
+                ));
+        }
+        None => texture_heatmap(ui, s, mode, rect, v),
+    }
+    if let Some((from, to)) = arrow {
+        draw_arrow(ui, rect, v, (rows, cols), from, to);
+    }
+    let facility_at = |p: egui::Pos2| {
+        let g = v.to_grid(rect, p);
+        (g.x >= 0.0 && g.y >= 0.0 && (g.x as u32) < cols && (g.y as u32) < rows)
+            .then(|| g.y as u32 * cols + g.x as u32)
+    };
+    let mut clicked = None;
+    if let Some(p) = resp.hover_pos()
+        && let Some(f) = facility_at(p)
+    {
+        if resp.clicked() {
+            clicked = Some(f);
+        }
+        resp.on_hover_ui_at_pointer(|ui| (crate::panels::of(&s.config).hover)(ui, s, f));
+    }
+    clicked
+}
+
+/// An arrow on the heatmap from the centre of cell `from` to that of its neighbour `to` (a
+/// token's way; across a wrapping edge it comes in from outside the grid).
+fn draw_arrow(
+    ui: &egui::Ui,
+    rect: egui::Rect,
+    v: &View,
+    (rows, cols): (u32, u32),
+    from: u32,
+    to: u32,
+) {
+    let step = |a: u32, b: u32, n: u32| -> f32 {
+        // the signed offset a − b on a ring of n, taken the short way
+        let d = (a + n - b) % n;
+        if d > n / 2 {
+            d as f32 - n as f32
+        } else {
+            d as f32
+        }
+    };
+    let (tr, tc) = ((to / cols) as f32 + 0.5, (to % cols) as f32 + 0.5);
+    let (dr, dc) = (
+        step(from / cols, to / cols, rows),
+        step(from % cols, to % cols, cols),
+    );
+    let px = rect.width() / v.span;
+    let at = |r: f32, c: f32| rect.left_top() + egui::vec2((c - v.x0) * px, (r - v.y0) * px);
+    let (p0, p1) = (at(tr + dr, tc + dc), at(tr, tc));
+    let painter = ui.painter_at(rect);
+    let stroke = egui::Stroke::new(
+        (px * 0.12).clamp(2.0, 6.0),
+        egui::Color32::from_rgb(255, 80, 60),
+    );
+    painter.arrow(p0, (p1 - p0) * 0.8, stroke);
+    painter.circle_stroke(
+        p1,
+        (px * 0.45).max(4.0),
+        egui::Stroke::new(2.0, egui::Color32::WHITE),
+    );
+}
+
+/// The values at the bottom and top of the colormap (the model's panel decides).
+fn colour_range(s: &Session) -> (f32, f32) {
+    (crate::panels::of(&s.config).colour_range)(s)
+}
+
+/// The colour of one heatmap word (the shader's, on the CPU: texture fallback, PNG export).
+pub fn word_colour(mode: Mode, w: [u32; 2], step: u32, (lo, hi): (f32, f32)) -> [f32; 3] {
+    // the next step's mark (bit 31, the torus) is an outline, not part of the count
+    let w = if matches!(mode, Mode::Temperature | Mode::Compartments) {
+        w
+    } else {
+        [w[0] & !pdes_models::torus::state::NEXT_STEP_BIT, w[1]]
+    };
+    match mode {
+        Mode::Tokens => viridis(w[0] as f32 / hi),
+        Mode::Compartments => {
+            // as in the shader: S green, R blue, the infected a red overlay full at i = 5%
+            let (s, i, r) = pdes_models::devs::sir_unpack(w[0]);
+            let k = (i as f32 / 50.0).min(1.0) * 0.85;
+            let base = [0.0, s as f32 / 1000.0, r as f32 / 1000.0];
+            [0, 1, 2].map(|j| base[j] + ([1.0, 0.1, 0.1][j] - base[j]) * k)
+        }
+        Mode::Busy | Mode::Digit => {
+            if w[0] > 0 {
+                [0.99, 0.80, 0.20]
+            } else {
+                [0.12, 0.12, 0.16]
+            }
+        }
+        Mode::Errors => {
+            let base = viridis(w[0] as f32 / hi).map(|c| c * 0.35);
+            let flash = if w[1] > 0 && step >= w[1] {
+                (1.0 - (step - w[1]) as f32 / 8.0).max(0.0)
+            } else {
+                0.0
+            };
+            [0, 1, 2].map(|i| base[i] + ([1.0, 0.15, 0.1][i] - base[i]) * flash)
+        }
+        Mode::Temperature => viridis((f32::from_bits(w[0]) - lo) / (hi - lo)),
+    }
+}
+
+pub(super) fn legend(ui: &mut egui::Ui, s: &Session, mode: Mode) {
+    let (lo, hi) = colour_range(s);
+    ui.vertical(|ui| {
+        ui.add(egui::Label::new(mode.label_in(s)).wrap_mode(egui::TextWrapMode::Extend));
+        let swatches: &[([u8; 3], &str)] = match mode {
+            Mode::Busy => &[([252, 204, 51], "busy"), ([31, 31, 41], "idle")],
+            Mode::Digit => &[([252, 204, 51], "1"), ([31, 31, 41], "0")],
+            Mode::Errors => &[
+                ([255, 38, 26], "causality error"),
+                ([40, 30, 60], "none (dimmed:\nqueue length)"),
+            ],
+            Mode::Compartments => &[
+                ([0, 255, 0], "susceptible"),
+                ([255, 26, 26], "infected"),
+                ([0, 0, 255], "recovered"),
+            ],
+            _ => &[],
+        };
+        if !swatches.is_empty() {
+            // a discrete quantity gets one swatch per value, not a gradient
+            for (rgb, what) in swatches {
+                ui.horizontal(|ui| {
+                    let (r, _) =
+                        ui.allocate_exact_size(egui::vec2(14.0, 14.0), egui::Sense::hover());
+                    ui.painter().rect_filled(
+                        r,
+                        2.0,
+                        egui::Color32::from_rgb(rgb[0], rgb[1], rgb[2]),
+                    );
+                    ui.label(*what);
+                });
+            }
+            if mode == Mode::Errors {
+                caption(ui, "red fades over\n8 steps");
+            }
+            if mode == Mode::Compartments {
+                caption(
+                    ui,
+                    "green: s, blue: r;\nred over them: i,\nfull from i = 5%",
+                );
+            }
+            return;
+        }
+        let (rect, _) = ui.allocate_exact_size(egui::vec2(22.0, 200.0), egui::Sense::hover());
+        let steps = 32;
+        for i in 0..steps {
+            let t = 1.0 - i as f32 / steps as f32;
+            let [r, g, b] = viridis(t);
+            let y0 = rect.top() + rect.height() * i as f32 / steps as f32;
+            let cell = egui::Rect::from_min_size(
+                egui::pos2(rect.left(), y0),
+                egui::vec2(rect.width(), rect.height() / steps as f32 + 0.5),
+            );
+            ui.painter().rect_filled(
+                cell,
+                0.0,
+                egui::Color32::from_rgb((r * 255.0) as u8, (g * 255.0) as u8, (b * 255.0) as u8),
+            );
+        }
+        match mode {
+            Mode::Tokens => caption(
+                ui,
+                &format!("0 … {hi}+ {}", crate::panels::of(&s.config).count_label),
+            ),
+            Mode::Temperature => caption(ui, &format!("top {hi:.2}\nbottom {lo:.2}")),
+            // the discrete modes returned above with their swatches
+            Mode::Busy | Mode::Digit | Mode::Compartments | Mode::Errors => {}
+        }
+    });
+}
+
+/// A legend caption, readable (egui's small text was ~8 px).
+fn caption(ui: &mut egui::Ui, text: &str) {
+    ui.label(egui::RichText::new(text).size(12.0));
+}
+
+/// The heatmap without wgpu: the same words and colormap, uploaded as an egui texture
+/// (the window's renderer is OpenGL then, and every engine runs on the CPU).
+fn texture_heatmap(ui: &mut egui::Ui, s: &Session, mode: Mode, rect: egui::Rect, v: &View) {
+    let (rows, cols) = (s.shape().0 as usize, s.shape().1 as usize);
+    let max_side = ui.ctx().input(|i| i.max_texture_side);
+    if rows > max_side || cols > max_side {
+        ui.painter().text(
+            rect.center(),
+            egui::Align2::CENTER_CENTER,
+            format!("heatmap off: {rows}×{cols} is larger than a {max_side}-texel texture"),
+            egui::FontId::default(),
+            egui::Color32::GRAY,
+        );
+        return;
+    }
+    let Ok(words) = s.display_words() else { return };
+    let range = colour_range(s);
+    let step = s.steps() as u32;
+    let pixels: Vec<egui::Color32> = words
+        .iter()
+        .map(|w| {
+            let rgb = word_colour(mode, *w, step, range);
+            egui::Color32::from_rgb(
+                (rgb[0] * 255.0) as u8,
+                (rgb[1] * 255.0) as u8,
+                (rgb[2] * 255.0) as u8,
+            )
+        })
+        .collect();
+    let image = egui::ColorImage::new([cols, rows], pixels);
+    let tex = ui
+        .ctx()
+        .load_texture("heatmap-cpu", image, egui::TextureOptions::NEAREST);
+    // the whole grid's rectangle on screen under the current zoom and pan, clipped to `rect`
+    let px = rect.width() / v.span;
+    let grid = egui::Rect::from_min_size(
+        rect.left_top() + egui::vec2(-v.x0 * px, -v.y0 * px),
+        egui::vec2(cols as f32 * px, rows as f32 * px),
+    );
+    let painter = ui.painter_at(rect);
+    painter.rect_filled(rect, 0.0, egui::Color32::from_rgb(20, 20, 23));
+    let uv = egui::Rect::from_min_max(egui::pos2(0.0, 0.0), egui::pos2(1.0, 1.0));
+    painter.image(tex.id(), grid, uv, egui::Color32::WHITE);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::View;
+
+    #[test]
+    fn a_fitted_view_is_fitted_again_when_its_rectangle_halves() {
+        // A/B on: the A heatmap's rectangle goes from 800 × 400 to 400 × 400
+        let v = View::fit(16, 16, 800.0, 400.0).for_rect(16, 16, 400.0, 400.0);
+        assert_eq!(v, View::fit(16, 16, 400.0, 400.0));
+        assert_eq!(v.span, 16.0, "the whole grid fills the width");
+    }
+
+    #[test]
+    fn a_zoomed_view_keeps_its_cell_size_when_resized() {
+        let mut v = View::fit(64, 64, 800.0, 400.0);
+        v.span = 10.0;
+        v.fitted = false;
+        let w = v.for_rect(64, 64, 400.0, 400.0);
+        // 80 px per cell before and after
+        assert_eq!(800.0 / v.span, 400.0 / w.span);
+        assert_eq!((w.x0, w.y0), (v.x0, v.y0));
+    }
+
+    /// Loading a 64 × 64 preset over the 16 × 16 one, in the same rectangle: the whole
+    /// new grid is shown, whether or not the old view was zoomed.
+    #[test]
+    fn a_grid_of_another_shape_gets_the_whole_grid_fit() {
+        let v = View::fit(16, 16, 800.0, 400.0);
+        assert_eq!(
+            v.for_rect(64, 64, 800.0, 400.0),
+            View::fit(64, 64, 800.0, 400.0)
+        );
+        let mut zoomed = v;
+        zoomed.span = 4.0;
+        zoomed.fitted = false;
+        assert_eq!(
+            zoomed.for_rect(64, 64, 800.0, 400.0),
+            View::fit(64, 64, 800.0, 400.0)
+        );
+        assert_eq!(zoomed.for_rect(16, 16, 800.0, 400.0), zoomed);
+    }
+}

@@ -1,0 +1,175 @@
+//! Live plots: the helpers every model's plots use (a line per session, A/B overlaid, an
+//! optional reference line) and the CSV export. Which plots a model shows is its panel's
+//! (`src/models/<model>/panel.rs`).
+
+use super::session::Session;
+use eframe::egui;
+use egui_plot::{HLine, Legend, Line, Plot, PlotPoints};
+use std::io::Write;
+
+/// Steps shown in the events-per-step series.
+pub const RECENT_STEPS: usize = 2000;
+
+/// A session's legend entry: its algorithm, prefixed with A or B in A/B mode.
+pub fn tag(s: &Session, i: usize, ab: bool) -> String {
+    let alg = s.algorithm_label().replace(" / ", "/");
+    if ab {
+        format!("{}: {alg}", ["A", "B"][i])
+    } else {
+        alg
+    }
+}
+
+/// One plot with a line per session (`points` gives a session's) and an optional
+/// reference line.
+pub fn plot_series(
+    ui: &mut egui::Ui,
+    [w, h]: [f32; 2],
+    (label, hover): (&str, &str),
+    sessions: &[&Session],
+    points: impl Fn(&Session) -> Vec<[f64; 2]>,
+    reference: Option<(&str, f64)>,
+) {
+    let ab = sessions.len() > 1;
+    let series: Vec<Vec<[f64; 2]>> = sessions.iter().map(|s| points(s)).collect();
+    // headroom above the highest curve for the legend (top right), so that it covers no data
+    let (low, top) = series
+        .iter()
+        .flatten()
+        .map(|p| p[1])
+        .chain(reference.map(|r| r.1))
+        .filter(|y| y.is_finite())
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), y| {
+            (lo.min(y), hi.max(y))
+        });
+    ui.vertical(|ui| {
+        ui.label(label).on_hover_text(hover);
+        let mut plot = Plot::new(label)
+            .width(w)
+            .height(h)
+            .legend(Legend::default().background_alpha(0.35))
+            .x_axis_label("simulated time");
+        if top > low {
+            plot = plot.include_y(top + (top - low) * LEGEND_HEADROOM);
+        }
+        plot.show(ui, |p| {
+            for (i, pts) in series.into_iter().enumerate() {
+                p.line(Line::new(tag(sessions[i], i, ab), PlotPoints::from(pts)));
+            }
+            if let Some((name, v)) = reference {
+                p.hline(HLine::new(name, v).style(egui_plot::LineStyle::dashed_loose()));
+            }
+        });
+    });
+}
+
+/// The band a plot shows above its highest value, as a fraction of the values' range:
+/// where the legend sits.
+pub const LEGEND_HEADROOM: f64 = 0.35;
+
+/// The moving mean of `pts` (y) over windows of `w` points, at each window's last x.
+pub fn moving_mean(pts: &[[f64; 2]], w: usize) -> Vec<[f64; 2]> {
+    let w = w.max(1);
+    let mut sum = 0.0;
+    let mut out = Vec::with_capacity(pts.len());
+    for (i, p) in pts.iter().enumerate() {
+        sum += p[1];
+        if i >= w {
+            sum -= pts[i - w][1];
+        }
+        if i + 1 >= w {
+            out.push([p[0], sum / w as f64]);
+        }
+    }
+    out
+}
+
+/// One plot of a sample field against simulated time for every session.
+pub fn time_series(
+    ui: &mut egui::Ui,
+    size: [f32; 2],
+    text: (&str, &str),
+    sessions: &[&Session],
+    value: impl Fn(&super::session::Sample) -> f64,
+    reference: Option<(&str, f64)>,
+) {
+    time_series_from(ui, size, text, sessions, value, reference, 0.0);
+}
+
+/// [`time_series`] of the samples at or after `from` (statistics with a warm-up: before it
+/// there is nothing to show).
+pub fn time_series_from(
+    ui: &mut egui::Ui,
+    size: [f32; 2],
+    text: (&str, &str),
+    sessions: &[&Session],
+    value: impl Fn(&super::session::Sample) -> f64,
+    reference: Option<(&str, f64)>,
+    from: f64,
+) {
+    let points = |s: &Session| {
+        s.samples
+            .iter()
+            .filter(|x| x.time >= from)
+            .map(|x| [x.time, value(x)])
+            .collect()
+    };
+    plot_series(ui, size, text, sessions, points, reference);
+}
+
+/// Per sample interval: (time at its end, Δ of one sample field / Δ of another), skipping
+/// intervals where the second did not move.
+pub fn per_interval(
+    s: &Session,
+    num: impl Fn(&super::session::Sample) -> f64,
+    den: impl Fn(&super::session::Sample) -> f64,
+) -> Vec<[f64; 2]> {
+    s.samples
+        .windows(2)
+        .filter_map(|w| {
+            let d = den(&w[1]) - den(&w[0]);
+            (d > 0.0).then(|| [w[1].time, (num(&w[1]) - num(&w[0])) / d])
+        })
+        .collect()
+}
+
+/// Draws the plots of `a`'s model for `a` (and `b`).
+pub fn show(ui: &mut egui::Ui, a: &Session, b: Option<&Session>) {
+    // claim the whole panel: content a few pixels short of it would let the resizable
+    // panel shrink to fit, frame after frame
+    ui.set_min_height(ui.available_height());
+    (crate::panels::of(&a.config).plots)(ui, a, b);
+}
+
+/// Writes the plotted series as CSV: one row per sample and session.
+pub fn write_csv(path: &std::path::Path, a: &Session, b: Option<&Session>) -> std::io::Result<()> {
+    let mut w = std::io::BufWriter::new(std::fs::File::create(path)?);
+    writeln!(
+        w,
+        "session,algorithm,time,steps,events,utilization,mean_sojourn,causality_errors,mean_temperature,min_temperature,max_temperature,tokens_in_system,number_in_system,number_in_system_ci95,blocking"
+    )?;
+    for (i, s) in std::iter::once(a).chain(b).enumerate() {
+        let alg = tag(s, i, false);
+        for x in &s.samples {
+            writeln!(
+                w,
+                "{},{alg},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+                ["A", "B"][i],
+                x.time,
+                x.steps,
+                x.events,
+                x.utilization,
+                x.sojourn,
+                x.causality_errors,
+                x.mean_temperature,
+                x.min_temperature,
+                x.max_temperature,
+                x.tokens_in_system,
+                x.number_in_system,
+                x.number_in_system_ci,
+                x.blocking
+            )?;
+        }
+    }
+    w.flush()
+}

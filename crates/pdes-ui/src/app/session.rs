@@ -1,0 +1,150 @@
+//! One running simulation as the app sees it: the model's engine behind
+//! [`pdes_gpu::LiveEngine`] (CPU or GPU), the display buffer its heatmap reads, and the
+//! samples its plots draw.
+
+use pdes_core::sim::{Budget, Engine, SimError};
+use pdes_core::time::Ticks;
+use pdes_gpu::Gpu;
+pub use pdes_gpu::Sample;
+use pdes_models::preset::Config;
+use pdes_runs::engines::{GpuFallback, LiveEngine};
+use std::sync::Arc;
+
+/// A simulation the app runs and draws.
+pub struct Session {
+    /// Its validated configuration.
+    pub config: Config,
+    /// The engine (the model's own engine behind the window's interface).
+    pub engine: Box<dyn LiveEngine>,
+    /// Heatmap words per cell, on the GPU: (tokens, latest error step) for the torus,
+    /// (temperature's f32 bits, 0) for diffusion.
+    pub display: Option<wgpu::Buffer>,
+    /// Plot samples, one every few frames.
+    pub samples: Vec<Sample>,
+    /// Why the requested engine could not be used, if it fell back to the CPU.
+    pub note: Option<String>,
+    gpu: Option<Arc<Gpu>>,
+}
+
+impl Session {
+    /// Builds the engine `config` asks for. The GPU engines need `gpu` and an algorithm
+    /// they implement; otherwise the session runs on the CPU and `note` says why.
+    pub fn new(config: Config, gpu: Option<Arc<Gpu>>) -> Result<Self, SimError> {
+        let (engine, note) = pdes_runs::engines::build(&config, gpu.clone(), GpuFallback::Cpu)?;
+        let (rows, cols) = config.shape();
+        // The heatmap words need one buffer of 8 bytes per cell; past the adapter's limit
+        // the heatmap is off (the simulation still runs).
+        let display_bytes = 8 * u64::from(rows) * u64::from(cols);
+        let display = gpu
+            .as_ref()
+            .filter(|g| display_bytes <= g.max_storage_buffer())
+            .map(|g| {
+                g.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("heatmap cells"),
+                    size: display_bytes,
+                    usage: wgpu::BufferUsages::STORAGE
+                        | wgpu::BufferUsages::COPY_DST
+                        | wgpu::BufferUsages::COPY_SRC,
+                    mapped_at_creation: false,
+                })
+            });
+        let mut s = Self {
+            config,
+            engine,
+            display,
+            samples: Vec::new(),
+            note,
+            gpu,
+        };
+        s.refresh_display();
+        s.sample()?;
+        Ok(s)
+    }
+
+    /// (rows, cols) of the grid.
+    pub fn shape(&self) -> (u32, u32) {
+        self.config.shape()
+    }
+
+    /// The end time in time units.
+    pub fn end_time(&self) -> f64 {
+        self.config.end_time()
+    }
+
+    /// The algorithm's name as the UI shows it (the registry's label).
+    pub fn algorithm_label(&self) -> String {
+        self.config.algorithm_info().label.to_string()
+    }
+
+    /// The engine through the common interface.
+    pub fn engine(&self) -> &dyn Engine {
+        self.engine.as_ref()
+    }
+
+    fn engine_mut(&mut self) -> &mut dyn Engine {
+        self.engine.as_mut()
+    }
+
+    /// "gpu" or "cpu": where it actually runs.
+    pub fn runs_on(&self) -> &'static str {
+        self.engine.runs_on()
+    }
+
+    /// Bytes of GPU memory the engine uses (0 on the CPU).
+    pub fn gpu_memory_bytes(&self) -> u64 {
+        self.engine.gpu_memory_bytes()
+    }
+
+    /// Advances within `budget`, then refreshes the heatmap words.
+    pub fn advance(&mut self, budget: Budget) -> Result<(), SimError> {
+        self.engine_mut().advance(budget)?;
+        self.refresh_display();
+        Ok(())
+    }
+
+    /// Simulated time reached (ticks), capped at the end time.
+    pub fn now(&self) -> Ticks {
+        self.engine().now().min(self.config.end_ticks())
+    }
+
+    /// Steps so far.
+    pub fn steps(&self) -> u64 {
+        self.engine().totals().steps
+    }
+
+    /// Writes the heatmap words: a compute pass for the GPU engines, an upload for CPU ones.
+    pub fn refresh_display(&mut self) {
+        if let (Some(buf), Some(gpu)) = (&self.display, &self.gpu) {
+            self.engine.write_display(gpu, buf);
+        }
+    }
+
+    /// The heatmap words, computed on the CPU (for CPU engines, PNG export and tests).
+    pub fn display_words(&self) -> Result<Vec<[u32; 2]>, SimError> {
+        self.engine.display_words()
+    }
+
+    /// One cell's heatmap words: 8 bytes read back from the display buffer (refreshed after
+    /// every advance), or, without a GPU, from the engine's words.
+    pub fn display_word(&self, cell: u32) -> Option<[u32; 2]> {
+        match (&self.display, &self.gpu) {
+            (Some(buf), Some(gpu)) => {
+                let bytes = pdes_gpu::read_ranges(gpu, &[(buf, 8 * u64::from(cell), 8)]).ok()?;
+                Some(bytemuck::pod_read_unaligned::<[u32; 2]>(&bytes[0]))
+            }
+            _ => self
+                .engine
+                .display_words()
+                .ok()?
+                .get(cell as usize)
+                .copied(),
+        }
+    }
+
+    /// Appends a plot sample.
+    pub fn sample(&mut self) -> Result<(), SimError> {
+        let x = self.engine.sample(self.now())?;
+        self.samples.push(x);
+        Ok(())
+    }
+}

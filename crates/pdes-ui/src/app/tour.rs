@@ -1,0 +1,126 @@
+//! The guided tour (Info tab → "Guided tour"): six short stops through the torus lessons of
+//! paper 000, each of which sets the app up (preset, d, A/B, pause) and says in a few
+//! lines what to look at. It floats over the Live tab, so the grid, strip, monitors and
+//! plots it talks about stay in view; Back and Next move between stops, and every stop
+//! can be left for free exploration with Close.
+
+use super::PdesApp;
+use eframe::egui;
+
+/// One stop of the tour.
+pub struct Stop {
+    /// Its heading.
+    pub title: &'static str,
+    /// What to look at (a paragraph).
+    pub text: &'static str,
+    /// Puts the app in the state the text describes.
+    pub setup: fn(&mut PdesApp),
+}
+
+/// The stops, in order.
+pub const STOPS: &[Stop] = &[
+    Stop {
+        title: "Which events run in parallel",
+        text: "Each square is a facility: a server and its queue; tokens hop to a random neighbour after service. The outlined facilities have their next departure inside the window [t_min, t_min + d) - the yellow band on the time axis above the grid. They may all run at once: every service lasts at least d, so nothing one of them sends can arrive before t_min + d, and no event in the window can cause an earlier one elsewhere. Press Step (or the right arrow key) a few times: the outlines move, and 'events in the last step' counts them.",
+        setup: |app| tour_torus(app, 1.0, false),
+    },
+    Stop {
+        title: "A wider window, more parallel events",
+        text: "d = 4 now: the band on the strip is four times as wide and about four times as many facilities are outlined; step and compare 'events in the last step' with the previous stop. More events per step is what a GPU needs. The window algorithm is still exact: the service is d + Exp(M - d), never shorter than d.",
+        setup: |app| tour_torus(app, 4.0, false),
+    },
+    Stop {
+        title: "Exact, but a different model",
+        text: "Running with d = 8. The window run is exact for the model it simulates - but with d = 8 every service is at least 8 of its mean 10, much less variable than the exponential service of the paper's network. Watch the utilization curve settle above the dashed line, the exact value with exponential service, and the sojourn below its line (paper 000 Figs. 14-15): the bias comes from the shift, not from the parallel algorithm. Statistics start after the warm-up (t = 200), as the curves do.",
+        setup: |app| tour_torus(app, 8.0, true),
+    },
+    Stop {
+        title: "The same sample path",
+        text: "A runs window, B sequential - one event at a time - on the same seed with the same shifted service. Once both stand at the same time, the line under the monitors says whether their events and statistics are identical: they are, bit for bit. That is what 'the window algorithm is exact' means. Try the B side's algorithm 'interval (original)' with exponential service: its numbers part from A's.",
+        setup: |app| app.same_sample_path(),
+    },
+    Stop {
+        title: "A causality error",
+        text: "The old interval algorithm, exponential service, d = 4 on an 8 x 8 torus. A service may now be shorter than d, so a token sent inside the interval can reach a facility that has already processed a later arrival. The run stops at the first such error: the arrow shows the late token's way from its neighbour, and the text under the controls tells the story with the real timestamps (paper 000 Fig. 4). The list there holds every error; a click selects one.",
+        setup: |app| app.causality_walkthrough(),
+    },
+    Stop {
+        title: "Your turn",
+        text: "Back on the teaching torus. Things to try: the Sweep tab runs a range of d and plots speed against bias (what the paper tunes); A/B with B on exponential service shows the shift's bias side by side; the causality-errors colour mode of the heatmap shows where the interval algorithm errs; each model's Info tab says what its colours and plots mean.",
+        setup: |app| tour_torus(app, 1.0, true),
+    },
+];
+
+/// The teaching torus with window and shifted service at `d`, no A/B (a stop reached with
+/// Back from the same-sample-path stop must not keep its B side), on the Live tab: one
+/// engine build, as the causality walkthrough does it.
+fn tour_torus(app: &mut PdesApp, d: f64, running: bool) {
+    let d_set = format!("run.d={d}");
+    match pdes_models::preset::config_with("teaching-16x16", &[d_set.as_str()]) {
+        Ok(cfg) => {
+            app.form = super::form::Form::from_config(&cfg);
+            app.b = None;
+            app.apply_form();
+        }
+        Err(e) => app.message = Some(format!("tour: {e}")),
+    }
+    app.mode = super::heatmap::Mode::of(&app.a)[0];
+    app.tab = super::Tab::Live;
+    app.running = running;
+    app.pause_on_error = false;
+}
+
+impl PdesApp {
+    /// Starts the tour at its first stop.
+    pub fn start_tour(&mut self) {
+        self.go_to_stop(0);
+    }
+
+    /// Moves the tour to stop `i` and sets the app up for it.
+    pub fn go_to_stop(&mut self, i: usize) {
+        if let Some(stop) = STOPS.get(i) {
+            self.tour = Some(i);
+            (stop.setup)(self);
+        }
+    }
+
+    /// The floating tour window, while a tour is on.
+    pub(super) fn tour_window(&mut self, ctx: &egui::Context) {
+        let Some(i) = self.tour else { return };
+        let stop = &STOPS[i];
+        let mut go = None;
+        let mut close = false;
+        // a fixed title keeps the window's id (and where the user moved it) across stops
+        egui::Window::new("Guided tour")
+            // right of the grid, over its colour legend: the grid, the strip, the monitors
+            // and the plots the stops talk about stay in view
+            .default_pos(egui::pos2(912.0, 100.0))
+            .default_width(340.0)
+            .collapsible(true)
+            .resizable(false)
+            .show(ctx, |ui| {
+                ui.heading(format!("{}/{}  {}", i + 1, STOPS.len(), stop.title));
+                ui.label(stop.text);
+                ui.horizontal(|ui| {
+                    if ui.add_enabled(i > 0, egui::Button::new("Back")).clicked() {
+                        go = Some(i - 1);
+                    }
+                    if ui
+                        .add_enabled(i + 1 < STOPS.len(), egui::Button::new("Next"))
+                        .clicked()
+                    {
+                        go = Some(i + 1);
+                    }
+                    if ui.button("Close the tour").clicked() {
+                        close = true;
+                    }
+                });
+            });
+        if let Some(j) = go {
+            self.go_to_stop(j);
+        }
+        if close {
+            self.tour = None;
+        }
+    }
+}

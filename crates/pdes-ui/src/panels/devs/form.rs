@@ -1,0 +1,166 @@
+//! The DEVS cell spaces' part of the left panel: the grid, its couplings, and the rule's
+//! parameters (the benchmark's extra work; the SIR rates) — and the preset table they make.
+
+use crate::app::form::{AlgorithmChoice, ModelForm, preset_table};
+use eframe::egui;
+use pdes_models::devs::config::DevsConfig;
+use pdes_models::devs::{Neighbourhood, Rule, SirRates};
+use pdes_models::preset::Config;
+
+/// The DEVS values in the controls.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DevsForm {
+    /// True: SIR; false: the benchmark.
+    pub sir: bool,
+    /// Rows.
+    pub rows: u32,
+    /// Columns.
+    pub cols: u32,
+    /// Couplings.
+    pub neighbourhood: Neighbourhood,
+    /// Wrapping edges.
+    pub wrap: bool,
+    /// The benchmark's extra work per transition.
+    pub work: u32,
+    /// SIR rates (‰).
+    pub rates: SirRates,
+}
+
+/// The registry's constructor: the form showing `cfg` (the teaching SIR grid for another
+/// model).
+pub fn form(cfg: &Config) -> Box<dyn ModelForm> {
+    let c = cfg.get::<DevsConfig>();
+    let (sir, work, rates) = match c.map(|c| c.rule) {
+        Some(Rule::Benchmark { work }) => (false, work, SirRates::default()),
+        Some(Rule::Sir(k)) => (true, 0, k),
+        None => (true, 0, SirRates::default()),
+    };
+    Box::new(DevsForm {
+        sir,
+        rows: c.map_or(63, |c| c.space.rows),
+        cols: c.map_or(63, |c| c.space.cols),
+        neighbourhood: c.map_or(Neighbourhood::Moore, |c| c.space.neighbourhood),
+        wrap: c.is_some_and(|c| c.space.wrap),
+        work,
+        rates,
+    })
+}
+
+impl ModelForm for DevsForm {
+    fn kind(&self) -> &'static str {
+        if self.sir { "sir" } else { "devs-benchmark" }
+    }
+
+    fn model_controls(&mut self, ui: &mut egui::Ui) -> bool {
+        let mut changed = false;
+        let info = if self.sir {
+            &pdes_models::devs::SIR_INFO
+        } else {
+            &pdes_models::devs::BENCHMARK_INFO
+        };
+        ui.label(info.description).on_hover_text(info.about);
+        egui::Grid::new("devs model").num_columns(2).show(ui, |ui| {
+            for (label, value) in [("rows", &mut self.rows), ("cols", &mut self.cols)] {
+                let lbl = ui.label(label);
+                changed |= ui
+                    .add(egui::DragValue::new(value).range(3..=pdes_models::devs::config::MAX_SIDE))
+                    .labelled_by(lbl.id)
+                    .changed();
+                ui.end_row();
+            }
+            ui.label("neighbourhood").on_hover_text(
+                "The cells coupled to a cell, itself included: Moore = the 3×3 block (the paper's), von Neumann = the cell and its four edge neighbours.",
+            );
+            ui.horizontal(|ui| {
+                for n in [Neighbourhood::Moore, Neighbourhood::VonNeumann] {
+                    changed |= ui
+                        .selectable_value(&mut self.neighbourhood, n, n.name())
+                        .changed();
+                }
+            });
+            ui.end_row();
+            let lbl = ui.label("wrap").on_hover_text(
+                "Off (the paper's): edge cells have fewer couplings (4 or 6 in a Moore neighbourhood). On: the grid is a torus.",
+            );
+            changed |= ui
+                .checkbox(&mut self.wrap, "")
+                .labelled_by(lbl.id)
+                .changed();
+            ui.end_row();
+            if self.sir {
+                let k = &mut self.rates;
+                for (label, help, value) in [
+                    ("infection", "Virulence: fraction of the exposed susceptibles infected per step (paper: 0.8).", &mut k.infection),
+                    ("contact", "Contact rate with the neighbourhood (paper: 0.4).", &mut k.contact),
+                    ("recovery", "Fraction of the infected that recover per step (paper: 0.2).", &mut k.recovery),
+                    ("weight", "Weight of each coupled cell's infected in the neighbourhood sum (paper: 0.111 ≈ 1/9).", &mut k.weight),
+                ] {
+                    let lbl = ui.label(label).on_hover_text(help);
+                    changed |= ui
+                        .add(
+                            egui::DragValue::new(value)
+                                .range(0..=1000)
+                                .custom_formatter(|v, _| format!("{:.3}", v / 1000.0))
+                                .custom_parser(|s| s.trim().parse::<f64>().ok().map(|x| (x * 1000.0).round())),
+                        )
+                        .labelled_by(lbl.id)
+                        .changed();
+                    ui.end_row();
+                }
+            } else {
+                let lbl = ui.label("work").on_hover_text(
+                    "Extra integer arithmetic per transition (0 in the paper): raise it to see where the GPU starts to win.",
+                );
+                changed |= ui
+                    .add(egui::DragValue::new(&mut self.work).range(0..=pdes_models::devs::config::MAX_WORK))
+                    .labelled_by(lbl.id)
+                    .changed();
+                ui.end_row();
+            }
+        });
+        changed
+    }
+
+    fn run_controls(&mut self, _ui: &mut egui::Ui, _error: &mut Option<String>) -> bool {
+        false
+    }
+
+    fn table(&self, algorithm: AlgorithmChoice, engine: &str, end_time: f64) -> toml::Table {
+        let mut model = toml::Table::new();
+        model.insert("kind".into(), self.kind().into());
+        model.insert("rows".into(), i64::from(self.rows).into());
+        model.insert("cols".into(), i64::from(self.cols).into());
+        model.insert("neighbourhood".into(), self.neighbourhood.name().into());
+        model.insert("wrap".into(), self.wrap.into());
+        if self.sir {
+            let k = &self.rates;
+            for (key, v) in [
+                ("infection_rate", k.infection),
+                ("contact_rate", k.contact),
+                ("recovery_rate", k.recovery),
+                ("neighbour_weight", k.weight),
+            ] {
+                model.insert(key.into(), (f64::from(v) / 1000.0).into());
+            }
+        } else {
+            model.insert("work".into(), i64::from(self.work).into());
+        }
+        let mut run = toml::Table::new();
+        run.insert("algorithm".into(), algorithm.algorithm.into());
+        // the controls hold time as a number; DEVS time is a whole number of steps
+        run.insert(
+            "end_time".into(),
+            (end_time.round().clamp(0.0, f64::from(u32::MAX)) as i64).into(),
+        );
+        run.insert("engine".into(), engine.into());
+        preset_table(model, run)
+    }
+
+    fn clone_box(&self) -> Box<dyn ModelForm> {
+        Box::new(self.clone())
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
+    }
+}

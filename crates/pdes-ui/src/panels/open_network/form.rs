@@ -1,0 +1,149 @@
+//! The open network's part of the left panel: lines × servers, λ, P_exit, M and its law,
+//! d, seed — and the preset table they make.
+
+use crate::app::form::{AlgorithmChoice, ModelForm, preset_table, queueing_run_table};
+use eframe::egui;
+use pdes_models::open_network::config::OpenConfig;
+use pdes_models::preset::Config;
+
+/// The open network's values in the controls.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OpenForm {
+    /// Lines.
+    pub lines: u32,
+    /// Servers per line.
+    pub servers_per_line: u32,
+    /// λ.
+    pub arrival_rate: f64,
+    /// P_exit.
+    pub exit_probability: f64,
+    /// M.
+    pub mean_service: f64,
+    /// Shifted (true) or exponential service.
+    pub shifted: bool,
+    /// The interval d.
+    pub d: f64,
+    /// Seed.
+    pub seed: u64,
+}
+
+/// The registry's constructor: the form showing `cfg`.
+pub fn form(cfg: &Config) -> Box<dyn ModelForm> {
+    let c = cfg.get::<OpenConfig>();
+    Box::new(match c {
+        Some(c) => OpenForm {
+            lines: c.model.lines,
+            servers_per_line: c.model.servers_per_line,
+            arrival_rate: c.model.arrival_rate,
+            exit_probability: c.model.exit_probability,
+            mean_service: c.model.mean_service,
+            shifted: c.model.service == pdes_models::torus::ServiceKind::Shifted,
+            d: c.run.d,
+            seed: c.run.seed,
+        },
+        None => OpenForm {
+            lines: 16,
+            servers_per_line: 16,
+            arrival_rate: 0.4,
+            exit_probability: 0.25,
+            mean_service: 5.0,
+            shifted: false,
+            d: 1.0,
+            seed: 1,
+        },
+    })
+}
+
+impl ModelForm for OpenForm {
+    fn kind(&self) -> &'static str {
+        "open-network"
+    }
+
+    fn model_controls(&mut self, ui: &mut egui::Ui) -> bool {
+        let mut changed = false;
+        ui.label(pdes_models::open_network::INFO.description)
+            .on_hover_text(pdes_models::open_network::INFO.about);
+        egui::Grid::new("omodel").num_columns(2).show(ui, |ui| {
+            let lbl = ui.label("lines × servers").on_hover_text("Tandem lines (rows) of single-server FIFO facilities (columns).");
+            ui.horizontal(|ui| {
+                changed |= ui.add(egui::DragValue::new(&mut self.lines).range(0..=16384)).labelled_by(lbl.id).changed();
+                ui.label("×");
+                changed |= ui.add(egui::DragValue::new(&mut self.servers_per_line).range(0..=16384)).labelled_by(lbl.id).changed();
+            });
+            ui.end_row();
+            for (label, help, value, speed) in [
+                ("arrival rate λ", "External Poisson arrivals per time unit, each to a random line. Stable only while ρ = λM/(lines·P_exit) < 1.", &mut self.arrival_rate, 0.01),
+                ("exit probability", "After a line's last server a token leaves with this probability, else the switch sends it to a random line.", &mut self.exit_probability, 0.01),
+                ("mean service M", "Mean service time of a visit.", &mut self.mean_service, 0.1),
+            ] {
+                let lbl = ui.label(label).on_hover_text(help);
+                changed |= ui.add(egui::DragValue::new(value).speed(speed)).labelled_by(lbl.id).changed();
+                ui.end_row();
+            }
+            ui.label("service").on_hover_text("Exponential with mean M, or shifted: d + Exp(M − d), which the exact window algorithm needs.");
+            ui.horizontal(|ui| {
+                changed |= ui.selectable_value(&mut self.shifted, false, "exponential").changed();
+                changed |= ui.selectable_value(&mut self.shifted, true, "shifted").changed();
+            });
+            ui.end_row();
+        });
+        changed
+    }
+
+    fn run_controls(&mut self, ui: &mut egui::Ui, _error: &mut Option<String>) -> bool {
+        ui.label("d").on_hover_text("The interval (TI in paper 002): window width, or the interval whose boundary events are moved to.");
+        let changed = ui
+            .add(
+                egui::Slider::new(&mut self.d, 0.001..=100.0)
+                    .logarithmic(true)
+                    .text("d (log)"),
+            )
+            .changed();
+        ui.end_row();
+        changed
+    }
+
+    fn run_controls_after(&mut self, ui: &mut egui::Ui) -> bool {
+        let lbl = ui.label("seed").on_hover_text(
+            "Every random number is a pure function of (seed, which arrival, which visit).",
+        );
+        let changed = ui
+            .add(egui::DragValue::new(&mut self.seed))
+            .labelled_by(lbl.id)
+            .changed();
+        ui.end_row();
+        changed
+    }
+
+    fn table(&self, algorithm: AlgorithmChoice, engine: &str, end_time: f64) -> toml::Table {
+        let mut model = toml::Table::new();
+        model.insert("kind".into(), "open-network".into());
+        model.insert("lines".into(), i64::from(self.lines).into());
+        model.insert(
+            "servers_per_line".into(),
+            i64::from(self.servers_per_line).into(),
+        );
+        model.insert("arrival_rate".into(), self.arrival_rate.into());
+        model.insert("exit_probability".into(), self.exit_probability.into());
+        model.insert("mean_service".into(), self.mean_service.into());
+        model.insert(
+            "service".into(),
+            if self.shifted {
+                "shifted"
+            } else {
+                "exponential"
+            }
+            .into(),
+        );
+        let run = queueing_run_table(algorithm, "boundary", self.d, end_time, self.seed, engine);
+        preset_table(model, run)
+    }
+
+    fn clone_box(&self) -> Box<dyn ModelForm> {
+        Box::new(self.clone())
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
+    }
+}

@@ -1,0 +1,3 @@
+//! PHOLD in the window: its panel (hover, inspector, monitors, plots).
+
+pub mod panel;

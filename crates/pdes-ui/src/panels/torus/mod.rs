@@ -1,0 +1,5 @@
+//! The torus network in the window: its panel (hover, inspector, monitors, plots) and its form
+//! in the left panel.
+
+pub mod form;
+pub mod panel;
