@@ -184,7 +184,7 @@ for what in "$@"; do
       done 2>&1 | tee "$OUT/fixed.txt" ;;
     torus-ab)  # the torus step at d = 0.25 and 1 (T = 5000) and its fixed cost, each binary of BINARIES and $BIN interleaved, three rounds
       torus_ab ${BINARIES:-} $BIN 2>&1 | tee "$OUT/torus-ab.txt" ;;
-    checks-ab)  # torus-ab with wgpu's injected shader checks turned off one kind at a time (PDES_GPU_CHECKS_OFF, src/gpu/kit.rs), built-in last
+    checks-ab)  # torus-ab with wgpu's injected shader checks turned off one kind at a time (PDES_GPU_CHECKS_OFF, crates/pdes-gpu/src/kit.rs), built-in last
       mkdir -p /tmp/checks; variants=()
       for v in loops div bounds zero all; do
         printf '#!/bin/sh\nPDES_GPU_CHECKS_OFF=%s exec %s "$@"\n' $v "$PWD/$BIN" > /tmp/checks/off-$v; chmod +x /tmp/checks/off-$v
