@@ -35,8 +35,17 @@ fn the_models_crate_knows_no_window_command_line_or_plots() {
     let deps = dependency_names("pdes-models");
     assert!(deps.contains("wgpu"), "the tree was read: {deps:?}");
     for upward in [
-        "egui", "eframe", "egui_plot", "clap", "plotters", "rfd", "indicatif", "pdes-runs",
-        "pdes-ui", "pdes-bench", "pdes-lab",
+        "egui",
+        "eframe",
+        "egui_plot",
+        "clap",
+        "plotters",
+        "rfd",
+        "indicatif",
+        "pdes-runs",
+        "pdes-ui",
+        "pdes-bench",
+        "pdes-lab",
     ] {
         assert!(
             !deps.contains(upward),
@@ -76,14 +85,22 @@ fn module_graph(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
     for e in std::fs::read_dir(src).unwrap() {
         let p = e.unwrap().path();
         let name = p.file_stem().unwrap().to_string_lossy().to_string();
-        if name != "lib" && name != "main" && (p.is_dir() || name.len() < p.file_name().unwrap().len()) {
+        if name != "lib"
+            && name != "main"
+            && (p.is_dir() || name.len() < p.file_name().unwrap().len())
+        {
             modules.insert(name);
         }
     }
     let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for file in rust_files(src) {
         let rel = file.strip_prefix(src).unwrap();
-        let top = rel.components().next().unwrap().as_os_str().to_string_lossy();
+        let top = rel
+            .components()
+            .next()
+            .unwrap()
+            .as_os_str()
+            .to_string_lossy();
         let top = top.trim_end_matches(".rs").to_string();
         if !modules.contains(&top) || rel.file_name().is_some_and(|n| n == "tests.rs") {
             continue;
@@ -160,7 +177,11 @@ fn no_crate_has_a_cycle_between_its_top_level_modules() {
     for src in srcs {
         let graph = module_graph(&src);
         if let Some(c) = cycle(&graph) {
-            panic!("{}: the modules {} import each other in a cycle", src.display(), c.join(" → "));
+            panic!(
+                "{}: the modules {} import each other in a cycle",
+                src.display(),
+                c.join(" → ")
+            );
         }
     }
 }
