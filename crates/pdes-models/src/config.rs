@@ -1,5 +1,9 @@
-//! A validated configuration of any model ([`Config`], behind the [`ModelConfig`] trait each
-//! model implements), the one-line error of a preset ([`PresetError`]), and the checks every
+//! What a model is to the generic code, in one module because each names the other: its
+//! entry in the registry ([`ModelInfo`]: name, algorithms with their help, presets, keys,
+//! parser, engine constructor, verify checks, replicas, Info page; the window's panels and
+//! the bench suites are kept by the crates above, keyed by `kind`), a validated
+//! configuration of any model ([`Config`], behind the [`ModelConfig`] trait each model
+//! implements), the one-line error of a preset ([`PresetError`]), and the checks every
 //! model's parser shares (unknown keys, named with the model's valid keys; values of the
 //! wrong type, named with what the key takes). Nothing here knows which models exist: the
 //! registry-aware part (built-in presets, `--set`, `model.kind`) is [`crate::preset`].
@@ -7,8 +11,11 @@
 //! Keys are dotted paths (`model.rows`, `run.d`, …). Every error is one line that names the
 //! key (or file) and what it accepts, so the command line and the app can show it as is.
 
+use pdes_core::sim::SimError;
 use pdes_core::time::{Ticks, to_ticks};
+use pdes_gpu::{Gpu, LiveEngine};
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 /// A preset that could not be read or is invalid.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -89,7 +96,7 @@ pub fn parse_table(text: &str, origin: &str) -> Result<toml::Table, PresetError>
 /// takes (the ranges are the model's `validate()`'s).
 pub fn read_keys<T: serde::de::DeserializeOwned>(
     table: &toml::Table,
-    info: &crate::model::ModelInfo,
+    info: &crate::config::ModelInfo,
 ) -> Result<T, PresetError> {
     for (section, value) in table {
         let t = value
@@ -150,7 +157,7 @@ pub fn with_comment(comment: &str, body: Result<String, toml::ser::Error>) -> St
 /// registry's `parse` builds one from a preset table.
 pub trait ModelConfig: std::fmt::Debug + Send + Sync + 'static {
     /// Its model's entry in the registry (its `model.kind`, algorithms, …).
-    fn info(&self) -> &'static crate::model::ModelInfo;
+    fn info(&self) -> &'static crate::config::ModelInfo;
     /// (run.algorithm, run.timestamps for the algorithms that have it).
     fn algorithm_keys(&self) -> (&'static str, Option<&'static str>);
     /// Where it runs.
@@ -231,12 +238,12 @@ impl Config {
     }
 
     /// The model's entry in the registry.
-    pub fn model_info(&self) -> &'static crate::model::ModelInfo {
+    pub fn model_info(&self) -> &'static crate::config::ModelInfo {
         self.0.info()
     }
 
     /// The algorithm's entry in the registry.
-    pub fn algorithm_info(&self) -> &'static crate::model::AlgorithmInfo {
+    pub fn algorithm_info(&self) -> &'static crate::config::AlgorithmInfo {
         let (algorithm, timestamps) = self.0.algorithm_keys();
         // The one invariant left as a panic: a model's parser accepts only the algorithms
         // its entry lists (the registry's test finds every listed one again from its keys).
@@ -312,7 +319,7 @@ pub fn set_in_table(
 }
 
 /// The error of a key model `info` does not have, with the keys of its section it does.
-fn unknown_model_key(info: &crate::model::ModelInfo, key: &str) -> PresetError {
+fn unknown_model_key(info: &crate::config::ModelInfo, key: &str) -> PresetError {
     let section = key.split('.').next().unwrap_or("");
     let valid: Vec<&str> = info
         .keys
@@ -332,4 +339,151 @@ fn unknown_model_key(info: &crate::model::ModelInfo, key: &str) -> PresetError {
             ),
         )
     }
+}
+
+/// A model's engine constructor: `device` is Some when the engine must run on the GPU.
+pub type BuildFn = fn(&Config, Option<Arc<Gpu>>) -> Result<Box<dyn LiveEngine>, SimError>;
+
+/// One algorithm of a model, as the command line and the app offer it.
+#[derive(Debug, PartialEq, Eq)]
+pub struct AlgorithmInfo {
+    /// `--algorithm` value, e.g. "interval-boundary".
+    pub name: &'static str,
+    /// What the controls show, e.g. "interval / boundary".
+    pub label: &'static str,
+    /// Plain-words explanation (hover text, `presets --algorithms`).
+    pub help: &'static str,
+    /// `run.algorithm` in a preset.
+    pub algorithm: &'static str,
+    /// `run.timestamps` in a preset, for the algorithms that have it.
+    pub timestamps: Option<&'static str>,
+    /// True when it has a GPU engine.
+    pub gpu: bool,
+    /// False for command-line aliases the controls do not list.
+    pub listed: bool,
+    /// True when it reproduces the sequential sample path exactly (sequential itself, and
+    /// the window algorithm with shifted service): a benchmark row of it must equal its
+    /// group's exact reference field for field, or it is refused.
+    pub exact: bool,
+}
+
+/// One model.
+#[derive(Debug)]
+pub struct ModelInfo {
+    /// `model.kind` in a preset.
+    pub kind: &'static str,
+    /// What the model picker shows.
+    pub label: &'static str,
+    /// One line under the picker.
+    pub description: &'static str,
+    /// The picker's hover text: what the model is and where it comes from.
+    pub about: &'static str,
+    /// Its algorithms, the controls' order.
+    pub algorithms: &'static [AlgorithmInfo],
+    /// The built-in preset the picker opens.
+    pub teaching_preset: &'static str,
+    /// Its built-in presets: (name, text), the files of `presets/` embedded.
+    pub presets: &'static [(&'static str, &'static str)],
+    /// Every preset key of the model, dotted ("model.lines", "run.d"): what `--set`
+    /// accepts and what an unknown-key message lists.
+    pub keys: &'static [&'static str],
+    /// Reads and validates a preset table of this model.
+    pub parse: fn(&toml::Table) -> Result<Config, PresetError>,
+    /// Its composed WGSL modules by name, for a reduction variant (validation tests).
+    pub shader_modules: fn(pdes_gpu::shaders::Reductions) -> Vec<(String, String)>,
+    /// Its `pdes-lab verify` checks with one reduction variant.
+    pub verify: VerifyFn,
+    /// Its checks that run once per verification, whatever the variants.
+    pub verify_once: VerifyOnceFn,
+    /// Bytes its CPU engine allocates for a configuration of this model.
+    pub cpu_bytes: fn(&Config) -> u64,
+    /// Builds its engine for a configuration of this model (on the GPU when a device is given).
+    pub build: crate::config::BuildFn,
+    /// Its GPU engine's replicas (several seeds in one engine), if it has them: sweeps
+    /// run a point's seeds this way.
+    pub replicas: Option<Replicas>,
+    /// The Info tab's text (a small Markdown subset: `# ` headings, `- ` bullets,
+    /// paragraphs): what is simulated, what the colours and plots mean, where it comes from
+    /// in the papers, what to try first.
+    pub info: &'static str,
+}
+
+/// Several runs of one configuration that differ only in their seed, in one GPU engine
+/// (one dispatch sequence for all): what makes many seeds of a small model fast.
+#[derive(Debug)]
+pub struct Replicas {
+    /// Whether a configuration can run this way (e.g. its grid fills whole segments).
+    pub accepts: fn(&Config) -> bool,
+    /// Runs `config` to its end with each of `seeds` (its `run.seed` replaced) on `gpu`:
+    /// one report per seed, in order, each exactly the run that seed gives alone (the
+    /// wall-clock fields are not filled in).
+    pub run: ReplicasRunFn,
+}
+
+/// [`Replicas::run`]: (configuration, seeds, device) → one report per seed.
+pub type ReplicasRunFn = fn(
+    &Config,
+    &[u64],
+    std::sync::Arc<pdes_gpu::Gpu>,
+) -> Result<Vec<pdes_core::sim::Report>, pdes_core::sim::SimError>;
+
+/// A model's verification checks with one reduction variant; each result goes to the sink.
+pub type VerifyFn = fn(
+    &std::sync::Arc<pdes_gpu::Gpu>,
+    pdes_gpu::shaders::Reductions,
+    Options,
+    &mut dyn FnMut(CheckResult),
+);
+
+/// A model's checks that run once per verification.
+pub type VerifyOnceFn = fn(&std::sync::Arc<pdes_gpu::Gpu>, Options, &mut dyn FnMut(CheckResult));
+
+impl ModelInfo {
+    /// The algorithm named `name` (`--algorithm` value).
+    pub fn algorithm(&self, name: &str) -> Option<&'static AlgorithmInfo> {
+        self.algorithms.iter().find(|a| a.name == name)
+    }
+
+    /// The algorithms the controls list.
+    pub fn listed(&self) -> impl Iterator<Item = &'static AlgorithmInfo> + use<> {
+        self.algorithms.iter().filter(|a| a.listed)
+    }
+
+    /// The algorithm a preset's (run.algorithm, run.timestamps) names.
+    pub fn algorithm_of(
+        &self,
+        algorithm: &str,
+        timestamps: Option<&str>,
+    ) -> Option<&'static AlgorithmInfo> {
+        self.algorithms
+            .iter()
+            .filter(|a| a.listed && a.algorithm == algorithm)
+            .find(|a| a.timestamps.is_none() || a.timestamps == timestamps)
+    }
+}
+
+// What a model's verify checks take and give (`crate::verify` re-exports them): here
+// because the registry entry names them.
+
+/// How much to check.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Options {
+    /// One configuration per engine instead of several (what the app runs at start).
+    pub quick: bool,
+    /// Test hook: adds one to every GPU event count before comparing, so that a test can
+    /// prove that a wrong GPU result fails the check.
+    pub perturb_gpu: bool,
+}
+
+/// The outcome of one check.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct CheckResult {
+    /// What was checked: engine, reductions and configuration.
+    pub name: String,
+    /// True when the GPU agreed with the CPU in every compared output.
+    pub passed: bool,
+    /// One line per difference (field, CPU value, GPU value), or the error that stopped it.
+    pub details: Vec<String>,
+    /// Wall-clock seconds the check took (CPU and GPU runs together).
+    pub seconds: f64,
 }

@@ -4,13 +4,12 @@
 //! parser produces ([`config`]), presets by name and `--set` ([`preset`]), and the CPU ≡ GPU
 //! comparison machinery the models' verify cases use ([`verify`]).
 //!
-//! Top-level modules import in one direction: a model imports [`config`], [`model`],
+//! Top-level modules import in one direction: a model imports [`config`],
 //! [`verify`] and [`queueing`] (and the crates below), never [`registry`] or [`preset`],
 //! which import the models.
 
 pub mod config;
 pub mod fit;
-pub mod model;
 pub mod preset;
 pub mod queueing;
 pub mod registry;
@@ -23,5 +22,5 @@ pub mod open_network;
 pub mod phold;
 pub mod torus;
 
-pub use model::{AlgorithmInfo, ModelInfo};
+pub use config::{AlgorithmInfo, ModelInfo};
 pub use registry::{MODELS, by_kind};

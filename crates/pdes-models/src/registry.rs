@@ -1,7 +1,7 @@
 //! The registry: every model, one line each, in the picker's order. The command line, the
 //! engine factory, `verify` and the window find a model here by its `model.kind`.
 
-use crate::model::ModelInfo;
+use crate::config::ModelInfo;
 use crate::{devs, diffusion, mmck, open_network, phold, torus};
 use pdes_gpu::shaders::{self, Reductions};
 

@@ -15,7 +15,7 @@
 //! difference is a bug.
 
 use crate::config::Config;
-use crate::model::ModelInfo;
+use crate::config::ModelInfo;
 use pdes_core::sim::{Budget, Report, SimError, StepRecord};
 use pdes_gpu::Gpu;
 use pdes_gpu::shaders::Reductions;
@@ -27,28 +27,7 @@ use std::time::Instant;
 // where it ran and how: the CPU's thread count and the GPU's (one per unit) differ by design
 const NOT_COMPARED: [&str; 3] = ["engine", "threads", "wall_seconds"];
 
-/// How much to check.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Options {
-    /// One configuration per engine instead of several (what the app runs at start).
-    pub quick: bool,
-    /// Test hook: adds one to every GPU event count before comparing, so that a test can
-    /// prove that a wrong GPU result fails the check.
-    pub perturb_gpu: bool,
-}
-
-/// The outcome of one check.
-#[derive(Clone, Debug, Serialize)]
-pub struct CheckResult {
-    /// What was checked: engine, reductions and configuration.
-    pub name: String,
-    /// True when the GPU agreed with the CPU in every compared output.
-    pub passed: bool,
-    /// One line per difference (field, CPU value, GPU value), or the error that stopped it.
-    pub details: Vec<String>,
-    /// Wall-clock seconds the check took (CPU and GPU runs together).
-    pub seconds: f64,
-}
+pub use crate::config::{CheckResult, Options};
 
 /// The outcome of a whole verification.
 #[derive(Clone, Debug, Serialize)]

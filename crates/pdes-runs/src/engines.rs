@@ -6,7 +6,7 @@
 use pdes_core::sim::{CPU_MEMORY_LIMIT, Engine, SimError};
 use pdes_gpu::Gpu;
 pub use pdes_gpu::{LiveEngine, Sample};
-pub use pdes_models::model::BuildFn;
+pub use pdes_models::config::BuildFn;
 use pdes_models::preset::{Config, EngineKind};
 use std::sync::Arc;
 

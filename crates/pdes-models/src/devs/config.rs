@@ -288,7 +288,7 @@ impl DevsConfig {
 }
 
 impl ModelConfig for DevsConfig {
-    fn info(&self) -> &'static crate::model::ModelInfo {
+    fn info(&self) -> &'static crate::config::ModelInfo {
         match self.rule {
             Rule::Benchmark { .. } => &super::BENCHMARK_INFO,
             Rule::Sir(_) => &super::SIR_INFO,

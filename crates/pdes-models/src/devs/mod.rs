@@ -397,8 +397,8 @@ pub fn budget_limits(budget: pdes_core::sim::Budget, end: u32) -> (u32, u64) {
 }
 
 /// The simulators, as both kinds list them.
-const ALGORITHMS: &[crate::model::AlgorithmInfo] = &[
-    crate::model::AlgorithmInfo {
+const ALGORITHMS: &[crate::config::AlgorithmInfo] = &[
+    crate::config::AlgorithmInfo {
         name: "sequential",
         label: "sequential",
         help: "The classic PDEVS simulator (the ground truth): an event list of next times; each step the imminent cells emit output, the coordinator routes every message through the couplings, and each imminent or influenced cell transitions. CPU only.",
@@ -408,7 +408,7 @@ const ALGORITHMS: &[crate::model::AlgorithmInfo] = &[
         listed: true,
         exact: true,
     },
-    crate::model::AlgorithmInfo {
+    crate::config::AlgorithmInfo {
         name: "flattened",
         label: "flattened",
         help: "Paper 004's flattened coordinator: four phases over arrays of every cell per step — output, route (each cell pulls its senders' out-bags), transition, next time (a min reduction). On the GPU four compute passes per step, many steps per submit; on the CPU the same phases as loops (its twin). Same cells, step for step, as sequential.",
@@ -418,7 +418,7 @@ const ALGORITHMS: &[crate::model::AlgorithmInfo] = &[
         listed: true,
         exact: true,
     },
-    crate::model::AlgorithmInfo {
+    crate::config::AlgorithmInfo {
         name: "flattened-cpu",
         label: "flattened (CPU)",
         help: "The flattened coordinator's CPU twin (run.algorithm = \"flattened\" with run.engine = \"cpu\").",
@@ -431,7 +431,7 @@ const ALGORITHMS: &[crate::model::AlgorithmInfo] = &[
 ];
 
 /// The Cell-DEVS synthetic benchmark in the model registry.
-pub static BENCHMARK_INFO: crate::model::ModelInfo = crate::model::ModelInfo {
+pub static BENCHMARK_INFO: crate::config::ModelInfo = crate::config::ModelInfo {
     kind: "devs-benchmark",
     label: "DEVS benchmark cells",
     description: "Cell-DEVS benchmark (flattened PDEVS)",
@@ -460,7 +460,7 @@ pub static BENCHMARK_INFO: crate::model::ModelInfo = crate::model::ModelInfo {
 };
 
 /// The SIR epidemic on a DEVS cell space in the model registry.
-pub static SIR_INFO: crate::model::ModelInfo = crate::model::ModelInfo {
+pub static SIR_INFO: crate::config::ModelInfo = crate::config::ModelInfo {
     kind: "sir",
     label: "SIR epidemic (DEVS)",
     description: "SIR epidemic (flattened PDEVS)",

@@ -276,7 +276,7 @@ impl DiffusionConfig {
 }
 
 impl ModelConfig for DiffusionConfig {
-    fn info(&self) -> &'static crate::model::ModelInfo {
+    fn info(&self) -> &'static crate::config::ModelInfo {
         &super::INFO
     }
     fn algorithm_keys(&self) -> (&'static str, Option<&'static str>) {

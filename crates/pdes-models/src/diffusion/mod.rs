@@ -241,7 +241,7 @@ pub fn crossing_ticks(quantum: f32, x: f32, q: f32, rate: f32) -> Option<Ticks> 
 }
 
 /// The diffusion grid in the model registry.
-pub static INFO: crate::model::ModelInfo = crate::model::ModelInfo {
+pub static INFO: crate::config::ModelInfo = crate::config::ModelInfo {
     kind: "diffusion",
     label: "diffusion grid",
     description: "2-D diffusion grid",
@@ -267,7 +267,7 @@ pub static INFO: crate::model::ModelInfo = crate::model::ModelInfo {
     replicas: None,
     info: include_str!("info.md"),
     algorithms: &[
-        crate::model::AlgorithmInfo {
+        crate::config::AlgorithmInfo {
             name: "timestepped",
             label: "timestepped",
             help: "Perumalla 2006 Fig. 3: every cell advances by the same fixed step dt, whether it changes or not. Simple and regular; dt must stay under the stability bound dx²/(2(αx+αy)).",
@@ -277,7 +277,7 @@ pub static INFO: crate::model::ModelInfo = crate::model::ModelInfo {
             listed: true,
             exact: false,
         },
-        crate::model::AlgorithmInfo {
+        crate::config::AlgorithmInfo {
             name: "event",
             label: "event",
             help: "Perumalla 2006 Fig. 6 (Nutaro's quantized states): each cell schedules its own update for when it will have moved one quantum; an update moves the cell and reschedules its neighbours. Only active cells cost anything, one event at a time from a priority queue (CPU only).",
@@ -287,7 +287,7 @@ pub static INFO: crate::model::ModelInfo = crate::model::ModelInfo {
             listed: true,
             exact: false,
         },
-        crate::model::AlgorithmInfo {
+        crate::config::AlgorithmInfo {
             name: "hybrid",
             label: "hybrid",
             help: "Perumalla 2006 Fig. 8: every cell computes when it would move one quantum; the earliest of those is the step, and all cells advance together. Steps grow as the grid smooths; on the GPU the minimum is a reduction that never leaves the device.",

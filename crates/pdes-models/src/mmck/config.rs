@@ -213,7 +213,7 @@ impl MmckConfig {
 }
 
 impl ModelConfig for MmckConfig {
-    fn info(&self) -> &'static crate::model::ModelInfo {
+    fn info(&self) -> &'static crate::config::ModelInfo {
         &super::INFO
     }
     fn algorithm_keys(&self) -> (&'static str, Option<&'static str>) {

@@ -287,7 +287,7 @@ impl Replication {
 }
 
 /// The M/M/c/k replications in the model registry.
-pub static INFO: crate::model::ModelInfo = crate::model::ModelInfo {
+pub static INFO: crate::config::ModelInfo = crate::config::ModelInfo {
     kind: "mmck",
     label: "M/M/c/k replications",
     description: "M/M/c/k replications",
@@ -312,7 +312,7 @@ pub static INFO: crate::model::ModelInfo = crate::model::ModelInfo {
     build: live::build,
     replicas: None,
     info: include_str!("info.md"),
-    algorithms: &[crate::model::AlgorithmInfo {
+    algorithms: &[crate::config::AlgorithmInfo {
         name: "replications",
         label: "replications",
         help: "Independent replications of the queue, each an ordinary event-by-event simulation; on the GPU one thread per replication (paper 003 §4). CPU and GPU give the same replications bit for bit.",

@@ -136,7 +136,7 @@ impl OpenConfig {
 }
 
 impl ModelConfig for OpenConfig {
-    fn info(&self) -> &'static crate::model::ModelInfo {
+    fn info(&self) -> &'static crate::config::ModelInfo {
         &super::INFO
     }
     crate::queueing::queueing_run_accessors!();

@@ -201,7 +201,7 @@ impl Laws {
 }
 
 /// The open network in the model registry.
-pub static INFO: crate::model::ModelInfo = crate::model::ModelInfo {
+pub static INFO: crate::config::ModelInfo = crate::config::ModelInfo {
     kind: "open-network",
     label: "open network",
     description: "Open queueing network",
@@ -231,7 +231,7 @@ pub static INFO: crate::model::ModelInfo = crate::model::ModelInfo {
     replicas: None,
     info: include_str!("info.md"),
     algorithms: &[
-        crate::model::AlgorithmInfo {
+        crate::config::AlgorithmInfo {
             name: "sequential",
             label: "sequential",
             help: "One event at a time from a priority queue, the external arrivals included: exact, the ground truth.",
@@ -241,7 +241,7 @@ pub static INFO: crate::model::ModelInfo = crate::model::ModelInfo {
             listed: true,
             exact: true,
         },
-        crate::model::AlgorithmInfo {
+        crate::config::AlgorithmInfo {
             name: "window",
             label: "window",
             help: "Every event in [t_min, t_min + d) at once; exact with shifted service (no service shorter than d), external arrivals included.",
@@ -251,7 +251,7 @@ pub static INFO: crate::model::ModelInfo = crate::model::ModelInfo {
             listed: true,
             exact: true,
         },
-        crate::model::AlgorithmInfo {
+        crate::config::AlgorithmInfo {
             name: "interval-original",
             label: "interval / original",
             help: "Every event up to the next multiple of d at once, with its own timestamp: causality errors happen.",
@@ -261,7 +261,7 @@ pub static INFO: crate::model::ModelInfo = crate::model::ModelInfo {
             listed: true,
             exact: false,
         },
-        crate::model::AlgorithmInfo {
+        crate::config::AlgorithmInfo {
             name: "interval-boundary",
             label: "interval / boundary",
             help: "Park & Fishwick 2009: every event up to the next multiple of d happens at that boundary. Tokens are held longer, so an open network fills up as d grows (paper 002 Fig. 3).",

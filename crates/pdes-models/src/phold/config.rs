@@ -244,7 +244,7 @@ impl PholdConfig {
 }
 
 impl ModelConfig for PholdConfig {
-    fn info(&self) -> &'static crate::model::ModelInfo {
+    fn info(&self) -> &'static crate::config::ModelInfo {
         &super::INFO
     }
     fn algorithm_keys(&self) -> (&'static str, Option<&'static str>) {

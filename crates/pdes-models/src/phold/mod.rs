@@ -90,8 +90,8 @@ impl Law {
 pub type StepRecord = pdes_core::sim::StepRecord;
 
 /// The algorithms (the registry's list).
-const ALGORITHMS: &[crate::model::AlgorithmInfo] = &[
-    crate::model::AlgorithmInfo {
+const ALGORITHMS: &[crate::config::AlgorithmInfo] = &[
+    crate::config::AlgorithmInfo {
         name: "sequential",
         label: "sequential",
         help: "One event at a time from a priority queue: the ground truth. CPU only.",
@@ -101,7 +101,7 @@ const ALGORITHMS: &[crate::model::AlgorithmInfo] = &[
         listed: true,
         exact: true,
     },
-    crate::model::AlgorithmInfo {
+    crate::config::AlgorithmInfo {
         name: "window",
         label: "window",
         help: "Every event with t < t_min + lookahead in one step, in parallel: exact, because every event schedules its successor at least the lookahead later. CPU twin or GPU.",
@@ -114,7 +114,7 @@ const ALGORITHMS: &[crate::model::AlgorithmInfo] = &[
 ];
 
 /// PHOLD in the model registry.
-pub static INFO: crate::model::ModelInfo = crate::model::ModelInfo {
+pub static INFO: crate::config::ModelInfo = crate::config::ModelInfo {
     kind: "phold",
     label: "PHOLD",
     description: "PHOLD benchmark (logical processes)",

@@ -177,7 +177,7 @@ impl TorusConfig {
 }
 
 impl ModelConfig for TorusConfig {
-    fn info(&self) -> &'static crate::model::ModelInfo {
+    fn info(&self) -> &'static crate::config::ModelInfo {
         &super::INFO
     }
     crate::queueing::queueing_run_accessors!();

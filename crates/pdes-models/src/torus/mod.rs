@@ -177,7 +177,7 @@ pub fn route(words: &[u32; 4]) -> u32 {
 }
 
 /// The torus in the model registry.
-pub static INFO: crate::model::ModelInfo = crate::model::ModelInfo {
+pub static INFO: crate::config::ModelInfo = crate::config::ModelInfo {
     kind: "torus",
     label: "torus network",
     description: "Closed torus queueing network",
@@ -229,7 +229,7 @@ pub static INFO: crate::model::ModelInfo = crate::model::ModelInfo {
     cpu_bytes: live::cpu_bytes,
     build: live::build,
     info: include_str!("info.md"),
-    replicas: Some(crate::model::Replicas {
+    replicas: Some(crate::config::Replicas {
         accepts: |c| {
             c.get::<config::TorusConfig>()
                 .is_some_and(gpu::GpuTorus::can_replicate)
@@ -237,7 +237,7 @@ pub static INFO: crate::model::ModelInfo = crate::model::ModelInfo {
         run: run_replicas,
     }),
     algorithms: &[
-        crate::model::AlgorithmInfo {
+        crate::config::AlgorithmInfo {
             name: "sequential",
             label: "sequential",
             help: "One event at a time from a priority queue: exact, the ground truth, and the baseline every speedup is measured against.",
@@ -247,7 +247,7 @@ pub static INFO: crate::model::ModelInfo = crate::model::ModelInfo {
             listed: true,
             exact: true,
         },
-        crate::model::AlgorithmInfo {
+        crate::config::AlgorithmInfo {
             name: "window",
             label: "window",
             help: "Sang et al. 2019: every event in [t_min, t_min + d) runs in parallel. Exact, because with shifted service no token can finish sooner than d after it starts, so nothing inside the window can affect anything else inside it.",
@@ -257,7 +257,7 @@ pub static INFO: crate::model::ModelInfo = crate::model::ModelInfo {
             listed: true,
             exact: true,
         },
-        crate::model::AlgorithmInfo {
+        crate::config::AlgorithmInfo {
             name: "interval-original",
             label: "interval / original",
             help: "The old algorithm: every event up to the next multiple of d runs in parallel with its own timestamp. Events inside an interval can depend on each other, so causality errors happen (red on the heatmap in the causality mode).",
@@ -267,7 +267,7 @@ pub static INFO: crate::model::ModelInfo = crate::model::ModelInfo {
             listed: true,
             exact: false,
         },
-        crate::model::AlgorithmInfo {
+        crate::config::AlgorithmInfo {
             name: "interval-boundary",
             label: "interval / boundary",
             help: "Park & Fishwick 2009: every event up to the next multiple of d runs at that boundary. Order is preserved but every event is delayed, so utilization is biased down; the corrected value multiplies it by 1 + d/(2M).",
@@ -277,7 +277,7 @@ pub static INFO: crate::model::ModelInfo = crate::model::ModelInfo {
             listed: true,
             exact: false,
         },
-        crate::model::AlgorithmInfo {
+        crate::config::AlgorithmInfo {
             name: "interval",
             label: "interval",
             help: "Interval up to the next multiple of d, keeping the preset's run.timestamps.",
@@ -290,7 +290,7 @@ pub static INFO: crate::model::ModelInfo = crate::model::ModelInfo {
     ],
 };
 
-/// Runs `config` with each of `seeds` side by side in one GPU engine ([`crate::model::Replicas`]).
+/// Runs `config` with each of `seeds` side by side in one GPU engine ([`crate::config::Replicas`]).
 fn run_replicas(
     config: &crate::config::Config,
     seeds: &[u64],
