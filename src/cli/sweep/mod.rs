@@ -12,6 +12,7 @@
 //! the grid is there exactly once.
 
 use super::{CliError, EngineArg, Format, RunArgs, output, run::config_from_args};
+use pdes_models::config::echo;
 use pdes_runs::sweep::spec::{Vary, cell, grid, parse_shard, parse_vary, set_value};
 use pdes_runs::sweep::{plot, stats};
 use serde_json::{Map, Value, json};
@@ -942,8 +943,8 @@ pub fn merge(args: &MergeArgs) -> Result<(), CliError> {
         let (Some(point), Some(seed)) = (point, seed) else {
             return Err(input(format!(
                 "{file}: a row with point \"{}\" and seed \"{}\" (a point is a whole number below {n_points}, a seed a whole number)",
-                clip(&r[ip]),
-                clip(&r[is])
+                echo(&r[ip]),
+                echo(&r[is])
             )));
         };
         keyed.push(((point, seed), n));
@@ -983,12 +984,4 @@ pub fn merge(args: &MergeArgs) -> Result<(), CliError> {
         text.push_str(&csv_line(&rows[*n].1));
     }
     output::emit(&text, args.out.as_deref(), "--out")
-}
-
-/// A cell as an error message quotes it: at most 40 characters.
-fn clip(s: &str) -> String {
-    match s.char_indices().nth(40) {
-        Some((i, _)) => format!("{}…", &s[..i]),
-        None => s.to_string(),
-    }
 }
