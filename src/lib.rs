@@ -16,4 +16,4 @@ pub use pdes_models as models;
 pub use pdes_models::fit;
 pub use pdes_models::preset;
 pub use pdes_runs::{engines, sweep, verify};
-pub use pdes_ui::{app, panels};
+pub use pdes_ui::{app, kit, panels};

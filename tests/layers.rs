@@ -182,9 +182,6 @@ fn no_crate_has_a_cycle_between_its_top_level_modules() {
             cycles.push(format!("{}: {}", krate.to_string_lossy(), c.join(" → ")));
         }
     }
-    // Still open (issue 31): the window's kit (app/) and the panels import each other; the
-    // kit must be split from the window's shell before this crate joins the rule.
-    cycles.retain(|c| !c.starts_with("pdes-ui: "));
     assert!(
         cycles.is_empty(),
         "modules that import each other in a cycle: {cycles:?}"

@@ -145,7 +145,7 @@ impl PdesApp {
             self.pinned = None;
             return;
         }
-        (crate::panels::of(&self.a.config).inspector)(ui, &self.a, f);
+        (self.a.panel.inspector)(ui, &self.a, f);
         if ui.button("unpin").clicked() {
             self.pinned = None;
         }

@@ -134,7 +134,7 @@ impl PdesApp {
                 0.0,
                 words.iter().map(|c| c[0]).max().unwrap_or(1).max(1) as f32,
             ),
-            Mode::Temperature => (crate::panels::of(&self.a.config).colour_range)(&self.a),
+            Mode::Temperature => (self.a.panel.colour_range)(&self.a),
         };
         let step = self.a.steps() as u32;
         let mut rgb = Vec::with_capacity(words.len() * 3);

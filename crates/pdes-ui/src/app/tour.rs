@@ -58,7 +58,7 @@ fn tour_torus(app: &mut PdesApp, d: f64, running: bool) {
     let d_set = format!("run.d={d}");
     match pdes_models::preset::config_with("teaching-16x16", &[d_set.as_str()]) {
         Ok(cfg) => {
-            app.form = super::form::Form::from_config(&cfg);
+            app.form = super::form::Form::from_config(&cfg, crate::panels::of(&cfg));
             app.b = None;
             app.apply_form();
         }

@@ -6,24 +6,8 @@
 
 use super::PdesApp;
 use eframe::egui;
-use pdes_core::time::to_units;
 
-/// One causality error as the window shows it (the model's panel lists them).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Violation {
-    /// The step that processed it.
-    pub step: u64,
-    /// The facility where the late token arrived.
-    pub facility: u32,
-    /// The neighbour it came from.
-    pub source: u32,
-    /// The token.
-    pub token: u32,
-    /// Its arrival time (time units).
-    pub arrival: f64,
-    /// The latest arrival the facility had already processed (later than `arrival`).
-    pub last_arrival: f64,
-}
+pub use crate::kit::violation::Violation;
 
 /// Most violations the list shows (the newest).
 const SHOWN: usize = 40;
@@ -52,7 +36,7 @@ fn rc(f: u32, cols: u32) -> String {
 impl PdesApp {
     /// The violations of the A session (newest last).
     pub fn violations(&self) -> Vec<Violation> {
-        (crate::panels::of(&self.a.config).violations)(&self.a)
+        (self.a.panel.violations)(&self.a)
     }
 
     /// Selects `v`: pauses, pins its facility, centres the heatmap on it, draws its arrow.
@@ -109,7 +93,7 @@ impl PdesApp {
     pub fn causality_walkthrough(&mut self) {
         match pdes_models::preset::config_with("teaching-16x16", WALKTHROUGH) {
             Ok(cfg) => {
-                self.form = super::form::Form::from_config(&cfg);
+                self.form = super::form::Form::from_config(&cfg, crate::panels::of(&cfg));
                 self.b = None;
                 self.apply_form();
                 self.mode = super::heatmap::Mode::Errors;
@@ -208,28 +192,4 @@ impl PdesApp {
                 }
             });
     }
-}
-
-/// The torus's CPU violations as the window lists them (ticks to time units).
-pub fn from_ticks(
-    step: u64,
-    facility: u32,
-    source: u32,
-    token: u32,
-    arrival: pdes_core::time::Ticks,
-    last: pdes_core::time::Ticks,
-) -> Violation {
-    Violation {
-        step,
-        facility,
-        source,
-        token,
-        arrival: to_units(arrival),
-        last_arrival: to_units(last),
-    }
-}
-
-/// For models that keep no list.
-pub fn none(_: &super::session::Session) -> Vec<Violation> {
-    Vec::new()
 }

@@ -2,8 +2,6 @@
 //! frame, status bar): one folder per model, and [`of`], the table the window reads by
 //! `model.kind`. A new model adds its folder and one line to [`PANELS`].
 
-use eframe::egui;
-
 pub mod devs;
 pub mod diffusion;
 pub mod mmck;
@@ -11,38 +9,7 @@ pub mod open_network;
 pub mod phold;
 pub mod torus;
 
-/// What a model shows in the window beyond the generic parts (heatmap, plots' frame,
-/// status bar): its hover text, its inspector, and an optional strip above the heatmap.
-#[derive(Debug)]
-pub struct Panel {
-    /// The heatmap's hover text for one cell.
-    pub hover: fn(&mut egui::Ui, &crate::app::session::Session, u32),
-    /// The inspector of a pinned cell (its heading and facts; the cell is inside the grid).
-    pub inspector: fn(&mut egui::Ui, &crate::app::session::Session, u32),
-    /// A strip above the heatmap (the torus: the current window over the pending events).
-    pub timeline: Option<fn(&mut egui::Ui, &crate::app::session::Session)>,
-    /// Its part of the left panel, showing a configuration of this model.
-    pub form: fn(&pdes_models::preset::Config) -> Box<dyn crate::app::form::ModelForm>,
-    /// Its heatmap modes (the first is the default).
-    pub modes: &'static [crate::app::heatmap::Mode],
-    /// The values at the bottom and top of its colormap for a session.
-    pub colour_range: fn(&crate::app::session::Session) -> (f32, f32),
-    /// What its work counter counts, for "… per second" in the status bar.
-    pub work_label: &'static str,
-    /// What the count mode of its heatmap counts per cell ("tokens", "customers").
-    pub count_label: &'static str,
-    /// The name of its count mode ([`crate::app::heatmap::Mode::Tokens`]) in the mode
-    /// selector and above the colour bar ("queue length", "events per LP").
-    pub count_mode: &'static str,
-    /// The plots below the heatmap, for a session and its A/B partner.
-    pub plots:
-        fn(&mut egui::Ui, &crate::app::session::Session, Option<&crate::app::session::Session>),
-    /// The numeric monitors above the heatmap: current values and their exact ones.
-    pub monitors: fn(&crate::app::session::Session) -> Vec<crate::app::monitors::Monitor>,
-    /// Its recent causality errors, oldest first (empty for models and engines without a
-    /// list).
-    pub violations: fn(&crate::app::session::Session) -> Vec<crate::app::violations::Violation>,
-}
+pub use crate::kit::panel::Panel;
 
 /// Every model's panel, by `model.kind`, in the registry's order.
 pub static PANELS: &[(&str, &Panel)] = &[

@@ -1,7 +1,7 @@
 //! The DEVS cell spaces' part of the left panel: the grid, its couplings, and the rule's
 //! parameters (the benchmark's extra work; the SIR rates) — and the preset table they make.
 
-use crate::app::form::{AlgorithmChoice, ModelForm, preset_table};
+use crate::kit::form::{AlgorithmChoice, ModelForm, preset_table};
 use eframe::egui;
 use pdes_models::devs::config::DevsConfig;
 use pdes_models::devs::{Neighbourhood, Rule, SirRates};

@@ -3,9 +3,9 @@
 //! imminent cells and routed messages per step; hover and inspector show a cell's state
 //! with its last and next event times.
 
-use crate::app::heatmap::Mode;
-use crate::app::plots::{per_interval, plot_series, tag};
-use crate::app::session::Session;
+use crate::kit::heatmap::Mode;
+use crate::kit::plots::{per_interval, plot_series, tag};
+use crate::kit::session::Session;
 use eframe::egui;
 use egui_plot::{Legend, Line, Plot, PlotPoints};
 use pdes_models::devs::config::DevsConfig;
@@ -182,7 +182,7 @@ pub const BENCHMARK_PANEL: crate::panels::Panel = crate::panels::Panel {
     count_mode: "count",
     plots,
     monitors,
-    violations: crate::app::violations::none,
+    violations: crate::kit::violation::none,
 };
 
 /// The SIR grid's panel in the registry.
@@ -198,8 +198,8 @@ fn colour_range(_: &Session) -> (f32, f32) {
 
 /// The cell space's monitors: the compartments (SIR), and the last step's imminent cells,
 /// messages and transitions.
-fn monitors(s: &Session) -> Vec<crate::app::monitors::Monitor> {
-    use crate::app::monitors::{Monitor, last_step_events, latest};
+fn monitors(s: &Session) -> Vec<crate::kit::monitors::Monitor> {
+    use crate::kit::monitors::{Monitor, last_step_events, latest};
     let x = latest(s);
     let mut v = Vec::new();
     if s.config

@@ -1,7 +1,7 @@
 //! The diffusion grid's part of the left panel: rows × cols, αx, αy, β, the boundary and
 //! initial temperatures, dx, dt and the quantum — and the preset table they make.
 
-use crate::app::form::{AlgorithmChoice, ModelForm, preset_table};
+use crate::kit::form::{AlgorithmChoice, ModelForm, preset_table};
 use eframe::egui;
 use pdes_models::preset::Config;
 

@@ -1,9 +1,9 @@
 //! The diffusion grid in the window (its registry panel): the heatmap's hover text and the
 //! inspector of a pinned cell.
 
-use crate::app::heatmap::Mode;
-use crate::app::plots::{per_interval, plot_series, time_series};
-use crate::app::session::Session;
+use crate::kit::heatmap::Mode;
+use crate::kit::plots::{per_interval, plot_series, time_series};
+use crate::kit::session::Session;
 use eframe::egui;
 use pdes_models::diffusion::config::DiffusionConfig;
 use pdes_models::diffusion::cpu::CpuDiffusion;
@@ -88,7 +88,7 @@ pub const PANEL: crate::panels::Panel = crate::panels::Panel {
     count_mode: "count",
     plots,
     monitors,
-    violations: crate::app::violations::none,
+    violations: crate::kit::violation::none,
 };
 
 /// The range the temperature colormap spans: the initial and boundary temperatures,
@@ -112,8 +112,8 @@ fn colour_range(s: &Session) -> (f32, f32) {
 }
 
 /// The diffusion grid's monitors: the temperatures and the last step's cell updates.
-fn monitors(s: &Session) -> Vec<crate::app::monitors::Monitor> {
-    use crate::app::monitors::{Monitor, last_step_events, latest};
+fn monitors(s: &Session) -> Vec<crate::kit::monitors::Monitor> {
+    use crate::kit::monitors::{Monitor, last_step_events, latest};
     let x = latest(s);
     vec![
         Monitor::new(

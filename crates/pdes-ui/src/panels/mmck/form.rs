@@ -1,7 +1,7 @@
 //! The M/M/c/k replications' part of the left panel: λ, μ, c, k; customers, replications,
 //! warm-up and seed — and the preset table they make.
 
-use crate::app::form::{AlgorithmChoice, ModelForm, preset_table};
+use crate::kit::form::{AlgorithmChoice, ModelForm, preset_table};
 use eframe::egui;
 use pdes_models::mmck::config::MmckConfig;
 use pdes_models::preset::Config;

@@ -3,9 +3,9 @@
 //! L̂ with its 95% interval narrowing as the runs lengthen, blocking and utilization —
 //! each against its exact steady-state value.
 
-use crate::app::heatmap::Mode;
-use crate::app::plots::time_series;
-use crate::app::session::Session;
+use crate::kit::heatmap::Mode;
+use crate::kit::plots::time_series;
+use crate::kit::session::Session;
 use eframe::egui;
 use pdes_core::time::to_units;
 use pdes_models::mmck::Replication;
@@ -126,7 +126,7 @@ pub const PANEL: crate::panels::Panel = crate::panels::Panel {
     count_mode: "customers in system",
     plots,
     monitors,
-    violations: crate::app::violations::none,
+    violations: crate::kit::violation::none,
 };
 
 /// Colours from an empty system to a full one (k).
@@ -139,8 +139,8 @@ fn colour_range(s: &Session) -> (f32, f32) {
 
 /// The replications' monitors: L̂ with its interval's half-width, blocking and utilization
 /// against their exact steady-state values.
-fn monitors(s: &Session) -> Vec<crate::app::monitors::Monitor> {
-    use crate::app::monitors::{Monitor, latest};
+fn monitors(s: &Session) -> Vec<crate::kit::monitors::Monitor> {
+    use crate::kit::monitors::{Monitor, latest};
     let Some(c) = s.config.get::<MmckConfig>() else {
         return Vec::new();
     };

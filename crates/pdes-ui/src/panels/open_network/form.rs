@@ -1,7 +1,7 @@
 //! The open network's part of the left panel: lines × servers, λ, P_exit, M and its law,
 //! d, seed — and the preset table they make.
 
-use crate::app::form::{AlgorithmChoice, ModelForm, preset_table, queueing_run_table};
+use crate::kit::form::{AlgorithmChoice, ModelForm, preset_table, queueing_run_table};
 use eframe::egui;
 use pdes_models::open_network::config::OpenConfig;
 use pdes_models::preset::Config;

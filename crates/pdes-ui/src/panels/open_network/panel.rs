@@ -2,9 +2,9 @@
 //! inspector facts, and its plots — utilization, sojourn per visit and tokens in the system
 //! (which grows with the interval: paper 002 Fig. 3), with the Jackson values as references.
 
-use crate::app::heatmap::Mode;
-use crate::app::plots::time_series;
-use crate::app::session::Session;
+use crate::kit::heatmap::Mode;
+use crate::kit::plots::time_series;
+use crate::kit::session::Session;
 use eframe::egui;
 use pdes_core::time::to_units;
 use pdes_models::open_network::config::OpenConfig;
@@ -161,13 +161,13 @@ pub const PANEL: crate::panels::Panel = crate::panels::Panel {
     count_mode: "queue length",
     plots,
     monitors,
-    violations: crate::app::violations::none,
+    violations: crate::kit::violation::none,
 };
 
 /// The open network's monitors: utilization, sojourn and tokens in the system against the
 /// Jackson values, the last step's events.
-fn monitors(s: &Session) -> Vec<crate::app::monitors::Monitor> {
-    use crate::app::monitors::{Monitor, last_step_events, latest};
+fn monitors(s: &Session) -> Vec<crate::kit::monitors::Monitor> {
+    use crate::kit::monitors::{Monitor, last_step_events, latest};
     let Some(cfg) = s.config.get::<OpenConfig>() else {
         return Vec::new();
     };

@@ -2,10 +2,10 @@
 //! per step and of the event rate per LP against its long-run value, monitors, and the
 //! model's part of the left panel.
 
-use crate::app::form::{AlgorithmChoice, ModelForm, preset_table};
-use crate::app::heatmap::Mode;
-use crate::app::plots::{per_interval, plot_series};
-use crate::app::session::Session;
+use crate::kit::form::{AlgorithmChoice, ModelForm, preset_table};
+use crate::kit::heatmap::Mode;
+use crate::kit::plots::{per_interval, plot_series};
+use crate::kit::session::Session;
 use eframe::egui;
 use pdes_models::phold::config::PholdConfig;
 use pdes_models::phold::cpu::CpuPhold;
@@ -106,8 +106,8 @@ fn colour_range(s: &Session) -> (f32, f32) {
     (0.0, ((2.0 * events / lps).ceil() as f32).max(4.0))
 }
 
-fn monitors(s: &Session) -> Vec<crate::app::monitors::Monitor> {
-    use crate::app::monitors::{Monitor, last_step_events};
+fn monitors(s: &Session) -> Vec<crate::kit::monitors::Monitor> {
+    use crate::kit::monitors::{Monitor, last_step_events};
     let Some(cfg) = s.config.get::<PholdConfig>() else {
         return Vec::new();
     };
@@ -139,7 +139,7 @@ pub const PANEL: crate::panels::Panel = crate::panels::Panel {
     count_mode: "events per LP",
     plots,
     monitors,
-    violations: crate::app::violations::none,
+    violations: crate::kit::violation::none,
 };
 
 /// PHOLD's values in the controls.

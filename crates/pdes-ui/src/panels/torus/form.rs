@@ -1,7 +1,7 @@
 //! The torus's part of the left panel: rows × cols, tokens per facility, mean service and
 //! its law, d (slider and typed value), seed — and the preset table they make.
 
-use crate::app::form::{AlgorithmChoice, ModelForm, preset_table, queueing_run_table};
+use crate::kit::form::{AlgorithmChoice, ModelForm, preset_table, queueing_run_table};
 use eframe::egui;
 use pdes_models::preset::Config;
 

@@ -2,9 +2,9 @@
 //! (or interval) over the pending event times —, the heatmap's hover text and the
 //! inspector of a pinned facility.
 
-use crate::app::heatmap::Mode;
-use crate::app::plots::{RECENT_STEPS, tag, time_series_from};
-use crate::app::session::Session;
+use crate::kit::heatmap::Mode;
+use crate::kit::plots::{RECENT_STEPS, tag, time_series_from};
+use crate::kit::session::Session;
 use eframe::egui;
 use egui_plot::{Bar, BarChart, Legend, Line, Plot, PlotPoints};
 use pdes_core::sim::StepRecord;
@@ -125,7 +125,7 @@ pub fn timeline(ui: &mut egui::Ui, s: &Session) {
         painter.text(
             egui::pos2(x, axis_y + 2.0),
             egui::Align2::CENTER_TOP,
-            crate::app::monitors::format(u),
+            crate::kit::monitors::format(u),
             egui::FontId::proportional(10.0),
             egui::Color32::GRAY,
         );
@@ -294,7 +294,7 @@ pub fn plots(ui: &mut egui::Ui, a: &Session, b: Option<&Session>) {
                     let log = s.engine().step_log();
                     let start = log.len().saturating_sub(RECENT_STEPS);
                     let pts: Vec<[f64; 2]> = log[start..].iter().map(|r| [to_units(r.t_min), r.events as f64]).collect();
-                    let mean = crate::app::plots::moving_mean(&pts, pts.len() / 100);
+                    let mean = crate::kit::plots::moving_mean(&pts, pts.len() / 100);
                     p.line(Line::new(format!("{} (each step)", tag(s, i, ab)), PlotPoints::from(pts)).color(egui::Color32::from_gray(90)).width(0.5));
                     p.line(Line::new(tag(s, i, ab), PlotPoints::from(mean)).width(2.0));
                 }
@@ -367,8 +367,8 @@ fn colour_range(s: &Session) -> (f32, f32) {
 
 /// The torus's monitors: utilization and sojourn with their exact values (exponential
 /// service), the last step's events, causality errors so far.
-fn monitors(s: &Session) -> Vec<crate::app::monitors::Monitor> {
-    use crate::app::monitors::{Monitor, last_step_events, latest};
+fn monitors(s: &Session) -> Vec<crate::kit::monitors::Monitor> {
+    use crate::kit::monitors::{Monitor, last_step_events, latest};
     let Some(cfg) = s.config.get::<pdes_models::torus::config::TorusConfig>() else {
         return Vec::new();
     };
@@ -405,7 +405,7 @@ fn monitors(s: &Session) -> Vec<crate::app::monitors::Monitor> {
 
 /// The CPU stepped engine's recent causality errors (the GPU keeps only each facility's
 /// latest step; its list is empty).
-fn violations(s: &Session) -> Vec<crate::app::violations::Violation> {
+fn violations(s: &Session) -> Vec<crate::kit::violation::Violation> {
     match s
         .engine
         .as_any()
@@ -416,7 +416,7 @@ fn violations(s: &Session) -> Vec<crate::app::violations::Violation> {
             .violations
             .iter()
             .map(|v| {
-                crate::app::violations::from_ticks(
+                crate::kit::violation::from_ticks(
                     v.step,
                     v.facility,
                     v.source,

@@ -28,13 +28,13 @@ pub enum Mode {
 impl Mode {
     /// The modes of a session's model, for a selector (the first is the default).
     pub fn of(s: &Session) -> &'static [Mode] {
-        crate::panels::of(&s.config).modes
+        s.panel.modes
     }
 
     /// Label in the UI for session `s`'s model (the count mode is named by the model).
     pub fn label_in(self, s: &Session) -> &'static str {
         match self {
-            Mode::Tokens => crate::panels::of(&s.config).count_mode,
+            Mode::Tokens => s.panel.count_mode,
             _ => self.label(),
         }
     }
@@ -340,7 +340,7 @@ pub fn viridis(t: f32) -> [f32; 3] {
 }
 
 /// Draws one heatmap; returns the facility clicked, if any.
-pub(super) fn heatmap_widget(
+pub fn heatmap_widget(
     ui: &mut egui::Ui,
     s: &Session,
     mode: Mode,
@@ -413,7 +413,7 @@ pub(super) fn heatmap_widget(
         if resp.clicked() {
             clicked = Some(f);
         }
-        resp.on_hover_ui_at_pointer(|ui| (crate::panels::of(&s.config).hover)(ui, s, f));
+        resp.on_hover_ui_at_pointer(|ui| (s.panel.hover)(ui, s, f));
     }
     clicked
 }
@@ -460,7 +460,7 @@ fn draw_arrow(
 
 /// The values at the bottom and top of the colormap (the model's panel decides).
 fn colour_range(s: &Session) -> (f32, f32) {
-    (crate::panels::of(&s.config).colour_range)(s)
+    (s.panel.colour_range)(s)
 }
 
 /// The colour of one heatmap word (the shader's, on the CPU: texture fallback, PNG export).
@@ -500,7 +500,8 @@ pub fn word_colour(mode: Mode, w: [u32; 2], step: u32, (lo, hi): (f32, f32)) -> 
     }
 }
 
-pub(super) fn legend(ui: &mut egui::Ui, s: &Session, mode: Mode) {
+/// Draws the colour bar of `mode` for a session: what the heatmap's colours mean.
+pub fn legend(ui: &mut egui::Ui, s: &Session, mode: Mode) {
     let (lo, hi) = colour_range(s);
     ui.vertical(|ui| {
         ui.add(egui::Label::new(mode.label_in(s)).wrap_mode(egui::TextWrapMode::Extend));
@@ -560,10 +561,7 @@ pub(super) fn legend(ui: &mut egui::Ui, s: &Session, mode: Mode) {
             );
         }
         match mode {
-            Mode::Tokens => caption(
-                ui,
-                &format!("0 … {hi}+ {}", crate::panels::of(&s.config).count_label),
-            ),
+            Mode::Tokens => caption(ui, &format!("0 … {hi}+ {}", s.panel.count_label)),
             Mode::Temperature => caption(ui, &format!("top {hi:.2}\nbottom {lo:.2}")),
             // the discrete modes returned above with their swatches
             Mode::Busy | Mode::Digit | Mode::Compartments | Mode::Errors => {}

@@ -85,7 +85,7 @@ pub fn last_step_events(s: &Session) -> f64 {
 
 /// Draws the monitors of session `s` (prefixed "A"/"B" in A/B mode) as one row of boxes.
 pub fn row(ui: &mut egui::Ui, s: &Session, prefix: &str) {
-    let monitors = (crate::panels::of(&s.config).monitors)(s);
+    let monitors = (s.panel.monitors)(s);
     ui.horizontal_wrapped(|ui| {
         if !prefix.is_empty() {
             ui.strong(prefix);

@@ -71,10 +71,10 @@ impl Clone for Form {
 }
 
 impl Form {
-    /// The form showing `cfg`.
-    pub fn from_config(cfg: &Config) -> Self {
+    /// The form showing `cfg`, whose model's panel is `panel`.
+    pub fn from_config(cfg: &Config, panel: &crate::kit::panel::Panel) -> Self {
         Self {
-            model: (crate::panels::of(cfg).form)(cfg),
+            model: (panel.form)(cfg),
             algorithm: cfg.algorithm_info(),
             gpu: cfg.engine() == EngineKind::Gpu,
             end_time: cfg.end_time(),

@@ -138,7 +138,7 @@ pub fn show(ui: &mut egui::Ui, a: &Session, b: Option<&Session>) {
     // claim the whole panel: content a few pixels short of it would let the resizable
     // panel shrink to fit, frame after frame
     ui.set_min_height(ui.available_height());
-    (crate::panels::of(&a.config).plots)(ui, a, b);
+    (a.panel.plots)(ui, a, b);
 }
 
 /// Writes the plotted series as CSV: one row per sample and session.

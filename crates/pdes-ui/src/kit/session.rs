@@ -14,6 +14,8 @@ use std::sync::Arc;
 pub struct Session {
     /// Its validated configuration.
     pub config: Config,
+    /// What its model shows in the window (hover, inspector, monitors, plots, form).
+    pub panel: &'static crate::kit::panel::Panel,
     /// The engine (the model's own engine behind the window's interface).
     pub engine: Box<dyn LiveEngine>,
     /// Heatmap words per cell, on the GPU: (tokens, latest error step) for the torus,
@@ -27,9 +29,14 @@ pub struct Session {
 }
 
 impl Session {
-    /// Builds the engine `config` asks for. The GPU engines need `gpu` and an algorithm
-    /// they implement; otherwise the session runs on the CPU and `note` says why.
-    pub fn new(config: Config, gpu: Option<Arc<Gpu>>) -> Result<Self, SimError> {
+    /// Builds the engine `config` asks for, shown with its model's `panel`. The GPU engines
+    /// need `gpu` and an algorithm they implement; otherwise the session runs on the CPU and
+    /// `note` says why.
+    pub fn new(
+        config: Config,
+        panel: &'static crate::kit::panel::Panel,
+        gpu: Option<Arc<Gpu>>,
+    ) -> Result<Self, SimError> {
         let (engine, note) = pdes_runs::engines::build(&config, gpu.clone(), GpuFallback::Cpu)?;
         let (rows, cols) = config.shape();
         // The heatmap words need one buffer of 8 bytes per cell; past the adapter's limit
@@ -50,6 +57,7 @@ impl Session {
             });
         let mut s = Self {
             config,
+            panel,
             engine,
             display,
             samples: Vec::new(),

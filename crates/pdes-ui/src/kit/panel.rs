@@ -1,0 +1,37 @@
+//! What a model shows in the window beyond the kit's generic parts: the [`Panel`] each model
+//! fills in (`crate::panels`), which a [`Session`](crate::kit::session::Session) carries.
+
+use eframe::egui;
+
+/// What a model shows in the window beyond the generic parts (heatmap, plots' frame,
+/// status bar): its hover text, its inspector, and an optional strip above the heatmap.
+#[derive(Debug)]
+pub struct Panel {
+    /// The heatmap's hover text for one cell.
+    pub hover: fn(&mut egui::Ui, &crate::kit::session::Session, u32),
+    /// The inspector of a pinned cell (its heading and facts; the cell is inside the grid).
+    pub inspector: fn(&mut egui::Ui, &crate::kit::session::Session, u32),
+    /// A strip above the heatmap (the torus: the current window over the pending events).
+    pub timeline: Option<fn(&mut egui::Ui, &crate::kit::session::Session)>,
+    /// Its part of the left panel, showing a configuration of this model.
+    pub form: fn(&pdes_models::preset::Config) -> Box<dyn crate::kit::form::ModelForm>,
+    /// Its heatmap modes (the first is the default).
+    pub modes: &'static [crate::kit::heatmap::Mode],
+    /// The values at the bottom and top of its colormap for a session.
+    pub colour_range: fn(&crate::kit::session::Session) -> (f32, f32),
+    /// What its work counter counts, for "… per second" in the status bar.
+    pub work_label: &'static str,
+    /// What the count mode of its heatmap counts per cell ("tokens", "customers").
+    pub count_label: &'static str,
+    /// The name of its count mode ([`crate::kit::heatmap::Mode::Tokens`]) in the mode
+    /// selector and above the colour bar ("queue length", "events per LP").
+    pub count_mode: &'static str,
+    /// The plots below the heatmap, for a session and its A/B partner.
+    pub plots:
+        fn(&mut egui::Ui, &crate::kit::session::Session, Option<&crate::kit::session::Session>),
+    /// The numeric monitors above the heatmap: current values and their exact ones.
+    pub monitors: fn(&crate::kit::session::Session) -> Vec<crate::kit::monitors::Monitor>,
+    /// Its recent causality errors, oldest first (empty for models and engines without a
+    /// list).
+    pub violations: fn(&crate::kit::session::Session) -> Vec<crate::kit::violation::Violation>,
+}
