@@ -33,7 +33,7 @@ fn harness(preset_name: &str) -> Harness<'static, PdesApp> {
     let mut h = Harness::builder()
         .with_size(egui::vec2(1280.0, 820.0))
         .wgpu_setup(pdes_lab::app::wgpu_setup())
-        .build_eframe(move |cc| PdesApp::with_check(cc, cfg, false));
+        .build_eframe(move |cc| PdesApp::with_check(cc, cfg, false).unwrap());
     // the app starts running; Reset pauses it at time 0 so every test is deterministic
     h.state_mut().reset();
     h.run_steps(2);
@@ -412,7 +412,7 @@ fn the_start_up_check_verifies_the_gpu_in_the_background_and_says_so() {
     let mut h = Harness::builder()
         .with_size(egui::vec2(1280.0, 820.0))
         .wgpu_setup(pdes_lab::app::wgpu_setup())
-        .build_eframe(move |cc| PdesApp::new(cc, cfg));
+        .build_eframe(move |cc| PdesApp::new(cc, cfg).unwrap());
     h.run_steps(1);
     assert!(
         h.state().gpu_check.running(),
@@ -579,7 +579,7 @@ fn opening_the_window_on_a_torus_too_large_for_the_cpu_falls_back_instead_of_pan
     let mut h = Harness::builder()
         .with_size(egui::vec2(1280.0, 820.0))
         .wgpu_setup(pdes_lab::app::wgpu_setup())
-        .build_eframe(move |cc| PdesApp::with_check(cc, cfg, false));
+        .build_eframe(move |cc| PdesApp::with_check(cc, cfg, false).unwrap());
     h.run_steps(1);
     let msg = h.state().message.clone().unwrap_or_default();
     assert!(

@@ -29,7 +29,7 @@ fn frame_rate_while_simulating() {
     let mut h = Harness::builder()
         .with_size(egui::vec2(1280.0, 820.0))
         .wgpu_setup(pdes_lab::app::wgpu_setup())
-        .build_eframe(move |cc| PdesApp::new(cc, pdes_lab::preset::Config::new(cfg)));
+        .build_eframe(move |cc| PdesApp::new(cc, pdes_lab::preset::Config::new(cfg)).unwrap());
     h.state_mut().running = true;
     h.state_mut().sim_rate = 60.0; // one window of d = 1 per frame at 60 frames/s
     for _ in 0..10 {
