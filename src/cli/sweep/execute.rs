@@ -1,0 +1,196 @@
+//! Running a sweep's jobs: a pool of worker threads, a progress bar, and the CSV written
+//! row by row as runs finish (each line whole, so an interruption leaves a valid file).
+
+use super::plan::{Plan, run_point};
+use super::rows::{csv_line, header_of, row_cells};
+use super::{CliError, Format, RunRow, SweepArgs, input};
+use serde_json::{Map, Value};
+use std::io::{IsTerminal, Write};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+/// A job: one point and the seeds (indices into the plan's) that run together.
+pub(super) type Job = (usize, Vec<u32>);
+
+/// What the pool gives back.
+pub(super) struct Executed {
+    /// The new runs, in the order they finished.
+    pub(super) rows: Vec<RunRow>,
+    /// The CSV's header (that of the resumed file, or made from the first success).
+    pub(super) header: Option<Vec<String>>,
+    /// The model's main statistics (empty if no run succeeded).
+    pub(super) statistics: Vec<&'static str>,
+    /// Seconds the runs took.
+    pub(super) wall: f64,
+    /// Runs in all.
+    pub(super) total: usize,
+}
+
+/// The jobs of this shard, minus the runs `done` already holds: all of a point's seeds in
+/// one job where its GPU engine runs seeds side by side; else one seed per job, so that
+/// workers share the seeds.
+pub(super) fn jobs(
+    plan: &Plan,
+    shard: Option<(usize, usize)>,
+    done: &[RunRow],
+) -> Result<(Vec<Job>, bool), CliError> {
+    let base = super::config_from_args(&plan.base)?;
+    let gpu = base.engine() == pdes_models::preset::EngineKind::Gpu;
+    // A job: one point's seeds that run together (all of them in one GPU engine where the
+    // model has replicas; else one seed per job, so that workers share the seeds).
+    let together = gpu && base.model_info().replicas.is_some();
+    let jobs: Vec<(usize, Vec<u32>)> = (0..plan.points.len())
+        .filter(|p| shard.is_none_or(|(i, n)| p % n == i))
+        .flat_map(|p| {
+            let todo: Vec<u32> = (0..plan.seeds.len() as u32)
+                .filter(|s| !done.iter().any(|d| d.point == p && d.seed_index == *s))
+                .collect();
+            if together {
+                vec![(p, todo)]
+            } else {
+                todo.into_iter().map(|s| (p, vec![s])).collect()
+            }
+        })
+        .filter(|(_, seeds)| !seeds.is_empty())
+        .collect();
+    Ok((jobs, gpu))
+}
+
+/// Runs `jobs` on the pool, writing the progressive CSV where `--format csv --out` asks.
+pub(super) fn execute(
+    args: &SweepArgs,
+    plan: &Plan,
+    jobs: &[Job],
+    gpu: bool,
+    mut header: Option<Vec<String>>,
+) -> Result<Executed, CliError> {
+    let workers = args
+        .jobs
+        .unwrap_or(if gpu {
+            4
+        } else {
+            std::thread::available_parallelism().map_or(1, |n| n.get())
+        })
+        .clamp(1, 256)
+        .min(jobs.len().max(1));
+    let total: usize = jobs.iter().map(|(_, seeds)| seeds.len()).sum();
+    let bar = (std::io::stderr().is_terminal() && total > 1).then(|| {
+        let b = indicatif::ProgressBar::new(total as u64);
+        b.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{bar:30} {pos}/{len} runs  {elapsed} elapsed, ETA {eta}  {msg}",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        b
+    });
+    // Progressive CSV: header now if known (resume), else with the first success.
+    let progressive = args.format == Format::Csv && args.out.is_some();
+    let mut file = if let (true, Some(path)) = (progressive, args.out.as_ref()) {
+        // a resumed file is appended to; otherwise the file is replaced whole (appending
+        // to another file's rows would leave a second header in the middle)
+        let f = std::fs::OpenOptions::new()
+            .create(true)
+            .append(args.resume)
+            .write(true)
+            .truncate(!args.resume)
+            .open(path)
+            .map_err(|e| input(format!("--out {}: {e}", path.display())))?;
+        Some(f)
+    } else {
+        None
+    };
+    let started = Instant::now();
+    let next = AtomicUsize::new(0);
+    let (tx, rx) = std::sync::mpsc::channel::<(
+        usize,
+        u32,
+        Result<(Map<String, Value>, Vec<&'static str>), String>,
+    )>();
+    let mut new_rows: Vec<RunRow> = Vec::new();
+    let mut pending: Vec<usize> = Vec::new(); // rows waiting for the header
+    let mut write_err: Option<String> = None;
+    let mut statistics: Vec<&'static str> = Vec::new();
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            let tx = tx.clone();
+            let next = &next;
+            scope.spawn(move || {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some((p, seeds)) = jobs.get(i) else { break };
+                    let results = run_point(plan, *p, seeds);
+                    for (&s, r) in seeds.iter().zip(results) {
+                        if tx.send((*p, s, r)).is_err() {
+                            return;
+                        }
+                    }
+                }
+            });
+        }
+        drop(tx);
+        for (p, s, r) in rx {
+            let result = r.map(|(fields, stats)| {
+                if statistics.is_empty() {
+                    statistics = stats;
+                }
+                fields
+            });
+            if let Err(e) = &result {
+                let msg = format!(
+                    "point {p} ({}) seed {}: {e}",
+                    plan.describe(p),
+                    plan.seeds[s as usize].map_or("—".into(), |x| x.to_string())
+                );
+                match &bar {
+                    Some(b) => b.println(format!("failed: {msg}")),
+                    None => eprintln!("failed: {msg}"),
+                }
+            }
+            new_rows.push(RunRow {
+                point: p,
+                seed_index: s,
+                seed: plan.seeds[s as usize],
+                result,
+            });
+            if let Some(b) = &bar {
+                b.inc(1);
+            }
+            let Some(f) = file.as_mut() else { continue };
+            pending.push(new_rows.len() - 1);
+            if header.is_none() {
+                let first_ok = new_rows.iter().find_map(|r| r.result.as_ref().ok());
+                if first_ok.is_some() || pending.len() == total {
+                    let h = header_of(plan, first_ok);
+                    if let Err(e) = f.write_all(csv_line(&h).as_bytes()) {
+                        write_err.get_or_insert(e.to_string());
+                    }
+                    header = Some(h);
+                }
+            }
+            if let Some(h) = &header {
+                for &i in &pending {
+                    let line = csv_line(&row_cells(plan, &new_rows[i], h));
+                    // one write per whole line, flushed: an interruption leaves whole lines
+                    if let Err(e) = f.write_all(line.as_bytes()).and_then(|_| f.flush()) {
+                        write_err.get_or_insert(e.to_string());
+                    }
+                }
+                pending.clear();
+            }
+        }
+    });
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
+    if let Some(e) = write_err {
+        return Err(CliError::Run(format!("--out: writing the CSV: {e}")));
+    }
+    Ok(Executed {
+        rows: new_rows,
+        header,
+        statistics,
+        wall: started.elapsed().as_secs_f64(),
+        total,
+    })
+}

@@ -1,0 +1,151 @@
+//! `pdes-lab sweep-merge`: the shards' CSVs joined into the unsharded file, every row and
+//! the whole checked before anything is written.
+
+use super::rows::csv_line;
+use super::{CliError, MergeArgs, input, output};
+use pdes_models::config::echo;
+use std::path::Path;
+
+/// One shard of `sweep-merge`, read strictly: its header and rows, every row whole.
+fn read_shard(path: &Path) -> Result<(Vec<String>, Vec<Vec<String>>), CliError> {
+    let name = path.display();
+    let mut r = csv::ReaderBuilder::new()
+        .flexible(true)
+        .from_path(path)
+        .map_err(|e| input(format!("{name}: {e}")))?;
+    let header: Vec<String> = r
+        .headers()
+        .map_err(|e| input(format!("{name}: {e}")))?
+        .iter()
+        .map(str::to_string)
+        .collect();
+    let mut rows = Vec::new();
+    for (i, rec) in r.records().enumerate() {
+        let rec = rec.map_err(|e| input(format!("{name}: line {}: {e}", i + 2)))?;
+        if rec.len() != header.len() {
+            return Err(input(format!(
+                "{name}: line {} has {} of its {} columns (a cut line: the shard was interrupted; complete it with sweep … --resume)",
+                i + 2,
+                rec.len(),
+                header.len()
+            )));
+        }
+        rows.push(rec.iter().map(str::to_string).collect());
+    }
+    Ok((header, rows))
+}
+
+/// Runs `pdes-lab sweep-merge`: the shards' rows, in (point, seed) order. Every row is
+/// checked (one sweep's identity, a point inside the grid, no run twice) and so is the
+/// whole (every point's every seed): a refusal names the shard and the points, and writes
+/// nothing.
+pub fn merge(args: &MergeArgs) -> Result<(), CliError> {
+    if let Some(p) = &args.out {
+        output::check_writable(p).map_err(|e| input(format!("--out {}: {e}", p.display())))?;
+    }
+    let mut header: Option<Vec<String>> = None;
+    // (file index, row)
+    let mut rows: Vec<(usize, Vec<String>)> = Vec::new();
+    for (fi, f) in args.files.iter().enumerate() {
+        let (h, r) = read_shard(f)?;
+        match &header {
+            None => header = Some(h),
+            Some(h0) if *h0 != h => {
+                return Err(input(format!(
+                    "{}: its columns differ from {}'s (shards of different sweeps?)",
+                    f.display(),
+                    args.files[0].display()
+                )));
+            }
+            _ => {}
+        }
+        rows.extend(r.into_iter().map(|row| (fi, row)));
+    }
+    let header = header.unwrap_or_default();
+    let col = |k: &str| {
+        header.iter().position(|c| c == k).ok_or_else(|| {
+            input(format!(
+                "{}: no {k} column (not a sweep CSV of this version)",
+                args.files[0].display()
+            ))
+        })
+    };
+    let (iid, ip, ipts, is, iss) = (
+        col("sweep")?,
+        col("point")?,
+        col("points")?,
+        col("seed")?,
+        col("seeds")?,
+    );
+    let Some((_, first)) = rows.first() else {
+        return Err(input("sweep-merge: the shards hold no runs"));
+    };
+    let (identity, points, seeds) = (first[iid].clone(), first[ipts].clone(), first[iss].clone());
+    let (Ok(n_points), Ok(n_seeds)) = (points.parse::<usize>(), seeds.parse::<usize>()) else {
+        return Err(input(format!(
+            "{}: points \"{points}\" and seeds \"{seeds}\" must be whole numbers",
+            args.files[0].display()
+        )));
+    };
+    let mut keyed: Vec<((usize, Option<i64>), usize)> = Vec::with_capacity(rows.len());
+    for (n, (fi, r)) in rows.iter().enumerate() {
+        let file = args.files[*fi].display();
+        if r[iid] != identity || r[ipts] != points || r[iss] != seeds {
+            return Err(input(format!(
+                "{file}: a row of another sweep (identity {}, {} points × {} seeds; {} holds {identity}, {points} × {seeds}): shards of different sweeps are not merged",
+                r[iid],
+                r[ipts],
+                r[iss],
+                args.files[0].display()
+            )));
+        }
+        let point = r[ip].parse::<usize>().ok().filter(|p| *p < n_points);
+        let seed = match r[is].as_str() {
+            "" => Some(None),
+            t => t.parse::<i64>().ok().map(Some),
+        };
+        let (Some(point), Some(seed)) = (point, seed) else {
+            return Err(input(format!(
+                "{file}: a row with point \"{}\" and seed \"{}\" (a point is a whole number below {n_points}, a seed a whole number)",
+                echo(&r[ip]),
+                echo(&r[is])
+            )));
+        };
+        keyed.push(((point, seed), n));
+    }
+    keyed.sort();
+    if let Some(w) = keyed.windows(2).find(|w| w[0].0 == w[1].0) {
+        let ((p, s), _) = w[0];
+        let files: Vec<String> = w
+            .iter()
+            .map(|(_, n)| args.files[rows[*n].0].display().to_string())
+            .collect();
+        return Err(input(format!(
+            "point {p} seed {} appears twice (overlapping shards? in {} and {})",
+            s.map_or("—".into(), |s| s.to_string()),
+            files[0],
+            files[1]
+        )));
+    }
+    let mut short: Vec<String> = Vec::new();
+    for p in 0..n_points {
+        let have = keyed.iter().filter(|((q, _), _)| *q == p).count();
+        if have != n_seeds {
+            short.push(format!("{p} ({have} of {n_seeds} seeds)"));
+        }
+    }
+    if !short.is_empty() {
+        let shown = short.len().min(8);
+        return Err(CliError::Run(format!(
+            "the merged sweep has {} of its {n_points} × {n_seeds} runs: a shard is missing or incomplete; points short: {}{} (nothing written)",
+            keyed.len(),
+            short[..shown].join(", "),
+            if short.len() > shown { ", …" } else { "" }
+        )));
+    }
+    let mut text = csv_line(&header);
+    for (_, n) in &keyed {
+        text.push_str(&csv_line(&rows[*n].1));
+    }
+    output::emit(&text, args.out.as_deref(), "--out")
+}

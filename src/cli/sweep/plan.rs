@@ -1,0 +1,186 @@
+//! A sweep resolved from its arguments: the grid, the seeds, the identity, and how one
+//! point's runs are configured and run.
+
+use super::{CliError, RunArgs, SweepArgs, config_from_args, input};
+use pdes_runs::sweep::spec::{Vary, cell, grid, parse_vary, set_value};
+
+/// The `[sweep]` table of a sweep preset.
+#[derive(serde::Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct SweepTable {
+    #[serde(default)]
+    vary: Vec<String>,
+    seeds: Option<u32>,
+    y: Option<String>,
+}
+
+/// A sweep, resolved: the grid, the seeds, what to run.
+pub(super) struct Plan {
+    pub(super) base: RunArgs,
+    pub(super) varies: Vec<Vary>,
+    pub(super) points: Vec<Vec<toml::Value>>,
+    pub(super) seeds: Vec<Option<i64>>,
+    pub(super) y: Option<String>,
+    pub(super) statistics: Vec<&'static str>,
+    /// The sweep's identity: what every row's `sweep` cell holds.
+    pub(super) identity: String,
+}
+
+impl Plan {
+    pub(super) fn new(args: &SweepArgs) -> Result<Self, CliError> {
+        let base = RunArgs {
+            preset: args.preset.clone(),
+            set: args.set.clone(),
+            algorithm: args.algorithm.clone(),
+            engine: args.engine,
+            ..Default::default()
+        };
+        let config = config_from_args(&base)?;
+        let info = config.model_info();
+        let name = args
+            .preset
+            .as_deref()
+            .unwrap_or(pdes_models::preset::default_preset());
+        let (_, text) = pdes_models::preset::load_text(name).map_err(input)?;
+        let table: toml::Table = text.parse().map_err(input)?;
+        let sweep: SweepTable = match table.get("sweep") {
+            Some(v) => v
+                .clone()
+                .try_into()
+                .map_err(|e: toml::de::Error| input(format!("[sweep]: {}", e.message())))?,
+            None => SweepTable::default(),
+        };
+        let specs = if args.vary.is_empty() {
+            &sweep.vary
+        } else {
+            &args.vary
+        };
+        if specs.is_empty() {
+            return Err(input(
+                "--vary: nothing to sweep (give --vary KEY=V1,V2,… or KEY=START:STOP:N[:log], or a preset with a [sweep] table)",
+            ));
+        }
+        let varies: Vec<Vary> = specs
+            .iter()
+            .map(|s| parse_vary(s, info.keys))
+            .collect::<Result<_, _>>()?;
+        for (i, v) in varies.iter().enumerate() {
+            if varies[..i].iter().any(|w| w.key == v.key) {
+                return Err(input(format!("--vary {}: swept twice", v.key)));
+            }
+            // the seeds of a run are --seeds' (run.seed, run.seed + 1, …): a swept seed
+            // would be overwritten by them
+            if v.key == "run.seed" {
+                return Err(input(
+                    "--vary run.seed: seeds are not swept as a key; use --seeds N (runs each point with run.seed, run.seed + 1, …, run.seed + N − 1) and --set run.seed=S for the first",
+                ));
+            }
+        }
+        let n_seeds = args.seeds.or(sweep.seeds).unwrap_or(1);
+        if !(1..=10_000).contains(&n_seeds) {
+            return Err(input(format!(
+                "--seeds {n_seeds}: expected an integer in 1..=10000"
+            )));
+        }
+        let has_seed = info.keys.contains(&"run.seed");
+        if n_seeds > 1 && !has_seed {
+            return Err(input(format!(
+                "--seeds {n_seeds}: model.kind = \"{}\" has no run.seed (its runs are deterministic)",
+                info.kind
+            )));
+        }
+        let base_seed = has_seed.then(|| base_seed(&text, &args.set));
+        let seeds: Vec<Option<i64>> = (0..n_seeds)
+            .map(|i| match base_seed {
+                Some(s) => s.checked_add(i64::from(i)).map(Some).ok_or_else(|| {
+                    input(format!(
+                        "--seeds {n_seeds}: run.seed {s} + {} is past the largest seed, {}; give a smaller run.seed",
+                        n_seeds - 1,
+                        i64::MAX
+                    ))
+                }),
+                None => Ok(None),
+            })
+            .collect::<Result<_, _>>()?;
+        let points = grid(&varies);
+        // what the results depend on: the engine is not part of it (GPU ≡ CPU, checked by
+        // verify), so a CPU shard and a GPU shard of one sweep merge
+        let mut resolved = config.clone();
+        resolved.set_engine(pdes_models::preset::EngineKind::Cpu);
+        let mut spec = resolved.to_toml("sweep");
+        for v in &varies {
+            let values: Vec<String> = v.values.iter().map(cell).collect();
+            spec.push_str(&format!("\nvary {} = {}", v.key, values.join(",")));
+        }
+        spec.push_str(&format!("\nseeds = {seeds:?}"));
+        Ok(Self {
+            base,
+            varies,
+            points,
+            seeds,
+            y: args.y.clone().or(sweep.y),
+            statistics: Vec::new(),
+            identity: pdes_runs::sweep::identity(&spec),
+        })
+    }
+
+    /// The configuration of run (point, seed).
+    pub(super) fn run_args(&self, point: usize, seed: Option<i64>) -> RunArgs {
+        let mut a = RunArgs {
+            preset: self.base.preset.clone(),
+            set: self.base.set.clone(),
+            algorithm: self.base.algorithm.clone(),
+            engine: self.base.engine,
+            ..Default::default()
+        };
+        for (v, x) in self.varies.iter().zip(&self.points[point]) {
+            a.set.push(format!("{}={}", v.key, set_value(x)));
+        }
+        if let Some(s) = seed {
+            a.set.push(format!("run.seed={s}"));
+        }
+        a
+    }
+
+    /// "key=value, key=value" of a point.
+    pub(super) fn describe(&self, point: usize) -> String {
+        self.varies
+            .iter()
+            .zip(&self.points[point])
+            .map(|(v, x)| format!("{}={}", v.key, cell(x)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// run.seed after the preset and the --set overrides (1 when neither gives one).
+fn base_seed(text: &str, sets: &[String]) -> i64 {
+    let mut table: toml::Table = text.parse().unwrap_or_default();
+    for s in sets {
+        let _ = pdes_models::preset::apply_set(&mut table, s);
+    }
+    pdes_runs::sweep::first_seed(&table)
+}
+
+/// Runs seeds `seeds` (indices into the plan's) of one point: each one's summary fields,
+/// or the error that stopped it (on the GPU, in one engine where the model can).
+pub(super) fn run_point(
+    plan: &Plan,
+    point: usize,
+    seeds: &[u32],
+) -> Vec<Result<pdes_runs::sweep::RunOutput, String>> {
+    let config = match config_from_args(&plan.run_args(point, None)) {
+        Ok(c) => c,
+        Err(e) => return seeds.iter().map(|_| Err(e.to_string())).collect(),
+    };
+    let gpu = if config.engine() == pdes_models::preset::EngineKind::Gpu {
+        match pdes_gpu::Gpu::shared() {
+            Ok(g) => Some(g),
+            Err(e) => return seeds.iter().map(|_| Err(e.clone())).collect(),
+        }
+    } else {
+        None
+    };
+    let values: Vec<Option<i64>> = seeds.iter().map(|&s| plan.seeds[s as usize]).collect();
+    pdes_runs::sweep::run_seeds(&config, &values, gpu)
+}
