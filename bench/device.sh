@@ -6,6 +6,10 @@ set -uo pipefail
 for f in .gl/*.deb; do dpkg -x "$f" /; done; ldconfig
 export XDG_RUNTIME_DIR=/tmp/xdg; mkdir -p -m700 $XDG_RUNTIME_DIR
 BIN=${BIN:-carry/pdes-lab}
+# the experiments' kernels, written here by `python3 bench/experiments/materialize.py
+# carry/experiments` (it needs git) and carried: the experiments are kept as patches and
+# generators, not as copies of the shaders
+EXP=${EXP:-carry/experiments}
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv > "$OUT/device.txt" 2>&1
 lscpu | grep -E "Model name|^CPU\(s\)" >> "$OUT/device.txt"
@@ -92,12 +96,12 @@ for what in "$@"; do
     diffusion-ratio)  # issue 15: GPU rows at 2048² against CPU timestepped, medians of 5
       $BIN bench --suite diffusion-ratio --repeat 5 --format json --out "$OUT/diffusion-ratio.json" 2>&1 | tee "$OUT/diffusion-ratio.log" ;;
     diffusion-ab)  # the GPU rows at 2048² with each bench/experiments/diffusion-ab/*/ kernel (PDES_WGSL_DIR), then the built-in one
-      for dir in ${EXPERIMENTS:-bench/experiments/diffusion-ab}/*/; do
+      for dir in ${EXPERIMENTS:-$EXP/diffusion-ab}/*/; do
         echo "== $dir"; PDES_WGSL_DIR=$dir $BIN bench --suite diffusion-gpu-2048 --repeat 5 2>&1 | grep -E "gpu|EXPERIMENT"
       done 2>&1 | tee "$OUT/diffusion-ab.txt"
       echo "== built-in" | tee -a "$OUT/diffusion-ab.txt"; $BIN bench --suite diffusion-gpu-2048 --repeat 5 2>&1 | grep gpu | tee -a "$OUT/diffusion-ab.txt" ;;
     diffusion-attribution)  # µs per step with parts of the step removed (bench/experiments/diffusion-attribution/)
-      for dir in bench/experiments/diffusion-attribution/*/; do
+      for dir in $EXP/diffusion-attribution/*/; do
         echo "== $dir"; PDES_WGSL_DIR=$dir $BIN bench --suite diffusion-gpu-2048 --repeat 5 2>&1 | grep -E "^2048x2048  |EXPERIMENT" | tail -3
       done 2>&1 | tee "$OUT/diffusion-attribution.txt" ;;
     diffusion-strip)  # the GPU rows at 2048² with other binaries carried (BINARIES, default carry/pdes-lab-strip*: another STRIP), then $BIN
@@ -192,7 +196,7 @@ for what in "$@"; do
       done
       torus_ab "${variants[@]}" $BIN 2>&1 | tee "$OUT/checks-ab.txt" ;;
     torus-occupancy)  # the torus step with shared memory padded so that fewer workgroups of one pass fit per multiprocessor (bench/experiments/torus-occupancy/, written by its make.py; VARIANTS = a subset of its folders), built-in first, two rounds
-      torus_variants ${VARIANTS:-bench/experiments/torus-occupancy/*/} 2>&1 | tee "$OUT/torus-occupancy.txt" ;;
+      torus_variants ${VARIANTS:-$EXP/torus-occupancy/*/} 2>&1 | tee "$OUT/torus-occupancy.txt" ;;
     torus-sizes)  # the torus step at d = 0.25 (T = 5000) and its fixed cost (d = 1e-6) at 512², 1024², 2048²: does a step's time follow its work (throughput) or not (latency)? Two rounds
       for round in 1 2; do
         for side in 512 1024 2048; do
@@ -203,8 +207,8 @@ for what in "$@"; do
         done
       done 2>&1 | tee "$OUT/torus-sizes.txt" ;;
     torus-addition)  # the torus step with one part of the scan pass done twice (bench/experiments/torus-addition/, written by its make.py; VARIANTS = a subset of its folders; each variant still exact: verify --quick runs with it), built-in first, two rounds
-      for v in ${VARIANTS:-bench/experiments/torus-addition/*/}; do echo "== $(basename "$v") verify --quick: $(PDES_WGSL_DIR="$v" $BIN verify --quick 2>&1 | tail -1)"; done 2>&1 | tee "$OUT/torus-addition.txt"
-      torus_variants ${VARIANTS:-bench/experiments/torus-addition/*/} 2>&1 | tee -a "$OUT/torus-addition.txt" ;;
+      for v in ${VARIANTS:-$EXP/torus-addition/*/}; do echo "== $(basename "$v") verify --quick: $(PDES_WGSL_DIR="$v" $BIN verify --quick 2>&1 | tail -1)"; done 2>&1 | tee "$OUT/torus-addition.txt"
+      torus_variants ${VARIANTS:-$EXP/torus-addition/*/} 2>&1 | tee -a "$OUT/torus-addition.txt" ;;
     open-ab)  # the open network's GPU window run at 1 M facilities (the open-network suite's largest case), each binary of BINARIES and $BIN interleaved, three rounds
       c="--set model.lines=16384 --set model.servers_per_line=64 --set model.arrival_rate=409.6 --set run.end_time=300 --set model.service=shifted --algorithm window --engine gpu"
       for round in 1 2 3; do
@@ -223,7 +227,7 @@ for what in "$@"; do
       $BIN bench --suite blocked-halo --repeat 3 --format json --out "$OUT/blocked-halo.json" 2>&1 | tee "$OUT/blocked-halo.log" ;;
     blocked-attribution)  # per-pass GPU µs of the blocked engine, built in and each bench/experiments/blocked-attribution/*/
       PDES_GPU_PROFILE=1 $BIN bench --suite blocked-h2 --repeat 1 > "$OUT/blocked-h2-builtin.log" 2>&1
-      for v in ${EXPERIMENTS:-bench/experiments/blocked-attribution}/*/; do
+      for v in ${EXPERIMENTS:-$EXP/blocked-attribution}/*/; do
         n=$(basename "$v")
         PDES_WGSL_DIR="$v" PDES_GPU_PROFILE=1 $BIN bench --suite blocked-h2 --repeat 1 > "$OUT/blocked-h2-$n.log" 2>&1
       done

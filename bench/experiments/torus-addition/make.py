@@ -29,7 +29,7 @@ Usage: make.py DIR (from the repository root)."""
 import os
 import sys
 
-FILE = "src/models/torus/shaders/torus_depart.wgsl"
+FILE = "crates/pdes-models/src/torus/shaders/torus_depart.wgsl"
 
 PLAN = "    let planned = close_and_plan(lid, rep, writer);"
 SCAN = "    var m = list_departures(wg, lid, c.bound); // the others' least departure"
@@ -63,7 +63,7 @@ VARIANTS = {
 """ + REDUCE),
 }
 
-PHILOX_FILE = "shaders/philox.wgsl"
+PHILOX_FILE = "crates/pdes-gpu/shaders/philox.wgsl"
 OTHER = {
     "philox-twice": (PHILOX_FILE, "fn philox4x32_10(counter: vec4<u32>, key: vec2<u32>) -> vec4<u32> {", """fn philox4x32_10(counter: vec4<u32>, key: vec2<u32>) -> vec4<u32> {
     let a = philox_once(counter, key);
@@ -84,7 +84,7 @@ fn service_once(word: u32) -> vec2<u32> {"""),
     st.visits = select(st.visits, st_x.visits, st_x.serving == 0xfffffff0u && st.head == 0xfffffff1u);"""),
 }
 
-ARRIVE_FILE = "src/models/torus/shaders/torus_arrive.wgsl"
+ARRIVE_FILE = "crates/pdes-models/src/torus/shaders/torus_arrive.wgsl"
 OTHER.update({
     "arrive-plan-twice": (ARRIVE_FILE, "        let planned = ctl[P.replicas + rep];", """        let planned0 = ctl[P.replicas + rep];
         let planned_x = ctl[P.replicas + rep + (planned0.phase >> 30u)];

@@ -8,7 +8,7 @@ root)."""
 import os
 import sys
 
-SHADERS = "src/models/torus/shaders"
+SHADERS = "crates/pdes-models/src/torus/shaders"
 # (file, the line after which the pad is touched, the line before which it is read)
 PASSES = {
     "depart": ("torus_depart.wgsl", "    let writer = wg == rep * P.n_wg1;", "    let n = atomicLoad(&sh_recv);"),
