@@ -32,6 +32,29 @@ pub const STORAGE_RW: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE
     .union(wgpu::BufferUsages::COPY_SRC)
     .union(wgpu::BufferUsages::COPY_DST);
 
+/// An out-of-memory error scope around a run's buffer creation: [`OomScope::check`] turns
+/// the device's refusal into one error naming what was being allocated, instead of a
+/// validation panic at the first use of a buffer that does not exist.
+pub struct OomScope(wgpu::ErrorScopeGuard);
+
+impl OomScope {
+    /// Opens the scope on `device`; create the buffers, then [`OomScope::check`].
+    pub fn push(device: &wgpu::Device) -> Self {
+        Self(device.push_error_scope(wgpu::ErrorFilter::OutOfMemory))
+    }
+
+    /// Closes the scope: an error when the device ran out of memory while allocating
+    /// `what` ("1048576 bytes", "the token pool of 4096 slots").
+    pub fn check(self, what: impl std::fmt::Display) -> Result<(), SimError> {
+        match pollster::block_on(self.0.pop()) {
+            Some(e) => Err(SimError::Gpu(format!(
+                "out of GPU memory allocating {what}: {e}"
+            ))),
+            None => Ok(()),
+        }
+    }
+}
+
 /// A buffer created with `contents` (every engine's uploads of its initial state).
 pub fn buffer_init(
     device: &wgpu::Device,

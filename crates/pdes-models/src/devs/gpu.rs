@@ -195,7 +195,7 @@ impl GpuDevs {
             .collect();
         let t0 = init.next.iter().copied().min().unwrap_or(PASSIVE);
         let device = &gpu.device;
-        let oom = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let oom = pdes_gpu::kit::OomScope::push(device);
         let storage = pdes_gpu::kit::STORAGE_RW;
         let init = |label: &str, contents: &[u8], usage| {
             pdes_gpu::kit::buffer_init(device, label, contents, usage)
@@ -216,12 +216,7 @@ impl GpuDevs {
             &vec![0u8; std::mem::size_of::<LogEntry>() * LOG_CAP as usize],
             storage,
         );
-        if let Some(e) = pollster::block_on(oom.pop()) {
-            return Err(SimError::Gpu(format!(
-                "out of GPU memory allocating {} bytes: {e}",
-                32 * u64::from(n)
-            )));
-        }
+        oom.check(format_args!("{} bytes", 32 * u64::from(n)))?;
         let pipelines = gpu.cached(&format!("devs pipelines, {reductions:?}"), || {
             build_pipelines(&gpu, reductions)
         });

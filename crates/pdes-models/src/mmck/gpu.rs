@@ -180,7 +180,7 @@ impl GpuMmck {
             server_off: layout.server,
             queue_off: layout.queue,
         };
-        let oom = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let oom = pdes_gpu::kit::OomScope::push(device);
         let storage = pdes_gpu::kit::STORAGE_RW;
         let init = |label: &str, contents: &[u8], usage| {
             pdes_gpu::kit::buffer_init(device, label, contents, usage)
@@ -197,12 +197,7 @@ impl GpuMmck {
             wgpu::BufferUsages::STORAGE,
         );
         let status = init("mmck status", &[0u8; 16], storage);
-        if let Some(e) = pollster::block_on(oom.pop()) {
-            return Err(SimError::Gpu(format!(
-                "out of GPU memory allocating {} bytes: {e}",
-                words.len() * 4
-            )));
-        }
+        oom.check(format_args!("{} bytes", words.len() * 4))?;
         let pipelines = gpu.cached("mmck pipelines", || build_pipelines(&gpu));
         let bind_group = kit::bind_group(
             device,

@@ -342,7 +342,7 @@ impl GpuOpen {
             ..Ctl::default()
         };
         let device = &gpu.device;
-        let oom = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let oom = pdes_gpu::kit::OomScope::push(device);
         let init = |label: &str, contents: &[u8], usage| {
             pdes_gpu::kit::buffer_init(device, label, contents, usage)
         };
@@ -397,11 +397,7 @@ impl GpuOpen {
             ln_table: init("ln_table", bytemuck::cast_slice(&LN_TABLE[..]), storage),
             steplog: init("steplog", &vec![0u8; 32 * LOG_LEN as usize], storage),
         };
-        if let Some(e) = pollster::block_on(oom.pop()) {
-            return Err(SimError::Gpu(format!(
-                "out of GPU memory allocating {memory_bytes} bytes: {e}"
-            )));
-        }
+        oom.check(format_args!("{memory_bytes} bytes"))?;
         let pipelines = gpu.cached(&format!("open network pipelines, {reductions:?}"), || {
             build_pipelines(&gpu, reductions)
         });
@@ -469,14 +465,10 @@ impl GpuOpen {
                 ))
             })?;
         let device = &self.gpu.device;
-        let oom = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let oom = pdes_gpu::kit::OomScope::push(device);
         let tok = pool_buffer(device, "token pool", TOKEN_BYTES * new);
         let free_stack = pool_buffer(device, "free stack", 4 * new);
-        if let Some(e) = pollster::block_on(oom.pop()) {
-            return Err(SimError::Gpu(format!(
-                "token pool: out of GPU memory growing it to {new} slots: {e}"
-            )));
-        }
+        oom.check(format_args!("the token pool grown to {new} slots"))?;
         let mut enc = device.create_command_encoder(&Default::default());
         enc.copy_buffer_to_buffer(&self.buffers.tok, 0, &tok, 0, self.buffers.tok.size());
         enc.copy_buffer_to_buffer(

@@ -185,7 +185,7 @@ impl GpuPhold {
         let (rows, cols) = cfg.grid();
         let cells = u64::from(rows) * u64::from(cols);
         let device = &gpu.device;
-        let oom = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let oom = pdes_gpu::kit::OomScope::push(device);
         let storage = kit::STORAGE_RW;
         let init =
             |label: &str, contents: &[u8], usage| kit::buffer_init(device, label, contents, usage);
@@ -208,11 +208,7 @@ impl GpuPhold {
             bytemuck::cast_slice(&pdes_core::rng::LN_TABLE[..]),
             wgpu::BufferUsages::STORAGE,
         );
-        if let Some(e) = pollster::block_on(oom.pop()) {
-            return Err(SimError::Gpu(format!(
-                "out of GPU memory allocating {token_bytes} bytes of events: {e}"
-            )));
-        }
+        oom.check(format_args!("{token_bytes} bytes of events"))?;
         // The uploads above reach the device with the next submit: read the control block
         // back now, so that they happen in set-up (as the torus's build does) and the first
         // batch times stepping only (on the H100 it otherwise carried ~16 ms, bench/NOTES.md).

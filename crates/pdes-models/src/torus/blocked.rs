@@ -259,7 +259,7 @@ impl GpuTorusBlocked {
             pad: [0; 2],
         };
         let device = &gpu.device;
-        let oom = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let oom = pdes_gpu::kit::OomScope::push(device);
         let storage = kit::STORAGE_RW;
         let init =
             |label: &str, contents: &[u8], usage| kit::buffer_init(device, label, contents, usage);
@@ -303,11 +303,7 @@ impl GpuTorusBlocked {
             }),
         };
         drop(state);
-        if let Some(e) = pollster::block_on(oom.pop()) {
-            return Err(SimError::Gpu(format!(
-                "out of GPU memory allocating {memory_bytes} bytes: {e}"
-            )));
-        }
+        oom.check(format_args!("{memory_bytes} bytes"))?;
         let pipelines = gpu.cached(
             &format!(
                 "torus blocked pipelines, region {}, {} threads, {:?}",

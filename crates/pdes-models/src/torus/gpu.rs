@@ -366,7 +366,7 @@ impl GpuTorus {
             })
             .collect();
         let device = &gpu.device;
-        let oom = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let oom = pdes_gpu::kit::OomScope::push(device);
         let storage = pdes_gpu::kit::STORAGE_RW;
         let init = |label: &str, contents: &[u8], usage| {
             pdes_gpu::kit::buffer_init(device, label, contents, usage)
@@ -431,11 +431,7 @@ impl GpuTorus {
             ),
         };
         drop(state);
-        if let Some(e) = pollster::block_on(oom.pop()) {
-            return Err(SimError::Gpu(format!(
-                "out of GPU memory allocating {memory_bytes} bytes: {e}"
-            )));
-        }
+        oom.check(format_args!("{memory_bytes} bytes"))?;
         let pipelines = pipelines(&gpu, reductions, items);
         let bind_group = bind_group(&gpu, &buffers, &pipelines);
         let mut engine = Self {
