@@ -9,6 +9,8 @@ pub mod blocked;
 pub mod config;
 pub mod cpu;
 pub mod gpu;
+pub mod gpu_plan;
+pub mod gpu_state;
 pub mod live;
 pub mod sequential;
 pub mod shaders;

@@ -1,0 +1,91 @@
+//! What a GPU torus run needs before it starts: the scan's segment length for its size and
+//! load, the bytes of each buffer, and whether the adapter can hold them (refused with the
+//! figure and the key to change, never discovered as a device error mid-run).
+
+use crate::queueing::{Algorithm, Timestamps};
+use crate::torus::config::TorusConfig;
+use pdes_core::sim::SimError;
+use pdes_gpu::Gpu;
+use pdes_gpu::stepped::{self, LOG_BYTES, ScanItems};
+
+/// The scan's segment length for `facilities` in all of `cfg`: the longer segments where
+/// [`ScanItems::for_facilities`] takes them, unless a 4096-facility segment could then list
+/// more departures per step than its 256 threads take in one round (a facility departs at
+/// most once per mean service time, so at most 4096 · d / mean per step): at d = 2 on the
+/// headline they made the step 3% dearer (bench/NOTES.md), at d ≤ mean / 16 they pay.
+pub fn scan_items(cfg: &TorusConfig, facilities: u64) -> ScanItems {
+    let items = ScanItems::for_facilities(facilities);
+    let most_per_segment = ScanItems::SIXTEEN.segment() as f64 * cfg.run.d / cfg.model.mean_service;
+    if items == ScanItems::SIXTEEN && most_per_segment > pdes_gpu::stepped::SCAN_THREADS as f64 {
+        ScanItems::EIGHT
+    } else {
+        items
+    }
+}
+
+/// Bytes of GPU memory a torus run of `cfg` needs, by buffer: (name, bytes).
+pub fn memory_plan(cfg: &TorusConfig) -> Vec<(&'static str, u64)> {
+    let items = scan_items(cfg, u64::from(cfg.model.facilities()));
+    memory_plan_of(cfg, 1, items)
+}
+
+/// [`memory_plan`] for `replicas` runs of `cfg` side by side, with segments of `items`.
+pub fn memory_plan_of(
+    cfg: &TorusConfig,
+    replicas: u64,
+    items: ScanItems,
+) -> Vec<(&'static str, u64)> {
+    let k = replicas * u64::from(cfg.model.facilities());
+    let n = replicas * u64::from(cfg.model.tokens());
+    let n_wg = replicas * u64::from(cfg.model.facilities()).div_ceil(items.segment());
+    let original =
+        cfg.run.algorithm == Algorithm::Interval && cfg.run.timestamps == Timestamps::Original;
+    vec![
+        ("departure times", 8 * k),
+        ("error steps", 4 * k),
+        ("last arrivals", if original { 8 * k } else { 8 }),
+        ("facility records", 32 * k),
+        ("mailboxes", 32 * k),
+        ("receiver list", 4 * k),
+        ("token records", 16 * n),
+        ("segment minima", 2 * (8 * n_wg + 16 * n_wg)),
+        ("segment sums", 32 * n_wg),
+        ("segment counts", 16 * n_wg),
+        ("step log", replicas * LOG_BYTES),
+        ("ln table", 4 * 1025),
+    ]
+}
+
+/// Checks that a run fits the device: every buffer within the binding limit, the dispatch
+/// within the workgroup limit. The error names the buffer, the size and the limit.
+pub fn check_fits(gpu: &Gpu, cfg: &TorusConfig) -> Result<u64, SimError> {
+    let items = scan_items(cfg, u64::from(cfg.model.facilities()));
+    check_fits_of(gpu, cfg, 1, items)
+}
+
+/// [`check_fits`] for `replicas` runs of `cfg` side by side, with segments of `items`.
+pub fn check_fits_of(
+    gpu: &Gpu,
+    cfg: &TorusConfig,
+    replicas: u64,
+    items: ScanItems,
+) -> Result<u64, SimError> {
+    let what = if replicas == 1 {
+        format!("{}×{}", cfg.model.rows, cfg.model.cols)
+    } else {
+        format!(
+            "{replicas} replicas of {}×{}",
+            cfg.model.rows, cfg.model.cols
+        )
+    };
+    let total = stepped::check_fits(gpu, &what, &memory_plan_of(cfg, replicas, items))?;
+    let n_wg = replicas * u64::from(cfg.model.facilities()).div_ceil(items.segment());
+    if n_wg > u64::from(gpu.limits.max_compute_workgroups_per_dimension) {
+        return Err(SimError::Gpu(format!(
+            "{} facilities need {n_wg} workgroups, above this adapter's limit of {}",
+            replicas * u64::from(cfg.model.facilities()),
+            gpu.limits.max_compute_workgroups_per_dimension
+        )));
+    }
+    Ok(total)
+}
