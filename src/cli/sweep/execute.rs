@@ -56,13 +56,98 @@ pub(super) fn jobs(
     Ok((jobs, gpu))
 }
 
+/// The CSV written row by row as runs finish: the header as soon as it is known (that of
+/// a resumed file, or made from the first success), each line whole and flushed, so that an
+/// interruption leaves a valid partial file.
+struct ProgressiveCsv {
+    file: std::fs::File,
+    header: Option<Vec<String>>,
+    /// Rows (indices into the runs) waiting for the header.
+    pending: Vec<usize>,
+    /// The first write that failed.
+    error: Option<String>,
+}
+
+impl ProgressiveCsv {
+    /// The CSV of `--out` when `--format csv` writes one; a resumed file is appended to,
+    /// any other is replaced whole (appending to another file's rows would leave a second
+    /// header in the middle).
+    fn open(args: &SweepArgs, header: Option<Vec<String>>) -> Result<Option<Self>, CliError> {
+        let (Format::Csv, Some(path)) = (args.format, args.out.as_ref()) else {
+            return Ok(None);
+        };
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(args.resume)
+            .write(true)
+            .truncate(!args.resume)
+            .open(path)
+            .map_err(|e| input(format!("--out {}: {e}", path.display())))?;
+        Ok(Some(Self {
+            file,
+            header,
+            pending: Vec::new(),
+            error: None,
+        }))
+    }
+
+    /// Writes run `rows[last]` (or keeps it until the header is known; `total` runs in all).
+    fn push(&mut self, plan: &Plan, rows: &[RunRow], total: usize) {
+        self.pending.push(rows.len() - 1);
+        if self.header.is_none() {
+            let first_ok = rows.iter().find_map(|r| r.result.as_ref().ok());
+            if first_ok.is_some() || self.pending.len() == total {
+                let h = header_of(plan, first_ok);
+                self.write(&csv_line(&h));
+                self.header = Some(h);
+            }
+        }
+        let Some(h) = self.header.clone() else { return };
+        for i in std::mem::take(&mut self.pending) {
+            self.write(&csv_line(&row_cells(plan, &rows[i], &h)));
+        }
+    }
+
+    /// One write per whole line, flushed.
+    fn write(&mut self, line: &str) {
+        if let Err(e) = self
+            .file
+            .write_all(line.as_bytes())
+            .and_then(|_| self.file.flush())
+        {
+            self.error.get_or_insert(e.to_string());
+        }
+    }
+}
+
+/// A progress bar on a terminal for `total` runs.
+fn progress_bar(total: usize) -> Option<indicatif::ProgressBar> {
+    (std::io::stderr().is_terminal() && total > 1).then(|| {
+        let b = indicatif::ProgressBar::new(total as u64);
+        b.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{bar:30} {pos}/{len} runs  {elapsed} elapsed, ETA {eta}  {msg}",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        b
+    })
+}
+
+/// What a worker sends back: (point, seed index, the run's fields and statistics).
+type Finished = (
+    usize,
+    u32,
+    Result<(Map<String, Value>, Vec<&'static str>), String>,
+);
+
 /// Runs `jobs` on the pool, writing the progressive CSV where `--format csv --out` asks.
 pub(super) fn execute(
     args: &SweepArgs,
     plan: &Plan,
     jobs: &[Job],
     gpu: bool,
-    mut header: Option<Vec<String>>,
+    header: Option<Vec<String>>,
 ) -> Result<Executed, CliError> {
     let workers = args
         .jobs
@@ -74,42 +159,12 @@ pub(super) fn execute(
         .clamp(1, 256)
         .min(jobs.len().max(1));
     let total: usize = jobs.iter().map(|(_, seeds)| seeds.len()).sum();
-    let bar = (std::io::stderr().is_terminal() && total > 1).then(|| {
-        let b = indicatif::ProgressBar::new(total as u64);
-        b.set_style(
-            indicatif::ProgressStyle::with_template(
-                "{bar:30} {pos}/{len} runs  {elapsed} elapsed, ETA {eta}  {msg}",
-            )
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-        );
-        b
-    });
-    // Progressive CSV: header now if known (resume), else with the first success.
-    let progressive = args.format == Format::Csv && args.out.is_some();
-    let mut file = if let (true, Some(path)) = (progressive, args.out.as_ref()) {
-        // a resumed file is appended to; otherwise the file is replaced whole (appending
-        // to another file's rows would leave a second header in the middle)
-        let f = std::fs::OpenOptions::new()
-            .create(true)
-            .append(args.resume)
-            .write(true)
-            .truncate(!args.resume)
-            .open(path)
-            .map_err(|e| input(format!("--out {}: {e}", path.display())))?;
-        Some(f)
-    } else {
-        None
-    };
+    let bar = progress_bar(total);
+    let mut csv = ProgressiveCsv::open(args, header.clone())?;
     let started = Instant::now();
     let next = AtomicUsize::new(0);
-    let (tx, rx) = std::sync::mpsc::channel::<(
-        usize,
-        u32,
-        Result<(Map<String, Value>, Vec<&'static str>), String>,
-    )>();
+    let (tx, rx) = std::sync::mpsc::channel::<Finished>();
     let mut new_rows: Vec<RunRow> = Vec::new();
-    let mut pending: Vec<usize> = Vec::new(); // rows waiting for the header
-    let mut write_err: Option<String> = None;
     let mut statistics: Vec<&'static str> = Vec::new();
     std::thread::scope(|scope| {
         for _ in 0..workers {
@@ -156,36 +211,23 @@ pub(super) fn execute(
             if let Some(b) = &bar {
                 b.inc(1);
             }
-            let Some(f) = file.as_mut() else { continue };
-            pending.push(new_rows.len() - 1);
-            if header.is_none() {
-                let first_ok = new_rows.iter().find_map(|r| r.result.as_ref().ok());
-                if first_ok.is_some() || pending.len() == total {
-                    let h = header_of(plan, first_ok);
-                    if let Err(e) = f.write_all(csv_line(&h).as_bytes()) {
-                        write_err.get_or_insert(e.to_string());
-                    }
-                    header = Some(h);
-                }
-            }
-            if let Some(h) = &header {
-                for &i in &pending {
-                    let line = csv_line(&row_cells(plan, &new_rows[i], h));
-                    // one write per whole line, flushed: an interruption leaves whole lines
-                    if let Err(e) = f.write_all(line.as_bytes()).and_then(|_| f.flush()) {
-                        write_err.get_or_insert(e.to_string());
-                    }
-                }
-                pending.clear();
+            if let Some(c) = csv.as_mut() {
+                c.push(plan, &new_rows, total);
             }
         }
     });
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
-    if let Some(e) = write_err {
-        return Err(CliError::Run(format!("--out: writing the CSV: {e}")));
-    }
+    let header = match csv {
+        Some(c) => {
+            if let Some(e) = c.error {
+                return Err(CliError::Run(format!("--out: writing the CSV: {e}")));
+            }
+            c.header
+        }
+        None => header,
+    };
     Ok(Executed {
         rows: new_rows,
         header,
