@@ -162,6 +162,168 @@ pub struct GpuDiffusion {
     pub memory_bytes: u64,
 }
 
+/// The bind group layouts of the diffusion passes: the step's buffers, its phase (a
+/// dynamic-offset uniform per step), the heatmap's words and the statistics' partials.
+struct Layouts {
+    step: wgpu::BindGroupLayout,
+    phase: wgpu::BindGroupLayout,
+    display: wgpu::BindGroupLayout,
+    stats: wgpu::BindGroupLayout,
+}
+
+impl Layouts {
+    /// The layouts on `device`.
+    fn new(device: &wgpu::Device) -> Self {
+        let entry =
+            |binding: u32, ty: wgpu::BufferBindingType, dynamic: bool| wgpu::BindGroupLayoutEntry {
+                binding,
+                visibility: wgpu::ShaderStages::COMPUTE,
+                ty: wgpu::BindingType::Buffer {
+                    ty,
+                    has_dynamic_offset: dynamic,
+                    min_binding_size: None,
+                },
+                count: None,
+            };
+        let rw = wgpu::BufferBindingType::Storage { read_only: false };
+        let layout0 = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("diffusion"),
+            entries: &[
+                entry(0, wgpu::BufferBindingType::Uniform, false),
+                entry(1, rw, false),
+                entry(2, rw, false),
+                entry(
+                    3,
+                    wgpu::BufferBindingType::Storage { read_only: true },
+                    false,
+                ),
+                entry(4, rw, false),
+            ],
+        });
+        let layout1 = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("diffusion phase"),
+            entries: &[entry(0, wgpu::BufferBindingType::Uniform, true)],
+        });
+        let display_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("diffusion display"),
+            entries: &[entry(0, rw, false)],
+        });
+        let stats = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("diffusion stats"),
+            entries: &[entry(1, rw, false)],
+        });
+        Self {
+            step: layout0,
+            phase: layout1,
+            display: display_layout,
+            stats,
+        }
+    }
+}
+
+/// The diffusion passes, compiled for one run (the algorithm and the grid's size are
+/// pipeline constants).
+struct Pipelines {
+    step: wgpu::ComputePipeline,
+    /// The scalar hybrid's plan pass before every step.
+    plan: Option<wgpu::ComputePipeline>,
+    /// The fused hybrid step's first length: the initial grid's largest |rate|, into the dt
+    /// slot step 0 reads.
+    first_plan: Option<wgpu::ComputePipeline>,
+    show: wgpu::ComputePipeline,
+    stats: wgpu::ComputePipeline,
+}
+
+impl Pipelines {
+    /// The passes of a run with `params`, (hybrid, quad rows), its step's entry point and
+    /// the layouts (step, phase, display, stats).
+    fn new(
+        device: &wgpu::Device,
+        reductions: Reductions,
+        params: &Params,
+        (hybrid, quads): (bool, bool),
+        step_entry: &str,
+        [layout0, layout1, display_layout, stats_layout]: [&wgpu::BindGroupLayout; 4],
+    ) -> Self {
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("diffusion"),
+            source: wgpu::ShaderSource::Wgsl(super::shaders::module(reductions).into()),
+        });
+        // the algorithm and the grid's size are compiled in (see diffusion.wgsl)
+        let constants = [
+            ("HYBRID", if hybrid { 1.0 } else { 0.0 }),
+            ("ROWS", f64::from(params.rows)),
+            ("COLS", f64::from(params.cols)),
+            ("QUADS", f64::from(params.cols / 4)),
+        ];
+        let pipeline = |entry: &str, layouts: &[Option<&wgpu::BindGroupLayout>]| {
+            let pl = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: Some(entry),
+                bind_group_layouts: layouts,
+                immediate_size: 0,
+            });
+            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(entry),
+                layout: Some(&pl),
+                module: &module,
+                entry_point: Some(entry),
+                compilation_options: wgpu::PipelineCompilationOptions {
+                    constants: &constants,
+                    ..Default::default()
+                },
+                cache: None,
+            })
+        };
+        let step_pipeline = pipeline(step_entry, &[Some(layout0), Some(layout1)]);
+        let plan_pipeline =
+            (hybrid && !quads).then(|| pipeline("plan", &[Some(layout0), Some(layout1)]));
+        // the fused hybrid step's first length: the initial grid's largest |rate|, into the
+        // dt slot step 0 reads
+        let first_plan =
+            (hybrid && quads).then(|| pipeline("plan4", &[Some(layout0), Some(layout1)]));
+        let show_pipeline = pipeline(
+            "show",
+            &[Some(layout0), Some(layout1), Some(display_layout)],
+        );
+        let stats_pipeline = pipeline("stats", &[Some(layout0), Some(layout1), Some(stats_layout)]);
+        Self {
+            step: step_pipeline,
+            plan: plan_pipeline,
+            first_plan,
+            show: show_pipeline,
+            stats: stats_pipeline,
+        }
+    }
+}
+
+impl Params {
+    /// The uniform block of a run of `cfg` whose dispatches are `groups_x` wide.
+    fn of(cfg: &DiffusionConfig, groups_x: u32) -> Self {
+        let m = &cfg.model;
+        let end = cfg.end_ticks();
+        let cells = m.cells();
+        let st = m.stencil();
+        Params {
+            rows: m.rows,
+            cols: m.cols,
+            cells,
+            zero: 0,
+            ax: st.ax,
+            ay: st.ay,
+            beta: st.beta,
+            boundary: st.boundary,
+            quantum_scaled: cfg.run.quantum as f32 * (1u32 << TICK_BITS) as f32,
+            cap: m.max_step_ticks().min(MAX_STEP_TICKS),
+            fixed_dt: cfg.dt_ticks(),
+            groups_x,
+            end_t: split(end),
+            limit_t: split(end),
+            zero_below: st.zero_below,
+            pad: [0; 3],
+        }
+    }
+}
+
 impl GpuDiffusion {
     /// Uploads the initial grid of `cfg` (timestepped or hybrid) and prepares the passes,
     /// with the best reductions the device offers ([`Reductions::for_device`]).
@@ -213,26 +375,8 @@ impl GpuDiffusion {
             (true, false) => ("step4", quad_tiles(QUAD_TILE)),
             _ => ("step", (m.cols.div_ceil(WG), m.rows.div_ceil(STRIP))),
         };
-        let st = m.stencil();
         let end = cfg.end_ticks();
-        let params = Params {
-            rows: m.rows,
-            cols: m.cols,
-            cells,
-            zero: 0,
-            ax: st.ax,
-            ay: st.ay,
-            beta: st.beta,
-            boundary: st.boundary,
-            quantum_scaled: cfg.run.quantum as f32 * (1u32 << TICK_BITS) as f32,
-            cap: m.max_step_ticks().min(MAX_STEP_TICKS),
-            fixed_dt: cfg.dt_ticks(),
-            groups_x,
-            end_t: split(end),
-            limit_t: split(end),
-            zero_below: st.zero_below,
-            pad: [0; 3],
-        };
+        let params = Params::of(cfg, groups_x);
         let storage = wgpu::BufferUsages::STORAGE
             | wgpu::BufferUsages::COPY_SRC
             | wgpu::BufferUsages::COPY_DST;
@@ -272,40 +416,12 @@ impl GpuDiffusion {
             bytemuck::cast_slice(&[0u32, 0, 0, 0, NONE, NONE, NONE, 0]),
         );
 
-        let entry =
-            |binding: u32, ty: wgpu::BufferBindingType, dynamic: bool| wgpu::BindGroupLayoutEntry {
-                binding,
-                visibility: wgpu::ShaderStages::COMPUTE,
-                ty: wgpu::BindingType::Buffer {
-                    ty,
-                    has_dynamic_offset: dynamic,
-                    min_binding_size: None,
-                },
-                count: None,
-            };
-        let rw = wgpu::BufferBindingType::Storage { read_only: false };
-        let layout0 = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("diffusion"),
-            entries: &[
-                entry(0, wgpu::BufferBindingType::Uniform, false),
-                entry(1, rw, false),
-                entry(2, rw, false),
-                entry(
-                    3,
-                    wgpu::BufferBindingType::Storage { read_only: true },
-                    false,
-                ),
-                entry(4, rw, false),
-            ],
-        });
-        let layout1 = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("diffusion phase"),
-            entries: &[entry(0, wgpu::BufferBindingType::Uniform, true)],
-        });
-        let display_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("diffusion display"),
-            entries: &[entry(0, rw, false)],
-        });
+        let Layouts {
+            step: layout0,
+            phase: layout1,
+            display: display_layout,
+            stats: stats_layout,
+        } = Layouts::new(device);
         let bind_for = |src: usize| {
             let bufs = [&params_buf, &ctl, &log_buf, &grid[src], &grid[1 - src]];
             let entries: Vec<wgpu::BindGroupEntry> = bufs
@@ -335,53 +451,19 @@ impl GpuDiffusion {
                 }),
             }],
         });
-        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("diffusion"),
-            source: wgpu::ShaderSource::Wgsl(super::shaders::module(reductions).into()),
-        });
-        // the algorithm and the grid's size are compiled in (see diffusion.wgsl)
-        let constants = [
-            ("HYBRID", if hybrid { 1.0 } else { 0.0 }),
-            ("ROWS", f64::from(params.rows)),
-            ("COLS", f64::from(params.cols)),
-            ("QUADS", f64::from(params.cols / 4)),
-        ];
-        let pipeline = |entry: &str, layouts: &[Option<&wgpu::BindGroupLayout>]| {
-            let pl = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                label: Some(entry),
-                bind_group_layouts: layouts,
-                immediate_size: 0,
-            });
-            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some(entry),
-                layout: Some(&pl),
-                module: &module,
-                entry_point: Some(entry),
-                compilation_options: wgpu::PipelineCompilationOptions {
-                    constants: &constants,
-                    ..Default::default()
-                },
-                cache: None,
-            })
-        };
-        let step_pipeline = pipeline(step_entry, &[Some(&layout0), Some(&layout1)]);
-        let plan_pipeline =
-            (hybrid && !quads).then(|| pipeline("plan", &[Some(&layout0), Some(&layout1)]));
-        // the fused hybrid step's first length: the initial grid's largest |rate|, into the
-        // dt slot step 0 reads
-        let first_plan =
-            (hybrid && quads).then(|| pipeline("plan4", &[Some(&layout0), Some(&layout1)]));
-        let show_pipeline = pipeline(
-            "show",
-            &[Some(&layout0), Some(&layout1), Some(&display_layout)],
-        );
-        let stats_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("diffusion stats"),
-            entries: &[entry(1, rw, false)],
-        });
-        let stats_pipeline = pipeline(
-            "stats",
-            &[Some(&layout0), Some(&layout1), Some(&stats_layout)],
+        let Pipelines {
+            step: step_pipeline,
+            plan: plan_pipeline,
+            first_plan,
+            show: show_pipeline,
+            stats: stats_pipeline,
+        } = Pipelines::new(
+            device,
+            reductions,
+            &params,
+            (hybrid, quads),
+            step_entry,
+            [&layout0, &layout1, &display_layout, &stats_layout],
         );
         let stats_buf = buffer("diffusion stats", 16 * u64::from(STATS_GROUPS), storage);
         let stats_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
