@@ -18,7 +18,7 @@ fn main() {
         unsafe { std::env::set_var("NODEVICE_SELECT", "1") };
     }
     if let Err(e) = pdes_lab::cli::dispatch(cli) {
-        eprintln!("pdes-lab: {e}");
+        pdes_lab::cli::output::to_stderr(&format!("pdes-lab: {e}"));
         std::process::exit(e.exit_code());
     }
 }

@@ -269,3 +269,78 @@ fn two_outputs_to_one_path_are_refused() {
     );
     assert!(!Path::new(&f).exists());
 }
+
+#[test]
+fn a_sweep_of_a_word_for_a_number_is_refused_before_any_run() {
+    let (code, out, err) = pdes(&["sweep", "--vary", "run.d=0.5,abc", "--format", "csv"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--vary run.d: abc is not a number"), "{err}");
+    assert!(out.is_empty(), "runs were written: {out}");
+}
+
+#[test]
+fn a_grid_too_large_to_list_is_refused_with_its_count() {
+    let (code, _, err) = pdes(&[
+        "sweep",
+        "--vary",
+        "run.d=0.1:10:10000",
+        "--vary",
+        "model.mean_service=1:20:10000",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("the grid has 100000000 points (10000 × 10000)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_preset_that_is_not_a_file_is_named_for_what_it_is() {
+    let d = dir("not-a-file");
+    let (code, _, err) = pdes(&["run", &s(&d)]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("is a folder, not a preset file"), "{err}");
+    let fifo = d.join("preset.toml");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    // refused without opening it: a FIFO with no writer would block the read forever
+    let (code, _, err) = pdes(&["run", &s(&fifo)]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("is not a regular file"), "{err}");
+    let (code, _, err) = pdes(&["run", "/dev/zero"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("is not a regular file"), "{err}");
+}
+
+#[test]
+fn a_closed_stderr_keeps_the_exit_status() {
+    let exe = env!("CARGO_BIN_EXE_pdes-lab");
+    let status = Command::new("sh")
+        .arg("-c")
+        .arg(format!("'{exe}' run --set model.rows=0 2>&-"))
+        .status()
+        .unwrap();
+    assert_eq!(status.code(), Some(2));
+}
+
+#[test]
+fn the_window_without_a_display_says_so_in_one_line() {
+    let o = Command::new(env!("CARGO_BIN_EXE_pdes-lab"))
+        .arg("gui")
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(
+        err.contains("no display found") && err.contains("pdes-lab run"),
+        "{err}"
+    );
+}

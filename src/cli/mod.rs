@@ -199,5 +199,22 @@ fn gui(preset: Option<&str>) -> Result<(), CliError> {
         ..Default::default()
     };
     let config = run::config_from_args(&args)?;
+    no_display()?;
     pdes_ui::app::run_native(config).map_err(CliError::Run)
+}
+
+/// On Linux and the BSDs the window needs an X11 or Wayland display: without one, one line
+/// that says so and how to run headless (winit's own error is four lines about an event
+/// loop).
+fn no_display() -> Result<(), CliError> {
+    let unix_desktop = cfg!(all(unix, not(target_os = "macos")));
+    let none = ["DISPLAY", "WAYLAND_DISPLAY"]
+        .iter()
+        .all(|v| std::env::var_os(v).is_none_or(|x| x.is_empty()));
+    if unix_desktop && none {
+        return Err(CliError::Run(
+            "no display found (DISPLAY and WAYLAND_DISPLAY are unset): the window needs one; run headless with `pdes-lab run [PRESET]` (see `pdes-lab --help`)".into(),
+        ));
+    }
+    Ok(())
 }

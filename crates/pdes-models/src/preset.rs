@@ -74,6 +74,31 @@ pub fn description(text: &str) -> &str {
 /// Reads a preset given as a file path or a built-in name; returns (origin, text).
 pub fn load_text(name_or_path: &str) -> Result<(String, String), PresetError> {
     let path = Path::new(name_or_path);
+    let refuse = |reason: String| PresetError::File {
+        path: name_or_path.to_string(),
+        reason,
+    };
+    // what exists is named for what it is, and its size is checked before it is read (a
+    // FIFO would block, /dev/zero would fill the memory)
+    if let Ok(meta) = std::fs::metadata(path) {
+        if meta.is_dir() {
+            return Err(refuse(
+                "is a folder, not a preset file (a preset is a TOML file)".into(),
+            ));
+        }
+        if !meta.is_file() {
+            return Err(refuse(
+                "is not a regular file (a device, FIFO or socket); a preset is a TOML file".into(),
+            ));
+        }
+        if meta.len() > MAX_PRESET_BYTES {
+            return Err(refuse(format!(
+                "is {} bytes; a preset file is at most {} bytes (1 MiB)",
+                meta.len(),
+                MAX_PRESET_BYTES
+            )));
+        }
+    }
     if path.is_file() {
         let text = std::fs::read_to_string(path).map_err(|e| PresetError::File {
             path: name_or_path.to_string(),
@@ -106,6 +131,9 @@ pub fn load_text(name_or_path: &str) -> Result<(String, String), PresetError> {
         }),
     }
 }
+
+/// The largest preset file read: presets are a few hundred bytes.
+pub const MAX_PRESET_BYTES: u64 = 1 << 20;
 
 /// The validated configuration of built-in preset (or file) `preset` with `--set`
 /// assignments `sets` applied; the error is the message a user would see.

@@ -182,6 +182,14 @@ pub fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
     result
 }
 
+/// Writes one line to stderr. A closed or full stderr is ignored: a message that cannot be
+/// shown must not turn into a panic (`eprintln!` panics there), and the exit status still
+/// tells the outcome.
+pub fn to_stderr(line: &str) {
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(err, "{line}");
+}
+
 /// Writes `text` to stdout and flushes it; a closed pipe, a closed descriptor or a full
 /// disk is an error (the caller reports it), never a panic and never silent.
 pub fn write_stdout(text: &str) -> std::io::Result<()> {

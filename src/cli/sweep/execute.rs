@@ -3,7 +3,7 @@
 
 use super::plan::{Plan, run_point};
 use super::rows::{csv_line, header_of, row_cells};
-use super::{CliError, Format, RunRow, SweepArgs, input};
+use super::{CliError, Format, RunRow, SweepArgs, input, output};
 use serde_json::{Map, Value};
 use std::io::{IsTerminal, Write};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -199,7 +199,7 @@ pub(super) fn execute(
                 );
                 match &bar {
                     Some(b) => b.println(format!("failed: {msg}")),
-                    None => eprintln!("failed: {msg}"),
+                    None => output::to_stderr(&format!("failed: {msg}")),
                 }
             }
             new_rows.push(RunRow {

@@ -102,6 +102,7 @@ impl Plan {
                 None => Ok(None),
             })
             .collect::<Result<_, _>>()?;
+        check_grid(&varies, &config)?;
         let points = grid(&varies);
         // what the results depend on: the engine is not part of it (GPU ≡ CPU, checked by
         // verify), so a CPU shard and a GPU shard of one sweep merge
@@ -183,4 +184,61 @@ pub(super) fn run_point(
     };
     let values: Vec<Option<i64>> = seeds.iter().map(|&s| plan.seeds[s as usize]).collect();
     pdes_runs::sweep::run_seeds(&config, &values, gpu)
+}
+
+/// The most points a sweep's grid may have (each point is at least one run).
+pub(super) const MAX_POINTS: u64 = 1_000_000;
+
+/// Refuses, before any run, a grid too large to list and a swept value of another kind
+/// than its key takes (a word for a number): `base` is the configuration every point
+/// starts from, whose keys carry their kinds.
+fn check_grid(varies: &[Vary], base: &pdes_models::preset::Config) -> Result<(), CliError> {
+    let count = varies
+        .iter()
+        .try_fold(1u64, |n, v| n.checked_mul(v.values.len() as u64))
+        .unwrap_or(u64::MAX);
+    if count > MAX_POINTS {
+        let sizes: Vec<String> = varies.iter().map(|v| v.values.len().to_string()).collect();
+        return Err(input(format!(
+            "--vary: the grid has {} points ({}); a sweep has at most {MAX_POINTS} — sweep fewer values, or split the grid over several sweeps",
+            if count == u64::MAX {
+                "more than 2^64".to_string()
+            } else {
+                count.to_string()
+            },
+            sizes.join(" × ")
+        )));
+    }
+    let table: toml::Table = base.to_toml("").parse().unwrap_or_default();
+    for v in varies {
+        let Some((section, name)) = v.key.split_once('.') else {
+            continue;
+        };
+        let Some(current) = table.get(section).and_then(|t| t.get(name)) else {
+            continue;
+        };
+        let number = |x: &toml::Value| x.is_integer() || x.is_float();
+        for x in &v.values {
+            let fits = match current {
+                toml::Value::Integer(_) | toml::Value::Float(_) => number(x),
+                toml::Value::String(_) => x.is_str(),
+                toml::Value::Boolean(_) => x.is_bool(),
+                _ => true,
+            };
+            if !fits {
+                let kind = match current {
+                    toml::Value::String(_) => "a word",
+                    toml::Value::Boolean(_) => "true or false",
+                    _ => "a number",
+                };
+                return Err(input(format!(
+                    "--vary {}: {} is not {kind} ({} takes {kind})",
+                    v.key,
+                    cell(x),
+                    v.key
+                )));
+            }
+        }
+    }
+    Ok(())
 }

@@ -140,9 +140,9 @@ pub fn run_native(config: Config) -> Result<(), String> {
     );
     match first {
         Err(e) if renderer == eframe::Renderer::Wgpu => {
-            eprintln!(
+            pdes_runs::output::to_stderr(&format!(
                 "pdes-lab: wgpu could not open the window ({e}); trying OpenGL with the CPU engines"
-            );
+            ));
             eframe::run_native(
                 "PDES Lab",
                 options(eframe::Renderer::Glow),
