@@ -344,3 +344,42 @@ fn the_window_without_a_display_says_so_in_one_line() {
         "{err}"
     );
 }
+
+#[test]
+fn an_array_larger_than_the_sweep_merges_its_empty_shards() {
+    let d = dir("empty-shards");
+    // the README's SLURM line with --array larger than the grid: 5 shards over 2 points
+    let parts: Vec<String> = (0..5)
+        .map(|i| {
+            let p = d.join(format!("part{i}.csv"));
+            let shard = format!("{i}/5");
+            let (code, _, err) = sweep("0.5,2", &p, &["--shard", &shard, "--resume"]);
+            assert_eq!(code, 0, "shard {i}: {err}");
+            s(&p)
+        })
+        .collect();
+    let empty = std::fs::read_to_string(&parts[4]).unwrap();
+    assert!(empty.contains("this shard holds no points"), "{empty}");
+    let merged = s(&d.join("merged.csv"));
+    let mut args = vec!["sweep-merge", "--out", &merged];
+    args.extend(parts.iter().map(String::as_str));
+    let (code, _, err) = pdes(&args);
+    assert_eq!(code, 0, "{err}");
+    let whole = d.join("whole.csv");
+    assert_eq!(sweep("0.5,2", &whole, &[]).0, 0);
+    let (a, b) = (
+        std::fs::read_to_string(&merged).unwrap(),
+        std::fs::read_to_string(&whole).unwrap(),
+    );
+    assert_eq!(a.lines().count(), b.lines().count(), "{a}\n{b}");
+    assert_eq!(a.lines().next(), b.lines().next());
+    // an empty shard of another sweep is refused like any other shard
+    let other = d.join("other4.csv");
+    assert_eq!(sweep("3,6", &other, &["--shard", "4/5"]).0, 0);
+    let mut args = vec!["sweep-merge", &parts[0], &parts[1], &parts[2], &parts[3]];
+    let o = s(&other);
+    args.push(&o);
+    let (code, _, err) = pdes(&args);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("an empty shard of another sweep"), "{err}");
+}

@@ -1,7 +1,7 @@
 //! `pdes-lab sweep-merge`: the shards' CSVs joined into the unsharded file, every row and
 //! the whole checked before anything is written.
 
-use super::rows::csv_line;
+use super::rows::{csv_line, empty_shard};
 use super::{CliError, MergeArgs, input, output};
 use pdes_models::config::echo;
 use std::path::Path;
@@ -46,8 +46,14 @@ pub fn merge(args: &MergeArgs) -> Result<(), CliError> {
     let mut header: Option<Vec<String>> = None;
     // (file index, row)
     let mut rows: Vec<(usize, Vec<String>)> = Vec::new();
+    // shards that hold no point: (file index, [identity, points, seeds])
+    let mut empty: Vec<(usize, [String; 3])> = Vec::new();
     for (fi, f) in args.files.iter().enumerate() {
         let (h, r) = read_shard(f)?;
+        if let Some(m) = empty_shard(&h, &r) {
+            empty.push((fi, m));
+            continue;
+        }
         match &header {
             None => header = Some(h),
             Some(h0) if *h0 != h => {
@@ -61,7 +67,11 @@ pub fn merge(args: &MergeArgs) -> Result<(), CliError> {
         }
         rows.extend(r.into_iter().map(|row| (fi, row)));
     }
-    let header = header.unwrap_or_default();
+    let Some(header) = header else {
+        return Err(input(
+            "sweep-merge: the shards hold no runs (every one is an empty shard)",
+        ));
+    };
     let col = |k: &str| {
         header.iter().position(|c| c == k).ok_or_else(|| {
             input(format!(
@@ -81,6 +91,15 @@ pub fn merge(args: &MergeArgs) -> Result<(), CliError> {
         return Err(input("sweep-merge: the shards hold no runs"));
     };
     let (identity, points, seeds) = (first[iid].clone(), first[ipts].clone(), first[iss].clone());
+    for (fi, [id, p, s]) in &empty {
+        if *id != identity || *p != points || *s != seeds {
+            return Err(input(format!(
+                "{}: an empty shard of another sweep (identity {id}, {p} points × {s} seeds; {} holds {identity}, {points} × {seeds}): shards of different sweeps are not merged",
+                args.files[*fi].display(),
+                args.files[rows[0].0].display()
+            )));
+        }
+    }
     let (Ok(n_points), Ok(n_seeds)) = (points.parse::<usize>(), seeds.parse::<usize>()) else {
         return Err(input(format!(
             "{}: points \"{points}\" and seeds \"{seeds}\" must be whole numbers",

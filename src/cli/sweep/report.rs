@@ -3,7 +3,7 @@
 
 use super::execute::Executed;
 use super::plan::Plan;
-use super::rows::{csv_line, header_of, row_cells};
+use super::rows::{csv_line, empty_shard_cells, header_of, row_cells};
 use super::{CliError, Format, RunRow, SweepArgs, input, output};
 use pdes_runs::sweep::spec::cell;
 use pdes_runs::sweep::{plot, stats};
@@ -53,6 +53,9 @@ pub(super) fn write(
         let mut t = csv_line(&header);
         for r in &rows {
             t.push_str(&csv_line(&row_cells(plan, r, &header)));
+        }
+        if rows.is_empty() && args.shard.is_some() {
+            t.push_str(&csv_line(&empty_shard_cells(plan, &header)));
         }
         t
     };

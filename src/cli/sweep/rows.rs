@@ -39,6 +39,35 @@ pub(super) fn csv_line(fields: &[String]) -> String {
 }
 
 /// The cells of a run row under `header`.
+/// What the `error` cell of an empty shard's one row says: `--shard I/N` with more shards
+/// than points leaves some with no point, and such a shard still records the sweep's
+/// identity so that `sweep-merge` checks it like any other.
+pub(super) const EMPTY_SHARD: &str = "this shard holds no points";
+
+/// The one row of an empty shard under `header`: the sweep's identity, its grid's size,
+/// and [`EMPTY_SHARD`].
+pub(super) fn empty_shard_cells(plan: &Plan, header: &[String]) -> Vec<String> {
+    header
+        .iter()
+        .map(|h| match h.as_str() {
+            "sweep" => plan.identity.clone(),
+            "points" => plan.points.len().to_string(),
+            "seeds" => plan.seeds.len().to_string(),
+            "error" => EMPTY_SHARD.to_string(),
+            _ => String::new(),
+        })
+        .collect()
+}
+
+/// The (identity, points, seeds) of a shard that holds no points, if it is one.
+pub(super) fn empty_shard(header: &[String], rows: &[Vec<String>]) -> Option<[String; 3]> {
+    let [row] = rows else { return None };
+    let get = |k: &str| header.iter().position(|c| c == k).map(|i| row[i].clone());
+    (get("point")?.is_empty() && get("error")? == EMPTY_SHARD)
+        .then(|| Some([get("sweep")?, get("points")?, get("seeds")?]))
+        .flatten()
+}
+
 pub(super) fn row_cells(plan: &Plan, r: &RunRow, header: &[String]) -> Vec<String> {
     let fields = r.result.as_ref().ok();
     header
