@@ -78,8 +78,8 @@ impl Gpu {
 
     /// The object stored under `key` on this device, built by `build` the first time.
     /// Engines keep their compiled pipelines here, so that the second engine of a kind
-    /// (a sweep builds dozens) does not compile its shaders again: ~150 ms per torus
-    /// engine on an H100 (bench/NOTES.md, Sweeps).
+    /// (a sweep builds dozens) does not compile its shaders again (what that costs:
+    /// bench/NOTES.md, Sweeps).
     pub fn cached<T: Any + Send + Sync>(&self, key: &str, build: impl FnOnce() -> T) -> Arc<T> {
         let mut map = self.cache.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(v) = map.get(key).and_then(|v| v.clone().downcast::<T>().ok()) {

@@ -20,10 +20,9 @@ pub const SCAN_THREADS: u64 = 256;
 
 /// Facilities per thread in a stepped engine's scan: the pipeline constant ITEMS of
 /// stepped.wgsl, so one segment (one scan workgroup's share) is 256 × items facilities.
-/// Measured on the H100 (bench/NOTES.md, "Segments of 4096"): at 2048² segments of 4096
-/// make a step 19% cheaper at d = 0.25 (1,024 workgroups, ~52 events each, instead of
-/// 2,048 with ~26) and cost the same at d = 1; at 1024² they make the fixed cost of a step
-/// 50% dearer (256 workgroups are too few to hide the scan's latency).
+/// Longer segments give each workgroup more events at once on large grids, and on small
+/// ones leave too few workgroups to hide the scan's latency, so the length is chosen by
+/// size (the measurements: bench/NOTES.md, "Segments of 4096").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ScanItems(u32);
 

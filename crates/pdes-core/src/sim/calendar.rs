@@ -60,8 +60,8 @@ pub struct CalendarQueue {
     /// The earliest pending event and where it is held, once found (`next_held` is
     /// `Held::Unknown` until then). Plain fields rather than an `Option<(u128, Held)>`:
     /// the tuple was written whole and read back in pieces of other sizes, which defeats
-    /// store-to-load forwarding — a stall on every event (12% of the time at 1024² on the
-    /// device host, sampled).
+    /// store-to-load forwarding — a stall on every event (bench/NOTES.md, "CPU baselines:
+    /// where the cycles go").
     next_time: Ticks,
     next_key: u32,
     next_held: Held,

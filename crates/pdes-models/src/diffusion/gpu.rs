@@ -613,7 +613,7 @@ impl GpuDiffusion {
         gpu.queue.submit([batch.commands]);
         self.dispatched += steps;
         // the next batch's encoding overlaps this one's execution instead of following it
-        // (3–4 µs of host time per step at 2048² on the H100, bench/NOTES.md)
+        // (encoding costs host time per step; bench/NOTES.md has the figure)
         self.prepared = (next > 0).then(|| self.encode_batch(self.dispatched, next, limit));
         let mut ranges = vec![(&self.ctl, 0, 32), (&self.log_buf, 0, steps * 16)];
         if let Some(s) = &batch.stamps {

@@ -1,5 +1,5 @@
-//! The mixture log-likelihood on the GPU (paper 003 §3: 119× the CPU for n = 32,768,
-//! k = 10). The distinct values (centred on the sample mean, so that f32 keeps their
+//! The mixture log-likelihood on the GPU (paper 003 §3; its speed against the CPU is in
+//! bench/NOTES.md). The distinct values (centred on the sample mean, so that f32 keeps their
 //! differences) and their counts stay on the device; an evaluation uploads the k component
 //! terms, runs one dispatch and reads back one f32 per 256 values, summed in f64.
 //!

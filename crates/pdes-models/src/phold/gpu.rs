@@ -211,7 +211,7 @@ impl GpuPhold {
         oom.check(format_args!("{token_bytes} bytes of events"))?;
         // The uploads above reach the device with the next submit: read the control block
         // back now, so that they happen in set-up (as the torus's build does) and the first
-        // batch times stepping only (on the H100 it otherwise carried ~16 ms, bench/NOTES.md).
+        // batch times stepping only, not the upload (bench/NOTES.md, PHOLD).
         pdes_gpu::read_ranges(&gpu, &[(&ctl_buf, 0, std::mem::size_of::<Ctl>() as u64)])?;
         let pipelines = gpu.cached(&format!("phold pipelines, {reductions:?}"), || {
             build_pipelines(&gpu, reductions)

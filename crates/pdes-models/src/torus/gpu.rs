@@ -500,7 +500,8 @@ impl GpuTorus {
 
     /// Submits `steps` steps (after a `resume`); then reads back. A batch of the loop's
     /// current size encodes the next one of that size while the GPU runs (encoding costs
-    /// ~4 µs of CPU per dispatch, which would otherwise add to every step): the batch size
+    /// CPU time per dispatch, which would otherwise add to every step; bench/NOTES.md,
+    /// "Host or device?"): the batch size
     /// settles after a few doublings, or stays put when each call stops at a time limit (the
     /// CLI's chunks), so the prepared batch is almost always the one asked for next; one
     /// that is not is simply dropped.

@@ -11,8 +11,9 @@ use pdes_gpu::stepped::{self, LOG_BYTES, ScanItems};
 /// The scan's segment length for `facilities` in all of `cfg`: the longer segments where
 /// [`ScanItems::for_facilities`] takes them, unless a 4096-facility segment could then list
 /// more departures per step than its 256 threads take in one round (a facility departs at
-/// most once per mean service time, so at most 4096 · d / mean per step): at d = 2 on the
-/// headline they made the step 3% dearer (bench/NOTES.md), at d ≤ mean / 16 they pay.
+/// most once per mean service time, so at most 4096 · d / mean per step): past that a
+/// segment needs a second round per step, which costs more than the longer segment saves
+/// (bench/NOTES.md, "The segment length by load as well as by size").
 pub fn scan_items(cfg: &TorusConfig, facilities: u64) -> ScanItems {
     let items = ScanItems::for_facilities(facilities);
     let most_per_segment = ScanItems::SIXTEEN.segment() as f64 * cfg.run.d / cfg.model.mean_service;

@@ -105,8 +105,8 @@ impl Sequential {
         let s = &self.state;
         while self.loaded < cur + LOAD_NEIGHBOURS {
             self.loaded += 1;
-            // the bucket whose keys are read LOAD_BUCKETS rounds from now (on the device
-            // host reading a bucket 8 ahead missed: 10% of the time at 1024², sampled)
+            // the bucket whose keys are read LOAD_BUCKETS rounds from now (a shorter
+            // distance missed on the device host; bench/NOTES.md, "CPU baselines")
             self.queue
                 .prefetch_bucket_no(self.loaded + LOAD_FACILITIES - LOAD_NEIGHBOURS + LOAD_BUCKETS);
             for k in self
