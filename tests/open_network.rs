@@ -133,9 +133,9 @@ fn stepped(
     seed: u64,
     end: f64,
     budgets: &[Budget],
-) -> pdes_lab::models::open_network::stepped::Stepped {
+) -> pdes_lab::models::open_network::two_phase::Stepped {
     let state = OpenState::new(p, Laws::new(p, d), seed);
-    let mut s = pdes_lab::models::open_network::stepped::Stepped::new(state, rule, to_ticks(end));
+    let mut s = pdes_lab::models::open_network::two_phase::Stepped::new(state, rule, to_ticks(end));
     for b in budgets {
         s.advance(*b);
         s.state.check_tokens().unwrap();

@@ -1,5 +1,5 @@
 // stencil_ladder.wgsl — a five-point stencil step built up from a plain copy, one feature at
-// a time, so that the gap between the diffusion step (src/models/diffusion/shaders/
+// a time, so that the gap between the diffusion step (crates/pdes-models/src/diffusion/shaders/
 // diffusion.wgsl) and the copy floor can be attributed by construction rather than by
 // removal (`pdes-lab bench --suite floor`, `floor::stencil_ladder`). Every kernel maps the
 // SIDE × SIDE f32 grid `gin` to `gout` (or their vec4 views); the stencil kernels compute

@@ -1,5 +1,5 @@
-// philox.wgsl — Philox4x32-10 and the integer service-time transform. Twin of src/rng.rs
-// and ServiceLaw in src/models/torus/mod.rs, bit for bit.
+// philox.wgsl — Philox4x32-10 and the integer service-time transform. Twin of crates/pdes-core/src/rng.rs
+// and ServiceLaw in crates/pdes-models/src/torus/mod.rs, bit for bit.
 
 fn mulhilo(a: u32, b: u32) -> vec2<u32> {
     return mul32x32(a, b); // (lo, hi)
@@ -31,7 +31,7 @@ fn token_words(token: u32, visit: u32) -> vec4<u32> {
 
 const LN2_Q27: u32 = 93032640u;
 
-// -ln(u) in Q5.27 for u = (2^32 - r) / 2^32 (see neg_ln_q27 in src/rng.rs).
+// -ln(u) in Q5.27 for u = (2^32 - r) / 2^32 (see neg_ln_q27 in crates/pdes-core/src/rng.rs).
 fn neg_ln_q27(r: u32) -> u32 {
     if r == 0u { return 0u; }
     let v = 0u - r;

@@ -1,6 +1,6 @@
 // reduce_check.wgsl — exercises the workgroup reductions (after u64.wgsl and one of
 // reduce_portable.wgsl / reduce_subgroup.wgsl) on known inputs, so that `pdes-lab verify`
-// can compare them with the CPU on the user's own adapter. Twin of src/gpu/reduce_check.rs.
+// can compare them with the CPU on the user's own adapter. Twin of crates/pdes-gpu/src/reduce_check.rs.
 //
 // Each thread reads its own m, a, b (64-bit) and m32, a32 (32-bit), then runs a loop whose
 // trip count differs between neighbouring threads before it reduces, as the engines' passes

@@ -1,7 +1,7 @@
 // stepped.wgsl — what the GPU engines of the queueing models (torus, open network) share:
 // the segment geometry, the step state machine's phases, the step rules, the bound of a
 // step and the reduction of the per-segment partials. Twin of StepRule::bound in
-// src/sim/mod.rs. A model's common.wgsl declares the bindings these functions use, under
+// crates/pdes-core/src/sim/mod.rs. A model's common.wgsl declares the bindings these functions use, under
 // these names: P (k, n_wg, rule, d, end_t), ctl (an array of control blocks, one per
 // replica: phase, bound, ...), dep, scan_min, part_min, seg_count, dep_list; and defines
 // `fn step_start(lid: u32)`, what the step does first (every thread of workgroup 0, before
@@ -10,7 +10,7 @@
 // of buffers, each with its own control block and step; the open network has one).
 
 // Facilities per thread in the scan: a pipeline constant, 8 or 16, chosen per engine by the
-// host (src/gpu/stepped.rs, ScanItems); the open network keeps the default.
+// host (crates/pdes-gpu/src/stepped.rs, ScanItems); the open network keeps the default.
 override ITEMS: u32 = 8u;
 const ITEMS_MAX: u32 = 16u;
 override SEG: u32 = WG * ITEMS;      // facilities per segment: one scan workgroup's share
@@ -26,7 +26,7 @@ const RULE_WINDOW: u32 = 0u;
 const RULE_ORIGINAL: u32 = 1u;
 const RULE_BOUNDARY: u32 = 2u;
 
-// One step of the GPU step log (LogEntry in src/gpu/stepped.rs).
+// One step of the GPU step log (LogEntry in crates/pdes-gpu/src/stepped.rs).
 struct LogEntry {
     t_min: vec2<u32>, bound: vec2<u32>,
     events: u32, errors: u32, pad0: u32, pad1: u32,

@@ -1,5 +1,5 @@
 // u64.wgsl — 64-bit tick arithmetic shared by every compute module (torus and diffusion).
-// Twin of src/time.rs: a tick count (u64 on the CPU) is a vec2<u32> (lo, hi). All
+// Twin of crates/pdes-core/src/time.rs: a tick count (u64 on the CPU) is a vec2<u32> (lo, hi). All
 // arithmetic here is exact integer arithmetic, so every device computes the same bits as
 // the CPU.
 

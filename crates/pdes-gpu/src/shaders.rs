@@ -1,5 +1,5 @@
 //! WGSL composition: a compute module is `u64.wgsl` + one of the reduction modules + the
-//! model's own files (`src/models/<model>/shaders/`, listed by the model's `shaders.rs`).
+//! model's own files (`crates/pdes-models/src/<model>/shaders/`, listed by the model's `shaders.rs`).
 //! The shared pieces live in `shaders/`; everything is embedded at build time, so the
 //! binary needs no files beside it. (WGSL declarations at module scope may come in any
 //! order, so the parts are simply concatenated.)

@@ -5,13 +5,13 @@
 //! on the CPU and on the GPU, and compares every output that must be identical: the
 //! summary's fields, the per-step log and the final state (every facility and token, every
 //! cell). This module is the machinery (options, results, comparisons); each model's cases
-//! and checks are in its folder (`src/models/<model>/verify.rs`), reached through the
+//! and checks are in its folder (`crates/pdes-models/src/<model>/verify.rs`), reached through the
 //! registry.
 //!
 //! Nothing is compared "to a tolerance": the torus's statistics are ratios of exact integer
 //! sums, and the diffusion engines perform the same correctly rounded f32 operations in the
 //! same order on both sides (products kept out of fused multiply-adds, subnormals flushed;
-//! see `src/models/diffusion/shaders/diffusion.wgsl`), so equal inputs give equal bits. A
+//! see `crates/pdes-models/src/diffusion/shaders/diffusion.wgsl`), so equal inputs give equal bits. A
 //! difference is a bug.
 
 use crate::config::Config;

@@ -2,7 +2,7 @@
 // distinct observation computes count · ln Σ_j exp(a_j − ½((x − μ_j)/σ_j)²) in f32 (the
 // largest term factored out), and each workgroup sums its threads' terms by a tree in
 // shared memory; the host adds the per-workgroup sums in f64. Twin of Data::loglik in
-// src/fit/data.rs (f64); the difference is bounded in src/fit/gpu.rs.
+// crates/pdes-models/src/fit/data.rs (f64); the difference is bounded in crates/pdes-models/src/fit/gpu.rs.
 
 struct Params {
     n: u32, k: u32, pad0: u32, pad1: u32,

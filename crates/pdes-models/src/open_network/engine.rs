@@ -5,7 +5,7 @@ use super::config::OpenConfig;
 use super::gpu::GpuOpen;
 use super::sequential::Sequential;
 use super::state::{Measures, OpenState};
-use super::stepped::Stepped;
+use super::two_phase::Stepped;
 use crate::config::Config;
 use crate::queueing::Algorithm;
 use crate::torus::ServiceKind;

@@ -1,5 +1,5 @@
 //! The open network on the GPU: the window and interval steps of
-//! `models::open_network::stepped`, run as compute passes over state that never leaves
+//! `pdes_models::open_network::two_phase`, run as compute passes over state that never leaves
 //! the device, with the token pool on the GPU.
 //!
 //! One step is four dispatches in one compute pass, as for the torus (whose segment scan

@@ -21,7 +21,7 @@ pub mod gpu;
 pub mod sequential;
 pub mod shaders;
 pub mod state;
-pub mod stepped;
+pub mod two_phase;
 pub mod verify;
 
 use crate::torus::{ServiceKind, ServiceLaw};

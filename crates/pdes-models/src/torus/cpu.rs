@@ -4,7 +4,7 @@
 use super::sequential;
 use super::state::{self, TorusState};
 use super::stats::{self, Summary};
-use super::stepped;
+use super::two_phase;
 use crate::torus::config::TorusConfig;
 use pdes_core::sim::{Budget, Engine, Report, SimError, StepRecord, StepTotals};
 use pdes_core::time::Ticks;
@@ -31,7 +31,7 @@ pub enum CpuTorus {
     /// Future-event-list simulator.
     Sequential(sequential::Sequential),
     /// Window or interval two-phase steps.
-    Stepped(stepped::Stepped),
+    Stepped(two_phase::Stepped),
 }
 
 impl CpuTorus {
@@ -42,7 +42,7 @@ impl CpuTorus {
         let end = cfg.end_ticks();
         match cfg.run.step_rule() {
             None => Self::Sequential(sequential::Sequential::new(state, end)),
-            Some(rule) => Self::Stepped(stepped::Stepped::new(state, rule, end)),
+            Some(rule) => Self::Stepped(two_phase::Stepped::new(state, rule, end)),
         }
     }
 

@@ -1,4 +1,4 @@
-//! The torus network on the GPU: the window and interval steps of `models::torus::stepped`, run as
+//! The torus network on the GPU: the window and interval steps of `pdes_models::torus::two_phase`, run as
 //! compute passes over state that never leaves the device.
 //!
 //! One step is two dependent dispatches in one compute pass. The facilities are cut

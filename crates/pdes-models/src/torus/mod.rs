@@ -16,7 +16,7 @@ pub mod sequential;
 pub mod shaders;
 pub mod state;
 pub mod stats;
-pub mod stepped;
+pub mod two_phase;
 pub mod verify;
 
 use pdes_core::rng::{self, WORD_ROUTE, WORD_SERVICE};

@@ -1,6 +1,6 @@
 //! Live plots: the helpers every model's plots use (a line per session, A/B overlaid, an
 //! optional reference line) and the CSV export. Which plots a model shows is its panel's
-//! (`src/models/<model>/panel.rs`).
+//! (`crate::panels`, one folder per model).
 
 use super::session::Session;
 use eframe::egui;

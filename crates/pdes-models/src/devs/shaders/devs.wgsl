@@ -1,6 +1,6 @@
 // devs.wgsl — the flattened Parallel DEVS coordinator of paper 004 (Figs. 5, 6, 8) as four
 // compute passes per step over arrays of every cell, one thread per cell. Twin of
-// src/models/devs/flattened.rs, phase for phase, and of the rules in mod.rs (sir_step,
+// crates/pdes-models/src/devs/flattened.rs, phase for phase, and of the rules in mod.rs (sir_step,
 // burn). Composed after u64.wgsl and one of the reduction modules (wg_reduce, wg_min).
 //
 // A step is the dispatch sequence output → route → transition → next_time. Every pass

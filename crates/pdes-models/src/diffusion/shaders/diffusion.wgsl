@@ -1,6 +1,6 @@
 // diffusion.wgsl — timestepped and hybrid steps of the diffusion grid (paper 001 Figs. 3
 // and 8), after u64.wgsl and one of reduce_portable.wgsl / reduce_subgroup.wgsl. Twin of
-// src/models/diffusion/mod.rs and src/models/diffusion/cpu/synchronous.rs: the same f32 operations in
+// crates/pdes-models/src/diffusion/mod.rs and crates/pdes-models/src/diffusion/cpu/synchronous.rs: the same f32 operations in
 // the same order.
 //
 // The whole loop on the device, a workgroup per 256 × STRIP tile (one column strip per

@@ -1,10 +1,10 @@
 // mmck.wgsl — M/M/c/k replications, one per thread (paper 003 §4). Twin of
-// Replication::advance in src/models/mmck/mod.rs: the same events in the same order,
+// Replication::advance in crates/pdes-models/src/mmck/mod.rs: the same events in the same order,
 // the same random draws, the same integer tallies, so every replication ends bit for bit
 // as on the CPU. Composed after u64.wgsl and philox.wgsl (which uses P.scale for the
 // mean service and P.shift = 0).
 //
-// Replication r owns words [r·stride, (r+1)·stride) of `rep` (the layout of src/models/mmck/gpu.rs):
+// Replication r owns words [r·stride, (r+1)·stride) of `rep` (the layout of crates/pdes-models/src/mmck/gpu.rs):
 //   0 t, 2 next arrival, 4 n, 5 queue head, 6 queue length, 8 gaps drawn, 10 services drawn,
 //   12 departures, 14 events; 16.. the tally (t_start, area, busy, arrivals, blocked,
 //   departures, sojourn, wait, starts: two words each); state_off.. the time with n
@@ -39,7 +39,7 @@ fn put64(i: u32, v: vec2<u32>) { rep[i] = v.x; rep[i + 1u] = v.y; }
 fn bump64(i: u32, v: vec2<u32>) { put64(i, add64(get64(i), v)); }
 
 // Draw `index` of `stream` of replication r: an exponential with mean `mean` ticks
-// (draw() in src/models/mmck/mod.rs).
+// (draw() in crates/pdes-models/src/mmck/mod.rs).
 fn draw(r: u32, stream: u32, index: vec2<u32>, mean: u32) -> vec2<u32> {
     let w = philox4x32_10(vec4<u32>(index.x, index.y, P.seed_hi, stream), vec2<u32>(r, P.seed_lo));
     let p = mul32x32(neg_ln_q27(w.x), mean);

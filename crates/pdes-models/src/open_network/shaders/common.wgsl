@@ -1,6 +1,6 @@
 // common.wgsl — bindings, token records and random streams shared by every open-network
 // pass (after u64.wgsl; before stepped.wgsl, whose names it declares). Twin of
-// src/models/open_network/mod.rs (words, choices, laws) and state.rs (the records).
+// crates/pdes-models/src/open_network/mod.rs (words, choices, laws) and state.rs (the records).
 
 const PHASE_FULL: u32 = 4u; // the next step's arrivals need more token slots than the pool has
 
@@ -14,7 +14,7 @@ struct Params {
 
 // Written by thread 0 of the plan passes and by the host between batches.
 struct Ctl {
-    // the head every stepped engine shares (StepCtl in src/gpu/stepped.rs)
+    // the head every stepped engine shares (StepCtl in crates/pdes-gpu/src/stepped.rs)
     t_min: vec2<u32>, bound: vec2<u32>,
     exec_at: vec2<u32>, limit: vec2<u32>,
     events: vec2<u32>, errors: vec2<u32>,

@@ -1,5 +1,5 @@
 // open_arrive.wgsl — arrivals phase of one step (twin of the arrivals loop in
-// src/models/open_network/stepped.rs and OpenState::arrive). Workgroup w handles the
+// crates/pdes-models/src/open_network/two_phase.rs and OpenState::arrive). Workgroup w handles the
 // receivers its segment listed, and a share of the source's. Each receiver takes its
 // announcement list and accepts the tokens in the sequential order — by (time, sender,
 // arrival number) — by repeated selection of the smallest key above the last accepted

@@ -1,5 +1,5 @@
 // open_depart.wgsl — departures phase of one step (twin of the departures loop in
-// src/models/open_network/stepped.rs and OpenState::depart). Workgroup w spreads the
+// crates/pdes-models/src/open_network/two_phase.rs and OpenState::depart). Workgroup w spreads the
 // departures its segment listed over its threads. Each completes its service, starts its
 // next queued token, and routes the departed one: to its line's next server, out of the
 // system (its slot goes back on the free stack), or through the switch to a random line's

@@ -1,6 +1,6 @@
 // open_plan.wgsl — closes a step and plans the next one on the GPU (one workgroup), so
 // that no step needs a CPU round trip. Twin of Stepped::advance and the source's part of
-// Stepped::step in src/models/open_network/stepped.rs.
+// Stepped::step in crates/pdes-models/src/open_network/two_phase.rs.
 //
 // Step state machine (ctl.phase), as for the torus plus one state:
 //   PLANNED  a step's bound is set and its external arrivals created; depart + arrive run

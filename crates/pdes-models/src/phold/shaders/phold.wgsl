@@ -1,6 +1,6 @@
 // phold.wgsl — the window algorithm for PHOLD: two passes per step over every pending
 // event (one per token), composed after u64.wgsl, a reduction module and philox.wgsl. Twin
-// of Window::step in src/models/phold/cpu.rs and Law::next in mod.rs, bit for bit.
+// of Window::step in crates/pdes-models/src/phold/cpu.rs and Law::next in mod.rs, bit for bit.
 //
 // process: every event with t < bound = min(t_min + lookahead, end) is processed — its LP's
 //          counter goes up, and its token moves to the LP and time Law::next draws from

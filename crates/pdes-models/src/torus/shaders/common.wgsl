@@ -1,5 +1,5 @@
 // common.wgsl — bindings and torus geometry shared by every torus pass (after u64.wgsl).
-// Twin of src/models/torus/mod.rs and src/models/torus/state.rs.
+// Twin of crates/pdes-models/src/torus/mod.rs and crates/pdes-models/src/torus/state.rs.
 
 const TOKEN_MASK: u32 = 0x3fffffffu; // serving word: token id in the low 30 bits, route in the top 2
 

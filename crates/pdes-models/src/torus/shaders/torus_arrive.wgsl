@@ -1,5 +1,5 @@
 // torus_arrive.wgsl — arrivals phase of one step (twin of the arrivals loop in
-// src/models/torus/stepped.rs and TorusState::arrive): workgroup w spreads the receivers its
+// crates/pdes-models/src/torus/two_phase.rs and TorusState::arrive): workgroup w spreads the receivers its
 // segment listed over its threads. Each pulls the tokens its neighbours sent it from its mailbox
 // (emptying it), orders them by (time, sending facility) — the sequential tie order — and
 // accepts them; then its departure time feeds the per-workgroup minimum.

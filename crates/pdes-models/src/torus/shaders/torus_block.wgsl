@@ -1,7 +1,7 @@
 // torus_block.wgsl — the window algorithm with temporal blocking (after u64.wgsl and
 // philox.wgsl; `const R`, `const BWG` and `const MAX_H` are prepended by the host: the
 // region's width in facilities, the threads per workgroup, the most windows per block).
-// Twin: Stepped with windows anchored at base + k·d (src/models/torus/blocked.rs, cpu side),
+// Twin: Stepped with windows anchored at base + k·d (crates/pdes-models/src/torus/blocked.rs, cpu side),
 // and, for the result, `sequential`.
 //
 // Every service lasts at least d, so a token moves at most one facility per window

@@ -1,5 +1,5 @@
 // torus_depart.wgsl — the scan and the departures phase of one step, in one pass (after
-// stepped_scan.wgsl; twin of the departures loop in src/models/torus/stepped.rs and
+// stepped_scan.wgsl; twin of the departures loop in crates/pdes-models/src/torus/two_phase.rs and
 // TorusState::depart). Workgroup w lists the departures of its segment (the shared scan)
 // and spreads them over its threads. Each completes its service, puts its token in its
 // destination's mailbox, starts its next queued token, and counts the announcement;

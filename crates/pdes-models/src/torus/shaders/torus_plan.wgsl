@@ -1,6 +1,6 @@
 // torus_plan.wgsl — closes a step and plans the next one, on the GPU, so that no step
 // needs a CPU round trip. Twin of Stepped::advance / StepRule::bound in
-// src/models/torus/stepped.rs. Composed into the scan's module (which closes the step
+// crates/pdes-models/src/torus/two_phase.rs. Composed into the scan's module (which closes the step
 // before it, below) and into the plan module (finish_step, resume).
 //
 // Step state machine (ctl.phase):

@@ -1,5 +1,5 @@
 //! `window` and `interval` for the open network on the CPU: the torus's two-phase step
-//! (`crate::torus::stepped`) with the external arrival stream as one more sender.
+//! (`crate::torus::two_phase`) with the external arrival stream as one more sender.
 //!
 //! One step: t_min = the earliest of every pending departure and the next external
 //! arrival; the bound comes from [`StepRule`]; the departures phase completes every service
