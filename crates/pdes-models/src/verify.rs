@@ -84,6 +84,23 @@ pub struct Case {
     pub quick: bool,
 }
 
+/// One check of `case`'s configuration as its model's own type `C`, named and timed: the
+/// case's preset is resolved among `models`' own, and `check` gets the typed configuration.
+pub fn check_case<C: 'static>(
+    name: String,
+    models: &[&'static ModelInfo],
+    case: &Case,
+    check: impl FnOnce(&C) -> Result<Vec<String>, String>,
+) -> CheckResult {
+    timed(name, || match config_of(models, case)?.get::<C>() {
+        Some(cfg) => check(cfg),
+        None => Err(format!(
+            "{}: not a configuration of this check's model",
+            case.preset
+        )),
+    })
+}
+
 /// Runs a model's `cases` (all, or the quick ones) with reduction variant `r`: each case's
 /// configuration must be a `C`, which `check` compares on both sides. Check lines are named
 /// "<kind> <label> (<variant>)".
@@ -97,12 +114,11 @@ pub fn check_cases<C: 'static>(
     check: impl Fn(&C) -> Result<Vec<String>, String>,
 ) {
     for case in cases.iter().filter(|c| c.quick || !options.quick) {
-        record(timed(
+        record(check_case(
             format!("{kind} {} ({})", case.label, reductions_name(r)),
-            || match config_of(models, case)?.get::<C>() {
-                Some(cfg) => check(cfg),
-                None => Err(format!("not a {kind} case")),
-            },
+            models,
+            case,
+            &check,
         ));
     }
 }

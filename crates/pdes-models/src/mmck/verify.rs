@@ -6,7 +6,7 @@
 use super::config::MmckConfig;
 use super::cpu::CpuMmck;
 use super::gpu::GpuMmck;
-use crate::verify::{Case, CheckResult, Options, compare_reports, config_of, gpu_err, timed};
+use crate::verify::{Case, CheckResult, Options, check_case, compare_reports, gpu_err, timed};
 use pdes_core::sim::{Budget, Engine};
 use pdes_gpu::Gpu;
 use std::sync::Arc;
@@ -66,12 +66,11 @@ pub fn check_once(gpu: &Arc<Gpu>, options: Options, record: &mut dyn FnMut(Check
         || check_mixture(gpu, options),
     ));
     for case in CASES.iter().filter(|c| c.quick || !options.quick) {
-        record(timed(
+        record(check_case::<MmckConfig>(
             format!("mmck replications on the GPU = on the CPU, {}", case.label),
-            || match config_of(&[&super::INFO], case)?.get::<MmckConfig>() {
-                Some(cfg) => check(gpu, cfg, options),
-                None => Err("not an mmck case".into()),
-            },
+            &[&super::INFO],
+            case,
+            |cfg| check(gpu, cfg, options),
         ));
     }
 }

@@ -15,8 +15,7 @@ use super::gpu::GpuOpen;
 use super::state::{NONE, OpenState, Token};
 use crate::queueing::{Algorithm, Timestamps};
 use crate::verify::{
-    Case, CheckResult, Options, check_cases, compare_engines, compare_reports, config_of, gpu_err,
-    timed,
+    Case, CheckResult, Options, check_case, check_cases, compare_engines, compare_reports, gpu_err,
 };
 use pdes_core::sim::{Budget, Engine};
 use pdes_gpu::Gpu;
@@ -48,15 +47,14 @@ pub fn checks(
 /// the GPU window run is the sequential run.
 pub fn check_once(gpu: &Arc<Gpu>, options: Options, record: &mut dyn FnMut(CheckResult)) {
     let case = &CASES[0];
-    record(timed(
+    record(check_case::<OpenConfig>(
         format!(
             "open-network window on the GPU = sequential on the CPU, {}",
             case.label
         ),
-        || match config_of(&[&super::INFO], case)?.get::<OpenConfig>() {
-            Some(cfg) => check_window_vs_sequential(gpu, cfg, options),
-            None => Err("not an open-network case".into()),
-        },
+        &[&super::INFO],
+        case,
+        |cfg| check_window_vs_sequential(gpu, cfg, options),
     ));
 }
 

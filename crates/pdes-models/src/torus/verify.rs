@@ -9,8 +9,8 @@ use crate::torus::blocked::GpuTorusBlocked;
 use crate::torus::config::TorusConfig;
 use crate::torus::gpu::GpuTorus;
 use crate::verify::{
-    Case, CheckResult, Options, check_cases, compare_engines, compare_reports, config_of, gpu_err,
-    timed,
+    Case, CheckResult, Options, check_case, check_cases, compare_engines, compare_reports,
+    config_of, gpu_err, timed,
 };
 use pdes_core::sim::{Budget, Engine};
 use pdes_gpu::Gpu;
@@ -40,26 +40,24 @@ pub fn checks(
 /// the GPU window run is the sequential run.
 pub fn check_once(gpu: &Arc<Gpu>, options: Options, record: &mut dyn FnMut(CheckResult)) {
     let case = &CASES[0];
-    record(timed(
+    record(check_case::<crate::torus::config::TorusConfig>(
         format!(
             "torus window on the GPU = sequential on the CPU, {}",
             case.label
         ),
-        || match config_of(&[&super::INFO], case)?.get::<crate::torus::config::TorusConfig>() {
-            Some(cfg) => check_window_vs_sequential(gpu, cfg, options),
-            None => Err("not a torus case".into()),
-        },
+        &[&super::INFO],
+        case,
+        |cfg| check_window_vs_sequential(gpu, cfg, options),
     ));
     for (case, halo) in &BLOCKED_CASES {
-        record(timed(
+        record(check_case::<TorusConfig>(
             format!(
                 "torus window blocked on the GPU (halo {halo}) = sequential on the CPU, {}",
                 case.label
             ),
-            || match config_of(&[&super::INFO], case)?.get::<TorusConfig>() {
-                Some(cfg) => check_blocked_vs_sequential(gpu, cfg, *halo, options),
-                None => Err("not a torus case".into()),
-            },
+            &[&super::INFO],
+            case,
+            |cfg| check_blocked_vs_sequential(gpu, cfg, *halo, options),
         ));
     }
     for algorithm in ["window", "interval/original"] {
