@@ -140,7 +140,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     }
     if let Some(path) = &args.steps_csv {
         output::emit(
-            &output::steps_csv(sim.engine.step_log()),
+            &output::steps_csv(sim.engine.step_log(), sim.engine.step_stride()),
             Some(path),
             "--steps-csv",
         )?;

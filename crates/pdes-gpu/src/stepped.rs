@@ -206,7 +206,7 @@ pub fn read_ctl_and_log<C: Pod>(
     gpu: &Gpu,
     ctl: &wgpu::Buffer,
     steplog: &wgpu::Buffer,
-    log: &mut Vec<StepRecord>,
+    log: &mut pdes_core::sim::StepLog,
 ) -> Result<C, SimError> {
     let mut blocks = read_ctls_and_logs::<C>(gpu, ctl, steplog, std::slice::from_mut(log))?;
     Ok(blocks.remove(0))
@@ -218,7 +218,7 @@ pub fn read_ctls_and_logs<C: Pod>(
     gpu: &Gpu,
     ctl: &wgpu::Buffer,
     steplog: &wgpu::Buffer,
-    logs: &mut [Vec<StepRecord>],
+    logs: &mut [pdes_core::sim::StepLog],
 ) -> Result<Vec<C>, SimError> {
     let bytes = read_buffers(gpu, &[ctl, steplog])?;
     let size = std::mem::size_of::<C>();
@@ -228,7 +228,7 @@ pub fn read_ctls_and_logs<C: Pod>(
         let raw = &bytes[0][r * size..(r + 1) * size];
         let head: StepCtl = bytemuck::pod_read_unaligned(&raw[..std::mem::size_of::<StepCtl>()]);
         let entries = &all[r * LOG_LEN as usize..(r + 1) * LOG_LEN as usize];
-        for s in log.len() as u64..u64::from(head.step) {
+        for s in log.steps()..u64::from(head.step) {
             let e = entries[(s % u64::from(LOG_LEN)) as usize];
             log.push(StepRecord {
                 t_min: join(e.t_min),

@@ -5,6 +5,9 @@
 pub mod calendar;
 pub mod heap;
 pub mod memory;
+pub mod step_log;
+
+pub use step_log::StepLog;
 
 use crate::time::Ticks;
 use serde::Serialize;
@@ -111,6 +114,11 @@ pub trait Engine {
     fn totals(&self) -> StepTotals;
     /// Per-step records (empty for `sequential` and `event`, where every event is a step).
     fn step_log(&self) -> &[StepRecord];
+    /// Record i of [`Engine::step_log`] is step i · this: a long run's log keeps every
+    /// stride-th step only ([`StepLog`]), so that its memory stays bounded.
+    fn step_stride(&self) -> u64 {
+        1
+    }
     /// The model's statistics as of `min(now, end)`.
     fn report(&mut self) -> Result<Report, SimError>;
     /// One output value per independent unit, for fitting (`run --samples`, the fit view;

@@ -157,7 +157,7 @@ pub struct GpuDiffusion {
     t: Ticks,
     end: Ticks,
     totals: StepTotals,
-    log: Vec<StepRecord>,
+    log: pdes_core::sim::StepLog,
     /// Bytes of GPU memory the run uses.
     pub memory_bytes: u64,
 }
@@ -501,7 +501,7 @@ impl GpuDiffusion {
             t: 0,
             end,
             totals: StepTotals::default(),
-            log: Vec::new(),
+            log: pdes_core::sim::StepLog::new(),
         };
         if let Some(plan4) = first_plan {
             let phase = Phase::of(0, 0);
@@ -749,6 +749,9 @@ impl Engine for GpuDiffusion {
     }
     fn step_log(&self) -> &[StepRecord] {
         &self.log
+    }
+    fn step_stride(&self) -> u64 {
+        self.log.stride()
     }
     fn report(&mut self) -> Result<Report, SimError> {
         let values = self.temperatures()?;

@@ -98,6 +98,12 @@ impl Engine for OpenEngine {
             Run::Stepped(s) => s.log(),
         }
     }
+    fn step_stride(&self) -> u64 {
+        match &self.run {
+            Run::Sequential(_) => 1,
+            Run::Stepped(s) => s.log().stride(),
+        }
+    }
     fn report(&mut self) -> Result<Report, SimError> {
         Ok(Report::of(&self.summary()?))
     }

@@ -281,7 +281,7 @@ pub struct GpuOpen {
     pipelines: Arc<Pipelines>,
     bind_group: wgpu::BindGroup,
     ctl: Ctl,
-    log: Vec<StepRecord>,
+    log: pdes_core::sim::StepLog,
     batch: u64,
     /// Times the pool was grown.
     pub pool_growths: u32,
@@ -416,7 +416,7 @@ impl GpuOpen {
             pipelines,
             bind_group,
             ctl,
-            log: Vec::new(),
+            log: pdes_core::sim::StepLog::new(),
             batch: 16,
             pool_growths: 0,
             memory_bytes,
@@ -753,6 +753,9 @@ impl Engine for GpuOpen {
     }
     fn step_log(&self) -> &[StepRecord] {
         &self.log
+    }
+    fn step_stride(&self) -> u64 {
+        self.log.stride()
     }
     fn report(&mut self) -> Result<Report, SimError> {
         Ok(Report::of(&self.summary()?))

@@ -47,7 +47,7 @@ pub struct Stepped {
     /// one), as the heatmap shows it.
     pub last_error_step: Vec<u32>,
     totals: StepTotals,
-    log: Vec<StepRecord>,
+    log: pdes_core::sim::StepLog,
 }
 
 impl Stepped {
@@ -61,7 +61,7 @@ impl Stepped {
             sent: Vec::new(),
             last_error_step: vec![0; k],
             totals: StepTotals::default(),
-            log: Vec::new(),
+            log: pdes_core::sim::StepLog::new(),
         }
     }
 
@@ -87,7 +87,7 @@ impl Stepped {
     }
 
     /// One record per step.
-    pub fn log(&self) -> &[StepRecord] {
+    pub fn log(&self) -> &pdes_core::sim::StepLog {
         &self.log
     }
 

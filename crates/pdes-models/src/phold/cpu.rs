@@ -56,7 +56,7 @@ pub struct CpuPhold {
     /// Window only: the least pending time.
     t_min: Ticks,
     totals: StepTotals,
-    log: Vec<StepRecord>,
+    log: pdes_core::sim::StepLog,
 }
 
 impl CpuPhold {
@@ -82,7 +82,7 @@ impl CpuPhold {
             heap,
             t_min,
             totals: StepTotals::default(),
-            log: Vec::new(),
+            log: pdes_core::sim::StepLog::new(),
         }
     }
 
@@ -149,7 +149,7 @@ impl CpuPhold {
     }
 
     /// The window's steps (empty for sequential, whose steps are single events).
-    pub fn log(&self) -> &[StepRecord] {
+    pub fn log(&self) -> &pdes_core::sim::StepLog {
         &self.log
     }
 

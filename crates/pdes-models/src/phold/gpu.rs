@@ -117,7 +117,7 @@ pub struct GpuPhold {
     /// The control block as last read.
     ctl: Ctl,
     totals: StepTotals,
-    log: Vec<StepRecord>,
+    log: pdes_core::sim::StepLog,
     /// Bytes of GPU memory the run uses.
     pub memory_bytes: u64,
 }
@@ -245,7 +245,7 @@ impl GpuPhold {
             groups,
             ctl,
             totals: StepTotals::default(),
-            log: Vec::new(),
+            log: pdes_core::sim::StepLog::new(),
         })
     }
 
@@ -372,6 +372,9 @@ impl Engine for GpuPhold {
     }
     fn step_log(&self) -> &[StepRecord] {
         &self.log
+    }
+    fn step_stride(&self) -> u64 {
+        self.log.stride()
     }
     fn report(&mut self) -> Result<Report, SimError> {
         let state = self.download_state()?;

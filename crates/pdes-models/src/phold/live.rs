@@ -67,6 +67,9 @@ impl Engine for CpuPhold {
     fn step_log(&self) -> &[StepRecord] {
         self.log()
     }
+    fn step_stride(&self) -> u64 {
+        self.log().stride()
+    }
     fn report(&mut self) -> Result<Report, SimError> {
         Ok(Report::of(&Summary::new(
             &self.config,

@@ -185,7 +185,7 @@ pub struct GpuTorusBlocked {
     block_group: wgpu::BindGroup,
     block_stride: u64,
     totals: StepTotals,
-    log: Vec<StepRecord>,
+    log: pdes_core::sim::StepLog,
     /// Bytes of GPU memory the run uses.
     pub memory_bytes: u64,
 }
@@ -351,7 +351,7 @@ impl GpuTorusBlocked {
             block_group,
             block_stride,
             totals: StepTotals::default(),
-            log: Vec::new(),
+            log: pdes_core::sim::StepLog::new(),
             memory_bytes,
         })
     }
@@ -527,6 +527,9 @@ impl Engine for GpuTorusBlocked {
     }
     fn step_log(&self) -> &[StepRecord] {
         &self.log
+    }
+    fn step_stride(&self) -> u64 {
+        self.log.stride()
     }
     fn report(&mut self) -> Result<pdes_core::sim::Report, SimError> {
         Ok(pdes_core::sim::Report::of(

@@ -93,6 +93,12 @@ impl Engine for CpuEngine {
             CpuTorus::Stepped(s) => s.log(),
         }
     }
+    fn step_stride(&self) -> u64 {
+        match &self.cpu {
+            CpuTorus::Sequential(_) => 1,
+            CpuTorus::Stepped(s) => s.log().stride(),
+        }
+    }
     fn report(&mut self) -> Result<Report, SimError> {
         Ok(Report::of(&self.summary()?))
     }

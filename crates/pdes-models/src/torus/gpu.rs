@@ -170,7 +170,7 @@ pub struct GpuTorus {
     /// the most steps of all (see [`SteppedGpu::control_blocks`]).
     ctl: StepCtl,
     /// Each replica's step log.
-    logs: Vec<Vec<StepRecord>>,
+    logs: Vec<pdes_core::sim::StepLog>,
     batch: u64,
     profile: Option<PassProfile>,
     /// The next full batch, encoded while the GPU ran the previous one: (steps, commands).
@@ -372,7 +372,7 @@ impl GpuTorus {
             seeds: seeds.to_vec(),
             ctls,
             ctl: StepCtl::default(),
-            logs: vec![Vec::new(); replicas as usize],
+            logs: vec![pdes_core::sim::StepLog::new(); replicas as usize],
             batch: 16,
             profile: None,
             prepared: None,
@@ -718,6 +718,9 @@ impl Engine for GpuTorus {
     }
     fn step_log(&self) -> &[StepRecord] {
         &self.logs[0]
+    }
+    fn step_stride(&self) -> u64 {
+        self.logs[0].stride()
     }
     fn report(&mut self) -> Result<pdes_core::sim::Report, SimError> {
         Ok(pdes_core::sim::Report::of(

@@ -50,7 +50,7 @@ pub struct Stepped {
     end: Ticks,
     outbox: Vec<Sent>,
     totals: StepTotals,
-    log: Vec<StepRecord>,
+    log: pdes_core::sim::StepLog,
     /// Facilities that saw a causality error in the last step.
     pub last_step_errors: Vec<u32>,
     /// Per facility: index of the step of its latest causality error (0: none), as the
@@ -90,7 +90,7 @@ impl Stepped {
             end,
             outbox: vec![NOTHING_SENT; k],
             totals: StepTotals::default(),
-            log: Vec::new(),
+            log: pdes_core::sim::StepLog::new(),
             last_step_errors: Vec::new(),
             last_error_step: vec![0; k],
             violations: std::collections::VecDeque::new(),
@@ -211,7 +211,7 @@ impl Stepped {
     }
 
     /// One record per step.
-    pub fn log(&self) -> &[StepRecord] {
+    pub fn log(&self) -> &pdes_core::sim::StepLog {
         &self.log
     }
 }

@@ -193,6 +193,12 @@ impl Engine for CpuDiffusion {
             CpuDiffusionRun::Event(_) => &[],
         }
     }
+    fn step_stride(&self) -> u64 {
+        match &self.run {
+            CpuDiffusionRun::Synchronous(s) => s.log.stride(),
+            CpuDiffusionRun::Event(_) => 1,
+        }
+    }
     fn report(&mut self) -> Result<Report, SimError> {
         let values = self.temperatures()?;
         Ok(Report::of(&DiffusionSummary::new(

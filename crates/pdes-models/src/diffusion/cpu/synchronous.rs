@@ -37,7 +37,7 @@ pub struct Synchronous {
     /// Counters.
     pub totals: StepTotals,
     /// One record per step: start, end, cells whose value changed.
-    pub log: Vec<StepRecord>,
+    pub log: pdes_core::sim::StepLog,
 }
 
 impl Synchronous {
@@ -67,7 +67,7 @@ impl Synchronous {
             },
             planned: 0,
             totals: StepTotals::default(),
-            log: Vec::new(),
+            log: pdes_core::sim::StepLog::new(),
         };
         s.planned = s.plan();
         s
