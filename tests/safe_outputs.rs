@@ -383,3 +383,30 @@ fn an_array_larger_than_the_sweep_merges_its_empty_shards() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("an empty shard of another sweep"), "{err}");
 }
+
+#[test]
+fn a_fit_never_prints_a_stand_in_as_a_likelihood_and_caps_k_at_the_distinct_values() {
+    let d = dir("fit");
+    let huge = d.join("huge.csv");
+    std::fs::write(&huge, "x\n1e300\n2e300\n3e300\n1.5e300\n2.5e300\n").unwrap();
+    let (code, out, err) = pdes(&["fit", &s(&huge), "--components", "1..2"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        err.contains("no start reached a finite likelihood"),
+        "{err}"
+    );
+    assert!(out.is_empty(), "a result was printed: {out}");
+    let two = d.join("two.csv");
+    std::fs::write(&two, "x\n1\n2\n1\n2\n1\n2\n").unwrap();
+    let (code, out, err) = pdes(&["fit", &s(&two), "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("so k stops at 2"), "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["fits"].as_array().unwrap().len(), 2);
+    let (code, _, err) = pdes(&["fit", &s(&two), "--components", "3..4"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("2 distinct values, fewer than the 3 components"),
+        "{err}"
+    );
+}

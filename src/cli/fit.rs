@@ -136,6 +136,20 @@ pub fn run(args: &FitArgs) -> Result<(), CliError> {
         EngineArg::Gpu => Some(pdes_gpu::Gpu::shared().map_err(CliError::Run)?),
         EngineArg::Cpu => None,
     };
+    let distinct = data.values.len();
+    if *ks.start() > distinct {
+        return Err(CliError::Input(format!(
+            "--components: the data have {distinct} distinct values, fewer than the {} components asked for",
+            ks.start()
+        )));
+    }
+    if *ks.end() > distinct {
+        output::to_stderr(&format!(
+            "pdes-lab: --components {}..{}: the data have {distinct} distinct values, so k stops at {distinct}",
+            ks.start(),
+            ks.end()
+        ));
+    }
     let r = fit::report(&data, ks, gpu, Search::default()).map_err(CliError::Run)?;
     output::emit(
         &format_report(&r, args.format),

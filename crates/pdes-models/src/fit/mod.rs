@@ -158,6 +158,11 @@ struct Objective<'a> {
     progress: std::cell::RefCell<Progress<'a>>,
 }
 
+/// The objective's value for a mixture it cannot use (a zero weight, a degenerate sd, a
+/// likelihood that is not finite): larger than any real mean negative log-likelihood, so
+/// Nelder–Mead moves away from it, and refused if it is all a fit reaches.
+const UNUSABLE: f64 = 1e300;
+
 /// A progress sink: told the best-so-far costs of a start.
 type Progress<'a> = &'a mut dyn FnMut(&[f64]);
 
@@ -175,10 +180,10 @@ impl CostFunction for Objective<'_> {
         let usable_weight = |w: f64| w > 1e-300;
         if !mix.sds.iter().all(|&s| usable_sd(s)) || !mix.weights.iter().all(|&w| usable_weight(w))
         {
-            return Ok(1e300);
+            return Ok(UNUSABLE);
         }
         let c = -self.engine.loglik(&mix).map_err(argmin::core::Error::msg)? / self.n;
-        let c = if c.is_finite() { c } else { 1e300 };
+        let c = if c.is_finite() { c } else { UNUSABLE };
         let mut best = self.best.borrow_mut();
         let last = best.last().copied().unwrap_or(f64::INFINITY);
         best.push(last.min(c));
@@ -302,6 +307,12 @@ pub fn fit_k(
     let Some((cost, theta, iterations)) = best else {
         return Err(format!("k = {k}: no start to fit from"));
     };
+    // the objective's stand-in for an unusable mixture is never a result
+    if cost >= UNUSABLE {
+        return Err(format!(
+            "k = {k}: no start reached a finite likelihood (values this far apart or this close, relative to their spread, are beyond the fit's floating point: rescale the data)"
+        ));
+    }
     let mix = Mixture::from_theta(&theta, k);
     let loglik = -cost * n;
     Ok(Fit {
@@ -396,6 +407,15 @@ pub fn report(
     gpu: Option<std::sync::Arc<pdes_gpu::Gpu>>,
     search: Search,
 ) -> Result<Report, String> {
+    // a mixture of more components than distinct values only stacks spikes on them
+    let distinct = data.values.len();
+    if *ks.start() > distinct {
+        return Err(format!(
+            "--components: the data have {distinct} distinct values, fewer than the {} components asked for",
+            ks.start()
+        ));
+    }
+    let ks = *ks.start()..=(*ks.end()).min(distinct);
     let t0 = std::time::Instant::now();
     let device;
     let engine: &dyn Loglik = match gpu {
