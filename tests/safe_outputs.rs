@@ -410,3 +410,24 @@ fn a_fit_never_prints_a_stand_in_as_a_likelihood_and_caps_k_at_the_distinct_valu
         "{err}"
     );
 }
+
+#[test]
+fn fit_data_are_refused_for_what_they_are_with_the_files_row() {
+    let d = dir("fit-data");
+    let ragged = d.join("ragged.csv");
+    std::fs::write(&ragged, "x,y\n1,2\n3\n4,5\n").unwrap();
+    let (code, _, err) = pdes(&["fit", &s(&ragged), "--column", "x"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("row 3 has 1 fields, the first row 2"), "{err}");
+    let nan = d.join("nan.csv");
+    std::fs::write(&nan, "x\n1\n2\nNaN\n").unwrap();
+    let (code, _, err) = pdes(&["fit", &s(&nan)]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("row 4: \"NaN\" is not a finite number"),
+        "{err}"
+    );
+    let (code, _, err) = pdes(&["fit", "/dev/zero"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("not a regular file"), "{err}");
+}

@@ -27,6 +27,8 @@ pub const SYNTHETIC_LGD: [(f64, f64, f64); 5] = [
 pub const CHUNK: usize = 2048;
 /// Size of paper 003's sample.
 pub const LGD_N: usize = 7051;
+/// The largest data file `read_csv` reads.
+pub const MAX_CSV_BYTES: u64 = 256 << 20;
 /// Seed of the synthetic sample.
 pub const LGD_SEED: u64 = 2014;
 
@@ -176,6 +178,21 @@ impl Data {
     /// Reads a CSV: the column named `column`, or the only column (a first row that is not
     /// a number is a header). Errors name the row and what was found.
     pub fn read_csv(path: &std::path::Path, column: Option<&str>) -> Result<Self, String> {
+        // the kind and size first: a FIFO would block the read, /dev/zero fill the memory
+        let meta = std::fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        if !meta.is_file() {
+            return Err(format!(
+                "{}: not a regular file (a folder, device or FIFO); the data are a CSV file",
+                path.display()
+            ));
+        }
+        if meta.len() > MAX_CSV_BYTES {
+            return Err(format!(
+                "{}: {} bytes; a data file is at most {MAX_CSV_BYTES} bytes (256 MiB, about 10 million values)",
+                path.display(),
+                meta.len()
+            ));
+        }
         let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
         let mut rdr = csv::ReaderBuilder::new()
             .has_headers(false)
@@ -218,14 +235,29 @@ impl Data {
         };
         let mut xs = Vec::with_capacity(rows.len());
         for (i, r) in rows.iter().enumerate().skip(usize::from(has_header)) {
-            let cell = r.get(col).unwrap_or("").trim();
-            let x: f64 = cell.parse().map_err(|_| {
-                format!(
-                    "{}: row {}: \"{cell}\" is not a number",
+            // rows are numbered as the file's lines are (the header is row 1)
+            if r.len() != first.len() {
+                return Err(format!(
+                    "{}: row {} has {} fields, the first row {} (every row needs the same columns)",
                     path.display(),
-                    i + 1
-                )
-            })?;
+                    i + 1,
+                    r.len(),
+                    first.len()
+                ));
+            }
+            let cell = r.get(col).unwrap_or("").trim();
+            let x: f64 = cell
+                .parse()
+                .ok()
+                .filter(|x: &f64| x.is_finite())
+                .ok_or_else(|| {
+                    format!(
+                        "{}: row {}: \"{}\" is not a finite number",
+                        path.display(),
+                        i + 1,
+                        crate::config::echo(&cell)
+                    )
+                })?;
             xs.push(x);
         }
         Self::new(&xs).map_err(|e| format!("{}: {e}", path.display()))
