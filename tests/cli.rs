@@ -317,12 +317,12 @@ fn refusals_state_the_real_rule_and_print_numbers_that_are_accepted() {
     let (code, _, err) = run_text(&["run", "--set", "run.end_time=1e-9"]);
     assert_eq!(code, 2);
     assert!(
-        err.contains("run.end_time") && err.contains("at least one tick"),
+        err.contains("run.end_time must be a number from one tick (2^-20 ≈ 0.00000095)"),
         "{err}"
     );
     let (_, _, err) = run_text(&["run", "--set", "model.mean_service=1e-7"]);
     assert!(
-        err.contains("model.mean_service") && err.contains("at least one tick"),
+        err.contains("model.mean_service must be a number from one tick"),
         "{err}"
     );
     // the printed stability bound is itself accepted
@@ -337,7 +337,14 @@ fn refusals_state_the_real_rule_and_print_numbers_that_are_accepted() {
         "run.dt=0.2",
     ]);
     assert_eq!(code, 2, "{err}");
-    let bound = err.rsplit("= ").next().unwrap().trim();
+    // "… = BOUND (the explicit scheme is unstable above it); got 0.2"
+    let bound = err
+        .split(" = ")
+        .find_map(|part| {
+            let number = part.split_whitespace().next()?;
+            number.parse::<f64>().ok().map(|_| number)
+        })
+        .expect("the refusal prints the bound");
     let (code, _, err) = run_text(&[
         "run",
         "teaching-diffusion",
@@ -352,7 +359,10 @@ fn refusals_state_the_real_rule_and_print_numbers_that_are_accepted() {
     ]);
     assert_eq!(code, 0, "dt = {bound}: {err}");
     let (_, _, err) = run_text(&["run", "teaching-diffusion", "--set", "run.dt=16"]);
-    assert!(err.contains("[2^-20, 16)"), "{err}");
+    assert!(
+        err.contains("run.dt must be a number from one tick (2^-20 ≈ 0.00000095) to below 16"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -627,4 +637,128 @@ fn blocked_rows_are_checked_against_sequential() {
         assert_eq!(r["reference"]["mean_sojourn"], r["mean_sojourn"], "{r}");
         assert_eq!(r["causality_errors"], 0, "{r}");
     }
+}
+
+/// The README's key list is the keys' table itself (regenerate it with
+/// `PDES_WRITE_README_KEYS=1 cargo test --release --test cli readme`).
+#[test]
+fn the_readmes_key_list_is_the_keys_table() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/README.md");
+    let readme = std::fs::read_to_string(path).unwrap();
+    let (begin, end) = ("<!-- keys:begin -->\n", "<!-- keys:end -->");
+    let a = readme.find(begin).expect("the README marks its key list") + begin.len();
+    let b = readme.find(end).expect("the README ends its key list");
+    let table = pdes_lab::models::keys::markdown(&pdes_lab::models::registry::key_tables());
+    if std::env::var_os("PDES_WRITE_README_KEYS").is_some() {
+        std::fs::write(path, format!("{}{table}{}", &readme[..a], &readme[b..])).unwrap();
+        return;
+    }
+    assert_eq!(
+        readme[a..b],
+        table,
+        "README.md's key list differs from the keys' table: regenerate it (see this test's doc)"
+    );
+}
+
+/// Issue 36: whatever is wrong with a value — sign, size, type, spelling — the refusal is
+/// one line that names the key, the valid values in words and what was given; a duplicated
+/// key is named with its line.
+#[test]
+fn every_refusal_says_the_key_the_range_in_words_and_what_was_given() {
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["--set", "model.rows=-1"],
+            "model.rows must be a whole number from 1 to 16,384; got -1",
+        ),
+        (
+            &["--set", "model.rows=18446744073709551616"],
+            "model.rows must be a whole number from 1 to 16,384; got 18446744073709551616",
+        ),
+        (
+            &["--set", "model.rows=1.5"],
+            "model.rows must be a whole number from 1 to 16,384; got 1.5",
+        ),
+        (
+            &["--set", "model.service=5"],
+            "model.service must be \"exponential\" or \"shifted\"; got 5",
+        ),
+        (
+            &["--set", "run.algorithm=\"foo\""],
+            "run.algorithm must be \"sequential\", \"window\" or \"interval\"; got \"foo\"",
+        ),
+        (
+            &["--set", "run.seed=-3"],
+            "run.seed must be a whole number from 0 to 9,223,372,036,854,775,807; got -3",
+        ),
+        (
+            &["teaching-sir", "--set", "model.wrap=3"],
+            "model.wrap must be true or false; got 3",
+        ),
+        (
+            &["teaching-sir", "--set", "model.neighbour_weight=1e-300"],
+            "model.neighbour_weight must be a number from 0 to 1 with at most three decimals (the state is kept in exact thousandths); got 1e-300",
+        ),
+        (
+            &["teaching-phold", "--set", "model.lps=0"],
+            "model.lps must be a whole number from 1 to 16,777,216; got 0",
+        ),
+        (
+            &["teaching-mmck", "--set", "model.capacity=2"],
+            "model.capacity must be a whole number from model.servers = 3 to 256 (those in service count); got 2",
+        ),
+    ];
+    for (args, line) in cases {
+        let mut a = vec!["run"];
+        a.extend_from_slice(args);
+        let (code, _, err) = run_text(&a);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+        assert!(err.trim_end().ends_with(line), "{args:?}: {err}");
+    }
+    let dir = std::env::temp_dir().join(format!("pdes-dup-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let dup = dir.join("dup.toml");
+    std::fs::write(&dup, "[model]\nkind = \"torus\"\nrows = 16\nrows = 17\n").unwrap();
+    let (code, _, err) = run_text(&["run", dup.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.trim_end()
+            .ends_with("malformed TOML at line 4: duplicate key (`rows`)"),
+        "{err}"
+    );
+}
+
+/// A run too large for the CPU names the model's own size keys (the open network has no
+/// rows or cols), and `--algorithm`'s list names each algorithm once.
+#[test]
+fn a_size_refusal_names_the_models_keys_and_the_algorithm_list_has_no_repeats() {
+    let (code, _, err) = run_text(&[
+        "run",
+        "teaching-open",
+        "--set",
+        "model.lines=16384",
+        "--set",
+        "model.servers_per_line=16384",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("model.lines × model.servers_per_line: 16384×16384 needs 24.000 GiB"),
+        "{err}"
+    );
+    let (code, _, err) = run_text(&["run", "--algorithm", "foo"]);
+    assert_eq!(code, 2, "{err}");
+    let list = err
+        .lines()
+        .find(|l| l.contains("possible values"))
+        .expect("clap lists the algorithms");
+    let names: Vec<&str> = list
+        .split_once(": ")
+        .map_or("", |(_, l)| l.trim_end_matches(']'))
+        .split(", ")
+        .collect();
+    let mut unique = names.clone();
+    unique.sort_unstable();
+    unique.dedup();
+    assert_eq!(unique.len(), names.len(), "{list}");
+    assert!(names.contains(&"flattened-cpu"), "{list}");
 }

@@ -121,11 +121,13 @@ pub struct RunArgs {
 /// Every model's algorithm names, from the registry (clap lists them in --help and in
 /// the error for an unknown one; whether one fits the preset's model is checked later).
 fn algorithm_names() -> clap::builder::PossibleValuesParser {
-    let mut names: Vec<&'static str> = pdes_models::MODELS
-        .iter()
-        .flat_map(|m| m.algorithms.iter().map(|a| a.name))
-        .collect();
-    names.dedup();
+    // each name once, in the registry's order (several models share "sequential", …)
+    let mut names: Vec<&'static str> = Vec::new();
+    for a in pdes_models::MODELS.iter().flat_map(|m| m.algorithms) {
+        if !names.contains(&a.name) {
+            names.push(a.name);
+        }
+    }
     clap::builder::PossibleValuesParser::new(names)
 }
 
@@ -182,6 +184,10 @@ pub fn dispatch(cli: Cli) -> Result<(), CliError> {
                     names.join(", ")
                 ));
             }
+            text.push_str("\nkeys of each model (--set KEY=VALUE) and what they take:\n");
+            text.push_str(&pdes_models::keys::text(
+                &pdes_models::registry::key_tables(),
+            ));
             text.push_str("\nbench suites (pdes-lab bench --suite):\n");
             for (kind, suites, _) in bench::SUITES {
                 for s in *suites {

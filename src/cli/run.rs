@@ -11,12 +11,8 @@ use std::time::{Duration, Instant};
 pub fn config_from_args(args: &RunArgs) -> Result<Config, CliError> {
     let name = args.preset.as_deref().unwrap_or(preset::default_preset());
     let (origin, text) = preset::load_text(name).map_err(|e| CliError::Input(e.to_string()))?;
-    let mut table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
-        CliError::Input(format!(
-            "preset {origin}: malformed TOML: {}",
-            e.message().replace('\n', " ")
-        ))
-    })?;
+    let mut table = pdes_models::config::parse_table(&text, &origin)
+        .map_err(|e| CliError::Input(e.to_string()))?;
     let mut sets: Vec<String> = args.set.clone();
     if let Some(name) = &args.algorithm {
         // the model the preset names, after any --set model.kind=…

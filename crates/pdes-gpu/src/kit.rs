@@ -55,6 +55,21 @@ impl OomScope {
     }
 }
 
+/// An empty buffer of `size` bytes (zeroed by wgpu before first use).
+pub fn buffer(
+    device: &wgpu::Device,
+    label: &str,
+    size: u64,
+    usage: wgpu::BufferUsages,
+) -> wgpu::Buffer {
+    device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some(label),
+        size,
+        usage,
+        mapped_at_creation: false,
+    })
+}
+
 /// A buffer created with `contents` (every engine's uploads of its initial state).
 pub fn buffer_init(
     device: &wgpu::Device,
@@ -131,6 +146,45 @@ pub fn bind_group(
         label: Some(label),
         layout,
         entries: &entries,
+    })
+}
+
+/// A layout of one uniform binding read at a dynamic offset: a batch's per-step (or
+/// per-block) parameters written once, each dispatch pointed at its own.
+pub fn dynamic_uniform_layout(device: &wgpu::Device, label: &str) -> wgpu::BindGroupLayout {
+    let mut entry = layout_entry(0, Use::Uniform);
+    if let wgpu::BindingType::Buffer {
+        has_dynamic_offset, ..
+    } = &mut entry.ty
+    {
+        *has_dynamic_offset = true;
+    }
+    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some(label),
+        entries: &[entry],
+    })
+}
+
+/// The bind group of a [`dynamic_uniform_layout`]: `size` bytes of `buffer` from the
+/// offset each dispatch gives.
+pub fn dynamic_uniform_group(
+    device: &wgpu::Device,
+    label: &str,
+    layout: &wgpu::BindGroupLayout,
+    buffer: &wgpu::Buffer,
+    size: u64,
+) -> wgpu::BindGroup {
+    device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some(label),
+        layout,
+        entries: &[wgpu::BindGroupEntry {
+            binding: 0,
+            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                buffer,
+                offset: 0,
+                size: wgpu::BufferSize::new(size),
+            }),
+        }],
     })
 }
 

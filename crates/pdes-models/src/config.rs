@@ -17,49 +17,8 @@ use pdes_gpu::{Gpu, LiveEngine};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
-/// A preset that could not be read or is invalid.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum PresetError {
-    /// The preset file could not be read.
-    #[error("preset {path}: {reason}")]
-    File {
-        /// The file or name given.
-        path: String,
-        /// Why it could not be read.
-        reason: String,
-    },
-    /// A key has a bad value, or is unknown.
-    #[error("{key}: {reason}")]
-    Key {
-        /// Dotted key.
-        key: String,
-        /// What is wrong and what is valid.
-        reason: String,
-    },
-}
-
-/// A value as an error message shows it: at most 40 characters (a 50 MB value must not be
-/// echoed whole), with the cut marked.
-pub fn echo(v: &impl std::fmt::Display) -> String {
-    clip(v, 40)
-}
-
-/// `v` as text, cut after `n` characters with the cut marked.
-fn clip(v: &impl std::fmt::Display, n: usize) -> String {
-    let s = v.to_string();
-    match s.char_indices().nth(n) {
-        Some((i, _)) => format!("{}… ({} characters)", &s[..i], s.chars().count()),
-        None => s,
-    }
-}
-
-/// The error of key `key` (dotted) with what is wrong and what is valid.
-pub fn key_err(key: &str, reason: impl Into<String>) -> PresetError {
-    PresetError::Key {
-        key: key.to_string(),
-        reason: reason.into(),
-    }
-}
+use crate::error::clip;
+pub use crate::error::{PresetError, echo, key_err};
 
 /// Where the simulation runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
@@ -83,11 +42,30 @@ impl EngineKind {
 
 /// Parses preset text into a table; `origin` names it in the error.
 pub fn parse_table(text: &str, origin: &str) -> Result<toml::Table, PresetError> {
-    text.parse()
-        .map_err(|e: toml::de::Error| PresetError::File {
+    text.parse().map_err(|e: toml::de::Error| {
+        // the message alone ("duplicate key") does not say which: the span does
+        let at = e.span().map(|span| {
+            let line = text[..span.start.min(text.len())].matches('\n').count() + 1;
+            let quoted = text.get(span.clone()).unwrap_or("").trim();
+            (line, quoted)
+        });
+        let reason = match at {
+            Some((line, quoted)) if !quoted.is_empty() => format!(
+                "malformed TOML at line {line}: {} (`{}`)",
+                e.message().replace('\n', " "),
+                echo(&quoted)
+            ),
+            Some((line, _)) => format!(
+                "malformed TOML at line {line}: {}",
+                e.message().replace('\n', " ")
+            ),
+            None => format!("malformed TOML: {}", e.message().replace('\n', " ")),
+        };
+        PresetError::File {
             path: origin.to_string(),
-            reason: format!("malformed TOML: {}", e.message().replace('\n', " ")),
-        })
+            reason,
+        }
+    })
 }
 
 /// Reads the preset table of model `info` with serde into its key structs `T`
@@ -110,7 +88,7 @@ pub fn read_keys<T: serde::de::DeserializeOwned>(
         }
         for name in t.keys() {
             let key = format!("{section}.{name}");
-            if !info.keys.contains(&key.as_str()) {
+            if !info.has_key(&key) {
                 return Err(unknown_model_key(info, &key));
             }
         }
@@ -119,25 +97,14 @@ pub fn read_keys<T: serde::de::DeserializeOwned>(
         // serde names the key last: "invalid type: string \"x\", expected u32 in `model.rows`"
         let text = e.to_string().replace('\n', " ");
         let text = text.trim();
-        match text.rfind(" in `") {
-            Some(i) if text.ends_with('`') => {
-                // the message quotes the value: a huge one is cut, what is expected is kept
-                let msg = text[..i].trim();
-                // the value is between the first quote and the next one of the same kind
-                let open = msg.find(['`', '"']);
-                let close = open.and_then(|a| {
-                    let q = &msg[a..=a];
-                    msg[a + 1..].find(q).map(|b| a + 1 + b)
-                });
-                let reason = match (open, close) {
-                    (Some(a), Some(b)) => {
-                        format!("{}{}{}", &msg[..=a], echo(&&msg[a + 1..b]), &msg[b..])
-                    }
-                    _ => clip(&msg, 160),
-                };
-                key_err(&text[i + 5..text.len() - 1], reason)
-            }
-            _ => key_err(info.kind, clip(&text, 160)),
+        let named = text
+            .rfind(" in `")
+            .filter(|_| text.ends_with('`'))
+            .map(|i| &text[i + 5..text.len() - 1]);
+        match named.and_then(|k| info.key(k).map(|key| (k, key))) {
+            // refused by range, whatever serde objected to (sign, size, type, spelling)
+            Some((k, key)) => key.refuse(given(table, k)),
+            None => key_err(named.unwrap_or(info.kind), clip(&text, 160)),
         }
     })
 }
@@ -318,13 +285,30 @@ pub fn set_in_table(
     }
 }
 
+/// The value of dotted `key` in `table` as a refusal shows it: as written, except that a
+/// number too large for TOML (kept as text by `--set`) is shown as the number it is.
+fn given(table: &toml::Table, key: &str) -> String {
+    let (section, name) = key.split_once('.').unwrap_or(("", key));
+    match table.get(section).and_then(|t| t.get(name)) {
+        Some(toml::Value::String(t))
+            if !t.is_empty()
+                && t.trim_start_matches(['-', '+'])
+                    .chars()
+                    .all(|c| c.is_ascii_digit()) =>
+        {
+            t.clone()
+        }
+        Some(toml::Value::Float(f)) => crate::error::show_number(*f),
+        Some(v) => v.to_string(),
+        None => "nothing".into(),
+    }
+}
+
 /// The error of a key model `info` does not have, with the keys of its section it does.
 fn unknown_model_key(info: &crate::config::ModelInfo, key: &str) -> PresetError {
     let section = key.split('.').next().unwrap_or("");
     let valid: Vec<&str> = info
-        .keys
-        .iter()
-        .copied()
+        .key_names()
         .filter(|k| k.starts_with(&format!("{section}.")))
         .collect();
     if valid.is_empty() {
@@ -384,9 +368,13 @@ pub struct ModelInfo {
     pub teaching_preset: &'static str,
     /// Its built-in presets: (name, text), the files of `presets/` embedded.
     pub presets: &'static [(&'static str, &'static str)],
-    /// Every preset key of the model, dotted ("model.lines", "run.d"): what `--set`
-    /// accepts and what an unknown-key message lists.
-    pub keys: &'static [&'static str],
+    /// Every preset key of the model with what it takes ("model.lines", "run.d"): what
+    /// `--set` accepts, what an unknown-key message lists, and the ranges its validation
+    /// checks and its refusals say (`crate::keys`).
+    pub keys: &'static [crate::keys::Key],
+    /// The keys whose product is the model's size, as a refusal of a run too large names
+    /// them ("model.lines × model.servers_per_line").
+    pub size_keys: &'static str,
     /// Reads and validates a preset table of this model.
     pub parse: fn(&toml::Table) -> Result<Config, PresetError>,
     /// Its composed WGSL modules by name, for a reduction variant (validation tests).
@@ -439,6 +427,23 @@ pub type VerifyFn = fn(
 pub type VerifyOnceFn = fn(&std::sync::Arc<pdes_gpu::Gpu>, Options, &mut dyn FnMut(CheckResult));
 
 impl ModelInfo {
+    /// Its keys' dotted names, in the table's order.
+    pub fn key_names(&self) -> impl Iterator<Item = &'static str> + use<> {
+        let keys: &'static [crate::keys::Key] = self.keys;
+        keys.iter().map(|k| k.name)
+    }
+
+    /// Whether it has the key `name` (dotted).
+    pub fn has_key(&self, name: &str) -> bool {
+        self.key(name).is_some()
+    }
+
+    /// Its key `name` (dotted) and what the key takes.
+    pub fn key(&self, name: &str) -> Option<&'static crate::keys::Key> {
+        let keys: &'static [crate::keys::Key] = self.keys;
+        crate::keys::find(keys, name)
+    }
+
     /// The algorithm named `name` (`--algorithm` value).
     pub fn algorithm(&self, name: &str) -> Option<&'static AlgorithmInfo> {
         self.algorithms.iter().find(|a| a.name == name)

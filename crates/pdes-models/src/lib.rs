@@ -9,7 +9,9 @@
 //! which import the models.
 
 pub mod config;
+pub mod error;
 pub mod fit;
+pub mod keys;
 pub mod preset;
 pub mod queueing;
 pub mod registry;

@@ -156,10 +156,7 @@ pub fn apply_set(table: &mut toml::Table, assignment: &str) -> Result<(), Preset
     let (section, name) = key
         .split_once('.')
         .ok_or_else(|| key_err(key, "keys are section.name, e.g. model.rows or run.d"))?;
-    if !crate::registry::MODELS
-        .iter()
-        .any(|m| m.keys.contains(&key))
-    {
+    if !crate::registry::MODELS.iter().any(|m| m.has_key(key)) {
         return Err(unknown_key(None, key));
     }
     crate::config::set_in_table(table, section, name, value)
@@ -173,8 +170,7 @@ fn unknown_key(kind: Option<&str>, key: &str) -> PresetError {
         .filter(|m| kind.is_none_or(|k| k == m.kind))
     {
         valid.extend(
-            m.keys
-                .iter()
+            m.key_names()
                 .filter(|k| k.starts_with(&format!("{section}.")))
                 .map(|k| k.to_string()),
         );

@@ -35,6 +35,12 @@ pub fn shader_modules() -> Vec<(String, String)> {
     v
 }
 
+/// Every model's keys with what they take, as (kind, keys) pairs in the picker's order:
+/// what `pdes-lab presets` and the README list.
+pub fn key_tables() -> Vec<(&'static str, &'static [crate::keys::Key])> {
+    MODELS.iter().map(|m| (m.kind, m.keys)).collect()
+}
+
 /// The model of `model.kind`.
 pub fn by_kind(kind: &str) -> Option<&'static ModelInfo> {
     MODELS.iter().copied().find(|m| m.kind == kind)

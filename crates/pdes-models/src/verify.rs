@@ -179,7 +179,7 @@ pub fn config_of(models: &[&'static ModelInfo], case: &Case) -> Result<Config, S
     for s in case.sets {
         let (key, value) = s.split_once('=').unwrap_or((s, ""));
         let (section, name) = key.split_once('.').unwrap_or(("", key));
-        if !info.keys.contains(&key) {
+        if !info.has_key(key) {
             return Err(format!(
                 "{key}: not a key of model.kind = \"{}\"",
                 info.kind
@@ -222,6 +222,24 @@ pub fn gpu_err(e: SimError) -> String {
 /// simulated-time limit mid-run, then the end.
 pub fn budgets(end: u64) -> [Budget; 3] {
     [Budget::Steps(3), Budget::Until(end / 3), Budget::Finish]
+}
+
+/// A window run against the sequential run of the same configuration: the differences in
+/// the statistics of the sample path only (`fields`), since the steps and the per-step
+/// figures differ by design. `options.perturb_gpu` adds one to the window run's work first.
+pub fn compare_sample_path(
+    sequential: &Report,
+    mut window: Report,
+    fields: &[&str],
+    options: Options,
+) -> Vec<String> {
+    if options.perturb_gpu {
+        window.perturb_work();
+    }
+    compare_reports(sequential, &window)
+        .into_iter()
+        .filter(|d| fields.iter().any(|k| d.starts_with(&format!("{k}:"))))
+        .collect()
 }
 
 /// One line per summary field whose value differs ("field: CPU x, GPU y"), the engines'

@@ -30,12 +30,31 @@ pub fn cpu_bytes(config: &Config) -> u64 {
     (config.model_info().cpu_bytes)(config)
 }
 
+/// The values of the model's size keys, as "16384×16384" (each read from the preset).
+fn size_of(config: &Config) -> String {
+    let table: toml::Table = config.to_toml("").parse().unwrap_or_default();
+    config
+        .model_info()
+        .size_keys
+        .split(" × ")
+        .map(|key| {
+            let (section, name) = key.split_once('.').unwrap_or(("", key));
+            table
+                .get(section)
+                .and_then(|t| t.get(name))
+                .map_or_else(|| "?".to_string(), |v| v.to_string())
+        })
+        .collect::<Vec<_>>()
+        .join("×")
+}
+
 /// The refusal of a run whose CPU state would exceed [`CPU_MEMORY_LIMIT`], with the
 /// exact figures (a rounded "8.0 GiB (limit 8 GiB)" did not say why).
 fn too_large(config: &Config, bytes: u64) -> SimError {
-    let (rows, cols) = config.shape();
     SimError::TooLarge(format!(
-        "model.rows × model.cols: {rows}×{cols} needs {:.3} GiB ({bytes} bytes) on the CPU, more than the limit of {} GiB ({CPU_MEMORY_LIMIT} bytes); {}",
+        "{}: {} needs {:.3} GiB ({bytes} bytes) on the CPU, more than the limit of {} GiB ({CPU_MEMORY_LIMIT} bytes); {}",
+        config.model_info().size_keys,
+        size_of(config),
         bytes as f64 / (1u64 << 30) as f64,
         CPU_MEMORY_LIMIT >> 30,
         if has_gpu_engine(config) {

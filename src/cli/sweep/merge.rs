@@ -35,20 +35,29 @@ fn read_shard(path: &Path) -> Result<(Vec<String>, Vec<Vec<String>>), CliError> 
     Ok((header, rows))
 }
 
-/// Runs `pdes-lab sweep-merge`: the shards' rows, in (point, seed) order. Every row is
-/// checked (one sweep's identity, a point inside the grid, no run twice) and so is the
-/// whole (every point's every seed): a refusal names the shard and the points, and writes
-/// nothing.
-pub fn merge(args: &MergeArgs) -> Result<(), CliError> {
-    if let Some(p) = &args.out {
-        output::check_writable(p).map_err(|e| input(format!("--out {}: {e}", p.display())))?;
-    }
+/// The shards' rows as read: one header (every shard that holds runs has the same) and
+/// each row with the index of its file.
+struct Shards {
+    header: Vec<String>,
+    /// (file index, row)
+    rows: Vec<(usize, Vec<String>)>,
+    /// The sweep's identity, points and seeds, as the first row gives them.
+    identity: String,
+    points: String,
+    seeds: String,
+    /// Columns of the identity, the point, the points, the seed and the seeds.
+    columns: (usize, usize, usize, usize, usize),
+}
+
+/// Reads every shard; refuses shards of different columns, an empty shard of another
+/// sweep, and shards that hold no run at all.
+fn read_shards(files: &[std::path::PathBuf]) -> Result<Shards, CliError> {
     let mut header: Option<Vec<String>> = None;
     // (file index, row)
     let mut rows: Vec<(usize, Vec<String>)> = Vec::new();
     // shards that hold no point: (file index, [identity, points, seeds])
     let mut empty: Vec<(usize, [String; 3])> = Vec::new();
-    for (fi, f) in args.files.iter().enumerate() {
+    for (fi, f) in files.iter().enumerate() {
         let (h, r) = read_shard(f)?;
         if let Some(m) = empty_shard(&h, &r) {
             empty.push((fi, m));
@@ -60,7 +69,7 @@ pub fn merge(args: &MergeArgs) -> Result<(), CliError> {
                 return Err(input(format!(
                     "{}: its columns differ from {}'s (shards of different sweeps?)",
                     f.display(),
-                    args.files[0].display()
+                    files[0].display()
                 )));
             }
             _ => {}
@@ -76,7 +85,7 @@ pub fn merge(args: &MergeArgs) -> Result<(), CliError> {
         header.iter().position(|c| c == k).ok_or_else(|| {
             input(format!(
                 "{}: no {k} column (not a sweep CSV of this version)",
-                args.files[0].display()
+                files[0].display()
             ))
         })
     };
@@ -95,27 +104,52 @@ pub fn merge(args: &MergeArgs) -> Result<(), CliError> {
         if *id != identity || *p != points || *s != seeds {
             return Err(input(format!(
                 "{}: an empty shard of another sweep (identity {id}, {p} points × {s} seeds; {} holds {identity}, {points} × {seeds}): shards of different sweeps are not merged",
-                args.files[*fi].display(),
-                args.files[rows[0].0].display()
+                files[*fi].display(),
+                files[rows[0].0].display()
             )));
         }
     }
+    Ok(Shards {
+        header,
+        rows,
+        identity,
+        points,
+        seeds,
+        columns: (iid, ip, ipts, is, iss),
+    })
+}
+
+/// The sweep's points and seeds per point, as whole numbers.
+fn grid_size(files: &[std::path::PathBuf], s: &Shards) -> Result<(usize, usize), CliError> {
+    let (points, seeds) = (&s.points, &s.seeds);
     let (Ok(n_points), Ok(n_seeds)) = (points.parse::<usize>(), seeds.parse::<usize>()) else {
         return Err(input(format!(
             "{}: points \"{points}\" and seeds \"{seeds}\" must be whole numbers",
-            args.files[0].display()
+            files[0].display()
         )));
     };
-    let mut keyed: Vec<((usize, Option<i64>), usize)> = Vec::with_capacity(rows.len());
+    Ok((n_points, n_seeds))
+}
+
+/// A row's (point, seed) and its index among the shards' rows.
+type KeyedRow = ((usize, Option<i64>), usize);
+
+/// Every row checked — of this sweep, a point inside the grid, a whole-number seed, no run
+/// twice — and keyed by (point, seed), sorted: ((point, seed), row index).
+fn check_rows(files: &[std::path::PathBuf], s: &Shards) -> Result<Vec<KeyedRow>, CliError> {
+    let (n_points, _) = grid_size(files, s)?;
+    let (iid, ip, ipts, is, iss) = s.columns;
+    let (identity, points, seeds, rows) = (&s.identity, &s.points, &s.seeds, &s.rows);
+    let mut keyed: Vec<KeyedRow> = Vec::with_capacity(rows.len());
     for (n, (fi, r)) in rows.iter().enumerate() {
-        let file = args.files[*fi].display();
-        if r[iid] != identity || r[ipts] != points || r[iss] != seeds {
+        let file = files[*fi].display();
+        if r[iid] != *identity || r[ipts] != *points || r[iss] != *seeds {
             return Err(input(format!(
                 "{file}: a row of another sweep (identity {}, {} points × {} seeds; {} holds {identity}, {points} × {seeds}): shards of different sweeps are not merged",
                 r[iid],
                 r[ipts],
                 r[iss],
-                args.files[0].display()
+                files[0].display()
             )));
         }
         let point = r[ip].parse::<usize>().ok().filter(|p| *p < n_points);
@@ -137,7 +171,7 @@ pub fn merge(args: &MergeArgs) -> Result<(), CliError> {
         let ((p, s), _) = w[0];
         let files: Vec<String> = w
             .iter()
-            .map(|(_, n)| args.files[rows[*n].0].display().to_string())
+            .map(|(_, n)| files[rows[*n].0].display().to_string())
             .collect();
         return Err(input(format!(
             "point {p} seed {} appears twice (overlapping shards? in {} and {})",
@@ -146,6 +180,16 @@ pub fn merge(args: &MergeArgs) -> Result<(), CliError> {
             files[1]
         )));
     }
+    Ok(keyed)
+}
+
+/// Refuses a merge that lacks any point's run of any seed, naming the points short.
+fn check_complete(
+    files: &[std::path::PathBuf],
+    s: &Shards,
+    keyed: &[KeyedRow],
+) -> Result<(), CliError> {
+    let (n_points, n_seeds) = grid_size(files, s)?;
     let mut short: Vec<String> = Vec::new();
     for p in 0..n_points {
         let have = keyed.iter().filter(|((q, _), _)| *q == p).count();
@@ -162,6 +206,21 @@ pub fn merge(args: &MergeArgs) -> Result<(), CliError> {
             if short.len() > shown { ", …" } else { "" }
         )));
     }
+    Ok(())
+}
+
+/// Runs `pdes-lab sweep-merge`: the shards' rows, in (point, seed) order. Every row is
+/// checked (one sweep's identity, a point inside the grid, no run twice) and so is the
+/// whole (every point's every seed): a refusal names the shard and the points, and writes
+/// nothing.
+pub fn merge(args: &MergeArgs) -> Result<(), CliError> {
+    if let Some(p) = &args.out {
+        output::check_writable(p).map_err(|e| input(format!("--out {}: {e}", p.display())))?;
+    }
+    let shards = read_shards(&args.files)?;
+    let keyed = check_rows(&args.files, &shards)?;
+    check_complete(&args.files, &shards, &keyed)?;
+    let Shards { header, rows, .. } = shards;
     let mut text = csv_line(&header);
     for (_, n) in &keyed {
         text.push_str(&csv_line(&rows[*n].1));

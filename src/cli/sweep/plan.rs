@@ -82,7 +82,7 @@ impl Plan {
                 "--seeds {n_seeds}: expected an integer in 1..=10000"
             )));
         }
-        let has_seed = info.keys.contains(&"run.seed");
+        let has_seed = info.has_key("run.seed");
         if n_seeds > 1 && !has_seed {
             return Err(input(format!(
                 "--seeds {n_seeds}: model.kind = \"{}\" has no run.seed (its runs are deterministic)",

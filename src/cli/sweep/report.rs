@@ -70,36 +70,7 @@ pub(super) fn write(
             }
         }
         Format::Json => {
-            let runs: Vec<Value> = rows
-                .iter()
-                .map(|r| {
-                    let mut o = Map::new();
-                    for (h, c) in header.iter().zip(row_cells(plan, r, &header)) {
-                        let v = match r.result.as_ref().ok().and_then(|f| f.get(h)) {
-                            Some(v) => v.clone(),
-                            None => c
-                                .parse::<i64>()
-                                .map(Value::from)
-                                .unwrap_or(Value::String(c)),
-                        };
-                        o.insert(h.clone(), v);
-                    }
-                    Value::Object(o)
-                })
-                .collect();
-            let doc = json!({
-                "sweep": {
-                    "preset": args.preset.clone().unwrap_or_else(|| pdes_models::preset::default_preset().into()),
-                    "vary": plan.varies.iter().map(|v| json!({"key": v.key, "values": v.values.iter().map(|x| serde_json::to_value(x).unwrap_or(Value::Null)).collect::<Vec<_>>(), "log": v.log})).collect::<Vec<_>>(),
-                    "seeds": plan.seeds,
-                    "shard": args.shard,
-                },
-                "points": aggregates.iter().map(|a| a.to_json(plan)).collect::<Vec<_>>(),
-                "runs": runs,
-                "failed": failed.len(),
-                "wall_seconds": wall,
-                "runs_per_second": total as f64 / wall.max(1e-9),
-            });
+            let doc = json_document(args, plan, &header, &rows, &aggregates, wall, total);
             let text = serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n";
             output::emit(&text, args.out.as_deref(), "--out")?;
         }
@@ -123,6 +94,51 @@ pub(super) fn write(
         )));
     }
     Ok(())
+}
+
+/// The JSON document of a sweep: its specification, the aggregates per point, every run
+/// (a run's own values where it has them, else the cell as the CSV writes it), the failures
+/// and the pace.
+fn json_document(
+    args: &SweepArgs,
+    plan: &Plan,
+    header: &[String],
+    rows: &[RunRow],
+    aggregates: &[Aggregate],
+    wall: f64,
+    total: usize,
+) -> Value {
+    let failed = rows.iter().filter(|r| r.result.is_err()).count();
+    let runs: Vec<Value> = rows
+        .iter()
+        .map(|r| {
+            let mut o = Map::new();
+            for (h, c) in header.iter().zip(row_cells(plan, r, header)) {
+                let v = match r.result.as_ref().ok().and_then(|f| f.get(h)) {
+                    Some(v) => v.clone(),
+                    None => c
+                        .parse::<i64>()
+                        .map(Value::from)
+                        .unwrap_or(Value::String(c)),
+                };
+                o.insert(h.clone(), v);
+            }
+            Value::Object(o)
+        })
+        .collect();
+    json!({
+        "sweep": {
+            "preset": args.preset.clone().unwrap_or_else(|| pdes_models::preset::default_preset().into()),
+            "vary": plan.varies.iter().map(|v| json!({"key": v.key, "values": v.values.iter().map(|x| serde_json::to_value(x).unwrap_or(Value::Null)).collect::<Vec<_>>(), "log": v.log})).collect::<Vec<_>>(),
+            "seeds": plan.seeds,
+            "shard": args.shard,
+        },
+        "points": aggregates.iter().map(|a| a.to_json(plan)).collect::<Vec<_>>(),
+        "runs": runs,
+        "failed": failed,
+        "wall_seconds": wall,
+        "runs_per_second": total as f64 / wall.max(1e-9),
+    })
 }
 
 /// One point's aggregate over its seeds.

@@ -13,6 +13,8 @@ use serde::Serialize;
 mod chase;
 mod events;
 mod stencil;
+#[cfg(test)]
+mod tests;
 
 pub use chase::{BlockRung, ChaseRung, block_ladder, chase_ladder};
 pub use events::{EventRung, event_ladder};

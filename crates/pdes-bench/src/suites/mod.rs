@@ -7,4 +7,5 @@ pub mod mmck;
 pub mod open_network;
 pub mod phold;
 pub mod torus;
+pub mod torus_floor;
 pub mod torus_parts;

@@ -47,133 +47,52 @@ const MILLION: [&str; 4] = [
     "run.end_time=300",
 ];
 
-/// The cases of suite `name`.
+/// The algorithm and engine of a row.
+const SEQUENTIAL_CPU: [&str; 2] = ["run.algorithm=\"sequential\"", "run.engine=\"cpu\""];
+const WINDOW_CPU: [&str; 2] = ["run.algorithm=\"window\"", "run.engine=\"cpu\""];
+const WINDOW_GPU: [&str; 2] = ["run.algorithm=\"window\"", "run.engine=\"gpu\""];
+const BOUNDARY_GPU: [&str; 3] = [
+    "run.algorithm=\"interval\"",
+    "run.timestamps=\"boundary\"",
+    "run.engine=\"gpu\"",
+];
+const ORIGINAL_GPU: [&str; 3] = [
+    "run.algorithm=\"interval\"",
+    "run.timestamps=\"original\"",
+    "run.engine=\"gpu\"",
+];
+
+/// The open-smoke network: 4 × 4 at a light load, T = 200.
+const SMOKE: [&str; 4] = [
+    "model.lines=4",
+    "model.servers_per_line=4",
+    "model.arrival_rate=0.1",
+    "run.end_time=200",
+];
+
+/// The cases of suite `name`: one line per row (a table, kept unwrapped to read as one).
+#[rustfmt::skip]
 fn cases(name: &str) -> Vec<PresetCase> {
     match name {
         "open-network" => vec![
             // paper 002's network: 16 lines × 16 servers, T = 10,000
-            open_case!(
-                "16x16 T=10000",
-                ["run.algorithm=\"sequential\"", "run.engine=\"cpu\""]
-            ),
-            open_case!(
-                "16x16 T=10000",
-                ["run.algorithm=\"window\"", "run.engine=\"cpu\""]
-            ),
-            open_case!(
-                "16x16 T=10000",
-                ["run.algorithm=\"window\"", "run.engine=\"gpu\""]
-            ),
-            open_case!(
-                "16x16 T=10000",
-                [
-                    "run.algorithm=\"interval\"",
-                    "run.timestamps=\"boundary\"",
-                    "run.engine=\"gpu\""
-                ]
-            ),
+            open_case!("16x16 T=10000", [SEQUENTIAL_CPU[0], SEQUENTIAL_CPU[1]]),
+            open_case!("16x16 T=10000", [WINDOW_CPU[0], WINDOW_CPU[1]]),
+            open_case!("16x16 T=10000", [WINDOW_GPU[0], WINDOW_GPU[1]]),
+            open_case!("16x16 T=10000", [BOUNDARY_GPU[0], BOUNDARY_GPU[1], BOUNDARY_GPU[2]]),
             // 65,536 facilities
-            open_case!(
-                "4096x16 T=2000",
-                [
-                    WIDE[0],
-                    WIDE[1],
-                    WIDE[2],
-                    "run.algorithm=\"sequential\"",
-                    "run.engine=\"cpu\""
-                ]
-            ),
-            open_case!(
-                "4096x16 T=2000",
-                [
-                    WIDE[0],
-                    WIDE[1],
-                    WIDE[2],
-                    "run.algorithm=\"window\"",
-                    "run.engine=\"gpu\""
-                ]
-            ),
-            open_case!(
-                "4096x16 T=2000",
-                [
-                    WIDE[0],
-                    WIDE[1],
-                    WIDE[2],
-                    "run.algorithm=\"interval\"",
-                    "run.timestamps=\"boundary\"",
-                    "run.engine=\"gpu\""
-                ]
-            ),
+            open_case!("4096x16 T=2000", [WIDE[0], WIDE[1], WIDE[2], SEQUENTIAL_CPU[0], SEQUENTIAL_CPU[1]]),
+            open_case!("4096x16 T=2000", [WIDE[0], WIDE[1], WIDE[2], WINDOW_GPU[0], WINDOW_GPU[1]]),
+            open_case!("4096x16 T=2000", [WIDE[0], WIDE[1], WIDE[2], BOUNDARY_GPU[0], BOUNDARY_GPU[1], BOUNDARY_GPU[2]]),
             // 1,048,576 facilities: 16,384 lines × 64, λ = 409.6
-            open_case!(
-                "16384x64 T=300",
-                [
-                    MILLION[0],
-                    MILLION[1],
-                    MILLION[2],
-                    MILLION[3],
-                    "run.algorithm=\"sequential\"",
-                    "run.engine=\"cpu\""
-                ]
-            ),
-            open_case!(
-                "16384x64 T=300",
-                [
-                    MILLION[0],
-                    MILLION[1],
-                    MILLION[2],
-                    MILLION[3],
-                    "run.algorithm=\"window\"",
-                    "run.engine=\"gpu\""
-                ]
-            ),
-            open_case!(
-                "16384x64 T=300",
-                [
-                    MILLION[0],
-                    MILLION[1],
-                    MILLION[2],
-                    MILLION[3],
-                    "run.algorithm=\"interval\"",
-                    "run.timestamps=\"original\"",
-                    "run.engine=\"gpu\""
-                ]
-            ),
+            open_case!("16384x64 T=300", [MILLION[0], MILLION[1], MILLION[2], MILLION[3], SEQUENTIAL_CPU[0], SEQUENTIAL_CPU[1]]),
+            open_case!("16384x64 T=300", [MILLION[0], MILLION[1], MILLION[2], MILLION[3], WINDOW_GPU[0], WINDOW_GPU[1]]),
+            open_case!("16384x64 T=300", [MILLION[0], MILLION[1], MILLION[2], MILLION[3], ORIGINAL_GPU[0], ORIGINAL_GPU[1], ORIGINAL_GPU[2]]),
         ],
         "open-smoke" => vec![
-            open_case!(
-                "4x4 T=200",
-                [
-                    "model.lines=4",
-                    "model.servers_per_line=4",
-                    "model.arrival_rate=0.1",
-                    "run.end_time=200",
-                    "run.algorithm=\"sequential\"",
-                    "run.engine=\"cpu\""
-                ]
-            ),
-            open_case!(
-                "4x4 T=200",
-                [
-                    "model.lines=4",
-                    "model.servers_per_line=4",
-                    "model.arrival_rate=0.1",
-                    "run.end_time=200",
-                    "run.algorithm=\"window\"",
-                    "run.engine=\"cpu\""
-                ]
-            ),
-            open_case!(
-                "4x4 T=200",
-                [
-                    "model.lines=4",
-                    "model.servers_per_line=4",
-                    "model.arrival_rate=0.1",
-                    "run.end_time=200",
-                    "run.algorithm=\"window\"",
-                    "run.engine=\"gpu\""
-                ]
-            ),
+            open_case!("4x4 T=200", [SMOKE[0], SMOKE[1], SMOKE[2], SMOKE[3], SEQUENTIAL_CPU[0], SEQUENTIAL_CPU[1]]),
+            open_case!("4x4 T=200", [SMOKE[0], SMOKE[1], SMOKE[2], SMOKE[3], WINDOW_CPU[0], WINDOW_CPU[1]]),
+            open_case!("4x4 T=200", [SMOKE[0], SMOKE[1], SMOKE[2], SMOKE[3], WINDOW_GPU[0], WINDOW_GPU[1]]),
         ],
         _ => Vec::new(),
     }

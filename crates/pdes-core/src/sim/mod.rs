@@ -66,6 +66,27 @@ impl Budget {
     }
 }
 
+/// Takes steps of `model` within `budget` (its end time `end`): while the earliest pending
+/// event (`t_min`) starts before the budget's limit, one `step` from it. The loop of every
+/// two-phase CPU engine, whose steps start at their earliest event.
+pub fn advance_by_steps<M>(
+    model: &mut M,
+    budget: Budget,
+    end: Ticks,
+    t_min: fn(&M) -> Ticks,
+    step: fn(&mut M, Ticks),
+) {
+    let (limit, mut steps_left) = budget.limits(end);
+    while steps_left > 0 {
+        let t = t_min(model);
+        if t >= limit {
+            break;
+        }
+        step(model, t);
+        steps_left -= 1;
+    }
+}
+
 /// One step of a stepped algorithm.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct StepRecord {

@@ -3,48 +3,120 @@
 //! and the range.
 
 use super::{CellSpace, Neighbourhood, Rule, SirRates};
+use crate::keys::{Key, Valid};
 use crate::preset::{Config, EngineKind, ModelConfig, PresetError, key_err};
 use serde::{Deserialize, Serialize};
 
-/// The keys both kinds share.
-const SHARED_KEYS: [&str; 8] = [
-    "model.kind",
-    "model.rows",
-    "model.cols",
-    "model.neighbourhood",
-    "model.wrap",
-    "run.algorithm",
-    "run.end_time",
-    "run.engine",
+/// `model.rows` of a cell space (at least 3 with wrap, checked with it).
+pub const ROWS: Key = Key {
+    name: "model.rows",
+    valid: Valid::Whole {
+        min: 1,
+        max: MAX_SIDE as u64,
+    },
+    note: "at least 3 with model.wrap = true; rows × cols at most 16,000,000",
+};
+/// `model.cols` of a cell space.
+pub const COLS: Key = Key {
+    name: "model.cols",
+    valid: Valid::Whole {
+        min: 1,
+        max: MAX_SIDE as u64,
+    },
+    note: "at least 3 with model.wrap = true; rows × cols at most 16,000,000",
+};
+/// `model.neighbourhood`: which cells are coupled to a cell.
+pub const NEIGHBOURHOOD: Key = Key {
+    name: "model.neighbourhood",
+    valid: Valid::Choice(&["moore", "von-neumann"]),
+    note: "",
+};
+/// `model.wrap`: whether the grid wraps around its edges.
+pub const WRAP: Key = Key {
+    name: "model.wrap",
+    valid: Valid::Flag,
+    note: "",
+};
+/// `model.work`: extra arithmetic rounds per benchmark transition.
+pub const WORK: Key = Key {
+    name: "model.work",
+    valid: Valid::Whole {
+        min: 0,
+        max: MAX_WORK as u64,
+    },
+    note: "",
+};
+/// An SIR rate, kept in exact thousandths.
+const RATE: Valid = Valid::Words(
+    "a number from 0 to 1 with at most three decimals (the state is kept in exact thousandths)",
+);
+/// `model.infection_rate`.
+pub const INFECTION_RATE: Key = Key {
+    name: "model.infection_rate",
+    valid: RATE,
+    note: "",
+};
+/// `model.contact_rate`.
+pub const CONTACT_RATE: Key = Key {
+    name: "model.contact_rate",
+    valid: RATE,
+    note: "",
+};
+/// `model.recovery_rate`.
+pub const RECOVERY_RATE: Key = Key {
+    name: "model.recovery_rate",
+    valid: RATE,
+    note: "",
+};
+/// `model.neighbour_weight`.
+pub const NEIGHBOUR_WEIGHT: Key = Key {
+    name: "model.neighbour_weight",
+    valid: RATE,
+    note: "",
+};
+/// `run.algorithm` of the DEVS cell spaces.
+pub const ALGORITHM: Key = Key {
+    name: "run.algorithm",
+    valid: Valid::Choice(&["sequential", "flattened", "flattened-cpu"]),
+    note: "",
+};
+/// `run.end_time`: whole steps.
+pub const END_TIME: Key = Key {
+    name: "run.end_time",
+    valid: Valid::Whole {
+        min: 1,
+        max: MAX_END_TIME as u64,
+    },
+    note: "",
+};
+
+/// Every key of a benchmark preset and what it takes (the registry's table).
+pub const BENCHMARK_KEYS: &[Key] = &[
+    crate::keys::KIND,
+    ROWS,
+    COLS,
+    NEIGHBOURHOOD,
+    WRAP,
+    WORK,
+    ALGORITHM,
+    END_TIME,
+    crate::keys::ENGINE,
 ];
 
-/// Every key of a benchmark preset.
-pub const BENCHMARK_KEYS: &[&str] = &[
-    SHARED_KEYS[0],
-    SHARED_KEYS[1],
-    SHARED_KEYS[2],
-    SHARED_KEYS[3],
-    SHARED_KEYS[4],
-    "model.work",
-    SHARED_KEYS[5],
-    SHARED_KEYS[6],
-    SHARED_KEYS[7],
-];
-
-/// Every key of an SIR preset.
-pub const SIR_KEYS: &[&str] = &[
-    SHARED_KEYS[0],
-    SHARED_KEYS[1],
-    SHARED_KEYS[2],
-    SHARED_KEYS[3],
-    SHARED_KEYS[4],
-    "model.infection_rate",
-    "model.contact_rate",
-    "model.recovery_rate",
-    "model.neighbour_weight",
-    SHARED_KEYS[5],
-    SHARED_KEYS[6],
-    SHARED_KEYS[7],
+/// Every key of an SIR preset and what it takes (the registry's table).
+pub const SIR_KEYS: &[Key] = &[
+    crate::keys::KIND,
+    ROWS,
+    COLS,
+    NEIGHBOURHOOD,
+    WRAP,
+    INFECTION_RATE,
+    CONTACT_RATE,
+    RECOVERY_RATE,
+    NEIGHBOUR_WEIGHT,
+    ALGORITHM,
+    END_TIME,
+    crate::keys::ENGINE,
 ];
 
 /// Longest side.
@@ -168,71 +240,55 @@ pub fn parse(table: &toml::Table) -> Result<Config, PresetError> {
     Ok(Config::new(DevsConfig::validate(keys)?))
 }
 
-fn range_err(key: &str, v: impl std::fmt::Display, range: &str) -> PresetError {
-    key_err(key, format!("{v} is out of range: expected {range}"))
-}
-
-/// A rate key in thousandths: a number in [0, 1] with at most three decimals.
-fn thousandths(key: &str, v: Option<f64>, default: u32) -> Result<u32, PresetError> {
+/// A rate key in thousandths: a number in [0, 1] with at most three decimals (1e-300 is
+/// not 0: a value that three decimals do not write exactly is refused).
+fn thousandths(key: &Key, v: Option<f64>, default: u32) -> Result<u32, PresetError> {
     let Some(v) = v else { return Ok(default) };
-    let scaled = v * 1000.0;
-    if !(0.0..=1.0).contains(&v) || (scaled - scaled.round()).abs() > 1e-6 {
-        return Err(range_err(
-            key,
-            v,
-            "a number in [0, 1] with at most three decimals (the state is kept in exact thousandths)",
-        ));
+    let kept = (v * 1000.0).round();
+    if !(0.0..=1.0).contains(&v) || (kept / 1000.0 - v).abs() > 1e-12 * v.abs() {
+        return Err(key.refuse(v));
     }
-    Ok(scaled.round() as u32)
+    Ok(kept as u32)
 }
 
 impl DevsConfig {
     fn validate(k: Keys) -> Result<Self, PresetError> {
         let m = k.model;
-        for (key, v) in [("model.rows", m.rows), ("model.cols", m.cols)] {
-            let lo = if m.wrap { 3 } else { 1 };
-            if !(lo..=MAX_SIDE).contains(&v) {
-                return Err(range_err(
-                    key,
+        for (key, v) in [(ROWS, m.rows), (COLS, m.cols)] {
+            key.whole(v)?;
+            if m.wrap && v < 3 {
+                return Err(key.refuse_as(
                     v,
-                    &format!(
-                        "an integer in {lo}..={MAX_SIDE}{}",
-                        if m.wrap {
-                            " (a wrapping grid needs 3 cells a side so that no cell is coupled twice to one neighbour)"
-                        } else {
-                            ""
-                        }
+                    format!(
+                        "a whole number from 3 to {} with model.wrap = true (so that no cell is coupled twice to one neighbour)",
+                        crate::keys::grouped(u64::from(MAX_SIDE))
                     ),
                 ));
             }
         }
         let cells = u64::from(m.rows) * u64::from(m.cols);
         if cells > u64::from(MAX_CELLS) {
-            return Err(range_err(
-                "model.rows × model.cols",
-                format!("{}×{} = {cells}", m.rows, m.cols),
-                &format!("at most {MAX_CELLS} cells"),
+            return Err(COLS.refuse_as(
+                m.cols,
+                format!(
+                    "a whole number with model.rows × model.cols at most {} cells: at most {} with {} rows",
+                    crate::keys::grouped(u64::from(MAX_CELLS)),
+                    u64::from(MAX_CELLS) / u64::from(m.rows),
+                    m.rows
+                ),
             ));
         }
         let rule = match m.kind.as_str() {
-            "devs-benchmark" => {
-                let work = m.work.unwrap_or(0);
-                if work > MAX_WORK {
-                    return Err(range_err(
-                        "model.work",
-                        work,
-                        &format!("an integer in 0..={MAX_WORK}"),
-                    ));
-                }
-                Rule::Benchmark { work }
-            }
+            "devs-benchmark" => Rule::Benchmark {
+                work: WORK.whole(m.work.unwrap_or(0))?,
+            },
             _ => {
                 let d = SirRates::default();
                 Rule::Sir(SirRates {
-                    infection: thousandths("model.infection_rate", m.infection_rate, d.infection)?,
-                    contact: thousandths("model.contact_rate", m.contact_rate, d.contact)?,
-                    recovery: thousandths("model.recovery_rate", m.recovery_rate, d.recovery)?,
-                    weight: thousandths("model.neighbour_weight", m.neighbour_weight, d.weight)?,
+                    infection: thousandths(&INFECTION_RATE, m.infection_rate, d.infection)?,
+                    contact: thousandths(&CONTACT_RATE, m.contact_rate, d.contact)?,
+                    recovery: thousandths(&RECOVERY_RATE, m.recovery_rate, d.recovery)?,
+                    weight: thousandths(&NEIGHBOUR_WEIGHT, m.neighbour_weight, d.weight)?,
                 })
             }
         };
@@ -247,23 +303,9 @@ impl DevsConfig {
                 ));
             }
             "flattened-cpu" => (DevsAlgorithm::Flattened, EngineKind::Cpu),
-            other => {
-                return Err(key_err(
-                    "run.algorithm",
-                    format!(
-                        "\"{other}\" is not an algorithm of {}: expected \"sequential\", \"flattened\" or \"flattened-cpu\"",
-                        m.kind
-                    ),
-                ));
-            }
+            other => return Err(ALGORITHM.refuse(format!("\"{other}\""))),
         };
-        if !(1..=MAX_END_TIME).contains(&r.end_time) {
-            return Err(range_err(
-                "run.end_time",
-                r.end_time,
-                &format!("a whole number of steps in 1..={MAX_END_TIME}"),
-            ));
-        }
+        END_TIME.whole(r.end_time)?;
         Ok(Self {
             space: CellSpace {
                 rows: m.rows,

@@ -128,6 +128,40 @@ pub struct GpuDevs {
     pub memory_bytes: u64,
 }
 
+impl Params {
+    /// The parameters of a run of `cfg` in `groups` workgroups.
+    fn of(cfg: &DevsConfig, groups: u32) -> Self {
+        let space = cfg.space;
+        let (kind, work, k) = match cfg.rule {
+            Rule::Benchmark { work } => (0, work, super::SirRates::default()),
+            Rule::Sir(k) => (1, 0, k),
+        };
+        let cw = k.contact * k.weight;
+        Self {
+            cells: space.cells(),
+            rows: space.rows,
+            cols: space.cols,
+            kind,
+            moore: u32::from(space.neighbourhood == super::Neighbourhood::Moore),
+            wrap: u32::from(space.wrap),
+            work,
+            log_cap: LOG_CAP,
+            t_limit: 0,
+            step_limit: 0,
+            groups,
+            sat: if cw == 0 {
+                u32::MAX
+            } else {
+                1_000_000_000u32.div_ceil(cw)
+            },
+            infection: k.infection,
+            contact: k.contact,
+            recovery: k.recovery,
+            weight: k.weight,
+        }
+    }
+}
+
 impl GpuDevs {
     /// Every cell of `cfg` at time 0 on `gpu`, with the best reductions the device offers.
     pub fn new(gpu: Arc<Gpu>, cfg: &DevsConfig) -> Result<Self, SimError> {
@@ -158,33 +192,7 @@ impl GpuDevs {
             )));
         }
         let groups = n.div_ceil(WG);
-        let (kind, work, k) = match cfg.rule {
-            Rule::Benchmark { work } => (0, work, super::SirRates::default()),
-            Rule::Sir(k) => (1, 0, k),
-        };
-        let cw = k.contact * k.weight;
-        let params = Params {
-            cells: n,
-            rows: space.rows,
-            cols: space.cols,
-            kind,
-            moore: u32::from(space.neighbourhood == super::Neighbourhood::Moore),
-            wrap: u32::from(space.wrap),
-            work,
-            log_cap: LOG_CAP,
-            t_limit: 0,
-            step_limit: 0,
-            groups,
-            sat: if cw == 0 {
-                u32::MAX
-            } else {
-                1_000_000_000u32.div_ceil(cw)
-            },
-            infection: k.infection,
-            contact: k.contact,
-            recovery: k.recovery,
-            weight: k.weight,
-        };
+        let params = Params::of(cfg, groups);
         let init = super::CellArrays::new(space, &cfg.rule);
         let cells = init.cells;
         let times: Vec<[u32; 2]> = init

@@ -4,26 +4,96 @@
 //! `toml::to_string`.
 
 use super::{DiffusionParams, MAX_STEP_TICKS};
+use crate::keys::{Bound, COLS, END_TIME, Key, ROWS, Valid};
 use crate::preset::{Config, EngineKind, ModelConfig, PresetError, key_err};
-use pdes_core::time::{MAX_TIME_UNITS, TICKS_PER_UNIT, Ticks, to_ticks};
+use pdes_core::time::{TICKS_PER_UNIT, Ticks, to_ticks};
 use serde::{Deserialize, Serialize};
 
-/// Every key of a diffusion preset (the registry's list: `--set` and unknown-key messages).
-pub const KEYS: &[&str] = &[
-    "model.kind",
-    "model.rows",
-    "model.cols",
-    "model.alpha_x",
-    "model.alpha_y",
-    "model.beta",
-    "model.boundary",
-    "model.initial",
-    "model.dx",
-    "run.algorithm",
-    "run.end_time",
-    "run.dt",
-    "run.quantum",
-    "run.engine",
+/// A coefficient's bound: magnitudes up to a million.
+const BIG: f64 = 1e6;
+/// A number from `low` up to a million.
+const fn up_to_big(low: Bound) -> Valid {
+    Valid::Number {
+        low,
+        high: Bound::Closed(BIG),
+    }
+}
+/// `model.alpha_x`: the diffusivity along x.
+pub const ALPHA_X: Key = Key {
+    name: "model.alpha_x",
+    valid: up_to_big(Bound::Closed(0.0)),
+    note: "",
+};
+/// `model.alpha_y`: the diffusivity along y.
+pub const ALPHA_Y: Key = Key {
+    name: "model.alpha_y",
+    valid: up_to_big(Bound::Closed(0.0)),
+    note: "",
+};
+/// `model.beta`: the source term's coefficient (0, or a magnitude of at least 2^-83,
+/// checked with the others).
+pub const BETA: Key = Key {
+    name: "model.beta",
+    valid: up_to_big(Bound::Closed(-BIG)),
+    note: "0, or a magnitude of at least 2^-83",
+};
+/// `model.boundary`: the edges' fixed temperature.
+pub const BOUNDARY: Key = Key {
+    name: "model.boundary",
+    valid: up_to_big(Bound::Closed(-BIG)),
+    note: "",
+};
+/// `model.initial`: every cell's temperature at t = 0.
+pub const INITIAL: Key = Key {
+    name: "model.initial",
+    valid: up_to_big(Bound::Closed(-BIG)),
+    note: "",
+};
+/// `model.dx`: the grid spacing.
+pub const DX: Key = Key {
+    name: "model.dx",
+    valid: up_to_big(Bound::Open(0.0)),
+    note: "",
+};
+/// `run.algorithm` of diffusion.
+pub const ALGORITHM: Key = Key {
+    name: "run.algorithm",
+    valid: Valid::Choice(&["timestepped", "event", "hybrid"]),
+    note: "",
+};
+/// `run.dt`: timestepped's fixed step, one tick to 2^24 − 1 ticks (below the stability
+/// bound, checked with the model).
+pub const DT: Key = Key {
+    name: "run.dt",
+    valid: Valid::Number {
+        low: Bound::OneTick,
+        high: Bound::Open(16.0),
+    },
+    note: "at most the stability bound dx²/(2(αx+αy)) for timestepped",
+};
+/// `run.quantum`: the quantized state's quantum (event and hybrid).
+pub const QUANTUM: Key = Key {
+    name: "run.quantum",
+    valid: up_to_big(Bound::Open(0.0)),
+    note: "",
+};
+
+/// Every key of a diffusion preset and what it takes (the registry's table).
+pub const KEYS: &[Key] = &[
+    crate::keys::KIND,
+    ROWS,
+    COLS,
+    ALPHA_X,
+    ALPHA_Y,
+    BETA,
+    BOUNDARY,
+    INITIAL,
+    DX,
+    ALGORITHM,
+    END_TIME,
+    DT,
+    QUANTUM,
+    crate::keys::ENGINE,
 ];
 
 /// The diffusion algorithms (Perumalla 2006 §3.2–3.4).
@@ -130,19 +200,6 @@ pub fn parse(table: &toml::Table) -> Result<Config, PresetError> {
     Ok(Config::new(DiffusionConfig::from_table(table)?))
 }
 
-/// A number in [lo, hi] (or (lo, hi] when `open_lo`), naming the key and range on error.
-fn check_range(key: &str, v: f64, (lo, hi): (f64, f64), open_lo: bool) -> Result<f64, PresetError> {
-    let ok = if open_lo { v > lo } else { v >= lo } && v <= hi;
-    if !ok {
-        let open = if open_lo { "(" } else { "[" };
-        return Err(key_err(
-            key,
-            format!("{v} is out of range: expected a number in {open}{lo}, {hi}]"),
-        ));
-    }
-    Ok(v)
-}
-
 impl DiffusionConfig {
     /// End time in ticks.
     pub fn end_ticks(&self) -> Ticks {
@@ -162,55 +219,29 @@ impl DiffusionConfig {
     /// Every range of a diffusion preset, written once; the error names the key and the
     /// range.
     fn validate(k: Keys) -> Result<Self, PresetError> {
-        const BIG: f64 = 1e6;
         let m = k.model;
-        for (key, v) in [("model.rows", m.rows), ("model.cols", m.cols)] {
-            if !(1..=16384).contains(&v) {
-                return Err(key_err(
-                    key,
-                    format!("{v} is out of range: expected an integer in 1..=16384"),
-                ));
-            }
-        }
         let model = DiffusionParams {
-            rows: m.rows,
-            cols: m.cols,
-            alpha_x: check_range("model.alpha_x", m.alpha_x, (0.0, BIG), false)?,
-            alpha_y: check_range("model.alpha_y", m.alpha_y, (0.0, BIG), false)?,
-            beta: check_range("model.beta", m.beta, (-BIG, BIG), false)?,
-            boundary: check_range("model.boundary", m.boundary, (-BIG, BIG), false)?,
-            initial: check_range("model.initial", m.initial, (-BIG, BIG), false)?,
-            dx: check_range("model.dx", m.dx, (0.0, BIG), true)?,
+            rows: ROWS.whole(m.rows)?,
+            cols: COLS.whole(m.cols)?,
+            alpha_x: ALPHA_X.number(m.alpha_x)?,
+            alpha_y: ALPHA_Y.number(m.alpha_y)?,
+            beta: BETA.number(m.beta)?,
+            boundary: BOUNDARY.number(m.boundary)?,
+            initial: INITIAL.number(m.initial)?,
+            dx: DX.number(m.dx)?,
         };
         let run = k.run;
-        let end_time = run.end_time;
-        if !(end_time > 0.0 && end_time <= MAX_TIME_UNITS) || to_ticks(end_time) == 0 {
-            return Err(key_err(
-                "run.end_time",
-                format!(
-                    "{end_time} is out of range: expected a number in [2^-20, 2^40] (at least one tick, 2^-20 ≈ 9.54e-7)"
-                ),
-            ));
-        }
-        let max_dt = f64::from(MAX_STEP_TICKS) / TICKS_PER_UNIT;
-        let dt = run.dt;
-        if !(1.0 / TICKS_PER_UNIT..=max_dt).contains(&dt) {
-            return Err(key_err(
-                "run.dt",
-                format!(
-                    "{dt} is out of range: expected a number in [2^-20, 16) (one tick to 2^24 − 1 ticks)"
-                ),
-            ));
+        END_TIME.number(run.end_time)?;
+        let dt = DT.number(run.dt)?;
+        if to_ticks(dt) > u64::from(MAX_STEP_TICKS) {
+            return Err(DT.refuse(dt));
         }
         // the subnormal-free arithmetic (Stencil::zero_below_for) needs β to be 0 or not tiny,
         // and coefficients large enough that the zero threshold stays invisible
         if model.beta != 0.0 && model.beta.abs() < 2f64.powi(-83) {
-            return Err(key_err(
-                "model.beta",
-                format!(
-                    "{} is out of range: expected 0 or a magnitude of at least 2^-83 (≈ 1.03e-25)",
-                    model.beta
-                ),
+            return Err(BETA.refuse_as(
+                model.beta,
+                "0, or a number of magnitude from 2^-83 (≈ 1.03e-25) to 1,000,000",
             ));
         }
         let st = model.stencil();
@@ -237,14 +268,14 @@ impl DiffusionConfig {
         }
         if run.algorithm == DiffusionAlgorithm::Timestepped && dt > bound {
             // printed in full, so that the number shown is itself accepted
-            return Err(key_err(
-                "run.dt",
+            return Err(DT.refuse_as(
+                dt,
                 format!(
-                    "{dt} is unstable: the explicit scheme needs dt ≤ dx²/(2(αx+αy)) = {bound}"
+                    "a number from one tick to dx²/(2(αx+αy)) = {bound} (the explicit scheme is unstable above it)"
                 ),
             ));
         }
-        check_range("run.quantum", run.quantum, (0.0, BIG), true)?;
+        QUANTUM.number(run.quantum)?;
         if run.engine == EngineKind::Gpu && run.algorithm == DiffusionAlgorithm::Event {
             return Err(key_err(
                 "run.engine",

@@ -9,105 +9,20 @@
 //! end time take length 0 (they copy the grid), so the host may overshoot its estimate of
 //! the steps left without changing the result.
 
-use crate::diffusion::MAX_STEP_TICKS;
 use crate::diffusion::config::DiffusionAlgorithm;
 use crate::diffusion::config::DiffusionConfig;
 use crate::diffusion::cpu::{DiffusionEngine, DiffusionSummary};
-use bytemuck::{Pod, Zeroable};
 use pdes_core::sim::{Budget, Engine, Report, SimError, StepRecord, StepTotals};
-use pdes_core::time::{TICK_BITS, Ticks};
+use pdes_core::time::Ticks;
 use pdes_gpu::Gpu;
 use pdes_gpu::read_ranges;
 use pdes_gpu::shaders::Reductions;
 use std::sync::Arc;
 
-/// Most steps encoded in one submit (and log entries read back per batch).
-const MAX_BATCH: u64 = 1024;
-const WG: u32 = 256;
-/// Most workgroups of the `stats` pass (partials read back).
-const STATS_GROUPS: u32 = 256;
-/// Rows per thread of `step` (STRIP in diffusion.wgsl).
-const STRIP: u32 = 10;
-
-/// Tiles of the quad kernels (`step4`, `plan4`): 64 quads (256 columns) by 4 strips of
-/// QSTRIP = 4 rows, as in diffusion.wgsl (2 and 8 measured no faster on the H100).
-const QUAD_TILE: (u32, u32) = (64, 16);
-/// Tiles of the fused hybrid step (`step4h`): 64 quads by 4 strips of HSTRIP = 8 rows.
-const FUSED_TILE: (u32, u32) = (64, 32);
-const NONE: u32 = u32::MAX;
-
-/// DParams in diffusion.wgsl.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
-struct Params {
-    rows: u32,
-    cols: u32,
-    cells: u32,
-    /// Always 0; the shader xors products with it so that no driver can fuse them into a
-    /// multiply-add (see `unfused` in diffusion.wgsl).
-    zero: u32,
-    ax: f32,
-    ay: f32,
-    beta: f32,
-    boundary: f32,
-    quantum_scaled: f32,
-    cap: u32,
-    fixed_dt: u32,
-    groups_x: u32,
-    end_t: [u32; 2],
-    limit_t: [u32; 2],
-    /// Stencil::zero_below: cells below it in magnitude are 0.
-    zero_below: f32,
-    pad: [u32; 3],
-}
-
-/// Phase in diffusion.wgsl: the slots step n uses.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
-struct Phase {
-    entry: u32,
-    t_slot: u32,
-    dt_read: u32,
-    dt_write: u32,
-    dt_reset: u32,
-    pad: [u32; 3],
-}
-
-impl Phase {
-    /// The slots of global step `n`, logging into entry `entry` of the batch.
-    fn of(n: u64, entry: u32) -> Self {
-        Self {
-            entry,
-            t_slot: (n % 2) as u32,
-            dt_read: (n % 3) as u32,
-            dt_write: ((n + 1) % 3) as u32,
-            dt_reset: ((n + 2) % 3) as u32,
-            pad: [0; 3],
-        }
-    }
-}
-
-/// DLog in diffusion.wgsl.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
-struct LogEntry {
-    t: [u32; 2],
-    dt: u32,
-    cells: u32,
-}
-
-fn split(t: Ticks) -> [u32; 2] {
-    [t as u32, (t >> 32) as u32]
-}
-
-/// Bytes of GPU memory a run of `cfg` needs, by buffer.
-pub fn memory_plan(cfg: &DiffusionConfig) -> Vec<(&'static str, u64)> {
-    let cells = u64::from(cfg.model.cells());
-    vec![
-        ("grid (2 × f32 per cell)", 8 * cells),
-        ("step log", MAX_BATCH * 16),
-    ]
-}
+pub use super::gpu_setup::memory_plan;
+use super::gpu_setup::{
+    LogEntry, MAX_BATCH, Params, Phase, QUAD_TILE, Resources, STATS_GROUPS, quad_tiles, split,
+};
 
 /// A batch of steps encoded for the GPU and not yet submitted.
 struct Batch {
@@ -162,168 +77,6 @@ pub struct GpuDiffusion {
     pub memory_bytes: u64,
 }
 
-/// The bind group layouts of the diffusion passes: the step's buffers, its phase (a
-/// dynamic-offset uniform per step), the heatmap's words and the statistics' partials.
-struct Layouts {
-    step: wgpu::BindGroupLayout,
-    phase: wgpu::BindGroupLayout,
-    display: wgpu::BindGroupLayout,
-    stats: wgpu::BindGroupLayout,
-}
-
-impl Layouts {
-    /// The layouts on `device`.
-    fn new(device: &wgpu::Device) -> Self {
-        let entry =
-            |binding: u32, ty: wgpu::BufferBindingType, dynamic: bool| wgpu::BindGroupLayoutEntry {
-                binding,
-                visibility: wgpu::ShaderStages::COMPUTE,
-                ty: wgpu::BindingType::Buffer {
-                    ty,
-                    has_dynamic_offset: dynamic,
-                    min_binding_size: None,
-                },
-                count: None,
-            };
-        let rw = wgpu::BufferBindingType::Storage { read_only: false };
-        let layout0 = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("diffusion"),
-            entries: &[
-                entry(0, wgpu::BufferBindingType::Uniform, false),
-                entry(1, rw, false),
-                entry(2, rw, false),
-                entry(
-                    3,
-                    wgpu::BufferBindingType::Storage { read_only: true },
-                    false,
-                ),
-                entry(4, rw, false),
-            ],
-        });
-        let layout1 = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("diffusion phase"),
-            entries: &[entry(0, wgpu::BufferBindingType::Uniform, true)],
-        });
-        let display_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("diffusion display"),
-            entries: &[entry(0, rw, false)],
-        });
-        let stats = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("diffusion stats"),
-            entries: &[entry(1, rw, false)],
-        });
-        Self {
-            step: layout0,
-            phase: layout1,
-            display: display_layout,
-            stats,
-        }
-    }
-}
-
-/// The diffusion passes, compiled for one run (the algorithm and the grid's size are
-/// pipeline constants).
-struct Pipelines {
-    step: wgpu::ComputePipeline,
-    /// The scalar hybrid's plan pass before every step.
-    plan: Option<wgpu::ComputePipeline>,
-    /// The fused hybrid step's first length: the initial grid's largest |rate|, into the dt
-    /// slot step 0 reads.
-    first_plan: Option<wgpu::ComputePipeline>,
-    show: wgpu::ComputePipeline,
-    stats: wgpu::ComputePipeline,
-}
-
-impl Pipelines {
-    /// The passes of a run with `params`, (hybrid, quad rows), its step's entry point and
-    /// the layouts (step, phase, display, stats).
-    fn new(
-        device: &wgpu::Device,
-        reductions: Reductions,
-        params: &Params,
-        (hybrid, quads): (bool, bool),
-        step_entry: &str,
-        [layout0, layout1, display_layout, stats_layout]: [&wgpu::BindGroupLayout; 4],
-    ) -> Self {
-        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("diffusion"),
-            source: wgpu::ShaderSource::Wgsl(super::shaders::module(reductions).into()),
-        });
-        // the algorithm and the grid's size are compiled in (see diffusion.wgsl)
-        let constants = [
-            ("HYBRID", if hybrid { 1.0 } else { 0.0 }),
-            ("ROWS", f64::from(params.rows)),
-            ("COLS", f64::from(params.cols)),
-            ("QUADS", f64::from(params.cols / 4)),
-        ];
-        let pipeline = |entry: &str, layouts: &[Option<&wgpu::BindGroupLayout>]| {
-            let pl = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                label: Some(entry),
-                bind_group_layouts: layouts,
-                immediate_size: 0,
-            });
-            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some(entry),
-                layout: Some(&pl),
-                module: &module,
-                entry_point: Some(entry),
-                compilation_options: wgpu::PipelineCompilationOptions {
-                    constants: &constants,
-                    ..Default::default()
-                },
-                cache: None,
-            })
-        };
-        let step_pipeline = pipeline(step_entry, &[Some(layout0), Some(layout1)]);
-        let plan_pipeline =
-            (hybrid && !quads).then(|| pipeline("plan", &[Some(layout0), Some(layout1)]));
-        // the fused hybrid step's first length: the initial grid's largest |rate|, into the
-        // dt slot step 0 reads
-        let first_plan =
-            (hybrid && quads).then(|| pipeline("plan4", &[Some(layout0), Some(layout1)]));
-        let show_pipeline = pipeline(
-            "show",
-            &[Some(layout0), Some(layout1), Some(display_layout)],
-        );
-        let stats_pipeline = pipeline("stats", &[Some(layout0), Some(layout1), Some(stats_layout)]);
-        Self {
-            step: step_pipeline,
-            plan: plan_pipeline,
-            first_plan,
-            show: show_pipeline,
-            stats: stats_pipeline,
-        }
-    }
-}
-
-impl Params {
-    /// The uniform block of a run of `cfg` whose dispatches are `groups_x` wide.
-    fn of(cfg: &DiffusionConfig, groups_x: u32) -> Self {
-        let m = &cfg.model;
-        let end = cfg.end_ticks();
-        let cells = m.cells();
-        let st = m.stencil();
-        Params {
-            rows: m.rows,
-            cols: m.cols,
-            cells,
-            zero: 0,
-            ax: st.ax,
-            ay: st.ay,
-            beta: st.beta,
-            boundary: st.boundary,
-            quantum_scaled: cfg.run.quantum as f32 * (1u32 << TICK_BITS) as f32,
-            cap: m.max_step_ticks().min(MAX_STEP_TICKS),
-            fixed_dt: cfg.dt_ticks(),
-            groups_x,
-            end_t: split(end),
-            limit_t: split(end),
-            zero_below: st.zero_below,
-            pad: [0; 3],
-        }
-    }
-}
-
 impl GpuDiffusion {
     /// Uploads the initial grid of `cfg` (timestepped or hybrid) and prepares the passes,
     /// with the best reductions the device offers ([`Reductions::for_device`]).
@@ -338,7 +91,6 @@ impl GpuDiffusion {
         cfg: &DiffusionConfig,
         reductions: Reductions,
     ) -> Result<Self, SimError> {
-        let m = &cfg.model;
         let hybrid = match cfg.run.algorithm {
             DiffusionAlgorithm::Hybrid => true,
             DiffusionAlgorithm::Timestepped => false,
@@ -349,8 +101,8 @@ impl GpuDiffusion {
                 ));
             }
         };
-        let cells = m.cells();
-        let grid_bytes = 4 * u64::from(cells);
+        let m = &cfg.model;
+        let grid_bytes = 4 * u64::from(m.cells());
         if grid_bytes > gpu.max_storage_buffer() {
             return Err(SimError::TooLarge(format!(
                 "model.rows × model.cols: {}×{} needs a {grid_bytes}-byte grid buffer; this adapter allows {} bytes per buffer",
@@ -359,147 +111,34 @@ impl GpuDiffusion {
                 gpu.max_storage_buffer()
             )));
         }
-        let device = &gpu.device;
-        let groups_total = cells.div_ceil(WG);
-        let max_x = gpu.limits.max_compute_workgroups_per_dimension.max(1);
-        let groups_x = groups_total.min(max_x);
-        let groups = (groups_x, groups_total.div_ceil(groups_x));
-        // Rows of whole vec4s take the quad kernels, hybrid there the fused step (its plan
-        // pass only once, before step 0); other grids the scalar kernels, hybrid with a plan
-        // pass before every step (diffusion.wgsl says why). All compute the same bits.
-        let quads = m.cols.is_multiple_of(4);
-        let quad_tiles =
-            |tile: (u32, u32)| ((m.cols / 4).div_ceil(tile.0), m.rows.div_ceil(tile.1));
-        let (step_entry, tiles) = match (quads, hybrid) {
-            (true, true) => ("step4h", quad_tiles(FUSED_TILE)),
-            (true, false) => ("step4", quad_tiles(QUAD_TILE)),
-            _ => ("step", (m.cols.div_ceil(WG), m.rows.div_ceil(STRIP))),
-        };
-        let end = cfg.end_ticks();
-        let params = Params::of(cfg, groups_x);
-        let storage = wgpu::BufferUsages::STORAGE
-            | wgpu::BufferUsages::COPY_SRC
-            | wgpu::BufferUsages::COPY_DST;
-        let buffer = |label: &str, size: u64, usage| {
-            device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some(label),
-                size,
-                usage,
-                mapped_at_creation: false,
-            })
-        };
-        let params_buf = buffer(
-            "diffusion params",
-            std::mem::size_of::<Params>() as u64,
-            wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-        );
-        let ctl = buffer("diffusion ctl", 32, storage);
-        let log_buf = buffer("diffusion log", MAX_BATCH * 16, storage);
-        let phase_stride = u64::from(gpu.limits.min_uniform_buffer_offset_alignment).max(32);
-        let phase_buf = buffer(
-            "diffusion phases",
-            phase_stride * MAX_BATCH,
-            wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-        );
-        let grid = [
-            buffer("diffusion grid 0", grid_bytes.max(4), storage),
-            buffer("diffusion grid 1", grid_bytes.max(4), storage),
-        ];
-        let initial = vec![m.initial_value(); cells as usize];
-        gpu.queue
-            .write_buffer(&grid[0], 0, bytemuck::cast_slice(&initial));
-        gpu.queue
-            .write_buffer(&params_buf, 0, bytemuck::bytes_of(&params));
-        gpu.queue.write_buffer(
-            &ctl,
-            0,
-            bytemuck::cast_slice(&[0u32, 0, 0, 0, NONE, NONE, NONE, 0]),
-        );
-
-        let Layouts {
-            step: layout0,
-            phase: layout1,
-            display: display_layout,
-            stats: stats_layout,
-        } = Layouts::new(device);
-        let bind_for = |src: usize| {
-            let bufs = [&params_buf, &ctl, &log_buf, &grid[src], &grid[1 - src]];
-            let entries: Vec<wgpu::BindGroupEntry> = bufs
-                .iter()
-                .enumerate()
-                .map(|(i, b)| wgpu::BindGroupEntry {
-                    binding: i as u32,
-                    resource: b.as_entire_binding(),
-                })
-                .collect();
-            device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("diffusion"),
-                layout: &layout0,
-                entries: &entries,
-            })
-        };
-        let bind = [bind_for(0), bind_for(1)];
-        let phase_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("diffusion phase"),
-            layout: &layout1,
-            entries: &[wgpu::BindGroupEntry {
-                binding: 0,
-                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                    buffer: &phase_buf,
-                    offset: 0,
-                    size: wgpu::BufferSize::new(std::mem::size_of::<Phase>() as u64),
-                }),
-            }],
-        });
-        let Pipelines {
-            step: step_pipeline,
-            plan: plan_pipeline,
-            first_plan,
-            show: show_pipeline,
-            stats: stats_pipeline,
-        } = Pipelines::new(
-            device,
-            reductions,
-            &params,
-            (hybrid, quads),
-            step_entry,
-            [&layout0, &layout1, &display_layout, &stats_layout],
-        );
-        let stats_buf = buffer("diffusion stats", 16 * u64::from(STATS_GROUPS), storage);
-        let stats_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("diffusion stats"),
-            layout: &stats_layout,
-            entries: &[wgpu::BindGroupEntry {
-                binding: 1,
-                resource: stats_buf.as_entire_binding(),
-            }],
-        });
+        let r = Resources::new(&gpu, cfg, reductions, hybrid);
+        let first_plan = r.pipelines.first_plan.clone();
         let engine = Self {
             memory_bytes: memory_plan(cfg).iter().map(|(_, b)| b).sum(),
             gpu: gpu.clone(),
             config: cfg.clone(),
-            params,
-            params_buf,
-            ctl,
-            log_buf,
-            phase_buf,
-            phase_stride,
-            grid,
-            groups,
-            tiles,
-            step_pipeline,
-            plan_pipeline,
-            show_pipeline,
-            stats_pipeline,
-            stats_group,
-            stats_buf,
-            bind,
-            phase_group,
-            display_layout,
+            params: r.params,
+            params_buf: r.params_buf,
+            ctl: r.ctl,
+            log_buf: r.log_buf,
+            phase_buf: r.phase_buf,
+            phase_stride: r.phase_stride,
+            grid: r.grid,
+            groups: r.groups,
+            tiles: r.tiles,
+            step_pipeline: r.pipelines.step,
+            plan_pipeline: r.pipelines.plan,
+            show_pipeline: r.pipelines.show,
+            stats_pipeline: r.pipelines.stats,
+            stats_group: r.stats_group,
+            stats_buf: r.stats_buf,
+            bind: r.bind,
+            phase_group: r.phase_group,
+            display_layout: r.display_layout,
             dispatched: 0,
             prepared: None,
             t: 0,
-            end,
+            end: cfg.end_ticks(),
             totals: StepTotals::default(),
             log: pdes_core::sim::StepLog::new(),
         };
@@ -507,13 +146,13 @@ impl GpuDiffusion {
             let phase = Phase::of(0, 0);
             gpu.queue
                 .write_buffer(&engine.phase_buf, 0, bytemuck::bytes_of(&phase));
-            let mut enc = device.create_command_encoder(&Default::default());
+            let mut enc = gpu.device.create_command_encoder(&Default::default());
             {
                 let mut pass = enc.begin_compute_pass(&Default::default());
                 pass.set_pipeline(&plan4);
                 pass.set_bind_group(0, &engine.bind[0], &[]);
                 pass.set_bind_group(1, &engine.phase_group, &[0]);
-                let t = quad_tiles(QUAD_TILE);
+                let t = quad_tiles(cfg.model.cols, cfg.model.rows, QUAD_TILE);
                 pass.dispatch_workgroups(t.0, t.1, 1);
             }
             gpu.queue.submit([enc.finish()]);

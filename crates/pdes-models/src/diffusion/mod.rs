@@ -12,6 +12,7 @@
 pub mod config;
 pub mod cpu;
 pub mod gpu;
+mod gpu_setup;
 pub mod live;
 pub mod shaders;
 pub mod verify;
@@ -259,6 +260,7 @@ pub static INFO: crate::config::ModelInfo = crate::config::ModelInfo {
         ),
     ],
     keys: config::KEYS,
+    size_keys: "model.rows × model.cols",
     shader_modules: shaders::modules,
     verify: verify::checks,
     verify_once: verify::check_once,

@@ -2,22 +2,94 @@
 //! checked by one `validate()` whose errors name the key and the range.
 
 use super::{Laws, MmckParams, RunShape};
-use crate::preset::{Config, EngineKind, ModelConfig, PresetError, key_err};
+use crate::keys::{Bound, Key, Valid};
+use crate::preset::{Config, EngineKind, ModelConfig, PresetError};
 use serde::{Deserialize, Serialize};
 
-/// Every key of an M/M/c/k preset.
-pub const KEYS: &[&str] = &[
-    "model.kind",
-    "model.arrival_rate",
-    "model.service_rate",
-    "model.servers",
-    "model.capacity",
-    "run.algorithm",
-    "run.customers",
-    "run.replications",
-    "run.warmup",
-    "run.seed",
-    "run.engine",
+/// A rate of the queue (λ or μ): both means stay whole ticks far below 2^32, and the time
+/// integrals of the longest run stay far below 2^64 ticks.
+const RATE: Valid = Valid::Number {
+    low: Bound::Closed(RATE_RANGE.0),
+    high: Bound::Closed(RATE_RANGE.1),
+};
+/// `model.arrival_rate`: λ.
+pub const ARRIVAL_RATE: Key = Key {
+    name: "model.arrival_rate",
+    valid: RATE,
+    note: "",
+};
+/// `model.service_rate`: μ of each server.
+pub const SERVICE_RATE: Key = Key {
+    name: "model.service_rate",
+    valid: RATE,
+    note: "",
+};
+/// `model.servers`: c.
+pub const SERVERS: Key = Key {
+    name: "model.servers",
+    valid: Valid::Whole {
+        min: 1,
+        max: MAX_SERVERS as u64,
+    },
+    note: "",
+};
+/// `model.capacity`: k, those in service included (at least model.servers, checked with it).
+pub const CAPACITY: Key = Key {
+    name: "model.capacity",
+    valid: Valid::Whole {
+        min: 1,
+        max: MAX_CAPACITY as u64,
+    },
+    note: "at least model.servers",
+};
+/// `run.algorithm` of M/M/c/k: its one algorithm.
+pub const ALGORITHM: Key = Key {
+    name: "run.algorithm",
+    valid: Valid::Choice(&["replications"]),
+    note: "",
+};
+/// `run.customers`: a replication ends at this departure.
+pub const CUSTOMERS: Key = Key {
+    name: "run.customers",
+    valid: Valid::Whole {
+        min: 1,
+        max: MAX_CUSTOMERS,
+    },
+    note: "",
+};
+/// `run.replications`.
+pub const REPLICATIONS: Key = Key {
+    name: "run.replications",
+    valid: Valid::Whole {
+        min: 1,
+        max: MAX_REPLICATIONS as u64,
+    },
+    note: "",
+};
+/// `run.warmup`: departures deleted at the start of each replication (below
+/// run.customers, checked with it).
+pub const WARMUP: Key = Key {
+    name: "run.warmup",
+    valid: Valid::Whole {
+        min: 0,
+        max: MAX_CUSTOMERS - 1,
+    },
+    note: "below run.customers",
+};
+
+/// Every key of an M/M/c/k preset and what it takes (the registry's table).
+pub const KEYS: &[Key] = &[
+    crate::keys::KIND,
+    ARRIVAL_RATE,
+    SERVICE_RATE,
+    SERVERS,
+    CAPACITY,
+    ALGORITHM,
+    CUSTOMERS,
+    REPLICATIONS,
+    WARMUP,
+    crate::keys::SEED,
+    crate::keys::ENGINE,
 ];
 
 /// Rates (λ and μ) a preset may give: both means stay whole ticks far below 2^32, and
@@ -108,69 +180,33 @@ pub fn parse(table: &toml::Table) -> Result<Config, PresetError> {
     Ok(Config::new(MmckConfig::validate(keys)?))
 }
 
-fn range_err(key: &str, v: impl std::fmt::Display, range: &str) -> PresetError {
-    key_err(key, format!("{v} is out of range: expected {range}"))
-}
-
 impl MmckConfig {
     fn validate(k: Keys) -> Result<Self, PresetError> {
         let m = k.model;
-        let (lo, hi) = RATE_RANGE;
-        for (key, v) in [
-            ("model.arrival_rate", m.arrival_rate),
-            ("model.service_rate", m.service_rate),
-        ] {
-            if !(lo..=hi).contains(&v) {
-                return Err(range_err(key, v, &format!("a number in [{lo}, {hi}]")));
-            }
-        }
-        if !(1..=MAX_SERVERS).contains(&m.servers) {
-            return Err(range_err(
-                "model.servers",
-                m.servers,
-                &format!("an integer in 1..={MAX_SERVERS}"),
-            ));
-        }
-        if !(m.servers..=MAX_CAPACITY).contains(&m.capacity) {
-            return Err(range_err(
-                "model.capacity",
+        ARRIVAL_RATE.number(m.arrival_rate)?;
+        SERVICE_RATE.number(m.service_rate)?;
+        SERVERS.whole(m.servers)?;
+        CAPACITY.whole(m.capacity)?;
+        if m.capacity < m.servers {
+            return Err(CAPACITY.refuse_as(
                 m.capacity,
-                &format!(
-                    "an integer in model.servers..={MAX_CAPACITY} ({}..={MAX_CAPACITY}: those in service count)",
+                format!(
+                    "a whole number from model.servers = {} to {MAX_CAPACITY} (those in service count)",
                     m.servers
                 ),
             ));
         }
         let r = k.run;
         if r.algorithm != "replications" {
-            return Err(key_err(
-                "run.algorithm",
-                format!(
-                    "\"{}\" is not an algorithm of mmck: expected \"replications\"",
-                    r.algorithm
-                ),
-            ));
+            return Err(ALGORITHM.refuse(format!("\"{}\"", r.algorithm)));
         }
-        if !(1..=MAX_CUSTOMERS).contains(&r.customers) {
-            return Err(range_err(
-                "run.customers",
-                r.customers,
-                &format!("an integer in 1..={MAX_CUSTOMERS}"),
-            ));
-        }
-        if !(1..=MAX_REPLICATIONS).contains(&r.replications) {
-            return Err(range_err(
-                "run.replications",
-                r.replications,
-                &format!("an integer in 1..={MAX_REPLICATIONS}"),
-            ));
-        }
+        CUSTOMERS.whole(r.customers)?;
+        REPLICATIONS.whole(r.replications)?;
         if r.warmup >= r.customers {
-            return Err(range_err(
-                "run.warmup",
+            return Err(WARMUP.refuse_as(
                 r.warmup,
-                &format!(
-                    "an integer in 0..run.customers (0..{}: some departures must be measured)",
+                format!(
+                    "a whole number from 0 to below run.customers = {} (some departures must be measured)",
                     r.customers
                 ),
             ));

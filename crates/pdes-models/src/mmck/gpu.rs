@@ -151,10 +151,18 @@ impl GpuMmck {
             u64::from(gpu.limits.max_compute_workgroups_per_dimension) * u64::from(WG);
         let most = by_buffer.min(by_dispatch);
         if u64::from(n) > most {
-            return Err(SimError::Gpu(format!(
-                "run.replications: {n} is out of range on this adapter: expected 1..={most} ({} allows {by_buffer} records of {record} bytes in one buffer and {by_dispatch} threads in one dispatch)",
-                gpu.info.name
-            )));
+            return Err(SimError::Gpu(
+                super::config::REPLICATIONS
+                    .refuse_as(
+                        n,
+                        format!(
+                            "a whole number from 1 to {} on this adapter ({} allows {by_buffer} records of {record} bytes in one buffer and {by_dispatch} threads in one dispatch)",
+                            crate::keys::grouped(most),
+                            gpu.info.name
+                        ),
+                    )
+                    .to_string(),
+            ));
         }
         let mut words = vec![0u32; (u64::from(n) * u64::from(layout.stride)) as usize];
         for r in 0..n {

@@ -305,6 +305,7 @@ pub static INFO: crate::config::ModelInfo = crate::config::ModelInfo {
         ),
     ],
     keys: config::KEYS,
+    size_keys: "run.replications",
     shader_modules: |_| vec![("mmck".to_string(), gpu::module_source())],
     verify: verify::checks,
     verify_once: verify::check_once,

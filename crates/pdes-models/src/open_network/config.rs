@@ -3,28 +3,61 @@
 //! errors name the key and the range. Written back with `toml::to_string`.
 
 use super::OpenParams;
+use crate::keys::{Bound, Key, Valid};
 use crate::preset::{Config, EngineKind, ModelConfig, PresetError, key_err};
-use crate::queueing::{Algorithm, QueueingRunKeys, RunConfig, Timestamps};
+use crate::queueing::{Algorithm, QueueingRunKeys, RUN_KEYS, RunConfig, Timestamps};
 use crate::torus::ServiceKind;
+use crate::torus::config::{MEAN_SERVICE, SERVICE};
 use pdes_core::time::{Ticks, to_ticks};
 use serde::{Deserialize, Serialize};
 
-/// Every key of an open-network preset (the registry's list: `--set` and unknown-key
-/// messages).
-pub const KEYS: &[&str] = &[
-    "model.kind",
-    "model.lines",
-    "model.servers_per_line",
-    "model.arrival_rate",
-    "model.exit_probability",
-    "model.mean_service",
-    "model.service",
-    "run.algorithm",
-    "run.timestamps",
-    "run.d",
-    "run.end_time",
-    "run.seed",
-    "run.engine",
+/// `model.lines`: tandem lines.
+pub const LINES: Key = Key {
+    name: "model.lines",
+    valid: Valid::Whole { min: 1, max: 16384 },
+    note: "",
+};
+/// `model.servers_per_line`.
+pub const SERVERS_PER_LINE: Key = Key {
+    name: "model.servers_per_line",
+    valid: Valid::Whole { min: 1, max: 16384 },
+    note: "",
+};
+/// `model.arrival_rate`: λ, external arrivals per time unit (below the stability bound,
+/// checked with the other keys).
+pub const ARRIVAL_RATE: Key = Key {
+    name: "model.arrival_rate",
+    valid: Valid::Number {
+        low: Bound::Open(0.0),
+        high: Bound::Closed(1e6),
+    },
+    note: "below lines · exit_probability / mean_service (ρ < 1)",
+};
+/// `model.exit_probability`: P_exit after a line's last server.
+pub const EXIT_PROBABILITY: Key = Key {
+    name: "model.exit_probability",
+    valid: Valid::Number {
+        low: Bound::Open(0.0),
+        high: Bound::Closed(1.0),
+    },
+    note: "",
+};
+
+/// Every key of an open-network preset and what it takes (the registry's table).
+pub const KEYS: &[Key] = &[
+    crate::keys::KIND,
+    LINES,
+    SERVERS_PER_LINE,
+    ARRIVAL_RATE,
+    EXIT_PROBABILITY,
+    MEAN_SERVICE,
+    SERVICE,
+    RUN_KEYS[0],
+    RUN_KEYS[1],
+    RUN_KEYS[2],
+    RUN_KEYS[3],
+    RUN_KEYS[5],
+    RUN_KEYS[6],
 ];
 
 /// The `[model]` section as written (defaults: paper 002's 16 × 16 network at ρ = 0.5).
@@ -101,10 +134,7 @@ impl OpenConfig {
             mean_service: m.mean_service,
             service: m.service,
         };
-        model.validate().map_err(|e| {
-            let (key, reason) = e.split_once(": ").unwrap_or(("model", e.as_str()));
-            key_err(key, reason)
-        })?;
+        model.validate()?;
         let run = k.run.validate(
             RUN_DEFAULTS,
             model.service == ServiceKind::Shifted,

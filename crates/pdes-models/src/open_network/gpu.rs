@@ -28,214 +28,21 @@
 
 use super::config::OpenConfig;
 use super::engine::OpenSummary;
+use super::gpu_setup::{
+    ACC_PER_SEGMENT, Buffers, Ctl, GpuToken, PHASE_FULL, Params, Pipelines, TOKEN_BYTES, WG,
+    build_pipelines, pool_buffer,
+};
+pub use super::gpu_setup::{initial_pool, memory_plan};
 use super::state::{Facility, Measures, NONE, OpenState, Token};
-use crate::queueing::{Algorithm, Timestamps};
-use bytemuck::{Pod, Zeroable};
-use pdes_core::rng::LN_TABLE;
+use crate::queueing::queue_length;
 use pdes_core::sim::{Budget, Engine, Report, SimError, StepRecord, StepTotals};
-use pdes_core::time::{Ticks, to_ticks};
+use pdes_core::time::Ticks;
 use pdes_gpu::Gpu;
-use pdes_gpu::kit::{self, Use, join, join128, read_buffers, split};
+use pdes_gpu::kit::{self, join, join128, read_buffers, split};
 use pdes_gpu::read_ranges;
 use pdes_gpu::shaders::Reductions;
-use pdes_gpu::stepped::{
-    self, LOG_BYTES, LOG_LEN, PHASE_DONE, PHASE_HELD, StepCtl, StepPipelines, SteppedGpu,
-};
+use pdes_gpu::stepped::{self, PHASE_DONE, PHASE_HELD, StepCtl, SteppedGpu};
 use std::sync::Arc;
-
-/// Threads per workgroup (WG in u64.wgsl).
-const WG: u64 = 256;
-/// Facilities per segment (SEG in stepped.wgsl, at its default ITEMS: the open network keeps
-/// it; segments of 4096 measured no different at 1 M facilities, bench/NOTES.md).
-const SEG: u64 = pdes_gpu::stepped::ScanItems::EIGHT.segment();
-/// Bytes of one token record (Token in common.wgsl).
-const TOKEN_BYTES: u64 = 48;
-/// 128-bit accumulators per segment (ACC_PER_SEGMENT in common.wgsl).
-const ACC_PER_SEGMENT: usize = 5;
-
-/// The open network's own phase (PHASE_FULL in common.wgsl): the next step needs more
-/// token slots than the pool has.
-const PHASE_FULL: u32 = 4;
-
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Pod, Zeroable)]
-struct Params {
-    lines: u32,
-    servers: u32,
-    k: u32,
-    n_wg: u32,
-    seed_lo: u32,
-    seed_hi: u32,
-    rule: u32,
-    log_len: u32,
-    d: [u32; 2],
-    end_t: [u32; 2],
-    shift: [u32; 2],
-    scale: u32,
-    interarrival: u32,
-    exit_q32: [u32; 2],
-    pad: [u32; 2],
-}
-
-/// The GPU's step control block (Ctl in common.wgsl): the shared head, then the source's
-/// and the pool's state.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
-struct Ctl {
-    head: StepCtl,
-    next_arrival: [u32; 2],
-    arrivals: [u32; 2],
-    entered_sum: [u32; 4],
-    pool_used: u32,
-    pool_cap: u32,
-    pool_short: u32,
-    step_arrivals: u32,
-    src_count: u32,
-    pad: [u32; 3],
-}
-
-/// A token record as the GPU stores it (Token in common.wgsl).
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
-struct GpuToken {
-    arrival: [u32; 2],
-    entered: [u32; 2],
-    arrived: [u32; 2],
-    visits: u32,
-    next: u32,
-    link: u32,
-    sender: u32,
-    pad: [u32; 2],
-}
-
-/// The slots a fresh engine's pool starts with: twice the Jackson mean number in the
-/// system at the configured load (shifted service included), at least 256, a power of
-/// two, and no more than a quarter of what one buffer of `gpu` may hold (the run starts
-/// empty; the pool grows if the network fills further).
-pub fn initial_pool(cfg: &OpenConfig, gpu: &Gpu) -> u32 {
-    let rho = cfg.model.rho().min(0.999);
-    let expected = f64::from(cfg.model.facilities()) * rho / (1.0 - rho);
-    let cap = (gpu.max_storage_buffer() / TOKEN_BYTES / 4).max(256);
-    ((2.0 * expected) as u64 + 64)
-        .next_power_of_two()
-        .min(cap)
-        .clamp(256, 1 << 30) as u32
-}
-
-/// Bytes of GPU memory an open-network run of `cfg` needs with a pool of `pool` slots, by
-/// buffer: (name, bytes).
-pub fn memory_plan(cfg: &OpenConfig, pool: u32) -> Vec<(&'static str, u64)> {
-    let k = u64::from(cfg.model.facilities());
-    let n_wg = k.div_ceil(SEG);
-    let pool = u64::from(pool);
-    let original =
-        cfg.run.algorithm == Algorithm::Interval && cfg.run.timestamps == Timestamps::Original;
-    vec![
-        ("departure times", 8 * k),
-        ("service starts", 8 * k),
-        ("last arrivals", if original { 8 * k } else { 8 }),
-        ("facility words", 16 * k),
-        ("token pool", TOKEN_BYTES * pool),
-        ("free stack", 4 * pool),
-        ("announcement heads", 4 * (k + 1)),
-        ("segment minima", 8 * n_wg + 16 * n_wg),
-        ("segment counts", 16 * n_wg),
-        ("segment sums", 16 * ACC_PER_SEGMENT as u64 * n_wg),
-        ("departure list", 4 * k),
-        ("receiver lists", 4 * (k + u64::from(cfg.model.lines))),
-        ("ln table", 4 * 1025),
-        ("step log", LOG_BYTES),
-    ]
-}
-
-/// Buffers in binding order (common.wgsl).
-struct Buffers {
-    params: wgpu::Buffer,
-    ctl: wgpu::Buffer,
-    dep: wgpu::Buffer,
-    start: wgpu::Buffer,
-    last_arr: wgpu::Buffer,
-    fac: wgpu::Buffer,
-    tok: wgpu::Buffer,
-    free_stack: wgpu::Buffer,
-    heads: wgpu::Buffer,
-    scan_min: wgpu::Buffer,
-    part_min: wgpu::Buffer,
-    seg_count: wgpu::Buffer,
-    wg_acc: wgpu::Buffer,
-    dep_list: wgpu::Buffer,
-    recv_list: wgpu::Buffer,
-    ln_table: wgpu::Buffer,
-    steplog: wgpu::Buffer,
-}
-
-impl Buffers {
-    fn all(&self) -> [&wgpu::Buffer; 17] {
-        [
-            &self.params,
-            &self.ctl,
-            &self.dep,
-            &self.start,
-            &self.last_arr,
-            &self.fac,
-            &self.tok,
-            &self.free_stack,
-            &self.heads,
-            &self.scan_min,
-            &self.part_min,
-            &self.seg_count,
-            &self.wg_acc,
-            &self.dep_list,
-            &self.recv_list,
-            &self.ln_table,
-            &self.steplog,
-        ]
-    }
-}
-
-/// How the passes use the bindings, in order.
-const USES: [Use; 17] = {
-    let mut u = [Use::ReadWrite; 17];
-    u[0] = Use::Uniform;
-    u[15] = Use::Read;
-    u
-};
-
-struct Pipelines {
-    layout: wgpu::BindGroupLayout,
-    display_layout: wgpu::BindGroupLayout,
-    display: wgpu::ComputePipeline,
-    step: StepPipelines,
-}
-
-fn build_pipelines(gpu: &Gpu, reductions: Reductions) -> Pipelines {
-    let device = &gpu.device;
-    let layout = kit::layout(device, "open network", &USES);
-    let display_layout = kit::layout(device, "open network display", &[Use::ReadWrite]);
-    let pl = kit::pipeline_layout(device, "open network", &[&layout]);
-    let pl_display =
-        kit::pipeline_layout(device, "open network display", &[&layout, &display_layout]);
-    let module = |name: &str, src: &str| {
-        device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some(name),
-            source: wgpu::ShaderSource::Wgsl(super::shaders::pass(src, reductions).into()),
-        })
-    };
-    let scan = module(
-        "stepped_scan (open network)",
-        pdes_gpu::shaders::STEPPED_SCAN,
-    );
-    let depart = module("open_depart", super::shaders::DEPART);
-    let arrive = module("open_arrive", super::shaders::ARRIVE);
-    let plan = module("open_plan", super::shaders::PLAN);
-    let display = module("open_display", super::shaders::DISPLAY);
-    Pipelines {
-        display: kit::pipeline(device, &pl_display, &display, "display_main"),
-        step: StepPipelines::new(device, &pl, [&scan, &depart, &arrive, &plan]),
-        layout,
-        display_layout,
-    }
-}
 
 /// Cheap live statistics (a few kilobytes read back): sums over completed services.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -314,89 +121,17 @@ impl GpuOpen {
         let rule = step_rule.gpu_code();
         let pool = pool.max(1);
         let memory_bytes = stepped::check_fits(&gpu, "the open network", &memory_plan(cfg, pool))?;
-        let k = u64::from(cfg.model.facilities());
-        let n_wg = k.div_ceil(SEG) as u32;
-        let laws = cfg.laws();
+
         let end = cfg.end_ticks();
-        let state = OpenState::new(&cfg.model, laws, cfg.run.seed);
-        let params = Params {
-            lines: cfg.model.lines,
-            servers: cfg.model.servers_per_line,
-            k: k as u32,
-            n_wg,
-            seed_lo: cfg.run.seed as u32,
-            seed_hi: (cfg.run.seed >> 32) as u32,
-            rule,
-            log_len: LOG_LEN,
-            d: split(to_ticks(cfg.run.d)),
-            end_t: split(end),
-            shift: split(laws.service.shift),
-            scale: laws.service.scale,
-            interarrival: laws.interarrival,
-            exit_q32: split(laws.exit_q32),
-            pad: [0; 2],
-        };
+        let state = OpenState::new(&cfg.model, cfg.laws(), cfg.run.seed);
+        let params = Params::of(cfg, rule);
         let ctl = Ctl {
             next_arrival: split(state.next_arrival),
             pool_cap: pool,
             ..Ctl::default()
         };
-        let device = &gpu.device;
-        let oom = pdes_gpu::kit::OomScope::push(device);
-        let init = |label: &str, contents: &[u8], usage| {
-            pdes_gpu::kit::buffer_init(device, label, contents, usage)
-        };
-        let storage = pdes_gpu::kit::STORAGE_RW;
-        let idle = |v: u64| vec![split(v); k as usize];
-        let original = rule == 1;
-        let buffers = Buffers {
-            params: init(
-                "params",
-                bytemuck::bytes_of(&params),
-                wgpu::BufferUsages::UNIFORM,
-            ),
-            ctl: init("ctl", bytemuck::bytes_of(&ctl), storage),
-            dep: init("dep", bytemuck::cast_slice(&idle(u64::MAX)), storage),
-            start: init("start", bytemuck::cast_slice(&idle(0)), storage),
-            last_arr: if original {
-                init("last_arr", bytemuck::cast_slice(&idle(0)), storage)
-            } else {
-                init("last_arr (unused)", &[0u8; 8], storage)
-            },
-            fac: init(
-                "fac",
-                bytemuck::cast_slice(&vec![[NONE, NONE, NONE, 0]; k as usize]),
-                storage,
-            ),
-            tok: pool_buffer(device, "token pool", TOKEN_BYTES * u64::from(pool)),
-            free_stack: pool_buffer(device, "free stack", 4 * u64::from(pool)),
-            heads: init(
-                "heads",
-                bytemuck::cast_slice(
-                    &(0..=k)
-                        .map(|i| if i < k { NONE } else { 0 })
-                        .collect::<Vec<u32>>(),
-                ),
-                storage,
-            ),
-            scan_min: init("scan_min", &vec![0u8; 8 * n_wg as usize], storage),
-            // NEVER: a reduction before the first step must not see a zero minimum
-            part_min: init("part_min", &vec![0xffu8; 16 * n_wg as usize], storage),
-            seg_count: init("seg_count", &vec![0u8; 16 * n_wg as usize], storage),
-            wg_acc: init(
-                "wg_acc",
-                &vec![0u8; 16 * ACC_PER_SEGMENT * n_wg as usize],
-                storage,
-            ),
-            dep_list: init("dep_list", &vec![0u8; 4 * k as usize], storage),
-            recv_list: init(
-                "recv_list",
-                &vec![0u8; 4 * (k as usize + cfg.model.lines as usize)],
-                storage,
-            ),
-            ln_table: init("ln_table", bytemuck::cast_slice(&LN_TABLE[..]), storage),
-            steplog: init("steplog", &vec![0u8; 32 * LOG_LEN as usize], storage),
-        };
+        let oom = pdes_gpu::kit::OomScope::push(&gpu.device);
+        let buffers = Buffers::upload(&gpu.device, &params, &ctl, pool, rule == 1);
         oom.check(format_args!("{memory_bytes} bytes"))?;
         let pipelines = gpu.cached(&format!("open network pipelines, {reductions:?}"), || {
             build_pipelines(&gpu, reductions)
@@ -411,7 +146,7 @@ impl GpuOpen {
             gpu,
             config: cfg.clone(),
             end,
-            n_wg,
+            n_wg: params.n_wg,
             buffers,
             pipelines,
             bind_group,
@@ -588,13 +323,7 @@ impl GpuOpen {
             .collect();
         let facilities = (0..dep.len())
             .map(|f| {
-                let mut queued = 0;
-                let mut t = fac[f][1];
-                // Bounded walk: a corrupted (cyclic) list is caught by check_tokens.
-                while t != NONE && (t as usize) < tokens.len() && queued <= tokens.len() as u32 {
-                    queued += 1;
-                    t = tokens[t as usize].next;
-                }
+                let queued = queue_length(fac[f][1], tokens.len(), |t| tokens[t as usize].next);
                 Facility {
                     departure: join(dep[f]),
                     service_start: join(start[f]),
@@ -607,6 +336,7 @@ impl GpuOpen {
                     completions: 0,
                     causality_errors: 0,
                     serving: fac[f][0],
+                    route: 0,
                     head: fac[f][1],
                     tail: fac[f][2],
                     queued,
@@ -700,16 +430,6 @@ impl GpuOpen {
             last_error_step: fac[3],
         })
     }
-}
-
-/// A pool-sized storage buffer (contents written by the GPU before they are read).
-fn pool_buffer(device: &wgpu::Device, label: &str, size: u64) -> wgpu::Buffer {
-    device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some(label),
-        size,
-        usage: pdes_gpu::kit::STORAGE_RW,
-        mapped_at_creation: false,
-    })
 }
 
 impl SteppedGpu for GpuOpen {

@@ -18,12 +18,14 @@
 pub mod config;
 pub mod engine;
 pub mod gpu;
+mod gpu_setup;
 pub mod sequential;
 pub mod shaders;
 pub mod state;
 pub mod two_phase;
 pub mod verify;
 
+use crate::preset::PresetError;
 use crate::torus::{ServiceKind, ServiceLaw};
 use pdes_core::time::{TICKS_PER_UNIT, Ticks};
 
@@ -57,56 +59,25 @@ impl OpenParams {
         self.arrival_rate * self.mean_service / (f64::from(self.lines) * self.exit_probability)
     }
 
-    /// Checks the ranges and the stability condition ρ < 1; the error names the key and the
-    /// rule.
-    pub fn validate(&self) -> Result<(), String> {
-        let bad = |key: &str, v: String, rule: &str| {
-            Err(format!("model.{key}: {v} is out of range: {rule}"))
-        };
-        if !(1..=16384).contains(&self.lines) {
-            return bad(
-                "lines",
-                self.lines.to_string(),
-                "expected an integer in 1..=16384",
-            );
-        }
-        if !(1..=16384).contains(&self.servers_per_line) {
-            return bad(
-                "servers_per_line",
-                self.servers_per_line.to_string(),
-                "expected an integer in 1..=16384",
-            );
-        }
-        if !(self.arrival_rate > 0.0 && self.arrival_rate <= 1e6) {
-            return bad(
-                "arrival_rate",
-                self.arrival_rate.to_string(),
-                "expected a number in (0, 1e6]",
-            );
-        }
-        if !(self.exit_probability > 0.0 && self.exit_probability <= 1.0) {
-            return bad(
-                "exit_probability",
-                self.exit_probability.to_string(),
-                "expected a number in (0, 1]",
-            );
-        }
-        if !(self.mean_service * TICKS_PER_UNIT >= 1.0 && self.mean_service < 4096.0) {
-            return bad(
-                "mean_service",
-                self.mean_service.to_string(),
-                "expected a number in [2^-20, 4096) (at least one tick)",
-            );
-        }
+    /// Checks the ranges (the keys' table) and the stability condition ρ < 1; a refusal
+    /// names the key and the range.
+    pub fn validate(&self) -> Result<(), PresetError> {
+        config::LINES.whole(self.lines)?;
+        config::SERVERS_PER_LINE.whole(self.servers_per_line)?;
+        config::ARRIVAL_RATE.number(self.arrival_rate)?;
+        config::EXIT_PROBABILITY.number(self.exit_probability)?;
+        crate::torus::config::MEAN_SERVICE.number(self.mean_service)?;
         let rho = self.rho();
         if rho >= 1.0 {
-            return Err(format!(
-                "model.arrival_rate: {} is unstable: every server's utilization ρ = λM/(lines·P_exit) = {}·{}/({}·{}) = {rho} must be below 1",
+            return Err(config::ARRIVAL_RATE.refuse_as(
                 self.arrival_rate,
-                self.arrival_rate,
-                self.mean_service,
-                self.lines,
-                self.exit_probability
+                format!(
+                    "a number below lines·P_exit/M = {}·{}/{} = {} (every server's utilization ρ = λM/(lines·P_exit) must be below 1; here ρ = {rho})",
+                    self.lines,
+                    self.exit_probability,
+                    self.mean_service,
+                    f64::from(self.lines) * self.exit_probability / self.mean_service
+                ),
             ));
         }
         Ok(())
@@ -223,6 +194,7 @@ pub static INFO: crate::config::ModelInfo = crate::config::ModelInfo {
         ),
     ],
     keys: config::KEYS,
+    size_keys: "model.lines × model.servers_per_line",
     shader_modules: shaders::modules,
     verify: verify::checks,
     verify_once: verify::check_once,

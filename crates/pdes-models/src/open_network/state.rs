@@ -6,40 +6,7 @@
 use super::{Laws, OpenParams, arrival_words, bernoulli, choose, visit_words};
 use pdes_core::time::Ticks;
 
-/// No token / no link.
-pub const NONE: u32 = u32::MAX;
-/// No pending event.
-pub const NEVER: Ticks = Ticks::MAX;
-
-/// One facility.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Facility {
-    /// Departure time of the token in service, or [`NEVER`].
-    pub departure: Ticks,
-    /// When the token in service started; when idle, since when it is free.
-    pub service_start: Ticks,
-    /// Latest arrival time seen (an older arrival after it is a causality error).
-    pub last_arrival: Ticks,
-    /// Busy ticks of completed services.
-    pub busy: Ticks,
-    /// Sojourn ticks (departure stamp − arrival stamp) of completed visits, as a wrapping
-    /// two's-complement sum: under interval/original a token queued with a later stamp can
-    /// start at an earlier departure and leave before its own arrival stamp, so a visit's
-    /// sojourn can be negative (an artefact of the causality error; read it as i64).
-    pub sojourn: Ticks,
-    /// Completed visits.
-    pub completions: u64,
-    /// Arrivals older than an earlier one (interval/original only).
-    pub causality_errors: u64,
-    /// Pool slot of the token in service, or [`NONE`].
-    pub serving: u32,
-    /// First queued token, or [`NONE`].
-    pub head: u32,
-    /// Last queued token, or [`NONE`].
-    pub tail: u32,
-    /// Tokens waiting (not counting the one in service).
-    pub queued: u32,
-}
+pub use crate::queueing::{Facility, NEVER, NONE};
 
 /// One token of the pool.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -107,25 +74,12 @@ impl OpenState {
     /// An empty network (the paper gives no initial state; PDES Lab starts empty) whose
     /// first external arrival is scheduled.
     pub fn new(params: &OpenParams, laws: Laws, seed: u64) -> Self {
-        let idle = Facility {
-            departure: NEVER,
-            service_start: 0,
-            last_arrival: 0,
-            busy: 0,
-            sojourn: 0,
-            completions: 0,
-            causality_errors: 0,
-            serving: NONE,
-            head: NONE,
-            tail: NONE,
-            queued: 0,
-        };
         Self {
             lines: params.lines,
             servers: params.servers_per_line,
             seed,
             laws,
-            facilities: vec![idle; params.facilities() as usize],
+            facilities: vec![Facility::IDLE; params.facilities() as usize],
             tokens: Vec::new(),
             free: Vec::new(),
             next_arrival: laws.gap(&arrival_words(seed, 0)),

@@ -93,15 +93,7 @@ impl Stepped {
 
     /// Takes steps within `budget`.
     pub fn advance(&mut self, budget: Budget) {
-        let (limit, mut steps_left) = budget.limits(self.end);
-        while steps_left > 0 {
-            let t_min = self.t_min();
-            if t_min >= limit {
-                break;
-            }
-            self.step(t_min);
-            steps_left -= 1;
-        }
+        pdes_core::sim::advance_by_steps(self, budget, self.end, Self::t_min, Self::step);
     }
 
     /// One step from `t_min`.

@@ -15,7 +15,8 @@ use super::gpu::GpuOpen;
 use super::state::{NONE, OpenState, Token};
 use crate::queueing::{Algorithm, Timestamps};
 use crate::verify::{
-    Case, CheckResult, Options, check_case, check_cases, compare_engines, compare_reports, gpu_err,
+    Case, CheckResult, Options, check_case, check_cases, compare_engines, compare_sample_path,
+    gpu_err,
 };
 use pdes_core::sim::{Budget, Engine};
 use pdes_gpu::Gpu;
@@ -201,27 +202,23 @@ fn check_window_vs_sequential(
     let r = crate::verify::variants(gpu)[0];
     let mut g = GpuOpen::with_options(gpu.clone(), cfg, r, VERIFY_POOL).map_err(gpu_err)?;
     g.advance(Budget::Finish).map_err(gpu_err)?;
-    let mut gpu_report = g.report().map_err(gpu_err)?;
-    if options.perturb_gpu {
-        gpu_report.perturb_work();
-    }
-    // the statistics of the sample path; steps and per-step figures differ by design
-    let same = [
-        "events",
-        "utilization",
-        "mean_sojourn",
-        "throughput",
-        "arrivals",
-        "exits",
-        "tokens_in_system",
-        "mean_tokens_in_system",
-        "mean_system_time",
-        "sim_time",
-    ];
-    let mut diffs: Vec<String> = compare_reports(&seq.report().map_err(gpu_err)?, &gpu_report)
-        .into_iter()
-        .filter(|d| same.iter().any(|k| d.starts_with(&format!("{k}:"))))
-        .collect();
+    let mut diffs = compare_sample_path(
+        &seq.report().map_err(gpu_err)?,
+        g.report().map_err(gpu_err)?,
+        &[
+            "events",
+            "utilization",
+            "mean_sojourn",
+            "throughput",
+            "arrivals",
+            "exits",
+            "tokens_in_system",
+            "mean_tokens_in_system",
+            "mean_system_time",
+            "sim_time",
+        ],
+        options,
+    );
     diffs.extend(compare_open_states(
         seq.state(),
         &g.download_state().map_err(gpu_err)?,

@@ -2,29 +2,79 @@
 //! and checked by one `validate()` whose errors name the key and the range.
 
 use super::Law;
-use crate::preset::{Config, EngineKind, ModelConfig, PresetError, key_err};
+use crate::keys::{Bound, Key, Valid};
+use crate::preset::{Config, EngineKind, ModelConfig, PresetError};
 use crate::torus::ServiceLaw;
-use pdes_core::time::{MAX_TIME_UNITS, TICKS_PER_UNIT, Ticks, to_ticks};
+use pdes_core::time::{TICKS_PER_UNIT, Ticks, to_ticks};
 use serde::{Deserialize, Serialize};
-
-/// Every key of a PHOLD preset.
-pub const KEYS: &[&str] = &[
-    "model.kind",
-    "model.lps",
-    "model.population",
-    "model.remote",
-    "model.lookahead",
-    "model.mean",
-    "run.algorithm",
-    "run.end_time",
-    "run.seed",
-    "run.engine",
-];
 
 /// Most LPs (2^24: the heatmap's grid and the GPU's counters).
 pub const MAX_LPS: u32 = 1 << 24;
 /// Most events in flight, LPs × population (2^26 16-byte records: 1 GiB on the GPU).
 pub const MAX_EVENTS: u64 = 1 << 26;
+
+/// `model.lps`: logical processes.
+pub const LPS: Key = Key {
+    name: "model.lps",
+    valid: Valid::Whole {
+        min: 1,
+        max: MAX_LPS as u64,
+    },
+    note: "",
+};
+/// `model.population`: events per LP (LPs × population at most 2^26, checked with it).
+pub const POPULATION: Key = Key {
+    name: "model.population",
+    valid: Valid::Whole { min: 1, max: 1024 },
+    note: "lps × population at most 2^26",
+};
+/// `model.remote`: the probability that an event goes to another LP.
+pub const REMOTE: Key = Key {
+    name: "model.remote",
+    valid: Valid::Number {
+        low: Bound::Closed(0.0),
+        high: Bound::Closed(1.0),
+    },
+    note: "",
+};
+/// `model.lookahead`: every delay's fixed part.
+pub const LOOKAHEAD: Key = Key {
+    name: "model.lookahead",
+    valid: Valid::Number {
+        low: Bound::OneTick,
+        high: Bound::Closed(1e6),
+    },
+    note: "",
+};
+/// `model.mean`: the mean of the delay's exponential part.
+pub const MEAN: Key = Key {
+    name: "model.mean",
+    valid: Valid::Number {
+        low: Bound::Closed(0.0),
+        high: Bound::Open(4096.0),
+    },
+    note: "",
+};
+/// `run.algorithm` of PHOLD.
+pub const ALGORITHM: Key = Key {
+    name: "run.algorithm",
+    valid: Valid::Choice(&["sequential", "window"]),
+    note: "",
+};
+
+/// Every key of a PHOLD preset and what it takes (the registry's table).
+pub const KEYS: &[Key] = &[
+    crate::keys::KIND,
+    LPS,
+    POPULATION,
+    REMOTE,
+    LOOKAHEAD,
+    MEAN,
+    ALGORITHM,
+    crate::keys::END_TIME,
+    crate::keys::SEED,
+    crate::keys::ENGINE,
+];
 
 /// The algorithms.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -127,68 +177,32 @@ pub fn parse(table: &toml::Table) -> Result<Config, PresetError> {
     Ok(Config::new(PholdConfig::validate(keys)?))
 }
 
-fn range_err(key: &str, v: impl std::fmt::Display, range: &str) -> PresetError {
-    key_err(key, format!("{v} is out of range: expected {range}"))
-}
-
 impl PholdConfig {
     fn validate(k: Keys) -> Result<Self, PresetError> {
         let m = k.model;
-        if !(1..=MAX_LPS).contains(&m.lps) {
-            return Err(range_err(
-                "model.lps",
-                m.lps,
-                &format!("an integer in 1..={MAX_LPS}"),
-            ));
-        }
-        if !(1..=1024).contains(&m.population) {
-            return Err(range_err(
-                "model.population",
-                m.population,
-                "an integer in 1..=1024",
-            ));
-        }
+        LPS.whole(m.lps)?;
+        POPULATION.whole(m.population)?;
         let events = u64::from(m.lps) * u64::from(m.population);
         if events > MAX_EVENTS {
-            return Err(range_err(
-                "model.population",
-                format!("lps × population = {events}"),
-                &format!("at most {MAX_EVENTS} events"),
+            return Err(POPULATION.refuse_as(
+                m.population,
+                format!(
+                    "a whole number with model.lps × model.population at most 2^26 (67,108,864) events: at most {} with {} LPs",
+                    MAX_EVENTS / u64::from(m.lps),
+                    m.lps
+                ),
             ));
         }
-        if !(0.0..=1.0).contains(&m.remote) {
-            return Err(range_err("model.remote", m.remote, "a number in [0, 1]"));
-        }
-        if !(m.lookahead * TICKS_PER_UNIT >= 1.0 && m.lookahead <= 1e6) {
-            return Err(range_err(
-                "model.lookahead",
-                m.lookahead,
-                "a number in [2^-20, 1e6] (at least one tick, 2^-20 ≈ 9.54e-7)",
-            ));
-        }
-        if !(0.0..4096.0).contains(&m.mean) {
-            return Err(range_err("model.mean", m.mean, "a number in [0, 4096)"));
-        }
+        REMOTE.number(m.remote)?;
+        LOOKAHEAD.number(m.lookahead)?;
+        MEAN.number(m.mean)?;
         let r = k.run;
         let algorithm = match r.algorithm.as_str() {
             "sequential" => PholdAlgorithm::Sequential,
             "window" => PholdAlgorithm::Window,
-            other => {
-                return Err(key_err(
-                    "run.algorithm",
-                    format!(
-                        "\"{other}\" is not an algorithm of phold: expected \"sequential\" or \"window\""
-                    ),
-                ));
-            }
+            other => return Err(ALGORITHM.refuse(format!("\"{other}\""))),
         };
-        if !(r.end_time > 0.0 && r.end_time <= MAX_TIME_UNITS) || to_ticks(r.end_time) == 0 {
-            return Err(range_err(
-                "run.end_time",
-                r.end_time,
-                "a number in [2^-20, 2^40] (at least one tick)",
-            ));
-        }
+        crate::keys::END_TIME.number(r.end_time)?;
         Ok(Self {
             lps: m.lps,
             population: m.population,

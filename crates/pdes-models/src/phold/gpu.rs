@@ -122,6 +122,52 @@ pub struct GpuPhold {
     pub memory_bytes: u64,
 }
 
+impl Params {
+    /// The parameters of a run of `cfg` in `groups` workgroups.
+    fn of(cfg: &PholdConfig, groups: u32) -> Self {
+        let n = cfg.events_in_flight();
+        let law = cfg.law();
+        Self {
+            tokens: n,
+            lps: cfg.lps,
+            groups,
+            log_cap: LOG_CAP,
+            seed_lo: cfg.seed as u32,
+            seed_hi: (cfg.seed >> 32) as u32,
+            remote_all: u32::from(law.remote_q >= 1 << 32),
+            remote_q: law.remote_q.min(u64::from(u32::MAX)) as u32,
+            shift: split(law.delay.shift),
+            scale: law.delay.scale,
+            step_limit: 0,
+            end_t: split(cfg.end_ticks()),
+            limit: [0; 2],
+        }
+    }
+}
+
+/// The initial events of `cfg` as the GPU stores them (time, LP, hop), and the control
+/// block that starts from their earliest time.
+fn initial_events(cfg: &PholdConfig) -> (Vec<[u32; 4]>, Ctl) {
+    let init = PholdState::new(cfg);
+    let records: Vec<[u32; 4]> = init
+        .events
+        .iter()
+        .map(|e| {
+            let t = split(e.time);
+            [t[0], t[1], e.lp, e.hop]
+        })
+        .collect();
+    let t0 = init.events.iter().map(|e| e.time).min().unwrap_or(NEVER);
+    let ctl = Ctl {
+        t_min: split(t0),
+        events: [0; 2],
+        steps: 0,
+        max_events: 0,
+        pad: [0; 2],
+    };
+    (records, ctl)
+}
+
 impl GpuPhold {
     /// The initial events of `cfg` on `gpu`, with the best reductions the device offers.
     pub fn new(gpu: Arc<Gpu>, cfg: &PholdConfig) -> Result<Self, SimError> {
@@ -149,39 +195,8 @@ impl GpuPhold {
             )));
         }
         let groups = n.div_ceil(WG * ITEMS);
-        let law = cfg.law();
-        let params = Params {
-            tokens: n,
-            lps: cfg.lps,
-            groups,
-            log_cap: LOG_CAP,
-            seed_lo: cfg.seed as u32,
-            seed_hi: (cfg.seed >> 32) as u32,
-            remote_all: u32::from(law.remote_q >= 1 << 32),
-            remote_q: law.remote_q.min(u64::from(u32::MAX)) as u32,
-            shift: split(law.delay.shift),
-            scale: law.delay.scale,
-            step_limit: 0,
-            end_t: split(cfg.end_ticks()),
-            limit: [0; 2],
-        };
-        let init = PholdState::new(cfg);
-        let records: Vec<[u32; 4]> = init
-            .events
-            .iter()
-            .map(|e| {
-                let t = split(e.time);
-                [t[0], t[1], e.lp, e.hop]
-            })
-            .collect();
-        let t0 = init.events.iter().map(|e| e.time).min().unwrap_or(NEVER);
-        let ctl = Ctl {
-            t_min: split(t0),
-            events: [0; 2],
-            steps: 0,
-            max_events: 0,
-            pad: [0; 2],
-        };
+        let params = Params::of(cfg, groups);
+        let (records, ctl) = initial_events(cfg);
         let (rows, cols) = cfg.grid();
         let cells = u64::from(rows) * u64::from(cols);
         let device = &gpu.device;

@@ -129,6 +129,7 @@ pub static INFO: crate::config::ModelInfo = crate::config::ModelInfo {
         ("phold", include_str!("../../../../presets/phold.toml")),
     ],
     keys: config::KEYS,
+    size_keys: "model.lps × model.population",
     shader_modules: |r| vec![("phold".to_string(), gpu::module_source(r))],
     verify: verify::checks,
     verify_once: verify::check_once,

@@ -103,7 +103,7 @@ fn bad_values_are_refused_with_the_key_and_the_range() {
     ] {
         let err = crate::preset::config_with("teaching-phold", &[set]).unwrap_err();
         assert!(
-            err.contains(key) && err.contains("expected"),
+            err.starts_with(&format!("{key} must be ")) && err.contains("; got "),
             "{set}: {err}"
         );
     }

@@ -3,26 +3,52 @@
 //! whose errors name the key and the range. Written back with `toml::to_string`.
 
 use super::{ServiceKind, ServiceLaw, TorusParams};
-use crate::preset::{Config, EngineKind, ModelConfig, PresetError, key_err};
-use crate::queueing::{Algorithm, QueueingRunKeys, RunConfig, Timestamps};
+use crate::keys::{Bound, Key, Valid};
+use crate::preset::{Config, EngineKind, ModelConfig, PresetError};
+use crate::queueing::{Algorithm, QueueingRunKeys, RUN_KEYS, RunConfig, Timestamps};
 use pdes_core::time::{Ticks, to_ticks};
 use serde::{Deserialize, Serialize};
 
-/// Every key of a torus preset (the registry's list: `--set` and unknown-key messages).
-pub const KEYS: &[&str] = &[
-    "model.kind",
-    "model.rows",
-    "model.cols",
-    "model.tokens_per_facility",
-    "model.mean_service",
-    "model.service",
-    "run.algorithm",
-    "run.timestamps",
-    "run.d",
-    "run.end_time",
-    "run.warmup",
-    "run.seed",
-    "run.engine",
+use crate::keys::{COLS, ROWS};
+
+/// `model.tokens_per_facility`: P, the tokens that start at every facility.
+pub const TOKENS_PER_FACILITY: Key = Key {
+    name: "model.tokens_per_facility",
+    valid: Valid::Whole { min: 1, max: 1024 },
+    note: "rows × cols × tokens_per_facility at most 2^30",
+};
+/// `model.mean_service`: M, the queueing models' mean service time.
+pub const MEAN_SERVICE: Key = Key {
+    name: "model.mean_service",
+    valid: Valid::Number {
+        low: Bound::OneTick,
+        high: Bound::Open(4096.0),
+    },
+    note: "",
+};
+/// `model.service`: the service-time law of the queueing models.
+pub const SERVICE: Key = Key {
+    name: "model.service",
+    valid: Valid::Choice(&["exponential", "shifted"]),
+    note: "",
+};
+
+/// Every key of a torus preset and what it takes (the registry's table: `--set`,
+/// unknown-key messages, refusals, `presets`, the window's hints).
+pub const KEYS: &[Key] = &[
+    crate::keys::KIND,
+    ROWS,
+    COLS,
+    TOKENS_PER_FACILITY,
+    MEAN_SERVICE,
+    SERVICE,
+    RUN_KEYS[0],
+    RUN_KEYS[1],
+    RUN_KEYS[2],
+    RUN_KEYS[3],
+    RUN_KEYS[4],
+    RUN_KEYS[5],
+    RUN_KEYS[6],
 ];
 
 /// The `[model]` section as written (defaults: the 16 × 16 teaching torus).
@@ -107,39 +133,22 @@ impl TorusConfig {
     /// Every range of a torus preset, written once; the error names the key and the range.
     fn validate(k: Keys) -> Result<Self, PresetError> {
         let m = k.model;
-        for (key, v) in [("model.rows", m.rows), ("model.cols", m.cols)] {
-            if !(1..=16384).contains(&v) {
-                return Err(key_err(
-                    key,
-                    format!("{v} is out of range: expected an integer in 1..=16384"),
-                ));
-            }
-        }
-        if !(1..=1024).contains(&m.tokens_per_facility) {
-            return Err(key_err(
-                "model.tokens_per_facility",
-                format!(
-                    "{} is out of range: expected an integer in 1..=1024",
-                    m.tokens_per_facility
-                ),
-            ));
-        }
+        ROWS.whole(m.rows)?;
+        COLS.whole(m.cols)?;
+        TOKENS_PER_FACILITY.whole(m.tokens_per_facility)?;
         let tokens = u64::from(m.rows) * u64::from(m.cols) * u64::from(m.tokens_per_facility);
         if tokens > 1 << 30 {
-            return Err(key_err(
-                "model.tokens_per_facility",
-                format!("rows × cols × tokens_per_facility = {tokens} exceeds 2^30 tokens"),
-            ));
-        }
-        let mean_service = m.mean_service;
-        if !(mean_service > 0.0 && mean_service < 4096.0) || to_ticks(mean_service) == 0 {
-            return Err(key_err(
-                "model.mean_service",
+            return Err(TOKENS_PER_FACILITY.refuse_as(
+                m.tokens_per_facility,
                 format!(
-                    "{mean_service} is out of range: expected a number in [2^-20, 4096) (at least one tick, 2^-20 ≈ 9.54e-7)"
+                    "a whole number with rows × cols × tokens_per_facility at most 2^30 (1,073,741,824) tokens: at most {} on a {}×{} torus",
+                    (1u64 << 30) / (u64::from(m.rows) * u64::from(m.cols)),
+                    m.rows,
+                    m.cols
                 ),
             ));
         }
+        let mean_service = MEAN_SERVICE.number(m.mean_service)?;
         let run = k.run.validate(
             RUN_DEFAULTS,
             m.service == ServiceKind::Shifted,

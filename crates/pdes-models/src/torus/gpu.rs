@@ -30,6 +30,7 @@
 
 pub use super::gpu_plan::{check_fits, memory_plan};
 use super::gpu_plan::{check_fits_of, scan_items};
+use super::gpu_setup::{Buffers, Ctl, Params, Pipelines, bind_group, pipelines};
 use super::gpu_state::replicated_state;
 pub use super::gpu_state::{
     Accumulated, StateWords, decode_state, departure_words, fac_words, token_words,
@@ -37,82 +38,17 @@ pub use super::gpu_state::{
 use crate::torus::config::TorusConfig;
 use crate::torus::state::{NONE, TorusState};
 use crate::torus::stats::{self, Measures, Summary};
-use bytemuck::{Pod, Zeroable};
-use pdes_core::rng::LN_TABLE;
 use pdes_core::sim::{Budget, Engine, SimError, StepRecord, StepTotals};
-use pdes_core::time::{Ticks, to_ticks};
+use pdes_core::time::Ticks;
 use pdes_gpu::Gpu;
-use pdes_gpu::kit::{self, Use, join, read_buffers, split};
+use pdes_gpu::kit::{self, join, read_buffers, split};
 use pdes_gpu::read_ranges;
 use pdes_gpu::shaders::Reductions;
-use pdes_gpu::stepped::{
-    self, LOG_BYTES, LOG_LEN, MAX_BATCH, PHASE_DONE, ScanItems, StepCtl, StepPipelines, SteppedGpu,
-};
+use pdes_gpu::stepped::{self, MAX_BATCH, PHASE_DONE, ScanItems, StepCtl, SteppedGpu};
 use std::sync::Arc;
 
 /// Threads per workgroup (WG in u64.wgsl).
 const WG: u64 = pdes_gpu::stepped::SCAN_THREADS;
-
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Pod, Zeroable)]
-struct Params {
-    rows: u32,
-    cols: u32,
-    k: u32,
-    n_wg: u32,
-    seed_lo: u32,
-    seed_hi: u32,
-    rule: u32,
-    log_len: u32,
-    d: [u32; 2],
-    end_t: [u32; 2],
-    shift: [u32; 2],
-    scale: u32,
-    k1: u32,
-    n_wg1: u32,
-    tok1: u32,
-    replicas: u32,
-    pad0: u32,
-    warmup: [u32; 2],
-    pad1: [u32; 2],
-}
-
-/// One replica's step control block (Ctl in common.wgsl): the shared head and the
-/// replica's seed.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
-struct Ctl {
-    head: StepCtl,
-    seed: [u32; 2],
-    pad: [u32; 2],
-}
-
-struct Buffers {
-    params: wgpu::Buffer,
-    ctl: wgpu::Buffer,
-    dep: wgpu::Buffer,
-    err_step: wgpu::Buffer,
-    last_arr: wgpu::Buffer,
-    fac: wgpu::Buffer,
-    mail: wgpu::Buffer,
-    tok: wgpu::Buffer,
-    scan_min: wgpu::Buffer,
-    wg_acc: wgpu::Buffer,
-    part_min: wgpu::Buffer,
-    ln_table: wgpu::Buffer,
-    steplog: wgpu::Buffer,
-    seg_count: wgpu::Buffer,
-    dep_list: wgpu::Buffer,
-    recv_list: wgpu::Buffer,
-    step_acc: wgpu::Buffer,
-}
-
-struct Pipelines {
-    layout: wgpu::BindGroupLayout,
-    display: wgpu::ComputePipeline,
-    display_layout: wgpu::BindGroupLayout,
-    step: StepPipelines,
-}
 
 /// Statistics cheap enough to read every few frames: sums over completed services only
 /// (a service in progress counts when it ends), so utilization from them lags slightly.
@@ -255,36 +191,10 @@ impl GpuTorus {
         };
         let rule = step_rule.gpu_code();
         let memory_bytes = check_fits_of(&gpu, cfg, u64::from(replicas), items)?;
-        let k1 = cfg.model.facilities();
-        let tok1 = cfg.model.tokens();
-        let n_wg1 = u64::from(k1).div_ceil(segment) as u32;
-        let k = u64::from(k1) * u64::from(replicas);
+        let n_wg1 = u64::from(cfg.model.facilities()).div_ceil(segment) as u32;
         let n_wg = n_wg1 * replicas;
         let state = replicated_state(cfg, seeds);
-        let original = rule == 1;
-        let law = cfg.service_law();
-        let end = cfg.end_ticks();
-        let params = Params {
-            rows: cfg.model.rows,
-            cols: cfg.model.cols,
-            k: k as u32,
-            n_wg,
-            seed_lo: cfg.run.seed as u32,
-            seed_hi: (cfg.run.seed >> 32) as u32,
-            rule,
-            log_len: LOG_LEN,
-            d: split(to_ticks(cfg.run.d)),
-            end_t: split(end),
-            shift: split(law.shift),
-            scale: law.scale,
-            k1,
-            n_wg1,
-            tok1,
-            replicas,
-            pad0: 0,
-            warmup: split(cfg.run.warmup_ticks()),
-            pad1: [0; 2],
-        };
+        let params = Params::of(cfg, replicas, n_wg1, rule);
         let ctls: Vec<Ctl> = seeds
             .iter()
             .map(|&seed| Ctl {
@@ -292,71 +202,8 @@ impl GpuTorus {
                 ..Ctl::default()
             })
             .collect();
-        let device = &gpu.device;
-        let oom = pdes_gpu::kit::OomScope::push(device);
-        let storage = pdes_gpu::kit::STORAGE_RW;
-        let init = |label: &str, contents: &[u8], usage| {
-            pdes_gpu::kit::buffer_init(device, label, contents, usage)
-        };
-        let fs = &state.facilities;
-        let buffers = Buffers {
-            params: init(
-                "params",
-                bytemuck::bytes_of(&params),
-                wgpu::BufferUsages::UNIFORM,
-            ),
-            // the host's blocks, then the arrive pass's copies (torus_plan.wgsl)
-            ctl: init("ctl", bytemuck::cast_slice(&ctls.repeat(2)), storage),
-            dep: init(
-                "dep",
-                bytemuck::cast_slice(&departure_words(&state)),
-                storage,
-            ),
-            err_step: init("err_step", &vec![0u8; 4 * k as usize], storage),
-            last_arr: if original {
-                init(
-                    "last_arr",
-                    bytemuck::cast_slice(
-                        &fs.iter().map(|f| split(f.last_arrival)).collect::<Vec<_>>(),
-                    ),
-                    storage,
-                )
-            } else {
-                init("last_arr (unused)", &[0u8; 8], storage)
-            },
-            // the facility records of common.wgsl (struct Fac)
-            fac: init("fac", bytemuck::cast_slice(&fac_words(&state)), storage),
-            // per facility: four directions' tokens (NONE; read only where the mask says),
-            // the mask of the directions announced this step, unused
-            mail: init(
-                "mail",
-                bytemuck::cast_slice(&[NONE, NONE, NONE, NONE, 0, 0, 0, 0].repeat(k as usize)),
-                storage,
-            ),
-            tok: init("tok", bytemuck::cast_slice(&token_words(&state)), storage),
-            // two sets, by step parity (torus_plan.wgsl)
-            scan_min: init("scan_min", &vec![0u8; 2 * 8 * n_wg as usize], storage),
-            wg_acc: init("wg_acc", &vec![0u8; 32 * n_wg as usize], storage),
-            // NEVER: a reduction before the first step must not see a zero minimum
-            part_min: init("part_min", &vec![0xffu8; 2 * 16 * n_wg as usize], storage),
-            ln_table: init("ln_table", bytemuck::cast_slice(&LN_TABLE[..]), storage),
-            steplog: init(
-                "steplog",
-                &vec![0u8; (LOG_BYTES * u64::from(replicas)) as usize],
-                storage,
-            ),
-            seg_count: init("seg_count", &vec![0u8; 16 * n_wg as usize], storage),
-            // unused by the torus (its scan departs in the same workgroup); the shared scan
-            // module still declares it
-            dep_list: init("dep_list (unused)", &[0u8; 4], storage),
-            recv_list: init("recv_list", &vec![0u8; 4 * k as usize], storage),
-            // per step parity and replica: (least offset NONE, departures 0, errors 0, unused)
-            step_acc: init(
-                "step_acc",
-                bytemuck::cast_slice(&[NONE, 0, 0, 0].repeat(2 * replicas as usize)),
-                storage,
-            ),
-        };
+        let oom = pdes_gpu::kit::OomScope::push(&gpu.device);
+        let buffers = Buffers::upload(&gpu.device, &params, &ctls, &state, rule == 1);
         drop(state);
         oom.check(format_args!("{memory_bytes} bytes"))?;
         let pipelines = pipelines(&gpu, reductions, items);
@@ -364,7 +211,7 @@ impl GpuTorus {
         let mut engine = Self {
             gpu,
             config: cfg.clone(),
-            end,
+            end: cfg.end_ticks(),
             n_wg,
             buffers,
             pipelines,
@@ -736,97 +583,5 @@ impl crate::torus::cpu::TorusEngine for GpuTorus {
     }
     fn occupancy(&mut self) -> Result<Vec<u32>, SimError> {
         Ok(self.download_state()?.occupancy())
-    }
-}
-
-/// The torus's compiled passes and their bind group layout: built once per device and
-/// reduction variant ([`Gpu::cached`]), shared by every torus engine on it.
-fn pipelines(gpu: &Gpu, reductions: Reductions, items: ScanItems) -> Arc<Pipelines> {
-    let key = format!(
-        "torus pipelines, {reductions:?}, {items:?}, {:?}",
-        std::env::var_os("PDES_WGSL_DIR")
-    );
-    gpu.cached(&key, || build_pipelines(gpu, reductions, items))
-}
-
-/// How the torus passes use their bindings (0: the parameters; 11: the ln table).
-const USES: [Use; 17] = {
-    let mut u = [Use::ReadWrite; 17];
-    u[0] = Use::Uniform;
-    u[11] = Use::Read;
-    u
-};
-
-/// Binds an engine's buffers for the cached pipelines (in the order of common.wgsl).
-fn bind_group(gpu: &Gpu, b: &Buffers, pipelines: &Pipelines) -> wgpu::BindGroup {
-    let all = [
-        &b.params,
-        &b.ctl,
-        &b.dep,
-        &b.err_step,
-        &b.last_arr,
-        &b.fac,
-        &b.mail,
-        &b.tok,
-        &b.scan_min,
-        &b.wg_acc,
-        &b.part_min,
-        &b.ln_table,
-        &b.steplog,
-        &b.seg_count,
-        &b.dep_list,
-        &b.recv_list,
-        &b.step_acc,
-    ];
-    kit::bind_group(&gpu.device, "torus", &pipelines.layout, &all)
-}
-
-fn build_pipelines(gpu: &Gpu, reductions: Reductions, items: ScanItems) -> Pipelines {
-    let device = &gpu.device;
-    let layout = kit::layout(device, "torus", &USES);
-    let display_layout = kit::layout(device, "torus display", &[Use::ReadWrite]);
-    let pl = kit::pipeline_layout(device, "torus", &[&layout]);
-    let pl_display = kit::pipeline_layout(device, "torus display", &[&layout, &display_layout]);
-    let [scan_depart, arrive, plan, display] = super::shaders::MODULES.map(|(name, files)| {
-        kit::compute_module(
-            device,
-            name,
-            super::shaders::pass_of_files(files, reductions),
-        )
-    });
-    Pipelines {
-        display: kit::pipeline(device, &pl_display, &display, "display_main"),
-        step: StepPipelines::with_scan_depart(device, &pl, [&scan_depart, &arrive, &plan], items),
-        layout,
-        display_layout,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn cfg(side: u32, d: f64) -> TorusConfig {
-        let mut c = TorusConfig::from_toml("", "test").expect("defaults are valid");
-        c.model.rows = side;
-        c.model.cols = side;
-        c.model.mean_service = 10.0;
-        c.run.d = d;
-        c
-    }
-
-    /// The longer segments only where they were measured to pay: from 2048² up, and only
-    /// while a segment's departures per step fit its threads in one round.
-    #[test]
-    fn the_longer_segments_go_to_large_tori_with_few_departures_per_step() {
-        let k = |c: &TorusConfig| u64::from(c.model.facilities());
-        let small_d = cfg(2048, 0.25);
-        assert_eq!(scan_items(&small_d, k(&small_d)), ScanItems::SIXTEEN);
-        let half = cfg(2048, 0.5);
-        assert_eq!(scan_items(&half, k(&half)), ScanItems::SIXTEEN);
-        let wide = cfg(2048, 2.0);
-        assert_eq!(scan_items(&wide, k(&wide)), ScanItems::EIGHT);
-        let smaller = cfg(1024, 0.25);
-        assert_eq!(scan_items(&smaller, k(&smaller)), ScanItems::EIGHT);
     }
 }

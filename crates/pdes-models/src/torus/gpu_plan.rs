@@ -90,3 +90,32 @@ pub fn check_fits_of(
     }
     Ok(total)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg(side: u32, d: f64) -> TorusConfig {
+        let mut c = TorusConfig::from_toml("", "test").expect("defaults are valid");
+        c.model.rows = side;
+        c.model.cols = side;
+        c.model.mean_service = 10.0;
+        c.run.d = d;
+        c
+    }
+
+    /// The longer segments only where they were measured to pay: from 2048² up, and only
+    /// while a segment's departures per step fit its threads in one round.
+    #[test]
+    fn the_longer_segments_go_to_large_tori_with_few_departures_per_step() {
+        let k = |c: &TorusConfig| u64::from(c.model.facilities());
+        let small_d = cfg(2048, 0.25);
+        assert_eq!(scan_items(&small_d, k(&small_d)), ScanItems::SIXTEEN);
+        let half = cfg(2048, 0.5);
+        assert_eq!(scan_items(&half, k(&half)), ScanItems::SIXTEEN);
+        let wide = cfg(2048, 2.0);
+        assert_eq!(scan_items(&wide, k(&wide)), ScanItems::EIGHT);
+        let smaller = cfg(1024, 0.25);
+        assert_eq!(scan_items(&smaller, k(&smaller)), ScanItems::EIGHT);
+    }
+}

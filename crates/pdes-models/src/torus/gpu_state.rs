@@ -3,6 +3,7 @@
 //! decoded into a [`TorusState`] the CPU twin can compare, and the per-workgroup sums the GPU
 //! keeps instead of per-facility ones.
 
+use crate::queueing::queue_length;
 use crate::torus::config::TorusConfig;
 use crate::torus::state::{Facility, NONE, Token, TorusState};
 use crate::torus::stats::Measures;
@@ -103,13 +104,7 @@ pub fn decode_state(cfg: &TorusConfig, seed: u64, offset: u32, words: &StateWord
             let [a, b] = words.fac[f];
             let w = a[2];
             let head = local(a[3]);
-            let mut queued = 0;
-            let mut t = head;
-            // Bounded walk: a corrupted (cyclic) list is caught by check_tokens.
-            while t != NONE && (t as usize) < n1 && queued <= n1 as u32 {
-                queued += 1;
-                t = tokens[t as usize].next;
-            }
+            let queued = queue_length(head, n1, |t| tokens[t as usize].next);
             Facility {
                 departure: join(words.dep[f]),
                 service_start: join([a[0], a[1]]),

@@ -6,10 +6,12 @@
 //! arrives there at the same instant (one combined departure/arrival event).
 
 pub mod blocked;
+mod blocked_setup;
 pub mod config;
 pub mod cpu;
 pub mod gpu;
 pub mod gpu_plan;
+mod gpu_setup;
 pub mod gpu_state;
 pub mod live;
 pub mod sequential;
@@ -225,6 +227,7 @@ pub static INFO: crate::config::ModelInfo = crate::config::ModelInfo {
         ),
     ],
     keys: config::KEYS,
+    size_keys: "model.rows × model.cols × model.tokens_per_facility",
     shader_modules: shaders::modules,
     verify: verify::checks,
     verify_once: verify::check_once,

@@ -10,57 +10,11 @@ use pdes_core::rng;
 use pdes_core::sim::memory::huge_vec;
 use pdes_core::time::Ticks;
 
-/// Marks "no token" in queue links and in an idle server.
-pub const NONE: u32 = u32::MAX;
-/// Departure time of an idle facility.
-pub const NEVER: Ticks = Ticks::MAX;
+pub use crate::queueing::{Facility, NEVER, NONE};
 
 /// Bit 31 of a heatmap cell's first word: the facility has an event in the next step (the
 /// token count is the low 31 bits). Set by every torus engine, CPU and GPU alike.
 pub const NEXT_STEP_BIT: u32 = 1 << 31;
-
-/// One facility: a server and its FIFO queue, plus its statistics accumulators.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Facility {
-    /// Departure time of the token in service, or [`NEVER`] when idle.
-    pub departure: Ticks,
-    /// When the current service started; while idle, when the server became free.
-    pub service_start: Ticks,
-    /// Largest arrival timestamp processed here (for causality-error detection).
-    pub last_arrival: Ticks,
-    /// Sum of completed service times, the part after the warm-up.
-    pub busy: Ticks,
-    /// Sum of the sojourn times (arrival to departure) of visits completed at or after the
-    /// warm-up.
-    pub sojourn: Ticks,
-    /// Visits completed at or after the warm-up.
-    pub completions: u64,
-    /// Arrivals older than `last_arrival` (causality errors).
-    pub causality_errors: u64,
-    /// Token in service, or [`NONE`].
-    pub serving: u32,
-    /// Routing direction the token in service will take (drawn with its service time, from
-    /// the same random words, so each event costs one Philox call).
-    pub route: u32,
-    /// First queued token (not counting the one in service), or [`NONE`].
-    pub head: u32,
-    /// Last queued token, or [`NONE`].
-    pub tail: u32,
-    /// Number of queued tokens (not counting the one in service).
-    pub queued: u32,
-}
-
-impl Facility {
-    /// Whether a token is in service.
-    pub fn busy(&self) -> bool {
-        self.serving != NONE
-    }
-
-    /// Tokens present: the queue plus the one in service.
-    pub fn tokens(&self) -> u32 {
-        self.queued + u32::from(self.busy())
-    }
-}
 
 /// One token: where it is in its queue and how far along its path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -110,26 +64,12 @@ impl TorusState {
     pub fn new(params: &TorusParams, law: ServiceLaw, seed: u64) -> Self {
         let p = params.tokens_per_facility;
         let k = params.facilities();
-        let idle = Facility {
-            departure: NEVER,
-            service_start: 0,
-            last_arrival: 0,
-            busy: 0,
-            sojourn: 0,
-            completions: 0,
-            causality_errors: 0,
-            serving: NONE,
-            route: 0,
-            head: NONE,
-            tail: NONE,
-            queued: 0,
-        };
         let mut s = Self {
             rows: params.rows,
             cols: params.cols,
             seed,
             law,
-            facilities: huge_vec(k as usize, idle),
+            facilities: huge_vec(k as usize, Facility::IDLE),
             tokens: huge_vec(
                 params.tokens() as usize,
                 Token {

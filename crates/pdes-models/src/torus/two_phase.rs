@@ -109,15 +109,7 @@ impl Stepped {
 
     /// Runs steps until the budget or the end time is reached.
     pub fn advance(&mut self, budget: Budget) {
-        let (limit, mut steps_left) = budget.limits(self.end);
-        while steps_left > 0 {
-            let t_min = self.t_min();
-            if t_min >= limit {
-                break;
-            }
-            self.step(t_min);
-            steps_left -= 1;
-        }
+        pdes_core::sim::advance_by_steps(self, budget, self.end, Self::t_min, Self::step);
     }
 
     /// One two-phase step starting at `t_min`.

@@ -10,7 +10,7 @@ use crate::torus::config::TorusConfig;
 use crate::torus::gpu::GpuTorus;
 use crate::verify::{
     Case, CheckResult, Options, check_case, check_cases, compare_engines, compare_reports,
-    config_of, gpu_err, timed,
+    compare_sample_path, config_of, gpu_err, timed,
 };
 use pdes_core::sim::{Budget, Engine};
 use pdes_gpu::Gpu;
@@ -418,7 +418,7 @@ fn check_blocked_vs_sequential(
 /// the sequential run of `cfg` on the CPU.
 fn compare_with_sequential(
     cfg: &TorusConfig,
-    mut gpu_report: pdes_core::sim::Report,
+    gpu_report: pdes_core::sim::Report,
     gpu_state: &TorusState,
     options: Options,
 ) -> Result<Vec<String>, String> {
@@ -429,23 +429,20 @@ fn compare_with_sequential(
         config: seq_cfg,
     };
     seq.advance(Budget::Finish).map_err(gpu_err)?;
-    if options.perturb_gpu {
-        gpu_report.perturb_work();
-    }
-    // the statistics of the sample path; steps and per-step figures differ by design
-    let same = [
-        "events",
-        "utilization",
-        "mean_sojourn",
-        "throughput",
-        "causality_errors",
-        "tokens_in_system",
-        "sim_time",
-    ];
-    let mut diffs: Vec<String> = compare_reports(&seq.report().map_err(gpu_err)?, &gpu_report)
-        .into_iter()
-        .filter(|d| same.iter().any(|k| d.starts_with(&format!("{k}:"))))
-        .collect();
+    let mut diffs = compare_sample_path(
+        &seq.report().map_err(gpu_err)?,
+        gpu_report,
+        &[
+            "events",
+            "utilization",
+            "mean_sojourn",
+            "throughput",
+            "causality_errors",
+            "tokens_in_system",
+            "sim_time",
+        ],
+        options,
+    );
     diffs.extend(compare_torus_states(
         &comparable_state(seq.cpu.state(), cfg),
         gpu_state,

@@ -70,15 +70,89 @@ const COLOURS: [RGBColor; 6] = [
     RGBColor(140, 86, 75),
 ];
 
-fn draw_on<DB: DrawingBackend>(
-    root: &DrawingArea<DB, plotters::coord::Shift>,
-    fig: &Figure,
-) -> Result<(), String>
-where
-    DB::ErrorType: 'static,
-{
-    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
-    root.fill(&WHITE).map_err(err)?;
+/// The mesh, every series (line, points, confidence bars, the dashed exact line) and the
+/// legend, on a chart of either x scale (plotters' linear and log axes are different
+/// types, so this is written once as a macro rather than as three copies).
+macro_rules! draw_series {
+    ($chart:expr, $xmap:expr, $fig:expr, $single:expr, $font:expr, $err:expr) => {{
+        let (fig, single, font, err) = ($fig, $single, $font, $err);
+        let mut chart = $chart;
+        chart
+            .configure_mesh()
+            .x_desc(fig.x_label)
+            .y_desc(fig.y_label)
+            .x_label_formatter(&|x: &f64| tick_label(*x))
+            .label_style(font(15.0))
+            .axis_desc_style(font(17.0))
+            .draw()
+            .map_err(err)?;
+        for (i, s) in fig.series.iter().enumerate() {
+            let c = COLOURS[i % COLOURS.len()];
+            let line = chart
+                .draw_series(LineSeries::new(
+                    s.points.iter().map(|&(x, m, _)| ($xmap(x), m)),
+                    c.stroke_width(2),
+                ))
+                .map_err(err)?;
+            if !single {
+                line.label(s.label.clone()).legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 18, y)], c.stroke_width(2))
+                });
+            }
+            chart
+                .draw_series(
+                    s.points
+                        .iter()
+                        .map(|&(x, m, _)| Circle::new(($xmap(x), m), 3, c.filled())),
+                )
+                .map_err(err)?;
+            chart
+                .draw_series(s.points.iter().filter_map(|&(x, m, ci)| {
+                    ci.map(|h| {
+                        ErrorBar::new_vertical($xmap(x), m - h, m, m + h, c.stroke_width(1), 8)
+                    })
+                }))
+                .map_err(err)?;
+            if s.reference.len() > 1 {
+                let dashed = DashedLineSeries::new(
+                    s.reference.iter().map(|&(x, y)| ($xmap(x), y)),
+                    6,
+                    4,
+                    c.mix(0.7).stroke_width(1),
+                );
+                let r = chart.draw_series(dashed).map_err(err)?;
+                if i == 0 {
+                    r.label("exact (exponential service)")
+                        .legend(move |(x, y)| {
+                            PathElement::new(vec![(x, y), (x + 18, y)], BLACK.mix(0.6))
+                        });
+                }
+            }
+        }
+        let labelled = !single || fig.series.iter().any(|s| s.reference.len() > 1);
+        if labelled {
+            chart
+                .configure_series_labels()
+                .label_font(font(14.0))
+                .background_style(WHITE.mix(0.85))
+                .border_style(BLACK.mix(0.3))
+                .position(SeriesLabelPosition::UpperRight)
+                .draw()
+                .map_err(err)?;
+        }
+    }};
+}
+
+/// Every x of a figure's points, and the x and y ranges the chart shows.
+struct Extent {
+    xs: Vec<f64>,
+    x: (f64, f64),
+    y: (f64, f64),
+}
+
+/// The x range (with a margin) and the y range (bars and exact values included, padded) of
+/// `fig`'s points, and every x; an error when no point has a value.
+fn ranges(fig: &Figure) -> Result<Extent, String> {
     let xs: Vec<f64> = fig
         .series
         .iter()
@@ -121,6 +195,27 @@ where
     let pad = ((y1 - y0) * 0.08).max(y1.abs() * 1e-3).max(1e-12);
     y0 -= pad;
     y1 += pad;
+    Ok(Extent {
+        xs,
+        x: (x0, x1),
+        y: (y0, y1),
+    })
+}
+
+fn draw_on<DB: DrawingBackend>(
+    root: &DrawingArea<DB, plotters::coord::Shift>,
+    fig: &Figure,
+) -> Result<(), String>
+where
+    DB::ErrorType: 'static,
+{
+    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    root.fill(&WHITE).map_err(err)?;
+    let Extent {
+        xs,
+        x: (x0, x1),
+        y: (y0, y1),
+    } = ranges(fig)?;
     let font = |size: f64| (FONT, size).into_font();
     let mut builder = ChartBuilder::on(root);
     let chart = builder
@@ -129,74 +224,6 @@ where
         .x_label_area_size(46)
         .y_label_area_size(70);
     let single = fig.series.len() == 1 && fig.series[0].label.is_empty();
-    macro_rules! body {
-        ($chart:expr, $xmap:expr) => {{
-            let mut chart = $chart;
-            chart
-                .configure_mesh()
-                .x_desc(fig.x_label)
-                .y_desc(fig.y_label)
-                .x_label_formatter(&|x: &f64| tick_label(*x))
-                .label_style(font(15.0))
-                .axis_desc_style(font(17.0))
-                .draw()
-                .map_err(err)?;
-            for (i, s) in fig.series.iter().enumerate() {
-                let c = COLOURS[i % COLOURS.len()];
-                let line = chart
-                    .draw_series(LineSeries::new(
-                        s.points.iter().map(|&(x, m, _)| ($xmap(x), m)),
-                        c.stroke_width(2),
-                    ))
-                    .map_err(err)?;
-                if !single {
-                    line.label(s.label.clone()).legend(move |(x, y)| {
-                        PathElement::new(vec![(x, y), (x + 18, y)], c.stroke_width(2))
-                    });
-                }
-                chart
-                    .draw_series(
-                        s.points
-                            .iter()
-                            .map(|&(x, m, _)| Circle::new(($xmap(x), m), 3, c.filled())),
-                    )
-                    .map_err(err)?;
-                chart
-                    .draw_series(s.points.iter().filter_map(|&(x, m, ci)| {
-                        ci.map(|h| {
-                            ErrorBar::new_vertical($xmap(x), m - h, m, m + h, c.stroke_width(1), 8)
-                        })
-                    }))
-                    .map_err(err)?;
-                if s.reference.len() > 1 {
-                    let dashed = DashedLineSeries::new(
-                        s.reference.iter().map(|&(x, y)| ($xmap(x), y)),
-                        6,
-                        4,
-                        c.mix(0.7).stroke_width(1),
-                    );
-                    let r = chart.draw_series(dashed).map_err(err)?;
-                    if i == 0 {
-                        r.label("exact (exponential service)")
-                            .legend(move |(x, y)| {
-                                PathElement::new(vec![(x, y), (x + 18, y)], BLACK.mix(0.6))
-                            });
-                    }
-                }
-            }
-            let labelled = !single || fig.series.iter().any(|s| s.reference.len() > 1);
-            if labelled {
-                chart
-                    .configure_series_labels()
-                    .label_font(font(14.0))
-                    .background_style(WHITE.mix(0.85))
-                    .border_style(BLACK.mix(0.3))
-                    .position(SeriesLabelPosition::UpperRight)
-                    .draw()
-                    .map_err(err)?;
-            }
-        }};
-    }
     if fig.log_x {
         let range = (x0.max(1e-300)..x1).log_scale();
         // plotters' own log ticks are the integers and decades: a sweep from 0.25 to 8
@@ -206,16 +233,16 @@ where
                 let c = chart
                     .build_cartesian_2d(range.with_key_points(keys), y0..y1)
                     .map_err(err)?;
-                body!(c, |x: f64| x);
+                draw_series!(c, |x: f64| x, fig, single, font, err);
             }
             None => {
                 let c = chart.build_cartesian_2d(range, y0..y1).map_err(err)?;
-                body!(c, |x: f64| x);
+                draw_series!(c, |x: f64| x, fig, single, font, err);
             }
         }
     } else {
         let c = chart.build_cartesian_2d(x0..x1, y0..y1).map_err(err)?;
-        body!(c, |x: f64| x);
+        draw_series!(c, |x: f64| x, fig, single, font, err);
     }
     Ok(())
 }

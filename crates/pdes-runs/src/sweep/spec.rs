@@ -33,15 +33,15 @@ fn number(v: f64) -> toml::Value {
 
 /// Parses `KEY=V1,V2,…` or `KEY=START:STOP:N[:log]`; `keys` are the keys the preset's
 /// model has.
-pub fn parse_vary(spec: &str, keys: &[&str]) -> Result<Vary, CliError> {
+pub fn parse_vary(spec: &str, keys: &[pdes_models::keys::Key]) -> Result<Vary, CliError> {
     let (key, rest) = spec
         .split_once('=')
         .ok_or_else(|| bad(spec, "expected KEY=V1,V2,… or KEY=START:STOP:N[:log]"))?;
     let key = key.trim();
-    if key == "model.kind" || !keys.contains(&key) {
+    if key == "model.kind" || pdes_models::keys::find(keys, key).is_none() {
         let valid: Vec<&str> = keys
             .iter()
-            .copied()
+            .map(|k| k.name)
             .filter(|k| *k != "model.kind")
             .collect();
         return Err(bad(
@@ -188,7 +188,7 @@ pub fn cell(v: &toml::Value) -> String {
 mod tests {
     use super::*;
 
-    const KEYS: &[&str] = &["model.kind", "model.rows", "run.d", "run.algorithm"];
+    const KEYS: &[pdes_models::keys::Key] = pdes_models::torus::config::KEYS;
 
     #[test]
     fn ranges_lists_and_their_errors() {

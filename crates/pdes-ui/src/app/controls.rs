@@ -5,6 +5,27 @@ use eframe::egui;
 
 impl PdesApp {
     pub(super) fn controls(&mut self, ui: &mut egui::Ui) {
+        if self.parameter_controls(ui) {
+            self.apply_form();
+        }
+        if let Some(e) = &self.form_error {
+            ui.colored_label(egui::Color32::from_rgb(240, 90, 80), e.as_str());
+            ui.label("(the running simulation keeps its last valid parameters)");
+        } else if let Some(w) = self.a.config.warning() {
+            ui.colored_label(egui::Color32::from_rgb(240, 180, 80), w);
+        }
+        self.run_controls(ui);
+        self.ab_controls(ui);
+        self.violations_ui(ui);
+        if let Some(f) = self.pinned {
+            ui.separator();
+            self.inspector(ui, f);
+        }
+    }
+
+    /// The model's choice and its parameters, the algorithm, the engine, the end time.
+    /// Returns whether any changed.
+    fn parameter_controls(&mut self, ui: &mut egui::Ui) -> bool {
         let mut changed = false;
         ui.heading("Model");
         // wrapped: the model names need not fit the panel's width on one line
@@ -55,15 +76,11 @@ impl PdesApp {
             changed |= ui.add(egui::DragValue::new(&mut self.form.end_time).speed(10.0).range(0.0..=1e12)).labelled_by(lbl.id).changed();
             ui.end_row();
         });
-        if changed {
-            self.apply_form();
-        }
-        if let Some(e) = &self.form_error {
-            ui.colored_label(egui::Color32::from_rgb(240, 90, 80), e.as_str());
-            ui.label("(the running simulation keeps its last valid parameters)");
-        } else if let Some(w) = self.a.config.warning() {
-            ui.colored_label(egui::Color32::from_rgb(240, 180, 80), w);
-        }
+        changed
+    }
+
+    /// Run, pause, step, reset, and the simulation speed.
+    fn run_controls(&mut self, ui: &mut egui::Ui) {
         ui.separator();
         ui.heading("Run");
         ui.horizontal(|ui| {
@@ -88,6 +105,10 @@ impl PdesApp {
                 .text("sim time / s"),
         )
         .on_hover_text("Simulated time advanced per second of wall-clock time.");
+    }
+
+    /// The A/B comparison: a second algorithm (and its own overrides) beside the first.
+    fn ab_controls(&mut self, ui: &mut egui::Ui) {
         ui.separator();
         ui.heading("A/B");
         let mut ab = self.b.is_some();
@@ -115,7 +136,7 @@ impl PdesApp {
                     self.set_ab(true);
                 }
             });
-            if self.a.config.model_info().keys.contains(&"model.service")
+            if self.a.config.model_info().has_key("model.service")
                 && ui
                     .small_button("paper 000's comparison")
                     .on_hover_text("B: sequential with exponential service — the model the window algorithm's shifted service departs from (Figs. 14–15). A stays as it is.")
@@ -130,11 +151,6 @@ impl PdesApp {
                 self.b_sets = "model.service=exponential".into();
                 self.set_ab(true);
             }
-        }
-        self.violations_ui(ui);
-        if let Some(f) = self.pinned {
-            ui.separator();
-            self.inspector(ui, f);
         }
     }
 

@@ -5,8 +5,9 @@
 //! statistic from its reference), one point per value, the Pareto front drawn. Clicking a
 //! point, or its button, sets that value in the live run.
 
+use super::sweep_plots::{SweepAxis, statistic_plot, tuning_plot};
+pub use super::sweep_plots::{pareto_front, value_label};
 use eframe::egui;
-use egui_plot::{AxisHints, GridInput, GridMark, Legend, Line, Plot, PlotPoints, Points};
 use pdes_core::stats::{Estimate, estimate};
 use pdes_gpu::Gpu;
 use pdes_models::preset::Config;
@@ -151,21 +152,6 @@ impl SweepResult {
     }
 }
 
-/// The points of `pts` (error, speed) that no other point beats on both (less error and
-/// more speed), by increasing error.
-pub fn pareto_front(pts: &[(usize, f64, f64)]) -> Vec<(usize, f64, f64)> {
-    let mut front: Vec<(usize, f64, f64)> = pts
-        .iter()
-        .copied()
-        .filter(|&(_, e, s)| {
-            !pts.iter()
-                .any(|&(_, e2, s2)| e2 <= e && s2 >= s && (e2 < e || s2 > s))
-        })
-        .collect();
-    front.sort_by(|a, b| a.1.total_cmp(&b.1));
-    front
-}
-
 /// The sweep tab's state: its settings and the current sweep.
 pub struct SweepView {
     /// The swept key (a key of the live run's model).
@@ -233,7 +219,7 @@ impl SweepView {
                 return;
             }
         };
-        let has_seed = info.keys.contains(&"run.seed");
+        let has_seed = info.has_key("run.seed");
         let seeds = if has_seed { self.seeds.max(1) } else { 1 } as usize;
         let base_seed = pdes_runs::sweep::first_seed(&base.to_toml("").parse().unwrap_or_default());
         let xs: Vec<f64> = vary
@@ -317,14 +303,45 @@ impl SweepView {
     /// The tab: settings, progress, plots. Returns the value to set in the live run when the
     /// user picks one.
     pub fn show(&mut self, ui: &mut egui::Ui, live: &Config, gpu: Option<Arc<Gpu>>) -> Option<f64> {
-        let mut picked = None;
+        self.settings(ui, live, gpu);
+        if let Some(e) = &self.error {
+            ui.colored_label(egui::Color32::from_rgb(230, 90, 90), e);
+        }
+        let Some(res) = &self.result else {
+            ui.label("Pick a key and a range, then Run sweep: each statistic against the key, and speed against error for choosing d.");
+            return None;
+        };
+        ui.label(format!(
+            "{} of {} runs{}{}",
+            res.done(),
+            res.total(),
+            if self.running.is_some() {
+                " — running"
+            } else {
+                ""
+            },
+            if res.failures.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    ", {} failed (first: {})",
+                    res.failures.len(),
+                    res.failures[0]
+                )
+            }
+        ));
+        self.export_buttons(ui);
+        self.plots(ui)
+    }
+
+    /// The settings row: the key (among the live configuration's numbers), the range, the
+    /// points, log, the seeds, and Run or Stop.
+    fn settings(&mut self, ui: &mut egui::Ui, live: &Config, gpu: Option<Arc<Gpu>>) {
         // the live configuration's values, parsed once per frame for every key
         let preset_table: toml::Table = live.to_toml("").parse().unwrap_or_default();
         let keys: Vec<&'static str> = live
             .model_info()
-            .keys
-            .iter()
-            .copied()
+            .key_names()
             .filter(|k| numeric_key(&preset_table, k))
             .collect();
         ui.horizontal(|ui| {
@@ -358,32 +375,13 @@ impl SweepView {
                 self.start(live, gpu);
             }
         });
-        if let Some(e) = &self.error {
-            ui.colored_label(egui::Color32::from_rgb(230, 90, 90), e);
-        }
+    }
+
+    /// Export CSV… and Export figure…, each through a save dialog, with what happened.
+    fn export_buttons(&mut self, ui: &mut egui::Ui) {
         let Some(res) = &self.result else {
-            ui.label("Pick a key and a range, then Run sweep: each statistic against the key, and speed against error for choosing d.");
-            return None;
+            return;
         };
-        ui.label(format!(
-            "{} of {} runs{}{}",
-            res.done(),
-            res.total(),
-            if self.running.is_some() {
-                " — running"
-            } else {
-                ""
-            },
-            if res.failures.is_empty() {
-                String::new()
-            } else {
-                format!(
-                    ", {} failed (first: {})",
-                    res.failures.len(),
-                    res.failures[0]
-                )
-            }
-        ));
         let mut export = None;
         ui.horizontal(|ui| {
             if ui.button("Export CSV…").on_hover_text("Every finished run with its whole summary.").clicked() {
@@ -416,6 +414,12 @@ impl SweepView {
                 });
             }
         }
+    }
+
+    /// Each statistic against the key, and the tuning plot. Returns the value to set in
+    /// the live run when the user picks one.
+    fn plots(&self, ui: &mut egui::Ui) -> Option<f64> {
+        let mut picked = None;
         let Some(res) = &self.result else {
             return None;
         };
@@ -450,218 +454,4 @@ fn numeric_key(table: &toml::Table, key: &str) -> bool {
             .get(section)
             .and_then(|t| t.get(name))
             .is_some_and(|v| v.is_float() || v.is_integer())
-}
-
-/// The swept key's axis in the sweep plots: in log10 units when the sweep is logarithmic,
-/// its labels then reading the key's own values on a 1–2–5 scale (0.2, 0.5, 1, 2, 5, …).
-/// Labels may stand 30 points apart: egui_plot's default of 60 left a 0…8 axis of a
-/// 260-point plot with the single label 0.
-#[derive(Clone, Copy, Debug)]
-struct SweepAxis {
-    log: bool,
-}
-
-impl SweepAxis {
-    /// Where a swept value lies on the axis.
-    fn x(self, v: f64) -> f64 {
-        if self.log { v.log10() } else { v }
-    }
-
-    /// The plot with this axis's labels, grid and spacing.
-    fn apply<'a>(self, plot: Plot<'a>, key: &str) -> Plot<'a> {
-        let plot = plot.custom_x_axes(vec![
-            AxisHints::new_x()
-                .label(key.to_string())
-                .label_spacing(30.0..=60.0)
-                .formatter(move |mark, _| {
-                    let v = if self.log {
-                        10f64.powf(mark.value)
-                    } else {
-                        mark.value
-                    };
-                    pdes_runs::sweep::plot::tick_label(v)
-                }),
-        ]);
-        if self.log {
-            plot.x_grid_spacer(log_marks)
-        } else {
-            plot
-        }
-    }
-}
-
-/// Grid marks of a log10 axis at 1, 2 and 5 times each power of ten in view (the powers
-/// of ten a decade apart, the others ~0.3 decades), so that labels appear as room allows.
-fn log_marks(input: GridInput) -> Vec<GridMark> {
-    let (lo, hi) = input.bounds;
-    let mut marks = Vec::new();
-    for decade in (lo.floor() as i32 - 1)..=(hi.ceil() as i32) {
-        for (m, step_size) in [(1.0, 1.0), (2.0, 0.3), (5.0, 0.3)] {
-            let value = (m * 10f64.powi(decade)).log10();
-            if (lo..=hi).contains(&value) {
-                marks.push(GridMark { value, step_size });
-            }
-        }
-    }
-    marks
-}
-
-/// A statistic against the swept key: means with 95% bars, the analytic value dashed.
-fn statistic_plot(
-    ui: &mut egui::Ui,
-    res: &SweepResult,
-    stat: &str,
-    [w, h]: [f32; 2],
-    axis: SweepAxis,
-) {
-    ui.vertical(|ui| {
-        ui.label(format!("{stat} against {}", res.key))
-            .on_hover_text("Mean over the seeds with its 95% confidence interval; dashed: the model's exact value where it has one (exponential service).");
-        axis.apply(Plot::new(format!("sweep {stat}")), &res.key)
-            .width(w)
-            .height(h)
-            .legend(Legend::default())
-            .y_axis_label(stat.to_string())
-            .show(ui, |p| {
-                let mut pts = Vec::new();
-                let mut reference = Vec::new();
-                for (i, &v) in res.xs.iter().enumerate() {
-                    let x = axis.x(v);
-                    if let Some(e) = res.estimate(i, stat) {
-                        pts.push([x, e.mean]);
-                        if let Some(c) = e.ci95 {
-                            p.line(
-                                Line::new("", PlotPoints::from(vec![[x, e.mean - c], [x, e.mean + c]]))
-                                    .color(egui::Color32::from_rgb(120, 170, 230)),
-                            );
-                        }
-                    }
-                    if let Some(a) = res.reference(i, stat) {
-                        reference.push([x, a]);
-                    }
-                }
-                p.line(Line::new("mean", PlotPoints::from(pts.clone())));
-                p.points(Points::new("runs", PlotPoints::from(pts)).radius(3.0));
-                if reference.len() > 1 {
-                    p.line(
-                        Line::new("exact (exponential)", PlotPoints::from(reference))
-                            .style(egui_plot::LineStyle::dashed_loose()),
-                    );
-                }
-            });
-    });
-}
-
-/// Speed against error, one point per swept value, the Pareto front drawn; a click picks
-/// the nearest point's value.
-fn tuning_plot(ui: &mut egui::Ui, res: &SweepResult, stat: &str, [w, h]: [f32; 2]) -> Option<f64> {
-    let pts = res.tuning(stat);
-    let front = pareto_front(&pts);
-    let mut picked = None;
-    ui.vertical(|ui| {
-        ui.label("speed against error (choose d here)").on_hover_text(format!(
-            "Each point is one value of {}: right means more events per step run in parallel (faster), up means a larger error in {stat} (distance from the exact value, or from the smallest {} swept). The line joins the points no other point beats on both: pick one on it. Click a point to set its value in the live run.",
-            res.key, res.key
-        ));
-        let linear = SweepAxis { log: false };
-        let response = linear
-            .apply(Plot::new("sweep tuning"), "parallel events per step")
-            .width(w)
-            .height(h)
-            .legend(Legend::default())
-            .y_axis_label(format!("|{stat} error|"))
-            .show(ui, |p| {
-                p.points(
-                    Points::new(
-                        res.key.clone(),
-                        PlotPoints::from(pts.iter().map(|&(_, e, s)| [s, e]).collect::<Vec<_>>()),
-                    )
-                    .radius(4.0),
-                );
-                p.line(
-                    Line::new(
-                        "Pareto front",
-                        PlotPoints::from(front.iter().map(|&(_, e, s)| [s, e]).collect::<Vec<_>>()),
-                    )
-                    .color(egui::Color32::from_rgb(240, 180, 80)),
-                );
-                p.pointer_coordinate()
-            });
-        if response.response.clicked()
-            && let Some(c) = response.inner
-        {
-            picked = nearest(&pts, c.x, c.y).map(|p| res.xs[p]);
-        }
-        ui.horizontal_wrapped(|ui| {
-            // at most six buttons, spread along the front
-            let step = front.len().div_ceil(6).max(1);
-            for &(p, _, _) in front.iter().step_by(step) {
-                if ui
-                    .small_button(format!("use {} = {}", res.key, value_label(res.xs[p])))
-                    .on_hover_text("Set this value in the live run (a point on the Pareto front).")
-                    .clicked()
-                {
-                    picked = Some(res.xs[p]);
-                }
-            }
-        });
-    });
-    picked
-}
-
-/// A swept value as the buttons show it: 4 significant digits.
-pub fn value_label(x: f64) -> String {
-    let v: f64 = format!("{x:.3e}").parse().unwrap_or(x);
-    v.to_string()
-}
-
-/// The point of `pts` (error, speed) nearest to (speed x, error y), in plot proportions.
-fn nearest(pts: &[(usize, f64, f64)], x: f64, y: f64) -> Option<usize> {
-    let (sx, sy) = pts.iter().fold((1e-12f64, 1e-12f64), |(a, b), &(_, e, s)| {
-        (a.max(s.abs()), b.max(e.abs()))
-    });
-    pts.iter()
-        .min_by(|a, b| {
-            let da = ((a.2 - x) / sx).powi(2) + ((a.1 - y) / sy).powi(2);
-            let db = ((b.2 - x) / sx).powi(2) + ((b.1 - y) / sy).powi(2);
-            da.total_cmp(&db)
-        })
-        .map(|p| p.0)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A log sweep from 0.25 to 8 gets marks at 0.5, 1, 2 and 5 (and no other), placed in
-    /// log10 units, the power of ten marked as the coarser step.
-    #[test]
-    fn a_log_axis_is_marked_at_one_two_and_five_times_the_powers_of_ten() {
-        let axis = SweepAxis { log: true };
-        let marks = log_marks(GridInput {
-            bounds: (axis.x(0.25), axis.x(8.0)),
-            base_step_size: 0.01,
-        });
-        let values: Vec<f64> = marks.iter().map(|m| 10f64.powf(m.value)).collect();
-        let expected = [0.5, 1.0, 2.0, 5.0];
-        assert_eq!(values.len(), expected.len(), "{values:?}");
-        for (v, e) in values.iter().zip(expected) {
-            assert!((v - e).abs() < 1e-9, "{values:?}");
-        }
-        let decade = marks.iter().find(|m| m.value == 0.0).expect("1 is marked");
-        assert!(decade.step_size > marks[0].step_size);
-        assert_eq!(SweepAxis { log: false }.x(8.0), 8.0);
-    }
-
-    #[test]
-    fn the_front_keeps_the_points_nothing_beats() {
-        let pts = [
-            (0, 0.01, 2.0),
-            (1, 0.02, 4.0),
-            (2, 0.03, 3.0),
-            (3, 0.05, 8.0),
-        ];
-        let f: Vec<usize> = pareto_front(&pts).iter().map(|p| p.0).collect();
-        assert_eq!(f, vec![0, 1, 3]);
-    }
 }

@@ -139,7 +139,7 @@ impl PdesApp {
 
     /// The toggle and the list, under the controls (models that list violations).
     pub(super) fn violations_ui(&mut self, ui: &mut egui::Ui) {
-        if !self.a.config.model_info().keys.contains(&"run.timestamps") {
+        if !self.a.config.model_info().has_key("run.timestamps") {
             return;
         }
         ui.separator();

@@ -1,9 +1,10 @@
 //! The window's kit: what every model's panel builds on and the window's shell assembles —
 //! one running simulation ([`session`]), its plots ([`plots`]), monitors ([`monitors`]),
-//! heatmap ([`heatmap`]), the left panel's form ([`form`]), the [`panel::Panel`] a model
+//! heatmap ([`heatmap`]), the left panel's form ([`form`]) and its shared controls ([`controls`]), the [`panel::Panel`] a model
 //! fills in, and a causality error as shown ([`violation`]). The kit never imports the
 //! panels or the shell: a session carries its model's panel.
 
+pub mod controls;
 pub mod form;
 pub mod heatmap;
 pub mod monitors;

@@ -107,10 +107,15 @@ fn form(cfg: &Config) -> Box<dyn ModelForm> {
 }
 
 /// One row per key of `t`: a number, a checkbox or a word, as the key's value is.
-fn key_rows(ui: &mut egui::Ui, t: &mut toml::Table) -> bool {
+fn key_rows(ui: &mut egui::Ui, kind: &str, section: &str, t: &mut toml::Table) -> bool {
     let mut changed = false;
+    let info = pdes_models::by_kind(kind);
     for (key, value) in t.iter_mut() {
-        let lbl = ui.label(key.as_str());
+        let dotted = format!("{section}.{key}");
+        let takes = info
+            .and_then(|m| m.key(&dotted))
+            .map_or(String::new(), |k| format!("{dotted}: {}", k.words()));
+        let lbl = ui.label(key.as_str()).on_hover_text(takes);
         let response = match value {
             toml::Value::Integer(i) => ui.add(egui::DragValue::new(i)),
             toml::Value::Float(x) => ui.add(egui::DragValue::new(x).speed(0.01)),
@@ -132,12 +137,12 @@ impl ModelForm for GenericForm {
     fn model_controls(&mut self, ui: &mut egui::Ui) -> bool {
         egui::Grid::new("generic model keys")
             .num_columns(2)
-            .show(ui, |ui| key_rows(ui, &mut self.model))
+            .show(ui, |ui| key_rows(ui, self.kind, "model", &mut self.model))
             .inner
     }
 
     fn run_controls(&mut self, ui: &mut egui::Ui, _error: &mut Option<String>) -> bool {
-        key_rows(ui, &mut self.run)
+        key_rows(ui, self.kind, "run", &mut self.run)
     }
 
     fn table(&self, algorithm: AlgorithmChoice, engine: &str, end_time: f64) -> toml::Table {
@@ -145,9 +150,9 @@ impl ModelForm for GenericForm {
         model.insert("kind".into(), self.kind.into());
         let mut run = self.run.clone();
         // the window's values, for the keys this model has
-        let keys = pdes_models::by_kind(self.kind).map_or(&[][..], |m| m.keys);
+        let info = pdes_models::by_kind(self.kind);
         let mut set = |key: &str, value: toml::Value| {
-            if keys.contains(&format!("run.{key}").as_str()) {
+            if info.is_some_and(|m| m.has_key(&format!("run.{key}"))) {
                 run.insert(key.into(), value);
             }
         };

@@ -1,8 +1,10 @@
 //! The DEVS cell spaces' part of the left panel: the grid, its couplings, and the rule's
 //! parameters (the benchmark's extra work; the SIR rates) — and the preset table they make.
 
+use crate::kit::controls;
 use crate::kit::form::{AlgorithmChoice, ModelForm, preset_table};
 use eframe::egui;
+use pdes_models::devs::config;
 use pdes_models::devs::config::DevsConfig;
 use pdes_models::devs::{Neighbourhood, Rule, SirRates};
 use pdes_models::preset::Config;
@@ -60,17 +62,21 @@ impl ModelForm for DevsForm {
         };
         ui.label(info.description).on_hover_text(info.about);
         egui::Grid::new("devs model").num_columns(2).show(ui, |ui| {
-            for (label, value) in [("rows", &mut self.rows), ("cols", &mut self.cols)] {
-                let lbl = ui.label(label);
+            for (label, key, value) in [
+                ("rows", &config::ROWS, &mut self.rows),
+                ("cols", &config::COLS, &mut self.cols),
+            ] {
+                let lbl = ui.label(label).on_hover_text(controls::hint("", key));
                 changed |= ui
                     .add(egui::DragValue::new(value).range(3..=pdes_models::devs::config::MAX_SIDE))
                     .labelled_by(lbl.id)
                     .changed();
                 ui.end_row();
             }
-            ui.label("neighbourhood").on_hover_text(
+            ui.label("neighbourhood").on_hover_text(controls::hint(
                 "The cells coupled to a cell, itself included: Moore = the 3×3 block (the paper's), von Neumann = the cell and its four edge neighbours.",
-            );
+                &config::NEIGHBOURHOOD,
+            ));
             ui.horizontal(|ui| {
                 for n in [Neighbourhood::Moore, Neighbourhood::VonNeumann] {
                     changed |= ui
@@ -79,9 +85,10 @@ impl ModelForm for DevsForm {
                 }
             });
             ui.end_row();
-            let lbl = ui.label("wrap").on_hover_text(
+            let lbl = ui.label("wrap").on_hover_text(controls::hint(
                 "Off (the paper's): edge cells have fewer couplings (4 or 6 in a Moore neighbourhood). On: the grid is a torus.",
-            );
+                &config::WRAP,
+            ));
             changed |= ui
                 .checkbox(&mut self.wrap, "")
                 .labelled_by(lbl.id)
@@ -89,13 +96,13 @@ impl ModelForm for DevsForm {
             ui.end_row();
             if self.sir {
                 let k = &mut self.rates;
-                for (label, help, value) in [
-                    ("infection", "Virulence: fraction of the exposed susceptibles infected per step (paper: 0.8).", &mut k.infection),
-                    ("contact", "Contact rate with the neighbourhood (paper: 0.4).", &mut k.contact),
-                    ("recovery", "Fraction of the infected that recover per step (paper: 0.2).", &mut k.recovery),
-                    ("weight", "Weight of each coupled cell's infected in the neighbourhood sum (paper: 0.111 ≈ 1/9).", &mut k.weight),
+                for (label, key, help, value) in [
+                    ("infection", &config::INFECTION_RATE, "Virulence: fraction of the exposed susceptibles infected per step (paper: 0.8).", &mut k.infection),
+                    ("contact", &config::CONTACT_RATE, "Contact rate with the neighbourhood (paper: 0.4).", &mut k.contact),
+                    ("recovery", &config::RECOVERY_RATE, "Fraction of the infected that recover per step (paper: 0.2).", &mut k.recovery),
+                    ("weight", &config::NEIGHBOUR_WEIGHT, "Weight of each coupled cell's infected in the neighbourhood sum (paper: 0.111 ≈ 1/9).", &mut k.weight),
                 ] {
-                    let lbl = ui.label(label).on_hover_text(help);
+                    let lbl = ui.label(label).on_hover_text(controls::hint(help, key));
                     changed |= ui
                         .add(
                             egui::DragValue::new(value)
@@ -108,9 +115,10 @@ impl ModelForm for DevsForm {
                     ui.end_row();
                 }
             } else {
-                let lbl = ui.label("work").on_hover_text(
+                let lbl = ui.label("work").on_hover_text(controls::hint(
                     "Extra integer arithmetic per transition (0 in the paper): raise it to see where the GPU starts to win.",
-                );
+                    &config::WORK,
+                ));
                 changed |= ui
                     .add(egui::DragValue::new(&mut self.work).range(0..=pdes_models::devs::config::MAX_WORK))
                     .labelled_by(lbl.id)

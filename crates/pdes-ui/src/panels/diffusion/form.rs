@@ -1,8 +1,11 @@
 //! The diffusion grid's part of the left panel: rows × cols, αx, αy, β, the boundary and
 //! initial temperatures, dx, dt and the quantum — and the preset table they make.
 
+use crate::kit::controls;
 use crate::kit::form::{AlgorithmChoice, ModelForm, preset_table};
 use eframe::egui;
+use pdes_models::diffusion::config;
+use pdes_models::keys;
 use pdes_models::preset::Config;
 
 /// The diffusion grid's values in the controls.
@@ -71,60 +74,62 @@ impl ModelForm for DiffusionForm {
             "dQ/dt = αx ∂²Q/∂x² + αy ∂²Q/∂y² + β on rows × cols cells, the edges held at the boundary temperature, the interior starting at the initial one (Perumalla 2006 §3.1).",
         );
         egui::Grid::new("dmodel").num_columns(2).show(ui, |ui| {
-            let lbl = ui.label("rows × cols").on_hover_text(
-                "Cells of the grid. Up to 16384 each; large grids want the GPU engine.",
+            changed |= controls::size_pair(
+                ui,
+                "rows × cols",
+                &controls::hint(
+                    "Cells of the grid; large grids want the GPU engine.",
+                    &keys::ROWS,
+                ),
+                &mut self.rows,
+                &mut self.cols,
+                16384,
             );
-            ui.horizontal(|ui| {
-                changed |= ui
-                    .add(egui::DragValue::new(&mut self.rows).range(0..=16384))
-                    .labelled_by(lbl.id)
-                    .changed();
-                ui.label("×");
-                changed |= ui
-                    .add(egui::DragValue::new(&mut self.cols).range(0..=16384))
-                    .labelled_by(lbl.id)
-                    .changed();
-            });
-            ui.end_row();
-            for (label, help, value, speed) in [
+            for (label, key, help, value, speed) in [
                 (
                     "αx",
+                    &config::ALPHA_X,
                     "Diffusivity along the rows (x).",
                     &mut self.alpha_x,
                     0.01,
                 ),
                 (
                     "αy",
+                    &config::ALPHA_Y,
                     "Diffusivity along the columns (y).",
                     &mut self.alpha_y,
                     0.01,
                 ),
                 (
                     "β",
+                    &config::BETA,
                     "Uniform heating rate (negative cools).",
                     &mut self.beta,
                     0.01,
                 ),
                 (
                     "boundary",
+                    &config::BOUNDARY,
                     "Temperature held around the grid.",
                     &mut self.boundary,
                     1.0,
                 ),
                 (
                     "initial",
+                    &config::INITIAL,
                     "Temperature every cell starts at.",
                     &mut self.initial,
                     1.0,
                 ),
                 (
                     "dx",
+                    &config::DX,
                     "Cell width (the same along x and y).",
                     &mut self.dx,
                     0.01,
                 ),
             ] {
-                let lbl = ui.label(label).on_hover_text(help);
+                let lbl = ui.label(label).on_hover_text(controls::hint(help, key));
                 changed |= ui
                     .add(egui::DragValue::new(value).speed(speed))
                     .labelled_by(lbl.id)
@@ -138,7 +143,7 @@ impl ModelForm for DiffusionForm {
     fn run_controls(&mut self, ui: &mut egui::Ui, _error: &mut Option<String>) -> bool {
         let mut changed = false;
         let bound = self.dx * self.dx / (2.0 * (self.alpha_x + self.alpha_y));
-        ui.label("dt").on_hover_text(format!("Timestepped's fixed step. Stable only up to dx²/(2(αx+αy)) = {bound:.4}; smaller is more accurate and slower. Hybrid never steps past that bound either."));
+        ui.label("dt").on_hover_text(controls::hint(&format!("Timestepped's fixed step. Stable only up to dx²/(2(αx+αy)) = {bound:.4}; smaller is more accurate and slower. Hybrid never steps past that bound either."), &config::DT));
         changed |= ui
             .add(
                 egui::Slider::new(&mut self.dt, 1e-4..=1.0)
@@ -147,7 +152,7 @@ impl ModelForm for DiffusionForm {
             )
             .changed();
         ui.end_row();
-        ui.label("quantum").on_hover_text("Event and hybrid: how far a cell may move before it must be updated. Smaller is more accurate and takes more events (event) or shorter steps (hybrid); the error shrinks in proportion.");
+        ui.label("quantum").on_hover_text(controls::hint("Event and hybrid: how far a cell may move before it must be updated. Smaller is more accurate and takes more events (event) or shorter steps (hybrid); the error shrinks in proportion.", &config::QUANTUM));
         changed |= ui
             .add(
                 egui::Slider::new(&mut self.quantum, 1e-3..=10.0)

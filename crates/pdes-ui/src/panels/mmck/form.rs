@@ -1,8 +1,10 @@
 //! The M/M/c/k replications' part of the left panel: λ, μ, c, k; customers, replications,
 //! warm-up and seed — and the preset table they make.
 
+use crate::kit::controls;
 use crate::kit::form::{AlgorithmChoice, ModelForm, preset_table};
 use eframe::egui;
+use pdes_models::mmck::config;
 use pdes_models::mmck::config::MmckConfig;
 use pdes_models::preset::Config;
 
@@ -53,30 +55,39 @@ impl ModelForm for MmckForm {
             "Customers arrive at rate λ; c servers serve at rate μ each; at most k are in the system (in service included): an arrival that finds k is lost. Every heatmap cell is one independent replication (Cheng 2014, paper 003 §4).",
         );
         egui::Grid::new("mmck model").num_columns(2).show(ui, |ui| {
-            for (label, help, value) in [
-                ("λ", "Arrivals per unit time.", &mut self.arrival_rate),
+            for (label, key, help, value) in [
+                (
+                    "λ",
+                    &config::ARRIVAL_RATE,
+                    "Arrivals per unit time.",
+                    &mut self.arrival_rate,
+                ),
                 (
                     "μ",
+                    &config::SERVICE_RATE,
                     "Services per unit time of one server.",
                     &mut self.service_rate,
                 ),
             ] {
-                let lbl = ui.label(label).on_hover_text(help);
+                let lbl = ui.label(label).on_hover_text(controls::hint(help, key));
                 changed |= ui
                     .add(egui::DragValue::new(value).speed(0.05).range(0.01..=1000.0))
                     .labelled_by(lbl.id)
                     .changed();
                 ui.end_row();
             }
-            let lbl = ui.label("c").on_hover_text("Servers.");
+            let lbl = ui
+                .label("c")
+                .on_hover_text(controls::hint("Servers.", &config::SERVERS));
             changed |= ui
                 .add(egui::DragValue::new(&mut self.servers).range(1..=64))
                 .labelled_by(lbl.id)
                 .changed();
             ui.end_row();
-            let lbl = ui.label("k").on_hover_text(
+            let lbl = ui.label("k").on_hover_text(controls::hint(
                 "Capacity: customers in the system at most, those in service included (k ≥ c).",
-            );
+                &config::CAPACITY,
+            ));
             changed |= ui
                 .add(egui::DragValue::new(&mut self.capacity).range(self.servers..=256))
                 .labelled_by(lbl.id)
@@ -88,25 +99,28 @@ impl ModelForm for MmckForm {
 
     fn run_controls(&mut self, ui: &mut egui::Ui, _error: &mut Option<String>) -> bool {
         let mut changed = false;
-        let lbl = ui
-            .label("customers")
-            .on_hover_text("A replication ends at this departure.");
+        let lbl = ui.label("customers").on_hover_text(controls::hint(
+            "A replication ends at this departure.",
+            &config::CUSTOMERS,
+        ));
         changed |= ui
             .add(egui::DragValue::new(&mut self.customers).range(1..=100_000_000))
             .labelled_by(lbl.id)
             .changed();
         ui.end_row();
-        let lbl = ui.label("replications").on_hover_text(
+        let lbl = ui.label("replications").on_hover_text(controls::hint(
             "Independent runs, one heatmap cell each (one GPU thread each). More replications narrow the confidence interval of the grand mean as 1/√R.",
-        );
+            &config::REPLICATIONS,
+        ));
         changed |= ui
             .add(egui::DragValue::new(&mut self.replications).range(1..=1 << 22))
             .labelled_by(lbl.id)
             .changed();
         ui.end_row();
-        let lbl = ui.label("warm-up").on_hover_text(
+        let lbl = ui.label("warm-up").on_hover_text(controls::hint(
             "Departures deleted at the start of each replication: runs start empty, which biases L̂ low until the queue reaches its steady state.",
-        );
+            &config::WARMUP,
+        ));
         changed |= ui
             .add(egui::DragValue::new(&mut self.warmup).range(0..=self.customers.saturating_sub(1)))
             .labelled_by(lbl.id)
@@ -116,15 +130,11 @@ impl ModelForm for MmckForm {
     }
 
     fn run_controls_after(&mut self, ui: &mut egui::Ui) -> bool {
-        let lbl = ui
-            .label("seed")
-            .on_hover_text("Replication r draws from the generator keyed by (seed, r).");
-        let changed = ui
-            .add(egui::DragValue::new(&mut self.seed))
-            .labelled_by(lbl.id)
-            .changed();
-        ui.end_row();
-        changed
+        controls::seed(
+            ui,
+            "Replication r draws from the generator keyed by (seed, r).",
+            &mut self.seed,
+        )
     }
 
     fn table(&self, algorithm: AlgorithmChoice, engine: &str, _end_time: f64) -> toml::Table {

@@ -1,8 +1,10 @@
 //! The open network's part of the left panel: lines × servers, λ, P_exit, M and its law,
 //! d, seed — and the preset table they make.
 
+use crate::kit::controls;
 use crate::kit::form::{AlgorithmChoice, ModelForm, preset_table, queueing_run_table};
 use eframe::egui;
+use pdes_models::open_network::config;
 use pdes_models::open_network::config::OpenConfig;
 use pdes_models::preset::Config;
 
@@ -23,6 +25,8 @@ pub struct OpenForm {
     pub shifted: bool,
     /// The interval d.
     pub d: f64,
+    /// d as typed in its box (applied on Enter).
+    pub d_text: String,
     /// Seed.
     pub seed: u64,
 }
@@ -39,6 +43,7 @@ pub fn form(cfg: &Config) -> Box<dyn ModelForm> {
             mean_service: c.model.mean_service,
             shifted: c.model.service == pdes_models::torus::ServiceKind::Shifted,
             d: c.run.d,
+            d_text: format!("{}", c.run.d),
             seed: c.run.seed,
         },
         None => OpenForm {
@@ -49,6 +54,7 @@ pub fn form(cfg: &Config) -> Box<dyn ModelForm> {
             mean_service: 5.0,
             shifted: false,
             d: 1.0,
+            d_text: "1".into(),
             seed: 1,
         },
     })
@@ -64,55 +70,37 @@ impl ModelForm for OpenForm {
         ui.label(pdes_models::open_network::INFO.description)
             .on_hover_text(pdes_models::open_network::INFO.about);
         egui::Grid::new("omodel").num_columns(2).show(ui, |ui| {
-            let lbl = ui.label("lines × servers").on_hover_text("Tandem lines (rows) of single-server FIFO facilities (columns).");
-            ui.horizontal(|ui| {
-                changed |= ui.add(egui::DragValue::new(&mut self.lines).range(0..=16384)).labelled_by(lbl.id).changed();
-                ui.label("×");
-                changed |= ui.add(egui::DragValue::new(&mut self.servers_per_line).range(0..=16384)).labelled_by(lbl.id).changed();
-            });
-            ui.end_row();
-            for (label, help, value, speed) in [
-                ("arrival rate λ", "External Poisson arrivals per time unit, each to a random line. Stable only while ρ = λM/(lines·P_exit) < 1.", &mut self.arrival_rate, 0.01),
-                ("exit probability", "After a line's last server a token leaves with this probability, else the switch sends it to a random line.", &mut self.exit_probability, 0.01),
-                ("mean service M", "Mean service time of a visit.", &mut self.mean_service, 0.1),
+            changed |= controls::size_pair(ui, "lines × servers", &controls::hint("Tandem lines (rows) of single-server FIFO facilities (columns).", &config::LINES), &mut self.lines, &mut self.servers_per_line, 16384);
+            for (label, help, key, value, speed) in [
+                ("arrival rate λ", "External Poisson arrivals per time unit, each to a random line. Stable only while ρ = λM/(lines·P_exit) < 1.", &config::ARRIVAL_RATE, &mut self.arrival_rate, 0.01),
+                ("exit probability", "After a line's last server a token leaves with this probability, else the switch sends it to a random line.", &config::EXIT_PROBABILITY, &mut self.exit_probability, 0.01),
+                ("mean service M", "Mean service time of a visit.", &pdes_models::torus::config::MEAN_SERVICE, &mut self.mean_service, 0.1),
             ] {
-                let lbl = ui.label(label).on_hover_text(help);
+                let lbl = ui.label(label).on_hover_text(controls::hint(help, key));
                 changed |= ui.add(egui::DragValue::new(value).speed(speed)).labelled_by(lbl.id).changed();
                 ui.end_row();
             }
-            ui.label("service").on_hover_text("Exponential with mean M, or shifted: d + Exp(M − d), which the exact window algorithm needs.");
-            ui.horizontal(|ui| {
-                changed |= ui.selectable_value(&mut self.shifted, false, "exponential").changed();
-                changed |= ui.selectable_value(&mut self.shifted, true, "shifted").changed();
-            });
-            ui.end_row();
+            changed |= controls::service_law(ui, &controls::hint("Exponential with mean M, or shifted: d + Exp(M − d), which the exact window algorithm needs.", &pdes_models::torus::config::SERVICE), &mut self.shifted);
         });
         changed
     }
 
-    fn run_controls(&mut self, ui: &mut egui::Ui, _error: &mut Option<String>) -> bool {
-        ui.label("d").on_hover_text("The interval (TI in paper 002): window width, or the interval whose boundary events are moved to.");
-        let changed = ui
-            .add(
-                egui::Slider::new(&mut self.d, 0.001..=100.0)
-                    .logarithmic(true)
-                    .text("d (log)"),
-            )
-            .changed();
-        ui.end_row();
-        changed
+    fn run_controls(&mut self, ui: &mut egui::Ui, error: &mut Option<String>) -> bool {
+        controls::interval_d(
+            ui,
+            "The interval (TI in paper 002): window width, or the interval whose boundary events are moved to.",
+            &mut self.d,
+            &mut self.d_text,
+            error,
+        )
     }
 
     fn run_controls_after(&mut self, ui: &mut egui::Ui) -> bool {
-        let lbl = ui.label("seed").on_hover_text(
+        controls::seed(
+            ui,
             "Every random number is a pure function of (seed, which arrival, which visit).",
-        );
-        let changed = ui
-            .add(egui::DragValue::new(&mut self.seed))
-            .labelled_by(lbl.id)
-            .changed();
-        ui.end_row();
-        changed
+            &mut self.seed,
+        )
     }
 
     fn table(&self, algorithm: AlgorithmChoice, engine: &str, end_time: f64) -> toml::Table {

@@ -1,9 +1,11 @@
 //! The torus's part of the left panel: rows × cols, tokens per facility, mean service and
 //! its law, d (slider and typed value), seed — and the preset table they make.
 
+use crate::kit::controls;
 use crate::kit::form::{AlgorithmChoice, ModelForm, preset_table, queueing_run_table};
 use eframe::egui;
 use pdes_models::preset::Config;
+use pdes_models::torus::config;
 
 /// The torus's values in the controls.
 #[derive(Clone, Debug, PartialEq)]
@@ -63,80 +65,39 @@ impl ModelForm for TorusForm {
             "rows × cols service facilities on a torus, each a server with a FIFO queue. After service a token moves to one of the four neighbours at random (Sang et al. 2019, Park & Fishwick 2009).",
         );
         egui::Grid::new("model").num_columns(2).show(ui, |ui| {
-            let lbl = ui.label("rows × cols").on_hover_text("Size of the torus. Up to 16384 each; large sizes want the GPU engine.");
-            ui.horizontal(|ui| {
-                changed |= ui.add(egui::DragValue::new(&mut self.rows).range(0..=16384)).labelled_by(lbl.id).changed();
-                ui.label("×");
-                changed |= ui.add(egui::DragValue::new(&mut self.cols).range(0..=16384)).labelled_by(lbl.id).changed();
-            });
-            ui.end_row();
-            let lbl = ui.label("tokens / facility").on_hover_text("Tokens that start at every facility (P). The network is closed: their number never changes.");
+            changed |= controls::size_pair(ui, "rows × cols", &controls::hint("Size of the torus; large sizes want the GPU engine.", &pdes_models::keys::ROWS), &mut self.rows, &mut self.cols, 16384);
+            let lbl = ui.label("tokens / facility").on_hover_text(controls::hint("Tokens that start at every facility (P). The network is closed: their number never changes.", &config::TOKENS_PER_FACILITY));
             changed |= ui.add(egui::DragValue::new(&mut self.tokens_per_facility).range(0..=1024)).labelled_by(lbl.id).changed();
             ui.end_row();
-            let lbl = ui.label("mean service M").on_hover_text("Mean service time of a visit.");
+            let lbl = ui.label("mean service M").on_hover_text(controls::hint("Mean service time of a visit.", &config::MEAN_SERVICE));
             changed |= ui.add(egui::DragValue::new(&mut self.mean_service).speed(0.1).range(0.0..=4095.0)).labelled_by(lbl.id).changed();
             ui.end_row();
-            ui.label("service").on_hover_text("Exponential with mean M, or shifted: d + Exp(M − d). Shifted keeps the mean but never serves faster than d — the lookahead that makes the window algorithm exact.");
-            ui.horizontal(|ui| {
-                changed |= ui.selectable_value(&mut self.shifted, false, "exponential").changed();
-                changed |= ui.selectable_value(&mut self.shifted, true, "shifted").changed();
-            });
-            ui.end_row();
+            changed |= controls::service_law(ui, &controls::hint("Exponential with mean M, or shifted: d + Exp(M − d). Shifted keeps the mean but never serves faster than d — the lookahead that makes the window algorithm exact.", &config::SERVICE), &mut self.shifted);
         });
         changed
     }
 
     fn run_controls(&mut self, ui: &mut egui::Ui, error: &mut Option<String>) -> bool {
-        let mut changed = false;
-        let d_label = ui.label("d").on_hover_text("The interval. Window: events in [t_min, t_min + d) run together. Interval: events up to the next multiple of d. Larger d = more parallel events per step (faster) but, for the interval algorithms, more bias or more causality errors.");
-        ui.horizontal(|ui| {
-            // the slider's own number box would clamp a typed -1 or 0 and ignore "abc"
-            // silently; a typed value goes through the preset's validation instead, which
-            // refuses it with the reason
-            let slider = ui.add(egui::Slider::new(&mut self.d, 0.001..=100.0).logarithmic(true).show_value(false).text("d (log)"));
-            if slider.changed() {
-                changed = true;
-                self.d_text = format!("{}", self.d);
-            }
-            let typed = ui.add(egui::TextEdit::singleline(&mut self.d_text).desired_width(50.0)).labelled_by(d_label.id).on_hover_text("d, typed: press Enter to apply");
-            if typed.lost_focus() && self.d_text.trim() != format!("{}", self.d) {
-                match self.d_text.trim().parse::<f64>() {
-                    Ok(v) if v.is_finite() => {
-                        self.d = v;
-                        changed = true;
-                    }
-                    _ => {
-                        *error = Some(format!(
-                            "run.d: \"{}\" is not a number (expected a number ≥ 2^-20; 0 only for sequential)",
-                            self.d_text.trim()
-                        ));
-                    }
-                }
-            } else if !typed.has_focus() && error.is_none() {
-                self.d_text = format!("{}", self.d);
-            }
-        });
-        ui.end_row();
-        changed
+        controls::interval_d(
+            ui,
+            "The interval. Window: events in [t_min, t_min + d) run together. Interval: events up to the next multiple of d. Larger d = more parallel events per step (faster) but, for the interval algorithms, more bias or more causality errors.",
+            &mut self.d,
+            &mut self.d_text,
+            error,
+        )
     }
 
     fn run_controls_after(&mut self, ui: &mut egui::Ui) -> bool {
-        let lbl = ui.label("warm-up").on_hover_text("Statistics (utilization, sojourn, throughput) cover only [warm-up, T]: the run starts with every facility busy, which biases time averages from t = 0 even under sequential. Must be below the end time.");
-        let mut changed = ui
-            .add(
-                egui::DragValue::new(&mut self.warmup)
-                    .speed(1.0)
-                    .range(0.0..=f64::MAX),
-            )
-            .labelled_by(lbl.id)
-            .changed();
-        ui.end_row();
-        let lbl = ui.label("seed").on_hover_text("Every service time and route is a pure function of (seed, token, visit): the same seed gives the same sample path in every exact algorithm, on the CPU and on the GPU.");
-        changed |= ui
-            .add(egui::DragValue::new(&mut self.seed))
-            .labelled_by(lbl.id)
-            .changed();
-        ui.end_row();
+        let mut changed = controls::warmup(
+            ui,
+            "Statistics (utilization, sojourn, throughput) cover only [warm-up, T]: the run starts with every facility busy, which biases time averages from t = 0 even under sequential.",
+            &mut self.warmup,
+        );
+        changed |= controls::seed(
+            ui,
+            "Every service time and route is a pure function of (seed, token, visit): the same seed gives the same sample path in every exact algorithm, on the CPU and on the GPU.",
+            &mut self.seed,
+        );
         changed
     }
 

@@ -9,6 +9,7 @@ use eframe::egui;
 use egui_plot::{Bar, BarChart, Legend, Line, Plot, PlotPoints};
 use pdes_core::sim::StepRecord;
 use pdes_core::time::to_units;
+use pdes_models::torus::config::TorusConfig;
 use pdes_models::torus::cpu::{CpuEngine, CpuTorus};
 use pdes_models::torus::gpu::GpuTorus;
 use pdes_models::torus::state::Facility;
@@ -31,7 +32,7 @@ const GPU_STRIP_FACILITIES: usize = 4096;
 /// step's bound (its width is d for the window, so it grows with d), every facility's
 /// pending departure as a tick at its time (CPU engines, and GPU engines up to 64×64).
 pub fn timeline(ui: &mut egui::Ui, s: &Session) {
-    let Some(cfg) = s.config.get::<pdes_models::torus::config::TorusConfig>() else {
+    let Some(cfg) = s.config.get::<TorusConfig>() else {
         return;
     };
     let log: &[StepRecord] = s.engine().step_log();
@@ -66,28 +67,7 @@ pub fn timeline(ui: &mut egui::Ui, s: &Session) {
         0.0,
         egui::Color32::from_rgba_unmultiplied(255, 200, 60, 60),
     );
-    // pending departures: the CPU engines' state, or a GPU engine's downloaded state
-    let pending: Vec<f64> = {
-        let any = s.engine.as_any();
-        let deps = |f: &[Facility]| -> Vec<f64> {
-            f.iter()
-                .take(200_000)
-                .filter(|f| f.departure != pdes_models::torus::state::NEVER)
-                .map(|f| to_units(f.departure))
-                .collect()
-        };
-        if let Some(c) = any.downcast_ref::<CpuEngine>() {
-            deps(&c.cpu.state().facilities)
-        } else if let Some(g) = any.downcast_ref::<GpuTorus>()
-            && (cfg.model.rows * cfg.model.cols) as usize <= GPU_STRIP_FACILITIES
-        {
-            g.download_state()
-                .map(|st| deps(&st.facilities))
-                .unwrap_or_default()
-        } else {
-            Vec::new()
-        }
-    };
+    let pending = pending_departures(s, cfg);
     for u in &pending {
         let x = x_of(*u);
         if x >= rect.left() && x <= rect.right() {
@@ -111,26 +91,7 @@ pub fn timeline(ui: &mut egui::Ui, s: &Session) {
         lane,
         egui::Stroke::new(2.0, egui::Color32::from_rgb(255, 200, 60)),
     );
-    // the time axis
-    let step = tick_step(span, 8.0);
-    let mut u = (t0 / step).ceil() * step;
-    let axis_y = rect.bottom() - 15.0;
-    while u <= t0 + span {
-        let x = x_of(u);
-        painter.vline(
-            x,
-            egui::Rangef::new(axis_y, axis_y + 3.0),
-            egui::Stroke::new(1.0, egui::Color32::GRAY),
-        );
-        painter.text(
-            egui::pos2(x, axis_y + 2.0),
-            egui::Align2::CENTER_TOP,
-            crate::kit::monitors::format(u),
-            egui::FontId::proportional(10.0),
-            egui::Color32::GRAY,
-        );
-        u += step;
-    }
+    time_axis(&painter, rect, t0, span);
     let last = log.last().map_or(0, |r| r.events);
     let gpu_note = if pending.is_empty() && s.runs_on() == "gpu" {
         "   (pending events: shown on the GPU for grids up to 64×64)"
@@ -151,8 +112,62 @@ pub fn timeline(ui: &mut egui::Ui, s: &Session) {
         egui::FontId::proportional(12.0),
         egui::Color32::LIGHT_GRAY,
     );
-    // what the heatmap's white outlines are (NEXT_STEP_BIT), and why they may run together
-    let caption = match cfg.run.algorithm {
+    let caption = outline_caption(cfg.run.algorithm);
+    ui.label(egui::RichText::new(caption).small());
+}
+
+/// The pending departure times the strip shows: the CPU engines' state, or a GPU engine's
+/// downloaded state up to [`GPU_STRIP_FACILITIES`] facilities; none otherwise.
+fn pending_departures(s: &Session, cfg: &TorusConfig) -> Vec<f64> {
+    let any = s.engine.as_any();
+    let deps = |f: &[Facility]| -> Vec<f64> {
+        f.iter()
+            .take(200_000)
+            .filter(|f| f.departure != pdes_models::torus::state::NEVER)
+            .map(|f| to_units(f.departure))
+            .collect()
+    };
+    if let Some(c) = any.downcast_ref::<CpuEngine>() {
+        deps(&c.cpu.state().facilities)
+    } else if let Some(g) = any.downcast_ref::<GpuTorus>()
+        && (cfg.model.rows * cfg.model.cols) as usize <= GPU_STRIP_FACILITIES
+    {
+        g.download_state()
+            .map(|st| deps(&st.facilities))
+            .unwrap_or_default()
+    } else {
+        Vec::new()
+    }
+}
+
+/// The strip's time axis: a tick and a label every round step of `span`, from `t0`.
+fn time_axis(painter: &egui::Painter, rect: egui::Rect, t0: f64, span: f64) {
+    let x_of = |u: f64| rect.left() + ((u - t0) / span) as f32 * rect.width();
+    let step = tick_step(span, 8.0);
+    let mut u = (t0 / step).ceil() * step;
+    let axis_y = rect.bottom() - 15.0;
+    while u <= t0 + span {
+        let x = x_of(u);
+        painter.vline(
+            x,
+            egui::Rangef::new(axis_y, axis_y + 3.0),
+            egui::Stroke::new(1.0, egui::Color32::GRAY),
+        );
+        painter.text(
+            egui::pos2(x, axis_y + 2.0),
+            egui::Align2::CENTER_TOP,
+            crate::kit::monitors::format(u),
+            egui::FontId::proportional(10.0),
+            egui::Color32::GRAY,
+        );
+        u += step;
+    }
+}
+
+/// What the heatmap's white outlines are (NEXT_STEP_BIT) under `algorithm`, and why they
+/// may run together.
+fn outline_caption(algorithm: pdes_models::queueing::Algorithm) -> &'static str {
+    match algorithm {
         pdes_models::queueing::Algorithm::Window => {
             "outlined: the facilities with an event in the next window — they run in parallel, because every service lasts at least d: no event inside the window can cause an earlier one elsewhere"
         }
@@ -162,8 +177,7 @@ pub fn timeline(ui: &mut egui::Ui, s: &Session) {
         pdes_models::queueing::Algorithm::Sequential => {
             "outlined: the one next event — sequential processes the earliest event, then looks again"
         }
-    };
-    ui.label(egui::RichText::new(caption).small());
+    }
 }
 
 /// The facts about a CPU facility that the hover text and the inspector both show.

@@ -1,11 +1,60 @@
 //! What the queueing models (the torus, the open network) share: their `[run]` keys —
 //! algorithm, timestamps, d, end time, seed, engine — with one validation, and the
-//! accessors every queueing configuration implements the same way. Their engines share the
+//! accessors every queueing configuration implements the same way, and the facility record
+//! (`facility.rs`). Their engines share the
 //! step rule (`pdes_core::sim::StepRule`) and, on the GPU, `shaders/stepped*.wgsl`.
 
+mod facility;
+
+pub use facility::{Facility, NEVER, NONE, queue_length};
+
+use crate::keys::{Bound, Key, Valid};
 use crate::preset::{EngineKind, PresetError, key_err};
 use pdes_core::time::{Ticks, to_ticks};
 use serde::{Deserialize, Serialize};
+
+/// `run.algorithm` of the queueing models.
+pub const ALGORITHM: Key = Key {
+    name: "run.algorithm",
+    valid: Valid::Choice(&["sequential", "window", "interval"]),
+    note: "",
+};
+/// `run.timestamps`: which timestamps clustered events of `interval` keep.
+pub const TIMESTAMPS: Key = Key {
+    name: "run.timestamps",
+    valid: Valid::Choice(&["original", "boundary"]),
+    note: "",
+};
+/// `run.d`: the window or interval (0 only for sequential; below the mean service with
+/// shifted service, checked with the other keys).
+pub const D: Key = Key {
+    name: "run.d",
+    valid: Valid::Number {
+        low: Bound::Closed(0.0),
+        high: Bound::Closed(pdes_core::time::MAX_TIME_UNITS),
+    },
+    note: "0 only for sequential, at least one tick otherwise; below model.mean_service with shifted service",
+};
+pub use crate::keys::END_TIME;
+/// `run.warmup`: statistics cover [warmup, end_time] (below the end time, checked with it).
+pub const WARMUP: Key = Key {
+    name: "run.warmup",
+    valid: Valid::Number {
+        low: Bound::Closed(0.0),
+        high: Bound::None,
+    },
+    note: "below run.end_time",
+};
+/// The `[run]` keys of the queueing models, in the order presets list them.
+pub const RUN_KEYS: [Key; 7] = [
+    ALGORITHM,
+    TIMESTAMPS,
+    D,
+    END_TIME,
+    WARMUP,
+    crate::keys::SEED,
+    crate::keys::ENGINE,
+];
 
 /// How the events of a step are chosen.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
@@ -131,29 +180,23 @@ impl QueueingRunKeys {
         shifted: bool,
         mean_service: f64,
     ) -> Result<RunConfig, PresetError> {
-        use pdes_core::time::{MAX_TIME_UNITS, TICKS_PER_UNIT};
+        use pdes_core::time::TICKS_PER_UNIT;
         let algorithm = self.algorithm.unwrap_or(defaults.algorithm);
-        let d = self.d.unwrap_or(defaults.d);
+        let d = D.number(self.d.unwrap_or(defaults.d))?;
         if algorithm != Algorithm::Sequential && d * TICKS_PER_UNIT < 1.0 {
-            return Err(key_err(
-                "run.d",
+            return Err(D.refuse_as(
+                d,
                 format!(
-                    "{d} is out of range: {} needs d ≥ 2^-20 (≈ 9.5e-7)",
+                    "a number of at least one tick (2^-20 ≈ 0.00000095) for run.algorithm = \"{}\"",
                     algorithm.name()
                 ),
             ));
         }
-        if !(0.0..=MAX_TIME_UNITS).contains(&d) {
-            return Err(key_err(
-                "run.d",
-                format!("{d} is out of range: expected a number in [0, 2^40]"),
-            ));
-        }
         if shifted && d >= mean_service {
-            return Err(key_err(
-                "run.d",
+            return Err(D.refuse_as(
+                d,
                 format!(
-                    "{d} is out of range: shifted service needs 0 ≤ d < model.mean_service = {mean_service}"
+                    "a number from 0 to below model.mean_service = {mean_service} with shifted service"
                 ),
             ));
         }
@@ -163,21 +206,13 @@ impl QueueingRunKeys {
                 "run.algorithm = \"window\" needs \"shifted\" service (every service must last at least d)",
             ));
         }
-        let end_time = self.end_time.unwrap_or(defaults.end_time);
-        if !(end_time > 0.0 && end_time <= MAX_TIME_UNITS) || to_ticks(end_time) == 0 {
-            return Err(key_err(
-                "run.end_time",
+        let end_time = END_TIME.number(self.end_time.unwrap_or(defaults.end_time))?;
+        let warmup = WARMUP.number(self.warmup.unwrap_or(defaults.warmup))?;
+        if warmup >= end_time {
+            return Err(WARMUP.refuse_as(
+                warmup,
                 format!(
-                    "{end_time} is out of range: expected a number in [2^-20, 2^40] (at least one tick, 2^-20 ≈ 9.54e-7)"
-                ),
-            ));
-        }
-        let warmup = self.warmup.unwrap_or(defaults.warmup);
-        if !(warmup >= 0.0 && warmup < end_time) {
-            return Err(key_err(
-                "run.warmup",
-                format!(
-                    "{warmup} is out of range: expected a number in [0, run.end_time = {end_time}) (run.warmup=0 collects statistics from t = 0)"
+                    "a number from 0 to below run.end_time = {end_time} (run.warmup = 0 collects statistics from t = 0)"
                 ),
             ));
         }

@@ -1,0 +1,254 @@
+//! What a torus run on the GPU is made of before its first step: the parameter and control
+//! blocks (as in common.wgsl), the buffers with the initial state uploaded
+//! ([`Buffers::upload`]), and the passes, compiled once per device ([`pipelines`]).
+//! `gpu.rs` steps them.
+
+use super::gpu_state::{departure_words, fac_words, token_words};
+use crate::torus::config::TorusConfig;
+use crate::torus::state::{NONE, TorusState};
+use bytemuck::{Pod, Zeroable};
+use pdes_core::rng::LN_TABLE;
+use pdes_core::time::to_ticks;
+use pdes_gpu::Gpu;
+use pdes_gpu::kit::{self, Use, split};
+use pdes_gpu::shaders::Reductions;
+use pdes_gpu::stepped::{LOG_BYTES, LOG_LEN, ScanItems, StepCtl, StepPipelines};
+use std::sync::Arc;
+
+/// Params in common.wgsl.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub(super) struct Params {
+    pub(super) rows: u32,
+    pub(super) cols: u32,
+    pub(super) k: u32,
+    pub(super) n_wg: u32,
+    pub(super) seed_lo: u32,
+    pub(super) seed_hi: u32,
+    pub(super) rule: u32,
+    pub(super) log_len: u32,
+    pub(super) d: [u32; 2],
+    pub(super) end_t: [u32; 2],
+    pub(super) shift: [u32; 2],
+    pub(super) scale: u32,
+    pub(super) k1: u32,
+    pub(super) n_wg1: u32,
+    pub(super) tok1: u32,
+    pub(super) replicas: u32,
+    pub(super) pad0: u32,
+    pub(super) warmup: [u32; 2],
+    pub(super) pad1: [u32; 2],
+}
+
+/// One replica's step control block (Ctl in common.wgsl): the shared head and the
+/// replica's seed.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
+pub(super) struct Ctl {
+    pub(super) head: StepCtl,
+    pub(super) seed: [u32; 2],
+    pub(super) pad: [u32; 2],
+}
+
+/// The buffers of one engine, in the order of common.wgsl's bindings.
+pub(super) struct Buffers {
+    pub(super) params: wgpu::Buffer,
+    pub(super) ctl: wgpu::Buffer,
+    pub(super) dep: wgpu::Buffer,
+    pub(super) err_step: wgpu::Buffer,
+    pub(super) last_arr: wgpu::Buffer,
+    pub(super) fac: wgpu::Buffer,
+    pub(super) mail: wgpu::Buffer,
+    pub(super) tok: wgpu::Buffer,
+    pub(super) scan_min: wgpu::Buffer,
+    pub(super) wg_acc: wgpu::Buffer,
+    pub(super) part_min: wgpu::Buffer,
+    pub(super) ln_table: wgpu::Buffer,
+    pub(super) steplog: wgpu::Buffer,
+    pub(super) seg_count: wgpu::Buffer,
+    pub(super) dep_list: wgpu::Buffer,
+    pub(super) recv_list: wgpu::Buffer,
+    pub(super) step_acc: wgpu::Buffer,
+}
+
+/// The compiled passes and their layouts.
+pub(super) struct Pipelines {
+    pub(super) layout: wgpu::BindGroupLayout,
+    pub(super) display: wgpu::ComputePipeline,
+    pub(super) display_layout: wgpu::BindGroupLayout,
+    pub(super) step: StepPipelines,
+}
+
+impl Params {
+    /// The parameters of `replicas` runs of `cfg` side by side, in `n_wg` workgroups
+    /// (`n_wg1` per replica), stepping by `rule` (StepRule::gpu_code).
+    pub(super) fn of(cfg: &TorusConfig, replicas: u32, n_wg1: u32, rule: u32) -> Self {
+        let k1 = cfg.model.facilities();
+        let law = cfg.service_law();
+        let end = cfg.end_ticks();
+        let k = u64::from(k1) * u64::from(replicas);
+        let n_wg = n_wg1 * replicas;
+        let tok1 = cfg.model.tokens();
+        Self {
+            rows: cfg.model.rows,
+            cols: cfg.model.cols,
+            k: k as u32,
+            n_wg,
+            seed_lo: cfg.run.seed as u32,
+            seed_hi: (cfg.run.seed >> 32) as u32,
+            rule,
+            log_len: LOG_LEN,
+            d: split(to_ticks(cfg.run.d)),
+            end_t: split(end),
+            shift: split(law.shift),
+            scale: law.scale,
+            k1,
+            n_wg1,
+            tok1,
+            replicas,
+            pad0: 0,
+            warmup: split(cfg.run.warmup_ticks()),
+            pad1: [0; 2],
+        }
+    }
+}
+
+impl Buffers {
+    /// Every buffer of an engine, `state` (all replicas' facilities and tokens) uploaded,
+    /// with the parameters `params` and the replicas' control blocks `ctls`.
+    pub(super) fn upload(
+        device: &wgpu::Device,
+        params: &Params,
+        ctls: &[Ctl],
+        state: &TorusState,
+        original: bool,
+    ) -> Self {
+        let (k, n_wg, replicas) = (u64::from(params.k), params.n_wg, params.replicas);
+        let storage = pdes_gpu::kit::STORAGE_RW;
+        let init = |label: &str, contents: &[u8], usage| {
+            pdes_gpu::kit::buffer_init(device, label, contents, usage)
+        };
+        let fs = &state.facilities;
+        Self {
+            params: init(
+                "params",
+                bytemuck::bytes_of(params),
+                wgpu::BufferUsages::UNIFORM,
+            ),
+            // the host's blocks, then the arrive pass's copies (torus_plan.wgsl)
+            ctl: init("ctl", bytemuck::cast_slice(&ctls.repeat(2)), storage),
+            dep: init(
+                "dep",
+                bytemuck::cast_slice(&departure_words(state)),
+                storage,
+            ),
+            err_step: init("err_step", &vec![0u8; 4 * k as usize], storage),
+            last_arr: if original {
+                init(
+                    "last_arr",
+                    bytemuck::cast_slice(
+                        &fs.iter().map(|f| split(f.last_arrival)).collect::<Vec<_>>(),
+                    ),
+                    storage,
+                )
+            } else {
+                init("last_arr (unused)", &[0u8; 8], storage)
+            },
+            // the facility records of common.wgsl (struct Fac)
+            fac: init("fac", bytemuck::cast_slice(&fac_words(state)), storage),
+            // per facility: four directions' tokens (NONE; read only where the mask says),
+            // the mask of the directions announced this step, unused
+            mail: init(
+                "mail",
+                bytemuck::cast_slice(&[NONE, NONE, NONE, NONE, 0, 0, 0, 0].repeat(k as usize)),
+                storage,
+            ),
+            tok: init("tok", bytemuck::cast_slice(&token_words(state)), storage),
+            // two sets, by step parity (torus_plan.wgsl)
+            scan_min: init("scan_min", &vec![0u8; 2 * 8 * n_wg as usize], storage),
+            wg_acc: init("wg_acc", &vec![0u8; 32 * n_wg as usize], storage),
+            // NEVER: a reduction before the first step must not see a zero minimum
+            part_min: init("part_min", &vec![0xffu8; 2 * 16 * n_wg as usize], storage),
+            ln_table: init("ln_table", bytemuck::cast_slice(&LN_TABLE[..]), storage),
+            steplog: init(
+                "steplog",
+                &vec![0u8; (LOG_BYTES * u64::from(replicas)) as usize],
+                storage,
+            ),
+            seg_count: init("seg_count", &vec![0u8; 16 * n_wg as usize], storage),
+            // unused by the torus (its scan departs in the same workgroup); the shared scan
+            // module still declares it
+            dep_list: init("dep_list (unused)", &[0u8; 4], storage),
+            recv_list: init("recv_list", &vec![0u8; 4 * k as usize], storage),
+            // per step parity and replica: (least offset NONE, departures 0, errors 0, unused)
+            step_acc: init(
+                "step_acc",
+                bytemuck::cast_slice(&[NONE, 0, 0, 0].repeat(2 * replicas as usize)),
+                storage,
+            ),
+        }
+    }
+}
+
+/// The torus's compiled passes and their bind group layout: built once per device and
+/// reduction variant ([`Gpu::cached`]), shared by every torus engine on it.
+pub(super) fn pipelines(gpu: &Gpu, reductions: Reductions, items: ScanItems) -> Arc<Pipelines> {
+    let key = format!(
+        "torus pipelines, {reductions:?}, {items:?}, {:?}",
+        std::env::var_os("PDES_WGSL_DIR")
+    );
+    gpu.cached(&key, || build_pipelines(gpu, reductions, items))
+}
+
+/// How the torus passes use their bindings (0: the parameters; 11: the ln table).
+const USES: [Use; 17] = {
+    let mut u = [Use::ReadWrite; 17];
+    u[0] = Use::Uniform;
+    u[11] = Use::Read;
+    u
+};
+
+/// Binds an engine's buffers for the cached pipelines (in the order of common.wgsl).
+pub(super) fn bind_group(gpu: &Gpu, b: &Buffers, pipelines: &Pipelines) -> wgpu::BindGroup {
+    let all = [
+        &b.params,
+        &b.ctl,
+        &b.dep,
+        &b.err_step,
+        &b.last_arr,
+        &b.fac,
+        &b.mail,
+        &b.tok,
+        &b.scan_min,
+        &b.wg_acc,
+        &b.part_min,
+        &b.ln_table,
+        &b.steplog,
+        &b.seg_count,
+        &b.dep_list,
+        &b.recv_list,
+        &b.step_acc,
+    ];
+    kit::bind_group(&gpu.device, "torus", &pipelines.layout, &all)
+}
+
+fn build_pipelines(gpu: &Gpu, reductions: Reductions, items: ScanItems) -> Pipelines {
+    let device = &gpu.device;
+    let layout = kit::layout(device, "torus", &USES);
+    let display_layout = kit::layout(device, "torus display", &[Use::ReadWrite]);
+    let pl = kit::pipeline_layout(device, "torus", &[&layout]);
+    let pl_display = kit::pipeline_layout(device, "torus display", &[&layout, &display_layout]);
+    let [scan_depart, arrive, plan, display] = super::shaders::MODULES.map(|(name, files)| {
+        kit::compute_module(
+            device,
+            name,
+            super::shaders::pass_of_files(files, reductions),
+        )
+    });
+    Pipelines {
+        display: kit::pipeline(device, &pl_display, &display, "display_main"),
+        step: StepPipelines::with_scan_depart(device, &pl, [&scan_depart, &arrive, &plan], items),
+        layout,
+        display_layout,
+    }
+}

@@ -1,0 +1,129 @@
+//! The window's middle and bottom: the live view (the model's strip, the heatmaps of A and
+//! B side by side with their legends, the plots and monitors), the status bar, and taking a
+//! value picked in the Sweep view into the live run.
+
+use super::{PdesApp, Tab};
+use crate::kit::form::Form;
+use crate::kit::heatmap;
+use crate::kit::session::Session;
+use eframe::egui;
+use pdes_core::time::to_units;
+
+impl PdesApp {
+    /// Sets `key` = `value` in the live run (the sweep view's pick) and shows it.
+    pub fn use_sweep_value(&mut self, key: &str, value: f64) {
+        let set = format!("{key}={value}");
+        match pdes_runs::sweep::with_sets(&self.a.config, &[set]) {
+            Ok(cfg) => {
+                self.form = Form::from_config(&cfg, crate::panels::of(&cfg));
+                if self.apply_form() {
+                    self.message = Some(format!("{key} = {value} from the sweep"));
+                    self.tab = Tab::Live;
+                }
+            }
+            Err(e) => self.message = Some(e),
+        }
+    }
+}
+
+impl PdesApp {
+    /// The live view: the strip, the heatmaps with their legends, the plots and monitors.
+    pub(super) fn central(&mut self, ui: &mut egui::Ui) {
+        if let Some(timeline) = self.a.panel.timeline {
+            timeline(ui, &self.a);
+        }
+        let sessions: Vec<&Session> = std::iter::once(&self.a).chain(self.b.as_ref()).collect();
+        let n = sessions.len();
+        let avail = ui.available_size();
+        // room for the legend on the right
+        let w = (avail.x - 90.0 - 8.0 * (n as f32 - 1.0)) / n as f32;
+        let mut pin = None;
+        let mut views = self.views;
+        let arrow = self.selected_violation.map(|v| (v.source, v.facility));
+        ui.horizontal(|ui| {
+            for (i, s) in sessions.iter().enumerate() {
+                ui.vertical(|ui| {
+                    ui.label(format!(
+                        "{}{} on {}",
+                        if n > 1 { ["A: ", "B: "][i] } else { "" },
+                        s.algorithm_label(),
+                        s.runs_on()
+                    ));
+                    if let Some(note) = &s.note {
+                        ui.small(note);
+                    }
+                    if let Some(p) = heatmap::heatmap_widget(
+                        ui,
+                        s,
+                        self.mode,
+                        &mut views[i],
+                        egui::vec2(w.max(50.0), (avail.y - 60.0).max(50.0)),
+                        i as u64,
+                        arrow.filter(|_| i == 0),
+                    ) {
+                        pin = Some(p);
+                    }
+                });
+            }
+            heatmap::legend(ui, &self.a, self.mode);
+        });
+        self.views = views;
+        if pin.is_some() {
+            self.pinned = pin;
+        }
+    }
+
+    /// The bottom line: time, steps, events, the GPU check, and what just happened.
+    pub(super) fn status_bar(&mut self, ui: &mut egui::Ui) {
+        ui.horizontal(|ui| {
+            ui.label(&self.gpu_note);
+            ui.separator();
+            if let Some((text, alarm, hover)) = self.gpu_check.status() {
+                let text = if alarm {
+                    egui::RichText::new(text).color(ui.visuals().error_fg_color)
+                } else {
+                    egui::RichText::new(text)
+                };
+                ui.label(text).on_hover_text(hover);
+                ui.separator();
+            }
+            ui.label(format!(
+                "t = {:.3} / {}",
+                to_units(self.a.now()),
+                // an end computed by the model (M/M/c/k: the expected length) shown to 3 decimals
+                (self.a.end_time() * 1000.0).round() / 1000.0
+            ));
+            ui.separator();
+            ui.label(format!("steps {}", self.a.steps()));
+            if self.running
+                && self
+                    .pace
+                    .slower_than(self.sim_rate, self.sim_rate * self.frame_ms / 1000.0)
+            {
+                ui.separator();
+                ui.label(format!(
+                    "slower than asked: ~{:.3} time units/s",
+                    self.pace.achieved()
+                ))
+                .on_hover_text("The engines cannot simulate the requested time per second at this size; each frame advances what fits in ~30 ms so the window stays responsive.");
+            }
+            ui.separator();
+            let what = self.a.panel.work_label;
+            ui.label(format!("{what}/s {:.3e}", self.events_per_sec))
+                .on_hover_text(format!("{what} simulated per second of wall-clock time in this window: the window advances only as fast as the speed setting asks (sim time per second) and draws every frame, so this is far below the engine's own speed — `pdes-lab run` reports that (its {what}_per_second field, for the whole run)."));
+            ui.separator();
+            ui.label(format!("frame {:.1} ms", self.frame_ms));
+            if self.a.gpu_memory_bytes() > 0 {
+                ui.separator();
+                ui.label(format!(
+                    "GPU memory {:.1} MiB",
+                    self.a.gpu_memory_bytes() as f64 / 1048576.0
+                ));
+            }
+            if let Some(m) = &self.message {
+                ui.separator();
+                ui.label(m);
+            }
+        });
+    }
+}

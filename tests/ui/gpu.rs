@@ -1,0 +1,192 @@
+//! The GPU engines in the window: the heatmap fed without a readback and equal to the CPU's,
+//! the start-up check and its failure, and sizes refused or moved to the CPU.
+
+use super::*;
+
+#[test]
+fn the_gpu_engine_feeds_the_heatmap_without_a_readback_and_matches_the_cpu() {
+    if !gpu_available() {
+        return;
+    }
+    let mut h = harness("sang2019-causality");
+    h.get_by_label("GPU").click();
+    h.run_steps(2);
+    assert_eq!(h.state().a.runs_on(), "gpu");
+    for _ in 0..30 {
+        h.state_mut().step_once();
+    }
+    let gpu_words = h.state().a.display_words().unwrap();
+    h.get_by_label("CPU").click();
+    h.run_steps(2);
+    assert_eq!(h.state().a.runs_on(), "cpu");
+    for _ in 0..30 {
+        h.state_mut().step_once();
+    }
+    assert_eq!(h.state().a.display_words().unwrap(), gpu_words);
+}
+
+#[test]
+fn a_torus_too_large_for_the_cpu_is_refused_not_allocated() {
+    if !gpu_available() {
+        return;
+    }
+    let mut h = harness("teaching-16x16");
+    let torus = h.state_mut().form.model_mut::<TorusForm>().unwrap();
+    torus.rows = 16384;
+    torus.cols = 16384;
+    h.state_mut().form.gpu = false;
+    assert!(!h.state_mut().apply_form());
+    h.run_steps(1);
+    let err = h.state().form_error.clone().unwrap();
+    assert!(
+        err.contains("on the CPU, more than the limit of 8 GiB"),
+        "{err}"
+    );
+    assert_eq!(
+        h.state()
+            .a
+            .config
+            .get::<pdes_lab::models::torus::config::TorusConfig>()
+            .unwrap()
+            .model
+            .rows,
+        16,
+        "the running session is kept"
+    );
+}
+
+#[test]
+fn diffusion_on_the_gpu_draws_the_same_temperatures_as_the_cpu() {
+    if !gpu_available() {
+        return;
+    }
+    let mut h = harness("teaching-diffusion");
+    h.get_by_label("GPU").click();
+    h.run_steps(2);
+    assert_eq!(h.state().a.runs_on(), "gpu");
+    for _ in 0..20 {
+        h.state_mut().step_once();
+    }
+    let gpu_words = h.state().a.display_words().unwrap();
+    h.get_by_label("CPU").click();
+    h.run_steps(2);
+    assert_eq!(h.state().a.runs_on(), "cpu");
+    for _ in 0..20 {
+        h.state_mut().step_once();
+    }
+    let cpu_words = h.state().a.display_words().unwrap();
+    let worst = gpu_words
+        .iter()
+        .zip(&cpu_words)
+        .map(|(g, c)| (f32::from_bits(g[0]) - f32::from_bits(c[0])).abs())
+        .fold(0.0, f32::max);
+    assert!(worst < 1e-3, "GPU and CPU heatmaps differ by {worst}");
+}
+
+#[test]
+fn the_start_up_check_verifies_the_gpu_in_the_background_and_says_so() {
+    if !gpu_available() {
+        return;
+    }
+    let cfg = preset("teaching-16x16");
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1280.0, 820.0))
+        .wgpu_setup(pdes_lab::app::wgpu_setup())
+        .build_eframe(move |cc| PdesApp::new(cc, cfg).unwrap());
+    h.run_steps(1);
+    assert!(
+        h.state().gpu_check.running(),
+        "the check runs off the UI thread"
+    );
+    let started = std::time::Instant::now();
+    while h.state().gpu_check.running() && started.elapsed().as_secs() < 300 {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        h.run_steps(1);
+    }
+    let (text, alarm, hover) = h.state().gpu_check.status().unwrap();
+    assert!(text.starts_with("GPU = CPU: "), "{text}");
+    assert!(text.ends_with(" checks passed"), "{text}");
+    assert!(!alarm);
+    assert!(hover.contains("must be identical"));
+    h.run_steps(1);
+    h.get_by_label_contains("GPU = CPU: ");
+}
+
+#[test]
+fn a_failed_check_disables_the_gpu_engines_and_moves_the_sessions_to_the_cpu() {
+    if !gpu_available() {
+        return;
+    }
+    let mut h = harness("teaching-16x16");
+    h.state_mut().form.gpu = true;
+    h.state_mut().apply_form();
+    h.run_steps(1);
+    assert_eq!(h.state().a.runs_on(), "gpu");
+    // a verification that failed, as the background thread would deliver it
+    let (tx, rx) = std::sync::mpsc::channel();
+    tx.send(pdes_lab::verify::Verification {
+        adapter: "test adapter".into(),
+        reductions: vec!["portable".into()],
+        checks: vec![pdes_lab::verify::CheckResult {
+            name: "torus window".into(),
+            passed: false,
+            details: vec!["causality_errors: CPU 0, GPU 111".into()],
+            seconds: 0.0,
+        }],
+        passed: 0,
+        failed: 1,
+    })
+    .unwrap();
+    h.state_mut().gpu_check = pdes_lab::app::gpu_check::GpuCheck::Running(rx);
+    h.run_steps(2);
+    assert_eq!(h.state().a.runs_on(), "cpu");
+    assert!(!h.state().gpu_engines_available());
+    let (text, alarm, hover) = h.state().gpu_check.status().unwrap();
+    assert_eq!(text, "GPU differs from CPU — GPU engines disabled");
+    assert!(alarm);
+    assert!(
+        hover.contains("causality_errors: CPU 0, GPU 111"),
+        "{hover}"
+    );
+    h.get_by_label("GPU differs from CPU — GPU engines disabled");
+}
+
+#[test]
+fn opening_the_window_on_a_torus_too_large_for_the_cpu_falls_back_instead_of_panicking() {
+    if !gpu_available() {
+        return;
+    }
+    let (origin, text) = pdes_lab::preset::load_text("teaching-16x16").unwrap();
+    let text = text
+        .replace("rows = 16", "rows = 9000")
+        .replace("cols = 16", "cols = 9000");
+    let cfg = Config::from_toml(&text, &origin).unwrap();
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1280.0, 820.0))
+        .wgpu_setup(pdes_lab::app::wgpu_setup())
+        .build_eframe(move |cc| PdesApp::with_check(cc, cfg, false).unwrap());
+    h.run_steps(1);
+    let msg = h.state().message.clone().unwrap_or_default();
+    assert!(
+        msg.contains("limit") && msg.contains("default preset"),
+        "{msg}"
+    );
+    assert_eq!(h.state().a.shape(), (16, 16));
+}
+
+#[test]
+fn the_devs_benchmark_on_the_gpu_draws_the_same_digits_as_the_cpu() {
+    if !gpu_available() {
+        return;
+    }
+    let mut h = harness("teaching-devs-benchmark");
+    assert_eq!(h.state().mode, pdes_lab::app::heatmap::Mode::Digit);
+    h.get_by_label("GPU").click();
+    h.run_steps(2);
+    assert_eq!(h.state().a.runs_on(), "gpu");
+    for _ in 0..7 {
+        h.state_mut().step_once();
+    }
+    let words = h.state().a.display_words().unwrap();
+    assert!(words.iter().all(|w| w[0] == 1), "7 steps: every digit is 1");
+}

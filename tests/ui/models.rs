@@ -1,0 +1,228 @@
+//! Every model in the window: diffusion, the open network, M/M/c/k's fit view, SIR, the
+//! Info tabs, and whole-window snapshots.
+
+use super::*;
+
+#[test]
+fn whole_window_snapshot() {
+    if !gpu_available() {
+        return;
+    }
+    let mut h = harness("sang2019-causality");
+    for _ in 0..60 {
+        h.state_mut().step_once();
+    }
+    h.run_steps(3);
+    // the status bar shows wall-clock figures (frame time, events/s): not comparable
+    let size = h.ctx.content_rect().size();
+    h.mask(egui::Rect::from_min_max(
+        egui::pos2(0.0, size.y - 26.0),
+        egui::pos2(size.x, size.y),
+    ));
+    h.snapshot("whole_window");
+}
+
+#[test]
+fn the_diffusion_model_runs_in_the_window_with_its_heatmap_and_plots() {
+    if !gpu_available() {
+        return;
+    }
+    let mut h = harness("teaching-16x16");
+    h.get_by_label("diffusion grid").click();
+    h.run_steps(2);
+    h.state_mut().reset();
+    h.run_steps(2);
+    assert_eq!(h.state().a.config.kind(), "diffusion");
+    assert_eq!(h.state().mode, pdes_lab::app::heatmap::Mode::Temperature);
+    assert_eq!(h.state().form.algorithm.name, "hybrid");
+    for _ in 0..5 {
+        h.state_mut().step_once();
+    }
+    h.run_steps(1);
+    assert_eq!(h.state().a.steps(), 5);
+    for label in [
+        "step size (log10)",
+        "cells updated per step",
+        "mean temperature",
+    ] {
+        // a plot's title (and, for some, a monitor's label too)
+        assert!(h.query_all_by_label(label).next().is_some(), "{label}");
+    }
+    // the heatmap words are the temperatures: the edges have warmed, the centre not yet
+    let words = h.state().a.display_words().unwrap();
+    let t = |i: usize| f32::from_bits(words[i][0]);
+    let (rows, cols) = h.state().a.shape();
+    assert!(t(0) > 0.0, "corner cell {}", t(0));
+    assert_eq!(t((rows / 2 * cols + cols / 2) as usize), 0.0);
+}
+
+#[test]
+fn an_unstable_dt_is_refused_with_the_stability_bound() {
+    if !gpu_available() {
+        return;
+    }
+    let mut h = harness("teaching-diffusion");
+    h.get_by_label("timestepped").click();
+    h.run_steps(2);
+    assert!(h.state().form_error.is_none());
+    h.get_by_role_and_label(Role::Slider, "dt (log)")
+        .set_value_accesskit(0.5);
+    h.run_steps(2);
+    let err = h.state().form_error.clone().expect("refused");
+    assert!(err.starts_with("run.dt") && err.contains("= 0.25"), "{err}");
+    h.get_by_label(err.as_str());
+}
+
+#[test]
+fn the_open_network_is_a_model_in_the_picker_and_runs_in_the_window() {
+    if !gpu_available() {
+        return;
+    }
+    let mut h = harness("teaching-16x16");
+    h.get_by_label("open network").click();
+    h.run_steps(2);
+    assert_eq!(h.state().a.config.kind(), "open-network");
+    assert_eq!(h.state().a.shape(), (8, 12));
+    h.state_mut().running = true;
+    h.run_steps(10);
+    assert!(h.state().a.steps() > 0, "the open network advances");
+    // the plot's title and the monitor's label
+    assert_eq!(h.query_all_by_label("tokens in system").count(), 2);
+}
+
+#[test]
+fn a_b_mode_works_for_the_open_network() {
+    if !gpu_available() {
+        return;
+    }
+    let mut h = harness("teaching-open");
+    h.state_mut().set_ab(true);
+    h.run_steps(1);
+    let b = h.state().b.as_ref().expect("a B session");
+    assert_eq!(b.config.kind(), "open-network");
+    assert_ne!(b.algorithm_label(), h.state().a.algorithm_label());
+    h.state_mut().running = true;
+    h.run_steps(8);
+    assert!(h.state().b.as_ref().unwrap().steps() > 0);
+    assert!(h.state().a.steps() > 0);
+}
+
+/// The fit view on the live M/M/c/k run: its per-replication L̂ become the data, a fit of
+/// k = 1..2 runs in the background and fills the BIC table without stalling frames.
+#[test]
+fn the_fit_view_fits_the_live_replications_l_hats() {
+    let mut h = harness("teaching-mmck");
+    // the replications run 20 time units
+    h.state_mut().advance(pdes_lab::sim::Budget::Until(
+        20 << pdes_lab::time::TICK_BITS,
+    ));
+    h.run_steps(2);
+    h.get_by_label("Fit").click();
+    h.run_steps(2);
+    h.get_by_label("Live run: L per replication").click();
+    h.state_mut().fit.max_components = 2;
+    h.run_steps(2);
+    h.get_by_label("Fit mixtures").click();
+    let started = std::time::Instant::now();
+    loop {
+        h.run_steps(3);
+        if !h.state().fit.running() {
+            break;
+        }
+        assert!(started.elapsed().as_secs() < 120, "the fit did not finish");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let fits = h.state().fit.fits();
+    assert_eq!(fits.len(), 2, "{:?}", h.state().fit.error);
+    assert!(
+        fits[1].loglik >= fits[0].loglik - 1e-9,
+        "two components fit at least as well"
+    );
+    // L̂ of a replication lies within [0, k]
+    assert!(
+        fits[0].means[0] > 0.0 && fits[0].means[0] < 5.0,
+        "{:?}",
+        fits[0]
+    );
+}
+
+#[test]
+fn the_sir_epidemic_runs_in_the_window_and_ab_compares_sequential_with_flattened() {
+    if !gpu_available() {
+        return;
+    }
+    let mut h = harness("teaching-16x16");
+    h.get_by_label("SIR epidemic (DEVS)").click();
+    h.run_steps(2);
+    h.state_mut().reset();
+    h.run_steps(2);
+    assert_eq!(h.state().a.config.kind(), "sir");
+    assert_eq!(h.state().mode, pdes_lab::app::heatmap::Mode::Compartments);
+    for label in ["imminent cells per step", "messages per step"] {
+        h.get_by_label(label);
+    }
+    h.state_mut().set_ab(true);
+    h.run_steps(1);
+    for _ in 0..12 {
+        h.state_mut().step_once();
+    }
+    h.run_steps(1);
+    let b = h.state().b.as_ref().expect("a B session");
+    assert_ne!(b.algorithm_label(), h.state().a.algorithm_label());
+    // sequential and flattened: the same cells after the same steps
+    assert_eq!(h.state().a.steps(), 12);
+    assert_eq!(b.steps(), 12);
+    assert_eq!(
+        h.state().a.display_words().unwrap(),
+        b.display_words().unwrap()
+    );
+    // the heatmap words are the packed compartments: the seed at the centre has infected
+    let words = h.state().a.display_words().unwrap();
+    let (rows, cols) = h.state().a.shape();
+    let (_, i, _) =
+        pdes_lab::models::devs::sir_unpack(words[(rows / 2 * cols + cols / 2) as usize][0]);
+    assert!(i > 0);
+}
+
+#[test]
+fn every_models_info_tab_renders() {
+    if !gpu_available() {
+        return;
+    }
+    for m in pdes_lab::models::MODELS {
+        let mut h = harness(m.teaching_preset);
+        h.get_by_label("Info").click();
+        h.run_steps(2);
+        h.get_by_label("Open the teaching preset");
+        // the first heading of its text
+        let first = m.info.lines().next().unwrap().trim_start_matches("# ");
+        h.get_by_label(first);
+    }
+}
+
+/// A whole-window snapshot of every model on its teaching preset after a few steps (the
+/// torus has its own above, on the causality preset).
+#[test]
+fn whole_window_snapshot_of_every_model() {
+    if !gpu_available() {
+        return;
+    }
+    let mut results = egui_kittest::SnapshotResults::new();
+    for m in pdes_lab::models::MODELS
+        .iter()
+        .filter(|m| m.kind != "torus")
+    {
+        let mut h = harness(m.teaching_preset);
+        for _ in 0..12 {
+            h.state_mut().step_once();
+        }
+        h.run_steps(3);
+        let size = h.ctx.content_rect().size();
+        h.mask(egui::Rect::from_min_max(
+            egui::pos2(0.0, size.y - 26.0),
+            egui::pos2(size.x, size.y),
+        ));
+        h.snapshot(format!("whole_window_{}", m.kind));
+        results.extend(h.take_snapshot_results());
+    }
+}

@@ -1,0 +1,139 @@
+//! The Sweep view, and the README's screenshots (ignored tests, run by hand).
+
+use super::*;
+
+#[test]
+fn a_sweep_of_a_tiny_grid_completes_plots_its_points_and_a_pick_sets_d() {
+    if !gpu_available() {
+        return;
+    }
+    let mut h = harness("teaching-16x16");
+    h.get_by_label("Sweep").click();
+    {
+        let app = h.state_mut();
+        app.sweep.from = 0.5;
+        app.sweep.to = 2.0;
+        app.sweep.points = 3;
+        app.sweep.seeds = 2;
+        app.sweep.log = true;
+    }
+    h.run_steps(2);
+    h.get_by_label("Run sweep").click();
+    let started = std::time::Instant::now();
+    loop {
+        h.run_steps(3);
+        if !h.state().sweep.running() {
+            break;
+        }
+        assert!(
+            started.elapsed().as_secs() < 120,
+            "the sweep did not finish"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    h.run_steps(2);
+    let res = h.state().sweep.result.as_ref().unwrap();
+    assert_eq!(res.xs, vec![0.5, 1.0, 2.0]);
+    assert_eq!(
+        (res.done(), res.failures.len()),
+        (6, 0),
+        "{:?}",
+        res.failures
+    );
+    for p in 0..3 {
+        let e = res.estimate(p, "utilization").unwrap();
+        assert!(e.mean > 0.3 && e.mean < 0.7 && e.ci95.is_some(), "{e:?}");
+    }
+    // what "Export CSV…" and "Export figure…" write
+    let csv_text = res.csv();
+    assert_eq!(csv_text.lines().count(), 7, "header + 6 runs");
+    assert!(
+        csv_text.starts_with("point,seed_index,run.d,model,"),
+        "{csv_text}"
+    );
+    let png = std::env::temp_dir().join(format!("pdes-sweep-view-{}.png", std::process::id()));
+    res.figure("utilization", true, &png).unwrap();
+    assert_eq!(&std::fs::read(&png).unwrap()[..4], b"\x89PNG");
+    // the tuning view: one point per d, and the front's buttons set d in the live run
+    assert_eq!(res.tuning("utilization").len(), 3);
+    let front = pdes_lab::app::sweep_view::pareto_front(&res.tuning("utilization"));
+    let pick = res.xs[front[0].0];
+    let label = pdes_lab::app::sweep_view::value_label(pick);
+    h.get_by_label(&format!("use run.d = {label}")).click();
+    h.run_steps(2);
+    assert_eq!(
+        h.state().tab,
+        pdes_lab::app::Tab::Live,
+        "the pick goes back to the live run"
+    );
+    let d = h
+        .state()
+        .a
+        .config
+        .get::<pdes_lab::models::torus::config::TorusConfig>()
+        .unwrap()
+        .run
+        .d;
+    assert_eq!(d, pick);
+}
+
+/// Not a check: renders the sweep view after a d sweep of the teaching torus into
+/// `assets/screenshot-sweep.png` for the README (`cargo test --release --test ui
+/// screenshot_of_the_sweep_view -- --ignored`).
+#[test]
+#[ignore]
+fn screenshot_of_the_sweep_view() {
+    if !gpu_available() {
+        return;
+    }
+    let mut h = harness("teaching-16x16");
+    h.get_by_label("Sweep").click();
+    {
+        let app = h.state_mut();
+        app.sweep.from = 0.25;
+        app.sweep.to = 8.0;
+        app.sweep.points = 10;
+        app.sweep.seeds = 4;
+    }
+    h.run_steps(2);
+    h.get_by_label("Run sweep").click();
+    h.run_steps(2);
+    while h.state().sweep.running() {
+        h.run_steps(3);
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    h.run_steps(4);
+    save_screenshot(&mut h, "screenshot-sweep.png");
+}
+
+/// Not a check: renders tour stop 1 six steps in and tour stop 3 run to its end into
+/// `assets/screenshot-tour.png` and `assets/screenshot-bias.png` for the README (`cargo
+/// test --release --test ui screenshots_of_the_tour -- --ignored`).
+#[test]
+#[ignore]
+fn screenshots_of_the_tour() {
+    if !gpu_available() {
+        return;
+    }
+    let mut h = harness("teaching-16x16");
+    h.state_mut().start_tour();
+    h.run_steps(2);
+    for _ in 0..6 {
+        h.state_mut().step_once();
+        h.run_steps(1);
+    }
+    h.run_steps(2);
+    save_screenshot(&mut h, "screenshot-tour.png");
+    h.state_mut().go_to_stop(2);
+    h.state_mut().running = false;
+    // run to the end as the window would, a plot sample every ~16 time units
+    let end = pdes_lab::time::to_ticks(2000.0);
+    while h.state().a.now() < end {
+        let next = h.state().a.now() + pdes_lab::time::to_ticks(8.0);
+        h.state_mut()
+            .advance(pdes_lab::sim::Budget::Until(next.min(end)));
+        h.state_mut().step_once();
+    }
+    h.run_steps(3);
+    save_screenshot(&mut h, "screenshot-bias.png");
+}
