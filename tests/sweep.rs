@@ -299,3 +299,30 @@ fn a_gpu_sweep_with_seeds_in_one_engine_gives_the_cpu_sweeps_numbers() {
     assert_eq!(gpu.len(), 1 + 4 * 3);
     assert_eq!(gpu, sweep_rows(&args, "cpu"));
 }
+
+/// `--y` naming no field of the summaries is refused before any run (exit 2, nothing on
+/// stdout), with the fields it could name.
+#[test]
+fn an_unknown_statistic_is_refused_before_the_sweep_runs() {
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_pdes-lab"))
+        .args([
+            "sweep",
+            "teaching-16x16",
+            "--vary",
+            "run.d=0.5,1",
+            "--set",
+            "run.end_time=300",
+            "--y",
+            "nonexistent",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(o.stdout.is_empty(), "a run was reported");
+    assert!(
+        err.contains("--y nonexistent: not a numeric field of the runs' summaries (they have: ")
+            && err.contains("mean_sojourn"),
+        "{err}"
+    );
+}

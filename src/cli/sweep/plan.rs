@@ -1,6 +1,7 @@
 //! A sweep resolved from its arguments: the grid, the seeds, the identity, and how one
 //! point's runs are configured and run.
 
+use super::report::as_number;
 use super::{CliError, RunArgs, SweepArgs, config_from_args, input};
 use pdes_runs::sweep::spec::{Vary, cell, grid, parse_vary, set_value};
 
@@ -114,12 +115,22 @@ impl Plan {
             spec.push_str(&format!("\nvary {} = {}", v.key, values.join(",")));
         }
         spec.push_str(&format!("\nseeds = {seeds:?}"));
+        let y = args.y.clone().or(sweep.y);
+        if let Some(y) = &y {
+            check_statistic(&config, y)?;
+        }
+        if args.plot.is_some() && points.iter().any(|p| as_number(&p[0]).is_none()) {
+            return Err(input(format!(
+                "--plot: the first swept key, {}, must be numeric to be an x axis",
+                varies[0].key
+            )));
+        }
         Ok(Self {
             base,
             varies,
             points,
             seeds,
-            y: args.y.clone().or(sweep.y),
+            y,
             statistics: Vec::new(),
             identity: pdes_runs::sweep::identity(&spec),
         })
@@ -151,6 +162,40 @@ impl Plan {
             .map(|(v, x)| format!("{}={}", v.key, cell(x)))
             .collect::<Vec<_>>()
             .join(", ")
+    }
+}
+
+/// Refuses `--y` before any run when it names no numeric field of the model's summary:
+/// the fields are read from the report of a CPU engine built on the base configuration and
+/// not advanced (cheap: a sweep whose base state is larger than 64 MiB is checked after its
+/// runs instead, as before).
+fn check_statistic(config: &pdes_models::preset::Config, y: &str) -> Result<(), CliError> {
+    let mut probe = config.clone();
+    probe.set_engine(pdes_models::preset::EngineKind::Cpu);
+    if pdes_runs::engines::cpu_bytes(&probe) > 64 << 20 {
+        return Ok(());
+    }
+    let Ok((mut engine, _)) =
+        pdes_runs::engines::build(&probe, None, pdes_runs::engines::GpuFallback::Refuse)
+    else {
+        return Ok(());
+    };
+    let Ok(report) = engine.report() else {
+        return Ok(());
+    };
+    let numeric: Vec<&str> = report
+        .fields
+        .iter()
+        .filter(|(_, v)| v.is_number())
+        .map(|(k, _)| k.as_str())
+        .collect();
+    if numeric.contains(&y) {
+        Ok(())
+    } else {
+        Err(input(format!(
+            "--y {y}: not a numeric field of the runs' summaries (they have: {})",
+            numeric.join(", ")
+        )))
     }
 }
 

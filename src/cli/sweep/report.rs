@@ -224,7 +224,7 @@ fn table(plan: &Plan, aggs: &[Aggregate], y: Option<&str>, wall: f64, runs: usiz
     t
 }
 
-fn as_number(v: &toml::Value) -> Option<f64> {
+pub(super) fn as_number(v: &toml::Value) -> Option<f64> {
     v.as_float().or_else(|| v.as_integer().map(|i| i as f64))
 }
 
