@@ -127,7 +127,11 @@ fn bad_input_is_refused_with_the_key_and_the_range() {
         ),
         (
             "model.arrival_rate=0",
-            "model.arrival_rate must be a number from 0.01 to 1,000; got 0",
+            "model.arrival_rate must be a number from 0.01 to 1,000 (at most 100 · model.servers · model.service_rate); got 0",
+        ),
+        (
+            "model.service_rate=0.01",
+            "model.arrival_rate must be a number from 0.01 to 100 · model.servers · model.service_rate = 3 (a queue offered more than 100 times what its servers complete spends its run on lost arrivals: each is an event); got 4",
         ),
         (
             "run.replications=0",

@@ -25,21 +25,25 @@ pub struct Steady {
 }
 
 impl Steady {
-    /// The steady state of `p` (computed with terms relative to p_0, in f64).
+    /// The steady state of `p`. The terms relative to p_0 are summed in logarithms and
+    /// scaled by the largest: aⁿ/n! overflows f64 long before k = 256 when a = λ/μ is large
+    /// (λ = 1000, μ = 0.01: a^256 = 10^1280), while every p_n is a number in [0, 1].
     pub fn of(p: &MmckParams) -> Self {
         let a = p.arrival_rate / p.service_rate;
         let c = f64::from(p.servers);
-        let mut terms = Vec::with_capacity(p.capacity as usize + 1);
-        let mut term = 1.0;
+        let mut log_terms = Vec::with_capacity(p.capacity as usize + 1);
+        let mut log_term = 0.0;
         for n in 0..=p.capacity {
             if n > 0 {
                 // aⁿ/n! grows by a/n up to c, aⁿ/(c!·c^(n−c)) by a/c beyond
-                term *= a / f64::from(n).min(c);
+                log_term += (a / f64::from(n).min(c)).ln();
             }
-            terms.push(term);
+            log_terms.push(log_term);
         }
-        let total: f64 = terms.iter().sum();
-        let probs: Vec<f64> = terms.iter().map(|t| t / total).collect();
+        let largest = log_terms.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let scaled: Vec<f64> = log_terms.iter().map(|l| (l - largest).exp()).collect();
+        let total: f64 = scaled.iter().sum();
+        let probs: Vec<f64> = scaled.iter().map(|t| t / total).collect();
         let number_in_system = probs.iter().enumerate().map(|(n, q)| n as f64 * q).sum();
         let number_waiting = probs
             .iter()
@@ -64,6 +68,28 @@ impl Steady {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A heavy queue at the largest capacity: the exact values exist (no overflow to NaN)
+    /// and are those of a queue that is almost always full.
+    #[test]
+    fn a_heavy_queue_of_capacity_256_has_exact_values() {
+        let s = Steady::of(&MmckParams {
+            arrival_rate: 1000.0,
+            service_rate: 0.01,
+            servers: 1,
+            capacity: 256,
+        });
+        assert!(s.p.iter().all(|q| q.is_finite()));
+        assert!((s.p.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+        // a = 10^5: p_k = 1 − 1/a to within 1e-9, L = k − 1/(a − 1) + …
+        assert!((s.blocking - (1.0 - 1e-5)).abs() < 1e-9, "{}", s.blocking);
+        assert!(
+            (s.number_in_system - 256.0).abs() < 1e-4,
+            "{}",
+            s.number_in_system
+        );
+        assert!((s.utilization - 1.0).abs() < 1e-4);
+    }
 
     #[test]
     fn the_papers_queue_has_l_3_583_and_littles_law_holds() {

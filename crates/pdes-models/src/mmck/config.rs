@@ -16,7 +16,7 @@ const RATE: Valid = Valid::Number {
 pub const ARRIVAL_RATE: Key = Key {
     name: "model.arrival_rate",
     valid: RATE,
-    note: "",
+    note: "at most 100 · model.servers · model.service_rate",
 };
 /// `model.service_rate`: μ of each server.
 pub const SERVICE_RATE: Key = Key {
@@ -95,6 +95,10 @@ pub const KEYS: &[Key] = &[
 /// Rates (λ and μ) a preset may give: both means stay whole ticks far below 2^32, and
 /// the time integrals of the longest run stay far below 2^64 ticks.
 pub const RATE_RANGE: (f64, f64) = (0.01, 1000.0);
+/// Largest offered load λ/(cμ): every arrival is an event, lost or not, so a run of N
+/// customers takes about N · λ/(cμ) events once the queue is full (λ = 1000, μ = 0.01,
+/// c = 1 made 100,000 customers 10^10 events).
+pub const MAX_LOAD: f64 = 100.0;
 /// Most servers.
 pub const MAX_SERVERS: u32 = 64;
 /// Largest capacity.
@@ -187,6 +191,15 @@ impl MmckConfig {
         SERVICE_RATE.number(m.service_rate)?;
         SERVERS.whole(m.servers)?;
         CAPACITY.whole(m.capacity)?;
+        let most = MAX_LOAD * f64::from(m.servers) * m.service_rate;
+        if m.arrival_rate > most {
+            return Err(ARRIVAL_RATE.refuse_as(
+                m.arrival_rate,
+                format!(
+                    "a number from 0.01 to {MAX_LOAD} · model.servers · model.service_rate = {most} (a queue offered more than {MAX_LOAD} times what its servers complete spends its run on lost arrivals: each is an event)"
+                ),
+            ));
+        }
         if m.capacity < m.servers {
             return Err(CAPACITY.refuse_as(
                 m.capacity,
