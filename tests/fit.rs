@@ -29,6 +29,57 @@ fn one_component_is_the_closed_form() {
     assert!((f.bic - (-2.0 * closed + 2.0 * n.ln())).abs() < 1e-5 * closed.abs());
 }
 
+/// Issue 35 §5: data of extreme scale (×1e300, ×1e-300) fit as the same data at unit
+/// scale do, in their own units: the same weights, means and sds scaled, ln L shifted by
+/// the Jacobian n·ln(scale) — not the objective's stand-in for an unusable mixture.
+#[test]
+fn data_of_any_scale_fit_as_the_same_data_at_unit_scale() {
+    let data = Data::synthetic_lgd(400);
+    let unit = fit::report(&data, 1..=2, None, quick()).unwrap();
+    for scale in [1e300, 1e-300] {
+        let scaled = Data {
+            values: data.values.iter().map(|x| x * scale).collect(),
+            counts: data.counts.clone(),
+        };
+        let r = fit::report(&scaled, 1..=2, None, quick()).unwrap();
+        assert_eq!(r.chosen_components, unit.chosen_components);
+        let n = data.n() as f64;
+        for (f, u) in r.fits.iter().zip(&unit.fits) {
+            let shift = n * scale.ln();
+            assert!(
+                (f.loglik - (u.loglik - shift)).abs() < 1e-6 * shift.abs(),
+                "×{scale:e}: ln L {} against {}",
+                f.loglik,
+                u.loglik - shift
+            );
+            for (a, b) in f.weights.iter().zip(&u.weights) {
+                assert!(
+                    (a - b).abs() < 1e-6,
+                    "×{scale:e}: weights {:?} {:?}",
+                    f.weights,
+                    u.weights
+                );
+            }
+            for (a, b) in f.means.iter().zip(&u.means) {
+                assert!(
+                    (a / scale - b).abs() < 1e-6,
+                    "×{scale:e}: means {:?} {:?}",
+                    f.means,
+                    u.means
+                );
+            }
+            for (a, b) in f.sds.iter().zip(&u.sds) {
+                assert!(
+                    (a / scale - b).abs() < 1e-6,
+                    "×{scale:e}: sds {:?} {:?}",
+                    f.sds,
+                    u.sds
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn a_sample_repeated_twice_and_four_times_gives_exactly_that_multiple_and_the_same_fit() {
     let data = Data::synthetic_lgd(300);

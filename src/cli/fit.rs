@@ -99,7 +99,7 @@ pub fn format_report(r: &fit::Report, format: Format) -> String {
             for f in &r.fits {
                 let list = |v: &[f64]| {
                     v.iter()
-                        .map(|x| format!("{x:.4}"))
+                        .map(|&x| four_places(x))
                         .collect::<Vec<_>>()
                         .join(" ")
                 };
@@ -156,4 +156,14 @@ pub fn run(args: &FitArgs) -> Result<(), CliError> {
         args.out.as_deref(),
         "--out",
     )
+}
+
+/// A parameter as the table shows it: four decimals for ordinary magnitudes, four
+/// significant digits in scientific notation for data of another scale (1e300, 1e-300).
+fn four_places(x: f64) -> String {
+    if x != 0.0 && !(1e-3..1e6).contains(&x.abs()) {
+        format!("{x:.4e}")
+    } else {
+        format!("{x:.4}")
+    }
 }

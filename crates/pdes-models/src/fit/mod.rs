@@ -378,6 +378,65 @@ mod tests {
     }
 }
 
+/// A sample moved to mean 0 and standard deviation 1 before it is fitted, and the way
+/// back: values of 1e300 or 1e-300 (or a spread tiny beside the values) are beyond the
+/// likelihood's floating point as they are, and the GPU's f32 loses digits well before
+/// that. The fit is equivariant, so only rounding changes for ordinary data.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Standardized {
+    /// The sample in standard units.
+    pub data: Data,
+    /// The original mean.
+    pub center: f64,
+    /// ln of the original standard deviation (kept as a logarithm: it may be 1e-300).
+    pub ln_scale: f64,
+}
+
+impl Standardized {
+    /// `data` in standard units. The moments are taken after dividing by the largest
+    /// magnitude, so that squares of 1e300 never overflow.
+    pub fn of(data: &Data) -> Self {
+        let largest = data.values.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+        let unit = if largest > 0.0 { largest } else { 1.0 };
+        let shrunk = Data {
+            values: data.values.iter().map(|x| x / unit).collect(),
+            counts: data.counts.clone(),
+        };
+        let (mean, sd) = shrunk.moments();
+        let sd = if sd > 0.0 { sd } else { 1.0 };
+        Self {
+            data: Data {
+                values: shrunk.values.iter().map(|y| (y - mean) / sd).collect(),
+                counts: data.counts.clone(),
+            },
+            center: mean * unit,
+            ln_scale: sd.ln() + unit.ln(),
+        }
+    }
+
+    /// A log-likelihood of the standard units as one of the original data (the
+    /// Jacobian: n · ln σ).
+    pub fn loglik(&self, standard: f64) -> f64 {
+        standard - self.data.n() as f64 * self.ln_scale
+    }
+
+    /// `fit` (of the standard units) in the original units: means and sds moved back, the
+    /// log-likelihood and BIC of the original data.
+    pub fn original(&self, fit: Fit) -> Fit {
+        let scale = self.ln_scale.exp();
+        let n = self.data.n() as f64;
+        let loglik = self.loglik(fit.loglik);
+        let dims = 3 * fit.components - 1;
+        Fit {
+            loglik,
+            bic: -2.0 * loglik + dims as f64 * n.ln(),
+            means: fit.means.iter().map(|m| self.center + m * scale).collect(),
+            sds: fit.sds.iter().map(|s| s * scale).collect(),
+            ..fit
+        }
+    }
+}
+
 /// The shipped data set's name (`pdes-lab fit cheng2014-lgd`): [`Data::synthetic_lgd`] of
 /// paper 003's size.
 pub const BUILTIN_LGD: &str = "cheng2014-lgd";
@@ -417,23 +476,24 @@ pub fn report(
     }
     let ks = *ks.start()..=(*ks.end()).min(distinct);
     let t0 = std::time::Instant::now();
+    let standard = Standardized::of(data);
     let device;
     let engine: &dyn Loglik = match gpu {
         Some(g) => {
-            device = gpu::GpuLoglik::new(g, data)?;
+            device = gpu::GpuLoglik::new(g, &standard.data)?;
             &device
         }
-        None => data,
+        None => &standard.data,
     };
-    let fits = fit_all(data, engine, ks, search)?;
+    let on_gpu = !std::ptr::addr_eq(engine, &standard.data as &dyn Loglik);
+    let fits = fit_all(&standard.data, engine, ks, search)?
+        .into_iter()
+        .map(|f| standard.original(f))
+        .collect::<Vec<_>>();
     Ok(Report {
         n: data.n(),
         distinct: data.values.len(),
-        engine: if std::ptr::addr_eq(engine, data as &dyn Loglik) {
-            "cpu"
-        } else {
-            "gpu"
-        },
+        engine: if on_gpu { "gpu" } else { "cpu" },
         chosen_components: chosen(&fits).unwrap_or(0),
         fits,
         wall_seconds: t0.elapsed().as_secs_f64(),

@@ -96,9 +96,10 @@ impl FitView {
         let max = self.max_components.clamp(1, fit::gpu::MAX_COMPONENTS);
         let gpu = gpu.filter(|_| self.on_gpu);
         std::thread::spawn(move || {
+            let standard = fit::Standardized::of(&data);
             let device;
             let engine: &dyn fit::Loglik = match gpu {
-                Some(g) => match fit::gpu::GpuLoglik::new(g, &data) {
+                Some(g) => match fit::gpu::GpuLoglik::new(g, &standard.data) {
                     Ok(d) => {
                         device = d;
                         &device
@@ -108,7 +109,7 @@ impl FitView {
                         return;
                     }
                 },
-                None => &data,
+                None => &standard.data,
             };
             let n = data.n() as f64;
             for k in 1..=max {
@@ -116,13 +117,14 @@ impl FitView {
                     return;
                 }
                 let mut report = |best: &[f64]| {
-                    let lnl: Vec<f64> = best.iter().map(|c| -c * n).collect();
+                    let lnl: Vec<f64> = best.iter().map(|c| standard.loglik(-c * n)).collect();
                     let _ = tx.send(Message::Progress(k, lnl));
                 };
-                let msg = match fit::fit_k(&data, engine, k, Search::default(), &mut report) {
-                    Ok(f) => Message::Done(f),
-                    Err(e) => Message::Failed(e),
-                };
+                let msg =
+                    match fit::fit_k(&standard.data, engine, k, Search::default(), &mut report) {
+                        Ok(f) => Message::Done(standard.original(f)),
+                        Err(e) => Message::Failed(e),
+                    };
                 if tx.send(msg).is_err() {
                     return;
                 }
