@@ -7,6 +7,9 @@ use pdes_runs::engines::Simulation;
 use std::io::IsTerminal;
 use std::time::{Duration, Instant};
 
+/// How often a long run writes a progress line when stderr is not a terminal.
+const PROGRESS_LINE_EVERY: Duration = Duration::from_secs(60);
+
 /// Builds the validated configuration `args` describe.
 pub fn config_from_args(args: &RunArgs) -> Result<Config, CliError> {
     let name = args.preset.as_deref().unwrap_or(preset::default_preset());
@@ -80,33 +83,49 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     let started = Instant::now();
     // Advance in chunks of simulated time that take about 200 ms each: short enough for a
     // live progress bar, long enough that a GPU engine is not stopped every few steps (a GPU
-    // batch stopped at the chunk's end runs its remaining steps as empty dispatches).
-    let mut chunk = (end / 200).max(1);
+    // batch stopped at the chunk's end runs its remaining steps as empty dispatches). The
+    // first chunk is tiny and grows while calls are quick, shrinking when one is slow: a
+    // fixed 1/200 of T = 1e12 was minutes of events before the first progress appeared.
+    let mut chunk = (end >> 20).max(1);
     let mut bar: Option<indicatif::ProgressBar> = None;
+    let mut last_line = started;
     while !sim.engine.finished() {
         let target = sim.engine.now().saturating_add(chunk).min(end);
         let call = Instant::now();
         sim.engine
             .advance(Budget::Until(target))
             .map_err(|e| CliError::Run(e.to_string()))?;
-        if call.elapsed() < Duration::from_millis(200) {
+        let took = call.elapsed();
+        if took < Duration::from_millis(200) {
             chunk = chunk.saturating_mul(2);
+        } else if took > Duration::from_millis(800) {
+            chunk = (chunk / 2).max(1);
         }
-        if bar.is_none()
-            && started.elapsed() > Duration::from_secs(1)
-            && std::io::stderr().is_terminal()
-        {
-            let b = indicatif::ProgressBar::new(end);
-            b.set_style(
-                indicatif::ProgressStyle::with_template(
-                    "{bar:40} {percent:>3}% simulated time, {elapsed} elapsed, ETA {eta}",
-                )
-                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-            );
-            bar = Some(b);
-        }
-        if let Some(b) = &bar {
-            b.set_position(sim.engine.now().min(end));
+        let done = sim.engine.now().min(end);
+        if std::io::stderr().is_terminal() {
+            if bar.is_none() && started.elapsed() > Duration::from_secs(1) {
+                let b = indicatif::ProgressBar::new(end);
+                b.set_style(
+                    indicatif::ProgressStyle::with_template(
+                        "{bar:40} {percent:>3}% simulated time, {elapsed} elapsed, ETA {eta}",
+                    )
+                    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+                );
+                bar = Some(b);
+            }
+            if let Some(b) = &bar {
+                b.set_position(done);
+            }
+        } else if last_line.elapsed() > PROGRESS_LINE_EVERY {
+            // a log file (a cluster job's): one line a minute, with the estimate
+            last_line = Instant::now();
+            let fraction = done as f64 / end.max(1) as f64;
+            let elapsed = started.elapsed().as_secs_f64();
+            output::to_stderr(&format!(
+                "pdes-lab: {:.1}% of the simulated time after {elapsed:.0} s (about {:.0} s to go)",
+                100.0 * fraction,
+                if fraction > 0.0 { elapsed * (1.0 - fraction) / fraction } else { f64::NAN }
+            ));
         }
     }
     let wall = started.elapsed().as_secs_f64();
