@@ -124,7 +124,11 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
             output::to_stderr(&format!(
                 "pdes-lab: {:.1}% of the simulated time after {elapsed:.0} s (about {:.0} s to go)",
                 100.0 * fraction,
-                if fraction > 0.0 { elapsed * (1.0 - fraction) / fraction } else { f64::NAN }
+                if fraction > 0.0 {
+                    elapsed * (1.0 - fraction) / fraction
+                } else {
+                    f64::NAN
+                }
             ));
         }
     }

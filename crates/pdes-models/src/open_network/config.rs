@@ -4,7 +4,7 @@
 
 use super::OpenParams;
 use crate::keys::{Bound, Key, Valid};
-use crate::preset::{Config, EngineKind, ModelConfig, PresetError, key_err};
+use crate::preset::{Config, EngineKind, ModelConfig, PresetError};
 use crate::queueing::{Algorithm, QueueingRunKeys, RUN_KEYS, RunConfig, Timestamps};
 use crate::torus::ServiceKind;
 use crate::torus::config::{MEAN_SERVICE, SERVICE};
@@ -56,6 +56,7 @@ pub const KEYS: &[Key] = &[
     RUN_KEYS[1],
     RUN_KEYS[2],
     RUN_KEYS[3],
+    RUN_KEYS[4],
     RUN_KEYS[5],
     RUN_KEYS[6],
 ];
@@ -140,17 +141,6 @@ impl OpenConfig {
             model.service == ServiceKind::Shifted,
             model.mean_service,
         )?;
-        // The open network starts empty, so its early statistics err the other way from the
-        // torus's; its accumulators have no warm-up cut (yet): refuse rather than ignore.
-        if run.warmup != 0.0 {
-            return Err(key_err(
-                "run.warmup",
-                format!(
-                    "{} is out of range: the open network collects statistics from t = 0 (expected 0)",
-                    run.warmup
-                ),
-            ));
-        }
         Ok(Self { model, run })
     }
 

@@ -34,7 +34,8 @@ pub struct OpenEngine {
 impl OpenEngine {
     /// The engine `cfg` asks for, at time 0 with an empty network.
     pub fn new(cfg: &OpenConfig) -> Self {
-        let state = OpenState::new(&cfg.model, cfg.laws(), cfg.run.seed);
+        let state = OpenState::new(&cfg.model, cfg.laws(), cfg.run.seed)
+            .with_warmup(cfg.run.warmup_ticks());
         let end = cfg.end_ticks();
         let run = match cfg.run.step_rule() {
             None => Run::Sequential(Sequential::new(state, end)),
@@ -227,7 +228,9 @@ pub struct OpenSummary {
     pub d: f64,
     /// End time T.
     pub end_time: f64,
-    /// Simulated time the statistics cover.
+    /// Warm-up: the statistics cover [warmup, end_time].
+    pub warmup: f64,
+    /// Simulated time the statistics cover (from the warm-up on).
     pub sim_time: f64,
     /// Random seed.
     pub seed: u64,
@@ -300,7 +303,8 @@ impl OpenSummary {
             service: p.service.name(),
             d: cfg.run.d,
             end_time: cfg.run.end_time,
-            sim_time: to_units(m.horizon),
+            warmup: cfg.run.warmup,
+            sim_time: to_units(m.covered()),
             seed: cfg.run.seed,
             events: totals.events,
             steps: totals.steps,

@@ -62,11 +62,22 @@ pub struct LiveStats {
 /// The GPU sums of a run: per-segment accumulators added up.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Sums {
+    /// Busy ticks from the warm-up on.
     busy: u128,
+    /// Sojourns of the visits measured.
     sojourn: i128,
-    exit_time: u128,
+    /// Σ max(entry, warm-up) of every token that left.
+    exited_entry: u128,
+    /// Σ (exit − entry) of the exits measured.
     stay: u128,
+    /// Every exit.
     exits: u128,
+    /// Σ (exit − max(entry, warm-up)) of the exits measured.
+    area: u128,
+    /// Exits measured.
+    exits_measured: u64,
+    /// Visits measured.
+    visits_measured: u64,
 }
 
 /// One facility as the inspector shows it, read back alone.
@@ -271,9 +282,12 @@ impl GpuOpen {
         for seg in acc.chunks_exact(ACC_PER_SEGMENT) {
             s.busy += join128(seg[0]);
             s.sojourn += join128(seg[1]) as i128;
-            s.exit_time += join128(seg[2]);
+            s.exited_entry += join128(seg[2]);
             s.stay += join128(seg[3]);
             s.exits += join128(seg[4]);
+            s.area += join128(seg[5]);
+            s.exits_measured += join([seg[6][0], seg[6][1]]);
+            s.visits_measured += join([seg[6][2], seg[6][3]]);
         }
         Ok(s)
     }
@@ -348,7 +362,8 @@ impl GpuOpen {
         let exits = s.exits as u64;
         let top = self.free_top()? as usize;
         let mut state =
-            OpenState::new(&self.config.model, self.config.laws(), self.config.run.seed);
+            OpenState::new(&self.config.model, self.config.laws(), self.config.run.seed)
+                .with_warmup(self.config.run.warmup_ticks());
         state.facilities = facilities;
         state.tokens = tokens;
         state.free = free_stack[..top.min(free_stack.len())].to_vec();
@@ -357,9 +372,10 @@ impl GpuOpen {
         state.exits = exits;
         state.in_system = arrivals.wrapping_sub(exits);
         state.system_time = s.stay;
-        // Σ entry of live tokens = Σ entry of all − Σ entry of exited (= exit − stay)
-        state.live_entered =
-            join128(self.ctl.entered_sum).wrapping_sub(s.exit_time.wrapping_sub(s.stay));
+        state.exits_measured = s.exits_measured;
+        state.area_exited = s.area;
+        // Σ max(entry, warm-up) of the live tokens = that of all − that of the exited
+        state.live_entered = join128(self.ctl.entered_sum).wrapping_sub(s.exited_entry);
         Ok(state)
     }
 
@@ -380,7 +396,7 @@ impl GpuOpen {
         let s = self.sums()?;
         m.busy += s.busy;
         m.sojourn = s.sojourn;
-        m.completions = join(self.ctl.head.events) - self.arrivals();
+        m.completions = s.visits_measured;
         m.causality_errors = join(self.ctl.head.errors);
         Ok(m)
     }

@@ -21,7 +21,7 @@ pub(super) const SEG: u64 = pdes_gpu::stepped::ScanItems::EIGHT.segment();
 /// Bytes of one token record (Token in common.wgsl).
 pub(super) const TOKEN_BYTES: u64 = 48;
 /// 128-bit accumulators per segment (ACC_PER_SEGMENT in common.wgsl).
-pub(super) const ACC_PER_SEGMENT: usize = 5;
+pub(super) const ACC_PER_SEGMENT: usize = 7;
 
 /// The open network's own phase (PHASE_FULL in common.wgsl): the next step needs more
 /// token slots than the pool has.
@@ -44,7 +44,7 @@ pub(super) struct Params {
     pub(super) scale: u32,
     pub(super) interarrival: u32,
     pub(super) exit_q32: [u32; 2],
-    pub(super) pad: [u32; 2],
+    pub(super) warmup: [u32; 2],
 }
 
 /// The GPU's step control block (Ctl in common.wgsl): the shared head, then the source's
@@ -228,7 +228,7 @@ impl Params {
             scale: laws.service.scale,
             interarrival: laws.interarrival,
             exit_q32: split(laws.exit_q32),
-            pad: [0; 2],
+            warmup: split(cfg.run.warmup_ticks()),
         }
     }
 }

@@ -62,12 +62,23 @@ pub struct OpenState {
     pub exits: u64,
     /// Tokens in the system now.
     pub in_system: u64,
-    /// Sum over exited tokens of (exit − entry) ticks.
+    /// Sum over the tokens that left at or after the warm-up of (exit − entry) ticks.
     pub system_time: u128,
-    /// Sum of the entry times of the tokens in the system: with `system_time` it gives
-    /// ∫ tokens-in-system dt up to any horizon, whatever order the events were applied in
-    /// (a step applies them facility by facility, not in time order).
+    /// Tokens that left at or after the warm-up.
+    pub exits_measured: u64,
+    /// Sum over the tokens that left at or after the warm-up of (exit − max(entry,
+    /// warm-up)) ticks: their part of ∫ tokens-in-system dt over [warm-up, horizon].
+    pub area_exited: u128,
+    /// Sum over the tokens in the system of max(entry, warm-up): with `area_exited` it gives
+    /// ∫ tokens-in-system dt over [warm-up, horizon] for any horizon past the warm-up,
+    /// whatever order the events were applied in (a step applies them facility by facility,
+    /// not in time order).
     pub live_entered: u128,
+    /// Statistics cover time from here on (`run.warmup` in ticks), as the torus's do: busy
+    /// time is cut at it, a visit counts when it completes at or after it, a token's stay
+    /// when it leaves at or after it, and the tokens in the system are averaged over
+    /// [warm-up, horizon]. Each event decides from its own times.
+    pub warmup: Ticks,
 }
 
 impl OpenState {
@@ -87,8 +98,17 @@ impl OpenState {
             exits: 0,
             in_system: 0,
             system_time: 0,
+            exits_measured: 0,
+            area_exited: 0,
             live_entered: 0,
+            warmup: 0,
         }
+    }
+
+    /// The same state with statistics collected from `warmup` (ticks) on.
+    pub fn with_warmup(mut self, warmup: Ticks) -> Self {
+        self.warmup = warmup;
+        self
     }
 
     /// The external arrival due at `next_arrival`, taking effect at `t_exec` (its own time,
@@ -132,7 +152,7 @@ impl OpenState {
         };
         self.arrivals += 1;
         self.in_system += 1;
-        self.live_entered += u128::from(t);
+        self.live_entered += u128::from(t.max(self.warmup));
         self.next_arrival += self.laws.gap(&arrival_words(self.seed, k + 1));
         (line * self.servers, slot)
     }
@@ -179,13 +199,16 @@ impl OpenState {
     /// the next server of its line, or after the last server out of the system (with
     /// probability P_exit) or through the zero-time switch to a uniformly chosen line.
     pub fn depart(&mut self, f: u32, t_exec: Ticks) -> Next {
+        let warmup = self.warmup;
         let fac = &mut self.facilities[f as usize];
         let token = fac.serving;
         debug_assert_ne!(token, NONE, "departure from an idle facility");
-        fac.busy += fac.departure - fac.service_start;
-        fac.completions += 1;
+        fac.busy += fac.departure.saturating_sub(fac.service_start.max(warmup));
         let tok = self.tokens[token as usize];
-        fac.sojourn = fac.sojourn.wrapping_add(t_exec.wrapping_sub(tok.arrived));
+        if t_exec >= warmup {
+            fac.completions += 1;
+            fac.sojourn = fac.sojourn.wrapping_add(t_exec.wrapping_sub(tok.arrived));
+        }
         let words = visit_words(self.seed, tok.arrival, tok.visits);
         self.tokens[token as usize].visits += 1;
         if fac.head == NONE {
@@ -207,8 +230,13 @@ impl OpenState {
             return Next::Arrive { dest: f + 1, token };
         }
         if bernoulli(words[1], self.laws.exit_q32) {
-            self.system_time += u128::from(t_exec - tok.entered);
-            self.live_entered -= u128::from(tok.entered);
+            let counted_from = tok.entered.max(warmup);
+            if t_exec >= warmup {
+                self.system_time += u128::from(t_exec - tok.entered);
+                self.area_exited += u128::from(t_exec - counted_from);
+                self.exits_measured += 1;
+            }
+            self.live_entered -= u128::from(counted_from);
             self.exits += 1;
             self.in_system -= 1;
             self.tokens[token as usize] = Token {
@@ -301,16 +329,22 @@ impl OpenState {
         let mut causality_errors = 0u64;
         for f in &self.facilities {
             busy += u128::from(f.busy);
-            if f.serving != NONE && f.service_start < horizon {
-                busy += u128::from(horizon.min(f.departure) - f.service_start);
+            let from = f.service_start.max(self.warmup);
+            if f.serving != NONE && from < horizon {
+                busy += u128::from(horizon.min(f.departure) - from);
             }
             sojourn += i128::from(f.sojourn as i64);
             completions += f.completions;
             causality_errors += f.causality_errors;
         }
-        // ∫ N dt = Σ over exited tokens (exit − entry) + Σ over live ones (horizon − entry)
-        let area =
-            self.system_time + u128::from(self.in_system) * u128::from(horizon) - self.live_entered;
+        // ∫ N dt over [warm-up, horizon] = Σ over the tokens that left since the warm-up of
+        // (exit − max(entry, warm-up)) + Σ over those in the system (horizon − max(entry,
+        // warm-up)); nothing before the warm-up ends
+        let area = if horizon > self.warmup {
+            self.area_exited + u128::from(self.in_system) * u128::from(horizon) - self.live_entered
+        } else {
+            0
+        };
         Measures {
             horizon,
             facilities: self.facilities.len() as u64,
@@ -322,7 +356,9 @@ impl OpenState {
             exits: self.exits,
             in_system: self.in_system,
             system_time: self.system_time,
+            exits_measured: self.exits_measured,
             area,
+            warmup: self.warmup,
         }
     }
 }
@@ -348,16 +384,28 @@ pub struct Measures {
     pub exits: u64,
     /// Tokens in the system at the horizon.
     pub in_system: u64,
-    /// Sum of exited tokens' times in the system, in ticks.
+    /// Sum of the times in the system of the tokens that left since the warm-up, in ticks.
     pub system_time: u128,
-    /// ∫ tokens in system dt, in token-ticks.
+    /// Tokens that left since the warm-up.
+    pub exits_measured: u64,
+    /// ∫ tokens in system dt over [warm-up, horizon], in token-ticks.
     pub area: u128,
+    /// The start of the time the measures cover (the warm-up), in ticks.
+    pub warmup: Ticks,
 }
 
 impl Measures {
+    /// Ticks the measures cover: horizon − warm-up (0 before the warm-up ends).
+    pub fn covered(&self) -> Ticks {
+        self.horizon.saturating_sub(self.warmup)
+    }
+
     /// Time-average utilization over all facilities.
     pub fn utilization(&self) -> f64 {
-        self.busy as f64 / (self.facilities as f64 * self.horizon as f64)
+        match self.covered() {
+            0 => 0.0,
+            c => self.busy as f64 / (self.facilities as f64 * c as f64),
+        }
     }
 
     /// Mean sojourn per facility visit, in time units.
@@ -367,16 +415,24 @@ impl Measures {
 
     /// Time-average tokens in the system.
     pub fn mean_tokens_in_system(&self) -> f64 {
-        self.area as f64 / self.horizon as f64
+        match self.covered() {
+            0 => 0.0,
+            c => self.area as f64 / c as f64,
+        }
     }
 
     /// Mean time from arrival to exit of the tokens that left, in time units.
     pub fn mean_system_time(&self) -> f64 {
-        self.system_time as f64 / self.exits.max(1) as f64 / pdes_core::time::TICKS_PER_UNIT
+        self.system_time as f64
+            / self.exits_measured.max(1) as f64
+            / pdes_core::time::TICKS_PER_UNIT
     }
 
     /// Exits per time unit.
     pub fn throughput(&self) -> f64 {
-        self.exits as f64 / (self.horizon as f64 / pdes_core::time::TICKS_PER_UNIT)
+        match self.covered() {
+            0 => 0.0,
+            c => self.exits_measured as f64 / (c as f64 / pdes_core::time::TICKS_PER_UNIT),
+        }
     }
 }

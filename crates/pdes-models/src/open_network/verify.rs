@@ -94,6 +94,21 @@ const CASES: &[Case] = &[
         quick: true,
     },
     Case {
+        label: "window 8×12 ρ=0.9 warm-up 100 seed 17",
+        preset: "teaching-open",
+        sets: &[
+            "model.arrival_rate=3.6",
+            "model.mean_service=1",
+            "model.service=\"shifted\"",
+            "run.algorithm=\"window\"",
+            "run.d=0.5",
+            "run.end_time=300",
+            "run.warmup=100",
+            "run.seed=17",
+        ],
+        quick: true,
+    },
+    Case {
         label: "interval/boundary 37×120 seed 5",
         preset: "teaching-open",
         sets: &[

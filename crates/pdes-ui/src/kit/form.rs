@@ -116,6 +116,7 @@ pub fn queueing_run_table(
     default_timestamps: &'static str,
     d: f64,
     end_time: f64,
+    warmup: f64,
     seed: u64,
     engine: &str,
 ) -> toml::Table {
@@ -127,6 +128,10 @@ pub fn queueing_run_table(
     );
     run.insert("d".into(), d.into());
     run.insert("end_time".into(), end_time.into());
+    // left out at 0, its default: a preset written from the window stays as short
+    if warmup > 0.0 {
+        run.insert("warmup".into(), warmup.into());
+    }
     run.insert("seed".into(), (seed.min(i64::MAX as u64) as i64).into());
     run.insert("engine".into(), engine.into());
     run

@@ -9,7 +9,7 @@ struct Params {
     seed_lo: u32, seed_hi: u32, rule: u32, log_len: u32,
     d: vec2<u32>, end_t: vec2<u32>,
     shift: vec2<u32>, scale: u32, interarrival: u32,
-    exit_q32: vec2<u32>, pad0: u32, pad1: u32,
+    exit_q32: vec2<u32>, warmup: vec2<u32>, // statistics from this time on (run.warmup)
 }
 
 // Written by thread 0 of the plan passes and by the host between batches.
@@ -21,7 +21,7 @@ struct Ctl {
     step: u32, phase: u32, max_events: u32, pad0: u32,
     // the source and the pool
     next_arrival: vec2<u32>, arrivals: vec2<u32>,
-    entered_sum: vec4<u32>,        // Σ entry times of every token ever created (128 bits)
+    entered_sum: vec4<u32>,        // Σ max(entry time, warm-up) of every token ever created (128 bits)
     pool_used: u32,                // slots ever handed out (the rest of the pool is untouched)
     pool_cap: u32,                 // slots in the pool buffers
     pool_short: u32,               // PHASE_FULL: how many slots the planned step lacked
@@ -54,18 +54,22 @@ struct Token {
 @group(0) @binding(9) var<storage, read_write> scan_min: array<vec2<u32>>;  // per segment: min departure of facilities that do not depart
 @group(0) @binding(10) var<storage, read_write> part_min: array<vec4<u32>>; // per segment: (depart min, arrive min) of this step
 @group(0) @binding(11) var<storage, read_write> seg_count: array<vec4<u32>>; // per segment: (departures, receivers, causality errors, exits) of this step
-@group(0) @binding(12) var<storage, read_write> wg_acc: array<vec4<u32>>;  // per segment, 128-bit and cumulative: busy, sojourn, exit times, stays, exits
+@group(0) @binding(12) var<storage, read_write> wg_acc: array<vec4<u32>>;  // per segment, 128-bit and cumulative: the ACC_* sums
 @group(0) @binding(13) var<storage, read_write> dep_list: array<u32>;      // per segment: its facilities departing this step
 @group(0) @binding(14) var<storage, read_write> recv_list: array<u32>;     // per segment: facilities its departures announced to first; [K..]: the source's
 @group(0) @binding(15) var<storage, read> ln_table: array<u32>;
 @group(0) @binding(16) var<storage, read_write> steplog: array<LogEntry>;
 
-const ACC_BUSY: u32 = 0u;
-const ACC_SOJOURN: u32 = 1u;
-const ACC_EXIT_TIME: u32 = 2u;
-const ACC_STAY: u32 = 3u;
-const ACC_EXITS: u32 = 4u;
-const ACC_PER_SEGMENT: u32 = 5u;
+// The per-segment sums (the twins of OpenState's counters; "measured": at or after the
+// warm-up, each event deciding from its own time).
+const ACC_BUSY: u32 = 0u;          // busy ticks from the warm-up on
+const ACC_SOJOURN: u32 = 1u;       // sojourns of the visits measured (signed)
+const ACC_EXITED_ENTRY: u32 = 2u;  // Σ max(entry, warm-up) of every token that left
+const ACC_STAY: u32 = 3u;          // Σ (exit − entry) of the exits measured
+const ACC_EXITS: u32 = 4u;         // every exit
+const ACC_AREA: u32 = 5u;          // Σ (exit − max(entry, warm-up)) of the exits measured
+const ACC_COUNTS: u32 = 6u;        // (exits measured, visits measured), 64 bits each
+const ACC_PER_SEGMENT: u32 = 7u;
 
 // a + x, 128-bit accumulator plus signed 64-bit value (two's complement, sign-extended:
 // a visit's sojourn can be negative under interval/original, see state.rs).
@@ -234,7 +238,7 @@ fn step_start(lid: u32) {
             if link == NONE {
                 recv_list[P.k + atomicAdd(&src_listed, 1u)] = dest;
             }
-            entered = add64(entered, t_exec);
+            entered = add64(entered, max64(t_exec, P.warmup));
         } else if it.x == n {
             ctl[0].next_arrival = it.time; // T_n: due next
         }

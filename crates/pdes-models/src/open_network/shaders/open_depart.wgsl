@@ -9,14 +9,18 @@
 
 var<workgroup> sh_count: atomic<u32>;
 var<workgroup> sh_exits: atomic<u32>;
+var<workgroup> sh_exits_measured: atomic<u32>;
+var<workgroup> sh_visits_measured: atomic<u32>;
 
 struct Departed {
-    busy: vec2<u32>,
-    sojourn: vec2<u32>,
-    exit_time: vec2<u32>, // 0 unless it left
-    stay: vec2<u32>,      // 0 unless it left
-    dest: u32,            // NONE when it left
-    first: bool,          // the first announcement to dest this step
+    busy: vec2<u32>,         // from the warm-up on
+    sojourn: vec2<u32>,      // 0 unless the visit is measured
+    exited_entry: vec2<u32>, // max(entry, warm-up); 0 unless it left
+    stay: vec2<u32>,         // exit − entry; 0 unless it left, measured
+    area: vec2<u32>,         // exit − max(entry, warm-up); 0 unless it left, measured
+    dest: u32,               // NONE when it left
+    first: bool,             // the first announcement to dest this step
+    measured: bool,          // completed at or after the warm-up
 }
 
 fn depart_one(f: u32) -> Departed {
@@ -26,8 +30,12 @@ fn depart_one(f: u32) -> Departed {
     var st = fac[f];
     let token = st.x;
     var tk = tok[token];
-    let busy = sub64(t, start_t[f]);
-    let soj = sub64(t_exec, tk.arrived); // may wrap: negative under interval/original
+    // the twin of OpenState::depart's warm-up cut
+    let counted_from = max64(start_t[f], P.warmup);
+    let busy = select(vec2<u32>(0u, 0u), sub64(t, counted_from), lt64(counted_from, t));
+    let measured = !lt64(t_exec, P.warmup);
+    // may wrap: negative under interval/original
+    let soj = select(zero, sub64(t_exec, tk.arrived), measured);
     let words = visit_words(tk.arrival, tk.visits);
     tk.visits += 1u;
     if st.y == NONE {
@@ -52,7 +60,10 @@ fn depart_one(f: u32) -> Departed {
     } else if exits(words.y) {
         tok[token] = Token(never(), zero, zero, 0u, NONE, NONE, NONE, 0u, 0u);
         free_stack[atomicAdd(&heads[P.k], 1u)] = token;
-        return Departed(busy, soj, t_exec, sub64(t_exec, tk.entered), NONE, false);
+        let entry = max64(tk.entered, P.warmup);
+        let stay = select(zero, sub64(t_exec, tk.entered), measured);
+        let area = select(zero, sub64(t_exec, entry), measured);
+        return Departed(busy, soj, entry, stay, area, NONE, false, measured);
     } else {
         dest = choose(words.z, P.lines) * P.servers;
     }
@@ -60,7 +71,7 @@ fn depart_one(f: u32) -> Departed {
     tk.sender = f;
     tk.link = atomicExchange(&heads[dest], token);
     tok[token] = tk;
-    return Departed(busy, soj, zero, zero, dest, tk.link == NONE);
+    return Departed(busy, soj, zero, zero, zero, dest, tk.link == NONE, measured);
 }
 
 @compute @workgroup_size(WG)
@@ -71,12 +82,15 @@ fn depart(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l
     if lid == 0u {
         atomicStore(&sh_count, 0u);
         atomicStore(&sh_exits, 0u);
+        atomicStore(&sh_exits_measured, 0u);
+        atomicStore(&sh_visits_measured, 0u);
     }
     workgroupBarrier();
     var busy = vec2<u32>(0u, 0u);
     var soj = vec2<u32>(0u, 0u);
-    var exit_time = vec2<u32>(0u, 0u);
+    var exited_entry = vec2<u32>(0u, 0u);
     var stay = vec2<u32>(0u, 0u);
+    var area = vec2<u32>(0u, 0u);
     var m = never();
     let total = seg_count[wg].x;
     for (var j = lid; j < total; j += WG) {
@@ -84,11 +98,18 @@ fn depart(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l
         let r = depart_one(f);
         busy = add64(busy, r.busy);
         soj = add64(soj, r.sojourn);
-        exit_time = add64(exit_time, r.exit_time);
+        exited_entry = add64(exited_entry, r.exited_entry);
         stay = add64(stay, r.stay);
+        area = add64(area, r.area);
         m = min64(m, dep[f]);
+        if r.measured {
+            atomicAdd(&sh_visits_measured, 1u);
+        }
         if r.dest == NONE {
             atomicAdd(&sh_exits, 1u);
+            if r.measured {
+                atomicAdd(&sh_exits_measured, 1u);
+            }
         } else if r.first {
             recv_list[wg * SEG + atomicAdd(&sh_count, 1u)] = r.dest;
         }
@@ -96,15 +117,24 @@ fn depart(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l
     workgroupBarrier();
     let n = atomicLoad(&sh_count);
     let n_exits = atomicLoad(&sh_exits);
+    let n_exits_measured = atomicLoad(&sh_exits_measured);
+    let n_visits_measured = atomicLoad(&sh_visits_measured);
     let r = wg_reduce(lid, m, busy, soj);
-    let x = wg_reduce(lid, never(), exit_time, stay);
+    let x = wg_reduce(lid, never(), exited_entry, stay);
+    let y = wg_reduce(lid, never(), area, vec2<u32>(0u, 0u));
     if lid == 0u {
         let a = wg * ACC_PER_SEGMENT;
         wg_acc[a + ACC_BUSY] = add128(wg_acc[a + ACC_BUSY], r.a);
         wg_acc[a + ACC_SOJOURN] = add128_signed(wg_acc[a + ACC_SOJOURN], r.b);
-        wg_acc[a + ACC_EXIT_TIME] = add128(wg_acc[a + ACC_EXIT_TIME], x.a);
+        wg_acc[a + ACC_EXITED_ENTRY] = add128(wg_acc[a + ACC_EXITED_ENTRY], x.a);
         wg_acc[a + ACC_STAY] = add128(wg_acc[a + ACC_STAY], x.b);
         wg_acc[a + ACC_EXITS] = add128(wg_acc[a + ACC_EXITS], vec2<u32>(n_exits, 0u));
+        wg_acc[a + ACC_AREA] = add128(wg_acc[a + ACC_AREA], y.a);
+        let counts = wg_acc[a + ACC_COUNTS];
+        wg_acc[a + ACC_COUNTS] = vec4<u32>(
+            add64(counts.xy, vec2<u32>(n_exits_measured, 0u)),
+            add64(counts.zw, vec2<u32>(n_visits_measured, 0u)),
+        );
         part_min[wg] = vec4<u32>(r.min, part_min[wg].zw);
         seg_count[wg].y = n;
         seg_count[wg].w = n_exits;

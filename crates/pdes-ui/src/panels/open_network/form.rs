@@ -27,6 +27,8 @@ pub struct OpenForm {
     pub d: f64,
     /// d as typed in its box (applied on Enter).
     pub d_text: String,
+    /// Statistics from this time on.
+    pub warmup: f64,
     /// Seed.
     pub seed: u64,
 }
@@ -44,6 +46,7 @@ pub fn form(cfg: &Config) -> Box<dyn ModelForm> {
             shifted: c.model.service == pdes_models::torus::ServiceKind::Shifted,
             d: c.run.d,
             d_text: format!("{}", c.run.d),
+            warmup: c.run.warmup,
             seed: c.run.seed,
         },
         None => OpenForm {
@@ -55,6 +58,7 @@ pub fn form(cfg: &Config) -> Box<dyn ModelForm> {
             shifted: false,
             d: 1.0,
             d_text: "1".into(),
+            warmup: 0.0,
             seed: 1,
         },
     })
@@ -96,11 +100,17 @@ impl ModelForm for OpenForm {
     }
 
     fn run_controls_after(&mut self, ui: &mut egui::Ui) -> bool {
-        controls::seed(
+        let mut changed = controls::warmup(
+            ui,
+            "Statistics (utilization, sojourn, tokens in the system, system time) cover only [warm-up, T]: the network starts empty, which biases every time average low from t = 0.",
+            &mut self.warmup,
+        );
+        changed |= controls::seed(
             ui,
             "Every random number is a pure function of (seed, which arrival, which visit).",
             &mut self.seed,
-        )
+        );
+        changed
     }
 
     fn table(&self, algorithm: AlgorithmChoice, engine: &str, end_time: f64) -> toml::Table {
@@ -123,7 +133,15 @@ impl ModelForm for OpenForm {
             }
             .into(),
         );
-        let run = queueing_run_table(algorithm, "boundary", self.d, end_time, self.seed, engine);
+        let run = queueing_run_table(
+            algorithm,
+            "boundary",
+            self.d,
+            end_time,
+            self.warmup,
+            self.seed,
+            engine,
+        );
         preset_table(model, run)
     }
 

@@ -120,11 +120,15 @@ impl ModelForm for TorusForm {
             }
             .into(),
         );
-        let mut run =
-            queueing_run_table(algorithm, "original", self.d, end_time, self.seed, engine);
-        if self.warmup > 0.0 {
-            run.insert("warmup".into(), self.warmup.into());
-        }
+        let run = queueing_run_table(
+            algorithm,
+            "original",
+            self.d,
+            end_time,
+            self.warmup,
+            self.seed,
+            engine,
+        );
         preset_table(model, run)
     }
 
