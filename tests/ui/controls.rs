@@ -387,3 +387,47 @@ fn each_ab_side_can_have_its_own_service_for_the_papers_comparison() {
             .contains("model.colour")
     );
 }
+
+/// Issue 33: a pinned cell keeps its row and column when the grid's columns change (as an
+/// index, (1, 1) of 8×16 became (2, 1) at 8 columns).
+#[test]
+fn a_pinned_cell_keeps_its_place_when_the_columns_change() {
+    if !gpu_available() {
+        return;
+    }
+    let mut h = harness("teaching-16x16");
+    {
+        let form = h.state_mut().form.model_mut::<TorusForm>().unwrap();
+        form.rows = 8;
+        form.cols = 16;
+    }
+    h.state_mut().apply_form();
+    h.state_mut().pin(16 + 1);
+    h.run_steps(1);
+    h.get_by_label_contains("Facility (1, 1)");
+    h.state_mut().form.model_mut::<TorusForm>().unwrap().cols = 8;
+    h.state_mut().apply_form();
+    h.run_steps(2);
+    assert_eq!(h.state().pinned(), Some(8 + 1));
+    h.get_by_label_contains("Facility (1, 1)");
+}
+
+/// Issue 33: switching to another model and back finds the first model's settings as they
+/// were left, not its teaching preset again.
+#[test]
+fn switching_model_and_back_keeps_the_settings() {
+    if !gpu_available() {
+        return;
+    }
+    let mut h = harness("teaching-16x16");
+    h.state_mut().form.model_mut::<TorusForm>().unwrap().rows = 40;
+    h.state_mut().apply_form();
+    h.run_steps(1);
+    h.get_by_label("diffusion grid").click();
+    h.run_steps(2);
+    assert_eq!(h.state().form.kind(), "diffusion");
+    h.get_by_label("torus network").click();
+    h.run_steps(2);
+    assert_eq!(h.state().form.kind(), "torus");
+    assert_eq!(h.state().a.shape(), (40, 16));
+}

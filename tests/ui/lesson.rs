@@ -240,3 +240,54 @@ fn the_guided_tour_walks_through_its_stops_and_sets_each_one_up() {
     assert_eq!(h.state().tour, None);
     assert!(h.query_by_label("Close the tour").is_none());
 }
+
+/// Issue 33: a message about the run it replaced does not stay under a new run — after the
+/// walkthrough paused at its error, choosing window with shifted service starts a run
+/// without errors, and "paused at the first causality error" is gone.
+#[test]
+fn a_new_run_drops_the_message_about_the_old_one() {
+    if !gpu_available() {
+        return;
+    }
+    let mut h = harness("teaching-16x16");
+    h.state_mut().causality_walkthrough();
+    for _ in 0..400 {
+        if !h.state().running {
+            break;
+        }
+        h.run_steps(1);
+    }
+    let paused = h.state().message.clone().unwrap_or_default();
+    assert!(
+        paused.starts_with("paused at the first causality error"),
+        "{paused}"
+    );
+    h.get_by_label("shifted").click();
+    h.run_steps(1);
+    h.get_by_label("window").click();
+    h.run_steps(2);
+    let app = h.state();
+    assert_eq!(app.a.config.algorithm_info().name, "window");
+    assert_eq!(app.a.engine().totals().steps_with_errors, 0);
+    assert!(
+        app.message
+            .as_deref()
+            .is_none_or(|m| !m.contains("causality error")),
+        "{:?}",
+        app.message
+    );
+}
+
+/// Issue 33: nothing a lesson depends on is below 12 px — the small text style (the
+/// monitors' exact values, "bit for bit — one sample path", the outlines' caption) is 12.
+#[test]
+fn small_text_is_readable() {
+    if !gpu_available() {
+        return;
+    }
+    let h = harness("teaching-16x16");
+    for theme in [egui::Theme::Dark, egui::Theme::Light] {
+        let size = h.ctx.style_of(theme).text_styles[&egui::TextStyle::Small].size;
+        assert!(size >= 12.0, "{theme:?}: small text is {size} px");
+    }
+}

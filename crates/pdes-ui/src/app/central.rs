@@ -39,6 +39,7 @@ impl PdesApp {
         let w = (avail.x - 90.0 - 8.0 * (n as f32 - 1.0)) / n as f32;
         let mut pin = None;
         let mut views = self.views;
+        let pinned = self.pinned();
         let arrow = self.selected_violation.map(|v| (v.source, v.facility));
         ui.horizontal(|ui| {
             for (i, s) in sessions.iter().enumerate() {
@@ -59,7 +60,10 @@ impl PdesApp {
                         &mut views[i],
                         egui::vec2(w.max(50.0), (avail.y - 60.0).max(50.0)),
                         i as u64,
-                        arrow.filter(|_| i == 0),
+                        heatmap::Marks {
+                            arrow: arrow.filter(|_| i == 0),
+                            pinned,
+                        },
                     ) {
                         pin = Some(p);
                     }
@@ -68,8 +72,8 @@ impl PdesApp {
             heatmap::legend(ui, &self.a, self.mode);
         });
         self.views = views;
-        if pin.is_some() {
-            self.pinned = pin;
+        if let Some(f) = pin {
+            self.pin(f);
         }
     }
 

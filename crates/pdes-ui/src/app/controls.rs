@@ -17,7 +17,7 @@ impl PdesApp {
         self.run_controls(ui);
         self.ab_controls(ui);
         self.violations_ui(ui);
-        if let Some(f) = self.pinned {
+        if let Some(f) = self.pinned() {
             ui.separator();
             self.inspector(ui, f);
         }
@@ -39,7 +39,7 @@ impl PdesApp {
                     .clicked()
                     && m.kind != current
                 {
-                    self.load_preset(m.teaching_preset);
+                    self.switch_model(m.kind, m.teaching_preset);
                 }
             }
         });

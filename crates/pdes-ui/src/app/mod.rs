@@ -75,7 +75,12 @@ pub struct PdesApp {
     /// What the heatmap colours.
     pub mode: Mode,
     views: [Option<View>; 2],
-    pinned: Option<u32>,
+    /// The pinned cell as (row, column): a cell keeps its place when the grid's shape
+    /// changes (as an index, (1, 1) of 8×16 became (2, 1) at 8 columns).
+    pinned: Option<(u32, u32)>,
+    /// Each model's form as it was left, so that switching back finds its settings (a
+    /// 256² grid was gone on the way back).
+    forms_left: std::collections::HashMap<&'static str, Form>,
     /// Last message for the user (errors of actions, saved files).
     pub message: Option<String>,
     /// What the centre shows: the live run, the sweep view or the fit view.
@@ -156,6 +161,18 @@ pub fn run_native(config: Config) -> Result<(), String> {
     }
 }
 
+/// egui's small text is 9 px: the sentences a lesson depends on (why outlined events run
+/// in parallel, "bit for bit — one sample path", the monitors' exact values) were the
+/// smallest grey text on screen. Small text is 12 px here, everywhere at once.
+fn readable_small_text(ctx: &egui::Context) {
+    ctx.all_styles_mut(|style| {
+        style.text_styles.insert(
+            egui::TextStyle::Small,
+            egui::FontId::proportional(crate::kit::SMALL_TEXT_PX),
+        );
+    });
+}
+
 impl PdesApp {
     /// Builds the app on `config`, sharing eframe's wgpu device with the engines, and starts
     /// the GPU self-check in the background. It fails (with the reason) only when no session
@@ -171,6 +188,7 @@ impl PdesApp {
         config: Config,
         verify: bool,
     ) -> Result<Self, String> {
+        readable_small_text(&cc.egui_ctx);
         let (gpu, gpu_note) = match cc.wgpu_render_state.as_ref() {
             Some(rs) => {
                 heatmap::install(rs);
@@ -211,6 +229,7 @@ impl PdesApp {
             mode,
             views: [None, None],
             pinned: None,
+            forms_left: std::collections::HashMap::new(),
             message,
             tab: Tab::Live,
             pause_on_error: false,
@@ -300,11 +319,14 @@ impl PdesApp {
             None => None,
         };
         self.form_error = None;
-        // a pinned facility that the new shape does not have is unpinned (it was read out
-        // of bounds once: rows 16 → 8 with (14, 11) pinned)
-        if let Some(f) = self.pinned {
-            self.pin(f);
-        }
+        // what the status line said was about the run this one replaces ("paused at the
+        // first causality error" stayed under a run without errors); a caller that has
+        // something to say about the new run says it after this
+        self.message = None;
+        // a pinned cell that the new shape does not have is unpinned (it was read out of
+        // bounds once: rows 16 → 8 with (14, 11) pinned)
+        let (rows, cols) = self.a.shape();
+        self.pinned = self.pinned.filter(|&(r, c)| r < rows && c < cols);
         self.last_events = 0;
         // a new model's rate starts afresh (the old figure stayed after a switch)
         self.events_per_sec = 0.0;
@@ -319,6 +341,20 @@ impl PdesApp {
             self.b_algorithm = form::b_default(self.form.kind(), self.form.algorithm);
         }
         true
+    }
+
+    /// Switches to model `kind`: its settings as they were left, or its teaching preset the
+    /// first time.
+    pub fn switch_model(&mut self, kind: &'static str, teaching_preset: &str) {
+        self.forms_left.insert(self.form.kind(), self.form.clone());
+        match self.forms_left.remove(kind) {
+            Some(form) => {
+                self.form = form;
+                self.b = None;
+                self.apply_form();
+            }
+            None => self.load_preset(teaching_preset),
+        }
     }
 
     /// Loads a preset file (or built-in name) into the form and restarts.
@@ -367,21 +403,25 @@ impl PdesApp {
             {
                 self.b_algorithm = ok;
             }
+            let mut b_error = None;
             self.b = match self.b_config(self.b_algorithm) {
                 Ok(c) => match open_session(self.engine_config(c), self.gpu.clone()) {
                     Ok(s) => Some(s),
                     Err(e) => {
-                        self.message = Some(format!("B side: {e}"));
+                        b_error = Some(format!("B side: {e}"));
                         None
                     }
                 },
                 Err(e) => {
-                    self.message = Some(format!("B side: {e}"));
+                    b_error = Some(format!("B side: {e}"));
                     None
                 }
             };
             // restart A too, so both start from time 0 together
             self.apply_form();
+            if b_error.is_some() {
+                self.message = b_error;
+            }
         } else {
             self.b = None;
         }
@@ -394,13 +434,15 @@ impl PdesApp {
 
     /// The facility pinned in the inspector, if any.
     pub fn pinned(&self) -> Option<u32> {
-        self.pinned
+        let (_, cols) = self.a.shape();
+        self.pinned.map(|(r, c)| r * cols + c)
     }
 
     /// Pins facility `f` in the inspector (what a click on the heatmap does).
     pub fn pin(&mut self, f: u32) {
         let (rows, cols) = self.a.shape();
-        self.pinned = (u64::from(f) < u64::from(rows) * u64::from(cols)).then_some(f);
+        self.pinned = (u64::from(f) < u64::from(rows) * u64::from(cols))
+            .then(|| (f / cols.max(1), f % cols.max(1)));
     }
 
     /// Advances every session by `budget`; errors stop the run and are shown.

@@ -12,3 +12,7 @@ pub mod panel;
 pub mod plots;
 pub mod session;
 pub mod violation;
+
+/// The smallest text the window shows, in points (egui's own small text is 9: too small for
+/// the sentences a lesson depends on).
+pub const SMALL_TEXT_PX: f32 = 12.0;

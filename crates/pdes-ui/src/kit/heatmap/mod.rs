@@ -152,6 +152,15 @@ pub fn viridis(t: f32) -> [f32; 3] {
     out
 }
 
+/// What is drawn over a heatmap's cells.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Marks {
+    /// A token's way from cell `from` to its neighbour `to` (a selected causality error).
+    pub arrow: Option<(u32, u32)>,
+    /// The pinned cell, framed.
+    pub pinned: Option<u32>,
+}
+
 /// Draws one heatmap; returns the facility clicked, if any.
 pub fn heatmap_widget(
     ui: &mut egui::Ui,
@@ -160,7 +169,7 @@ pub fn heatmap_widget(
     view: &mut Option<View>,
     size: egui::Vec2,
     id: u64,
-    arrow: Option<(u32, u32)>,
+    marks: Marks,
 ) -> Option<u32> {
     let (rows, cols) = s.shape();
     let (rect, resp) = ui.allocate_exact_size(size, egui::Sense::click_and_drag());
@@ -211,8 +220,14 @@ pub fn heatmap_widget(
         }
         None => texture_heatmap(ui, s, mode, rect, v),
     }
-    if let Some((from, to)) = arrow {
+    if let Some((from, to)) = marks.arrow {
         draw_arrow(ui, rect, v, (rows, cols), from, to);
+    }
+    if let Some(f) = marks
+        .pinned
+        .filter(|&f| u64::from(f) < u64::from(rows) * u64::from(cols))
+    {
+        draw_pin(ui, rect, v, cols, f);
     }
     let facility_at = |p: egui::Pos2| {
         let g = v.to_grid(rect, p);
@@ -268,6 +283,21 @@ fn draw_arrow(
         p1,
         (px * 0.45).max(4.0),
         egui::Stroke::new(2.0, egui::Color32::WHITE),
+    );
+}
+
+/// The pinned cell's marker: a cyan frame around it (the inspector shows its facts; without
+/// the frame nobody saw which cell that was).
+fn draw_pin(ui: &egui::Ui, rect: egui::Rect, v: &View, cols: u32, f: u32) {
+    let px = rect.width() / v.span;
+    let (r, c) = ((f / cols) as f32, (f % cols) as f32);
+    let top_left = rect.left_top() + egui::vec2((c - v.x0) * px, (r - v.y0) * px);
+    let cell = egui::Rect::from_min_size(top_left, egui::vec2(px, px)).expand(1.0);
+    ui.painter_at(rect).rect_stroke(
+        cell,
+        0.0,
+        egui::Stroke::new(2.0, egui::Color32::from_rgb(80, 220, 255)),
+        egui::StrokeKind::Outside,
     );
 }
 

@@ -157,7 +157,7 @@ fn time_axis(painter: &egui::Painter, rect: egui::Rect, t0: f64, span: f64) {
             egui::pos2(x, axis_y + 2.0),
             egui::Align2::CENTER_TOP,
             crate::kit::monitors::format(u),
-            egui::FontId::proportional(10.0),
+            egui::FontId::proportional(crate::kit::SMALL_TEXT_PX),
             egui::Color32::GRAY,
         );
         u += step;
