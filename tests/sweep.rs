@@ -326,3 +326,34 @@ fn an_unknown_statistic_is_refused_before_the_sweep_runs() {
         "{err}"
     );
 }
+
+/// Issue 33: the figure preset redraws Sang et al.'s Figs. 14–15 out of the box — at every
+/// d the M = 20 curve lies below M = 10 (the larger M, the smaller the shift), utilization
+/// rises with d, and the time per visit stays below 2M.
+#[test]
+fn the_fig14_15_preset_has_the_papers_shape_out_of_the_box() {
+    let (code, out, err) = pdes(&["sweep", "sang2019-fig14-15", "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let mut by: std::collections::BTreeMap<(String, String), (f64, f64)> = Default::default();
+    for p in v["points"].as_array().unwrap() {
+        let d = p["values"]["run.d"].to_string();
+        let m = p["values"]["model.mean_service"].to_string();
+        let u = p["estimates"]["utilization"]["mean"].as_f64().unwrap();
+        let s = p["estimates"]["mean_sojourn"]["mean"].as_f64().unwrap();
+        by.insert((d, m), (u, s));
+    }
+    let ds = ["0.5", "1", "2", "4", "8"];
+    let mut last = (0.0, 0.0);
+    for d in ds {
+        let (u10, s10) = by[&(d.to_string(), "10".to_string())];
+        let (u20, s20) = by[&(d.to_string(), "20".to_string())];
+        assert!(u20 < u10, "d = {d}: M = 20 {u20} is not below M = 10 {u10}");
+        assert!(s10 < 20.0 && s20 < 40.0, "d = {d}: sojourns {s10}, {s20}");
+        assert!(
+            u10 > last.0 && u20 > last.1,
+            "d = {d}: utilization does not rise"
+        );
+        last = (u10, u20);
+    }
+}
