@@ -762,3 +762,28 @@ fn a_size_refusal_names_the_models_keys_and_the_algorithm_list_has_no_repeats() 
     assert_eq!(unique.len(), names.len(), "{list}");
     assert!(names.contains(&"flattened-cpu"), "{list}");
 }
+
+/// Issue 33: `pdes-lab gui BAD.toml` does not stop at the bad preset — it says why on
+/// stderr and goes on to open the window on the default preset (here, with no display, it
+/// then stops at that, in its own line).
+#[test]
+fn gui_with_a_bad_preset_goes_on_to_the_window_with_the_reason() {
+    let dir = std::env::temp_dir().join(format!("pdes-gui-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let dup = dir.join("dup.toml");
+    std::fs::write(&dup, "[model]\nrows = 16\nrows = 17\n").unwrap();
+    let o = pdes()
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .args(["gui", dup.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 2, "{err}");
+    assert!(
+        lines[0].ends_with("malformed TOML at line 3: duplicate key (`rows`)"),
+        "{err}"
+    );
+    assert!(lines[1].contains("no display found"), "{err}");
+}

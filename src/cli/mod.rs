@@ -204,9 +204,23 @@ fn gui(preset: Option<&str>) -> Result<(), CliError> {
         preset: preset.map(str::to_string),
         ..Default::default()
     };
-    let config = run::config_from_args(&args)?;
+    // a preset that cannot be read still opens the window, on the default preset with the
+    // reason in its status line (and on stderr): a student double-clicking a bad file saw
+    // nothing at all
+    let (config, note) = match run::config_from_args(&args) {
+        Ok(c) => (c, None),
+        Err(CliError::Input(e)) if preset.is_some() => {
+            output::to_stderr(&format!("pdes-lab: {e}"));
+            let config = run::config_from_args(&RunArgs::default())?;
+            (
+                config,
+                Some(format!("{e} — showing the default preset instead")),
+            )
+        }
+        Err(e) => return Err(e),
+    };
     no_display()?;
-    pdes_ui::app::run_native(config).map_err(CliError::Run)
+    pdes_ui::app::run_native(config, note).map_err(CliError::Run)
 }
 
 /// On Linux and the BSDs the window needs an X11 or Wayland display: without one, one line

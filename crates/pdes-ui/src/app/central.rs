@@ -79,6 +79,16 @@ impl PdesApp {
 
     /// The bottom line: time, steps, events, the GPU check, and what just happened.
     pub(super) fn status_bar(&mut self, ui: &mut egui::Ui) {
+        // the message first, on its own wrapped line: at the end of the figures it was cut
+        // off at the window's edge ("malformed TOML at lin…")
+        if let Some(m) = self.message.clone() {
+            ui.horizontal_wrapped(|ui| {
+                ui.label(egui::RichText::new(m).strong());
+                if ui.small_button("×").on_hover_text("dismiss").clicked() {
+                    self.message = None;
+                }
+            });
+        }
         ui.horizontal(|ui| {
             ui.label(&self.gpu_note);
             ui.separator();
@@ -123,10 +133,6 @@ impl PdesApp {
                     "GPU memory {:.1} MiB",
                     self.a.gpu_memory_bytes() as f64 / 1048576.0
                 ));
-            }
-            if let Some(m) = &self.message {
-                ui.separator();
-                ui.label(m);
             }
         });
     }

@@ -120,7 +120,7 @@ pub fn wgpu_setup() -> eframe::egui_wgpu::WgpuSetup {
 
 /// Opens the window on `config` (blocks until it is closed): with wgpu when an adapter with
 /// compute exists, else with OpenGL and the CPU engines.
-pub fn run_native(config: Config) -> Result<(), String> {
+pub fn run_native(config: Config, note: Option<String>) -> Result<(), String> {
     let options = |renderer| eframe::NativeOptions {
         viewport: egui::ViewportBuilder::default()
             .with_title("PDES Lab")
@@ -139,11 +139,18 @@ pub fn run_native(config: Config) -> Result<(), String> {
     } else {
         eframe::Renderer::Glow
     };
-    let cfg = config.clone();
+    let opened = |cc: &eframe::CreationContext<'_>, cfg: Config, note: Option<String>| {
+        let mut app = PdesApp::new(cc, cfg)?;
+        if note.is_some() {
+            app.message = note;
+        }
+        Ok::<_, String>(app)
+    };
+    let (cfg, first_note) = (config.clone(), note.clone());
     let first = eframe::run_native(
         "PDES Lab",
         options(renderer),
-        Box::new(move |cc| Ok(Box::new(PdesApp::new(cc, cfg)?))),
+        Box::new(move |cc| Ok(Box::new(opened(cc, cfg, first_note)?))),
     );
     match first {
         Err(e) if renderer == eframe::Renderer::Wgpu => {
@@ -153,7 +160,7 @@ pub fn run_native(config: Config) -> Result<(), String> {
             eframe::run_native(
                 "PDES Lab",
                 options(eframe::Renderer::Glow),
-                Box::new(move |cc| Ok(Box::new(PdesApp::new(cc, config)?))),
+                Box::new(move |cc| Ok(Box::new(opened(cc, config, note)?))),
             )
             .map_err(|e| format!("could not open the window: {e}"))
         }
