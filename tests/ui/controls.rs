@@ -431,3 +431,25 @@ fn switching_model_and_back_keeps_the_settings() {
     assert_eq!(h.state().form.kind(), "torus");
     assert_eq!(h.state().a.shape(), (40, 16));
 }
+
+/// Issue 33: a value typed out of range is refused with the key's range in words, not
+/// clamped to the nearest valid one (rows = 1e9 silently became 16384 and a black map).
+#[test]
+fn an_out_of_range_size_typed_is_refused_not_clamped() {
+    if !gpu_available() {
+        return;
+    }
+    let mut h = harness("teaching-16x16");
+    let rows = h
+        .get_all_by_role(Role::SpinButton)
+        .find(|n| n.value().as_deref() == Some("16"))
+        .expect("the rows field");
+    rows.set_value_accesskit(1e9);
+    h.run_steps(3);
+    let app = h.state();
+    assert_eq!(
+        app.form_error.as_deref(),
+        Some("model.rows must be a whole number from 1 to 16,384; got 1000000000")
+    );
+    assert_eq!(app.a.shape(), (16, 16), "the running session keeps its valid size");
+}

@@ -73,7 +73,7 @@ impl PdesApp {
             ui.end_row();
             changed |= self.form.model.run_controls_after(ui);
             let lbl = ui.label("end time").on_hover_text("Simulated time at which the run stops.");
-            changed |= ui.add(egui::DragValue::new(&mut self.form.end_time).speed(10.0).range(0.0..=1e12)).labelled_by(lbl.id).changed();
+            changed |= ui.add(egui::DragValue::new(&mut self.form.end_time).speed(10.0)).labelled_by(lbl.id).changed();
             ui.end_row();
         });
         changed
@@ -99,12 +99,22 @@ impl PdesApp {
                 self.reset();
             }
         });
+        let before = self.sim_rate;
         ui.add(
             egui::Slider::new(&mut self.sim_rate, 0.1..=100_000.0)
                 .logarithmic(true)
+                .clamping(egui::SliderClamping::Never)
                 .text("sim time / s"),
         )
-        .on_hover_text("Simulated time advanced per second of wall-clock time.");
+        .on_hover_text("Simulated time advanced per second of wall-clock time: a number above 0 (the slider spans 0.1 to 100,000; a larger one may be typed).");
+        // a typed rate is taken as typed, or refused with the reason — never clamped
+        if !(self.sim_rate > 0.0 && self.sim_rate.is_finite()) {
+            self.message = Some(format!(
+                "sim time / s must be a number above 0; got {}",
+                self.sim_rate
+            ));
+            self.sim_rate = before;
+        }
     }
 
     /// The A/B comparison: a second algorithm (and its own overrides) beside the first.

@@ -18,24 +18,17 @@ pub fn hint(help: &str, key: &Key) -> String {
 
 /// Two whole numbers side by side ("rows × cols"), each from 0 to `max`: 0 is let through
 /// so that the preset's validation refuses it with the key and the range, not the widget.
-pub fn size_pair(
-    ui: &mut egui::Ui,
-    label: &str,
-    help: &str,
-    a: &mut u32,
-    b: &mut u32,
-    max: u32,
-) -> bool {
+pub fn size_pair(ui: &mut egui::Ui, label: &str, help: &str, a: &mut u32, b: &mut u32) -> bool {
     let lbl = ui.label(label).on_hover_text(help);
     let mut changed = false;
     ui.horizontal(|ui| {
         changed |= ui
-            .add(egui::DragValue::new(a).range(0..=max))
+            .add(egui::DragValue::new(a))
             .labelled_by(lbl.id)
             .changed();
         ui.label("×");
         changed |= ui
-            .add(egui::DragValue::new(b).range(0..=max))
+            .add(egui::DragValue::new(b))
             .labelled_by(lbl.id)
             .changed();
     });
@@ -113,7 +106,7 @@ pub fn warmup(ui: &mut egui::Ui, help: &str, value: &mut f64) -> bool {
         .label("warm-up")
         .on_hover_text(hint(help, &pdes_models::queueing::WARMUP));
     let changed = ui
-        .add(egui::DragValue::new(value).speed(1.0).range(0.0..=f64::MAX))
+        .add(egui::DragValue::new(value).speed(1.0))
         .labelled_by(lbl.id)
         .changed();
     ui.end_row();

@@ -68,7 +68,7 @@ impl ModelForm for DevsForm {
             ] {
                 let lbl = ui.label(label).on_hover_text(controls::hint("", key));
                 changed |= ui
-                    .add(egui::DragValue::new(value).range(3..=pdes_models::devs::config::MAX_SIDE))
+                    .add(egui::DragValue::new(value))
                     .labelled_by(lbl.id)
                     .changed();
                 ui.end_row();
@@ -106,7 +106,6 @@ impl ModelForm for DevsForm {
                     changed |= ui
                         .add(
                             egui::DragValue::new(value)
-                                .range(0..=1000)
                                 .custom_formatter(|v, _| format!("{:.3}", v / 1000.0))
                                 .custom_parser(|s| s.trim().parse::<f64>().ok().map(|x| (x * 1000.0).round())),
                         )
@@ -120,7 +119,7 @@ impl ModelForm for DevsForm {
                     &config::WORK,
                 ));
                 changed |= ui
-                    .add(egui::DragValue::new(&mut self.work).range(0..=pdes_models::devs::config::MAX_WORK))
+                    .add(egui::DragValue::new(&mut self.work))
                     .labelled_by(lbl.id)
                     .changed();
                 ui.end_row();

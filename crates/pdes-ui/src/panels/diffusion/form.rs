@@ -83,7 +83,6 @@ impl ModelForm for DiffusionForm {
                 ),
                 &mut self.rows,
                 &mut self.cols,
-                16384,
             );
             for (label, key, help, value, speed) in [
                 (

@@ -71,7 +71,7 @@ impl ModelForm for MmckForm {
             ] {
                 let lbl = ui.label(label).on_hover_text(controls::hint(help, key));
                 changed |= ui
-                    .add(egui::DragValue::new(value).speed(0.05).range(0.01..=1000.0))
+                    .add(egui::DragValue::new(value).speed(0.05))
                     .labelled_by(lbl.id)
                     .changed();
                 ui.end_row();
@@ -80,7 +80,7 @@ impl ModelForm for MmckForm {
                 .label("c")
                 .on_hover_text(controls::hint("Servers.", &config::SERVERS));
             changed |= ui
-                .add(egui::DragValue::new(&mut self.servers).range(1..=64))
+                .add(egui::DragValue::new(&mut self.servers))
                 .labelled_by(lbl.id)
                 .changed();
             ui.end_row();
@@ -89,7 +89,7 @@ impl ModelForm for MmckForm {
                 &config::CAPACITY,
             ));
             changed |= ui
-                .add(egui::DragValue::new(&mut self.capacity).range(self.servers..=256))
+                .add(egui::DragValue::new(&mut self.capacity))
                 .labelled_by(lbl.id)
                 .changed();
             ui.end_row();
@@ -104,7 +104,7 @@ impl ModelForm for MmckForm {
             &config::CUSTOMERS,
         ));
         changed |= ui
-            .add(egui::DragValue::new(&mut self.customers).range(1..=100_000_000))
+            .add(egui::DragValue::new(&mut self.customers))
             .labelled_by(lbl.id)
             .changed();
         ui.end_row();
@@ -113,7 +113,7 @@ impl ModelForm for MmckForm {
             &config::REPLICATIONS,
         ));
         changed |= ui
-            .add(egui::DragValue::new(&mut self.replications).range(1..=1 << 22))
+            .add(egui::DragValue::new(&mut self.replications))
             .labelled_by(lbl.id)
             .changed();
         ui.end_row();
@@ -122,7 +122,7 @@ impl ModelForm for MmckForm {
             &config::WARMUP,
         ));
         changed |= ui
-            .add(egui::DragValue::new(&mut self.warmup).range(0..=self.customers.saturating_sub(1)))
+            .add(egui::DragValue::new(&mut self.warmup))
             .labelled_by(lbl.id)
             .changed();
         ui.end_row();

@@ -74,7 +74,7 @@ impl ModelForm for OpenForm {
         ui.label(pdes_models::open_network::INFO.description)
             .on_hover_text(pdes_models::open_network::INFO.about);
         egui::Grid::new("omodel").num_columns(2).show(ui, |ui| {
-            changed |= controls::size_pair(ui, "lines × servers", &controls::hint("Tandem lines (rows) of single-server FIFO facilities (columns).", &config::LINES), &mut self.lines, &mut self.servers_per_line, 16384);
+            changed |= controls::size_pair(ui, "lines × servers", &controls::hint("Tandem lines (rows) of single-server FIFO facilities (columns).", &config::LINES), &mut self.lines, &mut self.servers_per_line);
             for (label, help, key, value, speed) in [
                 ("arrival rate λ", "External Poisson arrivals per time unit, each to a random line. Stable only while ρ = λM/(lines·P_exit) < 1.", &config::ARRIVAL_RATE, &mut self.arrival_rate, 0.01),
                 ("exit probability", "After a line's last server a token leaves with this probability, else the switch sends it to a random line.", &config::EXIT_PROBABILITY, &mut self.exit_probability, 0.01),

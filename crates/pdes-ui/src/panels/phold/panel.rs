@@ -190,19 +190,19 @@ impl ModelForm for PholdForm {
             .on_hover_text(pdes_models::phold::INFO.about);
         egui::Grid::new("phold model").num_columns(2).show(ui, |ui| {
             let lbl = ui.label("LPs").on_hover_text("Logical processes, drawn as a square.");
-            changed |= ui.add(egui::DragValue::new(&mut self.lps).range(1..=pdes_models::phold::config::MAX_LPS)).labelled_by(lbl.id).changed();
+            changed |= ui.add(egui::DragValue::new(&mut self.lps)).labelled_by(lbl.id).changed();
             ui.end_row();
             let lbl = ui.label("population").on_hover_text("Events per LP at the start (constant: each event schedules one).");
-            changed |= ui.add(egui::DragValue::new(&mut self.population).range(1..=1024)).labelled_by(lbl.id).changed();
+            changed |= ui.add(egui::DragValue::new(&mut self.population)).labelled_by(lbl.id).changed();
             ui.end_row();
             let lbl = ui.label("remote").on_hover_text("Probability that an event's successor goes to an LP drawn uniformly (else to its own LP).");
-            changed |= ui.add(egui::DragValue::new(&mut self.remote).speed(0.01).range(0.0..=1.0)).labelled_by(lbl.id).changed();
+            changed |= ui.add(egui::DragValue::new(&mut self.remote).speed(0.01)).labelled_by(lbl.id).changed();
             ui.end_row();
             let lbl = ui.label("lookahead").on_hover_text("Least increment: the window's width. Larger = more events per step.");
-            changed |= ui.add(egui::DragValue::new(&mut self.lookahead).speed(0.01).range(0.000_001..=1e6)).labelled_by(lbl.id).changed();
+            changed |= ui.add(egui::DragValue::new(&mut self.lookahead).speed(0.01)).labelled_by(lbl.id).changed();
             ui.end_row();
             let lbl = ui.label("mean").on_hover_text("Mean of the exponential part of the increment.");
-            changed |= ui.add(egui::DragValue::new(&mut self.mean).speed(0.01).range(0.0..=4095.0)).labelled_by(lbl.id).changed();
+            changed |= ui.add(egui::DragValue::new(&mut self.mean).speed(0.01)).labelled_by(lbl.id).changed();
             ui.end_row();
         });
         changed
