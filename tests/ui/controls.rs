@@ -451,5 +451,9 @@ fn an_out_of_range_size_typed_is_refused_not_clamped() {
         app.form_error.as_deref(),
         Some("model.rows must be a whole number from 1 to 16,384; got 1000000000")
     );
-    assert_eq!(app.a.shape(), (16, 16), "the running session keeps its valid size");
+    assert_eq!(
+        app.a.shape(),
+        (16, 16),
+        "the running session keeps its valid size"
+    );
 }

@@ -11,6 +11,7 @@ var<workgroup> sh_count: atomic<u32>;
 var<workgroup> sh_exits: atomic<u32>;
 var<workgroup> sh_exits_measured: atomic<u32>;
 var<workgroup> sh_visits_measured: atomic<u32>;
+var<workgroup> sh_exits_uniform: u32; // the step's exits, readable as a uniform value
 
 struct Departed {
     busy: vec2<u32>,         // from the warm-up on
@@ -120,8 +121,16 @@ fn depart(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l
     let n_exits_measured = atomicLoad(&sh_exits_measured);
     let n_visits_measured = atomicLoad(&sh_visits_measured);
     let r = wg_reduce(lid, m, busy, soj);
-    let x = wg_reduce(lid, never(), exited_entry, stay);
-    let y = wg_reduce(lid, never(), area, vec2<u32>(0u, 0u));
+    // the exits' sums only where a token left this step (most workgroups of most steps
+    // have none: two reductions fewer, each a chain of barriers)
+    if lid == 0u { sh_exits_uniform = n_exits; }
+    let any_exit = workgroupUniformLoad(&sh_exits_uniform) > 0u;
+    var x = Reduced(never(), vec2<u32>(0u, 0u), vec2<u32>(0u, 0u));
+    var y = x;
+    if any_exit {
+        x = wg_reduce(lid, never(), exited_entry, stay);
+        y = wg_reduce(lid, never(), area, vec2<u32>(0u, 0u));
+    }
     if lid == 0u {
         let a = wg * ACC_PER_SEGMENT;
         wg_acc[a + ACC_BUSY] = add128(wg_acc[a + ACC_BUSY], r.a);
