@@ -1,5 +1,6 @@
-//! The command line as a user meets it: outputs (`outputs.rs`), bad input (`refusals.rs`)
-//! and the bench harness (`bench.rs`), one test binary.
+//! The command line as a user meets it: outputs (`outputs.rs`), bad input (`refusals.rs`),
+//! the bench harness (`bench.rs`), sweeps and their shards (`sweep.rs`), and what outputs
+//! and inputs must never damage or hang on (`safe_outputs.rs`), one test binary.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a test's helpers may panic: that is the test failing
 
 pub(crate) use std::process::Command;
@@ -60,6 +61,11 @@ pub(crate) fn assert_median_of_runs(r: &serde_json::Value, n: usize) {
     assert_eq!(r["wall_seconds"].as_f64().unwrap(), runs[n / 2], "{r}");
 }
 
+#[path = "../common_cfg/mod.rs"]
+mod common_cfg;
+
 mod bench;
 mod outputs;
 mod refusals;
+mod safe_outputs;
+mod sweep;

@@ -2,7 +2,7 @@
 //! step (`shaders/devs.wgsl`), many steps per submit, the next time reduced on the GPU and
 //! never read back per step. The host reads the control block and the batch's step log
 //! once per submit. Twin of [`super::flattened::Flattened`], checked against it by
-//! `pdes-lab verify` and `tests/gpu_devs.rs`.
+//! `pdes-lab verify` and `tests/models/gpu_devs.rs`.
 
 use super::config::{DevsAlgorithm, DevsConfig};
 use super::live::{Counters, now_of, sample, words};

@@ -3,7 +3,7 @@
 //! say they were skipped.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a test's helpers may panic: that is the test failing
 
-mod common_cfg;
+use crate::common_cfg;
 use common_cfg::{config, gpu};
 use pdes_lab::models::torus::config::TorusConfig;
 use pdes_lab::models::torus::cpu::{CpuEngine, CpuTorus, TorusEngine};

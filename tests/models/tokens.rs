@@ -1,7 +1,7 @@
 //! Token conservation: runs keep every token, and a lost or duplicated token is reported.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a test's helpers may panic: that is the test failing
 
-mod common_cfg;
+use crate::common_cfg;
 use common_cfg::{config, run_cpu};
 use pdes_lab::models::torus::cpu::TorusEngine;
 use pdes_lab::models::torus::state::NONE;

@@ -3,7 +3,7 @@
 //! parameters are refused, and the GPU engines agree with their CPU twins.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a test's helpers may panic: that is the test failing
 
-mod common_cfg;
+use crate::common_cfg;
 use common_cfg::diffusion_config as config;
 use pdes_lab::models::diffusion::config::DiffusionConfig;
 use pdes_lab::models::diffusion::cpu::{CpuDiffusion, DiffusionEngine};

@@ -2,7 +2,7 @@
 //! lavapipe in CI). With PDES_REQUIRE_GPU=1 a missing adapter fails.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a test's helpers may panic: that is the test failing
 
-mod common_cfg;
+use crate::common_cfg;
 use common_cfg::{diffusion_config as config, gpu};
 use pdes_lab::models::diffusion::config::DiffusionConfig;
 use pdes_lab::models::diffusion::cpu::{CpuDiffusion, DiffusionEngine};

@@ -1,7 +1,7 @@
 //! The CPU algorithms against each other and against queueing theory.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a test's helpers may panic: that is the test failing
 
-mod common_cfg;
+use crate::common_cfg;
 use common_cfg::{config, run_cpu};
 use pdes_lab::models::torus::cpu::TorusEngine;
 use pdes_lab::sim::Engine;

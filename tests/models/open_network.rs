@@ -3,7 +3,7 @@
 //! stability rule.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a test's helpers may panic: that is the test failing
 
-mod common_cfg;
+use crate::common_cfg;
 use pdes_lab::models::open_network::sequential::Sequential;
 use pdes_lab::models::open_network::state::OpenState;
 use pdes_lab::models::open_network::{Laws, OpenParams};

@@ -3,7 +3,7 @@
 //! input is refused with the key and the range.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a test's helpers may panic: that is the test failing
 
-mod common_cfg;
+use crate::common_cfg;
 use common_cfg::gpu;
 use pdes_lab::models::mmck::config::MmckConfig;
 use pdes_lab::models::mmck::cpu::CpuMmck;

@@ -4,7 +4,7 @@
 //! of the CPU's f64 one, and the command line reads CSVs and refuses bad input.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a test's helpers may panic: that is the test failing
 
-mod common_cfg;
+use crate::common_cfg;
 use pdes_lab::fit::{self, Data, Loglik, Mixture, Search};
 
 fn quick() -> Search {

@@ -3,7 +3,7 @@
 //! is present (Mesa lavapipe in CI). With PDES_REQUIRE_GPU=1 a missing adapter fails.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a test's helpers may panic: that is the test failing
 
-mod common_cfg;
+use crate::common_cfg;
 use common_cfg::gpu;
 use pdes_lab::models::devs::config::DevsConfig;
 use pdes_lab::models::devs::gpu::GpuDevs;

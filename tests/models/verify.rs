@@ -2,7 +2,7 @@
 //! it fails, naming the field and both values, when a GPU result is wrong.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a test's helpers may panic: that is the test failing
 
-mod common_cfg;
+use crate::common_cfg;
 use common_cfg::gpu;
 use pdes_lab::verify::{Options, run};
 

@@ -4,7 +4,7 @@
 //! shape (partial edge tiles, tori smaller than a region) and the budgets.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a test's helpers may panic: that is the test failing
 
-mod common_cfg;
+use crate::common_cfg;
 use common_cfg::{config, gpu};
 use pdes_lab::models::queueing::Algorithm;
 use pdes_lab::models::torus::blocked::GpuTorusBlocked;

@@ -4,7 +4,7 @@
 //! are refused, aggregates are the means of the runs, and the figure is written.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a test's helpers may panic: that is the test failing
 
-mod common_cfg;
+use crate::common_cfg;
 use std::process::Command;
 
 fn pdes(args: &[&str]) -> (i32, String, String) {
