@@ -103,19 +103,14 @@ impl Valid {
 
 /// "a number from 1 to 2", "a number above 0 and below 1", "a number of at least 0", …
 fn number_words(low: Bound, high: Bound) -> String {
-    let tick = "one tick (2^-20 ≈ 0.00000095)";
-    let low_words = match low {
+    // (included, the bound in words), or None for no bound
+    let words = |b: Bound| match b {
         Bound::Closed(v) => Some((true, number(v))),
-        Bound::OneTick => Some((true, tick.to_string())),
+        Bound::OneTick => Some((true, "one tick (2^-20 ≈ 0.00000095)".to_string())),
         Bound::Open(v) => Some((false, number(v))),
         Bound::None => None,
     };
-    let high_words = match high {
-        Bound::Closed(v) => Some((true, number(v))),
-        Bound::OneTick => Some((true, tick.to_string())),
-        Bound::Open(v) => Some((false, number(v))),
-        Bound::None => None,
-    };
+    let (low_words, high_words) = (words(low), words(high));
     match (low_words, high_words) {
         (Some((true, a)), Some((true, b))) => format!("a number from {a} to {b}"),
         (Some((true, a)), Some((false, b))) => format!("a number from {a} to below {b}"),
