@@ -18,6 +18,7 @@ mod gpu_phold;
 mod gpu_torus;
 mod gpu_torus_blocked;
 mod layers;
+mod link;
 mod mmck;
 mod open_network;
 mod shaders;

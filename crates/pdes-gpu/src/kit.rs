@@ -393,7 +393,7 @@ pub fn submit_steps(
     while done < steps {
         let chunk = (steps - done).min(per_submit);
         let last = done + chunk == steps;
-        let t_chunk = std::time::Instant::now();
+        let t_chunk = web_time::Instant::now();
         let mut enc = gpu.device.create_command_encoder(&Default::default());
         {
             let mut pass = enc.begin_compute_pass(&Default::default());

@@ -12,6 +12,7 @@ pub mod config;
 pub mod error;
 pub mod fit;
 pub mod keys;
+pub mod link;
 pub mod preset;
 pub mod queueing;
 pub mod registry;

@@ -63,6 +63,11 @@ pub fn default_preset() -> &'static str {
     crate::registry::MODELS[0].teaching_preset
 }
 
+/// The built-in preset a configuration's link starts from: its model's teaching preset.
+pub fn builtin_base(config: &Config) -> &'static str {
+    config.model_info().teaching_preset
+}
+
 /// The first comment line of a preset: its one-line description.
 pub fn description(text: &str) -> &str {
     text.lines()

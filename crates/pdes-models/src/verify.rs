@@ -20,7 +20,7 @@ use pdes_core::sim::{Budget, Report, SimError, StepRecord};
 use pdes_gpu::Gpu;
 use pdes_gpu::shaders::Reductions;
 use serde::Serialize;
-use std::time::Instant;
+use web_time::Instant;
 
 /// Summary fields that legitimately differ between engines (besides the work rate, which
 /// each report names itself).

@@ -166,15 +166,20 @@ pub fn check_distinct(outputs: &[(&str, Option<&Path>)]) -> Result<(), String> {
 /// replace the device node with a file); a failed write to it (ENOSPC from /dev/full) is
 /// an error all the same.
 pub fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
+    write_bytes_atomically(path, text.as_bytes())
+}
+
+/// [`write_atomically`] for bytes (a PNG as well as text).
+pub fn write_bytes_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     if is_special(path) {
         let mut f = std::fs::OpenOptions::new().write(true).open(path)?;
-        f.write_all(text.as_bytes())?;
+        f.write_all(bytes)?;
         return f.flush();
     }
     let tmp = temporary(path);
     let result = (|| {
         let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(text.as_bytes())?;
+        f.write_all(bytes)?;
         f.sync_all()?;
         std::fs::rename(&tmp, path)
     })();

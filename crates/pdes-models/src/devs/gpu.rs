@@ -267,7 +267,7 @@ impl GpuDevs {
     /// Queues `steps` steps (each four passes) in one submit, then reads the control
     /// block and the steps' log entries back.
     fn batch(&mut self, steps: u32) -> Result<u32, SimError> {
-        let t0 = std::time::Instant::now();
+        let t0 = web_time::Instant::now();
         // PDES_GPU_PROFILE: the batch's GPU time per step, from two timestamps
         let stamps = kit::BatchStamps::new(&self.gpu, "devs batch");
         // Submitted in chunks: the GPU starts on the first chunk while the host still

@@ -195,7 +195,7 @@ impl GpuDiffusion {
             let at = (j * self.phase_stride) as usize;
             phases[at..at + std::mem::size_of::<Phase>()].copy_from_slice(bytemuck::bytes_of(&p));
         }
-        let t0 = std::time::Instant::now();
+        let t0 = web_time::Instant::now();
         // PDES_GPU_PROFILE: GPU time of the batch from two timestamps, printed per step
         let stamps = pdes_gpu::kit::BatchStamps::new(gpu, "diffusion batch");
         let mut enc = gpu.device.create_command_encoder(&Default::default());
@@ -244,7 +244,7 @@ impl GpuDiffusion {
         debug_assert_eq!(batch.first, self.dispatched);
         let gpu = self.gpu.clone();
         let (steps, limit) = (batch.steps, batch.limit);
-        let t0 = std::time::Instant::now();
+        let t0 = web_time::Instant::now();
         self.params.limit_t = split(limit);
         gpu.queue
             .write_buffer(&self.params_buf, 0, bytemuck::bytes_of(&self.params));

@@ -194,6 +194,12 @@ impl Data {
             ));
         }
         let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        Self::from_csv_text(&text, column, &path.display().to_string())
+    }
+
+    /// [`Data::read_csv`] of text read elsewhere (a file the browser handed over); `origin`
+    /// names it in errors.
+    pub fn from_csv_text(text: &str, column: Option<&str>, origin: &str) -> Result<Self, String> {
         let mut rdr = csv::ReaderBuilder::new()
             .has_headers(false)
             .flexible(true)
@@ -201,24 +207,21 @@ impl Data {
         let rows: Vec<csv::StringRecord> = rdr
             .records()
             .collect::<Result<_, _>>()
-            .map_err(|e| format!("{}: {e}", path.display()))?;
+            .map_err(|e| format!("{}: {e}", origin))?;
         let Some(first) = rows.first() else {
-            return Err(format!("{}: no rows", path.display()));
+            return Err(format!("{}: no rows", origin));
         };
         let numeric = |s: &str| s.trim().parse::<f64>().is_ok();
         let has_header = !first.iter().all(numeric);
         let col = match column {
             Some(name) => {
                 if !has_header {
-                    return Err(format!(
-                        "--column {name}: {} has no header row",
-                        path.display()
-                    ));
+                    return Err(format!("--column {name}: {} has no header row", origin));
                 }
                 first.iter().position(|h| h.trim() == name).ok_or_else(|| {
                     format!(
                         "--column {name}: not a column of {} (columns: {})",
-                        path.display(),
+                        origin,
                         first.iter().collect::<Vec<_>>().join(", ")
                     )
                 })?
@@ -227,7 +230,7 @@ impl Data {
             None => {
                 return Err(format!(
                     "{}: {} columns; name one with --column ({})",
-                    path.display(),
+                    origin,
                     first.len(),
                     first.iter().collect::<Vec<_>>().join(", ")
                 ));
@@ -239,7 +242,7 @@ impl Data {
             if r.len() != first.len() {
                 return Err(format!(
                     "{}: row {} has {} fields, the first row {} (every row needs the same columns)",
-                    path.display(),
+                    origin,
                     i + 1,
                     r.len(),
                     first.len()
@@ -253,14 +256,14 @@ impl Data {
                 .ok_or_else(|| {
                     format!(
                         "{}: row {}: \"{}\" is not a finite number",
-                        path.display(),
+                        origin,
                         i + 1,
                         crate::config::echo(&cell)
                     )
                 })?;
             xs.push(x);
         }
-        Self::new(&xs).map_err(|e| format!("{}: {e}", path.display()))
+        Self::new(&xs).map_err(|e| format!("{}: {e}", origin))
     }
 }
 

@@ -475,7 +475,7 @@ pub fn report(
         ));
     }
     let ks = *ks.start()..=(*ks.end()).min(distinct);
-    let t0 = std::time::Instant::now();
+    let t0 = web_time::Instant::now();
     let standard = Standardized::of(data);
     let device;
     let engine: &dyn Loglik = match gpu {

@@ -80,6 +80,13 @@ impl Engine for CpuMmck {
             self.horizon = self.horizon.max(limit);
         }
         let shape = self.shape;
+        if self.threads == 1 {
+            // one core (a browser tab has no threads to spawn): on the calling thread
+            for r in &mut self.reps {
+                r.advance(&shape, limit, events);
+            }
+            return Ok(());
+        }
         let chunk = self.reps.len().div_ceil(self.threads as usize).max(1);
         std::thread::scope(|s| {
             for block in self.reps.chunks_mut(chunk) {

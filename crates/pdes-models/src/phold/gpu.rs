@@ -267,7 +267,7 @@ impl GpuPhold {
     /// Queues `steps` steps (two passes each), submitted every [`SUBMIT_STEPS`], then reads
     /// the control block and the batch's log entries back. Returns the steps taken.
     fn batch(&mut self, steps: u32) -> Result<u32, SimError> {
-        let t0 = std::time::Instant::now();
+        let t0 = web_time::Instant::now();
         let stamps = kit::BatchStamps::new(&self.gpu, "phold batch");
         let p = &self.pipelines;
         let groups = self.groups;

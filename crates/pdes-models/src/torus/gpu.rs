@@ -353,7 +353,7 @@ impl GpuTorus {
     /// CLI's chunks), so the prepared batch is almost always the one asked for next; one
     /// that is not is simply dropped.
     fn run_batch(&mut self, steps: u64) -> Result<(), SimError> {
-        let t0 = std::time::Instant::now();
+        let t0 = web_time::Instant::now();
         // Profiling: a timestamp after every dispatch (needs TIMESTAMP_QUERY_INSIDE_PASSES).
         let queries = self.profile.is_some().then(|| {
             let count = 2 + PASSES as u32 * steps as u32; // a stamp after every dispatch
@@ -368,13 +368,13 @@ impl GpuTorus {
             (Some((n, cmd)), None) if n == steps => (cmd, None),
             _ => self.encode_batch(steps, queries.as_ref().map(|(set, count)| (set, *count))),
         };
-        let t1 = std::time::Instant::now();
+        let t1 = web_time::Instant::now();
         self.gpu.queue.submit([cmd]);
-        let t2 = std::time::Instant::now();
+        let t2 = web_time::Instant::now();
         if queries.is_none() && steps == self.batch {
             self.prepared = Some((steps, self.encode_batch(steps, None).0));
         }
-        let t3 = std::time::Instant::now();
+        let t3 = web_time::Instant::now();
         let r = self.read_ctl_and_log();
         if let (Some(buf), Some(prof)) = (&resolved, self.profile.as_mut()) {
             let bytes = read_buffers(&self.gpu, &[buf])?;

@@ -75,7 +75,7 @@ pub fn with_sets(config: &Config, sets: &[String]) -> Result<Config, String> {
 /// engines; without one a GPU configuration is refused) and returns its summary.
 pub fn run_config(config: &Config, gpu: Option<Arc<Gpu>>) -> Result<RunOutput, String> {
     let (mut engine, _) = build(config, gpu, GpuFallback::Refuse).map_err(|e| e.to_string())?;
-    let t0 = std::time::Instant::now();
+    let t0 = web_time::Instant::now();
     engine.advance(Budget::Finish).map_err(|e| e.to_string())?;
     let report = engine
         .report()
@@ -106,7 +106,7 @@ pub fn run_seeds(
         && values.len() > 1
         && (replicas.accepts)(config)
     {
-        let t0 = std::time::Instant::now();
+        let t0 = web_time::Instant::now();
         if let Ok(reports) = (replicas.run)(config, &values, device.clone()) {
             let share = t0.elapsed().as_secs_f64() / values.len() as f64;
             return reports

@@ -4,6 +4,7 @@
 //! plotters into a PNG or an SVG. Text uses the font egui ships (no system fonts needed).
 
 use plotters::prelude::*;
+#[cfg(not(target_arch = "wasm32"))]
 use std::path::Path;
 
 /// One series of the figure.
@@ -32,33 +33,55 @@ pub struct Figure<'a> {
 
 const FONT: &str = "pdes-sans";
 
+/// Registers egui's font with plotters (once). In a browser tab plotters measures text with
+/// the page's canvas instead and has no font registry.
 fn register_font() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        // the bytes are a valid TTF shipped with egui; a failure would only lose the text
-        let _ = plotters::style::register_font(
-            FONT,
-            FontStyle::Normal,
-            epaint_default_fonts::UBUNTU_LIGHT,
-        );
-    });
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        static ONCE: std::sync::Once = std::sync::Once::new();
+        ONCE.call_once(|| {
+            // the bytes are a valid TTF shipped with egui; a failure would only lose the text
+            let _ = plotters::style::register_font(
+                FONT,
+                FontStyle::Normal,
+                epaint_default_fonts::UBUNTU_LIGHT,
+            );
+        });
+    }
 }
 
+/// Figure size in pixels.
+const SIZE: (u32, u32) = (960, 600);
+
 /// Draws `fig` into `path` (PNG, or SVG when the name ends in .svg), 960 × 600.
+#[cfg(not(target_arch = "wasm32"))]
 pub fn draw(fig: &Figure, path: &Path) -> Result<(), String> {
     register_font();
     let svg = path
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("svg"));
     if svg {
-        let root = SVGBackend::new(path, (960, 600)).into_drawing_area();
+        let root = SVGBackend::new(path, SIZE).into_drawing_area();
         draw_on(&root, fig)?;
         root.present().map_err(|e| e.to_string())
     } else {
-        let root = BitMapBackend::new(path, (960, 600)).into_drawing_area();
+        let root = BitMapBackend::new(path, SIZE).into_drawing_area();
         draw_on(&root, fig)?;
         root.present().map_err(|e| e.to_string())
     }
+}
+
+/// `fig` as SVG text, 960 × 600: the figure the browser build offers as a download (it has
+/// no file system to draw into).
+pub fn svg(fig: &Figure) -> Result<String, String> {
+    register_font();
+    let mut text = String::new();
+    {
+        let root = SVGBackend::with_string(&mut text, SIZE).into_drawing_area();
+        draw_on(&root, fig)?;
+        root.present().map_err(|e| e.to_string())?;
+    }
+    Ok(text)
 }
 
 const COLOURS: [RGBColor; 6] = [

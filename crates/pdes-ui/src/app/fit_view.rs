@@ -5,13 +5,13 @@
 //! and its weighted components, BIC against k, and Nelder–Mead's best ln L per evaluation
 //! while it runs.
 
+use crate::kit::files::{self, Pick, Picked};
+use crate::kit::jobs::{Job, Step};
 use eframe::egui;
 use egui_plot::{Bar, BarChart, Legend, Line, Plot, PlotPoints, Points};
 use pdes_gpu::Gpu;
 use pdes_models::fit::{self, Data, Fit, Search};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{Receiver, channel};
 
 /// What the worker sends: progress of the fit of k (best ln L per evaluation so far), a
 /// finished fit, or the error that stopped it.
@@ -19,11 +19,6 @@ enum Message {
     Progress(usize, Vec<f64>),
     Done(Fit),
     Failed(String),
-}
-
-struct Running {
-    rx: Receiver<Message>,
-    cancel: Arc<AtomicBool>,
 }
 
 /// The fit view's state.
@@ -38,7 +33,9 @@ pub struct FitView {
     fits: Vec<Fit>,
     /// Best ln L per evaluation of the fit in progress: (k, values).
     progress: Option<(usize, Vec<f64>)>,
-    running: Option<Running>,
+    running: Option<Job<Message>>,
+    /// A CSV asked for or dropped, until the platform hands it over.
+    opening: Option<Pick>,
     /// The last error.
     pub error: Option<String>,
 }
@@ -77,12 +74,13 @@ impl FitView {
 
     /// Stops the fit in flight after its current k.
     pub fn stop(&mut self) {
-        if let Some(r) = self.running.take() {
-            r.cancel.store(true, Ordering::Relaxed);
+        if let Some(mut job) = self.running.take() {
+            job.cancel();
         }
     }
 
-    /// Starts fitting k = 1..max on a background thread.
+    /// Starts fitting k = 1..max off the frame ([`Job`]: a thread on the desktop, a k per
+    /// frame's share in the browser).
     pub fn start(&mut self, gpu: Option<Arc<Gpu>>) {
         let Some((data, _)) = self.data.clone() else {
             return;
@@ -90,56 +88,74 @@ impl FitView {
         self.stop();
         self.fits.clear();
         self.error = None;
-        let (tx, rx) = channel();
-        let cancel = Arc::new(AtomicBool::new(false));
-        let stop = cancel.clone();
         let max = self.max_components.clamp(1, fit::gpu::MAX_COMPONENTS);
         let gpu = gpu.filter(|_| self.on_gpu);
-        std::thread::spawn(move || {
-            let standard = fit::Standardized::of(&data);
-            let device;
-            let engine: &dyn fit::Loglik = match gpu {
-                Some(g) => match fit::gpu::GpuLoglik::new(g, &standard.data) {
-                    Ok(d) => {
-                        device = d;
-                        &device
-                    }
-                    Err(e) => {
-                        let _ = tx.send(Message::Failed(e));
-                        return;
-                    }
-                },
+        // the data in standard units and the GPU's copy, made by the first step
+        let mut prepared: Option<(fit::Standardized, Option<fit::gpu::GpuLoglik>)> = None;
+        let mut k = 1;
+        let step: Step<Message> = Box::new(move |emit| {
+            if prepared.is_none() {
+                let standard = fit::Standardized::of(&data);
+                let device = match &gpu {
+                    Some(g) => match fit::gpu::GpuLoglik::new(g.clone(), &standard.data) {
+                        Ok(d) => Some(d),
+                        Err(e) => {
+                            emit(Message::Failed(e));
+                            return false;
+                        }
+                    },
+                    None => None,
+                };
+                prepared = Some((standard, device));
+            }
+            let Some((standard, device)) = &prepared else {
+                return false;
+            };
+            let engine: &dyn fit::Loglik = match device {
+                Some(d) => d,
                 None => &standard.data,
             };
             let n = data.n() as f64;
-            for k in 1..=max {
-                if stop.load(Ordering::Relaxed) {
-                    return;
-                }
+            let fitted = {
                 let mut report = |best: &[f64]| {
                     let lnl: Vec<f64> = best.iter().map(|c| standard.loglik(-c * n)).collect();
-                    let _ = tx.send(Message::Progress(k, lnl));
+                    emit(Message::Progress(k, lnl));
                 };
-                let msg =
-                    match fit::fit_k(&standard.data, engine, k, Search::default(), &mut report) {
-                        Ok(f) => Message::Done(standard.original(f)),
-                        Err(e) => Message::Failed(e),
-                    };
-                if tx.send(msg).is_err() {
-                    return;
+                fit::fit_k(&standard.data, engine, k, Search::default(), &mut report)
+            };
+            match fitted {
+                Ok(f) => emit(Message::Done(standard.original(f))),
+                Err(e) => {
+                    emit(Message::Failed(e));
+                    return false;
                 }
             }
+            k += 1;
+            k <= max
         });
-        self.running = Some(Running { rx, cancel });
+        match Job::start(step) {
+            Ok(job) => self.running = Some(job),
+            Err(e) => self.error = Some(e),
+        }
     }
 
     /// Takes what the worker sent since the last frame; true while it runs.
     pub fn poll(&mut self) -> bool {
-        let Some(run) = &self.running else {
+        let Some(job) = self.running.as_mut() else {
             return false;
         };
+        job.pump();
         let mut finished = false;
-        while let Ok(m) = run.rx.try_recv() {
+        loop {
+            let m = match job.try_next() {
+                Ok(Some(m)) => m,
+                Ok(None) => break,
+                // stopped without its last fit (cancelled): nothing more will come
+                Err(_) => {
+                    finished = true;
+                    break;
+                }
+            };
             match m {
                 Message::Progress(k, v) => self.progress = Some((k, v)),
                 Message::Done(f) => {
@@ -165,20 +181,24 @@ impl FitView {
         live_samples: Option<Vec<f64>>,
         gpu: Option<Arc<Gpu>>,
     ) {
-        // a dropped CSV replaces the data
-        let dropped: Option<std::path::PathBuf> =
-            ui.input(|i| i.raw.dropped_files.first().map(|f| f.path().to_path_buf()));
-        if let Some(p) = dropped {
-            self.load_csv(&p);
+        // a CSV dropped or picked (the browser answers frames later) replaces the data
+        if let Some(pick) = files::dropped(ui.ctx()) {
+            self.opening = Some(pick);
+        }
+        if let Some(answer) = self.opening.as_mut().and_then(Pick::take) {
+            self.opening = None;
+            match answer {
+                Some(picked) => self.load_picked(picked),
+                None => self.error = Some(files::Saved::Cancelled.message("no data opened")),
+            }
         }
         ui.horizontal(|ui| {
             if ui
                 .button("Open CSV…")
                 .on_hover_text("One numeric column (a header row is skipped), or drop a file on the window.")
                 .clicked()
-                && let Some(p) = rfd::FileDialog::new().add_filter("CSV", &["csv", "txt"]).pick_file()
             {
-                self.load_csv(&p);
+                self.opening = Some(files::pick("CSV", &["csv", "txt"]));
             }
             if ui.button("Shipped sample").on_hover_text("The synthetic stand-in for paper 003's 7,051 loss-given-default values: a 5-component mixture (README).").clicked() {
                 *self = Self {
@@ -236,9 +256,17 @@ impl FitView {
         });
     }
 
-    fn load_csv(&mut self, p: &std::path::Path) {
-        match Data::read_csv(p, None) {
-            Ok(d) => self.set_data(d, p.display().to_string()),
+    fn load_picked(&mut self, picked: Picked) {
+        let name = picked.name();
+        let read = match picked {
+            Picked::Path(p) => Data::read_csv(&p, None),
+            Picked::Bytes { bytes, .. } => match String::from_utf8(bytes) {
+                Ok(text) => Data::from_csv_text(&text, None, &name),
+                Err(_) => Err(format!("{name}: not a CSV file (it is not text)")),
+            },
+        };
+        match read {
+            Ok(d) => self.set_data(d, name),
             Err(e) => self.error = Some(e),
         }
     }

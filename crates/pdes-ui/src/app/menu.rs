@@ -3,6 +3,7 @@
 use super::PdesApp;
 use super::heatmap::{self, Mode};
 use super::plots;
+use crate::kit::files::{self, Picked};
 use eframe::egui;
 use pdes_models::preset;
 
@@ -33,14 +34,7 @@ impl PdesApp {
                 ui.separator();
                 if ui.button("Open…").clicked() {
                     ui.close();
-                    if let Some(p) = self.chosen(
-                        rfd::FileDialog::new()
-                            .add_filter("preset", &["toml"])
-                            .pick_file(),
-                        "nothing opened",
-                    ) {
-                        self.load_preset(&p.to_string_lossy());
-                    }
+                    self.opening_preset = Some(files::pick("preset", &["toml"]));
                 }
                 if ui.button("Save as…").clicked() {
                     ui.close();
@@ -50,33 +44,26 @@ impl PdesApp {
             ui.menu_button("Export", |ui| {
                 if ui.button("Plotted series as CSV…").clicked() {
                     ui.close();
-                    if let Some(p) = self.chosen(
-                        rfd::FileDialog::new()
-                            .set_file_name("pdes-series.csv")
-                            .save_file(),
-                        "not exported",
-                    ) {
-                        self.message = Some(match plots::write_csv(&p, &self.a, self.b.as_ref()) {
-                            Ok(()) => format!("wrote {}", p.display()),
-                            Err(e) => format!("could not write {}: {e}", p.display()),
-                        });
-                    }
+                    let text = plots::csv_text(&self.a, self.b.as_ref());
+                    let saved = files::save("pdes-series.csv", "CSV", &["csv"], text.as_bytes());
+                    self.message = Some(saved.message("plotted series"));
                 }
                 if ui.button("Heatmap as PNG…").clicked() {
                     ui.close();
-                    if let Some(p) = self.chosen(
-                        rfd::FileDialog::new()
-                            .set_file_name("pdes-heatmap.png")
-                            .save_file(),
-                        "not exported",
-                    ) {
-                        self.message = Some(match self.write_png(&p) {
-                            Ok(()) => format!("wrote {}", p.display()),
-                            Err(e) => format!("could not write {}: {e}", p.display()),
-                        });
-                    }
+                    self.message = Some(match self.png_bytes() {
+                        Ok(bytes) => files::save("pdes-heatmap.png", "PNG", &["png"], &bytes)
+                            .message("heatmap"),
+                        Err(e) => format!("heatmap: could not draw it: {e}"),
+                    });
                 }
             });
+            if ui
+                .button("Copy link")
+                .on_hover_text("Copies this configuration as a link (?preset=…&run.d=…): the browser build opens exactly this run from it, and the same key=value pairs work as --set on the command line.")
+                .clicked()
+            {
+                self.copy_link(ui.ctx());
+            }
             ui.separator();
             ui.label("Heatmap:");
             for &m in Mode::of(&self.a) {
@@ -85,20 +72,26 @@ impl PdesApp {
         });
     }
 
-    /// A file dialog's answer; when there is none, the status bar says so (a dialog that
-    /// could not be shown — no desktop portal or GTK — looks like a cancel to rfd, and an
-    /// action must never end without a word).
-    fn chosen(
-        &mut self,
-        answer: Option<std::path::PathBuf>,
-        what: &str,
-    ) -> Option<std::path::PathBuf> {
-        if answer.is_none() {
-            self.message = Some(format!(
-                "{what}: no file was chosen (cancelled, or this desktop offers no file dialog: rfd needs the XDG desktop portal or GTK; the command line writes the same files, see pdes-lab run --help)"
-            ));
-        }
-        answer
+    /// Copy link: in the browser the page's address with the configuration as its query
+    /// (also put in the address bar); on the desktop the query and the command line that
+    /// runs the same configuration.
+    fn copy_link(&mut self, ctx: &egui::Context) {
+        let link = match self.link() {
+            Ok(l) => l,
+            Err(e) => {
+                self.message = Some(format!("no link: {e}"));
+                return;
+            }
+        };
+        #[cfg(target_arch = "wasm32")]
+        let text = super::web::address_of(&link);
+        #[cfg(not(target_arch = "wasm32"))]
+        let text = {
+            let sets: String = link.sets.iter().map(|s| format!(" --set {s}")).collect();
+            format!("?{}\npdes-lab run {}{sets}", link.query(), link.preset)
+        };
+        self.message = Some(format!("copied: {}", text.replace('\n', "   ")));
+        ctx.copy_text(text);
     }
 
     fn save_preset_dialog(&mut self) {
@@ -109,23 +102,27 @@ impl PdesApp {
                 return;
             }
         };
-        if let Some(p) = self.chosen(
-            rfd::FileDialog::new()
-                .add_filter("preset", &["toml"])
-                .set_file_name("my-preset.toml")
-                .save_file(),
-            "not saved",
-        ) {
-            let text = cfg.to_toml("Saved from PDES Lab");
-            self.message = Some(match std::fs::write(&p, text) {
-                Ok(()) => format!("saved {}", p.display()),
-                Err(e) => format!("could not save {}: {e}", p.display()),
-            });
+        let text = cfg.to_toml("Saved from PDES Lab");
+        let saved = files::save("my-preset.toml", "preset", &["toml"], text.as_bytes());
+        self.message = Some(saved.message("preset"));
+    }
+
+    /// Loads a preset the user picked or dropped: a path on the desktop, bytes in the
+    /// browser.
+    pub fn load_picked(&mut self, picked: Picked) {
+        match picked {
+            Picked::Path(p) => self.load_preset(&p.to_string_lossy()),
+            Picked::Bytes { name, bytes } => match String::from_utf8(bytes) {
+                Ok(text) => self.load_preset_text(&name, &text),
+                Err(_) => {
+                    self.message = Some(format!("{name}: not a preset (a preset is TOML text)"))
+                }
+            },
         }
     }
 
-    /// Writes the A heatmap, in the current mode and colour range, as a PNG.
-    pub fn write_png(&self, path: &std::path::Path) -> Result<(), String> {
+    /// The A heatmap, in the current mode and colour range, as PNG bytes.
+    pub fn png_bytes(&self) -> Result<Vec<u8>, String> {
         let words = self.a.display_words().map_err(|e| e.to_string())?;
         let (h, w) = self.a.shape();
         let range = match self.mode {
@@ -142,11 +139,14 @@ impl PdesApp {
             let [r, g, b] = heatmap::word_colour(self.mode, *c, step, range);
             rgb.extend([(r * 255.0) as u8, (g * 255.0) as u8, (b * 255.0) as u8]);
         }
-        let file = std::fs::File::create(path).map_err(|e| e.to_string())?;
-        let mut enc = png::Encoder::new(std::io::BufWriter::new(file), w, h);
-        enc.set_color(png::ColorType::Rgb);
-        enc.set_depth(png::BitDepth::Eight);
-        let mut writer = enc.write_header().map_err(|e| e.to_string())?;
-        writer.write_image_data(&rgb).map_err(|e| e.to_string())
+        let mut bytes = Vec::new();
+        {
+            let mut enc = png::Encoder::new(&mut bytes, w, h);
+            enc.set_color(png::ColorType::Rgb);
+            enc.set_depth(png::BitDepth::Eight);
+            let mut writer = enc.write_header().map_err(|e| e.to_string())?;
+            writer.write_image_data(&rgb).map_err(|e| e.to_string())?;
+        }
+        Ok(bytes)
     }
 }

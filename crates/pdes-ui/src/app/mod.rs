@@ -15,6 +15,8 @@ mod sweep_plots;
 pub mod sweep_view;
 pub mod tour;
 pub mod violations;
+#[cfg(target_arch = "wasm32")]
+pub mod web;
 
 // the kit's modules under the window's name, as the code and the tests used them before the
 // kit was its own module
@@ -25,10 +27,17 @@ use heatmap::{Mode, View};
 use pdes_core::sim::Budget;
 use pdes_core::time::{to_ticks, to_units};
 use pdes_gpu::Gpu;
+use pdes_models::link::Link;
 use pdes_models::preset::{self, Config};
 use session::Session;
 use std::sync::Arc;
-use std::time::Instant;
+use web_time::Instant;
+
+/// Simulated time units per second a window starts at.
+pub const DEFAULT_SIM_RATE: f64 = 20.0;
+
+/// What the status bar says about the engines in a browser tab.
+const BROWSER_ENGINE_NOTE: &str = "in the browser the engines run on the CPU (the GPU engines block on their results, which a page cannot do yet)";
 
 /// Frames between two plot samples.
 const SAMPLE_EVERY: u64 = 4;
@@ -95,6 +104,10 @@ pub struct PdesApp {
     pub selected_violation: Option<violations::Violation>,
     /// The guided tour's current stop, while it is on.
     pub tour: Option<usize>,
+    /// A preset asked for through Presets → Open… (the browser answers frames later).
+    opening_preset: Option<crate::kit::files::Pick>,
+    /// The built-in preset the run started from (the base of "Copy link").
+    pub preset_name: String,
     frame: u64,
     last_frame: Instant,
     frame_ms: f64,
@@ -118,6 +131,7 @@ pub fn wgpu_setup() -> eframe::egui_wgpu::WgpuSetup {
     eframe::egui_wgpu::WgpuSetup::CreateNew(create)
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 /// Opens the window on `config` (blocks until it is closed): with wgpu when an adapter with
 /// compute exists, else with OpenGL and the CPU engines.
 pub fn run_native(config: Config, note: Option<String>) -> Result<(), String> {
@@ -204,6 +218,7 @@ impl PdesApp {
                 let note = gpu.describe();
                 (Some(Arc::new(gpu)), note)
             }
+            None if cfg!(target_arch = "wasm32") => (None, BROWSER_ENGINE_NOTE.to_string()),
             None => (
                 None,
                 "no GPU compute device: the simulation runs on the CPU".to_string(),
@@ -231,7 +246,7 @@ impl PdesApp {
             b: None,
             // A new user should see the network move at once.
             running: true,
-            sim_rate: 20.0,
+            sim_rate: DEFAULT_SIM_RATE,
             pace: pace::Pace::default(),
             mode,
             views: [None, None],
@@ -242,6 +257,8 @@ impl PdesApp {
             pause_on_error: false,
             selected_violation: None,
             tour: None,
+            opening_preset: None,
+            preset_name: preset::builtin_base(&config).to_string(),
             sweep: sweep_view::SweepView::default(),
             fit: fit_view::FitView::new(),
             frame: 0,
@@ -366,13 +383,51 @@ impl PdesApp {
 
     /// Loads a preset file (or built-in name) into the form and restarts.
     pub fn load_preset(&mut self, name_or_path: &str) {
-        let loaded = preset::load_text(name_or_path)
-            .and_then(|(origin, text)| Config::from_toml(&text, &origin));
-        match loaded {
+        match preset::load_text(name_or_path) {
+            Ok((origin, text)) => self.load_preset_text(&origin, &text),
+            Err(e) => self.message = Some(e.to_string()),
+        }
+        if preset::builtin().any(|(n, _)| *n == name_or_path) {
+            self.preset_name = name_or_path.to_string();
+        }
+    }
+
+    /// The link of the form's configuration: the preset the run started from and the
+    /// assignments that differ (the browser build opens it; `--set` takes the same), with
+    /// the speed when it is not the default.
+    pub fn link(&self) -> Result<Link, String> {
+        let cfg = self.form.to_config()?;
+        let mut link = Link::shortest(&self.preset_name, &cfg).map_err(|e| e.to_string())?;
+        if self.sim_rate != DEFAULT_SIM_RATE {
+            link.speed = Some(self.sim_rate);
+        }
+        Ok(link)
+    }
+
+    /// When a run reaches its end time. In a browser tab the summary goes to the console
+    /// as one line (the browser test reads it); the desktop shows it in the window only.
+    fn run_finished(&mut self) {
+        #[cfg(target_arch = "wasm32")]
+        match self.a.engine.report() {
+            Ok(summary) => {
+                match pdes_runs::output::format_summary(&summary, pdes_runs::output::Format::Json) {
+                    Ok(json) => web::log_summary(&json),
+                    Err(e) => self.message = Some(format!("the summary could not be written: {e}")),
+                }
+            }
+            Err(e) => self.message = Some(e.to_string()),
+        }
+    }
+
+    /// Loads preset text read elsewhere (a file the browser handed over); `origin` names
+    /// it in messages.
+    pub fn load_preset_text(&mut self, origin: &str, text: &str) {
+        match Config::from_toml(text, origin) {
             Ok(cfg) => {
+                self.preset_name = preset::builtin_base(&cfg).to_string();
                 self.form = Form::from_config(&cfg, crate::panels::of(&cfg));
                 if self.apply_form() {
-                    self.message = Some(format!("loaded {name_or_path}"));
+                    self.message = Some(format!("loaded {origin}"));
                 }
             }
             Err(e) => self.message = Some(e.to_string()),
@@ -536,6 +591,7 @@ impl eframe::App for PdesApp {
         } else if self.running {
             self.running = false;
             self.sample_all();
+            self.run_finished();
         }
         // Keyboard: space run/pause, → one step, R reset (not while typing in a field).
         if !ctx.egui_wants_keyboard_input() {
@@ -556,17 +612,22 @@ impl eframe::App for PdesApp {
                 self.reset();
             }
         }
-        // Drag and drop a preset file.
-        let dropped: Vec<std::path::PathBuf> = ctx.input(|i| {
-            i.raw
-                .dropped_files
-                .iter()
-                .map(|f| f.path().to_path_buf())
-                .filter(|p| !p.as_os_str().is_empty())
-                .collect()
-        });
-        if let Some(p) = dropped.first() {
-            self.load_preset(&p.to_string_lossy());
+        // A preset picked through Presets → Open…, or dropped on the window (outside the
+        // Fit view, where a dropped file is data).
+        if let Some(answer) = self.opening_preset.as_mut().and_then(|p| p.take()) {
+            self.opening_preset = None;
+            match answer {
+                Some(picked) => self.load_picked(picked),
+                None => {
+                    self.message =
+                        Some(crate::kit::files::Saved::Cancelled.message("nothing opened"))
+                }
+            }
+        }
+        if self.tab != Tab::Fit
+            && let Some(pick) = crate::kit::files::dropped(ctx)
+        {
+            self.opening_preset = Some(pick);
         }
     }
 

@@ -1,5 +1,5 @@
 //! The sweep view: the live run's configuration over a range of one key (d by default),
-//! with seeds, run in a background thread on the app's device while the window stays live;
+//! with seeds, run off the frame ([`Job`]) on the app's device while the window stays live;
 //! each statistic against the key with 95% confidence bars and the analytic value, and the
 //! d-tuning view — speed (parallel events per step) against error (distance of the first
 //! statistic from its reference), one point per value, the Pareto front drawn. Clicking a
@@ -7,6 +7,8 @@
 
 use super::sweep_plots::{SweepAxis, statistic_plot, tuning_plot};
 pub use super::sweep_plots::{pareto_front, value_label};
+use crate::kit::files;
+use crate::kit::jobs::{Job, Step};
 use eframe::egui;
 use pdes_core::stats::{Estimate, estimate};
 use pdes_gpu::Gpu;
@@ -14,17 +16,9 @@ use pdes_models::preset::Config;
 use pdes_runs::sweep::{RunOutput, run_seeds, spec, with_sets};
 use serde_json::{Map, Value};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{Receiver, channel};
 
 /// One finished run: (point, seed index, summary or error).
 type Finished = (usize, usize, Result<RunOutput, String>);
-
-/// A sweep in progress.
-struct Running {
-    rx: Receiver<Finished>,
-    cancel: Arc<AtomicBool>,
-}
 
 /// The results of a sweep, filled in as runs finish.
 #[derive(Debug, Default)]
@@ -102,7 +96,22 @@ impl SweepResult {
     }
 
     /// Draws `stat` against the key (95% bars, exact value dashed) into a PNG or SVG.
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn figure(&self, stat: &str, log_x: bool, path: &std::path::Path) -> Result<(), String> {
+        self.with_figure(stat, log_x, |fig| pdes_runs::sweep::plot::draw(fig, path))
+    }
+
+    /// The same figure as SVG text (the browser's download).
+    pub fn figure_svg(&self, stat: &str, log_x: bool) -> Result<String, String> {
+        self.with_figure(stat, log_x, pdes_runs::sweep::plot::svg)
+    }
+
+    fn with_figure<R>(
+        &self,
+        stat: &str,
+        log_x: bool,
+        draw: impl FnOnce(&pdes_runs::sweep::plot::Figure) -> R,
+    ) -> R {
         let mut points = Vec::new();
         let mut reference = Vec::new();
         for (p, &x) in self.xs.iter().enumerate() {
@@ -114,20 +123,17 @@ impl SweepResult {
             }
         }
         let title = format!("{stat} against {}", self.key);
-        pdes_runs::sweep::plot::draw(
-            &pdes_runs::sweep::plot::Figure {
-                title: &title,
-                x_label: &self.key,
-                y_label: stat,
-                log_x,
-                series: vec![pdes_runs::sweep::plot::Series {
-                    label: String::new(),
-                    points,
-                    reference,
-                }],
-            },
-            path,
-        )
+        draw(&pdes_runs::sweep::plot::Figure {
+            title: &title,
+            x_label: &self.key,
+            y_label: stat,
+            log_x,
+            series: vec![pdes_runs::sweep::plot::Series {
+                label: String::new(),
+                points,
+                reference,
+            }],
+        })
     }
 
     /// The d-tuning points: (point, error of `stat`, speed), where the error is the
@@ -172,7 +178,7 @@ pub struct SweepView {
     pub error: Option<String>,
     /// What the last export did.
     pub message: Option<String>,
-    running: Option<Running>,
+    running: Option<Job<Finished>>,
 }
 
 impl Default for SweepView {
@@ -237,50 +243,57 @@ impl SweepView {
             runs: vec![vec![None; seeds]; vary.values.len()],
             ..Default::default()
         });
-        let (tx, rx) = channel();
-        let cancel = Arc::new(AtomicBool::new(false));
-        let stop = cancel.clone();
         let base = base.clone();
-        std::thread::spawn(move || {
-            let seed_values: Vec<Option<i64>> = (0..seeds)
-                .map(|s| has_seed.then_some(base_seed + s as i64))
-                .collect();
-            for (p, v) in vary.values.iter().enumerate() {
-                if stop.load(Ordering::Relaxed) {
-                    return;
-                }
-                let sets = [format!("{}={}", vary.key, spec::set_value(v))];
-                // a point's seeds together: one GPU engine for all where the model can
-                let results = match with_sets(&base, &sets) {
-                    Ok(c) => run_seeds(&c, &seed_values, gpu.clone()),
-                    Err(e) => vec![Err(e); seeds],
-                };
-                for (s, r) in results.into_iter().enumerate() {
-                    if tx.send((p, s, r)).is_err() {
-                        return;
-                    }
-                }
+        let seed_values: Vec<Option<i64>> = (0..seeds)
+            .map(|s| has_seed.then_some(base_seed + s as i64))
+            .collect();
+        // a point's seeds together where a GPU engine can run them as one batch; one seed
+        // per step otherwise (the CPU runs them one after another anyway, and in a browser
+        // tab a step must fit in a frame's share)
+        let per_step = if gpu.is_some() { seeds } else { 1 };
+        let (mut point, mut first) = (0, 0);
+        let step: Step<Finished> = Box::new(move |emit| {
+            let Some(v) = vary.values.get(point) else {
+                return false;
+            };
+            let these = &seed_values[first..(first + per_step).min(seeds)];
+            let sets = [format!("{}={}", vary.key, spec::set_value(v))];
+            let results = match with_sets(&base, &sets) {
+                Ok(c) => run_seeds(&c, these, gpu.clone()),
+                Err(e) => vec![Err(e); these.len()],
+            };
+            for (i, r) in results.into_iter().enumerate() {
+                emit((point, first + i, r));
             }
+            first += these.len();
+            if first >= seeds {
+                (point, first) = (point + 1, 0);
+            }
+            point < vary.values.len()
         });
-        self.running = Some(Running { rx, cancel });
+        match Job::start(step) {
+            Ok(job) => self.running = Some(job),
+            Err(e) => self.error = Some(e),
+        }
     }
 
     /// Stops the sweep in flight (its finished runs stay).
     pub fn stop(&mut self) {
-        if let Some(r) = self.running.take() {
-            r.cancel.store(true, Ordering::Relaxed);
+        if let Some(mut job) = self.running.take() {
+            job.cancel();
         }
     }
 
     /// Takes the runs that finished since the last frame; true while the sweep goes on.
     pub fn poll(&mut self) -> bool {
-        let Some(run) = &self.running else {
+        let Some(job) = self.running.as_mut() else {
             return false;
         };
         let Some(res) = self.result.as_mut() else {
             return false;
         };
-        while let Ok((p, s, r)) = run.rx.try_recv() {
+        job.pump();
+        while let Ok(Some((p, s, r))) = job.try_next() {
             match r {
                 Ok((fields, stats)) => {
                     if res.statistics.is_empty() {
@@ -395,24 +408,39 @@ impl SweepView {
             }
         });
         if let Some(figure) = export {
-            let name = if figure {
-                "pdes-sweep.png"
+            let stat = res.statistics.first().copied().unwrap_or("utilization");
+            self.message = Some(if figure {
+                Self::save_figure(res, stat, self.log)
             } else {
-                "pdes-sweep.csv"
-            };
-            if let Some(path) = rfd::FileDialog::new().set_file_name(name).save_file() {
-                let written = if figure {
-                    let stat = res.statistics.first().copied().unwrap_or("utilization");
-                    res.figure(stat, self.log, &path)
-                } else {
-                    pdes_runs::output::write_atomically(&path, &res.csv())
-                        .map_err(|e| e.to_string())
-                };
-                self.message = Some(match written {
-                    Ok(()) => format!("wrote {}", path.display()),
-                    Err(e) => format!("could not write {}: {e}", path.display()),
-                });
+                files::save("pdes-sweep.csv", "CSV", &["csv"], res.csv().as_bytes())
+                    .message("sweep")
+            });
+        }
+    }
+
+    /// Export figure…: PNG or SVG by the name chosen in the save dialog.
+    #[cfg(not(target_arch = "wasm32"))]
+    fn save_figure(res: &SweepResult, stat: &str, log: bool) -> String {
+        let Some(path) = rfd::FileDialog::new()
+            .set_file_name("pdes-sweep.png")
+            .save_file()
+        else {
+            return files::Saved::Cancelled.message("figure");
+        };
+        match res.figure(stat, log, &path) {
+            Ok(()) => format!("wrote {}", path.display()),
+            Err(e) => format!("could not write {}: {e}", path.display()),
+        }
+    }
+
+    /// Export figure…: an SVG download (a page has no file system to draw a PNG into).
+    #[cfg(target_arch = "wasm32")]
+    fn save_figure(res: &SweepResult, stat: &str, log: bool) -> String {
+        match res.figure_svg(stat, log) {
+            Ok(svg) => {
+                files::save("pdes-sweep.svg", "SVG", &["svg"], svg.as_bytes()).message("figure")
             }
+            Err(e) => format!("figure: could not draw it: {e}"),
         }
     }
 

@@ -5,7 +5,6 @@
 use super::session::Session;
 use eframe::egui;
 use egui_plot::{HLine, Legend, Line, Plot, PlotPoints};
-use std::io::Write;
 
 /// Steps shown in the events-per-step series.
 pub const RECENT_STEPS: usize = 2000;
@@ -141,19 +140,16 @@ pub fn show(ui: &mut egui::Ui, a: &Session, b: Option<&Session>) {
     (a.panel.plots)(ui, a, b);
 }
 
-/// Writes the plotted series as CSV: one row per sample and session.
-pub fn write_csv(path: &std::path::Path, a: &Session, b: Option<&Session>) -> std::io::Result<()> {
-    let mut w = std::io::BufWriter::new(std::fs::File::create(path)?);
-    writeln!(
-        w,
-        "session,algorithm,time,steps,events,utilization,mean_sojourn,causality_errors,mean_temperature,min_temperature,max_temperature,tokens_in_system,number_in_system,number_in_system_ci95,blocking"
-    )?;
+/// The plotted series as CSV: one row per sample and session.
+pub fn csv_text(a: &Session, b: Option<&Session>) -> String {
+    let mut w = String::from(
+        "session,algorithm,time,steps,events,utilization,mean_sojourn,causality_errors,mean_temperature,min_temperature,max_temperature,tokens_in_system,number_in_system,number_in_system_ci95,blocking\n",
+    );
     for (i, s) in std::iter::once(a).chain(b).enumerate() {
         let alg = tag(s, i, false);
         for x in &s.samples {
-            writeln!(
-                w,
-                "{},{alg},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            w += &format!(
+                "{},{alg},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
                 ["A", "B"][i],
                 x.time,
                 x.steps,
@@ -168,8 +164,8 @@ pub fn write_csv(path: &std::path::Path, a: &Session, b: Option<&Session>) -> st
                 x.number_in_system,
                 x.number_in_system_ci,
                 x.blocking
-            )?;
+            );
         }
     }
-    w.flush()
+    w
 }

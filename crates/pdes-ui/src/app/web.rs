@@ -1,0 +1,91 @@
+//! The window in a browser tab (`crates/pdes-web` calls [`start`]): the same [`PdesApp`]
+//! on a canvas, drawn with WebGL2 through eframe's glow painter, its configuration read
+//! from the page's URL ([`Link`]). The engines run on the CPU, single-threaded; the GPU
+//! engines do not run here yet (they read their results back by blocking on the device,
+//! which a page's one thread cannot do — ARCHITECTURE.md says what it would take).
+
+use super::PdesApp;
+use pdes_models::link::Link;
+use pdes_models::preset;
+use wasm_bindgen::JsCast;
+
+/// The prefix of the console line the page writes when a run reaches its end time: the
+/// run's summary as JSON, the same fields `pdes-lab run --format json` prints (the browser
+/// test compares them).
+pub const SUMMARY_LINE: &str = "pdes-lab summary: ";
+
+/// Starts the app on the canvas with id `canvas_id`, configured by the page's URL query.
+/// A query that does not make a configuration opens the default preset with the reason.
+pub async fn start(canvas_id: &str) -> Result<(), String> {
+    let window = web_sys::window().ok_or("no window")?;
+    let document = window.document().ok_or("no document")?;
+    let canvas: web_sys::HtmlCanvasElement = document
+        .get_element_by_id(canvas_id)
+        .ok_or_else(|| format!("the page has no element with id {canvas_id}"))?
+        .dyn_into()
+        .map_err(|_| format!("{canvas_id} is not a canvas"))?;
+    let query = window.location().search().unwrap_or_default();
+    let (config, speed, note, preset_name) = match Link::parse(&query).and_then(|l| {
+        let cfg = l.config()?;
+        Ok((cfg, l.speed, l.preset))
+    }) {
+        Ok((cfg, speed, name)) => (cfg, speed, None, name),
+        Err(e) => {
+            let name = preset::default_preset();
+            let cfg = preset::config_with(name, &[])?;
+            (
+                cfg,
+                None,
+                Some(format!("the link: {e}; opened {name} instead")),
+                name.to_string(),
+            )
+        }
+    };
+    let options = eframe::WebOptions {
+        renderer: eframe::Renderer::Glow,
+        ..Default::default()
+    };
+    eframe::WebRunner::new()
+        .start(
+            canvas,
+            options,
+            Box::new(move |cc| {
+                let mut app = PdesApp::new(cc, config)?;
+                app.preset_name = preset_name;
+                if let Some(s) = speed {
+                    app.sim_rate = s;
+                }
+                if note.is_some() {
+                    app.message = note;
+                }
+                Ok(Box::new(app))
+            }),
+        )
+        .await
+        .map_err(|e| format!("the window could not start: {e:?}"))
+}
+
+/// Writes the finished run's summary (JSON) to the console as one line ([`SUMMARY_LINE`]).
+pub fn log_summary(summary_json: &str) {
+    let line = format!("{SUMMARY_LINE}{}", summary_json.replace('\n', ""));
+    web_sys::console::log_1(&line.into());
+}
+
+/// The page's address with `link` as its query, also put in the address bar (a reload
+/// then opens the same run).
+pub fn address_of(link: &Link) -> String {
+    let Some(window) = web_sys::window() else {
+        return format!("?{}", link.query());
+    };
+    let location = window.location();
+    let base = format!(
+        "{}{}",
+        location.origin().unwrap_or_default(),
+        location.pathname().unwrap_or_default()
+    );
+    let address = format!("{base}?{}", link.query());
+    if let Ok(history) = window.history() {
+        let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&address));
+    }
+    address
+}

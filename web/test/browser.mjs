@@ -1,0 +1,90 @@
+// The browser build, tested in a real browser: serves web/site on 127.0.0.1, opens a link
+// in headless Chromium, lets the run reach its end time on the page's CPU engine, and
+// compares the summary the page writes to the console with `pdes-lab run` of the same
+// preset and assignments, field for field (all but the wall-clock fields). Saves a
+// screenshot. Usage: node browser.mjs SITE_DIR PDES_LAB_BINARY SCREENSHOT.png QUERY
+import { chromium } from "playwright-core";
+import { createServer } from "node:http";
+import { readFile } from "node:fs/promises";
+import { execFileSync } from "node:child_process";
+import { extname, join, normalize } from "node:path";
+
+const [site, nativeBinary, screenshot, query] = process.argv.slice(2);
+if (!query) {
+  console.error("usage: node browser.mjs SITE_DIR PDES_LAB_BINARY SCREENSHOT.png QUERY");
+  process.exit(2);
+}
+const TYPES = { ".html": "text/html", ".js": "text/javascript", ".wasm": "application/wasm" };
+
+// a static server for the site (a page's module and its .wasm need http, not file://)
+const server = createServer(async (req, res) => {
+  const path = normalize(decodeURIComponent(new URL(req.url, "http://x").pathname));
+  const file = join(site, path.endsWith("/") ? path + "index.html" : path);
+  try {
+    const body = await readFile(file);
+    res.writeHead(200, { "Content-Type": TYPES[extname(file)] ?? "application/octet-stream" });
+    res.end(body);
+  } catch {
+    res.writeHead(404);
+    res.end();
+  }
+});
+await new Promise((ok) => server.listen(0, "127.0.0.1", ok));
+const url = `http://127.0.0.1:${server.address().port}/?${query}`;
+
+// what works for WebGL2 with no GPU (Chromium 156, Debian): ANGLE on SwiftShader
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
+  args: ["--no-sandbox", "--use-angle=swiftshader", "--enable-unsafe-swiftshader"],
+});
+let failed = false;
+try {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
+  const lines = [];
+  let summary = null;
+  page.on("console", (m) => {
+    const text = m.text();
+    lines.push(text);
+    if (text.startsWith("pdes-lab summary: ")) summary = JSON.parse(text.slice(18));
+  });
+  page.on("pageerror", (e) => lines.push(`page error: ${e}`));
+  const t0 = Date.now();
+  await page.goto(url);
+  await page.waitForSelector("#pdes-loading", { state: "detached", timeout: 60_000 });
+  const started = Date.now() - t0;
+  const deadline = Date.now() + 180_000;
+  while (summary === null && Date.now() < deadline) await page.waitForTimeout(200);
+  const ran = Date.now() - t0;
+  await page.screenshot({ path: screenshot });
+  const failure = await page.textContent("#pdes-failure");
+  if (failure) throw new Error(`the page says: ${failure}`);
+  if (summary === null) throw new Error(`no summary within 180 s; console:\n${lines.join("\n")}`);
+
+  // the same run natively
+  const parsed = new URLSearchParams(query);
+  const args = ["run", parsed.get("preset"), "--format", "json"];
+  for (const [k, v] of parsed) if (k.includes(".")) args.push("--set", `${k}=${v}`);
+  const native = JSON.parse(execFileSync(nativeBinary, args, { encoding: "utf8" }));
+  const wall = (k) => k === "wall_seconds" || k.endsWith("_per_second");
+  const want = Object.keys(native).filter((k) => !wall(k));
+  const got = Object.keys(summary).filter((k) => !wall(k));
+  const differ = [];
+  if (want.join() !== got.join()) differ.push(`fields: page ${got.join()} / native ${want.join()}`);
+  for (const k of want) {
+    if (JSON.stringify(summary[k]) !== JSON.stringify(native[k])) {
+      differ.push(`${k}: page ${JSON.stringify(summary[k])}, native ${JSON.stringify(native[k])}`);
+    }
+  }
+  console.log(`page started (wasm loaded, window created) after ${started} ms; run finished after ${ran} ms`);
+  console.log(`compared ${want.length} fields with \`pdes-lab ${args.join(" ")}\``);
+  if (differ.length) {
+    failed = true;
+    console.error(`the page's run differs from the native run:\n  ${differ.join("\n  ")}`);
+  } else {
+    console.log(`identical: ${want.map((k) => `${k}=${JSON.stringify(native[k])}`).join(", ")}`);
+  }
+} finally {
+  await browser.close();
+  server.close();
+}
+process.exit(failed ? 1 : 0);
