@@ -46,6 +46,7 @@ fn the_models_crate_knows_no_window_command_line_or_plots() {
         "pdes-ui",
         "pdes-bench",
         "pdes-lab",
+        "pdes-web",
     ] {
         assert!(
             !deps.contains(upward),

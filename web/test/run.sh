@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# The browser test (issue 34): builds the site, opens links in headless Chromium and checks
+# that the page's run equals `pdes-lab run` of the same preset and assignments, field for
+# field. Installs Chromium (Debian's package) and playwright-core (npm) when missing.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+if ! command -v chromium >/dev/null; then
+    SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+    export DEBIAN_FRONTEND=noninteractive
+    $SUDO apt-get update -qq >/dev/null
+    $SUDO apt-get install -y -qq --no-install-recommends chromium >/dev/null
+fi
+web/build.sh
+cargo build --quiet --release --bin pdes-lab
+(cd web/test && npm ci --quiet --no-audit --no-fund)
+mkdir -p target/web-test
+# the teaching torus as the README opens it, and a link that makes causality errors
+node web/test/browser.mjs web/site target/release/pdes-lab target/web-test/teaching.png \
+    "preset=teaching-16x16&run.end_time=300&speed=300"
+node web/test/browser.mjs web/site target/release/pdes-lab target/web-test/interval.png \
+    "preset=teaching-16x16&model.service=exponential&run.algorithm=interval&run.d=4&run.end_time=300&speed=300"
