@@ -268,3 +268,17 @@ fn run_samples_feed_the_fit_and_other_models_are_refused() {
     assert_eq!(code, 2);
     assert!(err.contains("--samples") && err.contains("torus"), "{err}");
 }
+
+#[test]
+fn a_fit_stepped_a_few_evaluations_at_a_time_is_the_fit_run_whole() {
+    // the window runs a fit in steps (a browser frame's share at a time): the same fit
+    let data = Data::synthetic_lgd(500);
+    let whole = fit::fit_k(&data, &data, 3, quick(), &mut |_| {}).unwrap();
+    let mut stepped = fit::KFit::new(&data, 3, quick());
+    let mut steps = 0;
+    while stepped.step(&data, 7, &mut |_| {}).unwrap() {
+        steps += 1;
+    }
+    assert!(steps > 100, "{steps} steps: the fit was split");
+    assert_eq!(stepped.finish().unwrap(), whole);
+}

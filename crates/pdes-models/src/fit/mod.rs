@@ -1,5 +1,5 @@
 //! Normal-mixture fitting by maximum likelihood (Cheng 2014, paper 003 §3): for each number
-//! of components k, Nelder–Mead (argmin) on an unconstrained parameterization — softmax
+//! of components k, Nelder–Mead ([`nelder_mead`], ask and tell) on an unconstrained parameterization — softmax
 //! weights (k − 1 free logits), means, log standard deviations — from several
 //! deterministic starts; BIC = −2 ln L + (3k − 1) ln n picks k. The log-likelihood is the
 //! only costly part and has two engines: f64 on the CPU ([`Data::loglik`]) and f32 on the
@@ -12,11 +12,11 @@
 
 pub mod data;
 pub mod gpu;
+pub mod nelder_mead;
 
 pub use data::Data;
 
-use argmin::core::{CostFunction, Executor, State};
-use argmin::solver::neldermead::NelderMead;
+pub use nelder_mead::NelderMead;
 use serde::Serialize;
 
 /// ln √(2π).
@@ -145,52 +145,160 @@ pub struct Fit {
     pub evaluations: u64,
 }
 
-/// The optimizer's view: mean negative log-likelihood of θ; +∞ (as a huge number, which
-/// Nelder–Mead only ever moves away from) for a component narrower than `min_sd`.
-struct Objective<'a> {
-    engine: &'a dyn Loglik,
-    k: usize,
-    n: f64,
-    min_sd: f64,
-    evaluations: std::cell::Cell<u64>,
-    best: std::cell::RefCell<Vec<f64>>,
-    /// Told the best-so-far costs of this start every [`PROGRESS_EVERY`] evaluations.
-    progress: std::cell::RefCell<Progress<'a>>,
-}
-
 /// The objective's value for a mixture it cannot use (a zero weight, a degenerate sd, a
 /// likelihood that is not finite): larger than any real mean negative log-likelihood, so
 /// Nelder–Mead moves away from it, and refused if it is all a fit reaches.
 const UNUSABLE: f64 = 1e300;
 
-/// A progress sink: told the best-so-far costs of a start.
-type Progress<'a> = &'a mut dyn FnMut(&[f64]);
-
 /// Evaluations between two progress reports.
 const PROGRESS_EVERY: usize = 64;
 
-impl CostFunction for Objective<'_> {
-    type Param = Vec<f64>;
-    type Output = f64;
-    fn cost(&self, theta: &Vec<f64>) -> Result<f64, argmin::core::Error> {
-        self.evaluations.set(self.evaluations.get() + 1);
-        let mix = Mixture::from_theta(theta, self.k);
-        // NaN fails both tests, so it is refused too
-        let usable_sd = |s: f64| s >= self.min_sd && s.is_finite();
-        let usable_weight = |w: f64| w > 1e-300;
-        if !mix.sds.iter().all(|&s| usable_sd(s)) || !mix.weights.iter().all(|&w| usable_weight(w))
-        {
-            return Ok(UNUSABLE);
+/// The optimizer's objective: the mean negative log-likelihood of θ, or [`UNUSABLE`] for a
+/// component narrower than `min_sd`, a zero weight or a likelihood that is not finite.
+fn cost(engine: &dyn Loglik, theta: &[f64], k: usize, n: f64, min_sd: f64) -> Result<f64, String> {
+    let mix = Mixture::from_theta(theta, k);
+    // NaN fails both tests, so it is refused too
+    let usable_sd = |s: f64| s >= min_sd && s.is_finite();
+    let usable_weight = |w: f64| w > 1e-300;
+    if !mix.sds.iter().all(|&s| usable_sd(s)) || !mix.weights.iter().all(|&w| usable_weight(w)) {
+        return Ok(UNUSABLE);
+    }
+    let c = -engine.loglik(&mix)? / n;
+    Ok(if c.is_finite() { c } else { UNUSABLE })
+}
+
+/// One k's fit in progress: Nelder–Mead from each start in turn, a given number of
+/// evaluations at a time ([`KFit::step`]), so that a caller can stop between any two (the
+/// window's frame) — [`fit_k`] runs it to the end.
+pub struct KFit {
+    k: usize,
+    n: f64,
+    sd: f64,
+    search: Search,
+    starts: std::vec::IntoIter<Mixture>,
+    running: Option<NelderMead>,
+    /// Best cost after each evaluation of the start in progress (the live plot).
+    best_costs: Vec<f64>,
+    /// The best over finished starts: (cost, θ, iterations).
+    best: Option<(f64, Vec<f64>, u64)>,
+    evaluations: u64,
+}
+
+impl KFit {
+    /// The fit of k components to `data` (in standard units), not yet begun.
+    pub fn new(data: &Data, k: usize, search: Search) -> Self {
+        Self {
+            k,
+            n: data.n() as f64,
+            sd: data.moments().1,
+            search,
+            starts: starts(data, k).into_iter(),
+            running: None,
+            best_costs: Vec::new(),
+            best: None,
+            evaluations: 0,
         }
-        let c = -self.engine.loglik(&mix).map_err(argmin::core::Error::msg)? / self.n;
-        let c = if c.is_finite() { c } else { UNUSABLE };
-        let mut best = self.best.borrow_mut();
-        let last = best.last().copied().unwrap_or(f64::INFINITY);
-        best.push(last.min(c));
-        if best.len().is_multiple_of(PROGRESS_EVERY) {
-            (self.progress.borrow_mut())(&best);
+    }
+
+    /// Components.
+    pub fn k(&self) -> usize {
+        self.k
+    }
+
+    /// Runs up to `evaluations` log-likelihood evaluations with `engine`; `progress`
+    /// receives, every few evaluations, the best mean negative log-likelihood after each
+    /// evaluation of the start in progress. Returns whether evaluations remain.
+    pub fn step(
+        &mut self,
+        engine: &dyn Loglik,
+        evaluations: u64,
+        progress: &mut dyn FnMut(&[f64]),
+    ) -> Result<bool, String> {
+        let min_sd = self.sd * 1e-4;
+        for _ in 0..evaluations {
+            if self.running.as_ref().is_none_or(|nm| nm.ask().is_none()) {
+                self.finish_start();
+                let Some(start) = self.starts.next() else {
+                    return Ok(false);
+                };
+                self.running = Some(self.minimization(&start));
+                self.best_costs.clear();
+            }
+            let Some(nm) = self.running.as_mut() else {
+                return Ok(false);
+            };
+            let Some(theta) = nm.ask() else { continue };
+            let c = cost(engine, theta, self.k, self.n, min_sd)
+                .map_err(|e| format!("k = {}: {e}", self.k))?;
+            nm.tell(c);
+            self.evaluations += 1;
+            let last = self.best_costs.last().copied().unwrap_or(f64::INFINITY);
+            self.best_costs.push(last.min(c));
+            if self.best_costs.len().is_multiple_of(PROGRESS_EVERY) {
+                progress(&self.best_costs);
+            }
         }
-        Ok(c)
+        Ok(true)
+    }
+
+    /// Nelder–Mead from `start`: the initial simplex steps 0.5 in every logit and log sd
+    /// and 0.1·sd in every mean.
+    fn minimization(&self, start: &Mixture) -> NelderMead {
+        let k = self.k;
+        let t0 = start.theta();
+        let dims = t0.len();
+        let mut simplex = vec![t0.clone()];
+        for i in 0..dims {
+            let mut v = t0.clone();
+            v[i] += if (k - 1..2 * k - 1).contains(&i) {
+                0.1 * self.sd
+            } else {
+                0.5
+            };
+            simplex.push(v);
+        }
+        NelderMead::new(
+            simplex,
+            self.search.iterations_per_parameter * dims as u64,
+            1e-12,
+        )
+    }
+
+    /// Keeps the finished start's result if it is the best so far.
+    fn finish_start(&mut self) {
+        if let Some(nm) = self.running.take() {
+            let (theta, c) = nm.best();
+            if self.best.as_ref().is_none_or(|b| c < b.0) {
+                self.best = Some((c, theta.to_vec(), nm.iterations()));
+            }
+        }
+    }
+
+    /// The fit, once [`KFit::step`] has returned false.
+    pub fn finish(mut self) -> Result<Fit, String> {
+        self.finish_start();
+        let k = self.k;
+        let Some((cost, theta, iterations)) = self.best else {
+            return Err(format!("k = {k}: no start to fit from"));
+        };
+        // the objective's stand-in for an unusable mixture is never a result
+        if cost >= UNUSABLE {
+            return Err(format!(
+                "k = {k}: no start reached a finite likelihood (values this far apart or this close, relative to their spread, are beyond the fit's floating point: rescale the data)"
+            ));
+        }
+        let mix = Mixture::from_theta(&theta, k);
+        let loglik = -cost * self.n;
+        Ok(Fit {
+            components: k,
+            loglik,
+            bic: -2.0 * loglik + (3 * k - 1) as f64 * self.n.ln(),
+            weights: mix.weights,
+            means: mix.means,
+            sds: mix.sds,
+            iterations,
+            evaluations: self.evaluations,
+        })
     }
 }
 
@@ -250,10 +358,10 @@ pub fn starts(data: &Data, k: usize) -> Vec<Mixture> {
     ]
 }
 
-/// Fits k components with `engine`'s log-likelihood: Nelder–Mead from every start (the
-/// initial simplex steps 0.5 in every logit and log sd and 0.1·sd in every mean), keeping
-/// the best. `progress` receives, every few evaluations, the best mean negative
-/// log-likelihood after each evaluation of the start in progress (the app's live plot).
+/// Fits k components with `engine`'s log-likelihood: Nelder–Mead from every start
+/// ([`KFit`]), keeping the best. `progress` receives, every few evaluations, the best mean
+/// negative log-likelihood after each evaluation of the start in progress (the app's live
+/// plot).
 pub fn fit_k(
     data: &Data,
     engine: &dyn Loglik,
@@ -261,70 +369,9 @@ pub fn fit_k(
     search: Search,
     progress: &mut dyn FnMut(&[f64]),
 ) -> Result<Fit, String> {
-    let (_, sd) = data.moments();
-    let n = data.n() as f64;
-    let dims = 3 * k - 1;
-    let mut best: Option<(f64, Vec<f64>, u64)> = None;
-    let mut evaluations = 0;
-    for start in starts(data, k) {
-        let t0 = start.theta();
-        let mut simplex = vec![t0.clone()];
-        for i in 0..dims {
-            let mut v = t0.clone();
-            v[i] += if (k - 1..2 * k - 1).contains(&i) {
-                0.1 * sd
-            } else {
-                0.5
-            };
-            simplex.push(v);
-        }
-        let problem = Objective {
-            engine,
-            k,
-            n,
-            min_sd: sd * 1e-4,
-            evaluations: std::cell::Cell::new(0),
-            best: std::cell::RefCell::new(Vec::new()),
-            progress: std::cell::RefCell::new(&mut *progress),
-        };
-        let solver = NelderMead::new(simplex)
-            .with_sd_tolerance(1e-12)
-            .map_err(|e| e.to_string())?;
-        let res = Executor::new(problem, solver)
-            .configure(|s| s.max_iters(search.iterations_per_parameter * dims as u64))
-            .run()
-            .map_err(|e| format!("Nelder–Mead, k = {k}: {e}"))?;
-        let state = res.state();
-        let cost = state.get_best_cost();
-        let theta = state.get_best_param().cloned().unwrap_or(t0);
-        if let Some(problem) = res.problem.problem.as_ref() {
-            evaluations += problem.evaluations.get();
-        }
-        if best.as_ref().is_none_or(|b| cost < b.0) {
-            best = Some((cost, theta, state.get_iter()));
-        }
-    }
-    let Some((cost, theta, iterations)) = best else {
-        return Err(format!("k = {k}: no start to fit from"));
-    };
-    // the objective's stand-in for an unusable mixture is never a result
-    if cost >= UNUSABLE {
-        return Err(format!(
-            "k = {k}: no start reached a finite likelihood (values this far apart or this close, relative to their spread, are beyond the fit's floating point: rescale the data)"
-        ));
-    }
-    let mix = Mixture::from_theta(&theta, k);
-    let loglik = -cost * n;
-    Ok(Fit {
-        components: k,
-        loglik,
-        bic: -2.0 * loglik + dims as f64 * n.ln(),
-        weights: mix.weights,
-        means: mix.means,
-        sds: mix.sds,
-        iterations,
-        evaluations,
-    })
+    let mut fit = KFit::new(data, k, search);
+    while fit.step(engine, u64::MAX, progress)? {}
+    fit.finish()
 }
 
 /// Fits every k in `ks`; the BIC choice is the fit with the smallest BIC.

@@ -79,8 +79,8 @@ impl FitView {
         }
     }
 
-    /// Starts fitting k = 1..max off the frame ([`Job`]: a thread on the desktop, a k per
-    /// frame's share in the browser).
+    /// Starts fitting k = 1..max off the frame ([`Job`]: a thread on the desktop, a few
+    /// evaluations per step, as many steps as a frame's share holds in the browser).
     pub fn start(&mut self, gpu: Option<Arc<Gpu>>) {
         let Some((data, _)) = self.data.clone() else {
             return;
@@ -92,6 +92,7 @@ impl FitView {
         let gpu = gpu.filter(|_| self.on_gpu);
         // the data in standard units and the GPU's copy, made by the first step
         let mut prepared: Option<(fit::Standardized, Option<fit::gpu::GpuLoglik>)> = None;
+        let mut current: Option<fit::KFit> = None;
         let mut k = 1;
         let step: Step<Message> = Box::new(move |emit| {
             if prepared.is_none() {
@@ -115,15 +116,29 @@ impl FitView {
                 Some(d) => d,
                 None => &standard.data,
             };
+            let fitting =
+                current.get_or_insert_with(|| fit::KFit::new(&standard.data, k, Search::default()));
             let n = data.n() as f64;
-            let fitted = {
-                let mut report = |best: &[f64]| {
-                    let lnl: Vec<f64> = best.iter().map(|c| standard.loglik(-c * n)).collect();
-                    emit(Message::Progress(k, lnl));
-                };
-                fit::fit_k(&standard.data, engine, k, Search::default(), &mut report)
+            let mut report = |best: &[f64]| {
+                let lnl: Vec<f64> = best.iter().map(|c| standard.loglik(-c * n)).collect();
+                emit(Message::Progress(k, lnl));
             };
-            match fitted {
+            // a step is about a million terms ln f(x_i) (a few milliseconds): the page's
+            // frame share holds several, the desktop's thread does not notice
+            let terms = (standard.data.values.len() * k).max(1) as u64;
+            let evaluations = (1_000_000 / terms).max(1);
+            match fitting.step(engine, evaluations, &mut report) {
+                Ok(true) => return true,
+                Ok(false) => {}
+                Err(e) => {
+                    emit(Message::Failed(e));
+                    return false;
+                }
+            }
+            let Some(done) = current.take() else {
+                return false;
+            };
+            match done.finish() {
                 Ok(f) => emit(Message::Done(standard.original(f))),
                 Err(e) => {
                     emit(Message::Failed(e));

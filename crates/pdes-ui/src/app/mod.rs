@@ -109,6 +109,9 @@ pub struct PdesApp {
     /// The built-in preset the run started from (the base of "Copy link").
     pub preset_name: String,
     frame: u64,
+    /// Frames since start, counted for storing the page's settings.
+    #[cfg(target_arch = "wasm32")]
+    settings_frames: u64,
     last_frame: Instant,
     frame_ms: f64,
     events_per_sec: f64,
@@ -262,6 +265,8 @@ impl PdesApp {
             sweep: sweep_view::SweepView::default(),
             fit: fit_view::FitView::new(),
             frame: 0,
+            #[cfg(target_arch = "wasm32")]
+            settings_frames: 0,
             last_frame: Instant::now(),
             frame_ms: 0.0,
             events_per_sec: 0.0,
@@ -402,6 +407,13 @@ impl PdesApp {
             link.speed = Some(self.sim_rate);
         }
         Ok(link)
+    }
+
+    /// True about every two seconds of frames (when the page stores its settings).
+    #[cfg(target_arch = "wasm32")]
+    fn frame_count_for_settings(&mut self) -> bool {
+        self.settings_frames += 1;
+        self.settings_frames.is_multiple_of(120)
     }
 
     /// When a run reaches its end time. In a browser tab the summary goes to the console
@@ -610,6 +622,13 @@ impl eframe::App for PdesApp {
             }
             if r {
                 self.reset();
+            }
+        }
+        #[cfg(target_arch = "wasm32")]
+        if self.frame_count_for_settings() {
+            // the page keeps its settings in local storage (a reload without a link reopens them)
+            if let Ok(link) = self.link() {
+                web::remember(&link.query());
             }
         }
         // A preset picked through Presets → Open…, or dropped on the window (outside the

@@ -24,7 +24,13 @@ pub async fn start(canvas_id: &str) -> Result<(), String> {
         .ok_or_else(|| format!("the page has no element with id {canvas_id}"))?
         .dyn_into()
         .map_err(|_| format!("{canvas_id} is not a canvas"))?;
+    // a link opens what it says; a bare address reopens the settings of the last visit
     let query = window.location().search().unwrap_or_default();
+    let query = if query.trim_start_matches('?').is_empty() {
+        remembered().unwrap_or_default()
+    } else {
+        query
+    };
     let (config, speed, note, preset_name) = match Link::parse(&query).and_then(|l| {
         let cfg = l.config()?;
         Ok((cfg, l.speed, l.preset))
@@ -88,4 +94,21 @@ pub fn address_of(link: &Link) -> String {
         let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&address));
     }
     address
+}
+
+/// The local-storage key under which the page keeps its settings (the current link).
+const SETTINGS_KEY: &str = "pdes-lab.settings";
+
+/// Keeps `query` as the settings the next visit opens with (local storage; a browser that
+/// refuses storage keeps nothing, silently: the page works the same).
+pub fn remember(query: &str) {
+    if let Some(storage) = web_sys::window().and_then(|w| w.local_storage().ok().flatten()) {
+        let _ = storage.set_item(SETTINGS_KEY, query);
+    }
+}
+
+/// The settings kept by the last visit, if any.
+fn remembered() -> Option<String> {
+    let storage = web_sys::window()?.local_storage().ok()??;
+    storage.get_item(SETTINGS_KEY).ok()?
 }
