@@ -457,3 +457,28 @@ fn an_out_of_range_size_typed_is_refused_not_clamped() {
         "the running session keeps its valid size"
     );
 }
+
+#[test]
+fn copy_link_gives_the_link_and_the_command_of_the_form() {
+    if !gpu_available() {
+        return;
+    }
+    let mut h = harness("teaching-16x16");
+    h.get_by_role_and_label(Role::Slider, "d (log)")
+        .set_value_accesskit(0.5);
+    h.run_steps(2);
+    h.get_by_role_and_label(Role::Button, "Copy link").click();
+    h.run_steps(1);
+    let message = h.state().message.clone().unwrap_or_default();
+    assert!(
+        message.contains("?preset=teaching-16x16&run.d=0.5"),
+        "{message}"
+    );
+    assert!(
+        message.contains("pdes-lab run teaching-16x16 --set run.d=0.5"),
+        "{message}"
+    );
+    // the link opens what the window runs
+    let link = h.state().link().unwrap();
+    assert_eq!(link.config().unwrap(), h.state().a.config);
+}

@@ -123,10 +123,10 @@ impl FitView {
                 let lnl: Vec<f64> = best.iter().map(|c| standard.loglik(-c * n)).collect();
                 emit(Message::Progress(k, lnl));
             };
-            // a step is about a million terms ln f(x_i) (a few milliseconds): the page's
+            // a step is about 300,000 terms ln f(x_i) (a few milliseconds): the page's
             // frame share holds several, the desktop's thread does not notice
             let terms = (standard.data.values.len() * k).max(1) as u64;
-            let evaluations = (1_000_000 / terms).max(1);
+            let evaluations = (300_000 / terms).max(1);
             match fitting.step(engine, evaluations, &mut report) {
                 Ok(true) => return true,
                 Ok(false) => {}
@@ -238,8 +238,9 @@ impl FitView {
             ui.separator();
             ui.label("k up to");
             ui.add(egui::DragValue::new(&mut self.max_components).range(1..=fit::gpu::MAX_COMPONENTS));
-            ui.checkbox(&mut self.on_gpu, "GPU (f32)")
-                .on_hover_text("Evaluate the log-likelihood on the GPU in f32 (within 1e-5 of Σ|ln f| of the CPU's f64; `pdes-lab verify` checks it).");
+            ui.add_enabled(gpu.is_some(), egui::Checkbox::new(&mut self.on_gpu, "GPU (f32)"))
+                .on_hover_text("Evaluate the log-likelihood on the GPU in f32 (within 1e-5 of Σ|ln f| of the CPU's f64; `pdes-lab verify` checks it).")
+                .on_disabled_hover_text("No GPU engine here (no compute adapter, a failed self-check, or the browser build): the fit runs on the CPU in f64.");
             if self.running() {
                 if ui.button("Stop").clicked() {
                     self.stop();

@@ -25,12 +25,16 @@ pub struct Job<T> {
     step: Option<Step<T>>,
     #[cfg(target_arch = "wasm32")]
     ready: std::collections::VecDeque<T>,
+    /// When the last pump ended: a job gets half the time between two pumps (a page whose
+    /// drawing is slow, software WebGL say, still gives it half the wall-clock time).
+    #[cfg(target_arch = "wasm32")]
+    last_pump: Option<web_time::Instant>,
 }
 
-/// Wall-clock time a browser frame gives a job before the window draws (a frame at 60 Hz
-/// is 16.7 ms; the simulation and the drawing need the rest).
+/// Wall-clock time a browser frame gives a job at least (a frame at 60 Hz is 16.7 ms; the
+/// simulation and the drawing need the rest) and at most (beyond it the page stutters).
 #[cfg(target_arch = "wasm32")]
-const FRAME_SHARE_MS: f64 = 8.0;
+const FRAME_SHARE_MS: (f64, f64) = (8.0, 40.0);
 
 impl<T: Send + 'static> Job<T> {
     /// Starts `step`: on the desktop at once on a thread of its own, in the browser from
@@ -62,6 +66,7 @@ impl<T: Send + 'static> Job<T> {
             Ok(Self {
                 step: Some(step),
                 ready: std::collections::VecDeque::new(),
+                last_pump: None,
             })
         }
     }
@@ -71,15 +76,20 @@ impl<T: Send + 'static> Job<T> {
         #[cfg(target_arch = "wasm32")]
         {
             let started = web_time::Instant::now();
+            let between = self
+                .last_pump
+                .map_or(0.0, |t| started.duration_since(t).as_secs_f64() * 1e3);
+            let share = between.clamp(FRAME_SHARE_MS.0, FRAME_SHARE_MS.1);
             while let Some(step) = self.step.as_mut() {
                 let ready = &mut self.ready;
                 if !step(&mut |m| ready.push_back(m)) {
                     self.step = None;
                 }
-                if started.elapsed().as_secs_f64() * 1e3 > FRAME_SHARE_MS {
+                if started.elapsed().as_secs_f64() * 1e3 > share {
                     break;
                 }
             }
+            self.last_pump = Some(web_time::Instant::now());
         }
     }
 
