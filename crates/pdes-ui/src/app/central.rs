@@ -121,6 +121,11 @@ impl PdesApp {
                 ))
                 .on_hover_text("The engines cannot simulate the requested time per second at this size; each frame advances what fits in ~30 ms so the window stays responsive.");
             }
+            if let Some(most) = self.a.panel.max_steps_per_second {
+                ui.separator();
+                ui.label(format!("at most {most} steps/s"))
+                    .on_hover_text("Every cell of this model changes with every step: shown faster, the whole field would flash (at 20 steps a second, 10 times a second). Flashes more often than 3 times a second can trigger seizures, so the window shows at most this many steps a second whatever the speed asks. `pdes-lab run` and the Sweep view run at full speed.");
+            }
             ui.separator();
             let what = self.a.panel.work_label;
             ui.label(format!("{what}/s {:.3e}", self.events_per_sec))

@@ -109,6 +109,8 @@ pub struct PdesApp {
     /// The built-in preset the run started from (the base of "Copy link").
     pub preset_name: String,
     frame: u64,
+    /// When the last step of a model with a step limit ran (the DEVS benchmark's flashing).
+    last_limited_step: Option<Instant>,
     /// Frames since start, counted for storing the page's settings.
     #[cfg(target_arch = "wasm32")]
     settings_frames: u64,
@@ -265,6 +267,7 @@ impl PdesApp {
             sweep: sweep_view::SweepView::default(),
             fit: fit_view::FitView::new(),
             frame: 0,
+            last_limited_step: None,
             #[cfg(target_arch = "wasm32")]
             settings_frames: 0,
             last_frame: Instant::now(),
@@ -348,6 +351,7 @@ impl PdesApp {
             None => None,
         };
         self.form_error = None;
+        self.last_limited_step = None;
         // what the status line said was about the run this one replaces ("paused at the
         // first causality error" stayed under a run without errors); a caller that has
         // something to say about the new run says it after this
@@ -584,11 +588,25 @@ impl eframe::App for PdesApp {
             let target = before + to_ticks(span.max(1e-6));
             let work = Instant::now();
             let errors_before = self.a.engine().totals().steps_with_errors;
-            self.advance(Budget::Until(target));
+            match self.a.panel.max_steps_per_second {
+                // a model whose steps flash the whole field: one step when its time has come
+                Some(most) => {
+                    let due = self
+                        .last_limited_step
+                        .is_none_or(|t| now.duration_since(t).as_secs_f64() >= 1.0 / most);
+                    if due {
+                        self.last_limited_step = Some(now);
+                        self.advance(Budget::Steps(1));
+                    }
+                }
+                None => self.advance(Budget::Until(target)),
+            }
             self.pause_on_error(errors_before);
             let took = work.elapsed().as_secs_f64();
             let advanced = to_units(self.a.now().saturating_sub(before));
-            self.pace.record(want, span, took, advanced, dt);
+            if self.a.panel.max_steps_per_second.is_none() {
+                self.pace.record(want, span, took, advanced, dt);
+            }
             self.frame += 1;
             if self.frame.is_multiple_of(SAMPLE_EVERY) {
                 self.sample_all();

@@ -34,4 +34,8 @@ pub struct Panel {
     /// Its recent causality errors, oldest first (empty for models and engines without a
     /// list).
     pub violations: fn(&crate::kit::session::Session) -> Vec<crate::kit::violation::Violation>,
+    /// For a model whose every step changes the whole field (the DEVS benchmark): the most
+    /// steps the window shows per second. A full-field flash more often than 3 times a
+    /// second can trigger seizures (WCAG 2.3.1), so such a model is run slower than asked.
+    pub max_steps_per_second: Option<f64>,
 }

@@ -89,6 +89,7 @@ pub const PANEL: crate::panels::Panel = crate::panels::Panel {
     plots,
     monitors,
     violations: crate::kit::violation::none,
+    max_steps_per_second: None,
 };
 
 /// The range the temperature colormap spans: the initial and boundary temperatures,

@@ -127,6 +127,7 @@ pub const PANEL: crate::panels::Panel = crate::panels::Panel {
     plots,
     monitors,
     violations: crate::kit::violation::none,
+    max_steps_per_second: None,
 };
 
 /// Colours from an empty system to a full one (k).

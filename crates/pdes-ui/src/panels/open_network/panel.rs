@@ -162,6 +162,7 @@ pub const PANEL: crate::panels::Panel = crate::panels::Panel {
     plots,
     monitors,
     violations: crate::kit::violation::none,
+    max_steps_per_second: None,
 };
 
 /// The open network's monitors: utilization, sojourn and tokens in the system against the

@@ -140,6 +140,7 @@ pub const PANEL: crate::panels::Panel = crate::panels::Panel {
     plots,
     monitors,
     violations: crate::kit::violation::none,
+    max_steps_per_second: None,
 };
 
 /// PHOLD's values in the controls.

@@ -369,6 +369,7 @@ pub const PANEL: crate::panels::Panel = crate::panels::Panel {
     plots,
     monitors,
     violations,
+    max_steps_per_second: None,
 };
 
 /// The colormap spans 0 … 4P tokens.
