@@ -109,17 +109,21 @@ impl PdesApp {
             ));
             ui.separator();
             ui.label(format!("steps {}", self.a.steps()));
+            // a frame asks for at most 0.1 s of the speed's time: frames slower than that
+            // (a large grid drawn on the CPU) fall behind without the engines being capped
+            let frame_s = self.frame_ms / 1000.0;
+            let frames_behind = frame_s > 0.1 && self.pace.achieved() < 0.9 * self.sim_rate;
             if self.running
-                && self
-                    .pace
-                    .slower_than(self.sim_rate, self.sim_rate * self.frame_ms / 1000.0)
+                && self.a.panel.max_steps_per_second.is_none()
+                && (self.pace.slower_than(self.sim_rate, self.sim_rate * frame_s.min(0.1))
+                    || frames_behind)
             {
                 ui.separator();
                 ui.label(format!(
                     "slower than asked: ~{:.3} time units/s",
                     self.pace.achieved()
                 ))
-                .on_hover_text("The engines cannot simulate the requested time per second at this size; each frame advances what fits in ~30 ms so the window stays responsive.");
+                .on_hover_text("The engines cannot simulate the requested time per second at this size (each frame advances what fits in ~30 ms so the window stays responsive), or the frames themselves take longer than 0.1 s (see the frame time) and each advances at most 0.1 s of the speed's time.");
             }
             if let Some(most) = self.a.panel.max_steps_per_second {
                 ui.separator();
