@@ -282,3 +282,39 @@ fn a_fit_stepped_a_few_evaluations_at_a_time_is_the_fit_run_whole() {
     assert!(steps > 100, "{steps} steps: the fit was split");
     assert_eq!(stepped.finish().unwrap(), whole);
 }
+
+#[test]
+fn ln_l_never_falls_as_k_grows_and_each_k_says_how_many_starts_agree() {
+    // k also starts from the best fit of k − 1 with a component split in two (the same
+    // density), so its maximum cannot be below k − 1's
+    let data = Data::synthetic_lgd(800);
+    let fits = fit::fit_all(&data, &data, 1..=5, quick()).unwrap();
+    for pair in fits.windows(2) {
+        assert!(
+            pair[1].loglik >= pair[0].loglik,
+            "k = {}: {} < {}",
+            pair[1].components,
+            pair[1].loglik,
+            pair[0].loglik
+        );
+    }
+    assert_eq!(fits[0].starts, 1);
+    for f in &fits[1..] {
+        assert_eq!(f.starts, 4, "three fixed starts and the split one");
+        assert!((1..=f.starts).contains(&f.starts_agreeing), "{f:?}");
+    }
+}
+
+#[test]
+fn a_split_component_is_the_same_density() {
+    let m = Mixture {
+        weights: vec![0.3, 0.7],
+        means: vec![-1.0, 2.0],
+        sds: vec![0.5, 1.5],
+    };
+    let split = m.split(1);
+    assert_eq!(split.k(), 3);
+    for x in [-3.0, -1.0, 0.0, 0.7, 2.0, 5.0] {
+        assert!((split.density(x) - m.density(x)).abs() < 1e-15, "{x}");
+    }
+}

@@ -143,6 +143,29 @@ pub struct Fit {
     pub iterations: u64,
     /// Log-likelihood evaluations over all starts.
     pub evaluations: u64,
+    /// Starts searched: the three fixed ones, and for k > 1 the best fit of k − 1 with its
+    /// heaviest component split in two (so that ln L never falls as k grows).
+    pub starts: usize,
+    /// Starts whose optimum is within [`AGREEING_LOGLIK`] of the best ln L: how sure the
+    /// search is that it found the maximum (all agreeing: likely; one alone: a lucky start).
+    pub starts_agreeing: usize,
+}
+
+/// Two starts agree when their maxima of ln L differ by less than this.
+pub const AGREEING_LOGLIK: f64 = 0.01;
+
+impl Mixture {
+    /// This mixture with component j split into two equal halves (half its weight each,
+    /// its mean and sd): the same density, so a fit of k + 1 started here begins at the
+    /// likelihood of this k-component fit and can only rise from it.
+    pub fn split(&self, j: usize) -> Self {
+        let mut m = self.clone();
+        m.weights[j] /= 2.0;
+        m.weights.push(m.weights[j]);
+        m.means.push(m.means[j]);
+        m.sds.push(m.sds[j]);
+        m
+    }
 }
 
 /// The objective's value for a mixture it cannot use (a zero weight, a degenerate sd, a
@@ -181,21 +204,44 @@ pub struct KFit {
     best_costs: Vec<f64>,
     /// The best over finished starts: (cost, θ, iterations).
     best: Option<(f64, Vec<f64>, u64)>,
+    /// Each finished start's best cost.
+    start_costs: Vec<f64>,
     evaluations: u64,
 }
 
 impl KFit {
-    /// The fit of k components to `data` (in standard units), not yet begun.
+    /// The fit of k components to `data` (in standard units) from the fixed starts, not
+    /// yet begun.
     pub fn new(data: &Data, k: usize, search: Search) -> Self {
+        Self::after(data, k, search, None)
+    }
+
+    /// As [`KFit::new`], and when `previous` is the fit of k − 1 components to the same
+    /// data, also from it with its heaviest component split ([`Mixture::split`]): ln L of
+    /// k is then at least that of k − 1.
+    pub fn after(data: &Data, k: usize, search: Search, previous: Option<&Fit>) -> Self {
+        let mut from = starts(data, k);
+        if let Some(p) = previous.filter(|p| p.components + 1 == k && k > 1) {
+            let heaviest = (0..p.weights.len())
+                .max_by(|&a, &b| p.weights[a].total_cmp(&p.weights[b]))
+                .unwrap_or(0);
+            let mixture = Mixture {
+                weights: p.weights.clone(),
+                means: p.means.clone(),
+                sds: p.sds.clone(),
+            };
+            from.push(mixture.split(heaviest));
+        }
         Self {
             k,
             n: data.n() as f64,
             sd: data.moments().1,
             search,
-            starts: starts(data, k).into_iter(),
+            starts: from.into_iter(),
             running: None,
             best_costs: Vec::new(),
             best: None,
+            start_costs: Vec::new(),
             evaluations: 0,
         }
     }
@@ -268,6 +314,7 @@ impl KFit {
     fn finish_start(&mut self) {
         if let Some(nm) = self.running.take() {
             let (theta, c) = nm.best();
+            self.start_costs.push(c);
             if self.best.as_ref().is_none_or(|b| c < b.0) {
                 self.best = Some((c, theta.to_vec(), nm.iterations()));
             }
@@ -289,6 +336,11 @@ impl KFit {
         }
         let mix = Mixture::from_theta(&theta, k);
         let loglik = -cost * self.n;
+        let agreeing = self
+            .start_costs
+            .iter()
+            .filter(|&&c| (c - cost) * self.n < AGREEING_LOGLIK)
+            .count();
         Ok(Fit {
             components: k,
             loglik,
@@ -298,6 +350,8 @@ impl KFit {
             sds: mix.sds,
             iterations,
             evaluations: self.evaluations,
+            starts: self.start_costs.len(),
+            starts_agreeing: agreeing,
         })
     }
 }
@@ -369,7 +423,19 @@ pub fn fit_k(
     search: Search,
     progress: &mut dyn FnMut(&[f64]),
 ) -> Result<Fit, String> {
-    let mut fit = KFit::new(data, k, search);
+    fit_k_after(data, engine, k, search, None, progress)
+}
+
+/// [`fit_k`], also from the fit of k − 1 components with a component split ([`KFit::after`]).
+pub fn fit_k_after(
+    data: &Data,
+    engine: &dyn Loglik,
+    k: usize,
+    search: Search,
+    previous: Option<&Fit>,
+    progress: &mut dyn FnMut(&[f64]),
+) -> Result<Fit, String> {
+    let mut fit = KFit::after(data, k, search, previous);
     while fit.step(engine, u64::MAX, progress)? {}
     fit.finish()
 }
@@ -381,8 +447,12 @@ pub fn fit_all(
     ks: std::ops::RangeInclusive<usize>,
     search: Search,
 ) -> Result<Vec<Fit>, String> {
-    ks.map(|k| fit_k(data, engine, k, search, &mut |_| {}))
-        .collect()
+    let mut fits: Vec<Fit> = Vec::new();
+    for k in ks {
+        let f = fit_k_after(data, engine, k, search, fits.last(), &mut |_| {})?;
+        fits.push(f);
+    }
+    Ok(fits)
 }
 
 /// The k that BIC chooses among `fits` (the smallest BIC; the fewer components on a tie).

@@ -93,6 +93,8 @@ impl FitView {
         // the data in standard units and the GPU's copy, made by the first step
         let mut prepared: Option<(fit::Standardized, Option<fit::gpu::GpuLoglik>)> = None;
         let mut current: Option<fit::KFit> = None;
+        // the fit of k − 1 in standard units: k also starts from it, split
+        let mut previous: Option<Fit> = None;
         let mut k = 1;
         let step: Step<Message> = Box::new(move |emit| {
             if prepared.is_none() {
@@ -116,8 +118,9 @@ impl FitView {
                 Some(d) => d,
                 None => &standard.data,
             };
-            let fitting =
-                current.get_or_insert_with(|| fit::KFit::new(&standard.data, k, Search::default()));
+            let fitting = current.get_or_insert_with(|| {
+                fit::KFit::after(&standard.data, k, Search::default(), previous.as_ref())
+            });
             let n = data.n() as f64;
             let mut report = |best: &[f64]| {
                 let lnl: Vec<f64> = best.iter().map(|c| standard.loglik(-c * n)).collect();
@@ -139,7 +142,10 @@ impl FitView {
                 return false;
             };
             match done.finish() {
-                Ok(f) => emit(Message::Done(standard.original(f))),
+                Ok(f) => {
+                    previous = Some(f.clone());
+                    emit(Message::Done(standard.original(f)));
+                }
                 Err(e) => {
                     emit(Message::Failed(e));
                     return false;
