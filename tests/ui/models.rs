@@ -132,7 +132,7 @@ fn the_fit_view_fits_the_live_replications_l_hats() {
         assert!(started.elapsed().as_secs() < 120, "the fit did not finish");
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
-    let fits = h.state().fit.fits();
+    let fits = h.state().fit.fits().to_vec();
     assert_eq!(fits.len(), 2, "{:?}", h.state().fit.error);
     assert!(
         fits[1].loglik >= fits[0].loglik - 1e-9,
@@ -144,6 +144,13 @@ fn the_fit_view_fits_the_live_replications_l_hats() {
         "{:?}",
         fits[0]
     );
+    // what BIC chose is said in words, with each k's starts that agree
+    h.run_steps(2);
+    h.get_by_label("What BIC chose, and how sure it is");
+    h.get_by_label("starts agreeing");
+    let agreeing = format!("{} of {}", fits[1].starts_agreeing, fits[1].starts);
+    assert_eq!(fits[1].starts, 4, "{:?}", fits[1]);
+    assert!(h.query_all_by_label(&agreeing).count() >= 1, "{agreeing}");
 }
 
 #[test]

@@ -137,3 +137,23 @@ fn screenshots_of_the_tour() {
     h.run_steps(3);
     save_screenshot(&mut h, "screenshot-bias.png");
 }
+
+/// Not a check: renders the Fit view after fitting k = 1..6 to the shipped sample into
+/// `assets/screenshot-fit.png` for the README (`cargo test --release --test ui --
+/// --ignored screenshot_of_the_fit_view`).
+#[test]
+#[ignore = "writes the README's screenshot"]
+fn screenshot_of_the_fit_view() {
+    let mut h = harness("teaching-16x16");
+    h.get_by_label("Fit").click();
+    h.run_steps(2);
+    h.state_mut().fit.max_components = 6;
+    h.get_by_label("Fit mixtures").click();
+    h.run_steps(2);
+    while h.state().fit.running() {
+        h.run_steps(3);
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    h.run_steps(4);
+    save_screenshot(&mut h, "screenshot-fit.png");
+}

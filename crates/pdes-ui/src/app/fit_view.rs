@@ -267,6 +267,7 @@ impl FitView {
         if let Some(e) = &self.error {
             ui.colored_label(ui.visuals().error_fg_color, e);
         }
+        self.bic_table(ui);
         let h = ui.available_height().max(200.0);
         let w = ui.available_width();
         ui.horizontal(|ui| {
@@ -276,6 +277,65 @@ impl FitView {
                 self.progress_plot(ui, [w * 0.5 - 8.0, h * 0.5 - 8.0]);
             });
         });
+    }
+
+    /// What BIC chose and how sure it is: the sentence, then per k (one column each)
+    /// ln L, BIC, ΔBIC to the smallest, and the starts that reached the same maximum.
+    fn bic_table(&self, ui: &mut egui::Ui) {
+        let Some(best) = self.fits.iter().min_by(|a, b| a.bic.total_cmp(&b.bic)) else {
+            return;
+        };
+        let runner_up = self
+            .fits
+            .iter()
+            .filter(|f| f.components != best.components)
+            .min_by(|a, b| a.bic.total_cmp(&b.bic));
+        egui::CollapsingHeader::new("What BIC chose, and how sure it is")
+            .default_open(true)
+            .show(ui, |ui| {
+                let margin = match runner_up {
+                    Some(r) => {
+                        let gap = r.bic - best.bic;
+                        let strength = match gap {
+                            g if g > 10.0 => "very strong evidence",
+                            g if g > 6.0 => "strong evidence",
+                            g if g > 2.0 => "positive evidence",
+                            _ => "barely any evidence: the two fit about as well for their size",
+                        };
+                        format!(
+                            " The next best is k = {} with ΔBIC = {gap:.1}: {strength} for k = {} (Kass & Raftery: over 2 positive, over 6 strong, over 10 very strong).",
+                            r.components, best.components
+                        )
+                    }
+                    None => String::new(),
+                };
+                ui.label(format!(
+                    "BIC = −2 ln L + (3k − 1) ln n rewards the fit (ln L) and charges each of the 3k − 1 parameters ln n; the smallest BIC wins: k = {}.{margin} \"Starts agreeing\" counts the searches for k that reached the same maximum (ln L within {}): one alone means another start might find a higher one.",
+                    best.components,
+                    fit::AGREEING_LOGLIK
+                ));
+                egui::Grid::new("bic table").striped(true).show(ui, |ui| {
+                    let rows: [(&str, &dyn Fn(&Fit) -> String); 5] = [
+                        ("k", &|f| f.components.to_string()),
+                        ("ln L", &|f| format!("{:.2}", f.loglik)),
+                        ("BIC", &|f| format!("{:.1}", f.bic)),
+                        ("ΔBIC", &|f| format!("{:.1}", f.bic - best.bic)),
+                        ("starts agreeing", &|f| format!("{} of {}", f.starts_agreeing, f.starts)),
+                    ];
+                    for (name, cell) in rows {
+                        ui.label(name);
+                        for f in &self.fits {
+                            let text = egui::RichText::new(cell(f));
+                            ui.label(if f.components == best.components {
+                                text.strong()
+                            } else {
+                                text
+                            });
+                        }
+                        ui.end_row();
+                    }
+                });
+            });
     }
 
     fn load_picked(&mut self, picked: Picked) {
