@@ -24,11 +24,17 @@ pub fn build(config: &Config, device: Option<Arc<Gpu>>) -> Result<Box<dyn LiveEn
     })
 }
 
-/// The registry's CPU memory estimate: a 16-byte event and a heap entry per token, a
-/// counter per LP (the step log grows by 32 bytes a step).
+/// The registry's CPU memory estimate: a 16-byte event per token and a counter per LP; the
+/// sequential simulator's calendar queue adds a 64-byte bucket per token, rounded up to a
+/// power of two (the step log grows by 32 bytes a step).
 pub fn cpu_bytes(config: &Config) -> u64 {
     config.get::<PholdConfig>().map_or(0, |c| {
-        u64::from(c.events_in_flight()) * 32 + u64::from(c.lps) * 4
+        let tokens = u64::from(c.events_in_flight());
+        let queue = match c.algorithm {
+            super::config::PholdAlgorithm::Sequential => tokens.next_power_of_two().max(16) * 64,
+            super::config::PholdAlgorithm::Window => 0,
+        };
+        tokens * 16 + u64::from(c.lps) * 4 + queue
     })
 }
 

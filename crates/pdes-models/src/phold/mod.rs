@@ -10,7 +10,7 @@
 //! schedules can fall inside the window) reproduce the sequential simulator exactly, and the
 //! GPU reproduce the CPU bit for bit. Times are integer ticks (`pdes_core::time`).
 //!
-//! - [`cpu`]: the sequential simulator (a binary heap; the ground truth) and the window
+//! - [`cpu`]: the sequential simulator (the torus's calendar queue; the ground truth) and the window
 //!   algorithm's CPU twin of the GPU engine;
 //! - [`gpu`] + `shaders/phold.wgsl`: the window algorithm as two passes per step (process,
 //!   reduce), many steps per submit, read back once per batch.
