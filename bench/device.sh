@@ -48,6 +48,17 @@ torus_variants() {
 }
 for what in "$@"; do
   case $what in
+    phold-seq-ab)  # sequential PHOLD, 777,777 LPs, population 3, T = 20 (issue 32's baseline):
+      # carry/pdes-lab-before against $BIN, two interleaved rounds, one host core each
+      for round in 1 2; do
+        for b in carry/pdes-lab-before "$BIN"; do
+          n=$(basename "$b")
+          $b run phold --set model.lps=777777 --set model.population=3 --set run.algorithm=sequential --set run.engine=cpu --set run.end_time=20 --format json > "$OUT/phold-seq-$n-$round.json"
+          echo "round $round $n: $(grep -hE '"(events|wall_seconds|events_per_second|time_checksum)"' "$OUT/phold-seq-$n-$round.json" | tr -d '\n ')"
+        done
+      done | tee "$OUT/phold-seq-ab.txt" ;;
+    fit-gpu)  # the mixture fit of the shipped sample, k = 1..10, log-likelihood on the GPU
+      /usr/bin/time -f "%e s wall" $BIN fit cheng2014-lgd --engine gpu --format json > "$OUT/fit-lgd-gpu.json" 2> "$OUT/fit-lgd-gpu.time" ;;
     verify)  # every GPU engine against its CPU twin, both reduction variants (pdes-lab verify)
       $BIN verify 2>&1 | tee "$OUT/verify.txt"; [ "${PIPESTATUS[0]}" = 0 ] || exit 1 ;;
     repro)  # issue 9's repro: CPU sequential and GPU window, 1000×777, P = 3, shifted, d = 0.6
