@@ -13,6 +13,9 @@ use pdes_gpu::Gpu;
 use pdes_models::fit::{self, Data, Fit, Search};
 use std::sync::Arc;
 
+/// One row's cell of the BIC table for a fit.
+type Cell<'a> = dyn Fn(&Fit) -> String + 'a;
+
 /// What the worker sends: progress of the fit of k (best ln L per evaluation so far), a
 /// finished fit, or the error that stopped it.
 enum Message {
@@ -315,7 +318,7 @@ impl FitView {
                     fit::AGREEING_LOGLIK
                 ));
                 egui::Grid::new("bic table").striped(true).show(ui, |ui| {
-                    let rows: [(&str, &dyn Fn(&Fit) -> String); 5] = [
+                    let rows: [(&str, &Cell); 5] = [
                         ("k", &|f| f.components.to_string()),
                         ("ln L", &|f| format!("{:.2}", f.loglik)),
                         ("BIC", &|f| format!("{:.1}", f.bic)),
