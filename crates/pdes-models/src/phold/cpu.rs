@@ -4,10 +4,10 @@
 
 use super::config::{PholdAlgorithm, PholdConfig};
 use super::{Event, Law, NEVER};
-use pdes_core::sim::{Budget, StepRecord, StepTotals};
-use pdes_core::time::Ticks;
 use pdes_core::sim::calendar::CalendarQueue;
 use pdes_core::sim::heap::Event as Pending;
+use pdes_core::sim::{Budget, StepRecord, StepTotals};
+use pdes_core::time::Ticks;
 
 /// What both simulators hold: every token's pending event and the events counted per LP.
 #[derive(Clone, Debug, PartialEq, Eq)]
