@@ -75,7 +75,17 @@ try {
       differ.push(`${k}: page ${JSON.stringify(summary[k])}, native ${JSON.stringify(native[k])}`);
     }
   }
-  console.log(`page started (wasm loaded, window created) after ${started} ms; run finished after ${ran} ms`);
+  // the page keeps its settings: the bare address (no query) reopens the same run
+  const first = JSON.stringify(summary);
+  summary = null;
+  await page.goto(url.slice(0, url.indexOf("?")));
+  const again = Date.now() + 180_000;
+  while (summary === null && Date.now() < again) await page.waitForTimeout(200);
+  if (JSON.stringify(summary) !== first) {
+    throw new Error(`the bare address did not reopen the stored run: ${JSON.stringify(summary)} / ${first}`);
+  }
+  summary = JSON.parse(first);
+  console.log(`page started (wasm loaded, window created) after ${started} ms; run finished after ${ran} ms; the bare address reopened the same run from local storage`);
   console.log(`compared ${want.length} fields with \`pdes-lab ${args.join(" ")}\``);
   if (differ.length) {
     failed = true;

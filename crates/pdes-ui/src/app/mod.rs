@@ -424,6 +424,10 @@ impl PdesApp {
     /// as one line (the browser test reads it); the desktop shows it in the window only.
     fn run_finished(&mut self) {
         #[cfg(target_arch = "wasm32")]
+        if let Ok(link) = self.link() {
+            web::remember(&link.query());
+        }
+        #[cfg(target_arch = "wasm32")]
         match self.a.engine.report() {
             Ok(summary) => {
                 match pdes_runs::output::format_summary(&summary, pdes_runs::output::Format::Json) {
