@@ -270,3 +270,19 @@ fn the_devs_benchmark_never_flashes_faster_than_its_step_limit() {
         "{steps} steps in {seconds:.2} s"
     );
 }
+
+#[test]
+fn a_sequential_run_shows_one_event_in_its_last_step() {
+    // the sequential simulator logs no steps; its monitor said 0 events per step
+    let cfg =
+        pdes_lab::preset::config_with("teaching-16x16", &["run.algorithm=sequential"]).unwrap();
+    let panel = pdes_lab::panels::of(&cfg);
+    let mut s = pdes_lab::kit::session::Session::new(cfg, panel, None).unwrap();
+    assert_eq!(
+        pdes_lab::kit::monitors::last_step_events(&s),
+        0.0,
+        "before the first"
+    );
+    s.engine.advance(pdes_lab::sim::Budget::Steps(25)).unwrap();
+    assert_eq!(pdes_lab::kit::monitors::last_step_events(&s), 1.0);
+}

@@ -75,12 +75,22 @@ pub fn latest(s: &Session) -> pdes_gpu::Sample {
     s.samples.last().copied().unwrap_or_default()
 }
 
-/// The events of a session's last step (0 before the first, and for models without steps).
+/// The events of a session's last step: 0 before the first; for a simulator that logs no steps
+/// the mean per step (a sequential run: 1, each step being one event).
 pub fn last_step_events(s: &Session) -> f64 {
-    s.engine()
-        .step_log()
-        .last()
-        .map_or(0.0, |r| r.events as f64)
+    let engine = s.engine();
+    match engine.step_log().last() {
+        Some(r) => r.events as f64,
+        // a sequential simulator logs no steps: each of its steps is one event (it showed 0)
+        None => {
+            let t = engine.totals();
+            if t.steps > 0 {
+                t.events as f64 / t.steps as f64
+            } else {
+                0.0
+            }
+        }
+    }
 }
 
 /// Draws the monitors of session `s` (prefixed "A"/"B" in A/B mode) as one row of boxes.
