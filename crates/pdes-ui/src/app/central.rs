@@ -36,7 +36,7 @@ impl PdesApp {
         let n = sessions.len();
         let avail = ui.available_size();
         // room for the legend on the right
-        let w = (avail.x - 90.0 - 8.0 * (n as f32 - 1.0)) / n as f32;
+        let w = (avail.x - heatmap::LEGEND_WIDTH - 8.0 * n as f32) / n as f32;
         let mut pin = None;
         let mut views = self.views;
         let pinned = self.pinned();

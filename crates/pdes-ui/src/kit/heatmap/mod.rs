@@ -343,11 +343,16 @@ pub fn word_colour(mode: Mode, w: [u32; 2], step: u32, (lo, hi): (f32, f32)) -> 
     }
 }
 
+/// The width the legend beside a heatmap takes: its text wraps inside it (a title as long
+/// as "customers in system" ran past the window's edge).
+pub const LEGEND_WIDTH: f32 = 96.0;
+
 /// Draws the colour bar of `mode` for a session: what the heatmap's colours mean.
 pub fn legend(ui: &mut egui::Ui, s: &Session, mode: Mode) {
     let (lo, hi) = colour_range(s);
     ui.vertical(|ui| {
-        ui.add(egui::Label::new(mode.label_in(s)).wrap_mode(egui::TextWrapMode::Extend));
+        ui.set_max_width(LEGEND_WIDTH);
+        ui.add(egui::Label::new(mode.label_in(s)).wrap_mode(egui::TextWrapMode::Wrap));
         let swatches: &[([u8; 3], &str)] = match mode {
             Mode::Busy => &[([252, 204, 51], "busy"), ([31, 31, 41], "idle")],
             Mode::Digit => &[([252, 204, 51], "1"), ([31, 31, 41], "0")],
@@ -414,7 +419,9 @@ pub fn legend(ui: &mut egui::Ui, s: &Session, mode: Mode) {
 
 /// A legend caption, readable (egui's small text was ~8 px).
 fn caption(ui: &mut egui::Ui, text: &str) {
-    ui.label(egui::RichText::new(text).size(12.0));
+    ui.add(
+        egui::Label::new(egui::RichText::new(text).size(12.0)).wrap_mode(egui::TextWrapMode::Wrap),
+    );
 }
 
 /// The heatmap without wgpu: the same words and colormap, uploaded as an egui texture
