@@ -184,6 +184,12 @@ fn outline_caption(algorithm: pdes_models::queueing::Algorithm) -> &'static str 
 fn facility_lines(ui: &mut egui::Ui, st: &Facility) {
     ui.label(format!("tokens: {}", st.tokens()));
     ui.label(format!("busy: {}", st.busy()));
+    // what decides whether it is outlined: its departure inside [t_min, t_min + d)
+    if st.departure == pdes_models::queueing::NEVER {
+        ui.label("next departure: none (idle)");
+    } else {
+        ui.label(format!("next departure: {:.4}", to_units(st.departure)));
+    }
     ui.label(format!("last arrival: {:.4}", to_units(st.last_arrival)));
 }
 
