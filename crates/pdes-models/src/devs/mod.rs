@@ -456,7 +456,8 @@ pub static BENCHMARK_INFO: crate::config::ModelInfo = crate::config::ModelInfo {
     cpu_bytes: live::cpu_bytes,
     build: live::build,
     replicas: None,
-    info: include_str!("info.md"),
+    // its own page: the SIR's said nothing of what a flattened step does to a digit
+    info: include_str!("benchmark_info.md"),
     algorithms: ALGORITHMS,
 };
 
