@@ -100,8 +100,9 @@ pub(super) fn statistic_plot(
                     if let Some(e) = res.estimate(i, stat) {
                         pts.push([x, e.mean]);
                         if let Some(c) = e.ci95 {
+                            // one legend entry for every bar (egui_plot groups by name)
                             p.line(
-                                Line::new("", PlotPoints::from(vec![[x, e.mean - c], [x, e.mean + c]]))
+                                Line::new("95% interval", PlotPoints::from(vec![[x, e.mean - c], [x, e.mean + c]]))
                                     .color(egui::Color32::from_rgb(120, 170, 230)),
                             );
                         }
@@ -110,8 +111,10 @@ pub(super) fn statistic_plot(
                         reference.push([x, a]);
                     }
                 }
-                p.line(Line::new("mean", PlotPoints::from(pts.clone())));
-                p.points(Points::new("runs", PlotPoints::from(pts)).radius(3.0));
+                // the line and its points are one entry: the mean over the seeds ("runs"
+                // labelled the points as if each were a run)
+                p.line(Line::new("mean of the seeds", PlotPoints::from(pts.clone())));
+                p.points(Points::new("mean of the seeds", PlotPoints::from(pts)).radius(3.0));
                 if reference.len() > 1 {
                     p.line(
                         Line::new("exact (exponential)", PlotPoints::from(reference))
@@ -135,7 +138,7 @@ pub(super) fn tuning_plot(
     let mut picked = None;
     ui.vertical(|ui| {
         ui.label("speed against error (choose d here)").on_hover_text(format!(
-            "Each point is one value of {}: right means more events per step run in parallel (faster), up means a larger error in {stat} (distance from the exact value, or from the smallest {} swept). The line joins the points no other point beats on both: pick one on it. Click a point to set its value in the live run.",
+            "Each point is one value of {}: right means more events per step run in parallel (faster), up means a larger error in {stat} (distance from the exact value, or from the smallest {} swept), with the 95% interval of its mean over the seeds. The line joins the points no other point beats on both: pick one on it — where neighbouring intervals overlap, the difference between them is noise (run more seeds). Click a point to set its value in the live run.",
             res.key, res.key
         ));
         let linear = SweepAxis { log: false };
@@ -143,9 +146,24 @@ pub(super) fn tuning_plot(
             .apply(Plot::new("sweep tuning"), "parallel events per step")
             .width(w)
             .height(h)
-            .legend(Legend::default())
+            // top left: the fastest values (right) have the largest errors (top), and the
+            // legend at the top right hid the largest d's point
+            .legend(Legend::default().position(egui_plot::Corner::LeftTop))
             .y_axis_label(format!("|{stat} error|"))
             .show(ui, |p| {
+                // each error with its point's 95% interval: a front whose neighbours' bars
+                // overlap is noise, not a choice
+                for &(i, e, speed) in &pts {
+                    if let Some(h) = res.estimate(i, stat).and_then(|est| est.ci95) {
+                        p.line(
+                            Line::new(
+                                "95% interval",
+                                PlotPoints::from(vec![[speed, (e - h).max(0.0)], [speed, e + h]]),
+                            )
+                            .color(egui::Color32::from_rgb(120, 170, 230)),
+                        );
+                    }
+                }
                 p.points(
                     Points::new(
                         res.key.clone(),
