@@ -12,11 +12,18 @@ if ! command -v chromium >/dev/null; then
     $SUDO apt-get install -y -qq --no-install-recommends chromium >/dev/null
 fi
 web/build.sh
-cargo build --quiet --release --bin pdes-lab
+# the native binary to compare with: PDES_LAB names one already built (CI passes the one
+# `cargo test --release` just built: `cargo build` would build it again, without the tests'
+# features); otherwise build it
+bin=${PDES_LAB:-}
+if [ -z "$bin" ]; then
+    cargo build --quiet --release --bin pdes-lab
+    bin=target/release/pdes-lab
+fi
 (cd web/test && npm ci --quiet --no-audit --no-fund)
 mkdir -p target/web-test
 # the teaching torus as the README opens it, and a link that makes causality errors
-node web/test/browser.mjs web/site target/release/pdes-lab target/web-test/teaching.png \
+node web/test/browser.mjs web/site "$bin" target/web-test/teaching.png \
     "preset=teaching-16x16&run.end_time=300&speed=300"
-node web/test/browser.mjs web/site target/release/pdes-lab target/web-test/interval.png \
+node web/test/browser.mjs web/site "$bin" target/web-test/interval.png \
     "preset=teaching-16x16&model.service=exponential&run.algorithm=interval&run.d=4&run.end_time=300&speed=300"
