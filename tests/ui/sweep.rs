@@ -157,3 +157,25 @@ fn screenshot_of_the_fit_view() {
     h.run_steps(4);
     save_screenshot(&mut h, "screenshot-fit.png");
 }
+
+/// Not a check: renders the torus's Info page and the causality walkthrough stopped at its
+/// first error into `assets/screenshot-info.png` and `assets/screenshot-causality.png` for
+/// the README (`cargo test --release --test ui -- --ignored screenshots_of_the_lesson`).
+#[test]
+#[ignore = "writes the README's screenshots"]
+fn screenshots_of_the_lesson() {
+    let mut h = harness("teaching-16x16");
+    h.get_by_label("Info").click();
+    h.run_steps(3);
+    save_screenshot(&mut h, "screenshot-info.png");
+    h.get_by_label("Walk through a causality error").click();
+    h.run_steps(1);
+    for _ in 0..400 {
+        if !h.state().running {
+            break;
+        }
+        h.run_steps(1);
+    }
+    h.run_steps(3);
+    save_screenshot(&mut h, "screenshot-causality.png");
+}

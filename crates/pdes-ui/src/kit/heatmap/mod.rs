@@ -378,7 +378,7 @@ pub fn legend(ui: &mut egui::Ui, s: &Session, mode: Mode) {
                         2.0,
                         egui::Color32::from_rgb(rgb[0], rgb[1], rgb[2]),
                     );
-                    ui.label(*what);
+                    ui.add(egui::Label::new(*what).wrap_mode(egui::TextWrapMode::Wrap));
                 });
             }
             if mode == Mode::Errors {
