@@ -482,3 +482,25 @@ fn copy_link_gives_the_link_and_the_command_of_the_form() {
     let link = h.state().link().unwrap();
     assert_eq!(link.config().unwrap(), h.state().a.config);
 }
+
+#[test]
+fn a_typed_path_opens_a_preset_where_no_file_dialog_can() {
+    if !gpu_available() {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("pdes-typed-path-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("mine.toml");
+    let (_, text) = pdes_lab::preset::load_text("teaching-16x16").unwrap();
+    std::fs::write(&file, text.replace("rows = 16", "rows = 12")).unwrap();
+    let mut h = harness("teaching-16x16");
+    h.state_mut().preset_path = file.display().to_string();
+    h.get_by_label("Presets").click();
+    h.run_steps(2);
+    h.get_by_label("Open path").click();
+    h.run_steps(2);
+    assert_eq!(h.state().a.shape(), (12, 16), "{:?}", h.state().message);
+    let message = h.state().message.clone().unwrap_or_default();
+    assert!(message.contains("mine.toml"), "{message}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

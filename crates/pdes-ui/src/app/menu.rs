@@ -36,6 +36,24 @@ impl PdesApp {
                     ui.close();
                     self.opening_preset = Some(files::pick("preset", &["toml"]));
                 }
+                // where no file dialog can be shown (no desktop portal, no GTK), a typed path
+                #[cfg(not(target_arch = "wasm32"))]
+                ui.horizontal(|ui| {
+                    ui.add(
+                        egui::TextEdit::singleline(&mut self.preset_path)
+                            .hint_text("or type a path to a .toml")
+                            .desired_width(220.0),
+                    );
+                    let path = self.preset_path.trim().to_string();
+                    if ui
+                        .add_enabled(!path.is_empty(), egui::Button::new("Open path"))
+                        .on_hover_text("Opens the preset file at this path (for desktops where the file dialog cannot be shown).")
+                        .clicked()
+                    {
+                        ui.close();
+                        self.load_preset(&path);
+                    }
+                });
                 if ui.button("Save as…").clicked() {
                     ui.close();
                     self.save_preset_dialog();

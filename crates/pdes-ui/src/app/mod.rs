@@ -108,6 +108,8 @@ pub struct PdesApp {
     opening_preset: Option<crate::kit::files::Pick>,
     /// The built-in preset the run started from (the base of "Copy link").
     pub preset_name: String,
+    /// A preset file's path typed in Presets (where no file dialog can be shown).
+    pub preset_path: String,
     frame: u64,
     /// When the last step of a model with a step limit ran (the DEVS benchmark's flashing).
     last_limited_step: Option<Instant>,
@@ -264,6 +266,7 @@ impl PdesApp {
             tour: None,
             opening_preset: None,
             preset_name: preset::builtin_base(&config).to_string(),
+            preset_path: String::new(),
             sweep: sweep_view::SweepView::default(),
             fit: fit_view::FitView::new(),
             frame: 0,
