@@ -234,6 +234,19 @@ fn whole_window_snapshot_of_every_model() {
     }
 }
 
+/// Runs `preset` at 1000 simulated time units a second for `seconds` of wall-clock time;
+/// returns (steps taken, seconds it took).
+fn steps_at_full_speed(preset: &str, seconds: f64) -> (f64, f64) {
+    let mut h = harness(preset);
+    h.state_mut().sim_rate = 1000.0;
+    h.state_mut().running = true;
+    let started = std::time::Instant::now();
+    while started.elapsed().as_secs_f64() < seconds {
+        h.run_steps(1);
+    }
+    (h.state().a.steps() as f64, started.elapsed().as_secs_f64())
+}
+
 #[test]
 fn the_devs_benchmark_never_flashes_faster_than_its_step_limit() {
     if !gpu_available() {
@@ -241,30 +254,14 @@ fn the_devs_benchmark_never_flashes_faster_than_its_step_limit() {
     }
     // every cell flips at every step: the window shows at most 2.5 steps a second (no
     // full-field flash at 3 Hz or more), whatever the speed asks
-    let mut h = harness("teaching-devs-benchmark");
-    h.state_mut().sim_rate = 1000.0;
-    h.state_mut().running = true;
-    let started = std::time::Instant::now();
-    while started.elapsed().as_secs_f64() < 1.0 {
-        h.run_steps(1);
-    }
-    let seconds = started.elapsed().as_secs_f64();
-    let steps = h.state().a.steps() as f64;
+    let (steps, seconds) = steps_at_full_speed("teaching-devs-benchmark", 1.0);
     assert!(steps >= 2.0, "it runs: {steps} steps in {seconds:.2} s");
     assert!(
         steps <= 1.0 + seconds * 2.5,
         "{steps} steps in {seconds:.2} s: faster than 2.5 a second"
     );
     // the limit is the benchmark's: the torus at the same speed runs many steps a frame
-    let mut torus = harness("teaching-16x16");
-    torus.state_mut().sim_rate = 1000.0;
-    torus.state_mut().running = true;
-    let started = std::time::Instant::now();
-    while started.elapsed().as_secs_f64() < 0.5 {
-        torus.run_steps(1);
-    }
-    let seconds = started.elapsed().as_secs_f64();
-    let steps = torus.state().a.steps() as f64;
+    let (steps, seconds) = steps_at_full_speed("teaching-16x16", 0.5);
     assert!(
         steps > 1.0 + seconds * 2.5,
         "{steps} steps in {seconds:.2} s"

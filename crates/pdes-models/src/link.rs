@@ -36,7 +36,10 @@ impl Link {
     /// preset with a warm-up cannot lose it through `--set`).
     pub fn shortest(preferred: &str, config: &Config) -> Result<Self, PresetError> {
         let first = Self::of(preferred, config);
-        let mut best = first.as_ref().ok().cloned();
+        if first.is_ok() {
+            return first;
+        }
+        let mut best: Option<Self> = None;
         for (name, text) in preset::builtin() {
             let same_model = Config::from_toml(text, name).is_ok_and(|c| c.kind() == config.kind());
             if !same_model || *name == preferred {
