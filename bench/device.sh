@@ -59,6 +59,16 @@ for what in "$@"; do
       done | tee "$OUT/phold-seq-ab.txt" ;;
     fit-gpu)  # the mixture fit of the shipped sample, k = 1..10, log-likelihood on the GPU
       /usr/bin/time -f "%e s wall" $BIN fit cheng2014-lgd --engine gpu --format json > "$OUT/fit-lgd-gpu.json" 2> "$OUT/fit-lgd-gpu.time" ;;
+    fit-rounds)  # the fit in rounds: k = 1..10 of the shipped sample on the GPU, three runs (each a fresh process, so each cold) and on the CPU (all cores) once; then 10^6 draws of the same mixture (awk's generator) on the GPU
+      for i in 1 2 3; do
+        /usr/bin/time -f "%e s wall" $BIN fit cheng2014-lgd --engine gpu --format json > "$OUT/fit-lgd-gpu-$i.json" 2> "$OUT/fit-lgd-gpu-$i.time"
+      done
+      /usr/bin/time -f "%e s wall" $BIN fit cheng2014-lgd --engine cpu --format json > "$OUT/fit-lgd-cpu.json" 2> "$OUT/fit-lgd-cpu.time"
+      awk 'BEGIN { srand(2014); split("0.30 0.20 0.20 0.15 0.15", w, " "); split("0.05 0.25 0.50 0.75 0.95", m, " "); split("0.03 0.06 0.08 0.06 0.03", sd, " ")
+        for (i = 0; i < 1000000; i++) { u = rand(); j = 1; c = w[1]; while (u > c && j < 5) { j++; c += w[j] }
+          z = sqrt(-2 * log(1 - rand())) * cos(6.283185307179586 * rand()); printf "%.9f\n", m[j] + sd[j] * z } }' > /tmp/lgd-1e6.csv
+      /usr/bin/time -f "%e s wall" $BIN fit /tmp/lgd-1e6.csv --engine gpu --format json > "$OUT/fit-1e6-gpu.json" 2> "$OUT/fit-1e6-gpu.time"
+      for f in "$OUT"/fit-*.json; do echo "$(basename "$f"): $(grep -hE '"(engine|rounds|wall_seconds|chosen_components)"' "$f" | tr -d '\n ')"; done | tee "$OUT/fit-rounds.txt" ;;
     verify)  # every GPU engine against its CPU twin, both reduction variants (pdes-lab verify)
       $BIN verify 2>&1 | tee "$OUT/verify.txt"; [ "${PIPESTATUS[0]}" = 0 ] || exit 1 ;;
     repro)  # issue 9's repro: CPU sequential and GPU window, 1000×777, P = 3, shifted, d = 0.6

@@ -93,8 +93,8 @@ pub fn format_report(r: &fit::Report, format: Format) -> String {
         }
         Format::Table => {
             let mut s = format!(
-                "n = {} ({} distinct), log-likelihood on the {}, {:.3} s\n{:>2} {:>14} {:>14} {:>6}  weights / means / sds\n",
-                r.n, r.distinct, r.engine, r.wall_seconds, "k", "ln L", "BIC", "iter"
+                "n = {} ({} distinct), log-likelihood on the {}, {:.3} s in {} rounds\n{:>2} {:>14} {:>14} {:>6}  weights / means / sds\n",
+                r.n, r.distinct, r.engine, r.wall_seconds, r.rounds, "k", "ln L", "BIC", "iter"
             );
             for f in &r.fits {
                 let list = |v: &[f64]| {

@@ -16,7 +16,7 @@ fn quick() -> Search {
 #[test]
 fn one_component_is_the_closed_form() {
     let data = Data::synthetic_lgd(500);
-    let f = fit::fit_k(&data, &data, 1, quick(), &mut |_| {}).unwrap();
+    let f = fit::fit_k(&data, &data, 1, quick()).unwrap();
     let (mean, sd) = data.moments();
     let n = data.n() as f64;
     let closed = -n / 2.0 * ((std::f64::consts::TAU * sd * sd).ln() + 1.0);
@@ -83,10 +83,10 @@ fn data_of_any_scale_fit_as_the_same_data_at_unit_scale() {
 #[test]
 fn a_sample_repeated_twice_and_four_times_gives_exactly_that_multiple_and_the_same_fit() {
     let data = Data::synthetic_lgd(300);
-    let base = fit::fit_k(&data, &data, 2, quick(), &mut |_| {}).unwrap();
+    let base = fit::fit_k(&data, &data, 2, quick()).unwrap();
     for m in [2u64, 4] {
         let rep = data.repeated(m);
-        let f = fit::fit_k(&rep, &rep, 2, quick(), &mut |_| {}).unwrap();
+        let f = fit::fit_k(&rep, &rep, 2, quick()).unwrap();
         assert_eq!(f.loglik, base.loglik * m as f64, "×{m}");
         assert_eq!(
             (&f.weights, &f.means, &f.sds),
@@ -270,17 +270,59 @@ fn run_samples_feed_the_fit_and_other_models_are_refused() {
 }
 
 #[test]
-fn a_fit_stepped_a_few_evaluations_at_a_time_is_the_fit_run_whole() {
-    // the window runs a fit in steps (a browser frame's share at a time): the same fit
+fn a_fit_stepped_a_few_rounds_at_a_time_is_the_fit_run_whole() {
+    // the window runs a fit in steps (a browser frame's share at a time): the same fits
     let data = Data::synthetic_lgd(500);
-    let whole = fit::fit_k(&data, &data, 3, quick(), &mut |_| {}).unwrap();
-    let mut stepped = fit::KFit::new(&data, 3, quick());
+    let whole = fit::fit_all(&data, &data, 1..=3, quick()).unwrap();
+    let mut stepped = fit::Fits::new(&data, 1..=3, quick(), &data);
     let mut steps = 0;
-    while stepped.step(&data, 7, &mut |_| {}).unwrap() {
+    while stepped.step(&data, 3_000).unwrap() {
         steps += 1;
     }
     assert!(steps > 100, "{steps} steps: the fit was split");
-    assert_eq!(stepped.finish().unwrap(), whole);
+    assert_eq!(stepped.into_fits().unwrap(), whole);
+}
+
+/// A few mixtures of different k, some far from the data.
+fn assorted_mixtures() -> Vec<Mixture> {
+    (1..=10usize)
+        .map(|k| Mixture {
+            weights: (0..k)
+                .map(|j| (j + 1) as f64)
+                .map(|w| w / (k * (k + 1) / 2) as f64)
+                .collect(),
+            means: (0..k).map(|j| (j as f64 - 1.0) / k as f64).collect(),
+            sds: (0..k).map(|j| 0.05 + 0.1 * j as f64).collect(),
+        })
+        .collect()
+}
+
+#[test]
+fn a_batch_of_mixtures_gives_each_the_log_likelihood_it_has_alone() {
+    // a fit's round evaluates many mixtures in one pass: each value must be the one it
+    // would have alone, to the bit, or the search would depend on what else was asked
+    let data = Data::synthetic_lgd(fit::data::LGD_N);
+    let mixes = assorted_mixtures();
+    let batch = data.logliks(&mixes);
+    assert_eq!(batch.len(), mixes.len());
+    for (m, b) in mixes.iter().zip(&batch) {
+        assert_eq!(data.loglik(m).to_bits(), b.to_bits(), "k = {}", m.k());
+    }
+    assert!(batch.windows(2).all(|w| w[0] != w[1]), "{batch:?}");
+    let Some(gpu) = common_cfg::gpu() else { return };
+    let g = fit::gpu::GpuLoglik::new(gpu, &data).unwrap();
+    let on_gpu = g.logliks(&mixes).unwrap();
+    for (m, b) in mixes.iter().zip(&on_gpu) {
+        assert_eq!(
+            g.loglik(m).unwrap().to_bits(),
+            b.to_bits(),
+            "GPU, k = {}",
+            m.k()
+        );
+    }
+    let reversed: Vec<Mixture> = mixes.iter().rev().cloned().collect();
+    let back: Vec<f64> = g.logliks(&reversed).unwrap().into_iter().rev().collect();
+    assert_eq!(back, on_gpu, "the GPU's values depend on the batch's order");
 }
 
 #[test]

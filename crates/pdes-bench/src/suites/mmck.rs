@@ -87,6 +87,9 @@ struct MixtureRow {
     gpu_evaluations: u64,
     cpu_us_per_evaluation: f64,
     gpu_us_per_evaluation: f64,
+    cpu_rounds: u64,
+    gpu_rounds: u64,
+    gpu_us_per_round: f64,
     cpu_chosen: usize,
     gpu_chosen: usize,
     cpu_bic: Vec<f64>,
@@ -112,8 +115,8 @@ fn mixture(name: &str, options: &BenchOptions) -> Result<(), CliError> {
     };
     let mut rows = Vec::new();
     let mut table = format!(
-        "{:>6} {:>10} {:>10} {:>8} {:>12} {:>12}  BIC's k (cpu/gpu)\n",
-        "n", "cpu s", "gpu s", "ratio", "cpu µs/eval", "gpu µs/eval"
+        "{:>6} {:>10} {:>10} {:>8} {:>12} {:>10} {:>12}  BIC's k (cpu/gpu)\n",
+        "n", "cpu s", "gpu s", "ratio", "cpu µs/eval", "gpu rounds", "gpu µs/round"
     );
     for data in &sizes {
         let run = |g: Option<std::sync::Arc<pdes_gpu::Gpu>>| {
@@ -133,19 +136,23 @@ fn mixture(name: &str, options: &BenchOptions) -> Result<(), CliError> {
             gpu_evaluations: ge,
             cpu_us_per_evaluation: cpu.wall_seconds * 1e6 / ce as f64,
             gpu_us_per_evaluation: g.wall_seconds * 1e6 / ge as f64,
+            cpu_rounds: cpu.rounds,
+            gpu_rounds: g.rounds,
+            gpu_us_per_round: g.wall_seconds * 1e6 / g.rounds.max(1) as f64,
             cpu_chosen: cpu.chosen_components,
             gpu_chosen: g.chosen_components,
             cpu_bic: cpu.fits.iter().map(|f| f.bic).collect(),
             gpu_bic: g.fits.iter().map(|f| f.bic).collect(),
         };
         let line = format!(
-            "{:>6} {:>10.3} {:>10.3} {:>8.2} {:>12.1} {:>12.1}  {}/{}\n",
+            "{:>6} {:>10.3} {:>10.3} {:>8.2} {:>12.1} {:>10} {:>12.1}  {}/{}\n",
             row.n,
             row.cpu_seconds,
             row.gpu_seconds,
             row.speedup,
             row.cpu_us_per_evaluation,
-            row.gpu_us_per_evaluation,
+            row.gpu_rounds,
+            row.gpu_us_per_round,
             row.cpu_chosen,
             row.gpu_chosen
         );

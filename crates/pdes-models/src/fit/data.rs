@@ -100,40 +100,37 @@ impl Data {
         self.values.last().copied().unwrap_or(f64::NAN)
     }
 
-    /// Σ_i ln f(x_i) in f64: each distinct value's term times its count, summed in
-    /// increasing order within chunks of [`CHUNK`] values, the chunk sums then in order —
-    /// the same bits however many cores share the chunks (large samples use them all).
+    /// Σ_i ln f(x_i) of `mix`, in f64.
     pub fn loglik(&self, mix: &Mixture) -> f64 {
-        let terms = mix.terms();
-        let chunk_sum = |(xs, cs): (&[f64], &[u64])| -> f64 {
-            xs.iter()
-                .zip(cs)
-                .map(|(x, c)| *c as f64 * log_density(&terms, *x))
-                .sum()
-        };
-        let chunks: Vec<(&[f64], &[u64])> = self
-            .values
-            .chunks(CHUNK)
-            .zip(self.counts.chunks(CHUNK))
+        self.logliks(std::slice::from_ref(mix))
+            .pop()
+            .unwrap_or(f64::NAN)
+    }
+
+    /// Σ_i ln f(x_i) of every mixture in `mixes`, in f64, on every core: the data are cut
+    /// into chunks of [`CHUNK`] distinct values, each (mixture, chunk) pair is one task, and
+    /// each mixture's chunk sums are added in chunk order — the same sum however many
+    /// mixtures are evaluated together or threads take part.
+    pub fn logliks(&self, mixes: &[Mixture]) -> Vec<f64> {
+        use rayon::prelude::*;
+        let terms: Vec<Vec<(f64, f64, f64)>> = mixes.iter().map(Mixture::terms).collect();
+        let chunks = self.values.len().div_ceil(CHUNK);
+        let sums: Vec<f64> = (0..mixes.len() * chunks)
+            .into_par_iter()
+            .map(|task| {
+                let (m, c) = (task / chunks, task % chunks);
+                let range = c * CHUNK..((c + 1) * CHUNK).min(self.values.len());
+                self.values[range.clone()]
+                    .iter()
+                    .zip(&self.counts[range])
+                    .map(|(x, n)| *n as f64 * log_density(&terms[m], *x))
+                    .sum::<f64>()
+            })
             .collect();
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-        if chunks.len() < 4 || threads == 1 {
-            return chunks.into_iter().map(chunk_sum).sum();
-        }
-        let per = chunks.len().div_ceil(threads);
-        let sums: Vec<Vec<f64>> = std::thread::scope(|s| {
-            let handles: Vec<_> = chunks
-                .chunks(per)
-                .map(|group| {
-                    s.spawn(move || group.iter().map(|&c| chunk_sum(c)).collect::<Vec<f64>>())
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().unwrap_or_default())
-                .collect()
-        });
-        sums.into_iter().flatten().sum()
+        sums.chunks(chunks.max(1))
+            .map(|per_chunk| per_chunk.iter().sum())
+            .take(mixes.len())
+            .collect()
     }
 
     /// Σ_i |ln f(x_i)|: the scale of the GPU's f32 error bound.

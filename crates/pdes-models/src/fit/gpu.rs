@@ -1,7 +1,9 @@
 //! The mixture log-likelihood on the GPU (paper 003 §3; its speed against the CPU is in
 //! bench/NOTES.md). The distinct values (centred on the sample mean, so that f32 keeps their
-//! differences) and their counts stay on the device; an evaluation uploads the k component
-//! terms, runs one dispatch and reads back one f32 per 256 values, summed in f64.
+//! differences) and their counts stay on the device; a batch of mixtures (a fit's round)
+//! uploads their component terms, runs one dispatch (one row of workgroups per mixture) and
+//! reads back one f32 per 256 values per mixture, each mixture's summed in f64 — the same
+//! value for a mixture whatever else is in its batch.
 //!
 //! Accuracy: each term is computed in f32 (relative error a few ulp, ~1e-6 with the
 //! exp/log of a Vulkan driver) and summed in f32 over 256 terms, so
@@ -11,8 +13,8 @@
 use super::{Data, Loglik, Mixture};
 use bytemuck::{Pod, Zeroable};
 use pdes_gpu::Gpu;
-use pdes_gpu::kit::{self, Use, read_buffers};
-use std::sync::Arc;
+use pdes_gpu::kit::{self, Use};
+use std::sync::{Arc, Mutex};
 
 /// Most components the shader holds.
 pub const MAX_COMPONENTS: usize = 10;
@@ -24,8 +26,16 @@ const WG: u32 = 256;
 #[derive(Clone, Copy, Pod, Zeroable)]
 struct Params {
     n: u32,
-    k: u32,
+    groups: u32,
     pad: [u32; 2],
+}
+
+/// One mixture as the shader reads it (`Mix` in mixture.wgsl).
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable)]
+struct MixWords {
+    k: u32,
+    pad: [u32; 3],
     comp: [[f32; 4]; MAX_COMPONENTS],
 }
 
@@ -34,14 +44,26 @@ struct Pipeline {
     pipeline: wgpu::ComputePipeline,
 }
 
+/// The buffers of a batch, sized for `capacity` mixtures (grown when a larger batch comes):
+/// kept from round to round, so that a round is one upload, one submit (the dispatch and
+/// the copy to `staging`) and one wait — no buffer made per round.
+struct BatchBuffers {
+    capacity: u64,
+    mixes: wgpu::Buffer,
+    partial: wgpu::Buffer,
+    staging: wgpu::Buffer,
+    bind_group: wgpu::BindGroup,
+}
+
 /// The data on the device, ready for evaluations.
 pub struct GpuLoglik {
     gpu: Arc<Gpu>,
-    n: u32,
+    groups: u32,
     shift: f64,
     params: wgpu::Buffer,
-    partial: wgpu::Buffer,
-    bind_group: wgpu::BindGroup,
+    xs: wgpu::Buffer,
+    counts: wgpu::Buffer,
+    batch: Mutex<Option<BatchBuffers>>,
     pipeline: Arc<Pipeline>,
 }
 
@@ -68,33 +90,37 @@ impl GpuLoglik {
         let init = |label: &str, contents: &[u8], usage| {
             pdes_gpu::kit::buffer_init(device, label, contents, usage)
         };
+        let groups = (n as u32).div_ceil(WG);
         let params = init(
             "mixture params",
-            bytemuck::bytes_of(&Params::zeroed()),
-            wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            bytemuck::bytes_of(&Params {
+                n: n as u32,
+                groups,
+                pad: [0; 2],
+            }),
+            wgpu::BufferUsages::UNIFORM,
         );
-        let xs_buf = init(
+        let xs = init(
             "mixture values",
             bytemuck::cast_slice(&xs),
             wgpu::BufferUsages::STORAGE,
         );
-        let counts_buf = init(
+        let counts = init(
             "mixture counts",
             bytemuck::cast_slice(&counts),
             wgpu::BufferUsages::STORAGE,
         );
-        let groups = (n as u32).div_ceil(WG);
-        let partial = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("mixture partial sums"),
-            size: 4 * u64::from(groups),
-            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-            mapped_at_creation: false,
-        });
         let pipeline = gpu.cached("mixture pipeline", || {
             let layout = kit::layout(
                 device,
                 "mixture",
-                &[Use::Uniform, Use::Read, Use::Read, Use::ReadWrite],
+                &[
+                    Use::Uniform,
+                    Use::Read,
+                    Use::Read,
+                    Use::ReadWrite,
+                    Use::Read,
+                ],
             );
             let pl = kit::pipeline_layout(device, "mixture", &[&layout]);
             let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
@@ -106,53 +132,134 @@ impl GpuLoglik {
                 layout,
             }
         });
-        let bind_group = kit::bind_group(
-            device,
-            "mixture",
-            &pipeline.layout,
-            &[&params, &xs_buf, &counts_buf, &partial],
-        );
         Ok(Self {
             gpu,
-            n: n as u32,
+            groups,
             shift,
             params,
-            partial,
-            bind_group,
+            xs,
+            counts,
+            batch: Mutex::new(None),
             pipeline,
         })
+    }
+
+    /// Most mixtures one dispatch takes: one row of workgroups each, within the adapter's
+    /// dispatch limit and its largest partial-sums buffer.
+    fn most_per_dispatch(&self) -> usize {
+        let by_rows = u64::from(self.gpu.limits.max_compute_workgroups_per_dimension);
+        let by_bytes = self.gpu.max_storage_buffer() / (4 * u64::from(self.groups));
+        by_rows.min(by_bytes).clamp(1, 1 << 16) as usize
+    }
+
+    /// Evaluates `mixes` (at most [`Self::most_per_dispatch`]) in one dispatch.
+    fn dispatch(&self, mixes: &[Mixture]) -> Result<Vec<f64>, String> {
+        let words: Vec<MixWords> = mixes
+            .iter()
+            .map(|mix| {
+                let mut w = MixWords {
+                    k: mix.k() as u32,
+                    pad: [0; 3],
+                    comp: [[0.0; 4]; MAX_COMPONENTS],
+                };
+                for (j, (a, inv, mu)) in mix.terms().into_iter().enumerate() {
+                    w.comp[j] = [a as f32, inv as f32, (mu - self.shift) as f32, 0.0];
+                }
+                w
+            })
+            .collect();
+        let count = words.len() as u64;
+        let device = &self.gpu.device;
+        let mut batch = self.batch.lock().unwrap_or_else(|e| e.into_inner());
+        if batch.as_ref().is_none_or(|b| b.capacity < count) {
+            // room for twice the batch, so that a growing fit reallocates a few times only
+            let capacity = (2 * count).min(self.most_per_dispatch() as u64).max(count);
+            let mixes = device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("mixture batch"),
+                size: capacity * std::mem::size_of::<MixWords>() as u64,
+                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            let partial = device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("mixture partial sums"),
+                size: capacity * 4 * u64::from(self.groups),
+                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+                mapped_at_creation: false,
+            });
+            let staging = device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("mixture partial sums, read back"),
+                size: capacity * 4 * u64::from(self.groups),
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            let bind_group = kit::bind_group(
+                device,
+                "mixture",
+                &self.pipeline.layout,
+                &[&self.params, &self.xs, &self.counts, &partial, &mixes],
+            );
+            *batch = Some(BatchBuffers {
+                capacity,
+                mixes,
+                partial,
+                staging,
+                bind_group,
+            });
+        }
+        let Some(b) = batch.as_ref() else {
+            return Err("the mixture batch buffers are missing".into());
+        };
+        self.gpu
+            .queue
+            .write_buffer(&b.mixes, 0, bytemuck::cast_slice(&words));
+        let mut enc = device.create_command_encoder(&Default::default());
+        {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            pass.set_bind_group(0, &b.bind_group, &[]);
+            pass.set_pipeline(&self.pipeline.pipeline);
+            pass.dispatch_workgroups(self.groups, count as u32, 1);
+        }
+        let size = count * 4 * u64::from(self.groups);
+        enc.copy_buffer_to_buffer(&b.partial, 0, &b.staging, 0, size);
+        self.gpu.queue.submit([enc.finish()]);
+        let slice = b.staging.slice(..size);
+        slice.map_async(wgpu::MapMode::Read, |_| {});
+        self.gpu
+            .device
+            .poll(wgpu::PollType::Wait {
+                submission_index: None,
+                timeout: None,
+            })
+            .map_err(|e| format!("waiting for the GPU: {e}"))?;
+        let view = slice
+            .get_mapped_range()
+            .map_err(|e| format!("reading the partial sums back: {e}"))?;
+        let partial: Vec<f32> = bytemuck::pod_collect_to_vec(&view);
+        drop(view);
+        b.staging.unmap();
+        Ok(partial
+            .chunks(self.groups as usize)
+            .map(|sums| sums.iter().map(|&v| f64::from(v)).sum())
+            .collect())
     }
 }
 
 impl Loglik for GpuLoglik {
-    fn loglik(&self, mix: &Mixture) -> Result<f64, String> {
-        if mix.k() > MAX_COMPONENTS {
+    fn speculate(&self) -> bool {
+        true
+    }
+
+    fn logliks(&self, mixes: &[Mixture]) -> Result<Vec<f64>, String> {
+        if let Some(m) = mixes.iter().find(|m| m.k() > MAX_COMPONENTS) {
             return Err(format!(
                 "{} components: the GPU evaluates at most {MAX_COMPONENTS}",
-                mix.k()
+                m.k()
             ));
         }
-        let mut p = Params {
-            n: self.n,
-            k: mix.k() as u32,
-            pad: [0; 2],
-            comp: [[0.0; 4]; MAX_COMPONENTS],
-        };
-        for (j, (a, inv, mu)) in mix.terms().into_iter().enumerate() {
-            p.comp[j] = [a as f32, inv as f32, (mu - self.shift) as f32, 0.0];
+        let mut out = Vec::with_capacity(mixes.len());
+        for part in mixes.chunks(self.most_per_dispatch()) {
+            out.extend(self.dispatch(part)?);
         }
-        let q = &self.gpu.queue;
-        q.write_buffer(&self.params, 0, bytemuck::bytes_of(&p));
-        let mut enc = self.gpu.device.create_command_encoder(&Default::default());
-        {
-            let mut pass = enc.begin_compute_pass(&Default::default());
-            pass.set_bind_group(0, &self.bind_group, &[]);
-            pass.set_pipeline(&self.pipeline.pipeline);
-            pass.dispatch_workgroups(self.n.div_ceil(WG), 1, 1);
-        }
-        q.submit([enc.finish()]);
-        let bytes = read_buffers(&self.gpu, &[&self.partial]).map_err(|e| e.to_string())?;
-        let partial: &[f32] = bytemuck::cast_slice(&bytes[0]);
-        Ok(partial.iter().map(|&v| f64::from(v)).sum())
+        Ok(out)
     }
 }

@@ -1,7 +1,7 @@
 //! Normal-mixture fitting by maximum likelihood (Cheng 2014, paper 003 §3): for each number
-//! of components k, Nelder–Mead ([`nelder_mead`], ask and tell) on an unconstrained parameterization — softmax
-//! weights (k − 1 free logits), means, log standard deviations — from several
-//! deterministic starts; BIC = −2 ln L + (3k − 1) ln n picks k. The log-likelihood is the
+//! of components k, Nelder–Mead ([`nelder_mead`], ask and tell) on an unconstrained
+//! parameterization — softmax weights (k − 1 free logits), means, log standard deviations —
+//! from several deterministic starts, all advancing together ([`search`]); BIC = −2 ln L + (3k − 1) ln n picks k. The log-likelihood is the
 //! only costly part and has two engines: f64 on the CPU ([`Data::loglik`]) and f32 on the
 //! GPU ([`gpu::GpuLoglik`]).
 //!
@@ -13,10 +13,11 @@
 pub mod data;
 pub mod gpu;
 pub mod nelder_mead;
+pub mod search;
 
 pub use data::Data;
-
 pub use nelder_mead::NelderMead;
+pub use search::{Fits, Search, fit_all, fit_k, starts};
 use serde::Serialize;
 
 /// ln √(2π).
@@ -112,15 +113,33 @@ pub fn log_density(terms: &[(f64, f64, f64)], x: f64) -> f64 {
     m + s.ln()
 }
 
-/// Where the log-likelihood is evaluated.
+/// Where the log-likelihood is evaluated: many mixtures in one pass over the data (a fit's
+/// round, [`Fits`]), each exactly as it would be alone.
 pub trait Loglik {
+    /// Σ_i ln f(x_i) over the data of every mixture in `mixes`, in their order.
+    fn logliks(&self, mixes: &[Mixture]) -> Result<Vec<f64>, String>;
+
+    /// Whether a fit's round should also ask for points it may not need (an iteration's
+    /// expansion and contraction with its reflection): worth it where a round's fixed cost
+    /// (a GPU's submit and readback, ~75 µs) dwarfs a point's, not where every point costs
+    /// the same cores' time (the CPU).
+    fn speculate(&self) -> bool;
+
     /// Σ_i ln f(x_i) of `mix` over the data.
-    fn loglik(&self, mix: &Mixture) -> Result<f64, String>;
+    fn loglik(&self, mix: &Mixture) -> Result<f64, String> {
+        self.logliks(std::slice::from_ref(mix))?
+            .pop()
+            .ok_or_else(|| "the log-likelihood gave no value".to_string())
+    }
 }
 
 impl Loglik for Data {
-    fn loglik(&self, mix: &Mixture) -> Result<f64, String> {
-        Ok(Data::loglik(self, mix))
+    fn logliks(&self, mixes: &[Mixture]) -> Result<Vec<f64>, String> {
+        Ok(Data::logliks(self, mixes))
+    }
+
+    fn speculate(&self) -> bool {
+        false
     }
 }
 
@@ -166,293 +185,6 @@ impl Mixture {
         m.sds.push(m.sds[j]);
         m
     }
-}
-
-/// The objective's value for a mixture it cannot use (a zero weight, a degenerate sd, a
-/// likelihood that is not finite): larger than any real mean negative log-likelihood, so
-/// Nelder–Mead moves away from it, and refused if it is all a fit reaches.
-const UNUSABLE: f64 = 1e300;
-
-/// Evaluations between two progress reports.
-const PROGRESS_EVERY: usize = 64;
-
-/// The optimizer's objective: the mean negative log-likelihood of θ, or [`UNUSABLE`] for a
-/// component narrower than `min_sd`, a zero weight or a likelihood that is not finite.
-fn cost(engine: &dyn Loglik, theta: &[f64], k: usize, n: f64, min_sd: f64) -> Result<f64, String> {
-    let mix = Mixture::from_theta(theta, k);
-    // NaN fails both tests, so it is refused too
-    let usable_sd = |s: f64| s >= min_sd && s.is_finite();
-    let usable_weight = |w: f64| w > 1e-300;
-    if !mix.sds.iter().all(|&s| usable_sd(s)) || !mix.weights.iter().all(|&w| usable_weight(w)) {
-        return Ok(UNUSABLE);
-    }
-    let c = -engine.loglik(&mix)? / n;
-    Ok(if c.is_finite() { c } else { UNUSABLE })
-}
-
-/// One k's fit in progress: Nelder–Mead from each start in turn, a given number of
-/// evaluations at a time ([`KFit::step`]), so that a caller can stop between any two (the
-/// window's frame) — [`fit_k`] runs it to the end.
-pub struct KFit {
-    k: usize,
-    n: f64,
-    sd: f64,
-    search: Search,
-    starts: std::vec::IntoIter<Mixture>,
-    running: Option<NelderMead>,
-    /// Best cost after each evaluation of the start in progress (the live plot).
-    best_costs: Vec<f64>,
-    /// The best over finished starts: (cost, θ, iterations).
-    best: Option<(f64, Vec<f64>, u64)>,
-    /// Each finished start's best cost.
-    start_costs: Vec<f64>,
-    evaluations: u64,
-}
-
-impl KFit {
-    /// The fit of k components to `data` (in standard units) from the fixed starts, not
-    /// yet begun.
-    pub fn new(data: &Data, k: usize, search: Search) -> Self {
-        Self::after(data, k, search, None)
-    }
-
-    /// As [`KFit::new`], and when `previous` is the fit of k − 1 components to the same
-    /// data, also from it with its heaviest component split ([`Mixture::split`]): ln L of
-    /// k is then at least that of k − 1.
-    pub fn after(data: &Data, k: usize, search: Search, previous: Option<&Fit>) -> Self {
-        let mut from = starts(data, k);
-        if let Some(p) = previous.filter(|p| p.components + 1 == k && k > 1) {
-            let heaviest = (0..p.weights.len())
-                .max_by(|&a, &b| p.weights[a].total_cmp(&p.weights[b]))
-                .unwrap_or(0);
-            let mixture = Mixture {
-                weights: p.weights.clone(),
-                means: p.means.clone(),
-                sds: p.sds.clone(),
-            };
-            from.push(mixture.split(heaviest));
-        }
-        Self {
-            k,
-            n: data.n() as f64,
-            sd: data.moments().1,
-            search,
-            starts: from.into_iter(),
-            running: None,
-            best_costs: Vec::new(),
-            best: None,
-            start_costs: Vec::new(),
-            evaluations: 0,
-        }
-    }
-
-    /// Components.
-    pub fn k(&self) -> usize {
-        self.k
-    }
-
-    /// Runs up to `evaluations` log-likelihood evaluations with `engine`; `progress`
-    /// receives, every few evaluations, the best mean negative log-likelihood after each
-    /// evaluation of the start in progress. Returns whether evaluations remain.
-    pub fn step(
-        &mut self,
-        engine: &dyn Loglik,
-        evaluations: u64,
-        progress: &mut dyn FnMut(&[f64]),
-    ) -> Result<bool, String> {
-        let min_sd = self.sd * 1e-4;
-        for _ in 0..evaluations {
-            if self.running.as_ref().is_none_or(|nm| nm.ask().is_none()) {
-                self.finish_start();
-                let Some(start) = self.starts.next() else {
-                    return Ok(false);
-                };
-                self.running = Some(self.minimization(&start));
-                self.best_costs.clear();
-            }
-            let Some(nm) = self.running.as_mut() else {
-                return Ok(false);
-            };
-            let Some(theta) = nm.ask() else { continue };
-            let c = cost(engine, theta, self.k, self.n, min_sd)
-                .map_err(|e| format!("k = {}: {e}", self.k))?;
-            nm.tell(c);
-            self.evaluations += 1;
-            let last = self.best_costs.last().copied().unwrap_or(f64::INFINITY);
-            self.best_costs.push(last.min(c));
-            if self.best_costs.len().is_multiple_of(PROGRESS_EVERY) {
-                progress(&self.best_costs);
-            }
-        }
-        Ok(true)
-    }
-
-    /// Nelder–Mead from `start`: the initial simplex steps 0.5 in every logit and log sd
-    /// and 0.1·sd in every mean.
-    fn minimization(&self, start: &Mixture) -> NelderMead {
-        let k = self.k;
-        let t0 = start.theta();
-        let dims = t0.len();
-        let mut simplex = vec![t0.clone()];
-        for i in 0..dims {
-            let mut v = t0.clone();
-            v[i] += if (k - 1..2 * k - 1).contains(&i) {
-                0.1 * self.sd
-            } else {
-                0.5
-            };
-            simplex.push(v);
-        }
-        NelderMead::new(
-            simplex,
-            self.search.iterations_per_parameter * dims as u64,
-            1e-12,
-        )
-    }
-
-    /// Keeps the finished start's result if it is the best so far.
-    fn finish_start(&mut self) {
-        if let Some(nm) = self.running.take() {
-            let (theta, c) = nm.best();
-            self.start_costs.push(c);
-            if self.best.as_ref().is_none_or(|b| c < b.0) {
-                self.best = Some((c, theta.to_vec(), nm.iterations()));
-            }
-        }
-    }
-
-    /// The fit, once [`KFit::step`] has returned false.
-    pub fn finish(mut self) -> Result<Fit, String> {
-        self.finish_start();
-        let k = self.k;
-        let Some((cost, theta, iterations)) = self.best else {
-            return Err(format!("k = {k}: no start to fit from"));
-        };
-        // the objective's stand-in for an unusable mixture is never a result
-        if cost >= UNUSABLE {
-            return Err(format!(
-                "k = {k}: no start reached a finite likelihood (values this far apart or this close, relative to their spread, are beyond the fit's floating point: rescale the data)"
-            ));
-        }
-        let mix = Mixture::from_theta(&theta, k);
-        let loglik = -cost * self.n;
-        let agreeing = self
-            .start_costs
-            .iter()
-            .filter(|&&c| (c - cost) * self.n < AGREEING_LOGLIK)
-            .count();
-        Ok(Fit {
-            components: k,
-            loglik,
-            bic: -2.0 * loglik + (3 * k - 1) as f64 * self.n.ln(),
-            weights: mix.weights,
-            means: mix.means,
-            sds: mix.sds,
-            iterations,
-            evaluations: self.evaluations,
-            starts: self.start_costs.len(),
-            starts_agreeing: agreeing,
-        })
-    }
-}
-
-/// How a fit is searched.
-#[derive(Clone, Copy, Debug)]
-pub struct Search {
-    /// Nelder–Mead iterations per start, per free parameter.
-    pub iterations_per_parameter: u64,
-}
-
-impl Default for Search {
-    fn default() -> Self {
-        Self {
-            iterations_per_parameter: 300,
-        }
-    }
-}
-
-/// The deterministic starts for k components: (1) means at the quantiles (j − ½)/k, each
-/// sd the overall sd / k, equal weights; (2) means evenly spaced over [min, max], sd the
-/// range / 2k; (3) means at the quantiles j/(k + 1), each sd the overall sd. One start
-/// for k = 1 (the moments).
-pub fn starts(data: &Data, k: usize) -> Vec<Mixture> {
-    let (mean, sd) = data.moments();
-    let w = vec![1.0 / k as f64; k];
-    if k == 1 {
-        return vec![Mixture {
-            weights: w,
-            means: vec![mean],
-            sds: vec![sd],
-        }];
-    }
-    let (lo, hi) = (data.quantile(0.0), data.quantile(1.0));
-    let range = (hi - lo).max(sd * 1e-3);
-    vec![
-        Mixture {
-            weights: w.clone(),
-            means: (0..k)
-                .map(|j| data.quantile((j as f64 + 0.5) / k as f64))
-                .collect(),
-            sds: vec![sd / k as f64; k],
-        },
-        Mixture {
-            weights: w.clone(),
-            means: (0..k)
-                .map(|j| lo + range * (j as f64 + 0.5) / k as f64)
-                .collect(),
-            sds: vec![range / (2.0 * k as f64); k],
-        },
-        Mixture {
-            weights: w,
-            means: (0..k)
-                .map(|j| data.quantile((j as f64 + 1.0) / (k as f64 + 1.0)))
-                .collect(),
-            sds: vec![sd; k],
-        },
-    ]
-}
-
-/// Fits k components with `engine`'s log-likelihood: Nelder–Mead from every start
-/// ([`KFit`]), keeping the best. `progress` receives, every few evaluations, the best mean
-/// negative log-likelihood after each evaluation of the start in progress (the app's live
-/// plot).
-pub fn fit_k(
-    data: &Data,
-    engine: &dyn Loglik,
-    k: usize,
-    search: Search,
-    progress: &mut dyn FnMut(&[f64]),
-) -> Result<Fit, String> {
-    fit_k_after(data, engine, k, search, None, progress)
-}
-
-/// [`fit_k`], also from the fit of k − 1 components with a component split ([`KFit::after`]).
-pub fn fit_k_after(
-    data: &Data,
-    engine: &dyn Loglik,
-    k: usize,
-    search: Search,
-    previous: Option<&Fit>,
-    progress: &mut dyn FnMut(&[f64]),
-) -> Result<Fit, String> {
-    let mut fit = KFit::after(data, k, search, previous);
-    while fit.step(engine, u64::MAX, progress)? {}
-    fit.finish()
-}
-
-/// Fits every k in `ks`; the BIC choice is the fit with the smallest BIC.
-pub fn fit_all(
-    data: &Data,
-    engine: &dyn Loglik,
-    ks: std::ops::RangeInclusive<usize>,
-    search: Search,
-) -> Result<Vec<Fit>, String> {
-    let mut fits: Vec<Fit> = Vec::new();
-    for k in ks {
-        let f = fit_k_after(data, engine, k, search, fits.last(), &mut |_| {})?;
-        fits.push(f);
-    }
-    Ok(fits)
 }
 
 /// The k that BIC chooses among `fits` (the smallest BIC; the fewer components on a tie).
@@ -571,6 +303,9 @@ pub struct Report {
     pub chosen_components: usize,
     /// One fit per k.
     pub fits: Vec<Fit>,
+    /// Rounds: passes over the data, each evaluating every point the searches of all k
+    /// asked for (on the GPU, one dispatch and one readback each).
+    pub rounds: u64,
     /// Wall-clock seconds for all fits.
     pub wall_seconds: f64,
 }
@@ -603,7 +338,11 @@ pub fn report(
         None => &standard.data,
     };
     let on_gpu = !std::ptr::addr_eq(engine, &standard.data as &dyn Loglik);
-    let fits = fit_all(&standard.data, engine, ks, search)?
+    let mut search = Fits::new(&standard.data, ks, search, engine);
+    while search.step(engine, u64::MAX)? {}
+    let rounds = search.rounds();
+    let fits = search
+        .into_fits()?
         .into_iter()
         .map(|f| standard.original(f))
         .collect::<Vec<_>>();
@@ -613,6 +352,7 @@ pub fn report(
         engine: if on_gpu { "gpu" } else { "cpu" },
         chosen_components: chosen(&fits).unwrap_or(0),
         fits,
+        rounds,
         wall_seconds: t0.elapsed().as_secs_f64(),
     })
 }

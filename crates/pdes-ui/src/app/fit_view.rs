@@ -16,10 +16,10 @@ use std::sync::Arc;
 /// One row's cell of the BIC table for a fit.
 type Cell<'a> = dyn Fn(&Fit) -> String + 'a;
 
-/// What the worker sends: progress of the fit of k (best ln L per evaluation so far), a
-/// finished fit, or the error that stopped it.
+/// What the worker sends: the progress of every k under way (best ln L after each round so
+/// far), a finished fit, or the error that stopped it.
 enum Message {
-    Progress(usize, Vec<f64>),
+    Progress(Vec<(usize, Vec<f64>)>),
     Done(Fit),
     Failed(String),
 }
@@ -34,8 +34,8 @@ pub struct FitView {
     /// Evaluate on the GPU (f32).
     pub on_gpu: bool,
     fits: Vec<Fit>,
-    /// Best ln L per evaluation of the fit in progress: (k, values).
-    progress: Option<(usize, Vec<f64>)>,
+    /// Best ln L after each round, of every k under way: (k, values).
+    progress: Vec<(usize, Vec<f64>)>,
     running: Option<Job<Message>>,
     /// A CSV asked for or dropped, until the platform hands it over.
     opening: Option<Pick>,
@@ -60,7 +60,7 @@ impl FitView {
     pub fn set_data(&mut self, data: Data, source: String) {
         self.stop();
         self.fits.clear();
-        self.progress = None;
+        self.progress.clear();
         self.error = None;
         self.data = Some((data, source));
     }
@@ -93,12 +93,10 @@ impl FitView {
         self.error = None;
         let max = self.max_components.clamp(1, fit::gpu::MAX_COMPONENTS);
         let gpu = gpu.filter(|_| self.on_gpu);
-        // the data in standard units and the GPU's copy, made by the first step
+        // the data in standard units, the GPU's copy and the search, made by the first step
         let mut prepared: Option<(fit::Standardized, Option<fit::gpu::GpuLoglik>)> = None;
-        let mut current: Option<fit::KFit> = None;
-        // the fit of k − 1 in standard units: k also starts from it, split
-        let mut previous: Option<Fit> = None;
-        let mut k = 1;
+        let mut search: Option<fit::Fits> = None;
+        let mut sent = 0;
         let step: Step<Message> = Box::new(move |emit| {
             if prepared.is_none() {
                 let standard = fit::Standardized::of(&data);
@@ -121,41 +119,30 @@ impl FitView {
                 Some(d) => d,
                 None => &standard.data,
             };
-            let fitting = current.get_or_insert_with(|| {
-                fit::KFit::after(&standard.data, k, Search::default(), previous.as_ref())
+            let fits = search.get_or_insert_with(|| {
+                fit::Fits::new(&standard.data, 1..=max, Search::default(), engine)
             });
-            let n = data.n() as f64;
-            let mut report = |best: &[f64]| {
-                let lnl: Vec<f64> = best.iter().map(|c| standard.loglik(-c * n)).collect();
-                emit(Message::Progress(k, lnl));
-            };
             // a step is about 300,000 terms ln f(x_i) (a few milliseconds): the page's
             // frame share holds several, the desktop's thread does not notice
-            let terms = (standard.data.values.len() * k).max(1) as u64;
-            let evaluations = (300_000 / terms).max(1);
-            match fitting.step(engine, evaluations, &mut report) {
-                Ok(true) => return true,
-                Ok(false) => {}
+            let more = match fits.step(engine, 300_000) {
+                Ok(more) => more,
                 Err(e) => {
                     emit(Message::Failed(e));
                     return false;
                 }
-            }
-            let Some(done) = current.take() else {
-                return false;
             };
-            match done.finish() {
-                Ok(f) => {
-                    previous = Some(f.clone());
-                    emit(Message::Done(standard.original(f)));
-                }
-                Err(e) => {
-                    emit(Message::Failed(e));
-                    return false;
-                }
+            let n = data.n() as f64;
+            let curves = fits
+                .progress()
+                .into_iter()
+                .map(|(k, best)| (k, best.iter().map(|c| standard.loglik(-c * n)).collect()))
+                .collect();
+            emit(Message::Progress(curves));
+            for f in fits.done().into_iter().skip(sent) {
+                emit(Message::Done(standard.original(f.clone())));
+                sent += 1;
             }
-            k += 1;
-            k <= max
+            more
         });
         match Job::start(step) {
             Ok(job) => self.running = Some(job),
@@ -181,7 +168,7 @@ impl FitView {
                 }
             };
             match m {
-                Message::Progress(k, v) => self.progress = Some((k, v)),
+                Message::Progress(curves) => self.progress = curves,
                 Message::Done(f) => {
                     finished = f.components >= self.max_components;
                     self.fits.push(f);
@@ -454,32 +441,27 @@ impl FitView {
             });
     }
 
-    /// Nelder–Mead's best ln L per evaluation, of the fit in progress (or the last one).
+    /// Nelder–Mead's best ln L after each round, one line per k (all ks advance together;
+    /// a k's line goes flat when its search is done).
     fn progress_plot(&self, ui: &mut egui::Ui, size: [f32; 2]) {
-        let (k, v) = match &self.progress {
-            Some((k, v)) => (*k, v.as_slice()),
-            None => (0, &[][..]),
-        };
-        // the first evaluations of a start can be far off: show from the first finite tenth
-        let skip = v.len() / 10;
-        let pts: Vec<[f64; 2]> = v
-            .iter()
-            .enumerate()
-            .skip(skip)
-            .filter(|(_, x)| x.is_finite() && x.abs() < 1e250)
-            .map(|(i, x)| [i as f64, *x])
-            .collect();
         Plot::new("fit progress")
             .width(size[0])
             .height(size[1])
             .legend(Legend::default())
-            .x_axis_label("evaluation")
+            .x_axis_label("round (one batch of evaluations)")
             .y_axis_label("best ln L")
             .show(ui, |p| {
-                p.line(Line::new(
-                    format!("Nelder–Mead, k = {k}"),
-                    PlotPoints::from(pts),
-                ));
+                for (k, v) in &self.progress {
+                    // the first rounds of a search can be far off: show from the first tenth
+                    let pts: Vec<[f64; 2]> = v
+                        .iter()
+                        .enumerate()
+                        .skip(v.len() / 10)
+                        .filter(|(_, x)| x.is_finite() && x.abs() < 1e250)
+                        .map(|(i, x)| [i as f64, *x])
+                        .collect();
+                    p.line(Line::new(format!("k = {k}"), PlotPoints::from(pts)));
+                }
             });
     }
 }

@@ -1,0 +1,359 @@
+//! The search for each k's maximum likelihood: Nelder–Mead ([`NelderMead`]) from several
+//! starts per k, every start of every k advancing together in rounds ([`Fits`]). A round
+//! gathers the points every running minimization asks for and evaluates them in one pass
+//! over the data ([`Loglik::logliks`]: one GPU dispatch, or one parallel sweep of the CPU's
+//! cores), so the number of round trips is that of the longest chain of minimizations, not
+//! their sum (bench/NOTES.md, "Fits in rounds").
+//!
+//! The chain: k > 1 also starts from the best fit of k − 1 with its heaviest component
+//! split in two ([`Mixture::split`]), so that ln L never falls as k grows; that start
+//! begins in the round after k − 1 is done. The fixed starts of every k begin at once.
+
+use super::{AGREEING_LOGLIK, Data, Fit, Loglik, Mixture, NelderMead};
+
+/// The objective's value for a mixture it cannot use (a zero weight, a degenerate sd, a
+/// likelihood that is not finite): larger than any real mean negative log-likelihood, so
+/// Nelder–Mead moves away from it, and refused if it is all a fit reaches.
+const UNUSABLE: f64 = 1e300;
+
+/// How a fit is searched.
+#[derive(Clone, Copy, Debug)]
+pub struct Search {
+    /// Nelder–Mead iterations per start, per free parameter.
+    pub iterations_per_parameter: u64,
+}
+
+impl Default for Search {
+    fn default() -> Self {
+        Self {
+            iterations_per_parameter: 300,
+        }
+    }
+}
+
+/// The deterministic starts for k components: (1) means at the quantiles (j − ½)/k, each
+/// sd the overall sd / k, equal weights; (2) means evenly spaced over [min, max], sd the
+/// range / 2k; (3) means at the quantiles j/(k + 1), each sd the overall sd. One start
+/// for k = 1 (the moments).
+pub fn starts(data: &Data, k: usize) -> Vec<Mixture> {
+    let (mean, sd) = data.moments();
+    let w = vec![1.0 / k as f64; k];
+    if k == 1 {
+        return vec![Mixture {
+            weights: w,
+            means: vec![mean],
+            sds: vec![sd],
+        }];
+    }
+    let (lo, hi) = (data.quantile(0.0), data.quantile(1.0));
+    let range = (hi - lo).max(sd * 1e-3);
+    vec![
+        Mixture {
+            weights: w.clone(),
+            means: (0..k)
+                .map(|j| data.quantile((j as f64 + 0.5) / k as f64))
+                .collect(),
+            sds: vec![sd / k as f64; k],
+        },
+        Mixture {
+            weights: w.clone(),
+            means: (0..k)
+                .map(|j| lo + range * (j as f64 + 0.5) / k as f64)
+                .collect(),
+            sds: vec![range / (2.0 * k as f64); k],
+        },
+        Mixture {
+            weights: w,
+            means: (0..k)
+                .map(|j| data.quantile((j as f64 + 1.0) / (k as f64 + 1.0)))
+                .collect(),
+            sds: vec![sd; k],
+        },
+    ]
+}
+
+/// One k's search: its minimizations in start order (the fixed starts, then the split one).
+struct KSearch {
+    k: usize,
+    runs: Vec<NelderMead>,
+    /// The split start waits for the fit of k − 1.
+    split_pending: bool,
+    evaluations: u64,
+    /// The best mean negative log-likelihood after each round (the live plot).
+    best_costs: Vec<f64>,
+    fit: Option<Fit>,
+}
+
+/// The fits of every k of a range in progress, all starts advancing together in rounds
+/// ([`Fits::step`]); a caller may stop between any two rounds (the window's frame).
+pub struct Fits {
+    n: f64,
+    /// Distinct values: one evaluation of k components is k · this many terms.
+    distinct: u64,
+    how: How,
+    searches: Vec<KSearch>,
+    rounds: u64,
+}
+
+/// How every minimization of a fit is set up.
+#[derive(Clone, Copy)]
+struct How {
+    /// The data's standard deviation (the initial simplex's step in the means).
+    sd: f64,
+    search: Search,
+    /// Ask for an iteration's three candidates in one round ([`NelderMead::new`]).
+    speculate: bool,
+}
+
+impl Fits {
+    /// The fits of every k in `ks` to `data` (in standard units), not yet begun, for
+    /// evaluations by `engine` (whether it pays to speculate: [`Loglik::speculate`]).
+    pub fn new(
+        data: &Data,
+        ks: std::ops::RangeInclusive<usize>,
+        search: Search,
+        engine: &dyn Loglik,
+    ) -> Self {
+        let first = *ks.start();
+        let mut fits = Self {
+            n: data.n() as f64,
+            distinct: data.values.len() as u64,
+            how: How {
+                sd: data.moments().1,
+                search,
+                speculate: engine.speculate(),
+            },
+            searches: Vec::new(),
+            rounds: 0,
+        };
+        for k in ks {
+            let runs = starts(data, k)
+                .iter()
+                .map(|s| minimization(fits.how, k, s))
+                .collect();
+            fits.searches.push(KSearch {
+                k,
+                runs,
+                split_pending: k > first,
+                evaluations: 0,
+                best_costs: Vec::new(),
+                fit: None,
+            });
+        }
+        fits
+    }
+
+    /// Runs rounds until about `terms` terms ln f(x_i) have been evaluated (at least one
+    /// round) or every fit is done. Returns whether rounds remain.
+    pub fn step(&mut self, engine: &dyn Loglik, terms: u64) -> Result<bool, String> {
+        let mut spent = 0u64;
+        loop {
+            self.begin_split_starts();
+            self.finish_searches()?;
+            if self.searches.iter().all(|s| s.fit.is_some()) {
+                return Ok(false);
+            }
+            if spent >= terms {
+                return Ok(true);
+            }
+            spent = spent.saturating_add(self.round(engine)?.max(1));
+        }
+    }
+
+    /// The fits done so far, in increasing k (each k waits for k − 1, so these are the
+    /// first ks of the range), in standard units.
+    pub fn done(&self) -> Vec<&Fit> {
+        self.searches.iter().map_while(|s| s.fit.as_ref()).collect()
+    }
+
+    /// Rounds so far (round trips to the evaluator).
+    pub fn rounds(&self) -> u64 {
+        self.rounds
+    }
+
+    /// Per k begun: the best mean negative log-likelihood after each of its rounds.
+    pub fn progress(&self) -> Vec<(usize, &[f64])> {
+        self.searches
+            .iter()
+            .filter(|s| !s.best_costs.is_empty())
+            .map(|s| (s.k, s.best_costs.as_slice()))
+            .collect()
+    }
+
+    /// Every fit, once [`Fits::step`] has returned false.
+    pub fn into_fits(self) -> Result<Vec<Fit>, String> {
+        self.searches
+            .into_iter()
+            .map(|s| {
+                s.fit
+                    .ok_or_else(|| format!("k = {}: the search did not finish", s.k))
+            })
+            .collect()
+    }
+
+    /// One round: every running minimization's points, evaluated in one batch. Returns
+    /// the terms evaluated.
+    fn round(&mut self, engine: &dyn Loglik) -> Result<u64, String> {
+        let min_sd = self.how.sd * 1e-4;
+        // every asked point's cost, UNUSABLE where the mixture cannot be evaluated
+        let mut costs: Vec<f64> = Vec::new();
+        let mut usable: Vec<(usize, Mixture)> = Vec::new();
+        for s in &self.searches {
+            for nm in &s.runs {
+                for theta in nm.ask() {
+                    let mix = Mixture::from_theta(theta, s.k);
+                    // NaN fails both tests, so it is refused too
+                    let sds_ok = mix.sds.iter().all(|&sd| sd >= min_sd && sd.is_finite());
+                    if sds_ok && mix.weights.iter().all(|&w| w > 1e-300) {
+                        usable.push((costs.len(), mix));
+                    }
+                    costs.push(UNUSABLE);
+                }
+            }
+        }
+        let (at, mixes): (Vec<usize>, Vec<Mixture>) = usable.into_iter().unzip();
+        let terms = mixes
+            .iter()
+            .map(|m| m.k() as u64)
+            .sum::<u64>()
+            .saturating_mul(self.distinct);
+        let logliks = engine.logliks(&mixes)?;
+        for (i, ll) in at.into_iter().zip(logliks) {
+            let c = -ll / self.n;
+            costs[i] = if c.is_finite() { c } else { UNUSABLE };
+        }
+        let mut next = costs.into_iter();
+        for s in &mut self.searches {
+            let mut best = s.best_costs.last().copied().unwrap_or(f64::INFINITY);
+            let mut asked = 0;
+            for nm in &mut s.runs {
+                let told: Vec<f64> = next.by_ref().take(nm.ask().len()).collect();
+                asked += told.len();
+                best = told.iter().copied().fold(best, f64::min);
+                nm.tell(&told);
+            }
+            if asked > 0 {
+                s.evaluations += asked as u64;
+                s.best_costs.push(best);
+            }
+        }
+        self.rounds += 1;
+        Ok(terms)
+    }
+
+    /// Adds the split start of every k whose k − 1 is done.
+    fn begin_split_starts(&mut self) {
+        let how = self.how;
+        for i in 1..self.searches.len() {
+            let (before, after) = self.searches.split_at_mut(i);
+            let (Some(previous), s) = (&before[i - 1].fit, &mut after[0]) else {
+                continue;
+            };
+            if !s.split_pending {
+                continue;
+            }
+            let heaviest = (0..previous.weights.len())
+                .max_by(|&a, &b| previous.weights[a].total_cmp(&previous.weights[b]))
+                .unwrap_or(0);
+            let mixture = Mixture {
+                weights: previous.weights.clone(),
+                means: previous.means.clone(),
+                sds: previous.sds.clone(),
+            };
+            let run = minimization(how, s.k, &mixture.split(heaviest));
+            s.runs.push(run);
+            s.split_pending = false;
+        }
+    }
+
+    /// Makes the fit of every k whose minimizations have all stopped: the best start's
+    /// optimum (the earlier start on a tie), and how many starts reached it.
+    fn finish_searches(&mut self) -> Result<(), String> {
+        for s in &mut self.searches {
+            if s.fit.is_some() || s.split_pending || !s.runs.iter().all(NelderMead::finished) {
+                continue;
+            }
+            let k = s.k;
+            let start_costs: Vec<f64> = s.runs.iter().map(|nm| nm.best().1).collect();
+            let Some(best) = (0..s.runs.len())
+                .min_by(|&a, &b| start_costs[a].total_cmp(&start_costs[b]).then(a.cmp(&b)))
+            else {
+                return Err(format!("k = {k}: no start to fit from"));
+            };
+            let (theta, cost) = s.runs[best].best();
+            // the objective's stand-in for an unusable mixture is never a result
+            if cost >= UNUSABLE {
+                return Err(format!(
+                    "k = {k}: no start reached a finite likelihood (values this far apart or this close, relative to their spread, are beyond the fit's floating point: rescale the data)"
+                ));
+            }
+            let mix = Mixture::from_theta(theta, k);
+            let loglik = -cost * self.n;
+            let agreeing = start_costs
+                .iter()
+                .filter(|&&c| (c - cost) * self.n < AGREEING_LOGLIK)
+                .count();
+            s.fit = Some(Fit {
+                components: k,
+                loglik,
+                bic: -2.0 * loglik + (3 * k - 1) as f64 * self.n.ln(),
+                weights: mix.weights,
+                means: mix.means,
+                sds: mix.sds,
+                iterations: s.runs[best].iterations(),
+                evaluations: s.evaluations,
+                starts: s.runs.len(),
+                starts_agreeing: agreeing,
+            });
+        }
+        Ok(())
+    }
+}
+
+/// Nelder–Mead for k components from `start`: the initial simplex steps 0.5 in every logit
+/// and log sd and 0.1·sd in every mean.
+fn minimization(how: How, k: usize, start: &Mixture) -> NelderMead {
+    let How {
+        sd,
+        search,
+        speculate,
+    } = how;
+    let t0 = start.theta();
+    let dims = t0.len();
+    let mut simplex = vec![t0.clone()];
+    for i in 0..dims {
+        let mut v = t0.clone();
+        v[i] += if (k - 1..2 * k - 1).contains(&i) {
+            0.1 * sd
+        } else {
+            0.5
+        };
+        simplex.push(v);
+    }
+    NelderMead::new(
+        simplex,
+        search.iterations_per_parameter * dims as u64,
+        1e-12,
+        speculate,
+    )
+}
+
+/// Fits every k in `ks` with `engine`'s log-likelihood ([`Fits`] run to the end); the BIC
+/// choice is the fit with the smallest BIC ([`super::chosen`]).
+pub fn fit_all(
+    data: &Data,
+    engine: &dyn Loglik,
+    ks: std::ops::RangeInclusive<usize>,
+    search: Search,
+) -> Result<Vec<Fit>, String> {
+    let mut fits = Fits::new(data, ks, search, engine);
+    while fits.step(engine, u64::MAX)? {}
+    fits.into_fits()
+}
+
+/// Fits k components alone (its fixed starts only).
+pub fn fit_k(data: &Data, engine: &dyn Loglik, k: usize, search: Search) -> Result<Fit, String> {
+    fit_all(data, engine, k..=k, search)?
+        .pop()
+        .ok_or_else(|| format!("k = {k}: no fit"))
+}
