@@ -68,6 +68,9 @@ for what in "$@"; do
         for (i = 0; i < 1000000; i++) { u = rand(); j = 1; c = w[1]; while (u > c && j < 5) { j++; c += w[j] }
           z = sqrt(-2 * log(1 - rand())) * cos(6.283185307179586 * rand()); printf "%.9f\n", m[j] + sd[j] * z } }' > /tmp/lgd-1e6.csv
       /usr/bin/time -f "%e s wall" $BIN fit /tmp/lgd-1e6.csv --engine gpu --format json > "$OUT/fit-1e6-gpu.json" 2> "$OUT/fit-1e6-gpu.time"
+      if [ -x carry/pdes-lab-before ]; then  # the fit of the commit before, once, in the same call
+        /usr/bin/time -f "%e s wall" carry/pdes-lab-before fit cheng2014-lgd --engine gpu --format json > "$OUT/fit-lgd-gpu-before.json" 2> "$OUT/fit-lgd-gpu-before.time"
+      fi
       for f in "$OUT"/fit-*.json; do echo "$(basename "$f"): $(grep -hE '"(engine|rounds|wall_seconds|chosen_components)"' "$f" | tr -d '\n ')"; done | tee "$OUT/fit-rounds.txt" ;;
     verify)  # every GPU engine against its CPU twin, both reduction variants (pdes-lab verify)
       $BIN verify 2>&1 | tee "$OUT/verify.txt"; [ "${PIPESTATUS[0]}" = 0 ] || exit 1 ;;
@@ -163,6 +166,8 @@ for what in "$@"; do
     mixture)  # paper 003 Table 1's shape: fit k = 1..10 at n = 500 … 28,204, CPU (f64, all cores) against GPU (f32)
       $BIN fit cheng2014-lgd --engine gpu --format table 2>&1 | tee "$OUT/fit-lgd-gpu.txt"
       $BIN fit cheng2014-lgd --engine cpu --format json --out "$OUT/fit-lgd-cpu.json"
+      $BIN bench --suite mixture --format json --out "$OUT/mixture.json" 2>&1 | tee "$OUT/mixture.log" ;;
+    mixture-suite)  # the bench suite alone (fit-rounds has the shipped sample's fits)
       $BIN bench --suite mixture --format json --out "$OUT/mixture.json" 2>&1 | tee "$OUT/mixture.log" ;;
     devs)  # paper 004: sequential PDEVS, flattened CPU (all cores) and flattened GPU, both models at the paper's sizes
       $BIN bench --suite devs --repeat 5 --format json --out "$OUT/devs.json" 2>&1 | tee "$OUT/devs.log" ;;
