@@ -17,6 +17,10 @@ pub const SUITES: &[BenchSuite] = &[
         help: "paper 003 Table 1: fitting normal mixtures of k = 1..10 to the shipped sample's first 500 … 7,051 values and the whole sample repeated 2× and 4×, log-likelihood on the CPU (f64, all cores) against the GPU (f32)",
     },
     BenchSuite {
+        name: "mixture-round",
+        help: "the cost of one round of a fit: B mixtures of k = 10 evaluated over the shipped sample (7,051 values) in one pass, B = 1 … 120, µs per round on the GPU and the CPU (the round trip's floor and each point's share)",
+    },
+    BenchSuite {
         name: "mixture-smoke",
         help: "one small mixture fit (k = 1..3, n = 500) on the CPU and the GPU (for tests)",
     },
@@ -71,6 +75,7 @@ fn cases(name: &str) -> Vec<PresetCase> {
 pub fn run(name: &str, options: &BenchOptions) -> Result<(), CliError> {
     match name {
         "mixture" | "mixture-smoke" => mixture(name, options),
+        "mixture-round" => mixture_round(name, options),
         _ => run_preset_suite(name, &cases(name), options),
     }
 }
@@ -159,6 +164,72 @@ fn mixture(name: &str, options: &BenchOptions) -> Result<(), CliError> {
         eprint!("{line}");
         table += &line;
         rows.push(row);
+    }
+    crate::write_report(name, options, &rows, &table, verification)
+}
+
+/// One batch size of the mixture-round suite.
+#[derive(Debug, serde::Serialize)]
+struct RoundRow {
+    engine: &'static str,
+    mixtures: usize,
+    rounds: usize,
+    median_us: f64,
+    min_us: f64,
+    max_us: f64,
+}
+
+/// µs per round against the batch's size: what a fit's round costs where (the floor of
+/// "Fits in rounds", bench/NOTES.md).
+fn mixture_round(name: &str, options: &BenchOptions) -> Result<(), CliError> {
+    use pdes_models::fit::{Data, Loglik, Mixture, data::LGD_N, gpu::GpuLoglik};
+    let verification = Some(crate::verification_gate()?);
+    let gpu = pdes_gpu::Gpu::shared().map_err(CliError::Run)?;
+    let data = Data::synthetic_lgd(LGD_N);
+    let on_gpu = GpuLoglik::new(gpu, &data).map_err(CliError::Run)?;
+    let mixture = |i: usize| Mixture {
+        weights: vec![0.1; 10],
+        means: (0..10)
+            .map(|j| (j as f64 + 0.5) / 10.0 + 1e-3 * i as f64)
+            .collect(),
+        sds: vec![0.05; 10],
+    };
+    let mut rows = Vec::new();
+    let mut table = format!(
+        "{:>4} {:>9} {:>7} {:>12} {:>10} {:>10}\n",
+        "", "mixtures", "rounds", "median µs", "min µs", "max µs"
+    );
+    for mixtures in [1usize, 3, 12, 48, 120] {
+        let batch: Vec<Mixture> = (0..mixtures).map(mixture).collect();
+        let engines: [(&'static str, &dyn Loglik, usize); 2] =
+            [("gpu", &on_gpu, 1000), ("cpu", &data, 30)];
+        for (engine, e, rounds) in engines {
+            let mut times = Vec::with_capacity(rounds);
+            for i in 0..rounds + rounds / 10 {
+                let t = std::time::Instant::now();
+                e.logliks(&batch).map_err(CliError::Run)?;
+                // the first tenth warms up (pipelines, buffers, caches)
+                if i >= rounds / 10 {
+                    times.push(t.elapsed().as_secs_f64() * 1e6);
+                }
+            }
+            times.sort_by(f64::total_cmp);
+            let row = RoundRow {
+                engine,
+                mixtures,
+                rounds,
+                median_us: times[times.len() / 2],
+                min_us: times[0],
+                max_us: times[times.len() - 1],
+            };
+            let line = format!(
+                "{:>4} {:>9} {:>7} {:>12.1} {:>10.1} {:>10.1}\n",
+                row.engine, row.mixtures, row.rounds, row.median_us, row.min_us, row.max_us
+            );
+            eprint!("{line}");
+            table += &line;
+            rows.push(row);
+        }
     }
     crate::write_report(name, options, &rows, &table, verification)
 }
