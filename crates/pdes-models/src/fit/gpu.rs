@@ -14,6 +14,7 @@ use super::{Data, Loglik, Mixture};
 use bytemuck::{Pod, Zeroable};
 use pdes_gpu::Gpu;
 use pdes_gpu::kit::{self, Use};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// Most components the shader holds.
@@ -21,6 +22,8 @@ pub const MAX_COMPONENTS: usize = 10;
 /// Relative bound of the f32 evaluation against the f64 one, in units of Σ|ln f(x_i)|.
 pub const TOLERANCE: f64 = 1e-5;
 const WG: u32 = 256;
+/// How long a round's readback asks the fence in a loop before it blocks.
+const SPIN: std::time::Duration = std::time::Duration::from_millis(2);
 
 #[repr(C)]
 #[derive(Clone, Copy, Pod, Zeroable)]
@@ -152,6 +155,30 @@ impl GpuLoglik {
         by_rows.min(by_bytes).clamp(1, 1 << 16) as usize
     }
 
+    /// Waits until `mapped` is set by the staging buffer's map callback. A round is a few
+    /// µs of GPU work, so the fence is asked in a loop for up to [`SPIN`] first: a blocking
+    /// wait sleeps in the driver and wakes tens of µs after the GPU is done, on every one
+    /// of a fit's ~17,000 rounds (bench/NOTES.md, "Fits in rounds").
+    fn wait_for(&self, mapped: &AtomicBool) -> Result<(), String> {
+        let device = &self.gpu.device;
+        let started = web_time::Instant::now();
+        while !mapped.load(Ordering::Acquire) && started.elapsed() < SPIN {
+            device
+                .poll(wgpu::PollType::Poll)
+                .map_err(|e| format!("asking the GPU: {e}"))?;
+            std::hint::spin_loop();
+        }
+        if !mapped.load(Ordering::Acquire) {
+            device
+                .poll(wgpu::PollType::Wait {
+                    submission_index: None,
+                    timeout: None,
+                })
+                .map_err(|e| format!("waiting for the GPU: {e}"))?;
+        }
+        Ok(())
+    }
+
     /// Evaluates `mixes` (at most [`Self::most_per_dispatch`]) in one dispatch.
     fn dispatch(&self, mixes: &[Mixture]) -> Result<Vec<f64>, String> {
         let words: Vec<MixWords> = mixes
@@ -223,14 +250,12 @@ impl GpuLoglik {
         enc.copy_buffer_to_buffer(&b.partial, 0, &b.staging, 0, size);
         self.gpu.queue.submit([enc.finish()]);
         let slice = b.staging.slice(..size);
-        slice.map_async(wgpu::MapMode::Read, |_| {});
-        self.gpu
-            .device
-            .poll(wgpu::PollType::Wait {
-                submission_index: None,
-                timeout: None,
-            })
-            .map_err(|e| format!("waiting for the GPU: {e}"))?;
+        let mapped = Arc::new(AtomicBool::new(false));
+        let flag = mapped.clone();
+        slice.map_async(wgpu::MapMode::Read, move |_| {
+            flag.store(true, Ordering::Release)
+        });
+        self.wait_for(&mapped)?;
         let view = slice
             .get_mapped_range()
             .map_err(|e| format!("reading the partial sums back: {e}"))?;

@@ -213,10 +213,13 @@ impl NelderMead {
     /// its expansion and its contraction — and asks for the reflection (and, speculating,
     /// the other two).
     fn begin_iteration(&mut self) {
-        let mut order: Vec<usize> = (0..self.vertices.len()).collect();
-        order.sort_by(|&a, &b| self.costs[a].total_cmp(&self.costs[b]));
-        self.vertices = order.iter().map(|&i| self.vertices[i].clone()).collect();
-        self.costs = order.iter().map(|&i| self.costs[i]).collect();
+        // a stable sort of (cost, vertex) pairs, moving the vertices rather than copying
+        let mut pairs: Vec<(f64, Vec<f64>)> = std::mem::take(&mut self.costs)
+            .into_iter()
+            .zip(std::mem::take(&mut self.vertices))
+            .collect();
+        pairs.sort_by(|a, b| a.0.total_cmp(&b.0));
+        (self.costs, self.vertices) = pairs.into_iter().unzip();
         let n = self.costs.len() as f64;
         let mean = self.costs.iter().sum::<f64>() / n;
         let sd = (self.costs.iter().map(|c| (c - mean).powi(2)).sum::<f64>() / n).sqrt();
