@@ -167,6 +167,13 @@ for what in "$@"; do
       $BIN fit cheng2014-lgd --engine gpu --format table 2>&1 | tee "$OUT/fit-lgd-gpu.txt"
       $BIN fit cheng2014-lgd --engine cpu --format json --out "$OUT/fit-lgd-cpu.json"
       $BIN bench --suite mixture --format json --out "$OUT/mixture.json" 2>&1 | tee "$OUT/mixture.log" ;;
+    mixture-round-ab)  # µs per fit round against its batch size, carry/pdes-lab-before then $BIN, twice
+      for round in 1 2; do
+        for b in carry/pdes-lab-before $BIN; do
+          echo "== round $round $b"
+          $b bench --suite mixture-round --format json --out "$OUT/mixture-round-$round-$(basename "$b").json" 2>&1
+        done
+      done | tee "$OUT/mixture-round-ab.txt" ;;
     mixture-suite)  # the bench suite alone (fit-rounds has the shipped sample's fits)
       $BIN bench --suite mixture --format json --out "$OUT/mixture.json" 2>&1 | tee "$OUT/mixture.log" ;;
     devs)  # paper 004: sequential PDEVS, flattened CPU (all cores) and flattened GPU, both models at the paper's sizes
