@@ -53,6 +53,8 @@ pub enum Command {
     /// Fit normal mixtures of 1..K components to a column of numbers by maximum
     /// likelihood (Nelder–Mead); BIC chooses K.
     Fit(fit::FitArgs),
+    /// List this host's GPUs with the numbers `--devices` takes.
+    Devices,
 }
 
 /// Arguments of `pdes-lab verify`.
@@ -159,6 +161,15 @@ pub fn dispatch(cli: Cli) -> Result<(), CliError> {
         Some(Command::Sweep(a)) => sweep::run(&a),
         Some(Command::SweepMerge(a)) => sweep::merge(&a),
         Some(Command::Fit(a)) => fit::run(&a),
+        Some(Command::Devices) => {
+            let lines = pdes_runs::devices::list();
+            if lines.is_empty() {
+                return Err(CliError::Run(
+                    "this host has no GPU adapter with Vulkan, Metal or DX12".into(),
+                ));
+            }
+            output::write_stdout(&(lines.join("\n") + "\n")).map_err(output::stdout_error)
+        }
         Some(Command::Bench(b)) => bench::run(
             &b.suite,
             &bench::BenchOptions {

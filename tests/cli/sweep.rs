@@ -300,6 +300,67 @@ fn a_gpu_sweep_with_seeds_in_one_engine_gives_the_cpu_sweeps_numbers() {
     assert_eq!(gpu, sweep_rows(&args, "cpu"));
 }
 
+/// `--devices 0,0` opens the one GPU twice (two devices, what a 2-GPU host would have):
+/// each is verified before it takes a run, the runs go to both, and the rows are those of
+/// the sweep on one device.
+#[test]
+fn a_sweep_spread_over_two_devices_gives_the_one_device_rows() {
+    if common_cfg::gpu().is_none() {
+        return;
+    }
+    let args = [
+        "sweep",
+        "--vary",
+        "run.d=0.5,1,2",
+        "--set",
+        "run.end_time=150",
+        "--set",
+        "run.warmup=0",
+        "--seeds",
+        "2",
+        "--engine",
+        "gpu",
+        "--format",
+        "csv",
+    ];
+    let (code, one, err) = pdes(&args);
+    assert_eq!(code, 0, "{err}");
+    let mut spread = args.to_vec();
+    spread.extend(["--devices", "0,0", "--jobs", "2"]);
+    let (code, two, err) = pdes(&spread);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        err.matches("GPU = CPU:").count(),
+        2,
+        "each device verified: {err}"
+    );
+    assert_eq!(deterministic(&two), deterministic(&one));
+}
+
+#[test]
+fn devices_that_cannot_take_the_runs_are_refused_before_any_run() {
+    let base = ["sweep", "--vary", "run.d=0.5", "--format", "csv"];
+    let refused = |extra: &[&str], says: &[&str]| {
+        let mut args = base.to_vec();
+        args.extend(extra);
+        let (code, out, err) = pdes(&args);
+        assert_eq!(code, 2, "{extra:?}: {err}");
+        assert!(out.is_empty(), "{extra:?}: {out}");
+        for s in says {
+            assert!(err.contains(s), "{extra:?}: {err}");
+        }
+    };
+    refused(&["--devices", "all"], &["--devices", "CPU", "--engine gpu"]);
+    refused(&["--devices", "first"], &["--devices", "\"first\"", "0,1"]);
+    refused(&["--devices", "0,"], &["--devices", "0,1"]);
+    if common_cfg::gpu().is_some() {
+        refused(
+            &["--engine", "gpu", "--devices", "7"],
+            &["--devices", "device 7", "this host has"],
+        );
+    }
+}
+
 /// `--y` naming no field of the summaries is refused before any run (exit 2, nothing on
 /// stdout), with the fields it could name.
 #[test]

@@ -10,6 +10,18 @@ pub const WANTED_FEATURES: wgpu::Features = wgpu::Features::TIMESTAMP_QUERY
     .union(wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES)
     .union(wgpu::Features::SUBGROUP);
 
+/// The backends PDES Lab computes on (GL has no storage buffers in compute on many drivers).
+const COMPUTE_BACKENDS: wgpu::Backends = wgpu::Backends::VULKAN
+    .union(wgpu::Backends::METAL)
+    .union(wgpu::Backends::DX12);
+
+/// An instance for the compute backends.
+fn instance() -> wgpu::Instance {
+    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
+    desc.backends = COMPUTE_BACKENDS;
+    wgpu::Instance::new(desc)
+}
+
 /// A wgpu device and queue with what PDES Lab needs to know about them.
 #[derive(Debug)]
 pub struct Gpu {
@@ -30,20 +42,48 @@ impl Gpu {
     /// Opens the best adapter with compute support (Vulkan, Metal or DX12; GL has no
     /// storage buffers in compute on many drivers), asking for the adapter's full limits.
     pub fn new() -> Result<Self, String> {
-        pollster::block_on(Self::open())
+        pollster::block_on(async {
+            let adapter = instance()
+                .request_adapter(&wgpu::RequestAdapterOptions {
+                    power_preference: wgpu::PowerPreference::HighPerformance,
+                    ..Default::default()
+                })
+                .await
+                .map_err(|e| format!("no GPU adapter with Vulkan, Metal or DX12 ({e})"))?;
+            Self::on(adapter).await
+        })
     }
 
-    async fn open() -> Result<Self, String> {
-        let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
-        desc.backends = wgpu::Backends::VULKAN | wgpu::Backends::METAL | wgpu::Backends::DX12;
-        let instance = wgpu::Instance::new(desc);
-        let adapter = instance
-            .request_adapter(&wgpu::RequestAdapterOptions {
-                power_preference: wgpu::PowerPreference::HighPerformance,
-                ..Default::default()
-            })
-            .await
-            .map_err(|e| format!("no GPU adapter with Vulkan, Metal or DX12 ({e})"))?;
+    /// The compute adapters of this host, in the order `--devices` numbers them: every
+    /// hardware GPU; a software one (Mesa's lavapipe) only where there is no hardware GPU.
+    pub fn adapters() -> Vec<wgpu::Adapter> {
+        let all = pollster::block_on(instance().enumerate_adapters(COMPUTE_BACKENDS));
+        let software = |a: &wgpu::Adapter| a.get_info().device_type == wgpu::DeviceType::Cpu;
+        if all.iter().all(software) {
+            all
+        } else {
+            all.into_iter().filter(|a| !software(a)).collect()
+        }
+    }
+
+    /// Opens adapter `index` of [`Gpu::adapters`] as a device of its own.
+    pub fn open(index: usize) -> Result<Self, String> {
+        let mut adapters = Self::adapters();
+        let count = adapters.len();
+        if index >= count {
+            return Err(match count {
+                0 => "this host has no GPU adapter with Vulkan, Metal or DX12".to_string(),
+                1 => format!("there is no device {index}: this host has one, device 0"),
+                _ => format!(
+                    "there is no device {index}: this host has {count}, numbered 0 to {}",
+                    count - 1
+                ),
+            });
+        }
+        pollster::block_on(Self::on(adapters.swap_remove(index)))
+    }
+
+    async fn on(adapter: wgpu::Adapter) -> Result<Self, String> {
         let limits = adapter.limits();
         let wanted = WANTED_FEATURES;
         let (device, queue) = adapter

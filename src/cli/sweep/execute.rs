@@ -4,8 +4,10 @@
 use super::plan::{Plan, run_point};
 use super::rows::{csv_line, header_of, row_cells};
 use super::{CliError, Format, RunRow, SweepArgs, input, output};
+use pdes_gpu::Gpu;
 use serde_json::{Map, Value};
 use std::io::{IsTerminal, Write};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
@@ -142,17 +144,20 @@ type Finished = (
 );
 
 /// Runs `jobs` on the pool, writing the progressive CSV where `--format csv --out` asks.
+/// With `devices` (from `--devices`), worker w runs its GPU runs on device w mod their
+/// number; without, GPU runs go to the shared device.
 pub(super) fn execute(
     args: &SweepArgs,
     plan: &Plan,
     jobs: &[Job],
     gpu: bool,
+    devices: &[Arc<Gpu>],
     header: Option<Vec<String>>,
 ) -> Result<Executed, CliError> {
     let workers = args
         .jobs
         .unwrap_or(if gpu {
-            4
+            4 * devices.len().max(1)
         } else {
             std::thread::available_parallelism().map_or(1, |n| n.get())
         })
@@ -167,14 +172,15 @@ pub(super) fn execute(
     let mut new_rows: Vec<RunRow> = Vec::new();
     let mut statistics: Vec<&'static str> = Vec::new();
     std::thread::scope(|scope| {
-        for _ in 0..workers {
+        for w in 0..workers {
             let tx = tx.clone();
             let next = &next;
+            let device = devices.get(w % devices.len().max(1)).cloned();
             scope.spawn(move || {
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some((p, seeds)) = jobs.get(i) else { break };
-                    let results = run_point(plan, *p, seeds);
+                    let results = run_point(plan, *p, seeds, device.clone());
                     for (&s, r) in seeds.iter().zip(results) {
                         if tx.send((*p, s, r)).is_err() {
                             return;

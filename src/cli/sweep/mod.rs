@@ -4,7 +4,7 @@
 //! One row per run (point × seed) with the run's whole summary; one aggregate per point
 //! (mean and 95% confidence interval over seeds of every numeric field); a figure with
 //! `--plot`. Runs go to a pool of worker threads (CPU engines: one per core; GPU engines:
-//! several in flight on the shared device). With `--format csv --out FILE` the rows are
+//! several in flight on each device, `--devices` spreading them over several GPUs). With `--format csv --out FILE` the rows are
 //! appended to FILE as they finish, each line whole, so an interrupted sweep leaves a valid
 //! partial CSV that `--resume` completes (the file is rewritten in (point, seed) order when
 //! the sweep is complete). `--shard I/N` runs the points p with p mod N = I, and
@@ -65,9 +65,14 @@ pub struct SweepArgs {
     /// Complete the CSV of --out: keep its finished runs, run the rest.
     #[arg(long)]
     pub resume: bool,
-    /// Runs in flight at once (default: CPU cores for CPU engines, 4 on the GPU).
+    /// Runs in flight at once (default: CPU cores for CPU engines, 4 per GPU).
     #[arg(long, value_name = "N")]
     pub jobs: Option<usize>,
+    /// The GPUs the runs spread over: `all`, or device numbers such as 0,1 (`pdes-lab
+    /// devices` lists them); each passes `verify --quick` before it takes a run. Default:
+    /// the best one, unverified.
+    #[arg(long, value_name = "all|0,1")]
+    pub devices: Option<pdes_runs::devices::Devices>,
 }
 
 /// Arguments of `pdes-lab sweep-merge`.
@@ -111,7 +116,20 @@ pub fn run(args: &SweepArgs) -> Result<(), CliError> {
         _ => (Vec::new(), None),
     };
     let (jobs, gpu) = execute::jobs(&plan, shard, &done)?;
-    let executed = execute::execute(args, &plan, &jobs, gpu, header)?;
+    let devices = match (&args.devices, gpu) {
+        (None, _) => Vec::new(),
+        (Some(_), false) => {
+            return Err(input(
+                "--devices: these runs are on the CPU (run.engine = \"cpu\"); add --engine gpu",
+            ));
+        }
+        (Some(d), true) => {
+            pdes_runs::devices::check(d).map_err(CliError::Input)?;
+            pdes_runs::devices::open_verified(d, &mut |line| output::to_stderr(&line))
+                .map_err(CliError::Run)?
+        }
+    };
+    let executed = execute::execute(args, &plan, &jobs, gpu, &devices, header)?;
     report::write(args, &mut plan, done, executed)
 }
 

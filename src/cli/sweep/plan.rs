@@ -209,18 +209,20 @@ fn base_seed(text: &str, sets: &[String]) -> i64 {
 }
 
 /// Runs seeds `seeds` (indices into the plan's) of one point: each one's summary fields,
-/// or the error that stopped it (on the GPU, in one engine where the model can).
+/// or the error that stopped it (on the GPU — `device`, or the shared one — in one engine
+/// where the model can).
 pub(super) fn run_point(
     plan: &Plan,
     point: usize,
     seeds: &[u32],
+    device: Option<std::sync::Arc<pdes_gpu::Gpu>>,
 ) -> Vec<Result<pdes_runs::sweep::RunOutput, String>> {
     let config = match config_from_args(&plan.run_args(point, None)) {
         Ok(c) => c,
         Err(e) => return seeds.iter().map(|_| Err(e.to_string())).collect(),
     };
     let gpu = if config.engine() == pdes_models::preset::EngineKind::Gpu {
-        match pdes_gpu::Gpu::shared() {
+        match device.map_or_else(pdes_gpu::Gpu::shared, Ok) {
             Ok(g) => Some(g),
             Err(e) => return seeds.iter().map(|_| Err(e.clone())).collect(),
         }
