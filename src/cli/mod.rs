@@ -118,6 +118,11 @@ pub struct RunArgs {
     /// (M/M/c/k: every replication's L̂).
     #[arg(long)]
     pub samples: Option<PathBuf>,
+    /// The GPUs the run uses: `all`, or device numbers such as 0,1 (`pdes-lab devices`);
+    /// each passes `verify --quick` first. Several: M/M/c/k's replications split between
+    /// them (the same summary as on one).
+    #[arg(long, value_name = "all|0,1")]
+    pub devices: Option<pdes_runs::devices::Devices>,
 }
 
 /// Every model's algorithm names, from the registry (clap lists them in --help and in

@@ -73,7 +73,22 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
         }
     }
     let end = config.end_ticks();
-    let mut sim = Simulation::new(config).map_err(|e| CliError::Input(e.to_string()))?;
+    let mut sim = match &args.devices {
+        None => Simulation::new(config).map_err(|e| CliError::Input(e.to_string()))?,
+        Some(devices) => {
+            pdes_runs::devices::check(devices).map_err(CliError::Input)?;
+            let count = match devices {
+                pdes_runs::devices::Devices::All => pdes_gpu::Gpu::adapters().len(),
+                pdes_runs::devices::Devices::Listed(v) => v.len(),
+            };
+            Simulation::check_devices(&config, count).map_err(CliError::Input)?;
+            let gpus = pdes_runs::devices::open_verified(devices, &mut |line| {
+                output::to_stderr(&line);
+            })
+            .map_err(CliError::Run)?;
+            Simulation::on_devices(config, &gpus).map_err(|e| CliError::Run(e.to_string()))?
+        }
+    };
     if args.samples.is_some() && sim.engine.samples().is_none() {
         return Err(CliError::Input(format!(
             "--samples: model.kind = \"{}\" has no per-unit outputs to write (mmck writes every replication's L̂)",

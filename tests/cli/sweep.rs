@@ -359,6 +359,31 @@ fn devices_that_cannot_take_the_runs_are_refused_before_any_run() {
             &["--devices", "device 7", "this host has"],
         );
     }
+    // a run: on the CPU, or of a model whose run does not split, over several devices
+    for (args, says) in [
+        (
+            &["run", "cheng2014-mmck", "--devices", "0"][..],
+            &["--devices", "CPU", "--engine gpu"][..],
+        ),
+        (
+            &[
+                "run",
+                "teaching-16x16",
+                "--engine",
+                "gpu",
+                "--devices",
+                "0,0",
+            ][..],
+            &["--devices", "takes one GPU", "sweep --devices"][..],
+        ),
+    ] {
+        let (code, out, err) = pdes(args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(out.is_empty(), "{args:?}: {out}");
+        for s in says {
+            assert!(err.contains(s), "{args:?}: {err}");
+        }
+    }
 }
 
 /// `--y` naming no field of the summaries is refused before any run (exit 2, nothing on

@@ -8,6 +8,7 @@ use common_cfg::gpu;
 use pdes_lab::models::mmck::config::MmckConfig;
 use pdes_lab::models::mmck::cpu::CpuMmck;
 use pdes_lab::models::mmck::gpu::GpuMmck;
+use pdes_lab::models::mmck::spread::SpreadMmck;
 use pdes_lab::sim::{Budget, Engine};
 
 fn config(sets: &[&str]) -> MmckConfig {
@@ -60,6 +61,35 @@ fn gpu_replications_equal_the_cpus_with_a_warm_up() {
         "run.seed=123456789012",
     ]);
     assert_same(&cfg, &[Budget::Until(1 << 27), Budget::Finish]);
+}
+
+/// Replications split over three devices (the one GPU opened three times: what a host of
+/// three would do), in uneven shares, under the same budgets: every replication equals the
+/// CPU's, and so does the summary, field for field but the engine's wall clock.
+#[test]
+fn replications_split_over_several_devices_are_the_cpus() {
+    if gpu().is_none() {
+        return;
+    }
+    let cfg = config(&["run.replications=100", "run.customers=2000", "run.seed=31"]);
+    let devices: Vec<_> = (0..3)
+        .map(|_| std::sync::Arc::new(pdes_lab::gpu::Gpu::open(0).unwrap()))
+        .collect();
+    let mut cpu = CpuMmck::new(&cfg);
+    let mut spread = SpreadMmck::new(&devices, &cfg).unwrap();
+    for b in [Budget::Steps(7), Budget::Until(1 << 27), Budget::Finish] {
+        cpu.advance(b).unwrap();
+        spread.advance(b).unwrap();
+        assert_eq!(spread.replications().unwrap(), cpu.replications(), "{b:?}");
+        assert_eq!(spread.now(), cpu.now(), "{b:?}");
+    }
+    assert!(spread.finished());
+    let (c, s) = (cpu.report().unwrap(), spread.report().unwrap());
+    for (k, v) in &c.fields {
+        if !["engine", "threads"].contains(&k.as_str()) {
+            assert_eq!(s.fields.get(k), Some(v), "{k}");
+        }
+    }
 }
 
 /// The grand mean's interval is honest: on a held configuration the exact L lies inside

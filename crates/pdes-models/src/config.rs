@@ -328,6 +328,9 @@ fn unknown_model_key(info: &crate::config::ModelInfo, key: &str) -> PresetError 
 /// A model's engine constructor: `device` is Some when the engine must run on the GPU.
 pub type BuildFn = fn(&Config, Option<Arc<Gpu>>) -> Result<Box<dyn LiveEngine>, SimError>;
 
+/// [`ModelInfo::spread`]: a configuration's GPU engine over several devices at once.
+pub type SpreadFn = fn(&Config, &[Arc<Gpu>]) -> Result<Box<dyn LiveEngine>, SimError>;
+
 /// One algorithm of a model, as the command line and the app offer it.
 #[derive(Debug, PartialEq, Eq)]
 pub struct AlgorithmInfo {
@@ -390,6 +393,9 @@ pub struct ModelInfo {
     /// Its GPU engine's replicas (several seeds in one engine), if it has them: sweeps
     /// run a point's seeds this way.
     pub replicas: Option<Replicas>,
+    /// Its GPU engine over several devices (`run --devices`), the work split between them
+    /// and the results those of one device, if it has one.
+    pub spread: Option<SpreadFn>,
     /// The Info tab's text (a small Markdown subset: `# ` headings, `- ` bullets,
     /// paragraphs): what is simulated, what the colours and plots mean, where it comes from
     /// in the papers, what to try first.

@@ -126,4 +126,34 @@ impl Simulation {
             engine: built,
         })
     }
+
+    /// Refuses, before any device is opened, a run that cannot go on `count` devices: one
+    /// on the CPU, or one of a model whose runs do not split, over several.
+    pub fn check_devices(config: &Config, count: usize) -> Result<(), String> {
+        if config.engine() != EngineKind::Gpu {
+            return Err(
+                "--devices: this run is on the CPU (run.engine = \"cpu\"); add --engine gpu".into(),
+            );
+        }
+        if count > 1 && (config.model_info().spread.is_none() || !has_gpu_engine(config)) {
+            return Err(format!(
+                "--devices: a run of the {} takes one GPU (M/M/c/k's replications split over several; `sweep --devices` spreads any model's runs)",
+                config.model_info().label
+            ));
+        }
+        Ok(())
+    }
+
+    /// Builds `config`'s GPU engine over `gpus` (`run --devices`): on one device, the
+    /// usual engine; on several, the model's spread engine ([`Self::check_devices`] says
+    /// which runs can).
+    pub fn on_devices(config: Config, gpus: &[Arc<Gpu>]) -> Result<Self, SimError> {
+        Self::check_devices(&config, gpus.len()).map_err(SimError::Gpu)?;
+        let engine = match (gpus, config.model_info().spread) {
+            ([one], _) => build(&config, Some(one.clone()), GpuFallback::Refuse)?.0,
+            (_, Some(spread)) => spread(&config, gpus)?,
+            (_, None) => return Err(SimError::Gpu("--devices: no spread engine".into())),
+        };
+        Ok(Self { config, engine })
+    }
 }

@@ -456,6 +456,7 @@ pub static BENCHMARK_INFO: crate::config::ModelInfo = crate::config::ModelInfo {
     cpu_bytes: live::cpu_bytes,
     build: live::build,
     replicas: None,
+    spread: None,
     // its own page: the SIR's said nothing of what a flattened step does to a digit
     info: include_str!("benchmark_info.md"),
     algorithms: ALGORITHMS,
@@ -487,6 +488,7 @@ pub static SIR_INFO: crate::config::ModelInfo = crate::config::ModelInfo {
     cpu_bytes: live::cpu_bytes,
     build: live::build,
     replicas: None,
+    spread: None,
     info: include_str!("info.md"),
     algorithms: ALGORITHMS,
 };

@@ -267,6 +267,7 @@ pub static INFO: crate::config::ModelInfo = crate::config::ModelInfo {
     cpu_bytes: live::cpu_bytes,
     build: live::build,
     replicas: None,
+    spread: None,
     info: include_str!("info.md"),
     algorithms: &[
         crate::config::AlgorithmInfo {

@@ -53,6 +53,9 @@ struct Params {
     state_off: u32,
     server_off: u32,
     queue_off: u32,
+    /// The replication number of thread 0 (a part of a run split over devices).
+    first: u32,
+    pad: [u32; 3],
 }
 
 /// Where the parts of a record start, and its length, in u32 words.
@@ -142,9 +145,20 @@ impl GpuMmck {
     /// the adapter's buffers or dispatch size allow, naming `run.replications` and the
     /// largest number that fits.
     pub fn new(gpu: Arc<Gpu>, cfg: &MmckConfig) -> Result<Self, SimError> {
+        Self::part(gpu, cfg, 0..cfg.run.replications)
+    }
+
+    /// Replications `range` of `cfg` at time 0, on `gpu`: one device's share of a run
+    /// split over several ([`super::spread::SpreadMmck`]). Each replication is keyed by its
+    /// own number, so it runs as it does in the whole run.
+    pub fn part(
+        gpu: Arc<Gpu>,
+        cfg: &MmckConfig,
+        range: std::ops::Range<u32>,
+    ) -> Result<Self, SimError> {
         let shape = cfg.shape();
         let layout = Layout::of(&shape);
-        let n = cfg.run.replications;
+        let n = range.len() as u32;
         let record = 4 * u64::from(layout.stride);
         let by_buffer = gpu.max_storage_buffer() / record;
         let by_dispatch =
@@ -166,7 +180,7 @@ impl GpuMmck {
         }
         let mut words = vec![0u32; (u64::from(n) * u64::from(layout.stride)) as usize];
         for r in 0..n {
-            let rep = Replication::new(&shape, r);
+            let rep = Replication::new(&shape, range.start + r);
             write_record(&mut words[(r * layout.stride) as usize..], &layout, &rep);
         }
         let device = &gpu.device;
@@ -187,6 +201,8 @@ impl GpuMmck {
             state_off: layout.state,
             server_off: layout.server,
             queue_off: layout.queue,
+            first: range.start,
+            pad: [0; 3],
         };
         let oom = pdes_gpu::kit::OomScope::push(device);
         let storage = pdes_gpu::kit::STORAGE_RW;
@@ -242,7 +258,7 @@ impl GpuMmck {
         let reps: Vec<Replication> = words
             .chunks(stride)
             .enumerate()
-            .map(|(r, w)| read_record(w, &self.layout, &self.shape, r as u32))
+            .map(|(r, w)| read_record(w, &self.layout, &self.shape, self.params.first + r as u32))
             .collect();
         *cache = Some(reps.clone());
         Ok(reps)
@@ -258,7 +274,7 @@ impl GpuMmck {
         Ok(Summary::new(
             &self.config,
             "gpu",
-            self.config.run.replications,
+            self.params.reps,
             &self.replications()?,
         ))
     }
@@ -279,7 +295,7 @@ impl GpuMmck {
     fn run(&mut self, limit: Ticks, events: u64) -> Result<(), SimError> {
         *self.cache.lock().unwrap_or_else(|e| e.into_inner()) = None;
         self.params.limit = split(limit);
-        let groups = self.config.run.replications.div_ceil(WG);
+        let groups = self.params.reps.div_ceil(WG);
         let mut left = events;
         loop {
             let per = u64::from(events_per_dispatch(self.shape.servers)).min(left) as u32;

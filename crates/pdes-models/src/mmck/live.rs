@@ -36,13 +36,14 @@ pub fn cpu_bytes(config: &Config) -> u64 {
 }
 
 /// Heatmap words: customers in system per replication, 0 past the last one.
-fn words(cells: usize, reps: &[Replication]) -> Vec<[u32; 2]> {
+pub(super) fn words(cells: usize, reps: &[Replication]) -> Vec<[u32; 2]> {
     let mut w: Vec<[u32; 2]> = reps.iter().map(|r| [r.n, 0]).collect();
     w.resize(cells.max(reps.len()), [0, 0]);
     w
 }
 
-fn sample(engine: &dyn Engine, now: Ticks, s: &Summary) -> Sample {
+/// A plot sample of an engine with summary `s` at `now`.
+pub(super) fn sample(engine: &dyn Engine, now: Ticks, s: &Summary) -> Sample {
     let totals = engine.totals();
     Sample {
         time: to_units(now),

@@ -17,6 +17,7 @@ pub mod config;
 pub mod cpu;
 pub mod gpu;
 pub mod live;
+pub mod spread;
 pub mod summary;
 pub mod verify;
 
@@ -312,6 +313,7 @@ pub static INFO: crate::config::ModelInfo = crate::config::ModelInfo {
     cpu_bytes: live::cpu_bytes,
     build: live::build,
     replicas: None,
+    spread: Some(spread::build),
     info: include_str!("info.md"),
     algorithms: &[crate::config::AlgorithmInfo {
         name: "replications",

@@ -201,6 +201,7 @@ pub static INFO: crate::config::ModelInfo = crate::config::ModelInfo {
     cpu_bytes: engine::cpu_bytes,
     build: engine::build,
     replicas: None,
+    spread: None,
     info: include_str!("info.md"),
     algorithms: &[
         crate::config::AlgorithmInfo {

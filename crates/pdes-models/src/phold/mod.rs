@@ -136,6 +136,7 @@ pub static INFO: crate::config::ModelInfo = crate::config::ModelInfo {
     cpu_bytes: live::cpu_bytes,
     build: live::build,
     replicas: None,
+    spread: None,
     info: include_str!("info.md"),
     algorithms: ALGORITHMS,
 };

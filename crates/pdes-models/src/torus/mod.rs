@@ -241,6 +241,7 @@ pub static INFO: crate::config::ModelInfo = crate::config::ModelInfo {
         },
         run: run_replicas,
     }),
+    spread: None,
     algorithms: &[
         crate::config::AlgorithmInfo {
             name: "sequential",

@@ -17,6 +17,7 @@ struct Params {
     shift: vec2<u32>, customers: vec2<u32>,
     warmup: vec2<u32>, limit: vec2<u32>,
     max_events: u32, state_off: u32, server_off: u32, queue_off: u32,
+    first: u32, pad0: u32, pad1: u32, pad2: u32, // replication `first + r` is thread r's
 }
 
 @group(0) @binding(0) var<uniform> P: Params;
@@ -38,10 +39,12 @@ fn get64(i: u32) -> vec2<u32> { return vec2<u32>(rep[i], rep[i + 1u]); }
 fn put64(i: u32, v: vec2<u32>) { rep[i] = v.x; rep[i + 1u] = v.y; }
 fn bump64(i: u32, v: vec2<u32>) { put64(i, add64(get64(i), v)); }
 
-// Draw `index` of `stream` of replication r: an exponential with mean `mean` ticks
-// (draw() in crates/pdes-models/src/mmck/mod.rs).
+// Draw `index` of `stream` of thread r's replication, first + r: an exponential with mean
+// `mean` ticks (draw() in crates/pdes-models/src/mmck/mod.rs). The replication's number,
+// not the thread's, keys the stream, so that a run split over several GPUs draws what one
+// GPU draws.
 fn draw(r: u32, stream: u32, index: vec2<u32>, mean: u32) -> vec2<u32> {
-    let w = philox4x32_10(vec4<u32>(index.x, index.y, P.seed_hi, stream), vec2<u32>(r, P.seed_lo));
+    let w = philox4x32_10(vec4<u32>(index.x, index.y, P.seed_hi, stream), vec2<u32>(P.first + r, P.seed_lo));
     let p = mul32x32(neg_ln_q27(w.x), mean);
     return vec2<u32>((p.x >> 27u) | (p.y << 5u), p.y >> 27u);
 }

@@ -1,0 +1,149 @@
+//! M/M/c/k replications split over several GPUs (`run --devices`): device i runs a
+//! contiguous share of the replications ([`GpuMmck::part`]), all devices at once, and the
+//! summary is made from every replication together — the same replications, each keyed by
+//! its own number, so the same summary as one GPU's run, field for field.
+
+use super::Replication;
+use super::config::MmckConfig;
+use super::gpu::GpuMmck;
+use super::summary::Summary;
+use pdes_core::sim::{Budget, Engine, Report, SimError, StepRecord, StepTotals};
+use pdes_core::time::Ticks;
+use pdes_gpu::{Gpu, LiveEngine, Sample};
+use std::sync::Arc;
+
+/// The replications of one run, a share on each of several devices.
+pub struct SpreadMmck {
+    config: MmckConfig,
+    parts: Vec<GpuMmck>,
+    horizon: Ticks,
+}
+
+impl SpreadMmck {
+    /// `cfg`'s replications over `gpus`, as even shares in order (device 0 the first).
+    pub fn new(gpus: &[Arc<Gpu>], cfg: &MmckConfig) -> Result<Self, SimError> {
+        let total = cfg.run.replications;
+        let n = gpus.len().max(1) as u32;
+        let parts = gpus
+            .iter()
+            .enumerate()
+            .map(|(i, g)| {
+                let i = i as u32;
+                let share = |j: u32| (u64::from(total) * u64::from(j) / u64::from(n)) as u32;
+                GpuMmck::part(g.clone(), cfg, share(i)..share(i + 1))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Self {
+            config: cfg.clone(),
+            parts,
+            horizon: 0,
+        })
+    }
+
+    /// Every replication, in order.
+    pub fn replications(&self) -> Result<Vec<Replication>, SimError> {
+        let mut all = Vec::with_capacity(self.config.run.replications as usize);
+        for p in &self.parts {
+            all.extend(p.replications()?);
+        }
+        Ok(all)
+    }
+
+    fn summary(&self) -> Result<Summary, SimError> {
+        Ok(Summary::new(
+            &self.config,
+            "gpu",
+            self.config.run.replications,
+            &self.replications()?,
+        ))
+    }
+}
+
+impl Engine for SpreadMmck {
+    fn advance(&mut self, budget: Budget) -> Result<(), SimError> {
+        let (limit, events) = super::cpu::replication_limits(budget, &self.config);
+        if events == u64::MAX {
+            self.horizon = self.horizon.max(limit);
+        }
+        // each device's share at once: the run takes as long as the slowest share
+        let results: Vec<Result<(), SimError>> = std::thread::scope(|s| {
+            let handles: Vec<_> = self
+                .parts
+                .iter_mut()
+                .map(|p| s.spawn(move || p.advance(budget)))
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join()
+                        .unwrap_or_else(|_| Err(SimError::Gpu("a device's share stopped".into())))
+                })
+                .collect()
+        });
+        results.into_iter().collect()
+    }
+    fn now(&self) -> Ticks {
+        let shape = self.config.shape();
+        self.replications()
+            .map(|r| super::cpu::now_of(&shape, &r, self.horizon))
+            .unwrap_or(0)
+    }
+    fn finished(&self) -> bool {
+        self.parts.iter().all(Engine::finished)
+    }
+    fn totals(&self) -> StepTotals {
+        self.replications()
+            .map(|r| super::cpu::totals_of(&r))
+            .unwrap_or_default()
+    }
+    fn step_log(&self) -> &[StepRecord] {
+        &[]
+    }
+    fn samples(&self) -> Option<Vec<f64>> {
+        self.replications().ok().map(|r| super::live::l_hats(&r))
+    }
+    fn report(&mut self) -> Result<Report, SimError> {
+        Ok(Report::of(&self.summary()?))
+    }
+}
+
+impl LiveEngine for SpreadMmck {
+    fn runs_on(&self) -> &'static str {
+        "gpu"
+    }
+    fn gpu_memory_bytes(&self) -> u64 {
+        self.parts.iter().map(|p| p.memory_bytes).sum()
+    }
+    fn write_display(&self, gpu: &Gpu, buf: &wgpu::Buffer) {
+        // the shares live on other devices: the words go up from the host
+        if let Ok(w) = self.display_words() {
+            let fit = w.len().min((buf.size() / 8) as usize);
+            gpu.queue
+                .write_buffer(buf, 0, bytemuck::cast_slice(&w[..fit]));
+        }
+    }
+    fn display_words(&self) -> Result<Vec<[u32; 2]>, SimError> {
+        let (rows, cols) = self.config.grid();
+        Ok(super::live::words(
+            rows as usize * cols as usize,
+            &self.replications()?,
+        ))
+    }
+    fn sample(&self, now: Ticks) -> Result<Sample, SimError> {
+        Ok(super::live::sample(self, now, &self.summary()?))
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
+/// The registry's [`crate::config::ModelInfo::spread`]: `config`'s replications over `gpus`.
+pub fn build(
+    config: &crate::config::Config,
+    gpus: &[Arc<Gpu>],
+) -> Result<Box<dyn LiveEngine>, SimError> {
+    let Some(c) = config.get::<MmckConfig>() else {
+        return Err(SimError::Gpu("not an mmck configuration".into()));
+    };
+    Ok(Box::new(SpreadMmck::new(gpus, c)?))
+}
