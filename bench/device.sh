@@ -174,6 +174,15 @@ for what in "$@"; do
           $b bench --suite mixture-round --format json --out "$OUT/mixture-round-$round-$(basename "$b").json" 2>&1
         done
       done | tee "$OUT/mixture-round-ab.txt" ;;
+    multi-gpu)  # issue 32, item 5, on a host of several GPUs: the Fig. 14 sweep (20 seeds, GPU) and 10^6 M/M/c/k replications × 50,000 on device 0 and on all devices, two rounds; the rows must be equal (compared after the call)
+      $BIN devices | tee "$OUT/devices.txt"
+      for round in 1 2; do
+        for d in 0 all; do
+          /usr/bin/time -f "%e s wall" $BIN sweep sang2019-fig14-15 --seeds 20 --engine gpu --devices $d --format json --out "$OUT/fig14-$d-$round.json" 2> "$OUT/fig14-$d-$round.err"
+          /usr/bin/time -f "%e s wall" $BIN run cheng2014-mmck --engine gpu --set run.replications=1000000 --devices $d --format json --out "$OUT/mmck-1e6-$d-$round.json" 2> "$OUT/mmck-1e6-$d-$round.err"
+          echo "round $round devices $d: fig14 $(grep -m1 -h '"wall_seconds"' "$OUT/fig14-$d-$round.json" | tr -d ' ,') ($(tail -1 "$OUT/fig14-$d-$round.err") with verification); mmck 10^6 $(grep -m1 -h '"wall_seconds"' "$OUT/mmck-1e6-$d-$round.json" | tr -d ' ,') ($(tail -1 "$OUT/mmck-1e6-$d-$round.err"))"
+        done
+      done | tee "$OUT/multi-gpu.txt" ;;
     mixture-suite)  # the bench suite alone (fit-rounds has the shipped sample's fits)
       $BIN bench --suite mixture --format json --out "$OUT/mixture.json" 2>&1 | tee "$OUT/mixture.log" ;;
     devs)  # paper 004: sequential PDEVS, flattened CPU (all cores) and flattened GPU, both models at the paper's sizes
