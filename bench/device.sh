@@ -183,6 +183,15 @@ for what in "$@"; do
           echo "round $round devices $d: fig14 $(grep -m1 -h '"wall_seconds"' "$OUT/fig14-$d-$round.json" | tr -d ' ,') ($(tail -1 "$OUT/fig14-$d-$round.err") with verification); mmck 10^6 $(grep -m1 -h '"wall_seconds"' "$OUT/mmck-1e6-$d-$round.json" | tr -d ' ,') ($(tail -1 "$OUT/mmck-1e6-$d-$round.err"))"
         done
       done | tee "$OUT/multi-gpu.txt" ;;
+    multi-gpu-mid)  # multi-gpu with 229,376 M/M/c/k replications (32 × paper 003's 7,168; 10^6 took 362 s on one H100) and the JSON's run wall clock read correctly
+      $BIN devices | tee "$OUT/devices.txt"
+      for round in 1 2; do
+        for d in 0 all; do
+          /usr/bin/time -f "%e s wall" $BIN sweep sang2019-fig14-15 --seeds 20 --engine gpu --devices $d --format json --out "$OUT/fig14-$d-$round.json" 2> "$OUT/fig14-$d-$round.err"
+          /usr/bin/time -f "%e s wall" $BIN run cheng2014-mmck --engine gpu --set run.replications=229376 --devices $d --format json --out "$OUT/mmck-229376-$d-$round.json" 2> "$OUT/mmck-229376-$d-$round.err"
+          echo "round $round devices $d: fig14 runs $(grep -h '^  "wall_seconds"' "$OUT/fig14-$d-$round.json" | tr -d ' ,') ($(tail -1 "$OUT/fig14-$d-$round.err") with verification); mmck 229,376 × 50,000 $(grep -m1 -h '"wall_seconds"' "$OUT/mmck-229376-$d-$round.json" | tr -d ' ,') ($(tail -1 "$OUT/mmck-229376-$d-$round.err"))"
+        done
+      done | tee "$OUT/multi-gpu.txt" ;;
     mixture-suite)  # the bench suite alone (fit-rounds has the shipped sample's fits)
       $BIN bench --suite mixture --format json --out "$OUT/mixture.json" 2>&1 | tee "$OUT/mixture.log" ;;
     devs)  # paper 004: sequential PDEVS, flattened CPU (all cores) and flattened GPU, both models at the paper's sizes
