@@ -76,6 +76,54 @@ fn the_monitors_show_the_engines_numbers_and_their_exact_values() {
     );
 }
 
+/// Issue 33: "utilization 0.4971 < 0.5010 at d = 0.25 — the opposite of the lesson, with no
+/// interval shown". Run long enough, the monitors show each statistic ± its 95% interval
+/// (batch means, the kit's own test checks the arithmetic) and say whether the exact value
+/// lies inside it, in a label of ordinary size.
+#[test]
+fn the_monitors_show_a_confidence_interval_and_whether_the_exact_value_is_inside() {
+    if !gpu_available() {
+        return;
+    }
+    let mut h = harness("teaching-16x16");
+    let cfg = pdes_lab::preset::config_with("teaching-16x16", &["run.d=0.25", "run.end_time=2000"])
+        .unwrap();
+    h.state_mut().load_preset_text("d = 0.25", &cfg.to_toml(""));
+    for t in (250..=2000).step_by(50) {
+        h.state_mut()
+            .advance(pdes_lab::sim::Budget::Until(pdes_lab::time::to_ticks(
+                f64::from(t),
+            )));
+        h.state_mut().step_once();
+    }
+    h.run_steps(2);
+    let monitors = (h.state().a.panel.monitors)(&h.state().a);
+    let utilization = &monitors[0];
+    let half = utilization
+        .interval
+        .expect("an interval after 1,800 time units");
+    assert!(half > 0.0 && half < 0.05, "{half}");
+    h.get_by_label(&utilization.shown());
+    assert!(
+        utilization.shown().contains(" ± "),
+        "{}",
+        utilization.shown()
+    );
+    let inside = utilization
+        .exact_inside()
+        .expect("an exact value and an interval");
+    let verdict = if inside {
+        "inside the interval"
+    } else {
+        "outside the interval"
+    };
+    assert!(
+        h.query_all_by_label_contains(verdict).count() >= 1,
+        "no label says '{verdict}'"
+    );
+    assert!(monitors[1].interval.is_some(), "the sojourn's interval too");
+}
+
 /// Before the warm-up ends the torus's statistics hold nothing: the monitors say "warm-up
 /// to t = 200" instead of showing a utilization of 0, and show the numbers once past it.
 #[test]

@@ -20,6 +20,9 @@ pub struct Sample {
     pub sojourn: f64,
     /// Torus: causality errors so far.
     pub causality_errors: u64,
+    /// Torus: services completed since the warm-up (the count the mean sojourn divides by;
+    /// the monitors' batch means weigh by it).
+    pub completions: u64,
     /// Open network: tokens in the system.
     pub tokens_in_system: f64,
     /// Diffusion: mean temperature.

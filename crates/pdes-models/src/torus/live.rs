@@ -58,6 +58,7 @@ fn torus_sample(
             0.0
         },
         causality_errors,
+        completions: sums.completions,
         ..Sample::default()
     }
 }

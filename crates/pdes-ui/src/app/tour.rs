@@ -31,7 +31,7 @@ pub const STOPS: &[Stop] = &[
     },
     Stop {
         title: "Exact, but a different model",
-        text: "Running with d = 8. The window run is exact for the model it simulates - but with d = 8 every service is at least 8 of its mean 10, much less variable than the exponential service of the paper's network. Watch the utilization curve settle above the dashed line, the exact value with exponential service, and the sojourn below its line (paper 000 Figs. 14-15): the bias comes from the shift, not from the parallel algorithm. Statistics start after the warm-up (t = 200), as the curves do.",
+        text: "Running with d = 8. The window run is exact for the model it simulates - but with d = 8 every service is at least 8 of its mean 10, much less variable than the exponential service of the paper's network. Watch the utilization curve settle above the dashed line, the exact value with exponential service, and the sojourn below its line (paper 000 Figs. 14-15): the bias comes from the shift, not from the parallel algorithm. The monitors say how sure that is: the ± is a 95% interval (batch means), and once the exact value lies outside it the gap is real, not noise - at small d it stays inside for a long time. Statistics start after the warm-up (t = 200), as the curves do.",
         setup: |app| tour_torus(app, 8.0, true),
     },
     Stop {

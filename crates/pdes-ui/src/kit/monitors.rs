@@ -20,6 +20,9 @@ pub struct Monitor {
     /// While the statistic has no value yet (its warm-up runs to this time), the monitor
     /// says so instead of showing a 0 that was never measured.
     pub warming_up_to: Option<f64>,
+    /// Half-width of the value's 95% confidence interval ([`batch_means`]), once the run
+    /// is long enough to have one: what tells a real gap to the exact value from noise.
+    pub interval: Option<f64>,
 }
 
 impl Monitor {
@@ -35,7 +38,20 @@ impl Monitor {
             exact: None,
             help: help.into(),
             warming_up_to: None,
+            interval: None,
         }
+    }
+
+    /// The same with a 95% confidence interval's half-width.
+    pub fn within(mut self, half_width: Option<f64>) -> Self {
+        self.interval = half_width;
+        self
+    }
+
+    /// Whether the exact value lies inside the interval (None without either).
+    pub fn exact_inside(&self) -> Option<bool> {
+        let ((_, exact), h) = (self.exact?, self.interval?);
+        Some((self.value - exact).abs() <= h)
     }
 
     /// The same with an exact value (`what` names it: "exact", "Jackson", …).
@@ -50,11 +66,13 @@ impl Monitor {
         self
     }
 
-    /// The value as the monitor shows it: the number, or a dash during the warm-up.
+    /// The value as the monitor shows it: the number (± its interval's half-width), or a
+    /// dash during the warm-up.
     pub fn shown(&self) -> String {
-        match self.warming_up_to {
-            Some(_) => "—".to_string(),
-            None => format(self.value),
+        match (self.warming_up_to, self.interval) {
+            (Some(_), _) => "—".to_string(),
+            (None, Some(h)) => format!("{} ± {}", format(self.value), format_interval(h)),
+            (None, None) => format(self.value),
         }
     }
 }
@@ -68,6 +86,61 @@ pub fn format(v: f64) -> String {
     } else {
         format!("{:.4}", v)
     }
+}
+
+/// A half-width to two significant digits (an interval is not known better than that).
+fn format_interval(h: f64) -> String {
+    if h <= 0.0 || !h.is_finite() {
+        return format(h);
+    }
+    let digits = (1 - h.log10().floor() as i32).max(0) as usize;
+    format!("{h:.digits$}")
+}
+
+/// Spans a run's statistics are cut into for [`batch_means`].
+pub const BATCHES: usize = 10;
+
+/// The 95% confidence half-width of a running mean, by batch means: the time from `from`
+/// (the warm-up's end) to the latest sample is cut into [`BATCHES`] equal spans; each
+/// span's own mean comes from the running means at its ends, `value` weighted by
+/// `weight` (the mean's denominator: time covered, services completed); Student's t over
+/// the spans. Spans of at least `min_span` (a few mean service times: longer than the
+/// state's memory) are nearly independent, which is what lets the interval tell a shift
+/// of the mean from noise; shorter ones would be correlated and the start's transient
+/// would pass for a gap. None until the spans are that long and each holds a sample and
+/// some weight.
+pub fn batch_means(
+    samples: &[pdes_gpu::Sample],
+    from: f64,
+    min_span: f64,
+    value: impl Fn(&pdes_gpu::Sample) -> f64,
+    weight: impl Fn(&pdes_gpu::Sample) -> f64,
+) -> Option<f64> {
+    let last = samples.last()?;
+    let span = (last.time - from) / BATCHES as f64;
+    if span <= 0.0 || span < min_span {
+        return None;
+    }
+    // the running mean's numerator and denominator at the last sample at or before t
+    let at = |t: f64| -> (f64, f64) {
+        let i = samples.partition_point(|x| x.time <= t + 1e-9 * span);
+        match i.checked_sub(1).map(|i| &samples[i]) {
+            Some(x) if x.time > from => (value(x) * weight(x), weight(x)),
+            _ => (0.0, 0.0),
+        }
+    };
+    let mut means = Vec::with_capacity(BATCHES);
+    let mut before = (0.0, 0.0);
+    for j in 1..=BATCHES {
+        let now = at(from + span * j as f64);
+        let w = now.1 - before.1;
+        if w <= 0.0 {
+            return None;
+        }
+        means.push((now.0 - before.0) / w);
+        before = now;
+    }
+    pdes_core::stats::estimate(&means).ci95
 }
 
 /// The latest plot sample of a session (a default one before the first).
@@ -109,11 +182,18 @@ pub fn row(ui: &mut egui::Ui, s: &Session, prefix: &str) {
                         ui.horizontal(|ui| {
                             ui.monospace(egui::RichText::new(m.shown()).strong());
                             if let Some(end) = m.warming_up_to {
-                                ui.small(format!("warm-up to t = {}", format(end)));
+                                ui.label(format!("warm-up to t = {}", format(end)));
                             } else if let Some((what, v)) = m.exact {
-                                ui.small(format!("{what} {}", format(v)));
+                                ui.label(format!("{what} {}", format(v)));
                             }
                         });
+                        if m.warming_up_to.is_none() {
+                            match m.exact_inside() {
+                                Some(true) => ui.label("inside the interval: no gap shown yet"),
+                                Some(false) => ui.label("outside the interval: a real gap"),
+                                None => return,
+                            };
+                        }
                     });
                 })
                 .response
@@ -155,4 +235,89 @@ pub fn ab_line(ui: &mut egui::Ui, a: &Session, b: &Session) {
         )
     };
     ui.small(text);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{BATCHES, Monitor, batch_means};
+    use pdes_gpu::Sample;
+
+    /// Samples of a running mean whose spans (of time 10 each from t = 100, five samples a
+    /// span) have the means `spans`, weighted by time.
+    fn running(spans: &[f64]) -> Vec<Sample> {
+        let mut samples = vec![Sample {
+            time: 50.0,
+            ..Sample::default()
+        }];
+        let mut area = 0.0;
+        for (j, m) in spans.iter().enumerate() {
+            for k in 1..=5 {
+                let t = 100.0 + 10.0 * j as f64 + 2.0 * k as f64;
+                let covered = t - 100.0;
+                let part = area + m * 2.0 * k as f64;
+                samples.push(Sample {
+                    time: t,
+                    utilization: part / covered,
+                    ..Sample::default()
+                });
+            }
+            area += m * 10.0;
+        }
+        samples
+    }
+
+    #[test]
+    fn the_interval_is_students_t_over_the_spans_means() {
+        let spans = [0.4, 0.6, 0.5, 0.45, 0.55, 0.52, 0.48, 0.5, 0.47, 0.53];
+        assert_eq!(spans.len(), BATCHES);
+        let h = batch_means(
+            &running(&spans),
+            100.0,
+            10.0,
+            |x| x.utilization,
+            |x| x.time - 100.0,
+        );
+        let expected = pdes_core::stats::estimate(&spans).ci95;
+        let (h, expected) = (h.unwrap(), expected.unwrap());
+        assert!((h - expected).abs() < 1e-12, "{h} against {expected}");
+        // a constant mean has no spread
+        let flat = batch_means(
+            &running(&[0.5; 10]),
+            100.0,
+            10.0,
+            |x| x.utilization,
+            |x| x.time - 100.0,
+        );
+        assert!(flat.unwrap().abs() < 1e-12);
+    }
+
+    #[test]
+    fn no_interval_until_every_span_has_a_sample() {
+        let mut samples = running(&[0.5; 10]);
+        // no sample from t = 125 to 145: the fourth span (130 to 140) has no weight of its own
+        samples.retain(|x| !(125.0..=145.0).contains(&x.time));
+        assert_eq!(
+            batch_means(&samples, 100.0, 10.0, |x| x.utilization, |x| x.time - 100.0),
+            None
+        );
+        assert_eq!(
+            batch_means(&[], 100.0, 10.0, |x| x.utilization, |x| x.time),
+            None
+        );
+        // spans shorter than asked: no interval (the run is too short to have one)
+        let whole = running(&[0.5; 10]);
+        assert_eq!(
+            batch_means(&whole, 100.0, 10.5, |x| x.utilization, |x| x.time - 100.0),
+            None
+        );
+    }
+
+    #[test]
+    fn the_monitor_says_whether_the_exact_value_is_inside() {
+        let m = Monitor::new("utilization", 0.497, "").exact("exact", 0.5);
+        assert_eq!(m.exact_inside(), None);
+        assert_eq!(m.clone().within(Some(0.005)).exact_inside(), Some(true));
+        assert_eq!(m.clone().within(Some(0.002)).exact_inside(), Some(false));
+        assert_eq!(m.within(Some(0.0052)).shown(), "0.4970 ± 0.0052");
+    }
 }

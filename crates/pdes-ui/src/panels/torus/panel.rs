@@ -389,7 +389,7 @@ fn colour_range(s: &Session) -> (f32, f32) {
 /// The torus's monitors: utilization and sojourn with their exact values (exponential
 /// service), the last step's events, causality errors so far.
 fn monitors(s: &Session) -> Vec<crate::kit::monitors::Monitor> {
-    use crate::kit::monitors::{Monitor, last_step_events, latest};
+    use crate::kit::monitors::{BATCHES, Monitor, batch_means, last_step_events, latest};
     let Some(cfg) = s.config.get::<pdes_models::torus::config::TorusConfig>() else {
         return Vec::new();
     };
@@ -414,11 +414,34 @@ fn monitors(s: &Session) -> Vec<crate::kit::monitors::Monitor> {
             m
         }
     };
+    // 95% intervals by batch means over the time since the warm-up: the same running
+    // means, cut into spans (kit::monitors::batch_means)
+    // (spans of at least five mean services: a facility's state forgets that fast)
+    let (from, min_span) = (cfg.run.warmup, 5.0 * cfg.model.mean_service);
+    let utilization_ci = batch_means(
+        &s.samples,
+        from,
+        min_span,
+        |x| x.utilization,
+        |x| x.time - from,
+    );
+    let sojourn_ci = batch_means(
+        &s.samples,
+        from,
+        min_span,
+        |x| x.sojourn,
+        |x| x.completions as f64,
+    );
+    let interval = format!(
+        " ± is a 95% confidence interval by batch means (the run since the warm-up cut into {BATCHES} spans, shown once each span lasts five mean services): while the exact value lies inside it, the run has not shown a gap — a difference that small is noise; outside it, the gap is real (with shifted service: the bias of paper 000 Figs. 14-15)."
+    );
     vec![
-        statistic(Monitor::new("utilization", x.utilization, format!("Busy fraction {since}, averaged over facilities; beside it the exact value of this network with exponential service."))
-            .exact(exact, cfg.model.analytic_utilization())),
-        statistic(Monitor::new("mean sojourn", x.sojourn, format!("Queue wait + service per visit completed {since}; beside it the exact value with exponential service."))
-            .exact(exact, cfg.model.analytic_sojourn())),
+        statistic(Monitor::new("utilization", x.utilization, format!("Busy fraction {since}, averaged over facilities; beside it the exact value of this network with exponential service.{interval}"))
+            .exact(exact, cfg.model.analytic_utilization())
+            .within(utilization_ci)),
+        statistic(Monitor::new("mean sojourn", x.sojourn, format!("Queue wait + service per visit completed {since}; beside it the exact value with exponential service.{interval}"))
+            .exact(exact, cfg.model.analytic_sojourn())
+            .within(sojourn_ci)),
         Monitor::new("events in the last step", last_step_events(s), "Events the last step processed together: the parallelism a GPU gets."),
         Monitor::new("causality errors", x.causality_errors as f64, "Arrivals older than the last one their facility processed, so far (0 for the exact algorithms)."),
     ]
