@@ -504,3 +504,46 @@ fn a_typed_path_opens_a_preset_where_no_file_dialog_can() {
     assert!(message.contains("mine.toml"), "{message}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Issue 33: at 800×600 the heatmap shrank to nothing and did not come back at 1280×820.
+/// At the common laptop sizes the heatmap keeps a useful size beside the monitors and
+/// plots; at 800×600 it keeps at least its minimum (the view scrolls); back at 1280×820
+/// it is as large as it was before the window shrank.
+#[test]
+fn the_heatmap_holds_up_at_laptop_sizes_and_comes_back_after_a_small_window() {
+    if !gpu_available() {
+        return;
+    }
+    let mut h = harness("teaching-16x16");
+    h.state_mut()
+        .advance(pdes_lab::sim::Budget::Until(pdes_lab::time::to_ticks(
+            300.0,
+        )));
+    h.state_mut().step_once();
+    h.run_steps(3);
+    let heatmap = |h: &Harness<'static, PdesApp>| h.state().heatmap_view(0).unwrap().size;
+    let large = heatmap(&h);
+    for (size, least) in [
+        ([1366.0, 768.0], 250.0),
+        ([1280.0, 720.0], 190.0),
+        ([800.0, 600.0], pdes_lab::kit::heatmap::MIN_HEIGHT),
+    ] {
+        h.set_size(egui::vec2(size[0], size[1]));
+        h.run_steps(4);
+        let got = heatmap(&h);
+        assert!(
+            got[1] >= least && got[0] >= least,
+            "{size:?}: heatmap {got:?}"
+        );
+        // the monitors are still there, each on the screen
+        let utilization = h.state().a.samples.last().unwrap().utilization;
+        h.get_by_label(&pdes_lab::app::monitors::format(utilization));
+    }
+    h.set_size(egui::vec2(1280.0, 820.0));
+    h.run_steps(4);
+    let back = heatmap(&h);
+    assert!(
+        back[1] >= large[1] - 1.0,
+        "{large:?} before, {back:?} after"
+    );
+}

@@ -28,13 +28,27 @@ impl PdesApp {
 
 impl PdesApp {
     /// The live view: the strip, the heatmaps with their legends, the plots and monitors.
+    /// Where the window is too small for the strip and a heatmap of at least
+    /// [`heatmap::MIN_HEIGHT`], the view scrolls rather than shrinking the heatmap away.
     pub(super) fn central(&mut self, ui: &mut egui::Ui) {
+        let room = ui.available_size();
+        egui::ScrollArea::vertical()
+            .auto_shrink([false, false])
+            .show(ui, |ui| self.central_content(ui, room));
+    }
+
+    fn central_content(&mut self, ui: &mut egui::Ui, room: egui::Vec2) {
+        let top = ui.min_rect().top();
         if let Some(timeline) = self.a.panel.timeline {
             timeline(ui, &self.a);
         }
         let sessions: Vec<&Session> = std::iter::once(&self.a).chain(self.b.as_ref()).collect();
         let n = sessions.len();
-        let avail = ui.available_size();
+        let strip = ui.min_rect().bottom() - top;
+        let avail = egui::vec2(
+            ui.available_width(),
+            (room.y - strip).max(heatmap::MIN_HEIGHT + 60.0),
+        );
         // room for the legend on the right
         let w = (avail.x - heatmap::LEGEND_WIDTH - 8.0 * n as f32) / n as f32;
         let mut pin = None;
@@ -58,7 +72,7 @@ impl PdesApp {
                         s,
                         self.mode,
                         &mut views[i],
-                        egui::vec2(w.max(50.0), (avail.y - 60.0).max(50.0)),
+                        egui::vec2(w.max(50.0), avail.y - 60.0),
                         i as u64,
                         heatmap::Marks {
                             arrow: arrow.filter(|_| i == 0),

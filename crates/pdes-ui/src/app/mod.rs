@@ -33,6 +33,16 @@ use session::Session;
 use std::sync::Arc;
 use web_time::Instant;
 
+/// The controls' width on a large window; at most 30% of a smaller one at first.
+const CONTROLS_WIDTH: f32 = 290.0;
+/// The narrowest the controls may be dragged (their widest row still fits).
+const CONTROLS_MIN_WIDTH: f32 = 200.0;
+/// The plots' height on a large window; at most 30% of a smaller one at first, never more
+/// than 45% (the heatmap keeps the rest).
+const PLOTS_HEIGHT: f32 = 230.0;
+/// The lowest the plots may be dragged.
+const PLOTS_MIN_HEIGHT: f32 = 110.0;
+
 /// Simulated time units per second a window starts at.
 pub const DEFAULT_SIM_RATE: f64 = 20.0;
 
@@ -682,16 +692,21 @@ impl eframe::App for PdesApp {
     fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
         egui::Panel::top("menu").show(ui, |ui| self.menu_bar(ui));
         egui::Panel::bottom("status").show(ui, |ui| self.status_bar(ui));
+        // the panels' sizes follow the window (a laptop's 1366×768, a projector's 800×600):
+        // each can be dragged within its range, and the range keeps the heatmap visible
+        let window = ui.ctx().content_rect().size();
         egui::Panel::left("controls")
-            .resizable(false)
-            .exact_size(290.0)
+            .resizable(true)
+            .default_size(CONTROLS_WIDTH.min(0.3 * window.x))
+            .size_range(CONTROLS_MIN_WIDTH..=CONTROLS_WIDTH.max(0.4 * window.x))
             .show(ui, |ui| {
                 egui::ScrollArea::vertical().show(ui, |ui| self.controls(ui));
             });
         if self.tab == Tab::Live {
             egui::Panel::bottom("plots")
                 .resizable(true)
-                .default_size(230.0)
+                .default_size(PLOTS_HEIGHT.min(0.3 * window.y))
+                .size_range(PLOTS_MIN_HEIGHT..=PLOTS_MIN_HEIGHT.max(0.45 * window.y))
                 .show(ui, |ui| {
                     plots::show(ui, &self.a, self.b.as_ref());
                 });

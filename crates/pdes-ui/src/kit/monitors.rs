@@ -169,37 +169,94 @@ pub fn last_step_events(s: &Session) -> f64 {
 /// Draws the monitors of session `s` (prefixed "A"/"B" in A/B mode) as one row of boxes.
 pub fn row(ui: &mut egui::Ui, s: &Session, prefix: &str) {
     let monitors = (s.panel.monitors)(s);
-    ui.horizontal_wrapped(|ui| {
-        if !prefix.is_empty() {
-            ui.strong(prefix);
+    // rows of as many monitors as fit, each at its own width: the rows wrap between
+    // monitors, never inside one (egui's wrapping layout let a framed group run past the
+    // window's edge, or squeezed "causality errors" to one letter a line)
+    let room = ui.available_width();
+    let mut rows: Vec<Vec<&Monitor>> = vec![Vec::new()];
+    let mut used = 0.0;
+    for m in &monitors {
+        let w = box_width(ui, m);
+        if used + w > room
+            && let Some(last) = rows.last()
+            && !last.is_empty()
+        {
+            rows.push(Vec::new());
+            used = 0.0;
         }
-        for m in monitors {
-            egui::Frame::group(ui.style())
-                .inner_margin(egui::Margin::symmetric(6, 2))
-                .show(ui, |ui| {
-                    ui.vertical(|ui| {
-                        ui.small(m.label);
-                        ui.horizontal(|ui| {
-                            ui.monospace(egui::RichText::new(m.shown()).strong());
-                            if let Some(end) = m.warming_up_to {
-                                ui.label(format!("warm-up to t = {}", format(end)));
-                            } else if let Some((what, v)) = m.exact {
-                                ui.label(format!("{what} {}", format(v)));
-                            }
-                        });
-                        if m.warming_up_to.is_none() {
-                            match m.exact_inside() {
-                                Some(true) => ui.label("inside the interval: no gap shown yet"),
-                                Some(false) => ui.label("outside the interval: a real gap"),
-                                None => return,
-                            };
-                        }
-                    });
-                })
-                .response
-                .on_hover_text(m.help.as_ref());
+        used += w;
+        if let Some(last) = rows.last_mut() {
+            last.push(m);
         }
-    });
+    }
+    for (r, row) in rows.iter().enumerate() {
+        ui.horizontal(|ui| {
+            if r == 0 && !prefix.is_empty() {
+                ui.strong(prefix);
+            }
+            for m in row {
+                monitor_box(ui, m);
+            }
+        });
+    }
+}
+
+/// What a monitor's box says: its label, its value, the note beside the value (the exact
+/// value, or the warm-up's end) and the line under it (whether the exact value is inside
+/// the interval).
+fn texts(m: &Monitor) -> (String, String, Option<String>, Option<&'static str>) {
+    let note = match (m.warming_up_to, m.exact) {
+        (Some(end), _) => Some(format!("warm-up to t = {}", format(end))),
+        (None, Some((what, v))) => Some(format!("{what} {}", format(v))),
+        (None, None) => None,
+    };
+    let verdict = match (m.warming_up_to, m.exact_inside()) {
+        (None, Some(true)) => Some("inside the interval: no gap shown yet"),
+        (None, Some(false)) => Some("outside the interval: a real gap"),
+        _ => None,
+    };
+    (m.label.to_string(), m.shown(), note, verdict)
+}
+
+/// The width `m`'s box takes: its widest line, its margins and the gap to the next box.
+fn box_width(ui: &egui::Ui, m: &Monitor) -> f32 {
+    let (label, value, note, verdict) = texts(m);
+    let measure = |text: String, style: egui::TextStyle| -> f32 {
+        let font = style.resolve(ui.style());
+        ui.ctx()
+            .fonts_mut(|f| f.layout_no_wrap(text, font, egui::Color32::WHITE).size().x)
+    };
+    let gap = ui.spacing().item_spacing.x;
+    let value_line = measure(value, egui::TextStyle::Monospace)
+        + note.map_or(0.0, |n| gap + measure(n, egui::TextStyle::Body));
+    let widest = measure(label, egui::TextStyle::Small)
+        .max(value_line)
+        .max(verdict.map_or(0.0, |v| measure(v.to_string(), egui::TextStyle::Body)));
+    widest + 2.0 * 6.0 + 2.0 + gap
+}
+
+/// Draws one monitor's box.
+fn monitor_box(ui: &mut egui::Ui, m: &Monitor) {
+    let (label, value, note, verdict) = texts(m);
+    egui::Frame::group(ui.style())
+        .inner_margin(egui::Margin::symmetric(6, 2))
+        .show(ui, |ui| {
+            ui.style_mut().wrap_mode = Some(egui::TextWrapMode::Extend);
+            ui.vertical(|ui| {
+                ui.small(label);
+                ui.horizontal(|ui| {
+                    ui.monospace(egui::RichText::new(value).strong());
+                    if let Some(n) = note {
+                        ui.label(n);
+                    }
+                });
+                if let Some(v) = verdict {
+                    ui.label(v);
+                }
+            });
+        })
+        .response
+        .on_hover_text(m.help.as_ref());
 }
 
 /// One line comparing A and B: their events and times while they run, and once both

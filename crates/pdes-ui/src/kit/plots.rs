@@ -6,6 +6,19 @@ use super::session::Session;
 use eframe::egui;
 use egui_plot::{HLine, Legend, Line, Plot, PlotPoints};
 
+/// The narrowest plot that draws its legend: in a narrower one (an 800-pixel window) the
+/// legend would cover the curves and spill into the next plot; the hover text names them.
+pub const LEGEND_MIN_WIDTH: f32 = 170.0;
+
+/// `plot` (`width` wide) with its legend where there is room for one.
+pub fn legend_if_room(plot: Plot<'_>, width: f32) -> Plot<'_> {
+    if width >= LEGEND_MIN_WIDTH {
+        plot.legend(Legend::default().background_alpha(0.35))
+    } else {
+        plot
+    }
+}
+
 /// Steps shown in the events-per-step series.
 pub const RECENT_STEPS: usize = 2000;
 
@@ -43,11 +56,8 @@ pub fn plot_series(
         });
     ui.vertical(|ui| {
         ui.label(label).on_hover_text(hover);
-        let mut plot = Plot::new(label)
-            .width(w)
-            .height(h)
-            .legend(Legend::default().background_alpha(0.35))
-            .x_axis_label("simulated time");
+        let mut plot =
+            legend_if_room(Plot::new(label).width(w).height(h), w).x_axis_label("simulated time");
         if top > low {
             plot = plot.include_y(top + (top - low) * LEGEND_HEADROOM);
         }
@@ -137,6 +147,9 @@ pub fn show(ui: &mut egui::Ui, a: &Session, b: Option<&Session>) {
     // claim the whole panel: content a few pixels short of it would let the resizable
     // panel shrink to fit, frame after frame
     ui.set_min_height(ui.available_height());
+    // titles keep one line (cut with "…" in a narrow window; the hover text says them in
+    // full): a title wrapped to three lines made its column taller than the panel
+    ui.style_mut().wrap_mode = Some(egui::TextWrapMode::Truncate);
     (a.panel.plots)(ui, a, b);
 }
 

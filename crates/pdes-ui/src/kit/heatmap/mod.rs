@@ -343,6 +343,10 @@ pub fn word_colour(mode: Mode, w: [u32; 2], step: u32, (lo, hi): (f32, f32)) -> 
     }
 }
 
+/// The least height a heatmap is given: below it the live view scrolls instead (a heatmap
+/// of 50 px shows nothing of a lesson).
+pub const MIN_HEIGHT: f32 = 160.0;
+
 /// The width the legend beside a heatmap takes: its text wraps inside it (a title as long
 /// as "customers in system" ran past the window's edge).
 pub const LEGEND_WIDTH: f32 = 96.0;

@@ -3,10 +3,10 @@
 //! inspector of a pinned facility.
 
 use crate::kit::heatmap::Mode;
-use crate::kit::plots::{RECENT_STEPS, tag, time_series_from};
+use crate::kit::plots::{RECENT_STEPS, legend_if_room, tag, time_series_from};
 use crate::kit::session::Session;
 use eframe::egui;
-use egui_plot::{Bar, BarChart, Legend, Line, Plot, PlotPoints};
+use egui_plot::{Bar, BarChart, Line, Plot, PlotPoints};
 use pdes_core::sim::StepRecord;
 use pdes_core::time::to_units;
 use pdes_models::torus::config::TorusConfig;
@@ -309,7 +309,7 @@ pub fn plots(ui: &mut egui::Ui, a: &Session, b: Option<&Session>) {
         );
         ui.vertical(|ui| {
             ui.label("parallel events per step").on_hover_text("Events processed together in each step (recent steps: faint), their moving mean over 1% of those steps (bold), and their histogram below. More events per step = more parallelism for the GPU.");
-            Plot::new("events").width(w).height(h).legend(Legend::default().background_alpha(0.35)).x_axis_label("simulated time").show(ui, |p| {
+            legend_if_room(Plot::new("events").width(w).height(h), w).x_axis_label("simulated time").show(ui, |p| {
                 for (i, s) in sessions.iter().enumerate() {
                     let log = s.engine().step_log();
                     let start = log.len().saturating_sub(RECENT_STEPS);
@@ -323,7 +323,7 @@ pub fn plots(ui: &mut egui::Ui, a: &Session, b: Option<&Session>) {
         ui.vertical(|ui| {
             ui.label("causality errors (cumulative)").on_hover_text("Arrivals older than the last arrival their facility already processed. Always 0 for the exact algorithms.");
             // from 0, at least to 1: an all-zero series keeps readable labels
-            Plot::new("errors").width(w).height(h * 0.55).legend(Legend::default().background_alpha(0.35)).include_y(0.0).include_y(1.0).x_axis_label("simulated time").show(ui, |p| {
+            legend_if_room(Plot::new("errors").width(w).height(h * 0.55), w).include_y(0.0).include_y(1.0).x_axis_label("simulated time").show(ui, |p| {
                 for (i, s) in sessions.iter().enumerate() {
                     let pts: PlotPoints = s.samples.iter().map(|x| [x.time, x.causality_errors as f64]).collect();
                     p.line(Line::new(tag(s, i, ab), pts));
