@@ -76,12 +76,15 @@ fn fs_main(in: VsOut) -> @location(0) vec4<f32> {
         rgb = mix(base, vec3<f32>(1.0, 0.15, 0.1), flash);
     }
     // grid lines when zoomed in enough (later for the smooth temperature field, where thin
-    // lines only add moiré)
+    // lines only add moiré): one colour, near the window's background — a line that only
+    // darkened its cell (× 0.6) vanished between dark cells and showed between light ones,
+    // so lines looked dashed and dark cells merged — in a band exactly one pixel wide,
+    // which holds one pixel centre across every cell edge whatever its phase
     let cell_px = 1.0 / max(fwidth(g.x), 1e-6);
     let fx = fract(g);
-    let lines_from = select(6.0, 24.0, V.mode == 3u);
-    if cell_px > lines_from && (min(fx.x, fx.y) * cell_px < 0.75) {
-        rgb = rgb * 0.6;
+    let lines_from = select(10.0, 24.0, V.mode == 3u); // smaller cells: a mesh over the field
+    if cell_px > lines_from && (min(fx.x, fx.y) * cell_px < 1.0) {
+        rgb = vec3<f32>(0.05, 0.05, 0.06);
     }
     // the next step's facilities: a white outline (when cells are at least 4 px wide)
     let edge = min(min(fx.x, fx.y), min(1.0 - fx.x, 1.0 - fx.y)) * cell_px;
