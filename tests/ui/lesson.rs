@@ -339,3 +339,30 @@ fn small_text_is_readable() {
         assert!(size >= 12.0, "{theme:?}: small text is {size} px");
     }
 }
+
+/// Issue 33: "the tour window never covers the heatmap it talks about". The tour is a
+/// panel docked at the live view's right: its text lies right of the grid, on the screen,
+/// and the grid keeps at least its least height, at a large window and at 800×600.
+#[test]
+fn the_tour_is_docked_beside_the_heatmap_at_any_window_size() {
+    use pdes_lab::app::tour::STOPS;
+    if !gpu_available() {
+        return;
+    }
+    let mut h = harness("teaching-16x16");
+    h.state_mut().start_tour();
+    for size in [egui::vec2(1280.0, 820.0), egui::vec2(800.0, 600.0)] {
+        h.set_size(size);
+        h.run_steps(4);
+        let heading = h.get_by_label_contains(STOPS[0].title).rect();
+        assert!(
+            heading.left() >= 0.6 * size.x - 1.0 && heading.left() < size.x,
+            "{size:?}: the tour's heading at {heading:?}"
+        );
+        let grid = h.state().heatmap_view(0).unwrap().size;
+        assert!(
+            grid[1] >= pdes_lab::kit::heatmap::MIN_HEIGHT,
+            "{size:?}: {grid:?}"
+        );
+    }
+}

@@ -718,6 +718,9 @@ impl eframe::App for PdesApp {
                 }
             });
         }
+        if self.tab == Tab::Live {
+            self.tour_panel(ui);
+        }
         egui::CentralPanel::default().show(ui, |ui| {
             let gpu = self.gpu.clone().filter(|_| self.gpu_check.gpu_allowed());
             match self.tab {
@@ -736,9 +739,6 @@ impl eframe::App for PdesApp {
                 Tab::Info => self.info_tab(ui),
             }
         });
-        if self.tab == Tab::Live {
-            self.tour_window(ui.ctx());
-        }
     }
 }
 

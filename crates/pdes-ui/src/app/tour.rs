@@ -1,11 +1,15 @@
 //! The guided tour (Info tab → "Guided tour"): six short stops through the torus lessons of
 //! paper 000, each of which sets the app up (preset, d, A/B, pause) and says in a few
-//! lines what to look at. It floats over the Live tab, so the grid, strip, monitors and
-//! plots it talks about stay in view; Back and Next move between stops, and every stop
-//! can be left for free exploration with Close.
+//! lines what to look at. It is a panel docked at the Live tab's right, beside the grid
+//! (a floating window covered the grid it talks about on a small screen), so the grid,
+//! strip, monitors and plots stay in view; Back and Next move between stops, and every
+//! stop can be left for free exploration with Close.
 
 use super::PdesApp;
 use eframe::egui;
+
+/// The tour panel's width on a large window (at most a quarter of a smaller one at first).
+const TOUR_WIDTH: f32 = 340.0;
 
 /// One stop of the tour.
 pub struct Stop {
@@ -84,36 +88,37 @@ impl PdesApp {
         }
     }
 
-    /// The floating tour window, while a tour is on.
-    pub(super) fn tour_window(&mut self, ctx: &egui::Context) {
+    /// The tour's panel at the right of the live view, while a tour is on (call before the
+    /// central panel, after the bottom ones: it takes the grid's width, not the plots').
+    pub(super) fn tour_panel(&mut self, ui: &mut egui::Ui) {
         let Some(i) = self.tour else { return };
         let stop = &STOPS[i];
         let mut go = None;
         let mut close = false;
-        // a fixed title keeps the window's id (and where the user moved it) across stops
-        egui::Window::new("Guided tour")
-            // right of the grid, over its colour legend: the grid, the strip, the monitors
-            // and the plots the stops talk about stay in view
-            .default_pos(egui::pos2(912.0, 100.0))
-            .default_width(340.0)
-            .collapsible(true)
-            .resizable(false)
-            .show(ctx, |ui| {
-                ui.heading(format!("{}/{}  {}", i + 1, STOPS.len(), stop.title));
-                ui.label(stop.text);
-                ui.horizontal(|ui| {
-                    if ui.add_enabled(i > 0, egui::Button::new("Back")).clicked() {
-                        go = Some(i - 1);
-                    }
-                    if ui
-                        .add_enabled(i + 1 < STOPS.len(), egui::Button::new("Next"))
-                        .clicked()
-                    {
-                        go = Some(i + 1);
-                    }
-                    if ui.button("Close the tour").clicked() {
-                        close = true;
-                    }
+        let window = ui.ctx().content_rect().width();
+        egui::Panel::right("guided tour")
+            .resizable(true)
+            .default_size(TOUR_WIDTH.min(0.25 * window))
+            .size_range(160.0..=TOUR_WIDTH.max(0.4 * window))
+            .show(ui, |ui| {
+                egui::ScrollArea::vertical().show(ui, |ui| {
+                    ui.strong("Guided tour");
+                    ui.heading(format!("{}/{}  {}", i + 1, STOPS.len(), stop.title));
+                    ui.label(stop.text);
+                    ui.horizontal_wrapped(|ui| {
+                        if ui.add_enabled(i > 0, egui::Button::new("Back")).clicked() {
+                            go = Some(i - 1);
+                        }
+                        if ui
+                            .add_enabled(i + 1 < STOPS.len(), egui::Button::new("Next"))
+                            .clicked()
+                        {
+                            go = Some(i + 1);
+                        }
+                        if ui.button("Close the tour").clicked() {
+                            close = true;
+                        }
+                    });
                 });
             });
         if let Some(j) = go {
