@@ -16,10 +16,10 @@ use std::sync::Arc;
 /// One row's cell of the BIC table for a fit.
 type Cell<'a> = dyn Fn(&Fit) -> String + 'a;
 
-/// What the worker sends: the progress of every k under way (best ln L after each round so
-/// far), a finished fit, or the error that stopped it.
+/// What the worker sends: k's best ln L after each round since the last such message, a
+/// finished fit, or the error that stopped it.
 enum Message {
-    Progress(Vec<(usize, Vec<f64>)>),
+    Progress(usize, Vec<f64>),
     Done(Fit),
     Failed(String),
 }
@@ -34,7 +34,7 @@ pub struct FitView {
     /// Evaluate on the GPU (f32).
     pub on_gpu: bool,
     fits: Vec<Fit>,
-    /// Best ln L after each round, of every k under way: (k, values).
+    /// Best ln L after each round, of every k begun: (k, values).
     progress: Vec<(usize, Vec<f64>)>,
     running: Option<Job<Message>>,
     /// A CSV asked for or dropped, until the platform hands it over.
@@ -90,6 +90,7 @@ impl FitView {
         };
         self.stop();
         self.fits.clear();
+        self.progress.clear();
         self.error = None;
         let max = self.max_components.clamp(1, fit::gpu::MAX_COMPONENTS);
         let gpu = gpu.filter(|_| self.on_gpu);
@@ -97,6 +98,9 @@ impl FitView {
         let mut prepared: Option<(fit::Standardized, Option<fit::gpu::GpuLoglik>)> = None;
         let mut search: Option<fit::Fits> = None;
         let mut sent = 0;
+        // per k, how many of its rounds' values have been sent: each step sends only the
+        // new ones (sending every curve whole each step was quadratic in the rounds)
+        let mut sent_rounds: Vec<(usize, usize)> = Vec::new();
         let step: Step<Message> = Box::new(move |emit| {
             if prepared.is_none() {
                 let standard = fit::Standardized::of(&data);
@@ -132,12 +136,22 @@ impl FitView {
                 }
             };
             let n = data.n() as f64;
-            let curves = fits
-                .progress()
-                .into_iter()
-                .map(|(k, best)| (k, best.iter().map(|c| standard.loglik(-c * n)).collect()))
-                .collect();
-            emit(Message::Progress(curves));
+            for (k, best) in fits.progress() {
+                let from = match sent_rounds.iter_mut().find(|(j, _)| *j == k) {
+                    Some((_, done)) => std::mem::replace(done, best.len()),
+                    None => {
+                        sent_rounds.push((k, best.len()));
+                        0
+                    }
+                };
+                if from < best.len() {
+                    let lnl = best[from..]
+                        .iter()
+                        .map(|c| standard.loglik(-c * n))
+                        .collect();
+                    emit(Message::Progress(k, lnl));
+                }
+            }
             for f in fits.done().into_iter().skip(sent) {
                 emit(Message::Done(standard.original(f.clone())));
                 sent += 1;
@@ -168,7 +182,11 @@ impl FitView {
                 }
             };
             match m {
-                Message::Progress(curves) => self.progress = curves,
+                Message::Progress(k, more) => match self.progress.iter_mut().find(|(j, _)| *j == k)
+                {
+                    Some((_, curve)) => curve.extend(more),
+                    None => self.progress.push((k, more)),
+                },
                 Message::Done(f) => {
                     finished = f.components >= self.max_components;
                     self.fits.push(f);
