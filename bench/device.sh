@@ -30,6 +30,20 @@ torus_ab() {
     done
   done
 }
+# multi_gpu REPLICATIONS: the Fig. 14 sweep (20 seeds, GPU) and REPLICATIONS M/M/c/k
+# replications × 50,000 on device 0 and on all devices, two rounds; the rows must be equal
+# (compared after the call: every field but the wall clocks)
+multi_gpu() {
+  local reps=$1
+  $BIN devices | tee "$OUT/devices.txt"
+  for round in 1 2; do
+    for d in 0 all; do
+      /usr/bin/time -f "%e s wall" $BIN sweep sang2019-fig14-15 --seeds 20 --engine gpu --devices $d --format json --out "$OUT/fig14-$d-$round.json" 2> "$OUT/fig14-$d-$round.err"
+      /usr/bin/time -f "%e s wall" $BIN run cheng2014-mmck --engine gpu --set run.replications=$reps --devices $d --format json --out "$OUT/mmck-$reps-$d-$round.json" 2> "$OUT/mmck-$reps-$d-$round.err"
+      echo "round $round devices $d: fig14 runs $(grep -h '^  "wall_seconds"' "$OUT/fig14-$d-$round.json" | tr -d ' ,') ($(tail -1 "$OUT/fig14-$d-$round.err") with verification); mmck $reps × 50,000 $(grep -m1 -h '"wall_seconds"' "$OUT/mmck-$reps-$d-$round.json" | tr -d ' ,') ($(tail -1 "$OUT/mmck-$reps-$d-$round.err"))"
+    done
+  done | tee "$OUT/multi-gpu.txt"
+}
 # torus_variants DIR...: the torus step at d = 0.25 (T = 5000) and its fixed cost (d = 1e-6)
 # with the built-in shaders and with each DIR's files replacing theirs (PDES_WGSL_DIR), two
 # interleaved rounds, wall µs per step
@@ -174,24 +188,10 @@ for what in "$@"; do
           $b bench --suite mixture-round --format json --out "$OUT/mixture-round-$round-$(basename "$b").json" 2>&1
         done
       done | tee "$OUT/mixture-round-ab.txt" ;;
-    multi-gpu)  # issue 32, item 5, on a host of several GPUs: the Fig. 14 sweep (20 seeds, GPU) and 10^6 M/M/c/k replications × 50,000 on device 0 and on all devices, two rounds; the rows must be equal (compared after the call)
-      $BIN devices | tee "$OUT/devices.txt"
-      for round in 1 2; do
-        for d in 0 all; do
-          /usr/bin/time -f "%e s wall" $BIN sweep sang2019-fig14-15 --seeds 20 --engine gpu --devices $d --format json --out "$OUT/fig14-$d-$round.json" 2> "$OUT/fig14-$d-$round.err"
-          /usr/bin/time -f "%e s wall" $BIN run cheng2014-mmck --engine gpu --set run.replications=1000000 --devices $d --format json --out "$OUT/mmck-1e6-$d-$round.json" 2> "$OUT/mmck-1e6-$d-$round.err"
-          echo "round $round devices $d: fig14 $(grep -m1 -h '"wall_seconds"' "$OUT/fig14-$d-$round.json" | tr -d ' ,') ($(tail -1 "$OUT/fig14-$d-$round.err") with verification); mmck 10^6 $(grep -m1 -h '"wall_seconds"' "$OUT/mmck-1e6-$d-$round.json" | tr -d ' ,') ($(tail -1 "$OUT/mmck-1e6-$d-$round.err"))"
-        done
-      done | tee "$OUT/multi-gpu.txt" ;;
-    multi-gpu-mid)  # multi-gpu with 229,376 M/M/c/k replications (32 × paper 003's 7,168; 10^6 took 362 s on one H100) and the JSON's run wall clock read correctly
-      $BIN devices | tee "$OUT/devices.txt"
-      for round in 1 2; do
-        for d in 0 all; do
-          /usr/bin/time -f "%e s wall" $BIN sweep sang2019-fig14-15 --seeds 20 --engine gpu --devices $d --format json --out "$OUT/fig14-$d-$round.json" 2> "$OUT/fig14-$d-$round.err"
-          /usr/bin/time -f "%e s wall" $BIN run cheng2014-mmck --engine gpu --set run.replications=229376 --devices $d --format json --out "$OUT/mmck-229376-$d-$round.json" 2> "$OUT/mmck-229376-$d-$round.err"
-          echo "round $round devices $d: fig14 runs $(grep -h '^  "wall_seconds"' "$OUT/fig14-$d-$round.json" | tr -d ' ,') ($(tail -1 "$OUT/fig14-$d-$round.err") with verification); mmck 229,376 × 50,000 $(grep -m1 -h '"wall_seconds"' "$OUT/mmck-229376-$d-$round.json" | tr -d ' ,') ($(tail -1 "$OUT/mmck-229376-$d-$round.err"))"
-        done
-      done | tee "$OUT/multi-gpu.txt" ;;
+    multi-gpu)  # issue 32, item 5, on a host of several GPUs: the Fig. 14 sweep and 10^6 M/M/c/k replications (362 s on one H100: more than a call's 10 minutes for both rounds)
+      multi_gpu 1000000 ;;
+    multi-gpu-mid)  # the same with 229,376 replications (32 × paper 003's 7,168)
+      multi_gpu 229376 ;;
     mixture-suite)  # the bench suite alone (fit-rounds has the shipped sample's fits)
       $BIN bench --suite mixture --format json --out "$OUT/mixture.json" 2>&1 | tee "$OUT/mixture.log" ;;
     devs)  # paper 004: sequential PDEVS, flattened CPU (all cores) and flattened GPU, both models at the paper's sizes

@@ -22,6 +22,18 @@ fn instance() -> wgpu::Instance {
     wgpu::Instance::new(desc)
 }
 
+/// Why device `index` cannot be opened on a host of `count` adapters, in words.
+pub fn no_device(index: usize, count: usize) -> String {
+    match count {
+        0 => "this host has no GPU adapter with Vulkan, Metal or DX12".to_string(),
+        1 => format!("there is no device {index}: this host has one, device 0"),
+        _ => format!(
+            "there is no device {index}: this host has {count}, numbered 0 to {}",
+            count - 1
+        ),
+    }
+}
+
 /// A wgpu device and queue with what PDES Lab needs to know about them.
 #[derive(Debug)]
 pub struct Gpu {
@@ -69,16 +81,8 @@ impl Gpu {
     /// Opens adapter `index` of [`Gpu::adapters`] as a device of its own.
     pub fn open(index: usize) -> Result<Self, String> {
         let mut adapters = Self::adapters();
-        let count = adapters.len();
-        if index >= count {
-            return Err(match count {
-                0 => "this host has no GPU adapter with Vulkan, Metal or DX12".to_string(),
-                1 => format!("there is no device {index}: this host has one, device 0"),
-                _ => format!(
-                    "there is no device {index}: this host has {count}, numbered 0 to {}",
-                    count - 1
-                ),
-            });
+        if index >= adapters.len() {
+            return Err(no_device(index, adapters.len()));
         }
         pollster::block_on(Self::on(adapters.swap_remove(index)))
     }

@@ -11,5 +11,5 @@ pub mod reduce_check;
 pub mod shaders;
 pub mod stepped;
 
-pub use context::{Gpu, read_ranges};
+pub use context::{Gpu, no_device, read_ranges};
 pub use live::{LiveEngine, Sample};

@@ -46,14 +46,7 @@ pub fn check(devices: &Devices) -> Result<(), String> {
     };
     match listed.iter().find(|&&i| i >= count) {
         None => Ok(()),
-        Some(i) => Err(match count {
-            0 => "--devices: this host has no GPU adapter with Vulkan, Metal or DX12".into(),
-            1 => format!("--devices: there is no device {i}: this host has one, device 0"),
-            _ => format!(
-                "--devices: there is no device {i}: this host has {count}, numbered 0 to {}",
-                count - 1
-            ),
-        }),
+        Some(&i) => Err(format!("--devices: {}", pdes_gpu::no_device(i, count))),
     }
 }
 
