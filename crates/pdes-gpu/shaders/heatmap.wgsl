@@ -79,11 +79,16 @@ fn fs_main(in: VsOut) -> @location(0) vec4<f32> {
     // lines only add moiré): one colour, near the window's background — a line that only
     // darkened its cell (× 0.6) vanished between dark cells and showed between light ones,
     // so lines looked dashed and dark cells merged — in a band exactly one pixel wide,
-    // which holds one pixel centre across every cell edge whatever its phase
+    // which holds one pixel centre across every cell edge whatever its phase. The band starts a quarter pixel before the edge: a grid centred in
+    // its rectangle puts edges on pixel centres or between them, and a band starting exactly
+    // there left it to rounding, pixel by pixel, which row drew the line (a dashed row).
+    // From 8 px cells (a 16-row grid at its least height is exactly 10 px: a threshold at
+    // 10 flickered along the rows); smaller cells would get a mesh over the field.
     let cell_px = 1.0 / max(fwidth(g.x), 1e-6);
     let fx = fract(g);
-    let lines_from = select(10.0, 24.0, V.mode == 3u); // smaller cells: a mesh over the field
-    if cell_px > lines_from && (min(fx.x, fx.y) * cell_px < 1.0) {
+    let band = fract(g + vec2<f32>(0.25 / cell_px));
+    let lines_from = select(8.0, 24.0, V.mode == 3u);
+    if cell_px > lines_from && (min(band.x, band.y) * cell_px < 1.0) {
         rgb = vec3<f32>(0.05, 0.05, 0.06);
     }
     // the next step's facilities: a white outline (when cells are at least 4 px wide)
