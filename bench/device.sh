@@ -177,6 +177,19 @@ for what in "$@"; do
     mmck)  # paper 003 §4: M/M/c/k replications, CPU (all cores) against the GPU, rows must be equal
       $BIN bench --suite mmck --repeat 3 --format json --out "$OUT/mmck.json" 2>&1 | tee "$OUT/mmck.log"
       $BIN run cheng2014-mmck --engine gpu --format table 2>&1 | tee "$OUT/mmck-paper-gpu.txt" ;;
+    mmck-ab)  # issue 32 item 1: paper 003's 7,168 × 50,000 and 8× as many with carry/pdes-lab-before and $BIN (each a fresh process: the cold run a user meets), two interleaved rounds; then 10^6 and 2^20 replications with $BIN
+      for round in 1 2; do
+        for b in carry/pdes-lab-before "$BIN"; do
+          for reps in 7168 57344; do
+            $b run cheng2014-mmck --engine gpu --set run.replications=$reps --format json --out "$OUT/mmck-$reps-$(basename "$b")-$round.json" > /dev/null 2>&1
+            echo "round $round $(basename "$b") $reps × 50,000: $(grep -m1 -h '"wall_seconds"' "$OUT/mmck-$reps-$(basename "$b")-$round.json" | tr -d ' ,') L=$(grep -m1 -h '"mean_number_in_system"' "$OUT/mmck-$reps-$(basename "$b")-$round.json" | tr -d ' ,')"
+          done
+        done
+      done | tee "$OUT/mmck-ab.txt"
+      for reps in 1000000 1048576; do
+        timeout 300 $BIN run cheng2014-mmck --engine gpu --set run.replications=$reps --format json --out "$OUT/mmck-$reps.json" > /dev/null 2>&1
+        echo "$reps × 50,000: $(grep -m1 -h '"wall_seconds"' "$OUT/mmck-$reps.json" | tr -d ' ,') events $(grep -m1 -h '"events"' "$OUT/mmck-$reps.json" | tr -d ' ,')"
+      done | tee -a "$OUT/mmck-ab.txt" ;;
     mixture)  # paper 003 Table 1's shape: fit k = 1..10 at n = 500 … 28,204, CPU (f64, all cores) against GPU (f32)
       $BIN fit cheng2014-lgd --engine gpu --format table 2>&1 | tee "$OUT/fit-lgd-gpu.txt"
       $BIN fit cheng2014-lgd --engine cpu --format json --out "$OUT/fit-lgd-cpu.json"

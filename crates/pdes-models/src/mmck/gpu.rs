@@ -1,6 +1,7 @@
 //! The replications on the GPU, one per thread (paper 003 §4: 14 blocks × 512 threads on
-//! a Tesla C2075). Each thread runs its replication's events in a loop over its own
-//! record of u32 words (layout in `shaders/mmck.wgsl`); a dispatch runs at most
+//! a Tesla C2075). Each thread loads its replication's record of u32 words (layout in
+//! `shaders/mmck.wgsl`, stored word-major) once per dispatch and runs its events on
+//! registers, in a shader specialised to the run's c and k; a dispatch runs at most
 //! a bounded number of events per thread (no dispatch runs long enough to trip a
 //! driver's watchdog or lavapipe's loop limit: `LOOP_BUDGET`), several dispatches go in one submit, and a counter of the threads
 //! the last dispatch stopped early says whether another submit is needed. Nothing is
@@ -76,17 +77,47 @@ impl Layout {
             state,
             server,
             queue,
-            stride: queue + 2 * (shape.capacity - shape.servers),
+            // the shader's ring has one place even where k = c (WGSL has no empty array)
+            stride: queue + 2 * (shape.capacity - shape.servers).max(1),
         }
     }
 }
 
-/// The module of the replications' passes.
-pub fn module_source() -> String {
+/// The constants the shader is specialised to: WGSL sizes a thread's arrays only with
+/// constants, and loops of a constant count unroll, so the servers' arrays are indexed by
+/// constants and stay in registers.
+fn shape_constants(servers: u32, capacity: u32) -> String {
+    format!(
+        "const C: u32 = {servers}u;\nconst K: u32 = {capacity}u;\nconst K1: u32 = {}u;\nconst RING: u32 = {}u;\n",
+        capacity + 1,
+        (capacity - servers).max(1)
+    )
+}
+
+/// The module of the replications' passes for `servers` servers and capacity `capacity`
+/// (validated: 1 ≤ servers ≤ capacity).
+pub fn module_source(servers: u32, capacity: u32) -> String {
     pdes_gpu::shaders::compose(
         pdes_gpu::shaders::Reductions::Portable,
-        &[pdes_gpu::shaders::PHILOX, include_str!("shaders/mmck.wgsl")],
+        &[
+            &shape_constants(servers, capacity),
+            pdes_gpu::shaders::PHILOX,
+            include_str!("shaders/mmck.wgsl"),
+        ],
     )
+}
+
+/// The shapes whose modules the shader checks compile: the papers' and the extremes.
+pub fn checked_modules() -> Vec<(String, String)> {
+    [
+        (3, 5),
+        (1, 1),
+        (64, 64),
+        (super::config::MAX_SERVERS, super::config::MAX_CAPACITY),
+    ]
+    .into_iter()
+    .map(|(c, k)| (format!("mmck c={c} k={k}"), module_source(c, k)))
+    .collect()
 }
 
 struct Pipelines {
@@ -97,7 +128,7 @@ struct Pipelines {
     display: wgpu::ComputePipeline,
 }
 
-fn build_pipelines(gpu: &Gpu) -> Pipelines {
+fn build_pipelines(gpu: &Gpu, shape: &RunShape) -> Pipelines {
     let device = &gpu.device;
     let layout = kit::layout(
         device,
@@ -109,7 +140,7 @@ fn build_pipelines(gpu: &Gpu) -> Pipelines {
     let pl_display = kit::pipeline_layout(device, "mmck display", &[&layout, &display_layout]);
     let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
         label: Some("mmck"),
-        source: wgpu::ShaderSource::Wgsl(module_source().into()),
+        source: wgpu::ShaderSource::Wgsl(module_source(shape.servers, shape.capacity).into()),
     });
     Pipelines {
         advance: kit::pipeline(device, &pl, &module, "advance"),
@@ -181,7 +212,7 @@ impl GpuMmck {
         let mut words = vec![0u32; (u64::from(n) * u64::from(layout.stride)) as usize];
         for r in 0..n {
             let rep = Replication::new(&shape, range.start + r);
-            write_record(&mut words[(r * layout.stride) as usize..], &layout, &rep);
+            write_record(&mut Record::new(&mut words, n, r), &layout, &rep);
         }
         let device = &gpu.device;
         let params = Params {
@@ -222,7 +253,8 @@ impl GpuMmck {
         );
         let status = init("mmck status", &[0u8; 16], storage);
         oom.check(format_args!("{} bytes", words.len() * 4))?;
-        let pipelines = gpu.cached("mmck pipelines", || build_pipelines(&gpu));
+        let key = format!("mmck pipelines c={} k={}", shape.servers, shape.capacity);
+        let pipelines = gpu.cached(&key, || build_pipelines(&gpu, &shape));
         let bind_group = kit::bind_group(
             device,
             "mmck",
@@ -254,11 +286,12 @@ impl GpuMmck {
         }
         let bytes = read_buffers(&self.gpu, &[&self.reps])?;
         let words: &[u32] = bytemuck::cast_slice(&bytes[0]);
-        let stride = self.layout.stride as usize;
-        let reps: Vec<Replication> = words
-            .chunks(stride)
-            .enumerate()
-            .map(|(r, w)| read_record(w, &self.layout, &self.shape, self.params.first + r as u32))
+        let n = self.params.reps;
+        let reps: Vec<Replication> = (0..n)
+            .map(|r| {
+                let w = |i: u32| words[(i * n + r) as usize];
+                read_record(w, &self.layout, &self.shape, self.params.first + r)
+            })
             .collect();
         *cache = Some(reps.clone());
         Ok(reps)
@@ -327,12 +360,28 @@ impl GpuMmck {
     }
 }
 
+/// Replication `r`'s words in the word-major records of `reps` replications.
+struct Record<'a> {
+    words: &'a mut [u32],
+    reps: u32,
+    r: u32,
+}
+
+impl<'a> Record<'a> {
+    fn new(words: &'a mut [u32], reps: u32, r: u32) -> Self {
+        Self { words, reps, r }
+    }
+    fn set(&mut self, i: u32, v: u32) {
+        self.words[(i * self.reps + self.r) as usize] = v;
+    }
+}
+
 /// Writes `rep` into its record.
-fn write_record(w: &mut [u32], l: &Layout, rep: &Replication) {
+fn write_record(w: &mut Record, l: &Layout, rep: &Replication) {
     let mut put = |i: u32, v: u64| {
         let [lo, hi] = split(v);
-        w[i as usize] = lo;
-        w[i as usize + 1] = hi;
+        w.set(i, lo);
+        w.set(i + 1, hi);
     };
     put(0, rep.t);
     put(2, rep.next_arrival);
@@ -354,21 +403,21 @@ fn write_record(w: &mut [u32], l: &Layout, rep: &Replication) {
     for (i, a) in rep.queue.iter().enumerate() {
         put(l.queue + 2 * i as u32, *a);
     }
-    w[4] = rep.n;
-    w[5] = 0; // queue head
-    w[6] = rep.queue.len() as u32;
+    w.set(4, rep.n);
+    w.set(5, 0); // queue head
+    w.set(6, rep.queue.len() as u32);
 }
 
-/// Reads replication `index` from its record.
-fn read_record(w: &[u32], l: &Layout, shape: &RunShape, index: u32) -> Replication {
-    let get = |i: u32| join([w[i as usize], w[i as usize + 1]]);
+/// Reads replication `index` from its record, word `i` of which is `w(i)`.
+fn read_record(w: impl Fn(u32) -> u32, l: &Layout, shape: &RunShape, index: u32) -> Replication {
+    let get = |i: u32| join([w(i), w(i + 1)]);
     let ring = shape.capacity - shape.servers;
-    let (head, len) = (w[5], w[6]);
+    let (head, len) = (w(5), w(6));
     Replication {
         index,
         t: get(0),
         next_arrival: get(2),
-        n: w[4],
+        n: w(4),
         gaps_drawn: get(8),
         services_drawn: get(10),
         departures: get(12),

@@ -7,10 +7,11 @@
 //! with `run.warmup` = w its statistics start at the w-th departure.
 //!
 //! Random numbers: replication r draws its i-th arrival gap and its i-th service time
-//! (in the order services start) from Philox keyed by (r, seed) — counter
-//! (i, stream, seed_hi) with stream 0 for gaps and 1 for services — through the project's
-//! integer exponential transform, so the CPU ([`Replication::advance`]) and the GPU
-//! (`shaders/mmck.wgsl`) compute the same ticks bit for bit.
+//! (in the order services start) from Philox keyed by (r, seed): word i mod 4 of the block
+//! at counter (i / 4, seed_hi, stream), stream 0 for gaps and 1 for services, through the
+//! project's integer exponential transform, so the CPU ([`Replication::advance`]) and the
+//! GPU (`shaders/mmck.wgsl`) compute the same ticks bit for bit. (Each block gives four
+//! draws: one Philox per four draws, where it had been one per draw.)
 
 pub mod analytic;
 pub mod config;
@@ -64,19 +65,21 @@ pub const STREAM_ARRIVALS: u32 = 0;
 /// Philox stream of the service times.
 pub const STREAM_SERVICES: u32 = 1;
 
-/// Draw `index` of `stream` of replication `r`, as an exponential with mean `mean` ticks.
+/// Draw `index` of `stream` of replication `r`, as an exponential with mean `mean` ticks:
+/// word `index` mod 4 of Philox block `index` / 4.
 #[inline]
 pub fn draw(seed: u64, r: u32, stream: u32, index: u64, mean: u32) -> Ticks {
+    let block = index >> 2;
     let w = rng::philox4x32_10(
         [
-            index as u32,
-            (index >> 32) as u32,
+            block as u32,
+            (block >> 32) as u32,
             (seed >> 32) as u32,
             stream,
         ],
         [r, seed as u32],
     );
-    rng::scale_q27(rng::neg_ln_q27(w[0]), mean)
+    rng::scale_q27(rng::neg_ln_q27(w[(index & 3) as usize]), mean)
 }
 
 /// What a replication measured from its warm-up on (all integers: exact on both engines).
@@ -307,7 +310,7 @@ pub static INFO: crate::config::ModelInfo = crate::config::ModelInfo {
     ],
     keys: config::KEYS,
     size_keys: "run.replications",
-    shader_modules: |_| vec![("mmck".to_string(), gpu::module_source())],
+    shader_modules: |_| gpu::checked_modules(),
     verify: verify::checks,
     verify_once: verify::check_once,
     cpu_bytes: live::cpu_bytes,

@@ -1,15 +1,27 @@
 // mmck.wgsl — M/M/c/k replications, one per thread (paper 003 §4). Twin of
 // Replication::advance in crates/pdes-models/src/mmck/mod.rs: the same events in the same order,
 // the same random draws, the same integer tallies, so every replication ends bit for bit
-// as on the CPU. Composed after u64.wgsl and philox.wgsl (which uses P.scale for the
-// mean service and P.shift = 0).
+// as on the CPU. Composed after u64.wgsl and philox.wgsl, and after the run's shape as
+// constants (gpu.rs, `shape_constants`): C servers, capacity K, K1 = K + 1 state times,
+// RING = max(K − C, 1) waiting places — so that the servers' arrays are indexed by
+// constants once the loops over them unroll, and stay in registers.
 //
-// Replication r owns words [r·stride, (r+1)·stride) of `rep` (the layout of crates/pdes-models/src/mmck/gpu.rs):
+// A thread loads its replication's record once per dispatch, runs up to P.max_events
+// events on registers (the waiting ring and the state times, indexed by a variable, may
+// live in the thread's local memory), and stores the record back: no memory operation on
+// the event's path. The record is stored word-major (word w of replication r at
+// w · P.reps + r), so that a warp's loads and stores are whole lines:
 //   0 t, 2 next arrival, 4 n, 5 queue head, 6 queue length, 8 gaps drawn, 10 services drawn,
 //   12 departures, 14 events; 16.. the tally (t_start, area, busy, arrivals, blocked,
 //   departures, sojourn, wait, starts: two words each); state_off.. the time with n
 //   customers, n = 0..=k; server_off.. per server (departure, its customer's arrival);
 //   queue_off.. the waiting customers' arrival times, a ring of k − c slots.
+//
+// Random numbers: draw i of a stream is word i mod 4 of the Philox block i / 4 (mod.rs,
+// `draw`). A thread keeps two blocks of each stream, as −ln values, ahead of its draws,
+// and every thread computes one new block at the same events (the gaps' at events ≡ 0
+// mod 4, the services' at ≡ 2): a warp's threads compute their blocks together instead of
+// whenever one of them runs out (which, over 32 threads, is nearly every event).
 
 struct Params {
     reps: u32, stride: u32, servers: u32, capacity: u32,
@@ -35,39 +47,83 @@ const SOJOURN: u32 = 28u;
 const WAIT: u32 = 30u;
 const STARTS: u32 = 32u;
 
-fn get64(i: u32) -> vec2<u32> { return vec2<u32>(rep[i], rep[i + 1u]); }
-fn put64(i: u32, v: vec2<u32>) { rep[i] = v.x; rep[i + 1u] = v.y; }
-fn bump64(i: u32, v: vec2<u32>) { put64(i, add64(get64(i), v)); }
-
-// Draw `index` of `stream` of thread r's replication, first + r: an exponential with mean
-// `mean` ticks (draw() in crates/pdes-models/src/mmck/mod.rs). The replication's number,
-// not the thread's, keys the stream, so that a run split over several GPUs draws what one
-// GPU draws.
-fn draw(r: u32, stream: u32, index: vec2<u32>, mean: u32) -> vec2<u32> {
-    let w = philox4x32_10(vec4<u32>(index.x, index.y, P.seed_hi, stream), vec2<u32>(P.first + r, P.seed_lo));
-    let p = mul32x32(neg_ln_q27(w.x), mean);
-    return vec2<u32>((p.x >> 27u) | (p.y << 5u), p.y >> 27u);
-}
+fn get64(r: u32, w: u32) -> vec2<u32> { return vec2<u32>(rep[w * P.reps + r], rep[(w + 1u) * P.reps + r]); }
+fn put64(r: u32, w: u32, v: vec2<u32>) { rep[w * P.reps + r] = v.x; rep[(w + 1u) * P.reps + r] = v.y; }
 
 const ONE: vec2<u32> = vec2<u32>(1u, 0u);
+
+// Draws base .. base + 7 of one stream of one replication as −ln values (Q5.27): `lo` the
+// block holding base, `hi` the next one.
+struct Draws { base: vec2<u32>, lo: vec4<u32>, hi: vec4<u32> }
+
+// Philox block `b` of `stream` of thread r's replication, first + r, as −ln values. The
+// replication's number, not the thread's, keys the stream, so that a run split over
+// several GPUs draws what one GPU draws.
+fn block(r: u32, stream: u32, b: vec2<u32>) -> vec4<u32> {
+    let w = philox4x32_10(vec4<u32>(b.x, b.y, P.seed_hi, stream), vec2<u32>(P.first + r, P.seed_lo));
+    return vec4<u32>(neg_ln_q27(w.x), neg_ln_q27(w.y), neg_ln_q27(w.z), neg_ln_q27(w.w));
+}
+
+fn block_of(i: vec2<u32>) -> vec2<u32> { return vec2<u32>((i.x >> 2u) | (i.y << 30u), i.y >> 2u); }
+
+// The two blocks from the one holding draw `next`.
+fn draws_from(r: u32, stream: u32, next: vec2<u32>) -> Draws {
+    let b = block_of(next);
+    return Draws(vec2<u32>(next.x & ~3u, next.y), block(r, stream, b), block(r, stream, add64(b, ONE)));
+}
+
+// Moves on by a block where the next draw `next` is past `lo`. Called every fourth event,
+// and a stream draws at most once per event, so at least five draws are always ahead.
+fn refill(d: Draws, r: u32, stream: u32, next: vec2<u32>) -> Draws {
+    let fresh = block(r, stream, add64(block_of(d.base), vec2<u32>(2u, 0u)));
+    if next.x - d.base.x >= 4u {
+        return Draws(add64(d.base, vec2<u32>(4u, 0u)), d.hi, fresh);
+    }
+    return d;
+}
+
+// Draw `i` (held by `d`) as an exponential with mean `mean` ticks (rng::scale_q27).
+fn ticks(d: Draws, i: vec2<u32>, mean: u32) -> vec2<u32> {
+    let off = i.x - d.base.x;
+    let q = select(d.hi[off & 3u], d.lo[off & 3u], off < 4u);
+    let p = mul32x32(q, mean);
+    return vec2<u32>((p.x >> 27u) | (p.y << 5u), p.y >> 27u);
+}
 
 @compute @workgroup_size(64)
 fn advance(@builtin(global_invocation_id) gid: vec3<u32>) {
     let r = gid.x;
     if r >= P.reps { return; }
-    let b = r * P.stride;
-    var t = get64(b);
-    var next_arr = get64(b + 2u);
-    var n = rep[b + 4u];
-    var qhead = rep[b + 5u];
-    var qlen = rep[b + 6u];
-    var gaps = get64(b + 8u);
-    var services = get64(b + 10u);
-    var deps = get64(b + 12u);
-    var events = get64(b + 14u);
-    let c = P.servers;
-    let k = P.capacity;
-    let qcap = max(k - c, 1u);
+    var t = get64(r, 0u);
+    var next_arr = get64(r, 2u);
+    var n = rep[4u * P.reps + r];
+    var qhead = rep[5u * P.reps + r];
+    var qlen = rep[6u * P.reps + r];
+    var gaps = get64(r, 8u);
+    var services = get64(r, 10u);
+    var deps = get64(r, 12u);
+    var events = get64(r, 14u);
+    var t_start = get64(r, T_START);
+    var area = get64(r, AREA);
+    var busy = get64(r, BUSY);
+    var arrivals = get64(r, ARRIVALS);
+    var blocked = get64(r, BLOCKED);
+    var departures = get64(r, DEPARTURES);
+    var sojourn = get64(r, SOJOURN);
+    var wait = get64(r, WAIT);
+    var starts = get64(r, STARTS);
+    var st: array<vec2<u32>, K1>;
+    for (var j = 0u; j < K1; j++) { st[j] = get64(r, P.state_off + 2u * j); }
+    var dep: array<vec2<u32>, C>;
+    var who: array<vec2<u32>, C>;
+    for (var i = 0u; i < C; i++) {
+        dep[i] = get64(r, P.server_off + 4u * i);
+        who[i] = get64(r, P.server_off + 4u * i + 2u);
+    }
+    var ring: array<vec2<u32>, RING>;
+    for (var j = 0u; j < RING; j++) { ring[j] = get64(r, P.queue_off + 2u * j); }
+    var gap_draws = draws_from(r, 0u, gaps);
+    var service_draws = draws_from(r, 1u, services);
     var done_here = 0u;
     loop {
         if !lt64(deps, P.customers) { break; } // its last departure is behind it
@@ -75,82 +131,114 @@ fn advance(@builtin(global_invocation_id) gid: vec3<u32>) {
             atomicAdd(&status[0], 1u);
             break;
         }
+        switch done_here & 3u {
+            case 0u: { gap_draws = refill(gap_draws, r, 0u, gaps); }
+            case 2u: { service_draws = refill(service_draws, r, 1u, services); }
+            default: {}
+        }
         // the earliest departure (the lowest-numbered server of equal ones)
         var server = 0u;
-        var dep = never();
-        for (var i = 0u; i < c; i++) {
-            let d = get64(b + P.server_off + 4u * i);
-            if lt64(d, dep) { dep = d; server = i; }
+        var first_dep = never();
+        for (var i = 0u; i < C; i++) {
+            if lt64(dep[i], first_dep) { first_dep = dep[i]; server = i; }
         }
-        let departs = le64(dep, next_arr);
-        let te = select(next_arr, dep, departs);
+        let departs = le64(first_dep, next_arr);
+        let te = select(next_arr, first_dep, departs);
         if !lt64(te, P.limit) { break; }
         let dt = sub64(te, t);
-        bump64(b + AREA, mul64(dt, vec2<u32>(n, 0u)));
-        bump64(b + BUSY, mul64(dt, vec2<u32>(min(n, c), 0u)));
-        bump64(b + P.state_off + 2u * n, dt);
+        area = add64(area, mul64(dt, vec2<u32>(n, 0u)));
+        busy = add64(busy, mul64(dt, vec2<u32>(min(n, C), 0u)));
+        st[n] = add64(st[n], dt);
         t = te;
         if departs {
-            let so = b + P.server_off + 4u * server;
-            let arrived = get64(so + 2u);
-            put64(so, never());
             n -= 1u;
             deps = add64(deps, ONE);
-            bump64(b + DEPARTURES, ONE);
-            bump64(b + SOJOURN, sub64(t, arrived));
-            if qlen > 0u {
-                let a = get64(b + P.queue_off + 2u * qhead);
-                qhead = (qhead + 1u) % qcap;
+            departures = add64(departures, ONE);
+            // the next in line, if any, starts on the freed server
+            let queued = qlen > 0u;
+            let a = ring[qhead];
+            let s = ticks(service_draws, services, P.scale);
+            for (var i = 0u; i < C; i++) {
+                if i == server {
+                    sojourn = add64(sojourn, sub64(t, who[i]));
+                    dep[i] = select(never(), add64(t, s), queued);
+                    who[i] = select(who[i], a, queued); // an idle server keeps its last customer's (as on the CPU)
+                }
+            }
+            if queued {
+                qhead = (qhead + 1u) % RING;
                 qlen -= 1u;
-                let s = draw(r, 1u, services, P.scale);
                 services = add64(services, ONE);
-                put64(so, add64(t, s));
-                put64(so + 2u, a);
-                bump64(b + STARTS, ONE);
-                bump64(b + WAIT, sub64(t, a));
+                starts = add64(starts, ONE);
+                wait = add64(wait, sub64(t, a));
             }
             if all(deps == P.warmup) {
                 // the warm-up ends: the tally starts again from here
-                put64(b + T_START, t);
-                for (var w = AREA; w < P.state_off + 2u * (k + 1u); w++) { rep[b + w] = 0u; }
+                t_start = t;
+                area = vec2<u32>(0u);
+                busy = vec2<u32>(0u);
+                arrivals = vec2<u32>(0u);
+                blocked = vec2<u32>(0u);
+                departures = vec2<u32>(0u);
+                sojourn = vec2<u32>(0u);
+                wait = vec2<u32>(0u);
+                starts = vec2<u32>(0u);
+                for (var j = 0u; j < K1; j++) { st[j] = vec2<u32>(0u); }
             }
         } else {
-            bump64(b + ARRIVALS, ONE);
-            if n == k {
-                bump64(b + BLOCKED, ONE);
+            arrivals = add64(arrivals, ONE);
+            if n == K {
+                blocked = add64(blocked, ONE);
             } else {
                 n += 1u;
-                var free = c;
-                for (var i = 0u; i < c; i++) {
-                    if free == c && all(get64(b + P.server_off + 4u * i) == never()) { free = i; }
+                // the lowest-numbered idle server, if any, starts its service now
+                let s = ticks(service_draws, services, P.scale);
+                var free = C;
+                for (var i = 0u; i < C; i++) {
+                    if free == C && all(dep[i] == never()) {
+                        free = i;
+                        dep[i] = add64(t, s);
+                        who[i] = t;
+                    }
                 }
-                if free < c {
-                    let so = b + P.server_off + 4u * free;
-                    let s = draw(r, 1u, services, P.scale);
+                if free < C {
                     services = add64(services, ONE);
-                    put64(so, add64(t, s));
-                    put64(so + 2u, t);
-                    bump64(b + STARTS, ONE);
+                    starts = add64(starts, ONE);
                 } else {
-                    put64(b + P.queue_off + 2u * ((qhead + qlen) % qcap), t);
+                    ring[(qhead + qlen) % RING] = t;
                     qlen += 1u;
                 }
             }
-            next_arr = add64(t, draw(r, 0u, gaps, P.arr_scale));
+            next_arr = add64(t, ticks(gap_draws, gaps, P.arr_scale));
             gaps = add64(gaps, ONE);
         }
         events = add64(events, ONE);
         done_here += 1u;
     }
-    put64(b, t);
-    put64(b + 2u, next_arr);
-    rep[b + 4u] = n;
-    rep[b + 5u] = qhead;
-    rep[b + 6u] = qlen;
-    put64(b + 8u, gaps);
-    put64(b + 10u, services);
-    put64(b + 12u, deps);
-    put64(b + 14u, events);
+    put64(r, 0u, t);
+    put64(r, 2u, next_arr);
+    rep[4u * P.reps + r] = n;
+    rep[5u * P.reps + r] = qhead;
+    rep[6u * P.reps + r] = qlen;
+    put64(r, 8u, gaps);
+    put64(r, 10u, services);
+    put64(r, 12u, deps);
+    put64(r, 14u, events);
+    put64(r, T_START, t_start);
+    put64(r, AREA, area);
+    put64(r, BUSY, busy);
+    put64(r, ARRIVALS, arrivals);
+    put64(r, BLOCKED, blocked);
+    put64(r, DEPARTURES, departures);
+    put64(r, SOJOURN, sojourn);
+    put64(r, WAIT, wait);
+    put64(r, STARTS, starts);
+    for (var j = 0u; j < K1; j++) { put64(r, P.state_off + 2u * j, st[j]); }
+    for (var i = 0u; i < C; i++) {
+        put64(r, P.server_off + 4u * i, dep[i]);
+        put64(r, P.server_off + 4u * i + 2u, who[i]);
+    }
+    for (var j = 0u; j < RING; j++) { put64(r, P.queue_off + 2u * j, ring[j]); }
 }
 
 // Between two `advance` dispatches: the count is of the last one only.
@@ -167,5 +255,5 @@ fn clear_status() {
 fn display_main(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = gid.x;
     if i >= arrayLength(&display) { return; }
-    display[i] = vec2<u32>(select(0u, rep[i * P.stride + 4u], i < P.reps), 0u);
+    display[i] = vec2<u32>(select(0u, rep[4u * P.reps + i], i < P.reps), 0u);
 }
