@@ -190,6 +190,22 @@ for what in "$@"; do
         timeout 300 $BIN run cheng2014-mmck --engine gpu --set run.replications=$reps --format json --out "$OUT/mmck-$reps.json" > /dev/null 2>&1
         echo "$reps × 50,000: $(grep -m1 -h '"wall_seconds"' "$OUT/mmck-$reps.json" | tr -d ' ,') events $(grep -m1 -h '"events"' "$OUT/mmck-$reps.json" | tr -d ' ,')"
       done | tee -a "$OUT/mmck-ab.txt" ;;
+    mmck-large)  # issue 32 item 1: 10^6 and 2^20 replications × 50,000 with $BIN (a fresh process each)
+      for reps in 1000000 1048576; do
+        timeout 300 $BIN run cheng2014-mmck --engine gpu --set run.replications=$reps --format json --out "$OUT/mmck-$reps.json" > /dev/null 2>&1
+        echo "$reps × 50,000: $(grep -m1 -h '"wall_seconds"' "$OUT/mmck-$reps.json" | tr -d ' ,') events $(grep -m1 -h '"events"' "$OUT/mmck-$reps.json" | tr -d ' ,')"
+      done | tee "$OUT/mmck-large.txt" ;;
+    mmck-attribution)  # issue 32 item 1: ns per event of one replication with a part of the event removed (bench/experiments/mmck-attribution/, written by its make.py), built-in first, 7,168 and 57,344 replications, two rounds
+      for round in 1 2; do
+        for v in builtin "$EXP"/mmck-attribution/*/; do
+          n=$(basename "$v")
+          if [ "$v" = builtin ]; then env=(); else env=(PDES_WGSL_DIR="$v"); fi
+          for reps in 7168 57344; do
+            env "${env[@]}" $BIN run cheng2014-mmck --engine gpu --set run.replications=$reps --format csv 2>/dev/null > "$OUT/attr-$n-$reps-$round.csv"
+            awk -F, -v r=$round -v n=$n -v reps=$reps 'NR==1{for(i=1;i<=NF;i++)c[$i]=i} NR>1{e=$c["events"]; w=$c["wall_seconds"]} END{printf "round %s %-12s %6s reps: events %.4g, wall %.3f s, %.0f ns per event of one replication\n", r, n, reps, e, w, w/(e/reps)*1e9}' "$OUT/attr-$n-$reps-$round.csv"
+          done
+        done
+      done | tee "$OUT/mmck-attribution.txt" ;;
     mixture)  # paper 003 Table 1's shape: fit k = 1..10 at n = 500 … 28,204, CPU (f64, all cores) against GPU (f32)
       $BIN fit cheng2014-lgd --engine gpu --format table 2>&1 | tee "$OUT/fit-lgd-gpu.txt"
       $BIN fit cheng2014-lgd --engine cpu --format json --out "$OUT/fit-lgd-cpu.json"

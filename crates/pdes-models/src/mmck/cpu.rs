@@ -100,13 +100,13 @@ impl Engine for CpuMmck {
         Ok(())
     }
     fn now(&self) -> Ticks {
-        now_of(&self.shape, &self.reps, self.horizon)
+        Standing::of(&self.shape, &self.reps).now(self.horizon)
     }
     fn finished(&self) -> bool {
         self.reps.iter().all(|r| r.done(&self.shape))
     }
     fn totals(&self) -> StepTotals {
-        totals_of(&self.reps)
+        Standing::of(&self.shape, &self.reps).totals()
     }
     fn step_log(&self) -> &[StepRecord] {
         &[]
@@ -119,25 +119,81 @@ impl Engine for CpuMmck {
     }
 }
 
-/// Where a set of replications stands: every event before `horizon` (the last time
-/// budget's limit) is processed, and every running replication is at least at its own
-/// last event; when all are done, the latest end.
-pub fn now_of(shape: &RunShape, reps: &[Replication], horizon: Ticks) -> Ticks {
-    reps.iter()
-        .filter(|r| !r.done(shape))
-        .map(|r| r.t)
-        .min()
-        .map(|t| t.max(horizon))
-        .unwrap_or_else(|| reps.iter().map(|r| r.t).max().unwrap_or(0))
+/// Where a set of replications stands: what a run loop asks after every call (the clock,
+/// whether all are done, the counters), gathered from each replication's clock, departures
+/// and events — on the GPU from those words alone, not from every record.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Standing {
+    /// The earliest clock of a replication still running (`None` when all are done).
+    pub earliest_running: Option<Ticks>,
+    /// The latest clock of any.
+    pub latest: Ticks,
+    /// Events of all replications.
+    pub events: u64,
+    /// The most events of one replication.
+    pub most_events: u64,
+    /// Replications counted.
+    pub replications: u64,
 }
 
-/// The counters of a set of replications: events, and steps as rounds of one event per
-/// replication (the most events any replication processed).
-pub fn totals_of(reps: &[Replication]) -> StepTotals {
-    StepTotals {
-        events: reps.iter().map(|r| r.events).sum(),
-        steps: reps.iter().map(|r| r.events).max().unwrap_or(0),
-        max_events_per_step: reps.len() as u64,
-        steps_with_errors: 0,
+impl Standing {
+    /// The standing of `reps`.
+    pub fn of(shape: &RunShape, reps: &[Replication]) -> Self {
+        reps.iter()
+            .fold(Self::default(), |s, r| s.with(r.t, r.done(shape), r.events))
+    }
+
+    /// This one with a replication at clock `t` that is `done` or not after `events`.
+    pub fn with(self, t: Ticks, done: bool, events: u64) -> Self {
+        let running = if done { None } else { Some(t) };
+        Self {
+            earliest_running: match (self.earliest_running, running) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            },
+            latest: self.latest.max(t),
+            events: self.events + events,
+            most_events: self.most_events.max(events),
+            replications: self.replications + 1,
+        }
+    }
+
+    /// Two sets together (the shares of a run split over devices).
+    pub fn merge(self, other: Self) -> Self {
+        Self {
+            earliest_running: match (self.earliest_running, other.earliest_running) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            },
+            latest: self.latest.max(other.latest),
+            events: self.events + other.events,
+            most_events: self.most_events.max(other.most_events),
+            replications: self.replications + other.replications,
+        }
+    }
+
+    /// True when every replication is done.
+    pub fn finished(&self) -> bool {
+        self.earliest_running.is_none()
+    }
+
+    /// Where the set stands: every event before `horizon` (the last time budget's limit)
+    /// is processed, and every running replication is at least at its own last event;
+    /// when all are done, the latest end.
+    pub fn now(&self, horizon: Ticks) -> Ticks {
+        self.earliest_running
+            .map(|t| t.max(horizon))
+            .unwrap_or(self.latest)
+    }
+
+    /// The counters: events, and steps as rounds of one event per replication (the most
+    /// events any replication processed).
+    pub fn totals(&self) -> StepTotals {
+        StepTotals {
+            events: self.events,
+            steps: self.most_events,
+            max_events_per_step: self.replications,
+            steps_with_errors: 0,
+        }
     }
 }

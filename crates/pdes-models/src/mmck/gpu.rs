@@ -8,6 +8,7 @@
 //! read back per event; the records come back once for the summary.
 
 use super::config::MmckConfig;
+use super::cpu::Standing;
 use super::summary::Summary;
 use super::{Replication, RunShape, Tally};
 use bytemuck::{Pod, Zeroable};
@@ -102,7 +103,7 @@ pub fn module_source(servers: u32, capacity: u32) -> String {
         &[
             &shape_constants(servers, capacity),
             pdes_gpu::shaders::PHILOX,
-            include_str!("shaders/mmck.wgsl"),
+            &pdes_gpu::shaders::part("mmck.wgsl", include_str!("shaders/mmck.wgsl")),
         ],
     )
 }
@@ -165,6 +166,8 @@ pub struct GpuMmck {
     pipelines: Arc<Pipelines>,
     /// The records as last read back (refreshed by [`GpuMmck::replications`]).
     cache: std::sync::Mutex<Option<Vec<Replication>>>,
+    /// Where they stand, as last read back (refreshed by [`GpuMmck::standing`]).
+    standing: std::sync::Mutex<Option<Standing>>,
     /// Every event before this time is processed (the last `Until` budget's limit).
     horizon: Ticks,
     /// Bytes of GPU memory the run uses.
@@ -274,6 +277,7 @@ impl GpuMmck {
             bind_group,
             pipelines,
             cache: std::sync::Mutex::new(None),
+            standing: std::sync::Mutex::new(None),
             horizon: 0,
         })
     }
@@ -295,6 +299,34 @@ impl GpuMmck {
             .collect();
         *cache = Some(reps.clone());
         Ok(reps)
+    }
+
+    /// Where the replications stand, from their clocks, departures and events alone (a
+    /// 24-byte read per replication, once per change): what a run loop asks after every
+    /// call. Reading back and unpacking every whole record for it made 10⁶ replications
+    /// spend most of their run on the host.
+    pub fn standing(&self) -> Result<Standing, SimError> {
+        let mut cached = self.standing.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(s) = *cached {
+            return Ok(s);
+        }
+        let n = u64::from(self.params.reps);
+        // the planes of words 0–1 (the clock) and 12–15 (departures, events)
+        let bytes = pdes_gpu::read_ranges(
+            &self.gpu,
+            &[(&self.reps, 0, 8 * n), (&self.reps, 48 * n, 16 * n)],
+        )?;
+        let clock: &[u32] = bytemuck::cast_slice(&bytes[0]);
+        let counts: &[u32] = bytemuck::cast_slice(&bytes[1]);
+        let n = n as usize;
+        let standing = (0..n).fold(Standing::default(), |s, r| {
+            let t = join([clock[r], clock[n + r]]);
+            let departures = join([counts[r], counts[n + r]]);
+            let events = join([counts[2 * n + r], counts[3 * n + r]]);
+            s.with(t, departures >= self.shape.customers, events)
+        });
+        *cached = Some(standing);
+        Ok(standing)
     }
 
     /// Its configuration.
@@ -327,6 +359,7 @@ impl GpuMmck {
     /// step budget, one dispatch of `events` events).
     fn run(&mut self, limit: Ticks, events: u64) -> Result<(), SimError> {
         *self.cache.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        *self.standing.lock().unwrap_or_else(|e| e.into_inner()) = None;
         self.params.limit = split(limit);
         let groups = self.params.reps.div_ceil(WG);
         let mut left = events;
@@ -452,19 +485,13 @@ impl Engine for GpuMmck {
         self.run(limit, events)
     }
     fn now(&self) -> Ticks {
-        self.replications()
-            .map(|r| super::cpu::now_of(&self.shape, &r, self.horizon))
-            .unwrap_or(0)
+        self.standing().map(|s| s.now(self.horizon)).unwrap_or(0)
     }
     fn finished(&self) -> bool {
-        self.replications()
-            .map(|r| r.iter().all(|x| x.done(&self.shape)))
-            .unwrap_or(false)
+        self.standing().map(|s| s.finished()).unwrap_or(false)
     }
     fn totals(&self) -> StepTotals {
-        self.replications()
-            .map(|r| super::cpu::totals_of(&r))
-            .unwrap_or_default()
+        self.standing().map(|s| s.totals()).unwrap_or_default()
     }
     fn step_log(&self) -> &[StepRecord] {
         &[]

@@ -5,6 +5,7 @@
 
 use super::Replication;
 use super::config::MmckConfig;
+use super::cpu::Standing;
 use super::gpu::GpuMmck;
 use super::summary::Summary;
 use pdes_core::sim::{Budget, Engine, Report, SimError, StepRecord, StepTotals};
@@ -49,6 +50,13 @@ impl SpreadMmck {
         Ok(all)
     }
 
+    /// Where the replications of every share stand.
+    fn standing(&self) -> Result<Standing, SimError> {
+        self.parts
+            .iter()
+            .try_fold(Standing::default(), |s, p| Ok(s.merge(p.standing()?)))
+    }
+
     fn summary(&self) -> Result<Summary, SimError> {
         Ok(Summary::new(
             &self.config,
@@ -83,18 +91,13 @@ impl Engine for SpreadMmck {
         results.into_iter().collect()
     }
     fn now(&self) -> Ticks {
-        let shape = self.config.shape();
-        self.replications()
-            .map(|r| super::cpu::now_of(&shape, &r, self.horizon))
-            .unwrap_or(0)
+        self.standing().map(|s| s.now(self.horizon)).unwrap_or(0)
     }
     fn finished(&self) -> bool {
         self.parts.iter().all(Engine::finished)
     }
     fn totals(&self) -> StepTotals {
-        self.replications()
-            .map(|r| super::cpu::totals_of(&r))
-            .unwrap_or_default()
+        self.standing().map(|s| s.totals()).unwrap_or_default()
     }
     fn step_log(&self) -> &[StepRecord] {
         &[]

@@ -1,0 +1,44 @@
+#!/usr/bin/env python3
+"""Writes the M/M/c/k attribution-by-removal kernels into DIR/<variant>/mmck.wgsl
+(PDES_WGSL_DIR experiments, issue 32 item 1): copies of the built-in replication shader
+with one part of an event replaced by something nearly free, so that the time a part
+takes is what its removal saves per event. A removal changes the sample path (the draws,
+or the books), so no variant's output is a result; the time per event (wall / events) is:
+- no-philox: each Philox block replaced by a multiply-xor hash of the same inputs;
+- no-ln: the −ln transform (its two table reads, the interpolation) replaced by a shift
+  with the same mean (a uniform draw in Q5.27 instead of an exponential one);
+- no-rng: both;
+- no-tallies: the per-event books (∫n dt, ∫min(n,c) dt, the time in each state) left out.
+The folders are copies of the shader as it is when make.py runs (each results folder
+names the commit its variants came from). Usage: make.py DIR (from the repository root)."""
+import os
+import sys
+
+FILE = "crates/pdes-models/src/mmck/shaders/mmck.wgsl"
+PHILOX = "    let w = philox4x32_10(vec4<u32>(b.x, b.y, P.seed_hi, stream), vec2<u32>(P.first + r, P.seed_lo));"
+CHEAP = """    let h = (b.x * 747796405u + 2891336453u) ^ ((P.first + r) * 2654435761u) ^ (stream * 40503u) ^ b.y;
+    let w = vec4<u32>(h, h * 3u + 1u, h * 5u + 7u, h * 9u + 3u);"""
+LN = "    return vec4<u32>(neg_ln_q27(w.x), neg_ln_q27(w.y), neg_ln_q27(w.z), neg_ln_q27(w.w));"
+NO_LN = "    return w >> vec4<u32>(4u);"
+TALLIES = """        area = add64(area, mul64(dt, vec2<u32>(n, 0u)));
+        busy = add64(busy, mul64(dt, vec2<u32>(min(n, C), 0u)));
+        st[n] = add64(st[n], dt);
+"""
+
+VARIANTS = {
+    "no-philox": [(PHILOX, CHEAP)],
+    "no-ln": [(LN, NO_LN)],
+    "no-rng": [(PHILOX, CHEAP), (LN, NO_LN)],
+    "no-tallies": [(TALLIES, "")],
+}
+
+out = sys.argv[1]
+text = open(FILE).read()
+for name, edits in VARIANTS.items():
+    v = text
+    for old, new in edits:
+        assert v.count(old) == 1, (name, old)
+        v = v.replace(old, new)
+    os.makedirs(os.path.join(out, name), exist_ok=True)
+    open(os.path.join(out, name, "mmck.wgsl"), "w").write(v)
+    print(os.path.join(out, name, "mmck.wgsl"))
