@@ -195,6 +195,15 @@ for what in "$@"; do
         timeout 300 $BIN run cheng2014-mmck --engine gpu --set run.replications=$reps --format json --out "$OUT/mmck-$reps.json" > /dev/null 2>&1
         echo "$reps × 50,000: $(grep -m1 -h '"wall_seconds"' "$OUT/mmck-$reps.json" | tr -d ' ,') events $(grep -m1 -h '"events"' "$OUT/mmck-$reps.json" | tr -d ' ,')"
       done | tee "$OUT/mmck-large.txt" ;;
+    mmck-checks)  # issue 32 item 1: ns per event of one replication with wgpu's injected shader checks off one kind at a time (PDES_GPU_CHECKS_OFF), 7,168 and 57,344 replications, two rounds
+      for round in 1 2; do
+        for off in none loops bounds all; do
+          for reps in 7168 57344; do
+            PDES_GPU_CHECKS_OFF=$off $BIN run cheng2014-mmck --engine gpu --set run.replications=$reps --format csv 2>/dev/null > "$OUT/checks-$off-$reps-$round.csv"
+            awk -F, -v r=$round -v n=$off -v reps=$reps 'NR==1{for(i=1;i<=NF;i++)c[$i]=i} NR>1{e=$c["events"]; w=$c["wall_seconds"]} END{printf "round %s checks off: %-8s %6s reps: events %.4g, wall %.3f s, %.0f ns per event of one replication\n", r, n, reps, e, w, w/(e/reps)*1e9}' "$OUT/checks-$off-$reps-$round.csv"
+          done
+        done
+      done | tee "$OUT/mmck-checks.txt" ;;
     mmck-attribution)  # issue 32 item 1: ns per event of one replication with a part of the event removed (bench/experiments/mmck-attribution/, written by its make.py), built-in first, 7,168 and 57,344 replications, two rounds
       for round in 1 2; do
         for v in builtin "$EXP"/mmck-attribution/*/; do

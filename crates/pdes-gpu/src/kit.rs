@@ -281,6 +281,35 @@ pub fn compute_module(device: &wgpu::Device, label: &str, source: String) -> wgp
     unsafe { device.create_shader_module_trusted(desc, checks) }
 }
 
+/// [`compute_module`] without wgpu's loop counter, for a module whose every loop ends by
+/// its own bound: a constant count, or a counter that rises each iteration to a limit from
+/// its parameters. The counter wgpu adds to every loop keeps a driver from unrolling even a
+/// loop of a constant count, and is paid per iteration: in the M/M/c/k replications'
+/// event loop (three loops over the servers per event) it cost 28% of the time per event
+/// on an H100 (bench/NOTES.md, "M/M/c/k on registers").
+///
+/// # Safety
+/// Every loop of `source` must end whatever the data: a loop that does not hangs the
+/// device (no counter stops it).
+pub unsafe fn compute_module_bounded_loops(
+    device: &wgpu::Device,
+    label: &str,
+    source: String,
+) -> wgpu::ShaderModule {
+    let desc = wgpu::ShaderModuleDescriptor {
+        label: Some(label),
+        source: wgpu::ShaderSource::Wgsl(source.into()),
+    };
+    let off = ChecksOff::from_env();
+    let mut checks = wgpu::ShaderRuntimeChecks::checked();
+    checks.bounds_checks = !off.bounds;
+    checks.force_loop_bounding = false;
+    checks.int_div_checks = !off.div;
+    // SAFETY: the caller's promise (every loop ends), passed on; the other checks stay
+    // unless a person turned them off by name for a measurement.
+    unsafe { device.create_shader_module_trusted(desc, checks) }
+}
+
 /// The compute pipeline of `entry` in `module`.
 pub fn pipeline(
     device: &wgpu::Device,

@@ -139,10 +139,17 @@ fn build_pipelines(gpu: &Gpu, shape: &RunShape) -> Pipelines {
     let display_layout = kit::layout(device, "mmck display", &[Use::ReadWrite]);
     let pl = kit::pipeline_layout(device, "mmck", &[&layout]);
     let pl_display = kit::pipeline_layout(device, "mmck display", &[&layout, &display_layout]);
-    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-        label: Some("mmck"),
-        source: wgpu::ShaderSource::Wgsl(module_source(shape.servers, shape.capacity).into()),
-    });
+    // SAFETY: every loop of mmck.wgsl ends by its own bound: the loops over the servers,
+    // the state times and the ring count to constants (C, K1, RING), Philox's to 10, and
+    // the event loop stops when its count of events, raised by one every iteration,
+    // reaches P.max_events (at least 1).
+    let module = unsafe {
+        kit::compute_module_bounded_loops(
+            device,
+            "mmck",
+            module_source(shape.servers, shape.capacity),
+        )
+    };
     Pipelines {
         advance: kit::pipeline(device, &pl, &module, "advance"),
         clear: kit::pipeline(device, &pl, &module, "clear_status"),
@@ -473,6 +480,7 @@ fn read_record(w: impl Fn(u32) -> u32, l: &Layout, shape: &RunShape, index: u32)
             starts: get(32),
             state_time: (0..=shape.capacity).map(|n| get(l.state + 2 * n)).collect(),
         },
+        blocks: super::Blocks::default(),
     }
 }
 

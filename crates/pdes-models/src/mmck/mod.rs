@@ -65,12 +65,10 @@ pub const STREAM_ARRIVALS: u32 = 0;
 /// Philox stream of the service times.
 pub const STREAM_SERVICES: u32 = 1;
 
-/// Draw `index` of `stream` of replication `r`, as an exponential with mean `mean` ticks:
-/// word `index` mod 4 of Philox block `index` / 4.
+/// Philox block `block` of `stream` of replication `r`: draws 4·block .. 4·block + 3.
 #[inline]
-pub fn draw(seed: u64, r: u32, stream: u32, index: u64, mean: u32) -> Ticks {
-    let block = index >> 2;
-    let w = rng::philox4x32_10(
+fn philox_block(seed: u64, r: u32, stream: u32, block: u64) -> [u32; 4] {
+    rng::philox4x32_10(
         [
             block as u32,
             (block >> 32) as u32,
@@ -78,8 +76,53 @@ pub fn draw(seed: u64, r: u32, stream: u32, index: u64, mean: u32) -> Ticks {
             stream,
         ],
         [r, seed as u32],
-    );
+    )
+}
+
+/// Draw `index` of `stream` of replication `r`, as an exponential with mean `mean` ticks:
+/// word `index` mod 4 of Philox block `index` / 4.
+#[inline]
+pub fn draw(seed: u64, r: u32, stream: u32, index: u64, mean: u32) -> Ticks {
+    let w = philox_block(seed, r, stream, index >> 2);
     rng::scale_q27(rng::neg_ln_q27(w[(index & 3) as usize]), mean)
+}
+
+/// The last Philox block of each stream a replication drew from, kept so that the CPU too
+/// computes one block per four draws. Derived data — a function of the key and the block's
+/// number — so it never makes two replications differ: every two are equal here.
+#[derive(Clone, Default)]
+pub struct Blocks([Option<(u64, [u32; 4])>; 2]);
+
+impl Blocks {
+    /// Draw `index` of `stream` (0 or 1) of replication `r` as [`draw`] gives it.
+    #[inline]
+    fn draw(&mut self, seed: u64, r: u32, stream: u32, index: u64, mean: u32) -> Ticks {
+        let block = index >> 2;
+        let slot = &mut self.0[stream as usize];
+        let words = match slot {
+            Some((b, w)) if *b == block => *w,
+            _ => {
+                let w = philox_block(seed, r, stream, block);
+                *slot = Some((block, w));
+                w
+            }
+        };
+        rng::scale_q27(rng::neg_ln_q27(words[(index & 3) as usize]), mean)
+    }
+}
+
+impl PartialEq for Blocks {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for Blocks {}
+
+impl std::fmt::Debug for Blocks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Blocks")
+    }
 }
 
 /// What a replication measured from its warm-up on (all integers: exact on both engines).
@@ -158,6 +201,8 @@ pub struct Replication {
     pub queue: VecDeque<Ticks>,
     /// Statistics from the warm-up on.
     pub tally: Tally,
+    /// The random-number blocks in use (equal in every two replications).
+    pub blocks: Blocks,
 }
 
 /// What every replication of a run shares.
@@ -192,6 +237,7 @@ impl Replication {
             servers: vec![(NEVER, 0); shape.servers as usize],
             queue: VecDeque::new(),
             tally: Tally::new(shape.capacity, 0),
+            blocks: Blocks::default(),
         }
     }
 
@@ -239,7 +285,7 @@ impl Replication {
 
     /// Starts the service of a customer that arrived at `arrived` on idle server `i`.
     fn start(&mut self, shape: &RunShape, i: usize, arrived: Ticks) {
-        let s = draw(
+        let s = self.blocks.draw(
             shape.seed,
             self.index,
             STREAM_SERVICES,
@@ -278,7 +324,7 @@ impl Replication {
                 None => self.queue.push_back(self.t),
             }
         }
-        let gap = draw(
+        let gap = self.blocks.draw(
             shape.seed,
             self.index,
             STREAM_ARRIVALS,
@@ -375,6 +421,28 @@ mod tests {
         assert_eq!(area, t.area);
         // never more than k in the system: capacity 5 is full sometimes at λ/μ = 4
         assert!(t.state_time[5] > 0 && t.blocked > 0);
+    }
+
+    #[test]
+    fn the_kept_blocks_draw_what_a_fresh_block_draws() {
+        let mut blocks = Blocks::default();
+        // in order, across blocks, back to an earlier block, in both streams
+        for (stream, index) in [
+            (0, 0),
+            (0, 1),
+            (1, 0),
+            (0, 5),
+            (1, 3),
+            (1, 4),
+            (0, 2),
+            (1, 9),
+        ] {
+            assert_eq!(
+                blocks.draw(7, 11, stream, index, 1 << 20),
+                draw(7, 11, stream, index, 1 << 20),
+                "stream {stream} draw {index}"
+            );
+        }
     }
 
     #[test]
