@@ -33,6 +33,13 @@ fn assert_twins(cfg: &PholdConfig, budgets: &[Budget]) {
                 cpu.state,
                 "{r:?}: after {b:?}"
             );
+            // the heatmap words: pending events per LP, the next window's LPs marked, the
+            // LP counts
+            assert_eq!(
+                gpu.display_words().unwrap(),
+                cpu.display_words().unwrap(),
+                "{r:?}: heatmap after {b:?}"
+            );
         }
         assert!(gpu.finished());
         let (rc, rg) = (Engine::report(&mut cpu).unwrap(), gpu.report().unwrap());
@@ -40,9 +47,6 @@ fn assert_twins(cfg: &PholdConfig, budgets: &[Budget]) {
             pdes_lab::verify::compare_reports(&rc, &rg).is_empty(),
             "{r:?}"
         );
-        // the heatmap words are the LP counts, padded to the square
-        let w = gpu.display_words().unwrap();
-        assert_eq!(w, cpu.display_words().unwrap());
         // the hover's one-counter readback
         let lp = cfg.lps / 2;
         assert_eq!(gpu.lp_events(lp).unwrap(), cpu.state.counts[lp as usize]);

@@ -12,4 +12,4 @@ pub mod shaders;
 pub mod stepped;
 
 pub use context::{Gpu, no_device, read_ranges};
-pub use live::{LiveEngine, Sample};
+pub use live::{LiveEngine, NEXT_STEP_BIT, Sample};

@@ -2,6 +2,11 @@
 //! interface of [`pdes_core::sim::Engine`]: where it runs, its heatmap words, a plot sample,
 //! one cell's value. Every model's CPU and GPU engines implement [`LiveEngine`].
 
+/// Bit 31 of a heatmap cell's first word: the cell has an event in the next step (the
+/// count is the low 31 bits); the heatmap draws it as an outline. Set by the torus's and
+/// PHOLD's engines, CPU and GPU alike.
+pub const NEXT_STEP_BIT: u32 = 1 << 31;
+
 use crate::Gpu;
 use pdes_core::sim::{Engine, SimError};
 

@@ -214,6 +214,17 @@ impl CpuPhold {
         self.t_min = least;
     }
 
+    /// The exclusive bound of the next step: the window's min(t_min + lookahead, end); for
+    /// sequential, just past the earliest event (the one it processes next). Events before
+    /// it are what the heatmap outlines.
+    pub fn next_bound(&self) -> Ticks {
+        let t = self.now();
+        match self.config.algorithm {
+            PholdAlgorithm::Sequential => t.saturating_add(1).min(self.end),
+            PholdAlgorithm::Window => t.saturating_add(self.lookahead).min(self.end),
+        }
+    }
+
     /// Counters so far.
     pub fn totals(&self) -> &StepTotals {
         &self.totals

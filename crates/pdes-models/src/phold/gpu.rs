@@ -81,6 +81,9 @@ struct Pipelines {
     layout: wgpu::BindGroupLayout,
     process: wgpu::ComputePipeline,
     reduce: wgpu::ComputePipeline,
+    display_layout: wgpu::BindGroupLayout,
+    display_cells: wgpu::ComputePipeline,
+    display_tokens: wgpu::ComputePipeline,
 }
 
 fn build_pipelines(gpu: &Gpu, r: Reductions) -> Pipelines {
@@ -94,10 +97,15 @@ fn build_pipelines(gpu: &Gpu, r: Reductions) -> Pipelines {
         label: Some("phold"),
         source: wgpu::ShaderSource::Wgsl(module_source(r).into()),
     });
+    let display_layout = kit::layout(device, "phold display", &[Use::ReadWrite]);
+    let pl_display = kit::pipeline_layout(device, "phold display", &[&layout, &display_layout]);
     Pipelines {
         process: kit::pipeline(device, &pl, &module, "process"),
         reduce: kit::pipeline(device, &pl, &module, "reduce"),
+        display_cells: kit::pipeline(device, &pl_display, &module, "display_cells"),
+        display_tokens: kit::pipeline(device, &pl_display, &module, "display_tokens"),
         layout,
+        display_layout,
     }
 }
 
@@ -347,6 +355,26 @@ impl GpuPhold {
         Ok(w[0])
     }
 
+    /// Writes the heatmap's words (pending events per LP, the next window's marked; events
+    /// processed) into `display`: two passes, nothing read back.
+    fn display_into(&self, display: &wgpu::Buffer) {
+        let device = &self.gpu.device;
+        let p = &self.pipelines;
+        let group = kit::bind_group(device, "phold display", &p.display_layout, &[display]);
+        let cells = (display.size() / 8) as u32;
+        let mut enc = device.create_command_encoder(&Default::default());
+        {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            pass.set_bind_group(0, &self.bind_group, &[]);
+            pass.set_bind_group(1, &group, &[]);
+            pass.set_pipeline(&p.display_cells);
+            pass.dispatch_workgroups(cells.div_ceil(WG), 1, 1);
+            pass.set_pipeline(&p.display_tokens);
+            pass.dispatch_workgroups(self.params.tokens.div_ceil(WG), 1, 1);
+        }
+        self.gpu.queue.submit([enc.finish()]);
+    }
+
     /// Its configuration.
     pub fn config(&self) -> &PholdConfig {
         &self.config
@@ -410,13 +438,17 @@ impl LiveEngine for GpuPhold {
         self.memory_bytes
     }
     fn write_display(&self, _gpu: &Gpu, buf: &wgpu::Buffer) {
-        // the counters are laid out as heatmap words (count, 0): one copy, no readback
-        let mut enc = self.gpu.device.create_command_encoder(&Default::default());
-        enc.copy_buffer_to_buffer(&self.counts, 0, buf, 0, self.counts.size().min(buf.size()));
-        self.gpu.queue.submit([enc.finish()]);
+        self.display_into(buf);
     }
     fn display_words(&self) -> Result<Vec<[u32; 2]>, SimError> {
-        let bytes = read_buffers(&self.gpu, &[&self.counts])?;
+        let buf = pdes_gpu::kit::buffer(
+            &self.gpu.device,
+            "phold display words",
+            self.counts.size(),
+            pdes_gpu::kit::STORAGE_RW,
+        );
+        self.display_into(&buf);
+        let bytes = read_buffers(&self.gpu, &[&buf])?;
         Ok(bytemuck::cast_slice(&bytes[0]).to_vec())
     }
     fn sample(&self, now: Ticks) -> Result<Sample, SimError> {

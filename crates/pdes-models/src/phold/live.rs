@@ -1,6 +1,6 @@
 //! PHOLD's engines as the command line and the window see them: the CPU engine over either
-//! simulator, heatmap words (events per LP), plot samples, and the constructor the registry
-//! lists.
+//! simulator, heatmap words (pending events per LP, the next window's LPs marked), plot
+//! samples, and the constructor the registry lists.
 
 use super::config::PholdConfig;
 use super::cpu::CpuPhold;
@@ -10,7 +10,7 @@ use crate::config::Config;
 use pdes_core::sim::{Budget, Engine, Report, SimError, StepRecord, StepTotals};
 use pdes_core::time::{Ticks, to_units};
 use pdes_gpu::Gpu;
-use pdes_gpu::{LiveEngine, Sample};
+use pdes_gpu::{LiveEngine, NEXT_STEP_BIT, Sample};
 use std::sync::Arc;
 
 /// The registry's constructor: the GPU engine when `device` is given, else the CPU one.
@@ -48,11 +48,23 @@ pub fn sample(now: Ticks, t: &StepTotals) -> Sample {
     }
 }
 
-/// Heatmap words: the events of each LP (the grid's last cells, past the LPs, stay 0).
-fn words(e: &CpuPhold) -> Vec<[u32; 2]> {
+/// Heatmap words of each LP: (its pending events, with [`NEXT_STEP_BIT`] when one of them is
+/// before the next step's bound — inside the next window —, the events it processed); the
+/// grid's last cells, past the LPs, stay 0. The GPU's display passes write the same.
+pub fn words(e: &CpuPhold) -> Vec<[u32; 2]> {
     let (rows, cols) = e.config.grid();
-    let mut w: Vec<[u32; 2]> = e.state.counts.iter().map(|&c| [c, 0]).collect();
-    w.resize((rows * cols) as usize, [0, 0]);
+    let mut w: Vec<[u32; 2]> = (0..(rows * cols) as usize)
+        .map(|i| [0, e.state.counts.get(i).copied().unwrap_or(0)])
+        .collect();
+    let bound = e.next_bound();
+    for ev in &e.state.events {
+        if let Some(cell) = w.get_mut(ev.lp as usize) {
+            cell[0] += 1;
+            if ev.time < bound {
+                cell[0] |= NEXT_STEP_BIT;
+            }
+        }
+    }
     w
 }
 

@@ -108,3 +108,36 @@ fn bad_values_are_refused_with_the_key_and_the_range() {
         );
     }
 }
+
+#[test]
+fn the_heatmap_counts_pending_events_and_outlines_the_next_windows_lps() {
+    let mut e = CpuPhold::new(&config(&["model.lps=200", "run.end_time=50"]));
+    e.advance(Budget::Steps(3));
+    let w = super::live::words(&e);
+    let mark = pdes_gpu::NEXT_STEP_BIT;
+    // every pending event counted once, at its LP; the second word its processed events
+    let pending: u32 = w.iter().map(|c| c[0] & !mark).sum();
+    assert_eq!(pending as usize, e.state.events.len());
+    assert!((0..200).all(|i| w[i][1] == e.state.counts[i]));
+    // outlined: exactly the LPs with an event before the next step's bound
+    let bound = e.next_bound();
+    let due: Vec<_> = e
+        .state
+        .events
+        .iter()
+        .filter(|x| x.time < bound)
+        .copied()
+        .collect();
+    let mut due_lps: Vec<u32> = due.iter().map(|x| x.lp).collect();
+    due_lps.sort_unstable();
+    due_lps.dedup();
+    let outlined: Vec<u32> = (0..w.len() as u32)
+        .filter(|&i| w[i as usize][0] & mark != 0)
+        .collect();
+    assert_eq!(outlined, due_lps);
+    assert!(!outlined.is_empty() && outlined.len() < 200);
+    // and the next step processes exactly those events
+    let before = e.totals().events;
+    e.advance(Budget::Steps(1));
+    assert_eq!(e.totals().events - before, due.len() as u64);
+}

@@ -14,7 +14,7 @@ pub use crate::queueing::{Facility, NEVER, NONE};
 
 /// Bit 31 of a heatmap cell's first word: the facility has an event in the next step (the
 /// token count is the low 31 bits). Set by every torus engine, CPU and GPU alike.
-pub const NEXT_STEP_BIT: u32 = 1 << 31;
+pub const NEXT_STEP_BIT: u32 = pdes_gpu::NEXT_STEP_BIT;
 
 /// One token: where it is in its queue and how far along its path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

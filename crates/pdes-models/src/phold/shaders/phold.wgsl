@@ -107,6 +107,34 @@ fn process(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) 
     }
 }
 
+// The heatmap's words of each cell: (pending events at the LP | NEXT_STEP when one of them
+// is before the next step's bound, events processed there) — words() in
+// crates/pdes-models/src/phold/live.rs. display_cells writes the second words and clears
+// the first; display_tokens then counts every pending event at its LP.
+@group(1) @binding(0) var<storage, read_write> display: array<atomic<u32>>;
+
+const NEXT_STEP: u32 = 0x80000000u;
+
+@compute @workgroup_size(WG)
+fn display_cells(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = gid.x;
+    if i >= arrayLength(&display) / 2u { return; }
+    atomicStore(&display[2u * i], 0u);
+    atomicStore(&display[2u * i + 1u], select(0u, atomicLoad(&counts[2u * i]), i < P.lps));
+}
+
+@compute @workgroup_size(WG)
+fn display_tokens(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = gid.x;
+    if i >= P.tokens { return; }
+    let e = tok[i];
+    if 2u * e.z + 1u >= arrayLength(&display) { return; }
+    atomicAdd(&display[2u * e.z], 1u);
+    if lt64(e.xy, step_bound()) {
+        atomicOr(&display[2u * e.z], NEXT_STEP);
+    }
+}
+
 @compute @workgroup_size(WG)
 fn reduce(@builtin(local_invocation_id) lid3: vec3<u32>) {
     let lid = lid3.x;

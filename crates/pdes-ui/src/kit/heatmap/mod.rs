@@ -308,11 +308,11 @@ fn colour_range(s: &Session) -> (f32, f32) {
 
 /// The colour of one heatmap word (the shader's, on the CPU: texture fallback, PNG export).
 pub fn word_colour(mode: Mode, w: [u32; 2], step: u32, (lo, hi): (f32, f32)) -> [f32; 3] {
-    // the next step's mark (bit 31, the torus) is an outline, not part of the count
+    // the next step's mark (bit 31: the torus, PHOLD) is an outline, not part of the count
     let w = if matches!(mode, Mode::Temperature | Mode::Compartments) {
         w
     } else {
-        [w[0] & !pdes_models::torus::state::NEXT_STEP_BIT, w[1]]
+        [w[0] & !pdes_gpu::NEXT_STEP_BIT, w[1]]
     };
     match mode {
         Mode::Tokens => viridis(w[0] as f32 / hi),
