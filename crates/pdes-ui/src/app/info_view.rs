@@ -44,7 +44,7 @@ impl PdesApp {
                 if info.kind == "torus" {
                     if ui
                         .button("Guided tour")
-                        .on_hover_text("Six short stops on the live torus: which events run in parallel and why, a wider window, the bias of the shift, the same sample path, a causality error, and what to try next.")
+                        .on_hover_text("Seven short stops: on the live torus which events run in parallel and why, a wider window, the bias of the shift, the same sample path, a causality error; the same lesson on PHOLD; and what to try next.")
                         .clicked()
                     {
                         self.start_tour();

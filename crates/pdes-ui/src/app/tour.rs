@@ -1,6 +1,6 @@
-//! The guided tour (Info tab → "Guided tour"): six short stops through the torus lessons of
-//! paper 000, each of which sets the app up (preset, d, A/B, pause) and says in a few
-//! lines what to look at. It is a panel docked at the Live tab's right, beside the grid
+//! The guided tour (Info tab → "Guided tour"): seven short stops through the torus lessons of
+//! paper 000 and the same lesson on PHOLD, each of which sets the app up (preset, d, A/B,
+//! pause) and says in a few lines what to look at. It is a panel docked at the Live tab's right, beside the grid
 //! (a floating window covered the grid it talks about on a small screen), so the grid,
 //! strip, monitors and plots stay in view; Back and Next move between stops, and every
 //! stop can be left for free exploration with Close.
@@ -49,6 +49,11 @@ pub const STOPS: &[Stop] = &[
         setup: |app| app.causality_walkthrough(),
     },
     Stop {
+        title: "The same lesson on PHOLD",
+        text: "PHOLD, the benchmark every PDES system reports: each event schedules one more, at a random LP, at least the lookahead (0.1) later. The yellow band on the strip is the window [t_min, t_min + lookahead); the outlined LPs hold an event inside it, and they all run at once for the same reason as on the torus: nothing processed inside the window can schedule an event inside it. Press Step and compare the outlines with 'events in the last step'. Then set the lookahead to 1 and Reset: the band widens and many more LPs are outlined - lookahead is what buys parallelism (the Info tab says how much).",
+        setup: tour_phold,
+    },
+    Stop {
         title: "Your turn",
         text: "Back on the teaching torus. Things to try: the Sweep tab runs a range of d and plots speed against bias (what the paper tunes); A/B with B on exponential service shows the shift's bias side by side; the causality-errors colour mode of the heatmap shows where the interval algorithm errs; each model's Info tab says what its colours and plots mean.",
         setup: |app| tour_torus(app, 1.0, true),
@@ -71,6 +76,22 @@ fn tour_torus(app: &mut PdesApp, d: f64, running: bool) {
     app.mode = super::heatmap::Mode::of(&app.a)[0];
     app.tab = super::Tab::Live;
     app.running = running;
+    app.pause_on_error = false;
+}
+
+/// The teaching PHOLD, window on the CPU, paused on the Live tab.
+fn tour_phold(app: &mut PdesApp) {
+    match pdes_models::preset::config_with("teaching-phold", &[]) {
+        Ok(cfg) => {
+            app.form = super::form::Form::from_config(&cfg, crate::panels::of(&cfg));
+            app.b = None;
+            app.apply_form();
+        }
+        Err(e) => app.message = Some(format!("tour: {e}")),
+    }
+    app.mode = super::heatmap::Mode::of(&app.a)[0];
+    app.tab = super::Tab::Live;
+    app.running = false;
     app.pause_on_error = false;
 }
 

@@ -1,6 +1,7 @@
-//! PHOLD in the window: the LPs as a square heatmap of events processed, plots of events
-//! per step and of the event rate per LP against its long-run value, monitors, and the
-//! model's part of the left panel.
+//! PHOLD in the window: the time strip (the next window over the pending events), the LPs
+//! as a square heatmap of pending events with the next window's LPs outlined, plots of
+//! events per step and of the event rate per LP against its long-run value, monitors, and
+//! the model's part of the left panel.
 
 use crate::kit::form::{AlgorithmChoice, ModelForm, preset_table};
 use crate::kit::heatmap::Mode;
@@ -11,6 +12,127 @@ use pdes_models::phold::config::PholdConfig;
 use pdes_models::phold::cpu::CpuPhold;
 use pdes_models::phold::gpu::GpuPhold;
 use pdes_models::preset::Config;
+
+/// Most pending events whose times the strip reads back from a GPU engine per frame.
+const GPU_STRIP_EVENTS: u32 = 16_384;
+
+/// The pending events' times the strip shows: a CPU engine's state, or a GPU engine's
+/// downloaded up to [`GPU_STRIP_EVENTS`] events; none otherwise.
+fn pending_times(s: &Session, cfg: &PholdConfig) -> Vec<f64> {
+    let any = s.engine.as_any();
+    let times = |st: &pdes_models::phold::cpu::PholdState| -> Vec<f64> {
+        st.events
+            .iter()
+            .take(200_000)
+            .map(|e| pdes_core::time::to_units(e.time))
+            .collect()
+    };
+    if let Some(c) = any.downcast_ref::<CpuPhold>() {
+        times(&c.state)
+    } else if let Some(g) = any.downcast_ref::<GpuPhold>()
+        && cfg.events_in_flight() <= GPU_STRIP_EVENTS
+    {
+        g.download_state().map(|st| times(&st)).unwrap_or_default()
+    } else {
+        Vec::new()
+    }
+}
+
+/// The next step over the pending events, on a time axis: the band from t_min to the
+/// window's bound (its width is the lookahead), every pending event as a tick.
+pub fn timeline(ui: &mut egui::Ui, s: &Session) {
+    use pdes_models::phold::config::PholdAlgorithm;
+    let Some(cfg) = s.config.get::<PholdConfig>() else {
+        return;
+    };
+    let t = pdes_core::time::to_units(s.now());
+    let window = cfg.algorithm == PholdAlgorithm::Window;
+    let hi = if window {
+        (t + cfg.lookahead).min(cfg.end_time)
+    } else {
+        t
+    };
+    let pending = pending_times(s, cfg);
+    let last = s
+        .engine()
+        .step_log()
+        .last()
+        .map_or(u64::from(!window), |r| r.events);
+    let gpu_note = if pending.is_empty() && s.runs_on() == "gpu" {
+        format!("   (pending events: shown on the GPU up to {GPU_STRIP_EVENTS} events)")
+    } else {
+        String::new()
+    };
+    let header = if window {
+        format!(
+            "window [t_min, t_min + lookahead): t_min = {t:.3}, t_min + lookahead = {hi:.3}   last step: {last} events   ticks: pending events{gpu_note}"
+        )
+    } else {
+        format!("sequential: one event at a time, t = {t:.3}   ticks: pending events{gpu_note}")
+    };
+    crate::kit::strip::show(
+        ui,
+        &crate::kit::strip::Strip {
+            t,
+            // the events ahead spread over about lookahead + a few means: a fixed span, so
+            // that a longer lookahead is seen as a wider band
+            span: (cfg.lookahead + 3.0 * cfg.mean)
+                .max(3.0 * cfg.lookahead)
+                .max(1e-3),
+            band: (t, hi),
+            pending: &pending,
+            header,
+            caption: if window {
+                "outlined: the LPs with an event in the next window [t_min, t_min + lookahead) - they run in parallel, because every event schedules its successor at least the lookahead later: nothing inside the window can cause an earlier event anywhere"
+            } else {
+                "outlined: the LP of the one next event - sequential processes the earliest event, then looks again"
+            },
+        },
+    );
+}
+
+/// LP `i`'s pending events (CPU engines): their times, earliest first.
+fn lp_pending(s: &Session, i: u32) -> Option<Vec<f64>> {
+    let c = s.engine.as_any().downcast_ref::<CpuPhold>()?;
+    let mut t: Vec<f64> = c
+        .state
+        .events
+        .iter()
+        .filter(|e| e.lp == i)
+        .map(|e| pdes_core::time::to_units(e.time))
+        .collect();
+    t.sort_by(f64::total_cmp);
+    Some(t)
+}
+
+/// What the hover and the inspector say about LP `i`'s pending events (CPU engines).
+fn pending_lines(ui: &mut egui::Ui, s: &Session, i: u32) {
+    let Some(times) = lp_pending(s, i) else {
+        return;
+    };
+    let Some(cfg) = s.config.get::<PholdConfig>() else {
+        return;
+    };
+    match times.first() {
+        None => {
+            ui.label("no pending events");
+        }
+        Some(first) => {
+            let t = pdes_core::time::to_units(s.now());
+            let inside = *first < (t + cfg.lookahead).min(cfg.end_time)
+                && cfg.algorithm == pdes_models::phold::config::PholdAlgorithm::Window;
+            ui.label(format!(
+                "{} pending, the earliest at t = {first:.4}{}",
+                times.len(),
+                if inside {
+                    " (inside the next window)"
+                } else {
+                    ""
+                }
+            ));
+        }
+    }
+}
 
 /// LP `i`'s events so far (its one counter read back on the GPU).
 fn lp_events(s: &Session, i: u32) -> Option<u32> {
@@ -35,6 +157,7 @@ pub fn hover(ui: &mut egui::Ui, s: &Session, i: u32) {
         return;
     }
     ui.label(format!("LP {i}"));
+    pending_lines(ui, s, i);
     if let Some(n) = lp_events(s, i) {
         ui.label(format!("{n} events processed"));
     }
@@ -51,6 +174,7 @@ pub fn inspector(ui: &mut egui::Ui, s: &Session, i: u32) {
         ui.label("(past the last LP)");
         return;
     }
+    pending_lines(ui, s, i);
     if let Some(n) = lp_events(s, i) {
         let t = pdes_core::time::to_units(s.engine().now());
         ui.label(format!("{n} events processed by t = {t:.3}"));
@@ -97,13 +221,9 @@ pub fn plots(ui: &mut egui::Ui, a: &Session, b: Option<&Session>) {
 }
 
 fn colour_range(s: &Session) -> (f32, f32) {
-    // twice the mean events per LP so far: the spread around the mean stays visible
-    let events = s.engine().totals().events as f64;
-    let lps = s
-        .config
-        .get::<PholdConfig>()
-        .map_or(1.0, |c| f64::from(c.lps));
-    (0.0, ((2.0 * events / lps).ceil() as f32).max(4.0))
+    // pending events per LP: the population on average; twice it keeps the spread visible
+    let population = s.config.get::<PholdConfig>().map_or(1, |c| c.population);
+    (0.0, (2 * population).max(4) as f32)
 }
 
 fn monitors(s: &Session) -> Vec<crate::kit::monitors::Monitor> {
@@ -130,13 +250,13 @@ fn monitors(s: &Session) -> Vec<crate::kit::monitors::Monitor> {
 pub const PANEL: crate::panels::Panel = crate::panels::Panel {
     hover,
     inspector,
-    timeline: None,
+    timeline: Some(timeline),
     form,
     modes: &[Mode::Tokens],
     colour_range,
     work_label: "events",
-    count_label: "events at the LP",
-    count_mode: "events per LP",
+    count_label: "pending events at the LP",
+    count_mode: "pending events per LP",
     plots,
     monitors,
     violations: crate::kit::violation::none,

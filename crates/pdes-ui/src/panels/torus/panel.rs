@@ -14,17 +14,6 @@ use pdes_models::torus::cpu::{CpuEngine, CpuTorus};
 use pdes_models::torus::gpu::GpuTorus;
 use pdes_models::torus::state::Facility;
 
-/// A "nice" tick spacing (1, 2 or 5 × 10^k) for about `n` ticks over `span`.
-fn tick_step(span: f64, n: f64) -> f64 {
-    let raw = span / n;
-    let p = 10f64.powf(raw.log10().floor());
-    [1.0, 2.0, 5.0, 10.0]
-        .into_iter()
-        .map(|m| m * p)
-        .find(|s| *s >= raw)
-        .unwrap_or(10.0 * p)
-}
-
 /// Most facilities whose pending events the strip reads back from a GPU engine per frame.
 const GPU_STRIP_FACILITIES: usize = 4096;
 
@@ -38,15 +27,6 @@ pub fn timeline(ui: &mut egui::Ui, s: &Session) {
     let log: &[StepRecord] = s.engine().step_log();
     let d = cfg.run.d;
     let t = to_units(s.now());
-    let (rect, _) =
-        ui.allocate_exact_size(egui::vec2(ui.available_width(), 52.0), egui::Sense::hover());
-    let painter = ui.painter_at(rect);
-    painter.rect_filled(rect, 2.0, egui::Color32::from_gray(30));
-    // a fixed span of time (a few mean services, at least 3d): d changes the band, not the axis
-    let span = (6.0 * cfg.model.mean_service).max(3.0 * d).max(1e-3);
-    let t0 = t - 0.1 * span;
-    let x_of = |u: f64| rect.left() + ((u - t0) / span) as f32 * rect.width();
-    let lane = egui::Rangef::new(rect.top() + 16.0, rect.bottom() - 16.0);
     let (lo, hi, label, hi_name) = match cfg.run.algorithm {
         pdes_models::queueing::Algorithm::Window => {
             (t, t + d, "window [t_min, t_min + d]", "t_min + d")
@@ -61,59 +41,34 @@ pub fn timeline(ui: &mut egui::Ui, s: &Session) {
             (t, t, "sequential: one event at a time", "")
         }
     };
-    let band = egui::Rect::from_x_y_ranges(x_of(lo)..=x_of(hi).max(x_of(lo) + 2.0), lane);
-    painter.rect_filled(
-        band,
-        0.0,
-        egui::Color32::from_rgba_unmultiplied(255, 200, 60, 60),
-    );
     let pending = pending_departures(s, cfg);
-    for u in &pending {
-        let x = x_of(*u);
-        if x >= rect.left() && x <= rect.right() {
-            let inside = *u >= lo && *u <= hi;
-            painter.vline(
-                x,
-                lane,
-                egui::Stroke::new(
-                    if inside { 2.0 } else { 1.0 },
-                    if inside {
-                        egui::Color32::from_rgb(255, 230, 120)
-                    } else {
-                        egui::Color32::from_rgba_unmultiplied(120, 200, 255, 110)
-                    },
-                ),
-            );
-        }
-    }
-    painter.vline(
-        x_of(t),
-        lane,
-        egui::Stroke::new(2.0, egui::Color32::from_rgb(255, 200, 60)),
-    );
-    time_axis(&painter, rect, t0, span);
     let last = log.last().map_or(0, |r| r.events);
     let gpu_note = if pending.is_empty() && s.runs_on() == "gpu" {
         "   (pending events: shown on the GPU for grids up to 64×64)"
     } else {
         ""
     };
-    painter.text(
-        rect.left_top() + egui::vec2(6.0, 1.0),
-        egui::Align2::LEFT_TOP,
-        format!(
-            "{label}: t_min = {t:.3}{}   last step: {last} events   ticks: pending departures{gpu_note}",
-            if hi_name.is_empty() {
-                String::new()
-            } else {
-                format!(", {hi_name} = {hi:.3}")
-            }
-        ),
-        egui::FontId::proportional(12.0),
-        egui::Color32::LIGHT_GRAY,
+    let header = format!(
+        "{label}: t_min = {t:.3}{}   last step: {last} events   ticks: pending departures{gpu_note}",
+        if hi_name.is_empty() {
+            String::new()
+        } else {
+            format!(", {hi_name} = {hi:.3}")
+        }
     );
-    let caption = outline_caption(cfg.run.algorithm);
-    ui.label(egui::RichText::new(caption).small());
+    crate::kit::strip::show(
+        ui,
+        &crate::kit::strip::Strip {
+            t,
+            // a fixed span of time (a few mean services, at least 3d): d changes the band,
+            // not the axis
+            span: (6.0 * cfg.model.mean_service).max(3.0 * d).max(1e-3),
+            band: (lo, hi),
+            pending: &pending,
+            header,
+            caption: outline_caption(cfg.run.algorithm),
+        },
+    );
 }
 
 /// The pending departure times the strip shows: the CPU engines' state, or a GPU engine's
@@ -137,30 +92,6 @@ fn pending_departures(s: &Session, cfg: &TorusConfig) -> Vec<f64> {
             .unwrap_or_default()
     } else {
         Vec::new()
-    }
-}
-
-/// The strip's time axis: a tick and a label every round step of `span`, from `t0`.
-fn time_axis(painter: &egui::Painter, rect: egui::Rect, t0: f64, span: f64) {
-    let x_of = |u: f64| rect.left() + ((u - t0) / span) as f32 * rect.width();
-    let step = tick_step(span, 8.0);
-    let mut u = (t0 / step).ceil() * step;
-    let axis_y = rect.bottom() - 15.0;
-    while u <= t0 + span {
-        let x = x_of(u);
-        painter.vline(
-            x,
-            egui::Rangef::new(axis_y, axis_y + 3.0),
-            egui::Stroke::new(1.0, egui::Color32::GRAY),
-        );
-        painter.text(
-            egui::pos2(x, axis_y + 2.0),
-            egui::Align2::CENTER_TOP,
-            crate::kit::monitors::format(u),
-            egui::FontId::proportional(crate::kit::SMALL_TEXT_PX),
-            egui::Color32::GRAY,
-        );
-        u += step;
     }
 }
 
