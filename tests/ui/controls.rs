@@ -547,3 +547,37 @@ fn the_heatmap_holds_up_at_laptop_sizes_and_comes_back_after_a_small_window() {
         "{large:?} before, {back:?} after"
     );
 }
+
+/// Issue 33: a changed parameter keeps the run before it on the plots, faintly, named by
+/// what it had; a reset of the same parameters adds none; "Forget them" clears them.
+#[test]
+fn a_changed_parameter_keeps_the_earlier_run_as_a_ghost() {
+    if !gpu_available() {
+        return;
+    }
+    let mut h = harness("teaching-16x16");
+    for _ in 0..3 {
+        h.state_mut().step_once();
+    }
+    h.run_steps(1);
+    assert!(h.state().a.samples.len() >= 2);
+    h.state_mut().form.model_mut::<TorusForm>().unwrap().d = 4.0;
+    h.state_mut().apply_form();
+    h.run_steps(2);
+    let ghosts = &h.state().a.ghosts;
+    assert_eq!(ghosts.len(), 1);
+    assert_eq!(ghosts[0].label, "run.d=1.0");
+    assert!(ghosts[0].samples.len() >= 2);
+    h.get_by_label_contains("faint grey: the earlier runs (run.d=1.0)");
+    // the same parameters again: no new ghost, the old one kept
+    for _ in 0..3 {
+        h.state_mut().step_once();
+    }
+    h.state_mut().reset();
+    h.run_steps(2);
+    assert_eq!(h.state().a.ghosts.len(), 1);
+    h.get_by_label("Forget them").click();
+    h.run_steps(2);
+    assert!(h.state().a.ghosts.is_empty());
+    assert!(h.query_by_label_contains("faint grey").is_none());
+}

@@ -179,3 +179,22 @@ fn screenshots_of_the_lesson() {
     h.run_steps(3);
     save_screenshot(&mut h, "screenshot-causality.png");
 }
+
+/// Not a check: the teaching torus at d = 1 and then at d = 8, the first run kept as a
+/// ghost behind the second, into `assets/screenshot-ghosts.png` for the README
+/// (`cargo test --release --test ui -- --ignored screenshot_of_the_ghosts`).
+#[test]
+#[ignore = "writes the README's screenshots"]
+fn screenshot_of_the_ghosts() {
+    let mut h = harness("teaching-16x16");
+    for _ in 0..300 {
+        h.state_mut().step_once();
+    }
+    h.state_mut().form.model_mut::<TorusForm>().unwrap().d = 8.0;
+    h.state_mut().apply_form();
+    for _ in 0..60 {
+        h.state_mut().step_once();
+    }
+    h.run_steps(4);
+    save_screenshot(&mut h, "screenshot-ghosts.png");
+}

@@ -349,7 +349,11 @@ impl PdesApp {
             None
         };
         match open_session(self.engine_config(cfg), self.gpu.clone()) {
-            Ok(s) => self.a = s,
+            Ok(mut s) => {
+                // the run it replaces stays on the plots, faintly, when a parameter changed
+                s.keep_as_ghost(&self.a);
+                self.a = s;
+            }
             Err(e) => {
                 self.form_error = Some(e.to_string());
                 return false;
@@ -558,6 +562,25 @@ impl PdesApp {
         self.sample_all();
     }
 
+    /// The line above the plots while earlier runs are drawn faintly: what each changed,
+    /// and a button that forgets them.
+    fn ghosts_line(&mut self, ui: &mut egui::Ui) {
+        ui.horizontal(|ui| {
+            let names: Vec<&str> = self.a.ghosts.iter().map(|g| g.label.as_str()).collect();
+            ui.label(
+                egui::RichText::new(format!(
+                    "faint grey: the earlier runs ({}), against the live one",
+                    names.join("; ")
+                ))
+                .small(),
+            )
+            .on_hover_text("When a parameter changes, the last runs' curves stay on the plots, faintly (the oldest faintest), so that the change can be seen against the run before it. A/B hides them.");
+            if ui.small_button("Forget them").clicked() {
+                self.a.ghosts.clear();
+            }
+        });
+    }
+
     /// Restarts from time 0 with the current parameters.
     pub fn reset(&mut self) {
         self.running = false;
@@ -708,6 +731,9 @@ impl eframe::App for PdesApp {
                 .default_size(PLOTS_HEIGHT.min(0.3 * window.y))
                 .size_range(PLOTS_MIN_HEIGHT..=PLOTS_MIN_HEIGHT.max(0.45 * window.y))
                 .show(ui, |ui| {
+                    if self.b.is_none() && !self.a.ghosts.is_empty() {
+                        self.ghosts_line(ui);
+                    }
                     plots::show(ui, &self.a, self.b.as_ref());
                 });
             egui::Panel::bottom("monitors").show(ui, |ui| {

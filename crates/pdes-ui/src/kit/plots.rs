@@ -2,7 +2,7 @@
 //! optional reference line) and the CSV export. Which plots a model shows is its panel's
 //! (`crate::panels`, one folder per model).
 
-use super::session::Session;
+use super::session::{Sample, Session};
 use eframe::egui;
 use egui_plot::{HLine, Legend, Line, Plot, PlotPoints};
 
@@ -19,6 +19,40 @@ pub fn legend_if_room(plot: Plot<'_>, width: f32) -> Plot<'_> {
     }
 }
 
+/// What a plot reads of a run: its configuration and its samples — a live session's, or an
+/// earlier run's kept as a ghost.
+pub struct Trace<'a> {
+    /// The run's configuration.
+    pub config: &'a pdes_models::preset::Config,
+    /// Its plot samples.
+    pub samples: &'a [Sample],
+}
+
+/// An earlier run's curves, drawn faintly behind the live ones after a parameter changed,
+/// so that the change can be seen against the run before it.
+#[derive(Clone, Debug)]
+pub struct Ghost {
+    /// What differed ("run.d=4"), for the legend.
+    pub label: String,
+    /// Its configuration.
+    pub config: pdes_models::preset::Config,
+    /// Its samples when it was replaced.
+    pub samples: Vec<Sample>,
+}
+
+impl Ghost {
+    /// What its plots read.
+    pub fn trace(&self) -> Trace<'_> {
+        Trace {
+            config: &self.config,
+            samples: &self.samples,
+        }
+    }
+}
+
+/// Earlier runs kept as ghosts (the oldest is dropped first).
+pub const GHOSTS: usize = 3;
+
 /// Steps shown in the events-per-step series.
 pub const RECENT_STEPS: usize = 2000;
 
@@ -32,18 +66,26 @@ pub fn tag(s: &Session, i: usize, ab: bool) -> String {
     }
 }
 
-/// One plot with a line per session (`points` gives a session's) and an optional
-/// reference line.
+/// One plot with a line per session (`points` gives a run's), an optional reference line,
+/// and — without A/B — the earlier runs' lines faint behind the live one.
 pub fn plot_series(
     ui: &mut egui::Ui,
     [w, h]: [f32; 2],
     (label, hover): (&str, &str),
     sessions: &[&Session],
-    points: impl Fn(&Session) -> Vec<[f64; 2]>,
+    points: impl Fn(&Trace) -> Vec<[f64; 2]>,
     reference: Option<(&str, f64)>,
 ) {
     let ab = sessions.len() > 1;
-    let series: Vec<Vec<[f64; 2]>> = sessions.iter().map(|s| points(s)).collect();
+    let series: Vec<Vec<[f64; 2]>> = sessions.iter().map(|s| points(&s.trace())).collect();
+    let ghosts: Vec<(&str, Vec<[f64; 2]>)> = match sessions {
+        [a] => a
+            .ghosts
+            .iter()
+            .map(|g| (g.label.as_str(), points(&g.trace())))
+            .collect(),
+        _ => Vec::new(),
+    };
     // headroom above the highest curve for the legend (top right), so that it covers no data
     let (low, top) = series
         .iter()
@@ -62,6 +104,15 @@ pub fn plot_series(
             plot = plot.include_y(top + (top - low) * LEGEND_HEADROOM);
         }
         plot.show(ui, |p| {
+            // oldest faintest; drawn first, under the live curve
+            for (k, (name, pts)) in ghosts.into_iter().enumerate() {
+                let alpha = (50 + 40 * k) as u8;
+                p.line(
+                    Line::new(format!("earlier: {name}"), PlotPoints::from(pts))
+                        .color(egui::Color32::from_rgba_unmultiplied(170, 170, 170, alpha))
+                        .width(1.0),
+                );
+            }
             for (i, pts) in series.into_iter().enumerate() {
                 p.line(Line::new(tag(sessions[i], i, ab), PlotPoints::from(pts)));
             }
@@ -116,7 +167,7 @@ pub fn time_series_from(
     reference: Option<(&str, f64)>,
     from: f64,
 ) {
-    let points = |s: &Session| {
+    let points = |s: &Trace| {
         s.samples
             .iter()
             .filter(|x| x.time >= from)
@@ -129,7 +180,7 @@ pub fn time_series_from(
 /// Per sample interval: (time at its end, Δ of one sample field / Δ of another), skipping
 /// intervals where the second did not move.
 pub fn per_interval(
-    s: &Session,
+    s: &Trace,
     num: impl Fn(&super::session::Sample) -> f64,
     den: impl Fn(&super::session::Sample) -> f64,
 ) -> Vec<[f64; 2]> {

@@ -25,12 +25,44 @@ pub struct Session {
     pub samples: Vec<Sample>,
     /// Why the requested engine could not be used, if it fell back to the CPU.
     pub note: Option<String>,
+    /// Earlier runs whose curves the plots draw faintly (oldest first; see
+    /// [`Session::keep_as_ghost`]).
+    pub ghosts: Vec<crate::kit::plots::Ghost>,
     gpu: Option<Arc<Gpu>>,
 }
 
 impl Session {
     /// Builds the engine `config` asks for, shown with its model's `panel`. The GPU engines
     /// need `gpu` and an algorithm they implement; otherwise the session runs on the CPU and
+    /// What its plots read: its configuration and samples.
+    pub fn trace(&self) -> crate::kit::plots::Trace<'_> {
+        crate::kit::plots::Trace {
+            config: &self.config,
+            samples: &self.samples,
+        }
+    }
+
+    /// Takes `old`'s ghosts, and `old` itself as the newest one, where it ran the same model
+    /// with other parameters and has curves to show (a reset of the same parameters keeps
+    /// no ghost: the same curve again says nothing); the oldest beyond [`GHOSTS`] go.
+    ///
+    /// [`GHOSTS`]: crate::kit::plots::GHOSTS
+    pub fn keep_as_ghost(&mut self, old: &Session) {
+        if old.config.kind() != self.config.kind() {
+            return;
+        }
+        self.ghosts = old.ghosts.clone();
+        if old.samples.len() >= 2 && old.config != self.config {
+            self.ghosts.push(crate::kit::plots::Ghost {
+                label: difference(&old.config, &self.config),
+                config: old.config.clone(),
+                samples: old.samples.clone(),
+            });
+        }
+        let extra = self.ghosts.len().saturating_sub(crate::kit::plots::GHOSTS);
+        self.ghosts.drain(..extra);
+    }
+
     /// `note` says why.
     pub fn new(
         config: Config,
@@ -62,6 +94,7 @@ impl Session {
             display,
             samples: Vec::new(),
             note,
+            ghosts: Vec::new(),
             gpu,
         };
         s.refresh_display();
@@ -154,5 +187,51 @@ impl Session {
         let x = self.engine.sample(self.now())?;
         self.samples.push(x);
         Ok(())
+    }
+}
+
+/// The values `old` had where it differs from `new`, as `--set` strings ("run.d=1,
+/// run.seed=2"), or "earlier run" where no key tells them apart.
+fn difference(old: &Config, new: &Config) -> String {
+    let table = |c: &Config| c.to_toml("").parse::<toml::Table>().unwrap_or_default();
+    let (a, b) = (table(old), table(new));
+    let mut differ = Vec::new();
+    for (section, values) in &a {
+        let Some(values) = values.as_table() else {
+            continue;
+        };
+        let other = b.get(section.as_str()).and_then(|t| t.as_table());
+        for (name, v) in values {
+            if other.and_then(|t| t.get(name.as_str())) != Some(v) {
+                differ.push(format!(
+                    "{section}.{name}={}",
+                    pdes_models::link::set_value(v)
+                ));
+            }
+        }
+    }
+    if differ.is_empty() {
+        "earlier run".to_string()
+    } else {
+        differ.join(", ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_ghost_is_named_by_the_values_it_had_where_it_differs() {
+        let old = pdes_models::preset::config_with("teaching-16x16", &[]).unwrap();
+        let new =
+            pdes_models::preset::config_with("teaching-16x16", &["run.d=4", "run.seed=9"]).unwrap();
+        let d = old
+            .get::<pdes_models::torus::config::TorusConfig>()
+            .unwrap()
+            .run
+            .d;
+        let label = super::difference(&old, &new);
+        assert!(label.contains(&format!("run.d={d}")), "{label}");
+        assert!(label.contains("run.seed="), "{label}");
+        assert_eq!(super::difference(&old, &old), "earlier run");
     }
 }

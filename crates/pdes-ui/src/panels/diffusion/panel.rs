@@ -40,7 +40,7 @@ pub fn plots(ui: &mut egui::Ui, a: &Session, b: Option<&Session>) {
     // a quantity per step, averaged over each sample interval (optionally as log10)
     let derived =
         |ui: &mut egui::Ui, text: (&str, &str), num: fn(&pdes_gpu::Sample) -> f64, log_y: bool| {
-            let points = |s: &Session| {
+            let points = |s: &crate::kit::plots::Trace| {
                 per_interval(s, num, |x| x.steps as f64)
                     .into_iter()
                     .map(|[t, v]| [t, if log_y { v.max(1e-12).log10() } else { v }])
