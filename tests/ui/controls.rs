@@ -581,3 +581,56 @@ fn a_changed_parameter_keeps_the_earlier_run_as_a_ghost() {
     assert!(h.state().a.ghosts.is_empty());
     assert!(h.query_by_label_contains("faint grey").is_none());
 }
+
+/// Issue 33: follow one token — the inspector of a pinned facility follows the token in
+/// service there; each step that moves it records a hop to a neighbour, later, one more
+/// service completed; the inspector lists the hops and the heatmap gets a trail.
+#[test]
+fn a_followed_token_is_recorded_hop_by_hop() {
+    if !gpu_available() {
+        return;
+    }
+    let mut h = harness("teaching-16x16");
+    h.state_mut().pin(0);
+    h.run_steps(2);
+    h.get_by_label("Follow token 0, in service here").click();
+    h.run_steps(2);
+    assert_eq!(h.state().followed.as_ref().map(|f| f.token), Some(0));
+    for _ in 0..400 {
+        h.state_mut().step_once();
+        if h.state()
+            .followed
+            .as_ref()
+            .is_some_and(|f| f.hops.len() >= 4)
+        {
+            break;
+        }
+    }
+    h.run_steps(2);
+    let f = h.state().followed.clone().expect("still following");
+    assert!(f.hops.len() >= 4, "{f:?}");
+    assert_eq!(f.unseen, 0, "one step moves a token at most once");
+    let (rows, cols) = h.state().a.shape();
+    for w in f.hops.windows(2) {
+        let (a, b) = (w[0], w[1]);
+        assert_eq!(b.visits, a.visits + 1);
+        assert!(b.arrived > a.arrived);
+        // a neighbour on the torus
+        let (dr, dc) = (
+            (a.cell / cols + rows - b.cell / cols) % rows,
+            (a.cell % cols + cols - b.cell % cols) % cols,
+        );
+        assert!(
+            matches!((dr, dc), (0, 1) | (1, 0))
+                || dr == rows - 1 && dc == 0
+                || dr == 0 && dc == cols - 1,
+            "{a:?} → {b:?}"
+        );
+    }
+    // the newest hop is listed with its time
+    let last = f.hops.last().unwrap();
+    h.get_by_label_contains(&format!("visit {:>4}:", last.visits));
+    h.get_by_label("Stop following").click();
+    h.run_steps(2);
+    assert!(h.state().followed.is_none());
+}

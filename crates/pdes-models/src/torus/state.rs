@@ -88,6 +88,28 @@ impl TorusState {
         s
     }
 
+    /// The facility holding `token` — in service there or waiting in its queue — or `None`
+    /// for a token the state does not have. A scan of every facility and queue: for the
+    /// window's "follow a token", on grids it draws.
+    pub fn token_place(&self, token: u32) -> Option<u32> {
+        if token as usize >= self.tokens.len() {
+            return None;
+        }
+        self.facilities.iter().enumerate().find_map(|(f, fac)| {
+            if fac.serving == token {
+                return Some(f as u32);
+            }
+            let mut k = fac.head;
+            while k != NONE {
+                if k == token {
+                    return Some(f as u32);
+                }
+                k = self.tokens[k as usize].next;
+            }
+            None
+        })
+    }
+
     /// The same state with statistics collected from `warmup` (ticks) on.
     pub fn with_warmup(mut self, warmup: Ticks) -> Self {
         self.warmup = warmup;
@@ -266,5 +288,33 @@ impl TorusState {
             .iter()
             .map(|f| f.queued + u32::from(f.serving != NONE))
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_token_is_found_where_it_waits_or_is_served_and_after_it_moves() {
+        let cfg = crate::preset::config_with("teaching-16x16", &["model.tokens_per_facility=3"])
+            .unwrap()
+            .get::<crate::torus::config::TorusConfig>()
+            .unwrap()
+            .clone();
+        let mut s = super::TorusState::new(&cfg.model, cfg.service_law(), 1);
+        // token f·P + k starts at facility f: the first in service, the others queued
+        for token in [0, 1, 2, 3, 700, 767] {
+            assert_eq!(s.token_place(token), Some(token / 3), "token {token}");
+        }
+        assert_eq!(s.token_place(768), None);
+        // the token served at facility 5 departs and arrives where its route sends it
+        let t = s.facilities[5].departure;
+        let d = s.depart(5, t);
+        assert_eq!(d.token, 15);
+        s.arrive(d.dest, d.token, t);
+        assert_eq!(s.token_place(15), Some(d.dest));
+        assert_ne!(d.dest, 5);
+        // the one queued behind it is now in service at 5
+        assert_eq!(s.facilities[5].serving, 16);
+        assert_eq!(s.token_place(16), Some(5));
     }
 }

@@ -55,6 +55,7 @@ impl PdesApp {
         let mut views = self.views;
         let pinned = self.pinned();
         let arrow = self.selected_violation.map(|v| (v.source, v.facility));
+        let trail = self.trail();
         ui.horizontal(|ui| {
             for (i, s) in sessions.iter().enumerate() {
                 ui.vertical(|ui| {
@@ -77,6 +78,7 @@ impl PdesApp {
                         heatmap::Marks {
                             arrow: arrow.filter(|_| i == 0),
                             pinned,
+                            trail: if i == 0 { &trail } else { &[] },
                         },
                     ) {
                         pin = Some(p);

@@ -172,6 +172,7 @@ impl PdesApp {
             return;
         }
         (self.a.panel.inspector)(ui, &self.a, f);
+        self.follow_controls(ui, f);
         if ui.button("unpin").clicked() {
             self.pinned = None;
         }

@@ -7,6 +7,7 @@
 mod central;
 mod controls;
 pub mod fit_view;
+pub mod follow;
 pub mod gpu_check;
 pub mod info_view;
 mod menu;
@@ -79,6 +80,8 @@ pub struct PdesApp {
     pub a: Session,
     /// The B session of A/B mode.
     pub b: Option<Session>,
+    /// The token followed hop by hop, if any.
+    pub followed: Option<follow::Followed>,
     /// Algorithm of the B side.
     pub b_algorithm: AlgorithmChoice,
     /// The B side's own `key=value` overrides, comma-separated (e.g. its own service
@@ -261,6 +264,7 @@ impl PdesApp {
             form_error: None,
             a,
             b: None,
+            followed: None,
             // A new user should see the network move at once.
             running: true,
             sim_rate: DEFAULT_SIM_RATE,
@@ -353,6 +357,12 @@ impl PdesApp {
                 // the run it replaces stays on the plots, faintly, when a parameter changed
                 s.keep_as_ghost(&self.a);
                 self.a = s;
+                // a followed token is followed in the new run from its start
+                if let Some(f) = self.followed.as_mut() {
+                    f.hops.clear();
+                    f.unseen = 0;
+                }
+                self.update_follow();
             }
             Err(e) => {
                 self.form_error = Some(e.to_string());
@@ -554,6 +564,7 @@ impl PdesApp {
             self.running = false;
             self.message = Some(e.to_string());
         }
+        self.update_follow();
     }
 
     /// One window (one step; one event for sequential) on every session.

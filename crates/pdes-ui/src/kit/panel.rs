@@ -38,4 +38,27 @@ pub struct Panel {
     /// steps the window shows per second. A full-field flash more often than 3 times a
     /// second can trigger seizures (WCAG 2.3.1), so such a model is run slower than asked.
     pub max_steps_per_second: Option<f64>,
+    /// How the window follows one of its tokens hop by hop (the torus); `None` where the
+    /// model has no tokens to follow.
+    pub follow: Option<&'static FollowToken>,
+}
+
+/// Where a followed token is: what the window records at each of its hops.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TokenPlace {
+    /// The cell (facility) holding it, in service or waiting.
+    pub cell: u32,
+    /// When it arrived there (simulated time).
+    pub arrived: f64,
+    /// Services it has completed: one more per hop.
+    pub visits: u32,
+}
+
+/// What a model gives the window to follow one token (paper 000 Fig. 4's X, Y, Z).
+#[derive(Debug)]
+pub struct FollowToken {
+    /// The token in service at a cell, if any.
+    pub serving: fn(&crate::kit::session::Session, u32) -> Option<u32>,
+    /// Where a token is now, if the engine can say (a GPU engine only for small grids).
+    pub place: fn(&crate::kit::session::Session, u32) -> Option<TokenPlace>,
 }

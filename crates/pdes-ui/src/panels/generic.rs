@@ -196,6 +196,7 @@ pub const PANEL: crate::panels::Panel = crate::panels::Panel {
     monitors,
     violations: crate::kit::violation::none,
     max_steps_per_second: None,
+    follow: None,
 };
 
 #[cfg(test)]

@@ -154,11 +154,14 @@ pub fn viridis(t: f32) -> [f32; 3] {
 
 /// What is drawn over a heatmap's cells.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Marks {
+pub struct Marks<'a> {
     /// A token's way from cell `from` to its neighbour `to` (a selected causality error).
     pub arrow: Option<(u32, u32)>,
     /// The pinned cell, framed.
     pub pinned: Option<u32>,
+    /// A followed token's last cells, oldest first: drawn as a trail of arrows, the
+    /// newest brightest, its current cell ringed.
+    pub trail: &'a [u32],
 }
 
 /// Draws one heatmap; returns the facility clicked, if any.
@@ -169,7 +172,7 @@ pub fn heatmap_widget(
     view: &mut Option<View>,
     size: egui::Vec2,
     id: u64,
-    marks: Marks,
+    marks: Marks<'_>,
 ) -> Option<u32> {
     let (rows, cols) = s.shape();
     let (rect, resp) = ui.allocate_exact_size(size, egui::Sense::click_and_drag());
@@ -220,8 +223,36 @@ pub fn heatmap_widget(
         }
         None => texture_heatmap(ui, s, mode, rect, v),
     }
-    if let Some((from, to)) = marks.arrow {
-        draw_arrow(ui, rect, v, (rows, cols), from, to);
+    let cells = u64::from(rows) * u64::from(cols);
+    if marks.trail.iter().all(|&c| u64::from(c) < cells) {
+        let n = marks.trail.len();
+        for (i, pair) in marks.trail.windows(2).enumerate() {
+            // older hops fainter
+            let alpha = (255 * (i + 2) / n.max(2)) as u8;
+            let colour = egui::Color32::from_rgba_unmultiplied(120, 230, 255, alpha);
+            draw_arrow(ui, rect, v, (rows, cols), (pair[0], pair[1]), colour);
+        }
+        if let Some(&last) = marks.trail.last() {
+            ring(
+                ui,
+                rect,
+                v,
+                cols,
+                last,
+                egui::Color32::from_rgb(120, 230, 255),
+            );
+        }
+    }
+    if let Some(way) = marks.arrow {
+        draw_arrow(
+            ui,
+            rect,
+            v,
+            (rows, cols),
+            way,
+            egui::Color32::from_rgb(255, 80, 60),
+        );
+        ring(ui, rect, v, cols, way.1, egui::Color32::WHITE);
     }
     if let Some(f) = marks
         .pinned
@@ -253,8 +284,8 @@ fn draw_arrow(
     rect: egui::Rect,
     v: &View,
     (rows, cols): (u32, u32),
-    from: u32,
-    to: u32,
+    (from, to): (u32, u32),
+    colour: egui::Color32,
 ) {
     let step = |a: u32, b: u32, n: u32| -> f32 {
         // the signed offset a − b on a ring of n, taken the short way
@@ -273,17 +304,17 @@ fn draw_arrow(
     let px = rect.width() / v.span;
     let at = |r: f32, c: f32| rect.left_top() + egui::vec2((c - v.x0) * px, (r - v.y0) * px);
     let (p0, p1) = (at(tr + dr, tc + dc), at(tr, tc));
-    let painter = ui.painter_at(rect);
-    let stroke = egui::Stroke::new(
-        (px * 0.12).clamp(2.0, 6.0),
-        egui::Color32::from_rgb(255, 80, 60),
-    );
-    painter.arrow(p0, (p1 - p0) * 0.8, stroke);
-    painter.circle_stroke(
-        p1,
-        (px * 0.45).max(4.0),
-        egui::Stroke::new(2.0, egui::Color32::WHITE),
-    );
+    let stroke = egui::Stroke::new((px * 0.12).clamp(2.0, 6.0), colour);
+    ui.painter_at(rect).arrow(p0, (p1 - p0) * 0.8, stroke);
+}
+
+/// A ring around cell `f`'s centre (where an arrow ends, where a followed token is).
+fn ring(ui: &egui::Ui, rect: egui::Rect, v: &View, cols: u32, f: u32, colour: egui::Color32) {
+    let px = rect.width() / v.span;
+    let (r, c) = ((f / cols) as f32 + 0.5, (f % cols) as f32 + 0.5);
+    let centre = rect.left_top() + egui::vec2((c - v.x0) * px, (r - v.y0) * px);
+    ui.painter_at(rect)
+        .circle_stroke(centre, (px * 0.45).max(4.0), egui::Stroke::new(2.0, colour));
 }
 
 /// The pinned cell's marker: a cyan frame around it (the inspector shows its facts; without

@@ -186,6 +186,7 @@ pub const BENCHMARK_PANEL: crate::panels::Panel = crate::panels::Panel {
     // every cell of the benchmark changes its value every step: at 20 steps a second the
     // whole field flashed yellow and black at 10 Hz
     max_steps_per_second: Some(2.5),
+    follow: None,
 };
 
 /// The SIR grid's panel in the registry.

@@ -90,6 +90,7 @@ pub const PANEL: crate::panels::Panel = crate::panels::Panel {
     monitors,
     violations: crate::kit::violation::none,
     max_steps_per_second: None,
+    follow: None,
 };
 
 /// The range the temperature colormap spans: the initial and boundary temperatures,

@@ -128,6 +128,7 @@ pub const PANEL: crate::panels::Panel = crate::panels::Panel {
     monitors,
     violations: crate::kit::violation::none,
     max_steps_per_second: None,
+    follow: None,
 };
 
 /// Colours from an empty system to a full one (k).

@@ -163,6 +163,7 @@ pub const PANEL: crate::panels::Panel = crate::panels::Panel {
     monitors,
     violations: crate::kit::violation::none,
     max_steps_per_second: None,
+    follow: None,
 };
 
 /// The open network's monitors: utilization, sojourn and tokens in the system against the

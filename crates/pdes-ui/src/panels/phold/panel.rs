@@ -261,6 +261,7 @@ pub const PANEL: crate::panels::Panel = crate::panels::Panel {
     monitors,
     violations: crate::kit::violation::none,
     max_steps_per_second: None,
+    follow: None,
 };
 
 /// PHOLD's values in the controls.

@@ -111,6 +111,49 @@ fn outline_caption(algorithm: pdes_models::queueing::Algorithm) -> &'static str 
     }
 }
 
+/// Following one token hop by hop (the window's "Follow"): from a CPU engine's state, or a
+/// GPU engine's downloaded one up to [`GPU_STRIP_FACILITIES`] facilities.
+pub static FOLLOW: crate::kit::panel::FollowToken = crate::kit::panel::FollowToken {
+    serving: token_serving,
+    place: token_place,
+};
+
+/// The state a follow reads: the CPU engine's, or a small GPU run's downloaded.
+fn with_state<T>(
+    s: &Session,
+    read: impl FnOnce(&pdes_models::torus::state::TorusState) -> Option<T>,
+) -> Option<T> {
+    let any = s.engine.as_any();
+    if let Some(c) = any.downcast_ref::<CpuEngine>() {
+        return read(c.cpu.state());
+    }
+    let g = any.downcast_ref::<GpuTorus>()?;
+    let (rows, cols) = s.shape();
+    if (rows * cols) as usize > GPU_STRIP_FACILITIES {
+        return None;
+    }
+    read(&g.download_state().ok()?)
+}
+
+fn token_serving(s: &Session, f: u32) -> Option<u32> {
+    with_state(s, |st| {
+        let k = st.facilities.get(f as usize)?.serving;
+        (k != pdes_models::torus::state::NONE).then_some(k)
+    })
+}
+
+fn token_place(s: &Session, token: u32) -> Option<crate::kit::panel::TokenPlace> {
+    with_state(s, |st| {
+        let cell = st.token_place(token)?;
+        let t = st.tokens.get(token as usize)?;
+        Some(crate::kit::panel::TokenPlace {
+            cell,
+            arrived: to_units(t.arrived),
+            visits: t.visits,
+        })
+    })
+}
+
 /// The facts about a CPU facility that the hover text and the inspector both show.
 fn facility_lines(ui: &mut egui::Ui, st: &Facility) {
     ui.label(format!("tokens: {}", st.tokens()));
@@ -307,6 +350,7 @@ pub const PANEL: crate::panels::Panel = crate::panels::Panel {
     monitors,
     violations,
     max_steps_per_second: None,
+    follow: Some(&FOLLOW),
 };
 
 /// The colormap spans 0 … 4P tokens.
