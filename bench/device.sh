@@ -226,7 +226,7 @@ for what in "$@"; do
           $b bench --suite mixture-round --format json --out "$OUT/mixture-round-$round-$(basename "$b").json" 2>&1
         done
       done | tee "$OUT/mixture-round-ab.txt" ;;
-    multi-gpu)  # issue 32, item 5, on a host of several GPUs: the Fig. 14 sweep and 10^6 M/M/c/k replications (362 s on one H100: more than a call's 10 minutes for both rounds)
+    multi-gpu)  # issue 32, item 5, on a host of several GPUs: the Fig. 14 sweep and 10^6 M/M/c/k replications (4.8 s on one H100 since the replications run on registers; 362 s before)
       multi_gpu 1000000 ;;
     multi-gpu-mid)  # the same with 229,376 replications (32 × paper 003's 7,168)
       multi_gpu 229376 ;;
