@@ -627,9 +627,14 @@ fn a_followed_token_is_recorded_hop_by_hop() {
             "{a:?} → {b:?}"
         );
     }
-    // the newest hop is listed with its time
+    // the newest hop is listed with its time, under the inspector and above the grid
     let last = f.hops.last().unwrap();
     h.get_by_label_contains(&format!("visit {:>4}:", last.visits));
+    h.get_by_label_contains(&format!(
+        "following token 0: at ({}, {})",
+        last.cell / cols,
+        last.cell % cols
+    ));
     h.get_by_label("Stop following").click();
     h.run_steps(2);
     assert!(h.state().followed.is_none());

@@ -7,6 +7,8 @@ struct View {
     // visible part of the grid in grid coordinates (x0, y0, x1, y1)
     window: vec4<f32>,
     max_value: f32, fade_steps: f32, min_value: f32, pad0: f32,
+    // the viewport in framebuffer pixels (left, top, width, height), as egui-wgpu sets it
+    viewport: vec4<f32>,
 }
 
 @group(0) @binding(0) var<uniform> V: View;
@@ -42,7 +44,13 @@ fn viridis(t: f32) -> vec3<f32> {
 
 @fragment
 fn fs_main(in: VsOut) -> @location(0) vec4<f32> {
-    let g = mix(V.window.xy, V.window.zw, in.uv);
+    // The grid point of this pixel's centre, from the pixel's own position (exact: j + 0.5)
+    // and the view, not from the interpolated uv: interpolation carries an error that
+    // varies along a row, and where a cell edge fell on the line band's end that error
+    // decided pixel by pixel whether the line was drawn — a dashed row boundary.
+    let p = in.pos.xy - V.viewport.xy;
+    let scale = (V.window.zw - V.window.xy) / max(V.viewport.zw, vec2<f32>(1.0));
+    let g = V.window.xy + p * scale;
     if g.x < 0.0 || g.y < 0.0 || g.x >= f32(V.cols) || g.y >= f32(V.rows) {
         return vec4<f32>(0.08, 0.08, 0.09, 1.0);
     }
@@ -84,11 +92,16 @@ fn fs_main(in: VsOut) -> @location(0) vec4<f32> {
     // there left it to rounding, pixel by pixel, which row drew the line (a dashed row).
     // From 8 px cells (a 16-row grid at its least height is exactly 10 px: a threshold at
     // 10 flickered along the rows); smaller cells would get a mesh over the field.
-    let cell_px = 1.0 / max(fwidth(g.x), 1e-6);
+    let cell_px = 1.0 / max(scale.x, 1e-6);
     let fx = fract(g);
-    let band = fract(g + vec2<f32>(0.25 / cell_px));
+    // each axis: the edge nearest this pixel, the one pixel whose centre lies in
+    // [edge − ¼, edge + ¾) px draws it — decided from the edge's index and the view alone,
+    // so every pixel of a row (a column) decides alike
+    let edge_index = floor(g + vec2<f32>(0.5));
+    let edge_px = (edge_index - V.window.xy) / scale;
+    let on_line = floor(edge_px + vec2<f32>(0.25)) == floor(p);
     let lines_from = select(8.0, 24.0, V.mode == 3u);
-    if cell_px > lines_from && (min(band.x, band.y) * cell_px < 1.0) {
+    if cell_px > lines_from && (on_line.x || on_line.y) {
         rgb = vec3<f32>(0.05, 0.05, 0.06);
     }
     // the next step's facilities: a white outline (when cells are at least 4 px wide)

@@ -56,15 +56,39 @@ impl PdesApp {
         let pinned = self.pinned();
         let arrow = self.selected_violation.map(|v| (v.source, v.facility));
         let trail = self.trail();
+        let cols = self.a.shape().1.max(1);
+        let follow_line = self.followed.as_ref().and_then(|f| {
+            f.hops.last().map(|h| {
+                format!(
+                    "   following token {}: at ({}, {}) since t = {:.3}, visit {}",
+                    f.token,
+                    h.cell / cols,
+                    h.cell % cols,
+                    h.arrived,
+                    h.visits
+                )
+            })
+        });
+        let mut stop_follow = false;
         ui.horizontal(|ui| {
             for (i, s) in sessions.iter().enumerate() {
                 ui.vertical(|ui| {
-                    ui.label(format!(
-                        "{}{} on {}",
-                        if n > 1 { ["A: ", "B: "][i] } else { "" },
-                        s.algorithm_label(),
-                        s.runs_on()
-                    ));
+                    ui.horizontal(|ui| {
+                        ui.label(format!(
+                            "{}{} on {}",
+                            if n > 1 { ["A: ", "B: "][i] } else { "" },
+                            s.algorithm_label(),
+                            s.runs_on()
+                        ));
+                        // the followed token where the grid is, not only under the inspector
+                        if let (0, Some(line)) = (i, &follow_line) {
+                            ui.label(
+                                egui::RichText::new(line)
+                                    .color(egui::Color32::from_rgb(120, 230, 255)),
+                            );
+                            stop_follow |= ui.small_button("stop following").clicked();
+                        }
+                    });
                     if let Some(note) = &s.note {
                         ui.small(note);
                     }
@@ -88,6 +112,9 @@ impl PdesApp {
             heatmap::legend(ui, &self.a, self.mode);
         });
         self.views = views;
+        if stop_follow {
+            self.followed = None;
+        }
         if let Some(f) = pin {
             self.pin(f);
         }

@@ -218,6 +218,7 @@ pub fn heatmap_widget(
                         aspect: rect.width() / rect.height().max(1.0),
                         max_value,
                         min_value,
+                        rect,
                     },
                 ));
         }

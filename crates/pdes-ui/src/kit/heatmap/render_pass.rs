@@ -20,6 +20,9 @@ struct ViewUniform {
     fade_steps: f32,
     min_value: f32,
     pad: f32,
+    /// The viewport in framebuffer pixels (left, top, width, height), as egui-wgpu sets it
+    /// for this callback: the shader finds each pixel's grid point from its position.
+    viewport: [f32; 4],
 }
 
 /// Pipeline and per-callback bind groups, kept in egui-wgpu's callback resources.
@@ -109,6 +112,8 @@ pub struct HeatmapCallback {
     pub max_value: f32,
     /// Value drawn at the bottom of the colormap (temperature; 0 for tokens).
     pub min_value: f32,
+    /// The callback's rectangle, in points.
+    pub rect: egui::Rect,
 }
 
 impl CallbackTrait for HeatmapCallback {
@@ -116,7 +121,7 @@ impl CallbackTrait for HeatmapCallback {
         &self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
-        _screen: &ScreenDescriptor,
+        screen: &ScreenDescriptor,
         _encoder: &mut wgpu::CommandEncoder,
         resources: &mut CallbackResources,
     ) -> Vec<wgpu::CommandBuffer> {
@@ -138,6 +143,20 @@ impl CallbackTrait for HeatmapCallback {
             fade_steps: 8.0,
             min_value: self.min_value,
             pad: 0.0,
+            viewport: {
+                // the same rounding and clamping egui-wgpu applies to the callback's viewport
+                let v = egui::epaint::ViewportInPixels::from_points(
+                    &self.rect,
+                    screen.pixels_per_point,
+                    screen.size_in_pixels,
+                );
+                [
+                    v.left_px as f32,
+                    v.top_px as f32,
+                    v.width_px as f32,
+                    v.height_px as f32,
+                ]
+            },
         };
         let ubuf = res
             .groups
