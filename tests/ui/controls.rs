@@ -639,3 +639,36 @@ fn a_followed_token_is_recorded_hop_by_hop() {
     h.run_steps(2);
     assert!(h.state().followed.is_none());
 }
+
+/// Issue 33: "just ran" beside "next" — after a single step the cells it ran (those that
+/// were outlined before it) are kept and drawn as dots, as many as the step's events;
+/// running on clears them.
+#[test]
+fn a_single_step_marks_the_cells_it_ran() {
+    if !gpu_available() {
+        return;
+    }
+    let mut h = harness("teaching-16x16");
+    h.state_mut().step_once();
+    h.run_steps(1);
+    let outlined: Vec<u32> = {
+        let w = h.state().a.display_words().unwrap();
+        (0..w.len() as u32)
+            .filter(|&i| w[i as usize][0] & pdes_lab::gpu::NEXT_STEP_BIT != 0)
+            .collect()
+    };
+    assert!(!outlined.is_empty());
+    h.state_mut().step_once();
+    h.run_steps(2);
+    assert_eq!(h.state().just_ran, outlined);
+    // the window's facilities each depart once in a step: one cell per event
+    let events = h.state().a.engine().step_log().last().unwrap().events;
+    assert_eq!(outlined.len() as u64, events);
+    h.get_by_label_contains(&format!(
+        "dots: the {} cells the last step ran",
+        outlined.len()
+    ));
+    h.state_mut().running = true;
+    h.run_steps(2);
+    assert!(h.state().just_ran.is_empty());
+}

@@ -81,6 +81,15 @@ impl PdesApp {
                             s.runs_on()
                         ));
                         // the followed token where the grid is, not only under the inspector
+                        if i == 0 && !self.just_ran.is_empty() {
+                            ui.label(
+                                egui::RichText::new(format!(
+                                    "   dots: the {} cells the last step ran; outlines: the next step's",
+                                    self.just_ran.len()
+                                ))
+                                .color(egui::Color32::from_rgb(255, 150, 40)),
+                            );
+                        }
                         if let (0, Some(line)) = (i, &follow_line) {
                             ui.label(
                                 egui::RichText::new(line)
@@ -103,6 +112,7 @@ impl PdesApp {
                             arrow: arrow.filter(|_| i == 0),
                             pinned,
                             trail: if i == 0 { &trail } else { &[] },
+                            ran: if i == 0 { &self.just_ran } else { &[] },
                         },
                     ) {
                         pin = Some(p);

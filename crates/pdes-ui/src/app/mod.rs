@@ -50,6 +50,9 @@ pub const DEFAULT_SIM_RATE: f64 = 20.0;
 /// What the status bar says about the engines in a browser tab.
 const BROWSER_ENGINE_NOTE: &str = "in the browser the engines run on the CPU (the GPU engines block on their results, which a page cannot do yet)";
 
+/// Largest grid whose last step's cells a single step records (a read of its words).
+const JUST_RAN_CELLS: u64 = 1 << 16;
+
 /// Frames between two plot samples.
 const SAMPLE_EVERY: u64 = 4;
 
@@ -82,6 +85,9 @@ pub struct PdesApp {
     pub b: Option<Session>,
     /// The token followed hop by hop, if any.
     pub followed: Option<follow::Followed>,
+    /// After a single step: the cells it ran (those outlined before it), drawn as dots
+    /// beside the outlines of the next step; empty while running.
+    pub just_ran: Vec<u32>,
     /// Algorithm of the B side.
     pub b_algorithm: AlgorithmChoice,
     /// The B side's own `key=value` overrides, comma-separated (e.g. its own service
@@ -265,6 +271,7 @@ impl PdesApp {
             a,
             b: None,
             followed: None,
+            just_ran: Vec::new(),
             // A new user should see the network move at once.
             running: true,
             sim_rate: DEFAULT_SIM_RATE,
@@ -357,6 +364,7 @@ impl PdesApp {
                 // the run it replaces stays on the plots, faintly, when a parameter changed
                 s.keep_as_ghost(&self.a);
                 self.a = s;
+                self.just_ran.clear();
                 // a followed token is followed in the new run from its start
                 if let Some(f) = self.followed.as_mut() {
                     f.hops.clear();
@@ -567,10 +575,33 @@ impl PdesApp {
         self.update_follow();
     }
 
-    /// One window (one step; one event for sequential) on every session.
+    /// One window (one step; one event for sequential) on every session. The cells
+    /// outlined before it — those with an event in the step — are kept as the cells it ran.
     pub fn step_once(&mut self) {
+        let next = self.outlined_cells();
         self.advance(Budget::Steps(1));
         self.sample_all();
+        self.just_ran = next;
+    }
+
+    /// The cells A's heatmap outlines (an event in the next step: the torus, PHOLD), for
+    /// grids up to [`JUST_RAN_CELLS`] cells; none in the temperature mode, whose words are
+    /// values, not marks.
+    fn outlined_cells(&self) -> Vec<u32> {
+        let (rows, cols) = self.a.shape();
+        if self.mode == heatmap::Mode::Temperature
+            || u64::from(rows) * u64::from(cols) > JUST_RAN_CELLS
+        {
+            return Vec::new();
+        }
+        self.a.display_words().map_or_else(
+            |_| Vec::new(),
+            |w| {
+                (0..w.len() as u32)
+                    .filter(|&i| w[i as usize][0] & pdes_gpu::NEXT_STEP_BIT != 0)
+                    .collect()
+            },
+        )
     }
 
     /// The line above the plots while earlier runs are drawn faintly: what each changed,
@@ -636,6 +667,8 @@ impl eframe::App for PdesApp {
         self.last_frame = now;
         self.frame_ms = 0.9 * self.frame_ms + 0.1 * elapsed * 1000.0;
         if self.running && !self.finished() {
+            // many steps a frame: "the last step's cells" would be one step of many
+            self.just_ran.clear();
             // simulated time per frame, the same for A and B so they stay side by side
             let want = self.sim_rate * dt;
             let span = self.pace.span(want);

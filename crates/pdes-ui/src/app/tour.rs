@@ -25,7 +25,7 @@ pub struct Stop {
 pub const STOPS: &[Stop] = &[
     Stop {
         title: "Which events run in parallel",
-        text: "Each square is a facility: a server and its queue; tokens hop to a random neighbour after service. The outlined facilities have their next departure inside the window [t_min, t_min + d) - the yellow band on the time axis above the grid. They may all run at once: every service lasts at least d, so nothing one of them sends can arrive before t_min + d, and no event in the window can cause an earlier one elsewhere. Press Step (or the right arrow key) a few times: the outlines move, and 'events in the last step' counts them.",
+        text: "Each square is a facility: a server and its queue; tokens hop to a random neighbour after service. The outlined facilities have their next departure inside the window [t_min, t_min + d) - the yellow band on the time axis above the grid. They may all run at once: every service lasts at least d, so nothing one of them sends can arrive before t_min + d, and no event in the window can cause an earlier one elsewhere. Press Step (or the right arrow key) a few times: the outlined facilities run and get an orange dot - the dots are the step just taken, the outlines the next one - and 'events in the last step' counts the dots.",
         setup: |app| tour_torus(app, 1.0, false),
     },
     Stop {

@@ -162,6 +162,9 @@ pub struct Marks<'a> {
     /// A followed token's last cells, oldest first: drawn as a trail of arrows, the
     /// newest brightest, its current cell ringed.
     pub trail: &'a [u32],
+    /// The cells the last single step ran: an orange dot each, beside the outlines of the
+    /// next step.
+    pub ran: &'a [u32],
 }
 
 /// Draws one heatmap; returns the facility clicked, if any.
@@ -241,6 +244,20 @@ pub fn heatmap_widget(
                 cols,
                 last,
                 egui::Color32::from_rgb(120, 230, 255),
+            );
+        }
+    }
+    let px = rect.width() / v.span;
+    if px >= 6.0 {
+        let painter = ui.painter_at(rect);
+        for &f in marks.ran.iter().filter(|&&f| u64::from(f) < cells) {
+            let (r, c) = ((f / cols) as f32 + 0.5, (f % cols) as f32 + 0.5);
+            let centre = rect.left_top() + egui::vec2((c - v.x0) * px, (r - v.y0) * px);
+            painter.circle(
+                centre,
+                (px * 0.18).max(2.5),
+                egui::Color32::from_rgb(255, 150, 40),
+                egui::Stroke::new(1.0, egui::Color32::BLACK),
             );
         }
     }
