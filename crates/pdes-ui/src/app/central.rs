@@ -70,6 +70,9 @@ impl PdesApp {
             })
         });
         let mut stop_follow = false;
+        // the dots are drawn where cells are large enough (as the last frame drew them)
+        let dots_drawn = !self.just_ran.is_empty()
+            && views[0].is_some_and(|v| v.size[0] / v.span >= heatmap::DOT_MIN_PX);
         ui.horizontal(|ui| {
             for (i, s) in sessions.iter().enumerate() {
                 ui.vertical(|ui| {
@@ -81,7 +84,7 @@ impl PdesApp {
                             s.runs_on()
                         ));
                         // the followed token where the grid is, not only under the inspector
-                        if i == 0 && !self.just_ran.is_empty() {
+                        if i == 0 && dots_drawn {
                             ui.label(
                                 egui::RichText::new(format!(
                                     "   dots: the {} cells the last step ran; outlines: the next step's",

@@ -152,6 +152,9 @@ pub fn viridis(t: f32) -> [f32; 3] {
     out
 }
 
+/// Smallest cell, in pixels, that gets a "just ran" dot (below it a dot hides the cell).
+pub const DOT_MIN_PX: f32 = 6.0;
+
 /// What is drawn over a heatmap's cells.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Marks<'a> {
@@ -248,7 +251,7 @@ pub fn heatmap_widget(
         }
     }
     let px = rect.width() / v.span;
-    if px >= 6.0 {
+    if px >= DOT_MIN_PX {
         let painter = ui.painter_at(rect);
         for &f in marks.ran.iter().filter(|&&f| u64::from(f) < cells) {
             let (r, c) = ((f / cols) as f32 + 0.5, (f % cols) as f32 + 0.5);
