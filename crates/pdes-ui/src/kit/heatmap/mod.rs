@@ -523,6 +523,34 @@ fn texture_heatmap(ui: &mut egui::Ui, s: &Session, mode: Mode, rect: egui::Rect,
     painter.rect_filled(rect, 0.0, egui::Color32::from_rgb(20, 20, 23));
     let uv = egui::Rect::from_min_max(egui::pos2(0.0, 0.0), egui::pos2(1.0, 1.0));
     painter.image(tex.id(), grid, uv, egui::Color32::WHITE);
+    // what the shader draws over the cells, drawn here too (a browser tab, a machine
+    // without a GPU): the grid lines from 8 px cells (24 for temperature) and the next
+    // step's outlines from 4 px
+    let lines_from = if mode == Mode::Temperature { 24.0 } else { 8.0 };
+    if px > lines_from {
+        let line = egui::Stroke::new(1.0, egui::Color32::from_rgb(13, 13, 15));
+        for r in 1..rows {
+            let y = grid.top() + r as f32 * px;
+            painter.hline(grid.x_range(), y, line);
+        }
+        for c in 1..cols {
+            let x = grid.left() + c as f32 * px;
+            painter.vline(x, grid.y_range(), line);
+        }
+    }
+    if px >= 4.0 && mode != Mode::Temperature {
+        let outline = egui::Stroke::new((px * 0.12).max(1.5), egui::Color32::WHITE);
+        for (i, w) in words.iter().enumerate() {
+            if w[0] & pdes_gpu::NEXT_STEP_BIT != 0 {
+                let (r, c) = ((i / cols) as f32, (i % cols) as f32);
+                let cell = egui::Rect::from_min_size(
+                    grid.left_top() + egui::vec2(c * px, r * px),
+                    egui::vec2(px, px),
+                );
+                painter.rect_stroke(cell, 0.0, outline, egui::StrokeKind::Inside);
+            }
+        }
+    }
 }
 
 #[cfg(test)]
