@@ -283,3 +283,21 @@ fn a_sequential_run_shows_one_event_in_its_last_step() {
     s.engine.advance(pdes_lab::sim::Budget::Steps(25)).unwrap();
     assert_eq!(pdes_lab::kit::monitors::last_step_events(&s), 1.0);
 }
+
+/// Issue 33: the DEVS step's four phases above the grid, with what the last step did in
+/// each — on the 32×32 benchmark every cell is imminent and routes one message per
+/// coupling (8,836 for a Moore neighbourhood without wrapping).
+#[test]
+fn the_devs_strip_shows_the_last_steps_phases() {
+    if !gpu_available() {
+        return;
+    }
+    let mut h = harness("teaching-devs-benchmark");
+    h.state_mut().step_once();
+    h.state_mut().step_once();
+    h.run_steps(2);
+    h.get_by_label_contains("1024 imminent cells (next = t)");
+    h.get_by_label_contains("8836 messages pulled into in-bags");
+    h.get_by_label_contains("1024 transitions");
+    h.get_by_label_contains("the last step. Each phase is one pass over all cells");
+}

@@ -27,6 +27,83 @@ fn cell(s: &Session, i: u32) -> Option<(Cell, u32, u32)> {
     Some((snap.cells[i], last, next))
 }
 
+/// The four phases of the flattened coordinator's step, as a row of boxes above the grid,
+/// each with what the last step did in it (per step over the last sample interval: after
+/// a single Step, that step exactly). Paper 004 Figs. 5, 6, 8: every phase is one pass
+/// over all cells that reads only the previous phase's arrays, so the cells of a phase
+/// run in parallel — one GPU thread each.
+pub fn phases(ui: &mut egui::Ui, s: &Session) {
+    let per_step = match s.samples.as_slice() {
+        [.., a, b] if b.steps > a.steps => {
+            let n = (b.steps - a.steps) as f64;
+            Some((
+                (b.imminent - a.imminent) as f64 / n,
+                (b.messages - a.messages) as f64 / n,
+                (b.events - a.events) as f64 / n,
+                b.steps - a.steps,
+            ))
+        }
+        _ => None,
+    };
+    let t = pdes_core::time::to_units(s.now());
+    let sequential = s.algorithm_label() == "sequential";
+    let count = |v: Option<f64>| v.map_or("—".to_string(), |x| format!("{x:.0}"));
+    let boxes = [
+        (
+            "1 output",
+            format!(
+                "{} imminent cells (next = t) write λ(s) into their out-bags",
+                count(per_step.map(|p| p.0))
+            ),
+        ),
+        (
+            "2 route",
+            format!(
+                "{} messages pulled into in-bags along the couplings",
+                count(per_step.map(|p| p.1))
+            ),
+        ),
+        (
+            "3 transition",
+            format!(
+                "{} transitions: δint (imminent), δext (input), δconf (both)",
+                count(per_step.map(|p| p.2))
+            ),
+        ),
+        (
+            "4 next time",
+            format!("t = min over every cell's next = {t:.0}"),
+        ),
+    ];
+    ui.horizontal_wrapped(|ui| {
+        for (i, (title, text)) in boxes.iter().enumerate() {
+            if i > 0 {
+                ui.label("->");
+            }
+            egui::Frame::group(ui.style()).show(ui, |ui| {
+                ui.set_max_width(180.0);
+                ui.vertical(|ui| {
+                    ui.strong(*title);
+                    ui.label(text);
+                });
+            });
+        }
+    });
+    let over = match per_step {
+        Some((.., 1)) => "the last step".to_string(),
+        Some((.., n)) => format!("per step over the last {n} steps"),
+        None => "no step yet".to_string(),
+    };
+    ui.label(
+        egui::RichText::new(if sequential {
+            format!("{over}. Sequential runs the same step with the classic PDEVS coordinator, cell by cell; the flattened coordinator runs each phase as one pass over all cells, each reading only the previous phase's arrays — so a phase's cells run in parallel, one GPU thread each.")
+        } else {
+            format!("{over}. Each phase is one pass over all cells that reads only the previous phase's arrays: a phase's cells run in parallel, one GPU thread each (paper 004 Figs. 5, 6, 8).")
+        })
+        .small(),
+    );
+}
+
 /// A cell's state in words.
 fn state_text(rule: &Rule, c: &Cell) -> String {
     match rule {
@@ -173,7 +250,7 @@ pub fn plots(ui: &mut egui::Ui, a: &Session, b: Option<&Session>) {
 pub const BENCHMARK_PANEL: crate::panels::Panel = crate::panels::Panel {
     hover,
     inspector,
-    timeline: None,
+    timeline: Some(phases),
     form: super::form::form,
     modes: &[Mode::Digit],
     colour_range,
