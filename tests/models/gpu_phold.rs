@@ -33,6 +33,12 @@ fn assert_twins(cfg: &PholdConfig, budgets: &[Budget]) {
                 cpu.state,
                 "{r:?}: after {b:?}"
             );
+            // the last step's messages to another LP
+            assert_eq!(
+                gpu.last_step_remote(),
+                cpu.last_step_remote(),
+                "{r:?}: remote messages after {b:?}"
+            );
             // the heatmap words: pending events per LP, the next window's LPs marked, the
             // LP counts
             assert_eq!(

@@ -96,6 +96,8 @@ pub struct CpuPhold {
     loaded: u64,
     /// Window only: the least pending time.
     t_min: Ticks,
+    /// Events of the last step whose successor went to another LP (a remote message).
+    last_remote: u64,
     totals: StepTotals,
     log: pdes_core::sim::StepLog,
 }
@@ -129,6 +131,7 @@ impl CpuPhold {
             queue,
             loaded: 0,
             t_min,
+            last_remote: 0,
             totals: StepTotals::default(),
             log: pdes_core::sim::StepLog::new(),
         }
@@ -182,6 +185,7 @@ impl CpuPhold {
         let e = self.state.events[j as usize];
         self.state.counts[e.lp as usize] += 1;
         let next = self.law.next(j, e);
+        self.last_remote = u64::from(next.lp != e.lp);
         self.state.events[j as usize] = next;
         queue.push(Pending {
             time: next.time,
@@ -196,14 +200,18 @@ impl CpuPhold {
         let bound = (self.t_min + self.lookahead).min(self.end);
         let mut least = NEVER;
         let mut done = 0u64;
+        let mut remote = 0u64;
         for (j, e) in self.state.events.iter_mut().enumerate() {
             if e.time < bound {
                 self.state.counts[e.lp as usize] += 1;
-                *e = self.law.next(j as u32, *e);
+                let next = self.law.next(j as u32, *e);
+                remote += u64::from(next.lp != e.lp);
+                *e = next;
                 done += 1;
             }
             least = least.min(e.time);
         }
+        self.last_remote = remote;
         self.log.push(StepRecord {
             t_min: self.t_min,
             bound: bound - 1,
@@ -223,6 +231,12 @@ impl CpuPhold {
             PholdAlgorithm::Sequential => t.saturating_add(1).min(self.end),
             PholdAlgorithm::Window => t.saturating_add(self.lookahead).min(self.end),
         }
+    }
+
+    /// Messages of the last step (window) or event (sequential) that went to another LP;
+    /// the others stayed at their LP.
+    pub fn last_step_remote(&self) -> u64 {
+        self.last_remote
     }
 
     /// Counters so far.

@@ -66,7 +66,8 @@ struct LogEntry {
     t_min: [u32; 2],
     bound: [u32; 2],
     events: [u32; 2],
-    pad: [u32; 2],
+    /// The step's messages to another LP.
+    remote: [u32; 2],
 }
 
 fn split(x: u64) -> [u32; 2] {
@@ -124,6 +125,8 @@ pub struct GpuPhold {
     groups: u32,
     /// The control block as last read.
     ctl: Ctl,
+    /// The last step's messages to another LP.
+    last_remote: u64,
     totals: StepTotals,
     log: pdes_core::sim::StepLog,
     /// Bytes of GPU memory the run uses.
@@ -267,6 +270,7 @@ impl GpuPhold {
             pipelines,
             groups,
             ctl,
+            last_remote: 0,
             totals: StepTotals::default(),
             log: pdes_core::sim::StepLog::new(),
         })
@@ -314,6 +318,7 @@ impl GpuPhold {
         for s in self.ctl.steps..ctl.steps {
             let e = ring[(s % LOG_CAP) as usize];
             let events = join(e.events);
+            self.last_remote = join(e.remote);
             self.totals.record(events, 0);
             self.log.push(StepRecord {
                 t_min: join(e.t_min),
@@ -373,6 +378,12 @@ impl GpuPhold {
             pass.dispatch_workgroups(self.params.tokens.div_ceil(WG), 1, 1);
         }
         self.gpu.queue.submit([enc.finish()]);
+    }
+
+    /// The last step's messages that went to another LP (the CPU twin's
+    /// [`super::cpu::CpuPhold::last_step_remote`]).
+    pub fn last_step_remote(&self) -> u64 {
+        self.last_remote
     }
 
     /// Its configuration.

@@ -141,3 +141,21 @@ fn the_heatmap_counts_pending_events_and_outlines_the_next_windows_lps() {
     e.advance(Budget::Steps(1));
     assert_eq!(e.totals().events - before, due.len() as u64);
 }
+
+#[test]
+fn a_steps_remote_messages_follow_the_remote_probability() {
+    // remote = 0: every successor stays at its LP
+    let mut local = CpuPhold::new(&config(&["model.remote=0", "run.end_time=50"]));
+    local.advance(Budget::Steps(5));
+    assert_eq!(local.last_step_remote(), 0);
+    // remote = 1 over 4096 LPs: all but the few that draw their own LP (1 in 4096)
+    let mut remote = CpuPhold::new(&config(&["run.end_time=50"]));
+    remote.advance(Budget::Steps(5));
+    let events = remote.log().last().map(|r| r.events).unwrap();
+    assert!(events > 100);
+    let moved = remote.last_step_remote();
+    assert!(
+        moved <= events && moved + 3 >= events,
+        "{moved} of {events}"
+    );
+}

@@ -26,13 +26,13 @@ struct Ctl {
 
 struct LogEntry {
     t_min: vec2<u32>, bound: vec2<u32>, // bound: the last tick the step covered
-    events: vec2<u32>, pad: vec2<u32>,
+    events: vec2<u32>, remote: vec2<u32>, // remote: the step's messages to another LP
 }
 
 @group(0) @binding(0) var<uniform> P: Params;
 @group(0) @binding(1) var<storage, read_write> tok: array<vec4<u32>>;      // (time u64, lp, hop)
 @group(0) @binding(2) var<storage, read_write> counts: array<atomic<u32>>; // 2 words per heatmap cell: (events at the LP, 0)
-@group(0) @binding(3) var<storage, read_write> partial: array<vec4<u32>>;  // per process workgroup: (least time u64, events u64)
+@group(0) @binding(3) var<storage, read_write> partial: array<vec4<u32>>;  // per process workgroup: (least time u64, events, remote messages)
 @group(0) @binding(4) var<storage, read_write> ctl: Ctl;
 @group(0) @binding(5) var<storage, read_write> steplog: array<LogEntry>;
 @group(0) @binding(6) var<storage, read> ln_table: array<u32>;
@@ -60,7 +60,8 @@ fn step_bound() -> vec2<u32> {
 }
 
 // Processes the event of token i: count it at its LP, draw its successor, move the token.
-fn process_event(i: u32) -> vec2<u32> {
+// Returns the successor's time and 1 where it went to another LP (a remote message).
+fn process_event(i: u32) -> vec3<u32> {
     var e = tok[i];
     atomicAdd(&counts[2u * e.z], 1u);
     let w = token_words(i, e.w);
@@ -68,9 +69,10 @@ fn process_event(i: u32) -> vec2<u32> {
     if P.remote_all == 1u || w.y < P.remote_q {
         lp = mul32x32(w.z, P.lps).y; // floor(w · lps / 2^32)
     }
+    let moved = select(0u, 1u, lp != e.z);
     e = vec4<u32>(add64(e.xy, service_ticks(w.x)), lp, e.w + 1u);
     tok[i] = e;
-    return e.xy;
+    return vec3<u32>(e.xy, moved);
 }
 
 // Two phases per workgroup: every thread scans its ITEMS tokens and lists the due ones in
@@ -98,12 +100,16 @@ fn process(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) 
     }
     workgroupBarrier();
     let n = atomicLoad(&sh_n);
+    var moved = 0u;
     for (var j = lid; j < n; j += WG) {
-        least = min64(least, process_event(sh_due[j]));
+        let next = process_event(sh_due[j]);
+        least = min64(least, next.xy);
+        moved += next.z;
     }
-    let r = wg_reduce(lid, least, vec2<u32>(select(0u, n, lid == 0u), 0u), vec2<u32>(0u, 0u));
+    let r = wg_reduce(lid, least, vec2<u32>(select(0u, n, lid == 0u), 0u), vec2<u32>(moved, 0u));
     if lid == 0u {
-        partial[wid.x] = vec4<u32>(r.min, r.a);
+        // a workgroup's events and remote messages (≤ WG · ITEMS each) fit one word each
+        partial[wid.x] = vec4<u32>(r.min, r.a.x, r.b.x);
     }
 }
 
@@ -141,15 +147,17 @@ fn reduce(@builtin(local_invocation_id) lid3: vec3<u32>) {
     if !step_due(lid) { return; }
     var least = never();
     var events = vec2<u32>(0u, 0u);
+    var remote = vec2<u32>(0u, 0u);
     for (var j = lid; j < P.groups; j += WG) {
         let p = partial[j];
         least = min64(least, p.xy);
-        events = add64(events, p.zw);
+        events = add64(events, vec2<u32>(p.z, 0u));
+        remote = add64(remote, vec2<u32>(p.w, 0u));
     }
-    let r = wg_reduce(lid, least, events, vec2<u32>(0u, 0u));
+    let r = wg_reduce(lid, least, events, remote);
     if lid == 0u {
         let bound = step_bound();
-        steplog[ctl.steps % P.log_cap] = LogEntry(ctl.t_min, sub64(bound, vec2<u32>(1u, 0u)), r.a, vec2<u32>(0u, 0u));
+        steplog[ctl.steps % P.log_cap] = LogEntry(ctl.t_min, sub64(bound, vec2<u32>(1u, 0u)), r.a, r.b);
         ctl.t_min = r.min;
         ctl.events = add64(ctl.events, r.a);
         ctl.max_events = max(ctl.max_events, r.a.x);

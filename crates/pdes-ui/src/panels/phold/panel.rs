@@ -226,6 +226,16 @@ fn colour_range(s: &Session) -> (f32, f32) {
     (0.0, (2 * population).max(4) as f32)
 }
 
+/// The last step's messages to another LP (either engine).
+fn last_step_remote(s: &Session) -> f64 {
+    let any = s.engine.as_any();
+    if let Some(c) = any.downcast_ref::<CpuPhold>() {
+        return c.last_step_remote() as f64;
+    }
+    any.downcast_ref::<GpuPhold>()
+        .map_or(0.0, |g| g.last_step_remote() as f64)
+}
+
 fn monitors(s: &Session) -> Vec<crate::kit::monitors::Monitor> {
     use crate::kit::monitors::{Monitor, last_step_events};
     let Some(cfg) = s.config.get::<PholdConfig>() else {
@@ -242,6 +252,7 @@ fn monitors(s: &Session) -> Vec<crate::kit::monitors::Monitor> {
         Monitor::new("events per LP per unit time", rate, "Events processed per LP per unit of simulated time so far; beside it the long-run value population / (lookahead + mean).")
             .exact("long-run", cfg.event_rate_per_lp()),
         Monitor::new("events in the last step", last_step_events(s), "Events the last step processed together: the parallelism a GPU gets."),
+        Monitor::new("of them to another LP", last_step_remote(s), "Of the last step's events, those whose successor went to another LP: a remote message (with probability remote the destination is drawn uniformly from all LPs, so it may be the same one); the others stayed local. Remote or local, every successor lies at least the lookahead ahead, so both are safe inside the window."),
         Monitor::new("events", events, "Events processed so far (all LPs)."),
     ]
 }
