@@ -137,18 +137,12 @@ pub const MIN_SPEED: f64 = 0.001;
 /// The fastest.
 pub const MAX_SPEED: f64 = 100_000.0;
 
-/// The `key=value` assignments that turn built-in preset `base` into `config`, in the
-/// order of `config`'s TOML: every key whose value differs or that `base` lacks. A key
-/// that `base` sets and `config` leaves out cannot be said with `--set`: refused, naming it.
-pub fn sets_between(base: &str, config: &Config) -> Result<Vec<String>, PresetError> {
-    // both sides as the configuration writes itself: a default the preset leaves unsaid
-    // (run.timestamps = "original") is then no difference
-    let (origin, text) = preset::load_text(base)?;
-    let from = Config::from_toml(&text, &origin)?.to_toml("");
-    let from = parse_table(&from, &origin)?;
-    let to = parse_table(&config.to_toml(""), "the configuration")?;
+/// `to`'s `section.key=value` assignments whose value `from` does not have (a different
+/// value, or no such key), in `to`'s order: what turns one configuration's TOML into the
+/// other's.
+pub fn differing_sets(from: &toml::Table, to: &toml::Table) -> Vec<String> {
     let mut sets = Vec::new();
-    for (section, values) in &to {
+    for (section, values) in to {
         let Some(values) = values.as_table() else {
             continue;
         };
@@ -159,6 +153,20 @@ pub fn sets_between(base: &str, config: &Config) -> Result<Vec<String>, PresetEr
             }
         }
     }
+    sets
+}
+
+/// The `key=value` assignments that turn built-in preset `base` into `config`, in the
+/// order of `config`'s TOML: every key whose value differs or that `base` lacks. A key
+/// that `base` sets and `config` leaves out cannot be said with `--set`: refused, naming it.
+pub fn sets_between(base: &str, config: &Config) -> Result<Vec<String>, PresetError> {
+    // both sides as the configuration writes itself: a default the preset leaves unsaid
+    // (run.timestamps = "original") is then no difference
+    let (origin, text) = preset::load_text(base)?;
+    let from = Config::from_toml(&text, &origin)?.to_toml("");
+    let from = parse_table(&from, &origin)?;
+    let to = parse_table(&config.to_toml(""), "the configuration")?;
+    let sets = differing_sets(&from, &to);
     for (section, values) in &from {
         for name in values.as_table().into_iter().flat_map(|t| t.keys()) {
             let kept = to

@@ -60,12 +60,21 @@ pub const STOPS: &[Stop] = &[
     },
 ];
 
-/// The teaching torus with window and shifted service at `d`, no A/B (a stop reached with
-/// Back from the same-sample-path stop must not keep its B side), on the Live tab: one
-/// engine build, as the causality walkthrough does it.
+/// The teaching torus with window and shifted service at `d` (see [`tour_preset`]).
 fn tour_torus(app: &mut PdesApp, d: f64, running: bool) {
-    let d_set = format!("run.d={d}");
-    match pdes_models::preset::config_with("teaching-16x16", &[d_set.as_str()]) {
+    tour_preset(app, "teaching-16x16", &[&format!("run.d={d}")], running);
+}
+
+/// The teaching PHOLD, window on the CPU, paused.
+fn tour_phold(app: &mut PdesApp) {
+    tour_preset(app, "teaching-phold", &[], false);
+}
+
+/// Built-in `preset` with `sets`, no A/B (a stop reached with Back from the
+/// same-sample-path stop must not keep its B side), on the Live tab, running or paused:
+/// one engine build, as the causality walkthrough does it.
+fn tour_preset(app: &mut PdesApp, preset: &str, sets: &[&str], running: bool) {
+    match pdes_models::preset::config_with(preset, sets) {
         Ok(cfg) => {
             app.form = super::form::Form::from_config(&cfg, crate::panels::of(&cfg));
             app.b = None;
@@ -76,22 +85,6 @@ fn tour_torus(app: &mut PdesApp, d: f64, running: bool) {
     app.mode = super::heatmap::Mode::of(&app.a)[0];
     app.tab = super::Tab::Live;
     app.running = running;
-    app.pause_on_error = false;
-}
-
-/// The teaching PHOLD, window on the CPU, paused on the Live tab.
-fn tour_phold(app: &mut PdesApp) {
-    match pdes_models::preset::config_with("teaching-phold", &[]) {
-        Ok(cfg) => {
-            app.form = super::form::Form::from_config(&cfg, crate::panels::of(&cfg));
-            app.b = None;
-            app.apply_form();
-        }
-        Err(e) => app.message = Some(format!("tour: {e}")),
-    }
-    app.mode = super::heatmap::Mode::of(&app.a)[0];
-    app.tab = super::Tab::Live;
-    app.running = false;
     app.pause_on_error = false;
 }
 

@@ -194,22 +194,7 @@ impl Session {
 /// run.seed=2"), or "earlier run" where no key tells them apart.
 fn difference(old: &Config, new: &Config) -> String {
     let table = |c: &Config| c.to_toml("").parse::<toml::Table>().unwrap_or_default();
-    let (a, b) = (table(old), table(new));
-    let mut differ = Vec::new();
-    for (section, values) in &a {
-        let Some(values) = values.as_table() else {
-            continue;
-        };
-        let other = b.get(section.as_str()).and_then(|t| t.as_table());
-        for (name, v) in values {
-            if other.and_then(|t| t.get(name.as_str())) != Some(v) {
-                differ.push(format!(
-                    "{section}.{name}={}",
-                    pdes_models::link::set_value(v)
-                ));
-            }
-        }
-    }
+    let differ = pdes_models::link::differing_sets(&table(new), &table(old));
     if differ.is_empty() {
         "earlier run".to_string()
     } else {
