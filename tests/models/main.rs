@@ -14,6 +14,7 @@ mod fit;
 mod gpu_devs;
 mod gpu_diffusion;
 mod gpu_open_network;
+mod gpu_page;
 mod gpu_phold;
 mod gpu_torus;
 mod gpu_torus_blocked;

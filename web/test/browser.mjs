@@ -35,7 +35,7 @@ const url = `http://127.0.0.1:${server.address().port}/?${query}`;
 // what works for WebGL2 with no GPU (Chromium 156, Debian): ANGLE on SwiftShader
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
-  args: ["--no-sandbox", "--use-angle=swiftshader", "--enable-unsafe-swiftshader"],
+  args: ["--no-sandbox", "--use-angle=swiftshader", "--enable-unsafe-swiftshader", "--enable-unsafe-webgpu"],
 });
 let failed = false;
 try {

@@ -4,6 +4,8 @@ use std::any::Any;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
+use crate::deferred::{Deferred, Freshness};
+
 /// Optional features PDES Lab uses when the adapter has them: GPU timestamps for
 /// `bench --profile`, subgroup operations for the workgroup reductions.
 pub const WANTED_FEATURES: wgpu::Features = wgpu::Features::TIMESTAMP_QUERY
@@ -11,9 +13,14 @@ pub const WANTED_FEATURES: wgpu::Features = wgpu::Features::TIMESTAMP_QUERY
     .union(wgpu::Features::SUBGROUP);
 
 /// The backends PDES Lab computes on (GL has no storage buffers in compute on many drivers).
+#[cfg(not(target_arch = "wasm32"))]
 const COMPUTE_BACKENDS: wgpu::Backends = wgpu::Backends::VULKAN
     .union(wgpu::Backends::METAL)
     .union(wgpu::Backends::DX12);
+
+/// In a browser tab: the browser's WebGPU (`navigator.gpu`).
+#[cfg(target_arch = "wasm32")]
+const COMPUTE_BACKENDS: wgpu::Backends = wgpu::Backends::BROWSER_WEBGPU;
 
 /// An instance for the compute backends.
 fn instance() -> wgpu::Instance {
@@ -48,6 +55,15 @@ pub struct Gpu {
     /// Objects built once per device and shared by every engine on it (compiled
     /// pipelines: see [`Gpu::cached`]).
     cache: Mutex<HashMap<String, Arc<dyn Any + Send + Sync>>>,
+    /// Readbacks are asked for, never waited for (a browser tab's device): see
+    /// [`crate::deferred`]. None: a readback waits for the device.
+    deferred: Option<Deferred>,
+}
+
+impl std::fmt::Debug for Deferred {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Deferred")
+    }
 }
 
 impl Gpu {
@@ -87,8 +103,31 @@ impl Gpu {
         pollster::block_on(Self::on(adapters.swap_remove(index)))
     }
 
+    /// [`Gpu::new`] with the adapter's limits changed by `limit` first: the desktop's tests
+    /// open a device with a browser's limits (10 storage buffers per shader stage, say), so
+    /// that what the page will refuse is refused here too.
+    pub fn with_limits(limit: impl FnOnce(wgpu::Limits) -> wgpu::Limits) -> Result<Self, String> {
+        pollster::block_on(async {
+            let adapter = instance()
+                .request_adapter(&wgpu::RequestAdapterOptions {
+                    power_preference: wgpu::PowerPreference::HighPerformance,
+                    ..Default::default()
+                })
+                .await
+                .map_err(|e| format!("no GPU adapter with Vulkan, Metal or DX12 ({e})"))?;
+            Self::on_with(adapter, limit).await
+        })
+    }
+
     async fn on(adapter: wgpu::Adapter) -> Result<Self, String> {
-        let limits = adapter.limits();
+        Self::on_with(adapter, |l| l).await
+    }
+
+    async fn on_with(
+        adapter: wgpu::Adapter,
+        limit: impl FnOnce(wgpu::Limits) -> wgpu::Limits,
+    ) -> Result<Self, String> {
+        let limits = limit(adapter.limits());
         let wanted = WANTED_FEATURES;
         let (device, queue) = adapter
             .request_device(&wgpu::DeviceDescriptor {
@@ -105,7 +144,41 @@ impl Gpu {
             queue,
             limits,
             cache: Mutex::default(),
+            deferred: None,
         })
+    }
+
+    /// Opens the browser's WebGPU adapter for a page: a device whose readbacks are deferred
+    /// ([`Gpu::deferring`]). Fails with the reason where the browser offers none.
+    pub async fn for_page() -> Result<Self, String> {
+        let adapter = instance()
+            .request_adapter(&wgpu::RequestAdapterOptions {
+                power_preference: wgpu::PowerPreference::HighPerformance,
+                ..Default::default()
+            })
+            .await
+            .map_err(|e| format!("this browser offers no WebGPU adapter ({e})"))?;
+        Ok(Self::on(adapter).await?.deferring())
+    }
+
+    /// The same device with deferred readbacks: a readback starts a copy and answers
+    /// [`pdes_core::sim::SimError::NotYet`] until its bytes are back (a browser tab's device
+    /// must never be waited on; the desktop uses this to test the page's path).
+    pub fn deferring(mut self) -> Self {
+        self.deferred = Some(Deferred::default());
+        self
+    }
+
+    /// True where readbacks are deferred ([`Gpu::deferring`]).
+    pub fn defers_readbacks(&self) -> bool {
+        self.deferred.is_some()
+    }
+
+    /// Notes that an engine is about to submit a batch of work, and numbers it: the
+    /// engine's deferred readbacks must then be taken after it ([`read_ranges_since`]).
+    /// (0 on a device that waits: there every readback is taken after all work.)
+    pub fn note_work(&self) -> u64 {
+        self.deferred.as_ref().map_or(0, Deferred::note_work)
     }
 
     /// Wraps a device someone else opened (the window's renderer), so that the simulation
@@ -117,6 +190,7 @@ impl Gpu {
             device,
             queue,
             cache: Mutex::default(),
+            deferred: None,
         }
     }
 
@@ -156,22 +230,31 @@ impl Gpu {
     }
 }
 
+/// A mappable buffer of `size` bytes a readback copies into.
+pub(crate) fn staging_buffer(gpu: &Gpu, size: u64) -> wgpu::Buffer {
+    gpu.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("readback"),
+        size,
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    })
+}
+
 /// Copies `(buffer, offset, size)` ranges (4-byte aligned) to mappable staging buffers,
-/// waits, and returns their bytes.
+/// waits, and returns their bytes. On a device with deferred readbacks: bytes taken after
+/// all the device's work, or [`pdes_core::sim::SimError::NotYet`] ([`crate::deferred`]).
 pub fn read_ranges(
     gpu: &Gpu,
     ranges: &[(&wgpu::Buffer, u64, u64)],
 ) -> Result<Vec<Vec<u8>>, pdes_core::sim::SimError> {
+    if let Some(d) = &gpu.deferred {
+        return d.read(gpu, ranges, Freshness::Since(d.work()));
+    }
     let mut enc = gpu.device.create_command_encoder(&Default::default());
     let staging: Vec<wgpu::Buffer> = ranges
         .iter()
         .map(|(src, offset, size)| {
-            let dst = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("readback"),
-                size: *size,
-                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            });
+            let dst = staging_buffer(gpu, *size);
             enc.copy_buffer_to_buffer(src, *offset, &dst, 0, *size);
             dst
         })
@@ -199,4 +282,31 @@ pub fn read_ranges(
             Ok(v)
         })
         .collect()
+}
+
+/// [`read_ranges`] for an engine whose latest batch of work [`Gpu::note_work`] numbered
+/// `work`: on a device with deferred readbacks, bytes taken after that batch (other engines'
+/// later work does not make them stale); elsewhere the same as [`read_ranges`].
+pub fn read_ranges_since(
+    gpu: &Gpu,
+    ranges: &[(&wgpu::Buffer, u64, u64)],
+    work: u64,
+) -> Result<Vec<Vec<u8>>, pdes_core::sim::SimError> {
+    match &gpu.deferred {
+        Some(d) => d.read(gpu, ranges, Freshness::Since(work)),
+        None => read_ranges(gpu, ranges),
+    }
+}
+
+/// [`read_ranges`] for what is only shown (a heatmap, a hover): on a device with deferred
+/// readbacks, the newest bytes that came back, possibly from before the latest work (see
+/// [`Freshness::Latest`]); elsewhere the same as [`read_ranges`].
+pub fn read_ranges_latest(
+    gpu: &Gpu,
+    ranges: &[(&wgpu::Buffer, u64, u64)],
+) -> Result<Vec<Vec<u8>>, pdes_core::sim::SimError> {
+    match &gpu.deferred {
+        Some(d) => d.read(gpu, ranges, Freshness::Latest),
+        None => read_ranges(gpu, ranges),
+    }
 }

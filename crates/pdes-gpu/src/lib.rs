@@ -5,11 +5,12 @@
 //! themselves live in their model's module (`pdes_models::<model>::gpu`).
 
 pub mod context;
+pub mod deferred;
 pub mod kit;
 pub mod live;
 pub mod reduce_check;
 pub mod shaders;
 pub mod stepped;
 
-pub use context::{Gpu, no_device, read_ranges};
+pub use context::{Gpu, no_device, read_ranges, read_ranges_latest, read_ranges_since};
 pub use live::{LiveEngine, NEXT_STEP_BIT, Sample};

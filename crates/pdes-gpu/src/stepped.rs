@@ -143,8 +143,13 @@ pub trait SteppedGpu {
     /// The control block's head as last read back.
     fn head(&self) -> &StepCtl;
     /// Encodes `steps` steps after a `resume` pass, submits them, reads the control block
-    /// and the log back.
+    /// and the log back ([`SteppedGpu::read_head`]; with deferred readbacks that may answer
+    /// [`SimError::NotYet`] after the submit).
     fn run_batch(&mut self, steps: u64) -> Result<(), SimError>;
+    /// Reads the control block and the log back (what a batch ends with).
+    fn read_head(&mut self) -> Result<(), SimError>;
+    /// Where [`advance`] stands between calls.
+    fn advance_state(&mut self) -> &mut AdvanceState;
     /// Steps of the next batch (grown while the run goes on).
     fn batch_mut(&mut self) -> &mut u64;
     /// The largest batch (profiling caps it lower).
@@ -164,10 +169,45 @@ pub trait SteppedGpu {
     }
 }
 
+/// Where [`advance`] stands between calls. On a device that waits for its readbacks a call
+/// spends its budget whole and this is empty after it; on one with deferred readbacks (a
+/// browser tab's) a batch's control block comes back a frame later, and [`settle`] goes on
+/// from here.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct AdvanceState {
+    /// Steps the current budget still allows.
+    remaining: u64,
+    /// The time limit of the current budget.
+    limit: Ticks,
+    /// A batch submitted whose control block has not been read back yet: (the step count
+    /// before it, the limit it ran under).
+    in_flight: Option<(u32, Ticks)>,
+    /// The number [`Gpu::note_work`] gave the latest batch: the engine's readbacks are
+    /// taken after it ([`crate::read_ranges_since`]).
+    work: u64,
+}
+
+impl AdvanceState {
+    /// The state of an engine whose first readback (its initial plan's control block) is
+    /// still on its way: [`settle`] reads it before anything else.
+    pub fn awaiting_first_read() -> Self {
+        Self {
+            in_flight: Some((0, 0)),
+            ..Self::default()
+        }
+    }
+
+    /// The number of the engine's latest batch of work (see [`Gpu::note_work`]).
+    pub fn work(&self) -> u64 {
+        self.work
+    }
+}
+
 /// Runs steps of `engine` within `budget` (end time `end`): the limit goes to the GPU, then
-/// batches of doubling size run until the budget, the limit or the end is reached.
+/// batches of doubling size run until the budget, the limit or the end is reached. With
+/// deferred readbacks it returns once a batch is on its way; [`settle`] goes on.
 pub fn advance(engine: &mut dyn SteppedGpu, budget: Budget, end: Ticks) -> Result<(), SimError> {
-    let (limit, mut remaining) = budget.limits(end);
+    let (limit, remaining) = budget.limits(end);
     let offset = std::mem::offset_of!(StepCtl, limit) as u64;
     let (blocks, stride) = engine.control_blocks();
     for b in 0..blocks {
@@ -177,26 +217,71 @@ pub fn advance(engine: &mut dyn SteppedGpu, budget: Budget, end: Ticks) -> Resul
             bytemuck::cast_slice(&split(limit)),
         );
     }
+    let state = engine.advance_state();
+    state.remaining = remaining;
+    state.limit = limit;
+    settle(engine).map(|_| ())
+}
+
+/// Goes on with the budget of the last [`advance`]: true once it is spent (or the run is
+/// done or held at its limit), false while a batch's control block is still on its way (a
+/// device with deferred readbacks; ask again next frame). A device that waits never
+/// answers false.
+pub fn settle(engine: &mut dyn SteppedGpu) -> Result<bool, SimError> {
     loop {
-        if engine.head().phase > PHASE_DONE && !engine.resolve_stop()? {
-            return Ok(());
+        if let Some((before, batch_limit)) = engine.advance_state().in_flight {
+            match engine.read_head() {
+                Err(SimError::NotYet) => return Ok(false),
+                r => r?,
+            }
+            engine.advance_state().in_flight = None;
+            if !after_batch(engine, before, batch_limit) {
+                return Ok(true);
+            }
         }
-        if engine.head().phase == PHASE_DONE || remaining == 0 {
-            return Ok(());
+        if engine.head().phase > PHASE_DONE && !engine.resolve_stop()? {
+            return Ok(true);
+        }
+        let state = *engine.advance_state();
+        if engine.head().phase == PHASE_DONE || state.remaining == 0 {
+            return Ok(true);
         }
         let before = engine.head().step;
-        let n = remaining.min(*engine.batch_mut());
-        engine.run_batch(n)?;
-        remaining = remaining.saturating_sub(u64::from(engine.head().step - before));
-        match engine.head().phase {
-            PHASE_PLANNED => {
-                let cap = engine.max_batch();
-                let b = engine.batch_mut();
-                *b = (*b * 2).min(cap);
+        let n = state.remaining.min(*engine.batch_mut());
+        engine.advance_state().work = engine.device().note_work();
+        match engine.run_batch(n) {
+            Err(SimError::NotYet) => {
+                engine.advance_state().in_flight = Some((before, state.limit));
+                return Ok(false);
             }
-            p if p > PHASE_DONE => {}
-            _ => return Ok(()),
+            r => r?,
         }
+        if !after_batch(engine, before, state.limit) {
+            return Ok(true);
+        }
+    }
+}
+
+/// Counts a finished batch (begun at step `before`, under `batch_limit`) against the budget
+/// and grows the next; false when the loop should stop (held at the current limit, or an
+/// error phase the engine does not resolve).
+fn after_batch(engine: &mut dyn SteppedGpu, before: u32, batch_limit: Ticks) -> bool {
+    let head = *engine.head();
+    let state = engine.advance_state();
+    state.remaining = state
+        .remaining
+        .saturating_sub(u64::from(head.step.saturating_sub(before)));
+    // held at a limit a later advance has since raised: go on under the new one
+    let raised = state.limit > batch_limit;
+    match head.phase {
+        PHASE_PLANNED => {
+            let cap = engine.max_batch();
+            let b = engine.batch_mut();
+            *b = (*b * 2).min(cap);
+            true
+        }
+        PHASE_HELD => raised,
+        p => p > PHASE_DONE,
     }
 }
 
@@ -221,6 +306,29 @@ pub fn read_ctls_and_logs<C: Pod>(
     logs: &mut [pdes_core::sim::StepLog],
 ) -> Result<Vec<C>, SimError> {
     let bytes = read_buffers(gpu, &[ctl, steplog])?;
+    Ok(apply_ctls_and_logs(&bytes, logs))
+}
+
+/// [`read_ctls_and_logs`] for an engine whose latest batch of work is `work`, with the
+/// bytes of `extra` ranges (buffer, offset, size) read in the same copy (of the same step as the control blocks):
+/// (control blocks, the extra buffers' bytes).
+pub fn read_ctls_logs_and<C: Pod>(
+    gpu: &Gpu,
+    (ctl, steplog): (&wgpu::Buffer, &wgpu::Buffer),
+    logs: &mut [pdes_core::sim::StepLog],
+    extra: &[(&wgpu::Buffer, u64, u64)],
+    work: u64,
+) -> Result<(Vec<C>, Vec<Vec<u8>>), SimError> {
+    let mut ranges = vec![(ctl, 0, ctl.size()), (steplog, 0, steplog.size())];
+    ranges.extend_from_slice(extra);
+    let mut bytes = crate::read_ranges_since(gpu, &ranges, work)?;
+    let extras = bytes.split_off(2);
+    Ok((apply_ctls_and_logs(&bytes, logs), extras))
+}
+
+/// The control blocks in `bytes[0]`, appending the log entries of `bytes[1]` each replica's
+/// log has not yet.
+fn apply_ctls_and_logs<C: Pod>(bytes: &[Vec<u8>], logs: &mut [pdes_core::sim::StepLog]) -> Vec<C> {
     let size = std::mem::size_of::<C>();
     let all: &[LogEntry] = bytemuck::cast_slice(&bytes[1]);
     let mut blocks = Vec::with_capacity(logs.len());
@@ -239,7 +347,7 @@ pub fn read_ctls_and_logs<C: Pod>(
         }
         blocks.push(bytemuck::pod_read_unaligned(raw));
     }
-    Ok(blocks)
+    blocks
 }
 
 /// Checks that every buffer of `plan` fits one binding of the device; the error names

@@ -331,6 +331,11 @@ pub type BuildFn = fn(&Config, Option<Arc<Gpu>>) -> Result<Box<dyn LiveEngine>, 
 /// [`ModelInfo::spread`]: a configuration's GPU engine over several devices at once.
 pub type SpreadFn = fn(&Config, &[Arc<Gpu>]) -> Result<Box<dyn LiveEngine>, SimError>;
 
+/// [`ModelInfo::page_checks`]: a device → the model's quick checks on it, as a future a
+/// browser tab polls once a frame.
+pub type PageChecksFn =
+    fn(Arc<Gpu>) -> std::pin::Pin<Box<dyn std::future::Future<Output = Vec<CheckResult>>>>;
+
 /// One algorithm of a model, as the command line and the app offer it.
 #[derive(Debug, PartialEq, Eq)]
 pub struct AlgorithmInfo {
@@ -396,6 +401,11 @@ pub struct ModelInfo {
     /// Its GPU engine over several devices (`run --devices`), the work split between them
     /// and the results those of one device, if it has one.
     pub spread: Option<SpreadFn>,
+    /// Where its GPU engine also runs on a device that must not be waited on (a browser
+    /// tab's: readbacks answered on later frames, see `pdes_gpu::deferred`): its
+    /// `verify --quick` checks written so that a page can run them. None: the page runs the
+    /// model on the CPU.
+    pub page_checks: Option<PageChecksFn>,
     /// The Info tab's text (a small Markdown subset: `# ` headings, `- ` bullets,
     /// paragraphs): what is simulated, what the colours and plots mean, where it comes from
     /// in the papers, what to try first.

@@ -16,6 +16,7 @@
 
 use crate::config::Config;
 use crate::config::ModelInfo;
+use pdes_core::sim::waiting::{advance_settled, when_back};
 use pdes_core::sim::{Budget, Report, SimError, StepRecord};
 use pdes_gpu::Gpu;
 use pdes_gpu::shaders::Reductions;
@@ -133,10 +134,21 @@ pub fn compare_engines(
     end: u64,
     options: Options,
 ) -> Result<Vec<String>, String> {
+    pollster::block_on(compare_engines_async(cpu, gpu, end, options))
+}
+
+/// [`compare_engines`] as a future that yields while the GPU engine waits for its device (a
+/// browser tab's: see [`pdes_core::sim::waiting`]); on a device that waits it never yields.
+pub async fn compare_engines_async(
+    cpu: &mut dyn pdes_core::sim::Engine,
+    gpu: &mut dyn pdes_core::sim::Engine,
+    end: u64,
+    options: Options,
+) -> Result<Vec<String>, String> {
     let mut diffs = Vec::new();
     for b in budgets(end) {
         cpu.advance(b).map_err(gpu_err)?;
-        gpu.advance(b).map_err(gpu_err)?;
+        advance_settled(gpu, b).await.map_err(gpu_err)?;
         diffs.extend(compare_step_logs(cpu.step_log(), gpu.step_log()));
         if cpu.now() != gpu.now() {
             diffs.push(format!(
@@ -149,7 +161,7 @@ pub fn compare_engines(
             return Ok(diffs);
         }
     }
-    let mut gpu_report = gpu.report().map_err(gpu_err)?;
+    let mut gpu_report = when_back(|| gpu.report()).await.map_err(gpu_err)?;
     if options.perturb_gpu {
         gpu_report.perturb_work();
     }
@@ -201,7 +213,22 @@ pub fn reductions_name(r: Reductions) -> &'static str {
 /// Runs one check, timing it; an error becomes a failed check with the error as detail.
 pub fn timed(name: String, f: impl FnOnce() -> Result<Vec<String>, String>) -> CheckResult {
     let started = Instant::now();
-    let (passed, details) = match f() {
+    outcome(name, started, f())
+}
+
+/// [`timed`] for a check written as a future (one a browser tab can run: see
+/// [`compare_engines_async`]).
+pub async fn timed_async(
+    name: String,
+    check: impl std::future::Future<Output = Result<Vec<String>, String>>,
+) -> CheckResult {
+    let started = Instant::now();
+    outcome(name, started, check.await)
+}
+
+/// A check's result from its differences or its error.
+fn outcome(name: String, started: Instant, found: Result<Vec<String>, String>) -> CheckResult {
+    let (passed, details) = match found {
         Ok(diffs) => (diffs.is_empty(), diffs),
         Err(e) => (false, vec![format!("error: {e}")]),
     };

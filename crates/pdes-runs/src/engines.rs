@@ -84,6 +84,14 @@ pub fn build(
         ))
     } else if gpu.is_none() {
         Some("no GPU compute device".to_string())
+    } else if gpu.as_ref().is_some_and(|g| g.defers_readbacks())
+        && config.model_info().page_checks.is_none()
+    {
+        // its engine reads results back by waiting for the device, which a page cannot
+        Some(format!(
+            "the {}'s GPU engine does not run in a browser tab yet",
+            config.model_info().label
+        ))
     } else {
         None
     };

@@ -31,10 +31,28 @@ pub fn run(
     for m in pdes_models::MODELS {
         (m.verify_once)(gpu, options, &mut record);
     }
+    verification(gpu, checks)
+}
+
+/// The checks a browser tab runs at start on its device: the quick checks of every model
+/// whose GPU engine runs in a page (`ModelInfo::page_checks`; the others run on the CPU
+/// there), as one future the page polls once a frame.
+pub async fn run_in_page(gpu: Arc<Gpu>) -> Verification {
+    let mut checks = Vec::new();
+    for m in pdes_models::MODELS {
+        if let Some(page_checks) = m.page_checks {
+            checks.extend(page_checks(gpu.clone()).await);
+        }
+    }
+    verification(&gpu, checks)
+}
+
+/// The outcome of `checks` on `gpu`.
+fn verification(gpu: &Gpu, checks: Vec<CheckResult>) -> Verification {
     let passed = checks.iter().filter(|c| c.passed).count();
     Verification {
         adapter: gpu.describe(),
-        reductions: variants
+        reductions: variants(gpu)
             .iter()
             .map(|r| reductions_name(*r).into())
             .collect(),

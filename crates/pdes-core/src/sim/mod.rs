@@ -6,6 +6,7 @@ pub mod calendar;
 pub mod heap;
 pub mod memory;
 pub mod step_log;
+pub mod waiting;
 
 pub use step_log::StepLog;
 
@@ -38,6 +39,12 @@ pub enum SimError {
     /// The run would need more memory than PDES Lab is willing to take.
     #[error("{0}")]
     TooLarge(String),
+    /// A GPU result is not back yet: on a device that must not be waited on (a browser
+    /// tab's, whose mapped buffers arrive only after the page returns to the browser), a
+    /// readback is started and answered on a later call. Ask again next frame; nothing
+    /// was lost or changed.
+    #[error("the GPU's results are not back yet")]
+    NotYet,
 }
 
 /// Most bytes a CPU engine may allocate for its state (the app refuses larger runs rather
@@ -127,6 +134,14 @@ impl StepTotals {
 pub trait Engine {
     /// Advances the simulation within `budget`.
     fn advance(&mut self, budget: Budget) -> Result<(), SimError>;
+    /// Goes on with the budget of the last [`Engine::advance`] where that call returned
+    /// before spending it: true once it is spent, false while the engine still waits for
+    /// the device (a GPU engine on a browser tab's device, whose results come back on a
+    /// later frame; call again then). Every engine that finishes its budget inside
+    /// `advance` answers true at once.
+    fn settle(&mut self) -> Result<bool, SimError> {
+        Ok(true)
+    }
     /// Lower bound on every pending event time.
     fn now(&self) -> Ticks;
     /// True once every event before the end time has been processed.

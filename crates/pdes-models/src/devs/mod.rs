@@ -457,6 +457,7 @@ pub static BENCHMARK_INFO: crate::config::ModelInfo = crate::config::ModelInfo {
     build: live::build,
     replicas: None,
     spread: None,
+    page_checks: None,
     // its own page: the SIR's said nothing of what a flattened step does to a digit
     info: include_str!("benchmark_info.md"),
     algorithms: ALGORITHMS,
@@ -489,6 +490,7 @@ pub static SIR_INFO: crate::config::ModelInfo = crate::config::ModelInfo {
     build: live::build,
     replicas: None,
     spread: None,
+    page_checks: None,
     info: include_str!("info.md"),
     algorithms: ALGORITHMS,
 };

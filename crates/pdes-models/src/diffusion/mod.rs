@@ -268,6 +268,7 @@ pub static INFO: crate::config::ModelInfo = crate::config::ModelInfo {
     build: live::build,
     replicas: None,
     spread: None,
+    page_checks: None,
     info: include_str!("info.md"),
     algorithms: &[
         crate::config::AlgorithmInfo {

@@ -41,7 +41,7 @@ use pdes_gpu::Gpu;
 use pdes_gpu::kit::{self, join, join128, read_buffers, split};
 use pdes_gpu::read_ranges;
 use pdes_gpu::shaders::Reductions;
-use pdes_gpu::stepped::{self, PHASE_DONE, PHASE_HELD, StepCtl, SteppedGpu};
+use pdes_gpu::stepped::{self, AdvanceState, PHASE_DONE, PHASE_HELD, StepCtl, SteppedGpu};
 use std::sync::Arc;
 
 /// Cheap live statistics (a few kilobytes read back): sums over completed services.
@@ -101,6 +101,9 @@ pub struct GpuOpen {
     ctl: Ctl,
     log: pdes_core::sim::StepLog,
     batch: u64,
+    /// Where the batch loop stands between calls (this engine runs on devices that wait
+    /// for their readbacks only: the page offers the open network on the CPU).
+    advance: AdvanceState,
     /// Times the pool was grown.
     pub pool_growths: u32,
     /// Bytes of GPU memory the run uses (with the current pool).
@@ -164,6 +167,7 @@ impl GpuOpen {
             ctl,
             log: pdes_core::sim::StepLog::new(),
             batch: 16,
+            advance: AdvanceState::default(),
             pool_growths: 0,
             memory_bytes,
         };
@@ -460,6 +464,12 @@ impl SteppedGpu for GpuOpen {
     }
     fn run_batch(&mut self, steps: u64) -> Result<(), SimError> {
         GpuOpen::run_batch(self, steps)
+    }
+    fn read_head(&mut self) -> Result<(), SimError> {
+        self.read_ctl_and_log()
+    }
+    fn advance_state(&mut self) -> &mut AdvanceState {
+        &mut self.advance
     }
     fn batch_mut(&mut self) -> &mut u64 {
         &mut self.batch

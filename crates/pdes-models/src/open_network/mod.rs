@@ -202,6 +202,7 @@ pub static INFO: crate::config::ModelInfo = crate::config::ModelInfo {
     build: engine::build,
     replicas: None,
     spread: None,
+    page_checks: None,
     info: include_str!("info.md"),
     algorithms: &[
         crate::config::AlgorithmInfo {

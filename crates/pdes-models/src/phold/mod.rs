@@ -137,6 +137,7 @@ pub static INFO: crate::config::ModelInfo = crate::config::ModelInfo {
     build: live::build,
     replicas: None,
     spread: None,
+    page_checks: None,
     info: include_str!("info.md"),
     algorithms: ALGORITHMS,
 };

@@ -30,7 +30,7 @@
 
 pub use super::gpu_plan::{check_fits, memory_plan};
 use super::gpu_plan::{check_fits_of, scan_items};
-use super::gpu_setup::{Buffers, Ctl, Params, Pipelines, bind_group, pipelines};
+use super::gpu_setup::{Buffers, Ctl, Params, Pipelines, bind_groups, pipelines};
 use super::gpu_state::replicated_state;
 pub use super::gpu_state::{
     Accumulated, StateWords, decode_state, departure_words, fac_words, token_words,
@@ -44,7 +44,9 @@ use pdes_gpu::Gpu;
 use pdes_gpu::kit::{self, join, read_buffers, split};
 use pdes_gpu::read_ranges;
 use pdes_gpu::shaders::Reductions;
-use pdes_gpu::stepped::{self, MAX_BATCH, PHASE_DONE, ScanItems, StepCtl, SteppedGpu};
+use pdes_gpu::stepped::{
+    self, AdvanceState, MAX_BATCH, PHASE_DONE, ScanItems, StepCtl, SteppedGpu,
+};
 use std::sync::Arc;
 
 /// Threads per workgroup (WG in u64.wgsl).
@@ -98,6 +100,8 @@ pub struct GpuTorus {
     buffers: Buffers,
     pipelines: Arc<Pipelines>,
     bind_group: wgpu::BindGroup,
+    /// The display pass's view of the same buffers (its own layout: see gpu_setup.rs).
+    display_group: wgpu::BindGroup,
     /// The seed of each replica (one for a single run).
     seeds: Vec<u64>,
     /// Each replica's control block as last read back.
@@ -111,6 +115,12 @@ pub struct GpuTorus {
     profile: Option<PassProfile>,
     /// The next full batch, encoded while the GPU ran the previous one: (steps, commands).
     prepared: Option<(u64, wgpu::CommandBuffer)>,
+    /// Where the batch loop stands between calls (a batch in flight on a page's device).
+    advance: AdvanceState,
+    /// With deferred readbacks: the per-workgroup sums (`wg_acc`'s bytes) of the step the
+    /// control block was read at — they come back with it, so that a plot sample's sums and
+    /// time belong to the same step (a readback of their own would be a frame apart).
+    acc_at_head: Option<Vec<u8>>,
     /// Bytes of GPU memory the run uses.
     pub memory_bytes: u64,
 }
@@ -207,7 +217,7 @@ impl GpuTorus {
         drop(state);
         oom.check(format_args!("{memory_bytes} bytes"))?;
         let pipelines = pipelines(&gpu, reductions, items);
-        let bind_group = bind_group(&gpu, &buffers, &pipelines);
+        let (bind_group, display_group) = bind_groups(&gpu, &buffers, &pipelines);
         let mut engine = Self {
             gpu,
             config: cfg.clone(),
@@ -216,6 +226,7 @@ impl GpuTorus {
             buffers,
             pipelines,
             bind_group,
+            display_group,
             seeds: seeds.to_vec(),
             ctls,
             ctl: StepCtl::default(),
@@ -223,6 +234,8 @@ impl GpuTorus {
             batch: 16,
             profile: None,
             prepared: None,
+            advance: AdvanceState::default(),
+            acc_at_head: None,
             memory_bytes,
         };
         // First level of the reduction, then plan with limit 0: the engine holds at t_min.
@@ -230,7 +243,11 @@ impl GpuTorus {
             .pipelines
             .step
             .initialize(&engine.gpu, &engine.bind_group, engine.n_wg, replicas);
-        engine.read_ctl_and_log()?;
+        match engine.read_ctl_and_log() {
+            // a page's device: the plan's control block comes back on a later frame
+            Err(SimError::NotYet) => engine.advance = AdvanceState::awaiting_first_read(),
+            r => r?,
+        }
         Ok(engine)
     }
 
@@ -239,7 +256,7 @@ impl GpuTorus {
     pub fn write_display(&self, display: &wgpu::Buffer) {
         kit::run_display_pass(
             &self.gpu,
-            &self.bind_group,
+            &self.display_group,
             (&self.pipelines.display_layout, &self.pipelines.display),
             display,
             self.config.model.facilities().div_ceil(WG as u32),
@@ -252,18 +269,19 @@ impl GpuTorus {
         &self,
         f: u32,
     ) -> Result<(Option<Ticks>, Option<Ticks>, u32), SimError> {
-        let b = &self.buffers;
+        let r = &self.buffers.regions;
         let f = u64::from(f);
-        let original = b.last_arr.size() > 8;
+        let original = r.last_arr.size > 8;
         let mut ranges = vec![
-            (&b.dep, 8 * f, 8),
-            (&b.fac, 32 * f, 16),
-            (&b.err_step, 4 * f, 4),
+            r.departures.part(8 * f, 8),
+            r.facilities.part(32 * f, 16),
+            r.err_step.part(4 * f, 4),
         ];
         if original {
-            ranges.push((&b.last_arr, 8 * f, 8));
+            ranges.push(r.last_arr.part(8 * f, 8));
         }
-        let bytes = read_ranges(&self.gpu, &ranges)?;
+        // shown only (the inspector): on a page's device the newest bytes there are
+        let bytes = pdes_gpu::read_ranges_latest(&self.gpu, &ranges)?;
         let dep: [u32; 2] = bytemuck::pod_read_unaligned(&bytes[0]);
         let fac: [u32; 4] = bytemuck::pod_read_unaligned(&bytes[1]);
         let err: u32 = bytemuck::pod_read_unaligned(&bytes[2]);
@@ -405,7 +423,21 @@ impl GpuTorus {
     /// the last read.
     fn read_ctl_and_log(&mut self) -> Result<(), SimError> {
         let b = &self.buffers;
-        self.ctls = stepped::read_ctls_and_logs(&self.gpu, &b.ctl, &b.steplog, &mut self.logs)?;
+        let wg_acc = b.regions.wg_acc.range();
+        let extra: &[(&wgpu::Buffer, u64, u64)] = if self.gpu.defers_readbacks() {
+            &[wg_acc]
+        } else {
+            &[]
+        };
+        let (ctls, mut extras) = stepped::read_ctls_logs_and(
+            &self.gpu,
+            (&b.ctl, &b.steplog),
+            &mut self.logs,
+            extra,
+            self.advance.work(),
+        )?;
+        self.ctls = ctls;
+        self.acc_at_head = extras.pop();
         let mut head = self.ctls[0].head;
         for c in &self.ctls[1..] {
             head.phase = head.phase.min(c.head.phase);
@@ -424,8 +456,17 @@ impl GpuTorus {
 
     /// Every replica's state (token numbers local to the replica, as in its own run).
     pub fn download_states(&self) -> Result<Vec<TorusState>, SimError> {
-        let b = &self.buffers;
-        let bytes = read_buffers(&self.gpu, &[&b.dep, &b.last_arr, &b.fac, &b.tok])?;
+        let r = &self.buffers.regions;
+        let bytes = pdes_gpu::read_ranges_since(
+            &self.gpu,
+            &[
+                r.departures.range(),
+                r.last_arr.range(),
+                r.facilities.range(),
+                r.tok.range(),
+            ],
+            self.advance.work(),
+        )?;
         let dep: &[[u32; 2]] = bytemuck::cast_slice(&bytes[0]);
         let last: &[[u32; 2]] = bytemuck::cast_slice(&bytes[1]);
         // two words of four per facility (common.wgsl, struct Fac)
@@ -455,8 +496,11 @@ impl GpuTorus {
 
     /// [`GpuTorus::accumulated`] of every replica (the sums of its segments).
     fn accumulated_per_replica(&self) -> Result<Vec<Accumulated>, SimError> {
-        let bytes = read_buffers(&self.gpu, &[&self.buffers.wg_acc])?;
-        let acc: &[[[u32; 4]; 2]] = bytemuck::cast_slice(&bytes[0]);
+        let bytes = match &self.acc_at_head {
+            Some(b) => b.clone(),
+            None => read_ranges(&self.gpu, &[self.buffers.regions.wg_acc.range()])?.swap_remove(0),
+        };
+        let acc: &[[[u32; 4]; 2]] = bytemuck::cast_slice(&bytes);
         let per = acc.len() / self.seeds.len();
         Ok(acc
             .chunks(per)
@@ -501,8 +545,18 @@ impl GpuTorus {
 
     /// Last-error step of every facility (the step index of its latest causality error).
     pub fn error_steps(&self) -> Result<Vec<u32>, SimError> {
-        let bytes = read_buffers(&self.gpu, &[&self.buffers.err_step])?;
+        let bytes = pdes_gpu::read_ranges_since(
+            &self.gpu,
+            &[self.buffers.regions.err_step.range()],
+            self.advance.work(),
+        )?;
         Ok(bytemuck::cast_slice(&bytes[0]).to_vec())
+    }
+
+    /// The number of the engine's latest batch of work on its device (what its deferred
+    /// readbacks must be taken after: [`pdes_gpu::read_ranges_since`]).
+    pub fn work(&self) -> u64 {
+        self.advance.work()
     }
 
     /// Total causality errors so far.
@@ -534,6 +588,12 @@ impl SteppedGpu for GpuTorus {
     fn run_batch(&mut self, steps: u64) -> Result<(), SimError> {
         GpuTorus::run_batch(self, steps)
     }
+    fn read_head(&mut self) -> Result<(), SimError> {
+        self.read_ctl_and_log()
+    }
+    fn advance_state(&mut self) -> &mut AdvanceState {
+        &mut self.advance
+    }
     fn batch_mut(&mut self) -> &mut u64 {
         &mut self.batch
     }
@@ -553,6 +613,9 @@ impl Engine for GpuTorus {
     fn advance(&mut self, budget: Budget) -> Result<(), SimError> {
         let end = self.end;
         stepped::advance(self, budget, end)
+    }
+    fn settle(&mut self) -> Result<bool, SimError> {
+        stepped::settle(self)
     }
     fn now(&self) -> Ticks {
         join(self.ctl.t_min)

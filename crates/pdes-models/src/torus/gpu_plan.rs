@@ -41,17 +41,18 @@ pub fn memory_plan_of(
     let n_wg = replicas * u64::from(cfg.model.facilities()).div_ceil(items.segment());
     let original =
         cfg.run.algorithm == Algorithm::Interval && cfg.run.timestamps == Timestamps::Original;
+    // one entry per binding (gpu_setup.rs): where two arrays share one, their sum
     vec![
-        ("departure times", 8 * k),
-        ("error steps", 4 * k),
-        ("last arrivals", if original { 8 * k } else { 8 }),
-        ("facility records", 32 * k),
-        ("mailboxes", 32 * k),
-        ("receiver list", 4 * k),
-        ("token records", 16 * n),
-        ("segment minima", 2 * (8 * n_wg + 16 * n_wg)),
-        ("segment sums", 32 * n_wg),
-        ("segment counts", 16 * n_wg),
+        (
+            "departure and last arrival times",
+            8 * k + if original { 8 * k } else { 8 },
+        ),
+        ("receiver list and error steps", 8 * k),
+        ("facility and token records", 32 * k + 16 * n),
+        ("mailboxes and step sums", 32 * k + 32 * replicas),
+        ("segment minima", 2 * 8 * n_wg),
+        ("segment minima of arrivals", 2 * 16 * n_wg),
+        ("segment counts and sums", 48 * n_wg),
         ("step log", replicas * LOG_BYTES),
         ("ln table", 4 * 1025),
     ]

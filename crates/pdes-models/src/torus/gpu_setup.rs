@@ -50,30 +50,93 @@ pub(super) struct Ctl {
     pub(super) pad: [u32; 2],
 }
 
-/// The buffers of one engine, in the order of common.wgsl's bindings.
+/// The buffers of one engine, in the order of common.wgsl's bindings. Some bindings hold
+/// two arrays, the second after the first (a browser's WebGPU allows 10 storage buffers per
+/// stage: common.wgsl's bases); the host reads them as [`Region`]s.
 pub(super) struct Buffers {
     pub(super) params: wgpu::Buffer,
     pub(super) ctl: wgpu::Buffer,
+    /// Departure times, then the last arrivals.
     pub(super) dep: wgpu::Buffer,
-    pub(super) err_step: wgpu::Buffer,
-    pub(super) last_arr: wgpu::Buffer,
+    /// The receiver lists, then the error steps.
+    pub(super) recv_list: wgpu::Buffer,
+    /// The facility records, then the token records.
     pub(super) fac: wgpu::Buffer,
+    /// The mailboxes, then the step accumulators.
     pub(super) mail: wgpu::Buffer,
-    pub(super) tok: wgpu::Buffer,
     pub(super) scan_min: wgpu::Buffer,
-    pub(super) wg_acc: wgpu::Buffer,
+    /// The segment counts, then the segment sums.
+    pub(super) seg_count: wgpu::Buffer,
     pub(super) part_min: wgpu::Buffer,
     pub(super) ln_table: wgpu::Buffer,
     pub(super) steplog: wgpu::Buffer,
-    pub(super) seg_count: wgpu::Buffer,
-    pub(super) dep_list: wgpu::Buffer,
-    pub(super) recv_list: wgpu::Buffer,
-    pub(super) step_acc: wgpu::Buffer,
+    /// The arrays the host reads inside those bindings.
+    pub(super) regions: Regions,
+}
+
+/// Where the arrays the host reads lie inside the shared bindings.
+pub(super) struct Regions {
+    /// Departure times (in `dep`).
+    pub(super) departures: Region,
+    /// Last arrival times, interval/original only (in `dep`; one unused entry otherwise).
+    pub(super) last_arr: Region,
+    /// The step of each facility's latest causality error (in `recv_list`).
+    pub(super) err_step: Region,
+    /// Facility records (in `fac`).
+    pub(super) facilities: Region,
+    /// Token records (in `fac`).
+    pub(super) tok: Region,
+    /// Per-segment cumulative sums (in `seg_count`).
+    pub(super) wg_acc: Region,
+}
+
+/// Bytes `offset .. offset + size` of `buffer`: one array of a shared binding.
+#[derive(Clone, Debug)]
+pub(super) struct Region {
+    pub(super) buffer: wgpu::Buffer,
+    pub(super) offset: u64,
+    pub(super) size: u64,
+}
+
+impl Region {
+    /// As a readback range.
+    pub(super) fn range(&self) -> (&wgpu::Buffer, u64, u64) {
+        (&self.buffer, self.offset, self.size)
+    }
+
+    /// Bytes `at .. at + size` of the region, as a readback range.
+    pub(super) fn part(&self, at: u64, size: u64) -> (&wgpu::Buffer, u64, u64) {
+        (&self.buffer, self.offset + at, size)
+    }
+}
+
+/// One binding of two arrays, `first` then `second`, uploaded; their regions.
+fn pair(
+    device: &wgpu::Device,
+    label: &str,
+    first: &[u8],
+    second: &[u8],
+) -> (wgpu::Buffer, Region, Region) {
+    let buffer = pdes_gpu::kit::buffer_init(
+        device,
+        label,
+        &[first, second].concat(),
+        pdes_gpu::kit::STORAGE_RW,
+    );
+    let region = |offset: usize, size: usize| Region {
+        buffer: buffer.clone(),
+        offset: offset as u64,
+        size: size as u64,
+    };
+    let (a, b) = (region(0, first.len()), region(first.len(), second.len()));
+    (buffer, a, b)
 }
 
 /// The compiled passes and their layouts.
 pub(super) struct Pipelines {
     pub(super) layout: wgpu::BindGroupLayout,
+    /// The display pass's group 0: the first bindings of `layout`.
+    pub(super) display_cells_layout: wgpu::BindGroupLayout,
     pub(super) display: wgpu::ComputePipeline,
     pub(super) display_layout: wgpu::BindGroupLayout,
     pub(super) step: StepPipelines,
@@ -129,6 +192,45 @@ impl Buffers {
             pdes_gpu::kit::buffer_init(device, label, contents, usage)
         };
         let fs = &state.facilities;
+        let last_arr: Vec<[u32; 2]> = if original {
+            fs.iter().map(|f| split(f.last_arrival)).collect()
+        } else {
+            vec![[0; 2]]
+        };
+        let (dep, departures, last_arr) = pair(
+            device,
+            "dep, last_arr",
+            bytemuck::cast_slice(&departure_words(state)),
+            bytemuck::cast_slice(&last_arr),
+        );
+        let (recv_list, _, err_step) = pair(
+            device,
+            "recv_list, err_step",
+            &vec![0u8; 4 * k as usize],
+            &vec![0u8; 4 * k as usize],
+        );
+        // the facility records of common.wgsl (struct Fac), then the tokens'
+        let (fac, facilities, tok) = pair(
+            device,
+            "fac, tok",
+            bytemuck::cast_slice(&fac_words(state)),
+            bytemuck::cast_slice(&token_words(state)),
+        );
+        // per facility: four directions' tokens (NONE; read only where the mask says),
+        // the mask of the directions announced this step, unused; then per step parity and
+        // replica: (least offset NONE, departures 0, errors 0, unused)
+        let (mail, _, _) = pair(
+            device,
+            "mail, step_acc",
+            bytemuck::cast_slice(&[NONE, NONE, NONE, NONE, 0, 0, 0, 0].repeat(k as usize)),
+            bytemuck::cast_slice(&[NONE, 0, 0, 0].repeat(2 * replicas as usize)),
+        );
+        let (seg_count, _, wg_acc) = pair(
+            device,
+            "seg_count, wg_acc",
+            &vec![0u8; 16 * n_wg as usize],
+            &vec![0u8; 32 * n_wg as usize],
+        );
         Self {
             params: init(
                 "params",
@@ -137,36 +239,13 @@ impl Buffers {
             ),
             // the host's blocks, then the arrive pass's copies (torus_plan.wgsl)
             ctl: init("ctl", bytemuck::cast_slice(&ctls.repeat(2)), storage),
-            dep: init(
-                "dep",
-                bytemuck::cast_slice(&departure_words(state)),
-                storage,
-            ),
-            err_step: init("err_step", &vec![0u8; 4 * k as usize], storage),
-            last_arr: if original {
-                init(
-                    "last_arr",
-                    bytemuck::cast_slice(
-                        &fs.iter().map(|f| split(f.last_arrival)).collect::<Vec<_>>(),
-                    ),
-                    storage,
-                )
-            } else {
-                init("last_arr (unused)", &[0u8; 8], storage)
-            },
-            // the facility records of common.wgsl (struct Fac)
-            fac: init("fac", bytemuck::cast_slice(&fac_words(state)), storage),
-            // per facility: four directions' tokens (NONE; read only where the mask says),
-            // the mask of the directions announced this step, unused
-            mail: init(
-                "mail",
-                bytemuck::cast_slice(&[NONE, NONE, NONE, NONE, 0, 0, 0, 0].repeat(k as usize)),
-                storage,
-            ),
-            tok: init("tok", bytemuck::cast_slice(&token_words(state)), storage),
+            dep,
+            recv_list,
+            fac,
+            mail,
             // two sets, by step parity (torus_plan.wgsl)
             scan_min: init("scan_min", &vec![0u8; 2 * 8 * n_wg as usize], storage),
-            wg_acc: init("wg_acc", &vec![0u8; 32 * n_wg as usize], storage),
+            seg_count,
             // NEVER: a reduction before the first step must not see a zero minimum
             part_min: init("part_min", &vec![0xffu8; 2 * 16 * n_wg as usize], storage),
             ln_table: init("ln_table", bytemuck::cast_slice(&LN_TABLE[..]), storage),
@@ -175,17 +254,14 @@ impl Buffers {
                 &vec![0u8; (LOG_BYTES * u64::from(replicas)) as usize],
                 storage,
             ),
-            seg_count: init("seg_count", &vec![0u8; 16 * n_wg as usize], storage),
-            // unused by the torus (its scan departs in the same workgroup); the shared scan
-            // module still declares it
-            dep_list: init("dep_list (unused)", &[0u8; 4], storage),
-            recv_list: init("recv_list", &vec![0u8; 4 * k as usize], storage),
-            // per step parity and replica: (least offset NONE, departures 0, errors 0, unused)
-            step_acc: init(
-                "step_acc",
-                bytemuck::cast_slice(&[NONE, 0, 0, 0].repeat(2 * replicas as usize)),
-                storage,
-            ),
+            regions: Regions {
+                departures,
+                last_arr,
+                err_step,
+                facilities,
+                tok,
+                wg_acc,
+            },
         }
     }
 }
@@ -200,44 +276,63 @@ pub(super) fn pipelines(gpu: &Gpu, reductions: Reductions, items: ScanItems) -> 
     gpu.cached(&key, || build_pipelines(gpu, reductions, items))
 }
 
-/// How the torus passes use their bindings (0: the parameters; 11: the ln table).
-const USES: [Use; 17] = {
-    let mut u = [Use::ReadWrite; 17];
+/// How the torus passes use their bindings (0: the parameters; 9: the ln table). The
+/// first [`DISPLAY_BINDINGS`] are also the display pass's (with its own output as group 1).
+const USES: [Use; 11] = {
+    let mut u = [Use::ReadWrite; 11];
     u[0] = Use::Uniform;
-    u[11] = Use::Read;
+    u[9] = Use::Read;
     u
 };
 
-/// Binds an engine's buffers for the cached pipelines (in the order of common.wgsl).
-pub(super) fn bind_group(gpu: &Gpu, b: &Buffers, pipelines: &Pipelines) -> wgpu::BindGroup {
+/// The bindings the display pass reads: parameters, control blocks, departures, error
+/// steps, facilities and tokens (a layout of its own: with all of [`USES`] and its output
+/// it would need 11 storage buffers).
+const DISPLAY_BINDINGS: usize = 5;
+
+/// Binds an engine's buffers for the cached pipelines (in the order of common.wgsl): the
+/// step's group, and the display pass's.
+pub(super) fn bind_groups(
+    gpu: &Gpu,
+    b: &Buffers,
+    pipelines: &Pipelines,
+) -> (wgpu::BindGroup, wgpu::BindGroup) {
     let all = [
         &b.params,
         &b.ctl,
         &b.dep,
-        &b.err_step,
-        &b.last_arr,
+        &b.recv_list,
         &b.fac,
         &b.mail,
-        &b.tok,
         &b.scan_min,
-        &b.wg_acc,
+        &b.seg_count,
         &b.part_min,
         &b.ln_table,
         &b.steplog,
-        &b.seg_count,
-        &b.dep_list,
-        &b.recv_list,
-        &b.step_acc,
     ];
-    kit::bind_group(&gpu.device, "torus", &pipelines.layout, &all)
+    (
+        kit::bind_group(&gpu.device, "torus", &pipelines.layout, &all),
+        kit::bind_group(
+            &gpu.device,
+            "torus display cells",
+            &pipelines.display_cells_layout,
+            &all[..DISPLAY_BINDINGS],
+        ),
+    )
 }
 
 fn build_pipelines(gpu: &Gpu, reductions: Reductions, items: ScanItems) -> Pipelines {
     let device = &gpu.device;
     let layout = kit::layout(device, "torus", &USES);
+    let display_cells_layout =
+        kit::layout(device, "torus display cells", &USES[..DISPLAY_BINDINGS]);
     let display_layout = kit::layout(device, "torus display", &[Use::ReadWrite]);
     let pl = kit::pipeline_layout(device, "torus", &[&layout]);
-    let pl_display = kit::pipeline_layout(device, "torus display", &[&layout, &display_layout]);
+    let pl_display = kit::pipeline_layout(
+        device,
+        "torus display",
+        &[&display_cells_layout, &display_layout],
+    );
     let [scan_depart, arrive, plan, display] = super::shaders::MODULES.map(|(name, files)| {
         kit::compute_module(
             device,
@@ -249,6 +344,7 @@ fn build_pipelines(gpu: &Gpu, reductions: Reductions, items: ScanItems) -> Pipel
         display: kit::pipeline(device, &pl_display, &display, "display_main"),
         step: StepPipelines::with_scan_depart(device, &pl, [&scan_depart, &arrive, &plan], items),
         layout,
+        display_cells_layout,
         display_layout,
     }
 }

@@ -242,6 +242,7 @@ pub static INFO: crate::config::ModelInfo = crate::config::ModelInfo {
         run: run_replicas,
     }),
     spread: None,
+    page_checks: Some(|gpu| Box::pin(verify::page_checks(gpu))),
     algorithms: &[
         crate::config::AlgorithmInfo {
             name: "sequential",

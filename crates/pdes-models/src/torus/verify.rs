@@ -9,9 +9,10 @@ use crate::torus::blocked::GpuTorusBlocked;
 use crate::torus::config::TorusConfig;
 use crate::torus::gpu::GpuTorus;
 use crate::verify::{
-    Case, CheckResult, Options, check_case, check_cases, compare_engines, compare_reports,
-    compare_sample_path, config_of, gpu_err, timed,
+    Case, CheckResult, Options, check_case, check_cases, compare_engines_async, compare_reports,
+    compare_sample_path, config_of, gpu_err, reductions_name, timed, timed_async,
 };
+use pdes_core::sim::waiting::{advance_settled, when_back};
 use pdes_core::sim::{Budget, Engine};
 use pdes_gpu::Gpu;
 use pdes_gpu::shaders::Reductions;
@@ -335,6 +336,43 @@ fn check_torus(
     r: Reductions,
     options: Options,
 ) -> Result<Vec<String>, String> {
+    pollster::block_on(check_torus_async(gpu, cfg, r, options))
+}
+
+/// The torus's checks a browser tab runs at start: `verify --quick`'s torus cases with each
+/// reduction variant of `gpu`, the same comparisons as [`checks`], written as a future that
+/// yields while a page's device has not answered yet (the page polls it once a frame).
+pub async fn page_checks(gpu: Arc<Gpu>) -> Vec<CheckResult> {
+    let options = Options {
+        quick: true,
+        perturb_gpu: false,
+    };
+    let mut results = Vec::new();
+    for r in crate::verify::variants(&gpu) {
+        for case in CASES.iter().filter(|c| c.quick) {
+            let name = format!("torus {} ({})", case.label, reductions_name(r));
+            let cfg = config_of(&[&super::INFO], case).and_then(|c| {
+                c.get::<TorusConfig>()
+                    .cloned()
+                    .ok_or_else(|| format!("{}: not a torus configuration", case.preset))
+            });
+            let check = async {
+                let cfg = cfg?;
+                check_torus_async(&gpu, &cfg, r, options).await
+            };
+            results.push(timed_async(name, check).await);
+        }
+    }
+    results
+}
+
+/// [`check_torus`] as a future (see [`page_checks`]).
+async fn check_torus_async(
+    gpu: &Arc<Gpu>,
+    cfg: &TorusConfig,
+    r: Reductions,
+    options: Options,
+) -> Result<Vec<String>, String> {
     // both segment lengths of the scan (the engine picks one by size: these small tori
     // would otherwise never run the one the largest runs use)
     let mut diffs = Vec::new();
@@ -344,10 +382,10 @@ fn check_torus(
             config: cfg.clone(),
         };
         let mut g = GpuTorus::with_scan_items(gpu.clone(), cfg, r, items).map_err(gpu_err)?;
-        let mut found = compare_engines(&mut cpu, &mut g, cfg.end_ticks(), options)?;
+        let mut found = compare_engines_async(&mut cpu, &mut g, cfg.end_ticks(), options).await?;
         found.extend(compare_torus_states(
             &comparable_state(cpu.cpu.state(), cfg),
-            &g.download_state().map_err(gpu_err)?,
+            &when_back(|| g.download_state()).await.map_err(gpu_err)?,
         ));
         let segment = items.segment();
         diffs.extend(
@@ -365,7 +403,7 @@ fn check_torus(
     let mut g = GpuTorus::with_reductions(gpu.clone(), cfg, r).map_err(gpu_err)?;
     let mid = Budget::Until(cfg.end_ticks() / 2);
     cpu.advance(mid).map_err(gpu_err)?;
-    g.advance(mid).map_err(gpu_err)?;
+    advance_settled(&mut g, mid).await.map_err(gpu_err)?;
     let want = pdes_gpu::LiveEngine::display_words(&cpu).map_err(gpu_err)?;
     let buf = gpu.device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("verify display"),
@@ -374,7 +412,9 @@ fn check_torus(
         mapped_at_creation: false,
     });
     g.write_display(&buf);
-    let bytes = pdes_gpu::kit::read_buffers(gpu, &[&buf]).map_err(gpu_err)?;
+    let bytes = when_back(|| pdes_gpu::kit::read_buffers_since(gpu, &[&buf], g.work()))
+        .await
+        .map_err(gpu_err)?;
     let got: &[[u32; 2]] = bytemuck::cast_slice(&bytes[0]);
     if let Some(i) = (0..want.len()).find(|&i| got[i] != want[i]) {
         diffs.push(format!(

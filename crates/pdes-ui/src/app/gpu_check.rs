@@ -1,6 +1,8 @@
 //! The app's start-up self-check: `pdes-lab verify --quick` on the window's own adapter, on
 //! a background thread (it never blocks a frame). Until it passes the GPU engines may run;
-//! if it fails, the app switches every session to the CPU engines and says why.
+//! if it fails, the app switches every session to the CPU engines and says why. In a browser
+//! tab (a device with deferred readbacks, one thread) the check is a future the window
+//! polls once a frame: the page's checks (`pdes_runs::verify::run_in_page`).
 
 use pdes_gpu::Gpu;
 use pdes_runs::verify::{self, Options, Verification};
@@ -13,6 +15,8 @@ pub enum GpuCheck {
     NotRun,
     /// Running on a background thread.
     Running(Receiver<Verification>),
+    /// Running in the page: polled once a frame ([`GpuCheck::poll`]).
+    Polled(std::pin::Pin<Box<dyn std::future::Future<Output = Verification>>>),
     /// Every check passed.
     Passed(Verification),
     /// Some check failed: the GPU engines are disabled.
@@ -25,6 +29,9 @@ pub const WHAT_IS_COMPARED: &str = "At start, PDES Lab runs small configurations
 impl GpuCheck {
     /// Starts the check on `gpu` in the background.
     pub fn start(gpu: Arc<Gpu>) -> Self {
+        if gpu.defers_readbacks() {
+            return Self::Polled(Box::pin(verify::run_in_page(gpu)));
+        }
         let (tx, rx) = std::sync::mpsc::channel();
         let spawned = std::thread::Builder::new()
             .name("gpu-verify".into())
@@ -44,6 +51,13 @@ impl GpuCheck {
     /// Picks up the result when the thread has finished. Returns true when the state
     /// changed to `Failed` (the caller then moves its sessions to the CPU).
     pub fn poll(&mut self) -> bool {
+        if let Self::Polled(check) = self {
+            let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+            return match check.as_mut().poll(&mut cx) {
+                std::task::Poll::Ready(v) => self.finish(v),
+                std::task::Poll::Pending => false,
+            };
+        }
         let Self::Running(rx) = self else {
             return false;
         };
@@ -65,6 +79,19 @@ impl GpuCheck {
         }
     }
 
+    /// Takes the finished check's verdict; true when it failed.
+    fn finish(&mut self, v: Verification) -> bool {
+        let failed = !v.ok();
+        #[cfg(target_arch = "wasm32")]
+        super::web::log_verification(&v);
+        *self = if failed {
+            Self::Failed(v)
+        } else {
+            Self::Passed(v)
+        };
+        failed
+    }
+
     /// True while the GPU engines may be offered.
     pub fn gpu_allowed(&self) -> bool {
         !matches!(self, Self::Failed(_))
@@ -72,14 +99,19 @@ impl GpuCheck {
 
     /// True while the check runs.
     pub fn running(&self) -> bool {
-        matches!(self, Self::Running(_))
+        matches!(self, Self::Running(_) | Self::Polled(_))
+    }
+
+    /// True while the check runs in the page: it needs a frame for each readback.
+    pub fn polled(&self) -> bool {
+        matches!(self, Self::Polled(_))
     }
 
     /// The status bar's words, whether they are an alarm, and the hover text.
     pub fn status(&self) -> Option<(String, bool, String)> {
         match self {
             Self::NotRun => None,
-            Self::Running(_) => Some((
+            Self::Running(_) | Self::Polled(_) => Some((
                 "verifying that GPU = CPU…".into(),
                 false,
                 WHAT_IS_COMPARED.into(),

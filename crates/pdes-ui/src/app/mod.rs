@@ -47,9 +47,6 @@ const PLOTS_MIN_HEIGHT: f32 = 110.0;
 /// Simulated time units per second a window starts at.
 pub const DEFAULT_SIM_RATE: f64 = 20.0;
 
-/// What the status bar says about the engines in a browser tab.
-const BROWSER_ENGINE_NOTE: &str = "in the browser the engines run on the CPU (the GPU engines block on their results, which a page cannot do yet)";
-
 /// Largest grid whose last step's cells a single step records (a read of its words).
 const JUST_RAN_CELLS: u64 = 1 << 16;
 
@@ -135,6 +132,10 @@ pub struct PdesApp {
     /// Frames since start, counted for storing the page's settings.
     #[cfg(target_arch = "wasm32")]
     settings_frames: u64,
+    /// The run has finished and its summary line is still to be written (its readbacks on
+    /// their way).
+    #[cfg(target_arch = "wasm32")]
+    summary_due: bool,
     last_frame: Instant,
     frame_ms: f64,
     events_per_sec: f64,
@@ -235,17 +236,41 @@ impl PdesApp {
         config: Config,
         verify: bool,
     ) -> Result<Self, String> {
+        Self::build(cc, config, verify, None)
+    }
+
+    /// The app in a browser tab: `device` is the page's WebGPU device for the engines (its
+    /// readbacks deferred; the window draws with WebGL2), or the reason there is none, which
+    /// the status bar gives while everything runs on the CPU.
+    pub fn in_page(
+        cc: &eframe::CreationContext<'_>,
+        config: Config,
+        device: Result<Arc<Gpu>, String>,
+    ) -> Result<Self, String> {
+        Self::build(cc, config, true, Some(device))
+    }
+
+    fn build(
+        cc: &eframe::CreationContext<'_>,
+        config: Config,
+        verify: bool,
+        page_device: Option<Result<Arc<Gpu>, String>>,
+    ) -> Result<Self, String> {
         readable_small_text(&cc.egui_ctx);
-        let (gpu, gpu_note) = match cc.wgpu_render_state.as_ref() {
-            Some(rs) => {
+        let (gpu, gpu_note) = match (cc.wgpu_render_state.as_ref(), page_device) {
+            (Some(rs), _) => {
                 heatmap::install(rs);
                 let gpu =
                     Gpu::from_parts(rs.adapter.get_info(), rs.device.clone(), rs.queue.clone());
                 let note = gpu.describe();
                 (Some(Arc::new(gpu)), note)
             }
-            None if cfg!(target_arch = "wasm32") => (None, BROWSER_ENGINE_NOTE.to_string()),
-            None => (
+            (None, Some(Ok(page))) => {
+                let note = format!("{} (the browser's WebGPU)", page.describe());
+                (Some(page), note)
+            }
+            (None, Some(Err(why))) => (None, format!("{why}: the engines run on the CPU")),
+            (None, None) => (
                 None,
                 "no GPU compute device: the simulation runs on the CPU".to_string(),
             ),
@@ -294,6 +319,8 @@ impl PdesApp {
             last_limited_step: None,
             #[cfg(target_arch = "wasm32")]
             settings_frames: 0,
+            #[cfg(target_arch = "wasm32")]
+            summary_due: false,
             last_frame: Instant::now(),
             frame_ms: 0.0,
             events_per_sec: 0.0,
@@ -463,7 +490,21 @@ impl PdesApp {
             web::remember(&link.query());
         }
         #[cfg(target_arch = "wasm32")]
+        {
+            self.summary_due = true;
+            self.log_summary_when_back();
+        }
+    }
+
+    /// Writes the finished run's summary to the console once its readbacks are back (a GPU
+    /// engine in a page answers them on later frames; the CPU at once).
+    #[cfg(target_arch = "wasm32")]
+    fn log_summary_when_back(&mut self) {
+        if !self.summary_due {
+            return;
+        }
         match self.a.engine.report() {
+            Err(pdes_core::sim::SimError::NotYet) => return,
             Ok(summary) => {
                 match pdes_runs::output::format_summary(&summary, pdes_runs::output::Format::Json) {
                     Ok(json) => web::log_summary(&json),
@@ -472,6 +513,20 @@ impl PdesApp {
             }
             Err(e) => self.message = Some(e.to_string()),
         }
+        self.summary_due = false;
+    }
+
+    /// Lets engines whose last budget is still on its way (a GPU engine in a browser tab)
+    /// land it while the window is paused; true while something is still on its way.
+    fn settle(&mut self) -> bool {
+        let mut waiting = false;
+        for s in std::iter::once(&mut self.a).chain(self.b.as_mut()) {
+            match s.settle() {
+                Ok(settled) => waiting |= !settled,
+                Err(e) => self.message = Some(e.to_string()),
+            }
+        }
+        waiting
     }
 
     /// Loads preset text read elsewhere (a file the browser handed over); `origin` names
@@ -655,7 +710,10 @@ impl eframe::App for PdesApp {
             self.apply_form();
             self.message = Some("GPU differs from CPU: switched to the CPU engines".into());
         }
-        if self.gpu_check.running() {
+        if self.gpu_check.polled() {
+            // each of its readbacks comes back a frame later
+            ctx.request_repaint();
+        } else if self.gpu_check.running() {
             ctx.request_repaint_after(std::time::Duration::from_millis(100));
         }
         let now = Instant::now();
@@ -710,6 +768,14 @@ impl eframe::App for PdesApp {
             self.running = false;
             self.sample_all();
             self.run_finished();
+        } else if self.settle() {
+            // a paused page's Step: its batch comes back on the next frames
+            ctx.request_repaint();
+        }
+        #[cfg(target_arch = "wasm32")]
+        if self.summary_due {
+            self.log_summary_when_back();
+            ctx.request_repaint();
         }
         // Keyboard: space run/pause, → one step, R reset (not while typing in a field).
         if !ctx.egui_wants_keyboard_input() {

@@ -1,8 +1,9 @@
 //! The window in a browser tab (`crates/pdes-web` calls [`start`]): the same [`PdesApp`]
 //! on a canvas, drawn with WebGL2 through eframe's glow painter, its configuration read
-//! from the page's URL ([`Link`]). The engines run on the CPU, single-threaded; the GPU
-//! engines do not run here yet (they read their results back by blocking on the device,
-//! which a page's one thread cannot do — ARCHITECTURE.md says what it would take).
+//! from the page's URL ([`Link`]). The engines run on the browser's WebGPU where it offers
+//! an adapter — a device whose readbacks are deferred (`pdes_gpu::deferred`: a page cannot
+//! wait for the GPU), checked at start like the desktop's — for the models whose GPU
+//! engines can run so (the torus); everything else runs on the CPU, single-threaded.
 
 use super::PdesApp;
 use pdes_models::link::Link;
@@ -47,6 +48,9 @@ pub async fn start(canvas_id: &str) -> Result<(), String> {
             )
         }
     };
+    // the engines' device: the browser's WebGPU, or the reason there is none (the page then
+    // runs every engine on the CPU and says why)
+    let device = pdes_gpu::Gpu::for_page().await.map(std::sync::Arc::new);
     let options = eframe::WebOptions {
         renderer: eframe::Renderer::Glow,
         ..Default::default()
@@ -56,7 +60,7 @@ pub async fn start(canvas_id: &str) -> Result<(), String> {
             canvas,
             options,
             Box::new(move |cc| {
-                let mut app = PdesApp::new(cc, config)?;
+                let mut app = PdesApp::in_page(cc, config, device)?;
                 app.preset_name = preset_name;
                 if let Some(s) = speed {
                     app.sim_rate = s;
@@ -75,6 +79,26 @@ pub async fn start(canvas_id: &str) -> Result<(), String> {
 pub fn log_summary(summary_json: &str) {
     let line = format!("{SUMMARY_LINE}{}", summary_json.replace('\n', ""));
     web_sys::console::log_1(&line.into());
+}
+
+/// The prefix of the console line the page writes when its start-up check of the GPU ends.
+pub const VERIFY_LINE: &str = "pdes-lab verify: ";
+
+/// Writes the page's GPU check to the console: one line "N passed, M failed on ADAPTER"
+/// ([`VERIFY_LINE`]; the browser test reads it), then each failed check with its details.
+pub fn log_verification(v: &pdes_runs::verify::Verification) {
+    let line = format!(
+        "{VERIFY_LINE}{} passed, {} failed on {} (reductions: {})",
+        v.passed,
+        v.failed,
+        v.adapter,
+        v.reductions.join(", ")
+    );
+    web_sys::console::log_1(&line.into());
+    for c in v.checks.iter().filter(|c| !c.passed) {
+        let text = format!("  failed: {}\n    {}", c.name, c.details.join("\n    "));
+        web_sys::console::log_1(&text.into());
+    }
 }
 
 /// The page's address with `link` as its query, also put in the address bar (a reload

@@ -143,6 +143,31 @@ impl Session {
         Ok(())
     }
 
+    /// Goes on with the last budget where the engine returned before spending it (a GPU
+    /// engine in a browser tab, whose batch comes back a frame later): what a paused window
+    /// calls each frame, so that a Step lands. True once nothing is on its way.
+    pub fn settle(&mut self) -> Result<bool, SimError> {
+        let settled = self.engine_mut().settle()?;
+        if self.defers_readbacks() {
+            self.refresh_display();
+        }
+        Ok(settled)
+    }
+
+    /// True where the heatmap is drawn by the window's wgpu pass straight from
+    /// [`Session::display`]: the device is the renderer's. A page's device (deferred
+    /// readbacks) is WebGPU for the engines only, the window drawing with WebGL2: there the
+    /// heatmap is a texture of the words read back.
+    pub fn draws_with_wgpu(&self) -> bool {
+        self.display.is_some() && self.gpu.as_ref().is_some_and(|g| !g.defers_readbacks())
+    }
+
+    /// True where the engine's results come back on later frames (a GPU engine on a
+    /// browser tab's device): the heatmap and hover then show the newest words there are.
+    fn defers_readbacks(&self) -> bool {
+        self.runs_on() == "gpu" && self.gpu.as_ref().is_some_and(|g| g.defers_readbacks())
+    }
+
     /// Simulated time reached (ticks), capped at the end time.
     pub fn now(&self) -> Ticks {
         self.engine().now().min(self.config.end_ticks())
@@ -160,9 +185,17 @@ impl Session {
         }
     }
 
-    /// The heatmap words, computed on the CPU (for CPU engines, PNG export and tests).
+    /// The heatmap words, computed on the CPU (for CPU engines, PNG export and tests). For a
+    /// GPU engine in a browser tab: the display pass's words as last read back (a frame or
+    /// two old while the run goes on), or [`SimError::NotYet`] before the first are back.
     pub fn display_words(&self) -> Result<Vec<[u32; 2]>, SimError> {
-        self.engine.display_words()
+        match (&self.display, &self.gpu) {
+            (Some(buf), Some(gpu)) if self.defers_readbacks() => {
+                let bytes = pdes_gpu::read_ranges_latest(gpu, &[(buf, 0, buf.size())])?;
+                Ok(bytemuck::cast_slice(&bytes[0]).to_vec())
+            }
+            _ => self.engine.display_words(),
+        }
     }
 
     /// One cell's heatmap words: 8 bytes read back from the display buffer (refreshed after
@@ -170,7 +203,8 @@ impl Session {
     pub fn display_word(&self, cell: u32) -> Option<[u32; 2]> {
         match (&self.display, &self.gpu) {
             (Some(buf), Some(gpu)) => {
-                let bytes = pdes_gpu::read_ranges(gpu, &[(buf, 8 * u64::from(cell), 8)]).ok()?;
+                let bytes =
+                    pdes_gpu::read_ranges_latest(gpu, &[(buf, 8 * u64::from(cell), 8)]).ok()?;
                 Some(bytemuck::pod_read_unaligned::<[u32; 2]>(&bytes[0]))
             }
             _ => self
@@ -182,10 +216,14 @@ impl Session {
         }
     }
 
-    /// Appends a plot sample.
+    /// Appends a plot sample (none while a GPU engine in a browser tab has not read its
+    /// first control block back: a sample is taken a few frames later).
     pub fn sample(&mut self) -> Result<(), SimError> {
-        let x = self.engine.sample(self.now())?;
-        self.samples.push(x);
+        match self.engine.sample(self.now()) {
+            Ok(x) => self.samples.push(x),
+            Err(SimError::NotYet) => {}
+            Err(e) => return Err(e),
+        }
         Ok(())
     }
 }

@@ -23,21 +23,28 @@ struct Ctl {
 
 @group(0) @binding(0) var<uniform> P: Params;
 @group(0) @binding(1) var<storage, read_write> ctl: array<Ctl>;             // 2 per replica: [r] the host's, [R + r] the step the scan planned (torus_plan.wgsl)
-@group(0) @binding(2) var<storage, read_write> dep: array<vec2<u32>>;       // departure time, NEVER when idle
-@group(0) @binding(3) var<storage, read_write> err_step: array<u32>;       // step of the latest causality error (0: none; interval/original only)
-@group(0) @binding(4) var<storage, read_write> last_arr: array<vec2<u32>>;  // largest arrival time seen (interval/original only)
-@group(0) @binding(5) var<storage, read_write> fac: array<vec4<u32>>;       // two per facility, one 32-byte record: see Fac
-@group(0) @binding(6) var<storage, read_write> mail: array<atomic<u32>>;     // eight words per facility, one 32-byte sector: see MAIL
-@group(0) @binding(7) var<storage, read_write> tok: array<vec4<u32>>;       // per token: (arrival time u64, next in queue — stale while in service —, visits): one 16-byte record
-@group(0) @binding(8) var<storage, read_write> scan_min: array<vec2<u32>>;  // per step parity and segment ([p·n_wg + wg]): min departure after the segment's departures
-@group(0) @binding(9) var<storage, read_write> wg_acc: array<vec4<u32>>;   // per segment, cumulative: [2wg] (busy u64, sojourn u64), [2wg+1] (completions u64, -)
-@group(0) @binding(10) var<storage, read_write> part_min: array<vec4<u32>>; // per step parity and segment: (NEVER — the torus departs in the scan's pass, whose minimum is scan_min —, arrive min u64)
-@group(0) @binding(11) var<storage, read> ln_table: array<u32>;
-@group(0) @binding(12) var<storage, read_write> steplog: array<LogEntry>;
-@group(0) @binding(13) var<storage, read_write> seg_count: array<vec4<u32>>; // per segment: (departures, receivers, causality errors, -) of this step
-@group(0) @binding(14) var<storage, read_write> dep_list: array<u32>;       // per segment: its facilities departing this step
-@group(0) @binding(15) var<storage, read_write> recv_list: array<u32>;      // per segment: facilities its departures send to (each once)
-@group(0) @binding(16) var<storage, read_write> step_acc: array<atomic<u32>>; // per step parity and replica (acc_word): least (departure − t_min), departures, causality errors
+@group(0) @binding(2) var<storage, read_write> dep: array<vec2<u32>>;       // departure time, NEVER when idle; then last_arr (largest arrival time seen, interval/original only)
+@group(0) @binding(3) var<storage, read_write> recv_list: array<u32>;       // per segment: facilities its departures send to (each once); then err_step (step of the latest causality error, 0: none)
+@group(0) @binding(4) var<storage, read_write> fac: array<vec4<u32>>;       // two per facility, one 32-byte record: see Fac; then tok (per token: arrival time u64, next in queue — stale while in service —, visits)
+@group(0) @binding(5) var<storage, read_write> mail: array<atomic<u32>>;     // eight words per facility, one 32-byte sector: see MAIL; then step_acc (acc_word)
+@group(0) @binding(6) var<storage, read_write> scan_min: array<vec2<u32>>;  // per step parity and segment ([p·n_wg + wg]): min departure after the segment's departures
+@group(0) @binding(7) var<storage, read_write> seg_count: array<vec4<u32>>; // per segment: (departures, receivers, causality errors, -) of this step; then wg_acc
+@group(0) @binding(8) var<storage, read_write> part_min: array<vec4<u32>>; // per step parity and segment: (NEVER — the torus departs in the scan's pass, whose minimum is scan_min —, arrive min u64)
+@group(0) @binding(9) var<storage, read> ln_table: array<u32>;
+@group(0) @binding(10) var<storage, read_write> steplog: array<LogEntry>;
+// declared for the shared scan module's `scan` entry point, which the torus never builds
+// (its scan departs in the same workgroup): in no layout
+@group(0) @binding(11) var<storage, read_write> dep_list: array<u32>;
+
+// Arrays that share a binding with another of their type, each after it at a base taken
+// from the sizes in P: a browser's WebGPU allows 10 storage buffers per shader stage
+// (Chromium's, SwiftShader's), and the passes had 16. The host's regions: gpu_setup.rs.
+fn tok_base() -> u32 { return 2u * P.k; }        // in fac, after two records per facility
+fn step_acc_base() -> u32 { return MAIL * P.k; } // in mail, after eight words per facility
+fn wg_acc_base() -> u32 { return P.n_wg; }       // in seg_count, after one per segment:
+                                                 // per segment, cumulative: [2wg] (busy u64, sojourn u64), [2wg+1] (completions u64, -)
+fn last_arr_base() -> u32 { return P.k; }        // in dep, after one per facility
+fn err_step_base() -> u32 { return P.k; }        // in recv_list, after one per facility
 
 // The step's next t_min without a second reduction: every pass's workgroups fold their
 // minimum into one atomic word per replica, as an offset from the step's t_min (every
@@ -49,7 +56,7 @@ struct Ctl {
 fn note_min(par: u32, rep: u32, t_min: vec2<u32>, m: vec2<u32>) {
     let rel = sub64(m, t_min);
     if rel.y == 0u && rel.x != NONE && !lt64(m, t_min) {
-        atomicMin(&step_acc[acc_word(par, rep, 0u)], rel.x);
+        atomicMin(&mail[step_acc_base() + (acc_word(par, rep, 0u))], rel.x);
     }
 }
 
@@ -62,9 +69,9 @@ fn acc_word(par: u32, rep: u32, i: u32) -> u32 {
 
 // Clears replica rep's accumulators of parity `par` for the next step that uses them.
 fn clear_acc(par: u32, rep: u32) {
-    atomicStore(&step_acc[acc_word(par, rep, 0u)], NONE);
-    atomicStore(&step_acc[acc_word(par, rep, 1u)], 0u);
-    atomicStore(&step_acc[acc_word(par, rep, 2u)], 0u);
+    atomicStore(&mail[step_acc_base() + (acc_word(par, rep, 0u))], NONE);
+    atomicStore(&mail[step_acc_base() + (acc_word(par, rep, 1u))], 0u);
+    atomicStore(&mail[step_acc_base() + (acc_word(par, rep, 2u))], 0u);
 }
 
 // A facility's mailbox, mail[MAIL·g ..]: word 4 (MAIL_MASK) has bit dir set when a token

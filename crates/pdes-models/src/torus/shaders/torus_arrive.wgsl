@@ -16,7 +16,7 @@ struct Arrival {
 // slots sort last: their time is the largest possible.
 fn pull(h: u32, token: u32) -> Arrival {
     if token != NONE {
-        let r = tok[token];
+        let r = fac[tok_base() + (token)];
         return Arrival(r.xy, h, token, r.w);
     }
     return Arrival(never(), NONE, NONE, 0u);
@@ -30,11 +30,11 @@ fn before(a: Arrival, b: Arrival) -> bool {
 fn accept(g: u32, rep: u32, c: Ctl, st: ptr<function, Fac>, dep_g: ptr<function, vec2<u32>>, a: Arrival, errors: ptr<function, u32>) {
     let t = a.time;
     if P.rule == RULE_ORIGINAL {
-        if lt64(t, last_arr[g]) {
+        if lt64(t, dep[last_arr_base() + (g)]) {
             *errors += 1u;
-            err_step[g] = c.step;
+            recv_list[err_step_base() + (g)] = c.step;
         } else {
-            last_arr[g] = t;
+            dep[last_arr_base() + (g)] = t;
         }
     }
     if (*st).serving == NONE {
@@ -50,7 +50,7 @@ fn accept(g: u32, rep: u32, c: Ctl, st: ptr<function, Fac>, dep_g: ptr<function,
         if (*st).tail == NONE {
             (*st).head = a.token;
         } else {
-            tok[(*st).tail].z = a.token;
+            fac[tok_base() + ((*st).tail)].z = a.token;
         }
         (*st).tail = a.token;
     }
@@ -132,6 +132,6 @@ fn arrive(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l
         part_min[par * P.n_wg + wg].w = r.min.y;
         seg_count[wg].z = r.a.x;
         note_min(par, rep, c.t_min, r.min);
-        if r.a.x > 0u { atomicAdd(&step_acc[acc_word(par, rep, 2u)], r.a.x); }
+        if r.a.x > 0u { atomicAdd(&mail[step_acc_base() + (acc_word(par, rep, 2u))], r.a.x); }
     }
 }

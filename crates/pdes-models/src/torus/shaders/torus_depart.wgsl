@@ -42,14 +42,14 @@ fn depart_one(f: u32, rep: u32, c: Ctl) -> Departed {
     // It arrives at its destination at t_exec: its whole record in one store, without
     // reading it (the facility holds its arrival time and visits). A token in transit is in
     // no queue, so its link is NONE; while it was in service the link was left stale (below).
-    tok[token] = vec4<u32>(t_exec, NONE, st.visits + 1u);
+    fac[tok_base() + (token)] = vec4<u32>(t_exec, NONE, st.visits + 1u);
     var next_dep = never();
     if st.head == NONE {
         st.serving = NONE;
         st.start = t_exec; // free since
     } else {
         let next = st.head;
-        let nt = tok[next];
+        let nt = fac[tok_base() + (next)];
         st.head = nt.z;
         if st.head == NONE { st.tail = NONE; }
         // Its record is not rewritten: nothing reads a serving token's record (the
@@ -85,8 +85,8 @@ fn scan_depart(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_
     var acc = vec4<u32>(0u);
     var completed = vec4<u32>(0u);
     if lid == 0u {
-        acc = wg_acc[2u * wg];
-        completed = wg_acc[2u * wg + 1u];
+        acc = seg_count[wg_acc_base() + (2u * wg)];
+        completed = seg_count[wg_acc_base() + (2u * wg + 1u)];
         atomicStore(&sh_count, 0u);
         atomicStore(&sh_recv, 0u);
         atomicStore(&sh_done, 0u);
@@ -122,14 +122,14 @@ fn scan_depart(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_
     let n_done = atomicLoad(&sh_done);
     let r = wg_reduce(lid, m, busy, soj);
     if lid == 0u {
-        wg_acc[2u * wg] = vec4<u32>(add64(acc.xy, r.a), add64(acc.zw, r.b));
-        wg_acc[2u * wg + 1u] = vec4<u32>(add64(completed.xy, vec2<u32>(n_done, 0u)), completed.zw);
+        seg_count[wg_acc_base() + (2u * wg)] = vec4<u32>(add64(acc.xy, r.a), add64(acc.zw, r.b));
+        seg_count[wg_acc_base() + (2u * wg + 1u)] = vec4<u32>(add64(completed.xy, vec2<u32>(n_done, 0u)), completed.zw);
         // the segment's least departure after its departures (the fallback reduction's input;
         // part_min's depart half stays NEVER from set-up: the torus departs in this pass)
         scan_min[par * P.n_wg + wg] = r.min;
         seg_count[wg].x = total;
         seg_count[wg].y = n;
         note_min(par, rep, c.t_min, r.min);
-        if total > 0u { atomicAdd(&step_acc[acc_word(par, rep, 1u)], total); }
+        if total > 0u { atomicAdd(&mail[step_acc_base() + (acc_word(par, rep, 1u))], total); }
     }
 }

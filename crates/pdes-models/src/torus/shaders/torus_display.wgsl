@@ -16,7 +16,7 @@ fn display_main(@builtin(global_invocation_id) gid: vec3<u32>) {
     var t = st.w;
     while t != NONE && n < WALK_LIMIT {
         n += 1u;
-        t = tok[t].z;
+        t = fac[tok_base() + (t)].z;
     }
     // Bit 31: the facility departs in the next step (TorusState::next_step): its
     // departure is within the next step's bound, which the plan leaves in ctl whether the
@@ -28,5 +28,5 @@ fn display_main(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
     // err_step holds the step of the latest causality error (0 never happens: no arrival
     // can be older than another at step 0, all start at t = 0).
-    display[f] = vec2<u32>(n | next, err_step[f]);
+    display[f] = vec2<u32>(n | next, recv_list[err_step_base() + (f)]);
 }

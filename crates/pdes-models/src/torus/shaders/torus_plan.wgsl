@@ -79,9 +79,9 @@ fn close_and_plan(lid: u32, rep: u32, writer: bool) -> Ctl {
     if lid == 0u {
         c = ctl[rep];
         let par = c.step & 1u;
-        sh_rel = atomicLoad(&step_acc[acc_word(par, rep, 0u)]);
-        events = atomicLoad(&step_acc[acc_word(par, rep, 1u)]);
-        errors = atomicLoad(&step_acc[acc_word(par, rep, 2u)]);
+        sh_rel = atomicLoad(&mail[step_acc_base() + (acc_word(par, rep, 0u))]);
+        events = atomicLoad(&mail[step_acc_base() + (acc_word(par, rep, 1u))]);
+        errors = atomicLoad(&mail[step_acc_base() + (acc_word(par, rep, 2u))]);
         sh_close = select(0u, 1u + par, c.phase == PHASE_PLANNED && c.executed != 0u);
     }
     let close = workgroupUniformLoad(&sh_close);

@@ -209,7 +209,7 @@ pub fn heatmap_widget(
     }
     let (min_value, max_value) = colour_range(s);
     match &s.display {
-        Some(cells) => {
+        Some(cells) if s.draws_with_wgpu() => {
             ui.painter()
                 .add(eframe::egui_wgpu::Callback::new_paint_callback(
                     rect,
@@ -228,7 +228,7 @@ pub fn heatmap_widget(
                     },
                 ));
         }
-        None => texture_heatmap(ui, s, mode, rect, v),
+        _ => texture_heatmap(ui, s, mode, rect, v),
     }
     let cells = u64::from(rows) * u64::from(cols);
     if marks.trail.iter().all(|&c| u64::from(c) < cells) {

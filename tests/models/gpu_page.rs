@@ -1,0 +1,103 @@
+//! The torus's GPU engine on a device that defers its readbacks, as a browser tab's does
+//! (`Gpu::deferring`): each readback is answered on a later call, the batch loop returns
+//! with a batch in flight, and the page's checks yield while they wait. Run on the desktop's
+//! adapter (lavapipe in CI), whose `poll(Poll)` stands in for the page's event loop.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a test's helpers may panic: that is the test failing
+
+use crate::common_cfg::{config, gpu};
+use pdes_lab::gpu::{Gpu, LiveEngine};
+use pdes_lab::models::torus::cpu::TorusEngine;
+use pdes_lab::models::torus::gpu::GpuTorus;
+use pdes_lab::sim::waiting::when_back;
+use pdes_lab::sim::{Budget, Engine, SimError};
+use std::future::Future;
+use std::sync::Arc;
+use std::task::{Context, Poll, Waker};
+
+/// Storage buffers a shader stage may bind in Chromium's WebGPU (SwiftShader's adapter
+/// here; the WebGPU default is 8).
+const BROWSER_STORAGE_BUFFERS: u32 = 10;
+
+/// A device of its own with deferred readbacks and a browser's limit on storage buffers
+/// (None without an adapter): a pass that binds more fails here as it would in the page.
+fn page_device() -> Option<Arc<Gpu>> {
+    gpu()?;
+    let device = Gpu::with_limits(|l| wgpu::Limits {
+        max_storage_buffers_per_shader_stage: BROWSER_STORAGE_BUFFERS,
+        ..l
+    });
+    Some(Arc::new(device.unwrap().deferring()))
+}
+
+/// Polls `f` as a page would, once a "frame", until it is ready: (its output, the frames).
+fn poll_frames<F: Future>(f: F) -> (F::Output, u32) {
+    let mut f = std::pin::pin!(f);
+    let mut cx = Context::from_waker(Waker::noop());
+    let mut frames = 1;
+    loop {
+        if let Poll::Ready(out) = f.as_mut().poll(&mut cx) {
+            return (out, frames);
+        }
+        frames += 1;
+        assert!(frames < 10_000_000, "the future never finished");
+    }
+}
+
+#[test]
+fn a_page_device_runs_the_torus_to_the_same_end_as_a_device_that_waits() {
+    let Some(page) = page_device() else { return };
+    let cfg = config(&[
+        "model.rows=20",
+        "model.cols=12",
+        "model.tokens_per_facility=2",
+        "run.end_time=400",
+        "run.warmup=50",
+    ]);
+    let mut waited = GpuTorus::new(gpu().unwrap(), &cfg).unwrap();
+    waited.advance(Budget::Finish).unwrap();
+    let want = TorusEngine::summary(&mut waited).unwrap();
+
+    // the window's frames: each asks for a little more simulated time; a batch is answered
+    // a frame (here: a call) later
+    let mut g = GpuTorus::new(page, &cfg).unwrap();
+    let (mut target, mut unsettled, mut samples) = (0, 0, 0);
+    while !g.finished() {
+        target += pdes_lab::time::to_ticks(5.0);
+        g.advance(Budget::Until(target)).unwrap();
+        if !g.settle().unwrap() {
+            unsettled += 1;
+        }
+        // a plot sample, when its sums are back, belongs to the step the time is of
+        match g.sample(0) {
+            Ok(s) => {
+                assert!(s.utilization <= 1.0, "{s:?}");
+                samples += 1;
+            }
+            Err(SimError::NotYet) => {}
+            Err(e) => panic!("{e}"),
+        }
+    }
+    assert!(
+        unsettled > 0,
+        "no batch was ever in flight: the deferred path was not taken"
+    );
+    assert!(samples > 0, "no sample ever came back");
+    assert_eq!(g.step_log(), waited.step_log(), "step log");
+    let (got, frames) = poll_frames(when_back(|| TorusEngine::summary(&mut g)));
+    assert!(frames > 1, "the summary's readback did not wait a frame");
+    assert_eq!(got.unwrap(), want);
+}
+
+#[test]
+fn the_page_checks_pass_on_a_page_device_and_wait_for_it() {
+    let Some(page) = page_device() else { return };
+    let (results, frames) = poll_frames(pdes_lab::models::torus::verify::page_checks(page));
+    assert!(!results.is_empty());
+    for r in &results {
+        assert!(r.passed, "{}: {:?}", r.name, r.details);
+    }
+    assert!(
+        frames > results.len() as u32,
+        "the checks never yielded to the page"
+    );
+}
