@@ -2,14 +2,17 @@
 // in headless Chromium, lets the run reach its end time on the page's CPU engine, and
 // compares the summary the page writes to the console with `pdes-lab run` of the same
 // preset and assignments, field for field (all but the wall-clock fields). Saves a
-// screenshot. Usage: node browser.mjs SITE_DIR PDES_LAB_BINARY SCREENSHOT.png QUERY
+// screenshot. With a fifth argument `verify`, also waits for the page's GPU check (the
+// line "pdes-lab verify: N passed, M failed on …" the page writes when its start-up
+// comparison of the WebGPU engines with their CPU twins ends) and requires N > 0, M = 0.
+// Usage: node browser.mjs SITE_DIR PDES_LAB_BINARY SCREENSHOT.png QUERY [verify]
 import { chromium } from "playwright-core";
 import { createServer } from "node:http";
 import { readFile } from "node:fs/promises";
 import { execFileSync } from "node:child_process";
 import { extname, join, normalize } from "node:path";
 
-const [site, nativeBinary, screenshot, query] = process.argv.slice(2);
+const [site, nativeBinary, screenshot, query, expectVerify] = process.argv.slice(2);
 if (!query) {
   console.error("usage: node browser.mjs SITE_DIR PDES_LAB_BINARY SCREENSHOT.png QUERY");
   process.exit(2);
@@ -32,7 +35,9 @@ const server = createServer(async (req, res) => {
 await new Promise((ok) => server.listen(0, "127.0.0.1", ok));
 const url = `http://127.0.0.1:${server.address().port}/?${query}`;
 
-// what works for WebGL2 with no GPU (Chromium 156, Debian): ANGLE on SwiftShader
+// what works with no GPU (Chromium 148, Debian): WebGL2 through ANGLE on SwiftShader, and
+// WebGPU on SwiftShader's Vulkan with --enable-unsafe-webgpu (an adapter with 10 storage
+// buffers per shader stage; navigator.gpu needs a secure context: 127.0.0.1 is one)
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
   args: ["--no-sandbox", "--use-angle=swiftshader", "--enable-unsafe-swiftshader", "--enable-unsafe-webgpu"],
@@ -42,10 +47,12 @@ try {
   const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
   const lines = [];
   let summary = null;
+  let verified = null;
   page.on("console", (m) => {
     const text = m.text();
     lines.push(text);
     if (text.startsWith("pdes-lab summary: ")) summary = JSON.parse(text.slice(18));
+    if (text.startsWith("pdes-lab verify: ")) verified = text.slice(17);
   });
   page.on("pageerror", (e) => lines.push(`page error: ${e}`));
   const t0 = Date.now();
@@ -55,6 +62,16 @@ try {
   const deadline = Date.now() + 180_000;
   while (summary === null && Date.now() < deadline) await page.waitForTimeout(200);
   const ran = Date.now() - t0;
+  if (expectVerify === "verify") {
+    const until = Date.now() + 300_000;
+    while (verified === null && Date.now() < until) await page.waitForTimeout(500);
+    if (verified === null) throw new Error(`no GPU check within 300 s; console:\n${lines.join("\n")}`);
+    const m = /^(\d+) passed, (\d+) failed/.exec(verified);
+    if (!m || Number(m[1]) === 0 || Number(m[2]) !== 0) {
+      throw new Error(`the page's GPU check: ${verified}\n${lines.filter((l) => l.startsWith("  failed")).join("\n")}`);
+    }
+    console.log(`the page's GPU check after ${Date.now() - t0} ms: ${verified}`);
+  }
   await page.screenshot({ path: screenshot });
   const failure = await page.textContent("#pdes-failure");
   if (failure) throw new Error(`the page says: ${failure}`);

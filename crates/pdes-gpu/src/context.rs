@@ -216,6 +216,10 @@ impl Gpu {
 
     /// "name (backend)", for status lines and results.
     pub fn describe(&self) -> String {
+        // a browser names no adapter (its WebGPU hides the hardware)
+        if self.info.name.is_empty() {
+            return "the browser's WebGPU adapter".to_string();
+        }
         format!(
             "{} ({:?}, {})",
             self.info.name, self.info.backend, self.info.driver_info

@@ -15,23 +15,48 @@ pub enum GpuCheck {
     NotRun,
     /// Running on a background thread.
     Running(Receiver<Verification>),
-    /// Running in the page: polled once a frame ([`GpuCheck::poll`]).
-    Polled(std::pin::Pin<Box<dyn std::future::Future<Output = Verification>>>),
+    /// Running in the page: a task of the page's own ([`super::web::drive`]) fills the
+    /// slot when the checks end.
+    #[cfg(target_arch = "wasm32")]
+    InPage(std::rc::Rc<std::cell::RefCell<Option<Verification>>>),
     /// Every check passed.
     Passed(Verification),
     /// Some check failed: the GPU engines are disabled.
     Failed(Verification),
 }
 
+/// What the hover text adds in a browser tab, where only some models' GPU engines run.
+#[cfg(target_arch = "wasm32")]
+const IN_A_PAGE: &str = "\n\nIn a browser tab: the checks of the models whose GPU engines run in a page (the torus network, its verify --quick cases); the other models run on the CPU here.";
+#[cfg(not(target_arch = "wasm32"))]
+const IN_A_PAGE: &str = "";
+
 /// What the hover text says about the comparison, whatever the outcome.
 pub const WHAT_IS_COMPARED: &str = "At start, PDES Lab runs small configurations of every model's GPU engines (each model's algorithms that run on the GPU, from the model registry) on the CPU twin and on this GPU, with each reduction variant the adapter has, and compares the results: event counts, causality errors, utilization and sojourn sums, the step log, every facility and token, every cell, every token in an open network's pool.\n\nThey must be identical, not close: times are integer ticks, random numbers come from a counter-based generator both sides compute bit for bit, and the float arithmetic of the diffusion grid is done in the same order with the same rounding. A difference means the GPU computed something else — a shader bug or a driver miscompiling it — and then no GPU figure can be trusted. The same check is `pdes-lab verify` on the command line.";
 
 impl GpuCheck {
-    /// Starts the check on `gpu` in the background.
+    /// Starts the check on `gpu` in the background: on a thread of its own on the desktop; in
+    /// a browser tab (one thread; the device's readbacks deferred) as a task of the page.
     pub fn start(gpu: Arc<Gpu>) -> Self {
-        if gpu.defers_readbacks() {
-            return Self::Polled(Box::pin(verify::run_in_page(gpu)));
+        #[cfg(target_arch = "wasm32")]
+        {
+            let slot = std::rc::Rc::new(std::cell::RefCell::new(None));
+            let out = slot.clone();
+            wasm_bindgen_futures::spawn_local(async move {
+                let v = super::web::drive(verify::run_in_page(gpu)).await;
+                *out.borrow_mut() = Some(v);
+            });
+            Self::InPage(slot)
         }
+        #[cfg(not(target_arch = "wasm32"))]
+        {
+            Self::on_a_thread(gpu)
+        }
+    }
+
+    /// The desktop's check, on a thread of its own.
+    #[cfg(not(target_arch = "wasm32"))]
+    fn on_a_thread(gpu: Arc<Gpu>) -> Self {
         let (tx, rx) = std::sync::mpsc::channel();
         let spawned = std::thread::Builder::new()
             .name("gpu-verify".into())
@@ -51,25 +76,16 @@ impl GpuCheck {
     /// Picks up the result when the thread has finished. Returns true when the state
     /// changed to `Failed` (the caller then moves its sessions to the CPU).
     pub fn poll(&mut self) -> bool {
-        if let Self::Polled(check) = self {
-            let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
-            return match check.as_mut().poll(&mut cx) {
-                std::task::Poll::Ready(v) => self.finish(v),
-                std::task::Poll::Pending => false,
-            };
+        #[cfg(target_arch = "wasm32")]
+        if let Self::InPage(slot) = self {
+            let done = slot.borrow_mut().take();
+            return done.is_some_and(|v| self.finish(v));
         }
         let Self::Running(rx) = self else {
             return false;
         };
         match rx.try_recv() {
-            Ok(v) if v.ok() => {
-                *self = Self::Passed(v);
-                false
-            }
-            Ok(v) => {
-                *self = Self::Failed(v);
-                true
-            }
+            Ok(v) => self.finish(v),
             Err(TryRecvError::Empty) => false,
             // the thread died without an answer (a panic in a driver): nothing is known
             Err(TryRecvError::Disconnected) => {
@@ -99,19 +115,25 @@ impl GpuCheck {
 
     /// True while the check runs.
     pub fn running(&self) -> bool {
-        matches!(self, Self::Running(_) | Self::Polled(_))
-    }
-
-    /// True while the check runs in the page: it needs a frame for each readback.
-    pub fn polled(&self) -> bool {
-        matches!(self, Self::Polled(_))
+        match self {
+            Self::Running(_) => true,
+            #[cfg(target_arch = "wasm32")]
+            Self::InPage(_) => true,
+            _ => false,
+        }
     }
 
     /// The status bar's words, whether they are an alarm, and the hover text.
     pub fn status(&self) -> Option<(String, bool, String)> {
         match self {
             Self::NotRun => None,
-            Self::Running(_) | Self::Polled(_) => Some((
+            #[cfg(target_arch = "wasm32")]
+            Self::InPage(_) => Some((
+                "verifying that GPU = CPU…".into(),
+                false,
+                WHAT_IS_COMPARED.into(),
+            )),
+            Self::Running(_) => Some((
                 "verifying that GPU = CPU…".into(),
                 false,
                 WHAT_IS_COMPARED.into(),
@@ -121,7 +143,7 @@ impl GpuCheck {
                 format!("GPU = CPU: {} checks passed", v.passed),
                 false,
                 format!(
-                    "{} checks passed on {} (reductions: {}).\n\n{WHAT_IS_COMPARED}",
+                    "{} checks passed on {} (reductions: {}).\n\n{WHAT_IS_COMPARED}{IN_A_PAGE}",
                     v.passed,
                     v.adapter,
                     v.reductions.join(", ")

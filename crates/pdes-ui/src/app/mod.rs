@@ -266,7 +266,7 @@ impl PdesApp {
                 (Some(Arc::new(gpu)), note)
             }
             (None, Some(Ok(page))) => {
-                let note = format!("{} (the browser's WebGPU)", page.describe());
+                let note = page.describe();
                 (Some(page), note)
             }
             (None, Some(Err(why))) => (None, format!("{why}: the engines run on the CPU")),
@@ -710,10 +710,7 @@ impl eframe::App for PdesApp {
             self.apply_form();
             self.message = Some("GPU differs from CPU: switched to the CPU engines".into());
         }
-        if self.gpu_check.polled() {
-            // each of its readbacks comes back a frame later
-            ctx.request_repaint();
-        } else if self.gpu_check.running() {
+        if self.gpu_check.running() {
             ctx.request_repaint_after(std::time::Duration::from_millis(100));
         }
         let now = Instant::now();

@@ -136,3 +136,29 @@ fn remembered() -> Option<String> {
     let storage = web_sys::window()?.local_storage().ok()??;
     storage.get_item(SETTINGS_KEY).ok()?
 }
+
+/// Runs `work` — straight-line code that yields while the page's device has not answered
+/// (`pdes_core::sim::waiting`) — as a task of the page: polled again after each yield from a
+/// zero-delay timer, so that the browser runs the map callbacks in between (a yield that
+/// woke the task at once would loop without ever returning to the browser) and the work
+/// does not wait for the window's frames.
+pub async fn drive<T>(work: impl std::future::Future<Output = T>) -> T {
+    let mut work = std::pin::pin!(work);
+    loop {
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        if let std::task::Poll::Ready(out) = work.as_mut().poll(&mut cx) {
+            return out;
+        }
+        next_task().await;
+    }
+}
+
+/// Resolves after the browser has run the tasks already queued (a zero-delay timeout).
+async fn next_task() {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        if let Some(w) = web_sys::window() {
+            let _ = w.set_timeout_with_callback(&resolve);
+        }
+    });
+    let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+}
