@@ -1,11 +1,11 @@
 //! The app's start-up self-check: `pdes-lab verify --quick` on the window's own adapter, on
 //! a background thread (it never blocks a frame). Until it passes the GPU engines may run;
 //! if it fails, the app switches every session to the CPU engines and says why. In a browser
-//! tab (a device with deferred readbacks, one thread) the check is a future the window
-//! polls once a frame: the page's checks (`pdes_runs::verify::run_in_page`).
+//! tab (a device with deferred readbacks, one thread) the check is a task of the page: the
+//! page's checks (`pdes_runs::verify::run_in_page`), driven by `web::drive`.
 
 use pdes_gpu::Gpu;
-use pdes_runs::verify::{self, Options, Verification};
+use pdes_runs::verify::{self, Verification};
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, TryRecvError};
 
@@ -61,7 +61,7 @@ impl GpuCheck {
         let spawned = std::thread::Builder::new()
             .name("gpu-verify".into())
             .spawn(move || {
-                let options = Options {
+                let options = verify::Options {
                     quick: true,
                     perturb_gpu: false,
                 };
