@@ -101,3 +101,56 @@ fn the_page_checks_pass_on_a_page_device_and_wait_for_it() {
         "the checks never yielded to the page"
     );
 }
+
+#[test]
+fn a_page_device_runs_phold_to_the_same_end_as_a_device_that_waits() {
+    use pdes_lab::models::phold::gpu::GpuPhold;
+    let Some(page) = page_device() else { return };
+    let cfg = pdes_lab::preset::config_with(
+        "teaching-phold",
+        &["model.lps=3000", "model.population=2", "run.end_time=20"],
+    )
+    .unwrap()
+    .get::<pdes_lab::models::phold::config::PholdConfig>()
+    .cloned()
+    .unwrap();
+    let mut waited = GpuPhold::new(gpu().unwrap(), &cfg).unwrap();
+    waited.advance(Budget::Finish).unwrap();
+    let want = waited.report().unwrap();
+
+    let mut g = GpuPhold::new(page, &cfg).unwrap();
+    let (mut target, mut unsettled) = (0, 0);
+    while !g.finished() {
+        target += pdes_lab::time::to_ticks(0.5);
+        g.advance(Budget::Until(target)).unwrap();
+        if !g.settle().unwrap() {
+            unsettled += 1;
+        }
+    }
+    assert!(
+        unsettled > 0,
+        "no batch was ever in flight: the deferred path was not taken"
+    );
+    assert_eq!(g.step_log(), waited.step_log(), "step log");
+    let (got, frames) = poll_frames(when_back(|| g.report()));
+    assert!(frames > 1, "the report's readback did not wait a frame");
+    assert_eq!(got.unwrap(), want);
+    assert_eq!(
+        poll_frames(when_back(|| g.download_state())).0.unwrap(),
+        waited.download_state().unwrap()
+    );
+}
+
+#[test]
+fn phold_page_checks_pass_on_a_page_device() {
+    let Some(page) = page_device() else { return };
+    let (results, frames) = poll_frames(pdes_lab::models::phold::verify::page_checks(page));
+    assert!(!results.is_empty());
+    for r in &results {
+        assert!(r.passed, "{}: {:?}", r.name, r.details);
+    }
+    assert!(
+        frames > results.len() as u32,
+        "the checks never yielded to the page"
+    );
+}

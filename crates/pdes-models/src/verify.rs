@@ -172,6 +172,44 @@ pub async fn compare_engines_async(
     Ok(diffs)
 }
 
+/// The page's version of [`check_cases`] (a browser tab's start-up check): `cases`' quick
+/// ones with every reduction variant of `gpu`, each compared by `check` — the model's own
+/// comparison written as a future that yields while the page's device has not answered.
+/// Check lines are named as [`check_cases`] names them.
+pub async fn page_cases<C, F>(
+    gpu: std::sync::Arc<Gpu>,
+    kind: &str,
+    models: &[&'static ModelInfo],
+    cases: &[Case],
+    check: impl Fn(std::sync::Arc<Gpu>, C, Reductions, Options) -> F,
+) -> Vec<CheckResult>
+where
+    C: Clone + 'static,
+    F: std::future::Future<Output = Result<Vec<String>, String>>,
+{
+    let options = Options {
+        quick: true,
+        perturb_gpu: false,
+    };
+    let mut results = Vec::new();
+    for r in variants(&gpu) {
+        for case in cases.iter().filter(|c| c.quick) {
+            let name = format!("{kind} {} ({})", case.label, reductions_name(r));
+            let cfg = config_of(models, case).and_then(|c| {
+                c.get::<C>().cloned().ok_or_else(|| {
+                    format!("{}: not a configuration of this check's model", case.preset)
+                })
+            });
+            let found = match cfg {
+                Ok(cfg) => check(gpu.clone(), cfg, r, options).await,
+                Err(e) => Err(e),
+            };
+            results.push(timed_async(name, async { found }).await);
+        }
+    }
+    results
+}
+
 /// The validated configuration of a case: its preset, one of `models`' built-in ones, with
 /// its `--set` assignments (each a key of that model).
 pub fn config_of(models: &[&'static ModelInfo], case: &Case) -> Result<Config, String> {

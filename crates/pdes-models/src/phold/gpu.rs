@@ -129,6 +129,13 @@ pub struct GpuPhold {
     last_remote: u64,
     totals: StepTotals,
     log: pdes_core::sim::StepLog,
+    /// The budget of the last advance still to spend: (time limit, steps left).
+    goal: (Ticks, u64),
+    /// A batch whose control block has not been read back yet (a page's device):
+    /// (its steps, the limit it ran under).
+    in_flight: Option<(u32, Ticks)>,
+    /// The number [`Gpu::note_work`] gave the latest batch.
+    work: u64,
     /// Bytes of GPU memory the run uses.
     pub memory_bytes: u64,
 }
@@ -237,8 +244,12 @@ impl GpuPhold {
         oom.check(format_args!("{token_bytes} bytes of events"))?;
         // The uploads above reach the device with the next submit: read the control block
         // back now, so that they happen in set-up (as the torus's build does) and the first
-        // batch times stepping only, not the upload (bench/NOTES.md, PHOLD).
-        pdes_gpu::read_ranges(&gpu, &[(&ctl_buf, 0, std::mem::size_of::<Ctl>() as u64)])?;
+        // batch times stepping only, not the upload (bench/NOTES.md, PHOLD). A page's device
+        // answers later; nothing is waited for there.
+        match pdes_gpu::read_ranges(&gpu, &[(&ctl_buf, 0, std::mem::size_of::<Ctl>() as u64)]) {
+            Err(SimError::NotYet) => {}
+            r => drop(r?),
+        }
         let pipelines = gpu.cached(&format!("phold pipelines, {reductions:?}"), || {
             build_pipelines(&gpu, reductions)
         });
@@ -273,16 +284,21 @@ impl GpuPhold {
             last_remote: 0,
             totals: StepTotals::default(),
             log: pdes_core::sim::StepLog::new(),
+            goal: (0, 0),
+            in_flight: None,
+            work: 0,
         })
     }
 
     /// Queues `steps` steps (two passes each), submitted every [`SUBMIT_STEPS`], then reads
-    /// the control block and the batch's log entries back. Returns the steps taken.
+    /// the control block and the batch's log entries back ([`GpuPhold::read_batch`]; on a
+    /// page's device that answers [`SimError::NotYet`] after the submit).
     fn batch(&mut self, steps: u32) -> Result<u32, SimError> {
         let t0 = web_time::Instant::now();
         let stamps = kit::BatchStamps::new(&self.gpu, "phold batch");
         let p = &self.pipelines;
         let groups = self.groups;
+        self.work = self.gpu.note_work();
         let encode = kit::submit_steps(
             &self.gpu,
             &self.bind_group,
@@ -296,23 +312,29 @@ impl GpuPhold {
                 pass.dispatch_workgroups(1, 1, 1);
             },
         );
-        let mut ranges = vec![
+        let Some(s) = &stamps else {
+            return self.read_batch();
+        };
+        let bytes = pdes_gpu::read_ranges(&self.gpu, &[s.range()])?;
+        let taken = self.read_batch()?;
+        kit::BatchStamps::report(
+            &self.gpu,
+            &bytes[0],
+            u64::from(steps),
+            encode,
+            t0.elapsed().as_secs_f64(),
+        );
+        Ok(taken)
+    }
+
+    /// Reads the control block and the log entries of the steps since the last read.
+    /// Returns the steps taken.
+    fn read_batch(&mut self) -> Result<u32, SimError> {
+        let ranges = [
             (&self.ctl_buf, 0, std::mem::size_of::<Ctl>() as u64),
             (&self.log_buf, 0, self.log_buf.size()),
         ];
-        if let Some(s) = &stamps {
-            ranges.push(s.range());
-        }
-        let bytes = pdes_gpu::read_ranges(&self.gpu, &ranges)?;
-        if stamps.is_some() {
-            kit::BatchStamps::report(
-                &self.gpu,
-                &bytes[2],
-                u64::from(steps),
-                encode,
-                t0.elapsed().as_secs_f64(),
-            );
-        }
+        let bytes = pdes_gpu::read_ranges_since(&self.gpu, &ranges, self.work)?;
         let ctl: Ctl = bytemuck::pod_read_unaligned(&bytes[0]);
         let ring: &[LogEntry] = bytemuck::cast_slice(&bytes[1]);
         for s in self.ctl.steps..ctl.steps {
@@ -334,7 +356,7 @@ impl GpuPhold {
 
     /// The pending events and the per-LP counts as they stand on the GPU.
     pub fn download_state(&self) -> Result<PholdState, SimError> {
-        let bytes = read_buffers(&self.gpu, &[&self.tokens, &self.counts])?;
+        let bytes = kit::read_buffers_since(&self.gpu, &[&self.tokens, &self.counts], self.work)?;
         let records: &[[u32; 4]] = bytemuck::cast_slice(&bytes[0]);
         let counts: &[[u32; 2]] = bytemuck::cast_slice(&bytes[1]);
         Ok(PholdState {
@@ -355,7 +377,9 @@ impl GpuPhold {
 
     /// Events processed at LP `lp` so far (8 bytes read back: the hover and the inspector).
     pub fn lp_events(&self, lp: u32) -> Result<u32, SimError> {
-        let bytes = pdes_gpu::read_ranges(&self.gpu, &[(&self.counts, 8 * u64::from(lp), 8)])?;
+        // shown only (the hover, the inspector): the newest bytes on a page's device
+        let bytes =
+            pdes_gpu::read_ranges_latest(&self.gpu, &[(&self.counts, 8 * u64::from(lp), 8)])?;
         let w: [u32; 2] = bytemuck::pod_read_unaligned(&bytes[0]);
         Ok(w[0])
     }
@@ -394,10 +418,28 @@ impl GpuPhold {
 
 impl Engine for GpuPhold {
     fn advance(&mut self, budget: Budget) -> Result<(), SimError> {
-        let end = self.config.end_ticks();
-        let (limit, mut left) = budget.limits(end);
+        self.goal = budget.limits(self.config.end_ticks());
+        self.settle().map(|_| ())
+    }
+    fn settle(&mut self) -> Result<bool, SimError> {
         let lookahead = self.config.lookahead_ticks();
-        while left > 0 && join(self.ctl.t_min) < limit {
+        loop {
+            if let Some((steps, batch_limit)) = self.in_flight {
+                let taken = match self.read_batch() {
+                    Err(SimError::NotYet) => return Ok(false),
+                    r => r?,
+                };
+                self.in_flight = None;
+                self.goal.1 = self.goal.1.saturating_sub(u64::from(taken));
+                // stopped short under a limit a later advance has not raised
+                if taken < steps && self.goal.0 <= batch_limit {
+                    return Ok(true);
+                }
+            }
+            let (limit, left) = self.goal;
+            if left == 0 || join(self.ctl.t_min) >= limit {
+                return Ok(true);
+            }
             // each step moves t_min past t_min + lookahead (or to the end), so no more than
             // this many can be due: queueing more would only add idle dispatches
             let most = (limit - join(self.ctl.t_min)).div_ceil(lookahead) + 1;
@@ -407,13 +449,18 @@ impl Engine for GpuPhold {
             self.gpu
                 .queue
                 .write_buffer(&self.params_buf, 0, bytemuck::bytes_of(&self.params));
-            let taken = self.batch(steps)?;
-            left -= u64::from(taken);
+            let taken = match self.batch(steps) {
+                Err(SimError::NotYet) => {
+                    self.in_flight = Some((steps, limit));
+                    return Ok(false);
+                }
+                r => r?,
+            };
+            self.goal.1 -= u64::from(taken);
             if taken < steps {
-                break;
+                return Ok(true);
             }
         }
-        Ok(())
     }
     fn now(&self) -> Ticks {
         join(self.ctl.t_min).min(self.config.end_ticks())

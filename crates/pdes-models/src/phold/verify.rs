@@ -7,9 +7,10 @@ use super::config::{PholdAlgorithm, PholdConfig};
 use super::cpu::CpuPhold;
 use super::gpu::GpuPhold;
 use crate::verify::{
-    Case, CheckResult, Options, check_cases, compare_engines, compare_reports, gpu_err, timed,
+    Case, CheckResult, Options, check_cases, compare_engines_async, compare_reports, gpu_err, timed,
 };
 use pdes_core::sim::Engine;
+use pdes_core::sim::waiting::when_back;
 use pdes_gpu::Gpu;
 use pdes_gpu::shaders::Reductions;
 use std::sync::Arc;
@@ -115,13 +116,37 @@ fn check(
     r: Reductions,
     options: Options,
 ) -> Result<Vec<String>, String> {
+    pollster::block_on(check_async(gpu, cfg, r, options))
+}
+
+/// PHOLD's checks a browser tab runs at start: [`CASES`]' quick ones with each reduction
+/// variant of `gpu`, the comparisons of [`checks`] as a future that yields while the page's
+/// device has not answered.
+pub async fn page_checks(gpu: Arc<Gpu>) -> Vec<CheckResult> {
+    crate::verify::page_cases(
+        gpu,
+        "phold",
+        &[&super::INFO],
+        CASES,
+        |gpu, cfg: PholdConfig, r, options| async move { check_async(&gpu, &cfg, r, options).await },
+    )
+    .await
+}
+
+/// [`check`] as a future (see [`page_checks`]).
+async fn check_async(
+    gpu: &Arc<Gpu>,
+    cfg: &PholdConfig,
+    r: Reductions,
+    options: Options,
+) -> Result<Vec<String>, String> {
     let mut twin = cfg.clone();
     twin.algorithm = PholdAlgorithm::Window;
     let mut cpu = CpuPhold::new(&twin);
     let mut g = GpuPhold::with_reductions(gpu.clone(), &twin, r).map_err(gpu_err)?;
-    let mut diffs = compare_engines(&mut cpu, &mut g, twin.end_ticks(), options)?;
+    let mut diffs = compare_engines_async(&mut cpu, &mut g, twin.end_ticks(), options).await?;
     if diffs.is_empty() {
-        let gs = g.download_state().map_err(gpu_err)?;
+        let gs = when_back(|| g.download_state()).await.map_err(gpu_err)?;
         let differ = (0..cpu.state.events.len())
             .filter(|&i| cpu.state.events[i] != gs.events[i])
             .count();

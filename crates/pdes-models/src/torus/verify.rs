@@ -10,7 +10,7 @@ use crate::torus::config::TorusConfig;
 use crate::torus::gpu::GpuTorus;
 use crate::verify::{
     Case, CheckResult, Options, check_case, check_cases, compare_engines_async, compare_reports,
-    compare_sample_path, config_of, gpu_err, reductions_name, timed, timed_async,
+    compare_sample_path, config_of, gpu_err, timed,
 };
 use pdes_core::sim::waiting::{advance_settled, when_back};
 use pdes_core::sim::{Budget, Engine};
@@ -341,29 +341,18 @@ fn check_torus(
 
 /// The torus's checks a browser tab runs at start: `verify --quick`'s torus cases with each
 /// reduction variant of `gpu`, the same comparisons as [`checks`], written as a future that
-/// yields while a page's device has not answered yet (the page polls it once a frame).
+/// yields while a page's device has not answered yet.
 pub async fn page_checks(gpu: Arc<Gpu>) -> Vec<CheckResult> {
-    let options = Options {
-        quick: true,
-        perturb_gpu: false,
-    };
-    let mut results = Vec::new();
-    for r in crate::verify::variants(&gpu) {
-        for case in CASES.iter().filter(|c| c.quick) {
-            let name = format!("torus {} ({})", case.label, reductions_name(r));
-            let cfg = config_of(&[&super::INFO], case).and_then(|c| {
-                c.get::<TorusConfig>()
-                    .cloned()
-                    .ok_or_else(|| format!("{}: not a torus configuration", case.preset))
-            });
-            let check = async {
-                let cfg = cfg?;
-                check_torus_async(&gpu, &cfg, r, options).await
-            };
-            results.push(timed_async(name, check).await);
-        }
-    }
-    results
+    crate::verify::page_cases(
+        gpu,
+        "torus",
+        &[&super::INFO],
+        CASES,
+        |gpu, cfg: TorusConfig, r, options| async move {
+            check_torus_async(&gpu, &cfg, r, options).await
+        },
+    )
+    .await
 }
 
 /// [`check_torus`] as a future (see [`page_checks`]).
