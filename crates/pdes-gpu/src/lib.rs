@@ -4,6 +4,7 @@
 //! passes ([`stepped`]) and what the window asks of any engine ([`live`]). The engines
 //! themselves live in their model's module (`pdes_models::<model>::gpu`).
 
+pub mod batches;
 pub mod context;
 pub mod deferred;
 pub mod kit;

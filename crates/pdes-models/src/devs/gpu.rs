@@ -12,7 +12,8 @@ use bytemuck::{Pod, Zeroable};
 use pdes_core::sim::{Budget, Engine, Report, SimError, StepRecord, StepTotals};
 use pdes_core::time::Ticks;
 use pdes_gpu::Gpu;
-use pdes_gpu::kit::{self, Use, read_buffers};
+use pdes_gpu::batches::{self, BatchLoop, Batched};
+use pdes_gpu::kit::{self, Use};
 use pdes_gpu::shaders::{self, Reductions};
 use pdes_gpu::{LiveEngine, Sample};
 use std::sync::{Arc, Mutex};
@@ -124,6 +125,10 @@ pub struct GpuDevs {
     log: Vec<DevsStep>,
     counters: Counters,
     snapshot: Mutex<Option<Arc<Snapshot>>>,
+    /// The budget loop's state (a batch in flight on a page's device).
+    batches: BatchLoop<u32>,
+    /// The number [`Gpu::note_work`] gave the latest batch.
+    work: u64,
     /// Bytes of GPU memory the run uses.
     pub memory_bytes: u64,
 }
@@ -261,11 +266,14 @@ impl GpuDevs {
             log: Vec::new(),
             counters: Counters::default(),
             snapshot: Mutex::new(None),
+            batches: BatchLoop::default(),
+            work: 0,
         })
     }
 
     /// Queues `steps` steps (each four passes) in one submit, then reads the control
-    /// block and the steps' log entries back.
+    /// block and the steps' log entries back ([`GpuDevs::read_batch`]; on a page's device
+    /// that answers [`SimError::NotYet`] after the submit).
     fn batch(&mut self, steps: u32) -> Result<u32, SimError> {
         let t0 = web_time::Instant::now();
         // PDES_GPU_PROFILE: the batch's GPU time per step, from two timestamps
@@ -275,6 +283,12 @@ impl GpuDevs {
         // GPU's work on a small grid; one submit per batch put the two in series).
         let p = &self.pipelines;
         let groups = self.groups;
+        self.work = self.gpu.note_work();
+        if !self.cells_with_control() {
+            // the cells change: the next look reads them again (with the control block, the
+            // snapshot stays that of the step the time is of until the batch is read)
+            *self.snapshot.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        }
         let encode = kit::submit_steps(
             &self.gpu,
             &self.bind_group,
@@ -293,19 +307,38 @@ impl GpuDevs {
                 }
             },
         );
+        let Some(s) = &stamps else {
+            return self.read_batch();
+        };
+        let bytes = pdes_gpu::read_ranges(&self.gpu, &[s.range()])?;
+        let taken = self.read_batch()?;
+        kit::BatchStamps::report(
+            &self.gpu,
+            &bytes[0],
+            u64::from(steps),
+            encode,
+            t0.elapsed().as_secs_f64(),
+        );
+        Ok(taken)
+    }
+
+    /// Reads the control block and the log entries of the steps since the last read; on a
+    /// page's device SIR's cells too, in the same copy (its plot samples count them, and a
+    /// readback of their own would be a frame later than the time they are plotted at).
+    /// Returns the steps taken.
+    fn read_batch(&mut self) -> Result<u32, SimError> {
         let mut ranges = vec![(&self.ctl, 0, 16), (&self.log_buf, 0, self.log_buf.size())];
-        if let Some(s) = &stamps {
-            ranges.push(s.range());
+        let with_cells = self.cells_with_control();
+        if with_cells {
+            ranges.push((&self.cells, 0, self.cells.size()));
+            ranges.push((&self.times, 0, self.times.size()));
         }
-        let bytes = pdes_gpu::read_ranges(&self.gpu, &ranges)?;
-        if stamps.is_some() {
-            kit::BatchStamps::report(
-                &self.gpu,
-                &bytes[2],
-                u64::from(steps),
-                encode,
-                t0.elapsed().as_secs_f64(),
-            );
+        let bytes = pdes_gpu::read_ranges_since(&self.gpu, &ranges, self.work)?;
+        if with_cells {
+            *self.snapshot.lock().unwrap_or_else(|e| e.into_inner()) = Some(Arc::new(Snapshot {
+                cells: bytemuck::cast_slice(&bytes[2]).to_vec(),
+                times: bytemuck::cast_slice(&bytes[3]).to_vec(),
+            }));
         }
         let ctl: &[u32] = bytemuck::cast_slice(&bytes[0]);
         let ring: &[LogEntry] = bytemuck::cast_slice(&bytes[1]);
@@ -326,13 +359,19 @@ impl GpuDevs {
         Ok(taken)
     }
 
+    /// True where the cells come back with each control block: SIR (its samples count
+    /// them) on a page's device.
+    fn cells_with_control(&self) -> bool {
+        self.gpu.defers_readbacks() && matches!(self.config.rule, Rule::Sir(_))
+    }
+
     /// The cells, last and next times as they stand on the GPU (read back once per change).
     pub fn snapshot(&self) -> Result<Arc<Snapshot>, SimError> {
         let mut cache = self.snapshot.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(s) = cache.as_ref() {
             return Ok(s.clone());
         }
-        let bytes = read_buffers(&self.gpu, &[&self.cells, &self.times])?;
+        let bytes = kit::read_buffers_since(&self.gpu, &[&self.cells, &self.times], self.work)?;
         let s = Arc::new(Snapshot {
             cells: bytemuck::cast_slice(&bytes[0]).to_vec(),
             times: bytemuck::cast_slice(&bytes[1]).to_vec(),
@@ -352,28 +391,43 @@ impl GpuDevs {
     }
 }
 
+impl Batched for GpuDevs {
+    type Limit = u32;
+    fn batches(&mut self) -> &mut BatchLoop<u32> {
+        &mut self.batches
+    }
+    fn due(&self, t_limit: u32, left: u64) -> u32 {
+        if left == 0 || self.t == PASSIVE || self.t > t_limit {
+            return 0;
+        }
+        // every step moves time forward by at least one (ta ≥ 1), so no more than
+        // t_limit − t + 1 steps can be due
+        let most = u64::from(t_limit - self.t) + 1;
+        left.min(most).min(u64::from(LOG_CAP)) as u32
+    }
+    fn run(&mut self, steps: u32, t_limit: u32) -> Result<u32, SimError> {
+        self.params.t_limit = t_limit;
+        self.params.step_limit = self.steps + steps;
+        self.gpu
+            .queue
+            .write_buffer(&self.params_buf, 0, bytemuck::bytes_of(&self.params));
+        self.batch(steps)
+    }
+    fn read(&mut self) -> Result<u32, SimError> {
+        self.read_batch()
+    }
+}
+
 impl Engine for GpuDevs {
     fn advance(&mut self, budget: Budget) -> Result<(), SimError> {
-        let (t_limit, mut left) = budget_limits(budget, self.config.end_time);
-        *self.snapshot.lock().unwrap_or_else(|e| e.into_inner()) = None;
-        while left > 0 && self.t != PASSIVE && self.t <= t_limit {
-            // every step moves time forward by at least one (ta ≥ 1), so no more than
-            // t_limit − t + 1 steps can be due
-            let most = u64::from(t_limit - self.t) + 1;
-            let steps = left.min(most).min(u64::from(LOG_CAP)) as u32;
-            self.params.t_limit = t_limit;
-            self.params.step_limit = self.steps + steps;
-            self.gpu
-                .queue
-                .write_buffer(&self.params_buf, 0, bytemuck::bytes_of(&self.params));
-            let taken = self.batch(steps)?;
-            left -= u64::from(taken);
-            if taken < steps {
-                break;
-            }
-        }
+        let (t_limit, steps) = budget_limits(budget, self.config.end_time);
+        self.batches.aim(t_limit, steps);
+        self.settle().map(|_| ())
+    }
+    fn settle(&mut self) -> Result<bool, SimError> {
+        let settled = batches::settle(self);
         self.counters.catch_up(&self.log);
-        Ok(())
+        settled
     }
     fn now(&self) -> Ticks {
         now_of(self.t, self.config.end_time)

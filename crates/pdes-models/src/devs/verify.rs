@@ -5,10 +5,11 @@
 //! state, last and next time after each budget.
 
 use super::config::{DevsAlgorithm, DevsConfig};
-use super::gpu::GpuDevs;
+use super::gpu::{GpuDevs, Snapshot};
 use super::live::CpuDevs;
-use crate::verify::{Case, CheckResult, Options, check_cases, compare_engines, gpu_err};
+use crate::verify::{Case, CheckResult, Options, check_cases, compare_engines_async, gpu_err};
 use pdes_core::sim::Engine;
+use pdes_core::sim::waiting::when_back;
 use pdes_gpu::Gpu;
 use pdes_gpu::shaders::Reductions;
 use std::sync::Arc;
@@ -86,14 +87,39 @@ fn check(
     r: Reductions,
     options: Options,
 ) -> Result<Vec<String>, String> {
+    pollster::block_on(check_async(gpu, cfg, r, options))
+}
+
+/// The DEVS checks a browser tab runs at start (both rules: the benchmark's registry entry
+/// carries them, as it carries [`checks`]): [`CASES`]' quick ones with each reduction
+/// variant, as a future that yields while the page's device has not answered.
+pub async fn page_checks(gpu: Arc<Gpu>) -> Vec<CheckResult> {
+    crate::verify::page_cases(
+        gpu,
+        "devs",
+        &[&super::SIR_INFO, &super::BENCHMARK_INFO],
+        CASES,
+        |gpu, cfg: DevsConfig, r, options| async move { check_async(&gpu, &cfg, r, options).await },
+    )
+    .await
+}
+
+/// [`check`] as a future (see [`page_checks`]).
+async fn check_async(
+    gpu: &Arc<Gpu>,
+    cfg: &DevsConfig,
+    r: Reductions,
+    options: Options,
+) -> Result<Vec<String>, String> {
     let mut twin_cfg = cfg.clone();
     twin_cfg.algorithm = DevsAlgorithm::Flattened;
     let mut cpu = CpuDevs::new(&twin_cfg);
     let mut g = GpuDevs::with_reductions(gpu.clone(), &twin_cfg, r).map_err(gpu_err)?;
     let end = super::ticks(cfg.end_time);
-    let mut diffs = compare_engines(&mut cpu, &mut g, end, options)?;
+    let mut diffs = compare_engines_async(&mut cpu, &mut g, end, options).await?;
     if diffs.is_empty() {
-        diffs.extend(compare_cells(&cpu, &g)?);
+        let snap = when_back(|| g.snapshot()).await.map_err(gpu_err)?;
+        diffs.extend(compare_snapshot(&cpu, &snap));
     }
     if !g.finished() {
         diffs.push("the GPU run did not finish".into());
@@ -104,13 +130,18 @@ fn check(
 /// The first cell whose state, last or next time differs, and how many differ.
 pub fn compare_cells(cpu: &CpuDevs, g: &GpuDevs) -> Result<Vec<String>, String> {
     let snap = g.snapshot().map_err(gpu_err)?;
+    Ok(compare_snapshot(cpu, &snap))
+}
+
+/// [`compare_cells`] against cells already read back.
+fn compare_snapshot(cpu: &CpuDevs, snap: &Snapshot) -> Vec<String> {
     let sim = cpu.sim();
     let differ: Vec<usize> = (0..sim.cells().len())
         .filter(|&i| {
             sim.cells()[i] != snap.cells[i] || [sim.last()[i], sim.next()[i]] != snap.times[i]
         })
         .collect();
-    Ok(differ
+    differ
         .first()
         .map(|&i| {
             format!(
@@ -124,5 +155,5 @@ pub fn compare_cells(cpu: &CpuDevs, g: &GpuDevs) -> Result<Vec<String>, String> 
             )
         })
         .into_iter()
-        .collect())
+        .collect()
 }

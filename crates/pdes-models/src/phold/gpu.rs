@@ -13,6 +13,7 @@ use bytemuck::{Pod, Zeroable};
 use pdes_core::sim::{Budget, Engine, Report, SimError, StepRecord, StepTotals};
 use pdes_core::time::Ticks;
 use pdes_gpu::Gpu;
+use pdes_gpu::batches::{self, BatchLoop, Batched};
 use pdes_gpu::kit::{self, Use, read_buffers};
 use pdes_gpu::shaders::{self, Reductions};
 use pdes_gpu::{LiveEngine, Sample};
@@ -129,11 +130,8 @@ pub struct GpuPhold {
     last_remote: u64,
     totals: StepTotals,
     log: pdes_core::sim::StepLog,
-    /// The budget of the last advance still to spend: (time limit, steps left).
-    goal: (Ticks, u64),
-    /// A batch whose control block has not been read back yet (a page's device):
-    /// (its steps, the limit it ran under).
-    in_flight: Option<(u32, Ticks)>,
+    /// The budget loop's state (a batch in flight on a page's device).
+    batches: BatchLoop<Ticks>,
     /// The number [`Gpu::note_work`] gave the latest batch.
     work: u64,
     /// Bytes of GPU memory the run uses.
@@ -284,8 +282,7 @@ impl GpuPhold {
             last_remote: 0,
             totals: StepTotals::default(),
             log: pdes_core::sim::StepLog::new(),
-            goal: (0, 0),
-            in_flight: None,
+            batches: BatchLoop::default(),
             work: 0,
         })
     }
@@ -416,51 +413,42 @@ impl GpuPhold {
     }
 }
 
+impl Batched for GpuPhold {
+    type Limit = Ticks;
+    fn batches(&mut self) -> &mut BatchLoop<Ticks> {
+        &mut self.batches
+    }
+    fn due(&self, limit: Ticks, left: u64) -> u32 {
+        let t_min = join(self.ctl.t_min);
+        if left == 0 || t_min >= limit {
+            return 0;
+        }
+        // each step moves t_min past t_min + lookahead (or to the end), so no more than
+        // this many can be due: queueing more would only add idle dispatches
+        let most = (limit - t_min).div_ceil(self.config.lookahead_ticks()) + 1;
+        left.min(most).min(u64::from(LOG_CAP)) as u32
+    }
+    fn run(&mut self, steps: u32, limit: Ticks) -> Result<u32, SimError> {
+        self.params.limit = split(limit);
+        self.params.step_limit = self.ctl.steps + steps;
+        self.gpu
+            .queue
+            .write_buffer(&self.params_buf, 0, bytemuck::bytes_of(&self.params));
+        self.batch(steps)
+    }
+    fn read(&mut self) -> Result<u32, SimError> {
+        self.read_batch()
+    }
+}
+
 impl Engine for GpuPhold {
     fn advance(&mut self, budget: Budget) -> Result<(), SimError> {
-        self.goal = budget.limits(self.config.end_ticks());
-        self.settle().map(|_| ())
+        let (limit, steps) = budget.limits(self.config.end_ticks());
+        self.batches.aim(limit, steps);
+        batches::settle(self).map(|_| ())
     }
     fn settle(&mut self) -> Result<bool, SimError> {
-        let lookahead = self.config.lookahead_ticks();
-        loop {
-            if let Some((steps, batch_limit)) = self.in_flight {
-                let taken = match self.read_batch() {
-                    Err(SimError::NotYet) => return Ok(false),
-                    r => r?,
-                };
-                self.in_flight = None;
-                self.goal.1 = self.goal.1.saturating_sub(u64::from(taken));
-                // stopped short under a limit a later advance has not raised
-                if taken < steps && self.goal.0 <= batch_limit {
-                    return Ok(true);
-                }
-            }
-            let (limit, left) = self.goal;
-            if left == 0 || join(self.ctl.t_min) >= limit {
-                return Ok(true);
-            }
-            // each step moves t_min past t_min + lookahead (or to the end), so no more than
-            // this many can be due: queueing more would only add idle dispatches
-            let most = (limit - join(self.ctl.t_min)).div_ceil(lookahead) + 1;
-            let steps = left.min(most).min(u64::from(LOG_CAP)) as u32;
-            self.params.limit = split(limit);
-            self.params.step_limit = self.ctl.steps + steps;
-            self.gpu
-                .queue
-                .write_buffer(&self.params_buf, 0, bytemuck::bytes_of(&self.params));
-            let taken = match self.batch(steps) {
-                Err(SimError::NotYet) => {
-                    self.in_flight = Some((steps, limit));
-                    return Ok(false);
-                }
-                r => r?,
-            };
-            self.goal.1 -= u64::from(taken);
-            if taken < steps {
-                return Ok(true);
-            }
-        }
+        batches::settle(self)
     }
     fn now(&self) -> Ticks {
         join(self.ctl.t_min).min(self.config.end_ticks())
