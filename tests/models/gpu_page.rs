@@ -215,3 +215,58 @@ fn devs_page_checks_pass_on_a_page_device() {
         assert!(r.passed, "{}: {:?}", r.name, r.details);
     }
 }
+
+#[test]
+fn a_page_device_runs_diffusion_to_the_same_end_with_its_samples() {
+    use pdes_lab::models::diffusion::gpu::GpuDiffusion;
+    let Some(page) = page_device() else { return };
+    for algorithm in ["timestepped", "hybrid"] {
+        let cfg = crate::common_cfg::diffusion_config(&[
+            "model.rows=45",
+            "model.cols=70",
+            "run.end_time=3",
+            &format!("run.algorithm=\"{algorithm}\""),
+        ]);
+        let mut waited = GpuDiffusion::new(gpu().unwrap(), &cfg).unwrap();
+        let mut g = GpuDiffusion::new(page.clone(), &cfg).unwrap();
+        let (mut target, mut unsettled, mut samples) = (0, 0, 0);
+        while !g.finished() {
+            target += pdes_lab::time::to_ticks(0.05);
+            g.advance(Budget::Until(target)).unwrap();
+            if !g.settle().unwrap() {
+                unsettled += 1;
+            }
+            // the grid's statistics come back with the time: a sample is the one a device
+            // that waits gives at the same step
+            match g.sample(g.now()) {
+                Ok(s) => {
+                    let behind = g.totals().steps - waited.totals().steps;
+                    waited.advance(Budget::Steps(behind)).unwrap();
+                    assert_eq!(s, waited.sample(waited.now()).unwrap(), "{algorithm}");
+                    samples += 1;
+                }
+                Err(SimError::NotYet) => {}
+                Err(e) => panic!("{e}"),
+            }
+        }
+        assert!(
+            unsettled > 0,
+            "{algorithm}: the deferred path was not taken"
+        );
+        assert!(samples > 0, "{algorithm}: no sample ever came back");
+        waited.advance(Budget::Finish).unwrap();
+        assert_eq!(g.step_log(), waited.step_log(), "{algorithm}: step log");
+        let (got, _) = poll_frames(when_back(|| g.report()));
+        assert_eq!(got.unwrap(), waited.report().unwrap(), "{algorithm}");
+    }
+}
+
+#[test]
+fn diffusion_page_checks_pass_on_a_page_device() {
+    let Some(page) = page_device() else { return };
+    let (results, _) = poll_frames(pdes_lab::models::diffusion::verify::page_checks(page));
+    assert!(!results.is_empty());
+    for r in &results {
+        assert!(r.passed, "{}: {:?}", r.name, r.details);
+    }
+}

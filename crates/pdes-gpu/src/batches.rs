@@ -37,6 +37,11 @@ impl<L> BatchLoop<L> {
     pub fn aim(&mut self, limit: L, steps: u64) {
         self.goal = Some((limit, steps));
     }
+
+    /// Steps the budget still allows (0 without one).
+    pub fn left(&self) -> u64 {
+        self.goal.as_ref().map_or(0, |(_, left)| *left)
+    }
 }
 
 /// Goes on with the budget [`BatchLoop::aim`] set: true once it is spent (or the run

@@ -15,6 +15,7 @@ use crate::diffusion::cpu::{DiffusionEngine, DiffusionSummary};
 use pdes_core::sim::{Budget, Engine, Report, SimError, StepRecord, StepTotals};
 use pdes_core::time::Ticks;
 use pdes_gpu::Gpu;
+use pdes_gpu::batches::{self, BatchLoop, Batched};
 use pdes_gpu::read_ranges;
 use pdes_gpu::shaders::Reductions;
 use std::sync::Arc;
@@ -73,9 +74,24 @@ pub struct GpuDiffusion {
     end: Ticks,
     totals: StepTotals,
     log: pdes_core::sim::StepLog,
+    /// The budget loop's state (a batch in flight on a page's device).
+    batches: BatchLoop<Ticks>,
+    /// Steps of the next batch (doubling while a call goes on).
+    batch: u64,
+    /// The number [`Gpu::note_work`] gave the latest batch.
+    work: u64,
+    /// Steps of the latest batch (its log entries are the log buffer's first ones).
+    last_batch: u64,
+    /// On a page's device: the grid's (mean, min, max) after the batch last read back,
+    /// reduced with it and read in the same copy (a sample's statistics and time then
+    /// belong to the same step).
+    stats_at_head: Option<(f64, f64, f64)>,
     /// Bytes of GPU memory the run uses.
     pub memory_bytes: u64,
 }
+
+/// Steps of a call's first batch (doubling from there).
+const FIRST_BATCH: u64 = 16;
 
 impl GpuDiffusion {
     /// Uploads the initial grid of `cfg` (timestepped or hybrid) and prepares the passes,
@@ -141,6 +157,11 @@ impl GpuDiffusion {
             end: cfg.end_ticks(),
             totals: StepTotals::default(),
             log: pdes_core::sim::StepLog::new(),
+            batches: BatchLoop::default(),
+            batch: FIRST_BATCH,
+            work: 0,
+            last_batch: 0,
+            stats_at_head: None,
         };
         if let Some(plan4) = first_plan {
             let phase = Phase::of(0, 0);
@@ -239,8 +260,9 @@ impl GpuDiffusion {
     /// Runs `batch` (encoded by [`Self::encode_batch`] for exactly the next steps) in one
     /// submit; while the GPU runs it, encodes `next` steps after it (kept for the next call,
     /// which uses them only if it asks for exactly those steps, else encodes anew); then reads
-    /// back the time and the log.
-    fn run_batch(&mut self, batch: Batch, next: u64) -> Result<(), SimError> {
+    /// back the time and the log ([`Self::read_batch`]; on a page's device that answers
+    /// [`SimError::NotYet`] once the batch is submitted). Returns the steps taken.
+    fn run_batch(&mut self, batch: Batch, next: u64) -> Result<u32, SimError> {
         debug_assert_eq!(batch.first, self.dispatched);
         let gpu = self.gpu.clone();
         let (steps, limit) = (batch.steps, batch.limit);
@@ -249,28 +271,45 @@ impl GpuDiffusion {
         gpu.queue
             .write_buffer(&self.params_buf, 0, bytemuck::bytes_of(&self.params));
         gpu.queue.write_buffer(&self.phase_buf, 0, &batch.phases);
+        self.work = gpu.note_work();
+        self.last_batch = steps;
         gpu.queue.submit([batch.commands]);
         self.dispatched += steps;
+        if gpu.defers_readbacks() {
+            self.submit_stats();
+        }
         // the next batch's encoding overlaps this one's execution instead of following it
         // (encoding costs host time per step; bench/NOTES.md has the figure)
         self.prepared = (next > 0).then(|| self.encode_batch(self.dispatched, next, limit));
-        let mut ranges = vec![(&self.ctl, 0, 32), (&self.log_buf, 0, steps * 16)];
-        if let Some(s) = &batch.stamps {
-            ranges.push(s.range());
+        let Some(stamps) = &batch.stamps else {
+            return self.read_batch();
+        };
+        let bytes = read_ranges(&gpu, &[stamps.range()])?;
+        let taken = self.read_batch()?;
+        pdes_gpu::kit::BatchStamps::report(
+            &gpu,
+            &bytes[0],
+            steps,
+            batch.encode_seconds,
+            batch.encode_seconds + t0.elapsed().as_secs_f64(),
+        );
+        Ok(taken)
+    }
+
+    /// Reads the time and the log of the batch last submitted (and, on a page's device,
+    /// the grid's statistics reduced after it). Returns the steps it took.
+    fn read_batch(&mut self) -> Result<u32, SimError> {
+        let mut ranges = vec![(&self.ctl, 0, 32), (&self.log_buf, 0, 16 * self.last_batch)];
+        let with_stats = self.gpu.defers_readbacks();
+        if with_stats {
+            ranges.push((&self.stats_buf, 0, 16 * u64::from(self.stats_groups())));
         }
-        let bytes = read_ranges(&gpu, &ranges)?;
-        if batch.stamps.is_some() {
-            pdes_gpu::kit::BatchStamps::report(
-                &gpu,
-                &bytes[2],
-                steps,
-                batch.encode_seconds,
-                batch.encode_seconds + t0.elapsed().as_secs_f64(),
-            );
-        }
+        let bytes = pdes_gpu::read_ranges_since(&self.gpu, &ranges, self.work)?;
         let ctl: &[u32] = bytemuck::cast_slice(&bytes[0]);
         let slot = (self.dispatched % 2) as usize;
         self.t = u64::from(ctl[2 * slot]) | (u64::from(ctl[2 * slot + 1]) << 32);
+        let before = self.totals.steps;
+        // the batch's first entries, cleared at its start: those with a step are its steps
         let entries: &[LogEntry] = bytemuck::cast_slice(&bytes[1]);
         for e in entries.iter().filter(|e| e.dt > 0) {
             let t0 = u64::from(e.t[0]) | (u64::from(e.t[1]) << 32);
@@ -282,7 +321,10 @@ impl GpuDiffusion {
             });
             self.totals.record(u64::from(e.cells), 0);
         }
-        Ok(())
+        if with_stats {
+            self.stats_at_head = Some(self.stats_of(&bytes[2]));
+        }
+        Ok((self.totals.steps - before) as u32)
     }
 
     /// The device the run lives on.
@@ -294,11 +336,26 @@ impl GpuDiffusion {
     /// app's plots: a few KiB read back instead of the grid; f32 partial sums, so the mean
     /// is good to about 1e-6 relative, not the f64 exactness of [`DiffusionSummary`]).
     pub fn grid_stats(&self) -> Result<(f64, f64, f64), SimError> {
-        let groups = self
-            .groups
+        if let Some(stats) = self.stats_at_head {
+            return Ok(stats);
+        }
+        self.submit_stats();
+        let groups = self.stats_groups();
+        let bytes = read_ranges(&self.gpu, &[(&self.stats_buf, 0, 16 * u64::from(groups))])?;
+        Ok(self.stats_of(&bytes[0]))
+    }
+
+    /// Workgroups of the statistics pass.
+    fn stats_groups(&self) -> u32 {
+        self.groups
             .0
             .saturating_mul(self.groups.1)
-            .clamp(1, STATS_GROUPS);
+            .clamp(1, STATS_GROUPS)
+    }
+
+    /// Submits the statistics pass over the current grid (its partial results in
+    /// `stats_buf`).
+    fn submit_stats(&self) {
         let mut enc = self.gpu.device.create_command_encoder(&Default::default());
         {
             let mut pass = enc.begin_compute_pass(&Default::default());
@@ -306,18 +363,21 @@ impl GpuDiffusion {
             pass.set_bind_group(0, &self.bind[(self.dispatched % 2) as usize], &[]);
             pass.set_bind_group(1, &self.phase_group, &[0]);
             pass.set_bind_group(2, &self.stats_group, &[]);
-            pass.dispatch_workgroups(groups, 1, 1);
+            pass.dispatch_workgroups(self.stats_groups(), 1, 1);
         }
         self.gpu.queue.submit([enc.finish()]);
-        let bytes = read_ranges(&self.gpu, &[(&self.stats_buf, 0, 16 * u64::from(groups))])?;
-        let parts: &[[f32; 4]] = bytemuck::cast_slice(&bytes[0]);
+    }
+
+    /// (mean, min, max) from the statistics pass's partial results.
+    fn stats_of(&self, bytes: &[u8]) -> (f64, f64, f64) {
+        let parts: &[[f32; 4]] = bytemuck::cast_slice(bytes);
         let (mut sum, mut lo, mut hi) = (0.0f64, f64::INFINITY, f64::NEG_INFINITY);
         for p in parts {
             sum += f64::from(p[0]);
             lo = lo.min(f64::from(p[1]));
             hi = hi.max(f64::from(p[2]));
         }
-        Ok((sum / f64::from(self.config.model.cells()), lo, hi))
+        (sum / f64::from(self.config.model.cells()), lo, hi)
     }
 
     /// Fills `display` with the heatmap words of the current grid (temperature bits, 0).
@@ -344,38 +404,63 @@ impl GpuDiffusion {
     }
 }
 
+impl GpuDiffusion {
+    /// The batch to ask for at time `t` with `left` steps allowed under `limit`: steps to
+    /// the limit at the current step length, plus one for rounding, at most `batch`.
+    fn wanted(&self, limit: Ticks, t: Ticks, left: u64, batch: u64) -> u64 {
+        let estimate = limit.saturating_sub(t).div_ceil(self.typical_step()) + 1;
+        left.min(batch).min(estimate).min(MAX_BATCH)
+    }
+}
+
+impl Batched for GpuDiffusion {
+    type Limit = Ticks;
+    fn batches(&mut self) -> &mut BatchLoop<Ticks> {
+        &mut self.batches
+    }
+    fn due(&self, limit: Ticks, left: u64) -> u32 {
+        if left == 0 || self.t >= limit {
+            return 0;
+        }
+        self.wanted(limit, self.t, left, self.batch) as u32
+    }
+    fn run(&mut self, steps: u32, limit: Ticks) -> Result<u32, SimError> {
+        let n = u64::from(steps);
+        let encoded = match self.prepared.take() {
+            Some(b) if b.first == self.dispatched && b.steps == n && b.limit == limit => b,
+            _ => self.encode_batch(self.dispatched, n, limit),
+        };
+        // the batch the next round will ask for if this one takes all its steps at the
+        // current step length (when it does not, the next round encodes anew)
+        let next_batch = (self.batch * 2).min(MAX_BATCH);
+        let t_after = self.t.saturating_add(n.saturating_mul(self.typical_step()));
+        let left = self.batches.left();
+        let next = if left > n && t_after < limit {
+            self.wanted(limit, t_after, left - n, next_batch)
+        } else {
+            0
+        };
+        self.batch = next_batch;
+        self.run_batch(encoded, next)
+    }
+    fn read(&mut self) -> Result<u32, SimError> {
+        self.read_batch()
+    }
+}
+
 impl Engine for GpuDiffusion {
     fn advance(&mut self, budget: Budget) -> Result<(), SimError> {
-        let (limit, mut remaining) = budget.limits(self.end);
-        let mut batch = 16u64;
-        // the batch to ask for at time t: steps left to the limit at the current step
-        // length, plus one for rounding
-        let wanted = |e: &Self, t: Ticks, remaining: u64, batch: u64| {
-            let step = e.typical_step();
-            let estimate = limit.saturating_sub(t).div_ceil(step) + 1;
-            remaining.min(batch).min(estimate).min(MAX_BATCH)
-        };
-        while remaining > 0 && self.t < limit {
-            let n = wanted(self, self.t, remaining, batch);
-            let encoded = match self.prepared.take() {
-                Some(b) if b.first == self.dispatched && b.steps == n && b.limit == limit => b,
-                _ => self.encode_batch(self.dispatched, n, limit),
-            };
-            let before = self.totals.steps;
-            // the batch the next round will ask for if this one takes all its steps at the
-            // current step length (when it does not, the next round encodes anew)
-            let next_batch = (batch * 2).min(MAX_BATCH);
-            let t_after = self.t.saturating_add(n.saturating_mul(self.typical_step()));
-            let next = if remaining > n && t_after < limit {
-                wanted(self, t_after, remaining - n, next_batch)
-            } else {
-                0
-            };
-            self.run_batch(encoded, next)?;
-            remaining = remaining.saturating_sub(self.totals.steps - before);
-            batch = next_batch;
+        let (limit, steps) = budget.limits(self.end);
+        self.batches.aim(limit, steps);
+        // a call starts small and doubles; a page's device runs one batch a frame, so there
+        // the batch keeps the size it grew to (the limit still caps it)
+        if !self.gpu.defers_readbacks() {
+            self.batch = FIRST_BATCH;
         }
-        Ok(())
+        batches::settle(self).map(|_| ())
+    }
+    fn settle(&mut self) -> Result<bool, SimError> {
+        batches::settle(self)
     }
     fn now(&self) -> Ticks {
         self.t
@@ -407,9 +492,10 @@ impl Engine for GpuDiffusion {
 impl DiffusionEngine for GpuDiffusion {
     fn temperatures(&self) -> Result<Vec<f32>, SimError> {
         let cur = &self.grid[(self.dispatched % 2) as usize];
-        let bytes = read_ranges(
+        let bytes = pdes_gpu::read_ranges_since(
             &self.gpu,
             &[(cur, 0, 4 * u64::from(self.config.model.cells()))],
+            self.work,
         )?;
         Ok(bytemuck::cast_slice(&bytes[0]).to_vec())
     }

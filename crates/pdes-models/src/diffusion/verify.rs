@@ -5,7 +5,8 @@
 use super::cpu::{CpuDiffusion, DiffusionEngine};
 use super::gpu::GpuDiffusion;
 use crate::diffusion::config::DiffusionConfig;
-use crate::verify::{Case, CheckResult, Options, check_cases, compare_engines, gpu_err};
+use crate::verify::{Case, CheckResult, Options, check_cases, compare_engines_async, gpu_err};
+use pdes_core::sim::waiting::when_back;
 use pdes_gpu::Gpu;
 use pdes_gpu::shaders::Reductions;
 use std::sync::Arc;
@@ -109,12 +110,37 @@ fn check_diffusion(
     r: Reductions,
     options: Options,
 ) -> Result<Vec<String>, String> {
+    pollster::block_on(check_async(gpu, cfg, r, options))
+}
+
+/// The diffusion checks a browser tab runs at start: [`CASES`]' quick ones with each
+/// reduction variant, as a future that yields while the page's device has not answered.
+pub async fn page_checks(gpu: Arc<Gpu>) -> Vec<CheckResult> {
+    crate::verify::page_cases(
+        gpu,
+        "diffusion",
+        &[&super::INFO],
+        CASES,
+        |gpu, cfg: DiffusionConfig, r, options| async move {
+            check_async(&gpu, &cfg, r, options).await
+        },
+    )
+    .await
+}
+
+/// [`check_diffusion`] as a future (see [`page_checks`]).
+async fn check_async(
+    gpu: &Arc<Gpu>,
+    cfg: &DiffusionConfig,
+    r: Reductions,
+    options: Options,
+) -> Result<Vec<String>, String> {
     let mut cpu = CpuDiffusion::new(cfg);
     let mut g = GpuDiffusion::with_reductions(gpu.clone(), cfg, r).map_err(gpu_err)?;
-    let mut diffs = compare_engines(&mut cpu, &mut g, cfg.end_ticks(), options)?;
+    let mut diffs = compare_engines_async(&mut cpu, &mut g, cfg.end_ticks(), options).await?;
     let (cv, gv) = (
         cpu.temperatures().map_err(gpu_err)?,
-        g.temperatures().map_err(gpu_err)?,
+        when_back(|| g.temperatures()).await.map_err(gpu_err)?,
     );
     let differing: Vec<usize> = (0..cv.len().min(gv.len()))
         .filter(|&i| cv[i].to_bits() != gv[i].to_bits())
