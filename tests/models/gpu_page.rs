@@ -270,3 +270,56 @@ fn diffusion_page_checks_pass_on_a_page_device() {
         assert!(r.passed, "{}: {:?}", r.name, r.details);
     }
 }
+
+#[test]
+fn a_page_device_runs_the_replications_to_the_same_end_with_their_samples() {
+    use pdes_lab::models::mmck::gpu::GpuMmck;
+    let Some(page) = page_device() else { return };
+    let cfg = pdes_lab::preset::config_with(
+        "cheng2014-mmck",
+        &["run.replications=300", "run.customers=2000"],
+    )
+    .unwrap()
+    .get::<pdes_lab::models::mmck::config::MmckConfig>()
+    .cloned()
+    .unwrap();
+    let mut waited = GpuMmck::new(gpu().unwrap(), &cfg).unwrap();
+    let mut g = GpuMmck::new(page, &cfg).unwrap();
+    let (mut target, mut unsettled, mut samples) = (0, 0, 0);
+    let step = pdes_lab::time::to_ticks(cfg.expected_length() / 40.0);
+    while !g.finished() {
+        target += step;
+        g.advance(Budget::Until(target)).unwrap();
+        if !g.settle().unwrap() {
+            unsettled += 1;
+        }
+        // the records come back with the status: a settled sample is the one a device that
+        // waits gives at the same horizon
+        if g.settle().unwrap() {
+            match g.sample(g.now()) {
+                Ok(s) => {
+                    waited.advance(Budget::Until(target)).unwrap();
+                    assert_eq!(s, waited.sample(waited.now()).unwrap(), "at {target}");
+                    samples += 1;
+                }
+                Err(SimError::NotYet) => {}
+                Err(e) => panic!("{e}"),
+            }
+        }
+    }
+    assert!(unsettled > 0, "the deferred path was not taken");
+    assert!(samples > 0, "no sample ever came back");
+    waited.advance(Budget::Finish).unwrap();
+    let (got, _) = poll_frames(when_back(|| g.report()));
+    assert_eq!(got.unwrap(), waited.report().unwrap());
+}
+
+#[test]
+fn mmck_page_checks_pass_on_a_page_device() {
+    let Some(page) = page_device() else { return };
+    let (results, _) = poll_frames(pdes_lab::models::mmck::verify::page_checks(page));
+    assert!(!results.is_empty());
+    for r in &results {
+        assert!(r.passed, "{}: {:?}", r.name, r.details);
+    }
+}

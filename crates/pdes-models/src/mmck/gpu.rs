@@ -16,7 +16,7 @@ use pdes_core::sim::heap::NEVER;
 use pdes_core::sim::{Budget, Engine, Report, SimError, StepRecord, StepTotals};
 use pdes_core::time::Ticks;
 use pdes_gpu::Gpu;
-use pdes_gpu::kit::{self, Use, join, read_buffers, split};
+use pdes_gpu::kit::{self, Use, join, split};
 use std::sync::Arc;
 
 /// Threads per workgroup (`advance`'s workgroup size).
@@ -177,6 +177,13 @@ pub struct GpuMmck {
     standing: std::sync::Mutex<Option<Standing>>,
     /// Every event before this time is processed (the last `Until` budget's limit).
     horizon: Ticks,
+    /// The budget still to spend: (time limit, events per replication left).
+    pending: Option<(Ticks, u64)>,
+    /// A chunk of dispatches whose status has not come back yet (a page's device): the
+    /// limit it ran under.
+    in_flight: Option<Ticks>,
+    /// The number [`Gpu::note_work`] gave the latest chunk.
+    work: u64,
     /// Bytes of GPU memory the run uses.
     pub memory_bytes: u64,
 }
@@ -286,26 +293,35 @@ impl GpuMmck {
             cache: std::sync::Mutex::new(None),
             standing: std::sync::Mutex::new(None),
             horizon: 0,
+            pending: None,
+            in_flight: None,
+            work: 0,
         })
     }
 
-    /// Every replication as it stands on the GPU (read back once per change).
+    /// Every replication as it stands on the GPU (read back once per change; on a page's
+    /// device, as of the chunk last read back).
     pub fn replications(&self) -> Result<Vec<Replication>, SimError> {
         let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(r) = cache.as_ref() {
             return Ok(r.clone());
         }
-        let bytes = read_buffers(&self.gpu, &[&self.reps])?;
-        let words: &[u32] = bytemuck::cast_slice(&bytes[0]);
+        let bytes = kit::read_buffers_since(&self.gpu, &[&self.reps], self.work)?;
+        let reps = self.records_of(&bytes[0]);
+        *cache = Some(reps.clone());
+        Ok(reps)
+    }
+
+    /// The replications of the word-major records `bytes`.
+    fn records_of(&self, bytes: &[u8]) -> Vec<Replication> {
+        let words: &[u32] = bytemuck::cast_slice(bytes);
         let n = self.params.reps;
-        let reps: Vec<Replication> = (0..n)
+        (0..n)
             .map(|r| {
                 let w = |i: u32| words[(i * n + r) as usize];
                 read_record(w, &self.layout, &self.shape, self.params.first + r)
             })
-            .collect();
-        *cache = Some(reps.clone());
-        Ok(reps)
+            .collect()
     }
 
     /// Where the replications stand, from their clocks, departures and events alone (a
@@ -317,23 +333,29 @@ impl GpuMmck {
         if let Some(s) = *cached {
             return Ok(s);
         }
+        let bytes = pdes_gpu::read_ranges_since(&self.gpu, &self.standing_ranges(), self.work)?;
+        let standing = self.standing_of(&bytes[0], &bytes[1]);
+        *cached = Some(standing);
+        Ok(standing)
+    }
+
+    /// The planes of words 0–1 (the clock) and 12–15 (departures, events) of the records.
+    fn standing_ranges(&self) -> [(&wgpu::Buffer, u64, u64); 2] {
         let n = u64::from(self.params.reps);
-        // the planes of words 0–1 (the clock) and 12–15 (departures, events)
-        let bytes = pdes_gpu::read_ranges(
-            &self.gpu,
-            &[(&self.reps, 0, 8 * n), (&self.reps, 48 * n, 16 * n)],
-        )?;
-        let clock: &[u32] = bytemuck::cast_slice(&bytes[0]);
-        let counts: &[u32] = bytemuck::cast_slice(&bytes[1]);
-        let n = n as usize;
-        let standing = (0..n).fold(Standing::default(), |s, r| {
+        [(&self.reps, 0, 8 * n), (&self.reps, 48 * n, 16 * n)]
+    }
+
+    /// Where the replications stand, from [`Self::standing_ranges`]' bytes.
+    fn standing_of(&self, clock: &[u8], counts: &[u8]) -> Standing {
+        let clock: &[u32] = bytemuck::cast_slice(clock);
+        let counts: &[u32] = bytemuck::cast_slice(counts);
+        let n = self.params.reps as usize;
+        (0..n).fold(Standing::default(), |s, r| {
             let t = join([clock[r], clock[n + r]]);
             let departures = join([counts[r], counts[n + r]]);
             let events = join([counts[2 * n + r], counts[3 * n + r]]);
             s.with(t, departures >= self.shape.customers, events)
-        });
-        *cached = Some(standing);
-        Ok(standing)
+        })
     }
 
     /// Its configuration.
@@ -362,41 +384,66 @@ impl GpuMmck {
         );
     }
 
-    /// Runs submits until no thread was stopped by the per-dispatch event cap (or, for a
-    /// step budget, one dispatch of `events` events).
-    fn run(&mut self, limit: Ticks, events: u64) -> Result<(), SimError> {
-        *self.cache.lock().unwrap_or_else(|e| e.into_inner()) = None;
-        *self.standing.lock().unwrap_or_else(|e| e.into_inner()) = None;
+    /// Submits one chunk of dispatches of the budget still to spend: returns the events
+    /// per replication it may run. A device that waits clears what was read back (the
+    /// records change); on a page's device that stays the state as of the chunk last read
+    /// back (the window shows it until the next comes back).
+    fn submit_chunk(&mut self, limit: Ticks, left: u64) -> u64 {
+        if !self.gpu.defers_readbacks() {
+            *self.cache.lock().unwrap_or_else(|e| e.into_inner()) = None;
+            *self.standing.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        }
         self.params.limit = split(limit);
         let groups = self.params.reps.div_ceil(WG);
-        let mut left = events;
-        loop {
-            let per = u64::from(events_per_dispatch(self.shape.servers)).min(left) as u32;
-            let dispatches =
-                (left / u64::from(per.max(1))).clamp(1, u64::from(DISPATCHES_PER_SUBMIT)) as u32;
-            self.params.max_events = per;
-            self.gpu
-                .queue
-                .write_buffer(&self.params_buf, 0, bytemuck::bytes_of(&self.params));
-            let mut enc = self.gpu.device.create_command_encoder(&Default::default());
-            {
-                let mut pass = enc.begin_compute_pass(&Default::default());
-                pass.set_bind_group(0, &self.bind_group, &[]);
-                for _ in 0..dispatches {
-                    pass.set_pipeline(&self.pipelines.clear);
-                    pass.dispatch_workgroups(1, 1, 1);
-                    pass.set_pipeline(&self.pipelines.advance);
-                    pass.dispatch_workgroups(groups, 1, 1);
-                }
-            }
-            self.gpu.queue.submit([enc.finish()]);
-            let bytes = read_buffers(&self.gpu, &[&self.status])?;
-            let stopped = u32::from_le_bytes([bytes[0][0], bytes[0][1], bytes[0][2], bytes[0][3]]);
-            left = left.saturating_sub(u64::from(per) * u64::from(dispatches));
-            if stopped == 0 || left == 0 {
-                return Ok(());
+        let per = u64::from(events_per_dispatch(self.shape.servers)).min(left) as u32;
+        let dispatches =
+            (left / u64::from(per.max(1))).clamp(1, u64::from(DISPATCHES_PER_SUBMIT)) as u32;
+        self.params.max_events = per;
+        self.gpu
+            .queue
+            .write_buffer(&self.params_buf, 0, bytemuck::bytes_of(&self.params));
+        let mut enc = self.gpu.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            pass.set_bind_group(0, &self.bind_group, &[]);
+            for _ in 0..dispatches {
+                pass.set_pipeline(&self.pipelines.clear);
+                pass.dispatch_workgroups(1, 1, 1);
+                pass.set_pipeline(&self.pipelines.advance);
+                pass.dispatch_workgroups(groups, 1, 1);
             }
         }
+        self.work = self.gpu.note_work();
+        self.gpu.queue.submit([enc.finish()]);
+        u64::from(per) * u64::from(dispatches)
+    }
+
+    /// How many threads the last chunk stopped at its event cap (0: every replication
+    /// reached the limit or its end). On a page's device the records come back in the same
+    /// copy and become what [`Self::replications`] and [`Self::standing`] answer.
+    fn read_status(&mut self) -> Result<u32, SimError> {
+        let status = (&self.status, 0, self.status.size());
+        if !self.gpu.defers_readbacks() {
+            let bytes = pdes_gpu::read_ranges(&self.gpu, &[status])?;
+            return Ok(u32::from_le_bytes([
+                bytes[0][0],
+                bytes[0][1],
+                bytes[0][2],
+                bytes[0][3],
+            ]));
+        }
+        let [clock, counts] = self.standing_ranges();
+        let ranges = [status, clock, counts, (&self.reps, 0, self.reps.size())];
+        let bytes = pdes_gpu::read_ranges_since(&self.gpu, &ranges, self.work)?;
+        let standing = self.standing_of(&bytes[1], &bytes[2]);
+        *self.standing.lock().unwrap_or_else(|e| e.into_inner()) = Some(standing);
+        *self.cache.lock().unwrap_or_else(|e| e.into_inner()) = Some(self.records_of(&bytes[3]));
+        Ok(u32::from_le_bytes([
+            bytes[0][0],
+            bytes[0][1],
+            bytes[0][2],
+            bytes[0][3],
+        ]))
     }
 }
 
@@ -490,7 +537,36 @@ impl Engine for GpuMmck {
         if events == u64::MAX {
             self.horizon = self.horizon.max(limit);
         }
-        self.run(limit, events)
+        self.pending = Some((limit, events));
+        self.settle().map(|_| ())
+    }
+    /// Submits chunks until no thread was stopped by the per-dispatch event cap (or, for a
+    /// step budget, one dispatch of its events); on a page's device one chunk a frame.
+    fn settle(&mut self) -> Result<bool, SimError> {
+        loop {
+            if let Some(chunk_limit) = self.in_flight {
+                let stopped = match self.read_status() {
+                    Err(SimError::NotYet) => return Ok(false),
+                    r => r?,
+                };
+                self.in_flight = None;
+                let Some((limit, left)) = self.pending else {
+                    return Ok(true);
+                };
+                // done: the events are spent, or none was stopped short under a limit that
+                // a later advance has not raised
+                if left == 0 || (stopped == 0 && limit <= chunk_limit) {
+                    self.pending = None;
+                    return Ok(true);
+                }
+            }
+            let Some((limit, left)) = self.pending else {
+                return Ok(true);
+            };
+            let chunk = self.submit_chunk(limit, left);
+            self.pending = Some((limit, left.saturating_sub(chunk)));
+            self.in_flight = Some(limit);
+        }
     }
     fn now(&self) -> Ticks {
         self.standing().map(|s| s.now(self.horizon)).unwrap_or(0)

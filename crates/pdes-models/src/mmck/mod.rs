@@ -363,7 +363,7 @@ pub static INFO: crate::config::ModelInfo = crate::config::ModelInfo {
     build: live::build,
     replicas: None,
     spread: Some(spread::build),
-    page_checks: None,
+    page_checks: Some(|gpu| Box::pin(verify::page_checks(gpu))),
     info: include_str!("info.md"),
     algorithms: &[crate::config::AlgorithmInfo {
         name: "replications",

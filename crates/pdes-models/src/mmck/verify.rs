@@ -7,6 +7,7 @@ use super::config::MmckConfig;
 use super::cpu::CpuMmck;
 use super::gpu::GpuMmck;
 use crate::verify::{Case, CheckResult, Options, check_case, compare_reports, gpu_err, timed};
+use pdes_core::sim::waiting::{advance_settled, when_back};
 use pdes_core::sim::{Budget, Engine};
 use pdes_gpu::Gpu;
 use std::sync::Arc;
@@ -78,14 +79,48 @@ pub fn check_once(gpu: &Arc<Gpu>, options: Options, record: &mut dyn FnMut(Check
 /// Runs both engines to half the expected length, then to the end; compares every
 /// replication after each, and the summaries at the end.
 fn check(gpu: &Arc<Gpu>, cfg: &MmckConfig, options: Options) -> Result<Vec<String>, String> {
+    pollster::block_on(check_async(gpu, cfg, options))
+}
+
+/// The replication checks a browser tab runs at start (the mixture's log-likelihood is the
+/// Fit view's, which runs on the CPU in a page): [`CASES`]' quick ones, as a future that
+/// yields while the page's device has not answered. The replications use no reductions:
+/// one pass, named as [`check_once`] names them.
+pub async fn page_checks(gpu: Arc<Gpu>) -> Vec<CheckResult> {
+    let options = Options {
+        quick: true,
+        perturb_gpu: false,
+    };
+    let mut results = Vec::new();
+    for case in CASES.iter().filter(|c| c.quick) {
+        let name = format!("mmck replications on the GPU = on the CPU, {}", case.label);
+        let found = match crate::verify::config_of(&[&super::INFO], case) {
+            Ok(c) => match c.get::<MmckConfig>() {
+                Some(cfg) => check_async(&gpu, cfg, options).await,
+                None => Err(format!("{}: not an M/M/c/k configuration", case.preset)),
+            },
+            Err(e) => Err(e),
+        };
+        results.push(crate::verify::timed_async(name, async { found }).await);
+    }
+    results
+}
+
+/// [`check`] as a future (see [`page_checks`]).
+async fn check_async(
+    gpu: &Arc<Gpu>,
+    cfg: &MmckConfig,
+    options: Options,
+) -> Result<Vec<String>, String> {
     let mut cpu = CpuMmck::new(cfg);
     let mut g = GpuMmck::new(gpu.clone(), cfg).map_err(gpu_err)?;
     let half = pdes_core::time::to_ticks(cfg.expected_length() / 2.0);
     let mut diffs = Vec::new();
     for budget in [Budget::Until(half), Budget::Finish] {
         cpu.advance(budget).map_err(gpu_err)?;
-        g.advance(budget).map_err(gpu_err)?;
-        let (c, w) = (cpu.replications(), g.replications().map_err(gpu_err)?);
+        advance_settled(&mut g, budget).await.map_err(gpu_err)?;
+        let c = cpu.replications();
+        let w = when_back(|| g.replications()).await.map_err(gpu_err)?;
         let differ: Vec<usize> = (0..c.len()).filter(|&i| c[i] != w[i]).collect();
         if let Some(&i) = differ.first() {
             diffs.push(format!(
@@ -96,7 +131,7 @@ fn check(gpu: &Arc<Gpu>, cfg: &MmckConfig, options: Options) -> Result<Vec<Strin
             ));
         }
     }
-    let mut gpu_report = g.report().map_err(gpu_err)?;
+    let mut gpu_report = when_back(|| g.report()).await.map_err(gpu_err)?;
     if options.perturb_gpu {
         gpu_report.perturb_work();
     }
@@ -105,7 +140,11 @@ fn check(gpu: &Arc<Gpu>, cfg: &MmckConfig, options: Options) -> Result<Vec<Strin
             .into_iter()
             .filter(|d| !d.starts_with("engine:")),
     );
-    if !g.finished() {
+    if !when_back(|| g.standing())
+        .await
+        .map_err(gpu_err)?
+        .finished()
+    {
         diffs.push("the GPU replications did not all finish".into());
     }
     Ok(diffs)

@@ -855,7 +855,12 @@ impl eframe::App for PdesApp {
             self.tour_panel(ui);
         }
         egui::CentralPanel::default().show(ui, |ui| {
-            let gpu = self.gpu.clone().filter(|_| self.gpu_check.gpu_allowed());
+            // sweeps and fits wait for their results inside their steps: not on a page's
+            // device (its readbacks come back on later frames), where they run on the CPU
+            let gpu = self
+                .gpu
+                .clone()
+                .filter(|g| self.gpu_check.gpu_allowed() && !g.defers_readbacks());
             match self.tab {
                 Tab::Sweep => {
                     let live = self.a.config.clone();
