@@ -323,3 +323,55 @@ fn mmck_page_checks_pass_on_a_page_device() {
         assert!(r.passed, "{}: {:?}", r.name, r.details);
     }
 }
+
+#[test]
+fn a_page_device_runs_the_open_network_to_the_same_end_growing_its_pool() {
+    use pdes_lab::gpu::shaders::Reductions;
+    use pdes_lab::models::open_network::gpu::GpuOpen;
+    use pdes_lab::models::open_network::verify::VERIFY_POOL;
+    let Some(page) = page_device() else { return };
+    let cfg = crate::common_cfg::open_config(&["run.end_time=60", "run.algorithm=\"interval\""]);
+    let r = Reductions::Portable;
+    let mut waited = GpuOpen::with_options(gpu().unwrap(), &cfg, r, VERIFY_POOL).unwrap();
+    let mut g = GpuOpen::with_options(page, &cfg, r, VERIFY_POOL).unwrap();
+    let (mut target, mut unsettled, mut samples) = (0, 0, 0);
+    while !g.finished() {
+        target += pdes_lab::time::to_ticks(1.0);
+        g.advance(Budget::Until(target)).unwrap();
+        if !g.settle().unwrap() {
+            unsettled += 1;
+        }
+        // the sums come back with the control block: a sample is the one a device that
+        // waits gives at the same step
+        match g.sample(g.now()) {
+            Ok(s) => {
+                let behind = g.totals().steps - waited.totals().steps;
+                waited.advance(Budget::Steps(behind)).unwrap();
+                assert_eq!(s, waited.sample(waited.now()).unwrap());
+                samples += 1;
+            }
+            Err(SimError::NotYet) => {}
+            Err(e) => panic!("{e}"),
+        }
+    }
+    assert!(unsettled > 0, "the deferred path was not taken");
+    assert!(samples > 0, "no sample ever came back");
+    assert!(
+        g.pool_growths > 0,
+        "the pool never grew from {VERIFY_POOL} slots"
+    );
+    waited.advance(Budget::Finish).unwrap();
+    assert_eq!(g.step_log(), waited.step_log(), "step log");
+    let (got, _) = poll_frames(when_back(|| g.report()));
+    assert_eq!(got.unwrap(), waited.report().unwrap());
+}
+
+#[test]
+fn open_network_page_checks_pass_on_a_page_device() {
+    let Some(page) = page_device() else { return };
+    let (results, _) = poll_frames(pdes_lab::models::open_network::verify::page_checks(page));
+    assert!(!results.is_empty());
+    for r in &results {
+        assert!(r.passed, "{}: {:?}", r.name, r.details);
+    }
+}

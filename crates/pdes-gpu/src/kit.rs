@@ -39,6 +39,51 @@ pub fn read_buffers_since(
     crate::read_ranges_since(gpu, &ranges, work)
 }
 
+/// Bytes `offset .. offset + size` of `buffer`: one of the arrays [`packed`] put in one
+/// binding.
+#[derive(Clone, Debug)]
+pub struct Region {
+    /// The binding's buffer.
+    pub buffer: wgpu::Buffer,
+    /// Where the array starts.
+    pub offset: u64,
+    /// Its bytes.
+    pub size: u64,
+}
+
+impl Region {
+    /// As a readback range.
+    pub fn range(&self) -> (&wgpu::Buffer, u64, u64) {
+        (&self.buffer, self.offset, self.size)
+    }
+
+    /// Bytes `at .. at + size` of the region, as a readback range.
+    pub fn part(&self, at: u64, size: u64) -> (&wgpu::Buffer, u64, u64) {
+        (&self.buffer, self.offset + at, size)
+    }
+}
+
+/// One storage binding holding `parts` one after the other (uploaded), and where each lies.
+/// A browser's WebGPU allows a shader stage 10 storage buffers: arrays of one type share a
+/// binding this way, the shader reading each at its base.
+pub fn packed<const N: usize>(
+    device: &wgpu::Device,
+    label: &str,
+    parts: [&[u8]; N],
+) -> (wgpu::Buffer, [Region; N]) {
+    let buffer = buffer_init(device, label, &parts.concat(), STORAGE_RW);
+    let mut offsets = [0u64; N];
+    for i in 1..N {
+        offsets[i] = offsets[i - 1] + parts[i - 1].len() as u64;
+    }
+    let regions = std::array::from_fn(|i| Region {
+        buffer: buffer.clone(),
+        offset: offsets[i],
+        size: parts[i].len() as u64,
+    });
+    (buffer, regions)
+}
+
 /// Storage a pass reads and writes that the host can also upload to and read back.
 pub const STORAGE_RW: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE
     .union(wgpu::BufferUsages::COPY_SRC)

@@ -38,7 +38,7 @@ use crate::queueing::queue_length;
 use pdes_core::sim::{Budget, Engine, Report, SimError, StepRecord, StepTotals};
 use pdes_core::time::Ticks;
 use pdes_gpu::Gpu;
-use pdes_gpu::kit::{self, join, join128, read_buffers, split};
+use pdes_gpu::kit::{self, join, join128, split};
 use pdes_gpu::read_ranges;
 use pdes_gpu::shaders::Reductions;
 use pdes_gpu::stepped::{self, AdvanceState, PHASE_DONE, PHASE_HELD, StepCtl, SteppedGpu};
@@ -98,11 +98,15 @@ pub struct GpuOpen {
     buffers: Buffers,
     pipelines: Arc<Pipelines>,
     bind_group: wgpu::BindGroup,
+    /// The display pass's view of the same buffers (its own layout: see gpu_setup.rs).
+    display_group: wgpu::BindGroup,
     ctl: Ctl,
+    /// With deferred readbacks: the segment sums' bytes of the step the control block was
+    /// read at (they come back with it, so that a sample's sums and time are of one step).
+    acc_at_head: Option<Vec<u8>>,
     log: pdes_core::sim::StepLog,
     batch: u64,
-    /// Where the batch loop stands between calls (this engine runs on devices that wait
-    /// for their readbacks only: the page offers the open network on the CPU).
+    /// Where the batch loop stands between calls (a batch in flight on a page's device).
     advance: AdvanceState,
     /// Times the pool was grown.
     pub pool_growths: u32,
@@ -156,6 +160,7 @@ impl GpuOpen {
             &pipelines.layout,
             &buffers.all(),
         );
+        let display_group = display_group(&gpu, &buffers, &pipelines);
         let mut engine = Self {
             gpu,
             config: cfg.clone(),
@@ -164,7 +169,9 @@ impl GpuOpen {
             buffers,
             pipelines,
             bind_group,
+            display_group,
             ctl,
+            acc_at_head: None,
             log: pdes_core::sim::StepLog::new(),
             batch: 16,
             advance: AdvanceState::default(),
@@ -176,7 +183,11 @@ impl GpuOpen {
             .pipelines
             .step
             .initialize(&engine.gpu, &engine.bind_group, engine.n_wg, 1);
-        engine.read_ctl_and_log()?;
+        match engine.read_ctl_and_log() {
+            // a page's device: the plan's control block comes back on a later frame
+            Err(SimError::NotYet) => engine.advance = AdvanceState::awaiting_first_read(),
+            r => r?,
+        }
         Ok(engine)
     }
 
@@ -217,26 +228,32 @@ impl GpuOpen {
         let device = &self.gpu.device;
         let oom = pdes_gpu::kit::OomScope::push(device);
         let tok = pool_buffer(device, "token pool", TOKEN_BYTES * new);
-        let free_stack = pool_buffer(device, "free stack", 4 * new);
+        // the free stack is the last array of its binding: the binding grows at its end
+        let stack_at = self.buffers.free_stack.offset;
+        let lists = pool_buffer(
+            device,
+            "dep_list, recv_list, free_stack",
+            stack_at + 4 * new,
+        );
         oom.check(format_args!("the token pool grown to {new} slots"))?;
         let mut enc = device.create_command_encoder(&Default::default());
         enc.copy_buffer_to_buffer(&self.buffers.tok, 0, &tok, 0, self.buffers.tok.size());
-        enc.copy_buffer_to_buffer(
-            &self.buffers.free_stack,
-            0,
-            &free_stack,
-            0,
-            self.buffers.free_stack.size(),
-        );
+        enc.copy_buffer_to_buffer(&self.buffers.lists, 0, &lists, 0, self.buffers.lists.size());
         self.gpu.queue.submit([enc.finish()]);
+        self.buffers.free_stack = pdes_gpu::kit::Region {
+            buffer: lists.clone(),
+            offset: stack_at,
+            size: 4 * new,
+        };
         self.buffers.tok = tok;
-        self.buffers.free_stack = free_stack;
+        self.buffers.lists = lists;
         self.bind_group = kit::bind_group(
             device,
             "open network",
             &self.pipelines.layout,
             &self.buffers.all(),
         );
+        self.display_group = display_group(&self.gpu, &self.buffers, &self.pipelines);
         self.ctl.pool_cap = new as u32;
         self.ctl.head.phase = PHASE_HELD;
         let ctl = &self.buffers.ctl;
@@ -275,13 +292,33 @@ impl GpuOpen {
     /// Reads `ctl` and the step-log entries of the steps completed since the last read.
     fn read_ctl_and_log(&mut self) -> Result<(), SimError> {
         let b = &self.buffers;
-        self.ctl = stepped::read_ctl_and_log(&self.gpu, &b.ctl, &b.steplog, &mut self.log)?;
+        let wg_acc = b.wg_acc.range();
+        // a page's device: the sums come back with the control block, of the same step
+        let extra: &[(&wgpu::Buffer, u64, u64)] = if self.gpu.defers_readbacks() {
+            &[wg_acc]
+        } else {
+            &[]
+        };
+        let (mut ctls, mut extras) = stepped::read_ctls_logs_and::<Ctl>(
+            &self.gpu,
+            (&b.ctl, &b.steplog),
+            std::slice::from_mut(&mut self.log),
+            extra,
+            self.advance.work(),
+        )?;
+        if let Some(ctl) = ctls.pop() {
+            self.ctl = ctl;
+        }
+        self.acc_at_head = extras.pop();
         Ok(())
     }
 
     fn sums(&self) -> Result<Sums, SimError> {
-        let bytes = read_buffers(&self.gpu, &[&self.buffers.wg_acc])?;
-        let acc: &[[u32; 4]] = bytemuck::cast_slice(&bytes[0]);
+        let bytes = match &self.acc_at_head {
+            Some(b) => b.clone(),
+            None => read_ranges(&self.gpu, &[self.buffers.wg_acc.range()])?.swap_remove(0),
+        };
+        let acc: &[[u32; 4]] = bytemuck::cast_slice(&bytes);
         let mut s = Sums::default();
         for seg in acc.chunks_exact(ACC_PER_SEGMENT) {
             s.busy += join128(seg[0]);
@@ -318,9 +355,20 @@ impl GpuOpen {
     /// system-wide sums come from the GPU's accumulators).
     pub fn download_state(&self) -> Result<OpenState, SimError> {
         let b = &self.buffers;
-        let bytes = read_buffers(
+        let k = u64::from(self.config.model.facilities());
+        let bytes = pdes_gpu::read_ranges_since(
             &self.gpu,
-            &[&b.dep, &b.start, &b.last_arr, &b.fac, &b.tok, &b.free_stack],
+            &[
+                b.departures.range(),
+                b.start.range(),
+                b.last_arr.range(),
+                b.fac.range(),
+                (&b.tok, 0, b.tok.size()),
+                b.free_stack.range(),
+                // the free stack's height, heads[K]
+                (&b.heads, 4 * k, 4),
+            ],
+            self.advance.work(),
         )?;
         let dep: &[[u32; 2]] = bytemuck::cast_slice(&bytes[0]);
         let start: &[[u32; 2]] = bytemuck::cast_slice(&bytes[1]);
@@ -364,7 +412,7 @@ impl GpuOpen {
         let s = self.sums()?;
         let arrivals = self.arrivals();
         let exits = s.exits as u64;
-        let top = self.free_top()? as usize;
+        let top = bytemuck::pod_read_unaligned::<u32>(&bytes[6]) as usize;
         let mut state =
             OpenState::new(&self.config.model, self.config.laws(), self.config.run.seed)
                 .with_warmup(self.config.run.warmup_ticks());
@@ -381,13 +429,6 @@ impl GpuOpen {
         // Σ max(entry, warm-up) of the live tokens = that of all − that of the exited
         state.live_entered = join128(self.ctl.entered_sum).wrapping_sub(s.exited_entry);
         Ok(state)
-    }
-
-    /// The free stack's height (heads[K]).
-    fn free_top(&self) -> Result<u32, SimError> {
-        let k = u64::from(self.config.model.facilities());
-        let bytes = read_ranges(&self.gpu, &[(&self.buffers.heads, 4 * k, 4)])?;
-        Ok(bytemuck::pod_read_unaligned(&bytes[0]))
     }
 
     /// The statistics of the downloaded state plus the GPU's exact sums; fails if a token
@@ -420,7 +461,7 @@ impl GpuOpen {
     pub fn write_display(&self, display: &wgpu::Buffer) {
         kit::run_display_pass(
             &self.gpu,
-            &self.bind_group,
+            &self.display_group,
             (&self.pipelines.display_layout, &self.pipelines.display),
             display,
             self.config.model.facilities().div_ceil(WG as u32),
@@ -430,7 +471,11 @@ impl GpuOpen {
     /// The heatmap words read back (tests and PNG export).
     pub fn display_words(&self) -> Result<Vec<[u32; 2]>, SimError> {
         let occupancy = self.download_state()?.occupancy();
-        let bytes = read_buffers(&self.gpu, &[&self.buffers.fac])?;
+        let bytes = pdes_gpu::read_ranges_since(
+            &self.gpu,
+            &[self.buffers.fac.range()],
+            self.advance.work(),
+        )?;
         let fac: &[[u32; 4]] = bytemuck::cast_slice(&bytes[0]);
         Ok(occupancy
             .into_iter()
@@ -443,7 +488,11 @@ impl GpuOpen {
     pub fn facility_snapshot(&self, f: u32) -> Result<FacilitySnapshot, SimError> {
         let f = u64::from(f);
         let b = &self.buffers;
-        let bytes = read_ranges(&self.gpu, &[(&b.dep, 8 * f, 8), (&b.fac, 16 * f, 16)])?;
+        // shown only (the inspector): on a page's device the newest bytes there are
+        let bytes = pdes_gpu::read_ranges_latest(
+            &self.gpu,
+            &[b.departures.part(8 * f, 8), b.fac.part(16 * f, 16)],
+        )?;
         let fac: [u32; 4] = bytemuck::pod_read_unaligned(&bytes[1]);
         Ok(FacilitySnapshot {
             departure: (fac[0] != NONE).then(|| join(bytemuck::pod_read_unaligned(&bytes[0]))),
@@ -488,6 +537,9 @@ impl Engine for GpuOpen {
         let end = self.end;
         stepped::advance(self, budget, end)
     }
+    fn settle(&mut self) -> Result<bool, SimError> {
+        stepped::settle(self)
+    }
     fn now(&self) -> Ticks {
         self.ctl.head.now(self.end)
     }
@@ -506,4 +558,14 @@ impl Engine for GpuOpen {
     fn report(&mut self) -> Result<Report, SimError> {
         Ok(Report::of(&self.summary()?))
     }
+}
+
+/// The display pass's group 0 over `buffers`: the first of the step's bindings.
+fn display_group(gpu: &Gpu, buffers: &Buffers, pipelines: &Pipelines) -> wgpu::BindGroup {
+    kit::bind_group(
+        &gpu.device,
+        "open network display cells",
+        &pipelines.display_cells_layout,
+        &buffers.all()[..super::gpu_setup::DISPLAY_BINDINGS],
+    )
 }

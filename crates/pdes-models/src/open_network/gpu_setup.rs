@@ -9,7 +9,7 @@ use bytemuck::{Pod, Zeroable};
 use pdes_core::rng::LN_TABLE;
 use pdes_core::time::to_ticks;
 use pdes_gpu::Gpu;
-use pdes_gpu::kit::{self, Use, split};
+use pdes_gpu::kit::{self, Region, Use, split};
 use pdes_gpu::shaders::Reductions;
 use pdes_gpu::stepped::{LOG_BYTES, LOG_LEN, StepCtl, StepPipelines};
 
@@ -122,41 +122,41 @@ pub fn memory_plan(cfg: &OpenConfig, pool: u32) -> Vec<(&'static str, u64)> {
 pub(super) struct Buffers {
     pub(super) params: wgpu::Buffer,
     pub(super) ctl: wgpu::Buffer,
-    pub(super) dep: wgpu::Buffer,
-    pub(super) start: wgpu::Buffer,
-    pub(super) last_arr: wgpu::Buffer,
-    pub(super) fac: wgpu::Buffer,
+    /// Segment counts, then the segment sums (wg_acc), then the facility records (fac).
+    pub(super) seg_count: wgpu::Buffer,
     pub(super) tok: wgpu::Buffer,
-    pub(super) free_stack: wgpu::Buffer,
+    /// Departure times, then service starts, then last arrivals.
+    pub(super) dep: wgpu::Buffer,
+    /// Departure lists, then receiver lists, then the free stack (last: the pool grows).
+    pub(super) lists: wgpu::Buffer,
     pub(super) heads: wgpu::Buffer,
     pub(super) scan_min: wgpu::Buffer,
     pub(super) part_min: wgpu::Buffer,
-    pub(super) seg_count: wgpu::Buffer,
-    pub(super) wg_acc: wgpu::Buffer,
-    pub(super) dep_list: wgpu::Buffer,
-    pub(super) recv_list: wgpu::Buffer,
     pub(super) ln_table: wgpu::Buffer,
     pub(super) steplog: wgpu::Buffer,
+    /// The arrays the host reads inside the shared bindings.
+    pub(super) wg_acc: Region,
+    pub(super) fac: Region,
+    pub(super) departures: Region,
+    pub(super) start: Region,
+    pub(super) last_arr: Region,
+    /// Where the free stack starts in `lists`.
+    pub(super) free_stack: Region,
 }
 
 impl Buffers {
-    pub(super) fn all(&self) -> [&wgpu::Buffer; 17] {
+    /// The bindings in the order of common.wgsl.
+    pub(super) fn all(&self) -> [&wgpu::Buffer; 11] {
         [
             &self.params,
             &self.ctl,
-            &self.dep,
-            &self.start,
-            &self.last_arr,
-            &self.fac,
+            &self.seg_count,
             &self.tok,
-            &self.free_stack,
+            &self.dep,
+            &self.lists,
             &self.heads,
             &self.scan_min,
             &self.part_min,
-            &self.seg_count,
-            &self.wg_acc,
-            &self.dep_list,
-            &self.recv_list,
             &self.ln_table,
             &self.steplog,
         ]
@@ -164,15 +164,21 @@ impl Buffers {
 }
 
 /// How the passes use the bindings, in order.
-pub(super) const USES: [Use; 17] = {
-    let mut u = [Use::ReadWrite; 17];
+pub(super) const USES: [Use; 11] = {
+    let mut u = [Use::ReadWrite; 11];
     u[0] = Use::Uniform;
-    u[15] = Use::Read;
+    u[9] = Use::Read;
     u
 };
 
+/// The bindings the display pass reads (parameters, control block, facilities, tokens): a
+/// layout of its own, since all of [`USES`] and its output would be 11 storage buffers.
+pub(super) const DISPLAY_BINDINGS: usize = 4;
+
 pub(super) struct Pipelines {
     pub(super) layout: wgpu::BindGroupLayout,
+    /// The display pass's group 0: the first bindings of `layout`.
+    pub(super) display_cells_layout: wgpu::BindGroupLayout,
     pub(super) display_layout: wgpu::BindGroupLayout,
     pub(super) display: wgpu::ComputePipeline,
     pub(super) step: StepPipelines,
@@ -181,10 +187,18 @@ pub(super) struct Pipelines {
 pub(super) fn build_pipelines(gpu: &Gpu, reductions: Reductions) -> Pipelines {
     let device = &gpu.device;
     let layout = kit::layout(device, "open network", &USES);
+    let display_cells_layout = kit::layout(
+        device,
+        "open network display cells",
+        &USES[..DISPLAY_BINDINGS],
+    );
     let display_layout = kit::layout(device, "open network display", &[Use::ReadWrite]);
     let pl = kit::pipeline_layout(device, "open network", &[&layout]);
-    let pl_display =
-        kit::pipeline_layout(device, "open network display", &[&layout, &display_layout]);
+    let pl_display = kit::pipeline_layout(
+        device,
+        "open network display",
+        &[&display_cells_layout, &display_layout],
+    );
     let module = |name: &str, src: &str| {
         device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some(name),
@@ -203,6 +217,7 @@ pub(super) fn build_pipelines(gpu: &Gpu, reductions: Reductions) -> Pipelines {
         display: kit::pipeline(device, &pl_display, &display, "display_main"),
         step: StepPipelines::new(device, &pl, [&scan, &depart, &arrive, &plan]),
         layout,
+        display_cells_layout,
         display_layout,
     }
 }
@@ -249,6 +264,35 @@ impl Buffers {
         };
         let storage = pdes_gpu::kit::STORAGE_RW;
         let idle = |v: u64| vec![split(v); k as usize];
+        let last_arr = if original { idle(0) } else { vec![[0; 2]] };
+        let (seg_count, [_, wg_acc, fac]) = kit::packed(
+            device,
+            "seg_count, wg_acc, fac",
+            [
+                &vec![0u8; 16 * n_wg as usize],
+                &vec![0u8; 16 * ACC_PER_SEGMENT * n_wg as usize],
+                bytemuck::cast_slice(&vec![[NONE, NONE, NONE, 0]; k as usize]),
+            ],
+        );
+        let (dep, [departures, start, last_arr]) = kit::packed(
+            device,
+            "dep, start_t, last_arr",
+            [
+                bytemuck::cast_slice(&idle(u64::MAX)),
+                bytemuck::cast_slice(&idle(0)),
+                bytemuck::cast_slice(&last_arr),
+            ],
+        );
+        // the free stack's contents are written by the GPU before they are read
+        let (lists, [_, _, free_stack]) = kit::packed(
+            device,
+            "dep_list, recv_list, free_stack",
+            [
+                &vec![0u8; 4 * k as usize],
+                &vec![0u8; 4 * (k as usize + lines as usize)],
+                &vec![0u8; 4 * pool as usize],
+            ],
+        );
         Self {
             params: init(
                 "params",
@@ -256,20 +300,10 @@ impl Buffers {
                 wgpu::BufferUsages::UNIFORM,
             ),
             ctl: init("ctl", bytemuck::bytes_of(ctl), storage),
-            dep: init("dep", bytemuck::cast_slice(&idle(u64::MAX)), storage),
-            start: init("start", bytemuck::cast_slice(&idle(0)), storage),
-            last_arr: if original {
-                init("last_arr", bytemuck::cast_slice(&idle(0)), storage)
-            } else {
-                init("last_arr (unused)", &[0u8; 8], storage)
-            },
-            fac: init(
-                "fac",
-                bytemuck::cast_slice(&vec![[NONE, NONE, NONE, 0]; k as usize]),
-                storage,
-            ),
+            seg_count,
             tok: pool_buffer(device, "token pool", TOKEN_BYTES * u64::from(pool)),
-            free_stack: pool_buffer(device, "free stack", 4 * u64::from(pool)),
+            dep,
+            lists,
             heads: init(
                 "heads",
                 bytemuck::cast_slice(
@@ -282,20 +316,14 @@ impl Buffers {
             scan_min: init("scan_min", &vec![0u8; 8 * n_wg as usize], storage),
             // NEVER: a reduction before the first step must not see a zero minimum
             part_min: init("part_min", &vec![0xffu8; 16 * n_wg as usize], storage),
-            seg_count: init("seg_count", &vec![0u8; 16 * n_wg as usize], storage),
-            wg_acc: init(
-                "wg_acc",
-                &vec![0u8; 16 * ACC_PER_SEGMENT * n_wg as usize],
-                storage,
-            ),
-            dep_list: init("dep_list", &vec![0u8; 4 * k as usize], storage),
-            recv_list: init(
-                "recv_list",
-                &vec![0u8; 4 * (k as usize + lines as usize)],
-                storage,
-            ),
             ln_table: init("ln_table", bytemuck::cast_slice(&LN_TABLE[..]), storage),
             steplog: init("steplog", &vec![0u8; 32 * LOG_LEN as usize], storage),
+            wg_acc,
+            fac,
+            departures,
+            start,
+            last_arr,
+            free_stack,
         }
     }
 }

@@ -202,7 +202,7 @@ pub static INFO: crate::config::ModelInfo = crate::config::ModelInfo {
     build: engine::build,
     replicas: None,
     spread: None,
-    page_checks: None,
+    page_checks: Some(|gpu| Box::pin(verify::page_checks(gpu))),
     info: include_str!("info.md"),
     algorithms: &[
         crate::config::AlgorithmInfo {

@@ -15,9 +15,10 @@ use super::gpu::GpuOpen;
 use super::state::{NONE, OpenState, Token};
 use crate::queueing::{Algorithm, Timestamps};
 use crate::verify::{
-    Case, CheckResult, Options, check_case, check_cases, compare_engines, compare_sample_path,
-    gpu_err,
+    Case, CheckResult, Options, check_case, check_cases, compare_engines_async,
+    compare_sample_path, gpu_err,
 };
+use pdes_core::sim::waiting::when_back;
 use pdes_core::sim::{Budget, Engine};
 use pdes_gpu::Gpu;
 use pdes_gpu::shaders::Reductions;
@@ -194,12 +195,36 @@ fn check_open(
     r: Reductions,
     options: Options,
 ) -> Result<Vec<String>, String> {
+    pollster::block_on(check_async(gpu, cfg, r, options))
+}
+
+/// The open network's checks a browser tab runs at start: [`CASES`]' quick ones with each
+/// reduction variant (the pool growing from [`VERIFY_POOL`] slots there too), as a future
+/// that yields while the page's device has not answered.
+pub async fn page_checks(gpu: Arc<Gpu>) -> Vec<CheckResult> {
+    crate::verify::page_cases(
+        gpu,
+        "open-network",
+        &[&super::INFO],
+        CASES,
+        |gpu, cfg: OpenConfig, r, options| async move { check_async(&gpu, &cfg, r, options).await },
+    )
+    .await
+}
+
+/// [`check_open`] as a future (see [`page_checks`]).
+async fn check_async(
+    gpu: &Arc<Gpu>,
+    cfg: &OpenConfig,
+    r: Reductions,
+    options: Options,
+) -> Result<Vec<String>, String> {
     let mut cpu = OpenEngine::new(cfg);
     let mut g = GpuOpen::with_options(gpu.clone(), cfg, r, VERIFY_POOL).map_err(gpu_err)?;
-    let mut diffs = compare_engines(&mut cpu, &mut g, cfg.end_ticks(), options)?;
+    let mut diffs = compare_engines_async(&mut cpu, &mut g, cfg.end_ticks(), options).await?;
     diffs.extend(compare_open_states(
         cpu.state(),
-        &g.download_state().map_err(gpu_err)?,
+        &when_back(|| g.download_state()).await.map_err(gpu_err)?,
         original(cfg),
     ));
     Ok(diffs)

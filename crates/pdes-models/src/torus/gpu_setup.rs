@@ -10,7 +10,7 @@ use bytemuck::{Pod, Zeroable};
 use pdes_core::rng::LN_TABLE;
 use pdes_core::time::to_ticks;
 use pdes_gpu::Gpu;
-use pdes_gpu::kit::{self, Use, split};
+use pdes_gpu::kit::{self, Region, Use, split};
 use pdes_gpu::shaders::Reductions;
 use pdes_gpu::stepped::{LOG_BYTES, LOG_LEN, ScanItems, StepCtl, StepPipelines};
 use std::sync::Arc;
@@ -90,26 +90,6 @@ pub(super) struct Regions {
     pub(super) wg_acc: Region,
 }
 
-/// Bytes `offset .. offset + size` of `buffer`: one array of a shared binding.
-#[derive(Clone, Debug)]
-pub(super) struct Region {
-    pub(super) buffer: wgpu::Buffer,
-    pub(super) offset: u64,
-    pub(super) size: u64,
-}
-
-impl Region {
-    /// As a readback range.
-    pub(super) fn range(&self) -> (&wgpu::Buffer, u64, u64) {
-        (&self.buffer, self.offset, self.size)
-    }
-
-    /// Bytes `at .. at + size` of the region, as a readback range.
-    pub(super) fn part(&self, at: u64, size: u64) -> (&wgpu::Buffer, u64, u64) {
-        (&self.buffer, self.offset + at, size)
-    }
-}
-
 /// One binding of two arrays, `first` then `second`, uploaded; their regions.
 fn pair(
     device: &wgpu::Device,
@@ -117,18 +97,7 @@ fn pair(
     first: &[u8],
     second: &[u8],
 ) -> (wgpu::Buffer, Region, Region) {
-    let buffer = pdes_gpu::kit::buffer_init(
-        device,
-        label,
-        &[first, second].concat(),
-        pdes_gpu::kit::STORAGE_RW,
-    );
-    let region = |offset: usize, size: usize| Region {
-        buffer: buffer.clone(),
-        offset: offset as u64,
-        size: size as u64,
-    };
-    let (a, b) = (region(0, first.len()), region(first.len(), second.len()));
+    let (buffer, [a, b]) = kit::packed(device, label, [first, second]);
     (buffer, a, b)
 }
 

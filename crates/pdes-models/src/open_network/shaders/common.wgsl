@@ -26,7 +26,7 @@ struct Ctl {
     pool_cap: u32,                 // slots in the pool buffers
     pool_short: u32,               // PHASE_FULL: how many slots the planned step lacked
     step_arrivals: u32,            // external arrivals created for the planned step
-    src_count: u32,                // receivers the step's arrivals listed (recv_list[K..])
+    src_count: u32,                // receivers the step's arrivals listed (dep_list[recv_list_base() + (K..)])
     pad1: u32, pad2: u32, pad3: u32,
 }
 
@@ -44,21 +44,25 @@ struct Token {
 
 @group(0) @binding(0) var<uniform> P: Params;
 @group(0) @binding(1) var<storage, read_write> ctl: array<Ctl, 1>; // one replica (stepped.wgsl)
-@group(0) @binding(2) var<storage, read_write> dep: array<vec2<u32>>;       // departure time, NEVER when idle
-@group(0) @binding(3) var<storage, read_write> start_t: array<vec2<u32>>;   // service start; idle: free since
-@group(0) @binding(4) var<storage, read_write> last_arr: array<vec2<u32>>;  // largest arrival time seen (interval/original only)
-@group(0) @binding(5) var<storage, read_write> fac: array<vec4<u32>>;       // serving, head, tail, last error step
-@group(0) @binding(6) var<storage, read_write> tok: array<Token>;           // the token pool
-@group(0) @binding(7) var<storage, read_write> free_stack: array<u32>;      // free slots below heads[K]
-@group(0) @binding(8) var<storage, read_write> heads: array<atomic<u32>>;   // [f < K]: first token announced to f this step; [K]: free-stack top
-@group(0) @binding(9) var<storage, read_write> scan_min: array<vec2<u32>>;  // per segment: min departure of facilities that do not depart
-@group(0) @binding(10) var<storage, read_write> part_min: array<vec4<u32>>; // per segment: (depart min, arrive min) of this step
-@group(0) @binding(11) var<storage, read_write> seg_count: array<vec4<u32>>; // per segment: (departures, receivers, causality errors, exits) of this step
-@group(0) @binding(12) var<storage, read_write> wg_acc: array<vec4<u32>>;  // per segment, 128-bit and cumulative: the ACC_* sums
-@group(0) @binding(13) var<storage, read_write> dep_list: array<u32>;      // per segment: its facilities departing this step
-@group(0) @binding(14) var<storage, read_write> recv_list: array<u32>;     // per segment: facilities its departures announced to first; [K..]: the source's
-@group(0) @binding(15) var<storage, read> ln_table: array<u32>;
-@group(0) @binding(16) var<storage, read_write> steplog: array<LogEntry>;
+@group(0) @binding(2) var<storage, read_write> seg_count: array<vec4<u32>>; // per segment: (departures, receivers, causality errors, exits) of this step; then wg_acc, then fac
+@group(0) @binding(3) var<storage, read_write> tok: array<Token>;           // the token pool
+@group(0) @binding(4) var<storage, read_write> dep: array<vec2<u32>>;       // departure time, NEVER when idle; then start_t, then last_arr
+@group(0) @binding(5) var<storage, read_write> dep_list: array<u32>;      // per segment: its facilities departing this step; then recv_list, then free_stack
+@group(0) @binding(6) var<storage, read_write> heads: array<atomic<u32>>;   // [f < K]: first token announced to f this step; [K]: free-stack top
+@group(0) @binding(7) var<storage, read_write> scan_min: array<vec2<u32>>;  // per segment: min departure of facilities that do not depart
+@group(0) @binding(8) var<storage, read_write> part_min: array<vec4<u32>>; // per segment: (depart min, arrive min) of this step
+@group(0) @binding(9) var<storage, read> ln_table: array<u32>;
+@group(0) @binding(10) var<storage, read_write> steplog: array<LogEntry>;
+
+// Arrays that share a binding with another of their type, each after the one before at a
+// base from the sizes in P: a browser's WebGPU allows 10 storage buffers per shader stage,
+// and the passes had 16. The host's regions: gpu_setup.rs.
+fn wg_acc_base() -> u32 { return P.n_wg; }            // in seg_count: per segment, 128-bit and cumulative: the ACC_* sums
+fn fac_base() -> u32 { return P.n_wg * (1u + ACC_PER_SEGMENT); } // in seg_count: serving, head, tail, last error step
+fn start_t_base() -> u32 { return P.k; }              // in dep: service start; idle: free since
+fn last_arr_base() -> u32 { return 2u * P.k; }        // in dep: largest arrival time seen (interval/original only)
+fn recv_list_base() -> u32 { return P.k; }            // in dep_list: per segment, facilities its departures announced to first; [K..]: the source's
+fn free_stack_base() -> u32 { return 2u * P.k + P.lines; } // in dep_list, last (the pool grows): free slots below heads[K]
 
 // The per-segment sums (the twins of OpenState's counters; "measured": at or after the
 // warm-up, each event deciding from its own time).
@@ -226,7 +230,7 @@ fn step_start(lid: u32) {
         if it.x < n {
             var slot: u32;
             if it.x < from_stack {
-                slot = free_stack[top - 1u - it.x];
+                slot = dep_list[free_stack_base() + (top - 1u - it.x)];
             } else {
                 slot = used + (it.x - from_stack);
             }
@@ -236,7 +240,7 @@ fn step_start(lid: u32) {
             let k = add64(ctl[0].arrivals, vec2<u32>(it.x, 0u));
             tok[slot] = Token(k, t_exec, t_exec, 0u, NONE, link, P.k, 0u, 0u);
             if link == NONE {
-                recv_list[P.k + atomicAdd(&src_listed, 1u)] = dest;
+                dep_list[recv_list_base() + (P.k + atomicAdd(&src_listed, 1u))] = dest;
             }
             entered = add64(entered, max64(t_exec, P.warmup));
         } else if it.x == n {

@@ -25,16 +25,16 @@ fn key_lt(a: Key, b: Key) -> bool {
 
 fn accept(g: u32, st: ptr<function, vec4<u32>>, token: u32, t: vec2<u32>, errors: ptr<function, u32>) {
     if P.rule == RULE_ORIGINAL {
-        if lt64(t, last_arr[g]) {
+        if lt64(t, dep[last_arr_base() + (g)]) {
             *errors += 1u;
             (*st).w = ctl[0].step;
         } else {
-            last_arr[g] = t;
+            dep[last_arr_base() + (g)] = t;
         }
     }
     if (*st).x == NONE {
-        let s = max64(t, start_t[g]);
-        start_t[g] = s;
+        let s = max64(t, dep[start_t_base() + (g)]);
+        dep[start_t_base() + (g)] = s;
         dep[g] = service_end(tok[token], s);
         (*st).x = token;
     } else {
@@ -49,7 +49,7 @@ fn accept(g: u32, st: ptr<function, vec4<u32>>, token: u32, t: vec2<u32>, errors
 
 fn arrive_at(g: u32, errors: ptr<function, u32>) {
     let head = atomicExchange(&heads[g], NONE);
-    var st = fac[g];
+    var st = seg_count[fac_base() + (g)];
     var prev = Key(vec2<u32>(0u, 0u), 0u, vec2<u32>(0u, 0u));
     var have_prev = false;
     loop {
@@ -67,7 +67,7 @@ fn arrive_at(g: u32, errors: ptr<function, u32>) {
         prev = best_key;
         have_prev = true;
     }
-    fac[g] = st;
+    seg_count[fac_base() + (g)] = st;
 }
 
 @compute @workgroup_size(WG)
@@ -79,13 +79,13 @@ fn arrive(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l
     var errors = 0u;
     let total = seg_count[wg].y;
     for (var j = lid; j < total; j += WG) {
-        let g = recv_list[wg * SEG + j];
+        let g = dep_list[recv_list_base() + (wg * SEG + j)];
         arrive_at(g, &errors);
         m = min64(m, dep[g]);
     }
     let from_source = ctl[0].src_count;
     for (var j = wg * WG + lid; j < from_source; j += P.n_wg * WG) {
-        let g = recv_list[P.k + j];
+        let g = dep_list[recv_list_base() + (P.k + j)];
         arrive_at(g, &errors);
         m = min64(m, dep[g]);
     }

@@ -28,11 +28,11 @@ fn depart_one(f: u32) -> Departed {
     let zero = vec2<u32>(0u, 0u);
     let t = dep[f];
     let t_exec = select(t, ctl[0].exec_at, P.rule == RULE_BOUNDARY);
-    var st = fac[f];
+    var st = seg_count[fac_base() + (f)];
     let token = st.x;
     var tk = tok[token];
     // the twin of OpenState::depart's warm-up cut
-    let counted_from = max64(start_t[f], P.warmup);
+    let counted_from = max64(dep[start_t_base() + (f)], P.warmup);
     let busy = select(vec2<u32>(0u, 0u), sub64(t, counted_from), lt64(counted_from, t));
     let measured = !lt64(t_exec, P.warmup);
     // may wrap: negative under interval/original
@@ -42,7 +42,7 @@ fn depart_one(f: u32) -> Departed {
     if st.y == NONE {
         st.x = NONE;
         dep[f] = never();
-        start_t[f] = t_exec; // free since
+        dep[start_t_base() + (f)] = t_exec; // free since
     } else {
         let next = st.y;
         let nt = tok[next];
@@ -50,17 +50,17 @@ fn depart_one(f: u32) -> Departed {
         if st.y == NONE { st.z = NONE; }
         tok[next].next = NONE;
         dep[f] = service_end(nt, t_exec);
-        start_t[f] = t_exec;
+        dep[start_t_base() + (f)] = t_exec;
         st.x = next;
     }
-    fac[f] = st;
+    seg_count[fac_base() + (f)] = st;
     var dest: u32;
     let position = f % P.servers;
     if position + 1u < P.servers {
         dest = f + 1u;
     } else if exits(words.y) {
         tok[token] = Token(never(), zero, zero, 0u, NONE, NONE, NONE, 0u, 0u);
-        free_stack[atomicAdd(&heads[P.k], 1u)] = token;
+        dep_list[free_stack_base() + (atomicAdd(&heads[P.k], 1u))] = token;
         let entry = max64(tk.entered, P.warmup);
         let stay = select(zero, sub64(t_exec, tk.entered), measured);
         let area = select(zero, sub64(t_exec, entry), measured);
@@ -112,7 +112,7 @@ fn depart(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l
                 atomicAdd(&sh_exits_measured, 1u);
             }
         } else if r.first {
-            recv_list[wg * SEG + atomicAdd(&sh_count, 1u)] = r.dest;
+            dep_list[recv_list_base() + (wg * SEG + atomicAdd(&sh_count, 1u))] = r.dest;
         }
     }
     workgroupBarrier();
@@ -133,14 +133,14 @@ fn depart(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l
     }
     if lid == 0u {
         let a = wg * ACC_PER_SEGMENT;
-        wg_acc[a + ACC_BUSY] = add128(wg_acc[a + ACC_BUSY], r.a);
-        wg_acc[a + ACC_SOJOURN] = add128_signed(wg_acc[a + ACC_SOJOURN], r.b);
-        wg_acc[a + ACC_EXITED_ENTRY] = add128(wg_acc[a + ACC_EXITED_ENTRY], x.a);
-        wg_acc[a + ACC_STAY] = add128(wg_acc[a + ACC_STAY], x.b);
-        wg_acc[a + ACC_EXITS] = add128(wg_acc[a + ACC_EXITS], vec2<u32>(n_exits, 0u));
-        wg_acc[a + ACC_AREA] = add128(wg_acc[a + ACC_AREA], y.a);
-        let counts = wg_acc[a + ACC_COUNTS];
-        wg_acc[a + ACC_COUNTS] = vec4<u32>(
+        seg_count[wg_acc_base() + (a + ACC_BUSY)] = add128(seg_count[wg_acc_base() + (a + ACC_BUSY)], r.a);
+        seg_count[wg_acc_base() + (a + ACC_SOJOURN)] = add128_signed(seg_count[wg_acc_base() + (a + ACC_SOJOURN)], r.b);
+        seg_count[wg_acc_base() + (a + ACC_EXITED_ENTRY)] = add128(seg_count[wg_acc_base() + (a + ACC_EXITED_ENTRY)], x.a);
+        seg_count[wg_acc_base() + (a + ACC_STAY)] = add128(seg_count[wg_acc_base() + (a + ACC_STAY)], x.b);
+        seg_count[wg_acc_base() + (a + ACC_EXITS)] = add128(seg_count[wg_acc_base() + (a + ACC_EXITS)], vec2<u32>(n_exits, 0u));
+        seg_count[wg_acc_base() + (a + ACC_AREA)] = add128(seg_count[wg_acc_base() + (a + ACC_AREA)], y.a);
+        let counts = seg_count[wg_acc_base() + (a + ACC_COUNTS)];
+        seg_count[wg_acc_base() + (a + ACC_COUNTS)] = vec4<u32>(
             add64(counts.xy, vec2<u32>(n_exits_measured, 0u)),
             add64(counts.zw, vec2<u32>(n_visits_measured, 0u)),
         );

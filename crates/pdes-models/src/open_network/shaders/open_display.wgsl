@@ -11,7 +11,7 @@ const WALK_LIMIT: u32 = 65535u; // a longer queue shows as 65535+ (display only)
 fn display_main(@builtin(global_invocation_id) gid: vec3<u32>) {
     let f = gid.x;
     if f >= P.k { return; }
-    let st = fac[f];
+    let st = seg_count[fac_base() + (f)];
     var n = select(1u, 0u, st.x == NONE);
     var t = st.y;
     while t != NONE && n < WALK_LIMIT {
