@@ -306,6 +306,16 @@ for what in "$@"; do
           $b run park-fishwick-open $c --format csv | tail -1 | awk -F, -v b=$b -v r=$round '{printf "round %s %s 1M open window T=300: events=%s steps=%s wall=%s s  %.1f µs/step\n", r, b, $15, $16, $28, $28 * 1e6 / $16}'
         done
       done 2>&1 | tee "$OUT/open-ab.txt" ;;
+    engines-ab)  # issue 34: the engines whose batch loops moved to the deferred-capable loops (PHOLD, SIR, diffusion hybrid at 2048², M/M/c/k), carry/pdes-lab-before and $BIN interleaved, fresh processes (the run a user meets), three rounds
+      for round in 1 2 3; do
+        for b in carry/pdes-lab-before "$BIN"; do
+          for w in "phold --set run.end_time=20" "trabes-sir" "perumalla-diffusion-750 --set model.rows=2048 --set model.cols=2048 --set run.algorithm=hybrid --set run.end_time=50" "cheng2014-mmck"; do
+            # shellcheck disable=SC2086
+            $b run $w --engine gpu --format json --out /tmp/ab.json > /dev/null 2>&1
+            echo "round $round $(basename "$b") ${w%% *}: $(grep -m1 -h '"wall_seconds"' /tmp/ab.json | tr -d ' ,') $(grep -m1 -hE '"(events|cell_updates|customers)"' /tmp/ab.json | tr -d ' ,')"
+          done
+        done
+      done 2>&1 | tee "$OUT/engines-ab.txt" ;;
     headline-d)  # the headline at every d of the suite, one run each (the suite repeats them)
       for d in 0.25 0.5 1 2; do
         $BIN run sang2019-torus --engine gpu --set run.d=$d --format csv | tail -1 | awk -F, -v d=$d '{printf "d=%s events=%s steps=%s wall=%s s  %.1f µs/step\n", d, $16, $17, $25, $25 * 1e6 / $17}'

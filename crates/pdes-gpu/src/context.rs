@@ -4,7 +4,7 @@ use std::any::Any;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use crate::deferred::{Deferred, Freshness};
+use crate::deferred::{Deferred, Freshness, staging_buffer};
 
 /// Optional features PDES Lab uses when the adapter has them: GPU timestamps for
 /// `bench --profile`, subgroup operations for the workgroup reductions.
@@ -234,16 +234,6 @@ impl Gpu {
     }
 }
 
-/// A mappable buffer of `size` bytes a readback copies into.
-pub(crate) fn staging_buffer(gpu: &Gpu, size: u64) -> wgpu::Buffer {
-    gpu.device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("readback"),
-        size,
-        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-        mapped_at_creation: false,
-    })
-}
-
 /// Copies `(buffer, offset, size)` ranges (4-byte aligned) to mappable staging buffers,
 /// waits, and returns their bytes. On a device with deferred readbacks: bytes taken after
 /// all the device's work, or [`pdes_core::sim::SimError::NotYet`] ([`crate::deferred`]).
@@ -252,13 +242,17 @@ pub fn read_ranges(
     ranges: &[(&wgpu::Buffer, u64, u64)],
 ) -> Result<Vec<Vec<u8>>, pdes_core::sim::SimError> {
     if let Some(d) = &gpu.deferred {
-        return d.read(gpu, ranges, Freshness::Since(d.work()));
+        return d.read(
+            (&gpu.device, &gpu.queue),
+            ranges,
+            Freshness::Since(d.work()),
+        );
     }
     let mut enc = gpu.device.create_command_encoder(&Default::default());
     let staging: Vec<wgpu::Buffer> = ranges
         .iter()
         .map(|(src, offset, size)| {
-            let dst = staging_buffer(gpu, *size);
+            let dst = staging_buffer(&gpu.device, *size);
             enc.copy_buffer_to_buffer(src, *offset, &dst, 0, *size);
             dst
         })
@@ -297,7 +291,7 @@ pub fn read_ranges_since(
     work: u64,
 ) -> Result<Vec<Vec<u8>>, pdes_core::sim::SimError> {
     match &gpu.deferred {
-        Some(d) => d.read(gpu, ranges, Freshness::Since(work)),
+        Some(d) => d.read((&gpu.device, &gpu.queue), ranges, Freshness::Since(work)),
         None => read_ranges(gpu, ranges),
     }
 }
@@ -310,7 +304,7 @@ pub fn read_ranges_latest(
     ranges: &[(&wgpu::Buffer, u64, u64)],
 ) -> Result<Vec<Vec<u8>>, pdes_core::sim::SimError> {
     match &gpu.deferred {
-        Some(d) => d.read(gpu, ranges, Freshness::Latest),
+        Some(d) => d.read((&gpu.device, &gpu.queue), ranges, Freshness::Latest),
         None => read_ranges(gpu, ranges),
     }
 }

@@ -1,11 +1,11 @@
 //! Readbacks on a device that must not be waited on: a browser tab's. A page has one
 //! thread, and a mapped buffer's bytes arrive only after the page has returned to the
-//! browser, so `map_async` followed by a wait would never end. On such a device (a [`Gpu`]
-//! made with [`Gpu::deferring`]) every readback is asked for, not waited for: the first call
+//! browser, so `map_async` followed by a wait would never end. On such a device (a [`crate::Gpu`]
+//! made with [`crate::Gpu::deferring`]) every readback is asked for, not waited for: the first call
 //! starts the copy and answers [`SimError::NotYet`]; a later call with the same ranges — the
 //! next frame's — gets the bytes.
 //!
-//! Which bytes is the point. The device counts batches of *work* ([`Gpu::note_work`], which
+//! Which bytes is the point. The device counts batches of *work* ([`crate::Gpu::note_work`], which
 //! an engine calls before each batch of steps it submits, keeping the count): a copy queued
 //! after the n-th batch holds the state after it, so [`Freshness::Since`] with the engine's
 //! count answers only with bytes taken after the engine's latest batch — what a blocking
@@ -18,7 +18,6 @@
 //! The desktop tests the same path on its own device: `device.poll(Poll)` there runs the
 //! callbacks the browser runs between frames.
 
-use crate::Gpu;
 use pdes_core::sim::SimError;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -28,7 +27,7 @@ use std::sync::{Arc, Mutex};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Freshness {
     /// Taken after the device's work batch of this count (an engine's latest, as
-    /// [`Gpu::note_work`] numbered it): the answer a blocking readback gives that engine.
+    /// [`crate::Gpu::note_work`] numbered it): the answer a blocking readback gives that engine.
     Since(u64),
     /// The newest there are (possibly from before the latest work): for what is only shown.
     Latest,
@@ -65,7 +64,7 @@ pub(crate) struct Deferred {
 const MAX_ENTRIES: usize = 64;
 
 impl Deferred {
-    /// One more batch of work submitted (see [`Gpu::note_work`]): its count.
+    /// One more batch of work submitted (see [`crate::Gpu::note_work`]): its count.
     pub(crate) fn note_work(&self) -> u64 {
         self.work.fetch_add(1, Ordering::Relaxed) + 1
     }
@@ -79,13 +78,13 @@ impl Deferred {
     /// then in flight: ask again after the page has returned to the browser).
     pub(crate) fn read(
         &self,
-        gpu: &Gpu,
+        (device, queue): (&wgpu::Device, &wgpu::Queue),
         ranges: &[(&wgpu::Buffer, u64, u64)],
         fresh: Freshness,
     ) -> Result<Vec<Vec<u8>>, SimError> {
         // the desktop runs map callbacks here; in a browser this does nothing (the page's
         // event loop runs them)
-        let _ = gpu.device.poll(wgpu::PollType::Poll);
+        let _ = device.poll(wgpu::PollType::Poll);
         let now = self.work.load(Ordering::Relaxed);
         let key: Key = ranges
             .iter()
@@ -105,7 +104,7 @@ impl Deferred {
         };
         let taken_at = entry.ready.as_ref().map(|(at, _)| *at);
         if taken_at.is_none_or(|at| at < wanted) && entry.staging.is_empty() {
-            entry.queue(gpu, ranges, now);
+            entry.queue((device, queue), ranges, now);
         }
         match (&entry.ready, fresh) {
             (Some((at, bytes)), Freshness::Since(work)) if *at >= work => Ok(bytes.clone()),
@@ -140,17 +139,22 @@ impl Entry {
     }
 
     /// Queues the copy of `ranges` into fresh staging buffers and asks for them mapped.
-    fn queue(&mut self, gpu: &Gpu, ranges: &[(&wgpu::Buffer, u64, u64)], now: u64) {
-        let mut enc = gpu.device.create_command_encoder(&Default::default());
+    fn queue(
+        &mut self,
+        (device, queue): (&wgpu::Device, &wgpu::Queue),
+        ranges: &[(&wgpu::Buffer, u64, u64)],
+        now: u64,
+    ) {
+        let mut enc = device.create_command_encoder(&Default::default());
         self.staging = ranges
             .iter()
             .map(|(src, offset, size)| {
-                let dst = crate::context::staging_buffer(gpu, *size);
+                let dst = staging_buffer(device, *size);
                 enc.copy_buffer_to_buffer(src, *offset, &dst, 0, *size);
                 dst
             })
             .collect();
-        gpu.queue.submit([enc.finish()]);
+        queue.submit([enc.finish()]);
         self.mapped = Arc::new(AtomicUsize::new(0));
         self.failed = Arc::new(AtomicBool::new(false));
         self.queued_at = now;
@@ -164,4 +168,14 @@ impl Entry {
             });
         }
     }
+}
+
+/// A mappable buffer of `size` bytes a readback copies into.
+pub(crate) fn staging_buffer(device: &wgpu::Device, size: u64) -> wgpu::Buffer {
+    device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("readback"),
+        size,
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    })
 }

@@ -427,7 +427,7 @@ pub fn resolve_timestamps(
     buf
 }
 
-/// A pipeline layout over bind groups `groups` (group i = groups[i]).
+/// A pipeline layout over bind groups `groups` (group i = `groups[i]`).
 pub fn pipeline_layout(
     device: &wgpu::Device,
     label: &str,

@@ -1,7 +1,9 @@
-//! What every GPU engine shares: one device setup ([`context`]), WGSL composition with the
-//! 64-bit helpers and the workgroup reductions ([`shaders`]), the reductions' self-check
-//! ([`reduce_check`]), buffer and pipeline helpers ([`kit`]), the stepped engine's shared
-//! passes ([`stepped`]) and what the window asks of any engine ([`live`]). The engines
+//! What every GPU engine shares: one device setup ([`context`]) and a browser tab's, whose
+//! readbacks are deferred ([`deferred`]), WGSL composition with the 64-bit helpers and the
+//! workgroup reductions ([`shaders`]), the reductions' self-check ([`reduce_check`]), buffer
+//! and pipeline helpers ([`kit`]), the stepped engine's shared passes and batch loop
+//! ([`stepped`]), the batch loop of the engines whose GPU stops by itself ([`batches`]) and
+//! what the window asks of any engine ([`live`]). The engines
 //! themselves live in their model's module (`pdes_models::<model>::gpu`).
 
 pub mod batches;

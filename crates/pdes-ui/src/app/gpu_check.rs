@@ -27,7 +27,7 @@ pub enum GpuCheck {
 
 /// What the hover text adds in a browser tab, where only some models' GPU engines run.
 #[cfg(target_arch = "wasm32")]
-const IN_A_PAGE: &str = "\n\nIn a browser tab: the checks of the models whose GPU engines run in a page (the torus network, its verify --quick cases); the other models run on the CPU here.";
+const IN_A_PAGE: &str = "\n\nIn a browser tab: every model's verify --quick cases with the reductions this adapter offers a page (the reductions' own self-check and the mixture's log-likelihood are not run here: sweeps and fits run on the CPU in a page).";
 #[cfg(not(target_arch = "wasm32"))]
 const IN_A_PAGE: &str = "";
 

@@ -2,8 +2,8 @@
 //! on a canvas, drawn with WebGL2 through eframe's glow painter, its configuration read
 //! from the page's URL ([`Link`]). The engines run on the browser's WebGPU where it offers
 //! an adapter — a device whose readbacks are deferred (`pdes_gpu::deferred`: a page cannot
-//! wait for the GPU), checked at start like the desktop's — for the models whose GPU
-//! engines can run so (the torus); everything else runs on the CPU, single-threaded.
+//! wait for the GPU), checked at start like the desktop's; the CPU engines, sweeps and fits
+//! run on the CPU, single-threaded.
 
 use super::PdesApp;
 use pdes_models::link::Link;
