@@ -298,12 +298,12 @@ for what in "$@"; do
     torus-addition)  # the torus step with one part of the scan pass done twice (bench/experiments/torus-addition/, written by its make.py; VARIANTS = a subset of its folders; each variant still exact: verify --quick runs with it), built-in first, two rounds
       for v in ${VARIANTS:-$EXP/torus-addition/*/}; do echo "== $(basename "$v") verify --quick: $(PDES_WGSL_DIR="$v" $BIN verify --quick 2>&1 | tail -1)"; done 2>&1 | tee "$OUT/torus-addition.txt"
       torus_variants ${VARIANTS:-$EXP/torus-addition/*/} 2>&1 | tee -a "$OUT/torus-addition.txt" ;;
-    open-ab)  # the open network's GPU window run at 1 M facilities (the open-network suite's largest case), each binary of BINARIES and $BIN interleaved, three rounds
+    open-ab)  # the open network's GPU window run at 1 M facilities (the open-network suite's largest case), each binary of BINARIES and $BIN interleaved, three rounds (CSV columns: events 16, steps 17, wall 29 since the warm-up column)
       c="--set model.lines=16384 --set model.servers_per_line=64 --set model.arrival_rate=409.6 --set run.end_time=300 --set model.service=shifted --algorithm window --engine gpu"
       for round in 1 2 3; do
         for b in ${BINARIES:-} $BIN; do
           # shellcheck disable=SC2086
-          $b run park-fishwick-open $c --format csv | tail -1 | awk -F, -v b=$b -v r=$round '{printf "round %s %s 1M open window T=300: events=%s steps=%s wall=%s s  %.1f µs/step\n", r, b, $15, $16, $28, $28 * 1e6 / $16}'
+          $b run park-fishwick-open $c --format csv | tail -1 | awk -F, -v b=$b -v r=$round '{printf "round %s %s 1M open window T=300: events=%s steps=%s wall=%s s  %.1f µs/step\n", r, b, $16, $17, $29, $29 * 1e6 / $17}'
         done
       done 2>&1 | tee "$OUT/open-ab.txt" ;;
     engines-ab)  # issue 34: the engines whose batch loops moved to the deferred-capable loops (PHOLD, SIR, diffusion hybrid at 2048², M/M/c/k), carry/pdes-lab-before and $BIN interleaved, fresh processes (the run a user meets), three rounds
