@@ -354,9 +354,25 @@ impl GpuPhold {
     /// The pending events and the per-LP counts as they stand on the GPU.
     pub fn download_state(&self) -> Result<PholdState, SimError> {
         let bytes = kit::read_buffers_since(&self.gpu, &[&self.tokens, &self.counts], self.work)?;
+        Ok(self.state_of(&bytes))
+    }
+
+    /// The state for what is only shown (the time strip): on a page's device the newest
+    /// read back, a frame or two old while the run goes on; elsewhere
+    /// [`GpuPhold::download_state`].
+    pub fn shown_state(&self) -> Result<PholdState, SimError> {
+        let ranges = [
+            (&self.tokens, 0, self.tokens.size()),
+            (&self.counts, 0, self.counts.size()),
+        ];
+        Ok(self.state_of(&pdes_gpu::read_ranges_latest(&self.gpu, &ranges)?))
+    }
+
+    /// The state from the bytes of `tokens` and `counts`.
+    fn state_of(&self, bytes: &[Vec<u8>]) -> PholdState {
         let records: &[[u32; 4]] = bytemuck::cast_slice(&bytes[0]);
         let counts: &[[u32; 2]] = bytemuck::cast_slice(&bytes[1]);
-        Ok(PholdState {
+        PholdState {
             events: records
                 .iter()
                 .map(|w| Event {
@@ -369,7 +385,7 @@ impl GpuPhold {
                 .iter()
                 .map(|c| c[0])
                 .collect(),
-        })
+        }
     }
 
     /// Events processed at LP `lp` so far (8 bytes read back: the hover and the inspector).

@@ -456,17 +456,32 @@ impl GpuTorus {
 
     /// Every replica's state (token numbers local to the replica, as in its own run).
     pub fn download_states(&self) -> Result<Vec<TorusState>, SimError> {
+        let ranges = self.state_ranges();
+        let bytes = pdes_gpu::read_ranges_since(&self.gpu, &ranges, self.advance.work())?;
+        Ok(self.states_of(&bytes))
+    }
+
+    /// Replica 0's state for what is only shown (the time strip, a followed token): on a
+    /// page's device the newest state read back, a frame or two old while the run goes on
+    /// ([`pdes_gpu::read_ranges_latest`]); elsewhere [`GpuTorus::download_state`].
+    pub fn shown_state(&self) -> Result<TorusState, SimError> {
+        let bytes = pdes_gpu::read_ranges_latest(&self.gpu, &self.state_ranges())?;
+        Ok(self.states_of(&bytes).swap_remove(0))
+    }
+
+    /// What a state is read from: departures, last arrivals, facilities, tokens.
+    fn state_ranges(&self) -> [(&wgpu::Buffer, u64, u64); 4] {
         let r = &self.buffers.regions;
-        let bytes = pdes_gpu::read_ranges_since(
-            &self.gpu,
-            &[
-                r.departures.range(),
-                r.last_arr.range(),
-                r.facilities.range(),
-                r.tok.range(),
-            ],
-            self.advance.work(),
-        )?;
+        [
+            r.departures.range(),
+            r.last_arr.range(),
+            r.facilities.range(),
+            r.tok.range(),
+        ]
+    }
+
+    /// Every replica's state from [`Self::state_ranges`]' bytes.
+    fn states_of(&self, bytes: &[Vec<u8>]) -> Vec<TorusState> {
         let dep: &[[u32; 2]] = bytemuck::cast_slice(&bytes[0]);
         let last: &[[u32; 2]] = bytemuck::cast_slice(&bytes[1]);
         // two words of four per facility (common.wgsl, struct Fac)
@@ -485,7 +500,7 @@ impl GpuTorus {
             };
             decode_state(cfg, seed, (r * n1) as u32, &words)
         });
-        Ok(states.collect())
+        states.collect()
     }
 
     /// The GPU's exact sums from the warm-up on: busy and sojourn ticks (128-bit) and the

@@ -32,7 +32,7 @@ fn pending_times(s: &Session, cfg: &PholdConfig) -> Vec<f64> {
     } else if let Some(g) = any.downcast_ref::<GpuPhold>()
         && cfg.events_in_flight() <= GPU_STRIP_EVENTS
     {
-        g.download_state().map(|st| times(&st)).unwrap_or_default()
+        g.shown_state().map(|st| times(&st)).unwrap_or_default()
     } else {
         Vec::new()
     }

@@ -87,7 +87,7 @@ fn pending_departures(s: &Session, cfg: &TorusConfig) -> Vec<f64> {
     } else if let Some(g) = any.downcast_ref::<GpuTorus>()
         && (cfg.model.rows * cfg.model.cols) as usize <= GPU_STRIP_FACILITIES
     {
-        g.download_state()
+        g.shown_state()
             .map(|st| deps(&st.facilities))
             .unwrap_or_default()
     } else {
@@ -132,7 +132,7 @@ fn with_state<T>(
     if (rows * cols) as usize > GPU_STRIP_FACILITIES {
         return None;
     }
-    read(&g.download_state().ok()?)
+    read(&g.shown_state().ok()?)
 }
 
 fn token_serving(s: &Session, f: u32) -> Option<u32> {
