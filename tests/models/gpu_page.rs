@@ -43,6 +43,43 @@ fn poll_frames<F: Future>(f: F) -> (F::Output, u32) {
     }
 }
 
+/// Runs `g` as the window does in a page — a little more simulated time, `step`, each frame;
+/// a batch lands a frame later — until it finishes, calling `each_frame` after every frame.
+/// Returns the frames that ended with a batch still in flight (the deferred path taken).
+fn run_in_frames<E: Engine>(g: &mut E, step: u64, mut each_frame: impl FnMut(&mut E)) -> u32 {
+    let (mut target, mut unsettled) = (0, 0);
+    while !g.finished() {
+        target += step;
+        g.advance(Budget::Until(target)).unwrap();
+        if !g.settle().unwrap() {
+            unsettled += 1;
+        }
+        each_frame(g);
+    }
+    unsettled
+}
+
+/// `g`'s plot sample when it is back (what a sample needs comes back with the control
+/// block), compared with `waited`'s at the same step, `waited` brought there: true when a
+/// sample was compared.
+fn same_sample_as_waited(g: &dyn LiveEngine, waited: &mut dyn LiveEngine, what: &str) -> bool {
+    match g.sample(g.now()) {
+        Ok(s) => {
+            let behind = g.totals().steps - waited.totals().steps;
+            waited.advance(Budget::Steps(behind)).unwrap();
+            let step = g.totals().steps;
+            assert_eq!(
+                s,
+                waited.sample(waited.now()).unwrap(),
+                "{what}: sample at step {step}"
+            );
+            true
+        }
+        Err(SimError::NotYet) => false,
+        Err(e) => panic!("{e}"),
+    }
+}
+
 #[test]
 fn a_page_device_runs_the_torus_to_the_same_end_as_a_device_that_waits() {
     let Some(page) = page_device() else { return };
@@ -60,13 +97,8 @@ fn a_page_device_runs_the_torus_to_the_same_end_as_a_device_that_waits() {
     // the window's frames: each asks for a little more simulated time; a batch is answered
     // a frame (here: a call) later
     let mut g = GpuTorus::new(page, &cfg).unwrap();
-    let (mut target, mut unsettled, mut samples, mut shown) = (0, 0, 0, 0);
-    while !g.finished() {
-        target += pdes_lab::time::to_ticks(5.0);
-        g.advance(Budget::Until(target)).unwrap();
-        if !g.settle().unwrap() {
-            unsettled += 1;
-        }
+    let (mut samples, mut shown) = (0, 0);
+    let unsettled = run_in_frames(&mut g, pdes_lab::time::to_ticks(5.0), |g| {
         // what is only shown (the strip, a followed token) comes back while the run goes
         // on, a frame or two old; the exact state would wait for the run to stop
         if g.shown_state().is_ok() {
@@ -81,7 +113,7 @@ fn a_page_device_runs_the_torus_to_the_same_end_as_a_device_that_waits() {
             Err(SimError::NotYet) => {}
             Err(e) => panic!("{e}"),
         }
-    }
+    });
     assert!(
         unsettled > 0,
         "no batch was ever in flight: the deferred path was not taken"
@@ -89,8 +121,10 @@ fn a_page_device_runs_the_torus_to_the_same_end_as_a_device_that_waits() {
     assert!(samples > 0, "no sample ever came back");
     assert!(shown > 0, "the shown state never came back while running");
     assert_eq!(g.step_log(), waited.step_log(), "step log");
-    let (got, frames) = poll_frames(when_back(|| TorusEngine::summary(&mut g)));
-    assert!(frames > 1, "the summary's readback did not wait a frame");
+    // (whether the summary waits a frame depends on timing: the shown state's copy of the
+    // same ranges, taken after the last batch, may already be back, and is exact; PHOLD's
+    // test, which reads no shown state, checks that a report waits)
+    let (got, _) = poll_frames(when_back(|| TorusEngine::summary(&mut g)));
     assert_eq!(got.unwrap(), want);
 }
 
@@ -125,14 +159,7 @@ fn a_page_device_runs_phold_to_the_same_end_as_a_device_that_waits() {
     let want = waited.report().unwrap();
 
     let mut g = GpuPhold::new(page, &cfg).unwrap();
-    let (mut target, mut unsettled) = (0, 0);
-    while !g.finished() {
-        target += pdes_lab::time::to_ticks(0.5);
-        g.advance(Budget::Until(target)).unwrap();
-        if !g.settle().unwrap() {
-            unsettled += 1;
-        }
-    }
+    let unsettled = run_in_frames(&mut g, pdes_lab::time::to_ticks(0.5), |_| {});
     assert!(
         unsettled > 0,
         "no batch was ever in flight: the deferred path was not taken"
@@ -175,32 +202,11 @@ fn a_page_device_runs_sir_to_the_same_end_with_its_samples() {
     .unwrap();
     let mut waited = GpuDevs::new(gpu().unwrap(), &cfg).unwrap();
     let mut g = GpuDevs::new(page, &cfg).unwrap();
-    let (mut target, mut unsettled, mut samples) = (0, 0, 0);
-    while !g.finished() {
-        target += pdes_lab::time::to_ticks(3.0);
-        g.advance(Budget::Until(target)).unwrap();
-        if !g.settle().unwrap() {
-            unsettled += 1;
-        }
-        // SIR's compartments come back with the control block: a sample is the one a
-        // device that waits gives at the same step
-        match g.sample(g.now()) {
-            Ok(s) => {
-                waited
-                    .advance(Budget::Steps(g.totals().steps - waited.totals().steps))
-                    .unwrap();
-                assert_eq!(
-                    s,
-                    waited.sample(waited.now()).unwrap(),
-                    "sample at step {}",
-                    g.totals().steps
-                );
-                samples += 1;
-            }
-            Err(SimError::NotYet) => {}
-            Err(e) => panic!("{e}"),
-        }
-    }
+    let mut samples = 0;
+    // SIR's compartments come back with the control block
+    let unsettled = run_in_frames(&mut g, pdes_lab::time::to_ticks(3.0), |g| {
+        samples += u32::from(same_sample_as_waited(g, &mut waited, "SIR"));
+    });
     assert!(
         unsettled > 0,
         "no batch was ever in flight: the deferred path was not taken"
@@ -235,26 +241,11 @@ fn a_page_device_runs_diffusion_to_the_same_end_with_its_samples() {
         ]);
         let mut waited = GpuDiffusion::new(gpu().unwrap(), &cfg).unwrap();
         let mut g = GpuDiffusion::new(page.clone(), &cfg).unwrap();
-        let (mut target, mut unsettled, mut samples) = (0, 0, 0);
-        while !g.finished() {
-            target += pdes_lab::time::to_ticks(0.05);
-            g.advance(Budget::Until(target)).unwrap();
-            if !g.settle().unwrap() {
-                unsettled += 1;
-            }
-            // the grid's statistics come back with the time: a sample is the one a device
-            // that waits gives at the same step
-            match g.sample(g.now()) {
-                Ok(s) => {
-                    let behind = g.totals().steps - waited.totals().steps;
-                    waited.advance(Budget::Steps(behind)).unwrap();
-                    assert_eq!(s, waited.sample(waited.now()).unwrap(), "{algorithm}");
-                    samples += 1;
-                }
-                Err(SimError::NotYet) => {}
-                Err(e) => panic!("{e}"),
-            }
-        }
+        let mut samples = 0;
+        // the grid's statistics come back with the time
+        let unsettled = run_in_frames(&mut g, pdes_lab::time::to_ticks(0.05), |g| {
+            samples += u32::from(same_sample_as_waited(g, &mut waited, algorithm));
+        });
         assert!(
             unsettled > 0,
             "{algorithm}: the deferred path was not taken"
@@ -291,14 +282,10 @@ fn a_page_device_runs_the_replications_to_the_same_end_with_their_samples() {
     .unwrap();
     let mut waited = GpuMmck::new(gpu().unwrap(), &cfg).unwrap();
     let mut g = GpuMmck::new(page, &cfg).unwrap();
-    let (mut target, mut unsettled, mut samples) = (0, 0, 0);
     let step = pdes_lab::time::to_ticks(cfg.expected_length() / 40.0);
-    while !g.finished() {
+    let (mut target, mut samples) = (0, 0);
+    let unsettled = run_in_frames(&mut g, step, |g| {
         target += step;
-        g.advance(Budget::Until(target)).unwrap();
-        if !g.settle().unwrap() {
-            unsettled += 1;
-        }
         // the records come back with the status: a settled sample is the one a device that
         // waits gives at the same horizon
         if g.settle().unwrap() {
@@ -312,7 +299,7 @@ fn a_page_device_runs_the_replications_to_the_same_end_with_their_samples() {
                 Err(e) => panic!("{e}"),
             }
         }
-    }
+    });
     assert!(unsettled > 0, "the deferred path was not taken");
     assert!(samples > 0, "no sample ever came back");
     waited.advance(Budget::Finish).unwrap();
@@ -340,26 +327,11 @@ fn a_page_device_runs_the_open_network_to_the_same_end_growing_its_pool() {
     let r = Reductions::Portable;
     let mut waited = GpuOpen::with_options(gpu().unwrap(), &cfg, r, VERIFY_POOL).unwrap();
     let mut g = GpuOpen::with_options(page, &cfg, r, VERIFY_POOL).unwrap();
-    let (mut target, mut unsettled, mut samples) = (0, 0, 0);
-    while !g.finished() {
-        target += pdes_lab::time::to_ticks(1.0);
-        g.advance(Budget::Until(target)).unwrap();
-        if !g.settle().unwrap() {
-            unsettled += 1;
-        }
-        // the sums come back with the control block: a sample is the one a device that
-        // waits gives at the same step
-        match g.sample(g.now()) {
-            Ok(s) => {
-                let behind = g.totals().steps - waited.totals().steps;
-                waited.advance(Budget::Steps(behind)).unwrap();
-                assert_eq!(s, waited.sample(waited.now()).unwrap());
-                samples += 1;
-            }
-            Err(SimError::NotYet) => {}
-            Err(e) => panic!("{e}"),
-        }
-    }
+    let mut samples = 0;
+    // the sums come back with the control block
+    let unsettled = run_in_frames(&mut g, pdes_lab::time::to_ticks(1.0), |g| {
+        samples += u32::from(same_sample_as_waited(g, &mut waited, "open network"));
+    });
     assert!(unsettled > 0, "the deferred path was not taken");
     assert!(samples > 0, "no sample ever came back");
     assert!(

@@ -29,6 +29,16 @@ fn instance() -> wgpu::Instance {
     wgpu::Instance::new(desc)
 }
 
+/// The high-performance adapter of the compute backends.
+async fn best_adapter() -> Result<wgpu::Adapter, wgpu::RequestAdapterError> {
+    instance()
+        .request_adapter(&wgpu::RequestAdapterOptions {
+            power_preference: wgpu::PowerPreference::HighPerformance,
+            ..Default::default()
+        })
+        .await
+}
+
 /// Why device `index` cannot be opened on a host of `count` adapters, in words.
 pub fn no_device(index: usize, count: usize) -> String {
     match count {
@@ -70,16 +80,7 @@ impl Gpu {
     /// Opens the best adapter with compute support (Vulkan, Metal or DX12; GL has no
     /// storage buffers in compute on many drivers), asking for the adapter's full limits.
     pub fn new() -> Result<Self, String> {
-        pollster::block_on(async {
-            let adapter = instance()
-                .request_adapter(&wgpu::RequestAdapterOptions {
-                    power_preference: wgpu::PowerPreference::HighPerformance,
-                    ..Default::default()
-                })
-                .await
-                .map_err(|e| format!("no GPU adapter with Vulkan, Metal or DX12 ({e})"))?;
-            Self::on(adapter).await
-        })
+        Self::with_limits(|l| l)
     }
 
     /// The compute adapters of this host, in the order `--devices` numbers them: every
@@ -108,11 +109,7 @@ impl Gpu {
     /// that what the page will refuse is refused here too.
     pub fn with_limits(limit: impl FnOnce(wgpu::Limits) -> wgpu::Limits) -> Result<Self, String> {
         pollster::block_on(async {
-            let adapter = instance()
-                .request_adapter(&wgpu::RequestAdapterOptions {
-                    power_preference: wgpu::PowerPreference::HighPerformance,
-                    ..Default::default()
-                })
+            let adapter = best_adapter()
                 .await
                 .map_err(|e| format!("no GPU adapter with Vulkan, Metal or DX12 ({e})"))?;
             Self::on_with(adapter, limit).await
@@ -151,11 +148,7 @@ impl Gpu {
     /// Opens the browser's WebGPU adapter for a page: a device whose readbacks are deferred
     /// ([`Gpu::deferring`]). Fails with the reason where the browser offers none.
     pub async fn for_page() -> Result<Self, String> {
-        let adapter = instance()
-            .request_adapter(&wgpu::RequestAdapterOptions {
-                power_preference: wgpu::PowerPreference::HighPerformance,
-                ..Default::default()
-            })
+        let adapter = best_adapter()
             .await
             .map_err(|e| format!("this browser offers no WebGPU adapter ({e})"))?;
         Ok(Self::on(adapter).await?.deferring())

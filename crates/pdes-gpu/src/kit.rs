@@ -554,10 +554,18 @@ impl BatchStamps {
         (&self.resolved, 0, 16)
     }
 
-    /// Prints the batch's times per step from the read-back timestamps; `encode` and
-    /// `wall` are the host's encode and whole-batch durations.
-    pub fn report(gpu: &Gpu, stamps: &[u8], steps: u64, encode: f64, wall: f64) {
-        let t: &[u64] = bytemuck::cast_slice(stamps);
+    /// Reads the timestamps back and prints the batch's times per step; `encode` and
+    /// `wall` are the host's encode and whole-batch durations (profiling, on a device that
+    /// waits).
+    pub fn read_and_report(
+        &self,
+        gpu: &Gpu,
+        steps: u64,
+        encode: f64,
+        wall: f64,
+    ) -> Result<(), SimError> {
+        let bytes = read_ranges(gpu, &[self.range()])?;
+        let t: &[u64] = bytemuck::cast_slice(&bytes[0]);
         let gpu_us =
             t[1].saturating_sub(t[0]) as f64 * f64::from(gpu.queue.get_timestamp_period()) / 1e3;
         let n = steps.max(1) as f64;
@@ -567,6 +575,7 @@ impl BatchStamps {
             gpu_us / n,
             wall * 1e6 / n
         );
+        Ok(())
     }
 }
 

@@ -309,18 +309,11 @@ impl GpuPhold {
                 pass.dispatch_workgroups(1, 1, 1);
             },
         );
-        let Some(s) = &stamps else {
-            return self.read_batch();
-        };
-        let bytes = pdes_gpu::read_ranges(&self.gpu, &[s.range()])?;
         let taken = self.read_batch()?;
-        kit::BatchStamps::report(
-            &self.gpu,
-            &bytes[0],
-            u64::from(steps),
-            encode,
-            t0.elapsed().as_secs_f64(),
-        );
+        if let Some(s) = &stamps {
+            let wall = t0.elapsed().as_secs_f64();
+            s.read_and_report(&self.gpu, u64::from(steps), encode, wall)?;
+        }
         Ok(taken)
     }
 
