@@ -32,8 +32,6 @@ pub struct Session {
 }
 
 impl Session {
-    /// Builds the engine `config` asks for, shown with its model's `panel`. The GPU engines
-    /// need `gpu` and an algorithm they implement; otherwise the session runs on the CPU and
     /// What its plots read: its configuration and samples.
     pub fn trace(&self) -> crate::kit::plots::Trace<'_> {
         crate::kit::plots::Trace {
@@ -63,6 +61,8 @@ impl Session {
         self.ghosts.drain(..extra);
     }
 
+    /// Builds the engine `config` asks for, shown with its model's `panel`. The GPU engines
+    /// need `gpu` and an algorithm they implement; otherwise the session runs on the CPU and
     /// `note` says why.
     pub fn new(
         config: Config,
