@@ -364,6 +364,11 @@ impl GpuDevs {
         if let Some(s) = cache.as_ref() {
             return Ok(s.clone());
         }
+        // SIR on a page's device: only with a control block, or a sample's compartments and
+        // time could be of different steps
+        if self.cells_with_control() {
+            return Err(SimError::NotYet);
+        }
         let bytes = kit::read_buffers_since(&self.gpu, &[&self.cells, &self.times], self.work)?;
         let s = Arc::new(Snapshot {
             cells: bytemuck::cast_slice(&bytes[0]).to_vec(),

@@ -332,6 +332,11 @@ impl GpuDiffusion {
         if let Some(stats) = self.stats_at_head {
             return Ok(stats);
         }
+        // a page's device: only with a batch's time, or a sample's statistics and time could
+        // be of different steps
+        if self.gpu.defers_readbacks() {
+            return Err(SimError::NotYet);
+        }
         self.submit_stats();
         let groups = self.stats_groups();
         let bytes = read_ranges(&self.gpu, &[(&self.stats_buf, 0, 16 * u64::from(groups))])?;

@@ -306,6 +306,11 @@ impl GpuMmck {
         if let Some(r) = cache.as_ref() {
             return Ok(r.clone());
         }
+        // a page's device: only with a chunk's status (see [`Self::read_status`]), or a
+        // sample's records and horizon could be of different chunks
+        if self.gpu.defers_readbacks() {
+            return Err(SimError::NotYet);
+        }
         let bytes = kit::read_buffers_since(&self.gpu, &[&self.reps], self.work)?;
         let reps = self.records_of(&bytes[0]);
         *cache = Some(reps.clone());
@@ -332,6 +337,9 @@ impl GpuMmck {
         let mut cached = self.standing.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(s) = *cached {
             return Ok(s);
+        }
+        if self.gpu.defers_readbacks() {
+            return Err(SimError::NotYet);
         }
         let bytes = pdes_gpu::read_ranges_since(&self.gpu, &self.standing_ranges(), self.work)?;
         let standing = self.standing_of(&bytes[0], &bytes[1]);

@@ -316,6 +316,9 @@ impl GpuOpen {
     fn sums(&self) -> Result<Sums, SimError> {
         let bytes = match &self.acc_at_head {
             Some(b) => b.clone(),
+            // a page's device: only with a control block, or a sample's sums and time could
+            // be of different steps
+            None if self.gpu.defers_readbacks() => return Err(SimError::NotYet),
             None => read_ranges(&self.gpu, &[self.buffers.wg_acc.range()])?.swap_remove(0),
         };
         let acc: &[[u32; 4]] = bytemuck::cast_slice(&bytes);
