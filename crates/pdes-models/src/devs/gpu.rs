@@ -1,5 +1,6 @@
-//! The flattened coordinator on the GPU (paper 004's method): four compute passes per
-//! step (`shaders/devs.wgsl`), many steps per submit, the next time reduced on the GPU and
+//! The flattened coordinator on the GPU (paper 004's method): two compute passes per
+//! step (`shaders/devs.wgsl`: output, route and transition fused into one over a double
+//! buffer of states, then the next time), many steps per submit, the next time reduced on the GPU and
 //! never read back per step. The host reads the control block and the batch's step log
 //! once per submit. Twin of [`super::flattened::Flattened`], checked against it by
 //! `pdes-lab verify` and `tests/models/gpu_devs.rs`.
@@ -67,9 +68,7 @@ struct LogEntry {
 struct Pipelines {
     layout: wgpu::BindGroupLayout,
     display_layout: wgpu::BindGroupLayout,
-    output: wgpu::ComputePipeline,
-    route: wgpu::ComputePipeline,
-    transition: wgpu::ComputePipeline,
+    step: wgpu::ComputePipeline,
     next_time: wgpu::ComputePipeline,
     display: wgpu::ComputePipeline,
 }
@@ -77,7 +76,7 @@ struct Pipelines {
 fn build_pipelines(gpu: &Gpu, r: Reductions) -> Pipelines {
     let device = &gpu.device;
     let mut uses = vec![Use::Uniform];
-    uses.extend([Use::ReadWrite; 7]);
+    uses.extend([Use::ReadWrite; 4]);
     let layout = kit::layout(device, "devs", &uses);
     let display_layout = kit::layout(device, "devs display", &[Use::ReadWrite]);
     let pl = kit::pipeline_layout(device, "devs", &[&layout]);
@@ -87,9 +86,7 @@ fn build_pipelines(gpu: &Gpu, r: Reductions) -> Pipelines {
         source: wgpu::ShaderSource::Wgsl(module_source(r).into()),
     });
     Pipelines {
-        output: kit::pipeline(device, &pl, &module, "output"),
-        route: kit::pipeline(device, &pl, &module, "route"),
-        transition: kit::pipeline(device, &pl, &module, "transition"),
+        step: kit::pipeline(device, &pl, &module, "step"),
         next_time: kit::pipeline(device, &pl, &module, "next_time"),
         display: kit::pipeline(device, &pl_display, &module, "display_main"),
         layout,
@@ -106,14 +103,31 @@ pub struct Snapshot {
     pub times: Vec<[u32; 2]>,
 }
 
+impl Snapshot {
+    /// The cells and times of one half of the cells buffer, (value, aux, last, next) each.
+    fn of(state: &[[u32; 4]]) -> Self {
+        Self {
+            cells: state
+                .iter()
+                .map(|w| Cell {
+                    value: w[0],
+                    aux: w[1],
+                })
+                .collect(),
+            times: state.iter().map(|w| [w[2], w[3]]).collect(),
+        }
+    }
+}
+
 /// The flattened coordinator on the GPU.
 pub struct GpuDevs {
     gpu: Arc<Gpu>,
     config: DevsConfig,
     params: Params,
     params_buf: wgpu::Buffer,
+    /// Two halves of (value, aux, last, next) per cell; the half of the steps' parity is
+    /// the state.
     cells: wgpu::Buffer,
-    times: wgpu::Buffer,
     ctl: wgpu::Buffer,
     log_buf: wgpu::Buffer,
     bind_group: wgpu::BindGroup,
@@ -187,7 +201,8 @@ impl GpuDevs {
         }
         let space = cfg.space;
         let n = space.cells();
-        let cell_bytes = 8 * u64::from(n);
+        // two halves of 16 bytes per cell
+        let cell_bytes = 32 * u64::from(n);
         if cell_bytes > gpu.max_storage_buffer() {
             return Err(SimError::TooLarge(format!(
                 "model.rows × model.cols: {}×{} needs {cell_bytes}-byte buffers; this adapter allows {} bytes per buffer",
@@ -199,14 +214,19 @@ impl GpuDevs {
         let groups = n.div_ceil(WG);
         let params = Params::of(cfg, groups);
         let init = super::CellArrays::new(space, &cfg.rule);
-        let cells = init.cells;
-        let times: Vec<[u32; 2]> = init
-            .last
-            .iter()
-            .zip(&init.next)
-            .map(|(&l, &x)| [l, x])
-            .collect();
         let t0 = init.next.iter().copied().min().unwrap_or(PASSIVE);
+        // the first half holds the state at step 0; the second is written by the first step
+        let mut state: Vec<[u32; 4]> = (0..n as usize)
+            .map(|c| {
+                [
+                    init.cells[c].value,
+                    init.cells[c].aux,
+                    init.last[c],
+                    init.next[c],
+                ]
+            })
+            .collect();
+        state.resize(2 * n as usize, [0; 4]);
         let device = &gpu.device;
         let oom = pdes_gpu::kit::OomScope::push(device);
         let storage = pdes_gpu::kit::STORAGE_RW;
@@ -218,10 +238,7 @@ impl GpuDevs {
             bytemuck::bytes_of(&params),
             wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
         );
-        let cells_buf = init("devs cells", bytemuck::cast_slice(&cells), storage);
-        let times_buf = init("devs times", bytemuck::cast_slice(&times), storage);
-        let outbox = init("devs outbox", &vec![0u8; 4 * n as usize], storage);
-        let inbox = init("devs inbox", &vec![0u8; 8 * n as usize], storage);
+        let cells_buf = init("devs cells", bytemuck::cast_slice(&state), storage);
         let partial = init("devs partial", &vec![0u8; 32 * groups as usize], storage);
         let ctl = init("devs ctl", bytemuck::cast_slice(&[t0, 0, 0, 0]), storage);
         let log_buf = init(
@@ -229,7 +246,7 @@ impl GpuDevs {
             &vec![0u8; std::mem::size_of::<LogEntry>() * LOG_CAP as usize],
             storage,
         );
-        oom.check(format_args!("{} bytes", 32 * u64::from(n)))?;
+        oom.check(format_args!("{cell_bytes} bytes"))?;
         let pipelines = gpu.cached(&format!("devs pipelines, {reductions:?}"), || {
             build_pipelines(&gpu, reductions)
         });
@@ -237,25 +254,15 @@ impl GpuDevs {
             device,
             "devs",
             &pipelines.layout,
-            &[
-                &params_buf,
-                &cells_buf,
-                &times_buf,
-                &outbox,
-                &inbox,
-                &partial,
-                &ctl,
-                &log_buf,
-            ],
+            &[&params_buf, &cells_buf, &partial, &ctl, &log_buf],
         );
         Ok(Self {
-            memory_bytes: 32 * u64::from(n) + 32 * u64::from(LOG_CAP) + 32 * u64::from(groups),
+            memory_bytes: cell_bytes + 32 * u64::from(LOG_CAP) + 32 * u64::from(groups),
             gpu,
             config: cfg.clone(),
             params,
             params_buf,
             cells: cells_buf,
-            times: times_buf,
             ctl,
             log_buf,
             bind_group,
@@ -271,7 +278,7 @@ impl GpuDevs {
         })
     }
 
-    /// Queues `steps` steps (each four passes) in one submit, then reads the control
+    /// Queues `steps` steps (each two passes) in one submit, then reads the control
     /// block and the steps' log entries back ([`GpuDevs::read_batch`]; on a page's device
     /// that answers [`SimError::NotYet`] after the submit).
     fn batch(&mut self, steps: u32) -> Result<u32, SimError> {
@@ -279,8 +286,8 @@ impl GpuDevs {
         // PDES_GPU_PROFILE: the batch's GPU time per step, from two timestamps
         let stamps = kit::BatchStamps::new(&self.gpu, "devs batch");
         // Submitted in chunks: the GPU starts on the first chunk while the host still
-        // encodes the next (encoding four dispatches costs a few µs per step, as much as the
-        // GPU's work on a small grid; one submit per batch put the two in series).
+        // encodes the next (encoding a dispatch costs a few µs, as much as the GPU's work
+        // on a small grid; one submit per batch put the two in series).
         let p = &self.pipelines;
         let groups = self.groups;
         self.work = self.gpu.note_work();
@@ -296,12 +303,7 @@ impl GpuDevs {
             SUBMIT_STEPS,
             stamps.as_ref(),
             |pass| {
-                for (pipeline, n) in [
-                    (&p.output, groups),
-                    (&p.route, groups),
-                    (&p.transition, groups),
-                    (&p.next_time, 1),
-                ] {
+                for (pipeline, n) in [(&p.step, groups), (&p.next_time, 1)] {
                     pass.set_pipeline(pipeline);
                     pass.dispatch_workgroups(n, 1, 1);
                 }
@@ -324,16 +326,16 @@ impl GpuDevs {
         let with_cells = self.cells_with_control();
         if with_cells {
             ranges.push((&self.cells, 0, self.cells.size()));
-            ranges.push((&self.times, 0, self.times.size()));
         }
         let bytes = pdes_gpu::read_ranges_since(&self.gpu, &ranges, self.work)?;
-        if with_cells {
-            *self.snapshot.lock().unwrap_or_else(|e| e.into_inner()) = Some(Arc::new(Snapshot {
-                cells: bytemuck::cast_slice(&bytes[2]).to_vec(),
-                times: bytemuck::cast_slice(&bytes[3]).to_vec(),
-            }));
-        }
         let ctl: &[u32] = bytemuck::cast_slice(&bytes[0]);
+        if with_cells {
+            let n = self.params.cells as usize;
+            let half = (ctl[1] % 2) as usize * n;
+            let both: &[[u32; 4]] = bytemuck::cast_slice(&bytes[2]);
+            *self.snapshot.lock().unwrap_or_else(|e| e.into_inner()) =
+                Some(Arc::new(Snapshot::of(&both[half..half + n])));
+        }
         let ring: &[LogEntry] = bytemuck::cast_slice(&bytes[1]);
         let (t, taken) = (ctl[0], ctl[1] - self.steps);
         for s in self.steps..ctl[1] {
@@ -369,11 +371,13 @@ impl GpuDevs {
         if self.cells_with_control() {
             return Err(SimError::NotYet);
         }
-        let bytes = kit::read_buffers_since(&self.gpu, &[&self.cells, &self.times], self.work)?;
-        let s = Arc::new(Snapshot {
-            cells: bytemuck::cast_slice(&bytes[0]).to_vec(),
-            times: bytemuck::cast_slice(&bytes[1]).to_vec(),
-        });
+        // the half of the steps' parity only (the steps as last read: the cells are read
+        // after the batch's control block)
+        let n = u64::from(self.params.cells);
+        let half = u64::from(self.steps % 2);
+        let range = (&self.cells, 16 * n * half, 16 * n);
+        let bytes = pdes_gpu::read_ranges_since(&self.gpu, &[range], self.work)?;
+        let s = Arc::new(Snapshot::of(bytemuck::cast_slice(&bytes[0])));
         *cache = Some(s.clone());
         Ok(s)
     }

@@ -1,13 +1,17 @@
-// devs.wgsl — the flattened Parallel DEVS coordinator of paper 004 (Figs. 5, 6, 8) as four
+// devs.wgsl — the flattened Parallel DEVS coordinator of paper 004 (Figs. 5, 6, 8) as two
 // compute passes per step over arrays of every cell, one thread per cell. Twin of
-// crates/pdes-models/src/devs/flattened.rs, phase for phase, and of the rules in mod.rs (sir_step,
-// burn). Composed after u64.wgsl and one of the reduction modules (wg_reduce, wg_min).
+// crates/pdes-models/src/devs/flattened.rs and of the rules in mod.rs (sir_step, burn).
+// Composed after u64.wgsl and one of the reduction modules (wg_reduce, wg_min).
 //
-// A step is the dispatch sequence output → route → transition → next_time. Every pass
-// first reads the control block: when the next time is past the host's limit (t_limit)
-// or the step budget is spent (step_limit), the pass does nothing — so the host can queue
-// many steps per submit without knowing when the run stops, and reads back only once
-// per batch.
+// The paper's four phases (output, route, transition, next time) each read only the state
+// at t, so the first three fuse: `step` gives each cell the outputs of its coupled cells,
+// computed from their state at t, and its transition, writing the new state to the other
+// half of a double buffer (`cells`: the half of parity ctl.steps is the state at t). The
+// fourth, the minimum over every cell's next time, needs the whole grid: `next_time`, one
+// workgroup over the step's per-workgroup partials. Both passes first read the control
+// block: when the next time is past the host's limit (t_limit) or the step budget is spent
+// (step_limit), the pass does nothing — so the host can queue many steps per submit
+// without knowing when the run stops, and reads back only once per batch.
 
 struct Params {
     cells: u32, rows: u32, cols: u32, kind: u32,      // kind: 0 benchmark, 1 SIR
@@ -18,7 +22,7 @@ struct Params {
 
 struct Ctl {
     t: u32,      // time of the next step (NONE: every cell passive)
-    steps: u32,  // steps taken
+    steps: u32,  // steps taken (its parity: the half of `cells` that holds the state)
     pad0: u32, pad1: u32,
 }
 
@@ -33,7 +37,7 @@ struct LogEntry {
     pad0: u32, pad1: u32,
 }
 
-// One transition workgroup's results: its least next time and its counts.
+// One step workgroup's results: its least next time and its counts.
 struct Partial {
     least: u32,
     n_int: u32, n_ext: u32, n_conf: u32, messages: u32,
@@ -41,15 +45,11 @@ struct Partial {
 }
 
 @group(0) @binding(0) var<uniform> P: Params;
-@group(0) @binding(1) var<storage, read_write> cells: array<vec2<u32>>;   // (value, aux)
-@group(0) @binding(2) var<storage, read_write> times: array<vec2<u32>>;  // (last, next)
-@group(0) @binding(3) var<storage, read_write> outbox: array<u32>;
-@group(0) @binding(4) var<storage, read_write> inbox: array<vec2<u32>>;  // (count, sum)
-@group(0) @binding(5) var<storage, read_write> partial: array<Partial>;  // per transition workgroup
-@group(0) @binding(6) var<storage, read_write> ctl: Ctl;
-@group(0) @binding(7) var<storage, read_write> log: array<LogEntry>;
-
-const EMPTY: u32 = 0xffffffffu;
+// two halves of P.cells entries, (value, aux, last, next) per cell: one load per neighbour
+@group(0) @binding(1) var<storage, read_write> cells: array<vec4<u32>>;
+@group(0) @binding(2) var<storage, read_write> partial: array<Partial>;  // per step workgroup
+@group(0) @binding(3) var<storage, read_write> ctl: Ctl;
+@group(0) @binding(4) var<storage, read_write> log: array<LogEntry>;
 
 var<workgroup> sh_t: u32;
 
@@ -129,23 +129,19 @@ fn cell_index(wid: vec3<u32>, lid: u32) -> u32 {
     return wid.x * WG + lid;
 }
 
-// --- the four passes ---
+// --- the two passes ---
 
-// 1. output: imminent cells write λ(s) into their out-bag; the others clear theirs.
-@compute @workgroup_size(WG)
-fn output(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid3: vec3<u32>) {
-    let t = step_time(lid3.x);
-    let c = cell_index(wid, lid3.x);
-    if t == NONE || c >= P.cells { return; }
-    outbox[c] = select(EMPTY, output_of(cells[c]), times[c].y == t);
+// The first cell of the half that holds the state at the current step (parity of the
+// steps taken; ctl changes only in next_time, between step passes).
+fn state_base() -> u32 {
+    return (ctl.steps & 1u) * P.cells;
 }
 
-// 2. route: every cell pulls the out-bags of the cells coupled to it (itself included).
-@compute @workgroup_size(WG)
-fn route(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid3: vec3<u32>) {
-    let t = step_time(lid3.x);
-    let c = cell_index(wid, lid3.x);
-    if t == NONE || c >= P.cells { return; }
+// The in-bag of cell c at time t: the outputs of the coupled cells (itself included) that
+// are imminent, each computed from the sender's state at t in `cells[src..]` (the output
+// and route phases; a sender's λ is computed by each of its receivers, which is cheaper
+// than a pass and an out-bag between them).
+fn pull(src: u32, c: u32, t: u32) -> vec2<u32> {
     let r = i32(c / P.cols);
     let col = i32(c % P.cols);
     let rows = i32(P.rows);
@@ -162,20 +158,21 @@ fn route(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) li
             } else if rr < 0 || rr >= rows || cc < 0 || cc >= cols {
                 continue;
             }
-            let y = outbox[u32(rr * cols + cc)];
-            if y != EMPTY {
-                bag = vec2<u32>(bag.x + 1u, bag.y + y);
+            let sender = cells[src + u32(rr * cols + cc)];
+            if sender.w == t {
+                bag = vec2<u32>(bag.x + 1u, bag.y + output_of(sender.xy));
             }
         }
     }
-    inbox[c] = bag;
+    return bag;
 }
 
-// 3. transition: δint / δconf for imminent cells, δext for the others with input; then
-// last = t and next = t + ta. The workgroup's minimum next and its counts go to partial[]
-// (no atomics: the next-time pass adds the partials up).
+// 1–3. step: each cell's in-bag (output and route), then δint / δconf for imminent cells,
+// δext for the others with input, last = t and next = t + ta — written to the other half,
+// every cell (acting or not), so that the halves can alternate. The workgroup's minimum
+// next and its counts go to partial[] (no atomics: the next-time pass adds them up).
 @compute @workgroup_size(WG)
-fn transition(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid3: vec3<u32>) {
+fn step(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid3: vec3<u32>) {
     let lid = lid3.x;
     let t = step_time(lid);
     if t == NONE { return; }
@@ -184,11 +181,13 @@ fn transition(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_i
     var kinds = vec3<u32>(0u, 0u, 0u); // internal, external, confluent
     var messages = 0u;
     if c < P.cells {
-        let bag = inbox[c];
-        let when = times[c];
-        let imminent = when.y == t;
+        let src = state_base();
+        let me = cells[src + c];
+        let bag = pull(src, c, t);
+        let imminent = me.w == t;
         messages = bag.x;
-        var s = cells[c];
+        var s = me.xy;
+        var when = me.zw;
         var acted = true;
         if imminent && bag.x == 0u {
             s = delta_int(s);
@@ -202,13 +201,12 @@ fn transition(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_i
         } else {
             acted = false;
         }
-        nxt = when.y;
         if acted {
-            cells[c] = s;
             let a = ta(s);
-            nxt = select(t + a, NONE, a == NONE);
-            times[c] = vec2<u32>(t, nxt);
+            when = vec2<u32>(t, select(t + a, NONE, a == NONE));
         }
+        nxt = when.y;
+        cells[P.cells - src + c] = vec4<u32>(s, when);
     }
     // per workgroup each count is at most WG · 9, so the 64-bit sums of wg_reduce carry
     // two independent 32-bit counts in their halves
@@ -252,5 +250,5 @@ fn next_time(@builtin(local_invocation_id) lid3: vec3<u32>) {
 fn display_main(@builtin(global_invocation_id) gid: vec3<u32>) {
     let c = gid.x;
     if c >= arrayLength(&display) { return; }
-    display[c] = select(vec2<u32>(0u, 0u), vec2<u32>(cells[c].x, 0u), c < P.cells);
+    display[c] = select(vec2<u32>(0u, 0u), vec2<u32>(cells[state_base() + c].x, 0u), c < P.cells);
 }

@@ -29,9 +29,9 @@ fn cell(s: &Session, i: u32) -> Option<(Cell, u32, u32)> {
 
 /// The four phases of the flattened coordinator's step, as a row of boxes above the grid,
 /// each with what the last step did in it (per step over the last sample interval: after
-/// a single Step, that step exactly). Paper 004 Figs. 5, 6, 8: every phase is one pass
-/// over all cells that reads only the previous phase's arrays, so the cells of a phase
-/// run in parallel — one GPU thread each.
+/// a single Step, that step exactly). Paper 004 Figs. 5, 6, 8: the cells of a phase run in
+/// parallel — one GPU thread each; the engines run the first three phases as one sweep
+/// (they read only the state at t) and the fourth as a minimum over every cell.
 pub fn phases(ui: &mut egui::Ui, s: &Session) {
     let per_step = match s.samples.as_slice() {
         [.., a, b] if b.steps > a.steps => {
