@@ -87,16 +87,17 @@ fn process_event(i: u32) -> vec3<u32> {
 @compute @workgroup_size(WG)
 fn process(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid3: vec3<u32>) {
     let lid = lid3.x;
-    if !step_due(lid) { return; }
-    let bound = step_bound();
-    var least = never();
     let base = wid.x * WG * ITEMS;
-    // the thread's times are loaded first, all at once (inside the listing loop the loads
-    // waited for each other: ITEMS memory latencies in a row)
+    // the thread's times are loaded first, all at once, and before the control block is
+    // asked whether the step is due (they do not depend on it, and only this workgroup
+    // writes them): one memory latency where there were 1 + ITEMS in a row
     var times: array<vec2<u32>, ITEMS>;
     for (var k = 0u; k < ITEMS; k++) {
         times[k] = tok[min(base + k * WG + lid, P.tokens - 1u)];
     }
+    if !step_due(lid) { return; }
+    let bound = step_bound();
+    var least = never();
     for (var k = 0u; k < ITEMS; k++) {
         let i = base + k * WG + lid;
         if i >= P.tokens { break; }
