@@ -328,7 +328,7 @@ for what in "$@"; do
       done 2>&1 | tee "$OUT/item3-ab.txt"
       for b in carry/pdes-lab-before "$BIN"; do
         for rep in 1 2; do
-          echo "$(basename "$b") sir 320: $(PDES_GPU_PROFILE=1 $b run trabes-sir --set model.rows=320 --set model.cols=320 --engine gpu --format csv 2>&1 | grep batch | tail -1)"
+          echo "$(basename "$b") sir 320, every batch of a fresh process: $(PDES_GPU_PROFILE=1 $b run trabes-sir --set model.rows=320 --set model.cols=320 --engine gpu --format csv 2>&1 | grep batch | tr '\n' ' ')"
           echo "$(basename "$b") phold T=1000, first and last batch: $(PDES_GPU_PROFILE=1 $b run phold --set run.end_time=1000 --format csv 2>&1 | grep batch | sed -n '1p;$p' | tr '\n' ' ')"
         done
       done 2>&1 | tee "$OUT/item3-profile.txt" ;;

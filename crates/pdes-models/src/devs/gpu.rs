@@ -81,10 +81,10 @@ fn build_pipelines(gpu: &Gpu, r: Reductions) -> Pipelines {
     let display_layout = kit::layout(device, "devs display", &[Use::ReadWrite]);
     let pl = kit::pipeline_layout(device, "devs", &[&layout]);
     let pl_display = kit::pipeline_layout(device, "devs display", &[&layout, &display_layout]);
-    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-        label: Some("devs"),
-        source: wgpu::ShaderSource::Wgsl(module_source(r).into()),
-    });
+    // SAFETY: every loop of the module ends by its own bound: burn's counts to P.work,
+    // div_e12's down from 11 to 0, next_time's strides by WG to P.groups, and the
+    // reduction modules' halve a stride to 0 or count to a constant or a subgroup count.
+    let module = unsafe { kit::compute_module_bounded_loops(device, "devs", module_source(r)) };
     Pipelines {
         step: kit::pipeline(device, &pl, &module, "step"),
         next_time: kit::pipeline(device, &pl, &module, "next_time"),

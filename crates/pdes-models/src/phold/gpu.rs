@@ -161,12 +161,17 @@ impl Params {
     }
 }
 
-/// The initial events of `cfg` as the GPU stores them (every token's time, then every
-/// token's (LP, hop)), and the control block that starts from their earliest time.
-fn initial_events(cfg: &PholdConfig) -> (Vec<[u32; 2]>, Ctl) {
+/// The initial events of `cfg` as the GPU stores them (time, LP, hop), and the control
+/// block that starts from their earliest time.
+fn initial_events(cfg: &PholdConfig) -> (Vec<[u32; 4]>, Ctl) {
     let init = PholdState::new(cfg);
-    let records: Vec<[u32; 2]> = (init.events.iter().map(|e| split(e.time)))
-        .chain(init.events.iter().map(|e| [e.lp, e.hop]))
+    let records: Vec<[u32; 4]> = init
+        .events
+        .iter()
+        .map(|e| {
+            let t = split(e.time);
+            [t[0], t[1], e.lp, e.hop]
+        })
         .collect();
     let t0 = init.events.iter().map(|e| e.time).min().unwrap_or(NEVER);
     let ctl = Ctl {
@@ -358,17 +363,15 @@ impl GpuPhold {
 
     /// The state from the bytes of `tokens` and `counts`.
     fn state_of(&self, bytes: &[Vec<u8>]) -> PholdState {
-        let records: &[[u32; 2]] = bytemuck::cast_slice(&bytes[0]);
-        let (times, places) = records.split_at(records.len() / 2);
+        let records: &[[u32; 4]] = bytemuck::cast_slice(&bytes[0]);
         let counts: &[[u32; 2]] = bytemuck::cast_slice(&bytes[1]);
         PholdState {
-            events: times
+            events: records
                 .iter()
-                .zip(places)
-                .map(|(&t, &[lp, hop])| Event {
-                    time: join(t),
-                    lp,
-                    hop,
+                .map(|w| Event {
+                    time: join([w[0], w[1]]),
+                    lp: w[2],
+                    hop: w[3],
                 })
                 .collect(),
             counts: counts[..self.config.lps as usize]

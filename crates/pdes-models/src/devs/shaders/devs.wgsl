@@ -137,33 +137,58 @@ fn state_base() -> u32 {
     return (ctl.steps & 1u) * P.cells;
 }
 
+// A sender's (value, aux, last, next) at offset (dr, dc) from (r, col) in the half at
+// `src`, or a cell whose next time is NONE (never imminent) where no cell is coupled there.
+fn sender(src: u32, r: i32, col: i32, dr: i32, dc: i32) -> vec4<u32> {
+    let rows = i32(P.rows);
+    let cols = i32(P.cols);
+    var rr = r + dr;
+    var cc = col + dc;
+    var coupled = P.moore == 1u || dr == 0 || dc == 0;
+    if P.wrap == 1u {
+        rr = (rr + rows) % rows;
+        cc = (cc + cols) % cols;
+    } else {
+        coupled = coupled && rr >= 0 && rr < rows && cc >= 0 && cc < cols;
+    }
+    let s = cells[src + select(0u, u32(rr * cols + cc), coupled)];
+    return select(vec4<u32>(0u, 0u, 0u, NONE), s, coupled);
+}
+
+// The bag with the output of `s` added where it is imminent at t.
+fn receive(bag: vec2<u32>, s: vec4<u32>, t: u32) -> vec2<u32> {
+    return select(bag, vec2<u32>(bag.x + 1u, bag.y + output_of(s.xy)), s.w == t);
+}
+
 // The in-bag of cell c at time t: the outputs of the coupled cells (itself included) that
 // are imminent, each computed from the sender's state at t in `cells[src..]` (the output
 // and route phases; a sender's λ is computed by each of its receivers, which is cheaper
-// than a pass and an out-bag between them).
+// than a pass and an out-bag between them). The nine loads are written out, all issued
+// before any is used: in a loop each waited for the one before (up to nine memory
+// latencies in a row).
 fn pull(src: u32, c: u32, t: u32) -> vec2<u32> {
     let r = i32(c / P.cols);
     let col = i32(c % P.cols);
-    let rows = i32(P.rows);
-    let cols = i32(P.cols);
+    let n = sender(src, r, col, -1, 0);
+    let nw = sender(src, r, col, -1, -1);
+    let ne = sender(src, r, col, -1, 1);
+    let w = sender(src, r, col, 0, -1);
+    let me = sender(src, r, col, 0, 0);
+    let e = sender(src, r, col, 0, 1);
+    let sw = sender(src, r, col, 1, -1);
+    let s = sender(src, r, col, 1, 0);
+    let se = sender(src, r, col, 1, 1);
+    // whole-number sums: the order does not matter
     var bag = vec2<u32>(0u, 0u);
-    for (var dr = -1; dr <= 1; dr++) {
-        for (var dc = -1; dc <= 1; dc++) {
-            if P.moore == 0u && dr != 0 && dc != 0 { continue; }
-            var rr = r + dr;
-            var cc = col + dc;
-            if P.wrap == 1u {
-                rr = (rr + rows) % rows;
-                cc = (cc + cols) % cols;
-            } else if rr < 0 || rr >= rows || cc < 0 || cc >= cols {
-                continue;
-            }
-            let sender = cells[src + u32(rr * cols + cc)];
-            if sender.w == t {
-                bag = vec2<u32>(bag.x + 1u, bag.y + output_of(sender.xy));
-            }
-        }
-    }
+    bag = receive(bag, nw, t);
+    bag = receive(bag, n, t);
+    bag = receive(bag, ne, t);
+    bag = receive(bag, w, t);
+    bag = receive(bag, me, t);
+    bag = receive(bag, e, t);
+    bag = receive(bag, sw, t);
+    bag = receive(bag, s, t);
+    bag = receive(bag, se, t);
     return bag;
 }
 

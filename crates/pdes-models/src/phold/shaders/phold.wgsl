@@ -30,9 +30,7 @@ struct LogEntry {
 }
 
 @group(0) @binding(0) var<uniform> P: Params;
-// the pending event of every token: its time (u64) at [token], then its (lp, hop) at
-// [P.tokens + token] — two arrays in one binding, so that the scan reads 8 bytes a token
-@group(0) @binding(1) var<storage, read_write> tok: array<vec2<u32>>;
+@group(0) @binding(1) var<storage, read_write> tok: array<vec4<u32>>;      // (time u64, lp, hop)
 @group(0) @binding(2) var<storage, read_write> counts: array<atomic<u32>>; // 2 words per heatmap cell: (events at the LP, 0)
 @group(0) @binding(3) var<storage, read_write> partial: array<vec4<u32>>;  // per process workgroup: (least time u64, events, remote messages)
 @group(0) @binding(4) var<storage, read_write> ctl: Ctl;
@@ -64,18 +62,17 @@ fn step_bound() -> vec2<u32> {
 // Processes the event of token i: count it at its LP, draw its successor, move the token.
 // Returns the successor's time and 1 where it went to another LP (a remote message).
 fn process_event(i: u32) -> vec3<u32> {
-    let at = tok[P.tokens + i]; // (lp, hop)
-    atomicAdd(&counts[2u * at.x], 1u);
-    let w = token_words(i, at.y);
-    var lp = at.x;
+    var e = tok[i];
+    atomicAdd(&counts[2u * e.z], 1u);
+    let w = token_words(i, e.w);
+    var lp = e.z;
     if P.remote_all == 1u || w.y < P.remote_q {
         lp = mul32x32(w.z, P.lps).y; // floor(w · lps / 2^32)
     }
-    let moved = select(0u, 1u, lp != at.x);
-    let next = add64(tok[i], service_ticks(w.x));
-    tok[i] = next;
-    tok[P.tokens + i] = vec2<u32>(lp, at.y + 1u);
-    return vec3<u32>(next, moved);
+    let moved = select(0u, 1u, lp != e.z);
+    e = vec4<u32>(add64(e.xy, service_ticks(w.x)), lp, e.w + 1u);
+    tok[i] = e;
+    return vec3<u32>(e.xy, moved);
 }
 
 // Two phases per workgroup: every thread scans its ITEMS tokens and lists the due ones in
@@ -90,10 +87,10 @@ fn process(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) 
     let base = wid.x * WG * ITEMS;
     // the thread's times are loaded first, all at once, and before the control block is
     // asked whether the step is due (they do not depend on it, and only this workgroup
-    // writes them): one memory latency where there were 1 + ITEMS in a row
+    // writes them): one memory latency where there may have been 1 + ITEMS in a row
     var times: array<vec2<u32>, ITEMS>;
     for (var k = 0u; k < ITEMS; k++) {
-        times[k] = tok[min(base + k * WG + lid, P.tokens - 1u)];
+        times[k] = tok[min(base + k * WG + lid, P.tokens - 1u)].xy;
     }
     if !step_due(lid) { return; }
     let bound = step_bound();
@@ -143,11 +140,11 @@ fn display_cells(@builtin(global_invocation_id) gid: vec3<u32>) {
 fn display_tokens(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = gid.x;
     if i >= P.tokens { return; }
-    let lp = tok[P.tokens + i].x;
-    if 2u * lp + 1u >= arrayLength(&display) { return; }
-    atomicAdd(&display[2u * lp], 1u);
-    if lt64(tok[i], step_bound()) {
-        atomicOr(&display[2u * lp], NEXT_STEP);
+    let e = tok[i];
+    if 2u * e.z + 1u >= arrayLength(&display) { return; }
+    atomicAdd(&display[2u * e.z], 1u);
+    if lt64(e.xy, step_bound()) {
+        atomicOr(&display[2u * e.z], NEXT_STEP);
     }
 }
 
