@@ -73,6 +73,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
         }
     }
     let end = config.end_ticks();
+    let set_up = Instant::now();
     let mut sim = match &args.devices {
         None => Simulation::new(config).map_err(|e| CliError::Input(e.to_string()))?,
         Some(devices) => {
@@ -94,6 +95,13 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
             "--samples: model.kind = \"{}\" has no per-unit outputs to write (mmck writes every replication's L̂)",
             sim.config.kind()
         )));
+    }
+    if std::env::var_os("PDES_GPU_PROFILE").is_some() {
+        // where a fresh process's time goes before the run (bench/NOTES.md, "The cold run")
+        output::to_stderr(&format!(
+            "set-up: device and engine in {:.1} ms",
+            set_up.elapsed().as_secs_f64() * 1e3
+        ));
     }
     let started = Instant::now();
     // Advance in chunks of simulated time that take about 200 ms each: short enough for a

@@ -124,6 +124,7 @@ impl Gpu {
         adapter: wgpu::Adapter,
         limit: impl FnOnce(wgpu::Limits) -> wgpu::Limits,
     ) -> Result<Self, String> {
+        let t0 = web_time::Instant::now();
         let limits = limit(adapter.limits());
         let wanted = WANTED_FEATURES;
         let (device, queue) = adapter
@@ -135,6 +136,13 @@ impl Gpu {
             })
             .await
             .map_err(|e| format!("could not open the GPU device: {e}"))?;
+        wake(&device, &queue);
+        if std::env::var_os("PDES_GPU_PROFILE").is_some() {
+            eprintln!(
+                "set-up: device opened in {:.1} ms",
+                t0.elapsed().as_secs_f64() * 1e3
+            );
+        }
         Ok(Self {
             info: adapter.get_info(),
             device,
@@ -300,4 +308,24 @@ pub fn read_ranges_latest(
         Some(d) => d.read((&gpu.device, &gpu.queue), ranges, Freshness::Latest),
         None => read_ranges(gpu, ranges),
     }
+}
+
+/// Submits a first piece of work (a 4-byte clear) as soon as a device is open, and does not
+/// wait for it: a process's first submit and readback cost ~15 ms on an H100 whatever they
+/// carry (bench/NOTES.md, "The cold run"), and started here that time passes while the host
+/// compiles the engine's pipelines instead of after. `PDES_GPU_WAKE=0` leaves it out (to
+/// measure what it saves).
+fn wake(device: &wgpu::Device, queue: &wgpu::Queue) {
+    if std::env::var("PDES_GPU_WAKE").is_ok_and(|v| v == "0") {
+        return;
+    }
+    let buf = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("wake"),
+        size: 4,
+        usage: wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let mut enc = device.create_command_encoder(&Default::default());
+    enc.clear_buffer(&buf, 0, None);
+    queue.submit([enc.finish()]);
 }

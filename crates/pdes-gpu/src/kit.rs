@@ -464,6 +464,26 @@ pub fn run_display_pass(
     gpu.queue.submit([enc.finish()]);
 }
 
+/// Makes an engine's initial uploads (created with their contents, they reach the device
+/// with the next submit) and a process's first submit happen in set-up: reads `len` bytes
+/// of `buf` back. A run's clock then starts at its first step, as the bench's does; under
+/// `PDES_GPU_PROFILE` the time it took is printed (bench/NOTES.md, "The cold run"). A
+/// page's device answers later: nothing is waited for there.
+pub fn flush_uploads(gpu: &Gpu, label: &str, buf: &wgpu::Buffer, len: u64) -> Result<(), SimError> {
+    let t0 = web_time::Instant::now();
+    match read_ranges(gpu, &[(buf, 0, len)]) {
+        Err(SimError::NotYet) => return Ok(()),
+        r => drop(r?),
+    }
+    if std::env::var_os("PDES_GPU_PROFILE").is_some() {
+        eprintln!(
+            "set-up {label}: uploads flushed (a submit and a readback) in {:.2} ms",
+            t0.elapsed().as_secs_f64() * 1e3
+        );
+    }
+    Ok(())
+}
+
 /// `PDES_GPU_PROFILE`: the GPU time of one batch of dispatches from two timestamps written
 /// inside its compute pass (when the adapter has TIMESTAMP_QUERY_INSIDE_PASSES), printed
 /// per step next to the encode and wall-clock times.

@@ -247,6 +247,9 @@ impl GpuDevs {
             storage,
         );
         oom.check(format_args!("{cell_bytes} bytes"))?;
+        // the first batch times stepping only, not the upload and a process's first submit
+        // (bench/NOTES.md, "The cold run")
+        kit::flush_uploads(&gpu, "devs", &ctl, 16)?;
         let pipelines = gpu.cached(&format!("devs pipelines, {reductions:?}"), || {
             build_pipelines(&gpu, reductions)
         });

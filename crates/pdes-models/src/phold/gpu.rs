@@ -240,14 +240,8 @@ impl GpuPhold {
             wgpu::BufferUsages::STORAGE,
         );
         oom.check(format_args!("{token_bytes} bytes of events"))?;
-        // The uploads above reach the device with the next submit: read the control block
-        // back now, so that they happen in set-up (as the torus's build does) and the first
-        // batch times stepping only, not the upload (bench/NOTES.md, PHOLD). A page's device
-        // answers later; nothing is waited for there.
-        match pdes_gpu::read_ranges(&gpu, &[(&ctl_buf, 0, std::mem::size_of::<Ctl>() as u64)]) {
-            Err(SimError::NotYet) => {}
-            r => drop(r?),
-        }
+        // the first batch times stepping only, not the upload (bench/NOTES.md, PHOLD)
+        kit::flush_uploads(&gpu, "phold", &ctl_buf, std::mem::size_of::<Ctl>() as u64)?;
         let pipelines = gpu.cached(&format!("phold pipelines, {reductions:?}"), || {
             build_pipelines(&gpu, reductions)
         });
