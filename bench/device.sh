@@ -332,9 +332,9 @@ for what in "$@"; do
           echo "$(basename "$b") phold T=1000, first and last batch: $(PDES_GPU_PROFILE=1 $b run phold --set run.end_time=1000 --format csv 2>&1 | grep batch | sed -n '1p;$p' | tr '\n' ' ')"
         done
       done 2>&1 | tee "$OUT/item3-profile.txt" ;;
-    cold)  # issue 32 item 3: where a fresh `run` process's time goes (set-up lines, first batch, the run's wall, the process's wall), with the device woken at open (default) and not (PDES_GPU_WAKE=0), interleaved, five rounds
-      for round in 1 2 3 4 5; do
-        for wake in 1 0; do
+    cold)  # issue 32 item 3: where a fresh `run` process's time goes (set-up lines, first batch, the run's wall, the process's wall), with the device woken at open (default), not (PDES_GPU_WAKE=0) and woken with a readback waited for (PDES_GPU_WAKE=read), interleaved, three rounds
+      for round in 1 2 3; do
+        for wake in 1 0 read; do
           for w in "trabes-sir --set model.rows=320 --set model.cols=320" "phold --set run.end_time=1000"; do
             # shellcheck disable=SC2086
             PDES_GPU_WAKE=$wake PDES_GPU_PROFILE=1 /usr/bin/time -f "process %e s" $BIN run $w --engine gpu --format json --out /tmp/cold.json > /tmp/cold.err 2>&1

@@ -75,6 +75,17 @@ fn process_event(i: u32) -> vec3<u32> {
     return vec3<u32>(e.xy, moved);
 }
 
+// Lists token i (time t) in the workgroup's due list when t is before the bound; returns
+// the least time of the tokens not listed so far.
+fn list_if_due(i: u32, t: vec2<u32>, bound: vec2<u32>, least: vec2<u32>) -> vec2<u32> {
+    if i >= P.tokens { return least; }
+    if lt64(t, bound) {
+        sh_due[atomicAdd(&sh_n, 1u)] = i;
+        return least;
+    }
+    return min64(least, t);
+}
+
 // Two phases per workgroup: every thread scans its ITEMS tokens and lists the due ones in
 // workgroup memory; then the list is processed with every thread busy. (Processing in the
 // scan loop left ~29 of 32 lanes idle through the ~600 instructions of an event when 9% of
@@ -84,27 +95,23 @@ fn process_event(i: u32) -> vec3<u32> {
 @compute @workgroup_size(WG)
 fn process(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid3: vec3<u32>) {
     let lid = lid3.x;
-    let base = wid.x * WG * ITEMS;
-    // the thread's times are loaded first, all at once, and before the control block is
-    // asked whether the step is due (they do not depend on it, and only this workgroup
-    // writes them): one memory latency where there may have been 1 + ITEMS in a row
-    var times: array<vec2<u32>, ITEMS>;
-    for (var k = 0u; k < ITEMS; k++) {
-        times[k] = tok[min(base + k * WG + lid, P.tokens - 1u)].xy;
-    }
+    // the thread's four times are loaded first, written out (a private array indexed in a
+    // loop lives in memory, not registers, where wgpu's loop counter keeps the loop from
+    // being unrolled), and before the control block is asked whether the step is due
+    // (they do not depend on it, and only this workgroup writes them)
+    let i0 = wid.x * WG * ITEMS + lid;
+    let last = P.tokens - 1u;
+    let t0 = tok[min(i0, last)].xy;
+    let t1 = tok[min(i0 + WG, last)].xy;
+    let t2 = tok[min(i0 + 2u * WG, last)].xy;
+    let t3 = tok[min(i0 + 3u * WG, last)].xy;
     if !step_due(lid) { return; }
     let bound = step_bound();
     var least = never();
-    for (var k = 0u; k < ITEMS; k++) {
-        let i = base + k * WG + lid;
-        if i >= P.tokens { break; }
-        let t = times[k];
-        if lt64(t, bound) {
-            sh_due[atomicAdd(&sh_n, 1u)] = i;
-        } else {
-            least = min64(least, t);
-        }
-    }
+    least = list_if_due(i0, t0, bound, least);
+    least = list_if_due(i0 + WG, t1, bound, least);
+    least = list_if_due(i0 + 2u * WG, t2, bound, least);
+    least = list_if_due(i0 + 3u * WG, t3, bound, least);
     workgroupBarrier();
     let n = atomicLoad(&sh_n);
     var moved = 0u;
