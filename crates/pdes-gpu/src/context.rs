@@ -136,7 +136,6 @@ impl Gpu {
             })
             .await
             .map_err(|e| format!("could not open the GPU device: {e}"))?;
-        wake(&device, &queue);
         if std::env::var_os("PDES_GPU_PROFILE").is_some() {
             eprintln!(
                 "set-up: device opened in {:.1} ms",
@@ -307,43 +306,5 @@ pub fn read_ranges_latest(
     match &gpu.deferred {
         Some(d) => d.read((&gpu.device, &gpu.queue), ranges, Freshness::Latest),
         None => read_ranges(gpu, ranges),
-    }
-}
-
-/// Submits a first piece of work (a 4-byte clear) as soon as a device is open, and does not
-/// wait for it, so that a process's first-submit costs pass while the host compiles the
-/// engine's pipelines. `PDES_GPU_WAKE=0` leaves it out, `PDES_GPU_WAKE=read` also reads
-/// the bytes back and waits (measurements of what the first submit and the first readback
-/// cost: bench/NOTES.md, "The cold run").
-fn wake(device: &wgpu::Device, queue: &wgpu::Queue) {
-    let how = std::env::var("PDES_GPU_WAKE").unwrap_or_default();
-    if how == "0" {
-        return;
-    }
-    let t0 = web_time::Instant::now();
-    let read = how == "read";
-    let buf = device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("wake"),
-        size: 4,
-        usage: if read {
-            wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ
-        } else {
-            wgpu::BufferUsages::COPY_DST
-        },
-        mapped_at_creation: false,
-    });
-    let mut enc = device.create_command_encoder(&Default::default());
-    enc.clear_buffer(&buf, 0, None);
-    queue.submit([enc.finish()]);
-    if read {
-        buf.slice(..).map_async(wgpu::MapMode::Read, |_| {});
-        let _ = device.poll(wgpu::PollType::Wait {
-            submission_index: None,
-            timeout: None,
-        });
-        eprintln!(
-            "set-up: first submit and readback at open in {:.2} ms",
-            t0.elapsed().as_secs_f64() * 1e3
-        );
     }
 }
