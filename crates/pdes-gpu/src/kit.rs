@@ -493,7 +493,7 @@ pub struct BatchStamps {
 }
 
 /// Queues a batch of `steps` GPU-resident steps in one compute pass per submission of at
-/// most `per_submit` steps, the first of at most 8 (the GPU starts on the first while the host encodes the next;
+/// most `per_submit` steps (the GPU starts on the first while the host encodes the next;
 /// one submit per batch put encoding and execution in series), each step's dispatches
 /// written by `encode_step` after the bind group is set; with `stamps`, the batch is timed
 /// between its first and last dispatch. Returns the host's encoding seconds.
@@ -508,15 +508,7 @@ pub fn submit_steps(
     let mut encode = 0.0;
     let mut done = 0;
     while done < steps {
-        // the first submission is short, so that the GPU starts after a few steps' encoding
-        // rather than a whole chunk's (~0.3 ms for 64 two-pass steps; a fresh `run` makes
-        // several batches, and each paid it)
-        let limit = if done == 0 {
-            per_submit.min(8)
-        } else {
-            per_submit
-        };
-        let chunk = (steps - done).min(limit);
+        let chunk = (steps - done).min(per_submit);
         let last = done + chunk == steps;
         let t_chunk = web_time::Instant::now();
         let mut enc = gpu.device.create_command_encoder(&Default::default());
