@@ -52,7 +52,7 @@ pub fn phases(ui: &mut egui::Ui, s: &Session) {
         (
             "1 output",
             format!(
-                "{} imminent cells (next = t) write λ(s) into their out-bags",
+                "{} imminent cells (next = t) emit λ(s)",
                 count(per_step.map(|p| p.0))
             ),
         ),
@@ -98,7 +98,7 @@ pub fn phases(ui: &mut egui::Ui, s: &Session) {
         egui::RichText::new(if sequential {
             format!("{over}. Sequential runs the same step with the classic PDEVS coordinator, cell by cell; the flattened coordinator runs each phase as one pass over all cells, each reading only the previous phase's arrays — so a phase's cells run in parallel, one GPU thread each.")
         } else {
-            format!("{over}. Each phase is one pass over all cells that reads only the previous phase's arrays: a phase's cells run in parallel, one GPU thread each (paper 004 Figs. 5, 6, 8).")
+            format!("{over}. A phase's cells run in parallel, one GPU thread each (paper 004 Figs. 5, 6, 8): phases 1–3 read only the state at t, so the engines run them as one pass that writes a second copy of the state; phase 4 needs every cell.")
         })
         .small(),
     );
