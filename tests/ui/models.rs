@@ -299,5 +299,6 @@ fn the_devs_strip_shows_the_last_steps_phases() {
     h.get_by_label_contains("1024 imminent cells (next = t)");
     h.get_by_label_contains("8836 messages pulled into in-bags");
     h.get_by_label_contains("1024 transitions");
-    h.get_by_label_contains("the last step. Each phase is one pass over all cells");
+    h.get_by_label_contains("the last step. A phase's cells run in parallel");
+    h.get_by_label_contains("phases 1–3 read only the state at t");
 }

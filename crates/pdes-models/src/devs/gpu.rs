@@ -75,7 +75,7 @@ struct Pipelines {
 
 fn build_pipelines(gpu: &Gpu, r: Reductions) -> Pipelines {
     let device = &gpu.device;
-    let mut uses = vec![Use::Uniform];
+    let mut uses = vec![Use::Uniform, Use::Read];
     uses.extend([Use::ReadWrite; 4]);
     let layout = kit::layout(device, "devs", &uses);
     let display_layout = kit::layout(device, "devs display", &[Use::ReadWrite]);
@@ -104,7 +104,7 @@ pub struct Snapshot {
 }
 
 impl Snapshot {
-    /// The cells and times of one half of the cells buffer, (value, aux, last, next) each.
+    /// The cells and times of a cells buffer's words, (value, aux, last, next) per cell.
     fn of(state: &[[u32; 4]]) -> Self {
         Self {
             cells: state
@@ -125,12 +125,13 @@ pub struct GpuDevs {
     config: DevsConfig,
     params: Params,
     params_buf: wgpu::Buffer,
-    /// Two halves of (value, aux, last, next) per cell; the half of the steps' parity is
+    /// Two buffers of (value, aux, last, next) per cell; the one of the steps' parity holds
     /// the state.
-    cells: wgpu::Buffer,
+    cells: [wgpu::Buffer; 2],
     ctl: wgpu::Buffer,
     log_buf: wgpu::Buffer,
-    bind_group: wgpu::BindGroup,
+    /// By the steps' parity p: cells[p] read, cells[1 − p] written.
+    bind_groups: [wgpu::BindGroup; 2],
     pipelines: Arc<Pipelines>,
     groups: u32,
     /// Time of the next step and steps taken, as last read.
@@ -201,8 +202,8 @@ impl GpuDevs {
         }
         let space = cfg.space;
         let n = space.cells();
-        // two halves of 16 bytes per cell
-        let cell_bytes = 32 * u64::from(n);
+        // two buffers of 16 bytes per cell
+        let cell_bytes = 16 * u64::from(n);
         if cell_bytes > gpu.max_storage_buffer() {
             return Err(SimError::TooLarge(format!(
                 "model.rows × model.cols: {}×{} needs {cell_bytes}-byte buffers; this adapter allows {} bytes per buffer",
@@ -215,8 +216,8 @@ impl GpuDevs {
         let params = Params::of(cfg, groups);
         let init = super::CellArrays::new(space, &cfg.rule);
         let t0 = init.next.iter().copied().min().unwrap_or(PASSIVE);
-        // the first half holds the state at step 0; the second is written by the first step
-        let mut state: Vec<[u32; 4]> = (0..n as usize)
+        // the first buffer holds the state at step 0; the second is written by the first step
+        let state: Vec<[u32; 4]> = (0..n as usize)
             .map(|c| {
                 [
                     init.cells[c].value,
@@ -226,7 +227,6 @@ impl GpuDevs {
                 ]
             })
             .collect();
-        state.resize(2 * n as usize, [0; 4]);
         let device = &gpu.device;
         let oom = pdes_gpu::kit::OomScope::push(device);
         let storage = pdes_gpu::kit::STORAGE_RW;
@@ -238,7 +238,10 @@ impl GpuDevs {
             bytemuck::bytes_of(&params),
             wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
         );
-        let cells_buf = init("devs cells", bytemuck::cast_slice(&state), storage);
+        let cells = [
+            init("devs cells 0", bytemuck::cast_slice(&state), storage),
+            init("devs cells 1", bytemuck::cast_slice(&state), storage),
+        ];
         let partial = init("devs partial", &vec![0u8; 32 * groups as usize], storage);
         let ctl = init("devs ctl", bytemuck::cast_slice(&[t0, 0, 0, 0]), storage);
         let log_buf = init(
@@ -246,29 +249,38 @@ impl GpuDevs {
             &vec![0u8; std::mem::size_of::<LogEntry>() * LOG_CAP as usize],
             storage,
         );
-        oom.check(format_args!("{cell_bytes} bytes"))?;
+        oom.check(format_args!("{} bytes", 2 * cell_bytes))?;
         // the first batch times stepping only, not the upload and a process's first submit
         // (bench/NOTES.md, "The cold run")
         kit::flush_uploads(&gpu, "devs", &ctl, 16)?;
         let pipelines = gpu.cached(&format!("devs pipelines, {reductions:?}"), || {
             build_pipelines(&gpu, reductions)
         });
-        let bind_group = kit::bind_group(
-            device,
-            "devs",
-            &pipelines.layout,
-            &[&params_buf, &cells_buf, &partial, &ctl, &log_buf],
-        );
+        let bind_groups = [0, 1].map(|p| {
+            kit::bind_group(
+                device,
+                "devs",
+                &pipelines.layout,
+                &[
+                    &params_buf,
+                    &cells[p],
+                    &cells[1 - p],
+                    &partial,
+                    &ctl,
+                    &log_buf,
+                ],
+            )
+        });
         Ok(Self {
-            memory_bytes: cell_bytes + 32 * u64::from(LOG_CAP) + 32 * u64::from(groups),
+            memory_bytes: 2 * cell_bytes + 32 * u64::from(LOG_CAP) + 32 * u64::from(groups),
             gpu,
             config: cfg.clone(),
             params,
             params_buf,
-            cells: cells_buf,
+            cells,
             ctl,
             log_buf,
-            bind_group,
+            bind_groups,
             pipelines,
             groups,
             t: t0,
@@ -293,6 +305,7 @@ impl GpuDevs {
         // on a small grid; one submit per batch put the two in series).
         let p = &self.pipelines;
         let groups = self.groups;
+        let mut parity = (self.steps % 2) as usize;
         self.work = self.gpu.note_work();
         if !self.cells_with_control() {
             // the cells change: the next look reads them again (with the control block, the
@@ -301,11 +314,15 @@ impl GpuDevs {
         }
         let encode = kit::submit_steps(
             &self.gpu,
-            &self.bind_group,
+            &self.bind_groups[parity],
             steps,
             SUBMIT_STEPS,
             stamps.as_ref(),
             |pass| {
+                // every step of a batch is due until one is not, and then none is: step i
+                // of the batch reads the buffer of the parity of steps + i
+                pass.set_bind_group(0, &self.bind_groups[parity], &[]);
+                parity = 1 - parity;
                 for (pipeline, n) in [(&p.step, groups), (&p.next_time, 1)] {
                     pass.set_pipeline(pipeline);
                     pass.dispatch_workgroups(n, 1, 1);
@@ -328,16 +345,15 @@ impl GpuDevs {
         let mut ranges = vec![(&self.ctl, 0, 16), (&self.log_buf, 0, self.log_buf.size())];
         let with_cells = self.cells_with_control();
         if with_cells {
-            ranges.push((&self.cells, 0, self.cells.size()));
+            // both buffers: which one holds the state, the control block read with them says
+            ranges.extend(self.cells.iter().map(|b| (b, 0, b.size())));
         }
         let bytes = pdes_gpu::read_ranges_since(&self.gpu, &ranges, self.work)?;
         let ctl: &[u32] = bytemuck::cast_slice(&bytes[0]);
         if with_cells {
-            let n = self.params.cells as usize;
-            let half = (ctl[1] % 2) as usize * n;
-            let both: &[[u32; 4]] = bytemuck::cast_slice(&bytes[2]);
+            let state = bytemuck::cast_slice(&bytes[2 + (ctl[1] % 2) as usize]);
             *self.snapshot.lock().unwrap_or_else(|e| e.into_inner()) =
-                Some(Arc::new(Snapshot::of(&both[half..half + n])));
+                Some(Arc::new(Snapshot::of(state)));
         }
         let ring: &[LogEntry] = bytemuck::cast_slice(&bytes[1]);
         let (t, taken) = (ctl[0], ctl[1] - self.steps);
@@ -374,12 +390,10 @@ impl GpuDevs {
         if self.cells_with_control() {
             return Err(SimError::NotYet);
         }
-        // the half of the steps' parity only (the steps as last read: the cells are read
-        // after the batch's control block)
-        let n = u64::from(self.params.cells);
-        let half = u64::from(self.steps % 2);
-        let range = (&self.cells, 16 * n * half, 16 * n);
-        let bytes = pdes_gpu::read_ranges_since(&self.gpu, &[range], self.work)?;
+        // the buffer of the steps' parity (the steps as last read: the cells are read after
+        // the batch's control block)
+        let cells = &self.cells[(self.steps % 2) as usize];
+        let bytes = pdes_gpu::read_ranges_since(&self.gpu, &[(cells, 0, cells.size())], self.work)?;
         let s = Arc::new(Snapshot::of(bytemuck::cast_slice(&bytes[0])));
         *cache = Some(s.clone());
         Ok(s)
@@ -465,9 +479,12 @@ impl LiveEngine for GpuDevs {
         self.memory_bytes
     }
     fn write_display(&self, _gpu: &Gpu, buf: &wgpu::Buffer) {
+        // the bind group of the steps as last read: on a device that waits, the state; on a
+        // page's, with a batch in flight, the state or the one a step before it (the other
+        // buffer holds the step before the newest) — what is only shown
         kit::run_display_pass(
             &self.gpu,
-            &self.bind_group,
+            &self.bind_groups[(self.steps % 2) as usize],
             (&self.pipelines.display_layout, &self.pipelines.display),
             buf,
             ((buf.size() / 8) as u32).div_ceil(WG),

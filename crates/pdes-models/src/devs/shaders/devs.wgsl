@@ -6,9 +6,10 @@
 // The paper's four phases (output, route, transition, next time) each read only the state
 // at t, so the first three fuse: `step` gives each cell the outputs of its coupled cells,
 // computed from their state at t, and its transition, writing the new state to the other
-// half of a double buffer (`cells`: the half of parity ctl.steps is the state at t). The
-// fourth, the minimum over every cell's next time, needs the whole grid: `next_time`, one
-// workgroup over the step's per-workgroup partials. Both passes first read the control
+// of two buffers (the host binds them by the parity of the steps taken: `cells_in` holds
+// the state at t, `cells_out` receives the next). The fourth, the minimum over every
+// cell's next time, needs the whole grid: `next_time`, one workgroup over the step's
+// per-workgroup partials. Both passes first read the control
 // block: when the next time is past the host's limit (t_limit) or the step budget is spent
 // (step_limit), the pass does nothing — so the host can queue many steps per submit
 // without knowing when the run stops, and reads back only once per batch.
@@ -22,7 +23,7 @@ struct Params {
 
 struct Ctl {
     t: u32,      // time of the next step (NONE: every cell passive)
-    steps: u32,  // steps taken (its parity: the half of `cells` that holds the state)
+    steps: u32,  // steps taken (its parity: the buffer that holds the state)
     pad0: u32, pad1: u32,
 }
 
@@ -45,11 +46,13 @@ struct Partial {
 }
 
 @group(0) @binding(0) var<uniform> P: Params;
-// two halves of P.cells entries, (value, aux, last, next) per cell: one load per neighbour
-@group(0) @binding(1) var<storage, read_write> cells: array<vec4<u32>>;
-@group(0) @binding(2) var<storage, read_write> partial: array<Partial>;  // per step workgroup
-@group(0) @binding(3) var<storage, read_write> ctl: Ctl;
-@group(0) @binding(4) var<storage, read_write> log: array<LogEntry>;
+// (value, aux, last, next) per cell, one load per neighbour: the state at t (the host binds
+// the buffer of the steps' parity) and the state the step writes
+@group(0) @binding(1) var<storage, read> cells_in: array<vec4<u32>>;
+@group(0) @binding(2) var<storage, read_write> cells_out: array<vec4<u32>>;
+@group(0) @binding(3) var<storage, read_write> partial: array<Partial>;  // per step workgroup
+@group(0) @binding(4) var<storage, read_write> ctl: Ctl;
+@group(0) @binding(5) var<storage, read_write> log: array<LogEntry>;
 
 var<workgroup> sh_t: u32;
 
@@ -131,15 +134,9 @@ fn cell_index(wid: vec3<u32>, lid: u32) -> u32 {
 
 // --- the two passes ---
 
-// The first cell of the half that holds the state at the current step (parity of the
-// steps taken; ctl changes only in next_time, between step passes).
-fn state_base() -> u32 {
-    return (ctl.steps & 1u) * P.cells;
-}
-
-// A sender's (value, aux, last, next) at offset (dr, dc) from (r, col) in the half at
-// `src`, or a cell whose next time is NONE (never imminent) where no cell is coupled there.
-fn sender(src: u32, r: i32, col: i32, dr: i32, dc: i32) -> vec4<u32> {
+// A sender's (value, aux, last, next) at offset (dr, dc) from (r, col) in the state at t,
+// or a cell whose next time is NONE (never imminent) where no cell is coupled there.
+fn sender(r: i32, col: i32, dr: i32, dc: i32) -> vec4<u32> {
     let rows = i32(P.rows);
     let cols = i32(P.cols);
     var rr = r + dr;
@@ -151,8 +148,23 @@ fn sender(src: u32, r: i32, col: i32, dr: i32, dc: i32) -> vec4<u32> {
     } else {
         coupled = coupled && rr >= 0 && rr < rows && cc >= 0 && cc < cols;
     }
-    let s = cells[src + select(0u, u32(rr * cols + cc), coupled)];
+    let s = cells_in[select(0u, u32(rr * cols + cc), coupled)];
     return select(vec4<u32>(0u, 0u, 0u, NONE), s, coupled);
+}
+
+// A cell's coupled cells (itself, `me`, included), as they stand at t.
+struct Senders { nw: vec4<u32>, n: vec4<u32>, ne: vec4<u32>, w: vec4<u32>, me: vec4<u32>, e: vec4<u32>, sw: vec4<u32>, s: vec4<u32>, se: vec4<u32> }
+
+// The coupled cells of cell c, written out so that the nine loads are issued together (in
+// a loop each waited for the one before: up to nine memory latencies in a row).
+fn senders_of(c: u32) -> Senders {
+    let r = i32(c / P.cols);
+    let col = i32(c % P.cols);
+    return Senders(
+        sender(r, col, -1, -1), sender(r, col, -1, 0), sender(r, col, -1, 1),
+        sender(r, col, 0, -1), sender(r, col, 0, 0), sender(r, col, 0, 1),
+        sender(r, col, 1, -1), sender(r, col, 1, 0), sender(r, col, 1, 1),
+    );
 }
 
 // The bag with the output of `s` added where it is imminent at t.
@@ -160,59 +172,47 @@ fn receive(bag: vec2<u32>, s: vec4<u32>, t: u32) -> vec2<u32> {
     return select(bag, vec2<u32>(bag.x + 1u, bag.y + output_of(s.xy)), s.w == t);
 }
 
-// The in-bag of cell c at time t: the outputs of the coupled cells (itself included) that
-// are imminent, each computed from the sender's state at t in `cells[src..]` (the output
-// and route phases; a sender's λ is computed by each of its receivers, which is cheaper
-// than a pass and an out-bag between them). The nine loads are written out, all issued
-// before any is used: in a loop each waited for the one before (up to nine memory
-// latencies in a row).
-fn pull(src: u32, c: u32, t: u32) -> vec2<u32> {
-    let r = i32(c / P.cols);
-    let col = i32(c % P.cols);
-    let n = sender(src, r, col, -1, 0);
-    let nw = sender(src, r, col, -1, -1);
-    let ne = sender(src, r, col, -1, 1);
-    let w = sender(src, r, col, 0, -1);
-    let me = sender(src, r, col, 0, 0);
-    let e = sender(src, r, col, 0, 1);
-    let sw = sender(src, r, col, 1, -1);
-    let s = sender(src, r, col, 1, 0);
-    let se = sender(src, r, col, 1, 1);
+// The in-bag at time t: the outputs of the coupled cells that are imminent, each computed
+// from the sender's state at t (the output and route phases; a sender's λ is computed by
+// each of its receivers, which is cheaper than a pass and an out-bag between them).
+fn pull(x: Senders, t: u32) -> vec2<u32> {
     // whole-number sums: the order does not matter
     var bag = vec2<u32>(0u, 0u);
-    bag = receive(bag, nw, t);
-    bag = receive(bag, n, t);
-    bag = receive(bag, ne, t);
-    bag = receive(bag, w, t);
-    bag = receive(bag, me, t);
-    bag = receive(bag, e, t);
-    bag = receive(bag, sw, t);
-    bag = receive(bag, s, t);
-    bag = receive(bag, se, t);
+    bag = receive(bag, x.nw, t);
+    bag = receive(bag, x.n, t);
+    bag = receive(bag, x.ne, t);
+    bag = receive(bag, x.w, t);
+    bag = receive(bag, x.me, t);
+    bag = receive(bag, x.e, t);
+    bag = receive(bag, x.sw, t);
+    bag = receive(bag, x.s, t);
+    bag = receive(bag, x.se, t);
     return bag;
 }
 
 // 1–3. step: each cell's in-bag (output and route), then δint / δconf for imminent cells,
-// δext for the others with input, last = t and next = t + ta — written to the other half,
-// every cell (acting or not), so that the halves can alternate. The workgroup's minimum
-// next and its counts go to partial[] (no atomics: the next-time pass adds them up).
+// δext for the others with input, last = t and next = t + ta — written to cells_out, every
+// cell (acting or not), so that the two buffers can alternate. The cell's senders are
+// loaded before the control block is asked whether the step is due: they do not depend on
+// it (the host binds the buffer that holds the state at t), so one memory latency is
+// spent where there were two in a row. The workgroup's minimum next and its counts go to
+// partial[] (no atomics: the next-time pass adds them up).
 @compute @workgroup_size(WG)
 fn step(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid3: vec3<u32>) {
     let lid = lid3.x;
+    let c = cell_index(wid, lid);
+    let x = senders_of(min(c, P.cells - 1u));
     let t = step_time(lid);
     if t == NONE { return; }
-    let c = cell_index(wid, lid);
     var nxt = NONE;
     var kinds = vec3<u32>(0u, 0u, 0u); // internal, external, confluent
     var messages = 0u;
     if c < P.cells {
-        let src = state_base();
-        let me = cells[src + c];
-        let bag = pull(src, c, t);
-        let imminent = me.w == t;
+        let bag = pull(x, t);
+        let imminent = x.me.w == t;
         messages = bag.x;
-        var s = me.xy;
-        var when = me.zw;
+        var s = x.me.xy;
+        var when = x.me.zw;
         var acted = true;
         if imminent && bag.x == 0u {
             s = delta_int(s);
@@ -231,7 +231,7 @@ fn step(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
             when = vec2<u32>(t, select(t + a, NONE, a == NONE));
         }
         nxt = when.y;
-        cells[P.cells - src + c] = vec4<u32>(s, when);
+        cells_out[c] = vec4<u32>(s, when);
     }
     // per workgroup each count is at most WG · 9, so the 64-bit sums of wg_reduce carry
     // two independent 32-bit counts in their halves
@@ -275,5 +275,5 @@ fn next_time(@builtin(local_invocation_id) lid3: vec3<u32>) {
 fn display_main(@builtin(global_invocation_id) gid: vec3<u32>) {
     let c = gid.x;
     if c >= arrayLength(&display) { return; }
-    display[c] = select(vec2<u32>(0u, 0u), vec2<u32>(cells[state_base() + c].x, 0u), c < P.cells);
+    display[c] = select(vec2<u32>(0u, 0u), vec2<u32>(cells_in[c].x, 0u), c < P.cells);
 }
