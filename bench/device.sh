@@ -316,9 +316,9 @@ for what in "$@"; do
           done
         done
       done 2>&1 | tee "$OUT/engines-ab.txt" ;;
-    item3-ab)  # issue 32 item 3: SIR 320² × 1000 and PHOLD's peers' configuration (T = 1000, 10,000 steps) as `run` gives them (fresh processes: the run a user meets), carry/pdes-lab-before, $MID (if set) and $BIN interleaved, three rounds; then each binary's GPU µs per step from timestamps
+    item3-ab)  # issue 32 item 3: SIR 320² × 1000 and PHOLD's peers' configuration (T = 1000, 10,000 steps) as `run` gives them (fresh processes: the run a user meets), $BEFORE (carry/pdes-lab-before unless set), $MID (if set) and $BIN interleaved, three rounds; then each binary's GPU µs per step from timestamps
       for round in 1 2 3; do
-        for b in carry/pdes-lab-before ${MID:-} "$BIN"; do
+        for b in "${BEFORE:-carry/pdes-lab-before}" ${MID:-} "$BIN"; do
           for w in "trabes-sir --set model.rows=320 --set model.cols=320" "phold --set run.end_time=1000"; do
             # shellcheck disable=SC2086
             /usr/bin/time -f "%e" -o /tmp/ab.time $b run $w --engine gpu --format json --out /tmp/ab.json > /dev/null 2>&1
@@ -326,7 +326,7 @@ for what in "$@"; do
           done
         done
       done 2>&1 | tee "$OUT/item3-ab.txt"
-      for b in carry/pdes-lab-before ${MID:-} "$BIN"; do
+      for b in "${BEFORE:-carry/pdes-lab-before}" ${MID:-} "$BIN"; do
         for rep in 1 2; do
           echo "$(basename "$b") sir 320, every batch of a fresh process: $(PDES_GPU_PROFILE=1 $b run trabes-sir --set model.rows=320 --set model.cols=320 --engine gpu --format csv 2>&1 | grep batch | tr '\n' ' ')"
           echo "$(basename "$b") phold T=1000, first and last batch: $(PDES_GPU_PROFILE=1 $b run phold --set run.end_time=1000 --format csv 2>&1 | grep batch | sed -n '1p;$p' | tr '\n' ' ')"
