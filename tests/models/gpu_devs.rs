@@ -139,10 +139,10 @@ fn the_smoke_suite_holds_every_row_to_the_sequential_reference() {
     );
 }
 
-/// The display pass draws the state of the half the steps' parity names, after an odd and
-/// an even number of steps: its words equal the CPU twin's.
+/// The display pass draws the state from the buffer the steps' parity names, after an odd
+/// and an even number of steps: its words equal the CPU twin's.
 #[test]
-fn the_display_pass_draws_the_current_half_of_the_double_buffer() {
+fn the_display_pass_draws_the_buffer_that_holds_the_state() {
     use pdes_lab::gpu::LiveEngine;
     let Some(g) = gpu() else { return };
     let cfg = config(
