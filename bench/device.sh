@@ -332,12 +332,14 @@ for what in "$@"; do
           echo "$(basename "$b") phold T=1000, first and last batch: $(PDES_GPU_PROFILE=1 $b run phold --set run.end_time=1000 --format csv 2>&1 | grep batch | sed -n '1p;$p' | tr '\n' ' ')"
         done
       done 2>&1 | tee "$OUT/item3-profile.txt" ;;
-    cold)  # issue 32 item 3: where a fresh `run` process's time goes (set-up lines, first batch, the run's wall, the process's wall), three rounds
-      for round in 1 2 3; do
+    cold)  # issue 32 item 3: where a fresh `run` process's time goes (set-up lines, first batch, the run's wall, the process's wall), with the first readback waited for beside the set-up and not (PDES_GPU_EARLY_READBACK=0), four rounds
+      for round in 1 2 3 4; do
+        for early in 1 0; do
         for w in "trabes-sir --set model.rows=320 --set model.cols=320" "phold --set run.end_time=1000"; do
           # shellcheck disable=SC2086
-          PDES_GPU_PROFILE=1 /usr/bin/time -f "process %e s" $BIN run $w --engine gpu --format json --out /tmp/cold.json > /tmp/cold.err 2>&1
-          echo "round $round ${w%% *}: $(grep -m1 -h '"wall_seconds"' /tmp/cold.json | tr -d ' ,') | $(grep -E '^set-up|^process' /tmp/cold.err | tr '\n' '|') batches $(grep batch /tmp/cold.err | tr '\n' '|')"
+          PDES_GPU_EARLY_READBACK=$early PDES_GPU_PROFILE=1 /usr/bin/time -f "process %e s" $BIN run $w --engine gpu --format json --out /tmp/cold.json > /tmp/cold.err 2>&1
+          echo "round $round early=$early ${w%% *}: $(grep -m1 -h '"wall_seconds"' /tmp/cold.json | tr -d ' ,') | $(grep -E '^set-up|^process' /tmp/cold.err | tr '\n' '|') batches $(grep batch /tmp/cold.err | tr '\n' '|')"
+        done
         done
       done 2>&1 | tee "$OUT/cold.txt" ;;
     headline-d)  # the headline at every d of the suite, one run each (the suite repeats them)

@@ -136,6 +136,8 @@ impl Gpu {
             })
             .await
             .map_err(|e| format!("could not open the GPU device: {e}"))?;
+        #[cfg(not(target_arch = "wasm32"))]
+        first_readback_beside(&device, &queue);
         if std::env::var_os("PDES_GPU_PROFILE").is_some() {
             eprintln!(
                 "set-up: device opened in {:.1} ms",
@@ -307,4 +309,40 @@ pub fn read_ranges_latest(
         Some(d) => d.read((&gpu.device, &gpu.queue), ranges, Freshness::Latest),
         None => read_ranges(gpu, ranges),
     }
+}
+
+/// Waits for a first 4-byte readback on a thread of its own, beside the caller's set-up: a
+/// process's first submit-and-readback costs ~17–27 ms on an H100 whatever it carries
+/// (bench/NOTES.md, "The cold run"), and the engine's pipelines take ~100 ms to build
+/// meanwhile. `PDES_GPU_EARLY_READBACK=0` leaves it out (to measure what it saves).
+#[cfg(not(target_arch = "wasm32"))]
+fn first_readback_beside(device: &wgpu::Device, queue: &wgpu::Queue) {
+    if std::env::var("PDES_GPU_EARLY_READBACK").is_ok_and(|v| v == "0") {
+        return;
+    }
+    let (device, queue) = (device.clone(), queue.clone());
+    std::thread::spawn(move || {
+        let t0 = web_time::Instant::now();
+        let buf = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("first readback"),
+            size: 4,
+            usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
+            mapped_at_creation: false,
+        });
+        let mut enc = device.create_command_encoder(&Default::default());
+        enc.clear_buffer(&buf, 0, None);
+        queue.submit([enc.finish()]);
+        buf.slice(..).map_async(wgpu::MapMode::Read, |_| {});
+        // nothing to report: a device lost here is reported by the engine's own calls
+        let _ = device.poll(wgpu::PollType::Wait {
+            submission_index: None,
+            timeout: None,
+        });
+        if std::env::var_os("PDES_GPU_PROFILE").is_some() {
+            eprintln!(
+                "set-up: the first readback, beside, in {:.1} ms",
+                t0.elapsed().as_secs_f64() * 1e3
+            );
+        }
+    });
 }
