@@ -1,7 +1,7 @@
 //! The flattened coordinator on the GPU (paper 004's method): two compute passes per
-//! step (`shaders/devs.wgsl`: output, route and transition fused into one over a double
-//! buffer of states, then the next time), many steps per submit, the next time reduced on the GPU and
-//! never read back per step. The host reads the control block and the batch's step log
+//! step (`shaders/devs.wgsl`: output, route and transition fused into one that reads the
+//! state from one buffer and writes it to the other, then the next time), many steps per
+//! submit, the next time reduced on the GPU and never read back per step. The host reads the control block and the batch's step log
 //! once per submit. Twin of [`super::flattened::Flattened`], checked against it by
 //! `pdes-lab verify` and `tests/models/gpu_devs.rs`.
 
@@ -305,7 +305,7 @@ impl GpuDevs {
         // on a small grid; one submit per batch put the two in series).
         let p = &self.pipelines;
         let groups = self.groups;
-        let mut parity = (self.steps % 2) as usize;
+        let mut parity = self.parity();
         self.work = self.gpu.note_work();
         if !self.cells_with_control() {
             // the cells change: the next look reads them again (with the control block, the
@@ -373,6 +373,12 @@ impl GpuDevs {
         Ok(taken)
     }
 
+    /// The parity of the steps as last read: the buffer that holds the state, and the bind
+    /// group that reads it.
+    fn parity(&self) -> usize {
+        (self.steps % 2) as usize
+    }
+
     /// True where the cells come back with each control block: SIR (its samples count
     /// them) on a page's device.
     fn cells_with_control(&self) -> bool {
@@ -392,8 +398,7 @@ impl GpuDevs {
         }
         // the buffer of the steps' parity (the steps as last read: the cells are read after
         // the batch's control block)
-        let cells = &self.cells[(self.steps % 2) as usize];
-        let bytes = pdes_gpu::read_ranges_since(&self.gpu, &[(cells, 0, cells.size())], self.work)?;
+        let bytes = kit::read_buffers_since(&self.gpu, &[&self.cells[self.parity()]], self.work)?;
         let s = Arc::new(Snapshot::of(bytemuck::cast_slice(&bytes[0])));
         *cache = Some(s.clone());
         Ok(s)
@@ -484,7 +489,7 @@ impl LiveEngine for GpuDevs {
         // buffer holds the step before the newest) — what is only shown
         kit::run_display_pass(
             &self.gpu,
-            &self.bind_groups[(self.steps % 2) as usize],
+            &self.bind_groups[self.parity()],
             (&self.pipelines.display_layout, &self.pipelines.display),
             buf,
             ((buf.size() / 8) as u32).div_ceil(WG),

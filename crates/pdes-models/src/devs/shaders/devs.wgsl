@@ -153,7 +153,11 @@ fn sender(r: i32, col: i32, dr: i32, dc: i32) -> vec4<u32> {
 }
 
 // A cell's coupled cells (itself, `me`, included), as they stand at t.
-struct Senders { nw: vec4<u32>, n: vec4<u32>, ne: vec4<u32>, w: vec4<u32>, me: vec4<u32>, e: vec4<u32>, sw: vec4<u32>, s: vec4<u32>, se: vec4<u32> }
+struct Senders {
+    nw: vec4<u32>, n: vec4<u32>, ne: vec4<u32>,
+    w: vec4<u32>, me: vec4<u32>, e: vec4<u32>,
+    sw: vec4<u32>, s: vec4<u32>, se: vec4<u32>,
+}
 
 // The coupled cells of cell c, written out so that the nine loads are issued together (in
 // a loop each waited for the one before: up to nine memory latencies in a row).

@@ -38,6 +38,7 @@ struct LogEntry {
 @group(0) @binding(6) var<storage, read> ln_table: array<u32>;
 
 const ITEMS: u32 = 4u; // tokens per thread
+const_assert ITEMS == 4u; // process() loads a thread's tokens as four named values
 
 var<workgroup> sh_go: u32;
 var<workgroup> sh_n: atomic<u32>;             // due tokens found by the workgroup
