@@ -10,6 +10,7 @@ use pdes_lab::models::torus::cpu::TorusEngine;
 use pdes_lab::models::torus::gpu::GpuTorus;
 use pdes_lab::sim::waiting::when_back;
 use pdes_lab::sim::{Budget, Engine, SimError};
+use pdes_lab::verify::CheckResult;
 use std::future::Future;
 use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
@@ -40,6 +41,14 @@ fn poll_frames<F: Future>(f: F) -> (F::Output, u32) {
         }
         frames += 1;
         assert!(frames < 10_000_000, "the future never finished");
+    }
+}
+
+/// Every page check passed, and there were at least `at_least` of them.
+fn assert_passed(results: &[CheckResult], at_least: usize) {
+    assert!(results.len() >= at_least, "{} checks", results.len());
+    for r in results {
+        assert!(r.passed, "{}: {:?}", r.name, r.details);
     }
 }
 
@@ -132,10 +141,7 @@ fn a_page_device_runs_the_torus_to_the_same_end_as_a_device_that_waits() {
 fn the_page_checks_pass_on_a_page_device_and_wait_for_it() {
     let Some(page) = page_device() else { return };
     let (results, frames) = poll_frames(pdes_lab::models::torus::verify::page_checks(page));
-    assert!(!results.is_empty());
-    for r in &results {
-        assert!(r.passed, "{}: {:?}", r.name, r.details);
-    }
+    assert_passed(&results, 1);
     assert!(
         frames > results.len() as u32,
         "the checks never yielded to the page"
@@ -178,10 +184,7 @@ fn a_page_device_runs_phold_to_the_same_end_as_a_device_that_waits() {
 fn phold_page_checks_pass_on_a_page_device() {
     let Some(page) = page_device() else { return };
     let (results, frames) = poll_frames(pdes_lab::models::phold::verify::page_checks(page));
-    assert!(!results.is_empty());
-    for r in &results {
-        assert!(r.passed, "{}: {:?}", r.name, r.details);
-    }
+    assert_passed(&results, 1);
     assert!(
         frames > results.len() as u32,
         "the checks never yielded to the page"
@@ -222,10 +225,7 @@ fn a_page_device_runs_sir_to_the_same_end_with_its_samples() {
 fn devs_page_checks_pass_on_a_page_device() {
     let Some(page) = page_device() else { return };
     let (results, _) = poll_frames(pdes_lab::models::devs::verify::page_checks(page));
-    assert!(results.len() >= 2, "both rules' quick cases");
-    for r in &results {
-        assert!(r.passed, "{}: {:?}", r.name, r.details);
-    }
+    assert_passed(&results, 2); // both rules' quick cases
 }
 
 #[test]
@@ -262,10 +262,7 @@ fn a_page_device_runs_diffusion_to_the_same_end_with_its_samples() {
 fn diffusion_page_checks_pass_on_a_page_device() {
     let Some(page) = page_device() else { return };
     let (results, _) = poll_frames(pdes_lab::models::diffusion::verify::page_checks(page));
-    assert!(!results.is_empty());
-    for r in &results {
-        assert!(r.passed, "{}: {:?}", r.name, r.details);
-    }
+    assert_passed(&results, 1);
 }
 
 #[test]
@@ -311,10 +308,7 @@ fn a_page_device_runs_the_replications_to_the_same_end_with_their_samples() {
 fn mmck_page_checks_pass_on_a_page_device() {
     let Some(page) = page_device() else { return };
     let (results, _) = poll_frames(pdes_lab::models::mmck::verify::page_checks(page));
-    assert!(!results.is_empty());
-    for r in &results {
-        assert!(r.passed, "{}: {:?}", r.name, r.details);
-    }
+    assert_passed(&results, 1);
 }
 
 #[test]
@@ -348,8 +342,5 @@ fn a_page_device_runs_the_open_network_to_the_same_end_growing_its_pool() {
 fn open_network_page_checks_pass_on_a_page_device() {
     let Some(page) = page_device() else { return };
     let (results, _) = poll_frames(pdes_lab::models::open_network::verify::page_checks(page));
-    assert!(!results.is_empty());
-    for r in &results {
-        assert!(r.passed, "{}: {:?}", r.name, r.details);
-    }
+    assert_passed(&results, 1);
 }
