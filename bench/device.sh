@@ -86,6 +86,22 @@ for what in "$@"; do
         /usr/bin/time -f "%e s wall" carry/pdes-lab-before fit cheng2014-lgd --engine gpu --format json > "$OUT/fit-lgd-gpu-before.json" 2> "$OUT/fit-lgd-gpu-before.time"
       fi
       for f in "$OUT"/fit-*.json; do echo "$(basename "$f"): $(grep -hE '"(engine|rounds|wall_seconds|chosen_components)"' "$f" | tr -d '\n ')"; done | tee "$OUT/fit-rounds.txt" ;;
+    fit-device)  # issue 32 item 2: Nelder–Mead on the device against the host's rounds and the CPU, k = 1..10: the shipped sample (3 cold runs each on the GPU), the same repeated 4× (n = 28,204) and 10^6 draws (auto: the rounds above 131,072 distinct)
+      for i in 1 2 3; do
+        for on in device host; do
+          /usr/bin/time -f "%e s wall" $BIN fit cheng2014-lgd --engine gpu --iterate-on $on --format json > "$OUT/fitd-lgd-$on-$i.json" 2> "$OUT/fitd-lgd-$on-$i.time"
+        done
+      done
+      /usr/bin/time -f "%e s wall" $BIN fit cheng2014-lgd --engine cpu --format json > "$OUT/fitd-lgd-cpu.json" 2> "$OUT/fitd-lgd-cpu.time"
+      awk 'BEGIN { srand(2014); split("0.30 0.20 0.20 0.15 0.15", w, " "); split("0.05 0.25 0.50 0.75 0.95", m, " "); split("0.03 0.06 0.08 0.06 0.03", sd, " ")
+        for (i = 0; i < 1000000; i++) { u = rand(); j = 1; c = w[1]; while (u > c && j < 5) { j++; c += w[j] }
+          z = sqrt(-2 * log(1 - rand())) * cos(6.283185307179586 * rand()); printf "%.9f\n", m[j] + sd[j] * z } }' > /tmp/lgd-1e6.csv
+      head -28204 /tmp/lgd-1e6.csv > /tmp/lgd-28204.csv
+      for on in device host; do
+        /usr/bin/time -f "%e s wall" $BIN fit /tmp/lgd-28204.csv --engine gpu --iterate-on $on --format json > "$OUT/fitd-28204-$on.json" 2> "$OUT/fitd-28204-$on.time"
+      done
+      /usr/bin/time -f "%e s wall" $BIN fit /tmp/lgd-1e6.csv --engine gpu --format json > "$OUT/fitd-1e6-auto.json" 2> "$OUT/fitd-1e6-auto.time"
+      for f in "$OUT"/fitd-*.json; do echo "$(basename "$f"): $(grep -hE '"(engine|iterated_on|rounds|wall_seconds|chosen_components)"' "$f" | tr -d '\n ') $(cat "${f%.json}.time" | tail -1)"; done | tee "$OUT/fit-device.txt" ;;
     verify)  # every GPU engine against its CPU twin, both reduction variants (pdes-lab verify)
       $BIN verify 2>&1 | tee "$OUT/verify.txt"; [ "${PIPESTATUS[0]}" = 0 ] || exit 1 ;;
     repro)  # issue 9's repro: CPU sequential and GPU window, 1000×777, P = 3, shifted, d = 0.6

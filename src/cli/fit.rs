@@ -21,12 +21,38 @@ pub struct FitArgs {
     /// Where the log-likelihood is evaluated: cpu (f64) or gpu (f32).
     #[arg(long, value_enum, default_value = "cpu")]
     pub engine: EngineArg,
+    /// With --engine gpu, where Nelder–Mead's iterations run: device (each minimization one
+    /// workgroup, run to its end: one dispatch, then one per k), host (rounds, one round
+    /// trip each), or auto (the device up to 131,072 distinct values).
+    #[arg(long, value_enum, default_value = "auto")]
+    pub iterate_on: IterateOn,
     /// Output format.
     #[arg(long, default_value = "table", value_parser = super::format_parser())]
     pub format: Format,
     /// Write the output to this file (whole or not at all) instead of stdout.
     #[arg(long)]
     pub out: Option<PathBuf>,
+}
+
+/// `--iterate-on`: where a GPU fit's Nelder–Mead iterations run ([`fit::SearchLoop`]).
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IterateOn {
+    /// The device up to 131,072 distinct values, else the host.
+    Auto,
+    /// The host, in rounds.
+    Host,
+    /// The device, a workgroup per minimization.
+    Device,
+}
+
+impl From<IterateOn> for fit::SearchLoop {
+    fn from(a: IterateOn) -> Self {
+        match a {
+            IterateOn::Auto => Self::Auto,
+            IterateOn::Host => Self::Host,
+            IterateOn::Device => Self::Device,
+        }
+    }
 }
 
 /// Parses `--components`: "K" (1..=K) or "A..B", within 1..=10.
@@ -131,6 +157,11 @@ pub fn run(args: &FitArgs) -> Result<(), CliError> {
         output::check_writable(p)
             .map_err(|e| CliError::Input(format!("--out {}: {e}", p.display())))?;
     }
+    if args.engine == EngineArg::Cpu && args.iterate_on != IterateOn::Auto {
+        return Err(CliError::Input(
+            "--iterate-on: only a GPU fit (--engine gpu) has a choice; the CPU's iterations run on the host".into(),
+        ));
+    }
     let data = load(&args.data, args.column.as_deref()).map_err(CliError::Input)?;
     let gpu = match args.engine {
         EngineArg::Gpu => Some(pdes_gpu::Gpu::shared().map_err(CliError::Run)?),
@@ -150,7 +181,11 @@ pub fn run(args: &FitArgs) -> Result<(), CliError> {
             ks.end()
         ));
     }
-    let r = fit::report(&data, ks, gpu, Search::default()).map_err(CliError::Run)?;
+    let search = Search {
+        iterate_on: args.iterate_on.into(),
+        ..Search::default()
+    };
+    let r = fit::report(&data, ks, gpu, search).map_err(CliError::Run)?;
     output::emit(
         &format_report(&r, args.format),
         args.out.as_deref(),

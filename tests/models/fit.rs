@@ -7,9 +7,10 @@
 use crate::common_cfg;
 use pdes_lab::fit::{self, Data, Loglik, Mixture, Search};
 
-fn quick() -> Search {
+pub(crate) fn quick() -> Search {
     Search {
         iterations_per_parameter: 200,
+        ..Search::default()
     }
 }
 
@@ -96,15 +97,19 @@ fn a_sample_repeated_twice_and_four_times_gives_exactly_that_multiple_and_the_sa
     }
 }
 
-#[test]
-fn a_well_separated_mixture_is_recovered_and_bic_chooses_its_k() {
-    let truth = Mixture {
+/// The mixture [`three_components`] draws from.
+pub(crate) fn three_truth() -> Mixture {
+    Mixture {
         weights: vec![0.5, 0.3, 0.2],
         means: vec![-4.0, 0.0, 5.0],
         sds: vec![0.5, 1.0, 0.7],
-    };
-    // deterministic draws: inverse-CDF-free Box–Muller on Philox words
-    let xs: Vec<f64> = (0..3000u32)
+    }
+}
+
+/// `n` deterministic draws of [`three_truth`]: Box–Muller on Philox words.
+pub(crate) fn three_components(n: u32) -> Data {
+    let truth = three_truth();
+    let xs: Vec<f64> = (0..n)
         .map(|i| {
             let w = pdes_lab::rng::philox4x32_10([i, 1, 2, 3], [i, 99]);
             let u = |x: u32| (f64::from(x) + 0.5) / 4_294_967_296.0;
@@ -119,7 +124,13 @@ fn a_well_separated_mixture_is_recovered_and_bic_chooses_its_k() {
             truth.means[j] + truth.sds[j] * z
         })
         .collect();
-    let data = Data::new(&xs).unwrap();
+    Data::new(&xs).unwrap()
+}
+
+#[test]
+fn a_well_separated_mixture_is_recovered_and_bic_chooses_its_k() {
+    let truth = three_truth();
+    let data = three_components(3000);
     let fits = fit::fit_all(&data, &data, 1..=4, quick()).unwrap();
     assert_eq!(fit::chosen(&fits), Some(3), "{fits:#?}");
     let f = &fits[2];

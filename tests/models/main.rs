@@ -11,6 +11,7 @@ mod common_cfg;
 mod cpu_algorithms;
 mod diffusion;
 mod fit;
+mod fit_device;
 mod gpu_devs;
 mod gpu_diffusion;
 mod gpu_open_network;

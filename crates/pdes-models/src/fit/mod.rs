@@ -11,13 +11,14 @@
 //! the same Nelder–Mead path, the same parameters and exactly 2× or 4× the ln L.
 
 pub mod data;
+pub mod device;
 pub mod gpu;
 pub mod nelder_mead;
 pub mod search;
 
 pub use data::Data;
 pub use nelder_mead::NelderMead;
-pub use search::{Fits, Search, fit_all, fit_k, starts};
+pub use search::{Fits, Search, SearchLoop, fit_all, fit_k, starts};
 use serde::Serialize;
 
 /// ln √(2π).
@@ -303,8 +304,13 @@ pub struct Report {
     pub chosen_components: usize,
     /// One fit per k.
     pub fits: Vec<Fit>,
-    /// Rounds: passes over the data, each evaluating every point the searches of all k
-    /// asked for (on the GPU, one dispatch and one readback each).
+    /// Where Nelder–Mead's iterations ran: "host" (in rounds, each evaluating every point
+    /// the searches of all k asked for) or "device" (each minimization a workgroup that
+    /// runs to its end: [`device`]).
+    pub iterated_on: &'static str,
+    /// Round trips to the evaluator: on the host, rounds (passes over the data, on the GPU
+    /// one dispatch and one readback each); on the device, dispatches (one, then one per k
+    /// after the first).
     pub rounds: u64,
     /// Wall-clock seconds for all fits.
     pub wall_seconds: f64,
@@ -329,20 +335,34 @@ pub fn report(
     let ks = *ks.start()..=(*ks.end()).min(distinct);
     let t0 = web_time::Instant::now();
     let standard = Standardized::of(data);
-    let device;
-    let engine: &dyn Loglik = match gpu {
-        Some(g) => {
-            device = gpu::GpuLoglik::new(g, &standard.data)?;
-            &device
+    let on_device = gpu.as_ref().is_some_and(|g| {
+        let software = g.info.device_type == wgpu::DeviceType::Cpu;
+        search
+            .iterate_on
+            .on_device(standard.data.values.len(), software)
+    });
+    let (rounds, fits, on_gpu) = match gpu {
+        Some(g) if on_device => {
+            let mut search = device::DeviceFits::new(g, &standard.data, ks, search)?;
+            while search.step()? {}
+            (search.rounds(), search.into_fits()?, true)
         }
-        None => &standard.data,
+        gpu => {
+            let device;
+            let engine: &dyn Loglik = match gpu {
+                Some(g) => {
+                    device = gpu::GpuLoglik::new(g, &standard.data)?;
+                    &device
+                }
+                None => &standard.data,
+            };
+            let on_gpu = !std::ptr::addr_eq(engine, &standard.data as &dyn Loglik);
+            let mut search = Fits::new(&standard.data, ks, search, engine);
+            while search.step(engine, u64::MAX)? {}
+            (search.rounds(), search.into_fits()?, on_gpu)
+        }
     };
-    let on_gpu = !std::ptr::addr_eq(engine, &standard.data as &dyn Loglik);
-    let mut search = Fits::new(&standard.data, ks, search, engine);
-    while search.step(engine, u64::MAX)? {}
-    let rounds = search.rounds();
-    let fits = search
-        .into_fits()?
+    let fits = fits
         .into_iter()
         .map(|f| standard.original(f))
         .collect::<Vec<_>>();
@@ -350,6 +370,7 @@ pub fn report(
         n: data.n(),
         distinct: data.values.len(),
         engine: if on_gpu { "gpu" } else { "cpu" },
+        iterated_on: if on_device { "device" } else { "host" },
         chosen_components: chosen(&fits).unwrap_or(0),
         fits,
         rounds,

@@ -14,19 +14,49 @@ use super::{AGREEING_LOGLIK, Data, Fit, Loglik, Mixture, NelderMead};
 /// The objective's value for a mixture it cannot use (a zero weight, a degenerate sd, a
 /// likelihood that is not finite): larger than any real mean negative log-likelihood, so
 /// Nelder–Mead moves away from it, and refused if it is all a fit reaches.
-const UNUSABLE: f64 = 1e300;
+pub(crate) const UNUSABLE: f64 = 1e300;
 
 /// How a fit is searched.
 #[derive(Clone, Copy, Debug)]
 pub struct Search {
     /// Nelder–Mead iterations per start, per free parameter.
     pub iterations_per_parameter: u64,
+    /// Where a GPU fit runs Nelder–Mead's iterations (a CPU fit's are the host's).
+    pub iterate_on: SearchLoop,
 }
 
 impl Default for Search {
     fn default() -> Self {
         Self {
             iterations_per_parameter: 300,
+            iterate_on: SearchLoop::Auto,
+        }
+    }
+}
+
+/// Where a GPU fit runs Nelder–Mead's iterations.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SearchLoop {
+    /// On the device up to [`super::device::MOST_DISTINCT`] distinct values on a hardware
+    /// GPU, else on the host: below it a round trip costs more than an evaluation, above
+    /// it an evaluation needs the whole GPU; and a software adapter (lavapipe,
+    /// SwiftShader) has cheap round trips, and llvmpipe cuts long shader loops short.
+    #[default]
+    Auto,
+    /// On the host, in rounds ([`Fits`]): each round trip evaluates every point asked for.
+    Host,
+    /// On the device: each minimization a workgroup ([`super::device`]).
+    Device,
+}
+
+impl SearchLoop {
+    /// Whether a fit of `distinct` values on an adapter that is (`software`) or is not a
+    /// CPU runs its iterations on the device.
+    pub fn on_device(self, distinct: usize, software: bool) -> bool {
+        match self {
+            Self::Auto => !software && distinct <= super::device::MOST_DISTINCT,
+            Self::Host => false,
+            Self::Device => true,
         }
     }
 }
@@ -252,15 +282,7 @@ impl Fits {
             if !s.split_pending {
                 continue;
             }
-            let heaviest = (0..previous.weights.len())
-                .max_by(|&a, &b| previous.weights[a].total_cmp(&previous.weights[b]))
-                .unwrap_or(0);
-            let mixture = Mixture {
-                weights: previous.weights.clone(),
-                means: previous.means.clone(),
-                sds: previous.sds.clone(),
-            };
-            let run = minimization(how, s.k, &mixture.split(heaviest));
+            let run = minimization(how, s.k, &split_start(previous));
             s.runs.push(run);
             s.split_pending = false;
         }
@@ -273,51 +295,35 @@ impl Fits {
             if s.fit.is_some() || s.split_pending || !s.runs.iter().all(NelderMead::finished) {
                 continue;
             }
-            let k = s.k;
-            let start_costs: Vec<f64> = s.runs.iter().map(|nm| nm.best().1).collect();
-            let Some(best) = (0..s.runs.len())
-                .min_by(|&a, &b| start_costs[a].total_cmp(&start_costs[b]).then(a.cmp(&b)))
-            else {
-                return Err(format!("k = {k}: no start to fit from"));
-            };
-            let (theta, cost) = s.runs[best].best();
-            // the objective's stand-in for an unusable mixture is never a result
-            if cost >= UNUSABLE {
-                return Err(format!(
-                    "k = {k}: no start reached a finite likelihood (values this far apart or this close, relative to their spread, are beyond the fit's floating point: rescale the data)"
-                ));
-            }
-            let mix = Mixture::from_theta(theta, k);
-            let loglik = -cost * self.n;
-            let agreeing = start_costs
+            let ends: Vec<End> = s
+                .runs
                 .iter()
-                .filter(|&&c| (c - cost) * self.n < AGREEING_LOGLIK)
-                .count();
-            s.fit = Some(Fit {
-                components: k,
-                loglik,
-                bic: -2.0 * loglik + (3 * k - 1) as f64 * self.n.ln(),
-                weights: mix.weights,
-                means: mix.means,
-                sds: mix.sds,
-                iterations: s.runs[best].iterations(),
-                evaluations: s.evaluations,
-                starts: s.runs.len(),
-                starts_agreeing: agreeing,
-            });
+                .map(|nm| {
+                    let (theta, cost) = nm.best();
+                    End {
+                        theta: theta.to_vec(),
+                        cost,
+                        iterations: nm.iterations(),
+                    }
+                })
+                .collect();
+            s.fit = Some(best_of(s.k, self.n, &ends, s.evaluations)?);
         }
         Ok(())
     }
 }
 
-/// Nelder–Mead for k components from `start`: the initial simplex steps 0.5 in every logit
-/// and log sd and 0.1·sd in every mean.
+/// Nelder–Mead for k components from `start` ([`initial_simplex`]).
 fn minimization(how: How, k: usize, start: &Mixture) -> NelderMead {
-    let How {
-        sd,
-        search,
-        speculate,
-    } = how;
+    let simplex = initial_simplex(how.sd, k, start);
+    let limit = how.search.iterations_per_parameter * (simplex.len() as u64 - 1);
+    NelderMead::new(simplex, limit, 1e-12, how.speculate)
+}
+
+/// The initial simplex of a search for k components from `start`, for data of standard
+/// deviation `sd`: θ of the start, and one vertex per parameter stepped 0.5 in a logit or a
+/// log sd, 0.1·sd in a mean.
+pub fn initial_simplex(sd: f64, k: usize, start: &Mixture) -> Vec<Vec<f64>> {
     let t0 = start.theta();
     let dims = t0.len();
     let mut simplex = vec![t0.clone()];
@@ -330,12 +336,73 @@ fn minimization(how: How, k: usize, start: &Mixture) -> NelderMead {
         };
         simplex.push(v);
     }
-    NelderMead::new(
-        simplex,
-        search.iterations_per_parameter * dims as u64,
-        1e-12,
-        speculate,
-    )
+    simplex
+}
+
+/// The start of k + 1 made from the fit of k: its heaviest component split in two halves
+/// ([`Mixture::split`]), the same density.
+pub fn split_start(previous: &Fit) -> Mixture {
+    let heaviest = (0..previous.weights.len())
+        .max_by(|&a, &b| previous.weights[a].total_cmp(&previous.weights[b]))
+        .unwrap_or(0);
+    Mixture {
+        weights: previous.weights.clone(),
+        means: previous.means.clone(),
+        sds: previous.sds.clone(),
+    }
+    .split(heaviest)
+}
+
+/// Where one start's minimization ended: its best θ, that point's mean negative
+/// log-likelihood, its iterations.
+#[derive(Clone, Debug)]
+pub struct End {
+    /// The best point's parameters.
+    pub theta: Vec<f64>,
+    /// Its mean negative log-likelihood.
+    pub cost: f64,
+    /// Nelder–Mead iterations.
+    pub iterations: u64,
+}
+
+/// The fit of k from its starts' ends (in start order) over `n` observations: the best
+/// start's optimum (the earlier start on a tie), and how many starts reached it.
+/// `evaluations`: of all its starts.
+pub fn best_of(k: usize, n: f64, ends: &[End], evaluations: u64) -> Result<Fit, String> {
+    let Some(best) =
+        (0..ends.len()).min_by(|&a, &b| ends[a].cost.total_cmp(&ends[b].cost).then(a.cmp(&b)))
+    else {
+        return Err(format!("k = {k}: no start to fit from"));
+    };
+    let End {
+        theta,
+        cost,
+        iterations,
+    } = &ends[best];
+    // the objective's stand-in for an unusable mixture is never a result
+    if *cost >= UNUSABLE || !cost.is_finite() {
+        return Err(format!(
+            "k = {k}: no start reached a finite likelihood (values this far apart or this close, relative to their spread, are beyond the fit's floating point: rescale the data)"
+        ));
+    }
+    let mix = Mixture::from_theta(theta, k);
+    let loglik = -cost * n;
+    let agreeing = ends
+        .iter()
+        .filter(|e| (e.cost - cost) * n < AGREEING_LOGLIK)
+        .count();
+    Ok(Fit {
+        components: k,
+        loglik,
+        bic: -2.0 * loglik + (3 * k - 1) as f64 * n.ln(),
+        weights: mix.weights,
+        means: mix.means,
+        sds: mix.sds,
+        iterations: *iterations,
+        evaluations,
+        starts: ends.len(),
+        starts_agreeing: agreeing,
+    })
 }
 
 /// Fits every k in `ks` with `engine`'s log-likelihood ([`Fits`] run to the end); the BIC
