@@ -63,6 +63,8 @@ struct OutcomeWords {
     iterations: u32,
     evaluations: u32,
     finished: u32,
+    passes: u32,
+    pad: [u32; 3],
     theta: [f32; STRIDE],
 }
 
@@ -91,6 +93,8 @@ pub struct Outcome {
     pub evaluations: u64,
     /// The best cost at the start of each iteration.
     pub trace: Vec<f64>,
+    /// Passes over the data (each evaluating up to eight points).
+    pub passes: u64,
 }
 
 struct Pipeline {
@@ -279,6 +283,7 @@ impl DeviceSearch {
             pass.set_bind_group(0, &bind_group, &[]);
             pass.dispatch_workgroups(starts.len() as u32, 1, 1);
         }
+        let t0 = web_time::Instant::now();
         self.gpu.queue.submit([enc.finish()]);
         let back = kit::read_buffers(&self.gpu, &[&outcomes, &trace])
             .map_err(|e| format!("reading the minimizations back: {e}"))?;
@@ -290,6 +295,19 @@ impl DeviceSearch {
             ));
         }
         let traces: Vec<f32> = bytemuck::pod_collect_to_vec(&back[1]);
+        if std::env::var_os("PDES_GPU_PROFILE").is_some() {
+            // the dispatch's wall time against its longest minimization's passes
+            let ms = t0.elapsed().as_secs_f64() * 1e3;
+            let longest = words.iter().map(|w| w.passes).max().unwrap_or(0);
+            let ks: Vec<usize> = starts.iter().map(|s| s.k).collect();
+            eprintln!(
+                "device search: {} minimizations (k {ks:?}) in {ms:.1} ms; the longest {longest} passes, {:.2} µs a pass; iterations {:?}, evaluations {:?}",
+                starts.len(),
+                ms * 1e3 / longest.max(1) as f64,
+                words.iter().map(|w| w.iterations).collect::<Vec<_>>(),
+                words.iter().map(|w| w.evaluations).collect::<Vec<_>>()
+            );
+        }
         Ok(starts
             .iter()
             .zip(words)
@@ -304,6 +322,7 @@ impl DeviceSearch {
                     cost: f64::from(w.cost),
                     iterations,
                     evaluations: u64::from(w.evaluations),
+                    passes: u64::from(w.passes),
                     trace: trace[..=(iterations as usize).min(trace.len() - 1)]
                         .iter()
                         .map(|&c| f64::from(c))

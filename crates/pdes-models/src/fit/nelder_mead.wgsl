@@ -42,6 +42,8 @@ struct Outcome {
     iterations: u32,
     evaluations: u32,
     finished: u32,      // 1: the loop ended by its rule (DONE)
+    passes: u32,        // passes over the data (each up to MAXP points)
+    pad0: u32, pad1: u32, pad2: u32,
     theta: array<f32, 32>,  // the best vertex (dims used)
 }
 
@@ -69,6 +71,10 @@ const REFLECTED: u32 = 1u;
 const EXPANDED: u32 = 2u;
 const CONTRACTED: u32 = 3u;
 const DONE: u32 = 4u;
+// the device's own stop: every vertex within this of the best in every coordinate, relative
+// to (|x| + 1) — about 32 f32 ulps, where a reflection no longer moves and ties in the costs
+// make Nelder–Mead shrink again and again (the host's f64 geometry does not get there)
+const COLLAPSED: f32 = 3.8e-6;
 
 var<workgroup> vx: array<f32, 960>;       // the simplex: slot s at s · STRIDE
 var<workgroup> cost: array<f32, MAXV>;    // by slot
@@ -88,6 +94,7 @@ var<workgroup> write_t: f32;
 var<workgroup> writing: u32;   // 1: write it; 2: shrink every vertex but the best
 var<workgroup> reflected_cost: f32;
 var<workgroup> iterations: u32;
+var<workgroup> wide: atomic<u32>; // coordinates in which the simplex is wider than COLLAPSED
 var<workgroup> evaluations: u32;
 
 fn finite(x: f32) -> bool {
@@ -182,6 +189,7 @@ fn begin_iteration(r: u32, nv: u32, max_iterations: u32) {
     } else {
         phase = REFLECTED;
         npts = 1u;
+        atomicStore(&wide, 0u);
     }
 }
 
@@ -232,6 +240,13 @@ fn plan(r: u32, nv: u32, max_iterations: u32) {
     let c = pcost[0];
     let best = cost[ord[0]];
     if was == REFLECTED {
+        if atomicLoad(&wide) == 0u {
+            // collapsed: the reflection is not used, the search ends where it is
+            evaluations--;
+            phase = DONE;
+            npts = 0u;
+            return;
+        }
         reflected_cost = c;
         if c < best {
             phase = EXPANDED;
@@ -280,6 +295,7 @@ fn search(@builtin(local_invocation_id) lid3: vec3<u32>,
         evaluations = 0u;
     }
     workgroupBarrier();
+    var passes = 0u;
     loop {
         // the plan's writes into the simplex
         let w = writing;
@@ -303,7 +319,15 @@ fn search(@builtin(local_invocation_id) lid3: vec3<u32>,
             if next == REFLECTED {
                 // the worst vertex reflected through the others' centroid (summed in order)
                 var sum = 0.0;
-                for (var j = 0u; j + 1u < nv; j++) { sum += vx[ord[j] * STRIDE + lid]; }
+                let b = vx[ord[0] * STRIDE + lid];
+                var spread = 0.0;
+                for (var j = 0u; j + 1u < nv; j++) {
+                    let v = vx[ord[j] * STRIDE + lid];
+                    sum += v;
+                    spread = max(spread, abs(v - b));
+                }
+                spread = max(spread, abs(vx[ord[nv - 1u] * STRIDE + lid] - b));
+                if spread > COLLAPSED * (abs(b) + 1.0) { atomicAdd(&wide, 1u); }
                 let c = sum / f32(nv - 1u);
                 let d = c - vx[ord[nv - 1u] * STRIDE + lid];
                 cen[lid] = c;
@@ -316,6 +340,7 @@ fn search(@builtin(local_invocation_id) lid3: vec3<u32>,
             }
         }
         evaluate(workgroupUniformLoad(&npts), k, lid);
+        passes++;
         if lid == 0u { plan(r, nv, max_iterations); }
         workgroupBarrier();
     }
@@ -327,5 +352,6 @@ fn search(@builtin(local_invocation_id) lid3: vec3<u32>,
         // 1 only where the loop ended by its own rule: llvmpipe (lavapipe) stops a shader's
         // loops after 65,535 passes of them in all, and the host must not take that for an end
         outcomes[r].finished = select(0u, 1u, phase == DONE);
+        outcomes[r].passes = passes;
     }
 }
