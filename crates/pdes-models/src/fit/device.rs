@@ -164,7 +164,15 @@ impl DeviceSearch {
                 ],
             );
             let pl = kit::pipeline_layout(device, "nelder-mead", &[&layout]);
-            let module = kit::compute_module(device, "nelder-mead", module_source());
+            // SAFETY: every loop of nelder_mead.wgsl ends by its own bound: the loops over
+            // components, points, the tree's levels and a vertex's words count to constants
+            // or to counts ≤ 30; the values' loops to n; the insertion sort's inner loop
+            // lowers its index to 0; and the search's loop makes an iteration at least every
+            // six passes (a step's two evaluations, a shrink's four batches and its
+            // reflection), each counted against the run's iteration limit.
+            let module = unsafe {
+                kit::compute_module_bounded_loops(device, "nelder-mead", module_source())
+            };
             Pipeline {
                 pipeline: kit::pipeline(device, &pl, &module, "search"),
                 layout,

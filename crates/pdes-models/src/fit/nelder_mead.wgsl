@@ -81,10 +81,10 @@ var<workgroup> cost: array<f32, MAXV>;    // by slot
 var<workgroup> ord: array<u32, MAXV>;     // slots by cost (stable)
 var<workgroup> cen: array<f32, STRIDE>;   // this iteration's centroid
 var<workgroup> dir: array<f32, STRIDE>;   // and direction: centroid − worst
-var<workgroup> pts: array<f32, 256>;      // MAXP points to evaluate, STRIDE apart
+var<workgroup> pts: array<f32, MAXP * STRIDE>; // points to evaluate, STRIDE apart
 var<workgroup> pcost: array<f32, MAXP>;
-var<workgroup> terms: array<vec4<f32>, 80>; // [point][component]: (a, 1/σ, μ, usable)
-var<workgroup> red: array<f32, 2048>;     // [point][thread]: the tree sums
+var<workgroup> terms: array<vec4<f32>, MAXP * MAXK>; // [point][component]: (a, 1/σ, μ, usable)
+var<workgroup> red: array<f32, MAXP * WG>; // [point][thread]: the tree sums
 // the plan, written by thread 0
 var<workgroup> phase: u32;     // what `pts` holds (and DONE)
 var<workgroup> npts: u32;      // how many points
@@ -125,28 +125,30 @@ fn evaluate(count: u32, k: u32, lid: u32) {
             let usable = lsd >= P.min_log_sd && lsd <= LOG_SD_FINITE && lnw > LN_1E_MINUS_300;
             terms[p * MAXK + j] = vec4<f32>(lnw - lsd - LN_SQRT_2PI, exp(-lsd), pts[th + k - 1u + j],
                                             select(0.0, 1.0, usable));
+        } else {
+            // unused components: finite terms the value loop computes and never adds
+            terms[p * MAXK + j] = vec4<f32>(0.0, 0.0, 0.0, 1.0);
         }
     }
     workgroupBarrier();
     for (var p = 0u; p < count; p++) {
+        // the point's terms in registers (the loops over MAXK unroll), then each value's
+        // terms computed once and kept for the sum
+        var tm: array<vec4<f32>, MAXK>;
+        for (var j = 0u; j < MAXK; j++) { tm[j] = terms[p * MAXK + j]; }
         var acc = 0.0;
         for (var i = lid; i < P.n; i += WG) {
             let x = xs[i];
+            var t: array<f32, MAXK>;
             var m = -3.0e38;
             for (var j = 0u; j < MAXK; j++) {
-                if j < k {
-                    let c = terms[p * MAXK + j];
-                    let z = (x - c.z) * c.y;
-                    m = max(m, c.x - 0.5 * z * z);
-                }
+                let z = (x - tm[j].z) * tm[j].y;
+                t[j] = tm[j].x - 0.5 * z * z;
+                if j < k { m = max(m, t[j]); }
             }
             var s = 0.0;
             for (var j = 0u; j < MAXK; j++) {
-                if j < k {
-                    let c = terms[p * MAXK + j];
-                    let z = (x - c.z) * c.y;
-                    s += exp(c.x - 0.5 * z * z - m);
-                }
+                if j < k { s += exp(t[j] - m); }
             }
             acc += counts[i] * (m + log(s));
         }
