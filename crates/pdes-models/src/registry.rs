@@ -32,6 +32,11 @@ pub fn shader_modules() -> Vec<(String, String)> {
         ));
     }
     v.push(("heatmap".to_string(), shaders::HEATMAP.to_string()));
+    v.push(("fit mixture".to_string(), crate::fit::gpu::module_source()));
+    v.push((
+        "fit nelder-mead".to_string(),
+        crate::fit::device::module_source(),
+    ));
     v
 }
 

@@ -1,20 +1,15 @@
 //! Whole Nelder–Mead minimizations on the GPU (issue 32, item 2): each minimization is one
-//! workgroup that runs its iterations to the end (`nelder_mead.wgsl`), so a fit of
-//! k = 1..10 is a handful of dispatches rather than one round trip per iteration. The
-//! order of the work is [`super::Fits`]'s: every fixed start of every k in the first
-//! dispatch, then per k the start split from the fit of k − 1 ([`super::search::split_start`]),
-//! one dispatch each (it needs k − 1's result).
+//! workgroup that runs its iterations to the end (`nelder_mead.wgsl`), and the chain of k
+//! stays on the device too — the workgroup that ends the last run of k builds k + 1's start
+//! (k's best split in two) and runs it — so a fit of k = 1..10 is one dispatch and one
+//! readback. The fits themselves: [`super::device_fits`].
 //!
 //! Its arithmetic is f32, so its path is not the host's: the CPU twin of what it computes
 //! is the same method on the host ([`super::Fits`], f64), and the two are compared by the
-//! maximum they reach (tests, `pdes-lab verify`), not step by step. What it reports is
-//! exact for what it reports: each start's first point and the device's best point are
-//! evaluated again in f64 on the host and the better kept, so the ln L printed is the f64
-//! log-likelihood of the parameters printed, and a k started from k − 1's fit never ends
-//! below it.
+//! maximum they reach (tests, `pdes-lab verify`), not step by step.
 
-use super::search::{End, UNUSABLE, best_of, initial_simplex, split_start, starts};
-use super::{Data, Fit, Mixture, Search};
+use super::search::{End, UNUSABLE};
+use super::{Data, Mixture};
 use bytemuck::{Pod, Zeroable};
 use pdes_gpu::Gpu;
 use pdes_gpu::kit::{self, Use};
@@ -40,12 +35,25 @@ struct Params {
     n: u32,
     runs: u32,
     trace_stride: u32,
-    pad0: u32,
+    ks: u32,
     total: f32,
     min_log_sd: f32,
     tolerance: f32,
-    pad1: f32,
+    mean_step: f32,
 }
+
+/// Where the runs of one k are (`KInfo` in nelder_mead.wgsl).
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable)]
+struct KInfo {
+    fixed_begin: u32,
+    fixed_count: u32,
+    split_slot: u32,
+    tasks: u32,
+}
+
+/// No split start (`NONE` in the shader).
+const NONE: u32 = u32::MAX;
 
 #[repr(C)]
 #[derive(Clone, Copy, Pod, Zeroable)]
@@ -66,6 +74,7 @@ struct OutcomeWords {
     passes: u32,
     pad: [u32; 3],
     theta: [f32; STRIDE],
+    start: [f32; STRIDE],
 }
 
 /// One minimization for the device: k components from `simplex` (3k vertices of 3k − 1
@@ -83,6 +92,10 @@ pub struct Start {
 /// Where a device minimization ended.
 #[derive(Clone, Debug)]
 pub struct Outcome {
+    /// Components.
+    pub k: usize,
+    /// Its first vertex (for a split start, the one the device built).
+    pub start: Vec<f64>,
     /// The best vertex.
     pub theta: Vec<f64>,
     /// Its f32 cost as the device computed it.
@@ -161,6 +174,8 @@ impl DeviceSearch {
                     Use::Read,
                     Use::ReadWrite,
                     Use::ReadWrite,
+                    Use::Read,
+                    Use::ReadWrite,
                 ],
             );
             let pl = kit::pipeline_layout(device, "nelder-mead", &[&layout]);
@@ -188,51 +203,82 @@ impl DeviceSearch {
     }
 
     /// Runs every minimization of `starts` to its end in one dispatch (a workgroup each)
-    /// and reads back where each ended.
-    pub fn run(&self, starts: &[Start]) -> Result<Vec<Outcome>, String> {
-        if starts.is_empty() {
+    /// and reads back where each ended, in order. The starts go by k, every k from the
+    /// first to the last at least once. With `chain` (iterations per parameter), every k
+    /// after the first also gets a start split from the best run of k − 1, made and run on
+    /// the device by the workgroup that ends k − 1's last run; their outcomes follow, by k.
+    pub fn run(&self, starts: &[Start], chain: Option<u64>) -> Result<Vec<Outcome>, String> {
+        let Some(first) = starts.first().map(|s| s.k) else {
             return Ok(Vec::new());
-        }
+        };
+        let last = starts.last().map_or(first, |s| s.k);
+        let most = super::gpu::MAX_COMPONENTS;
         if let Some(s) = starts.iter().find(|s| {
             s.k == 0
-                || s.k > super::gpu::MAX_COMPONENTS
+                || s.k > most
                 || s.simplex.len() != 3 * s.k
                 || s.simplex.iter().any(|v| v.len() != 3 * s.k - 1)
         }) {
             return Err(format!(
-                "a device minimization of {} components needs 1 to {} components and 3k vertices of 3k − 1 parameters",
-                s.k,
-                super::gpu::MAX_COMPONENTS
+                "a device minimization of {} components needs 1 to {most} components and 3k vertices of 3k − 1 parameters",
+                s.k
             ));
         }
-        let most = u64::from(u32::MAX - 1);
-        let longest = starts.iter().map(|s| s.max_iterations).max().unwrap_or(0);
-        if longest > most {
-            return Err(format!(
-                "{longest} iterations: the device counts at most {most}"
-            ));
+        let ks: Vec<usize> = (first..=last).collect();
+        let mut kinfo = Vec::with_capacity(ks.len());
+        for &k in &ks {
+            let begin = starts.iter().position(|s| s.k == k);
+            let count = starts.iter().filter(|s| s.k == k).count();
+            let Some(begin) = begin.filter(|&b| starts[b..b + count].iter().all(|s| s.k == k))
+            else {
+                return Err(format!(
+                    "the device minimizations must go by k, each k from {first} to {last} at least once (k = {k})"
+                ));
+            };
+            kinfo.push(KInfo {
+                fixed_begin: begin as u32,
+                fixed_count: count as u32,
+                split_slot: NONE,
+                tasks: count as u32,
+            });
         }
-        let trace_stride = longest as u32 + 1;
-        let device = &self.gpu.device;
-        let params = Params {
-            n: self.data.values.len() as u32,
-            runs: starts.len() as u32,
-            trace_stride,
-            pad0: 0,
-            total: self.data.n() as f32,
-            min_log_sd: (self.data.moments().1 * 1e-4).ln() as f32,
-            tolerance: SD_TOLERANCE,
-            pad1: 0.0,
-        };
-        let runs: Vec<RunWords> = starts
+        // the split runs: one per k after the first, after the fixed ones
+        let mut runs: Vec<RunWords> = starts
             .iter()
             .map(|s| RunWords {
                 k: s.k as u32,
                 dims: (3 * s.k - 1) as u32,
-                max_iterations: s.max_iterations as u32,
+                max_iterations: s.max_iterations.min(u64::from(u32::MAX - 1)) as u32,
                 pad: 0,
             })
             .collect();
+        if let Some(per_parameter) = chain {
+            for (i, &k) in ks.iter().enumerate().skip(1) {
+                kinfo[i].split_slot = runs.len() as u32;
+                kinfo[i].tasks += 1;
+                let dims = 3 * k - 1;
+                runs.push(RunWords {
+                    k: k as u32,
+                    dims: dims as u32,
+                    max_iterations: (per_parameter * dims as u64).min(u64::from(u32::MAX - 1))
+                        as u32,
+                    pad: 0,
+                });
+            }
+        }
+        let longest = runs.iter().map(|r| r.max_iterations).max().unwrap_or(0);
+        let trace_stride = longest + 1;
+        let device = &self.gpu.device;
+        let params = Params {
+            n: self.data.values.len() as u32,
+            runs: runs.len() as u32,
+            trace_stride,
+            ks: ks.len() as u32,
+            total: self.data.n() as f32,
+            min_log_sd: (self.data.moments().1 * 1e-4).ln() as f32,
+            tolerance: SD_TOLERANCE,
+            mean_step: (0.1 * self.data.moments().1) as f32,
+        };
         let mut simplexes = vec![0f32; starts.len() * MAXV * STRIDE];
         for (r, s) in starts.iter().enumerate() {
             for (v, vertex) in s.simplex.iter().enumerate() {
@@ -242,32 +288,37 @@ impl DeviceSearch {
             }
         }
         let init = |label: &str, bytes: &[u8], usage| kit::buffer_init(device, label, bytes, usage);
+        let storage = wgpu::BufferUsages::STORAGE;
         let params = init(
             "nelder-mead params",
             bytemuck::bytes_of(&params),
             wgpu::BufferUsages::UNIFORM,
         );
-        let runs = init(
-            "nelder-mead runs",
-            bytemuck::cast_slice(&runs),
-            wgpu::BufferUsages::STORAGE,
-        );
+        let runs_buf = init("nelder-mead runs", bytemuck::cast_slice(&runs), storage);
         let simplexes = init(
             "nelder-mead simplexes",
             bytemuck::cast_slice(&simplexes),
-            wgpu::BufferUsages::STORAGE,
+            storage,
         );
-        let copied = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC;
+        let kinfo_buf = init("nelder-mead ks", bytemuck::cast_slice(&kinfo), storage);
+        // zeroed at creation: no run of any k has ended
+        let done = kit::buffer(
+            device,
+            "nelder-mead runs ended",
+            4 * ks.len() as u64,
+            storage,
+        );
+        let copied = storage | wgpu::BufferUsages::COPY_SRC;
         let outcomes = kit::buffer(
             device,
             "nelder-mead outcomes",
-            (starts.len() * std::mem::size_of::<OutcomeWords>()) as u64,
+            (runs.len() * std::mem::size_of::<OutcomeWords>()) as u64,
             copied,
         );
         let trace = kit::buffer(
             device,
             "nelder-mead trace",
-            starts.len() as u64 * u64::from(trace_stride) * 4,
+            runs.len() as u64 * u64::from(trace_stride) * 4,
             copied,
         );
         let bind_group = kit::bind_group(
@@ -278,10 +329,12 @@ impl DeviceSearch {
                 &params,
                 &self.xs,
                 &self.counts,
-                &runs,
+                &runs_buf,
                 &simplexes,
                 &outcomes,
                 &trace,
+                &kinfo_buf,
+                &done,
             ],
         );
         let mut enc = device.create_command_encoder(&Default::default());
@@ -296,69 +349,50 @@ impl DeviceSearch {
         let back = kit::read_buffers(&self.gpu, &[&outcomes, &trace])
             .map_err(|e| format!("reading the minimizations back: {e}"))?;
         let words: Vec<OutcomeWords> = bytemuck::pod_collect_to_vec(&back[0]);
-        if let Some((s, w)) = starts.iter().zip(&words).find(|(_, w)| w.finished != 1) {
+        let traces: Vec<f32> = bytemuck::pod_collect_to_vec(&back[1]);
+        if let Some((run, w)) = runs.iter().zip(&words).find(|(_, w)| w.finished != 1) {
             return Err(format!(
                 "k = {}: the GPU driver ({}) ended a minimization's loop after {} iterations, before its rule did (llvmpipe stops a shader's loops after 65,535 passes): fit with the host's rounds (--iterate-on host)",
-                s.k, self.gpu.info.name, w.iterations
+                run.k, self.gpu.info.name, w.iterations
             ));
         }
-        let traces: Vec<f32> = bytemuck::pod_collect_to_vec(&back[1]);
         if std::env::var_os("PDES_GPU_PROFILE").is_some() {
-            // the dispatch's wall time against its longest minimization's passes
-            let ms = t0.elapsed().as_secs_f64() * 1e3;
-            let longest = words.iter().map(|w| w.passes).max().unwrap_or(0);
-            let ks: Vec<usize> = starts.iter().map(|s| s.k).collect();
+            let passes: Vec<u32> = words.iter().map(|w| w.passes).collect();
             eprintln!(
-                "device search: {} minimizations (k {ks:?}) in {ms:.1} ms; the longest {longest} passes, {:.2} µs a pass; iterations {:?}, evaluations {:?}",
-                starts.len(),
-                ms * 1e3 / longest.max(1) as f64,
-                words.iter().map(|w| w.iterations).collect::<Vec<_>>(),
-                words.iter().map(|w| w.evaluations).collect::<Vec<_>>()
+                "device search: {} minimizations in {:.1} ms, one dispatch; passes {passes:?}",
+                runs.len(),
+                t0.elapsed().as_secs_f64() * 1e3
             );
         }
-        Ok(starts
+        Ok(runs
             .iter()
             .zip(words)
             .zip(traces.chunks(trace_stride as usize))
-            .map(|((s, w), trace)| {
+            .map(|((run, w), trace)| {
+                let dims = run.dims as usize;
                 let iterations = u64::from(w.iterations);
                 Outcome {
-                    theta: w.theta[..3 * s.k - 1]
-                        .iter()
-                        .map(|&x| f64::from(x))
-                        .collect(),
+                    k: run.k as usize,
+                    start: w.start[..dims].iter().map(|&x| f64::from(x)).collect(),
+                    theta: w.theta[..dims].iter().map(|&x| f64::from(x)).collect(),
                     cost: f64::from(w.cost),
                     iterations,
                     evaluations: u64::from(w.evaluations),
-                    passes: u64::from(w.passes),
                     trace: trace[..=(iterations as usize).min(trace.len() - 1)]
                         .iter()
                         .map(|&c| f64::from(c))
                         .collect(),
+                    passes: u64::from(w.passes),
                 }
             })
             .collect())
     }
 
-    /// Where a start's minimization ended, as the host reports it: the better in f64 of
-    /// the start's first point and the device's best point.
-    fn end_of(&self, start: &Start, outcome: &Outcome) -> End {
-        let n = self.data.n() as f64;
-        let first = &start.simplex[0];
-        let points = [first.clone(), outcome.theta.clone()];
-        let mixes: Vec<Mixture> = points
-            .iter()
-            .map(|t| Mixture::from_theta(t, start.k))
-            .collect();
-        let costs: Vec<f64> = self
-            .data
-            .logliks(&mixes)
-            .into_iter()
-            .map(|ll| {
-                let c = -ll / n;
-                if c.is_finite() { c } else { UNUSABLE }
-            })
-            .collect();
+    /// Where a minimization ended, as the host reports it: the better in f64 of its first
+    /// point and the device's best point.
+    pub fn end_of(&self, outcome: &Outcome) -> End {
+        let points = [outcome.start.clone(), outcome.theta.clone()];
+        let costs = self.costs(&points, outcome.k);
         // the device's point on a tie: it is where the search ended
         let at = usize::from(costs[1] <= costs[0]);
         End {
@@ -367,133 +401,24 @@ impl DeviceSearch {
             iterations: outcome.iterations,
         }
     }
-}
 
-/// The fits of every k of a range on the device, in the order [`super::Fits`] makes them;
-/// a caller may stop between any two dispatches ([`DeviceFits::step`]).
-pub struct DeviceFits {
-    search: DeviceSearch,
-    ks: std::ops::RangeInclusive<usize>,
-    sd: f64,
-    limit_per_parameter: u64,
-    /// Per k: its fixed starts and their outcomes, once the first dispatch is back.
-    fixed: Vec<Vec<(Start, Outcome)>>,
-    fits: Vec<Fit>,
-    progress: Vec<(usize, Vec<f64>)>,
-    rounds: u64,
-}
-
-impl DeviceFits {
-    /// The fits of `ks` to `data` (in standard units) on `gpu`, not yet begun.
-    pub fn new(
-        gpu: Arc<Gpu>,
-        data: &Data,
-        ks: std::ops::RangeInclusive<usize>,
-        search: Search,
-    ) -> Result<Self, String> {
-        Ok(Self {
-            search: DeviceSearch::new(gpu, data)?,
-            ks,
-            sd: data.moments().1,
-            limit_per_parameter: search.iterations_per_parameter,
-            fixed: Vec::new(),
-            fits: Vec::new(),
-            progress: Vec::new(),
-            rounds: 0,
-        })
-    }
-
-    fn start(&self, k: usize, mix: &Mixture) -> Start {
-        let simplex = initial_simplex(self.sd, k, mix);
-        Start {
-            k,
-            max_iterations: self.limit_per_parameter * (simplex.len() as u64 - 1),
-            simplex,
-        }
-    }
-
-    /// One dispatch: the first runs every fixed start of every k and finishes the first
-    /// k; each later one runs k's split start and finishes k. Returns whether any remain.
-    pub fn step(&mut self) -> Result<bool, String> {
-        let first = *self.ks.start();
-        if self.rounds == 0 {
-            let data = &self.search.data;
-            let starts: Vec<Start> = self
-                .ks
-                .clone()
-                .flat_map(|k| starts(data, k).into_iter().map(move |m| (k, m)))
-                .map(|(k, m)| self.start(k, &m))
-                .collect();
-            let mut outcomes = self.search.run(&starts)?.into_iter();
-            let mut by_k: Vec<Vec<(Start, Outcome)>> =
-                self.ks.clone().map(|_| Vec::new()).collect();
-            for s in starts {
-                let o = outcomes
-                    .next()
-                    .ok_or("the device returned fewer minimizations than it ran")?;
-                by_k[s.k - first].push((s, o));
-            }
-            self.fixed = by_k;
-            self.rounds += 1;
-            self.finish(first, Vec::new())?;
-        } else {
-            let k = first + self.fits.len();
-            let Some(previous) = self.fits.last() else {
-                return Err("the device fit lost its previous k".into());
-            };
-            let split = self.start(k, &split_start(previous));
-            let outcome = self
-                .search
-                .run(std::slice::from_ref(&split))?
-                .pop()
-                .ok_or("the device returned no minimization")?;
-            self.rounds += 1;
-            self.finish(k, vec![(split, outcome)])?;
-        }
-        Ok(first + self.fits.len() <= *self.ks.end())
-    }
-
-    /// Makes the fit of k from its fixed starts and `more` (its split start).
-    fn finish(&mut self, k: usize, more: Vec<(Start, Outcome)>) -> Result<(), String> {
-        let first = *self.ks.start();
-        let runs: Vec<&(Start, Outcome)> = self.fixed[k - first].iter().chain(&more).collect();
-        let ends: Vec<End> = runs.iter().map(|(s, o)| self.search.end_of(s, o)).collect();
-        let evaluations = runs.iter().map(|(_, o)| o.evaluations).sum();
-        let n = self.search.data.n() as f64;
-        self.fits.push(best_of(k, n, &ends, evaluations)?);
-        // best cost after each iteration over the k's runs (a run that stopped keeps its last)
-        let longest = runs.iter().map(|(_, o)| o.trace.len()).max().unwrap_or(0);
-        let curve = (0..longest)
-            .map(|i| {
-                runs.iter()
-                    .filter_map(|(_, o)| o.trace.get(i).or(o.trace.last()))
-                    .fold(f64::INFINITY, |a, &b| a.min(b))
+    /// The f64 mean negative log-likelihoods of the parameter vectors `thetas` of k
+    /// components ([`UNUSABLE`] where not finite).
+    pub fn costs(&self, thetas: &[Vec<f64>], k: usize) -> Vec<f64> {
+        let n = self.data.n() as f64;
+        let mixes: Vec<Mixture> = thetas.iter().map(|t| Mixture::from_theta(t, k)).collect();
+        self.data
+            .logliks(&mixes)
+            .into_iter()
+            .map(|ll| {
+                let c = -ll / n;
+                if c.is_finite() { c } else { UNUSABLE }
             })
-            .collect();
-        self.progress.push((k, curve));
-        Ok(())
+            .collect()
     }
 
-    /// The fits done so far, in increasing k (standard units).
-    pub fn done(&self) -> &[Fit] {
-        &self.fits
-    }
-
-    /// Per k done: the best mean negative log-likelihood after each iteration (f32).
-    pub fn progress(&self) -> &[(usize, Vec<f64>)] {
-        &self.progress
-    }
-
-    /// Dispatches so far, each with its readback.
-    pub fn rounds(&self) -> u64 {
-        self.rounds
-    }
-
-    /// Every fit, once [`DeviceFits::step`] has returned false.
-    pub fn into_fits(self) -> Result<Vec<Fit>, String> {
-        if self.fits.len() != self.ks.clone().count() {
-            return Err("the device fit did not finish".into());
-        }
-        Ok(self.fits)
+    /// The data (standard units).
+    pub fn data(&self) -> &Data {
+        &self.data
     }
 }

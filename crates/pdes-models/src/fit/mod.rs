@@ -12,9 +12,11 @@
 
 pub mod data;
 pub mod device;
+pub mod device_fits;
 pub mod gpu;
 pub mod nelder_mead;
 pub mod search;
+pub mod verify;
 
 pub use data::Data;
 pub use nelder_mead::NelderMead;
@@ -343,7 +345,7 @@ pub fn report(
     });
     let (rounds, fits, on_gpu) = match gpu {
         Some(g) if on_device => {
-            let mut search = device::DeviceFits::new(g, &standard.data, ks, search)?;
+            let mut search = device_fits::DeviceFits::new(g, &standard.data, ks, search)?;
             while search.step()? {}
             (search.rounds(), search.into_fits()?, true)
         }

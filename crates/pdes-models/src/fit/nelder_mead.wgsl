@@ -21,13 +21,13 @@
 
 struct Params {
     n: u32,            // distinct values
-    runs: u32,         // minimizations in this dispatch
+    runs: u32,         // minimizations: the fixed starts (one workgroup each), then the split ones
     trace_stride: u32, // f32 per run in `trace`: its longest iteration limit + 1
-    pad0: u32,
+    ks: u32,           // entries of `kinfo`: k = runs' smallest k + index
     total: f32,        // Σ counts: the cost is −Σ count · ln f(x) / total
     min_log_sd: f32,   // a log sd below this makes a mixture unusable (the host's min sd)
     tolerance: f32,    // stop when the costs' standard deviation is below this
-    pad1: f32,
+    mean_step: f32,    // the initial simplex's step in a mean (0.1 · the data's sd)
 }
 
 struct Run {
@@ -45,6 +45,16 @@ struct Outcome {
     passes: u32,        // passes over the data (each up to MAXP points)
     pad0: u32, pad1: u32, pad2: u32,
     theta: array<f32, 32>,  // the best vertex (dims used)
+    start: array<f32, 32>,  // the first vertex (for a split start: the one built here)
+}
+
+// The runs of one k: its fixed starts (contiguous), its split start's run (NONE for the
+// first k, or without the chain), and how many runs must end before k + 1's split begins.
+struct KInfo {
+    fixed_begin: u32,
+    fixed_count: u32,
+    split_slot: u32,
+    tasks: u32,
 }
 
 @group(0) @binding(0) var<uniform> P: Params;
@@ -54,6 +64,8 @@ struct Outcome {
 @group(0) @binding(4) var<storage, read> simplexes: array<f32>; // [run][vertex < 30][32]
 @group(0) @binding(5) var<storage, read_write> outcomes: array<Outcome>;
 @group(0) @binding(6) var<storage, read_write> trace: array<f32>; // [run][iteration]: best cost
+@group(0) @binding(7) var<storage, read> kinfo: array<KInfo>;
+@group(0) @binding(8) var<storage, read_write> done: array<atomic<u32>>; // runs ended, per k
 
 const WG: u32 = 256u;
 const MAXK: u32 = 10u;
@@ -71,6 +83,8 @@ const REFLECTED: u32 = 1u;
 const EXPANDED: u32 = 2u;
 const CONTRACTED: u32 = 3u;
 const DONE: u32 = 4u;
+const NONE: u32 = 0xffffffffu;
+const LN2: f32 = 0.6931471806;
 // the device's own stop: every vertex within this of the best in every coordinate, relative
 // to (|x| + 1) — about 32 f32 ulps, where a reflection no longer moves and ties in the costs
 // make Nelder–Mead shrink again and again (the host's f64 geometry does not get there)
@@ -96,6 +110,10 @@ var<workgroup> reflected_cost: f32;
 var<workgroup> iterations: u32;
 var<workgroup> wide: atomic<u32>; // coordinates in which the simplex is wider than COLLAPSED
 var<workgroup> evaluations: u32;
+var<workgroup> next_run: u32;   // the run this workgroup takes next (NONE: it stops)
+var<workgroup> split_from: u32; // the best run of the k being split
+var<workgroup> split_heavy: u32;
+var<workgroup> split_lse: f32;
 
 fn finite(x: f32) -> bool {
     return (bitcast<u32>(x) & 0x7f800000u) != 0x7f800000u;
@@ -277,16 +295,14 @@ fn plan(r: u32, nv: u32, max_iterations: u32) {
     }
 }
 
-@compute @workgroup_size(WG)
-fn search(@builtin(local_invocation_id) lid3: vec3<u32>,
-          @builtin(workgroup_id) wid: vec3<u32>) {
-    let lid = lid3.x;
-    let r = wid.x;
+// One minimization, from the simplex in `vx` (vertices 0 ..= dims), to its end; writes its
+// outcome and trace.
+fn minimize(r: u32, lid: u32) {
     let k = runs[r].k;
     let dims = runs[r].dims;
     let nv = dims + 1u;
     let max_iterations = runs[r].max_iterations;
-    for (var at = lid; at < nv * STRIDE; at += WG) { vx[at] = simplexes[r * MAXV * STRIDE + at]; }
+    if lid < STRIDE { outcomes[r].start[lid] = vx[lid]; }
     if lid < nv { ord[lid] = lid; }
     if lid == 0u {
         phase = VERTICES;
@@ -355,5 +371,106 @@ fn search(@builtin(local_invocation_id) lid3: vec3<u32>,
         // loops after 65,535 passes of them in all, and the host must not take that for an end
         outcomes[r].finished = select(0u, 1u, phase == DONE);
         outcomes[r].passes = passes;
+    }
+}
+
+// The simplex of run `slot` (k + 1 components, kinfo entry ki + 1) into `vx`: the best run
+// of k (the earlier on a tie: fixed starts in order, then the split one) with its heaviest
+// component split in two halves — the same density — and the host's steps (0.5 in a logit
+// or a log sd, mean_step in a mean). The host's split_start and initial_simplex, in f32.
+fn build_split(ki: u32, slot: u32, lid: u32) {
+    if lid == 0u {
+        let info = kinfo[ki];
+        var best = info.fixed_begin;
+        var bc = outcomes[best].cost;
+        for (var i = 1u; i < info.fixed_count; i++) {
+            let c = outcomes[info.fixed_begin + i].cost;
+            if c < bc { bc = c; best = info.fixed_begin + i; }
+        }
+        if info.split_slot != NONE && outcomes[info.split_slot].cost < bc { best = info.split_slot; }
+        split_from = best;
+    }
+    let src = workgroupUniformLoad(&split_from);
+    let k = runs[src].k;
+    if lid < STRIDE { pts[lid] = outcomes[src].theta[lid]; }
+    workgroupBarrier();
+    if lid == 0u {
+        // ln Σ exp(z) over the logits (z of the last component 0); the heaviest component
+        // is the largest logit, the last of equals (the host's max_by)
+        var zmax = 0.0;
+        for (var i = 0u; i + 1u < k; i++) { zmax = max(zmax, pts[i]); }
+        var s = exp(-zmax);
+        for (var i = 0u; i + 1u < k; i++) { s += exp(pts[i] - zmax); }
+        split_lse = zmax + log(s);
+        var heavy = 0u;
+        var hz = -3.0e38;
+        for (var j = 0u; j < k; j++) {
+            var z = 0.0;
+            if j + 1u < k { z = pts[j]; }
+            if z >= hz { hz = z; heavy = j; }
+        }
+        split_heavy = heavy;
+    }
+    workgroupBarrier();
+    let k2 = k + 1u;
+    let dims2 = 3u * k2 - 1u;
+    let heavy = split_heavy;
+    if lid < dims2 {
+        var v = 0.0;
+        if lid < k {
+            // logit i of k + 1: ln w'_i − ln w'_k, the new last component w_heavy / 2
+            var z = 0.0;
+            if lid + 1u < k { z = pts[lid]; }
+            var hz = 0.0;
+            if heavy + 1u < k { hz = pts[heavy]; }
+            let lnw = z - split_lse - select(0.0, LN2, lid == heavy);
+            v = lnw - (hz - split_lse - LN2);
+        } else if lid < 2u * k2 - 1u {
+            let j = lid - k;
+            v = pts[k - 1u + select(heavy, j, j < k)];
+        } else {
+            let j = lid - (2u * k2 - 1u);
+            v = pts[2u * k - 1u + select(heavy, j, j < k)];
+        }
+        vx[lid] = v;
+    }
+    workgroupBarrier();
+    for (var at = STRIDE + lid; at < (dims2 + 1u) * STRIDE; at += WG) {
+        let d = at % STRIDE;
+        var x = vx[d];
+        if d + 1u == at / STRIDE {
+            x += select(0.5, P.mean_step, d >= k2 - 1u && d < 2u * k2 - 1u);
+        }
+        vx[at] = x;
+    }
+    workgroupBarrier();
+}
+
+@compute @workgroup_size(WG)
+fn search(@builtin(local_invocation_id) lid3: vec3<u32>,
+          @builtin(workgroup_id) wid: vec3<u32>) {
+    let lid = lid3.x;
+    var r = wid.x;
+    let nv = runs[r].dims + 1u;
+    for (var at = lid; at < nv * STRIDE; at += WG) { vx[at] = simplexes[r * MAXV * STRIDE + at]; }
+    workgroupBarrier();
+    // The chain of k without a wait: the workgroup that ends the last run of k goes on to
+    // k + 1's split start, so no workgroup ever waits for another.
+    loop {
+        minimize(r, lid);
+        // release this run's outcome to every workgroup before it is counted
+        storageBarrier();
+        let ki = runs[r].k - runs[0].k;
+        if lid == 0u {
+            let ended = atomicAdd(&done[ki], 1u) + 1u;
+            next_run = NONE;
+            if ended == kinfo[ki].tasks && ki + 1u < P.ks { next_run = kinfo[ki + 1u].split_slot; }
+        }
+        let next = workgroupUniformLoad(&next_run);
+        if next == NONE { break; }
+        // acquire the other runs' outcomes of k
+        storageBarrier();
+        build_split(ki, next, lid);
+        r = next;
     }
 }

@@ -66,6 +66,9 @@ pub fn check_once(gpu: &Arc<Gpu>, options: Options, record: &mut dyn FnMut(Check
         "mixture log-likelihood on the GPU (f32) within 1e-5·Σ|ln f| of the CPU's (f64), n = 28,204, k = 1..10".into(),
         || check_mixture(gpu, options),
     ));
+    record(timed(crate::fit::verify::label(gpu, options), || {
+        crate::fit::verify::check_device_fit(gpu, options)
+    }));
     for case in CASES.iter().filter(|c| c.quick || !options.quick) {
         record(check_case::<MmckConfig>(
             format!("mmck replications on the GPU = on the CPU, {}", case.label),
