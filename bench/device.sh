@@ -89,7 +89,7 @@ for what in "$@"; do
     fit-device)  # issue 32 item 2: Nelder–Mead on the device against the host's rounds and the CPU, k = 1..10: the shipped sample (3 cold runs each on the GPU), the same repeated 4× (n = 28,204) and 10^6 draws (auto: the rounds above 131,072 distinct)
       for i in 1 2 3; do
         for on in device host; do
-          /usr/bin/time -f "%e s wall" $BIN fit cheng2014-lgd --engine gpu --iterate-on $on --format json > "$OUT/fitd-lgd-$on-$i.json" 2> "$OUT/fitd-lgd-$on-$i.time"
+          PDES_GPU_PROFILE=1 /usr/bin/time -f "%e s wall" $BIN fit cheng2014-lgd --engine gpu --iterate-on $on --format json > "$OUT/fitd-lgd-$on-$i.json" 2> "$OUT/fitd-lgd-$on-$i.time"
         done
       done
       /usr/bin/time -f "%e s wall" $BIN fit cheng2014-lgd --engine cpu --format json > "$OUT/fitd-lgd-cpu.json" 2> "$OUT/fitd-lgd-cpu.time"
