@@ -9,7 +9,7 @@
 //! maximum they reach (tests, `pdes-lab verify`), not step by step.
 
 use super::search::{End, UNUSABLE};
-use super::{Data, Mixture};
+use super::{Data, Mixture, SearchLoop};
 use bytemuck::{Pod, Zeroable};
 use pdes_gpu::Gpu;
 use pdes_gpu::kit::{self, Use};
@@ -20,6 +20,14 @@ use std::sync::Arc;
 /// ([`super::gpu::GpuLoglik`]) use every multiprocessor on it (bench/NOTES.md, "Nelder–Mead
 /// on the device").
 pub const MOST_DISTINCT: usize = 1 << 17;
+/// Whether a GPU fit of `distinct` values on `gpu` runs its minimizations on the device
+/// ([`SearchLoop::on_device`]: a hardware GPU, at most [`MOST_DISTINCT`] values, unless
+/// `iterate_on` says otherwise).
+pub fn chosen_for(gpu: &Gpu, distinct: usize, iterate_on: SearchLoop) -> bool {
+    let software = gpu.info.device_type == wgpu::DeviceType::Cpu;
+    iterate_on.on_device(distinct, software)
+}
+
 /// The device's stop, the host's rule: the simplex's costs within this standard deviation
 /// (in f32 that is all of them equal), or the iteration limit. A tolerance of a few f32
 /// ulps was tried and stopped searches that were still descending a flat valley (one at

@@ -337,12 +337,9 @@ pub fn report(
     let ks = *ks.start()..=(*ks.end()).min(distinct);
     let t0 = web_time::Instant::now();
     let standard = Standardized::of(data);
-    let on_device = gpu.as_ref().is_some_and(|g| {
-        let software = g.info.device_type == wgpu::DeviceType::Cpu;
-        search
-            .iterate_on
-            .on_device(standard.data.values.len(), software)
-    });
+    let on_device = gpu
+        .as_ref()
+        .is_some_and(|g| device::chosen_for(g, standard.data.values.len(), search.iterate_on));
     let (rounds, fits, on_gpu) = match gpu {
         Some(g) if on_device => {
             let mut search = device_fits::DeviceFits::new(g, &standard.data, ks, search)?;
