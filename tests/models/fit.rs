@@ -167,7 +167,7 @@ fn the_gpu_log_likelihood_is_within_its_stated_bound_of_the_cpus() {
     }
 }
 
-fn pdes(args: &[&str]) -> (i32, String, String) {
+pub(crate) fn pdes(args: &[&str]) -> (i32, String, String) {
     let o = std::process::Command::new(env!("CARGO_BIN_EXE_pdes-lab"))
         .args(args)
         .output()

@@ -140,3 +140,23 @@ fn a_search_the_driver_cuts_short_is_refused_not_reported() {
         Ok(out) => assert!(!software, "llvmpipe ran {} iterations", out[0].iterations),
     }
 }
+
+#[test]
+fn the_command_refuses_a_loop_choice_without_the_gpu_and_names_where_it_iterated() {
+    let (code, _, err) = super::fit::pdes(&["fit", "cheng2014-lgd", "--iterate-on", "device"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("--iterate-on") && err.contains("--engine gpu"),
+        "{err}"
+    );
+    let (code, out, err) = super::fit::pdes(&[
+        "fit",
+        "cheng2014-lgd",
+        "--components",
+        "1..2",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("\"iterated_on\": \"host\""), "{out}");
+}

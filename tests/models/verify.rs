@@ -15,9 +15,9 @@ fn verify_passes_on_this_adapter_with_every_reduction_variant() {
     // every variant the adapter has, every engine: reductions, 7 torus, 4 diffusion,
     // 8 open-network (one with a warm-up), 4 DEVS and 3 PHOLD cases each; then once: window = sequential for the
     // torus, the open network and PHOLD, the torus's three blocked cases and its replicas
-    // (window, interval/original), the 3 M/M/c/k replication cases and the mixture
-    // log-likelihood (they use no reductions)
-    assert_eq!(v.checks.len(), v.reductions.len() * 28 + 5 + 3 + 3 + 1);
+    // (window, interval/original), the 3 M/M/c/k replication cases, the mixture
+    // log-likelihood and the fit with its searches on the device (they use no reductions)
+    assert_eq!(v.checks.len(), v.reductions.len() * 28 + 5 + 3 + 3 + 2);
     assert_eq!(
         v.checks
             .iter()
@@ -138,5 +138,12 @@ fn verify_fails_when_a_gpu_result_is_perturbed() {
         "{:?}",
         open.details
     );
-    assert_eq!(v.failed, v.checks.len() - v.reductions.len());
+    // on a software adapter the device fit is not run (llvmpipe cuts its loops), and its
+    // check says so: nothing there to perturb
+    let not_run = v
+        .checks
+        .iter()
+        .filter(|c| c.name.contains("Nelder–Mead on the device") && c.name.contains("not run"))
+        .count();
+    assert_eq!(v.failed, v.checks.len() - v.reductions.len() - not_run);
 }

@@ -105,7 +105,7 @@ impl FitView {
         });
         self.iterated_on_device = on_device;
         let step: Step<Message> = match gpu {
-            Some(g) if on_device => device_step(g, standard, max),
+            Some(g) if on_device => device_step(g, standard, max, Search::default()),
             gpu => host_step(gpu, standard, max, data.n() as f64),
         };
         match Job::start(step) {
@@ -440,16 +440,16 @@ impl FitView {
 
 /// The job of a fit whose minimizations all run on the device: one step, one dispatch;
 /// then each k's curve (best ln L per iteration) and fit.
-fn device_step(gpu: Arc<Gpu>, standard: fit::Standardized, max: usize) -> Step<Message> {
+fn device_step(
+    gpu: Arc<Gpu>,
+    standard: fit::Standardized,
+    max: usize,
+    search: Search,
+) -> Step<Message> {
     let n = standard.data.n() as f64;
     Box::new(move |emit| {
-        let run = fit::device_fits::DeviceFits::new(
-            gpu.clone(),
-            &standard.data,
-            1..=max,
-            Search::default(),
-        )
-        .and_then(|mut fits| fits.step().map(|_| fits));
+        let run = fit::device_fits::DeviceFits::new(gpu.clone(), &standard.data, 1..=max, search)
+            .and_then(|mut fits| fits.step().map(|_| fits));
         match run {
             Ok(fits) => {
                 for (k, curve) in fits.progress() {
@@ -531,4 +531,48 @@ fn host_step(
         }
         more
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The device's job sends each k's curve and then its fit, in k's order, in one step.
+    /// (A short search: lavapipe stops a shader's loops after 65,535 passes in all.)
+    #[test]
+    fn the_device_job_sends_every_ks_curve_and_fit_in_one_step() {
+        let Ok(gpu) = Gpu::shared() else {
+            assert!(
+                std::env::var("PDES_REQUIRE_GPU").as_deref() != Ok("1"),
+                "no GPU"
+            );
+            return;
+        };
+        let standard = fit::Standardized::of(&Data::synthetic_lgd(240));
+        let search = Search {
+            iterations_per_parameter: 40,
+            ..Search::default()
+        };
+        let mut step = device_step(gpu, standard, 3, search);
+        let mut sent = Vec::new();
+        let more = step(&mut |m| sent.push(m));
+        assert!(!more, "one step does the whole fit");
+        let curves: Vec<usize> = sent
+            .iter()
+            .filter_map(|m| match m {
+                Message::Progress(k, lnl) if !lnl.is_empty() => Some(*k),
+                _ => None,
+            })
+            .collect();
+        let fits: Vec<usize> = sent
+            .iter()
+            .filter_map(|m| match m {
+                Message::Done(f) => Some(f.components),
+                Message::Failed(e) => panic!("{e}"),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(curves, vec![1, 2, 3]);
+        assert_eq!(fits, vec![1, 2, 3]);
+    }
 }
