@@ -69,25 +69,23 @@ struct Pipelines {
     layout: wgpu::BindGroupLayout,
     display_layout: wgpu::BindGroupLayout,
     step: wgpu::ComputePipeline,
-    next_time: wgpu::ComputePipeline,
     display: wgpu::ComputePipeline,
 }
 
 fn build_pipelines(gpu: &Gpu, r: Reductions) -> Pipelines {
     let device = &gpu.device;
     let mut uses = vec![Use::Uniform, Use::Read];
-    uses.extend([Use::ReadWrite; 4]);
+    uses.extend([Use::ReadWrite; 5]);
     let layout = kit::layout(device, "devs", &uses);
     let display_layout = kit::layout(device, "devs display", &[Use::ReadWrite]);
     let pl = kit::pipeline_layout(device, "devs", &[&layout]);
     let pl_display = kit::pipeline_layout(device, "devs display", &[&layout, &display_layout]);
     // SAFETY: every loop of the module ends by its own bound: burn's counts to P.work,
-    // div_e12's down from 11 to 0, next_time's strides by WG to P.groups, and the
+    // div_e12's down from 11 to 0, close_step's strides by WG to P.groups, and the
     // reduction modules' halve a stride to 0 or count to a constant or a subgroup count.
     let module = unsafe { kit::compute_module_bounded_loops(device, "devs", module_source(r)) };
     Pipelines {
         step: kit::pipeline(device, &pl, &module, "step"),
-        next_time: kit::pipeline(device, &pl, &module, "next_time"),
         display: kit::pipeline(device, &pl_display, &module, "display_main"),
         layout,
         display_layout,
@@ -244,6 +242,8 @@ impl GpuDevs {
         ];
         let partial = init("devs partial", &vec![0u8; 32 * groups as usize], storage);
         let ctl = init("devs ctl", bytemuck::cast_slice(&[t0, 0, 0, 0]), storage);
+        // the step's workgroups that have arrived (devs.wgsl: the last closes the step)
+        let arrived = init("devs arrived", &[0u8; 4], storage);
         let log_buf = init(
             "devs log",
             &vec![0u8; std::mem::size_of::<LogEntry>() * LOG_CAP as usize],
@@ -268,6 +268,7 @@ impl GpuDevs {
                     &partial,
                     &ctl,
                     &log_buf,
+                    &arrived,
                 ],
             )
         });
@@ -293,7 +294,7 @@ impl GpuDevs {
         })
     }
 
-    /// Queues `steps` steps (each two passes) in one submit, then reads the control
+    /// Queues `steps` steps (one pass each) in one submit, then reads the control
     /// block and the steps' log entries back ([`GpuDevs::read_batch`]; on a page's device
     /// that answers [`SimError::NotYet`] after the submit).
     fn batch(&mut self, steps: u32) -> Result<u32, SimError> {
@@ -323,10 +324,8 @@ impl GpuDevs {
                 // of the batch reads the buffer of the parity of steps + i
                 pass.set_bind_group(0, &self.bind_groups[parity], &[]);
                 parity = 1 - parity;
-                for (pipeline, n) in [(&p.step, groups), (&p.next_time, 1)] {
-                    pass.set_pipeline(pipeline);
-                    pass.dispatch_workgroups(n, 1, 1);
-                }
+                pass.set_pipeline(&p.step);
+                pass.dispatch_workgroups(groups, 1, 1);
             },
         );
         let taken = self.read_batch()?;

@@ -12,8 +12,8 @@
 //!   twin): four phases over arrays of every cell — output, route (each cell pulls its
 //!   senders' messages), transition, next time (a min over all cells); the first three
 //!   read only the state at t, so they run as one sweep into a second copy of the state;
-//! - [`gpu::GpuDevs`]: the same as two compute passes per step (the fused sweep, the
-//!   minimum), many steps per submit.
+//! - [`gpu::GpuDevs`]: the same as one compute pass per step (the fused sweep; its last
+//!   workgroup takes the minimum and closes the step), many steps per submit.
 //!
 //! Time is a whole number of steps (u32): both paper rules have ta = 1, so a run of
 //! `run.end_time` = T takes steps at t = 1, …, T (every cell starts with last = 0,
@@ -413,7 +413,7 @@ const ALGORITHMS: &[crate::config::AlgorithmInfo] = &[
     crate::config::AlgorithmInfo {
         name: "flattened",
         label: "flattened",
-        help: "Paper 004's flattened coordinator: four phases over arrays of every cell per step — output, route (each cell pulls its senders' messages), transition, next time (a min reduction). The first three read only the state at t, so they run as one sweep into a second copy of the state: two compute passes per step on the GPU, many steps per submit; on the CPU the same sweep on every core (its twin). Same cells, step for step, as sequential.",
+        help: "Paper 004's flattened coordinator: four phases over arrays of every cell per step — output, route (each cell pulls its senders' messages), transition, next time (a min reduction). The first three read only the state at t, so they run as one sweep into a second copy of the state; the GPU's last workgroup of that sweep takes the minimum (one compute pass per step, many steps per submit); on the CPU the same sweep on every core (its twin). Same cells, step for step, as sequential.",
         algorithm: "flattened",
         timestamps: None,
         gpu: true,

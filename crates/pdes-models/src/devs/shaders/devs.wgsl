@@ -1,5 +1,5 @@
-// devs.wgsl — the flattened Parallel DEVS coordinator of paper 004 (Figs. 5, 6, 8) as two
-// compute passes per step over arrays of every cell, one thread per cell. Twin of
+// devs.wgsl — the flattened Parallel DEVS coordinator of paper 004 (Figs. 5, 6, 8) as one
+// compute pass per step over arrays of every cell, one thread per cell. Twin of
 // crates/pdes-models/src/devs/flattened.rs and of the rules in mod.rs (sir_step, burn).
 // Composed after u64.wgsl and one of the reduction modules (wg_reduce, wg_min).
 //
@@ -8,8 +8,9 @@
 // computed from their state at t, and its transition, writing the new state to the other
 // of two buffers (the host binds them by the parity of the steps taken: `cells_in` holds
 // the state at t, `cells_out` receives the next). The fourth, the minimum over every
-// cell's next time, needs the whole grid: `next_time`, one workgroup over the step's
-// per-workgroup partials. Both passes first read the control
+// cell's next time, needs the whole grid: the workgroup that ends the pass last (counted
+// in `arrived`) reduces every workgroup's partial and closes the step (`close_step`), so
+// no second pass and no workgroup ever waits for another. The pass first reads the control
 // block: when the next time is past the host's limit (t_limit) or the step budget is spent
 // (step_limit), the pass does nothing — so the host can queue many steps per submit
 // without knowing when the run stops, and reads back only once per batch.
@@ -53,8 +54,11 @@ struct Partial {
 @group(0) @binding(3) var<storage, read_write> partial: array<Partial>;  // per step workgroup
 @group(0) @binding(4) var<storage, read_write> ctl: Ctl;
 @group(0) @binding(5) var<storage, read_write> log: array<LogEntry>;
+// step workgroups that have written their partial (back to 0 when the step closes)
+@group(0) @binding(6) var<storage, read_write> arrived: atomic<u32>;
 
 var<workgroup> sh_t: u32;
+var<workgroup> sh_last: u32;
 
 // The time of the step this pass belongs to, or NONE when no step is due (the same value
 // in every thread of the workgroup, as the barriers that follow require).
@@ -132,7 +136,7 @@ fn cell_index(wid: vec3<u32>, lid: u32) -> u32 {
     return wid.x * WG + lid;
 }
 
-// --- the two passes ---
+// --- the pass ---
 
 // A sender's (value, aux, last, next) at offset (dr, dc) from (r, col) in the state at t,
 // or a cell whose next time is NONE (never imminent) where no cell is coupled there.
@@ -200,7 +204,8 @@ fn pull(x: Senders, t: u32) -> vec2<u32> {
 // loaded before the control block is asked whether the step is due: they do not depend on
 // it (the host binds the buffer that holds the state at t), so one memory latency is
 // spent where there were two in a row. The workgroup's minimum next and its counts go to
-// partial[] (no atomics: the next-time pass adds them up).
+// partial[]; the last workgroup to arrive adds them up (close_step). Every workgroup read
+// the control block before it arrived, so the last one may rewrite it.
 @compute @workgroup_size(WG)
 fn step(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid3: vec3<u32>) {
     let lid = lid3.x;
@@ -243,15 +248,20 @@ fn step(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
     if lid == 0u {
         partial[wid.x] = Partial(red.min.x, red.a.x, red.a.y, red.b.x, red.b.y, 0u, 0u, 0u);
     }
+    // release the partial to every workgroup before arriving
+    storageBarrier();
+    if lid == 0u { sh_last = select(0u, 1u, atomicAdd(&arrived, 1u) + 1u == P.groups); }
+    if workgroupUniformLoad(&sh_last) == 1u {
+        // acquire the others' partials
+        storageBarrier();
+        close_step(lid, t);
+    }
 }
 
-// 4. next time: one workgroup reduces the partials — the least next time (it never leaves
-// the GPU) and the step's counts — and writes the step's log entry.
-@compute @workgroup_size(WG)
-fn next_time(@builtin(local_invocation_id) lid3: vec3<u32>) {
-    let lid = lid3.x;
-    let t = step_time(lid);
-    if t == NONE { return; }
+// 4. next time, by the step's last workgroup: the partials reduced — the least next time
+// (it never leaves the GPU) and the step's counts — the step's log entry, and the counter
+// of arrivals back to 0 for the next step (which starts after this pass has ended).
+fn close_step(lid: u32, t: u32) {
     var m = NONE;
     var a = vec2<u32>(0u, 0u); // (δint, δext)
     var b = vec2<u32>(0u, 0u); // (δconf, messages)
@@ -269,6 +279,7 @@ fn next_time(@builtin(local_invocation_id) lid3: vec3<u32>) {
         log[slot] = LogEntry(t, red.a.x + red.b.x, red.b.y, red.a.x, red.a.y, red.b.x, 0u, 0u);
         ctl.t = red.min.x;
         ctl.steps += 1u;
+        atomicStore(&arrived, 0u);
     }
 }
 
