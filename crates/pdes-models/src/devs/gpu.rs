@@ -81,7 +81,7 @@ fn build_pipelines(gpu: &Gpu, r: Reductions) -> Pipelines {
     let pl = kit::pipeline_layout(device, "devs", &[&layout]);
     let pl_display = kit::pipeline_layout(device, "devs display", &[&layout, &display_layout]);
     // SAFETY: every loop of the module ends by its own bound: burn's counts to P.work,
-    // div_e12's down from 11 to 0, close_step's strides by WG to P.groups, and the
+    // div_e12's down from 11 to 0, and the
     // reduction modules' halve a stride to 0 or count to a constant or a subgroup count.
     let module = unsafe { kit::compute_module_bounded_loops(device, "devs", module_source(r)) };
     Pipelines {
@@ -240,7 +240,12 @@ impl GpuDevs {
             init("devs cells 0", bytemuck::cast_slice(&state), storage),
             init("devs cells 1", bytemuck::cast_slice(&state), storage),
         ];
-        let partial = init("devs partial", &vec![0u8; 32 * groups as usize], storage);
+        // the step's least next time (none yet) and counts, folded in by every workgroup
+        let acc = init(
+            "devs step accumulators",
+            bytemuck::cast_slice(&[u32::MAX, 0, 0, 0, 0, 0, 0, 0]),
+            storage,
+        );
         let ctl = init("devs ctl", bytemuck::cast_slice(&[t0, 0, 0, 0]), storage);
         // the step's workgroups that have arrived (devs.wgsl: the last closes the step)
         let arrived = init("devs arrived", &[0u8; 4], storage);
@@ -265,7 +270,7 @@ impl GpuDevs {
                     &params_buf,
                     &cells[p],
                     &cells[1 - p],
-                    &partial,
+                    &acc,
                     &ctl,
                     &log_buf,
                     &arrived,
@@ -273,7 +278,7 @@ impl GpuDevs {
             )
         });
         Ok(Self {
-            memory_bytes: 2 * cell_bytes + 32 * u64::from(LOG_CAP) + 32 * u64::from(groups),
+            memory_bytes: 2 * cell_bytes + 32 * u64::from(LOG_CAP) + 32 + 4,
             gpu,
             config: cfg.clone(),
             params,

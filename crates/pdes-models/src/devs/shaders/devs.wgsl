@@ -8,9 +8,10 @@
 // computed from their state at t, and its transition, writing the new state to the other
 // of two buffers (the host binds them by the parity of the steps taken: `cells_in` holds
 // the state at t, `cells_out` receives the next). The fourth, the minimum over every
-// cell's next time, needs the whole grid: the workgroup that ends the pass last (counted
-// in `arrived`) reduces every workgroup's partial and closes the step (`close_step`), so
-// no second pass and no workgroup ever waits for another. The pass first reads the control
+// cell's next time, needs the whole grid: each workgroup folds its least next time and its
+// counts into `acc` with atomics (min and sums of whole numbers: the order does not
+// matter), and the workgroup that ends the pass last (counted in `arrived`) closes the
+// step (`close_step`) — no second pass, and no workgroup ever waits for another. The pass first reads the control
 // block: when the next time is past the host's limit (t_limit) or the step budget is spent
 // (step_limit), the pass does nothing — so the host can queue many steps per submit
 // without knowing when the run stops, and reads back only once per batch.
@@ -39,22 +40,22 @@ struct LogEntry {
     pad0: u32, pad1: u32,
 }
 
-// One step workgroup's results: its least next time and its counts.
-struct Partial {
-    least: u32,
-    n_int: u32, n_ext: u32, n_conf: u32, messages: u32,
-    pad0: u32, pad1: u32, pad2: u32,
-}
+// The step's results so far, folded in by every workgroup (`acc`, atomic words).
+const ACC_LEAST: u32 = 0u;    // the least next time (NONE when the step closes)
+const ACC_INT: u32 = 1u;      // δint taken
+const ACC_EXT: u32 = 2u;      // δext taken
+const ACC_CONF: u32 = 3u;     // δconf taken
+const ACC_MESSAGES: u32 = 4u; // messages delivered
 
 @group(0) @binding(0) var<uniform> P: Params;
 // (value, aux, last, next) per cell, one load per neighbour: the state at t (the host binds
 // the buffer of the steps' parity) and the state the step writes
 @group(0) @binding(1) var<storage, read> cells_in: array<vec4<u32>>;
 @group(0) @binding(2) var<storage, read_write> cells_out: array<vec4<u32>>;
-@group(0) @binding(3) var<storage, read_write> partial: array<Partial>;  // per step workgroup
+@group(0) @binding(3) var<storage, read_write> acc: array<atomic<u32>, 8>;
 @group(0) @binding(4) var<storage, read_write> ctl: Ctl;
 @group(0) @binding(5) var<storage, read_write> log: array<LogEntry>;
-// step workgroups that have written their partial (back to 0 when the step closes)
+// step workgroups that have folded their results into acc (back to 0 when the step closes)
 @group(0) @binding(6) var<storage, read_write> arrived: atomic<u32>;
 
 var<workgroup> sh_t: u32;
@@ -203,9 +204,9 @@ fn pull(x: Senders, t: u32) -> vec2<u32> {
 // cell (acting or not), so that the two buffers can alternate. The cell's senders are
 // loaded before the control block is asked whether the step is due: they do not depend on
 // it (the host binds the buffer that holds the state at t), so one memory latency is
-// spent where there were two in a row. The workgroup's minimum next and its counts go to
-// partial[]; the last workgroup to arrive adds them up (close_step). Every workgroup read
-// the control block before it arrived, so the last one may rewrite it.
+// spent where there were two in a row. The workgroup's minimum next and its counts are
+// folded into acc; the last workgroup to arrive closes the step (close_step). Every
+// workgroup read the control block before it arrived, so the last one may rewrite it.
 @compute @workgroup_size(WG)
 fn step(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid3: vec3<u32>) {
     let lid = lid3.x;
@@ -245,42 +246,42 @@ fn step(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
     // per workgroup each count is at most WG · 9, so the 64-bit sums of wg_reduce carry
     // two independent 32-bit counts in their halves
     let red = wg_reduce(lid, vec2<u32>(nxt, 0u), kinds.xy, vec2<u32>(kinds.z, messages));
+    // the workgroup's results (wg_reduce's are thread 0's), folded in once per workgroup
     if lid == 0u {
-        partial[wid.x] = Partial(red.min.x, red.a.x, red.a.y, red.b.x, red.b.y, 0u, 0u, 0u);
+        atomicMin(&acc[ACC_LEAST], red.min.x);
+        atomicAdd(&acc[ACC_INT], red.a.x);
+        atomicAdd(&acc[ACC_EXT], red.a.y);
+        atomicAdd(&acc[ACC_CONF], red.b.x);
+        atomicAdd(&acc[ACC_MESSAGES], red.b.y);
     }
-    // release the partial to every workgroup before arriving
+    // release the folds to every workgroup before arriving
     storageBarrier();
     if lid == 0u { sh_last = select(0u, 1u, atomicAdd(&arrived, 1u) + 1u == P.groups); }
     if workgroupUniformLoad(&sh_last) == 1u {
-        // acquire the others' partials
+        // acquire the others' folds
         storageBarrier();
-        close_step(lid, t);
+        if lid == 0u { close_step(t); }
     }
 }
 
-// 4. next time, by the step's last workgroup: the partials reduced — the least next time
-// (it never leaves the GPU) and the step's counts — the step's log entry, and the counter
-// of arrivals back to 0 for the next step (which starts after this pass has ended).
-fn close_step(lid: u32, t: u32) {
-    var m = NONE;
-    var a = vec2<u32>(0u, 0u); // (δint, δext)
-    var b = vec2<u32>(0u, 0u); // (δconf, messages)
-    for (var g = lid; g < P.groups; g += WG) {
-        let p = partial[g];
-        m = min(m, p.least);
-        a += vec2<u32>(p.n_int, p.n_ext);
-        b += vec2<u32>(p.n_conf, p.messages);
-    }
-    // every total stays below 2^32 (at most 9 messages per cell, 16 M cells), so the 64-bit
-    // sums of wg_reduce never carry from one count into the other
-    let red = wg_reduce(lid, vec2<u32>(m, 0u), a, b);
-    if lid == 0u {
-        let slot = ctl.steps % P.log_cap;
-        log[slot] = LogEntry(t, red.a.x + red.b.x, red.b.y, red.a.x, red.a.y, red.b.x, 0u, 0u);
-        ctl.t = red.min.x;
-        ctl.steps += 1u;
-        atomicStore(&arrived, 0u);
-    }
+// 4. next time, by the step's last workgroup (one thread): the least next time (it never
+// leaves the GPU) and the step's counts from acc, the step's log entry, and acc and the
+// counter of arrivals reset for the next step (which starts after this pass has ended).
+// Every total stays below 2^32 (at most 9 messages per cell, 16 M cells).
+fn close_step(t: u32) {
+    let n_int = atomicLoad(&acc[ACC_INT]);
+    let n_ext = atomicLoad(&acc[ACC_EXT]);
+    let n_conf = atomicLoad(&acc[ACC_CONF]);
+    let slot = ctl.steps % P.log_cap;
+    log[slot] = LogEntry(t, n_int + n_conf, atomicLoad(&acc[ACC_MESSAGES]), n_int, n_ext, n_conf, 0u, 0u);
+    ctl.t = atomicLoad(&acc[ACC_LEAST]);
+    ctl.steps += 1u;
+    atomicStore(&acc[ACC_LEAST], NONE);
+    atomicStore(&acc[ACC_INT], 0u);
+    atomicStore(&acc[ACC_EXT], 0u);
+    atomicStore(&acc[ACC_CONF], 0u);
+    atomicStore(&acc[ACC_MESSAGES], 0u);
+    atomicStore(&arrived, 0u);
 }
 
 // The heatmap's words: each cell's state word.
