@@ -492,11 +492,8 @@ pub struct BatchStamps {
     resolved: wgpu::Buffer,
 }
 
-/// Steps in a batch's first submission ([`submit_steps`]).
-pub const FIRST_SUBMIT: u32 = 8;
-
 /// Queues a batch of `steps` GPU-resident steps in one compute pass per submission of at
-/// most `per_submit` steps (the first of [`FIRST_SUBMIT`], each then twice the last) (the GPU starts on the first while the host encodes the next;
+/// most `per_submit` steps (the GPU starts on the first while the host encodes the next;
 /// one submit per batch put encoding and execution in series), each step's dispatches
 /// written by `encode_step` after the bind group is set; with `stamps`, the batch is timed
 /// between its first and last dispatch. Returns the host's encoding seconds.
@@ -510,13 +507,8 @@ pub fn submit_steps(
 ) -> f64 {
     let mut encode = 0.0;
     let mut done = 0;
-    // the first submission small and each one twice the last, up to `per_submit`: the GPU
-    // starts after a few steps are encoded, and each chunk is encoded while the GPU runs
-    // the one before (half as many steps, each taking longer to run than to encode)
-    let mut size = per_submit.min(FIRST_SUBMIT);
     while done < steps {
-        let chunk = (steps - done).min(size);
-        size = (2 * size).min(per_submit);
+        let chunk = (steps - done).min(per_submit);
         let last = done + chunk == steps;
         let t_chunk = web_time::Instant::now();
         let mut enc = gpu.device.create_command_encoder(&Default::default());
