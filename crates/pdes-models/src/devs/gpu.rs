@@ -25,6 +25,8 @@ const WG: u32 = 256;
 const LOG_CAP: u32 = 1024;
 /// Steps per submit within a batch.
 const SUBMIT_STEPS: u32 = 64;
+/// Words of the step's accumulators: devs.wgsl's SLOTS sets of eight.
+const ACC_WORDS: u32 = 32 * 8;
 
 /// The module's WGSL source with reductions `r`.
 pub fn module_source(r: Reductions) -> String {
@@ -241,9 +243,13 @@ impl GpuDevs {
             init("devs cells 1", bytemuck::cast_slice(&state), storage),
         ];
         // the step's least next time (none yet) and counts, folded in by every workgroup
+        // into one of 32 sets of 8 words (devs.wgsl's SLOTS)
+        let acc: Vec<u32> = (0..ACC_WORDS)
+            .map(|i| if i % 8 == 0 { u32::MAX } else { 0 })
+            .collect();
         let acc = init(
             "devs step accumulators",
-            bytemuck::cast_slice(&[u32::MAX, 0, 0, 0, 0, 0, 0, 0]),
+            bytemuck::cast_slice(&acc),
             storage,
         );
         let ctl = init("devs ctl", bytemuck::cast_slice(&[t0, 0, 0, 0]), storage);
@@ -278,7 +284,7 @@ impl GpuDevs {
             )
         });
         Ok(Self {
-            memory_bytes: 2 * cell_bytes + 32 * u64::from(LOG_CAP) + 32 + 4,
+            memory_bytes: 2 * cell_bytes + 32 * u64::from(LOG_CAP) + 4 * u64::from(ACC_WORDS) + 4,
             gpu,
             config: cfg.clone(),
             params,

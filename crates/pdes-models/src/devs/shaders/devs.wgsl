@@ -9,9 +9,11 @@
 // of two buffers (the host binds them by the parity of the steps taken: `cells_in` holds
 // the state at t, `cells_out` receives the next). The fourth, the minimum over every
 // cell's next time, needs the whole grid: each workgroup folds its least next time and its
-// counts into `acc` with atomics (min and sums of whole numbers: the order does not
-// matter), and the workgroup that ends the pass last (counted in `arrived`) closes the
-// step (`close_step`) — no second pass, and no workgroup ever waits for another. The pass first reads the control
+// counts into one of SLOTS sets of words in `acc` with atomics (min and sums of whole
+// numbers: the order does not matter; SLOTS sets so that a 1000² grid's 3,906 workgroups
+// do not queue on five words), and the workgroup that ends the pass last (counted in
+// `arrived`) reduces the SLOTS sets and closes the step (`close_step`) — no second pass,
+// and no workgroup ever waits for another. The pass first reads the control
 // block: when the next time is past the host's limit (t_limit) or the step budget is spent
 // (step_limit), the pass does nothing — so the host can queue many steps per submit
 // without knowing when the run stops, and reads back only once per batch.
@@ -40,7 +42,9 @@ struct LogEntry {
     pad0: u32, pad1: u32,
 }
 
-// The step's results so far, folded in by every workgroup (`acc`, atomic words).
+// The step's results so far, folded in by every workgroup (`acc`, SLOTS sets of eight
+// atomic words; workgroup w folds into set w % SLOTS).
+const SLOTS: u32 = 32u;
 const ACC_LEAST: u32 = 0u;    // the least next time (NONE when the step closes)
 const ACC_INT: u32 = 1u;      // δint taken
 const ACC_EXT: u32 = 2u;      // δext taken
@@ -52,7 +56,7 @@ const ACC_MESSAGES: u32 = 4u; // messages delivered
 // the buffer of the steps' parity) and the state the step writes
 @group(0) @binding(1) var<storage, read> cells_in: array<vec4<u32>>;
 @group(0) @binding(2) var<storage, read_write> cells_out: array<vec4<u32>>;
-@group(0) @binding(3) var<storage, read_write> acc: array<atomic<u32>, 8>;
+@group(0) @binding(3) var<storage, read_write> acc: array<atomic<u32>, 256>; // SLOTS × 8
 @group(0) @binding(4) var<storage, read_write> ctl: Ctl;
 @group(0) @binding(5) var<storage, read_write> log: array<LogEntry>;
 // step workgroups that have folded their results into acc (back to 0 when the step closes)
@@ -248,11 +252,12 @@ fn step(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
     let red = wg_reduce(lid, vec2<u32>(nxt, 0u), kinds.xy, vec2<u32>(kinds.z, messages));
     // the workgroup's results (wg_reduce's are thread 0's), folded in once per workgroup
     if lid == 0u {
-        atomicMin(&acc[ACC_LEAST], red.min.x);
-        atomicAdd(&acc[ACC_INT], red.a.x);
-        atomicAdd(&acc[ACC_EXT], red.a.y);
-        atomicAdd(&acc[ACC_CONF], red.b.x);
-        atomicAdd(&acc[ACC_MESSAGES], red.b.y);
+        let at = (wid.x % SLOTS) * 8u;
+        atomicMin(&acc[at + ACC_LEAST], red.min.x);
+        atomicAdd(&acc[at + ACC_INT], red.a.x);
+        atomicAdd(&acc[at + ACC_EXT], red.a.y);
+        atomicAdd(&acc[at + ACC_CONF], red.b.x);
+        atomicAdd(&acc[at + ACC_MESSAGES], red.b.y);
     }
     // release the folds to every workgroup before arriving
     storageBarrier();
@@ -260,28 +265,38 @@ fn step(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
     if workgroupUniformLoad(&sh_last) == 1u {
         // acquire the others' folds
         storageBarrier();
-        if lid == 0u { close_step(t); }
+        close_step(lid, t);
     }
 }
 
-// 4. next time, by the step's last workgroup (one thread): the least next time (it never
-// leaves the GPU) and the step's counts from acc, the step's log entry, and acc and the
-// counter of arrivals reset for the next step (which starts after this pass has ended).
-// Every total stays below 2^32 (at most 9 messages per cell, 16 M cells).
-fn close_step(t: u32) {
-    let n_int = atomicLoad(&acc[ACC_INT]);
-    let n_ext = atomicLoad(&acc[ACC_EXT]);
-    let n_conf = atomicLoad(&acc[ACC_CONF]);
-    let slot = ctl.steps % P.log_cap;
-    log[slot] = LogEntry(t, n_int + n_conf, atomicLoad(&acc[ACC_MESSAGES]), n_int, n_ext, n_conf, 0u, 0u);
-    ctl.t = atomicLoad(&acc[ACC_LEAST]);
-    ctl.steps += 1u;
-    atomicStore(&acc[ACC_LEAST], NONE);
-    atomicStore(&acc[ACC_INT], 0u);
-    atomicStore(&acc[ACC_EXT], 0u);
-    atomicStore(&acc[ACC_CONF], 0u);
-    atomicStore(&acc[ACC_MESSAGES], 0u);
-    atomicStore(&arrived, 0u);
+// 4. next time, by the step's last workgroup: the SLOTS sets reduced — the least next time
+// (it never leaves the GPU) and the step's counts — the step's log entry, and the sets and
+// the counter of arrivals reset for the next step (which starts after this pass ends).
+fn close_step(lid: u32, t: u32) {
+    var m = NONE;
+    var a = vec2<u32>(0u, 0u); // (δint, δext)
+    var b = vec2<u32>(0u, 0u); // (δconf, messages)
+    if lid < SLOTS {
+        let at = lid * 8u;
+        m = atomicLoad(&acc[at + ACC_LEAST]);
+        a = vec2<u32>(atomicLoad(&acc[at + ACC_INT]), atomicLoad(&acc[at + ACC_EXT]));
+        b = vec2<u32>(atomicLoad(&acc[at + ACC_CONF]), atomicLoad(&acc[at + ACC_MESSAGES]));
+        atomicStore(&acc[at + ACC_LEAST], NONE);
+        atomicStore(&acc[at + ACC_INT], 0u);
+        atomicStore(&acc[at + ACC_EXT], 0u);
+        atomicStore(&acc[at + ACC_CONF], 0u);
+        atomicStore(&acc[at + ACC_MESSAGES], 0u);
+    }
+    // every total stays below 2^32 (at most 9 messages per cell, 16 M cells), so the 64-bit
+    // sums of wg_reduce never carry from one count into the other
+    let red = wg_reduce(lid, vec2<u32>(m, 0u), a, b);
+    if lid == 0u {
+        let slot = ctl.steps % P.log_cap;
+        log[slot] = LogEntry(t, red.a.x + red.b.x, red.b.y, red.a.x, red.a.y, red.b.x, 0u, 0u);
+        ctl.t = red.min.x;
+        ctl.steps += 1u;
+        atomicStore(&arrived, 0u);
+    }
 }
 
 // The heatmap's words: each cell's state word.
