@@ -123,10 +123,13 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
             .advance(Budget::Until(target))
             .map_err(|e| CliError::Run(e.to_string()))?;
         let took = call.elapsed();
-        // a quick call grows the next fourfold, one near the aim twofold: every call is a
-        // GPU batch's submits and readback (~0.3 ms), so a run of 1000 steps and ~10 ms
-        // makes five calls instead of eight
-        if took < Duration::from_millis(50) {
+        // a quick call grows the next fourfold, one near the aim twofold, and one of a few
+        // milliseconds sixteenfold: every call is a GPU batch's submits and readback
+        // (~0.3 ms, and the GPU idle while the next batch's first submission is encoded),
+        // so a run of 1000 steps and ~10 ms makes three calls (it made eight, then five)
+        if took < Duration::from_millis(5) {
+            chunk = chunk.saturating_mul(16);
+        } else if took < Duration::from_millis(50) {
             chunk = chunk.saturating_mul(4);
         } else if took < Duration::from_millis(200) {
             chunk = chunk.saturating_mul(2);
