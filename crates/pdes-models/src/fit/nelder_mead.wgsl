@@ -193,19 +193,13 @@ fn evaluate(count: u32, k: u32, lid: u32) {
 // Thread 0, at the start of an iteration: the trace, the stop (the costs' standard
 // deviation in sorted order, or the limit), else the reflection next.
 fn begin_iteration(r: u32, nv: u32, max_iterations: u32) {
-    // the loops run to MAXV with a test inside, so that they unroll and the loads of
-    // successive vertices are issued together rather than one latency after another
     var mean = 0.0;
-    for (var j = 0u; j < MAXV; j++) {
-        if j < nv { mean += cost[ord[j]]; }
-    }
+    for (var j = 0u; j < nv; j++) { mean += cost[ord[j]]; }
     mean /= f32(nv);
     var ss = 0.0;
-    for (var j = 0u; j < MAXV; j++) {
-        if j < nv {
-            let d = cost[ord[j]] - mean;
-            ss += d * d;
-        }
+    for (var j = 0u; j < nv; j++) {
+        let d = cost[ord[j]] - mean;
+        ss += d * d;
     }
     let sd = sqrt(ss / f32(nv));
     if iterations < P.trace_stride { trace[r * P.trace_stride + iterations] = cost[ord[0]]; }
@@ -345,12 +339,10 @@ fn minimize(r: u32, lid: u32) {
                 var sum = 0.0;
                 let b = vx[ord[0] * STRIDE + lid];
                 var spread = 0.0;
-                for (var j = 0u; j + 1u < MAXV; j++) {
-                    if j + 1u < nv {
-                        let v = vx[ord[j] * STRIDE + lid];
-                        sum += v;
-                        spread = max(spread, abs(v - b));
-                    }
+                for (var j = 0u; j + 1u < nv; j++) {
+                    let v = vx[ord[j] * STRIDE + lid];
+                    sum += v;
+                    spread = max(spread, abs(v - b));
                 }
                 spread = max(spread, abs(vx[ord[nv - 1u] * STRIDE + lid] - b));
                 if spread > COLLAPSED * (abs(b) + 1.0) { atomicAdd(&wide, 1u); }
