@@ -99,14 +99,13 @@ impl FitView {
         let gpu = gpu.filter(|_| self.on_gpu);
         // a hardware GPU runs whole minimizations (one dispatch for every k); elsewhere the
         // host's rounds, a few at a time (SearchLoop::Auto decides as `pdes-lab fit` does)
-        let standard = fit::Standardized::of(&data);
-        let on_device = gpu.as_ref().is_some_and(|g| {
-            fit::device::chosen_for(g, standard.data.values.len(), SearchLoop::Auto)
-        });
+        let on_device = gpu
+            .as_ref()
+            .is_some_and(|g| fit::device::chosen_for(g, data.values.len(), SearchLoop::Auto));
         self.iterated_on_device = on_device;
         let step: Step<Message> = match gpu {
-            Some(g) if on_device => device_step(g, standard, max, Search::default()),
-            gpu => host_step(gpu, standard, max, data.n() as f64),
+            Some(g) if on_device => device_step(g, data, max, Search::default()),
+            gpu => host_step(gpu, data, max),
         };
         match Job::start(step) {
             Ok(job) => self.running = Some(job),
@@ -440,14 +439,11 @@ impl FitView {
 
 /// The job of a fit whose minimizations all run on the device: one step, one dispatch;
 /// then each k's curve (best ln L per iteration) and fit.
-fn device_step(
-    gpu: Arc<Gpu>,
-    standard: fit::Standardized,
-    max: usize,
-    search: Search,
-) -> Step<Message> {
-    let n = standard.data.n() as f64;
+fn device_step(gpu: Arc<Gpu>, data: Data, max: usize, search: Search) -> Step<Message> {
     Box::new(move |emit| {
+        // the data in standard units, made here rather than on the frame
+        let standard = fit::Standardized::of(&data);
+        let n = standard.data.n() as f64;
         let run = fit::device_fits::DeviceFits::new(gpu.clone(), &standard.data, 1..=max, search)
             .and_then(|mut fits| fits.step().map(|_| fits));
         match run {
@@ -469,22 +465,20 @@ fn device_step(
 /// The job of a fit in the host's rounds ([`fit::Fits`]), about 300,000 terms ln f(x_i) a
 /// step (a few milliseconds: the page's frame share holds several, the desktop's thread
 /// does not notice); each step sends the new part of every k's curve and the fits done.
-fn host_step(
-    gpu: Option<Arc<Gpu>>,
-    standard: fit::Standardized,
-    max: usize,
-    n: f64,
-) -> Step<Message> {
-    // the GPU's copy of the data and the search, made by the first step
-    let mut device: Option<Option<fit::gpu::GpuLoglik>> = None;
+fn host_step(gpu: Option<Arc<Gpu>>, data: Data, max: usize) -> Step<Message> {
+    let n = data.n() as f64;
+    // the data in standard units, the GPU's copy and the search, made by the first step
+    // (not on the frame)
+    let mut prepared: Option<(fit::Standardized, Option<fit::gpu::GpuLoglik>)> = None;
     let mut search: Option<fit::Fits> = None;
     let mut sent = 0;
     // per k, how many of its rounds' values have been sent: each step sends only the
     // new ones (sending every curve whole each step was quadratic in the rounds)
     let mut sent_rounds: Vec<(usize, usize)> = Vec::new();
     Box::new(move |emit| {
-        if device.is_none() {
-            device = Some(match &gpu {
+        if prepared.is_none() {
+            let standard = fit::Standardized::of(&data);
+            let device = match &gpu {
                 Some(g) => match fit::gpu::GpuLoglik::new(g.clone(), &standard.data) {
                     Ok(d) => Some(d),
                     Err(e) => {
@@ -493,9 +487,13 @@ fn host_step(
                     }
                 },
                 None => None,
-            });
+            };
+            prepared = Some((standard, device));
         }
-        let engine: &dyn fit::Loglik = match device.as_ref().and_then(Option::as_ref) {
+        let Some((standard, device)) = &prepared else {
+            return false;
+        };
+        let engine: &dyn fit::Loglik = match device {
             Some(d) => d,
             None => &standard.data,
         };
@@ -548,12 +546,11 @@ mod tests {
             );
             return;
         };
-        let standard = fit::Standardized::of(&Data::synthetic_lgd(240));
         let search = Search {
             iterations_per_parameter: 40,
             ..Search::default()
         };
-        let mut step = device_step(gpu, standard, 3, search);
+        let mut step = device_step(gpu, Data::synthetic_lgd(240), 3, search);
         let mut sent = Vec::new();
         let more = step(&mut |m| sent.push(m));
         assert!(!more, "one step does the whole fit");
