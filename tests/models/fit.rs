@@ -336,12 +336,8 @@ fn a_batch_of_mixtures_gives_each_the_log_likelihood_it_has_alone() {
     assert_eq!(back, on_gpu, "the GPU's values depend on the batch's order");
 }
 
-#[test]
-fn ln_l_never_falls_as_k_grows_and_each_k_says_how_many_starts_agree() {
-    // k also starts from the best fit of k − 1 with a component split in two (the same
-    // density), so its maximum cannot be below k − 1's
-    let data = Data::synthetic_lgd(800);
-    let fits = fit::fit_all(&data, &data, 1..=5, quick()).unwrap();
+/// Asserts that each fit's maximum ln L is at least that of the fit of one component less.
+pub(crate) fn assert_ln_l_never_falls(fits: &[fit::Fit]) {
     for pair in fits.windows(2) {
         assert!(
             pair[1].loglik >= pair[0].loglik,
@@ -351,6 +347,15 @@ fn ln_l_never_falls_as_k_grows_and_each_k_says_how_many_starts_agree() {
             pair[0].loglik
         );
     }
+}
+
+#[test]
+fn ln_l_never_falls_as_k_grows_and_each_k_says_how_many_starts_agree() {
+    // k also starts from the best fit of k − 1 with a component split in two (the same
+    // density), so its maximum cannot be below k − 1's
+    let data = Data::synthetic_lgd(800);
+    let fits = fit::fit_all(&data, &data, 1..=5, quick()).unwrap();
+    assert_ln_l_never_falls(&fits);
     assert_eq!(fits[0].starts, 1);
     for f in &fits[1..] {
         assert_eq!(f.starts, 4, "three fixed starts and the split one");

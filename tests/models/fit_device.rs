@@ -3,7 +3,7 @@
 //! the maximum it reaches, and by what it reports: f64 likelihoods of the parameters it
 //! reports, never falling as k grows, one dispatch per k.
 
-use super::fit::{three_components, three_truth};
+use super::fit::{assert_ln_l_never_falls, three_components, three_truth};
 use crate::common_cfg;
 use pdes_lab::fit::{self, Data, Mixture, Search, SearchLoop};
 
@@ -66,15 +66,7 @@ fn the_device_reports_f64_likelihoods_of_its_parameters_that_never_fall_as_k_gro
             f.loglik
         );
     }
-    for pair in r.fits.windows(2) {
-        assert!(
-            pair[1].loglik >= pair[0].loglik,
-            "k = {}: {} < {}",
-            pair[1].components,
-            pair[1].loglik,
-            pair[0].loglik
-        );
-    }
+    assert_ln_l_never_falls(&r.fits);
     assert_eq!(r.fits[0].starts, 1);
     assert!(r.fits[1..].iter().all(|f| f.starts == 4));
 }

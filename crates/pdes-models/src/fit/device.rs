@@ -8,7 +8,7 @@
 //! is the same method on the host ([`super::Fits`], f64), and the two are compared by the
 //! maximum they reach (tests, `pdes-lab verify`), not step by step.
 
-use super::search::{End, UNUSABLE};
+use super::search::{End, mean_cost};
 use super::{Data, Mixture, SearchLoop};
 use bytemuck::{Pod, Zeroable};
 use pdes_gpu::Gpu;
@@ -396,33 +396,45 @@ impl DeviceSearch {
             .collect())
     }
 
-    /// Where a minimization ended, as the host reports it: the better in f64 of its first
-    /// point and the device's best point.
-    pub fn end_of(&self, outcome: &Outcome) -> End {
-        let points = [outcome.start.clone(), outcome.theta.clone()];
-        let costs = self.costs(&points, outcome.k);
-        // the device's point on a tie: it is where the search ended
-        let at = usize::from(costs[1] <= costs[0]);
-        End {
-            theta: points[at].clone(),
-            cost: costs[at],
-            iterations: outcome.iterations,
-        }
-    }
-
-    /// The f64 mean negative log-likelihoods of the parameter vectors `thetas` of k
-    /// components ([`UNUSABLE`] where not finite).
-    pub fn costs(&self, thetas: &[Vec<f64>], k: usize) -> Vec<f64> {
+    /// Where each minimization of `outcomes` ended, as the host reports it: the better in
+    /// f64 of its first point and the device's best point (all of them in one pass over the
+    /// data).
+    pub fn ends_of(&self, outcomes: &[&Outcome]) -> Vec<End> {
+        let mixes: Vec<Mixture> = outcomes
+            .iter()
+            .flat_map(|o| [&o.start, &o.theta].map(|t| Mixture::from_theta(t, o.k)))
+            .collect();
         let n = self.data.n() as f64;
-        let mixes: Vec<Mixture> = thetas.iter().map(|t| Mixture::from_theta(t, k)).collect();
-        self.data
+        let costs: Vec<f64> = self
+            .data
             .logliks(&mixes)
             .into_iter()
-            .map(|ll| {
-                let c = -ll / n;
-                if c.is_finite() { c } else { UNUSABLE }
+            .map(|ll| mean_cost(ll, n))
+            .collect();
+        outcomes
+            .iter()
+            .zip(costs.chunks(2))
+            .map(|(o, c)| {
+                // the device's point on a tie: it is where the search ended
+                let (theta, cost) = if c[1] <= c[0] {
+                    (&o.theta, c[1])
+                } else {
+                    (&o.start, c[0])
+                };
+                End {
+                    theta: theta.clone(),
+                    cost,
+                    iterations: o.iterations,
+                }
             })
             .collect()
+    }
+
+    /// The f64 mean negative log-likelihood of the parameters `theta` of k components
+    /// ([`super::search::UNUSABLE`] where not finite).
+    pub fn cost(&self, theta: &[f64], k: usize) -> f64 {
+        let ll = self.data.loglik(&Mixture::from_theta(theta, k));
+        mean_cost(ll, self.data.n() as f64)
     }
 
     /// The data (standard units).

@@ -80,7 +80,7 @@ impl DeviceFits {
 
     /// Makes the fit of k from its runs (fixed starts, then the split one).
     fn finish(&mut self, k: usize, runs: &[&Outcome]) -> Result<(), String> {
-        let ends: Vec<End> = runs.iter().map(|o| self.search.end_of(o)).collect();
+        let ends: Vec<End> = self.search.ends_of(runs);
         let evaluations = runs.iter().map(|o| o.evaluations).sum();
         let n = self.search.data().n() as f64;
         let mut fit = best_of(k, n, &ends, evaluations)?;
@@ -88,7 +88,7 @@ impl DeviceFits {
             // k − 1's fit split in two: the same density, so ln L never falls
             let split = split_start(previous);
             let theta = split.theta();
-            let cost = self.search.costs(std::slice::from_ref(&theta), k)[0];
+            let cost = self.search.cost(&theta, k);
             if -cost * n > fit.loglik {
                 let mix = Mixture::from_theta(&theta, k);
                 fit.loglik = -cost * n;

@@ -16,6 +16,13 @@ use super::{AGREEING_LOGLIK, Data, Fit, Loglik, Mixture, NelderMead};
 /// Nelder–Mead moves away from it, and refused if it is all a fit reaches.
 pub(crate) const UNUSABLE: f64 = 1e300;
 
+/// The objective of a log-likelihood `loglik` over `n` observations: the mean negative
+/// log-likelihood, [`UNUSABLE`] where it is not finite.
+pub(crate) fn mean_cost(loglik: f64, n: f64) -> f64 {
+    let c = -loglik / n;
+    if c.is_finite() { c } else { UNUSABLE }
+}
+
 /// How a fit is searched.
 #[derive(Clone, Copy, Debug)]
 pub struct Search {
@@ -249,8 +256,7 @@ impl Fits {
             .saturating_mul(self.distinct);
         let logliks = engine.logliks(&mixes)?;
         for (i, ll) in at.into_iter().zip(logliks) {
-            let c = -ll / self.n;
-            costs[i] = if c.is_finite() { c } else { UNUSABLE };
+            costs[i] = mean_cost(ll, self.n);
         }
         let mut next = costs.into_iter();
         for s in &mut self.searches {
