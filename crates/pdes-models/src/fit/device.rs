@@ -216,64 +216,10 @@ impl DeviceSearch {
     /// after the first also gets a start split from the best run of k − 1, made and run on
     /// the device by the workgroup that ends k − 1's last run; their outcomes follow, by k.
     pub fn run(&self, starts: &[Start], chain: Option<u64>) -> Result<Vec<Outcome>, String> {
-        let Some(first) = starts.first().map(|s| s.k) else {
+        if starts.is_empty() {
             return Ok(Vec::new());
-        };
-        let last = starts.last().map_or(first, |s| s.k);
-        let most = super::gpu::MAX_COMPONENTS;
-        if let Some(s) = starts.iter().find(|s| {
-            s.k == 0
-                || s.k > most
-                || s.simplex.len() != 3 * s.k
-                || s.simplex.iter().any(|v| v.len() != 3 * s.k - 1)
-        }) {
-            return Err(format!(
-                "a device minimization of {} components needs 1 to {most} components and 3k vertices of 3k − 1 parameters",
-                s.k
-            ));
         }
-        let ks: Vec<usize> = (first..=last).collect();
-        let mut kinfo = Vec::with_capacity(ks.len());
-        for &k in &ks {
-            let begin = starts.iter().position(|s| s.k == k);
-            let count = starts.iter().filter(|s| s.k == k).count();
-            let Some(begin) = begin.filter(|&b| starts[b..b + count].iter().all(|s| s.k == k))
-            else {
-                return Err(format!(
-                    "the device minimizations must go by k, each k from {first} to {last} at least once (k = {k})"
-                ));
-            };
-            kinfo.push(KInfo {
-                fixed_begin: begin as u32,
-                fixed_count: count as u32,
-                split_slot: NONE,
-                tasks: count as u32,
-            });
-        }
-        // the split runs: one per k after the first, after the fixed ones
-        let mut runs: Vec<RunWords> = starts
-            .iter()
-            .map(|s| RunWords {
-                k: s.k as u32,
-                dims: (3 * s.k - 1) as u32,
-                max_iterations: s.max_iterations.min(u64::from(u32::MAX - 1)) as u32,
-                pad: 0,
-            })
-            .collect();
-        if let Some(per_parameter) = chain {
-            for (i, &k) in ks.iter().enumerate().skip(1) {
-                kinfo[i].split_slot = runs.len() as u32;
-                kinfo[i].tasks += 1;
-                let dims = 3 * k - 1;
-                runs.push(RunWords {
-                    k: k as u32,
-                    dims: dims as u32,
-                    max_iterations: (per_parameter * dims as u64).min(u64::from(u32::MAX - 1))
-                        as u32,
-                    pad: 0,
-                });
-            }
-        }
+        let (kinfo, runs) = plan(starts, chain)?;
         let longest = runs.iter().map(|r| r.max_iterations).max().unwrap_or(0);
         let trace_stride = longest + 1;
         let device = &self.gpu.device;
@@ -281,7 +227,7 @@ impl DeviceSearch {
             n: self.data.values.len() as u32,
             runs: runs.len() as u32,
             trace_stride,
-            ks: ks.len() as u32,
+            ks: kinfo.len() as u32,
             total: self.data.n() as f32,
             min_log_sd: (self.data.moments().1 * 1e-4).ln() as f32,
             tolerance: SD_TOLERANCE,
@@ -313,7 +259,7 @@ impl DeviceSearch {
         let done = kit::buffer(
             device,
             "nelder-mead runs ended",
-            4 * ks.len() as u64,
+            4 * kinfo.len() as u64,
             storage,
         );
         let copied = storage | wgpu::BufferUsages::COPY_SRC;
@@ -441,4 +387,66 @@ impl DeviceSearch {
     pub fn data(&self) -> &Data {
         &self.data
     }
+}
+
+/// The runs of a dispatch and where each k's are: `starts` (by k, every k from the first
+/// to the last at least once), then with `chain` one split run per k after the first.
+fn plan(starts: &[Start], chain: Option<u64>) -> Result<(Vec<KInfo>, Vec<RunWords>), String> {
+    let Some(first) = starts.first().map(|s| s.k) else {
+        return Ok((Vec::new(), Vec::new()));
+    };
+    let last = starts.last().map_or(first, |s| s.k);
+    let most = super::gpu::MAX_COMPONENTS;
+    if let Some(s) = starts.iter().find(|s| {
+        s.k == 0
+            || s.k > most
+            || s.simplex.len() != 3 * s.k
+            || s.simplex.iter().any(|v| v.len() != 3 * s.k - 1)
+    }) {
+        return Err(format!(
+            "a device minimization of {} components needs 1 to {most} components and 3k vertices of 3k − 1 parameters",
+            s.k
+        ));
+    }
+    let ks: Vec<usize> = (first..=last).collect();
+    let mut kinfo = Vec::with_capacity(ks.len());
+    for &k in &ks {
+        let begin = starts.iter().position(|s| s.k == k);
+        let count = starts.iter().filter(|s| s.k == k).count();
+        let Some(begin) = begin.filter(|&b| starts[b..b + count].iter().all(|s| s.k == k)) else {
+            return Err(format!(
+                "the device minimizations must go by k, each k from {first} to {last} at least once (k = {k})"
+            ));
+        };
+        kinfo.push(KInfo {
+            fixed_begin: begin as u32,
+            fixed_count: count as u32,
+            split_slot: NONE,
+            tasks: count as u32,
+        });
+    }
+    // the split runs: one per k after the first, after the fixed ones
+    let mut runs: Vec<RunWords> = starts
+        .iter()
+        .map(|s| RunWords {
+            k: s.k as u32,
+            dims: (3 * s.k - 1) as u32,
+            max_iterations: s.max_iterations.min(u64::from(u32::MAX - 1)) as u32,
+            pad: 0,
+        })
+        .collect();
+    if let Some(per_parameter) = chain {
+        for (i, &k) in ks.iter().enumerate().skip(1) {
+            kinfo[i].split_slot = runs.len() as u32;
+            kinfo[i].tasks += 1;
+            let dims = 3 * k - 1;
+            runs.push(RunWords {
+                k: k as u32,
+                dims: dims as u32,
+                max_iterations: (per_parameter * dims as u64).min(u64::from(u32::MAX - 1)) as u32,
+                pad: 0,
+            });
+        }
+    }
+    Ok((kinfo, runs))
 }
