@@ -45,6 +45,7 @@ struct LogEntry {
 // The step's results so far, folded in by every workgroup (`acc`, SLOTS sets of eight
 // atomic words; workgroup w folds into set w % SLOTS).
 const SLOTS: u32 = 32u;
+const_assert WG >= SLOTS; // close_step reads one set a thread
 const ACC_LEAST: u32 = 0u;    // the least next time (NONE when the step closes)
 const ACC_INT: u32 = 1u;      // δint taken
 const ACC_EXT: u32 = 2u;      // δext taken
