@@ -2,6 +2,7 @@
 //! column), kept as sorted distinct values with their counts; and the shipped synthetic
 //! sample standing in for paper 003's 7,051 loss-given-default values (not public).
 
+use super::blocks::{Components, weighted_loglik};
 use super::{Mixture, log_density};
 
 /// A sample as sorted distinct values with their counts.
@@ -23,12 +24,12 @@ pub const SYNTHETIC_LGD: [(f64, f64, f64); 5] = [
     (0.15, 0.75, 0.06),
     (0.15, 0.95, 0.03),
 ];
-/// Distinct values per chunk of the CPU log-likelihood's sum: one task of a round's pass.
-/// Fixed (not per core), so that every machine sums in the same order; small enough that a
-/// round of one mixture over the shipped sample (the tail of a fit, where one search is
-/// left) is 14 tasks for 16 cores rather than 4 (it was 2,048; ~5 µs of work at k = 10
-/// per chunk, against rayon's ~1 µs per task).
+/// Distinct values per chunk of the CPU log-likelihood's sum, each chunk summed alone.
+/// Fixed (not per core or per task), so that every machine sums in the same order.
 pub const CHUNK: usize = 512;
+/// The fewest terms (a value and a component) in a task of [`Data::logliks`]: ~8 µs of one
+/// core's work at ~2 ns a term, against rayon's few µs to hand a task to another thread.
+pub const TASK_TERMS: usize = 4_096;
 /// Size of paper 003's sample.
 pub const LGD_N: usize = 7051;
 /// The largest data file `read_csv` reads.
@@ -112,29 +113,50 @@ impl Data {
     }
 
     /// Σ_i ln f(x_i) of every mixture in `mixes`, in f64, on every core: the data are cut
-    /// into chunks of [`CHUNK`] distinct values, each (mixture, chunk) pair is one task, and
-    /// each mixture's chunk sums are added in chunk order — the same sum however many
-    /// mixtures are evaluated together or threads take part.
+    /// into chunks of [`CHUNK`] distinct values summed alone ([`weighted_loglik`]), and each
+    /// mixture's chunk sums are added in chunk order — the same sum however many mixtures are
+    /// evaluated together or threads take part. A task is a run of one mixture's chunks:
+    /// about two tasks a thread, none under [`TASK_TERMS`] terms; a round of one task runs on
+    /// the calling thread.
     pub fn logliks(&self, mixes: &[Mixture]) -> Vec<f64> {
         use rayon::prelude::*;
-        let terms: Vec<Vec<(f64, f64, f64)>> = mixes.iter().map(Mixture::terms).collect();
+        let components: Vec<Components> = mixes.iter().map(Components::of).collect();
         let chunks = self.values.len().div_ceil(CHUNK);
-        let sums: Vec<f64> = (0..mixes.len() * chunks)
-            .into_par_iter()
-            .map(|task| {
-                let (m, c) = (task / chunks, task % chunks);
-                let range = c * CHUNK..((c + 1) * CHUNK).min(self.values.len());
-                self.values[range.clone()]
-                    .iter()
-                    .zip(&self.counts[range])
-                    .map(|(x, n)| *n as f64 * log_density(&terms[m], *x))
-                    .sum::<f64>()
-            })
-            .collect();
-        sums.chunks(chunks.max(1))
-            .map(|per_chunk| per_chunk.iter().sum())
-            .take(mixes.len())
-            .collect()
+        let terms: usize = components.iter().map(|c| c.k() * self.values.len()).sum();
+        let task_terms = (terms / (2 * rayon::current_num_threads())).max(TASK_TERMS);
+        let mut tasks: Vec<(usize, std::ops::Range<usize>)> = Vec::new();
+        for (m, c) in components.iter().enumerate() {
+            let per_task = (task_terms / (CHUNK * c.k().max(1))).max(1);
+            tasks.extend(
+                (0..chunks)
+                    .step_by(per_task)
+                    .map(|first| (m, first..(first + per_task).min(chunks))),
+            );
+        }
+        let sum_of = |(m, run): &(usize, std::ops::Range<usize>)| -> Vec<f64> {
+            run.clone()
+                .map(|c| {
+                    let values = c * CHUNK..((c + 1) * CHUNK).min(self.values.len());
+                    weighted_loglik(
+                        &components[*m],
+                        &self.values[values.clone()],
+                        &self.counts[values],
+                    )
+                })
+                .collect()
+        };
+        let sums: Vec<Vec<f64>> = if tasks.len() > 1 {
+            tasks.par_iter().map(sum_of).collect()
+        } else {
+            tasks.iter().map(sum_of).collect()
+        };
+        let mut logliks = vec![0.0; mixes.len()];
+        for ((m, _), chunk_sums) in tasks.iter().zip(sums) {
+            for s in chunk_sums {
+                logliks[*m] += s;
+            }
+        }
+        logliks
     }
 
     /// Σ_i |ln f(x_i)|: the scale of the GPU's f32 error bound.
