@@ -102,6 +102,19 @@ for what in "$@"; do
       done
       /usr/bin/time -f "%e s wall" $BIN fit /tmp/lgd-1e6.csv --engine gpu --format json > "$OUT/fitd-1e6-auto.json" 2> "$OUT/fitd-1e6-auto.time"
       for f in "$OUT"/fitd-*.json; do echo "$(basename "$f"): $(grep -hE '"(engine|iterated_on|rounds|wall_seconds|chosen_components)"' "$f" | tr -d '\n ') $(cat "${f%.json}.time" | tail -1)"; done | tee "$OUT/fit-device.txt" ;;
+    fit-cpu)  # the CPU fit (f64, every core) of the shipped sample, k = 1..10: $BEFORE (default carry/pdes-lab-before) against $BIN, three interleaved rounds; then $BIN on one thread, and its GPU fit (searches on the device) three times
+      before=${BEFORE:-carry/pdes-lab-before}
+      for round in 1 2 3; do
+        for b in "$before" "$BIN"; do
+          n=$(basename "$b")
+          /usr/bin/time -f "%e s wall, %U s user, %S s sys" $b fit cheng2014-lgd --engine cpu --format json > "$OUT/fitc-$n-$round.json" 2> "$OUT/fitc-$n-$round.time"
+        done
+      done
+      RAYON_NUM_THREADS=1 /usr/bin/time -f "%e s wall, %U s user, %S s sys" $BIN fit cheng2014-lgd --engine cpu --format json > "$OUT/fitc-one-thread.json" 2> "$OUT/fitc-one-thread.time"
+      for i in 1 2 3; do
+        /usr/bin/time -f "%e s wall, %U s user, %S s sys" $BIN fit cheng2014-lgd --engine gpu --format json > "$OUT/fitc-gpu-$i.json" 2> "$OUT/fitc-gpu-$i.time"
+      done
+      for f in "$OUT"/fitc-*.json; do echo "$(basename "$f"): $(grep -hE '"(engine|iterated_on|rounds|wall_seconds|chosen_components)"' "$f" | tr -d '\n ') $(tail -1 "${f%.json}.time")"; done | tee "$OUT/fit-cpu.txt" ;;
     verify)  # every GPU engine against its CPU twin, both reduction variants (pdes-lab verify)
       $BIN verify 2>&1 | tee "$OUT/verify.txt"; [ "${PIPESTATUS[0]}" = 0 ] || exit 1 ;;
     repro)  # issue 9's repro: CPU sequential and GPU window, 1000×777, P = 3, shifted, d = 0.6
