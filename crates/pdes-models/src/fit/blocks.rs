@@ -1,7 +1,9 @@
 //! The CPU's log-likelihood of a run of values, a block of values at a time: per block, each
 //! value's exponents over the components in base 2, y_j = (a_j − ½((x − μ_j)/σ_j)²)·log₂e
 //! (stored, with their largest m), then Σ_j 2^(y_j − m) and one logarithm per value:
-//! ln f(x) = m ln 2 + ln Σ. Each loop runs over the block's values so that the compiler keeps
+//! ln f(x) = m ln 2 + ln Σ. A component that is below 2⁻⁶⁴ of every value's largest term
+//! over the whole block (bounded from the block's range alone) is left out of both passes:
+//! it could not change a bit of the sum. Each loop runs over the block's values so that the compiler keeps
 //! 2, 4 or 8 of them in one vector register (SSE2, AVX2, AVX-512, chosen at run time).
 //!
 //! The power of two and the logarithm are polynomials of plain IEEE operations (no libm, no
@@ -82,14 +84,17 @@ fn sum_blocks(c: &Components, values: &[f64], counts: &[u64]) -> f64 {
     let mut partial = [0.0f64; LANES];
     let mut most = [0.0f64; BLOCK];
     let mut sum = [0.0f64; BLOCK];
-    // the block's exponents, component after component
+    // the block's exponents, component after component (those it keeps: `active`)
     let mut exponents = vec![0.0f64; k * BLOCK];
+    let mut active: Vec<usize> = Vec::with_capacity(k);
     for (xs, ns) in values.chunks(BLOCK).zip(counts.chunks(BLOCK)) {
         let len = xs.len().min(ns.len());
         let (xs, ns) = (&xs[..len], &ns[..len]);
         let (most, sum) = (&mut most[..len], &mut sum[..len]);
+        active_components(c, xs, &mut active);
+        let rows = exponents.chunks_exact_mut(BLOCK).take(active.len());
         most.fill(f64::NEG_INFINITY);
-        for (j, ys) in exponents.chunks_exact_mut(BLOCK).enumerate() {
+        for (&j, ys) in active.iter().zip(rows) {
             let (a, h, mu) = (c.a[j], c.h[j], c.mu[j]);
             for ((y, m), x) in ys.iter_mut().zip(most.iter_mut()).zip(xs) {
                 let d = x - mu;
@@ -98,7 +103,7 @@ fn sum_blocks(c: &Components, values: &[f64], counts: &[u64]) -> f64 {
             }
         }
         sum.fill(0.0);
-        for ys in exponents.chunks_exact(BLOCK) {
+        for ys in exponents.chunks_exact(BLOCK).take(active.len()) {
             for ((s, m), y) in sum.iter_mut().zip(most.iter()).zip(ys) {
                 *s += exp2_at_most_zero(y - m);
             }
@@ -120,6 +125,34 @@ fn sum_blocks(c: &Components, values: &[f64], counts: &[u64]) -> f64 {
     }
     ((partial[0] + partial[1]) + (partial[2] + partial[3]))
         + ((partial[4] + partial[5]) + (partial[6] + partial[7]))
+}
+
+/// A component whose every term in a block is below 2^this of each value's largest term is
+/// left out of the block: k such terms add < k · 2⁻⁶⁴ to a sum ≥ 1, below a double's
+/// half ulp (2⁻⁵³) for any k up to 2¹⁰.
+const NEGLIGIBLE: f64 = -64.0;
+
+/// The components that matter somewhere in the block `xs` ([`NEGLIGIBLE`]), into `active`.
+/// Over the block's range [lo, hi] a component's exponent a − h(x − μ)² is at most its
+/// value at the nearest point to μ and at least its value at the farthest; every value's
+/// largest term is at least the greatest of those least values (`floor`), so a component
+/// whose greatest falls 64 below `floor` is below 2⁻⁶⁴ of every value's largest.
+#[inline(always)]
+fn active_components(c: &Components, xs: &[f64], active: &mut Vec<usize>) {
+    let (lo, hi) = xs
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| {
+            (lo.min(x), hi.max(x))
+        });
+    let near = |mu: f64| (lo - mu).max(mu - hi).max(0.0);
+    let far = |mu: f64| (mu - lo).abs().max((hi - mu).abs());
+    let floor = (0..c.k())
+        .map(|j| c.a[j] - far(c.mu[j]).powi(2) * c.h[j])
+        .fold(f64::NEG_INFINITY, f64::max);
+    active.clear();
+    active.extend(
+        (0..c.k()).filter(|&j| c.a[j] - near(c.mu[j]).powi(2) * c.h[j] >= floor + NEGLIGIBLE),
+    );
 }
 
 /// 1.5 · 2⁵²: added to a number of magnitude below 2⁵¹, rounds it to a whole number
@@ -266,6 +299,26 @@ mod tests {
             (ours - libm).abs() < 1e-11 * libm.abs(),
             "{ours} against {libm}"
         );
+    }
+
+    #[test]
+    fn a_component_far_from_a_whole_block_is_left_out_and_one_near_any_value_is_kept() {
+        let c = Components::of(&Mixture {
+            weights: vec![0.5, 0.5],
+            means: vec![0.0, 5.0],
+            sds: vec![0.01, 0.01],
+        });
+        let mut active = Vec::new();
+        active_components(&c, &[0.0, 0.01, 0.05], &mut active);
+        assert_eq!(active, [0]);
+        active_components(&c, &[4.98, 5.02], &mut active);
+        assert_eq!(active, [1]);
+        // one value near each: both matter somewhere in the block
+        active_components(&c, &[0.01, 4.99], &mut active);
+        assert_eq!(active, [0, 1]);
+        // half way, both terms are the same size
+        active_components(&c, &[2.5], &mut active);
+        assert_eq!(active, [0, 1]);
     }
 
     #[test]
