@@ -60,6 +60,13 @@ torus_variants() {
     done
   done
 }
+# lgd_draws: 10^6 draws of the shipped sample's mixture (awk's generator, seed 2014) into
+# /tmp/lgd-1e6.csv, one a line
+lgd_draws() {
+  awk 'BEGIN { srand(2014); split("0.30 0.20 0.20 0.15 0.15", w, " "); split("0.05 0.25 0.50 0.75 0.95", m, " "); split("0.03 0.06 0.08 0.06 0.03", sd, " ")
+    for (i = 0; i < 1000000; i++) { u = rand(); j = 1; c = w[1]; while (u > c && j < 5) { j++; c += w[j] }
+      z = sqrt(-2 * log(1 - rand())) * cos(6.283185307179586 * rand()); printf "%.9f\n", m[j] + sd[j] * z } }' > /tmp/lgd-1e6.csv
+}
 for what in "$@"; do
   case $what in
     phold-seq-ab)  # sequential PHOLD, 777,777 LPs, population 3, T = 20 (issue 32's baseline):
@@ -78,9 +85,7 @@ for what in "$@"; do
         /usr/bin/time -f "%e s wall" $BIN fit cheng2014-lgd --engine gpu --format json > "$OUT/fit-lgd-gpu-$i.json" 2> "$OUT/fit-lgd-gpu-$i.time"
       done
       /usr/bin/time -f "%e s wall" $BIN fit cheng2014-lgd --engine cpu --format json > "$OUT/fit-lgd-cpu.json" 2> "$OUT/fit-lgd-cpu.time"
-      awk 'BEGIN { srand(2014); split("0.30 0.20 0.20 0.15 0.15", w, " "); split("0.05 0.25 0.50 0.75 0.95", m, " "); split("0.03 0.06 0.08 0.06 0.03", sd, " ")
-        for (i = 0; i < 1000000; i++) { u = rand(); j = 1; c = w[1]; while (u > c && j < 5) { j++; c += w[j] }
-          z = sqrt(-2 * log(1 - rand())) * cos(6.283185307179586 * rand()); printf "%.9f\n", m[j] + sd[j] * z } }' > /tmp/lgd-1e6.csv
+      lgd_draws
       /usr/bin/time -f "%e s wall" $BIN fit /tmp/lgd-1e6.csv --engine gpu --format json > "$OUT/fit-1e6-gpu.json" 2> "$OUT/fit-1e6-gpu.time"
       if [ -x carry/pdes-lab-before ]; then  # the fit of the commit before, once, in the same call
         /usr/bin/time -f "%e s wall" carry/pdes-lab-before fit cheng2014-lgd --engine gpu --format json > "$OUT/fit-lgd-gpu-before.json" 2> "$OUT/fit-lgd-gpu-before.time"
@@ -93,9 +98,7 @@ for what in "$@"; do
         done
       done
       /usr/bin/time -f "%e s wall" $BIN fit cheng2014-lgd --engine cpu --format json > "$OUT/fitd-lgd-cpu.json" 2> "$OUT/fitd-lgd-cpu.time"
-      awk 'BEGIN { srand(2014); split("0.30 0.20 0.20 0.15 0.15", w, " "); split("0.05 0.25 0.50 0.75 0.95", m, " "); split("0.03 0.06 0.08 0.06 0.03", sd, " ")
-        for (i = 0; i < 1000000; i++) { u = rand(); j = 1; c = w[1]; while (u > c && j < 5) { j++; c += w[j] }
-          z = sqrt(-2 * log(1 - rand())) * cos(6.283185307179586 * rand()); printf "%.9f\n", m[j] + sd[j] * z } }' > /tmp/lgd-1e6.csv
+      lgd_draws
       head -28204 /tmp/lgd-1e6.csv > /tmp/lgd-28204.csv
       for on in device host; do
         /usr/bin/time -f "%e s wall" $BIN fit /tmp/lgd-28204.csv --engine gpu --iterate-on $on --format json > "$OUT/fitd-28204-$on.json" 2> "$OUT/fitd-28204-$on.time"
@@ -115,6 +118,15 @@ for what in "$@"; do
         /usr/bin/time -f "%e s wall, %U s user, %S s sys" $BIN fit cheng2014-lgd --engine gpu --format json > "$OUT/fitc-gpu-$i.json" 2> "$OUT/fitc-gpu-$i.time"
       done
       for f in "$OUT"/fitc-*.json; do echo "$(basename "$f"): $(grep -hE '"(engine|iterated_on|rounds|wall_seconds|chosen_components)"' "$f" | tr -d '\n ') $(tail -1 "${f%.json}.time")"; done | tee "$OUT/fit-cpu.txt" ;;
+    fit-threshold)  # where --iterate-on auto should leave the device for the rounds: k = 1..10 of the first N of 10^6 draws (awk's generator, as fit-device) on the device and in rounds, N in $NS (default 65,536 and 131,072, the threshold), each fit cut at 60 s (N = 262,144 and 524,288 ran past the call's 10 minutes)
+      lgd_draws
+      for n in ${NS:-65536 131072}; do
+        head -$n /tmp/lgd-1e6.csv > /tmp/lgd-$n.csv
+        for on in device host; do
+          PDES_GPU_PROFILE=1 timeout 60 /usr/bin/time -f "%e s wall" $BIN fit /tmp/lgd-$n.csv --engine gpu --iterate-on $on --format json > "$OUT/fitt-$n-$on.json" 2> "$OUT/fitt-$n-$on.time"
+        done
+      done
+      for f in "$OUT"/fitt-*.json; do echo "$(basename "$f"): $(grep -hE '"(distinct|iterated_on|rounds|wall_seconds|chosen_components)"' "$f" | tr -d '\n ') $(tail -1 "${f%.json}.time")"; done | tee "$OUT/fit-threshold.txt" ;;
     verify)  # every GPU engine against its CPU twin, both reduction variants (pdes-lab verify)
       $BIN verify 2>&1 | tee "$OUT/verify.txt"; [ "${PIPESTATUS[0]}" = 0 ] || exit 1 ;;
     repro)  # issue 9's repro: CPU sequential and GPU window, 1000×777, P = 3, shifted, d = 0.6

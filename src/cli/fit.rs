@@ -23,7 +23,7 @@ pub struct FitArgs {
     pub engine: EngineArg,
     /// With --engine gpu, where Nelder–Mead's iterations run: device (each minimization one
     /// workgroup, run to its end: one dispatch, then one per k), host (rounds, one round
-    /// trip each), or auto (the device up to 131,072 distinct values).
+    /// trip each), or auto (the device up to 65,536 distinct values).
     #[arg(long, value_enum, default_value = "auto")]
     pub iterate_on: IterateOn,
     /// Output format.
@@ -37,7 +37,7 @@ pub struct FitArgs {
 /// `--iterate-on`: where a GPU fit's Nelder–Mead iterations run ([`fit::SearchLoop`]).
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum IterateOn {
-    /// The device up to 131,072 distinct values, else the host.
+    /// The device up to 65,536 distinct values, else the host.
     Auto,
     /// The host, in rounds.
     Host,

@@ -101,6 +101,16 @@ fn a_device_minimization_never_loses_its_best_point_and_stops_at_its_limit() {
 }
 
 #[test]
+fn auto_gives_a_hardware_gpu_the_search_up_to_65_536_distinct_values_and_a_software_one_never() {
+    assert!(SearchLoop::Auto.on_device(65_536, false));
+    assert!(!SearchLoop::Auto.on_device(65_537, false));
+    assert!(!SearchLoop::Auto.on_device(100, true));
+    // asked for, the device takes up to its own limit, on any adapter
+    assert!(SearchLoop::Device.on_device(fit::device::MOST_DISTINCT, true));
+    assert!(!SearchLoop::Host.on_device(100, false));
+}
+
+#[test]
 fn data_beyond_the_device_search_are_refused_by_name() {
     let Some(gpu) = common_cfg::gpu() else { return };
     let xs: Vec<f64> = (0..=fit::device::MOST_DISTINCT).map(|i| i as f64).collect();

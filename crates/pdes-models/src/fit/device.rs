@@ -15,14 +15,21 @@ use pdes_gpu::Gpu;
 use pdes_gpu::kit::{self, Use};
 use std::sync::Arc;
 
-/// Most distinct values for which a minimization per workgroup is the faster way: above
-/// it one evaluation is enough work for the whole GPU, and the host's rounds
-/// ([`super::gpu::GpuLoglik`]) use every multiprocessor on it (bench/NOTES.md, "Nelder–Mead
-/// on the device").
+/// Most distinct values the device search takes: at 131,072 it is no faster than the
+/// host's rounds ([`super::gpu::GpuLoglik`]), which use every multiprocessor on one
+/// evaluation (bench/NOTES.md, "Nelder–Mead on the device", "Where auto leaves the
+/// device").
 pub const MOST_DISTINCT: usize = 1 << 17;
+/// Most distinct values `--iterate-on auto` gives the device. Measured on an H100 (k =
+/// 1..10, the device against the host's rounds on the same data): 1.25× faster at 65,536
+/// values and as good; 1.12× at 98,304; no faster at 131,072, where its k = 5 (a maximum
+/// one start in four finds on every engine) ended 418 below the rounds' and BIC chose
+/// k = 6 (bench/NOTES.md, "Where auto leaves the device"). Up to [`MOST_DISTINCT`] on
+/// request (`--iterate-on device`).
+pub const AUTO_MOST_DISTINCT: usize = 1 << 16;
 /// Whether a GPU fit of `distinct` values on `gpu` runs its minimizations on the device
-/// ([`SearchLoop::on_device`]: a hardware GPU, at most [`MOST_DISTINCT`] values, unless
-/// `iterate_on` says otherwise).
+/// ([`SearchLoop::on_device`]: a hardware GPU, at most [`AUTO_MOST_DISTINCT`] values,
+/// unless `iterate_on` says otherwise).
 pub fn chosen_for(gpu: &Gpu, distinct: usize, iterate_on: SearchLoop) -> bool {
     let software = gpu.info.device_type == wgpu::DeviceType::Cpu;
     iterate_on.on_device(distinct, software)

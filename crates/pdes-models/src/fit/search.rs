@@ -44,10 +44,11 @@ impl Default for Search {
 /// Where a GPU fit runs Nelder–Mead's iterations.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum SearchLoop {
-    /// On the device up to [`super::device::MOST_DISTINCT`] distinct values on a hardware
-    /// GPU, else on the host: below it a round trip costs more than an evaluation, above
-    /// it an evaluation needs the whole GPU; and a software adapter (lavapipe,
-    /// SwiftShader) has cheap round trips, and llvmpipe cuts long shader loops short.
+    /// On the device up to [`super::device::AUTO_MOST_DISTINCT`] distinct values on a
+    /// hardware GPU, else on the host: below it a round trip costs more than an
+    /// evaluation, above it an evaluation needs the whole GPU (and one device search went
+    /// astray); and a software adapter (lavapipe, SwiftShader) has cheap round trips, and
+    /// llvmpipe cuts long shader loops short.
     #[default]
     Auto,
     /// On the host, in rounds ([`Fits`]): each round trip evaluates every point asked for.
@@ -61,7 +62,7 @@ impl SearchLoop {
     /// CPU runs its iterations on the device.
     pub fn on_device(self, distinct: usize, software: bool) -> bool {
         match self {
-            Self::Auto => !software && distinct <= super::device::MOST_DISTINCT,
+            Self::Auto => !software && distinct <= super::device::AUTO_MOST_DISTINCT,
             Self::Host => false,
             Self::Device => true,
         }
