@@ -463,8 +463,8 @@ fn device_step(gpu: Arc<Gpu>, data: Data, max: usize, search: Search) -> Step<Me
 }
 
 /// The job of a fit in the host's rounds ([`fit::Fits`]), about 300,000 terms ln f(x_i) a
-/// step (a few milliseconds: the page's frame share holds several, the desktop's thread
-/// does not notice); each step sends the new part of every k's curve and the fits done.
+/// step (~0.3 ms on one desktop core: a page's frame share holds several, the desktop's
+/// thread does not notice); each step sends the new part of every k's curve and the fits done.
 fn host_step(gpu: Option<Arc<Gpu>>, data: Data, max: usize) -> Step<Message> {
     let n = data.n() as f64;
     // the data in standard units, the GPU's copy and the search, made by the first step
