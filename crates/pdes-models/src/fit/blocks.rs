@@ -1,17 +1,19 @@
 //! The CPU's log-likelihood of a run of values, a block of values at a time: per block, each
 //! value's exponents over the components in base 2, y_j = (a_j − ½((x − μ_j)/σ_j)²)·log₂e
 //! (stored, with their largest m), then Σ_j 2^(y_j − m) and one logarithm per value:
-//! ln f(x) = m ln 2 + ln Σ. A component that is below 2⁻⁶⁴ of every value's largest term
-//! over the whole block (bounded from the block's range alone) is left out of both passes:
-//! it could not change a bit of the sum. Each loop runs over the block's values so that the compiler keeps
-//! 2, 4 or 8 of them in one vector register (SSE2, AVX2, AVX-512, chosen at run time).
+//! ln f(x) = m ln 2 + ln Σ. Each loop runs over the block's values so that the compiler
+//! keeps 2, 4 or 8 of them in one vector register (SSE2, AVX2, AVX-512, chosen at run time).
+//! A component below 2⁻⁶⁴ of every value's largest term over the whole block (bounded from
+//! the block's range alone, [`NEGLIGIBLE`]) is left out of both passes: each of its terms is
+//! less than a double's half ulp of the sum.
 //!
 //! The power of two and the logarithm are polynomials of plain IEEE operations (no libm, no
 //! fused multiply-add): the same bits on every machine and every vector width, within two
-//! ulps of libm's (the logarithm near 1: within two ulps of 1). The run's sum goes to [`LANES`] partial sums by the value's
-//! position modulo [`LANES`], added in one fixed tree at the end — again the same order
-//! whatever the vector width. bench/NOTES.md, "The CPU fit in blocks", has the design and
-//! the figures (a term cost ~11 ns with libm's scalar `exp` and `ln`; ~1.1 ns so at k = 10).
+//! ulps of libm's (the logarithm near 1: within two ulps of 1). The run's sum goes to
+//! [`LANES`] partial sums by the value's position modulo [`LANES`], added in one fixed tree
+//! at the end — again the same order whatever the vector width. bench/NOTES.md, "The CPU fit
+//! in blocks", has the design and the figures (a term cost ~11 ns with libm's scalar `exp`
+//! and `ln`; ~1.1 ns so at k = 10).
 
 use super::Mixture;
 use std::f64::consts::{LN_2, LOG2_E};
@@ -128,8 +130,9 @@ fn sum_blocks(c: &Components, values: &[f64], counts: &[u64]) -> f64 {
 }
 
 /// A component whose every term in a block is below 2^this of each value's largest term is
-/// left out of the block: k such terms add < k · 2⁻⁶⁴ to a sum ≥ 1, below a double's
-/// half ulp (2⁻⁵³) for any k up to 2¹⁰.
+/// left out of the block: k such terms add < k · 2⁻⁶⁴ to a sum ≥ 1, below a double's half
+/// ulp (2⁻⁵³) for any k up to 2¹⁰ (the shipped sample's fit came out the same field for
+/// field with and without).
 const NEGLIGIBLE: f64 = -64.0;
 
 /// The components that matter somewhere in the block `xs` ([`NEGLIGIBLE`]), into `active`.
@@ -161,6 +164,7 @@ const ROUNDER: f64 = 6_755_399_441_055_744.0;
 /// ln 2 in two parts (fdlibm's): the first with 32 trailing zero bits, so that k · LN2_HI is
 /// exact for any |k| < 2²⁰.
 const LN2_HI: f64 = f64::from_bits(0x3fe6_2e42_fee0_0000);
+/// ln 2 − LN2_HI.
 const LN2_LO: f64 = f64::from_bits(0x3dea_39ef_3579_3c76);
 
 /// 2^t for t ≤ 0 (and −∞); below −1021 (where 2^t < 4.5·10⁻³⁰⁸, nothing against the
