@@ -4,7 +4,7 @@
 //! ln f(x) = m ln 2 + ln Σ. Each loop runs over the block's values so that the compiler
 //! keeps 2, 4 or 8 of them in one vector register (SSE2, AVX2, AVX-512, chosen at run time).
 //! A component below 2⁻⁶⁴ of every value's largest term over the whole block (bounded from
-//! the block's range alone, [`NEGLIGIBLE`]) is left out of both passes: each of its terms is
+//! the block's range alone, `NEGLIGIBLE`) is left out of both passes: each of its terms is
 //! less than a double's half ulp of the sum.
 //!
 //! The power of two and the logarithm are polynomials of plain IEEE operations (no libm, no

@@ -98,7 +98,7 @@ struct OutcomeWords {
 pub struct Start {
     /// Components.
     pub k: usize,
-    /// The initial simplex ([`initial_simplex`]).
+    /// The initial simplex ([`super::search::initial_simplex`]).
     pub simplex: Vec<Vec<f64>>,
     /// Nelder–Mead's iteration limit.
     pub max_iterations: u64,
@@ -384,7 +384,7 @@ impl DeviceSearch {
     }
 
     /// The f64 mean negative log-likelihood of the parameters `theta` of k components
-    /// ([`super::search::UNUSABLE`] where not finite).
+    /// (`UNUSABLE`, 1e300, where not finite).
     pub fn cost(&self, theta: &[f64], k: usize) -> f64 {
         let ll = self.data.loglik(&Mixture::from_theta(theta, k));
         mean_cost(ll, self.data.n() as f64)
