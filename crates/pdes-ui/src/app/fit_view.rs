@@ -170,7 +170,9 @@ impl FitView {
                 None => self.error = Some(files::Saved::Cancelled.message("no data opened")),
             }
         }
-        ui.horizontal(|ui| {
+        // wrapped: on an 800-pixel window the row is wider than the view, and its last
+        // controls (the GPU switch, "Fit mixtures") must not fall off its edge
+        ui.horizontal_wrapped(|ui| {
             if ui
                 .button("Open CSV…")
                 .on_hover_text("One numeric column (a header row is skipped), or drop a file on the window.")
@@ -271,6 +273,8 @@ impl FitView {
                     best.components,
                     fit::AGREEING_LOGLIK
                 ));
+                // ten columns are wider than the view on a small window: scroll, not overflow
+                egui::ScrollArea::horizontal().show(ui, |ui| {
                 egui::Grid::new("bic table").striped(true).show(ui, |ui| {
                     let rows: [(&str, &Cell); 5] = [
                         ("k", &|f| f.components.to_string()),
@@ -291,6 +295,7 @@ impl FitView {
                         }
                         ui.end_row();
                     }
+                });
                 });
             });
     }
