@@ -28,7 +28,8 @@ impl PdesApp {
     pub(super) fn info_tab(&mut self, ui: &mut egui::Ui) {
         let info = self.a.config.model_info();
         egui::ScrollArea::vertical().show(ui, |ui| {
-            ui.set_max_width(900.0);
+            // lines of at most 900 points, and never wider than the view (a small window)
+            ui.set_max_width(ui.available_width().min(900.0));
             markdown(ui, info.info);
             ui.add_space(12.0);
             ui.separator();

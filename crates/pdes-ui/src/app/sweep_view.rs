@@ -357,7 +357,9 @@ impl SweepView {
             .key_names()
             .filter(|k| numeric_key(&preset_table, k))
             .collect();
-        ui.horizontal(|ui| {
+        // wrapped: on an 800-pixel window the row is wider than the view, and Run sweep
+        // must not fall off its edge
+        ui.horizontal_wrapped(|ui| {
             egui::ComboBox::from_label("key")
                 .selected_text(&self.key)
                 .show_ui(ui, |ui| {
@@ -396,7 +398,7 @@ impl SweepView {
             return;
         };
         let mut export = None;
-        ui.horizontal(|ui| {
+        ui.horizontal_wrapped(|ui| {
             if ui.button("Export CSV…").on_hover_text("Every finished run with its whole summary.").clicked() {
                 export = Some(false);
             }

@@ -66,6 +66,16 @@ pub fn tag(s: &Session, i: usize, ab: bool) -> String {
     }
 }
 
+/// A plot's title over its column, `width` wide: cut short with "…" where the column is
+/// narrower (a small window), the whole title and `hover` when the pointer is on it.
+pub fn plot_title(ui: &mut egui::Ui, title: &str, hover: &str, width: f32) {
+    ui.scope(|ui| {
+        ui.set_max_width(width);
+        ui.add(egui::Label::new(title).truncate())
+            .on_hover_text(format!("{title}: {hover}"));
+    });
+}
+
 /// One plot with a line per session (`points` gives a run's), an optional reference line,
 /// and — without A/B — the earlier runs' lines faint behind the live one.
 pub fn plot_series(
@@ -97,7 +107,7 @@ pub fn plot_series(
             (lo.min(y), hi.max(y))
         });
     ui.vertical(|ui| {
-        ui.label(label).on_hover_text(hover);
+        plot_title(ui, label, hover, w);
         let mut plot =
             legend_if_room(Plot::new(label).width(w).height(h), w).x_axis_label("simulated time");
         if top > low {

@@ -3,7 +3,7 @@
 //! inspector of a pinned facility.
 
 use crate::kit::heatmap::Mode;
-use crate::kit::plots::{RECENT_STEPS, legend_if_room, tag, time_series_from};
+use crate::kit::plots::{RECENT_STEPS, legend_if_room, plot_title, tag, time_series_from};
 use crate::kit::session::Session;
 use eframe::egui;
 use egui_plot::{Bar, BarChart, Line, Plot, PlotPoints};
@@ -282,7 +282,7 @@ pub fn plots(ui: &mut egui::Ui, a: &Session, b: Option<&Session>) {
             from,
         );
         ui.vertical(|ui| {
-            ui.label("parallel events per step").on_hover_text("Events processed together in each step (recent steps: faint), their moving mean over 1% of those steps (bold), and their histogram below. More events per step = more parallelism for the GPU.");
+            plot_title(ui, "parallel events per step", "Events processed together in each step (recent steps: faint), their moving mean over 1% of those steps (bold), and their histogram below. More events per step = more parallelism for the GPU.", w);
             legend_if_room(Plot::new("events").width(w).height(h), w).x_axis_label("simulated time").show(ui, |p| {
                 for (i, s) in sessions.iter().enumerate() {
                     let log = s.engine().step_log();
@@ -295,7 +295,7 @@ pub fn plots(ui: &mut egui::Ui, a: &Session, b: Option<&Session>) {
             });
         });
         ui.vertical(|ui| {
-            ui.label("causality errors (cumulative)").on_hover_text("Arrivals older than the last arrival their facility already processed. Always 0 for the exact algorithms.");
+            plot_title(ui, "causality errors (cumulative)", "Arrivals older than the last arrival their facility already processed. Always 0 for the exact algorithms.", w);
             // from 0, at least to 1: an all-zero series keeps readable labels
             legend_if_room(Plot::new("errors").width(w).height(h * 0.55), w).include_y(0.0).include_y(1.0).x_axis_label("simulated time").show(ui, |p| {
                 for (i, s) in sessions.iter().enumerate() {
@@ -303,7 +303,7 @@ pub fn plots(ui: &mut egui::Ui, a: &Session, b: Option<&Session>) {
                     p.line(Line::new(tag(s, i, ab), pts));
                 }
             });
-            ui.label("events per step: histogram (recent steps)");
+            plot_title(ui, "events per step: histogram (recent steps)", "How many steps processed each number of events, over the recent steps.", w);
             Plot::new("hist").width(w).height(h * 0.3).show(ui, |p| {
                 for (i, s) in sessions.iter().enumerate() {
                     let log = s.engine().step_log();
