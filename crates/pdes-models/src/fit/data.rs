@@ -27,8 +27,8 @@ pub const SYNTHETIC_LGD: [(f64, f64, f64); 5] = [
 /// Distinct values per chunk of the CPU log-likelihood's sum, each chunk summed alone.
 /// Fixed (not per core or per task), so that every machine sums in the same order.
 pub const CHUNK: usize = 512;
-/// The fewest terms (a value and a component) in a task of [`Data::logliks`]: ~8 µs of one
-/// core's work at ~2 ns a term, against rayon's few µs to hand a task to another thread.
+/// The fewest terms (a value and a component) in a task of [`Data::logliks`]: ~5 µs of one
+/// core's work at ~1.2 ns a term, against rayon's few µs to hand a task to another thread.
 pub const TASK_TERMS: usize = 4_096;
 /// Size of paper 003's sample.
 pub const LGD_N: usize = 7051;
