@@ -27,6 +27,9 @@ fn cell(s: &Session, i: u32) -> Option<(Cell, u32, u32)> {
     Some((snap.cells[i], last, next))
 }
 
+/// The widest a phase's box in the step diagram is drawn.
+const PHASE_BOX_WIDTH: f32 = 180.0;
+
 /// The four phases of the flattened coordinator's step, as a row of boxes above the grid,
 /// each with what the last step did in it (per step over the last sample interval: after
 /// a single Step, that step exactly). Paper 004 Figs. 5, 6, 8: the cells of a phase run in
@@ -81,7 +84,8 @@ pub fn phases(ui: &mut egui::Ui, s: &Session) {
                 ui.label("->");
             }
             egui::Frame::group(ui.style()).show(ui, |ui| {
-                ui.set_max_width(180.0);
+                // never wider than the room left (a wider maximum widens the whole view)
+                ui.set_max_width(ui.available_width().min(PHASE_BOX_WIDTH));
                 ui.vertical(|ui| {
                     ui.strong(*title);
                     ui.label(text);
