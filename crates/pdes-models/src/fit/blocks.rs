@@ -118,15 +118,22 @@ fn sum_blocks(c: &Components, values: &[f64], counts: &[u64]) -> f64 {
             .zip(sum[..whole].chunks_exact(LANES))
         {
             for l in 0..LANES {
-                partial[l] += n[l] as f64 * (m[l] * LN_2 + ln_at_least_one(s[l]));
+                partial[l] += weighted_ln_f(n[l], m[l], s[l]);
             }
         }
         for (l, i) in (whole..len).enumerate() {
-            partial[l] += ns[i] as f64 * (most[i] * LN_2 + ln_at_least_one(sum[i]));
+            partial[l] += weighted_ln_f(ns[i], most[i], sum[i]);
         }
     }
     ((partial[0] + partial[1]) + (partial[2] + partial[3]))
         + ((partial[4] + partial[5]) + (partial[6] + partial[7]))
+}
+
+/// count · ln f(x) of a value whose largest exponent (base 2) is `most` and whose terms
+/// relative to it sum to `sum`: ln f = most · ln 2 + ln sum.
+#[inline(always)]
+fn weighted_ln_f(count: u64, most: f64, sum: f64) -> f64 {
+    count as f64 * (most * LN_2 + ln_at_least_one(sum))
 }
 
 /// A component whose every term in a block is below 2^this of each value's largest term is

@@ -274,30 +274,36 @@ impl FitView {
                     fit::AGREEING_LOGLIK
                 ));
                 // ten columns are wider than the view on a small window: scroll, not overflow
-                egui::ScrollArea::horizontal().show(ui, |ui| {
-                egui::Grid::new("bic table").striped(true).show(ui, |ui| {
-                    let rows: [(&str, &Cell); 5] = [
-                        ("k", &|f| f.components.to_string()),
-                        ("ln L", &|f| format!("{:.2}", f.loglik)),
-                        ("BIC", &|f| format!("{:.1}", f.bic)),
-                        ("ΔBIC", &|f| format!("{:.1}", f.bic - best.bic)),
-                        ("starts agreeing", &|f| format!("{} of {}", f.starts_agreeing, f.starts)),
-                    ];
-                    for (name, cell) in rows {
-                        ui.label(name);
-                        for f in &self.fits {
-                            let text = egui::RichText::new(cell(f));
-                            ui.label(if f.components == best.components {
-                                text.strong()
-                            } else {
-                                text
-                            });
-                        }
-                        ui.end_row();
-                    }
-                });
-                });
+                egui::ScrollArea::horizontal().show(ui, |ui| self.bic_grid(ui, best));
             });
+    }
+
+    /// Per k (one column each): ln L, BIC, ΔBIC to `best`'s, and the starts that reached
+    /// the same maximum; `best`'s column bold.
+    fn bic_grid(&self, ui: &mut egui::Ui, best: &Fit) {
+        egui::Grid::new("bic table").striped(true).show(ui, |ui| {
+            let rows: [(&str, &Cell); 5] = [
+                ("k", &|f| f.components.to_string()),
+                ("ln L", &|f| format!("{:.2}", f.loglik)),
+                ("BIC", &|f| format!("{:.1}", f.bic)),
+                ("ΔBIC", &|f| format!("{:.1}", f.bic - best.bic)),
+                ("starts agreeing", &|f| {
+                    format!("{} of {}", f.starts_agreeing, f.starts)
+                }),
+            ];
+            for (name, cell) in rows {
+                ui.label(name);
+                for f in &self.fits {
+                    let text = egui::RichText::new(cell(f));
+                    ui.label(if f.components == best.components {
+                        text.strong()
+                    } else {
+                        text
+                    });
+                }
+                ui.end_row();
+            }
+        });
     }
 
     fn load_picked(&mut self, picked: Picked) {
