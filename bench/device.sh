@@ -277,6 +277,16 @@ for what in "$@"; do
       $BIN bench --suite devs --repeat 5 --format json --out "$OUT/devs.json" 2>&1 | tee "$OUT/devs.log" ;;
     devs-work)  # where the GPU starts to win: the benchmark's extra work per transition at 16², 64², 256²
       $BIN bench --suite devs-work --repeat 5 --format json --out "$OUT/devs-work.json" 2>&1 | tee "$OUT/devs-work.log" ;;
+    devs-attribution)  # issue 32 item 3: SIR's GPU µs per step (timestamps, the last batch of T = 1000) with a part of the step removed (bench/experiments/devs-attribution/, written by its make.py), built-in first, 320² and 1000², two rounds
+      for round in 1 2; do
+        for v in builtin "$EXP"/devs-attribution/*/; do
+          n=$(basename "$v")
+          if [ "$v" = builtin ]; then env=(); else env=(PDES_WGSL_DIR="$v"); fi
+          for side in 320 1000; do
+            echo "round $round $n $side²: $(env "${env[@]}" PDES_GPU_PROFILE=1 timeout 60 $BIN run trabes-sir --set model.rows=$side --set model.cols=$side --set run.end_time=1000 --engine gpu --format csv 2>&1 | grep batch | tail -1)"
+          done
+        done
+      done 2>&1 | tee "$OUT/devs-attribution.txt" ;;
     devs-profile)  # GPU µs per step from timestamps (one batch of 1000 steps) at the peer's 320² and at 1000²
       for side in 320 1000; do
         for kind in sir benchmark; do
