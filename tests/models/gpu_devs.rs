@@ -171,3 +171,49 @@ fn the_display_pass_draws_the_buffer_that_holds_the_state() {
         );
     }
 }
+
+/// A batch may queue more passes than steps are due (the host cannot always know how many
+/// are): the passes after the first with no step due must do nothing — not a step, not a
+/// log entry, not a change to the sets of accumulators the next batch reads — and the
+/// next batch goes on from the last step taken. Two such batches, then the rest of the
+/// run, against the CPU twin.
+#[test]
+fn passes_with_no_step_due_change_nothing_and_the_next_batch_goes_on() {
+    use pdes_lab::gpu::batches::Batched;
+    let Some(g) = gpu() else { return };
+    let cfg = config(
+        "teaching-sir",
+        &["model.rows=21", "model.cols=29", "run.end_time=40"],
+    );
+    for r in pdes_lab::verify::variants(&g) {
+        let mut cpu = CpuDevs::new(&cfg);
+        let mut gpu = GpuDevs::with_reductions(g.clone(), &cfg, r).unwrap();
+        cpu.advance(Budget::Steps(1)).unwrap();
+        gpu.advance(Budget::Steps(1)).unwrap();
+        // every step moves time by one: the next three are due by t1 + 3, of ten passes
+        let t1 = gpu.log()[0].t;
+        assert_eq!(
+            gpu.run(10, t1 + 3).unwrap(),
+            3,
+            "{r:?}: steps taken of 10 passes"
+        );
+        cpu.advance(Budget::Steps(3)).unwrap();
+        assert_eq!(gpu.log(), cpu.sim().log(), "{r:?}: after the first batch");
+        assert_eq!(
+            gpu.run(9, t1 + 5).unwrap(),
+            2,
+            "{r:?}: steps taken of 9 passes"
+        );
+        cpu.advance(Budget::Steps(2)).unwrap();
+        assert_eq!(gpu.log(), cpu.sim().log(), "{r:?}: after the second batch");
+        assert_eq!(gpu.now(), cpu.now(), "{r:?}: time after the second batch");
+        cpu.advance(Budget::Finish).unwrap();
+        gpu.advance(Budget::Finish).unwrap();
+        assert_eq!(gpu.log(), cpu.sim().log(), "{r:?}: DEVS log at the end");
+        assert_eq!(
+            compare_cells(&cpu, &gpu).unwrap(),
+            Vec::<String>::new(),
+            "{r:?}: cells at the end"
+        );
+    }
+}

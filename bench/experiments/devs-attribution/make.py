@@ -9,7 +9,8 @@ changes what the step computes, so no variant's output is a result; the GPU µs 
   block itself without waiting for anyone (a race a timing can bear);
 - no-fold: no-close, and no workgroup reduction or atomic folds either;
 - no-div: the exact division by 10^12 (12 restoring rounds) replaced by a shift;
-- copy: no-fold and no-div, and no rule at all: each cell's nine loads and one store.
+- copy: no-fold and no-div, and no rule at all (the compiler then drops the unused
+  senders' loads: one load and one store a cell).
 The folders are copies of the shader as it is when make.py runs (each results folder
 names the commit its variants came from: 80dd3f2 for the first, before the close moved into
 the next pass, after which these edits no longer apply). Usage: make.py DIR (from the

@@ -1,8 +1,9 @@
-//! The flattened coordinator on the GPU (paper 004's method): two compute passes per
-//! step (`shaders/devs.wgsl`: output, route and transition fused into one that reads the
-//! state from one buffer and writes it to the other, then the next time), many steps per
-//! submit, the next time reduced on the GPU and never read back per step. The host reads the control block and the batch's step log
-//! once per submit. Twin of [`super::flattened::Flattened`], checked against it by
+//! The flattened coordinator on the GPU (paper 004's method): one compute pass per step
+//! (`shaders/devs.wgsl`: output, route and transition fused into one that reads the state
+//! from one buffer and writes it to the other; the next time, the minimum of the step's
+//! folded results, reduced by the next step's pass), many steps per submit, the next time
+//! never read back per step. The host reads the control block and the batch's step log
+//! once per batch. Twin of [`super::flattened::Flattened`], checked against it by
 //! `pdes-lab verify` and `tests/models/gpu_devs.rs`.
 
 use super::config::{DevsAlgorithm, DevsConfig};
@@ -25,12 +26,20 @@ const WG: u32 = 256;
 const LOG_CAP: u32 = 1024;
 /// Steps per submit within a batch.
 const SUBMIT_STEPS: u32 = 64;
-/// Words of the step's accumulators: devs.wgsl's SLOTS sets of eight.
-const ACC_WORDS: u32 = 32 * 8;
+/// Words of a step's accumulators: devs.wgsl's SLOTS sets of eight.
+const SET_WORDS: u32 = 32 * 8;
+/// Sets of accumulators that rotate (devs.wgsl: a pass reads the previous step's, folds
+/// into its own and clears the next step's).
+const ACC_SETS: u32 = 3;
+/// Bind groups, by a pass's position in the steps mod 6: its parity (the cells' buffers)
+/// and its set of accumulators (mod 3).
+const PHASES: usize = 6;
 
-/// The module's WGSL source with reductions `r`.
+/// The module's WGSL source with reductions `r` (devs.wgsl replaceable by an experiment's,
+/// `shaders::part`).
 pub fn module_source(r: Reductions) -> String {
-    shaders::compose(r, &[include_str!("shaders/devs.wgsl")])
+    let step = shaders::part("devs.wgsl", include_str!("shaders/devs.wgsl"));
+    shaders::compose(r, &[&step])
 }
 
 #[repr(C)]
@@ -45,7 +54,7 @@ struct Params {
     work: u32,
     log_cap: u32,
     t_limit: u32,
-    step_limit: u32,
+    pad0: u32,
     groups: u32,
     sat: u32,
     infection: u32,
@@ -71,13 +80,15 @@ struct Pipelines {
     layout: wgpu::BindGroupLayout,
     display_layout: wgpu::BindGroupLayout,
     step: wgpu::ComputePipeline,
+    close: wgpu::ComputePipeline,
     display: wgpu::ComputePipeline,
 }
 
 fn build_pipelines(gpu: &Gpu, r: Reductions) -> Pipelines {
     let device = &gpu.device;
     let mut uses = vec![Use::Uniform, Use::Read];
-    uses.extend([Use::ReadWrite; 5]);
+    uses.extend([Use::ReadWrite; 4]);
+    uses.push(Use::Uniform);
     let layout = kit::layout(device, "devs", &uses);
     let display_layout = kit::layout(device, "devs display", &[Use::ReadWrite]);
     let pl = kit::pipeline_layout(device, "devs", &[&layout]);
@@ -88,6 +99,7 @@ fn build_pipelines(gpu: &Gpu, r: Reductions) -> Pipelines {
     let module = unsafe { kit::compute_module_bounded_loops(device, "devs", module_source(r)) };
     Pipelines {
         step: kit::pipeline(device, &pl, &module, "step"),
+        close: kit::pipeline(device, &pl, &module, "close"),
         display: kit::pipeline(device, &pl_display, &module, "display_main"),
         layout,
         display_layout,
@@ -130,8 +142,9 @@ pub struct GpuDevs {
     cells: [wgpu::Buffer; 2],
     ctl: wgpu::Buffer,
     log_buf: wgpu::Buffer,
-    /// By the steps' parity p: cells[p] read, cells[1 − p] written.
-    bind_groups: [wgpu::BindGroup; 2],
+    /// By a pass's position k in the steps mod 6: cells[k mod 2] read, the other written,
+    /// and the accumulators' phase k.
+    bind_groups: [wgpu::BindGroup; PHASES],
     pipelines: Arc<Pipelines>,
     groups: u32,
     /// Time of the next step and steps taken, as last read.
@@ -167,7 +180,7 @@ impl Params {
             work,
             log_cap: LOG_CAP,
             t_limit: 0,
-            step_limit: 0,
+            pad0: 0,
             groups,
             sat: if cw == 0 {
                 u32::MAX
@@ -242,10 +255,15 @@ impl GpuDevs {
             init("devs cells 0", bytemuck::cast_slice(&state), storage),
             init("devs cells 1", bytemuck::cast_slice(&state), storage),
         ];
-        // the step's least next time (none yet) and counts, folded in by every workgroup
-        // into one of 32 sets of 8 words (devs.wgsl's SLOTS)
-        let acc: Vec<u32> = (0..ACC_WORDS)
-            .map(|i| if i % 8 == 0 { u32::MAX } else { 0 })
+        // three steps' least next times and counts, folded in by every workgroup into one of
+        // 32 sets of 8 words (devs.wgsl's SLOTS): none yet, but the set the first step
+        // reads as its previous one's, which holds the initial least next time
+        let acc: Vec<u32> = (0..ACC_SETS * SET_WORDS)
+            .map(|i| match (i / SET_WORDS, i % 8) {
+                (2, 0) if i % SET_WORDS == 0 => t0,
+                (_, 0) => u32::MAX,
+                _ => 0,
+            })
             .collect();
         let acc = init(
             "devs step accumulators",
@@ -253,8 +271,15 @@ impl GpuDevs {
             storage,
         );
         let ctl = init("devs ctl", bytemuck::cast_slice(&[t0, 0, 0, 0]), storage);
-        // the step's workgroups that have arrived (devs.wgsl: the last closes the step)
-        let arrived = init("devs arrived", &[0u8; 4], storage);
+        // each pass's position in the steps mod 6 (devs.wgsl's Phase), one buffer per bind
+        // group (a uniform per phase: WebGPU has no push constants)
+        let phases = [0u32, 1, 2, 3, 4, 5].map(|k| {
+            init(
+                "devs phase",
+                bytemuck::cast_slice(&[k, 0, 0, 0]),
+                wgpu::BufferUsages::UNIFORM,
+            )
+        });
         let log_buf = init(
             "devs log",
             &vec![0u8; std::mem::size_of::<LogEntry>() * LOG_CAP as usize],
@@ -267,24 +292,27 @@ impl GpuDevs {
         let pipelines = gpu.cached(&format!("devs pipelines, {reductions:?}"), || {
             build_pipelines(&gpu, reductions)
         });
-        let bind_groups = [0, 1].map(|p| {
+        let bind_groups = [0, 1, 2, 3, 4, 5].map(|k| {
             kit::bind_group(
                 device,
                 "devs",
                 &pipelines.layout,
                 &[
                     &params_buf,
-                    &cells[p],
-                    &cells[1 - p],
+                    &cells[k % 2],
+                    &cells[1 - k % 2],
                     &acc,
                     &ctl,
                     &log_buf,
-                    &arrived,
+                    &phases[k],
                 ],
             )
         });
         Ok(Self {
-            memory_bytes: 2 * cell_bytes + 32 * u64::from(LOG_CAP) + 4 * u64::from(ACC_WORDS) + 4,
+            memory_bytes: 2 * cell_bytes
+                + 32 * u64::from(LOG_CAP)
+                + 4 * u64::from(ACC_SETS * SET_WORDS)
+                + 16 * (1 + PHASES as u64),
             gpu,
             config: cfg.clone(),
             params,
@@ -305,8 +333,8 @@ impl GpuDevs {
         })
     }
 
-    /// Queues `steps` steps (one pass each) in one submit, then reads the control
-    /// block and the steps' log entries back ([`GpuDevs::read_batch`]; on a page's device
+    /// Queues `steps` steps (one pass each) and the batch's close pass, then reads the
+    /// control block and the steps' log entries back ([`GpuDevs::read_batch`]; on a page's device
     /// that answers [`SimError::NotYet`] after the submit).
     fn batch(&mut self, steps: u32) -> Result<u32, SimError> {
         let t0 = web_time::Instant::now();
@@ -317,26 +345,34 @@ impl GpuDevs {
         // on a small grid; one submit per batch put the two in series).
         let p = &self.pipelines;
         let groups = self.groups;
-        let mut parity = self.parity();
+        let mut position = self.phase();
         self.work = self.gpu.note_work();
         if !self.cells_with_control() {
             // the cells change: the next look reads them again (with the control block, the
             // snapshot stays that of the step the time is of until the batch is read)
             *self.snapshot.lock().unwrap_or_else(|e| e.into_inner()) = None;
         }
+        let mut left = steps;
         let encode = kit::submit_steps(
             &self.gpu,
-            &self.bind_groups[parity],
-            steps,
+            &self.bind_groups[position],
+            steps + 1,
             SUBMIT_STEPS,
             stamps.as_ref(),
             |pass| {
-                // every step of a batch is due until one is not, and then none is: step i
-                // of the batch reads the buffer of the parity of steps + i
-                pass.set_bind_group(0, &self.bind_groups[parity], &[]);
-                parity = 1 - parity;
-                pass.set_pipeline(&p.step);
-                pass.dispatch_workgroups(groups, 1, 1);
+                // every step of a batch is due until one is not, and then none is: pass i
+                // of the batch is at position steps + i (its cells' parity, its set of
+                // accumulators); the last is the batch's close
+                pass.set_bind_group(0, &self.bind_groups[position], &[]);
+                position = (position + 1) % PHASES;
+                if left > 0 {
+                    pass.set_pipeline(&p.step);
+                    pass.dispatch_workgroups(groups, 1, 1);
+                    left -= 1;
+                } else {
+                    pass.set_pipeline(&p.close);
+                    pass.dispatch_workgroups(1, 1, 1);
+                }
             },
         );
         let taken = self.read_batch()?;
@@ -383,10 +419,15 @@ impl GpuDevs {
         Ok(taken)
     }
 
-    /// The parity of the steps as last read: the buffer that holds the state, and the bind
-    /// group that reads it.
+    /// The parity of the steps as last read: the buffer that holds the state.
     fn parity(&self) -> usize {
         (self.steps % 2) as usize
+    }
+
+    /// The steps' position mod 6 as last read: the bind group of the next step's pass (it
+    /// reads the buffer of the steps' parity).
+    fn phase(&self) -> usize {
+        (self.steps % PHASES as u32) as usize
     }
 
     /// True where the cells come back with each control block: SIR (its samples count
@@ -440,8 +481,8 @@ impl Batched for GpuDevs {
         left.min(most).min(u64::from(LOG_CAP)) as u32
     }
     fn run(&mut self, steps: u32, t_limit: u32) -> Result<u32, SimError> {
+        // the batch's passes are `steps`: no step past the budget is queued
         self.params.t_limit = t_limit;
-        self.params.step_limit = self.steps + steps;
         self.gpu
             .queue
             .write_buffer(&self.params_buf, 0, bytemuck::bytes_of(&self.params));
@@ -499,7 +540,7 @@ impl LiveEngine for GpuDevs {
         // buffer holds the step before the newest) — what is only shown
         kit::run_display_pass(
             &self.gpu,
-            &self.bind_groups[self.parity()],
+            &self.bind_groups[self.phase()],
             (&self.pipelines.display_layout, &self.pipelines.display),
             buf,
             ((buf.size() / 8) as u32).div_ceil(WG),
