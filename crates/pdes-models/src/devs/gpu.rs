@@ -28,11 +28,11 @@ const LOG_CAP: u32 = 1024;
 const SUBMIT_STEPS: u32 = 64;
 /// Words of a step's accumulators: devs.wgsl's SLOTS sets of eight.
 const SET_WORDS: u32 = 32 * 8;
-/// Sets of accumulators that rotate (devs.wgsl: a pass reads the previous step's, folds
-/// into its own and clears the next step's).
-const ACC_SETS: u32 = 3;
+/// Buffers of a step's accumulators that rotate (devs.wgsl: a pass reads the previous
+/// step's, folds into its own and clears the next step's).
+const ACC_SETS: usize = 3;
 /// Bind groups, by a pass's position in the steps mod 6: its parity (the cells' buffers)
-/// and its set of accumulators (mod 3).
+/// and its accumulators (mod 3).
 const PHASES: usize = 6;
 
 /// The module's WGSL source with reductions `r` (devs.wgsl replaceable by an experiment's,
@@ -86,9 +86,17 @@ struct Pipelines {
 
 fn build_pipelines(gpu: &Gpu, r: Reductions) -> Pipelines {
     let device = &gpu.device;
-    let mut uses = vec![Use::Uniform, Use::Read];
-    uses.extend([Use::ReadWrite; 4]);
-    uses.push(Use::Uniform);
+    // params, the cells' two buffers, three steps' accumulators, ctl, log
+    let uses = [
+        Use::Uniform,
+        Use::Read,
+        Use::ReadWrite,
+        Use::Read,
+        Use::ReadWrite,
+        Use::ReadWrite,
+        Use::ReadWrite,
+        Use::ReadWrite,
+    ];
     let layout = kit::layout(device, "devs", &uses);
     let display_layout = kit::layout(device, "devs display", &[Use::ReadWrite]);
     let pl = kit::pipeline_layout(device, "devs", &[&layout]);
@@ -256,30 +264,23 @@ impl GpuDevs {
             init("devs cells 1", bytemuck::cast_slice(&state), storage),
         ];
         // three steps' least next times and counts, folded in by every workgroup into one of
-        // 32 sets of 8 words (devs.wgsl's SLOTS): none yet, but the set the first step
-        // reads as its previous one's, which holds the initial least next time
-        let acc: Vec<u32> = (0..ACC_SETS * SET_WORDS)
-            .map(|i| match (i / SET_WORDS, i % 8) {
-                (2, 0) if i % SET_WORDS == 0 => t0,
-                (_, 0) => u32::MAX,
-                _ => 0,
-            })
-            .collect();
-        let acc = init(
-            "devs step accumulators",
-            bytemuck::cast_slice(&acc),
-            storage,
-        );
-        let ctl = init("devs ctl", bytemuck::cast_slice(&[t0, 0, 0, 0]), storage);
-        // each pass's position in the steps mod 6 (devs.wgsl's Phase), one buffer per bind
-        // group (a uniform per phase: WebGPU has no push constants)
-        let phases = [0u32, 1, 2, 3, 4, 5].map(|k| {
+        // 32 sets of 8 words (devs.wgsl's SLOTS): none yet, but the accumulators the first
+        // step reads as its previous one's hold the initial least next time (and no step)
+        let accs = [0, 1, 2].map(|a| {
+            let words: Vec<u32> = (0..SET_WORDS)
+                .map(|i| match (a, i) {
+                    (2, 0) => t0,
+                    (_, i) if i % 8 == 0 => PASSIVE,
+                    _ => 0,
+                })
+                .collect();
             init(
-                "devs phase",
-                bytemuck::cast_slice(&[k, 0, 0, 0]),
-                wgpu::BufferUsages::UNIFORM,
+                "devs step accumulators",
+                bytemuck::cast_slice(&words),
+                storage,
             )
         });
+        let ctl = init("devs ctl", bytemuck::cast_slice(&[t0, 0, 0, 0]), storage);
         let log_buf = init(
             "devs log",
             &vec![0u8; std::mem::size_of::<LogEntry>() * LOG_CAP as usize],
@@ -301,18 +302,19 @@ impl GpuDevs {
                     &params_buf,
                     &cells[k % 2],
                     &cells[1 - k % 2],
-                    &acc,
+                    &accs[(k + 2) % ACC_SETS],
+                    &accs[k % ACC_SETS],
+                    &accs[(k + 1) % ACC_SETS],
                     &ctl,
                     &log_buf,
-                    &phases[k],
                 ],
             )
         });
         Ok(Self {
             memory_bytes: 2 * cell_bytes
                 + 32 * u64::from(LOG_CAP)
-                + 4 * u64::from(ACC_SETS * SET_WORDS)
-                + 16 * (1 + PHASES as u64),
+                + 4 * ACC_SETS as u64 * u64::from(SET_WORDS)
+                + 16,
             gpu,
             config: cfg.clone(),
             params,
@@ -366,8 +368,9 @@ impl GpuDevs {
                 pass.set_bind_group(0, &self.bind_groups[position], &[]);
                 position = (position + 1) % PHASES;
                 if left > 0 {
+                    // the cells' workgroups and the bookkeeper (devs.wgsl)
                     pass.set_pipeline(&p.step);
-                    pass.dispatch_workgroups(groups, 1, 1);
+                    pass.dispatch_workgroups(groups + 1, 1, 1);
                     left -= 1;
                 } else {
                     pass.set_pipeline(&p.close);

@@ -9,18 +9,19 @@
 // of two buffers (the host binds them by the parity of the steps taken: `cells_in` holds
 // the state at t, `cells_out` receives the next). The fourth, the minimum over every
 // cell's next time, needs the whole grid: each workgroup folds its least next time and its
-// counts into one of SLOTS sets of words in `acc` with atomics (min and sums of whole
-// numbers: the order does not matter; SLOTS sets so that a 1000² grid's 3,906 workgroups
-// do not queue on five words), and the NEXT pass reduces them at its start — every
-// workgroup the SLOTS least next times (its step's time), workgroup 0 the counts too (the
-// step's log entry) — so no workgroup waits for another and no pass ends in one
-// workgroup's reduction (bench/NOTES.md, "SIR without a step's close"). Three sets of
-// accumulators rotate (`phase`): a pass reads the previous step's, folds into its own and
-// clears the one the step after it will fold into. A one-workgroup `close` pass ends each
-// batch, logging its last step. A pass whose step is not due (the next time past the host's
-// limit t_limit, or a pass before it in the batch found none due: `ctl.stop`) does
-// nothing, so the host can queue many steps per submit without knowing when the run stops,
-// and reads back only once per batch.
+// counts into one of SLOTS sets of words (a step's accumulators) with atomics (min and sums
+// of whole numbers: the order does not matter; SLOTS sets so that a 1000² grid's 3,906
+// workgroups do not queue on five words), and the NEXT pass reads them at its start: every
+// workgroup the SLOTS least next times (its step's time), and one more workgroup, the
+// bookkeeper, the counts (the previous step's log entry). No workgroup waits for another
+// and no pass ends in one workgroup's reduction (bench/NOTES.md, "SIR without a step's
+// close"). Three buffers of accumulators rotate (the host binds them by the pass's
+// position mod 3): a pass reads the previous step's (`acc_prev`, read-only, so that its
+// loads are cached), folds into its own (`acc`) and clears the next step's (`acc_next`).
+// A pass whose step is not due (the next time past the host's limit t_limit) does nothing
+// but its books, so the host can queue many steps per submit without knowing when the run
+// stops; a one-workgroup `close` pass ends each batch with the same books, and the host
+// reads back once per batch.
 
 struct Params {
     cells: u32, rows: u32, cols: u32, kind: u32,      // kind: 0 benchmark, 1 SIR
@@ -29,16 +30,12 @@ struct Params {
     infection: u32, contact: u32, recovery: u32, weight: u32,
 }
 
+// Read and written by the bookkeeper only (and by the host between batches).
 struct Ctl {
-    t: u32,              // time of the next step after the last logged (NONE: every cell passive)
-    steps: u32,          // steps taken and logged (its parity: the buffer that holds the state)
-    stop: atomic<u32>,   // 1 from the batch's first pass with no step due to its close pass
-    pad0: u32,
+    t: u32,      // time of the step after the last logged (NONE: every cell passive)
+    steps: u32,  // steps taken and logged (its parity: the buffer that holds the state)
+    pad0: u32, pad1: u32,
 }
-
-// This pass's position in the steps, mod 6: its parity (mod 2) is the cells' buffer the
-// host bound, and mod 3 names its set of accumulators.
-struct Phase { k: u32, pad0: u32, pad1: u32, pad2: u32 }
 
 // One step's counts (DevsStep in mod.rs), written by the pass after it.
 struct LogEntry {
@@ -51,58 +48,85 @@ struct LogEntry {
     pad0: u32, pad1: u32,
 }
 
-// A step's results, folded in by every workgroup (a set of accumulators: SLOTS sets of
-// eight atomic words; workgroup w folds into set w % SLOTS).
+// A step's accumulators: SLOTS sets of eight words, folded into by every workgroup
+// (workgroup w into set w % SLOTS), read by the next pass as two vec4s a set:
+// (least next time, δint, δext, δconf), (messages, t, taken, 0) — t and taken in set 0
+// only, written by the step's bookkeeper: the step's time, and its index + 1 (0: no step
+// folded into these since they were cleared).
 const SLOTS: u32 = 32u;
 const_assert WG >= SLOTS; // a thread per set
-const SET_WORDS: u32 = SLOTS * 8u;
-const ACC_LEAST: u32 = 0u;    // the least next time
-const ACC_INT: u32 = 1u;      // δint taken
-const ACC_EXT: u32 = 2u;      // δext taken
-const ACC_CONF: u32 = 3u;     // δconf taken
-const ACC_MESSAGES: u32 = 4u; // messages delivered
-const ACC_T: u32 = 5u;        // set 0 only: the time of the step that folded into these
-const ACC_PENDING: u32 = 6u;  // set 0 only: 1 while that step's log entry is unwritten
+const ACC_LEAST: u32 = 0u;
+const ACC_INT: u32 = 1u;
+const ACC_EXT: u32 = 2u;
+const ACC_CONF: u32 = 3u;
+const ACC_MESSAGES: u32 = 4u;
+const ACC_T: u32 = 5u;
+const ACC_TAKEN: u32 = 6u;
 
 @group(0) @binding(0) var<uniform> P: Params;
 // (value, aux, last, next) per cell, one load per neighbour: the state at t (the host binds
 // the buffer of the steps' parity) and the state the step writes
 @group(0) @binding(1) var<storage, read> cells_in: array<vec4<u32>>;
 @group(0) @binding(2) var<storage, read_write> cells_out: array<vec4<u32>>;
-@group(0) @binding(3) var<storage, read_write> acc: array<atomic<u32>, 768>; // 3 × SET_WORDS
-@group(0) @binding(4) var<storage, read_write> ctl: Ctl;
-@group(0) @binding(5) var<storage, read_write> log: array<LogEntry>;
-@group(0) @binding(6) var<uniform> phase: Phase;
+@group(0) @binding(3) var<storage, read> acc_prev: array<vec4<u32>, 64>;  // SLOTS × 2
+@group(0) @binding(4) var<storage, read_write> acc: array<atomic<u32>, 256>; // SLOTS × 8
+@group(0) @binding(5) var<storage, read_write> acc_next: array<vec4<u32>, 64>;
+@group(0) @binding(6) var<storage, read_write> ctl: Ctl;
+@group(0) @binding(7) var<storage, read_write> log: array<LogEntry>;
 
-var<workgroup> sh_least: atomic<u32>;
 var<workgroup> sh_step: vec2<u32>;
 
-// The first word of the accumulators of the step `back` steps before this pass's: 0 its
-// own, 1 the previous step's (read), 2 the one before — the set the next step folds into.
-fn acc_base(back: u32) -> u32 {
-    return ((phase.k + 3u - back) % 3u) * SET_WORDS;
-}
-
 // (t, due): the previous step's least next time — the minimum of its SLOTS sets, the same
-// in every workgroup (no pass writes the sets it reads) — and whether this pass's step at
-// t is due (1) or not (0); the same in every thread of the workgroup, as the barriers that
-// follow require.
+// in every workgroup (no pass writes the accumulators it reads) — and whether this pass's
+// step at t is due (1) or not (0); the same in every thread of the workgroup, as the
+// barriers that follow require. One thread loads the SLOTS words (all issued at once, no
+// barrier between them and the minimum).
 fn step_time(lid: u32) -> vec2<u32> {
-    var least = NONE;
-    if lid < SLOTS { least = atomicLoad(&acc[acc_base(1u) + lid * 8u + ACC_LEAST]); }
-    var stop = 0u;
     if lid == 0u {
-        stop = atomicLoad(&ctl.stop);
-        atomicStore(&sh_least, NONE);
-    }
-    workgroupBarrier();
-    if lid < SLOTS { atomicMin(&sh_least, least); }
-    workgroupBarrier();
-    if lid == 0u {
-        let t = atomicLoad(&sh_least);
-        sh_step = vec2<u32>(t, select(0u, 1u, stop == 0u && t != NONE && t <= P.t_limit));
+        var t = NONE;
+        for (var s = 0u; s < SLOTS; s++) {
+            t = min(t, acc_prev[2u * s].x);
+        }
+        sh_step = vec2<u32>(t, select(0u, 1u, t != NONE && t <= P.t_limit));
     }
     return workgroupUniformLoad(&sh_step);
+}
+
+// The bookkeeper's duties in a step's pass (one workgroup beside the cells', `due` as
+// step_time gives it) and in `close` (due 0): the previous step's log entry (its SLOTS
+// sets' counts summed) and the control block's next time, once (the previous step is the
+// next to log: its `taken` is ctl.steps + 1); the next step's accumulators cleared where
+// the previous step's were folded into (where they were not, this pass follows one with
+// no step due, and the next step's accumulators may be the last taken step's, which the
+// next batch reads); where the step is due, this step's time and index marked in its own.
+// Every thread of the workgroup calls it (wg_reduce's barriers).
+fn keep_books(lid: u32, t: u32, due: bool) {
+    var a = vec2<u32>(0u, 0u); // (δint, δext)
+    var b = vec2<u32>(0u, 0u); // (δconf, messages)
+    if lid < SLOTS {
+        let w0 = acc_prev[2u * lid];
+        let w1 = acc_prev[2u * lid + 1u];
+        a = w0.yz;
+        b = vec2<u32>(w0.w, w1.x);
+    }
+    // every total stays below 2^32 (at most 9 messages per cell, 16 M cells), so the 64-bit
+    // sums of wg_reduce never carry from one count into the other
+    let red = wg_reduce(lid, never(), a, b);
+    let mark = acc_prev[1u]; // set 0's (messages, t, taken, 0)
+    if lid == 0u && mark.z == ctl.steps + 1u {
+        log[ctl.steps % P.log_cap] = LogEntry(mark.y, red.a.x + red.b.x, red.b.y, red.a.x, red.a.y, red.b.x, 0u, 0u);
+        ctl.steps += 1u;
+        ctl.t = t;
+    }
+    if lid < SLOTS && mark.z != 0u {
+        acc_next[2u * lid] = vec4<u32>(NONE, 0u, 0u, 0u);
+        acc_next[2u * lid + 1u] = vec4<u32>(0u, 0u, 0u, 0u);
+    }
+    if lid == 0u && due {
+        // after the log above, ctl.steps is this step's index
+        atomicStore(&acc[ACC_T], t);
+        atomicStore(&acc[ACC_TAKEN], ctl.steps + 1u);
+    }
 }
 
 // --- the rules (twins of Rule in mod.rs) ---
@@ -233,41 +257,13 @@ fn pull(x: Senders, t: u32) -> vec2<u32> {
     return bag;
 }
 
-// Workgroup 0's duties, at every pass's start beside its own cells and in `close`: unless
-// an earlier pass of the batch had no step due (`ctl.stop`), the previous step's log
-// entry (its SLOTS sets' counts summed; once: ACC_PENDING) and the control block's next
-// time. Every thread of the workgroup calls it (wg_reduce's barriers).
-fn log_previous(lid: u32, t: u32) {
-    let prev = acc_base(1u);
-    var a = vec2<u32>(0u, 0u); // (δint, δext)
-    var b = vec2<u32>(0u, 0u); // (δconf, messages)
-    if lid < SLOTS {
-        let at = prev + lid * 8u;
-        a = vec2<u32>(atomicLoad(&acc[at + ACC_INT]), atomicLoad(&acc[at + ACC_EXT]));
-        b = vec2<u32>(atomicLoad(&acc[at + ACC_CONF]), atomicLoad(&acc[at + ACC_MESSAGES]));
-    }
-    // every total stays below 2^32 (at most 9 messages per cell, 16 M cells), so the 64-bit
-    // sums of wg_reduce never carry from one count into the other
-    let red = wg_reduce(lid, never(), a, b);
-    if lid == 0u && atomicLoad(&ctl.stop) == 0u {
-        if atomicLoad(&acc[prev + ACC_PENDING]) == 1u {
-            let when = atomicLoad(&acc[prev + ACC_T]);
-            log[ctl.steps % P.log_cap] = LogEntry(when, red.a.x + red.b.x, red.b.y, red.a.x, red.a.y, red.b.x, 0u, 0u);
-            ctl.steps += 1u;
-            atomicStore(&acc[prev + ACC_PENDING], 0u);
-        }
-        ctl.t = t;
-    }
-}
-
 // 1–3. step: each cell's in-bag (output and route), then δint / δconf for imminent cells,
 // δext for the others with input, last = t and next = t + ta — written to cells_out, every
 // cell (acting or not), so that the two buffers can alternate. The cell's senders are
 // loaded before the step's time is known: they do not depend on it (the host binds the
 // buffer that holds the state at t). The workgroup's minimum next and its counts are
-// folded into this pass's set of accumulators; workgroup 0 also logs the previous step,
-// clears the set the next step folds into and marks its own as pending — or, when no step
-// is due, stops the batch's later passes.
+// folded into this pass's accumulators. The pass's last workgroup (P.groups, past the
+// cells') is the bookkeeper (keep_books).
 @compute @workgroup_size(WG)
 fn step(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid3: vec3<u32>) {
     let lid = lid3.x;
@@ -275,27 +271,9 @@ fn step(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
     let x = senders_of(min(c, P.cells - 1u));
     let st = step_time(lid);
     let t = st.x;
-    if wid.x == 0u {
-        log_previous(lid, t);
-        if st.y == 1u {
-            // the set of the step after this one, read by nobody in this pass
-            if lid < SLOTS {
-                let at = acc_base(2u) + lid * 8u;
-                atomicStore(&acc[at + ACC_LEAST], NONE);
-                atomicStore(&acc[at + ACC_INT], 0u);
-                atomicStore(&acc[at + ACC_EXT], 0u);
-                atomicStore(&acc[at + ACC_CONF], 0u);
-                atomicStore(&acc[at + ACC_MESSAGES], 0u);
-                atomicStore(&acc[at + ACC_T], 0u);
-                atomicStore(&acc[at + ACC_PENDING], 0u);
-            }
-            if lid == 0u {
-                atomicStore(&acc[acc_base(0u) + ACC_T], t);
-                atomicStore(&acc[acc_base(0u) + ACC_PENDING], 1u);
-            }
-        } else if lid == 0u {
-            atomicStore(&ctl.stop, 1u);
-        }
+    if wid.x == P.groups {
+        keep_books(lid, t, st.y == 1u);
+        return;
     }
     if st.y == 0u { return; }
     var nxt = NONE;
@@ -332,7 +310,7 @@ fn step(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
     let red = wg_reduce(lid, vec2<u32>(nxt, 0u), kinds.xy, vec2<u32>(kinds.z, messages));
     // the workgroup's results (wg_reduce's are thread 0's), folded in once per workgroup
     if lid == 0u {
-        let at = acc_base(0u) + (wid.x % SLOTS) * 8u;
+        let at = (wid.x % SLOTS) * 8u;
         atomicMin(&acc[at + ACC_LEAST], red.min.x);
         atomicAdd(&acc[at + ACC_INT], red.a.x);
         atomicAdd(&acc[at + ACC_EXT], red.a.y);
@@ -341,15 +319,14 @@ fn step(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
     }
 }
 
-// 4. The batch's close, one workgroup after its last step: the last step's log entry and
-// the control block's next time (as a step pass would have written them), and the stop
-// mark cleared for the next batch.
+// 4. The batch's close, one workgroup after its last pass: the books of a pass with no
+// step due — the last step's log entry and the control block's next time, where the last
+// pass took a step.
 @compute @workgroup_size(WG)
 fn close(@builtin(local_invocation_id) lid3: vec3<u32>) {
     let lid = lid3.x;
     let st = step_time(lid);
-    log_previous(lid, st.x);
-    if lid == 0u { atomicStore(&ctl.stop, 0u); }
+    keep_books(lid, st.x, false);
 }
 
 // The heatmap's words: each cell's state word.
