@@ -87,6 +87,22 @@ fn local_traffic_and_a_long_lookahead_match_too() {
     assert_twins(&cfg, &[Budget::Steps(3), Budget::Finish]);
 }
 
+/// A step's least pending time travels to the next pass as a 32-bit offset from the step's
+/// bound; where the next event lies 4,096 time units or more past it (2^32 ticks), the
+/// next pass reduces the workgroups' exact least times instead. Three sparse tokens with a
+/// mean delay near the largest allowed take that path at many steps.
+#[test]
+fn next_events_beyond_a_32_bit_offset_from_the_bound_match_too() {
+    let cfg = config(&[
+        "model.lps=3",
+        "model.population=1",
+        "model.lookahead=0.5",
+        "model.mean=4000",
+        "run.end_time=200000",
+    ]);
+    assert_twins(&cfg, &[Budget::Steps(5), Budget::Finish]);
+}
+
 #[test]
 fn sequential_is_refused_on_the_gpu_with_the_reason() {
     let Some(g) = gpu() else { return };

@@ -14,6 +14,7 @@ use bytemuck::{Pod, Zeroable};
 use pdes_core::sim::{Budget, Engine, Report, SimError, StepRecord, StepTotals};
 use pdes_core::time::Ticks;
 use pdes_gpu::Gpu;
+use pdes_gpu::accumulators::StepAccumulators;
 use pdes_gpu::batches::{self, BatchLoop, Batched};
 use pdes_gpu::kit::{self, Use};
 use pdes_gpu::shaders::{self, Reductions};
@@ -28,9 +29,6 @@ const LOG_CAP: u32 = 1024;
 const SUBMIT_STEPS: u32 = 64;
 /// Words of a step's accumulators: devs.wgsl's SLOTS sets of eight.
 const SET_WORDS: u32 = 32 * 8;
-/// Buffers of a step's accumulators that rotate (devs.wgsl: a pass reads the previous
-/// step's, folds into its own and clears the next step's).
-const ACC_SETS: usize = 3;
 /// Bind groups, by a pass's position in the steps mod 6: its parity (the cells' buffers)
 /// and its accumulators (mod 3).
 const PHASES: usize = 6;
@@ -266,20 +264,17 @@ impl GpuDevs {
         // three steps' least next times and counts, folded in by every workgroup into one of
         // 32 sets of 8 words (devs.wgsl's SLOTS): none yet, but the accumulators the first
         // step reads as its previous one's hold the initial least next time (and no step)
-        let accs = [0, 1, 2].map(|a| {
-            let words: Vec<u32> = (0..SET_WORDS)
-                .map(|i| match (a, i) {
-                    (2, 0) => t0,
-                    (_, i) if i % 8 == 0 => PASSIVE,
-                    _ => 0,
-                })
-                .collect();
-            init(
-                "devs step accumulators",
-                bytemuck::cast_slice(&words),
-                storage,
-            )
-        });
+        let cleared: Vec<u32> = (0..SET_WORDS)
+            .map(|i| if i % 8 == 0 { PASSIVE } else { 0 })
+            .collect();
+        let mut initial = cleared.clone();
+        initial[0] = t0;
+        let accs = StepAccumulators::new(
+            device,
+            "devs step accumulators",
+            bytemuck::cast_slice(&cleared),
+            bytemuck::cast_slice(&initial),
+        );
         let ctl = init("devs ctl", bytemuck::cast_slice(&[t0, 0, 0, 0]), storage);
         let log_buf = init(
             "devs log",
@@ -294,6 +289,7 @@ impl GpuDevs {
             build_pipelines(&gpu, reductions)
         });
         let bind_groups = [0, 1, 2, 3, 4, 5].map(|k| {
+            let [prev, own, next] = accs.roles(k);
             kit::bind_group(
                 device,
                 "devs",
@@ -302,19 +298,16 @@ impl GpuDevs {
                     &params_buf,
                     &cells[k % 2],
                     &cells[1 - k % 2],
-                    &accs[(k + 2) % ACC_SETS],
-                    &accs[k % ACC_SETS],
-                    &accs[(k + 1) % ACC_SETS],
+                    prev,
+                    own,
+                    next,
                     &ctl,
                     &log_buf,
                 ],
             )
         });
         Ok(Self {
-            memory_bytes: 2 * cell_bytes
-                + 32 * u64::from(LOG_CAP)
-                + 4 * ACC_SETS as u64 * u64::from(SET_WORDS)
-                + 16,
+            memory_bytes: 2 * cell_bytes + 32 * u64::from(LOG_CAP) + accs.bytes() + 16,
             gpu,
             config: cfg.clone(),
             params,

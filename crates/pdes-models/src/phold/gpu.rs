@@ -1,7 +1,7 @@
-//! The window algorithm for PHOLD on the GPU: two compute passes per step
-//! (`shaders/phold.wgsl`), many steps per submit, the next t_min reduced on the GPU and
-//! never read back per step. The host reads the control block and the batch's step log once
-//! per submit. Twin of the window in [`super::cpu::CpuPhold`], checked against it by
+//! The window algorithm for PHOLD on the GPU: one compute pass per step
+//! (`shaders/phold.wgsl`: the step's t_min the minimum of the previous step's folds, taken
+//! at the pass's start), many steps per submit, t_min never read back per step. The host
+//! reads the control block and the batch's step log once per batch. Twin of the window in [`super::cpu::CpuPhold`], checked against it by
 //! `pdes-lab verify` and the tests.
 
 use super::config::{PholdAlgorithm, PholdConfig};
@@ -13,6 +13,7 @@ use bytemuck::{Pod, Zeroable};
 use pdes_core::sim::{Budget, Engine, Report, SimError, StepRecord, StepTotals};
 use pdes_core::time::Ticks;
 use pdes_gpu::Gpu;
+use pdes_gpu::accumulators::{self, StepAccumulators};
 use pdes_gpu::batches::{self, BatchLoop, Batched};
 use pdes_gpu::kit::{self, Use, read_buffers};
 use pdes_gpu::shaders::{self, Reductions};
@@ -27,6 +28,9 @@ const ITEMS: u32 = 4;
 const LOG_CAP: u32 = 1024;
 /// Steps per submit within a batch.
 const SUBMIT_STEPS: u32 = 64;
+/// vec4s of a step's accumulators before the workgroups' exact least times (phold.wgsl's
+/// EXACT: SLOTS sets of two, a head and a mark).
+const ACC_HEAD_VEC4S: usize = 2 * 32 + 2;
 
 /// The module's WGSL source with reductions `r`.
 pub fn module_source(r: Reductions) -> String {
@@ -46,7 +50,7 @@ struct Params {
     remote_q: u32,
     shift: [u32; 2],
     scale: u32,
-    step_limit: u32,
+    pad0: u32,
     end_t: [u32; 2],
     limit: [u32; 2],
 }
@@ -82,7 +86,10 @@ fn join(w: [u32; 2]) -> u64 {
 struct Pipelines {
     layout: wgpu::BindGroupLayout,
     process: wgpu::ComputePipeline,
-    reduce: wgpu::ComputePipeline,
+    close: wgpu::ComputePipeline,
+    /// The display passes' bindings of group 0 (params, tokens, counts, ctl): few enough
+    /// that with the heatmap's buffer they stay within a page's 8 storage buffers a stage.
+    display_state_layout: wgpu::BindGroupLayout,
     display_layout: wgpu::BindGroupLayout,
     display_cells: wgpu::ComputePipeline,
     display_tokens: wgpu::ComputePipeline,
@@ -90,23 +97,38 @@ struct Pipelines {
 
 fn build_pipelines(gpu: &Gpu, r: Reductions) -> Pipelines {
     let device = &gpu.device;
-    let mut uses = vec![Use::Uniform];
-    uses.extend([Use::ReadWrite; 5]);
-    uses.push(Use::Read);
+    // params, tokens, counts, ctl, log, ln table, three steps' accumulators
+    let uses = [
+        Use::Uniform,
+        Use::ReadWrite,
+        Use::ReadWrite,
+        Use::ReadWrite,
+        Use::ReadWrite,
+        Use::Read,
+        Use::Read,
+        Use::ReadWrite,
+        Use::ReadWrite,
+    ];
     let layout = kit::layout(device, "phold", &uses);
     let pl = kit::pipeline_layout(device, "phold", &[&layout]);
     let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
         label: Some("phold"),
         source: wgpu::ShaderSource::Wgsl(module_source(r).into()),
     });
+    let display_state_layout = kit::layout(device, "phold display state", &uses[..4]);
     let display_layout = kit::layout(device, "phold display", &[Use::ReadWrite]);
-    let pl_display = kit::pipeline_layout(device, "phold display", &[&layout, &display_layout]);
+    let pl_display = kit::pipeline_layout(
+        device,
+        "phold display",
+        &[&display_state_layout, &display_layout],
+    );
     Pipelines {
         process: kit::pipeline(device, &pl, &module, "process"),
-        reduce: kit::pipeline(device, &pl, &module, "reduce"),
+        close: kit::pipeline(device, &pl, &module, "close"),
         display_cells: kit::pipeline(device, &pl_display, &module, "display_cells"),
         display_tokens: kit::pipeline(device, &pl_display, &module, "display_tokens"),
         layout,
+        display_state_layout,
         display_layout,
     }
 }
@@ -121,7 +143,10 @@ pub struct GpuPhold {
     counts: wgpu::Buffer,
     ctl_buf: wgpu::Buffer,
     log_buf: wgpu::Buffer,
-    bind_group: wgpu::BindGroup,
+    /// By a pass's position in the steps mod 3: its accumulators' roles.
+    bind_groups: [wgpu::BindGroup; accumulators::SETS],
+    /// The display passes' group 0.
+    display_state: wgpu::BindGroup,
     pipelines: Arc<Pipelines>,
     groups: u32,
     /// The control block as last read.
@@ -154,7 +179,7 @@ impl Params {
             remote_q: law.remote_q.min(u64::from(u32::MAX)) as u32,
             shift: split(law.delay.shift),
             scale: law.delay.scale,
-            step_limit: 0,
+            pad0: 0,
             end_t: split(cfg.end_ticks()),
             limit: [0; 2],
         }
@@ -227,7 +252,23 @@ impl GpuPhold {
         );
         let tokens = init("phold tokens", bytemuck::cast_slice(&records), storage);
         let counts = init("phold counts", &vec![0u8; 8 * cells as usize], storage);
-        let partial = init("phold partial", &vec![0u8; 16 * groups as usize], storage);
+        // the step's folds (phold.wgsl): SLOTS sets of (least offset SAT, 0, 0, 0) and a zero
+        // vec4, a head and a mark, then each workgroup's exact least time; the first step
+        // reads the initial least time as an offset 0 from a bound t0 (valid, no step taken)
+        let mut cleared = vec![[0u32; 4]; ACC_HEAD_VEC4S + groups as usize];
+        for set in 0..32 {
+            cleared[2 * set][0] = u32::MAX;
+        }
+        let mut initial = cleared.clone();
+        initial[0][0] = 0;
+        initial[ACC_HEAD_VEC4S - 2] = [ctl.t_min[0], ctl.t_min[1], ctl.t_min[0], ctl.t_min[1]];
+        initial[ACC_HEAD_VEC4S - 1] = [0, 1, 0, 0];
+        let accs = StepAccumulators::new(
+            device,
+            "phold step accumulators",
+            bytemuck::cast_slice(&cleared),
+            bytemuck::cast_slice(&initial),
+        );
         let ctl_buf = init("phold ctl", bytemuck::bytes_of(&ctl), storage);
         let log_buf = init(
             "phold log",
@@ -245,22 +286,33 @@ impl GpuPhold {
         let pipelines = gpu.cached(&format!("phold pipelines, {reductions:?}"), || {
             build_pipelines(&gpu, reductions)
         });
-        let bind_group = kit::bind_group(
+        let bind_groups = [0, 1, 2].map(|k| {
+            let [prev, own, next] = accs.roles(k);
+            kit::bind_group(
+                device,
+                "phold",
+                &pipelines.layout,
+                &[
+                    &params_buf,
+                    &tokens,
+                    &counts,
+                    &ctl_buf,
+                    &log_buf,
+                    &ln,
+                    prev,
+                    own,
+                    next,
+                ],
+            )
+        });
+        let display_state = kit::bind_group(
             device,
-            "phold",
-            &pipelines.layout,
-            &[
-                &params_buf,
-                &tokens,
-                &counts,
-                &partial,
-                &ctl_buf,
-                &log_buf,
-                &ln,
-            ],
+            "phold display state",
+            &pipelines.display_state_layout,
+            &[&params_buf, &tokens, &counts, &ctl_buf],
         );
         Ok(Self {
-            memory_bytes: token_bytes + 8 * cells + 16 * u64::from(groups),
+            memory_bytes: token_bytes + 8 * cells + accs.bytes(),
             gpu,
             config: cfg.clone(),
             params,
@@ -269,7 +321,8 @@ impl GpuPhold {
             counts,
             ctl_buf,
             log_buf,
-            bind_group,
+            bind_groups,
+            display_state,
             pipelines,
             groups,
             ctl,
@@ -281,8 +334,8 @@ impl GpuPhold {
         })
     }
 
-    /// Queues `steps` steps (two passes each), submitted every [`SUBMIT_STEPS`], then reads
-    /// the control block and the batch's log entries back ([`GpuPhold::read_batch`]; on a
+    /// Queues `steps` steps (one pass each) and the batch's close pass, submitted every
+    /// [`SUBMIT_STEPS`], then reads the control block and the batch's log entries back ([`GpuPhold::read_batch`]; on a
     /// page's device that answers [`SimError::NotYet`] after the submit).
     fn batch(&mut self, steps: u32) -> Result<u32, SimError> {
         let t0 = web_time::Instant::now();
@@ -290,17 +343,28 @@ impl GpuPhold {
         let p = &self.pipelines;
         let groups = self.groups;
         self.work = self.gpu.note_work();
+        // pass i of the batch is at position steps + i (its accumulators' roles); every
+        // step of a batch is due until one is not, and then none is; the last is the close
+        let mut position = (self.ctl.steps as usize) % accumulators::SETS;
+        let mut left = steps;
         let encode = kit::submit_steps(
             &self.gpu,
-            &self.bind_group,
-            steps,
+            &self.bind_groups[position],
+            steps + 1,
             SUBMIT_STEPS,
             stamps.as_ref(),
             |pass| {
-                pass.set_pipeline(&p.process);
-                pass.dispatch_workgroups(groups, 1, 1);
-                pass.set_pipeline(&p.reduce);
-                pass.dispatch_workgroups(1, 1, 1);
+                pass.set_bind_group(0, &self.bind_groups[position], &[]);
+                position = (position + 1) % accumulators::SETS;
+                if left > 0 {
+                    // the tokens' workgroups and the bookkeeper (phold.wgsl)
+                    pass.set_pipeline(&p.process);
+                    pass.dispatch_workgroups(groups + 1, 1, 1);
+                    left -= 1;
+                } else {
+                    pass.set_pipeline(&p.close);
+                    pass.dispatch_workgroups(1, 1, 1);
+                }
             },
         );
         let taken = self.read_batch()?;
@@ -394,7 +458,7 @@ impl GpuPhold {
         let mut enc = device.create_command_encoder(&Default::default());
         {
             let mut pass = enc.begin_compute_pass(&Default::default());
-            pass.set_bind_group(0, &self.bind_group, &[]);
+            pass.set_bind_group(0, &self.display_state, &[]);
             pass.set_bind_group(1, &group, &[]);
             pass.set_pipeline(&p.display_cells);
             pass.dispatch_workgroups(cells.div_ceil(WG), 1, 1);
@@ -432,8 +496,8 @@ impl Batched for GpuPhold {
         left.min(most).min(u64::from(LOG_CAP)) as u32
     }
     fn run(&mut self, steps: u32, limit: Ticks) -> Result<u32, SimError> {
+        // the batch's passes are `steps`: no step past the budget is queued
         self.params.limit = split(limit);
-        self.params.step_limit = self.ctl.steps + steps;
         self.gpu
             .queue
             .write_buffer(&self.params_buf, 0, bytemuck::bytes_of(&self.params));

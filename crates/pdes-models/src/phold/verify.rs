@@ -38,6 +38,20 @@ const CASES: &[Case] = &[
         quick: false,
     },
     Case {
+        // the next event often 4,096 time units or more past a step's bound: the next pass
+        // reduces the workgroups' exact least times (phold.wgsl)
+        label: "3 LPs × 1, lookahead 0.5, mean 4000, T = 200,000 (far next events)",
+        preset: "teaching-phold",
+        sets: &[
+            "model.lps=3",
+            "model.population=1",
+            "model.lookahead=0.5",
+            "model.mean=4000",
+            "run.end_time=200000",
+        ],
+        quick: false,
+    },
+    Case {
         label: "2^20 LPs, the peer's configuration, T = 2",
         preset: "phold",
         sets: &["run.end_time=2"],

@@ -1,25 +1,39 @@
-// phold.wgsl — the window algorithm for PHOLD: two passes per step over every pending
-// event (one per token), composed after u64.wgsl, a reduction module and philox.wgsl. Twin
-// of Window::step in crates/pdes-models/src/phold/cpu.rs and Law::next in mod.rs, bit for bit.
+// phold.wgsl — the window algorithm for PHOLD: one pass per step over every pending event
+// (one per token), composed after u64.wgsl, a reduction module and philox.wgsl. Twin of
+// Window::step in crates/pdes-models/src/phold/cpu.rs and Law::next in mod.rs, bit for bit.
 //
 // process: every event with t < bound = min(t_min + lookahead, end) is processed — its LP's
 //          counter goes up, and its token moves to the LP and time Law::next draws from
-//          (seed, token, hop); each workgroup writes the least pending time of its tokens
-//          and the events it processed.
-// reduce:  one workgroup folds those into the next t_min and the step's log entry.
-// Both passes first check the control block: once t_min reaches the host's limit, the end
-// time or the step budget, they do nothing, so the host queues many steps per submit and
-// reads back once per batch.
+//          (seed, token, hop); each workgroup folds the least pending time of its tokens
+//          and the events it processed into one of SLOTS sets of a step's accumulators.
+// The step's t_min is the previous step's folds' minimum, taken by every workgroup at its
+// start, and one more workgroup, the bookkeeper, writes the previous step's log entry and
+// the control block: no pass closes its own step, so a step is one dispatch (the same
+// mechanism as devs.wgsl; bench/NOTES.md, "SIR without a step's close", "PHOLD in one pass
+// a step"). Three buffers of accumulators rotate, bound by the host by a pass's position
+// mod 3: the previous step's (acc_prev, read-only), the step's own (acc), the next step's
+// (acc_next, cleared by the bookkeeper). A pass whose step is not due (t_min at the host's
+// limit or the end time, or the previous pass took no step) does nothing but its books, so
+// the host queues many steps per submit and reads back once per batch; a one-workgroup
+// `close` pass ends each batch with the same books.
+//
+// A 64-bit minimum has no atomic: a workgroup folds its least time as an offset from the
+// step's bound (every pending time after a step is at least its bound: the events before
+// it were processed, and each successor lies a lookahead or more after t_min) in 32 bits,
+// SAT where the offset does not fit (4,096 time units at 2^20 ticks a unit); its exact
+// 64-bit minimum goes to its own word pair too, which the next pass reads, all of them,
+// only when every set says SAT.
 
 struct Params {
     tokens: u32, lps: u32, groups: u32, log_cap: u32,
     seed_lo: u32, seed_hi: u32, remote_all: u32, remote_q: u32, // remote iff word < remote_q, or always
-    shift: vec2<u32>, scale: u32, step_limit: u32,              // increment = shift + Exp(scale), ticks
+    shift: vec2<u32>, scale: u32, pad0: u32,                    // increment = shift + Exp(scale), ticks
     end_t: vec2<u32>, limit: vec2<u32>,                          // events before end_t; steps start below limit
 }
 
+// Read and written by the bookkeeper only (and by the host between batches).
 struct Ctl {
-    t_min: vec2<u32>,   // least pending event time
+    t_min: vec2<u32>,   // least pending event time after the last logged step
     events: vec2<u32>,  // events processed
     steps: u32, max_events: u32, pad0: u32, pad1: u32,
 }
@@ -29,35 +43,115 @@ struct LogEntry {
     events: vec2<u32>, remote: vec2<u32>, // remote: the step's messages to another LP
 }
 
+// A step's accumulators, as vec4s: SLOTS sets of (least offset from the bound, events,
+// remote messages, 0) and a zero vec4 each (workgroup w folds into set w % SLOTS); the
+// head (t_min, bound) and mark (taken, valid, 0, 0) — taken: the step's index + 1, 0 where
+// no step folded into these since they were cleared; valid: 1 where they hold a least time
+// (a step's folds, or the initial one) — written by the step's bookkeeper; then each
+// workgroup's exact least time.
+const SLOTS: u32 = 32u;
+const_assert WG >= SLOTS; // a thread per set
+const SAT: u32 = 0xffffffffu;
+const HEAD: u32 = 2u * SLOTS;          // vec4 index of the head
+const MARK: u32 = HEAD + 1u;           // and of the mark
+const EXACT: u32 = HEAD + 2u;          // vec4 index of workgroup 0's exact least time
+
 @group(0) @binding(0) var<uniform> P: Params;
 @group(0) @binding(1) var<storage, read_write> tok: array<vec4<u32>>;      // (time u64, lp, hop)
 @group(0) @binding(2) var<storage, read_write> counts: array<atomic<u32>>; // 2 words per heatmap cell: (events at the LP, 0)
-@group(0) @binding(3) var<storage, read_write> partial: array<vec4<u32>>;  // per process workgroup: (least time u64, events, remote messages)
-@group(0) @binding(4) var<storage, read_write> ctl: Ctl;
-@group(0) @binding(5) var<storage, read_write> steplog: array<LogEntry>;
-@group(0) @binding(6) var<storage, read> ln_table: array<u32>;
+@group(0) @binding(3) var<storage, read_write> ctl: Ctl;
+@group(0) @binding(4) var<storage, read_write> steplog: array<LogEntry>;
+@group(0) @binding(5) var<storage, read> ln_table: array<u32>;
+@group(0) @binding(6) var<storage, read> acc_prev: array<vec4<u32>>;
+@group(0) @binding(7) var<storage, read_write> acc: array<atomic<u32>>;
+@group(0) @binding(8) var<storage, read_write> acc_next: array<vec4<u32>>;
 
 const ITEMS: u32 = 4u; // tokens per thread
 const_assert ITEMS == 4u; // process() loads a thread's tokens as four named values
 
-var<workgroup> sh_go: u32;
 var<workgroup> sh_n: atomic<u32>;             // due tokens found by the workgroup
 var<workgroup> sh_due: array<u32, 1024>;      // their indices (WG · ITEMS at most)
+// the complement of the least offset folded in so far (max of complements: zero, as
+// WebGPU initialises workgroup memory, is its identity, so no store and barrier come first)
+var<workgroup> sh_not_least: atomic<u32>;
+var<workgroup> sh_start: vec4<u32>;           // the step's (t_min, due, exact)
 
-// Whether a step is due (the same in every thread, as the barriers that follow require).
-// Thread 0 also clears the workgroup's due list before the barrier.
-fn step_due(lid: u32) -> bool {
-    if lid == 0u {
-        let t = ctl.t_min;
-        sh_go = select(0u, 1u, lt64(t, P.limit) && lt64(t, P.end_t) && ctl.steps < P.step_limit);
-        atomicStore(&sh_n, 0u);
-    }
-    return workgroupUniformLoad(&sh_go) == 1u;
+// The step's exclusive bound for t_min: min(t_min + lookahead, end).
+fn bound_of(t_min: vec2<u32>) -> vec2<u32> {
+    return min64(add64(t_min, P.shift), P.end_t);
 }
 
-// The step's exclusive bound: min(t_min + lookahead, end).
-fn step_bound() -> vec2<u32> {
-    return min64(add64(ctl.t_min, P.shift), P.end_t);
+// (t_min, due, 0): the previous step's least pending time — the minimum of its folds, the
+// same in every workgroup (no pass writes the accumulators it reads) — and whether this
+// pass's step is due (1) or not (0); the same in every thread, as the barriers that follow
+// require. A thread per set loads its offset; where every set says SAT, the previous
+// step's workgroups' exact least times are reduced instead.
+fn step_start(lid: u32) -> vec4<u32> {
+    if lid < SLOTS { atomicMax(&sh_not_least, ~acc_prev[2u * lid].x); }
+    workgroupBarrier();
+    if lid == 0u {
+        let least = ~atomicLoad(&sh_not_least);
+        let head = acc_prev[HEAD];
+        sh_start = vec4<u32>(add64(head.zw, vec2<u32>(least, 0u)), acc_prev[MARK].y, select(1u, 0u, least == SAT));
+    }
+    var s = workgroupUniformLoad(&sh_start);
+    if s.z == 1u && s.w == 0u {
+        var m = never();
+        for (var j = lid; j < P.groups; j += WG) {
+            m = min64(m, acc_prev[EXACT + j].xy);
+        }
+        let r = wg_min(lid, m);
+        if lid == 0u { sh_start = vec4<u32>(r, 1u, 1u); }
+        s = workgroupUniformLoad(&sh_start);
+    }
+    let due = s.z == 1u && lt64(s.xy, P.limit) && lt64(s.xy, P.end_t);
+    return vec4<u32>(s.xy, select(0u, 1u, due), 0u);
+}
+
+// The bookkeeper's duties in a step's pass (one workgroup beside the tokens') and in
+// `close` (due false): the previous step's log entry (its sets' counts summed) and the
+// control block, once (the previous step is the next to log: its mark's taken is
+// ctl.steps + 1); the next step's accumulators cleared where the previous step's were
+// folded into (where they were not, this pass follows one with no step due, and the next
+// step's accumulators may be the last taken step's, which the next batch reads); where
+// the step is due, its head and mark in its own. Every thread calls it (wg_reduce).
+fn keep_books(lid: u32, t_min: vec2<u32>, due: bool) {
+    var events = 0u;
+    var remote = 0u;
+    if lid < SLOTS {
+        let w = acc_prev[2u * lid];
+        events = w.y;
+        remote = w.z;
+    }
+    // a step's events (one per token at most, 2^32 tokens at most) fit 32 bits
+    let red = wg_reduce(lid, never(), vec2<u32>(events, 0u), vec2<u32>(remote, 0u));
+    let head = acc_prev[HEAD];
+    let taken = acc_prev[MARK].x;
+    if lid == 0u && taken == ctl.steps + 1u {
+        steplog[ctl.steps % P.log_cap] = LogEntry(head.xy, sub64(head.zw, vec2<u32>(1u, 0u)), red.a, red.b);
+        ctl.t_min = t_min;
+        ctl.events = add64(ctl.events, red.a);
+        ctl.max_events = max(ctl.max_events, red.a.x);
+        ctl.steps += 1u;
+    }
+    if lid < SLOTS && taken != 0u {
+        acc_next[2u * lid] = vec4<u32>(SAT, 0u, 0u, 0u);
+        acc_next[2u * lid + 1u] = vec4<u32>(0u, 0u, 0u, 0u);
+    }
+    if lid == 0u && taken != 0u {
+        acc_next[HEAD] = vec4<u32>(0u, 0u, 0u, 0u);
+        acc_next[MARK] = vec4<u32>(0u, 0u, 0u, 0u);
+    }
+    if lid == 0u && due {
+        // after the log above, ctl.steps is this step's index
+        let bound = bound_of(t_min);
+        atomicStore(&acc[4u * HEAD], t_min.x);
+        atomicStore(&acc[4u * HEAD + 1u], t_min.y);
+        atomicStore(&acc[4u * HEAD + 2u], bound.x);
+        atomicStore(&acc[4u * HEAD + 3u], bound.y);
+        atomicStore(&acc[4u * MARK], ctl.steps + 1u);
+        atomicStore(&acc[4u * MARK + 1u], 1u);
+    }
 }
 
 // Processes the event of token i: count it at its LP, draw its successor, move the token.
@@ -92,22 +186,27 @@ fn list_if_due(i: u32, t: vec2<u32>, bound: vec2<u32>, least: vec2<u32>) -> vec2
 // scan loop left ~29 of 32 lanes idle through the ~600 instructions of an event when 9% of
 // the tokens are due: the warps' instruction issue, not memory, bounded the pass.) The order
 // of processing does not matter: each token's successor depends on the token alone and the
-// counts are sums.
+// counts are sums. The pass's last workgroup (P.groups, past the tokens') is the bookkeeper.
 @compute @workgroup_size(WG)
 fn process(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid3: vec3<u32>) {
     let lid = lid3.x;
     // the thread's four times are loaded first, written out (a private array indexed in a
     // loop lives in memory, not registers, where wgpu's loop counter keeps the loop from
-    // being unrolled), and before the control block is asked whether the step is due
-    // (they do not depend on it, and only this workgroup writes them)
+    // being unrolled), and before the step's t_min is known (they do not depend on it, and
+    // only this workgroup writes them)
     let i0 = wid.x * WG * ITEMS + lid;
     let last = P.tokens - 1u;
     let t0 = tok[min(i0, last)].xy;
     let t1 = tok[min(i0 + WG, last)].xy;
     let t2 = tok[min(i0 + 2u * WG, last)].xy;
     let t3 = tok[min(i0 + 3u * WG, last)].xy;
-    if !step_due(lid) { return; }
-    let bound = step_bound();
+    let st = step_start(lid);
+    if wid.x == P.groups {
+        keep_books(lid, st.xy, st.z == 1u);
+        return;
+    }
+    if st.z == 0u { return; }
+    let bound = bound_of(st.xy);
     var least = never();
     least = list_if_due(i0, t0, bound, least);
     least = list_if_due(i0 + WG, t1, bound, least);
@@ -123,9 +222,26 @@ fn process(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) 
     }
     let r = wg_reduce(lid, least, vec2<u32>(select(0u, n, lid == 0u), 0u), vec2<u32>(moved, 0u));
     if lid == 0u {
-        // a workgroup's events and remote messages (≤ WG · ITEMS each) fit one word each
-        partial[wid.x] = vec4<u32>(r.min, r.a.x, r.b.x);
+        // a workgroup's events and remote messages (≤ WG · ITEMS each) fit one word each;
+        // its least time as an offset from the bound (SAT where it does not fit 32 bits)
+        // and exactly
+        let d = sub64(r.min, bound);
+        let at = 8u * (wid.x % SLOTS);
+        atomicMin(&acc[at], select(SAT, d.x, d.y == 0u));
+        atomicAdd(&acc[at + 1u], r.a.x);
+        atomicAdd(&acc[at + 2u], r.b.x);
+        atomicStore(&acc[4u * (EXACT + wid.x)], r.min.x);
+        atomicStore(&acc[4u * (EXACT + wid.x) + 1u], r.min.y);
     }
+}
+
+// 2. The batch's close, one workgroup after its last pass: the books of a pass with no step
+// due — the last step's log entry and the control block, where the last pass took a step.
+@compute @workgroup_size(WG)
+fn close(@builtin(local_invocation_id) lid3: vec3<u32>) {
+    let lid = lid3.x;
+    let st = step_start(lid);
+    keep_books(lid, st.xy, false);
 }
 
 // The heatmap's words of each cell: (pending events at the LP | NEXT_STEP when one of them
@@ -151,31 +267,7 @@ fn display_tokens(@builtin(global_invocation_id) gid: vec3<u32>) {
     let e = tok[i];
     if 2u * e.z + 1u >= arrayLength(&display) { return; }
     atomicAdd(&display[2u * e.z], 1u);
-    if lt64(e.xy, step_bound()) {
+    if lt64(e.xy, bound_of(ctl.t_min)) {
         atomicOr(&display[2u * e.z], NEXT_STEP);
-    }
-}
-
-@compute @workgroup_size(WG)
-fn reduce(@builtin(local_invocation_id) lid3: vec3<u32>) {
-    let lid = lid3.x;
-    if !step_due(lid) { return; }
-    var least = never();
-    var events = vec2<u32>(0u, 0u);
-    var remote = vec2<u32>(0u, 0u);
-    for (var j = lid; j < P.groups; j += WG) {
-        let p = partial[j];
-        least = min64(least, p.xy);
-        events = add64(events, vec2<u32>(p.z, 0u));
-        remote = add64(remote, vec2<u32>(p.w, 0u));
-    }
-    let r = wg_reduce(lid, least, events, remote);
-    if lid == 0u {
-        let bound = step_bound();
-        steplog[ctl.steps % P.log_cap] = LogEntry(ctl.t_min, sub64(bound, vec2<u32>(1u, 0u)), r.a, r.b);
-        ctl.t_min = r.min;
-        ctl.events = add64(ctl.events, r.a);
-        ctl.max_events = max(ctl.max_events, r.a.x);
-        ctl.steps += 1u;
     }
 }
