@@ -13,11 +13,12 @@ fn verify_passes_on_this_adapter_with_every_reduction_variant() {
     let failures: Vec<_> = v.checks.iter().filter(|c| !c.passed).collect();
     assert!(v.ok(), "{failures:#?}");
     // every variant the adapter has, every engine: reductions, 7 torus, 4 diffusion,
-    // 8 open-network (one with a warm-up), 4 DEVS and 3 PHOLD cases each; then once: window = sequential for the
+    // 8 open-network (one with a warm-up), 4 DEVS and 4 PHOLD cases (one with far next
+    // events) each; then once: window = sequential for the
     // torus, the open network and PHOLD, the torus's three blocked cases and its replicas
     // (window, interval/original), the 3 M/M/c/k replication cases, the mixture
     // log-likelihood and the fit with its searches on the device (they use no reductions)
-    assert_eq!(v.checks.len(), v.reductions.len() * 28 + 5 + 3 + 3 + 2);
+    assert_eq!(v.checks.len(), v.reductions.len() * 29 + 5 + 3 + 3 + 2);
     assert_eq!(
         v.checks
             .iter()
