@@ -21,15 +21,27 @@ pub struct Strip<'a> {
     pub caption: &'static str,
 }
 
-/// Draws `strip` across the available width (52 px high), its caption below.
+/// Draws `strip` across the available width (52 px high, a line more for each line its
+/// header wraps to in a narrow window), its caption below.
 pub fn show(ui: &mut egui::Ui, strip: &Strip) {
+    let width = ui.available_width();
+    // the header wraps rather than running past the strip's right edge (at 800 px the
+    // torus's ended "ticks: pend…")
+    let header = ui.painter().layout(
+        strip.header.clone(),
+        egui::FontId::proportional(12.0),
+        egui::Color32::LIGHT_GRAY,
+        (width - 12.0).max(1.0),
+    );
+    let rows = header.rows.len().max(1) as f32;
+    let extra = header.size().y * (rows - 1.0) / rows;
     let (rect, _) =
-        ui.allocate_exact_size(egui::vec2(ui.available_width(), 52.0), egui::Sense::hover());
+        ui.allocate_exact_size(egui::vec2(width, 52.0 + extra), egui::Sense::hover());
     let painter = ui.painter_at(rect);
     painter.rect_filled(rect, 2.0, egui::Color32::from_gray(30));
     let t0 = strip.t - 0.1 * strip.span;
     let x_of = |u: f64| rect.left() + ((u - t0) / strip.span) as f32 * rect.width();
-    let lane = egui::Rangef::new(rect.top() + 16.0, rect.bottom() - 16.0);
+    let lane = egui::Rangef::new(rect.top() + 16.0 + extra, rect.bottom() - 16.0);
     let (lo, hi) = strip.band;
     let band = egui::Rect::from_x_y_ranges(x_of(lo)..=x_of(hi).max(x_of(lo) + 2.0), lane);
     painter.rect_filled(
@@ -61,11 +73,9 @@ pub fn show(ui: &mut egui::Ui, strip: &Strip) {
         egui::Stroke::new(2.0, egui::Color32::from_rgb(255, 200, 60)),
     );
     time_axis(&painter, rect, t0, strip.span);
-    painter.text(
+    painter.galley(
         rect.left_top() + egui::vec2(6.0, 1.0),
-        egui::Align2::LEFT_TOP,
-        &strip.header,
-        egui::FontId::proportional(12.0),
+        header,
         egui::Color32::LIGHT_GRAY,
     );
     ui.label(egui::RichText::new(strip.caption).small());
