@@ -35,8 +35,7 @@ pub fn show(ui: &mut egui::Ui, strip: &Strip) {
     );
     let rows = header.rows.len().max(1) as f32;
     let extra = header.size().y * (rows - 1.0) / rows;
-    let (rect, _) =
-        ui.allocate_exact_size(egui::vec2(width, 52.0 + extra), egui::Sense::hover());
+    let (rect, _) = ui.allocate_exact_size(egui::vec2(width, 52.0 + extra), egui::Sense::hover());
     let painter = ui.painter_at(rect);
     painter.rect_filled(rect, 2.0, egui::Color32::from_gray(30));
     let t0 = strip.t - 0.1 * strip.span;
