@@ -287,6 +287,15 @@ for what in "$@"; do
           done
         done
       done 2>&1 | tee "$OUT/devs-attribution.txt" ;;
+    phold-attribution)  # issue 32 item 3: PHOLD's GPU µs per step (timestamps, the last batch of the peers' configuration to T = 1000) with a part of an event made nearly free (bench/experiments/phold-attribution/, written by its make.py), built-in first, two rounds; events and steps of each run beside it
+      for round in 1 2; do
+        for v in builtin "$EXP"/phold-attribution/*/; do
+          n=$(basename "$v")
+          if [ "$v" = builtin ]; then env=(); else env=(PDES_WGSL_DIR="$v"); fi
+          env "${env[@]}" PDES_GPU_PROFILE=1 timeout 60 $BIN run phold --set run.end_time=1000 --engine gpu --format csv > /tmp/pa.csv 2> /tmp/pa.err
+          echo "round $round $n: $(grep batch /tmp/pa.err | tail -1) | $(awk -F, 'NR==1{for(i=1;i<=NF;i++)c[$i]=i} NR>1{printf "events %s steps %s wall %s s", $c["events"], $c["steps"], $c["wall_seconds"]}' /tmp/pa.csv)"
+        done
+      done 2>&1 | tee "$OUT/phold-attribution.txt" ;;
     devs-profile)  # GPU µs per step from timestamps (one batch of 1000 steps) at the peer's 320² and at 1000²
       for side in 320 1000; do
         for kind in sir benchmark; do

@@ -32,9 +32,11 @@ const SUBMIT_STEPS: u32 = 64;
 /// EXACT: SLOTS sets of two, a head and a mark).
 const ACC_HEAD_VEC4S: usize = 2 * 32 + 2;
 
-/// The module's WGSL source with reductions `r`.
+/// The module's WGSL source with reductions `r` (phold.wgsl replaceable by an
+/// experiment's, `shaders::part`).
 pub fn module_source(r: Reductions) -> String {
-    shaders::compose(r, &[shaders::PHILOX, include_str!("shaders/phold.wgsl")])
+    let step = shaders::part("phold.wgsl", include_str!("shaders/phold.wgsl"));
+    shaders::compose(r, &[shaders::PHILOX, &step])
 }
 
 #[repr(C)]

@@ -1,0 +1,51 @@
+#!/usr/bin/env python3
+"""Writes PHOLD's attribution-by-removal kernels into DIR/<variant>/phold.wgsl
+(PDES_WGSL_DIR experiments, issue 32 item 3): copies of the built-in one-pass step with
+one part of an event made nearly free, so that the GPU time a part takes is what its
+removal saves per step. Every variant still draws each successor's delay from the same
+law, so time advances as before and a step holds about as many events; the sample path
+changes, so no variant's output is a result, only its GPU µs per step (PDES_GPU_PROFILE's
+timestamps) beside its events and steps:
+- no-philox: the event's four random words a multiply-xor hash of (token, hop);
+- no-count: the LP's event counter (an atomic add at a scattered address) left out;
+- bare: no-philox and no-count.
+(A variant without the delay's −ln transform, a uniform delay of the same mean in its
+place, processed 1.8× the events of the built-in run in the same simulated time, for a
+reason not found; it was left out, as its time per step would not be comparable.)
+The folders are copies of the shader as it is when make.py runs (written against
+9132582's phold.wgsl). Usage: make.py DIR (from the repository root)."""
+import os
+import sys
+
+FILE = "crates/pdes-models/src/phold/shaders/phold.wgsl"
+WORDS = "    let w = token_words(i, e.w);"
+CHEAP_WORDS = """    let h = (i * 747796405u + 2891336453u) ^ (e.w * 2654435761u);
+    let w = vec4<u32>(h, h * 3u + 1u, h * 5u + 7u, h * 9u + 3u);"""
+COUNT = "    atomicAdd(&counts[2u * e.z], 1u);\n"
+
+
+def edit(text, old, new):
+    assert text.count(old) == 1, old
+    return text.replace(old, new)
+
+
+def no_philox(t):
+    return edit(t, WORDS, CHEAP_WORDS)
+
+
+def no_count(t):
+    return edit(t, COUNT, "")
+
+
+def bare(t):
+    return no_count(no_philox(t))
+
+
+VARIANTS = {"no-philox": no_philox, "no-count": no_count, "bare": bare}
+
+out = sys.argv[1]
+text = open(FILE).read()
+for name, make in VARIANTS.items():
+    os.makedirs(os.path.join(out, name), exist_ok=True)
+    open(os.path.join(out, name, "phold.wgsl"), "w").write(make(text))
+    print(os.path.join(out, name, "phold.wgsl"))
