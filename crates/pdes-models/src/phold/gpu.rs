@@ -113,10 +113,12 @@ fn build_pipelines(gpu: &Gpu, r: Reductions) -> Pipelines {
     ];
     let layout = kit::layout(device, "phold", &uses);
     let pl = kit::pipeline_layout(device, "phold", &[&layout]);
-    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-        label: Some("phold"),
-        source: wgpu::ShaderSource::Wgsl(module_source(r).into()),
-    });
+    // SAFETY: every loop of the module ends by its own bound: Philox's ten rounds, the
+    // event loop's index rising by WG to a workgroup's due count (at most WG · ITEMS), the
+    // exact minimum's to P.groups, and the reduction modules' (a stride halved to 0, or a
+    // count to a constant or a subgroup count). Without wgpu's loop counter the driver
+    // unrolls Philox's rounds (bench/NOTES.md, "PHOLD in one pass a step").
+    let module = unsafe { kit::compute_module_bounded_loops(device, "phold", module_source(r)) };
     let display_state_layout = kit::layout(device, "phold display state", &uses[..4]);
     let display_layout = kit::layout(device, "phold display", &[Use::ReadWrite]);
     let pl_display = kit::pipeline_layout(
