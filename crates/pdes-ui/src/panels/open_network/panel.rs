@@ -126,7 +126,8 @@ pub fn flow(ui: &mut egui::Ui, s: &Session) {
     let m = &cfg.model;
     let last = s.samples.last();
     let in_system = last.map_or(0.0, |x| x.tokens_in_system);
-    ui.horizontal(|ui| {
+    // wrapped: at 800 px the last sentence ran past the window's edge ("exit (50…")
+    ui.horizontal_wrapped(|ui| {
         ui.label(
             egui::RichText::new(format!("source: λ = {} ->", m.arrival_rate))
                 .color(egui::Color32::from_rgb(120, 200, 255)),
