@@ -103,6 +103,38 @@ fn next_events_beyond_a_32_bit_offset_from_the_bound_match_too() {
     assert_twins(&cfg, &[Budget::Steps(5), Budget::Finish]);
 }
 
+/// Where an adapter allows fewer workgroups in one dimension than a step or a display pass
+/// needs (65,535 on many: 2^26 events are 65,536 workgroups and the bookkeeper), the passes
+/// run as a 2-D dispatch. A device limited to 5 a dimension makes every pass 2-D here: the
+/// same run, heatmap words and LP counts as the CPU twin.
+#[test]
+fn passes_wider_than_a_dispatch_dimension_run_as_a_2d_grid() {
+    let Some(_) = gpu() else { return };
+    let narrow = std::sync::Arc::new(
+        pdes_lab::gpu::Gpu::with_limits(|l| wgpu::Limits {
+            max_compute_workgroups_per_dimension: 5,
+            ..l
+        })
+        .unwrap(),
+    );
+    // 5,000 events: 5 workgroups and the bookkeeper (2 rows of 5); the display's 20 (4
+    // rows) and the 50×50 heatmap's 10 (2 rows)
+    let cfg = config(&["model.lps=2500", "model.population=2", "run.end_time=20"]);
+    let mut cpu = CpuPhold::new(&cfg);
+    let mut gpu = GpuPhold::new(narrow, &cfg).unwrap();
+    for b in [Budget::Steps(3), Budget::Finish] {
+        Engine::advance(&mut cpu, b).unwrap();
+        gpu.advance(b).unwrap();
+        assert_eq!(gpu.step_log(), cpu.step_log(), "log after {b:?}");
+        assert_eq!(gpu.download_state().unwrap(), cpu.state, "after {b:?}");
+        assert_eq!(
+            gpu.display_words().unwrap(),
+            cpu.display_words().unwrap(),
+            "heatmap after {b:?}"
+        );
+    }
+}
+
 #[test]
 fn sequential_is_refused_on_the_gpu_with_the_reason() {
     let Some(g) = gpu() else { return };

@@ -378,6 +378,18 @@ pub unsafe fn compute_module_bounded_loops(
     unsafe { device.create_shader_module_trusted(desc, checks) }
 }
 
+/// `groups` workgroups as a dispatch of (x, y) within the adapter's limit of workgroups in
+/// one dimension: (groups, 1) where it fits, else rows of the most it allows (the shader
+/// numbers them wid.x + wid.y · x and lets those past `groups` return).
+pub fn dispatch_grid(gpu: &Gpu, groups: u32) -> (u32, u32) {
+    let most = gpu.limits.max_compute_workgroups_per_dimension.max(1);
+    if groups <= most {
+        (groups, 1)
+    } else {
+        (most, groups.div_ceil(most))
+    }
+}
+
 /// The compute pipeline of `entry` in `module`.
 pub fn pipeline(
     device: &wgpu::Device,

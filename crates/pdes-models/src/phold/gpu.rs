@@ -345,7 +345,8 @@ impl GpuPhold {
         let t0 = web_time::Instant::now();
         let stamps = kit::BatchStamps::new(&self.gpu, "phold batch");
         let p = &self.pipelines;
-        let groups = self.groups;
+        // the tokens' workgroups and the bookkeeper (phold.wgsl)
+        let (x, y) = kit::dispatch_grid(&self.gpu, self.groups + 1);
         self.work = self.gpu.note_work();
         // pass i of the batch is at position steps + i (its accumulators' roles); every
         // step of a batch is due until one is not, and then none is; the last is the close
@@ -361,9 +362,8 @@ impl GpuPhold {
                 pass.set_bind_group(0, &self.bind_groups[position], &[]);
                 position = (position + 1) % accumulators::SETS;
                 if left > 0 {
-                    // the tokens' workgroups and the bookkeeper (phold.wgsl)
                     pass.set_pipeline(&p.process);
-                    pass.dispatch_workgroups(groups + 1, 1, 1);
+                    pass.dispatch_workgroups(x, y, 1);
                     left -= 1;
                 } else {
                     pass.set_pipeline(&p.close);
@@ -464,10 +464,12 @@ impl GpuPhold {
             let mut pass = enc.begin_compute_pass(&Default::default());
             pass.set_bind_group(0, &self.display_state, &[]);
             pass.set_bind_group(1, &group, &[]);
+            let (x, y) = kit::dispatch_grid(&self.gpu, cells.div_ceil(WG));
             pass.set_pipeline(&p.display_cells);
-            pass.dispatch_workgroups(cells.div_ceil(WG), 1, 1);
+            pass.dispatch_workgroups(x, y, 1);
+            let (x, y) = kit::dispatch_grid(&self.gpu, self.params.tokens.div_ceil(WG));
             pass.set_pipeline(&p.display_tokens);
-            pass.dispatch_workgroups(self.params.tokens.div_ceil(WG), 1, 1);
+            pass.dispatch_workgroups(x, y, 1);
         }
         self.gpu.queue.submit([enc.finish()]);
     }

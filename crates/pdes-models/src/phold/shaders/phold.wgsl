@@ -187,21 +187,30 @@ fn list_if_due(i: u32, t: vec2<u32>, bound: vec2<u32>, least: vec2<u32>) -> vec2
 // the tokens are due: the warps' instruction issue, not memory, bounded the pass.) The order
 // of processing does not matter: each token's successor depends on the token alone and the
 // counts are sums. The pass's last workgroup (P.groups, past the tokens') is the bookkeeper.
+// The workgroups are numbered across a 2-D dispatch (one dimension holds at most 65,535 on
+// many adapters; 2^26 tokens are 65,536 workgroups and the bookkeeper); those past the
+// bookkeeper return at once.
 @compute @workgroup_size(WG)
-fn process(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid3: vec3<u32>) {
+fn process(
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+    @builtin(local_invocation_id) lid3: vec3<u32>,
+) {
     let lid = lid3.x;
+    let g = wid.x + wid.y * nwg.x;
+    if g > P.groups { return; }
     // the thread's four times are loaded first, written out (a private array indexed in a
     // loop lives in memory, not registers, where wgpu's loop counter keeps the loop from
     // being unrolled), and before the step's t_min is known (they do not depend on it, and
     // only this workgroup writes them)
-    let i0 = wid.x * WG * ITEMS + lid;
+    let i0 = g * WG * ITEMS + lid;
     let last = P.tokens - 1u;
     let t0 = tok[min(i0, last)].xy;
     let t1 = tok[min(i0 + WG, last)].xy;
     let t2 = tok[min(i0 + 2u * WG, last)].xy;
     let t3 = tok[min(i0 + 3u * WG, last)].xy;
     let st = step_start(lid);
-    if wid.x == P.groups {
+    if g == P.groups {
         keep_books(lid, st.xy, st.z == 1u);
         return;
     }
@@ -226,12 +235,12 @@ fn process(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) 
         // its least time as an offset from the bound (SAT where it does not fit 32 bits)
         // and exactly
         let d = sub64(r.min, bound);
-        let at = 8u * (wid.x % SLOTS);
+        let at = 8u * (g % SLOTS);
         atomicMin(&acc[at], select(SAT, d.x, d.y == 0u));
         atomicAdd(&acc[at + 1u], r.a.x);
         atomicAdd(&acc[at + 2u], r.b.x);
-        atomicStore(&acc[4u * (EXACT + wid.x)], r.min.x);
-        atomicStore(&acc[4u * (EXACT + wid.x) + 1u], r.min.y);
+        atomicStore(&acc[4u * (EXACT + g)], r.min.x);
+        atomicStore(&acc[4u * (EXACT + g) + 1u], r.min.y);
     }
 }
 
@@ -253,16 +262,16 @@ fn close(@builtin(local_invocation_id) lid3: vec3<u32>) {
 const NEXT_STEP: u32 = 0x80000000u;
 
 @compute @workgroup_size(WG)
-fn display_cells(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let i = gid.x;
+fn display_cells(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = gid.x + gid.y * nwg.x * WG; // a 2-D dispatch, as process's
     if i >= arrayLength(&display) / 2u { return; }
     atomicStore(&display[2u * i], 0u);
     atomicStore(&display[2u * i + 1u], select(0u, atomicLoad(&counts[2u * i]), i < P.lps));
 }
 
 @compute @workgroup_size(WG)
-fn display_tokens(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let i = gid.x;
+fn display_tokens(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = gid.x + gid.y * nwg.x * WG; // a 2-D dispatch, as process's
     if i >= P.tokens { return; }
     let e = tok[i];
     if 2u * e.z + 1u >= arrayLength(&display) { return; }
