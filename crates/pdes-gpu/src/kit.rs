@@ -455,7 +455,9 @@ pub fn pipeline_layout(
 
 /// Runs a model's display pass and submits it (nothing is read back): `pipeline` with the
 /// engine's bind group `state` as group 0 and `display` (two u32 per heatmap cell) bound
-/// alone as group 1 under `layout`, over `groups` workgroups.
+/// alone as group 1 under `layout`, over `groups` workgroups — a 2-D grid where one
+/// dimension holds fewer ([`dispatch_grid`]: the shader numbers its invocations
+/// gid.x + gid.y · x · its workgroup size; a 4096² torus's heatmap is 65,536 workgroups).
 pub fn run_display_pass(
     gpu: &Gpu,
     state: &wgpu::BindGroup,
@@ -471,7 +473,8 @@ pub fn run_display_pass(
         pass.set_bind_group(0, state, &[]);
         pass.set_bind_group(1, &group, &[]);
         pass.set_pipeline(pipeline);
-        pass.dispatch_workgroups(groups, 1, 1);
+        let (x, y) = dispatch_grid(gpu, groups);
+        pass.dispatch_workgroups(x, y, 1);
     }
     gpu.queue.submit([enc.finish()]);
 }

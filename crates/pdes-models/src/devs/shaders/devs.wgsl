@@ -337,8 +337,8 @@ fn close(@builtin(local_invocation_id) lid3: vec3<u32>) {
 @group(1) @binding(0) var<storage, read_write> display: array<vec2<u32>>;
 
 @compute @workgroup_size(WG)
-fn display_main(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let c = gid.x;
+fn display_main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let c = gid.x + gid.y * nwg.x * WG; // a 2-D dispatch past one dimension's limit (kit::run_display_pass)
     if c >= arrayLength(&display) { return; }
     display[c] = select(vec2<u32>(0u, 0u), vec2<u32>(cells_in[c].x, 0u), c < P.cells);
 }

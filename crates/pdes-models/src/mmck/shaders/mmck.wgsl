@@ -252,8 +252,8 @@ fn clear_status() {
 // The heatmap's words: customers in system of every replication (cells past the last
 // replication show 0).
 @compute @workgroup_size(64)
-fn display_main(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let i = gid.x;
+fn display_main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = gid.x + gid.y * nwg.x * 64u; // a 2-D dispatch past one dimension's limit (kit::run_display_pass)
     if i >= arrayLength(&display) { return; }
     display[i] = vec2<u32>(select(0u, rep[4u * P.reps + i], i < P.reps), 0u);
 }

@@ -8,8 +8,8 @@
 const WALK_LIMIT: u32 = 65535u; // a longer queue shows as 65535+ (display only)
 
 @compute @workgroup_size(WG)
-fn display_main(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let f = gid.x;
+fn display_main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let f = gid.x + gid.y * nwg.x * WG; // a 2-D dispatch past one dimension's limit (kit::run_display_pass)
     if f >= P.k { return; }
     let st = fac[2u * f]; // (start, serving, head)
     var n = select(1u, 0u, st.z == NONE);
