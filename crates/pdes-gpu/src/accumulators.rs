@@ -43,3 +43,51 @@ impl StepAccumulators {
         self.buffers.iter().map(wgpu::Buffer::size).sum()
     }
 }
+
+/// What one batch of one-pass steps dispatches: each step pass `step` over `grid`
+/// workgroups, then the batch's one-workgroup `close` (the last step's books).
+pub struct StepPasses<'a> {
+    /// The step's pipeline.
+    pub step: &'a wgpu::ComputePipeline,
+    /// The step pass's workgroups, (x, y) (the bookkeeper included).
+    pub grid: (u32, u32),
+    /// The close pass's pipeline.
+    pub close: &'a wgpu::ComputePipeline,
+}
+
+/// Queues `steps` step passes and the close pass ([`crate::kit::submit_steps`], a
+/// submission every `per_submit`): pass i binds `bind_groups[(first + i) mod len]` — a
+/// pass's position in the steps names its accumulators (and any other buffers that
+/// rotate). Every step of a batch is due until one is not, and then none is, so the host
+/// need not know how many will be. Returns the host's encoding seconds.
+pub fn submit_batch(
+    gpu: &crate::Gpu,
+    bind_groups: &[wgpu::BindGroup],
+    first: usize,
+    steps: u32,
+    per_submit: u32,
+    stamps: Option<&crate::kit::BatchStamps>,
+    passes: &StepPasses,
+) -> f64 {
+    let mut position = first;
+    let mut left = steps;
+    crate::kit::submit_steps(
+        gpu,
+        &bind_groups[first],
+        steps + 1,
+        per_submit,
+        stamps,
+        |pass| {
+            pass.set_bind_group(0, &bind_groups[position], &[]);
+            position = (position + 1) % bind_groups.len();
+            if left > 0 {
+                pass.set_pipeline(passes.step);
+                pass.dispatch_workgroups(passes.grid.0, passes.grid.1, 1);
+                left -= 1;
+            } else {
+                pass.set_pipeline(passes.close);
+                pass.dispatch_workgroups(1, 1, 1);
+            }
+        },
+    )
+}

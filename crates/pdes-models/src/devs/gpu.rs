@@ -14,7 +14,7 @@ use bytemuck::{Pod, Zeroable};
 use pdes_core::sim::{Budget, Engine, Report, SimError, StepRecord, StepTotals};
 use pdes_core::time::Ticks;
 use pdes_gpu::Gpu;
-use pdes_gpu::accumulators::StepAccumulators;
+use pdes_gpu::accumulators::{self, StepAccumulators, StepPasses};
 use pdes_gpu::batches::{self, BatchLoop, Batched};
 use pdes_gpu::kit::{self, Use};
 use pdes_gpu::shaders::{self, Reductions};
@@ -339,36 +339,25 @@ impl GpuDevs {
         // encodes the next (encoding a dispatch costs a few µs, as much as the GPU's work
         // on a small grid; one submit per batch put the two in series).
         let p = &self.pipelines;
-        let groups = self.groups;
-        let mut position = self.phase();
         self.work = self.gpu.note_work();
         if !self.cells_with_control() {
             // the cells change: the next look reads them again (with the control block, the
             // snapshot stays that of the step the time is of until the batch is read)
             *self.snapshot.lock().unwrap_or_else(|e| e.into_inner()) = None;
         }
-        let mut left = steps;
-        let encode = kit::submit_steps(
+        // pass i of the batch is at position steps + i: its cells' parity and its
+        // accumulators; the cells' workgroups and the bookkeeper (devs.wgsl)
+        let encode = accumulators::submit_batch(
             &self.gpu,
-            &self.bind_groups[position],
-            steps + 1,
+            &self.bind_groups,
+            self.phase(),
+            steps,
             SUBMIT_STEPS,
             stamps.as_ref(),
-            |pass| {
-                // every step of a batch is due until one is not, and then none is: pass i
-                // of the batch is at position steps + i (its cells' parity, its set of
-                // accumulators); the last is the batch's close
-                pass.set_bind_group(0, &self.bind_groups[position], &[]);
-                position = (position + 1) % PHASES;
-                if left > 0 {
-                    // the cells' workgroups and the bookkeeper (devs.wgsl)
-                    pass.set_pipeline(&p.step);
-                    pass.dispatch_workgroups(groups + 1, 1, 1);
-                    left -= 1;
-                } else {
-                    pass.set_pipeline(&p.close);
-                    pass.dispatch_workgroups(1, 1, 1);
-                }
+            &StepPasses {
+                step: &p.step,
+                grid: (self.groups + 1, 1),
+                close: &p.close,
             },
         );
         let taken = self.read_batch()?;

@@ -1,8 +1,8 @@
 //! The window algorithm for PHOLD on the GPU: one compute pass per step
 //! (`shaders/phold.wgsl`: the step's t_min the minimum of the previous step's folds, taken
 //! at the pass's start), many steps per submit, t_min never read back per step. The host
-//! reads the control block and the batch's step log once per batch. Twin of the window in [`super::cpu::CpuPhold`], checked against it by
-//! `pdes-lab verify` and the tests.
+//! reads the control block and the batch's step log once per batch. Twin of the window in
+//! [`super::cpu::CpuPhold`], checked against it by `pdes-lab verify` and the tests.
 
 use super::config::{PholdAlgorithm, PholdConfig};
 use super::cpu::PholdState;
@@ -13,7 +13,7 @@ use bytemuck::{Pod, Zeroable};
 use pdes_core::sim::{Budget, Engine, Report, SimError, StepRecord, StepTotals};
 use pdes_core::time::Ticks;
 use pdes_gpu::Gpu;
-use pdes_gpu::accumulators::{self, StepAccumulators};
+use pdes_gpu::accumulators::{self, StepAccumulators, StepPasses};
 use pdes_gpu::batches::{self, BatchLoop, Batched};
 use pdes_gpu::kit::{self, Use, read_buffers};
 use pdes_gpu::shaders::{self, Reductions};
@@ -345,30 +345,21 @@ impl GpuPhold {
         let t0 = web_time::Instant::now();
         let stamps = kit::BatchStamps::new(&self.gpu, "phold batch");
         let p = &self.pipelines;
-        // the tokens' workgroups and the bookkeeper (phold.wgsl)
-        let (x, y) = kit::dispatch_grid(&self.gpu, self.groups + 1);
         self.work = self.gpu.note_work();
-        // pass i of the batch is at position steps + i (its accumulators' roles); every
-        // step of a batch is due until one is not, and then none is; the last is the close
-        let mut position = (self.ctl.steps as usize) % accumulators::SETS;
-        let mut left = steps;
-        let encode = kit::submit_steps(
+        // pass i of the batch is at position steps + i (its accumulators' roles); the
+        // tokens' workgroups and the bookkeeper (phold.wgsl), on a 2-D grid past one
+        // dimension's limit
+        let encode = accumulators::submit_batch(
             &self.gpu,
-            &self.bind_groups[position],
-            steps + 1,
+            &self.bind_groups,
+            (self.ctl.steps as usize) % accumulators::SETS,
+            steps,
             SUBMIT_STEPS,
             stamps.as_ref(),
-            |pass| {
-                pass.set_bind_group(0, &self.bind_groups[position], &[]);
-                position = (position + 1) % accumulators::SETS;
-                if left > 0 {
-                    pass.set_pipeline(&p.process);
-                    pass.dispatch_workgroups(x, y, 1);
-                    left -= 1;
-                } else {
-                    pass.set_pipeline(&p.close);
-                    pass.dispatch_workgroups(1, 1, 1);
-                }
+            &StepPasses {
+                step: &p.process,
+                grid: kit::dispatch_grid(&self.gpu, self.groups + 1),
+                close: &p.close,
             },
         );
         let taken = self.read_batch()?;
