@@ -3,6 +3,7 @@
 //! sample standing in for paper 003's 7,051 loss-given-default values (not public).
 
 use super::blocks::{Components, weighted_loglik};
+use super::cores;
 use super::{Mixture, log_density};
 
 /// A sample as sorted distinct values with their counts.
@@ -28,7 +29,7 @@ pub const SYNTHETIC_LGD: [(f64, f64, f64); 5] = [
 /// Fixed (not per core or per task), so that every machine sums in the same order.
 pub const CHUNK: usize = 512;
 /// The fewest terms (a value and a component) in a task of [`Data::logliks`]: ~5 µs of one
-/// core's work at ~1.2 ns a term, against rayon's few µs to hand a task to another thread.
+/// core's work at ~1.2 ns a term, against the µs it takes to hand a task to another thread.
 pub const TASK_TERMS: usize = 4_096;
 /// Size of paper 003's sample.
 pub const LGD_N: usize = 7051;
@@ -116,14 +117,13 @@ impl Data {
     /// into chunks of [`CHUNK`] distinct values summed alone ([`weighted_loglik`]), and each
     /// mixture's chunk sums are added in chunk order — the same sum however many mixtures are
     /// evaluated together or threads take part. A task is a run of one mixture's chunks:
-    /// about two tasks a thread, none under [`TASK_TERMS`] terms; a round of one task runs on
-    /// the calling thread.
+    /// about two tasks a thread, none under [`TASK_TERMS`] terms, on [`cores`]' pool (a
+    /// round of one task runs on the calling thread).
     pub fn logliks(&self, mixes: &[Mixture]) -> Vec<f64> {
-        use rayon::prelude::*;
         let components: Vec<Components> = mixes.iter().map(Components::of).collect();
         let chunks = self.values.len().div_ceil(CHUNK);
         let terms: usize = components.iter().map(|c| c.k() * self.values.len()).sum();
-        let task_terms = (terms / (2 * rayon::current_num_threads())).max(TASK_TERMS);
+        let task_terms = (terms / (2 * cores::threads())).max(TASK_TERMS);
         let mut tasks: Vec<(usize, std::ops::Range<usize>)> = Vec::new();
         for (m, c) in components.iter().enumerate() {
             let per_task = (task_terms / (CHUNK * c.k().max(1))).max(1);
@@ -133,7 +133,8 @@ impl Data {
                     .map(|first| (m, first..(first + per_task).min(chunks))),
             );
         }
-        let sum_of = |(m, run): &(usize, std::ops::Range<usize>)| -> Vec<f64> {
+        let sums = cores::map_tasks(tasks.len(), |t| -> Vec<f64> {
+            let (m, run) = &tasks[t];
             run.clone()
                 .map(|c| {
                     let values = c * CHUNK..((c + 1) * CHUNK).min(self.values.len());
@@ -144,12 +145,7 @@ impl Data {
                     )
                 })
                 .collect()
-        };
-        let sums: Vec<Vec<f64>> = if tasks.len() > 1 {
-            tasks.par_iter().map(sum_of).collect()
-        } else {
-            tasks.iter().map(sum_of).collect()
-        };
+        });
         let mut logliks = vec![0.0; mixes.len()];
         for ((m, _), chunk_sums) in tasks.iter().zip(sums) {
             for s in chunk_sums {

@@ -11,6 +11,7 @@
 //! the same Nelder–Mead path, the same parameters and exactly 2× or 4× the ln L.
 
 pub mod blocks;
+pub mod cores;
 pub mod data;
 pub mod device;
 pub mod device_fits;
@@ -366,11 +367,9 @@ pub fn report(
             (rounds, fits, true)
         }
         None => {
-            // on a worker of rayon's pool, so that each round's tasks go straight to the other
-            // workers, not through the pool's queue from outside (bench/NOTES.md, "The CPU
-            // fit in blocks": a round of one k = 10 mixture on 16 cores 22–34 µs, not 31–39)
+            // the rounds' tasks on every core ([`cores`]), this thread among them
             let data = &standard.data;
-            let (rounds, fits) = rayon::scope(move |_| search_in_rounds(data, data, ks, search))?;
+            let (rounds, fits) = search_in_rounds(data, data, ks, search)?;
             (rounds, fits, false)
         }
     };
