@@ -12,7 +12,7 @@ BIN=${BIN:-carry/pdes-lab}
 EXP=${EXP:-carry/experiments}
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv > "$OUT/device.txt" 2>&1
-lscpu | grep -E "Model name|^CPU\(s\)" >> "$OUT/device.txt"
+lscpu | grep -E "Model name|^CPU\(s\)|Thread\(s\) per core|Core\(s\) per socket|Socket\(s\)|Hypervisor|L2 cache|L3 cache" >> "$OUT/device.txt"
 echo "transparent huge pages: $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>&1)" >> "$OUT/device.txt"
 # Every call proves CPU ≡ GPU first and stops if it does not hold: no benchmark of a wrong
 # engine is ever recorded.
@@ -260,6 +260,11 @@ for what in "$@"; do
       $BIN fit cheng2014-lgd --engine gpu --format table 2>&1 | tee "$OUT/fit-lgd-gpu.txt"
       $BIN fit cheng2014-lgd --engine cpu --format json --out "$OUT/fit-lgd-cpu.json"
       $BIN bench --suite mixture --format json --out "$OUT/mixture.json" 2>&1 | tee "$OUT/mixture.log" ;;
+    fit-threads)  # the CPU fit of the shipped sample (k = 1..10) on 1, 4, 8, 12 and 16 threads: how the host's cores scale (hyperthreads, a VM's vCPUs)
+      for t in 1 4 8 12 16; do
+        RAYON_NUM_THREADS=$t /usr/bin/time -f "%e s wall, %U s user, %S s sys" $BIN fit cheng2014-lgd --engine cpu --format json > "$OUT/fitn-$t.json" 2> "$OUT/fitn-$t.time"
+        echo "$t threads: $(grep -hE '"wall_seconds"' "$OUT/fitn-$t.json" | tr -d '\n ') $(tail -1 "$OUT/fitn-$t.time")"
+      done | tee "$OUT/fit-threads.txt" ;;
     mixture-round-ab)  # µs per fit round against its batch size, carry/pdes-lab-before then $BIN, twice
       for round in 1 2; do
         for b in carry/pdes-lab-before $BIN; do

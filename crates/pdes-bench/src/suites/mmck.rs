@@ -18,7 +18,7 @@ pub const SUITES: &[BenchSuite] = &[
     },
     BenchSuite {
         name: "mixture-round",
-        help: "the cost of one round of a fit: B mixtures of k = 10 evaluated over the shipped sample (7,051 values) in one pass, B = 1 … 120, µs per round on the GPU and the CPU (the round trip's floor and each point's share)",
+        help: "the cost of one round of a fit: B mixtures of k = 10 evaluated over the shipped sample (7,051 values) in one pass, B = 1 … 120, µs per round on the GPU and the CPU (the round trip's floor and each point's share), and a task's work alone (B mixtures over one chunk of 512 values, one thread)",
     },
     BenchSuite {
         name: "mixture-smoke",
@@ -179,6 +179,28 @@ struct RoundRow {
     max_us: f64,
 }
 
+/// The mixture-round suite's "task" row: each mixture over the first [`CHUNK`] values
+/// alone, on the calling thread — the work of a task of a one-mixture round, so that a
+/// CPU round's time less this is what spreading it over the cores costs.
+///
+/// [`CHUNK`]: pdes_models::fit::data::CHUNK
+struct FirstChunk<'a>(&'a pdes_models::fit::Data);
+
+impl pdes_models::fit::Loglik for FirstChunk<'_> {
+    fn logliks(&self, mixes: &[pdes_models::fit::Mixture]) -> Result<Vec<f64>, String> {
+        use pdes_models::fit::blocks::{Components, weighted_loglik};
+        let n = pdes_models::fit::data::CHUNK.min(self.0.values.len());
+        Ok(mixes
+            .iter()
+            .map(|m| weighted_loglik(&Components::of(m), &self.0.values[..n], &self.0.counts[..n]))
+            .collect())
+    }
+
+    fn speculate(&self) -> bool {
+        false
+    }
+}
+
 /// µs per round against the batch's size: what a fit's round costs where (the floor of
 /// "Fits in rounds", bench/NOTES.md).
 fn mixture_round(name: &str, options: &BenchOptions) -> Result<(), CliError> {
@@ -201,8 +223,12 @@ fn mixture_round(name: &str, options: &BenchOptions) -> Result<(), CliError> {
     );
     for mixtures in [1usize, 3, 12, 48, 120] {
         let batch: Vec<Mixture> = (0..mixtures).map(mixture).collect();
-        let engines: [(&'static str, &dyn Loglik, usize); 2] =
-            [("gpu", &on_gpu, 1000), ("cpu", &data, 30)];
+        let one_task = FirstChunk(&data);
+        let engines: [(&'static str, &dyn Loglik, usize); 3] = [
+            ("gpu", &on_gpu, 1000),
+            ("cpu", &data, 30),
+            ("task", &one_task, 30),
+        ];
         for (engine, e, rounds) in engines {
             let mut times = Vec::with_capacity(rounds);
             for i in 0..rounds + rounds / 10 {

@@ -31,6 +31,11 @@ pub const CHUNK: usize = 512;
 /// The fewest terms (a value and a component) in a task of [`Data::logliks`]: ~5 µs of one
 /// core's work at ~1.2 ns a term, against the µs it takes to hand a task to another thread.
 pub const TASK_TERMS: usize = 4_096;
+/// Tasks a thread of a round's (when the round has the work for it): more and smaller
+/// tasks even out the threads' ends where mixtures of different k share a round (on the
+/// H100's host, 6 against 2: the fit 3.2–4.3 s against 3.4–4.9 s, "The CPU fit at a
+/// round's latency").
+pub const TASKS_PER_THREAD: usize = 6;
 /// Size of paper 003's sample.
 pub const LGD_N: usize = 7051;
 /// The largest data file `read_csv` reads.
@@ -117,13 +122,13 @@ impl Data {
     /// into chunks of [`CHUNK`] distinct values summed alone ([`weighted_loglik`]), and each
     /// mixture's chunk sums are added in chunk order — the same sum however many mixtures are
     /// evaluated together or threads take part. A task is a run of one mixture's chunks:
-    /// about two tasks a thread, none under [`TASK_TERMS`] terms, on [`cores`]' pool (a
-    /// round of one task runs on the calling thread).
+    /// [`TASKS_PER_THREAD`] tasks a thread, none under [`TASK_TERMS`] terms, on [`cores`]'
+    /// pool (a round of one task runs on the calling thread).
     pub fn logliks(&self, mixes: &[Mixture]) -> Vec<f64> {
         let components: Vec<Components> = mixes.iter().map(Components::of).collect();
         let chunks = self.values.len().div_ceil(CHUNK);
         let terms: usize = components.iter().map(|c| c.k() * self.values.len()).sum();
-        let task_terms = (terms / (2 * cores::threads())).max(TASK_TERMS);
+        let task_terms = (terms / (TASKS_PER_THREAD * cores::threads())).max(TASK_TERMS);
         let mut tasks: Vec<(usize, std::ops::Range<usize>)> = Vec::new();
         for (m, c) in components.iter().enumerate() {
             let per_task = (task_terms / (CHUNK * c.k().max(1))).max(1);

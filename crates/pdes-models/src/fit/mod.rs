@@ -18,6 +18,8 @@ pub mod device_fits;
 pub mod gpu;
 pub mod nelder_mead;
 pub mod search;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod spin_pool;
 pub mod verify;
 
 pub use data::Data;
