@@ -44,7 +44,7 @@ def bare(t):
     return no_count(no_philox(t))
 
 
-SCAN = "    let t3 = tok[min(i0 + 3u * WG, last)].xy;\n"
+SCAN = "    let t3 = tok[min(i0 + 3u * WG, last)];\n"
 SECOND_SCAN = SCAN + """    // a second scan of as many records, folded where it cannot change a result (pad0 is 0)
     let far = i0 + P.tokens / 2u;
     let u = tok[min(far % P.tokens, last)].x ^ tok[min((far + WG) % P.tokens, last)].x

@@ -192,16 +192,12 @@ impl Params {
 
 /// The initial events of `cfg` as the GPU stores them (time, LP, hop), and the control
 /// block that starts from their earliest time.
-fn initial_events(cfg: &PholdConfig) -> (Vec<[u32; 4]>, Ctl) {
+fn initial_events(cfg: &PholdConfig) -> (Vec<[u32; 2]>, Ctl) {
     let init = PholdState::new(cfg);
-    let records: Vec<[u32; 4]> = init
-        .events
-        .iter()
-        .map(|e| {
-            let t = split(e.time);
-            [t[0], t[1], e.lp, e.hop]
-        })
-        .collect();
+    // every event's time, then every event's (LP, hop) (phold.wgsl's `tok`)
+    let times = init.events.iter().map(|e| split(e.time));
+    let places = init.events.iter().map(|e| [e.lp, e.hop]);
+    let records: Vec<[u32; 2]> = times.chain(places).collect();
     let t0 = init.events.iter().map(|e| e.time).min().unwrap_or(NEVER);
     let ctl = Ctl {
         t_min: split(t0),
@@ -416,15 +412,17 @@ impl GpuPhold {
 
     /// The state from the bytes of `tokens` and `counts`.
     fn state_of(&self, bytes: &[Vec<u8>]) -> PholdState {
-        let records: &[[u32; 4]] = bytemuck::cast_slice(&bytes[0]);
+        let records: &[[u32; 2]] = bytemuck::cast_slice(&bytes[0]);
         let counts: &[[u32; 2]] = bytemuck::cast_slice(&bytes[1]);
+        let (times, places) = records.split_at(records.len() / 2);
         PholdState {
-            events: records
+            events: times
                 .iter()
-                .map(|w| Event {
-                    time: join([w[0], w[1]]),
-                    lp: w[2],
-                    hop: w[3],
+                .zip(places)
+                .map(|(t, p)| Event {
+                    time: join(*t),
+                    lp: p[0],
+                    hop: p[1],
                 })
                 .collect(),
             counts: counts[..self.config.lps as usize]
