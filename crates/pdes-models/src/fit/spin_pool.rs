@@ -2,8 +2,8 @@
 //! claims the round's tasks from it, and sleeps only after a quiet spell.
 //!
 //! The word (`claim`) holds the round's number, its task count and the next task to claim,
-//! so that a worker claims a task of *this* round or none: a claim that succeeds proves the
-//! round unfinished, so the job it reads is still alive on the caller's stack.
+//! so that a claim (a fetch-add) says which round's task it took, if any: a task claimed
+//! proves its round unfinished, so the job it reads is still alive on the caller's stack.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering};
@@ -11,8 +11,11 @@ use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering}
 /// A round's work as the workers see it: a task function on the caller's stack.
 type Job = dyn Fn(usize) + Sync;
 
-/// The most tasks a round can have (16 bits of the claim word); more run in several rounds.
-pub const MOST_TASKS: usize = u16::MAX as usize;
+/// The most tasks a round can have; more run in several rounds. The claim word's 16 bits of
+/// the next task hold this plus one claim past the end by each of up to [`MOST_THREADS`].
+pub const MOST_TASKS: usize = 1 << 15;
+/// The most threads a pool runs on.
+pub const MOST_THREADS: usize = 1 << 10;
 
 /// What the caller and the workers share.
 struct Shared {
@@ -49,31 +52,33 @@ fn parts(w: u64) -> (u32, usize, usize) {
 }
 
 impl Shared {
-    /// Claims and runs tasks of round `round` while any remain.
+    /// Claims and runs tasks of round `round` while any remain. A claim is one fetch-add
+    /// on the claim word — never retried, so 16 threads claiming at once do not bounce the
+    /// word's line through failed compare-and-swaps — and its old value names the round it
+    /// claimed in: a task of a later round, where the caller has moved on, is run as well
+    /// (it is unfinished, so that round's job is alive), an index past the round's count
+    /// claims nothing.
     fn work(&self, round: u32) {
-        let mut w = self.claim.load(Ordering::Acquire);
         loop {
-            let (r, tasks, next) = parts(w);
+            // look before claiming: past the last task a claim only moves the word
+            let (r, tasks, next) = parts(self.claim.load(Ordering::Acquire));
             if r != round || next >= tasks {
                 return;
             }
-            match self
-                .claim
-                .compare_exchange_weak(w, w + 1, Ordering::Acquire, Ordering::Acquire)
-            {
-                Ok(_) => {
-                    // the round is unfinished (task `next` is ours), so its job is alive
-                    let job = self.job.load(Ordering::Acquire);
-                    // SAFETY: set by `run` before the claim word of this round, and valid
-                    // until every task of the round is done
-                    let f: &Job = unsafe { *job };
-                    if std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(next))).is_err() {
-                        self.panicked.store(true, Ordering::Relaxed);
-                    }
-                    self.done.fetch_add(1, Ordering::Release);
-                    w = self.claim.load(Ordering::Acquire);
-                }
-                Err(now) => w = now,
+            let (r, tasks, next) = parts(self.claim.fetch_add(1, Ordering::Acquire));
+            if next >= tasks {
+                return;
+            }
+            let job = self.job.load(Ordering::Acquire);
+            // SAFETY: set by `run` before the claim word of round r, and valid until every
+            // task of round r is done — task `next` is ours and not yet
+            let f: &Job = unsafe { *job };
+            if std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(next))).is_err() {
+                self.panicked.store(true, Ordering::Relaxed);
+            }
+            self.done.fetch_add(1, Ordering::Release);
+            if r != round {
+                return;
             }
         }
     }
@@ -127,7 +132,7 @@ impl SpinPool {
             exit: AtomicBool::new(false),
             spin,
         });
-        let workers = (1..threads)
+        let workers = (1..threads.min(MOST_THREADS))
             .filter_map(|_| {
                 let s = Arc::clone(&shared);
                 std::thread::Builder::new()
@@ -250,6 +255,18 @@ mod tests {
             // long enough for every worker to have parked
             std::thread::sleep(Duration::from_millis(30));
         }
+    }
+
+    #[test]
+    fn more_tasks_than_a_round_holds_run_once_each() {
+        let pool = SpinPool::new(3, Duration::from_millis(1));
+        let tasks = MOST_TASKS + 3;
+        let runs: Vec<std::sync::atomic::AtomicU8> =
+            (0..tasks).map(|_| Default::default()).collect();
+        pool.run(tasks, &|i| {
+            runs[i].fetch_add(1, Ordering::Relaxed);
+        });
+        assert!(runs.iter().all(|r| r.load(Ordering::Relaxed) == 1));
     }
 
     #[test]
