@@ -89,12 +89,19 @@ fn bound_of(t_min: vec2<u32>) -> vec2<u32> {
 // require. A thread per set loads its offset; where every set says SAT, the previous
 // step's workgroups' exact least times are reduced instead.
 fn step_start(lid: u32) -> vec4<u32> {
+    // the head's bound and the mark's valid are loaded with the sets, before the barrier:
+    // loaded after it, they were one more round trip to the L2 on every workgroup's path
+    var bound = vec2<u32>(0u);
+    var valid = 0u;
+    if lid == 0u {
+        bound = acc_prev[HEAD].zw;
+        valid = acc_prev[MARK].y;
+    }
     if lid < SLOTS { atomicMax(&sh_not_least, ~acc_prev[2u * lid].x); }
     workgroupBarrier();
     if lid == 0u {
         let least = ~atomicLoad(&sh_not_least);
-        let head = acc_prev[HEAD];
-        sh_start = vec4<u32>(add64(head.zw, vec2<u32>(least, 0u)), acc_prev[MARK].y, select(1u, 0u, least == SAT));
+        sh_start = vec4<u32>(add64(bound, vec2<u32>(least, 0u)), valid, select(1u, 0u, least == SAT));
     }
     var s = workgroupUniformLoad(&sh_start);
     if s.z == 1u && s.w == 0u {
