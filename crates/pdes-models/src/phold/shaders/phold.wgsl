@@ -123,10 +123,8 @@ fn step_start(lid: u32) -> vec4<u32> {
 // ctl.steps + 1); the next step's accumulators cleared where the previous step's were
 // folded into (where they were not, this pass follows one with no step due, and the next
 // step's accumulators may be the last taken step's, which the next batch reads); where
-// the step is due, its head and mark in its own. Every thread calls it (wg_reduce); `books`
-// is the control block as thread 0 loaded it before the step's start (only this workgroup
-// writes it in a pass), so that its round trip is not on the bookkeeper's path.
-fn keep_books(lid: u32, t_min: vec2<u32>, due: bool, books: Ctl) {
+// the step is due, its head and mark in its own. Every thread calls it (wg_reduce).
+fn keep_books(lid: u32, t_min: vec2<u32>, due: bool) {
     var events = 0u;
     var remote = 0u;
     if lid < SLOTS {
@@ -134,18 +132,16 @@ fn keep_books(lid: u32, t_min: vec2<u32>, due: bool, books: Ctl) {
         events = w.y;
         remote = w.z;
     }
-    let head = acc_prev[HEAD];
-    let taken = acc_prev[MARK].x;
     // a step's events (one per token at most, 2^32 tokens at most) fit 32 bits
     let red = wg_reduce(lid, never(), vec2<u32>(events, 0u), vec2<u32>(remote, 0u));
-    var c = books;
-    if lid == 0u && taken == c.steps + 1u {
-        steplog[c.steps % P.log_cap] = LogEntry(head.xy, sub64(head.zw, vec2<u32>(1u, 0u)), red.a, red.b);
-        c.t_min = t_min;
-        c.events = add64(c.events, red.a);
-        c.max_events = max(c.max_events, red.a.x);
-        c.steps += 1u;
-        ctl = c;
+    let head = acc_prev[HEAD];
+    let taken = acc_prev[MARK].x;
+    if lid == 0u && taken == ctl.steps + 1u {
+        steplog[ctl.steps % P.log_cap] = LogEntry(head.xy, sub64(head.zw, vec2<u32>(1u, 0u)), red.a, red.b);
+        ctl.t_min = t_min;
+        ctl.events = add64(ctl.events, red.a);
+        ctl.max_events = max(ctl.max_events, red.a.x);
+        ctl.steps += 1u;
     }
     if lid < SLOTS && taken != 0u {
         acc_next[2u * lid] = vec4<u32>(SAT, 0u, 0u, 0u);
@@ -156,13 +152,13 @@ fn keep_books(lid: u32, t_min: vec2<u32>, due: bool, books: Ctl) {
         acc_next[MARK] = vec4<u32>(0u, 0u, 0u, 0u);
     }
     if lid == 0u && due {
-        // after the log above, c.steps is this step's index
+        // after the log above, ctl.steps is this step's index
         let bound = bound_of(t_min);
         atomicStore(&acc[4u * HEAD], t_min.x);
         atomicStore(&acc[4u * HEAD + 1u], t_min.y);
         atomicStore(&acc[4u * HEAD + 2u], bound.x);
         atomicStore(&acc[4u * HEAD + 3u], bound.y);
-        atomicStore(&acc[4u * MARK], c.steps + 1u);
+        atomicStore(&acc[4u * MARK], ctl.steps + 1u);
         atomicStore(&acc[4u * MARK + 1u], 1u);
     }
 }
@@ -224,11 +220,9 @@ fn process(
     let t1 = tok[min(i0 + WG, last)];
     let t2 = tok[min(i0 + 2u * WG, last)];
     let t3 = tok[min(i0 + 3u * WG, last)];
-    var books: Ctl;
-    if g == P.groups && lid == 0u { books = ctl; }
     let st = step_start(lid);
     if g == P.groups {
-        keep_books(lid, st.xy, st.z == 1u, books);
+        keep_books(lid, st.xy, st.z == 1u);
         return;
     }
     if st.z == 0u { return; }
@@ -266,10 +260,8 @@ fn process(
 @compute @workgroup_size(WG)
 fn close(@builtin(local_invocation_id) lid3: vec3<u32>) {
     let lid = lid3.x;
-    var books: Ctl;
-    if lid == 0u { books = ctl; }
     let st = step_start(lid);
-    keep_books(lid, st.xy, false, books);
+    keep_books(lid, st.xy, false);
 }
 
 // The heatmap's words of each cell: (pending events at the LP | NEXT_STEP when one of them
