@@ -43,6 +43,7 @@ pub struct SpinPool {
     round: std::sync::Mutex<u32>,
 }
 
+/// A claim word's (round, tasks, next task to claim).
 fn parts(w: u64) -> (u32, usize, usize) {
     (
         (w >> 32) as u32,
@@ -83,6 +84,8 @@ impl Shared {
         }
     }
 
+    /// A worker's life: spin for the next round (parking after [`Shared::spin`] without
+    /// one), take its tasks, again; until the pool is dropped.
     fn worker(&self) {
         // round 0 is the pool's start (no tasks): a worker that starts late still takes
         // part in the first round
