@@ -33,8 +33,8 @@ pub const CHUNK: usize = 512;
 pub const TASK_TERMS: usize = 4_096;
 /// Tasks a thread of a round's (when the round has the work for it): more and smaller
 /// tasks even out the threads' ends where mixtures of different k share a round (on the
-/// H100's host, 6 against 2: the fit 3.2–4.3 s against 4.3–4.9 s in one call, "The CPU fit at a
-/// round's latency").
+/// H100's host, 6 against 2: the fit 3.2–4.3 s against 4.3–4.9 s in one call; bench/NOTES.md,
+/// "The CPU fit at a round's latency").
 pub const TASKS_PER_THREAD: usize = 6;
 /// Size of paper 003's sample.
 pub const LGD_N: usize = 7051;
