@@ -9,19 +9,17 @@
 //!
 //! The power of two and the logarithm are polynomials of plain IEEE operations (no libm, no
 //! fused multiply-add): the same bits on every machine and every vector width, within two
-//! ulps of libm's (the logarithm near 1: within two ulps of 1). A block's sum goes to
+//! ulps of libm's (the logarithm near 1: within two ulps of 1). The run's sum goes to
 //! [`LANES`] partial sums by the value's position modulo [`LANES`], added in one fixed tree
-//! — again the same order whatever the vector width — and every block is summed alone
-//! ([`block_sums`]), so a task may be as small as one block. bench/NOTES.md, "The CPU fit
+//! at the end — again the same order whatever the vector width. bench/NOTES.md, "The CPU fit
 //! in blocks", has the design and the figures (a term cost ~11 ns with libm's scalar `exp`
 //! and `ln`; ~1.1 ns so at k = 10).
 
 use super::Mixture;
 use std::f64::consts::{LN_2, LOG2_E};
 
-/// Values per block: the two passes over the components read a block's values from L1; a
-/// block is also the unit of the sum's fixed order ([`block_sums`]).
-pub const BLOCK: usize = 64;
+/// Values per block: the two passes over the components read a block's values from L1.
+const BLOCK: usize = 64;
 /// Partial sums of a run (a multiple of every vector width used; BLOCK is a multiple of it).
 pub const LANES: usize = 8;
 
@@ -53,56 +51,45 @@ impl Components {
 }
 
 /// Σ_i count_i · ln f(x_i) over `values` and their `counts` (the shorter length of the two):
-/// the sums of its blocks ([`block_sums`]) added in block order; the same bits on every
-/// machine ([`self`]).
+/// the same bits on every machine ([`self`]).
 pub fn weighted_loglik(c: &Components, values: &[f64], counts: &[u64]) -> f64 {
-    let len = values.len().min(counts.len());
-    let mut sums = vec![0.0; len.div_ceil(BLOCK)];
-    block_sums(c, &values[..len], &counts[..len], &mut sums);
-    sums.iter().sum()
-}
-
-/// Into `out[b]`, Σ count_i · ln f(x_i) over block b ([`BLOCK`] values from b · BLOCK) of
-/// `values` and their `counts` (the same length; `out` one sum a block, the last block may
-/// be short): each block summed alone, so that a block's sum is the same whichever run of
-/// blocks it was computed in — the same bits on every machine and vector width ([`self`]).
-pub fn block_sums(c: &Components, values: &[f64], counts: &[u64], out: &mut [f64]) {
     #[cfg(target_arch = "x86_64")]
     {
         if std::is_x86_feature_detected!("avx512f") {
             // SAFETY: the CPU has just been found to have AVX-512F
-            return unsafe { sums_avx512(c, values, counts, out) };
+            return unsafe { sum_avx512(c, values, counts) };
         }
         if std::is_x86_feature_detected!("avx2") {
             // SAFETY: the CPU has just been found to have AVX2
-            return unsafe { sums_avx2(c, values, counts, out) };
+            return unsafe { sum_avx2(c, values, counts) };
         }
     }
-    sums_of_blocks(c, values, counts, out)
+    sum_blocks(c, values, counts)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
-fn sums_avx512(c: &Components, values: &[f64], counts: &[u64], out: &mut [f64]) {
-    sums_of_blocks(c, values, counts, out)
+fn sum_avx512(c: &Components, values: &[f64], counts: &[u64]) -> f64 {
+    sum_blocks(c, values, counts)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-fn sums_avx2(c: &Components, values: &[f64], counts: &[u64], out: &mut [f64]) {
-    sums_of_blocks(c, values, counts, out)
+fn sum_avx2(c: &Components, values: &[f64], counts: &[u64]) -> f64 {
+    sum_blocks(c, values, counts)
 }
 
-/// [`block_sums`] for whatever vector width the caller was compiled for.
+/// [`weighted_loglik`] for whatever vector width the caller was compiled for.
 #[inline(always)]
-fn sums_of_blocks(c: &Components, values: &[f64], counts: &[u64], out: &mut [f64]) {
+fn sum_blocks(c: &Components, values: &[f64], counts: &[u64]) -> f64 {
     let k = c.k();
+    let mut partial = [0.0f64; LANES];
     let mut most = [0.0f64; BLOCK];
     let mut sum = [0.0f64; BLOCK];
     // the block's exponents, component after component (those it keeps: `active`)
     let mut exponents = vec![0.0f64; k * BLOCK];
     let mut active: Vec<usize> = Vec::with_capacity(k);
-    for ((xs, ns), block_sum) in values.chunks(BLOCK).zip(counts.chunks(BLOCK)).zip(out) {
+    for (xs, ns) in values.chunks(BLOCK).zip(counts.chunks(BLOCK)) {
         let len = xs.len().min(ns.len());
         let (xs, ns) = (&xs[..len], &ns[..len]);
         let (most, sum) = (&mut most[..len], &mut sum[..len]);
@@ -123,8 +110,7 @@ fn sums_of_blocks(c: &Components, values: &[f64], counts: &[u64], out: &mut [f64
                 *s += exp2_at_most_zero(y - m);
             }
         }
-        // lane l holds the block's positions ≡ l (mod LANES)
-        let mut partial = [0.0f64; LANES];
+        // the block starts at a multiple of LANES, so lane l holds positions ≡ l (mod LANES)
         let whole = len - len % LANES;
         for ((n, m), s) in ns[..whole]
             .chunks_exact(LANES)
@@ -138,9 +124,9 @@ fn sums_of_blocks(c: &Components, values: &[f64], counts: &[u64], out: &mut [f64
         for (l, i) in (whole..len).enumerate() {
             partial[l] += weighted_ln_f(ns[i], most[i], sum[i]);
         }
-        *block_sum = ((partial[0] + partial[1]) + (partial[2] + partial[3]))
-            + ((partial[4] + partial[5]) + (partial[6] + partial[7]));
     }
+    ((partial[0] + partial[1]) + (partial[2] + partial[3]))
+        + ((partial[4] + partial[5]) + (partial[6] + partial[7]))
 }
 
 /// count · ln f(x) of a value whose largest exponent (base 2) is `most` and whose terms
@@ -347,40 +333,19 @@ mod tests {
     }
 
     #[test]
-    fn a_blocks_sum_is_the_same_in_any_run_of_blocks() {
-        // Data::logliks cuts a mixture's blocks into tasks by the round's size: a block's
-        // sum must not depend on where its task began
-        let data = Data::synthetic_lgd(3_333);
-        let c = Components::of(&five_components());
-        let blocks = data.values.len().div_ceil(BLOCK);
-        let mut whole = vec![0.0; blocks];
-        block_sums(&c, &data.values, &data.counts, &mut whole);
-        for first in [1, 5, blocks - 1] {
-            let from = first * BLOCK;
-            let mut tail = vec![0.0; blocks - first];
-            block_sums(&c, &data.values[from..], &data.counts[from..], &mut tail);
-            let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-            assert_eq!(bits(&tail), bits(&whole[first..]), "from block {first}");
-        }
-    }
-
-    #[test]
     fn every_vector_width_gives_the_same_bits() {
         let data = Data::synthetic_lgd(3_333); // blocks and lanes with a remainder
         let c = Components::of(&five_components());
-        let blocks = data.values.len().div_ceil(BLOCK);
-        let mut portable = vec![0.0; blocks];
-        sums_of_blocks(&c, &data.values, &data.counts, &mut portable);
-        let mut detected = vec![0.0; blocks];
-        block_sums(&c, &data.values, &data.counts, &mut detected);
-        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-        assert_eq!(bits(&detected), bits(&portable));
+        let portable = sum_blocks(&c, &data.values, &data.counts);
+        assert_eq!(
+            weighted_loglik(&c, &data.values, &data.counts).to_bits(),
+            portable.to_bits()
+        );
         #[cfg(target_arch = "x86_64")]
         if std::is_x86_feature_detected!("avx2") {
-            let mut avx2 = vec![0.0; blocks];
             // SAFETY: the CPU has AVX2
-            unsafe { sums_avx2(&c, &data.values, &data.counts, &mut avx2) };
-            assert_eq!(bits(&avx2), bits(&portable));
+            let avx2 = unsafe { sum_avx2(&c, &data.values, &data.counts) };
+            assert_eq!(avx2.to_bits(), portable.to_bits());
         }
     }
 }

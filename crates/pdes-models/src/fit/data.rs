@@ -2,7 +2,7 @@
 //! column), kept as sorted distinct values with their counts; and the shipped synthetic
 //! sample standing in for paper 003's 7,051 loss-given-default values (not public).
 
-use super::blocks::{BLOCK, Components, block_sums};
+use super::blocks::{Components, weighted_loglik};
 use super::cores;
 use super::{Mixture, log_density};
 
@@ -25,15 +25,12 @@ pub const SYNTHETIC_LGD: [(f64, f64, f64); 5] = [
     (0.15, 0.75, 0.06),
     (0.15, 0.95, 0.03),
 ];
-/// Distinct values per chunk of the CPU log-likelihood's sum, each chunk summed alone: one
-/// block of [`block_sums`]. Fixed (not per core or per task), so that every machine sums in
-/// the same order; small, so that a round of one mixture still cuts into a task a thread
-/// (it was 512 until the block's sum stood alone: bench/NOTES.md, "Tasks of a few blocks").
-pub const CHUNK: usize = BLOCK;
-/// The fewest terms (a value and a component) in a task of [`Data::logliks`]: ~1.2 µs of
-/// one core's work at ~1.2 ns a term, against the ~0.1–0.3 µs it takes a spinning worker
-/// to claim a task.
-pub const TASK_TERMS: usize = 1_024;
+/// Distinct values per chunk of the CPU log-likelihood's sum, each chunk summed alone.
+/// Fixed (not per core or per task), so that every machine sums in the same order.
+pub const CHUNK: usize = 512;
+/// The fewest terms (a value and a component) in a task of [`Data::logliks`]: ~5 µs of one
+/// core's work at ~1.2 ns a term, against the µs it takes to hand a task to another thread.
+pub const TASK_TERMS: usize = 4_096;
 /// Tasks a thread of a round's (when the round has the work for it): more and smaller
 /// tasks even out the threads' ends where mixtures of different k share a round (on the
 /// H100's host, 6 against 2: the fit 3.2–4.3 s against 4.3–4.9 s in one call; bench/NOTES.md,
@@ -122,9 +119,9 @@ impl Data {
     }
 
     /// Σ_i ln f(x_i) of every mixture in `mixes`, in f64, on every core: the data are cut
-    /// into blocks of [`CHUNK`] distinct values summed alone ([`block_sums`]), and each
-    /// mixture's block sums are added in block order — the same sum however many mixtures
-    /// are evaluated together or threads take part. A task is a run of one mixture's blocks:
+    /// into chunks of [`CHUNK`] distinct values summed alone ([`weighted_loglik`]), and each
+    /// mixture's chunk sums are added in chunk order — the same sum however many mixtures are
+    /// evaluated together or threads take part. A task is a run of one mixture's chunks:
     /// [`TASKS_PER_THREAD`] tasks a thread, none under [`TASK_TERMS`] terms, on [`cores`]'
     /// pool (a round of one task runs on the calling thread).
     pub fn logliks(&self, mixes: &[Mixture]) -> Vec<f64> {
@@ -143,15 +140,16 @@ impl Data {
         }
         let sums = cores::map_tasks(tasks.len(), |t| -> Vec<f64> {
             let (m, run) = &tasks[t];
-            let values = run.start * CHUNK..(run.end * CHUNK).min(self.values.len());
-            let mut sums = vec![0.0; run.len()];
-            block_sums(
-                &components[*m],
-                &self.values[values.clone()],
-                &self.counts[values],
-                &mut sums,
-            );
-            sums
+            run.clone()
+                .map(|c| {
+                    let values = c * CHUNK..((c + 1) * CHUNK).min(self.values.len());
+                    weighted_loglik(
+                        &components[*m],
+                        &self.values[values.clone()],
+                        &self.counts[values],
+                    )
+                })
+                .collect()
         });
         let mut logliks = vec![0.0; mixes.len()];
         for ((m, _), chunk_sums) in tasks.iter().zip(sums) {
