@@ -63,6 +63,22 @@ fn gpu_replications_equal_the_cpus_with_a_warm_up() {
     assert_same(&cfg, &[Budget::Until(1 << 27), Budget::Finish]);
 }
 
+/// A warm-up that ends past the first dispatch (4,681 events at c = 3), after dispatches of
+/// one event: a dispatch counts departures from its own start (mmck.wgsl), so it must find
+/// the warm-up's end wherever it began.
+#[test]
+fn gpu_replications_equal_the_cpus_when_the_warm_up_ends_in_a_later_dispatch() {
+    let cfg = config(&[
+        "run.replications=33",
+        "run.customers=6000",
+        "run.warmup=3000",
+        "run.seed=5",
+    ]);
+    let mut budgets = vec![Budget::Steps(1); 5];
+    budgets.extend([Budget::Steps(5000), Budget::Finish]);
+    assert_same(&cfg, &budgets);
+}
+
 /// Replications split over three devices (the one GPU opened three times: what a host of
 /// three would do), in uneven shares, under the same budgets: every replication equals the
 /// CPU's, and so does the summary, field for field but the engine's wall clock.
