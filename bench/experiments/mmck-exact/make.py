@@ -19,15 +19,17 @@ dispatch's start, were slower at 57,344 (more registers).
   warp whose replications diverge runs one loop of writes over the servers, not two;
 - both: books and one-start.
 Measured on the H100 (results/2026-11-27-h100-mmck-exact-8932c52/), books and one-start
-together were built in: the variants now apply to the shader of commit BASE.
-Usage: make.py DIR (from the repository root)."""
+together were built in (1a54212). Each variant names the commit whose shader it edits.
+- ticks-select: a draw picked from its two blocks by selects, not by a variable index into
+  a vector;
+- min-select: the earliest departure found by selects, not a branch per server;
+- selects: both (on 1a54212).
+Usage: make.py DIR [VARIANT...] (from the repository root; every variant where none is named)."""
 import os
 import subprocess
 import sys
 
 FILE = "crates/pdes-models/src/mmck/shaders/mmck.wgsl"
-# the shader these edits apply to: the built-in one before they were built in (commit 8932c52)
-BASE = "8932c52"
 
 BOOKS = [
     ("""        area = add64(area, mul64(dt, vec2<u32>(n, 0u)));
@@ -93,12 +95,35 @@ ONE_START = [
         done_here += 1u;"""),
 ]
 
-VARIANTS = {"books": BOOKS, "one-start": ONE_START, "both": BOOKS + ONE_START}
+TICKS_SELECT = [
+    ("""    let q = select(d.hi[off & 3u], d.lo[off & 3u], off < 4u);""",
+     """    let v = select(d.hi, d.lo, off < 4u);
+    let j = off & 3u;
+    let q = select(select(v.x, v.y, j == 1u), select(v.z, v.w, j == 3u), j >= 2u);"""),
+]
+
+MIN_SELECT = [
+    ("""            if lt64(dep[i], first_dep) { first_dep = dep[i]; server = i; }""",
+     """            let earlier = lt64(dep[i], first_dep);
+            first_dep = select(first_dep, dep[i], earlier);
+            server = select(server, i, earlier);"""),
+]
+
+# name: (the commit whose shader it edits, the edits)
+VARIANTS = {
+    "books": ("8932c52", BOOKS),
+    "one-start": ("8932c52", ONE_START),
+    "both": ("8932c52", BOOKS + ONE_START),
+    "ticks-select": ("1a54212", TICKS_SELECT),
+    "min-select": ("1a54212", MIN_SELECT),
+    "selects": ("1a54212", TICKS_SELECT + MIN_SELECT),
+}
 
 out = sys.argv[1]
-text = subprocess.run(["git", "show", f"{BASE}:{FILE}"], check=True, capture_output=True, text=True).stdout
-for name, edits in VARIANTS.items():
-    v = text
+names = sys.argv[2:] or list(VARIANTS)
+for name in names:
+    base, edits = VARIANTS[name]
+    v = subprocess.run(["git", "show", f"{base}:{FILE}"], check=True, capture_output=True, text=True).stdout
     for old, new in edits:
         assert v.count(old) == 1, (name, old)
         v = v.replace(old, new)
