@@ -23,7 +23,12 @@ together were built in (1a54212). Each variant names the commit whose shader it 
 - ticks-select: a draw picked from its two blocks by selects, not by a variable index into
   a vector;
 - min-select: the earliest departure found by selects, not a branch per server;
-- selects: both (on 1a54212).
+- selects: both (on 1a54212). ticks-select was built in (cc08291);
+- ring-select, st-select, arrays-select (on cc08291): the waiting ring, the state times, or
+  both, read and written by selects over their slots: no array indexed by a variable left
+  (the first call's `regs` did this before the draws were picked by selects). The two
+  with the state times by selects gave lavapipe a different sample path at c = 8, k = 40
+  (right at k = 20; the first call's `regs` form too): not understood, not measured.
 Usage: make.py DIR [VARIANT...] (from the repository root; every variant where none is named)."""
 import os
 import subprocess
@@ -109,6 +114,23 @@ MIN_SELECT = [
             server = select(server, i, earlier);"""),
 ]
 
+RING_SELECT = [
+    ("""            let a = ring[qhead];""",
+     """            var a = ring[0];
+            for (var j = 1u; j < RING; j++) { a = select(a, ring[j], j == qhead); }"""),
+    ("""                    ring[(qhead + qlen) % RING] = t;""",
+     """                    let slot = (qhead + qlen) % RING;
+                    for (var j = 0u; j < RING; j++) { ring[j] = select(ring[j], t, j == slot); }"""),
+]
+
+ST_SELECT = [
+    ("""        st[n] = add64(st[n], dt);""",
+     """        var in_n = st[0];
+        for (var j = 1u; j < K1; j++) { in_n = select(in_n, st[j], j == n); }
+        in_n = add64(in_n, dt);
+        for (var j = 0u; j < K1; j++) { st[j] = select(st[j], in_n, j == n); }"""),
+]
+
 # name: (the commit whose shader it edits, the edits)
 VARIANTS = {
     "books": ("8932c52", BOOKS),
@@ -117,6 +139,9 @@ VARIANTS = {
     "ticks-select": ("1a54212", TICKS_SELECT),
     "min-select": ("1a54212", MIN_SELECT),
     "selects": ("1a54212", TICKS_SELECT + MIN_SELECT),
+    "ring-select": ("cc08291", RING_SELECT),
+    "st-select": ("cc08291", ST_SELECT),
+    "arrays-select": ("cc08291", RING_SELECT + ST_SELECT),
 }
 
 out = sys.argv[1]
