@@ -8,7 +8,8 @@ or the books), so no variant's output is a result; the time per event (wall / ev
 - no-ln: the −ln transform (its two table reads, the interpolation) replaced by a shift
   with the same mean (a uniform draw in Q5.27 instead of an exponential one);
 - no-rng: both;
-- no-tallies: the per-event books (∫n dt, ∫min(n,c) dt, the time in each state) left out.
+- no-tallies: the per-event books (the time in each state; before 1a54212 also ∫n dt and
+  ∫min(n,c) dt) left out.
 The folders are copies of the shader as it is when make.py runs (each results folder
 names the commit its variants came from). Usage: make.py DIR (from the repository root)."""
 import os
@@ -20,9 +21,8 @@ CHEAP = """    let h = (b.x * 747796405u + 2891336453u) ^ ((P.first + r) * 26544
     let w = vec4<u32>(h, h * 3u + 1u, h * 5u + 7u, h * 9u + 3u);"""
 LN = "    return vec4<u32>(neg_ln_q27(w.x), neg_ln_q27(w.y), neg_ln_q27(w.z), neg_ln_q27(w.w));"
 NO_LN = "    return w >> vec4<u32>(4u);"
-TALLIES = """        area = add64(area, mul64(dt, vec2<u32>(n, 0u)));
-        busy = add64(busy, mul64(dt, vec2<u32>(min(n, C), 0u)));
-        st[n] = add64(st[n], dt);
+# since 1a54212 ∫n dt and ∫min(n, c) dt come from the state times at a dispatch's end
+TALLIES = """        st[n] = add64(st[n], dt);
 """
 
 VARIANTS = {
