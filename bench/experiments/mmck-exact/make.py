@@ -28,7 +28,10 @@ together were built in (1a54212). Each variant names the commit whose shader it 
   both, read and written by selects over their slots: no array indexed by a variable left
   (the first call's `regs` did this before the draws were picked by selects). The two
   with the state times by selects gave lavapipe a different sample path at c = 8, k = 40
-  (right at k = 20; the first call's `regs` form too): not understood, not measured.
+  (right at k = 20; the first call's `regs` form too): not understood, not measured;
+- ln-shared (on cc08291): the −ln table (1,025 words) copied into workgroup memory at the
+  dispatch's start and read there, not from the storage buffer (its loads cost 16% of an
+  event at 7,168 replications, `mmck-attribution`'s no-ln).
 Usage: make.py DIR [VARIANT...] (from the repository root; every variant where none is named)."""
 import os
 import subprocess
@@ -131,6 +134,34 @@ ST_SELECT = [
         for (var j = 0u; j < K1; j++) { st[j] = select(st[j], in_n, j == n); }"""),
 ]
 
+LN_SHARED = [
+    ("""@group(0) @binding(3)""", """// the −ln table in workgroup memory, copied from `ln_table` at the dispatch's start
+var<workgroup> ln_shared: array<u32, 1025>;
+
+// neg_ln_q27 (philox.wgsl) reading the table from workgroup memory
+fn neg_ln_shared(r: u32) -> u32 {
+    if r == 0u { return 0u; }
+    let v = 0u - r;
+    let e = 31u - countLeadingZeros(v);
+    let frac = (v << (31u - e)) & 0x7fffffffu;
+    let idx = frac >> 21u;
+    let rem = (frac >> 6u) & 0x7fffu;
+    let t0 = ln_shared[idx];
+    let t1 = ln_shared[idx + 1u];
+    let ln_m = t0 + (((t1 - t0) * rem) >> 15u);
+    return (32u - e) * LN2_Q27 - ln_m;
+}
+
+@group(0) @binding(3)"""),
+    ("""    return vec4<u32>(neg_ln_q27(w.x), neg_ln_q27(w.y), neg_ln_q27(w.z), neg_ln_q27(w.w));""",
+     """    return vec4<u32>(neg_ln_shared(w.x), neg_ln_shared(w.y), neg_ln_shared(w.z), neg_ln_shared(w.w));"""),
+    ("""fn advance(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let r = gid.x;""", """fn advance(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    for (var i = lid; i < 1025u; i += 64u) { ln_shared[i] = ln_table[i]; }
+    workgroupBarrier();
+    let r = gid.x;"""),
+]
+
 # name: (the commit whose shader it edits, the edits)
 VARIANTS = {
     "books": ("8932c52", BOOKS),
@@ -142,6 +173,7 @@ VARIANTS = {
     "ring-select": ("cc08291", RING_SELECT),
     "st-select": ("cc08291", ST_SELECT),
     "arrays-select": ("cc08291", RING_SELECT + ST_SELECT),
+    "ln-shared": ("cc08291", LN_SHARED),
 }
 
 out = sys.argv[1]
