@@ -31,7 +31,10 @@ together were built in (1a54212). Each variant names the commit whose shader it 
   (right at k = 20; the first call's `regs` form too): not understood, not measured;
 - ln-shared (on cc08291): the −ln table (1,025 words) copied into workgroup memory at the
   dispatch's start and read there, not from the storage buffer (its loads cost 16% of an
-  event at 7,168 replications, `mmck-attribution`'s no-ln).
+  event at 7,168 replications, `mmck-attribution`'s no-ln): no change;
+- flat (on cc08291): both kinds of event computed as selects, no branch between them (a
+  warp whose replications diverge ran the two branches one after the other);
+- flat-ring: flat with the waiting ring read and written by selects.
 Usage: make.py DIR [VARIANT...] (from the repository root; every variant where none is named)."""
 import os
 import subprocess
@@ -162,6 +165,18 @@ fn neg_ln_shared(r: u32) -> u32 {
     let r = gid.x;"""),
 ]
 
+FLAT = [("        // the server whose departure and customer change (C: none), and to what\n        var changed = C;\n        var new_dep = never();\n        var new_who = t;\n        if departs {\n            n -= 1u;\n            deps_here += 1u;\n            departures_here += 1u;\n            // the next in line, if any, starts on the freed server\n            let queued = qlen > 0u;\n            let a = ring[qhead];\n            var leaving = who[0];\n            for (var i = 1u; i < C; i++) { leaving = select(leaving, who[i], i == server); }\n            sojourn = add64(sojourn, sub64(t, leaving));\n            changed = server;\n            new_dep = select(never(), add64(t, s), queued);\n            new_who = select(leaving, a, queued); // an idle server keeps its last customer's (as on the CPU)\n            if queued {\n                qhead = (qhead + 1u) % RING;\n                qlen -= 1u;\n                services_here += 1u;\n                starts_here += 1u;\n                wait = add64(wait, sub64(t, a));\n            }\n            if deps_here == warm_at {\n                // the warm-up ends: the tally starts again from here\n                t_start = t;\n                arrivals = vec2<u32>(0u);\n                blocked = vec2<u32>(0u);\n                departures = vec2<u32>(0u);\n                arrivals_here = 0u;\n                blocked_here = 0u;\n                departures_here = 0u;\n                starts_here = 0u;\n                sojourn = vec2<u32>(0u);\n                wait = vec2<u32>(0u);\n                starts = vec2<u32>(0u);\n                for (var j = 0u; j < K1; j++) { st[j] = vec2<u32>(0u); }\n            }\n        } else {\n            arrivals_here += 1u;\n            if n == K {\n                blocked_here += 1u;\n            } else {\n                n += 1u;\n                // the lowest-numbered idle server, if any, starts its service now\n                var free = C;\n                for (var i = C; i > 0u; i--) {\n                    free = select(free, i - 1u, all(dep[i - 1u] == never()));\n                }\n                changed = free;\n                new_dep = add64(t, s);\n                new_who = t;\n                if free < C {\n                    services_here += 1u;\n                    starts_here += 1u;\n                } else {\n                    ring[(qhead + qlen) % RING] = t;\n                    qlen += 1u;\n                }\n            }\n            next_arr = add64(t, ticks(gap_draws, vec2<u32>(gaps.x + gaps_here, 0u), P.arr_scale));\n            gaps_here += 1u;\n        }\n",
+         "        // both kinds of event as selects, no branch: a warp whose replications diverge ran\n        // one branch after the other; here the two paths' instructions may interleave\n        let arrives = !departs;\n        let admitted = arrives && n != K;\n        let queued = qlen > 0u;\n        let from_queue = departs && queued;\n        var free = C;\n        for (var i = C; i > 0u; i--) {\n            free = select(free, i - 1u, all(dep[i - 1u] == never()));\n        }\n        let to_server = admitted && free < C;\n        let to_queue = admitted && free == C;\n        let a = ring[qhead];\n        var leaving = who[0];\n        for (var i = 1u; i < C; i++) { leaving = select(leaving, who[i], i == server); }\n        sojourn = select(sojourn, add64(sojourn, sub64(t, leaving)), departs);\n        wait = select(wait, add64(wait, sub64(t, a)), from_queue);\n        // the server whose departure and customer change (C: none), and to what\n        let changed = select(select(C, free, admitted), server, departs);\n        let new_dep = select(add64(t, s), never(), departs && !queued);\n        // an idle server keeps its last customer's (as on the CPU)\n        let new_who = select(t, select(leaving, a, queued), departs);\n        if to_queue { ring[(qhead + qlen) % RING] = t; }\n        blocked_here += u32(arrives && n == K);\n        n = n + u32(admitted) - u32(departs);\n        qhead = select(qhead, (qhead + 1u) % RING, from_queue);\n        qlen = qlen + u32(to_queue) - u32(from_queue);\n        deps_here += u32(departs);\n        departures_here += u32(departs);\n        arrivals_here += u32(arrives);\n        services_here += u32(from_queue || to_server);\n        starts_here += u32(from_queue || to_server);\n        next_arr = select(next_arr, add64(t, ticks(gap_draws, vec2<u32>(gaps.x + gaps_here, 0u), P.arr_scale)), arrives);\n        gaps_here += u32(arrives);\n        if departs && deps_here == warm_at {\n            // the warm-up ends: the tally starts again from here\n            t_start = t;\n            arrivals = vec2<u32>(0u);\n            blocked = vec2<u32>(0u);\n            departures = vec2<u32>(0u);\n            arrivals_here = 0u;\n            blocked_here = 0u;\n            departures_here = 0u;\n            starts_here = 0u;\n            sojourn = vec2<u32>(0u);\n            wait = vec2<u32>(0u);\n            starts = vec2<u32>(0u);\n            for (var j = 0u; j < K1; j++) { st[j] = vec2<u32>(0u); }\n        }\n")]
+
+FLAT_RING = FLAT + [
+    ("""        let a = ring[qhead];""",
+     """        var a = ring[0];
+        for (var j = 1u; j < RING; j++) { a = select(a, ring[j], j == qhead); }"""),
+    ("""        if to_queue { ring[(qhead + qlen) % RING] = t; }""",
+     """        let slot = select(RING, (qhead + qlen) % RING, to_queue);
+        for (var j = 0u; j < RING; j++) { ring[j] = select(ring[j], t, j == slot); }"""),
+]
+
 # name: (the commit whose shader it edits, the edits)
 VARIANTS = {
     "books": ("8932c52", BOOKS),
@@ -174,6 +189,8 @@ VARIANTS = {
     "st-select": ("cc08291", ST_SELECT),
     "arrays-select": ("cc08291", RING_SELECT + ST_SELECT),
     "ln-shared": ("cc08291", LN_SHARED),
+    "flat": ("cc08291", FLAT),
+    "flat-ring": ("cc08291", FLAT_RING),
 }
 
 out = sys.argv[1]
