@@ -34,7 +34,11 @@ together were built in (1a54212). Each variant names the commit whose shader it 
   event at 7,168 replications, `mmck-attribution`'s no-ln): no change;
 - flat (on cc08291): both kinds of event computed as selects, no branch between them (a
   warp whose replications diverge ran the two branches one after the other);
-- flat-ring: flat with the waiting ring read and written by selects.
+- flat-ring: flat with the waiting ring read and written by selects (built in, 8439a0a,
+  for rings of up to 8 places);
+- st-small (on 8439a0a): the state times by selects where there are at most 8 of them (the
+  paper's 6): their local memory cost 22% of an event at 57,344 replications
+  (`mmck-attribution`'s no-tallies on cc08291), nothing at 7,168.
 Usage: make.py DIR [VARIANT...] (from the repository root; every variant where none is named)."""
 import os
 import subprocess
@@ -177,6 +181,18 @@ FLAT_RING = FLAT + [
         for (var j = 0u; j < RING; j++) { ring[j] = select(ring[j], t, j == slot); }"""),
 ]
 
+ST_SMALL = [
+    ("""        st[n] = add64(st[n], dt);""",
+     """        if K1 <= RING_IN_REGISTERS {
+            var in_n = st[0];
+            for (var j = 1u; j < K1; j++) { in_n = select(in_n, st[j], j == n); }
+            in_n = add64(in_n, dt);
+            for (var j = 0u; j < K1; j++) { st[j] = select(st[j], in_n, j == n); }
+        } else {
+            st[n] = add64(st[n], dt);
+        }"""),
+]
+
 # name: (the commit whose shader it edits, the edits)
 VARIANTS = {
     "books": ("8932c52", BOOKS),
@@ -191,6 +207,7 @@ VARIANTS = {
     "ln-shared": ("cc08291", LN_SHARED),
     "flat": ("cc08291", FLAT),
     "flat-ring": ("cc08291", FLAT_RING),
+    "st-small": ("8439a0a", ST_SMALL),
 }
 
 out = sys.argv[1]
