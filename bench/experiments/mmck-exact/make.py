@@ -38,7 +38,11 @@ together were built in (1a54212). Each variant names the commit whose shader it 
   for rings of up to 8 places);
 - st-small (on 8439a0a): the state times by selects where there are at most 8 of them (the
   paper's 6): their local memory cost 22% of an event at 57,344 replications
-  (`mmck-attribution`'s no-tallies on cc08291), nothing at 7,168.
+  (`mmck-attribution`'s no-tallies on cc08291), nothing at 7,168; built in (a2ff793);
+- rng-every-event (on a2ff793): a Philox block every event, the two streams in turn,
+  computed in the event's own basic block (no switch around it) and rotated into the draws
+  after the event has drawn, so that its dependent rounds may interleave with the event's
+  logic: twice the blocks, none waited for at once.
 Usage: make.py DIR [VARIANT...] (from the repository root; every variant where none is named)."""
 import os
 import subprocess
@@ -193,6 +197,43 @@ ST_SMALL = [
         }"""),
 ]
 
+RNG_EVERY_EVENT = [
+    ("""        switch done_here & 3u {
+            case 0u: { gap_draws = refill(gap_draws, r, 0u, vec2<u32>(gaps.x + gaps_here, 0u)); }
+            case 2u: { service_draws = refill(service_draws, r, 1u, vec2<u32>(services.x + services_here, 0u)); }
+            default: {}
+        }
+""", ""),
+    ("""        t = te;
+""", """        t = te;
+        // one block an event, the streams in turn (the gaps' on even events), computed
+        // beside the event's logic with no branch around it and taken into the draws after
+        // the event has drawn: the warp need not wait for Philox's rounds and the −ln at
+        // once. A stream moves on by a block where its next draw (as the event found it) is
+        // past `lo`; every second event, at most one draw an event: the draws stay ahead.
+        let gap_turn = (done_here & 1u) == 0u;
+        let turn = pick(service_draws, gap_draws, gap_turn);
+        let turn_next = select(services.x + services_here, gaps.x + gaps_here, gap_turn);
+        let fresh = block(r, select(1u, 0u, gap_turn), add64(block_of(turn.base), vec2<u32>(2u, 0u)));
+"""),
+    ("""        done_here += 1u;
+    }""", """        let moves_on = turn_next - turn.base.x >= 4u;
+        let turned = Draws(
+            select(turn.base, add64(turn.base, vec2<u32>(4u, 0u)), moves_on),
+            select(turn.lo, turn.hi, moves_on),
+            select(turn.hi, fresh, moves_on),
+        );
+        gap_draws = pick(gap_draws, turned, gap_turn);
+        service_draws = pick(turned, service_draws, gap_turn);
+        done_here += 1u;
+    }"""),
+    ("""fn block_of(i: vec2<u32>)""", """fn pick(a: Draws, b: Draws, take_b: bool) -> Draws {
+    return Draws(select(a.base, b.base, take_b), select(a.lo, b.lo, take_b), select(a.hi, b.hi, take_b));
+}
+
+fn block_of(i: vec2<u32>)"""),
+]
+
 # name: (the commit whose shader it edits, the edits)
 VARIANTS = {
     "books": ("8932c52", BOOKS),
@@ -208,6 +249,7 @@ VARIANTS = {
     "flat": ("cc08291", FLAT),
     "flat-ring": ("cc08291", FLAT_RING),
     "st-small": ("8439a0a", ST_SMALL),
+    "rng-every-event": ("a2ff793", RNG_EVERY_EVENT),
 }
 
 out = sys.argv[1]
