@@ -85,8 +85,9 @@ impl Layout {
 }
 
 /// The constants the shader is specialised to: WGSL sizes a thread's arrays only with
-/// constants, and loops of a constant count unroll, so the servers' arrays are indexed by
-/// constants and stay in registers.
+/// constants, and loops of a constant count unroll, so the servers' arrays — and a waiting
+/// ring and state times of up to 8 slots, read and written by selects over every slot — are
+/// indexed by constants and stay in registers.
 fn shape_constants(servers: u32, capacity: u32) -> String {
     format!(
         "const C: u32 = {servers}u;\nconst K: u32 = {capacity}u;\nconst K1: u32 = {}u;\nconst RING: u32 = {}u;\n",
