@@ -5,7 +5,6 @@
 //! so that a claim (a fetch-add) says which round's task it took, if any: a task claimed
 //! proves its round unfinished, so the job it reads is still alive on the caller's stack.
 
-use crossbeam_utils::CachePadded;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering};
 
@@ -18,17 +17,14 @@ pub const MOST_TASKS: usize = 1 << 15;
 /// The most threads a pool runs on.
 pub const MOST_THREADS: usize = 1 << 10;
 
-/// What the caller and the workers share. The claim word and the done count each have a
-/// cache line of their own: the workers spin on the one and claim from it while the caller
-/// spins on the other, and every claim or finished task would otherwise take the line from
-/// every other spinner (bench/NOTES.md, "The pool's words on lines of their own").
+/// What the caller and the workers share.
 struct Shared {
     /// round (32 bits) | tasks (16) | next task to claim (16).
-    claim: CachePadded<AtomicU64>,
-    /// Tasks of the round finished.
-    done: CachePadded<AtomicUsize>,
+    claim: AtomicU64,
     /// The round's job: `*const &Job` on the caller's stack.
     job: AtomicPtr<&'static Job>,
+    /// Tasks of the round finished.
+    done: AtomicUsize,
     /// A task of the round panicked.
     panicked: AtomicBool,
     /// Workers parked (or about to).
@@ -131,9 +127,9 @@ impl SpinPool {
     /// after each round before they park.
     pub fn new(threads: usize, spin: std::time::Duration) -> Self {
         let shared = Arc::new(Shared {
-            claim: CachePadded::new(AtomicU64::new(0)),
-            done: CachePadded::new(AtomicUsize::new(0)),
+            claim: AtomicU64::new(0),
             job: AtomicPtr::new(std::ptr::null_mut()),
+            done: AtomicUsize::new(0),
             panicked: AtomicBool::new(false),
             sleepers: AtomicUsize::new(0),
             exit: AtomicBool::new(false),
