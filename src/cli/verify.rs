@@ -27,8 +27,13 @@ pub fn run(args: &VerifyArgs) -> Result<(), CliError> {
         }
     });
     let text = if table {
+        // the products M/M/c/k's module was verified with on this device
+        let products = match pdes_gpu::shaders::Products::for_device(&gpu.device) {
+            pdes_gpu::shaders::Products::Native => "native 64-bit",
+            pdes_gpu::shaders::Products::Emulated => "16-bit halves",
+        };
         format!(
-            "{} passed, {} failed on {} (reductions: {})\n",
+            "{} passed, {} failed on {} (reductions: {}; products: {products})\n",
             v.passed,
             v.failed,
             v.adapter,

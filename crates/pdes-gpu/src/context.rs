@@ -7,10 +7,12 @@ use std::sync::{Arc, Mutex, OnceLock};
 use crate::deferred::{Deferred, Freshness, staging_buffer};
 
 /// Optional features PDES Lab uses when the adapter has them: GPU timestamps for
-/// `bench --profile`, subgroup operations for the workgroup reductions.
+/// `bench --profile`, subgroup operations for the workgroup reductions, 64-bit integers in
+/// shaders for the M/M/c/k replications' products (`shaders::Products`).
 pub const WANTED_FEATURES: wgpu::Features = wgpu::Features::TIMESTAMP_QUERY
     .union(wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES)
-    .union(wgpu::Features::SUBGROUP);
+    .union(wgpu::Features::SUBGROUP)
+    .union(wgpu::Features::SHADER_INT64);
 
 /// The backends PDES Lab computes on (GL has no storage buffers in compute on many drivers).
 #[cfg(not(target_arch = "wasm32"))]

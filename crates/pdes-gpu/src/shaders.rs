@@ -6,6 +6,10 @@
 
 /// 64-bit tick arithmetic and the workgroup size, shared by every compute module.
 pub const U64: &str = include_str!("../shaders/u64.wgsl");
+/// `mul32x32` by 16-bit halves: every adapter.
+pub const MUL32_EMULATED: &str = include_str!("../shaders/mul32_emulated.wgsl");
+/// `mul32x32` by a native 64-bit multiply: devices with SHADER_INT64.
+pub const MUL32_NATIVE: &str = include_str!("../shaders/mul32_native.wgsl");
 /// Philox4x32-10 and the service-time transform (the project's random numbers).
 pub const PHILOX: &str = include_str!("../shaders/philox.wgsl");
 /// What the queueing models' stepped engines share: segment geometry, step phases and
@@ -65,6 +69,36 @@ impl Reductions {
     }
 }
 
+/// How a module computes the full product of two u32 (`mul32x32`: Philox's rounds, the
+/// draws' scaling): the same bits either way.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Products {
+    /// By 16-bit halves: every adapter.
+    Emulated,
+    /// By one native 64-bit multiply (wgpu feature SHADER_INT64).
+    Native,
+}
+
+impl Products {
+    /// Native where the device has 64-bit integers in shaders
+    /// (`PDES_GPU_PRODUCTS=emulated` forces the halves, for benchmarks).
+    pub fn for_device(device: &wgpu::Device) -> Self {
+        let forced = std::env::var("PDES_GPU_PRODUCTS").is_ok_and(|v| v == "emulated");
+        if !forced && device.features().contains(wgpu::Features::SHADER_INT64) {
+            Self::Native
+        } else {
+            Self::Emulated
+        }
+    }
+
+    fn source(self) -> &'static str {
+        match self {
+            Self::Emulated => MUL32_EMULATED,
+            Self::Native => MUL32_NATIVE,
+        }
+    }
+}
+
 /// `builtin`, the embedded text of the shader file `name`, unless the environment variable
 /// `PDES_WGSL_DIR` names a folder holding a file of that name: then that file's text. For
 /// attribution experiments on a device without a rebuild (bench/experiments/: e.g. a
@@ -88,9 +122,15 @@ pub fn part(name: &str, builtin: &'static str) -> std::borrow::Cow<'static, str>
     }
 }
 
-/// A compute module: the 64-bit helpers, the reductions, then `parts`.
+/// A compute module: the 64-bit helpers (products by 16-bit halves), the reductions, then
+/// `parts`.
 pub fn compose(reductions: Reductions, parts: &[&str]) -> String {
-    let mut s = format!("{U64}\n{}\n", reductions.source());
+    compose_with(reductions, Products::Emulated, parts)
+}
+
+/// [`compose`] with the products of `products`.
+pub fn compose_with(reductions: Reductions, products: Products, parts: &[&str]) -> String {
+    let mut s = format!("{U64}\n{}\n{}\n", products.source(), reductions.source());
     for p in parts {
         s.push_str(p);
         s.push('\n');

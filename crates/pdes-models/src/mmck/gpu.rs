@@ -17,6 +17,7 @@ use pdes_core::sim::{Budget, Engine, Report, SimError, StepRecord, StepTotals};
 use pdes_core::time::Ticks;
 use pdes_gpu::Gpu;
 use pdes_gpu::kit::{self, Use, join, split};
+use pdes_gpu::shaders::Products;
 use std::sync::Arc;
 
 /// Threads per workgroup (`advance`'s workgroup size).
@@ -97,10 +98,13 @@ fn shape_constants(servers: u32, capacity: u32) -> String {
 }
 
 /// The module of the replications' passes for `servers` servers and capacity `capacity`
-/// (validated: 1 ≤ servers ≤ capacity).
-pub fn module_source(servers: u32, capacity: u32) -> String {
-    pdes_gpu::shaders::compose(
+/// (validated: 1 ≤ servers ≤ capacity), its 32×32 products by `products` (native 64-bit
+/// multiplies where the device has them: 12% faster at paper 003's 7,168 replications on an
+/// H100, 24% at 10⁶; bench/NOTES.md, "Native 64-bit products for M/M/c/k").
+pub fn module_source(servers: u32, capacity: u32, products: Products) -> String {
+    pdes_gpu::shaders::compose_with(
         pdes_gpu::shaders::Reductions::Portable,
+        products,
         &[
             &shape_constants(servers, capacity),
             pdes_gpu::shaders::PHILOX,
@@ -109,17 +113,23 @@ pub fn module_source(servers: u32, capacity: u32) -> String {
     )
 }
 
-/// The shapes whose modules the shader checks compile: the papers' and the extremes.
+/// The shapes whose modules the shader checks compile: the papers' and the extremes, with
+/// either kind of product.
 pub fn checked_modules() -> Vec<(String, String)> {
-    [
+    let shapes = [
         (3, 5),
         (1, 1),
         (64, 64),
         (super::config::MAX_SERVERS, super::config::MAX_CAPACITY),
-    ]
-    .into_iter()
-    .map(|(c, k)| (format!("mmck c={c} k={k}"), module_source(c, k)))
-    .collect()
+    ];
+    [Products::Emulated, Products::Native]
+        .into_iter()
+        .flat_map(|p| {
+            shapes.into_iter().map(move |(c, k)| {
+                (format!("mmck c={c} k={k} {p:?}"), module_source(c, k, p))
+            })
+        })
+        .collect()
 }
 
 struct Pipelines {
@@ -148,7 +158,7 @@ fn build_pipelines(gpu: &Gpu, shape: &RunShape) -> Pipelines {
         kit::compute_module_bounded_loops(
             device,
             "mmck",
-            module_source(shape.servers, shape.capacity),
+            module_source(shape.servers, shape.capacity, Products::for_device(device)),
         )
     };
     Pipelines {

@@ -337,8 +337,9 @@ pub(super) fn threads() -> u32 {
 pub fn module_source(region: u32, threads: u32) -> String {
     // no reductions module: its shared arrays would count against the region's memory
     format!(
-        "{}\nconst R: u32 = {region}u;\nconst BWG: u32 = {threads}u;\nconst MAX_H: u32 = {MAX_HALO}u;\n{}\n{}",
+        "{}\n{}\nconst R: u32 = {region}u;\nconst BWG: u32 = {threads}u;\nconst MAX_H: u32 = {MAX_HALO}u;\n{}\n{}",
         pdes_gpu::shaders::U64,
+        pdes_gpu::shaders::MUL32_EMULATED,
         pdes_gpu::shaders::part("torus_block.wgsl", super::shaders::BLOCK),
         pdes_gpu::shaders::part("philox.wgsl", pdes_gpu::shaders::PHILOX)
     )
