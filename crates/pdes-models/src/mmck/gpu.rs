@@ -125,9 +125,9 @@ pub fn checked_modules() -> Vec<(String, String)> {
     [Products::Emulated, Products::Native]
         .into_iter()
         .flat_map(|p| {
-            shapes.into_iter().map(move |(c, k)| {
-                (format!("mmck c={c} k={k} {p:?}"), module_source(c, k, p))
-            })
+            shapes
+                .into_iter()
+                .map(move |(c, k)| (format!("mmck c={c} k={k} {p:?}"), module_source(c, k, p)))
         })
         .collect()
 }
