@@ -78,19 +78,21 @@ fn draws_from(r: u32, stream: u32, next: vec2<u32>) -> Draws {
     return Draws(vec2<u32>(next.x & ~3u, next.y), block(r, stream, b), block(r, stream, add64(b, ONE)));
 }
 
-// Moves on by a block where the next draw `next` is past `lo`. Called every fourth event,
-// and a stream draws at most once per event, so at least five draws are always ahead.
-fn refill(d: Draws, r: u32, stream: u32, next: vec2<u32>) -> Draws {
+// Moves on by a block where the next draw (the low word of its index: `next_lo`; at most
+// eight past `d.base`) is past `lo`. Called every fourth event, and a stream draws at most
+// once per event, so at least five draws are always ahead.
+fn refill(d: Draws, r: u32, stream: u32, next_lo: u32) -> Draws {
     let fresh = block(r, stream, add64(block_of(d.base), vec2<u32>(2u, 0u)));
-    if next.x - d.base.x >= 4u {
+    if next_lo - d.base.x >= 4u {
         return Draws(add64(d.base, vec2<u32>(4u, 0u)), d.hi, fresh);
     }
     return d;
 }
 
-// Draw `i` (held by `d`) as an exponential with mean `mean` ticks (rng::scale_q27).
-fn ticks(d: Draws, i: vec2<u32>, mean: u32) -> vec2<u32> {
-    let off = i.x - d.base.x;
+// The draw whose index's low word is `i_lo` (held by `d`) as an exponential with mean
+// `mean` ticks (rng::scale_q27).
+fn ticks(d: Draws, i_lo: u32, mean: u32) -> vec2<u32> {
+    let off = i_lo - d.base.x;
     // by selects, not a variable index into a vector: that index put the draws in the
     // thread's local memory, a round trip on the path to the next event's time (0.155 →
     // 0.102 s at 7,168 replications on the H100)
@@ -159,8 +161,8 @@ fn advance(@builtin(global_invocation_id) gid: vec3<u32>) {
             break;
         }
         switch done_here & 3u {
-            case 0u: { gap_draws = refill(gap_draws, r, 0u, vec2<u32>(gaps.x + gaps_here, 0u)); }
-            case 2u: { service_draws = refill(service_draws, r, 1u, vec2<u32>(services.x + services_here, 0u)); }
+            case 0u: { gap_draws = refill(gap_draws, r, 0u, gaps.x + gaps_here); }
+            case 2u: { service_draws = refill(service_draws, r, 1u, services.x + services_here); }
             default: {}
         }
         // the earliest departure (the lowest-numbered server of equal ones)
@@ -174,7 +176,7 @@ fn advance(@builtin(global_invocation_id) gid: vec3<u32>) {
         // the next service time: a departure that frees a server to the queue's head and an
         // arrival that finds one idle both draw this one, so a warp whose replications
         // diverge computes it once, not once in each branch (−13% at 7,168 replications)
-        let s = ticks(service_draws, vec2<u32>(services.x + services_here, 0u), P.scale);
+        let s = ticks(service_draws, services.x + services_here, P.scale);
         if !lt64(te, P.limit) { break; }
         let dt = sub64(te, t);
         // the time in state n; a few states by selects, so that they stay in registers
@@ -233,9 +235,10 @@ fn advance(@builtin(global_invocation_id) gid: vec3<u32>) {
         deps_here += u32(departs);
         departures_here += u32(departs);
         arrivals_here += u32(arrives);
-        services_here += u32(from_queue || to_server);
-        starts_here += u32(from_queue || to_server);
-        next_arr = select(next_arr, add64(t, ticks(gap_draws, vec2<u32>(gaps.x + gaps_here, 0u), P.arr_scale)), arrives);
+        let starts_service = from_queue || to_server;
+        services_here += u32(starts_service);
+        starts_here += u32(starts_service);
+        next_arr = select(next_arr, add64(t, ticks(gap_draws, gaps.x + gaps_here, P.arr_scale)), arrives);
         gaps_here += u32(arrives);
         if departs && deps_here == warm_at {
             // the warm-up ends: the tally starts again from here
