@@ -145,24 +145,21 @@ ST_SELECT = [
         for (var j = 0u; j < K1; j++) { st[j] = select(st[j], in_n, j == n); }"""),
 ]
 
+def neg_ln_shared():
+    """philox.wgsl's neg_ln_q27 (as of cc08291) renamed, reading the table from `ln_shared`."""
+    philox = subprocess.run(["git", "show", "cc08291:crates/pdes-gpu/shaders/philox.wgsl"],
+                            check=True, capture_output=True, text=True).stdout
+    start = philox.index("fn neg_ln_q27(")
+    fn = philox[start:philox.index("\n}\n", start) + 3]
+    return fn.replace("neg_ln_q27", "neg_ln_shared").replace("ln_table[", "ln_shared[")
+
+
 LN_SHARED = [
     ("""@group(0) @binding(3)""", """// the −ln table in workgroup memory, copied from `ln_table` at the dispatch's start
 var<workgroup> ln_shared: array<u32, 1025>;
 
 // neg_ln_q27 (philox.wgsl) reading the table from workgroup memory
-fn neg_ln_shared(r: u32) -> u32 {
-    if r == 0u { return 0u; }
-    let v = 0u - r;
-    let e = 31u - countLeadingZeros(v);
-    let frac = (v << (31u - e)) & 0x7fffffffu;
-    let idx = frac >> 21u;
-    let rem = (frac >> 6u) & 0x7fffu;
-    let t0 = ln_shared[idx];
-    let t1 = ln_shared[idx + 1u];
-    let ln_m = t0 + (((t1 - t0) * rem) >> 15u);
-    return (32u - e) * LN2_Q27 - ln_m;
-}
-
+""" + neg_ln_shared() + """
 @group(0) @binding(3)"""),
     ("""    return vec4<u32>(neg_ln_q27(w.x), neg_ln_q27(w.y), neg_ln_q27(w.z), neg_ln_q27(w.w));""",
      """    return vec4<u32>(neg_ln_shared(w.x), neg_ln_shared(w.y), neg_ln_shared(w.z), neg_ln_shared(w.w));"""),
