@@ -10,11 +10,6 @@ pub const U64: &str = include_str!("../shaders/u64.wgsl");
 pub const MUL32_EMULATED: &str = include_str!("../shaders/mul32_emulated.wgsl");
 /// `mul32x32` by a native 64-bit multiply: devices with SHADER_INT64.
 pub const MUL32_NATIVE: &str = include_str!("../shaders/mul32_native.wgsl");
-/// A 64-bit tick count `Time` as its (lo, hi) words: every adapter (modules that name their
-/// times `Time`: the M/M/c/k replications).
-pub const TIME_EMULATED: &str = include_str!("../shaders/time_emulated.wgsl");
-/// `Time` as a native u64: devices with SHADER_INT64.
-pub const TIME_NATIVE: &str = include_str!("../shaders/time_native.wgsl");
 /// Philox4x32-10 and the service-time transform (the project's random numbers).
 pub const PHILOX: &str = include_str!("../shaders/philox.wgsl");
 /// What the queueing models' stepped engines share: segment geometry, step phases and
@@ -100,16 +95,6 @@ impl Products {
         match self {
             Self::Emulated => MUL32_EMULATED,
             Self::Native => MUL32_NATIVE,
-        }
-    }
-
-    /// The module of `Time` that goes with these products: (lo, hi) words with the halves,
-    /// one u64 where the device multiplies natively (both need 64-bit integers in shaders
-    /// or neither does).
-    pub fn time_source(self) -> &'static str {
-        match self {
-            Self::Emulated => TIME_EMULATED,
-            Self::Native => TIME_NATIVE,
         }
     }
 }

@@ -107,7 +107,6 @@ pub fn module_source(servers: u32, capacity: u32, products: Products) -> String 
         products,
         &[
             &shape_constants(servers, capacity),
-            products.time_source(),
             pdes_gpu::shaders::PHILOX,
             &pdes_gpu::shaders::part("mmck.wgsl", include_str!("shaders/mmck.wgsl")),
         ],

@@ -1,9 +1,7 @@
 // mmck.wgsl — M/M/c/k replications, one per thread (paper 003 §4). Twin of
 // Replication::advance in crates/pdes-models/src/mmck/mod.rs: the same events in the same order,
 // the same random draws, the same integer tallies, so every replication ends bit for bit
-// as on the CPU. Composed after u64.wgsl, a `Time` module (time_emulated.wgsl, or
-// time_native.wgsl where the device has 64-bit integers: one u64 a time, the same bits) and
-// philox.wgsl, and after the run's shape as
+// as on the CPU. Composed after u64.wgsl and philox.wgsl, and after the run's shape as
 // constants (gpu.rs, `shape_constants`): C servers, capacity K, K1 = K + 1 state times,
 // RING = max(K − C, 1) waiting places — so that the servers' arrays are indexed by
 // constants once the loops over them unroll, and stay in registers.
@@ -57,8 +55,6 @@ const STARTS: u32 = 32u;
 
 fn get64(r: u32, w: u32) -> vec2<u32> { return vec2<u32>(rep[w * P.reps + r], rep[(w + 1u) * P.reps + r]); }
 fn put64(r: u32, w: u32, v: vec2<u32>) { rep[w * P.reps + r] = v.x; rep[(w + 1u) * P.reps + r] = v.y; }
-fn get_time(r: u32, w: u32) -> Time { return time_of(rep[w * P.reps + r], rep[(w + 1u) * P.reps + r]); }
-fn put_time(r: u32, w: u32, t: Time) { put64(r, w, vec2<u32>(time_lo(t), time_hi(t))); }
 
 const ONE: vec2<u32> = vec2<u32>(1u, 0u);
 
@@ -95,7 +91,7 @@ fn refill(d: Draws, r: u32, stream: u32, next_lo: u32) -> Draws {
 
 // The draw whose index's low word is `i_lo` (held by `d`) as an exponential with mean
 // `mean` ticks (rng::scale_q27).
-fn ticks(d: Draws, i_lo: u32, mean: u32) -> Time {
+fn ticks(d: Draws, i_lo: u32, mean: u32) -> vec2<u32> {
     let off = i_lo - d.base.x;
     // by selects, not a variable index into a vector: that index put the draws in the
     // thread's local memory, a round trip on the path to the next event's time (0.155 →
@@ -103,15 +99,16 @@ fn ticks(d: Draws, i_lo: u32, mean: u32) -> Time {
     let v = select(d.hi, d.lo, off < 4u);
     let j = off & 3u;
     let q = select(select(v.x, v.y, j == 1u), select(v.z, v.w, j == 3u), j >= 2u);
-    return time_scaled_q27(q, mean);
+    let p = mul32x32(q, mean);
+    return vec2<u32>((p.x >> 27u) | (p.y << 5u), p.y >> 27u);
 }
 
 @compute @workgroup_size(64)
 fn advance(@builtin(global_invocation_id) gid: vec3<u32>) {
     let r = gid.x;
     if r >= P.reps { return; }
-    var t = get_time(r, 0u);
-    var next_arr = get_time(r, 2u);
+    var t = get64(r, 0u);
+    var next_arr = get64(r, 2u);
     var n = rep[4u * P.reps + r];
     var qhead = rep[5u * P.reps + r];
     var qlen = rep[6u * P.reps + r];
@@ -119,24 +116,23 @@ fn advance(@builtin(global_invocation_id) gid: vec3<u32>) {
     var services = get64(r, 10u);
     var deps = get64(r, 12u);
     var events = get64(r, 14u);
-    var t_start = get_time(r, T_START);
+    var t_start = get64(r, T_START);
     var arrivals = get64(r, ARRIVALS);
     var blocked = get64(r, BLOCKED);
     var departures = get64(r, DEPARTURES);
-    var sojourn = get_time(r, SOJOURN);
-    var wait = get_time(r, WAIT);
+    var sojourn = get64(r, SOJOURN);
+    var wait = get64(r, WAIT);
     var starts = get64(r, STARTS);
-    var st: array<Time, K1>;
-    for (var j = 0u; j < K1; j++) { st[j] = get_time(r, P.state_off + 2u * j); }
-    var dep: array<Time, C>;
-    var who: array<Time, C>;
+    var st: array<vec2<u32>, K1>;
+    for (var j = 0u; j < K1; j++) { st[j] = get64(r, P.state_off + 2u * j); }
+    var dep: array<vec2<u32>, C>;
+    var who: array<vec2<u32>, C>;
     for (var i = 0u; i < C; i++) {
-        dep[i] = get_time(r, P.server_off + 4u * i);
-        who[i] = get_time(r, P.server_off + 4u * i + 2u);
+        dep[i] = get64(r, P.server_off + 4u * i);
+        who[i] = get64(r, P.server_off + 4u * i + 2u);
     }
-    var ring: array<Time, RING>;
-    for (var j = 0u; j < RING; j++) { ring[j] = get_time(r, P.queue_off + 2u * j); }
-    let limit = time_of(P.limit.x, P.limit.y);
+    var ring: array<vec2<u32>, RING>;
+    for (var j = 0u; j < RING; j++) { ring[j] = get64(r, P.queue_off + 2u * j); }
     // The event's counters count in 32 bits from the dispatch's start (at most
     // P.max_events ≤ 32,768 events) and are added to their 64-bit values at its end: one
     // add an event each, not a 64-bit add and its carry (−7% at 7,168 replications). The
@@ -171,27 +167,27 @@ fn advance(@builtin(global_invocation_id) gid: vec3<u32>) {
         }
         // the earliest departure (the lowest-numbered server of equal ones)
         var server = 0u;
-        var first_dep = time_never();
+        var first_dep = never();
         for (var i = 0u; i < C; i++) {
-            if time_lt(dep[i], first_dep) { first_dep = dep[i]; server = i; }
+            if lt64(dep[i], first_dep) { first_dep = dep[i]; server = i; }
         }
-        let departs = time_le(first_dep, next_arr);
+        let departs = le64(first_dep, next_arr);
         let te = select(next_arr, first_dep, departs);
         // the next service time: a departure that frees a server to the queue's head and an
         // arrival that finds one idle both draw this one, so a warp whose replications
         // diverge computes it once, not once in each branch (−13% at 7,168 replications)
         let s = ticks(service_draws, services.x + services_here, P.scale);
-        if !time_lt(te, limit) { break; }
-        let dt = time_sub(te, t);
+        if !lt64(te, P.limit) { break; }
+        let dt = sub64(te, t);
         // the time in state n; a few states by selects, so that they stay in registers
         // (−7% at 7,168 and 57,344 replications, −8% at 10⁶ on the H100)
         if K1 <= SLOTS_IN_REGISTERS {
             var time_in_n = st[0];
             for (var j = 1u; j < K1; j++) { time_in_n = select(time_in_n, st[j], j == n); }
-            time_in_n = time_add(time_in_n, dt);
+            time_in_n = add64(time_in_n, dt);
             for (var j = 0u; j < K1; j++) { st[j] = select(st[j], time_in_n, j == n); }
         } else {
-            st[n] = time_add(st[n], dt);
+            st[n] = add64(st[n], dt);
         }
         t = te;
         // both kinds of event as selects, no branch: a warp whose replications diverge ran
@@ -203,14 +199,14 @@ fn advance(@builtin(global_invocation_id) gid: vec3<u32>) {
         let from_queue = departs && queued;
         var free = C;
         for (var i = C; i > 0u; i--) {
-            free = select(free, i - 1u, time_eq(dep[i - 1u], time_never()));
+            free = select(free, i - 1u, all(dep[i - 1u] == never()));
         }
         let to_server = admitted && free < C;
         let to_queue = admitted && free == C;
         // the queue's head; a short ring by selects over its slots, so that it stays in
         // registers (0.095 → 0.089 s at 7,168 replications with the write below, −4% at
         // 57,344), a long one by its index: selects would cost two per slot an event
-        var a: Time;
+        var a: vec2<u32>;
         if RING <= SLOTS_IN_REGISTERS {
             a = ring[0];
             for (var j = 1u; j < RING; j++) { a = select(a, ring[j], j == qhead); }
@@ -219,11 +215,11 @@ fn advance(@builtin(global_invocation_id) gid: vec3<u32>) {
         }
         var leaving = who[0];
         for (var i = 1u; i < C; i++) { leaving = select(leaving, who[i], i == server); }
-        sojourn = select(sojourn, time_add(sojourn, time_sub(t, leaving)), departs);
-        wait = select(wait, time_add(wait, time_sub(t, a)), from_queue);
+        sojourn = select(sojourn, add64(sojourn, sub64(t, leaving)), departs);
+        wait = select(wait, add64(wait, sub64(t, a)), from_queue);
         // the server whose departure and customer change (C: none), and to what
         let changed = select(select(C, free, admitted), server, departs);
-        let new_dep = select(time_add(t, s), time_never(), departs && !queued);
+        let new_dep = select(add64(t, s), never(), departs && !queued);
         // an idle server keeps its last customer's (as on the CPU)
         let new_who = select(t, select(leaving, a, queued), departs);
         let slot = (qhead + qlen) % RING;
@@ -242,7 +238,7 @@ fn advance(@builtin(global_invocation_id) gid: vec3<u32>) {
         let starts_service = from_queue || to_server;
         services_here += u32(starts_service);
         starts_here += u32(starts_service);
-        next_arr = select(next_arr, time_add(t, ticks(gap_draws, gaps.x + gaps_here, P.arr_scale)), arrives);
+        next_arr = select(next_arr, add64(t, ticks(gap_draws, gaps.x + gaps_here, P.arr_scale)), arrives);
         gaps_here += u32(arrives);
         if departs && deps_here == warm_at {
             // the warm-up ends: the tally starts again from here
@@ -254,10 +250,10 @@ fn advance(@builtin(global_invocation_id) gid: vec3<u32>) {
             blocked_here = 0u;
             departures_here = 0u;
             starts_here = 0u;
-            sojourn = time_zero();
-            wait = time_zero();
+            sojourn = vec2<u32>(0u);
+            wait = vec2<u32>(0u);
             starts = vec2<u32>(0u);
-            for (var j = 0u; j < K1; j++) { st[j] = time_zero(); }
+            for (var j = 0u; j < K1; j++) { st[j] = vec2<u32>(0u); }
         }
         // one loop of writes over the servers for both branches: a warp whose replications
         // diverge runs it once, not a loop in each branch (with the books at the end, −12% at
@@ -276,8 +272,8 @@ fn advance(@builtin(global_invocation_id) gid: vec3<u32>) {
     blocked = add64(blocked, vec2<u32>(blocked_here, 0u));
     departures = add64(departures, vec2<u32>(departures_here, 0u));
     starts = add64(starts, vec2<u32>(starts_here, 0u));
-    put_time(r, 0u, t);
-    put_time(r, 2u, next_arr);
+    put64(r, 0u, t);
+    put64(r, 2u, next_arr);
     rep[4u * P.reps + r] = n;
     rep[5u * P.reps + r] = qhead;
     rep[6u * P.reps + r] = qlen;
@@ -285,30 +281,30 @@ fn advance(@builtin(global_invocation_id) gid: vec3<u32>) {
     put64(r, 10u, services);
     put64(r, 12u, deps);
     put64(r, 14u, events);
-    put_time(r, T_START, t_start);
+    put64(r, T_START, t_start);
     // ∫n dt and ∫min(n, c) dt start at zero with the time in each state (st) and grow
     // with it, so they are Σ_j j·st_j and Σ_j min(j, c)·st_j modulo 2⁶⁴ at any moment, the
     // CPU's per-event sums exactly: computed here, not two 64-bit products an event
-    var area = time_zero();
-    var busy = time_zero();
+    var area = vec2<u32>(0u);
+    var busy = vec2<u32>(0u);
     for (var j = 0u; j < K1; j++) {
-        area = time_add(area, time_mul(st[j], j));
-        busy = time_add(busy, time_mul(st[j], min(j, C)));
+        area = add64(area, mul64(st[j], vec2<u32>(j, 0u)));
+        busy = add64(busy, mul64(st[j], vec2<u32>(min(j, C), 0u)));
     }
-    put_time(r, AREA, area);
-    put_time(r, BUSY, busy);
+    put64(r, AREA, area);
+    put64(r, BUSY, busy);
     put64(r, ARRIVALS, arrivals);
     put64(r, BLOCKED, blocked);
     put64(r, DEPARTURES, departures);
-    put_time(r, SOJOURN, sojourn);
-    put_time(r, WAIT, wait);
+    put64(r, SOJOURN, sojourn);
+    put64(r, WAIT, wait);
     put64(r, STARTS, starts);
-    for (var j = 0u; j < K1; j++) { put_time(r, P.state_off + 2u * j, st[j]); }
+    for (var j = 0u; j < K1; j++) { put64(r, P.state_off + 2u * j, st[j]); }
     for (var i = 0u; i < C; i++) {
-        put_time(r, P.server_off + 4u * i, dep[i]);
-        put_time(r, P.server_off + 4u * i + 2u, who[i]);
+        put64(r, P.server_off + 4u * i, dep[i]);
+        put64(r, P.server_off + 4u * i + 2u, who[i]);
     }
-    for (var j = 0u; j < RING; j++) { put_time(r, P.queue_off + 2u * j, ring[j]); }
+    for (var j = 0u; j < RING; j++) { put64(r, P.queue_off + 2u * j, ring[j]); }
 }
 
 // Between two `advance` dispatches: the count is of the last one only.
