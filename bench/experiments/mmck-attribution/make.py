@@ -9,7 +9,14 @@ or the books), so no variant's output is a result; the time per event (wall / ev
   with the same mean (a uniform draw in Q5.27 instead of an exponential one);
 - no-rng: both;
 - no-tallies: the per-event books (the time in each state; before 1a54212 also ∫n dt and
-  ∫min(n,c) dt) left out.
+  ∫min(n,c) dt) left out;
+- no-draws (eighth session): no block computed after the dispatch's start (`refill` keeps
+  its blocks) and a draw a hash of its index: what the event costs with its draws made
+  elsewhere, for free — the most that moving the draws off the event's warp could save;
+- draws-shared: a draw read from workgroup memory at its index (64 places a stream a
+  thread, laid out so that a warp's lanes never share a bank, filled once at the
+  dispatch's start): what the event costs if other warps made the draws and left them
+  there.
 The folders are copies of the shader as it is when make.py runs (each results folder
 names the commit its variants came from). Usage: make.py DIR (from the repository root)."""
 import os
@@ -35,7 +42,27 @@ TALLIES = """        // the time in state n; a few states by selects, so that th
         }
 """
 
+REFILL = "    let fresh = block(r, stream, add64(block_of(d.base), vec2<u32>(2u, 0u)));"
+NO_REFILL = "    let fresh = d.hi;"
+TICKS = """    let off = i_lo - d.base.x;"""
+HASH_TICKS = """    let p0 = mul32x32(((i_lo * 2654435761u) ^ (r_of_draws * 40503u)) >> 4u, mean);
+    return vec2<u32>((p0.x >> 27u) | (p0.y << 5u), p0.y >> 27u);
+    let off = i_lo - d.base.x;"""
+SHARED_TICKS = """    let p0 = mul32x32(pool[(((i_lo & 63u) * 2u + select(0u, 1u, mean == P.scale)) * 64u) + LID], mean);
+    return vec2<u32>((p0.x >> 27u) | (p0.y << 5u), p0.y >> 27u);
+    let off = i_lo - d.base.x;"""
+ENTRY = "fn advance(@builtin(global_invocation_id) gid: vec3<u32>) {\n    let r = gid.x;"
+HASH_ENTRY = "fn advance(@builtin(global_invocation_id) gid: vec3<u32>) {\n    let r = gid.x;\n    r_of_draws = r;"
+SHARED_ENTRY = """fn advance(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let r = gid.x;
+    LID = lid;
+    for (var i = 0u; i < 128u; i++) { pool[i * 64u + lid] = ((i * 2654435761u) ^ (r * 40503u)) >> 4u; }"""
+HASH_DECL = "var<private> r_of_draws: u32;\n"
+SHARED_DECL = "var<private> LID: u32;\nvar<workgroup> pool: array<u32, 8192>;\n"
+
 VARIANTS = {
+    "no-draws": [(REFILL, NO_REFILL), (TICKS, HASH_TICKS), (ENTRY, HASH_ENTRY), ("struct Params {", HASH_DECL + "struct Params {")],
+    "draws-shared": [(REFILL, NO_REFILL), (TICKS, SHARED_TICKS), (ENTRY, SHARED_ENTRY), ("struct Params {", SHARED_DECL + "struct Params {")],
     "no-philox": [(PHILOX, CHEAP)],
     "no-ln": [(LN, NO_LN)],
     "no-rng": [(PHILOX, CHEAP), (LN, NO_LN)],
