@@ -256,9 +256,9 @@ for what in "$@"; do
           done
         done
       done | tee "$OUT/mmck-attribution.txt" ;;
-    mmck-exact)  # issue 32 item 1: ns per event of one replication with each exact variant of the shader (bench/experiments/mmck-exact/, written by its make.py), built-in first, 7,168 and 57,344 replications, two rounds; each run's output less its clocks hashed: a variant's must be the built-in's
+    mmck-exact|mmck-paired)  # issue 32 item 1: ns per event of one replication with each exact variant of the shader (bench/experiments/mmck-exact/ or mmck-paired/, written by its make.py), built-in first, 7,168 and 57,344 replications, two rounds; each run's output less its clocks hashed: a variant's must be the built-in's
       for round in 1 2; do
-        for v in builtin "$EXP"/mmck-exact/*/; do
+        for v in builtin "$EXP/$what"/*/; do
           n=$(basename "$v")
           if [ "$v" = builtin ]; then env=(); else env=(PDES_WGSL_DIR="$v"); fi
           for reps in 7168 57344; do
@@ -267,7 +267,7 @@ for what in "$@"; do
             echo "round $round $(printf %-8s $n) $reps reps: $(grep -m1 -h '"wall_seconds"' "$f" | tr -d ' ,'), $(grep -m1 -h '"events"' "$f" | tr -d ' ,'), output $(grep -v 'wall_seconds\|per_second' "$f" | md5sum | cut -c1-12)"
           done
         done
-      done | tee "$OUT/mmck-exact.txt" ;;
+      done | tee "$OUT/$what.txt" ;;
     mixture)  # paper 003 Table 1's shape: fit k = 1..10 at n = 500 … 28,204, CPU (f64, all cores) against GPU (f32)
       $BIN fit cheng2014-lgd --engine gpu --format table 2>&1 | tee "$OUT/fit-lgd-gpu.txt"
       $BIN fit cheng2014-lgd --engine cpu --format json --out "$OUT/fit-lgd-cpu.json"

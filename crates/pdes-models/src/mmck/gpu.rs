@@ -20,8 +20,11 @@ use pdes_gpu::kit::{self, Use, join, split};
 use pdes_gpu::shaders::Products;
 use std::sync::Arc;
 
-/// Threads per workgroup (`advance`'s workgroup size).
+/// Threads per workgroup (`advance`'s and `display_main`'s workgroup size).
 const WG: u32 = 64;
+/// Replications per workgroup of `advance` (its HALF: a consumer and a producer thread
+/// each).
+const REPLICATIONS_PER_GROUP: u32 = 32;
 /// Loop iterations one thread may run in one dispatch. Mesa's llvmpipe (lavapipe, the
 /// CI's Vulkan) stops any shader loop after 65,535 iterations, counted over the whole
 /// invocation, nested loops included — a longer dispatch silently went wrong there. Each
@@ -221,7 +224,7 @@ impl GpuMmck {
         let record = 4 * u64::from(layout.stride);
         let by_buffer = gpu.max_storage_buffer() / record;
         let by_dispatch =
-            u64::from(gpu.limits.max_compute_workgroups_per_dimension) * u64::from(WG);
+            u64::from(gpu.limits.max_compute_workgroups_per_dimension) * u64::from(REPLICATIONS_PER_GROUP);
         let most = by_buffer.min(by_dispatch);
         if u64::from(n) > most {
             return Err(SimError::Gpu(
@@ -229,7 +232,7 @@ impl GpuMmck {
                     .refuse_as(
                         n,
                         format!(
-                            "a whole number from 1 to {} on this adapter ({} allows {by_buffer} records of {record} bytes in one buffer and {by_dispatch} threads in one dispatch)",
+                            "a whole number from 1 to {} on this adapter ({} allows {by_buffer} records of {record} bytes in one buffer and {by_dispatch} replications in one dispatch)",
                             crate::keys::grouped(most),
                             gpu.info.name
                         ),
@@ -413,7 +416,7 @@ impl GpuMmck {
             *self.standing.lock().unwrap_or_else(|e| e.into_inner()) = None;
         }
         self.params.limit = split(limit);
-        let groups = self.params.reps.div_ceil(WG);
+        let groups = self.params.reps.div_ceil(REPLICATIONS_PER_GROUP);
         let per = u64::from(events_per_dispatch(self.shape.servers)).min(left) as u32;
         let dispatches =
             (left / u64::from(per.max(1))).clamp(1, u64::from(DISPATCHES_PER_SUBMIT)) as u32;
