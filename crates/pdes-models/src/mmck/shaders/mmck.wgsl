@@ -74,8 +74,12 @@ const RING_DRAWS: u32 = 32u;
 // The rings, place j of stream s of consumer l at (s · RING_DRAWS + j) · HALF + l: a warp's
 // lanes never share a bank. 8 KiB: within a browser's 16 KiB of workgroup memory.
 var<workgroup> pool: array<u32, 2u * RING_DRAWS * HALF>;
-// Each consumer's next draw of each stream (its index's low word), at the end of a phase.
-var<workgroup> next_draw: array<u32, 2u * HALF>;
+// Each consumer's next draw of each stream (its index's low word) as a phase began, at
+// (parity · 2 + stream) · HALF + lane: written at the end of phase p into parity (p + 1) mod 2,
+// read by the producer during phase p + 1, so that no phase reads what it writes (on the
+// H100 the producer's warp read the consumer's cursor while the consumer wrote it: lavapipe
+// runs a workgroup's subgroups one after the other and could not show it).
+var<workgroup> next_draw: array<u32, 4u * HALF>;
 // Consumers still running events, and its value as the phase ended (read uniformly).
 var<workgroup> running: atomic<u32>;
 var<workgroup> still_running: u32;
@@ -100,7 +104,7 @@ fn fill(lane: u32, rep_no: u32, stream: u32, made_from: vec2<u32>, next_lo: u32)
     var made = made_from;
     let end_lo = next_lo + RING_DRAWS;
     for (var k = 0u; k < RING_DRAWS / 4u; k++) {
-        if end_lo - made.x < 4u { break; }
+        if bitcast<i32>(end_lo - made.x) < 4 { break; }
         let v = block(rep_no, stream, vec2<u32>((made.x >> 2u) | (made.y << 30u), made.y >> 2u));
         let at = (stream * RING_DRAWS + (made.x & (RING_DRAWS - 1u))) * HALF + lane;
         pool[at] = v.x;
@@ -181,6 +185,10 @@ fn advance(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index
         services_made = fill(lane, P.first + r, 1u, services_made, services.x);
     }
     if lid == 0u { atomicStore(&running, min(HALF, P.reps - wg.x * HALF)); }
+    if consumer {
+        next_draw[lane] = gaps.x;
+        next_draw[HALF + lane] = services.x;
+    }
     var runs = consumer && real;
     workgroupBarrier();
     // every consumer stops within P.max_events events: the bound is never what ends this
@@ -293,12 +301,18 @@ fn advance(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index
                 done_here += 1u;
             }
             if !runs { atomicSub(&running, 1u); }
-            next_draw[lane] = gaps.x + gaps_here;
-            next_draw[HALF + lane] = services.x + services_here;
-        } else if !consumer {
-            // the draws the phase's events took are made again, further on
-            gaps_made = fill(lane, P.first + r, 0u, gaps_made, next_draw[lane]);
-            services_made = fill(lane, P.first + r, 1u, services_made, next_draw[HALF + lane]);
+        }
+        let now = (phase & 1u) * 2u * HALF;
+        if consumer {
+            // every consumer, stopped or not, so that the next phase's producer reads its
+            // cursor, not one two phases old
+            let next = ((phase + 1u) & 1u) * 2u * HALF;
+            next_draw[next + lane] = gaps.x + gaps_here;
+            next_draw[next + HALF + lane] = services.x + services_here;
+        } else {
+            // the draws the last phase's events took are made again, further on
+            gaps_made = fill(lane, P.first + r, 0u, gaps_made, next_draw[now + lane]);
+            services_made = fill(lane, P.first + r, 1u, services_made, next_draw[now + HALF + lane]);
         }
         workgroupBarrier();
         if lid == 0u { still_running = atomicLoad(&running); }
