@@ -22,9 +22,24 @@ use std::sync::Arc;
 
 /// Threads per workgroup (`advance`'s and `display_main`'s workgroup size).
 const WG: u32 = 64;
-/// Replications per workgroup of `advance` (its HALF: a consumer and a producer thread
-/// each).
-const REPLICATIONS_PER_GROUP: u32 = 32;
+/// Threads in a warp of `advance`'s consumers or of its producers (mmck.wgsl's PRODUCERS).
+const WARP: u32 = 32;
+/// Workgroup memory of one warp of consumers: its rings of draws and cursors (mmck.wgsl).
+const POOL_BYTES_PER_WARP: u32 = 4 * WARP * (2 * 32 + 4);
+
+/// Warps of consumers per warp of producers in a workgroup of `advance` (mmck.wgsl):
+/// `PDES_MMCK_CONSUMER_WARPS` (a whole number from 1 to 7) for benchmarks, else 1; never
+/// more than the device's workgroup memory and size allow.
+fn consumer_warps(limits: &wgpu::Limits) -> u32 {
+    let wanted = std::env::var("PDES_MMCK_CONSUMER_WARPS")
+        .ok()
+        .and_then(|v| v.parse::<u32>().ok())
+        .filter(|m| (1..=7).contains(m))
+        .unwrap_or(1);
+    let by_memory = limits.max_compute_workgroup_storage_size / POOL_BYTES_PER_WARP;
+    let by_size = (limits.max_compute_invocations_per_workgroup / WARP).saturating_sub(1);
+    wanted.min(by_memory).min(by_size).max(1)
+}
 /// Loop iterations one thread may run in one dispatch. Mesa's llvmpipe (lavapipe, the
 /// CI's Vulkan) stops any shader loop after 65,535 iterations, counted over the whole
 /// invocation, nested loops included — a longer dispatch silently went wrong there. Each
@@ -92,9 +107,9 @@ impl Layout {
 /// constants, and loops of a constant count unroll, so the servers' arrays — and a waiting
 /// ring and state times of up to 8 slots, read and written by selects over every slot — are
 /// indexed by constants and stay in registers.
-fn shape_constants(servers: u32, capacity: u32) -> String {
+fn shape_constants(servers: u32, capacity: u32, consumer_warps: u32) -> String {
     format!(
-        "const C: u32 = {servers}u;\nconst K: u32 = {capacity}u;\nconst K1: u32 = {}u;\nconst RING: u32 = {}u;\n",
+        "const C: u32 = {servers}u;\nconst K: u32 = {capacity}u;\nconst K1: u32 = {}u;\nconst RING: u32 = {}u;\nconst CONSUMER_WARPS: u32 = {consumer_warps}u;\n",
         capacity + 1,
         (capacity - servers).max(1)
     )
@@ -104,12 +119,17 @@ fn shape_constants(servers: u32, capacity: u32) -> String {
 /// (validated: 1 ≤ servers ≤ capacity), its 32×32 products by `products` (native 64-bit
 /// multiplies where the device has them: 12% faster at paper 003's 7,168 replications on an
 /// H100, 24% at 10⁶; bench/NOTES.md, "Native 64-bit products for M/M/c/k").
-pub fn module_source(servers: u32, capacity: u32, products: Products) -> String {
+pub fn module_source(
+    servers: u32,
+    capacity: u32,
+    consumer_warps: u32,
+    products: Products,
+) -> String {
     pdes_gpu::shaders::compose_with(
         pdes_gpu::shaders::Reductions::Portable,
         products,
         &[
-            &shape_constants(servers, capacity),
+            &shape_constants(servers, capacity, consumer_warps),
             pdes_gpu::shaders::PHILOX,
             &pdes_gpu::shaders::part("mmck.wgsl", include_str!("shaders/mmck.wgsl")),
         ],
@@ -117,7 +137,7 @@ pub fn module_source(servers: u32, capacity: u32, products: Products) -> String 
 }
 
 /// The shapes whose modules the shader checks compile: the papers' and the extremes, with
-/// either kind of product.
+/// either kind of product, one warp of consumers a workgroup and the most.
 pub fn checked_modules() -> Vec<(String, String)> {
     let shapes = [
         (3, 5),
@@ -125,14 +145,16 @@ pub fn checked_modules() -> Vec<(String, String)> {
         (64, 64),
         (super::config::MAX_SERVERS, super::config::MAX_CAPACITY),
     ];
-    [Products::Emulated, Products::Native]
-        .into_iter()
-        .flat_map(|p| {
-            shapes
-                .into_iter()
-                .map(move |(c, k)| (format!("mmck c={c} k={k} {p:?}"), module_source(c, k, p)))
-        })
-        .collect()
+    let mut modules = Vec::new();
+    for p in [Products::Emulated, Products::Native] {
+        for (c, k) in shapes {
+            for m in [1, 7] {
+                let name = format!("mmck c={c} k={k} {m} consumer warps {p:?}");
+                modules.push((name, module_source(c, k, m, p)));
+            }
+        }
+    }
+    modules
 }
 
 struct Pipelines {
@@ -143,7 +165,7 @@ struct Pipelines {
     display: wgpu::ComputePipeline,
 }
 
-fn build_pipelines(gpu: &Gpu, shape: &RunShape) -> Pipelines {
+fn build_pipelines(gpu: &Gpu, shape: &RunShape, consumer_warps: u32) -> Pipelines {
     let device = &gpu.device;
     let layout = kit::layout(
         device,
@@ -161,7 +183,12 @@ fn build_pipelines(gpu: &Gpu, shape: &RunShape) -> Pipelines {
         kit::compute_module_bounded_loops(
             device,
             "mmck",
-            module_source(shape.servers, shape.capacity, Products::for_device(device)),
+            module_source(
+                shape.servers,
+                shape.capacity,
+                consumer_warps,
+                Products::for_device(device),
+            ),
         )
     };
     Pipelines {
@@ -185,6 +212,8 @@ pub struct GpuMmck {
     status: wgpu::Buffer,
     bind_group: wgpu::BindGroup,
     pipelines: Arc<Pipelines>,
+    /// Replications a workgroup of `advance`: its warps of consumers × WARP.
+    per_group: u32,
     /// The records as last read back (refreshed by [`GpuMmck::replications`]).
     cache: std::sync::Mutex<Option<Vec<Replication>>>,
     /// Where they stand, as last read back (refreshed by [`GpuMmck::standing`]).
@@ -223,8 +252,10 @@ impl GpuMmck {
         let n = range.len() as u32;
         let record = 4 * u64::from(layout.stride);
         let by_buffer = gpu.max_storage_buffer() / record;
+        let consumer_warps = consumer_warps(&gpu.limits);
+        let per_group = consumer_warps * WARP;
         let by_dispatch =
-            u64::from(gpu.limits.max_compute_workgroups_per_dimension) * u64::from(REPLICATIONS_PER_GROUP);
+            u64::from(gpu.limits.max_compute_workgroups_per_dimension) * u64::from(per_group);
         let most = by_buffer.min(by_dispatch);
         if u64::from(n) > most {
             return Err(SimError::Gpu(
@@ -284,8 +315,11 @@ impl GpuMmck {
         );
         let status = init("mmck status", &[0u8; 16], storage);
         oom.check(format_args!("{} bytes", words.len() * 4))?;
-        let key = format!("mmck pipelines c={} k={}", shape.servers, shape.capacity);
-        let pipelines = gpu.cached(&key, || build_pipelines(&gpu, &shape));
+        let key = format!(
+            "mmck pipelines c={} k={} consumer warps {consumer_warps}",
+            shape.servers, shape.capacity
+        );
+        let pipelines = gpu.cached(&key, || build_pipelines(&gpu, &shape, consumer_warps));
         let bind_group = kit::bind_group(
             device,
             "mmck",
@@ -294,6 +328,7 @@ impl GpuMmck {
         );
         Ok(Self {
             memory_bytes: (words.len() * 4) as u64 + 80 + 16 + 4 * 1025,
+            per_group,
             gpu,
             config: cfg.clone(),
             shape,
@@ -416,7 +451,7 @@ impl GpuMmck {
             *self.standing.lock().unwrap_or_else(|e| e.into_inner()) = None;
         }
         self.params.limit = split(limit);
-        let groups = self.params.reps.div_ceil(REPLICATIONS_PER_GROUP);
+        let groups = self.params.reps.div_ceil(self.per_group);
         let per = u64::from(events_per_dispatch(self.shape.servers)).min(left) as u32;
         let dispatches =
             (left / u64::from(per.max(1))).clamp(1, u64::from(DISPATCHES_PER_SUBMIT)) as u32;

@@ -64,22 +64,26 @@ fn put64(r: u32, w: u32, v: vec2<u32>) { rep[w * P.reps + r] = v.x; rep[(w + 1u)
 
 const ONE: vec2<u32> = vec2<u32>(1u, 0u);
 
-// Replications a workgroup (HALF consumers and HALF producers: whole warps apart, so that
-// each runs on a scheduler of its own), the events a consumer runs between two barriers,
-// and the places of a stream's ring of draws: a power of two, at least 2·PHASE + 3 (`fill`).
-const HALF: u32 = 32u;
+// A workgroup: CONSUMERS replications (CONSUMER_WARPS warps of consumers, a shape
+// constant from gpu.rs) and one warp of PRODUCERS, producer p making the draws of consumers
+// p, p + PRODUCERS, …: whole warps apart, so that each runs on a scheduler of its own. The
+// events a consumer runs between two barriers, and the places of a stream's ring of draws:
+// a power of two, at least 2·PHASE + 3 (`fill`).
+const PRODUCERS: u32 = 32u;
+const CONSUMERS: u32 = CONSUMER_WARPS * PRODUCERS;
+const GROUP: u32 = CONSUMERS + PRODUCERS;
 const PHASE: u32 = 14u;
 const RING_DRAWS: u32 = 32u;
 
-// The rings, place j of stream s of consumer l at (s · RING_DRAWS + j) · HALF + l: a warp's
-// lanes never share a bank. 8 KiB: within a browser's 16 KiB of workgroup memory.
-var<workgroup> pool: array<u32, 2u * RING_DRAWS * HALF>;
+// The rings, place j of stream s of consumer l at (s · RING_DRAWS + j) · CONSUMERS + l: a
+// warp's lanes never share a bank. 8 KiB a warp of consumers.
+var<workgroup> pool: array<u32, 2u * RING_DRAWS * CONSUMERS>;
 // Each consumer's next draw of each stream (its index's low word) as a phase began, at
-// (parity · 2 + stream) · HALF + lane: written at the end of phase p into parity (p + 1) mod 2,
+// (parity · 2 + stream) · CONSUMERS + lane: written at the end of phase p into parity (p + 1) mod 2,
 // read by the producer during phase p + 1, so that no phase reads what it writes (on the
 // H100 the producer's warp read the consumer's cursor while the consumer wrote it: lavapipe
 // runs a workgroup's subgroups one after the other and could not show it).
-var<workgroup> next_draw: array<u32, 4u * HALF>;
+var<workgroup> next_draw: array<u32, 4u * CONSUMERS>;
 // Consumers still running events, and its value as the phase ended (read uniformly).
 var<workgroup> running: atomic<u32>;
 var<workgroup> still_running: u32;
@@ -106,11 +110,11 @@ fn fill(lane: u32, rep_no: u32, stream: u32, made_from: vec2<u32>, next_lo: u32)
     for (var k = 0u; k < RING_DRAWS / 4u; k++) {
         if bitcast<i32>(end_lo - made.x) < 4 { break; }
         let v = block(rep_no, stream, vec2<u32>((made.x >> 2u) | (made.y << 30u), made.y >> 2u));
-        let at = (stream * RING_DRAWS + (made.x & (RING_DRAWS - 1u))) * HALF + lane;
+        let at = (stream * RING_DRAWS + (made.x & (RING_DRAWS - 1u))) * CONSUMERS + lane;
         pool[at] = v.x;
-        pool[at + HALF] = v.y;
-        pool[at + 2u * HALF] = v.z;
-        pool[at + 3u * HALF] = v.w;
+        pool[at + CONSUMERS] = v.y;
+        pool[at + 2u * CONSUMERS] = v.z;
+        pool[at + 3u * CONSUMERS] = v.w;
         made = add64(made, vec2<u32>(4u, 0u));
     }
     return made;
@@ -119,19 +123,26 @@ fn fill(lane: u32, rep_no: u32, stream: u32, made_from: vec2<u32>, next_lo: u32)
 // Draw `i_lo` (its index's low word) of `stream` of consumer `lane` as an exponential with
 // mean `mean` ticks (rng::scale_q27).
 fn ticks(lane: u32, stream: u32, i_lo: u32, mean: u32) -> vec2<u32> {
-    let q = pool[(stream * RING_DRAWS + (i_lo & (RING_DRAWS - 1u))) * HALF + lane];
+    let q = pool[(stream * RING_DRAWS + (i_lo & (RING_DRAWS - 1u))) * CONSUMERS + lane];
     let p = mul32x32(q, mean);
     return vec2<u32>((p.x >> 27u) | (p.y << 5u), p.y >> 27u);
 }
 
-@compute @workgroup_size(64)
+// The record's draw counts of consumer `lane` of workgroup `wg` (its draws' cursors as the
+// dispatch starts), for its producer.
+fn first_draws(wg: u32, lane: u32) -> vec4<u32> {
+    let r = min(wg * CONSUMERS + lane, P.reps - 1u);
+    return vec4<u32>(get64(r, 8u), get64(r, 10u));
+}
+
+@compute @workgroup_size(GROUP)
 fn advance(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-    let lane = lid % HALF;
-    let consumer = lid < HALF;
-    // both halves read the record (the producer only its draw counts); every thread, past
-    // the last replication too, meets every barrier
-    let r = min(wg.x * HALF + lane, P.reps - 1u);
-    let real = wg.x * HALF + lane < P.reps;
+    let consumer = lid < CONSUMERS;
+    let lane = select(lid - CONSUMERS, lid, consumer); // a producer's: its first consumer's
+    // every thread reads a record (a producer needs only its consumers' draw counts) and,
+    // past the last replication too, meets every barrier
+    let r = min(wg.x * CONSUMERS + lane, P.reps - 1u);
+    let real = wg.x * CONSUMERS + lane < P.reps;
     var t = get64(r, 0u);
     var next_arr = get64(r, 2u);
     var n = rep[4u * P.reps + r];
@@ -177,17 +188,22 @@ fn advance(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index
     let warmup_left = sub64(P.warmup, deps);
     let warm_at = select(0u, warmup_left.x, warmup_left.y == 0u);
     var done_here = 0u;
-    // the producer's next draw to make of each stream: the block of the consumer's next
-    var gaps_made = vec2<u32>(gaps.x & ~3u, gaps.y);
-    var services_made = vec2<u32>(services.x & ~3u, services.y);
+    // a producer's next draw to make of each stream of each of its consumers (from the
+    // block of the consumer's next), gaps at 2j, services at 2j + 1
+    var made: array<vec2<u32>, 2u * CONSUMER_WARPS>;
     if !consumer {
-        gaps_made = fill(lane, P.first + r, 0u, gaps_made, gaps.x);
-        services_made = fill(lane, P.first + r, 1u, services_made, services.x);
+        for (var j = 0u; j < CONSUMER_WARPS; j++) {
+            let l = lane + j * PRODUCERS;
+            let rep_no = P.first + min(wg.x * CONSUMERS + l, P.reps - 1u);
+            let next = first_draws(wg.x, l);
+            made[2u * j] = fill(l, rep_no, 0u, vec2<u32>(next.x & ~3u, next.y), next.x);
+            made[2u * j + 1u] = fill(l, rep_no, 1u, vec2<u32>(next.z & ~3u, next.w), next.z);
+        }
     }
-    if lid == 0u { atomicStore(&running, min(HALF, P.reps - wg.x * HALF)); }
+    if lid == 0u { atomicStore(&running, min(CONSUMERS, P.reps - wg.x * CONSUMERS)); }
     if consumer {
         next_draw[lane] = gaps.x;
-        next_draw[HALF + lane] = services.x;
+        next_draw[CONSUMERS + lane] = services.x;
     }
     var runs = consumer && real;
     workgroupBarrier();
@@ -302,17 +318,21 @@ fn advance(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index
             }
             if !runs { atomicSub(&running, 1u); }
         }
-        let now = (phase & 1u) * 2u * HALF;
+        let now = (phase & 1u) * 2u * CONSUMERS;
         if consumer {
             // every consumer, stopped or not, so that the next phase's producer reads its
             // cursor, not one two phases old
-            let next = ((phase + 1u) & 1u) * 2u * HALF;
+            let next = ((phase + 1u) & 1u) * 2u * CONSUMERS;
             next_draw[next + lane] = gaps.x + gaps_here;
-            next_draw[next + HALF + lane] = services.x + services_here;
+            next_draw[next + CONSUMERS + lane] = services.x + services_here;
         } else {
             // the draws the last phase's events took are made again, further on
-            gaps_made = fill(lane, P.first + r, 0u, gaps_made, next_draw[now + lane]);
-            services_made = fill(lane, P.first + r, 1u, services_made, next_draw[now + HALF + lane]);
+            for (var j = 0u; j < CONSUMER_WARPS; j++) {
+                let l = lane + j * PRODUCERS;
+                let rep_no = P.first + min(wg.x * CONSUMERS + l, P.reps - 1u);
+                made[2u * j] = fill(l, rep_no, 0u, made[2u * j], next_draw[now + l]);
+                made[2u * j + 1u] = fill(l, rep_no, 1u, made[2u * j + 1u], next_draw[now + CONSUMERS + l]);
+            }
         }
         workgroupBarrier();
         if lid == 0u { still_running = atomicLoad(&running); }
