@@ -22,24 +22,75 @@ use std::sync::Arc;
 
 /// Threads per workgroup (`advance`'s and `display_main`'s workgroup size).
 const WG: u32 = 64;
-/// Threads in a warp of `advance`'s consumers or of its producers (mmck.wgsl's PRODUCERS).
-const WARP: u32 = 32;
-/// Workgroup memory of one warp of consumers: its rings of draws and cursors (mmck.wgsl).
-const POOL_BYTES_PER_WARP: u32 = 4 * WARP * (2 * 32 + 4);
-
-/// Warps of consumers per warp of producers in a workgroup of `advance` (mmck.wgsl):
-/// `PDES_MMCK_CONSUMER_WARPS` (a whole number from 1 to 7) for benchmarks, else 1; never
-/// more than the device's workgroup memory and size allow.
-fn consumer_warps(limits: &wgpu::Limits) -> u32 {
-    let wanted = std::env::var("PDES_MMCK_CONSUMER_WARPS")
-        .ok()
-        .and_then(|v| v.parse::<u32>().ok())
-        .filter(|m| (1..=7).contains(m))
-        .unwrap_or(1);
-    let by_memory = limits.max_compute_workgroup_storage_size / POOL_BYTES_PER_WARP;
-    let by_size = (limits.max_compute_invocations_per_workgroup / WARP).saturating_sub(1);
-    wanted.min(by_memory).min(by_size).max(1)
+/// Who makes a replication's draws on the GPU (mmck.wgsl, "Random numbers"): the same
+/// draws either way, so the same bits; only the time differs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DrawsMadeBy {
+    /// The replication's own thread, between its events: 64 replications a workgroup.
+    OwnThread,
+    /// A producer thread beside the replication's, in a warp of its own: 32 replications
+    /// (and 64 threads) a workgroup.
+    Producer,
 }
+
+/// Up to how many replications (on one device) a producer makes each one's draws: on an
+/// H100, 7,168 replications ran 1.7× faster with producers, 57,344 8% slower (bench/NOTES.md,
+/// "M/M/c/k's draws made beside its events").
+const PRODUCERS_UP_TO: u32 = 16_384;
+/// Events a consumer runs between two barriers where a producer makes its draws (mmck.wgsl:
+/// at most (32 − 3) / 2, its rings' 32 places).
+const PHASE: u32 = 14;
+
+impl DrawsMadeBy {
+    /// Producers for up to [`PRODUCERS_UP_TO`] replications where the device's workgroup
+    /// memory holds their rings, else each replication's own thread; `PDES_MMCK_DRAWS=own`
+    /// or `producer` forces one (for benchmarks).
+    pub fn for_run(replications: u32, limits: &wgpu::Limits) -> Self {
+        let fits = limits.max_compute_workgroup_storage_size >= Self::Producer.workgroup_bytes();
+        match std::env::var("PDES_MMCK_DRAWS").as_deref() {
+            Ok("own") => Self::OwnThread,
+            Ok("producer") if fits => Self::Producer,
+            _ if fits && replications <= PRODUCERS_UP_TO => Self::Producer,
+            _ => Self::OwnThread,
+        }
+    }
+
+    /// Replications a workgroup of `advance`.
+    fn replications_per_group(self) -> u32 {
+        match self {
+            Self::OwnThread => 64,
+            Self::Producer => 32,
+        }
+    }
+
+    /// Words of the rings of draws and of the cursors (one where unused: WGSL has no empty
+    /// array).
+    fn pool_words(self) -> (u32, u32) {
+        match self {
+            Self::OwnThread => (1, 1),
+            Self::Producer => (2 * 32 * 32, 4 * 32),
+        }
+    }
+
+    /// Bytes of workgroup memory a workgroup of `advance` uses.
+    fn workgroup_bytes(self) -> u32 {
+        let (pool, cursors) = self.pool_words();
+        4 * (pool + cursors + 2)
+    }
+
+    /// The shader's constants for it.
+    fn constants(self) -> String {
+        let (pool, cursors) = self.pool_words();
+        let (consumers, producers, phase) = match self {
+            Self::OwnThread => (64, 0, u32::MAX),
+            Self::Producer => (32, 32, PHASE),
+        };
+        format!(
+            "const CONSUMERS: u32 = {consumers}u;\nconst PRODUCERS: u32 = {producers}u;\nconst PHASE: u32 = {phase}u;\nconst POOL_WORDS: u32 = {pool}u;\nconst CURSOR_WORDS: u32 = {cursors}u;\n"
+        )
+    }
+}
+
 /// Loop iterations one thread may run in one dispatch. Mesa's llvmpipe (lavapipe, the
 /// CI's Vulkan) stops any shader loop after 65,535 iterations, counted over the whole
 /// invocation, nested loops included — a longer dispatch silently went wrong there. Each
@@ -107,29 +158,31 @@ impl Layout {
 /// constants, and loops of a constant count unroll, so the servers' arrays — and a waiting
 /// ring and state times of up to 8 slots, read and written by selects over every slot — are
 /// indexed by constants and stay in registers.
-fn shape_constants(servers: u32, capacity: u32, consumer_warps: u32) -> String {
+fn shape_constants(servers: u32, capacity: u32, draws: DrawsMadeBy) -> String {
     format!(
-        "const C: u32 = {servers}u;\nconst K: u32 = {capacity}u;\nconst K1: u32 = {}u;\nconst RING: u32 = {}u;\nconst CONSUMER_WARPS: u32 = {consumer_warps}u;\n",
+        "const C: u32 = {servers}u;\nconst K: u32 = {capacity}u;\nconst K1: u32 = {}u;\nconst RING: u32 = {}u;\n{}",
         capacity + 1,
-        (capacity - servers).max(1)
+        (capacity - servers).max(1),
+        draws.constants()
     )
 }
 
 /// The module of the replications' passes for `servers` servers and capacity `capacity`
-/// (validated: 1 ≤ servers ≤ capacity), its 32×32 products by `products` (native 64-bit
+/// (validated: 1 ≤ servers ≤ capacity), its draws made by `draws`, its 32×32 products by
+/// `products` (native 64-bit
 /// multiplies where the device has them: 12% faster at paper 003's 7,168 replications on an
 /// H100, 24% at 10⁶; bench/NOTES.md, "Native 64-bit products for M/M/c/k").
 pub fn module_source(
     servers: u32,
     capacity: u32,
-    consumer_warps: u32,
+    draws: DrawsMadeBy,
     products: Products,
 ) -> String {
     pdes_gpu::shaders::compose_with(
         pdes_gpu::shaders::Reductions::Portable,
         products,
         &[
-            &shape_constants(servers, capacity, consumer_warps),
+            &shape_constants(servers, capacity, draws),
             pdes_gpu::shaders::PHILOX,
             &pdes_gpu::shaders::part("mmck.wgsl", include_str!("shaders/mmck.wgsl")),
         ],
@@ -137,7 +190,7 @@ pub fn module_source(
 }
 
 /// The shapes whose modules the shader checks compile: the papers' and the extremes, with
-/// either kind of product, one warp of consumers a workgroup and the most.
+/// either kind of product, the draws made either way.
 pub fn checked_modules() -> Vec<(String, String)> {
     let shapes = [
         (3, 5),
@@ -148,9 +201,9 @@ pub fn checked_modules() -> Vec<(String, String)> {
     let mut modules = Vec::new();
     for p in [Products::Emulated, Products::Native] {
         for (c, k) in shapes {
-            for m in [1, 7] {
-                let name = format!("mmck c={c} k={k} {m} consumer warps {p:?}");
-                modules.push((name, module_source(c, k, m, p)));
+            for d in [DrawsMadeBy::OwnThread, DrawsMadeBy::Producer] {
+                let name = format!("mmck c={c} k={k} draws by {d:?} {p:?}");
+                modules.push((name, module_source(c, k, d, p)));
             }
         }
     }
@@ -165,7 +218,7 @@ struct Pipelines {
     display: wgpu::ComputePipeline,
 }
 
-fn build_pipelines(gpu: &Gpu, shape: &RunShape, consumer_warps: u32) -> Pipelines {
+fn build_pipelines(gpu: &Gpu, shape: &RunShape, draws: DrawsMadeBy) -> Pipelines {
     let device = &gpu.device;
     let layout = kit::layout(
         device,
@@ -186,7 +239,7 @@ fn build_pipelines(gpu: &Gpu, shape: &RunShape, consumer_warps: u32) -> Pipeline
             module_source(
                 shape.servers,
                 shape.capacity,
-                consumer_warps,
+                draws,
                 Products::for_device(device),
             ),
         )
@@ -239,6 +292,16 @@ impl GpuMmck {
         Self::part(gpu, cfg, 0..cfg.run.replications)
     }
 
+    /// [`Self::new`] with the draws made by `draws` whatever the run's size (`verify`
+    /// checks both ways against the CPU).
+    pub fn with_draws(
+        gpu: Arc<Gpu>,
+        cfg: &MmckConfig,
+        draws: DrawsMadeBy,
+    ) -> Result<Self, SimError> {
+        Self::part_with(gpu, cfg, 0..cfg.run.replications, Some(draws))
+    }
+
     /// Replications `range` of `cfg` at time 0, on `gpu`: one device's share of a run
     /// split over several ([`super::spread::SpreadMmck`]). Each replication is keyed by its
     /// own number, so it runs as it does in the whole run.
@@ -247,13 +310,24 @@ impl GpuMmck {
         cfg: &MmckConfig,
         range: std::ops::Range<u32>,
     ) -> Result<Self, SimError> {
+        Self::part_with(gpu, cfg, range, None)
+    }
+
+    /// [`Self::part`] with the draws made by `draws` (None: as [`DrawsMadeBy::for_run`]
+    /// picks for the part's size).
+    fn part_with(
+        gpu: Arc<Gpu>,
+        cfg: &MmckConfig,
+        range: std::ops::Range<u32>,
+        draws: Option<DrawsMadeBy>,
+    ) -> Result<Self, SimError> {
         let shape = cfg.shape();
         let layout = Layout::of(&shape);
         let n = range.len() as u32;
         let record = 4 * u64::from(layout.stride);
         let by_buffer = gpu.max_storage_buffer() / record;
-        let consumer_warps = consumer_warps(&gpu.limits);
-        let per_group = consumer_warps * WARP;
+        let draws = draws.unwrap_or_else(|| DrawsMadeBy::for_run(n, &gpu.limits));
+        let per_group = draws.replications_per_group();
         let by_dispatch =
             u64::from(gpu.limits.max_compute_workgroups_per_dimension) * u64::from(per_group);
         let most = by_buffer.min(by_dispatch);
@@ -316,10 +390,10 @@ impl GpuMmck {
         let status = init("mmck status", &[0u8; 16], storage);
         oom.check(format_args!("{} bytes", words.len() * 4))?;
         let key = format!(
-            "mmck pipelines c={} k={} consumer warps {consumer_warps}",
+            "mmck pipelines c={} k={} draws by {draws:?}",
             shape.servers, shape.capacity
         );
-        let pipelines = gpu.cached(&key, || build_pipelines(&gpu, &shape, consumer_warps));
+        let pipelines = gpu.cached(&key, || build_pipelines(&gpu, &shape, draws));
         let bind_group = kit::bind_group(
             device,
             "mmck",

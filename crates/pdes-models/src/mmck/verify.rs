@@ -1,11 +1,12 @@
 //! The replications' part of `pdes-lab verify` (once per verification: the shader uses no
 //! workgroup reductions): the GPU's replications equal the CPU's word for word — every
 //! replication's clock, queue, servers, random-number counters and tally — after a
-//! budget that stops them mid-run and at the end, and so do the summaries.
+//! budget that stops them mid-run and at the end, and so do the summaries — with the draws
+//! made by each replication's thread and by producers beside them (`DrawsMadeBy`).
 
 use super::config::MmckConfig;
 use super::cpu::CpuMmck;
-use super::gpu::GpuMmck;
+use super::gpu::{DrawsMadeBy, GpuMmck};
 use crate::verify::{Case, CheckResult, Options, check_case, compare_reports, gpu_err, timed};
 use pdes_core::sim::waiting::{advance_settled, when_back};
 use pdes_core::sim::{Budget, Engine};
@@ -109,14 +110,34 @@ pub async fn page_checks(gpu: Arc<Gpu>) -> Vec<CheckResult> {
     results
 }
 
-/// [`check`] as a future (see [`page_checks`]).
+/// [`check`] as a future (see [`page_checks`]): both ways of making the draws, the
+/// differences of each named by it.
 async fn check_async(
     gpu: &Arc<Gpu>,
     cfg: &MmckConfig,
     options: Options,
 ) -> Result<Vec<String>, String> {
+    let mut diffs = Vec::new();
+    for draws in [DrawsMadeBy::OwnThread, DrawsMadeBy::Producer] {
+        let found = check_draws(gpu, cfg, options, draws).await?;
+        diffs.extend(
+            found
+                .into_iter()
+                .map(|d| format!("draws by {draws:?}: {d}")),
+        );
+    }
+    Ok(diffs)
+}
+
+/// [`check_async`] for one way of making the draws.
+async fn check_draws(
+    gpu: &Arc<Gpu>,
+    cfg: &MmckConfig,
+    options: Options,
+    draws: DrawsMadeBy,
+) -> Result<Vec<String>, String> {
     let mut cpu = CpuMmck::new(cfg);
-    let mut g = GpuMmck::new(gpu.clone(), cfg).map_err(gpu_err)?;
+    let mut g = GpuMmck::with_draws(gpu.clone(), cfg, draws).map_err(gpu_err)?;
     let half = pdes_core::time::to_ticks(cfg.expected_length() / 2.0);
     let mut diffs = Vec::new();
     for budget in [Budget::Until(half), Budget::Finish] {

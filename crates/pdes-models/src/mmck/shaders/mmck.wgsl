@@ -6,14 +6,11 @@
 // RING = max(K − C, 1) waiting places — so that the servers' arrays are indexed by
 // constants once the loops over them unroll, and stay in registers.
 //
-// A workgroup is two warps' worth of threads for HALF replications: a consumer thread runs
-// its replication's events, a producer thread makes its draws. The consumer loads its
-// replication's record once per dispatch, runs up to P.max_events events on registers
-// (the state times and the waiting ring, where longer than SLOTS_IN_REGISTERS, are indexed
-// and may live in the thread's local memory) and stores the record back: the only memory
-// operation on an event's path is the read of its draw from workgroup memory. The record is stored
-// word-major (word w of replication r at w · P.reps + r), so that a warp's loads and stores
-// are whole lines:
+// A consumer thread runs one replication's events: it loads the record once per dispatch,
+// runs up to P.max_events events on registers (the state times and the waiting ring, where
+// longer than SLOTS_IN_REGISTERS, are indexed and may live in the thread's local memory) and
+// stores the record back. The record is stored word-major (word w of replication r at
+// w · P.reps + r), so that a warp's loads and stores are whole lines:
 //   0 t, 2 next arrival, 4 n, 5 queue head, 6 queue length, 8 gaps drawn, 10 services drawn,
 //   12 departures, 14 events; 16.. the tally (t_start, area, busy, arrivals, blocked,
 //   departures, sojourn, wait, starts: two words each); state_off.. the time with n
@@ -22,13 +19,16 @@
 //
 // Random numbers: draw i of a stream is word i mod 4 of the Philox block i / 4 (mod.rs,
 // `draw`), as a −ln value. Which draw an event takes depends on the events before it, but
-// not the draw's value: so the producer makes each stream's next draws, in order, into a
-// ring in workgroup memory while the consumer runs events, and the two meet at a barrier
-// every PHASE events (`fill` says why neither overwrites what the other reads). At paper
-// 003's 7,168 replications every warp has one of the GPU's schedulers to itself: the
-// draws' Philox rounds and logarithms, ~45% of an event on its thread (bench/NOTES.md,
-// "M/M/c/k's draws made beside its events"), run on another scheduler, and only the
-// blocks drawn from are computed.
+// not the draw's value. Where the replications leave most of the GPU's schedulers idle
+// (paper 003's 7,168 on an H100: every warp has one to itself, and its time is its stream
+// of instructions) a producer thread beside each consumer makes each stream's next draws,
+// in order, into a ring in workgroup memory while the consumer runs events, and the two
+// meet at a barrier every PHASE events (`fill` says why neither overwrites what the other
+// reads): the draws' Philox rounds and logarithms, ~45% of an event's time on its thread,
+// run on another scheduler, and only the blocks drawn from are made. Where the replications
+// fill the GPU, a second thread per replication would halve those resident, so each
+// consumer makes its own draws, keeping two blocks of each stream ahead (bench/NOTES.md,
+// "M/M/c/k's draws made beside its events").
 
 struct Params {
     reps: u32, stride: u32, servers: u32, capacity: u32,
@@ -64,26 +64,25 @@ fn put64(r: u32, w: u32, v: vec2<u32>) { rep[w * P.reps + r] = v.x; rep[(w + 1u)
 
 const ONE: vec2<u32> = vec2<u32>(1u, 0u);
 
-// A workgroup: CONSUMERS replications (CONSUMER_WARPS warps of consumers, a shape
-// constant from gpu.rs) and one warp of PRODUCERS, producer p making the draws of consumers
-// p, p + PRODUCERS, …: whole warps apart, so that each runs on a scheduler of its own. The
-// events a consumer runs between two barriers, and the places of a stream's ring of draws:
-// a power of two, at least 2·PHASE + 3 (`fill`).
-const PRODUCERS: u32 = 32u;
-const CONSUMERS: u32 = CONSUMER_WARPS * PRODUCERS;
+// Who makes a replication's draws: its own thread (PRODUCERS = 0: a workgroup of CONSUMERS =
+// 64 replications), or a producer thread beside it (PRODUCERS = 32: a warp of 32 consumers
+// and a warp of 32 producers, whole warps apart so that each has a scheduler of its own).
+// Shape constants from gpu.rs (`DrawsMadeBy`), with PHASE, the events a consumer runs
+// between two of the workgroup's barriers (with its own draws: all of the dispatch's), and
+// the workgroup memory's sizes (one word where unused). RING_DRAWS, the places of a stream's
+// ring of draws: a power of two, at least 2·PHASE + 3 (`fill`).
 const GROUP: u32 = CONSUMERS + PRODUCERS;
-const PHASE: u32 = 14u;
 const RING_DRAWS: u32 = 32u;
 
 // The rings, place j of stream s of consumer l at (s · RING_DRAWS + j) · CONSUMERS + l: a
-// warp's lanes never share a bank. 8 KiB a warp of consumers.
-var<workgroup> pool: array<u32, 2u * RING_DRAWS * CONSUMERS>;
+// warp's lanes never share a bank. 8 KiB: within a browser's 16 KiB of workgroup memory.
+var<workgroup> pool: array<u32, POOL_WORDS>;
 // Each consumer's next draw of each stream (its index's low word) as a phase began, at
-// (parity · 2 + stream) · CONSUMERS + lane: written at the end of phase p into parity (p + 1) mod 2,
-// read by the producer during phase p + 1, so that no phase reads what it writes (on the
-// H100 the producer's warp read the consumer's cursor while the consumer wrote it: lavapipe
-// runs a workgroup's subgroups one after the other and could not show it).
-var<workgroup> next_draw: array<u32, 4u * CONSUMERS>;
+// (parity · 2 + stream) · CONSUMERS + lane: written at the end of phase p into parity
+// (p + 1) mod 2, read by the producer during phase p + 1, so that no phase reads what it
+// writes (on the H100 the producer's warp read the consumer's cursor while the consumer
+// wrote it: lavapipe runs a workgroup's subgroups one after the other and could not show it).
+var<workgroup> next_draw: array<u32, CURSOR_WORDS>;
 // Consumers still running events, and its value as the phase ended (read uniformly).
 var<workgroup> running: atomic<u32>;
 var<workgroup> still_running: u32;
@@ -96,7 +95,31 @@ fn block(rep_no: u32, stream: u32, b: vec2<u32>) -> vec4<u32> {
     return vec4<u32>(neg_ln_q27(w.x), neg_ln_q27(w.y), neg_ln_q27(w.z), neg_ln_q27(w.w));
 }
 
-// The producer's part of a phase for one stream: the blocks from draw `made` (a multiple
+// A thread that makes its own draws (PRODUCERS = 0):
+// Draws base .. base + 7 of one stream of one replication as −ln values (Q5.27): `lo` the
+// block holding base, `hi` the next one.
+struct Draws { base: vec2<u32>, lo: vec4<u32>, hi: vec4<u32> }
+
+fn block_of(i: vec2<u32>) -> vec2<u32> { return vec2<u32>((i.x >> 2u) | (i.y << 30u), i.y >> 2u); }
+
+// The two blocks from the one holding draw `next`.
+fn draws_from(rep_no: u32, stream: u32, next: vec2<u32>) -> Draws {
+    let b = block_of(next);
+    return Draws(vec2<u32>(next.x & ~3u, next.y), block(rep_no, stream, b), block(rep_no, stream, add64(b, ONE)));
+}
+
+// Moves on by a block where the next draw (the low word of its index: `next_lo`; at most
+// eight past `d.base`) is past `lo`. Called every fourth event, and a stream draws at most
+// once per event, so at least five draws are always ahead.
+fn refill(d: Draws, rep_no: u32, stream: u32, next_lo: u32) -> Draws {
+    let fresh = block(rep_no, stream, add64(block_of(d.base), vec2<u32>(2u, 0u)));
+    if next_lo - d.base.x >= 4u {
+        return Draws(add64(d.base, vec2<u32>(4u, 0u)), d.hi, fresh);
+    }
+    return d;
+}
+
+// A producer's part of a phase for one stream: the blocks from draw `made` (a multiple
 // of 4) while a whole block fits before `next_lo` + RING_DRAWS, where `next_lo` is the
 // consumer's next draw; returns the new `made`. Why this never overwrites a draw still to
 // be read, nor leaves one unmade: in a phase the consumer reads draws from its next one,
@@ -121,25 +144,29 @@ fn fill(lane: u32, rep_no: u32, stream: u32, made_from: vec2<u32>, next_lo: u32)
 }
 
 // Draw `i_lo` (its index's low word) of `stream` of consumer `lane` as an exponential with
-// mean `mean` ticks (rng::scale_q27).
-fn ticks(lane: u32, stream: u32, i_lo: u32, mean: u32) -> vec2<u32> {
-    let q = pool[(stream * RING_DRAWS + (i_lo & (RING_DRAWS - 1u))) * CONSUMERS + lane];
+// mean `mean` ticks (rng::scale_q27): from its ring, or from `d` where it makes its own.
+fn ticks(lane: u32, stream: u32, d: Draws, i_lo: u32, mean: u32) -> vec2<u32> {
+    var q: u32;
+    if PRODUCERS > 0u {
+        q = pool[(stream * RING_DRAWS + (i_lo & (RING_DRAWS - 1u))) * CONSUMERS + lane];
+    } else {
+        let off = i_lo - d.base.x;
+        // by selects, not a variable index into a vector: that index put the draws in the
+        // thread's local memory, a round trip on the path to the next event's time (0.155 →
+        // 0.102 s at 7,168 replications on the H100)
+        let v = select(d.hi, d.lo, off < 4u);
+        let j = off & 3u;
+        q = select(select(v.x, v.y, j == 1u), select(v.z, v.w, j == 3u), j >= 2u);
+    }
     let p = mul32x32(q, mean);
     return vec2<u32>((p.x >> 27u) | (p.y << 5u), p.y >> 27u);
-}
-
-// The record's draw counts of consumer `lane` of workgroup `wg` (its draws' cursors as the
-// dispatch starts), for its producer.
-fn first_draws(wg: u32, lane: u32) -> vec4<u32> {
-    let r = min(wg * CONSUMERS + lane, P.reps - 1u);
-    return vec4<u32>(get64(r, 8u), get64(r, 10u));
 }
 
 @compute @workgroup_size(GROUP)
 fn advance(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let consumer = lid < CONSUMERS;
-    let lane = select(lid - CONSUMERS, lid, consumer); // a producer's: its first consumer's
-    // every thread reads a record (a producer needs only its consumers' draw counts) and,
+    let lane = select(lid - CONSUMERS, lid, consumer); // a producer's: its consumer's
+    // every thread reads a record (a producer needs only its consumer's draw counts) and,
     // past the last replication too, meets every barrier
     let r = min(wg.x * CONSUMERS + lane, P.reps - 1u);
     let real = wg.x * CONSUMERS + lane < P.reps;
@@ -188,23 +215,23 @@ fn advance(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index
     let warmup_left = sub64(P.warmup, deps);
     let warm_at = select(0u, warmup_left.x, warmup_left.y == 0u);
     var done_here = 0u;
-    // a producer's next draw to make of each stream of each of its consumers (from the
-    // block of the consumer's next), gaps at 2j, services at 2j + 1
-    var made: array<vec2<u32>, 2u * CONSUMER_WARPS>;
-    if !consumer {
-        for (var j = 0u; j < CONSUMER_WARPS; j++) {
-            let l = lane + j * PRODUCERS;
-            let rep_no = P.first + min(wg.x * CONSUMERS + l, P.reps - 1u);
-            let next = first_draws(wg.x, l);
-            made[2u * j] = fill(l, rep_no, 0u, vec2<u32>(next.x & ~3u, next.y), next.x);
-            made[2u * j + 1u] = fill(l, rep_no, 1u, vec2<u32>(next.z & ~3u, next.w), next.z);
-        }
-    }
-    if lid == 0u { atomicStore(&running, min(CONSUMERS, P.reps - wg.x * CONSUMERS)); }
-    if consumer {
+    // a thread's own draws (PRODUCERS = 0), or a producer's next draw to make of each of
+    // its consumer's streams (from the block of the consumer's next)
+    var gap_draws: Draws;
+    var service_draws: Draws;
+    var gaps_made = vec2<u32>(gaps.x & ~3u, gaps.y);
+    var services_made = vec2<u32>(services.x & ~3u, services.y);
+    if PRODUCERS == 0u {
+        gap_draws = draws_from(P.first + r, 0u, gaps);
+        service_draws = draws_from(P.first + r, 1u, services);
+    } else if consumer {
         next_draw[lane] = gaps.x;
         next_draw[CONSUMERS + lane] = services.x;
+    } else {
+        gaps_made = fill(lane, P.first + r, 0u, gaps_made, gaps.x);
+        services_made = fill(lane, P.first + r, 1u, services_made, services.x);
     }
+    if lid == 0u { atomicStore(&running, min(CONSUMERS, P.reps - wg.x * CONSUMERS)); }
     var runs = consumer && real;
     workgroupBarrier();
     // every consumer stops within P.max_events events: the bound is never what ends this
@@ -217,6 +244,16 @@ fn advance(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index
                     runs = false;
                     break;
                 }
+                if PRODUCERS == 0u {
+                    // a warp's threads compute their blocks together, at the same events
+                    // (the gaps' at events ≡ 0 mod 4, the services' at ≡ 2), not whenever
+                    // one of them runs out (which, over 32 threads, is nearly every event)
+                    switch done_here & 3u {
+                        case 0u: { gap_draws = refill(gap_draws, P.first + r, 0u, gaps.x + gaps_here); }
+                        case 2u: { service_draws = refill(service_draws, P.first + r, 1u, services.x + services_here); }
+                        default: {}
+                    }
+                }
                 // the earliest departure (the lowest-numbered server of equal ones)
                 var server = 0u;
                 var first_dep = never();
@@ -228,7 +265,7 @@ fn advance(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index
                 // the next service time: a departure that frees a server to the queue's head and an
                 // arrival that finds one idle both draw this one, so a warp whose replications
                 // diverge computes it once, not once in each branch (−13% at 7,168 replications)
-                let s = ticks(lane, 1u, services.x + services_here, P.scale);
+                let s = ticks(lane, 1u, service_draws, services.x + services_here, P.scale);
                 if !lt64(te, P.limit) { runs = false; break; }
                 let dt = sub64(te, t);
                 // the time in state n; a few states by selects, so that they stay in registers
@@ -290,7 +327,7 @@ fn advance(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index
                 let starts_service = from_queue || to_server;
                 services_here += u32(starts_service);
                 starts_here += u32(starts_service);
-                next_arr = select(next_arr, add64(t, ticks(lane, 0u, gaps.x + gaps_here, P.arr_scale)), arrives);
+                next_arr = select(next_arr, add64(t, ticks(lane, 0u, gap_draws, gaps.x + gaps_here, P.arr_scale)), arrives);
                 gaps_here += u32(arrives);
                 if departs && deps_here == warm_at {
                     // the warm-up ends: the tally starts again from here
@@ -319,20 +356,16 @@ fn advance(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index
             if !runs { atomicSub(&running, 1u); }
         }
         let now = (phase & 1u) * 2u * CONSUMERS;
-        if consumer {
+        if PRODUCERS > 0u && consumer {
             // every consumer, stopped or not, so that the next phase's producer reads its
             // cursor, not one two phases old
             let next = ((phase + 1u) & 1u) * 2u * CONSUMERS;
             next_draw[next + lane] = gaps.x + gaps_here;
             next_draw[next + CONSUMERS + lane] = services.x + services_here;
-        } else {
+        } else if PRODUCERS > 0u {
             // the draws the last phase's events took are made again, further on
-            for (var j = 0u; j < CONSUMER_WARPS; j++) {
-                let l = lane + j * PRODUCERS;
-                let rep_no = P.first + min(wg.x * CONSUMERS + l, P.reps - 1u);
-                made[2u * j] = fill(l, rep_no, 0u, made[2u * j], next_draw[now + l]);
-                made[2u * j + 1u] = fill(l, rep_no, 1u, made[2u * j + 1u], next_draw[now + CONSUMERS + l]);
-            }
+            gaps_made = fill(lane, P.first + r, 0u, gaps_made, next_draw[now + lane]);
+            services_made = fill(lane, P.first + r, 1u, services_made, next_draw[now + CONSUMERS + lane]);
         }
         workgroupBarrier();
         if lid == 0u { still_running = atomicLoad(&running); }
