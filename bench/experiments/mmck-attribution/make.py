@@ -16,15 +16,23 @@ or the books), so no variant's output is a result; the time per event (wall / ev
 - draws-shared: a draw read from workgroup memory at its index (64 places a stream a
   thread, laid out so that a warp's lanes never share a bank, filled once at the
   dispatch's start): what the event costs if other warps made the draws and left them
-  there.
+  there;
+- no-books (eighth session): the sojourn and waiting-time sums left out of the event;
+- no-warm-check (eighth session): the test for the warm-up's end, and what it resets, left
+  out — exact where the run has no warm-up (the paper's), so its output must be the
+  built-in's there.
+A variant whose text the shader no longer has (the draws' variants after the producers of
+8239ef1, say) is skipped with a line that says so; the texts are matched at any
+indentation.
 The folders are copies of the shader as it is when make.py runs (each results folder
 names the commit its variants came from). Usage: make.py DIR (from the repository root)."""
 import os
 import sys
 
 FILE = "crates/pdes-models/src/mmck/shaders/mmck.wgsl"
-PHILOX = "    let w = philox4x32_10(vec4<u32>(b.x, b.y, P.seed_hi, stream), vec2<u32>(P.first + r, P.seed_lo));"
-CHEAP = """    let h = (b.x * 747796405u + 2891336453u) ^ ((P.first + r) * 2654435761u) ^ (stream * 40503u) ^ b.y;
+# (the replication's number is `rep_no` since 8239ef1, `P.first + r` before)
+PHILOX = "    let w = philox4x32_10(vec4<u32>(b.x, b.y, P.seed_hi, stream), vec2<u32>(rep_no, P.seed_lo));"
+CHEAP = """    let h = (b.x * 747796405u + 2891336453u) ^ (rep_no * 2654435761u) ^ (stream * 40503u) ^ b.y;
     let w = vec4<u32>(h, h * 3u + 1u, h * 5u + 7u, h * 9u + 3u);"""
 LN = "    return vec4<u32>(neg_ln_q27(w.x), neg_ln_q27(w.y), neg_ln_q27(w.z), neg_ln_q27(w.w));"
 NO_LN = "    return w >> vec4<u32>(4u);"
@@ -60,6 +68,26 @@ SHARED_ENTRY = """fn advance(@builtin(global_invocation_id) gid: vec3<u32>, @bui
 HASH_DECL = "var<private> r_of_draws: u32;\n"
 SHARED_DECL = "var<private> LID: u32;\nvar<workgroup> pool: array<u32, 8192>;\n"
 
+BOOKS = """        sojourn = select(sojourn, add64(sojourn, sub64(t, leaving)), departs);
+        wait = select(wait, add64(wait, sub64(t, a)), from_queue);
+"""
+WARM = """        if departs && deps_here == warm_at {
+            // the warm-up ends: the tally starts again from here
+            t_start = t;
+            arrivals = vec2<u32>(0u);
+            blocked = vec2<u32>(0u);
+            departures = vec2<u32>(0u);
+            arrivals_here = 0u;
+            blocked_here = 0u;
+            departures_here = 0u;
+            starts_here = 0u;
+            sojourn = vec2<u32>(0u);
+            wait = vec2<u32>(0u);
+            starts = vec2<u32>(0u);
+            for (var j = 0u; j < K1; j++) { st[j] = vec2<u32>(0u); }
+        }
+"""
+
 VARIANTS = {
     "no-draws": [(REFILL, NO_REFILL), (TICKS, HASH_TICKS), (ENTRY, HASH_ENTRY), ("struct Params {", HASH_DECL + "struct Params {")],
     "draws-shared": [(REFILL, NO_REFILL), (TICKS, SHARED_TICKS), (ENTRY, SHARED_ENTRY), ("struct Params {", SHARED_DECL + "struct Params {")],
@@ -67,15 +95,29 @@ VARIANTS = {
     "no-ln": [(LN, NO_LN)],
     "no-rng": [(PHILOX, CHEAP), (LN, NO_LN)],
     "no-tallies": [(TALLIES, "")],
+    "no-books": [(BOOKS, "")],
+    "no-warm-check": [(WARM, "")],
 }
+
+
+def indented(text, by):
+    return "\n".join((" " * by + line) if line.strip() else line for line in text.split("\n"))
 
 out = sys.argv[1]
 text = open(FILE).read()
 for name, edits in VARIANTS.items():
     v = text
     for old, new in edits:
-        assert v.count(old) == 1, (name, old)
-        v = v.replace(old, new)
+        for by in (0, 4, 8):
+            if v.count(indented(old, by)) == 1:
+                v = v.replace(indented(old, by), indented(new, by) if new else "")
+                break
+        else:
+            v = None
+            break
+    if v is None:
+        print(f"{name}: skipped (the shader no longer has its text)")
+        continue
     os.makedirs(os.path.join(out, name), exist_ok=True)
     open(os.path.join(out, name, "mmck.wgsl"), "w").write(v)
     print(os.path.join(out, name, "mmck.wgsl"))

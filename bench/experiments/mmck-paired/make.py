@@ -1,23 +1,54 @@
 #!/usr/bin/env python3
-"""Writes variants of the M/M/c/k replication shader with its draws made beside its events
-(issue 32 item 1, eighth session: a producer warp fills each replication's rings of draws
-in workgroup memory while the consumer warp runs PHASE events) into DIR/<variant>/mmck.wgsl,
-for PDES_WGSL_DIR. Every variant is exact — the same draws in the same order, only the
-phase's length and the rings' size change — so device.sh `mmck-exact` hashes each output
-against the built-in's:
-- phase30: 30 events a phase and rings of 64 draws (16 KiB of pools: more than a browser
-  is sure to give) instead of 14 and 32: half the barriers.
-- phase6: 6 events a phase and rings of 16 draws: twice the barriers, a quarter of the pools.
-Each results folder names the commit the variants came from.
+"""Writes variants of the M/M/c/k replication shader into DIR/<variant>/mmck.wgsl, for
+PDES_WGSL_DIR (issue 32 item 1, eighth session). Every variant is exact — the same draws
+in the same order, the same events and tallies — so device.sh `mmck-paired` hashes each
+output against the built-in's; run at 7,168 replications they measure the kernel whose
+draws a producer warp makes (gpu.rs `DrawsMadeBy::Producer`), at 57,344 the one whose
+replications make their own.
+
+On the shader of b8d0a61 (a producer warp for every consumer warp, always; results
+2026-11-28-h100-mmck-paired-3e26b9e): phase30 (30 events a phase, rings of 64 draws:
+16 KiB of rings) and phase6 (6 events, rings of 16) against 14 events and rings of 32:
+0.042 / 0.045 against 0.044 s at 7,168; at 57,344 0.283 / 0.170 against 0.187 s.
+
+On the shader of 8239ef1 (the draws made by producers up to 16,384 replications):
+- bound-per-phase: the dispatch's cap of events checked once a phase (every running
+  consumer of a workgroup has run the same events) instead of before every event;
+- ring64: 30 events a phase and rings of 64 draws (16 KiB, more than a browser is sure
+  to give; producer mode only);
+- both.
 Usage: make.py DIR (from the repository root)."""
 import os
 import sys
 
 FILE = "crates/pdes-models/src/mmck/shaders/mmck.wgsl"
-PHASE = "const PHASE: u32 = 14u;\nconst RING_DRAWS: u32 = 32u;"
+CAP = """            for (var e = 0u; e < PHASE; e++) {
+                if deps_here >= deps_left { runs = false; break; } // its last departure is behind it
+                if done_here >= P.max_events {
+                    atomicAdd(&status[0], 1u);
+                    runs = false;
+                    break;
+                }
+"""
+CAP_PER_PHASE = """            let todo = min(PHASE, P.max_events - done_here);
+            for (var e = 0u; e < todo; e++) {
+                if deps_here >= deps_left { runs = false; break; } // its last departure is behind it
+"""
+CAP_END = """            if !runs { atomicSub(&running, 1u); }"""
+CAP_END_PER_PHASE = """            if runs && done_here >= P.max_events && deps_here < deps_left {
+                atomicAdd(&status[0], 1u);
+                runs = false;
+            }
+            if !runs { atomicSub(&running, 1u); }"""
+RING = [
+    ("const RING_DRAWS: u32 = 32u;", "const RING_DRAWS: u32 = 64u;\nconst PHASE64: u32 = 30u;"),
+    ("var<workgroup> pool: array<u32, POOL_WORDS>;", "var<workgroup> pool: array<u32, 2u * 64u * 32u>;"),
+    ("phase <= P.max_events / PHASE + 1u", "phase <= P.max_events / PHASE64 + 1u"),
+]
 VARIANTS = {
-    "phase30": [(PHASE, "const PHASE: u32 = 30u;\nconst RING_DRAWS: u32 = 64u;")],
-    "phase6": [(PHASE, "const PHASE: u32 = 6u;\nconst RING_DRAWS: u32 = 16u;")],
+    "bound-per-phase": [(CAP, CAP_PER_PHASE), (CAP_END, CAP_END_PER_PHASE)],
+    "ring64": RING + [("for (var e = 0u; e < PHASE; e++)", "for (var e = 0u; e < PHASE64; e++)")],
+    "both": RING + [(CAP, CAP_PER_PHASE.replace("min(PHASE,", "min(PHASE64,")), (CAP_END, CAP_END_PER_PHASE)],
 }
 
 out = sys.argv[1]
