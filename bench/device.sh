@@ -242,10 +242,10 @@ for what in "$@"; do
           done
         done
       done | tee "$OUT/mmck-warps.txt" ;;
-    mmck-draws)  # issue 32 item 1, eighth session: the draws made by each replication's thread or by a producer beside it (PDES_MMCK_DRAWS=own|producer) at 7,168 … 57,344 replications × 50,000, two rounds: where the producers stop paying (gpu.rs, PRODUCERS_UP_TO); each output less its clocks hashed (every row of a size must be equal)
+    mmck-draws)  # issue 32 item 1, eighth session: the draws made by each replication's thread or by a producer beside it (PDES_MMCK_DRAWS=own|producer32|producer64) at 7,168 … 57,344 replications × 50,000, two rounds: where the producers stop paying (gpu.rs, PRODUCERS_UP_TO); each output less its clocks hashed (every row of a size must be equal)
       for round in 1 2; do
         for reps in 7168 14336 21504 28672 43008 57344; do
-          for d in own producer; do
+          for d in own producer32 producer64; do
             f="$OUT/draws-$d-$reps-$round.json"
             PDES_MMCK_DRAWS=$d $BIN run cheng2014-mmck --engine gpu --set run.replications=$reps --format json --out "$f" > /dev/null 2>&1
             echo "round $round $(printf %-8s $d) $reps reps: $(grep -m1 -h '"wall_seconds"' "$f" | tr -d ' ,'), output $(grep -v 'wall_seconds\|per_second' "$f" | md5sum | cut -c1-12)"

@@ -7,6 +7,7 @@ use crate::common_cfg;
 use common_cfg::gpu;
 use pdes_lab::models::mmck::config::MmckConfig;
 use pdes_lab::models::mmck::cpu::CpuMmck;
+use pdes_lab::models::mmck::draws::DrawsMadeBy;
 use pdes_lab::models::mmck::gpu::GpuMmck;
 use pdes_lab::models::mmck::spread::SpreadMmck;
 use pdes_lab::sim::{Budget, Engine};
@@ -19,20 +20,26 @@ fn config(sets: &[&str]) -> MmckConfig {
         .clone()
 }
 
-/// Both engines under the same budgets: every replication equal after each.
+/// Both engines under the same budgets, the GPU's draws made each way the device can make
+/// them (by producers beside the replications, with each ring that fits, and by their own
+/// threads): every replication equal after each budget.
 fn assert_same(cfg: &MmckConfig, budgets: &[Budget]) {
     let Some(g) = gpu() else { return };
-    let mut cpu = CpuMmck::new(cfg);
-    let mut gpu = GpuMmck::new(g, cfg).unwrap();
-    for (i, b) in budgets.iter().enumerate() {
-        cpu.advance(*b).unwrap();
-        gpu.advance(*b).unwrap();
-        let (c, w) = (cpu.replications(), gpu.replications().unwrap());
-        for r in 0..c.len() {
-            assert_eq!(c[r], w[r], "budget {i} ({b:?}): replication {r}");
+    let ways = DrawsMadeBy::every(&g.limits);
+    assert!(ways.len() >= 2, "no producers on this adapter: {ways:?}");
+    for draws in ways {
+        let mut cpu = CpuMmck::new(cfg);
+        let mut gpu = GpuMmck::with_draws(g.clone(), cfg, draws).unwrap();
+        for (i, b) in budgets.iter().enumerate() {
+            cpu.advance(*b).unwrap();
+            gpu.advance(*b).unwrap();
+            let (c, w) = (cpu.replications(), gpu.replications().unwrap());
+            for r in 0..c.len() {
+                assert_eq!(c[r], w[r], "{draws:?}, budget {i} ({b:?}): replication {r}");
+            }
         }
+        assert!(cpu.finished() && gpu.finished());
     }
-    assert!(cpu.finished() && gpu.finished());
 }
 
 #[test]

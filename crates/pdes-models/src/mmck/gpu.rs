@@ -9,6 +9,7 @@
 
 use super::config::MmckConfig;
 use super::cpu::Standing;
+use super::draws::DrawsMadeBy;
 use super::summary::Summary;
 use super::{Replication, RunShape, Tally};
 use bytemuck::{Pod, Zeroable};
@@ -22,75 +23,6 @@ use std::sync::Arc;
 
 /// Threads per workgroup (`advance`'s and `display_main`'s workgroup size).
 const WG: u32 = 64;
-/// Who makes a replication's draws on the GPU (mmck.wgsl, "Random numbers"): the same
-/// draws either way, so the same bits; only the time differs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DrawsMadeBy {
-    /// The replication's own thread, between its events: 64 replications a workgroup.
-    OwnThread,
-    /// A producer thread beside the replication's, in a warp of its own: 32 replications
-    /// (and 64 threads) a workgroup.
-    Producer,
-}
-
-/// Up to how many replications (on one device) a producer makes each one's draws: on an
-/// H100, 7,168 replications ran 1.7× faster with producers, 57,344 8% slower (bench/NOTES.md,
-/// "M/M/c/k's draws made beside its events").
-const PRODUCERS_UP_TO: u32 = 16_384;
-/// Events a consumer runs between two barriers where a producer makes its draws (mmck.wgsl:
-/// at most (32 − 3) / 2, its rings' 32 places).
-const PHASE: u32 = 14;
-
-impl DrawsMadeBy {
-    /// Producers for up to [`PRODUCERS_UP_TO`] replications where the device's workgroup
-    /// memory holds their rings, else each replication's own thread; `PDES_MMCK_DRAWS=own`
-    /// or `producer` forces one (for benchmarks).
-    pub fn for_run(replications: u32, limits: &wgpu::Limits) -> Self {
-        let fits = limits.max_compute_workgroup_storage_size >= Self::Producer.workgroup_bytes();
-        match std::env::var("PDES_MMCK_DRAWS").as_deref() {
-            Ok("own") => Self::OwnThread,
-            Ok("producer") if fits => Self::Producer,
-            _ if fits && replications <= PRODUCERS_UP_TO => Self::Producer,
-            _ => Self::OwnThread,
-        }
-    }
-
-    /// Replications a workgroup of `advance`.
-    fn replications_per_group(self) -> u32 {
-        match self {
-            Self::OwnThread => 64,
-            Self::Producer => 32,
-        }
-    }
-
-    /// Words of the rings of draws and of the cursors (one where unused: WGSL has no empty
-    /// array).
-    fn pool_words(self) -> (u32, u32) {
-        match self {
-            Self::OwnThread => (1, 1),
-            Self::Producer => (2 * 32 * 32, 4 * 32),
-        }
-    }
-
-    /// Bytes of workgroup memory a workgroup of `advance` uses.
-    fn workgroup_bytes(self) -> u32 {
-        let (pool, cursors) = self.pool_words();
-        4 * (pool + cursors + 2)
-    }
-
-    /// The shader's constants for it.
-    fn constants(self) -> String {
-        let (pool, cursors) = self.pool_words();
-        let (consumers, producers, phase) = match self {
-            Self::OwnThread => (64, 0, u32::MAX),
-            Self::Producer => (32, 32, PHASE),
-        };
-        format!(
-            "const CONSUMERS: u32 = {consumers}u;\nconst PRODUCERS: u32 = {producers}u;\nconst PHASE: u32 = {phase}u;\nconst POOL_WORDS: u32 = {pool}u;\nconst CURSOR_WORDS: u32 = {cursors}u;\n"
-        )
-    }
-}
-
 /// Loop iterations one thread may run in one dispatch. Mesa's llvmpipe (lavapipe, the
 /// CI's Vulkan) stops any shader loop after 65,535 iterations, counted over the whole
 /// invocation, nested loops included — a longer dispatch silently went wrong there. Each
@@ -201,8 +133,9 @@ pub fn checked_modules() -> Vec<(String, String)> {
     let mut modules = Vec::new();
     for p in [Products::Emulated, Products::Native] {
         for (c, k) in shapes {
-            for d in [DrawsMadeBy::OwnThread, DrawsMadeBy::Producer] {
-                let name = format!("mmck c={c} k={k} draws by {d:?} {p:?}");
+            let ways = [32, 64].map(|ring| DrawsMadeBy::Producer { ring });
+            for d in ways.into_iter().chain([DrawsMadeBy::OwnThread]) {
+                let name = format!("mmck c={c} k={k} draws {} {p:?}", d.name());
                 modules.push((name, module_source(c, k, d, p)));
             }
         }
@@ -390,8 +323,10 @@ impl GpuMmck {
         let status = init("mmck status", &[0u8; 16], storage);
         oom.check(format_args!("{} bytes", words.len() * 4))?;
         let key = format!(
-            "mmck pipelines c={} k={} draws by {draws:?}",
-            shape.servers, shape.capacity
+            "mmck pipelines c={} k={} draws {}",
+            shape.servers,
+            shape.capacity,
+            draws.name()
         );
         let pipelines = gpu.cached(&key, || build_pipelines(&gpu, &shape, draws));
         let bind_group = kit::bind_group(

@@ -16,6 +16,7 @@
 pub mod analytic;
 pub mod config;
 pub mod cpu;
+pub mod draws;
 pub mod gpu;
 pub mod live;
 pub mod spread;

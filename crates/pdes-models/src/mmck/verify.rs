@@ -2,11 +2,12 @@
 //! workgroup reductions): the GPU's replications equal the CPU's word for word — every
 //! replication's clock, queue, servers, random-number counters and tally — after a
 //! budget that stops them mid-run and at the end, and so do the summaries — with the draws
-//! made by each replication's thread and by producers beside them (`DrawsMadeBy`).
+//! made each way the device can make them (`DrawsMadeBy`).
 
 use super::config::MmckConfig;
 use super::cpu::CpuMmck;
-use super::gpu::{DrawsMadeBy, GpuMmck};
+use super::draws::DrawsMadeBy;
+use super::gpu::GpuMmck;
 use crate::verify::{Case, CheckResult, Options, check_case, compare_reports, gpu_err, timed};
 use pdes_core::sim::waiting::{advance_settled, when_back};
 use pdes_core::sim::{Budget, Engine};
@@ -110,21 +111,20 @@ pub async fn page_checks(gpu: Arc<Gpu>) -> Vec<CheckResult> {
     results
 }
 
-/// [`check`] as a future (see [`page_checks`]): both ways of making the draws, the
-/// differences of each named by it.
+/// [`check`] as a future (see [`page_checks`]): every way the device can make the draws,
+/// the differences of each after a line naming it.
 async fn check_async(
     gpu: &Arc<Gpu>,
     cfg: &MmckConfig,
     options: Options,
 ) -> Result<Vec<String>, String> {
     let mut diffs = Vec::new();
-    for draws in [DrawsMadeBy::OwnThread, DrawsMadeBy::Producer] {
+    for draws in DrawsMadeBy::every(&gpu.limits) {
         let found = check_draws(gpu, cfg, options, draws).await?;
-        diffs.extend(
-            found
-                .into_iter()
-                .map(|d| format!("draws by {draws:?}: {d}")),
-        );
+        if !found.is_empty() {
+            diffs.push(format!("with the draws made by {}:", draws.name()));
+            diffs.extend(found);
+        }
     }
     Ok(diffs)
 }

@@ -67,15 +67,14 @@ const ONE: vec2<u32> = vec2<u32>(1u, 0u);
 // Who makes a replication's draws: its own thread (PRODUCERS = 0: a workgroup of CONSUMERS =
 // 64 replications), or a producer thread beside it (PRODUCERS = 32: a warp of 32 consumers
 // and a warp of 32 producers, whole warps apart so that each has a scheduler of its own).
-// Shape constants from gpu.rs (`DrawsMadeBy`), with PHASE, the events a consumer runs
-// between two of the workgroup's barriers (with its own draws: all of the dispatch's), and
-// the workgroup memory's sizes (one word where unused). RING_DRAWS, the places of a stream's
-// ring of draws: a power of two, at least 2·PHASE + 3 (`fill`).
+// Shape constants from draws.rs (`DrawsMadeBy`), with PHASE, the events a consumer runs
+// between two of the workgroup's barriers (with its own draws: all of the dispatch's),
+// RING_DRAWS, the places of a stream's ring of draws (a power of two, at least 2·PHASE + 3:
+// `fill`), and the workgroup memory's sizes (one word where unused).
 const GROUP: u32 = CONSUMERS + PRODUCERS;
-const RING_DRAWS: u32 = 32u;
 
 // The rings, place j of stream s of consumer l at (s · RING_DRAWS + j) · CONSUMERS + l: a
-// warp's lanes never share a bank. 8 KiB: within a browser's 16 KiB of workgroup memory.
+// warp's lanes never share a bank.
 var<workgroup> pool: array<u32, POOL_WORDS>;
 // Each consumer's next draw of each stream (its index's low word) as a phase began, at
 // (parity · 2 + stream) · CONSUMERS + lane: written at the end of phase p into parity
@@ -233,12 +232,14 @@ fn advance(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index
     }
     if lid == 0u { atomicStore(&running, min(CONSUMERS, P.reps - wg.x * CONSUMERS)); }
     var runs = consumer && real;
+    var warm_ends = false;
     workgroupBarrier();
     // every consumer stops within P.max_events events: the bound is never what ends this
     for (var phase = 0u; phase <= P.max_events / PHASE + 1u; phase++) {
         if runs {
             for (var e = 0u; e < PHASE; e++) {
-                if deps_here >= deps_left { runs = false; break; } // its last departure is behind it
+                // its last departure is behind it, or the warm-up ended at the last event
+                if deps_here >= deps_left || warm_ends { break; }
                 if done_here >= P.max_events {
                     atomicAdd(&status[0], 1u);
                     runs = false;
@@ -329,21 +330,6 @@ fn advance(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index
                 starts_here += u32(starts_service);
                 next_arr = select(next_arr, add64(t, ticks(lane, 0u, gap_draws, gaps.x + gaps_here, P.arr_scale)), arrives);
                 gaps_here += u32(arrives);
-                if departs && deps_here == warm_at {
-                    // the warm-up ends: the tally starts again from here
-                    t_start = t;
-                    arrivals = vec2<u32>(0u);
-                    blocked = vec2<u32>(0u);
-                    departures = vec2<u32>(0u);
-                    arrivals_here = 0u;
-                    blocked_here = 0u;
-                    departures_here = 0u;
-                    starts_here = 0u;
-                    sojourn = vec2<u32>(0u);
-                    wait = vec2<u32>(0u);
-                    starts = vec2<u32>(0u);
-                    for (var j = 0u; j < K1; j++) { st[j] = vec2<u32>(0u); }
-                }
                 // one loop of writes over the servers for both branches: a warp whose replications
                 // diverge runs it once, not a loop in each branch (with the books at the end, −12% at
                 // 7,168 replications and −18% at 57,344)
@@ -352,7 +338,28 @@ fn advance(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index
                     who[i] = select(who[i], new_who, i == changed);
                 }
                 done_here += 1u;
+                warm_ends = departs && deps_here == warm_at;
             }
+            if warm_ends {
+                // the warm-up ended at the last event: the tally starts again from here.
+                // Out of the event loop, which stops for it (the rest of the phase's events
+                // go to the next phase): a branch in every event, never taken but once,
+                // cost 7% at 7,168 replications on the H100
+                warm_ends = false;
+                t_start = t;
+                arrivals = vec2<u32>(0u);
+                blocked = vec2<u32>(0u);
+                departures = vec2<u32>(0u);
+                arrivals_here = 0u;
+                blocked_here = 0u;
+                departures_here = 0u;
+                starts_here = 0u;
+                sojourn = vec2<u32>(0u);
+                wait = vec2<u32>(0u);
+                starts = vec2<u32>(0u);
+                for (var j = 0u; j < K1; j++) { st[j] = vec2<u32>(0u); }
+            }
+            runs = runs && deps_here < deps_left;
             if !runs { atomicSub(&running, 1u); }
         }
         let now = (phase & 1u) * 2u * CONSUMERS;

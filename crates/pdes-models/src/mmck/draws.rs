@@ -1,0 +1,164 @@
+//! Who makes a replication's random draws on the GPU (mmck.wgsl, "Random numbers"): its
+//! own thread between its events, or a producer thread beside it. The draws are the same
+//! either way — the same stream positions, in the same order — so the replications end in
+//! the same bits; only the time differs, and which wins depends on how full the device is
+//! (bench/NOTES.md, "M/M/c/k's draws made beside its events").
+
+/// Who makes the draws, and with what workgroup memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DrawsMadeBy {
+    /// The replication's own thread, between its events, two Philox blocks of each stream
+    /// ahead: 64 replications a workgroup. Where replications fill the device.
+    OwnThread,
+    /// A producer thread beside the replication's, in a warp of its own, filling a ring of
+    /// `ring` draws of each stream in workgroup memory (32 or 64 places; the consumer runs
+    /// (ring − 3) / 2 events between two barriers): 32 replications (64 threads) a
+    /// workgroup. Where replications leave most of the device's schedulers idle.
+    Producer {
+        /// Places of each stream's ring (a power of two).
+        ring: u32,
+    },
+}
+
+/// Up to how many replications (on one device) producers make the draws: on an H100,
+/// 7,168 and 14,336 replications ran 1.7× and 1.3× faster with them, 21,504 as fast, 28,672
+/// to 57,344 8–30% slower (bench/NOTES.md, "M/M/c/k's draws made beside its events").
+const PRODUCERS_UP_TO: u32 = 16_384;
+
+/// The producers' rings, the longest first: 64 places (16 KiB of rings, 30 events between
+/// barriers: 5% faster at 7,168 replications on an H100) where the device's workgroup
+/// memory holds them, else 32 (8 KiB: a browser's 16 KiB hold them).
+const RINGS: [u32; 2] = [64, 32];
+
+/// Threads in a warp of consumers or of producers (mmck.wgsl's PRODUCERS).
+const WARP: u32 = 32;
+
+impl DrawsMadeBy {
+    /// Producers for up to [`PRODUCERS_UP_TO`] replications, with the longest ring the
+    /// device's workgroup memory holds, else each replication's own thread.
+    /// `PDES_MMCK_DRAWS=own`, `producer32` or `producer64` forces one (for benchmarks;
+    /// a ring that does not fit is not used).
+    pub fn for_run(replications: u32, limits: &wgpu::Limits) -> Self {
+        let fitting = Self::every(limits);
+        let forced = std::env::var("PDES_MMCK_DRAWS")
+            .ok()
+            .and_then(|v| fitting.iter().copied().find(|d| d.name() == v.as_str()));
+        if let Some(d) = forced {
+            return d;
+        }
+        if replications <= PRODUCERS_UP_TO {
+            fitting[0]
+        } else {
+            Self::OwnThread
+        }
+    }
+
+    /// Every way the device can make the draws, producers with the longest ring first
+    /// (`verify` and the tests check each against the CPU).
+    pub fn every(limits: &wgpu::Limits) -> Vec<Self> {
+        let mut ways: Vec<Self> = RINGS
+            .iter()
+            .map(|&ring| Self::Producer { ring })
+            .filter(|d| d.workgroup_bytes() <= limits.max_compute_workgroup_storage_size)
+            .collect();
+        ways.push(Self::OwnThread);
+        ways
+    }
+
+    /// Its name in `PDES_MMCK_DRAWS` and in `verify`'s details.
+    pub fn name(self) -> String {
+        match self {
+            Self::OwnThread => "own".into(),
+            Self::Producer { ring } => format!("producer{ring}"),
+        }
+    }
+
+    /// Replications a workgroup of `advance`.
+    pub fn replications_per_group(self) -> u32 {
+        match self {
+            Self::OwnThread => 2 * WARP,
+            Self::Producer { .. } => WARP,
+        }
+    }
+
+    /// Words of the rings of draws and of the cursors (one where unused: WGSL has no empty
+    /// array).
+    fn pool_words(self) -> (u32, u32) {
+        match self {
+            Self::OwnThread => (1, 1),
+            Self::Producer { ring } => (2 * ring * WARP, 4 * WARP),
+        }
+    }
+
+    /// Bytes of workgroup memory a workgroup of `advance` uses (the rings, the cursors,
+    /// two counters).
+    fn workgroup_bytes(self) -> u32 {
+        let (pool, cursors) = self.pool_words();
+        4 * (pool + cursors + 2)
+    }
+
+    /// The shader's constants for it: consumers and producers a workgroup, the events of a
+    /// phase (all of a dispatch's where there are no producers), the ring's places and the
+    /// workgroup memory's sizes in words.
+    pub fn constants(self) -> String {
+        let (pool, cursors) = self.pool_words();
+        let (consumers, producers, ring) = match self {
+            Self::OwnThread => (2 * WARP, 0, 1),
+            Self::Producer { ring } => (WARP, WARP, ring),
+        };
+        // mmck.wgsl's `fill`: a phase reads at most PHASE draws of a stream past its first,
+        // and the ring holds at least 2 · PHASE + 3
+        let phase = if producers == 0 {
+            u32::MAX
+        } else {
+            (ring - 3) / 2
+        };
+        format!(
+            "const CONSUMERS: u32 = {consumers}u;\nconst PRODUCERS: u32 = {producers}u;\nconst PHASE: u32 = {phase}u;\nconst RING_DRAWS: u32 = {ring}u;\nconst POOL_WORDS: u32 = {pool}u;\nconst CURSOR_WORDS: u32 = {cursors}u;\n"
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_small_run_gets_the_longest_ring_that_fits_and_a_large_one_its_own_threads() {
+        let mut limits = wgpu::Limits {
+            max_compute_workgroup_storage_size: 32 * 1024,
+            ..Default::default()
+        };
+        assert_eq!(
+            DrawsMadeBy::for_run(7_168, &limits),
+            DrawsMadeBy::Producer { ring: 64 }
+        );
+        assert_eq!(
+            DrawsMadeBy::for_run(57_344, &limits),
+            DrawsMadeBy::OwnThread
+        );
+        limits.max_compute_workgroup_storage_size = 16 * 1024;
+        assert_eq!(
+            DrawsMadeBy::for_run(7_168, &limits),
+            DrawsMadeBy::Producer { ring: 32 }
+        );
+        limits.max_compute_workgroup_storage_size = 4 * 1024;
+        assert_eq!(DrawsMadeBy::for_run(7_168, &limits), DrawsMadeBy::OwnThread);
+    }
+
+    #[test]
+    fn a_phase_leaves_the_ring_room_for_the_next() {
+        for ring in RINGS {
+            let c = DrawsMadeBy::Producer { ring }.constants();
+            let phase: u32 = c
+                .lines()
+                .find_map(|l| l.strip_prefix("const PHASE: u32 = "))
+                .and_then(|v| v.trim_end_matches("u;").parse().ok())
+                .unwrap_or(0);
+            assert!(
+                phase >= 1 && 2 * phase + 3 <= ring,
+                "ring {ring}: phase {phase}"
+            );
+        }
+    }
+}
