@@ -20,22 +20,21 @@ pub enum DrawsMadeBy {
     },
 }
 
-/// Up to how many replications (on one device) producers make the draws: on an H100,
-/// 7,168 and 14,336 replications ran 1.7× and 1.3× faster with them, 21,504 as fast, 28,672
-/// to 57,344 8–30% slower (bench/NOTES.md, "M/M/c/k's draws made beside its events").
-const PRODUCERS_UP_TO: u32 = 16_384;
-
-/// The producers' rings, the longest first: 64 places (16 KiB of rings, 30 events between
-/// barriers: 5% faster at 7,168 replications on an H100) where the device's workgroup
-/// memory holds them, else 32 (8 KiB: a browser's 16 KiB hold them).
-const RINGS: [u32; 2] = [64, 32];
+/// The producers' rings, the longest first, and up to how many replications (on one
+/// device) each is used. On an H100 (bench/NOTES.md, "M/M/c/k's draws made beside its
+/// events"): rings of 32 places (8 KiB of rings, 14 events between barriers; a browser's
+/// 16 KiB hold them) ran 7,168 and 14,336 replications 1.8× and 1.3× faster than their own
+/// threads, 21,504 as fast, 28,672 to 57,344 8–30% slower; rings of 64 (16 KiB, 30 events)
+/// 3% faster again at 7,168, 40% slower at 14,336.
+const RINGS: [(u32, u32); 2] = [(64, 8_192), (32, 16_384)];
 
 /// Threads in a warp of consumers or of producers (mmck.wgsl's PRODUCERS).
 const WARP: u32 = 32;
 
 impl DrawsMadeBy {
-    /// Producers for up to [`PRODUCERS_UP_TO`] replications, with the longest ring the
-    /// device's workgroup memory holds, else each replication's own thread.
+    /// Producers with the longest ring of [`RINGS`] whose count of replications the run's
+    /// does not pass and whose workgroup memory the device has, else each replication's own
+    /// thread.
     /// `PDES_MMCK_DRAWS=own`, `producer32` or `producer64` forces one (for benchmarks;
     /// a ring that does not fit is not used).
     pub fn for_run(replications: u32, limits: &wgpu::Limits) -> Self {
@@ -46,11 +45,12 @@ impl DrawsMadeBy {
         if let Some(d) = forced {
             return d;
         }
-        if replications <= PRODUCERS_UP_TO {
-            fitting[0]
-        } else {
-            Self::OwnThread
-        }
+        RINGS
+            .iter()
+            .filter(|&&(_, most)| replications <= most)
+            .map(|&(ring, _)| Self::Producer { ring })
+            .find(|d| fitting.contains(d))
+            .unwrap_or(Self::OwnThread)
     }
 
     /// Every way the device can make the draws, producers with the longest ring first
@@ -58,7 +58,7 @@ impl DrawsMadeBy {
     pub fn every(limits: &wgpu::Limits) -> Vec<Self> {
         let mut ways: Vec<Self> = RINGS
             .iter()
-            .map(|&ring| Self::Producer { ring })
+            .map(|&(ring, _)| Self::Producer { ring })
             .filter(|d| d.workgroup_bytes() <= limits.max_compute_workgroup_storage_size)
             .collect();
         ways.push(Self::OwnThread);
@@ -125,6 +125,7 @@ mod tests {
 
     #[test]
     fn a_small_run_gets_the_longest_ring_that_fits_and_a_large_one_its_own_threads() {
+        // (PDES_MMCK_DRAWS, a benchmark's knob, is not set in the tests)
         let mut limits = wgpu::Limits {
             max_compute_workgroup_storage_size: 32 * 1024,
             ..Default::default()
@@ -132,6 +133,10 @@ mod tests {
         assert_eq!(
             DrawsMadeBy::for_run(7_168, &limits),
             DrawsMadeBy::Producer { ring: 64 }
+        );
+        assert_eq!(
+            DrawsMadeBy::for_run(14_336, &limits),
+            DrawsMadeBy::Producer { ring: 32 }
         );
         assert_eq!(
             DrawsMadeBy::for_run(57_344, &limits),
@@ -148,7 +153,7 @@ mod tests {
 
     #[test]
     fn a_phase_leaves_the_ring_room_for_the_next() {
-        for ring in RINGS {
+        for (ring, _) in RINGS {
             let c = DrawsMadeBy::Producer { ring }.constants();
             let phase: u32 = c
                 .lines()
