@@ -17,6 +17,13 @@ On the shader of 8239ef1 (the draws made by producers up to 16,384 replications)
 - ring64: 30 events a phase and rings of 64 draws (16 KiB, more than a browser is sure
   to give; producer mode only);
 - both.
+Measured (results 2026-11-28-h100-mmck-variants-8239ef1): ring64 −5% at 7,168 (built in
+for up to 8,192 replications, be0d4a2), bound-per-phase no change.
+
+On the shader of 39ee566 (the books from the state times):
+- min-select: the earliest departure by selects from server 0's, not a branch a server;
+- st-masked: each state time adds dt or zero (six independent adds), not the time in
+  state n picked by a chain of selects, added to and written back by selects.
 Usage: make.py DIR (from the repository root)."""
 import os
 import sys
@@ -45,7 +52,28 @@ RING = [
     ("var<workgroup> pool: array<u32, POOL_WORDS>;", "var<workgroup> pool: array<u32, 2u * 64u * 32u>;"),
     ("phase <= P.max_events / PHASE + 1u", "phase <= P.max_events / PHASE64 + 1u"),
 ]
+MIN = """                var server = 0u;
+                var first_dep = never();
+                for (var i = 0u; i < C; i++) {
+                    if lt64(dep[i], first_dep) { first_dep = dep[i]; server = i; }
+                }"""
+MIN_SELECT = """                var server = 0u;
+                var first_dep = dep[0];
+                for (var i = 1u; i < C; i++) {
+                    let earlier = lt64(dep[i], first_dep);
+                    first_dep = select(first_dep, dep[i], earlier);
+                    server = select(server, i, earlier);
+                }"""
+ST = """                    var time_in_n = st[0];
+                    for (var j = 1u; j < K1; j++) { time_in_n = select(time_in_n, st[j], j == n); }
+                    time_in_n = add64(time_in_n, dt);
+                    for (var j = 0u; j < K1; j++) { st[j] = select(st[j], time_in_n, j == n); }"""
+ST_MASKED = """                    for (var j = 0u; j < K1; j++) { st[j] = add64(st[j], select(vec2<u32>(0u), dt, j == n)); }"""
 VARIANTS = {
+    "min-select": [(MIN, MIN_SELECT)],
+    "st-masked": [(ST, ST_MASKED)],
+}
+EARLIER = {
     "bound-per-phase": [(CAP, CAP_PER_PHASE), (CAP_END, CAP_END_PER_PHASE)],
     "ring64": RING + [("for (var e = 0u; e < PHASE; e++)", "for (var e = 0u; e < PHASE64; e++)")],
     "both": RING + [(CAP, CAP_PER_PHASE.replace("min(PHASE,", "min(PHASE64,")), (CAP_END, CAP_END_PER_PHASE)],
