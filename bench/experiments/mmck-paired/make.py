@@ -24,6 +24,17 @@ On the shader of 39ee566 (the books from the state times):
 - min-select: the earliest departure by selects from server 0's, not a branch a server;
 - st-masked: each state time adds dt or zero (six independent adds), not the time in
   state n picked by a chain of selects, added to and written back by selects.
+Measured (results 2026-11-28-h100-mmck-min-select-39ee566): min-select 1–3% faster at
+7,168 (built in, f219547), st-masked 14% slower.
+
+On the shader of f219547:
+- st-shared: the state times in workgroup memory, the time in state n read, added to and
+  written at its index there (no selects over every state), copied from and to registers
+  at the dispatch's ends;
+- scaled-by-producer: the producer scales each draw to ticks (its stream's mean) and
+  stores both words, the consumer reads the ticks (no product or shifts on the event's
+  path; the rings twice the memory: producer mode on a device with 33 KiB and more only);
+- st-shared-scaled: both.
 Usage: make.py DIR (from the repository root)."""
 import os
 import sys
@@ -69,7 +80,56 @@ ST = """                    var time_in_n = st[0];
                     time_in_n = add64(time_in_n, dt);
                     for (var j = 0u; j < K1; j++) { st[j] = select(st[j], time_in_n, j == n); }"""
 ST_MASKED = """                    for (var j = 0u; j < K1; j++) { st[j] = add64(st[j], select(vec2<u32>(0u), dt, j == n)); }"""
+ST_IF = """                if K1 <= SLOTS_IN_REGISTERS {
+""" + ST + """
+                } else {
+                    st[n] = add64(st[n], dt);
+                }"""
+ST_SHARED = """                {
+                    let at = n * CONSUMERS + lane;
+                    st_sh[at] = add64(st_sh[at], dt);
+                }"""
 VARIANTS = {
+    "st-shared": [
+        ("var<workgroup> still_running: u32;", "var<workgroup> still_running: u32;\nvar<workgroup> st_sh: array<vec2<u32>, K1 * CONSUMERS>;"),
+        ("    for (var j = 0u; j < K1; j++) { st[j] = get64(r, P.state_off + 2u * j); }",
+         "    for (var j = 0u; j < K1; j++) { st[j] = get64(r, P.state_off + 2u * j); }\n    if consumer { for (var j = 0u; j < K1; j++) { st_sh[j * CONSUMERS + lane] = st[j]; } }"),
+        (ST_IF, ST_SHARED),
+        ("                for (var j = 0u; j < K1; j++) { st[j] = vec2<u32>(0u); }",
+         "                for (var j = 0u; j < K1; j++) { st[j] = vec2<u32>(0u); st_sh[j * CONSUMERS + lane] = vec2<u32>(0u); }"),
+        ("    let area = weighted(st, 0u);", "    for (var j = 0u; j < K1; j++) { st[j] = st_sh[j * CONSUMERS + lane]; }\n    let area = weighted(st, 0u);"),
+    ],
+}
+SCALE_FILL = """        pool[at] = v.x;
+        pool[at + CONSUMERS] = v.y;
+        pool[at + 2u * CONSUMERS] = v.z;
+        pool[at + 3u * CONSUMERS] = v.w;"""
+SCALE_FILL_NEW = """        let mean = select(P.arr_scale, P.scale, stream == 1u);
+        for (var w = 0u; w < 4u; w++) {
+            let p = mul32x32(v[w], mean);
+            pool[at + w * CONSUMERS] = (p.x >> 27u) | (p.y << 5u);
+            pool_hi[at + w * CONSUMERS] = p.y >> 27u;
+        }"""
+SCALE_TICKS = """    var q: u32;
+    if PRODUCERS > 0u {
+        q = pool[(stream * RING_DRAWS + (i_lo & (RING_DRAWS - 1u))) * CONSUMERS + lane];
+    } else {"""
+SCALE_TICKS_NEW = """    var q: u32;
+    if PRODUCERS > 0u {
+        let at = (stream * RING_DRAWS + (i_lo & (RING_DRAWS - 1u))) * CONSUMERS + lane;
+        return vec2<u32>(pool[at], pool_hi[at]);
+    } else {"""
+VARIANTS["scaled-by-producer"] = [
+    ("var<workgroup> still_running: u32;", "var<workgroup> still_running: u32;\nvar<workgroup> pool_hi: array<u32, POOL_WORDS>;"),
+    (SCALE_FILL, SCALE_FILL_NEW),
+    (SCALE_TICKS, SCALE_TICKS_NEW),
+]
+VARIANTS["st-shared-scaled"] = VARIANTS["st-shared"] + [
+    (SCALE_FILL, SCALE_FILL_NEW),
+    (SCALE_TICKS, SCALE_TICKS_NEW),
+    ("var<workgroup> st_sh:", "var<workgroup> pool_hi: array<u32, POOL_WORDS>;\nvar<workgroup> st_sh:"),
+]
+EARLIER_2 = {
     "min-select": [(MIN, MIN_SELECT)],
     "st-masked": [(ST, ST_MASKED)],
 }
