@@ -31,6 +31,10 @@ const RINGS: [(u32, u32); 2] = [(64, 8_192), (32, 16_384)];
 /// Threads in a warp of consumers or of producers (mmck.wgsl's PRODUCERS).
 const WARP: u32 = 32;
 
+/// The most state times (capacity + 1) a replication keeps in workgroup memory (mmck.wgsl,
+/// `st_shared`): planned here with the rings, since both share the workgroup's memory.
+pub const STATES_IN_WORKGROUP: u32 = 8;
+
 impl DrawsMadeBy {
     /// Producers with the longest ring of [`RINGS`] whose count of replications the run's
     /// does not pass and whose workgroup memory the device has, else each replication's own
@@ -90,11 +94,12 @@ impl DrawsMadeBy {
         }
     }
 
-    /// Bytes of workgroup memory a workgroup of `advance` uses (the rings, the cursors,
-    /// two counters).
+    /// Bytes of workgroup memory a workgroup of `advance` may use (the rings, the cursors,
+    /// two counters, and the most state times kept there).
     fn workgroup_bytes(self) -> u32 {
         let (pool, cursors) = self.pool_words();
-        4 * (pool + cursors + 2)
+        let states = 2 * STATES_IN_WORKGROUP * self.replications_per_group();
+        4 * (pool + cursors + 2 + states)
     }
 
     /// The shader's constants for it: consumers and producers a workgroup, the events of a

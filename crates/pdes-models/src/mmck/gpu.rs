@@ -9,7 +9,7 @@
 
 use super::config::MmckConfig;
 use super::cpu::Standing;
-use super::draws::DrawsMadeBy;
+use super::draws::{DrawsMadeBy, STATES_IN_WORKGROUP};
 use super::summary::Summary;
 use super::{Replication, RunShape, Tally};
 use bytemuck::{Pod, Zeroable};
@@ -88,12 +88,18 @@ impl Layout {
 
 /// The constants the shader is specialised to: WGSL sizes a thread's arrays only with
 /// constants, and loops of a constant count unroll, so the servers' arrays — and a waiting
-/// ring and state times of up to 8 slots, read and written by selects over every slot — are
-/// indexed by constants and stay in registers.
+/// ring of up to 8 slots, read and written by selects over every slot — are indexed by
+/// constants and stay in registers; up to [`STATES_IN_WORKGROUP`] state times are kept in
+/// workgroup memory (`STATE_WORDS` of them a workgroup; one word where none are).
 fn shape_constants(servers: u32, capacity: u32, draws: DrawsMadeBy) -> String {
+    let states = capacity + 1;
+    let state_words = if states <= STATES_IN_WORKGROUP {
+        states * draws.replications_per_group()
+    } else {
+        1
+    };
     format!(
-        "const C: u32 = {servers}u;\nconst K: u32 = {capacity}u;\nconst K1: u32 = {}u;\nconst RING: u32 = {}u;\n{}",
-        capacity + 1,
+        "const C: u32 = {servers}u;\nconst K: u32 = {capacity}u;\nconst K1: u32 = {states}u;\nconst RING: u32 = {}u;\nconst STATES_IN_WORKGROUP: u32 = {STATES_IN_WORKGROUP}u;\nconst STATE_WORDS: u32 = {state_words}u;\n{}",
         (capacity - servers).max(1),
         draws.constants()
     )

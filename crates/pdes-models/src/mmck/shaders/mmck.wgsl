@@ -7,9 +7,10 @@
 // constants once the loops over them unroll, and stay in registers.
 //
 // A consumer thread runs one replication's events: it loads the record once per dispatch,
-// runs up to P.max_events events on registers (the state times and the waiting ring, where
-// longer than SLOTS_IN_REGISTERS, are indexed and may live in the thread's local memory) and
-// stores the record back. The record is stored word-major (word w of replication r at
+// runs up to P.max_events events on registers (the waiting ring, where longer than
+// SLOTS_IN_REGISTERS, is indexed and may live in the thread's local memory; the state times
+// are in workgroup memory, or indexed where more than STATES_IN_WORKGROUP) and stores the
+// record back. The record is stored word-major (word w of replication r at
 // w · P.reps + r), so that a warp's loads and stores are whole lines:
 //   0 t, 2 next arrival, 4 n, 5 queue head, 6 queue length, 8 gaps drawn, 10 services drawn,
 //   12 departures, 14 events; 16.. the tally (t_start, area, busy, arrivals, blocked,
@@ -44,9 +45,9 @@ struct Params {
 @group(0) @binding(2) var<storage, read> ln_table: array<u32>;
 @group(0) @binding(3) var<storage, read_write> status: array<atomic<u32>>; // [0]: replications stopped by max_events
 
-// The most slots of the waiting ring (RING: the run's capacity less its servers) or of the
-// state times (K1) read and written by selects over every slot, so that they stay in
-// registers; more are indexed (selects would cost two per slot an event).
+// The most slots of the waiting ring (RING: the run's capacity less its servers) read and
+// written by selects over every slot, so that they stay in registers; more are indexed
+// (selects would cost two per slot an event).
 const SLOTS_IN_REGISTERS: u32 = 8u;
 
 const T_START: u32 = 16u;
@@ -85,6 +86,12 @@ var<workgroup> next_draw: array<u32, CURSOR_WORDS>;
 // Consumers still running events, and its value as the phase ended (read uniformly).
 var<workgroup> running: atomic<u32>;
 var<workgroup> still_running: u32;
+// The state times where a run has at most STATES_IN_WORKGROUP (a shape constant; the
+// paper's 6): state j of consumer l at j · CONSUMERS + l, the time in state n read, added to
+// and written at its place each event. Selects over every state in registers (what ran
+// before) cost 3% more at 7,168 replications on the H100, 6% at 57,344, 9% at 10⁶
+// (bench/NOTES.md). More states are indexed in the thread's own array (local memory).
+var<workgroup> st_shared: array<vec2<u32>, STATE_WORDS>;
 
 // Philox block `b` of `stream` of replication `rep_no` as −ln values (Q5.27). The
 // replication's number, not the thread's, keys the stream, so that a run split over
@@ -214,6 +221,9 @@ fn advance(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index
     var starts = get64(r, STARTS);
     var st: array<vec2<u32>, K1>;
     for (var j = 0u; j < K1; j++) { st[j] = get64(r, P.state_off + 2u * j); }
+    if K1 <= STATES_IN_WORKGROUP && consumer {
+        for (var j = 0u; j < K1; j++) { st_shared[j * CONSUMERS + lane] = st[j]; }
+    }
     var dep: array<vec2<u32>, C>;
     var who: array<vec2<u32>, C>;
     for (var i = 0u; i < C; i++) {
@@ -310,13 +320,10 @@ fn advance(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index
                 let s = ticks(lane, 1u, service_draws, services.x + services_here, P.scale);
                 if !lt64(te, P.limit) { runs = false; break; }
                 let dt = sub64(te, t);
-                // the time in state n; a few states by selects, so that they stay in registers
-                // (−7% at 7,168 and 57,344 replications, −8% at 10⁶ on the H100)
-                if K1 <= SLOTS_IN_REGISTERS {
-                    var time_in_n = st[0];
-                    for (var j = 1u; j < K1; j++) { time_in_n = select(time_in_n, st[j], j == n); }
-                    time_in_n = add64(time_in_n, dt);
-                    for (var j = 0u; j < K1; j++) { st[j] = select(st[j], time_in_n, j == n); }
+                // the time in state n
+                if K1 <= STATES_IN_WORKGROUP {
+                    let at = n * CONSUMERS + lane;
+                    st_shared[at] = add64(st_shared[at], dt);
                 } else {
                     st[n] = add64(st[n], dt);
                 }
@@ -394,6 +401,9 @@ fn advance(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index
                 starts_here = 0u;
                 starts = vec2<u32>(0u);
                 for (var j = 0u; j < K1; j++) { st[j] = vec2<u32>(0u); }
+                if K1 <= STATES_IN_WORKGROUP {
+                    for (var j = 0u; j < K1; j++) { st_shared[j * CONSUMERS + lane] = vec2<u32>(0u); }
+                }
                 let ages_now = ages(t, dep, who, ring, qhead, qlen);
                 sojourn_base = ages_now.xy;
                 wait_base = ages_now.zw;
@@ -439,6 +449,9 @@ fn advance(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index
     // ∫n dt and ∫min(n, c) dt start at zero with the time in each state (st) and grow
     // with it, so they are Σ_j j·st_j and Σ_j min(j, c)·st_j modulo 2⁶⁴ at any moment, the
     // CPU's per-event sums exactly: computed here, not two 64-bit products an event
+    if K1 <= STATES_IN_WORKGROUP {
+        for (var j = 0u; j < K1; j++) { st[j] = st_shared[j * CONSUMERS + lane]; }
+    }
     let area = weighted(st, 0u);
     let queue_area = weighted(st, C);
     put64(r, AREA, area);
