@@ -12,6 +12,10 @@ timestamps) beside its events and steps:
 - scan-twice (attribution by addition, 2026-11-27 sixth session): a second scan of 2^20
   records' first words beside the step's own, folded where it changes nothing — what one
   scan of the tokens costs a step, at most.
+- native-products (eighth session; exact, so its output must equal the built-in's): the
+  event's Philox block, the delay's scaling and the LP's pick with native 64-bit products
+  (the device's SHADER_INT64) instead of 16-bit halves — what M/M/c/k's module uses since
+  the seventh session; measured before PHOLD's module takes them.
 (A variant without the delay's −ln transform, a uniform delay of the same mean in its
 place, processed 1.8× the events of the built-in run in the same simulated time, for a
 reason not found; it was left out, as its time per step would not be comparable.)
@@ -59,7 +63,42 @@ def scan_twice(t):
     return edit(edit(t, SCAN, SECOND_SCAN), END, END_USED)
 
 
-VARIANTS = {"no-philox": no_philox, "no-count": no_count, "bare": bare, "scan-twice": scan_twice}
+NATIVE = """
+fn mul32_native(a: u32, b: u32) -> vec2<u32> {
+    let p = u64(a) * u64(b);
+    return vec2<u32>(u32(p & 0xfffffffflu), u32(p >> 32u));
+}
+
+fn philox_native(counter: vec4<u32>, key: vec2<u32>) -> vec4<u32> {
+    var c = counter;
+    var k = key;
+    for (var round = 0u; round < 10u; round++) {
+        if round > 0u {
+            k = k + vec2<u32>(0x9E3779B9u, 0xBB67AE85u);
+        }
+        let p0 = mul32_native(0xD2511F53u, c.x);
+        let p1 = mul32_native(0xCD9E8D57u, c.z);
+        c = vec4<u32>(p1.y ^ c.y ^ k.x, p1.x, p0.y ^ c.w ^ k.y, p0.x);
+    }
+    return c;
+}
+
+fn service_ticks_native(word: u32) -> vec2<u32> {
+    let p = mul32_native(neg_ln_q27(word), P.scale);
+    return add64(P.shift, vec2<u32>((p.x >> 27u) | (p.y << 5u), p.y >> 27u));
+}
+"""
+
+
+def native_products(t):
+    t = edit(t, WORDS, "    let w = philox_native(vec4<u32>(e.w, 0u, P.seed_hi, 0u), vec2<u32>(i, P.seed_lo));")
+    t = edit(t, "lp = mul32x32(w.z, P.lps).y;", "lp = mul32_native(w.z, P.lps).y;")
+    t = edit(t, "add64(e.xy, service_ticks(w.x))", "add64(e.xy, service_ticks_native(w.x))")
+    return t + NATIVE
+
+
+VARIANTS = {"no-philox": no_philox, "no-count": no_count, "bare": bare, "scan-twice": scan_twice,
+            "native-products": native_products}
 
 out = sys.argv[1]
 text = open(FILE).read()
