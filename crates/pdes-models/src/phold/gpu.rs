@@ -16,7 +16,7 @@ use pdes_gpu::Gpu;
 use pdes_gpu::accumulators::{self, StepAccumulators, StepPasses};
 use pdes_gpu::batches::{self, BatchLoop, Batched};
 use pdes_gpu::kit::{self, Use, read_buffers};
-use pdes_gpu::shaders::{self, Reductions};
+use pdes_gpu::shaders::{self, Products, Reductions};
 use pdes_gpu::{LiveEngine, Sample};
 use std::sync::Arc;
 
@@ -32,11 +32,14 @@ const SUBMIT_STEPS: u32 = 64;
 /// EXACT: SLOTS sets of two, a head and a mark).
 const ACC_HEAD_VEC4S: usize = 2 * 32 + 2;
 
-/// The module's WGSL source with reductions `r` (phold.wgsl replaceable by an
-/// experiment's, `shaders::part`).
-pub fn module_source(r: Reductions) -> String {
+/// The module's WGSL source with reductions `r` and 32×32 products by `products` (native
+/// 64-bit multiplies where the device has them: the event's Philox block, its delay and its
+/// LP — 9.8 against 10.5 µs of GPU a step on an H100, the same events; bench/NOTES.md,
+/// "PHOLD with native products"). phold.wgsl replaceable by an experiment's
+/// (`shaders::part`).
+pub fn module_source(r: Reductions, products: Products) -> String {
     let step = shaders::part("phold.wgsl", include_str!("shaders/phold.wgsl"));
-    shaders::compose(r, &[shaders::PHILOX, &step])
+    shaders::compose_with(r, products, &[shaders::PHILOX, &step])
 }
 
 #[repr(C)]
@@ -118,7 +121,8 @@ fn build_pipelines(gpu: &Gpu, r: Reductions) -> Pipelines {
     // exact minimum's to P.groups, and the reduction modules' (a stride halved to 0, or a
     // count to a constant or a subgroup count). Without wgpu's loop counter the driver
     // unrolls Philox's rounds (bench/NOTES.md, "PHOLD in one pass a step").
-    let module = unsafe { kit::compute_module_bounded_loops(device, "phold", module_source(r)) };
+    let source = module_source(r, Products::for_device(device));
+    let module = unsafe { kit::compute_module_bounded_loops(device, "phold", source) };
     let display_state_layout = kit::layout(device, "phold display state", &uses[..4]);
     let display_layout = kit::layout(device, "phold display", &[Use::ReadWrite]);
     let pl_display = kit::pipeline_layout(

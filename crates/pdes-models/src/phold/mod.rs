@@ -130,7 +130,13 @@ pub static INFO: crate::config::ModelInfo = crate::config::ModelInfo {
     ],
     keys: config::KEYS,
     size_keys: "model.lps × model.population",
-    shader_modules: |r| vec![("phold".to_string(), gpu::module_source(r))],
+    shader_modules: |r| {
+        use pdes_gpu::shaders::Products;
+        [Products::Emulated, Products::Native]
+            .into_iter()
+            .map(|p| (format!("phold {p:?}"), gpu::module_source(r, p)))
+            .collect()
+    },
     verify: verify::checks,
     verify_once: verify::check_once,
     cpu_bytes: live::cpu_bytes,
