@@ -231,17 +231,6 @@ for what in "$@"; do
         timeout 300 $BIN run cheng2014-mmck --engine gpu --set run.replications=$reps --format json --out "$OUT/mmck-$reps.json" > /dev/null 2>&1
         echo "$reps × 50,000: $(grep -m1 -h '"wall_seconds"' "$OUT/mmck-$reps.json" | tr -d ' ,') events $(grep -m1 -h '"events"' "$OUT/mmck-$reps.json" | tr -d ' ,')"
       done | tee -a "$OUT/mmck-ab.txt" ;;
-    mmck-warps)  # issue 32 item 1, eighth session: the draws made beside the events with 1, 2, 3 or 7 warps of consumers to a warp of producers (PDES_MMCK_CONSUMER_WARPS) against carry/pdes-lab-before, 7,168, 57,344 and 10^6 replications × 50,000, two rounds; each output less its clocks hashed (every row of a size must be equal)
-      for round in 1 2; do
-        for m in before 1 2 3 7; do
-          for reps in 7168 57344 1000000; do
-            f="$OUT/warps-$m-$reps-$round.json"
-            if [ $m = before ]; then carry/pdes-lab-before run cheng2014-mmck --engine gpu --set run.replications=$reps --format json --out "$f" > /dev/null 2>&1
-            else PDES_MMCK_CONSUMER_WARPS=$m $BIN run cheng2014-mmck --engine gpu --set run.replications=$reps --format json --out "$f" > /dev/null 2>&1; fi
-            echo "round $round $(printf %-6s $m) $reps reps: $(grep -m1 -h '"wall_seconds"' "$f" | tr -d ' ,'), output $(grep -v 'wall_seconds\|per_second' "$f" | md5sum | cut -c1-12)"
-          done
-        done
-      done | tee "$OUT/mmck-warps.txt" ;;
     mmck-draws)  # issue 32 item 1, eighth session: the draws made by each replication's thread or by a producer beside it (PDES_MMCK_DRAWS=own|producer32|producer64) at 7,168 … 57,344 replications × 50,000, two rounds: where the producers stop paying (gpu.rs, PRODUCERS_UP_TO); each output less its clocks hashed (every row of a size must be equal)
       for round in 1 2; do
         for reps in 7168 14336 21504 28672 43008 57344; do
