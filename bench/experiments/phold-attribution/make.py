@@ -15,7 +15,8 @@ timestamps) beside its events and steps:
 - native-products (eighth session; exact, so its output must equal the built-in's): the
   event's Philox block, the delay's scaling and the LP's pick with native 64-bit products
   (the device's SHADER_INT64) instead of 16-bit halves — what M/M/c/k's module uses since
-  the seventh session; measured before PHOLD's module takes them.
+  the seventh session; measured (results 2026-11-28-h100-phold-native-products-2db6fa4)
+  and built in (22e4755), so the generator left (its text: commit f8af7d0's make.py).
 (A variant without the delay's −ln transform, a uniform delay of the same mean in its
 place, processed 1.8× the events of the built-in run in the same simulated time, for a
 reason not found; it was left out, as its time per step would not be comparable.)
@@ -63,42 +64,7 @@ def scan_twice(t):
     return edit(edit(t, SCAN, SECOND_SCAN), END, END_USED)
 
 
-NATIVE = """
-fn mul32_native(a: u32, b: u32) -> vec2<u32> {
-    let p = u64(a) * u64(b);
-    return vec2<u32>(u32(p & 0xfffffffflu), u32(p >> 32u));
-}
-
-fn philox_native(counter: vec4<u32>, key: vec2<u32>) -> vec4<u32> {
-    var c = counter;
-    var k = key;
-    for (var round = 0u; round < 10u; round++) {
-        if round > 0u {
-            k = k + vec2<u32>(0x9E3779B9u, 0xBB67AE85u);
-        }
-        let p0 = mul32_native(0xD2511F53u, c.x);
-        let p1 = mul32_native(0xCD9E8D57u, c.z);
-        c = vec4<u32>(p1.y ^ c.y ^ k.x, p1.x, p0.y ^ c.w ^ k.y, p0.x);
-    }
-    return c;
-}
-
-fn service_ticks_native(word: u32) -> vec2<u32> {
-    let p = mul32_native(neg_ln_q27(word), P.scale);
-    return add64(P.shift, vec2<u32>((p.x >> 27u) | (p.y << 5u), p.y >> 27u));
-}
-"""
-
-
-def native_products(t):
-    t = edit(t, WORDS, "    let w = philox_native(vec4<u32>(e.w, 0u, P.seed_hi, 0u), vec2<u32>(i, P.seed_lo));")
-    t = edit(t, "lp = mul32x32(w.z, P.lps).y;", "lp = mul32_native(w.z, P.lps).y;")
-    t = edit(t, "add64(e.xy, service_ticks(w.x))", "add64(e.xy, service_ticks_native(w.x))")
-    return t + NATIVE
-
-
-VARIANTS = {"no-philox": no_philox, "no-count": no_count, "bare": bare, "scan-twice": scan_twice,
-            "native-products": native_products}
+VARIANTS = {"no-philox": no_philox, "no-count": no_count, "bare": bare, "scan-twice": scan_twice}
 
 out = sys.argv[1]
 text = open(FILE).read()

@@ -60,13 +60,19 @@ impl DrawsMadeBy {
     /// Every way the device can make the draws, producers with the longest ring first
     /// (`verify` and the tests check each against the CPU).
     pub fn every(limits: &wgpu::Limits) -> Vec<Self> {
-        let mut ways: Vec<Self> = RINGS
+        Self::all()
+            .into_iter()
+            .filter(|d| d.workgroup_bytes() <= limits.max_compute_workgroup_storage_size)
+            .collect()
+    }
+
+    /// Every way there is, whatever a device holds (the shader checks compile each).
+    pub fn all() -> Vec<Self> {
+        RINGS
             .iter()
             .map(|&(ring, _)| Self::Producer { ring })
-            .filter(|d| d.workgroup_bytes() <= limits.max_compute_workgroup_storage_size)
-            .collect();
-        ways.push(Self::OwnThread);
-        ways
+            .chain([Self::OwnThread])
+            .collect()
     }
 
     /// Its name in `PDES_MMCK_DRAWS` and in `verify`'s details.

@@ -139,8 +139,7 @@ pub fn checked_modules() -> Vec<(String, String)> {
     let mut modules = Vec::new();
     for p in [Products::Emulated, Products::Native] {
         for (c, k) in shapes {
-            let ways = [32, 64].map(|ring| DrawsMadeBy::Producer { ring });
-            for d in ways.into_iter().chain([DrawsMadeBy::OwnThread]) {
+            for d in DrawsMadeBy::all() {
                 let name = format!("mmck c={c} k={k} draws {} {p:?}", d.name());
                 modules.push((name, module_source(c, k, d, p)));
             }
@@ -204,8 +203,8 @@ pub struct GpuMmck {
     status: wgpu::Buffer,
     bind_group: wgpu::BindGroup,
     pipelines: Arc<Pipelines>,
-    /// Replications a workgroup of `advance`: its warps of consumers × WARP.
-    per_group: u32,
+    /// Who makes the draws (and so how many replications a workgroup of `advance` runs).
+    draws: DrawsMadeBy,
     /// The records as last read back (refreshed by [`GpuMmck::replications`]).
     cache: std::sync::Mutex<Option<Vec<Replication>>>,
     /// Where they stand, as last read back (refreshed by [`GpuMmck::standing`]).
@@ -343,7 +342,7 @@ impl GpuMmck {
         );
         Ok(Self {
             memory_bytes: (words.len() * 4) as u64 + 80 + 16 + 4 * 1025,
-            per_group,
+            draws,
             gpu,
             config: cfg.clone(),
             shape,
@@ -466,7 +465,10 @@ impl GpuMmck {
             *self.standing.lock().unwrap_or_else(|e| e.into_inner()) = None;
         }
         self.params.limit = split(limit);
-        let groups = self.params.reps.div_ceil(self.per_group);
+        let groups = self
+            .params
+            .reps
+            .div_ceil(self.draws.replications_per_group());
         let per = u64::from(events_per_dispatch(self.shape.servers)).min(left) as u32;
         let dispatches =
             (left / u64::from(per.max(1))).clamp(1, u64::from(DISPATCHES_PER_SUBMIT)) as u32;
