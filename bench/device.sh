@@ -241,6 +241,23 @@ for what in "$@"; do
           done
         done
       done | tee "$OUT/mmck-draws.txt" ;;
+    mmck-times)  # issue 32 item 1, ninth session: the times in one word or in word pairs (PDES_MMCK_TIMES=ticks forces pairs) with each way of making the draws (PDES_MMCK_DRAWS), 7,168 … 57,344 replications × 50,000, two rounds, then 10^6 both ways; each output less its clocks hashed (every row of a size must be equal)
+      for round in 1 2; do
+        for reps in 7168 14336 28672 57344; do
+          for d in own producer32 producer64; do
+            for t in ticks offsets; do
+              f="$OUT/times-$t-$d-$reps-$round.json"
+              PDES_MMCK_TIMES=$t PDES_MMCK_DRAWS=$d $BIN run cheng2014-mmck --engine gpu --set run.replications=$reps --format json --out "$f" > /dev/null 2>&1
+              echo "round $round $(printf %-8s $t) $(printf %-10s $d) $reps reps: $(grep -m1 -h '"wall_seconds"' "$f" | tr -d ' ,'), output $(grep -v 'wall_seconds\|per_second' "$f" | md5sum | cut -c1-12)"
+            done
+          done
+        done
+      done | tee "$OUT/mmck-times.txt"
+      for t in ticks offsets; do
+        f="$OUT/times-$t-1000000.json"
+        timeout 300 env PDES_MMCK_TIMES=$t $BIN run cheng2014-mmck --engine gpu --set run.replications=1000000 --format json --out "$f" > /dev/null 2>&1
+        echo "$(printf %-8s $t) 1000000 reps: $(grep -m1 -h '"wall_seconds"' "$f" | tr -d ' ,'), output $(grep -v 'wall_seconds\|per_second' "$f" | md5sum | cut -c1-12)"
+      done | tee -a "$OUT/mmck-times.txt" ;;
     mmck-large)  # issue 32 item 1: 10^6 and 2^20 replications × 50,000 with $BIN (a fresh process each)
       for reps in 1000000 1048576; do
         timeout 300 $BIN run cheng2014-mmck --engine gpu --set run.replications=$reps --format json --out "$OUT/mmck-$reps.json" > /dev/null 2>&1

@@ -10,6 +10,7 @@ use pdes_lab::models::mmck::cpu::CpuMmck;
 use pdes_lab::models::mmck::draws::DrawsMadeBy;
 use pdes_lab::models::mmck::gpu::GpuMmck;
 use pdes_lab::models::mmck::spread::SpreadMmck;
+use pdes_lab::models::mmck::times::Times;
 use pdes_lab::sim::{Budget, Engine};
 
 fn config(sets: &[&str]) -> MmckConfig {
@@ -22,24 +23,66 @@ fn config(sets: &[&str]) -> MmckConfig {
 
 /// Both engines under the same budgets, the GPU's draws made each way the device can make
 /// them (by producers beside the replications, with each ring that fits, and by their own
-/// threads): every replication equal after each budget.
-fn assert_same(cfg: &MmckConfig, budgets: &[Budget]) {
-    let Some(g) = gpu() else { return };
+/// threads) and its times held each way the laws allow (one-word offsets, word pairs):
+/// every replication equal after each budget. Returns the ways of holding times run.
+fn assert_same(cfg: &MmckConfig, budgets: &[Budget]) -> Vec<Times> {
+    let Some(g) = gpu() else { return Vec::new() };
     let ways = DrawsMadeBy::every(&g.limits);
     assert!(ways.len() >= 2, "no producers on this adapter: {ways:?}");
+    let mut held = Vec::new();
     for draws in ways {
-        let mut cpu = CpuMmck::new(cfg);
-        let mut gpu = GpuMmck::with_draws(g.clone(), cfg, draws).unwrap();
-        for (i, b) in budgets.iter().enumerate() {
-            cpu.advance(*b).unwrap();
-            gpu.advance(*b).unwrap();
-            let (c, w) = (cpu.replications(), gpu.replications().unwrap());
-            for r in 0..c.len() {
-                assert_eq!(c[r], w[r], "{draws:?}, budget {i} ({b:?}): replication {r}");
+        for times in Times::every(&cfg.shape(), draws) {
+            let mut cpu = CpuMmck::new(cfg);
+            let mut gpu = GpuMmck::with_way(g.clone(), cfg, draws, times).unwrap();
+            for (i, b) in budgets.iter().enumerate() {
+                cpu.advance(*b).unwrap();
+                gpu.advance(*b).unwrap();
+                let (c, w) = (cpu.replications(), gpu.replications().unwrap());
+                for r in 0..c.len() {
+                    assert_eq!(
+                        c[r], w[r],
+                        "{draws:?}, {times:?}, budget {i} ({b:?}): replication {r}"
+                    );
+                }
             }
+            assert!(cpu.finished() && gpu.finished());
+            held.push(times);
         }
-        assert!(cpu.finished() && gpu.finished());
     }
+    held
+}
+
+/// One-word times at the edge of their bound (times.rs, `Times::fits`): one slow server
+/// and a waiting room of three, so overloaded that the room is nearly always full and a
+/// customer's stay nears the (k − c + 1) · 32 mean services the offsets must hold, and
+/// arrivals fast enough that a phase's span nears its limit too.
+#[test]
+fn gpu_replications_equal_the_cpus_with_times_near_the_bound_of_one_word() {
+    let cfg = config(&[
+        "model.servers=1",
+        "model.capacity=4",
+        "model.service_rate=0.07",
+        "model.arrival_rate=0.65",
+        "run.replications=70",
+        "run.customers=1500",
+        "run.seed=11",
+    ]);
+    let shape = cfg.shape();
+    assert!(Times::fits(&shape, 30) && !Times::fits(&shape, 128));
+    assert!(!Times::fits(
+        &config(&[
+            "model.servers=1",
+            "model.capacity=4",
+            "model.service_rate=0.06"
+        ])
+        .shape(),
+        1
+    ));
+    let held = assert_same(&cfg, &[Budget::Until(1 << 33), Budget::Finish]);
+    assert!(
+        gpu().is_none() || held.contains(&Times::Offsets),
+        "{held:?}"
+    );
 }
 
 #[test]

@@ -4,6 +4,8 @@
 //! the same bits; only the time differs, and which wins depends on how full the device is
 //! (bench/NOTES.md, "M/M/c/k's draws made beside its events").
 
+use super::times::Times;
+
 /// Who makes the draws, and with what workgroup memory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DrawsMadeBy {
@@ -108,22 +110,28 @@ impl DrawsMadeBy {
         4 * (pool + cursors + 2 + states)
     }
 
-    /// The shader's constants for it: consumers and producers a workgroup, the events of a
-    /// phase (all of a dispatch's where there are no producers), the ring's places and the
-    /// workgroup memory's sizes in words.
-    pub fn constants(self) -> String {
+    /// The events of a phase, between two of the workgroup's barriers, with the times
+    /// held as `times`: a producer's ring sets it (mmck.wgsl's `fill`: a phase reads at
+    /// most PHASE draws of a stream past its first, and the ring holds at least
+    /// 2 · PHASE + 3); with its own draws a thread needs a phase only to move its times'
+    /// base ([`Times::own_thread_phase`]).
+    pub fn phase(self, times: Times) -> u32 {
+        match self {
+            Self::OwnThread => times.own_thread_phase(),
+            Self::Producer { ring } => (ring - 3) / 2,
+        }
+    }
+
+    /// The shader's constants for it, its times held as `times`: consumers and producers
+    /// a workgroup, the events of a phase, the ring's places and the workgroup memory's
+    /// sizes in words.
+    pub fn constants(self, times: Times) -> String {
         let (pool, cursors) = self.pool_words();
         let (consumers, producers, ring) = match self {
             Self::OwnThread => (2 * WARP, 0, 1),
             Self::Producer { ring } => (WARP, WARP, ring),
         };
-        // mmck.wgsl's `fill`: a phase reads at most PHASE draws of a stream past its first,
-        // and the ring holds at least 2 · PHASE + 3
-        let phase = if producers == 0 {
-            u32::MAX
-        } else {
-            (ring - 3) / 2
-        };
+        let phase = self.phase(times);
         format!(
             "const CONSUMERS: u32 = {consumers}u;\nconst PRODUCERS: u32 = {producers}u;\nconst PHASE: u32 = {phase}u;\nconst RING_DRAWS: u32 = {ring}u;\nconst POOL_WORDS: u32 = {pool}u;\nconst CURSOR_WORDS: u32 = {cursors}u;\n"
         )
@@ -165,16 +173,18 @@ mod tests {
     #[test]
     fn a_phase_leaves_the_ring_room_for_the_next() {
         for (ring, _) in RINGS {
-            let c = DrawsMadeBy::Producer { ring }.constants();
-            let phase: u32 = c
-                .lines()
-                .find_map(|l| l.strip_prefix("const PHASE: u32 = "))
-                .and_then(|v| v.trim_end_matches("u;").parse().ok())
-                .unwrap_or(0);
-            assert!(
-                phase >= 1 && 2 * phase + 3 <= ring,
-                "ring {ring}: phase {phase}"
-            );
+            for times in [Times::Offsets, Times::Ticks] {
+                let c = DrawsMadeBy::Producer { ring }.constants(times);
+                let phase: u32 = c
+                    .lines()
+                    .find_map(|l| l.strip_prefix("const PHASE: u32 = "))
+                    .and_then(|v| v.trim_end_matches("u;").parse().ok())
+                    .unwrap_or(0);
+                assert!(
+                    phase >= 1 && 2 * phase + 3 <= ring,
+                    "ring {ring}: phase {phase}"
+                );
+            }
         }
     }
 }

@@ -11,6 +11,7 @@ use super::config::MmckConfig;
 use super::cpu::Standing;
 use super::draws::{DrawsMadeBy, STATES_IN_WORKGROUP};
 use super::summary::Summary;
+use super::times::Times;
 use super::{Replication, RunShape, Tally};
 use bytemuck::{Pod, Zeroable};
 use pdes_core::sim::heap::NEVER;
@@ -91,7 +92,7 @@ impl Layout {
 /// ring of up to 8 slots, read and written by selects over every slot — are indexed by
 /// constants and stay in registers; up to [`STATES_IN_WORKGROUP`] state times are kept in
 /// workgroup memory (`STATE_WORDS` of them a workgroup; one word where none are).
-fn shape_constants(servers: u32, capacity: u32, draws: DrawsMadeBy) -> String {
+fn shape_constants(servers: u32, capacity: u32, draws: DrawsMadeBy, times: Times) -> String {
     let states = capacity + 1;
     let state_words = if states <= STATES_IN_WORKGROUP {
         states * draws.replications_per_group()
@@ -101,12 +102,13 @@ fn shape_constants(servers: u32, capacity: u32, draws: DrawsMadeBy) -> String {
     format!(
         "const C: u32 = {servers}u;\nconst K: u32 = {capacity}u;\nconst K1: u32 = {states}u;\nconst RING: u32 = {}u;\nconst STATES_IN_WORKGROUP: u32 = {STATES_IN_WORKGROUP}u;\nconst STATE_WORDS: u32 = {state_words}u;\n{}",
         (capacity - servers).max(1),
-        draws.constants()
+        draws.constants(times)
     )
 }
 
 /// The module of the replications' passes for `servers` servers and capacity `capacity`
-/// (validated: 1 ≤ servers ≤ capacity), its draws made by `draws`, its 32×32 products by
+/// (validated: 1 ≤ servers ≤ capacity), its draws made by `draws`, its times held as
+/// `times` (the laws must allow it: [`Times::every`]), its 32×32 products by
 /// `products` (native 64-bit
 /// multiplies where the device has them: 12% faster at paper 003's 7,168 replications on an
 /// H100, 24% at 10⁶; bench/NOTES.md, "Native 64-bit products for M/M/c/k").
@@ -114,13 +116,15 @@ pub fn module_source(
     servers: u32,
     capacity: u32,
     draws: DrawsMadeBy,
+    times: Times,
     products: Products,
 ) -> String {
     pdes_gpu::shaders::compose_with(
         pdes_gpu::shaders::Reductions::Portable,
         products,
         &[
-            &shape_constants(servers, capacity, draws),
+            &shape_constants(servers, capacity, draws, times),
+            &times.source(),
             pdes_gpu::shaders::PHILOX,
             &pdes_gpu::shaders::part("mmck.wgsl", include_str!("shaders/mmck.wgsl")),
         ],
@@ -128,7 +132,7 @@ pub fn module_source(
 }
 
 /// The shapes whose modules the shader checks compile: the papers' and the extremes, with
-/// either kind of product, the draws made either way.
+/// either kind of product, the draws made and the times held every way.
 pub fn checked_modules() -> Vec<(String, String)> {
     let shapes = [
         (3, 5),
@@ -140,8 +144,14 @@ pub fn checked_modules() -> Vec<(String, String)> {
     for p in [Products::Emulated, Products::Native] {
         for (c, k) in shapes {
             for d in DrawsMadeBy::all() {
-                let name = format!("mmck c={c} k={k} draws {} {p:?}", d.name());
-                modules.push((name, module_source(c, k, d, p)));
+                for t in [Times::Offsets, Times::Ticks] {
+                    let name = format!(
+                        "mmck c={c} k={k} draws {} times {} {p:?}",
+                        d.name(),
+                        t.name()
+                    );
+                    modules.push((name, module_source(c, k, d, t, p)));
+                }
             }
         }
     }
@@ -156,7 +166,7 @@ struct Pipelines {
     display: wgpu::ComputePipeline,
 }
 
-fn build_pipelines(gpu: &Gpu, shape: &RunShape, draws: DrawsMadeBy) -> Pipelines {
+fn build_pipelines(gpu: &Gpu, shape: &RunShape, draws: DrawsMadeBy, times: Times) -> Pipelines {
     let device = &gpu.device;
     let layout = kit::layout(
         device,
@@ -178,6 +188,7 @@ fn build_pipelines(gpu: &Gpu, shape: &RunShape, draws: DrawsMadeBy) -> Pipelines
                 shape.servers,
                 shape.capacity,
                 draws,
+                times,
                 Products::for_device(device),
             ),
         )
@@ -230,14 +241,23 @@ impl GpuMmck {
         Self::part(gpu, cfg, 0..cfg.run.replications)
     }
 
-    /// [`Self::new`] with the draws made by `draws` whatever the run's size (`verify`
-    /// checks both ways against the CPU).
-    pub fn with_draws(
+    /// [`Self::new`] with the draws made by `draws` whatever the run's size and the times
+    /// held as `times` (one of [`Times::every`] for the run and `draws`: `verify` checks
+    /// every way against the CPU).
+    pub fn with_way(
         gpu: Arc<Gpu>,
         cfg: &MmckConfig,
         draws: DrawsMadeBy,
+        times: Times,
     ) -> Result<Self, SimError> {
-        Self::part_with(gpu, cfg, 0..cfg.run.replications, Some(draws))
+        if !Times::every(&cfg.shape(), draws).contains(&times) {
+            return Err(SimError::Gpu(format!(
+                "this run's laws do not allow its times as {} with draws made by {}",
+                times.name(),
+                draws.name()
+            )));
+        }
+        Self::part_with(gpu, cfg, 0..cfg.run.replications, Some((draws, times)))
     }
 
     /// Replications `range` of `cfg` at time 0, on `gpu`: one device's share of a run
@@ -251,20 +271,23 @@ impl GpuMmck {
         Self::part_with(gpu, cfg, range, None)
     }
 
-    /// [`Self::part`] with the draws made by `draws` (None: as [`DrawsMadeBy::for_run`]
-    /// picks for the part's size).
+    /// [`Self::part`] with the draws made and the times held as `way` (None: as
+    /// [`DrawsMadeBy::for_run`] picks for the part's size, and [`Times::for_run`]).
     fn part_with(
         gpu: Arc<Gpu>,
         cfg: &MmckConfig,
         range: std::ops::Range<u32>,
-        draws: Option<DrawsMadeBy>,
+        way: Option<(DrawsMadeBy, Times)>,
     ) -> Result<Self, SimError> {
         let shape = cfg.shape();
         let layout = Layout::of(&shape);
         let n = range.len() as u32;
         let record = 4 * u64::from(layout.stride);
         let by_buffer = gpu.max_storage_buffer() / record;
-        let draws = draws.unwrap_or_else(|| DrawsMadeBy::for_run(n, &gpu.limits));
+        let (draws, times) = way.unwrap_or_else(|| {
+            let draws = DrawsMadeBy::for_run(n, &gpu.limits);
+            (draws, Times::for_run(&shape, draws))
+        });
         let per_group = draws.replications_per_group();
         let by_dispatch =
             u64::from(gpu.limits.max_compute_workgroups_per_dimension) * u64::from(per_group);
@@ -328,12 +351,13 @@ impl GpuMmck {
         let status = init("mmck status", &[0u8; 16], storage);
         oom.check(format_args!("{} bytes", words.len() * 4))?;
         let key = format!(
-            "mmck pipelines c={} k={} draws {}",
+            "mmck pipelines c={} k={} draws {} times {}",
             shape.servers,
             shape.capacity,
-            draws.name()
+            draws.name(),
+            times.name()
         );
-        let pipelines = gpu.cached(&key, || build_pipelines(&gpu, &shape, draws));
+        let pipelines = gpu.cached(&key, || build_pipelines(&gpu, &shape, draws, times));
         let bind_group = kit::bind_group(
             device,
             "mmck",

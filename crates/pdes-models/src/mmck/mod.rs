@@ -21,6 +21,7 @@ pub mod gpu;
 pub mod live;
 pub mod spread;
 pub mod summary;
+pub mod times;
 pub mod verify;
 
 use pdes_core::rng;
@@ -196,7 +197,8 @@ pub struct Replication {
     pub departures: u64,
     /// Events processed.
     pub events: u64,
-    /// Per server: (departure time, NEVER when idle; arrival time of its customer).
+    /// Per server: (departure time, NEVER when idle; arrival time of its customer, 0 when
+    /// idle).
     pub servers: Vec<(Ticks, Ticks)>,
     /// Arrival times of the waiting customers, first to be served first.
     pub queue: VecDeque<Ticks>,
@@ -301,7 +303,9 @@ impl Replication {
 
     fn depart(&mut self, shape: &RunShape, i: usize) {
         let arrived = self.servers[i].1;
-        self.servers[i].0 = NEVER;
+        // an idle server has no customer: arrival 0, as at the start (the GPU's one-word
+        // times cannot hold a long-gone customer's arrival, and nothing reads it)
+        self.servers[i] = (NEVER, 0);
         self.n -= 1;
         self.departures += 1;
         self.tally.departures += 1;

@@ -2,12 +2,14 @@
 //! workgroup reductions): the GPU's replications equal the CPU's word for word — every
 //! replication's clock, queue, servers, random-number counters and tally — after a
 //! budget that stops them mid-run and at the end, and so do the summaries — with the draws
-//! made each way the device can make them (`DrawsMadeBy`).
+//! made each way the device can make them (`DrawsMadeBy`), the times held each way the
+//! run's laws allow (`Times`).
 
 use super::config::MmckConfig;
 use super::cpu::CpuMmck;
 use super::draws::DrawsMadeBy;
 use super::gpu::GpuMmck;
+use super::times::Times;
 use crate::verify::{Case, CheckResult, Options, check_case, compare_reports, gpu_err, timed};
 use pdes_core::sim::waiting::{advance_settled, when_back};
 use pdes_core::sim::{Budget, Engine};
@@ -120,24 +122,31 @@ async fn check_async(
 ) -> Result<Vec<String>, String> {
     let mut diffs = Vec::new();
     for draws in DrawsMadeBy::every(&gpu.limits) {
-        let found = check_draws(gpu, cfg, options, draws).await?;
-        if !found.is_empty() {
-            diffs.push(format!("with the draws made by {}:", draws.name()));
-            diffs.extend(found);
+        for times in Times::every(&cfg.shape(), draws) {
+            let found = check_way(gpu, cfg, options, draws, times).await?;
+            if !found.is_empty() {
+                diffs.push(format!(
+                    "with the draws made by {}, the times as {}:",
+                    draws.name(),
+                    times.name()
+                ));
+                diffs.extend(found);
+            }
         }
     }
     Ok(diffs)
 }
 
-/// [`check_async`] for one way of making the draws.
-async fn check_draws(
+/// [`check_async`] for one way of making the draws and holding the times.
+async fn check_way(
     gpu: &Arc<Gpu>,
     cfg: &MmckConfig,
     options: Options,
     draws: DrawsMadeBy,
+    times: Times,
 ) -> Result<Vec<String>, String> {
     let mut cpu = CpuMmck::new(cfg);
-    let mut g = GpuMmck::with_draws(gpu.clone(), cfg, draws).map_err(gpu_err)?;
+    let mut g = GpuMmck::with_way(gpu.clone(), cfg, draws, times).map_err(gpu_err)?;
     let half = pdes_core::time::to_ticks(cfg.expected_length() / 2.0);
     let mut diffs = Vec::new();
     for budget in [Budget::Until(half), Budget::Finish] {

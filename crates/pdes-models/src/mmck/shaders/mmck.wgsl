@@ -6,6 +6,13 @@
 // RING = max(K − C, 1) waiting places — so that the servers' arrays are indexed by
 // constants once the loops over them unroll, and stay in registers.
 //
+// Times: the record holds ticks (u64 as word pairs); in the event loop a time is a `Time`,
+// from one of two parts composed before this one (times.rs, `Times`): one word, an offset
+// from a base the thread moves to its clock at every phase's end (times_offsets.wgsl), where
+// the run's laws keep every offset a phase can reach below 2³¹, else a word pair of ticks
+// (times_ticks.wgsl). Either way the same ticks: the part's functions convert at the
+// record's load and store and at the warm-up's end.
+//
 // A consumer thread runs one replication's events: it loads the record once per dispatch,
 // runs up to P.max_events events on registers (the waiting ring, where longer than
 // SLOTS_IN_REGISTERS, is indexed and may live in the thread's local memory; the state times
@@ -86,12 +93,14 @@ var<workgroup> next_draw: array<u32, CURSOR_WORDS>;
 // Consumers still running events, and its value as the phase ended (read uniformly).
 var<workgroup> running: atomic<u32>;
 var<workgroup> still_running: u32;
-// The state times where a run has at most STATES_IN_WORKGROUP (a shape constant; the
-// paper's 6): state j of consumer l at j · CONSUMERS + l, the time in state n read, added to
-// and written at its place each event. Selects over every state in registers (what ran
-// before) cost 3% more at 7,168 replications on the H100, 6% at 57,344, 9% at 10⁶
-// (bench/NOTES.md). More states are indexed in the thread's own array (local memory).
-var<workgroup> st_shared: array<vec2<u32>, STATE_WORDS>;
+// The time in each state during the current phase, where a run has at most
+// STATES_IN_WORKGROUP (a shape constant; the paper's 6): state j of consumer l at
+// j · CONSUMERS + l, the time in state n read, added to and written at its place each
+// event, and added to the thread's 64-bit sums at the phase's end. Selects over every
+// state in registers (what ran before) cost 3% more at 7,168 replications on the H100, 6%
+// at 57,344, 9% at 10⁶ (bench/NOTES.md). More states are indexed in the thread's own
+// array (local memory).
+var<workgroup> st_shared: array<Time, STATE_WORDS>;
 
 // Philox block `b` of `stream` of replication `rep_no` as −ln values (Q5.27). The
 // replication's number, not the thread's, keys the stream, so that a run split over
@@ -151,7 +160,7 @@ fn fill(lane: u32, rep_no: u32, stream: u32, made_from: vec2<u32>, next_lo: u32)
 
 // Draw `i_lo` (its index's low word) of `stream` of consumer `lane` as an exponential with
 // mean `mean` ticks (rng::scale_q27): from its ring, or from `d` where it makes its own.
-fn ticks(lane: u32, stream: u32, d: Draws, i_lo: u32, mean: u32) -> vec2<u32> {
+fn ticks(lane: u32, stream: u32, d: Draws, i_lo: u32, mean: u32) -> Time {
     var q: u32;
     if PRODUCERS > 0u {
         q = pool[(stream * RING_DRAWS + (i_lo & (RING_DRAWS - 1u))) * CONSUMERS + lane];
@@ -164,23 +173,24 @@ fn ticks(lane: u32, stream: u32, d: Draws, i_lo: u32, mean: u32) -> vec2<u32> {
         let j = off & 3u;
         q = select(select(v.x, v.y, j == 1u), select(v.z, v.w, j == 3u), j >= 2u);
     }
-    let p = mul32x32(q, mean);
-    return vec2<u32>((p.x >> 27u) | (p.y << 5u), p.y >> 27u);
+    return t_of_product(mul32x32(q, mean));
 }
 
-// Σ (t − a) over the customers in the system at t (xy) and over those waiting (zw): a busy
-// server's customer (its departure is not `never`) arrived at `who`, the ring's `qlen`
-// places from `qhead` hold the waiting ones' arrivals. With the time in each state this
-// gives the sojourn and waiting sums without a sum an event (`advance`, the books).
-fn ages(t: vec2<u32>, dep: array<vec2<u32>, C>, who: array<vec2<u32>, C>, ring: array<vec2<u32>, RING>, qhead: u32, qlen: u32) -> vec4<u32> {
+// Σ (t − a) over the customers in the system at t (xy) and over those waiting (zw), in
+// ticks: a busy server's customer (its departure is not `never`) arrived at `who`, the
+// ring's `qlen` places from `qhead` hold the waiting ones' arrivals (times from `base`).
+// With the time in each state this gives the sojourn and waiting sums without a sum an
+// event (`advance`, the books).
+fn ages(base: vec2<u32>, t: Time, dep: array<Time, C>, who: array<Time, C>, ring: array<Time, RING>, qhead: u32, qlen: u32) -> vec4<u32> {
+    let now = t_to(base, t);
     var waiting = vec2<u32>(0u);
     for (var j = 0u; j < RING; j++) {
         let held = (j + RING - qhead) % RING < qlen;
-        waiting = select(waiting, add64(waiting, sub64(t, ring[j])), held);
+        waiting = select(waiting, add64(waiting, sub64(now, t_to_past(base, ring[j]))), held);
     }
     var all_in = waiting;
     for (var i = 0u; i < C; i++) {
-        all_in = select(all_in, add64(all_in, sub64(t, who[i])), any(dep[i] != never()));
+        all_in = select(all_in, add64(all_in, sub64(now, t_to_past(base, who[i]))), !t_is_never(dep[i]));
     }
     return vec4<u32>(all_in, waiting);
 }
@@ -203,8 +213,12 @@ fn advance(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index
     // past the last replication too, meets every barrier
     let r = min(wg.x * CONSUMERS + lane, P.reps - 1u);
     let real = wg.x * CONSUMERS + lane < P.reps;
-    var t = get64(r, 0u);
-    var next_arr = get64(r, 2u);
+    // the times (`Time`: times_offsets.wgsl or times_ticks.wgsl) from `base`, in ticks
+    let t_then = get64(r, 0u);
+    var base = t_base(t_then);
+    var t = t_from(base, t_then);
+    var next_arr = t_from(base, get64(r, 2u));
+    var limit = t_limit(base, P.limit);
     var n = rep[4u * P.reps + r];
     var qhead = rep[5u * P.reps + r];
     var qlen = rep[6u * P.reps + r];
@@ -219,19 +233,22 @@ fn advance(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index
     let sojourn_then = get64(r, SOJOURN);
     let wait_then = get64(r, WAIT);
     var starts = get64(r, STARTS);
+    // the time in each state in ticks (st), and what the phase has added to each (in
+    // workgroup memory, or indexed in `st_phase`): a duration of a phase fits a `Time`
     var st: array<vec2<u32>, K1>;
     for (var j = 0u; j < K1; j++) { st[j] = get64(r, P.state_off + 2u * j); }
+    var st_phase: array<Time, K1>;
     if K1 <= STATES_IN_WORKGROUP && consumer {
-        for (var j = 0u; j < K1; j++) { st_shared[j * CONSUMERS + lane] = st[j]; }
+        for (var j = 0u; j < K1; j++) { st_shared[j * CONSUMERS + lane] = TIME_ZERO; }
     }
-    var dep: array<vec2<u32>, C>;
-    var who: array<vec2<u32>, C>;
+    var dep: array<Time, C>;
+    var who: array<Time, C>;
     for (var i = 0u; i < C; i++) {
-        dep[i] = get64(r, P.server_off + 4u * i);
-        who[i] = get64(r, P.server_off + 4u * i + 2u);
+        dep[i] = t_from(base, get64(r, P.server_off + 4u * i));
+        who[i] = t_from_past(base, get64(r, P.server_off + 4u * i + 2u));
     }
-    var ring: array<vec2<u32>, RING>;
-    for (var j = 0u; j < RING; j++) { ring[j] = get64(r, P.queue_off + 2u * j); }
+    var ring: array<Time, RING>;
+    for (var j = 0u; j < RING; j++) { ring[j] = t_from_past(base, get64(r, P.queue_off + 2u * j)); }
     // The event's counters count in 32 bits from the dispatch's start (at most
     // P.max_events ≤ 32,768 events) and are added to their 64-bit values at its end: one
     // add an event each, not a 64-bit add and its carry (−7% at 7,168 replications). The
@@ -279,7 +296,7 @@ fn advance(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index
     // customers starting service from the queue, with ∫(n − c)⁺ dt and the waiting ones'
     // ages. Exact in integers, so modulo 2⁶⁴ the CPU's sums bit for bit. Here the parts
     // known at t0; at the warm-up's end (sums and state times back to zero) again.
-    let ages_then = ages(t, dep, who, ring, qhead, qlen);
+    let ages_then = ages(base, t, dep, who, ring, qhead, qlen);
     var sojourn_base = add64(sub64(sojourn_then, weighted(st, 0u)), ages_then.xy);
     var wait_base = add64(sub64(wait_then, weighted(st, C)), ages_then.zw);
     workgroupBarrier();
@@ -309,24 +326,24 @@ fn advance(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index
                 var server = 0u;
                 var first_dep = dep[0];
                 for (var i = 1u; i < C; i++) {
-                    let earlier = lt64(dep[i], first_dep);
+                    let earlier = t_lt(dep[i], first_dep);
                     first_dep = select(first_dep, dep[i], earlier);
                     server = select(server, i, earlier);
                 }
-                let departs = le64(first_dep, next_arr);
+                let departs = !t_lt(next_arr, first_dep);
                 let te = select(next_arr, first_dep, departs);
                 // the next service time: a departure that frees a server to the queue's head and an
                 // arrival that finds one idle both draw this one, so a warp whose replications
                 // diverge computes it once, not once in each branch (−13% at 7,168 replications)
                 let s = ticks(lane, 1u, service_draws, services.x + services_here, P.scale);
-                if !lt64(te, P.limit) { runs = false; break; }
-                let dt = sub64(te, t);
+                if !t_lt(te, limit) { runs = false; break; }
+                let dt = t_sub(te, t);
                 // the time in state n
                 if K1 <= STATES_IN_WORKGROUP {
                     let at = n * CONSUMERS + lane;
-                    st_shared[at] = add64(st_shared[at], dt);
+                    st_shared[at] = t_add(st_shared[at], dt);
                 } else {
-                    st[n] = add64(st[n], dt);
+                    st_phase[n] = t_add(st_phase[n], dt);
                 }
                 t = te;
                 // both kinds of event as selects, no branch: a warp whose replications diverge ran
@@ -338,14 +355,14 @@ fn advance(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index
                 let from_queue = departs && queued;
                 var free = C;
                 for (var i = C; i > 0u; i--) {
-                    free = select(free, i - 1u, all(dep[i - 1u] == never()));
+                    free = select(free, i - 1u, t_is_never(dep[i - 1u]));
                 }
                 let to_server = admitted && free < C;
                 let to_queue = admitted && free == C;
                 // the queue's head; a short ring by selects over its slots, so that it stays in
                 // registers (0.095 → 0.089 s at 7,168 replications with the write below, −4% at
                 // 57,344), a long one by its index: selects would cost two per slot an event
-                var a: vec2<u32>;
+                var a: Time;
                 if RING <= SLOTS_IN_REGISTERS {
                     a = ring[0];
                     for (var j = 1u; j < RING; j++) { a = select(a, ring[j], j == qhead); }
@@ -353,9 +370,10 @@ fn advance(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index
                     a = ring[qhead];
                 }
                 // the server whose departure and customer change (C: none), and to what; a
-                // server left idle keeps its last customer's arrival (as on the CPU)
+                // server left idle keeps its last customer's arrival until the record is
+                // stored (where it is zero, as on the CPU)
                 let changed = select(select(C, free, admitted), server, departs);
-                let new_dep = select(add64(t, s), never(), departs && !queued);
+                let new_dep = select(t_add(t, s), t_never(), departs && !queued);
                 let new_who = select(t, a, departs);
                 let who_changed = select(changed, C, departs && !queued);
                 let slot = (qhead + qlen) % RING;
@@ -374,7 +392,7 @@ fn advance(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index
                 let starts_service = from_queue || to_server;
                 services_here += u32(starts_service);
                 starts_here += u32(starts_service);
-                next_arr = select(next_arr, add64(t, ticks(lane, 0u, gap_draws, gaps.x + gaps_here, P.arr_scale)), arrives);
+                next_arr = select(next_arr, t_add(t, ticks(lane, 0u, gap_draws, gaps.x + gaps_here, P.arr_scale)), arrives);
                 gaps_here += u32(arrives);
                 // one loop of writes over the servers for both branches: a warp whose replications
                 // diverge runs it once, not a loop in each branch (with the books at the end, −12% at
@@ -386,13 +404,35 @@ fn advance(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index
                 done_here += 1u;
                 warm_ends = departs && deps_here == warm_at;
             }
+            // The phase's end: its time in each state into the 64-bit sums, and the times'
+            // base to the clock (with one-word times; a word pair's base stays 0)
+            for (var j = 0u; j < K1; j++) {
+                if K1 <= STATES_IN_WORKGROUP {
+                    let at = j * CONSUMERS + lane;
+                    st[j] = add64(st[j], t_wide(st_shared[at]));
+                    st_shared[at] = TIME_ZERO;
+                } else {
+                    st[j] = add64(st[j], t_wide(st_phase[j]));
+                    st_phase[j] = TIME_ZERO;
+                }
+            }
+            let by = t_shift(t);
+            base = add64(base, t_wide(by));
+            t = t_rebase(t, by);
+            next_arr = t_rebase(next_arr, by);
+            for (var i = 0u; i < C; i++) {
+                dep[i] = t_rebase(dep[i], by);
+                who[i] = t_rebase_past(who[i], by);
+            }
+            for (var j = 0u; j < RING; j++) { ring[j] = t_rebase_past(ring[j], by); }
+            limit = t_limit(base, P.limit);
             if warm_ends {
                 // the warm-up ended at the last event: the tally starts again from here.
                 // Out of the event loop, which stops for it (the rest of the phase's events
                 // go to the next phase): a branch in every event, never taken but once,
                 // cost 7% at 7,168 replications on the H100
                 warm_ends = false;
-                t_start = t;
+                t_start = t_to(base, t);
                 arrivals = vec2<u32>(0u);
                 blocked = vec2<u32>(0u);
                 departures = vec2<u32>(0u);
@@ -402,10 +442,7 @@ fn advance(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index
                 starts_here = 0u;
                 starts = vec2<u32>(0u);
                 for (var j = 0u; j < K1; j++) { st[j] = vec2<u32>(0u); }
-                if K1 <= STATES_IN_WORKGROUP {
-                    for (var j = 0u; j < K1; j++) { st_shared[j * CONSUMERS + lane] = vec2<u32>(0u); }
-                }
-                let ages_now = ages(t, dep, who, ring, qhead, qlen);
+                let ages_now = ages(base, t, dep, who, ring, qhead, qlen);
                 sojourn_base = ages_now.xy;
                 wait_base = ages_now.zw;
             }
@@ -437,8 +474,8 @@ fn advance(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index
     blocked = add64(blocked, vec2<u32>(blocked_here, 0u));
     departures = add64(departures, vec2<u32>(departures_here, 0u));
     starts = add64(starts, vec2<u32>(starts_here, 0u));
-    put64(r, 0u, t);
-    put64(r, 2u, next_arr);
+    put64(r, 0u, t_to(base, t));
+    put64(r, 2u, t_to(base, next_arr));
     rep[4u * P.reps + r] = n;
     rep[5u * P.reps + r] = qhead;
     rep[6u * P.reps + r] = qlen;
@@ -449,15 +486,13 @@ fn advance(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index
     put64(r, T_START, t_start);
     // ∫n dt and ∫min(n, c) dt start at zero with the time in each state (st) and grow
     // with it, so they are Σ_j j·st_j and Σ_j min(j, c)·st_j modulo 2⁶⁴ at any moment, the
-    // CPU's per-event sums exactly: computed here, not two 64-bit products an event
-    if K1 <= STATES_IN_WORKGROUP {
-        for (var j = 0u; j < K1; j++) { st[j] = st_shared[j * CONSUMERS + lane]; }
-    }
+    // CPU's per-event sums exactly: computed here, not two 64-bit products an event (every
+    // phase that ran has added its states' times to st)
     let area = weighted(st, 0u);
     let queue_area = weighted(st, C);
     put64(r, AREA, area);
     put64(r, BUSY, sub64(area, queue_area));
-    let ages_now = ages(t, dep, who, ring, qhead, qlen);
+    let ages_now = ages(base, t, dep, who, ring, qhead, qlen);
     put64(r, SOJOURN, sub64(add64(sojourn_base, area), ages_now.xy));
     put64(r, WAIT, sub64(add64(wait_base, queue_area), ages_now.zw));
     put64(r, ARRIVALS, arrivals);
@@ -466,10 +501,12 @@ fn advance(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index
     put64(r, STARTS, starts);
     for (var j = 0u; j < K1; j++) { put64(r, P.state_off + 2u * j, st[j]); }
     for (var i = 0u; i < C; i++) {
-        put64(r, P.server_off + 4u * i, dep[i]);
-        put64(r, P.server_off + 4u * i + 2u, who[i]);
+        let idle = t_is_never(dep[i]);
+        put64(r, P.server_off + 4u * i, t_to(base, dep[i]));
+        // an idle server has no customer: its arrival is stored as zero (as on the CPU)
+        put64(r, P.server_off + 4u * i + 2u, select(t_to_past(base, who[i]), vec2<u32>(0u), idle));
     }
-    for (var j = 0u; j < RING; j++) { put64(r, P.queue_off + 2u * j, ring[j]); }
+    for (var j = 0u; j < RING; j++) { put64(r, P.queue_off + 2u * j, t_to_past(base, ring[j])); }
 }
 
 // Between two `advance` dispatches: the count is of the last one only.
