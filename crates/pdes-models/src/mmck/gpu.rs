@@ -177,9 +177,10 @@ fn build_pipelines(gpu: &Gpu, shape: &RunShape, draws: DrawsMadeBy, times: Times
     let pl = kit::pipeline_layout(device, "mmck", &[&layout]);
     let pl_display = kit::pipeline_layout(device, "mmck display", &[&layout, &display_layout]);
     // SAFETY: every loop of mmck.wgsl ends by its own bound: the loops over the servers,
-    // the state times and the ring count to constants (C, K1, RING), Philox's to 10, and
-    // the event loop stops when its count of events, raised by one every iteration,
-    // reaches P.max_events (at least 1).
+    // the state times and the ring count to constants (C, K1, RING), Philox's to 10, a
+    // phase's event loop stops when its count of events, raised by one every iteration,
+    // reaches the phase's length (at most P.max_events), and the phases are counted to
+    // P.max_events / PHASE + 2.
     let module = unsafe {
         kit::compute_module_bounded_loops(
             device,

@@ -256,13 +256,16 @@ fn advance(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index
     var gaps_here = 0u;
     var services_here = 0u;
     var deps_here = 0u;
-    var departures_here = 0u;
-    var arrivals_here = 0u;
     var blocked_here = 0u;
-    var starts_here = 0u;
+    // the tally's arrivals, departures and service starts are the gaps, departures and
+    // services counted from these (the counts at the warm-up's end): three adds an event
+    // fewer
+    var gaps_tallied_from = 0u;
+    var deps_tallied_from = 0u;
+    var services_tallied_from = 0u;
     // departures still to come (all 32 bits' worth where more), and the departure at which
-    // the warm-up ends, counted from here (0, never met, where it is not in this dispatch:
-    // deps_here is at least 1 where it is compared)
+    // the warm-up ends, counted from here (0 where it is not ahead in this dispatch: only a
+    // warm_at above the departures so far is a stop)
     let left = sub64(P.customers, deps);
     let deps_left = select(select(left.x, 0xffffffffu, left.y != 0u), 0u, !lt64(deps, P.customers));
     let warmup_left = sub64(P.warmup, deps);
@@ -286,7 +289,6 @@ fn advance(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index
     }
     if lid == 0u { atomicStore(&running, min(CONSUMERS, P.reps - wg.x * CONSUMERS)); }
     var runs = consumer && real;
-    var warm_ends = false;
     // The books: the sums of sojourn and waiting times are not kept an event (removing them
     // saved 7% of an event at 7,168 replications on the H100; found this way instead, 2.5%
     // at 57,344, nothing measurable at 7,168) but from the time in each state. Over
@@ -303,19 +305,21 @@ fn advance(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index
     // every consumer stops within P.max_events events: the bound is never what ends this
     for (var phase = 0u; phase <= P.max_events / PHASE + 1u; phase++) {
         if runs {
-            for (var e = 0u; e < PHASE; e++) {
-                // its last departure is behind it, or the warm-up ended at the last event
-                if deps_here >= deps_left || warm_ends { break; }
-                if done_here >= P.max_events {
-                    atomicAdd(&status[0], 1u);
-                    runs = false;
-                    break;
-                }
+            // The phase's events stop at the dispatch's cap, at the departure that ends the
+            // warm-up (where it is ahead) and at the last: one test of the departures an
+            // event, and the loop's count, where there were three tests (the cap and the
+            // warm-up's end tested apart)
+            let todo = min(PHASE, P.max_events - done_here);
+            let deps_from = deps_here;
+            let stop_at = select(deps_left, min(deps_left, warm_at), warm_at > deps_here);
+            var ran = 0u;
+            loop {
+                if ran >= todo || deps_here == stop_at { break; }
                 if PRODUCERS == 0u {
                     // a warp's threads compute their blocks together, at the same events
                     // (the gaps' at events ≡ 0 mod 4, the services' at ≡ 2), not whenever
                     // one of them runs out (which, over 32 threads, is nearly every event)
-                    switch done_here & 3u {
+                    switch (done_here + ran) & 3u {
                         case 0u: { gap_draws = refill(gap_draws, P.first + r, 0u, gaps.x + gaps_here); }
                         case 2u: { service_draws = refill(service_draws, P.first + r, 1u, services.x + services_here); }
                         default: {}
@@ -387,11 +391,7 @@ fn advance(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index
                 qhead = select(qhead, (qhead + 1u) % RING, from_queue);
                 qlen = qlen + u32(to_queue) - u32(from_queue);
                 deps_here += u32(departs);
-                departures_here += u32(departs);
-                arrivals_here += u32(arrives);
-                let starts_service = from_queue || to_server;
-                services_here += u32(starts_service);
-                starts_here += u32(starts_service);
+                services_here += u32(from_queue || to_server);
                 next_arr = select(next_arr, t_add(t, ticks(lane, 0u, gap_draws, gaps.x + gaps_here, P.arr_scale)), arrives);
                 gaps_here += u32(arrives);
                 // one loop of writes over the servers for both branches: a warp whose replications
@@ -401,9 +401,9 @@ fn advance(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index
                     dep[i] = select(dep[i], new_dep, i == changed);
                     who[i] = select(who[i], new_who, i == who_changed);
                 }
-                done_here += 1u;
-                warm_ends = departs && deps_here == warm_at;
+                ran += 1u;
             }
+            done_here += ran;
             // The phase's end: its time in each state into the 64-bit sums, and the times'
             // base to the clock (with one-word times; a word pair's base stays 0)
             for (var j = 0u; j < K1; j++) {
@@ -426,20 +426,19 @@ fn advance(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index
             }
             for (var j = 0u; j < RING; j++) { ring[j] = t_rebase_past(ring[j], by); }
             limit = t_limit(base, P.limit);
-            if warm_ends {
+            if deps_from < warm_at && deps_here == warm_at {
                 // the warm-up ended at the last event: the tally starts again from here.
                 // Out of the event loop, which stops for it (the rest of the phase's events
                 // go to the next phase): a branch in every event, never taken but once,
                 // cost 7% at 7,168 replications on the H100
-                warm_ends = false;
                 t_start = t_to(base, t);
                 arrivals = vec2<u32>(0u);
                 blocked = vec2<u32>(0u);
                 departures = vec2<u32>(0u);
-                arrivals_here = 0u;
                 blocked_here = 0u;
-                departures_here = 0u;
-                starts_here = 0u;
+                gaps_tallied_from = gaps_here;
+                deps_tallied_from = deps_here;
+                services_tallied_from = services_here;
                 starts = vec2<u32>(0u);
                 for (var j = 0u; j < K1; j++) { st[j] = vec2<u32>(0u); }
                 let ages_now = ages(base, t, dep, who, ring, qhead, qlen);
@@ -447,6 +446,11 @@ fn advance(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index
                 wait_base = ages_now.zw;
             }
             runs = runs && deps_here < deps_left;
+            if runs && done_here >= P.max_events {
+                // stopped by the dispatch's cap with events to run: another dispatch is due
+                atomicAdd(&status[0], 1u);
+                runs = false;
+            }
             if !runs { atomicSub(&running, 1u); }
         }
         let now = (phase & 1u) * 2u * CONSUMERS;
@@ -470,10 +474,10 @@ fn advance(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index
     services = add64(services, vec2<u32>(services_here, 0u));
     deps = add64(deps, vec2<u32>(deps_here, 0u));
     events = add64(events, vec2<u32>(done_here, 0u));
-    arrivals = add64(arrivals, vec2<u32>(arrivals_here, 0u));
+    arrivals = add64(arrivals, vec2<u32>(gaps_here - gaps_tallied_from, 0u));
     blocked = add64(blocked, vec2<u32>(blocked_here, 0u));
-    departures = add64(departures, vec2<u32>(departures_here, 0u));
-    starts = add64(starts, vec2<u32>(starts_here, 0u));
+    departures = add64(departures, vec2<u32>(deps_here - deps_tallied_from, 0u));
+    starts = add64(starts, vec2<u32>(services_here - services_tallied_from, 0u));
     put64(r, 0u, t_to(base, t));
     put64(r, 2u, t_to(base, next_arr));
     rep[4u * P.reps + r] = n;
