@@ -21,6 +21,11 @@ or the books), so no variant's output is a result; the time per event (wall / ev
 - no-warm-check (eighth session, on 8239ef1): the test for the warm-up's end, and what it
   resets, left out — exact where the run has no warm-up. Measured (−7%) and built in as the
   reset out of the event loop (be0d4a2), so its text left (commit e3dc61b's make.py).
+- ninth session (on 961790e, one-word times): no-states, the time in state n left out of
+  the event (its read, add and write in workgroup memory); no-who, the servers' customer
+  arrivals not written (their selects); no-ring, the waiting ring not written (nor its head
+  read: the head is slot 0); no-limit, the budget's time limit not tested; no-blocked, the
+  blocked arrivals not counted. Each left-out part's cost on the event's chain.
 A variant whose text the shader no longer has (the draws' variants after the producers of
 8239ef1, say) is skipped with a line that says so; the texts are matched at any
 indentation.
@@ -71,7 +76,23 @@ SHARED_DECL = "var<private> LID: u32;\nvar<workgroup> pool: array<u32, 8192>;\n"
 BOOKS = """        sojourn = select(sojourn, add64(sojourn, sub64(t, leaving)), departs);
         wait = select(wait, add64(wait, sub64(t, a)), from_queue);
 """
+STATES9 = """                if K1 <= STATES_IN_WORKGROUP {
+                    let at = n * CONSUMERS + lane;
+                    st_shared[at] = t_add(st_shared[at], dt);
+                } else {"""
+NO_STATES9 = """                if false {
+                } else if K1 > STATES_IN_WORKGROUP {"""
+WHO9 = "                    who[i] = select(who[i], new_who, i == who_changed);"
+RING9 = "                    for (var j = 0u; j < RING; j++) { ring[j] = select(ring[j], t, to_queue && j == slot); }"
+HEAD9 = "                    for (var j = 1u; j < RING; j++) { a = select(a, ring[j], j == qhead); }"
+LIMIT9 = "                if !t_lt(te, limit) { runs = false; break; }"
+BLOCKED9 = "                blocked_here += u32(arrives && n == K);"
 VARIANTS = {
+    "no-states": [(STATES9, NO_STATES9)],
+    "no-who": [(WHO9, "")],
+    "no-ring": [(RING9, ""), (HEAD9, "")],
+    "no-limit": [(LIMIT9, "")],
+    "no-blocked": [(BLOCKED9, "")],
     "no-draws": [(REFILL, NO_REFILL), (TICKS, HASH_TICKS), (ENTRY, HASH_ENTRY), ("struct Params {", HASH_DECL + "struct Params {")],
     "draws-shared": [(REFILL, NO_REFILL), (TICKS, SHARED_TICKS), (ENTRY, SHARED_ENTRY), ("struct Params {", SHARED_DECL + "struct Params {")],
     "no-philox": [(PHILOX, CHEAP)],
