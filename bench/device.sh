@@ -283,7 +283,7 @@ for what in "$@"; do
           done
         done
       done | tee "$OUT/mmck-attribution.txt" ;;
-    mmck-exact|mmck-paired)  # issue 32 item 1: ns per event of one replication with each exact variant of the shader (bench/experiments/mmck-exact/ or mmck-paired/, written by its make.py), built-in first, 7,168 and 57,344 replications, two rounds; each run's output less its clocks hashed: a variant's must be the built-in's
+    mmck-exact|mmck-paired|mmck-ladder)  # issue 32 item 1: ns per event of one replication with each exact variant of the shader (bench/experiments/mmck-exact/, mmck-paired/ or mmck-ladder/, written by its make.py), built-in first, 7,168 and 57,344 replications, two rounds; each run's output less its clocks hashed: a variant's must be the built-in's
       for round in 1 2; do
         for v in builtin "$EXP/$what"/*/; do
           n=$(basename "$v")
