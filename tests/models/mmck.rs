@@ -52,21 +52,6 @@ fn assert_same(cfg: &MmckConfig, budgets: &[Budget]) -> Vec<Times> {
     held
 }
 
-/// More servers than workgroup memory keeps the customers' arrivals of (mmck.wgsl,
-/// `who_shared`: 8), so they are written by selects in registers.
-#[test]
-fn gpu_replications_equal_the_cpus_with_more_servers_than_workgroup_memory_keeps() {
-    let cfg = config(&[
-        "model.servers=12",
-        "model.capacity=20",
-        "model.arrival_rate=11.5",
-        "run.replications=40",
-        "run.customers=3000",
-        "run.seed=12",
-    ]);
-    assert_same(&cfg, &[Budget::Steps(700), Budget::Finish]);
-}
-
 /// One-word times at the edge of their bound (times.rs, `Times::fits`): one slow server
 /// and a waiting room of three, so overloaded that the room is nearly always full and a
 /// customer's stay nears the (k − c + 1) · 32 mean services the offsets must hold, and

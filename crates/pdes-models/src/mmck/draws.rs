@@ -37,10 +37,6 @@ const WARP: u32 = 32;
 /// `st_shared`): planned here with the rings, since both share the workgroup's memory.
 pub const STATES_IN_WORKGROUP: u32 = 8;
 
-/// The most servers whose customers' arrivals a replication keeps in workgroup memory
-/// during a phase (mmck.wgsl, `who_shared`; one more place for "none").
-pub const SERVERS_IN_WORKGROUP: u32 = 8;
-
 impl DrawsMadeBy {
     /// Producers with the longest ring of [`RINGS`] whose count of replications the run's
     /// does not pass and whose workgroup memory the device has, else each replication's own
@@ -107,12 +103,11 @@ impl DrawsMadeBy {
     }
 
     /// Bytes of workgroup memory a workgroup of `advance` may use (the rings, the cursors,
-    /// two counters, and the most state times and servers' arrivals kept there).
+    /// two counters, and the most state times kept there).
     fn workgroup_bytes(self) -> u32 {
         let (pool, cursors) = self.pool_words();
         let states = 2 * STATES_IN_WORKGROUP * self.replications_per_group();
-        let servers = 2 * (SERVERS_IN_WORKGROUP + 1) * self.replications_per_group();
-        4 * (pool + cursors + 2 + states + servers)
+        4 * (pool + cursors + 2 + states)
     }
 
     /// The events of a phase, between two of the workgroup's barriers, with the times

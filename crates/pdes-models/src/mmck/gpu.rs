@@ -9,7 +9,7 @@
 
 use super::config::MmckConfig;
 use super::cpu::Standing;
-use super::draws::{DrawsMadeBy, SERVERS_IN_WORKGROUP, STATES_IN_WORKGROUP};
+use super::draws::{DrawsMadeBy, STATES_IN_WORKGROUP};
 use super::summary::Summary;
 use super::times::Times;
 use super::{Replication, RunShape, Tally};
@@ -90,24 +90,17 @@ impl Layout {
 /// The constants the shader is specialised to: WGSL sizes a thread's arrays only with
 /// constants, and loops of a constant count unroll, so the servers' arrays — and a waiting
 /// ring of up to 8 slots, read and written by selects over every slot — are indexed by
-/// constants and stay in registers; up to [`STATES_IN_WORKGROUP`] state times and the
-/// customers' arrivals of up to [`SERVERS_IN_WORKGROUP`] servers are kept in workgroup
-/// memory (`STATE_WORDS` and `WHO_WORDS` of them a workgroup; one word where none are).
+/// constants and stay in registers; up to [`STATES_IN_WORKGROUP`] state times are kept in
+/// workgroup memory (`STATE_WORDS` of them a workgroup; one word where none are).
 fn shape_constants(servers: u32, capacity: u32, draws: DrawsMadeBy, times: Times) -> String {
     let states = capacity + 1;
-    let per_group = draws.replications_per_group();
     let state_words = if states <= STATES_IN_WORKGROUP {
-        states * per_group
-    } else {
-        1
-    };
-    let who_words = if servers <= SERVERS_IN_WORKGROUP {
-        (servers + 1) * per_group
+        states * draws.replications_per_group()
     } else {
         1
     };
     format!(
-        "const C: u32 = {servers}u;\nconst K: u32 = {capacity}u;\nconst K1: u32 = {states}u;\nconst RING: u32 = {}u;\nconst STATES_IN_WORKGROUP: u32 = {STATES_IN_WORKGROUP}u;\nconst STATE_WORDS: u32 = {state_words}u;\nconst SERVERS_IN_WORKGROUP: u32 = {SERVERS_IN_WORKGROUP}u;\nconst WHO_WORDS: u32 = {who_words}u;\n{}",
+        "const C: u32 = {servers}u;\nconst K: u32 = {capacity}u;\nconst K1: u32 = {states}u;\nconst RING: u32 = {}u;\nconst STATES_IN_WORKGROUP: u32 = {STATES_IN_WORKGROUP}u;\nconst STATE_WORDS: u32 = {state_words}u;\n{}",
         (capacity - servers).max(1),
         draws.constants(times)
     )

@@ -101,14 +101,6 @@ var<workgroup> still_running: u32;
 // at 57,344, 9% at 10⁶ (bench/NOTES.md). More states are indexed in the thread's own
 // array (local memory).
 var<workgroup> st_shared: array<Time, STATE_WORDS>;
-// The servers' customer arrivals during a phase, where a run has at most
-// SERVERS_IN_WORKGROUP servers (a shape constant): server i of consumer l at
-// i · CONSUMERS + l, and a place C for an event that changes none. An event writes one
-// place, where selects over every server's cost two instructions a server (~6% of an event
-// at 7,168 replications on the H100, found by leaving them out); nothing reads them during
-// the phase, and its end takes them back into the thread's registers. More servers are
-// written by selects.
-var<workgroup> who_shared: array<Time, WHO_WORDS>;
 
 // Philox block `b` of `stream` of replication `rep_no` as −ln values (Q5.27). The
 // replication's number, not the thread's, keys the stream, so that a run split over
@@ -287,9 +279,6 @@ fn advance(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index
         dep[i] = t_from(base, get64(r, P.server_off + 4u * i));
         who[i] = t_from_past(base, get64(r, P.server_off + 4u * i + 2u));
     }
-    if C <= SERVERS_IN_WORKGROUP && consumer {
-        for (var i = 0u; i < C; i++) { who_shared[i * CONSUMERS + lane] = who[i]; }
-    }
     var ring: array<Time, RING>;
     for (var j = 0u; j < RING; j++) { ring[j] = t_from_past(base, get64(r, P.queue_off + 2u * j)); }
     // The event's counters count in 32 bits from the dispatch's start (at most
@@ -435,12 +424,7 @@ fn advance(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index
                 // 7,168 replications and −18% at 57,344)
                 for (var i = 0u; i < C; i++) {
                     dep[i] = select(dep[i], new_dep, i == changed);
-                    if C > SERVERS_IN_WORKGROUP {
-                        who[i] = select(who[i], new_who, i == who_changed);
-                    }
-                }
-                if C <= SERVERS_IN_WORKGROUP {
-                    who_shared[who_changed * CONSUMERS + lane] = new_who;
+                    who[i] = select(who[i], new_who, i == who_changed);
                 }
                 ev = next_event(dep, next_arr);
                 ran += 1u;
@@ -466,12 +450,7 @@ fn advance(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index
             next_arr = t_rebase(next_arr, by);
             for (var i = 0u; i < C; i++) {
                 dep[i] = t_rebase(dep[i], by);
-                if C <= SERVERS_IN_WORKGROUP {
-                    who[i] = t_rebase_past(who_shared[i * CONSUMERS + lane], by);
-                    who_shared[i * CONSUMERS + lane] = who[i];
-                } else {
-                    who[i] = t_rebase_past(who[i], by);
-                }
+                who[i] = t_rebase_past(who[i], by);
             }
             for (var j = 0u; j < RING; j++) { ring[j] = t_rebase_past(ring[j], by); }
             limit = t_limit(base, P.limit);
