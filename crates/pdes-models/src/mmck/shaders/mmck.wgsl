@@ -190,24 +190,6 @@ fn ticks(lane: u32, stream: u32, d: Draws, i_lo: u32, mean: u32) -> Time {
     return t_of_product(mul32x32(q, mean));
 }
 
-// The next event of a replication whose servers depart at `dep` (`never` where idle) and
-// whose next customer arrives at `next_arr`: the earliest departure (the lowest-numbered
-// server of equal ones) where it is not after the arrival, by selects — no branch a server
-// (1–3% at 7,168 replications on the H100).
-struct NextEvent { server: u32, departs: bool, te: Time }
-
-fn next_event(dep: array<Time, C>, next_arr: Time) -> NextEvent {
-    var server = 0u;
-    var first_dep = dep[0];
-    for (var i = 1u; i < C; i++) {
-        let earlier = t_lt(dep[i], first_dep);
-        first_dep = select(first_dep, dep[i], earlier);
-        server = select(server, i, earlier);
-    }
-    let departs = !t_lt(next_arr, first_dep);
-    return NextEvent(server, departs, select(next_arr, first_dep, departs));
-}
-
 // Σ (t − a) over the customers in the system at t (xy) and over those waiting (zw), in
 // ticks: a busy server's customer (its departure is not `never`) arrived at `who`, the
 // ring's `qlen` places from `qhead` hold the waiting ones' arrivals (times from `base`).
@@ -342,13 +324,9 @@ fn advance(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index
             let todo = min(PHASE, P.max_events - done_here);
             let deps_from = deps_here;
             let stop_at = select(deps_left, min(deps_left, warm_at), warm_at > deps_here);
-            // the next event is found at the end of the one before, so that this one exit
-            // tests its time against the budget's limit too (a second exit, after it was
-            // found in the event, cost ~5% at 7,168 replications on the H100)
-            var ev = next_event(dep, next_arr);
             var ran = 0u;
             loop {
-                if ran >= todo || deps_here == stop_at || !t_lt(ev.te, limit) { break; }
+                if ran >= todo || deps_here == stop_at { break; }
                 if PRODUCERS == 0u {
                     // a warp's threads compute their blocks together, at the same events
                     // (the gaps' at events ≡ 0 mod 4, the services' at ≡ 2), not whenever
@@ -359,13 +337,22 @@ fn advance(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index
                         default: {}
                     }
                 }
-                let server = ev.server;
-                let departs = ev.departs;
-                let te = ev.te;
+                // the earliest departure (the lowest-numbered server of equal ones), by
+                // selects: no branch a server (1–3% at 7,168 replications on the H100)
+                var server = 0u;
+                var first_dep = dep[0];
+                for (var i = 1u; i < C; i++) {
+                    let earlier = t_lt(dep[i], first_dep);
+                    first_dep = select(first_dep, dep[i], earlier);
+                    server = select(server, i, earlier);
+                }
+                let departs = !t_lt(next_arr, first_dep);
+                let te = select(next_arr, first_dep, departs);
                 // the next service time: a departure that frees a server to the queue's head and an
                 // arrival that finds one idle both draw this one, so a warp whose replications
                 // diverge computes it once, not once in each branch (−13% at 7,168 replications)
                 let s = ticks(lane, 1u, service_draws, services.x + services_here, P.scale);
+                if !t_lt(te, limit) { runs = false; break; }
                 let dt = t_sub(te, t);
                 // the time in state n
                 if K1 <= STATES_IN_WORKGROUP {
@@ -426,12 +413,9 @@ fn advance(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index
                     dep[i] = select(dep[i], new_dep, i == changed);
                     who[i] = select(who[i], new_who, i == who_changed);
                 }
-                ev = next_event(dep, next_arr);
                 ran += 1u;
             }
             done_here += ran;
-            // its next event is at or past the budget's limit: it waits for the next budget
-            runs = runs && t_lt(ev.te, limit);
             // The phase's end: its time in each state into the 64-bit sums, and the times'
             // base to the clock (with one-word times; a word pair's base stays 0)
             for (var j = 0u; j < K1; j++) {
