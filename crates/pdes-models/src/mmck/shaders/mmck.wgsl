@@ -134,40 +134,26 @@ fn refill(d: Draws, rep_no: u32, stream: u32, next_lo: u32) -> Draws {
     return d;
 }
 
-// A producer's part of a phase: for each stream s (0 gaps, 1 services), the blocks from
-// draw `made[s]` (a multiple of 4) while a whole block fits before `next_lo[s]` +
-// RING_DRAWS, where `next_lo[s]` is the consumer's next draw; returns the new `made`. Why
-// this never overwrites a draw still to be read, nor leaves one unmade: in a phase the
-// consumer reads draws from its next one, c, to at most c + PHASE (an event draws at most
-// once from each stream), and the producer writes draws below c + RING_DRAWS, whose places
-// differ from those; at the phase's end every draw below c + RING_DRAWS − 3 is made, and
-// the next phase reads below c + 2·PHASE ≤ c + RING_DRAWS − 3. Both streams' blocks are
-// computed in each round, whether or not one has room (it is then not stored), so that
-// two Philox chains are in flight on the producer's thread, not one after the other.
-fn fill(lane: u32, rep_no: u32, made_from: array<vec2<u32>, 2>, next_lo: vec2<u32>) -> array<vec2<u32>, 2> {
+// A producer's part of a phase for one stream: the blocks from draw `made` (a multiple
+// of 4) while a whole block fits before `next_lo` + RING_DRAWS, where `next_lo` is the
+// consumer's next draw; returns the new `made`. Why this never overwrites a draw still to
+// be read, nor leaves one unmade: in a phase the consumer reads draws from its next one,
+// c, to at most c + PHASE (an event draws at most once from each stream), and the
+// producer writes draws below c + RING_DRAWS, whose places differ from those; at the
+// phase's end every draw below c + RING_DRAWS − 3 is made, and the next phase reads below
+// c + 2·PHASE ≤ c + RING_DRAWS − 3.
+fn fill(lane: u32, rep_no: u32, stream: u32, made_from: vec2<u32>, next_lo: u32) -> vec2<u32> {
     var made = made_from;
-    let end_lo = next_lo + vec2<u32>(RING_DRAWS);
+    let end_lo = next_lo + RING_DRAWS;
     for (var k = 0u; k < RING_DRAWS / 4u; k++) {
-        let room = vec2<bool>(bitcast<i32>(end_lo.x - made[0].x) >= 4, bitcast<i32>(end_lo.y - made[1].x) >= 4);
-        if !any(room) { break; }
-        let v0 = block(rep_no, 0u, vec2<u32>((made[0].x >> 2u) | (made[0].y << 30u), made[0].y >> 2u));
-        let v1 = block(rep_no, 1u, vec2<u32>((made[1].x >> 2u) | (made[1].y << 30u), made[1].y >> 2u));
-        if room.x {
-            let at = (made[0].x & (RING_DRAWS - 1u)) * CONSUMERS + lane;
-            pool[at] = v0.x;
-            pool[at + CONSUMERS] = v0.y;
-            pool[at + 2u * CONSUMERS] = v0.z;
-            pool[at + 3u * CONSUMERS] = v0.w;
-            made[0] = add64(made[0], vec2<u32>(4u, 0u));
-        }
-        if room.y {
-            let at = (RING_DRAWS + (made[1].x & (RING_DRAWS - 1u))) * CONSUMERS + lane;
-            pool[at] = v1.x;
-            pool[at + CONSUMERS] = v1.y;
-            pool[at + 2u * CONSUMERS] = v1.z;
-            pool[at + 3u * CONSUMERS] = v1.w;
-            made[1] = add64(made[1], vec2<u32>(4u, 0u));
-        }
+        if bitcast<i32>(end_lo - made.x) < 4 { break; }
+        let v = block(rep_no, stream, vec2<u32>((made.x >> 2u) | (made.y << 30u), made.y >> 2u));
+        let at = (stream * RING_DRAWS + (made.x & (RING_DRAWS - 1u))) * CONSUMERS + lane;
+        pool[at] = v.x;
+        pool[at + CONSUMERS] = v.y;
+        pool[at + 2u * CONSUMERS] = v.z;
+        pool[at + 3u * CONSUMERS] = v.w;
+        made = add64(made, vec2<u32>(4u, 0u));
     }
     return made;
 }
@@ -289,7 +275,8 @@ fn advance(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index
     // its consumer's streams (from the block of the consumer's next)
     var gap_draws: Draws;
     var service_draws: Draws;
-    var made = array<vec2<u32>, 2>(vec2<u32>(gaps.x & ~3u, gaps.y), vec2<u32>(services.x & ~3u, services.y));
+    var gaps_made = vec2<u32>(gaps.x & ~3u, gaps.y);
+    var services_made = vec2<u32>(services.x & ~3u, services.y);
     if PRODUCERS == 0u {
         gap_draws = draws_from(P.first + r, 0u, gaps);
         service_draws = draws_from(P.first + r, 1u, services);
@@ -297,7 +284,8 @@ fn advance(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index
         next_draw[lane] = gaps.x;
         next_draw[CONSUMERS + lane] = services.x;
     } else {
-        made = fill(lane, P.first + r, made, vec2<u32>(gaps.x, services.x));
+        gaps_made = fill(lane, P.first + r, 0u, gaps_made, gaps.x);
+        services_made = fill(lane, P.first + r, 1u, services_made, services.x);
     }
     if lid == 0u { atomicStore(&running, min(CONSUMERS, P.reps - wg.x * CONSUMERS)); }
     var runs = consumer && real;
@@ -474,7 +462,8 @@ fn advance(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index
             next_draw[next + CONSUMERS + lane] = services.x + services_here;
         } else if PRODUCERS > 0u {
             // the draws the last phase's events took are made again, further on
-            made = fill(lane, P.first + r, made, vec2<u32>(next_draw[now + lane], next_draw[now + CONSUMERS + lane]));
+            gaps_made = fill(lane, P.first + r, 0u, gaps_made, next_draw[now + lane]);
+            services_made = fill(lane, P.first + r, 1u, services_made, next_draw[now + CONSUMERS + lane]);
         }
         workgroupBarrier();
         if lid == 0u { still_running = atomicLoad(&running); }
