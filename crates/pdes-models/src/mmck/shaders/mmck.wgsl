@@ -256,13 +256,15 @@ fn advance(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index
     var gaps_here = 0u;
     var services_here = 0u;
     var deps_here = 0u;
-    var blocked_here = 0u;
     // the tally's arrivals, departures and service starts are the gaps, departures and
     // services counted from these (the counts at the warm-up's end): three adds an event
     // fewer
     var gaps_tallied_from = 0u;
     var deps_tallied_from = 0u;
     var services_tallied_from = 0u;
+    // and the blocked arrivals are those not admitted: arrivals − (n's rise + departures)
+    // since the same point, where n was this (one count an event fewer)
+    var n_tallied_from = n;
     // departures still to come (all 32 bits' worth where more), and the departure at which
     // the warm-up ends, counted from here (0 where it is not ahead in this dispatch: only a
     // warm_at above the departures so far is a stop)
@@ -386,7 +388,6 @@ fn advance(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index
                 } else if to_queue {
                     ring[slot] = t;
                 }
-                blocked_here += u32(arrives && n == K);
                 n = n + u32(admitted) - u32(departs);
                 qhead = select(qhead, (qhead + 1u) % RING, from_queue);
                 qlen = qlen + u32(to_queue) - u32(from_queue);
@@ -435,7 +436,7 @@ fn advance(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index
                 arrivals = vec2<u32>(0u);
                 blocked = vec2<u32>(0u);
                 departures = vec2<u32>(0u);
-                blocked_here = 0u;
+                n_tallied_from = n;
                 gaps_tallied_from = gaps_here;
                 deps_tallied_from = deps_here;
                 services_tallied_from = services_here;
@@ -475,7 +476,8 @@ fn advance(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index
     deps = add64(deps, vec2<u32>(deps_here, 0u));
     events = add64(events, vec2<u32>(done_here, 0u));
     arrivals = add64(arrivals, vec2<u32>(gaps_here - gaps_tallied_from, 0u));
-    blocked = add64(blocked, vec2<u32>(blocked_here, 0u));
+    let admitted = n - n_tallied_from + (deps_here - deps_tallied_from);
+    blocked = add64(blocked, vec2<u32>(gaps_here - gaps_tallied_from - admitted, 0u));
     departures = add64(departures, vec2<u32>(deps_here - deps_tallied_from, 0u));
     starts = add64(starts, vec2<u32>(services_here - services_tallied_from, 0u));
     put64(r, 0u, t_to(base, t));
