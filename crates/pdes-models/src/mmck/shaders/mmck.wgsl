@@ -221,7 +221,9 @@ fn advance(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index
     var limit = t_limit(base, P.limit);
     var n = rep[4u * P.reps + r];
     var qhead = rep[5u * P.reps + r];
-    var qlen = rep[6u * P.reps + r];
+    // the waiting customers are those the servers do not hold: a server is idle only where
+    // nobody waits (an arrival takes an idle server, a departure the queue's head), so the
+    // queue's length is n − min(n, c), not kept an event (the record holds it for the CPU)
     var gaps = get64(r, 8u);
     var services = get64(r, 10u);
     var deps = get64(r, 12u);
@@ -300,7 +302,7 @@ fn advance(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index
     // customers starting service from the queue, with ∫(n − c)⁺ dt and the waiting ones'
     // ages. Exact in integers, so modulo 2⁶⁴ the CPU's sums bit for bit. Here the parts
     // known at t0; at the warm-up's end (sums and state times back to zero) again.
-    let ages_then = ages(base, t, dep, who, ring, qhead, qlen);
+    let ages_then = ages(base, t, dep, who, ring, qhead, max(n, C) - C);
     var sojourn_base = add64(sub64(sojourn_then, weighted(st, 0u)), ages_then.xy);
     var wait_base = add64(sub64(wait_then, weighted(st, C)), ages_then.zw);
     workgroupBarrier();
@@ -357,7 +359,7 @@ fn advance(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index
                 // (0.102 → 0.095 s at 7,168 replications on the H100)
                 let arrives = !departs;
                 let admitted = arrives && n != K;
-                let queued = qlen > 0u;
+                let queued = n > C;
                 let from_queue = departs && queued;
                 var free = C;
                 for (var i = C; i > 0u; i--) {
@@ -382,7 +384,7 @@ fn advance(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index
                 let new_dep = select(t_add(t, s), t_never(), departs && !queued);
                 let new_who = select(t, a, departs);
                 let who_changed = select(changed, C, departs && !queued);
-                let slot = (qhead + qlen) % RING;
+                let slot = (qhead + n - C) % RING; // where n ≥ c: read only then
                 if RING <= SLOTS_IN_REGISTERS {
                     for (var j = 0u; j < RING; j++) { ring[j] = select(ring[j], t, to_queue && j == slot); }
                 } else if to_queue {
@@ -390,7 +392,6 @@ fn advance(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index
                 }
                 n = n + u32(admitted) - u32(departs);
                 qhead = select(qhead, (qhead + 1u) % RING, from_queue);
-                qlen = qlen + u32(to_queue) - u32(from_queue);
                 deps_here += u32(departs);
                 services_here += u32(from_queue || to_server);
                 next_arr = select(next_arr, t_add(t, ticks(lane, 0u, gap_draws, gaps.x + gaps_here, P.arr_scale)), arrives);
@@ -442,7 +443,7 @@ fn advance(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index
                 services_tallied_from = services_here;
                 starts = vec2<u32>(0u);
                 for (var j = 0u; j < K1; j++) { st[j] = vec2<u32>(0u); }
-                let ages_now = ages(base, t, dep, who, ring, qhead, qlen);
+                let ages_now = ages(base, t, dep, who, ring, qhead, max(n, C) - C);
                 sojourn_base = ages_now.xy;
                 wait_base = ages_now.zw;
             }
@@ -484,7 +485,7 @@ fn advance(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index
     put64(r, 2u, t_to(base, next_arr));
     rep[4u * P.reps + r] = n;
     rep[5u * P.reps + r] = qhead;
-    rep[6u * P.reps + r] = qlen;
+    rep[6u * P.reps + r] = max(n, C) - C;
     put64(r, 8u, gaps);
     put64(r, 10u, services);
     put64(r, 12u, deps);
@@ -498,7 +499,7 @@ fn advance(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index
     let queue_area = weighted(st, C);
     put64(r, AREA, area);
     put64(r, BUSY, sub64(area, queue_area));
-    let ages_now = ages(base, t, dep, who, ring, qhead, qlen);
+    let ages_now = ages(base, t, dep, who, ring, qhead, max(n, C) - C);
     put64(r, SOJOURN, sub64(add64(sojourn_base, area), ages_now.xy));
     put64(r, WAIT, sub64(add64(wait_base, queue_area), ages_now.zw));
     put64(r, ARRIVALS, arrivals);
