@@ -144,15 +144,16 @@ fn refill(d: Draws, rep_no: u32, stream: u32, next_lo: u32) -> Draws {
 // c + 2·PHASE ≤ c + RING_DRAWS − 3.
 fn fill(lane: u32, rep_no: u32, stream: u32, made_from: vec2<u32>, next_lo: u32) -> vec2<u32> {
     var made = made_from;
+    let mean = select(P.arr_scale, P.scale, stream == 1u);
     let end_lo = next_lo + RING_DRAWS;
     for (var k = 0u; k < RING_DRAWS / 4u; k++) {
         if bitcast<i32>(end_lo - made.x) < 4 { break; }
         let v = block(rep_no, stream, vec2<u32>((made.x >> 2u) | (made.y << 30u), made.y >> 2u));
         let at = (stream * RING_DRAWS + (made.x & (RING_DRAWS - 1u))) * CONSUMERS + lane;
-        pool[at] = v.x;
-        pool[at + CONSUMERS] = v.y;
-        pool[at + 2u * CONSUMERS] = v.z;
-        pool[at + 3u * CONSUMERS] = v.w;
+        pool[at] = ring_word(v.x, mean);
+        pool[at + CONSUMERS] = ring_word(v.y, mean);
+        pool[at + 2u * CONSUMERS] = ring_word(v.z, mean);
+        pool[at + 3u * CONSUMERS] = ring_word(v.w, mean);
         made = add64(made, vec2<u32>(4u, 0u));
     }
     return made;
@@ -161,18 +162,17 @@ fn fill(lane: u32, rep_no: u32, stream: u32, made_from: vec2<u32>, next_lo: u32)
 // Draw `i_lo` (its index's low word) of `stream` of consumer `lane` as an exponential with
 // mean `mean` ticks (rng::scale_q27): from its ring, or from `d` where it makes its own.
 fn ticks(lane: u32, stream: u32, d: Draws, i_lo: u32, mean: u32) -> Time {
-    var q: u32;
     if PRODUCERS > 0u {
-        q = pool[(stream * RING_DRAWS + (i_lo & (RING_DRAWS - 1u))) * CONSUMERS + lane];
-    } else {
-        let off = i_lo - d.base.x;
-        // by selects, not a variable index into a vector: that index put the draws in the
-        // thread's local memory, a round trip on the path to the next event's time (0.155 →
-        // 0.102 s at 7,168 replications on the H100)
-        let v = select(d.hi, d.lo, off < 4u);
-        let j = off & 3u;
-        q = select(select(v.x, v.y, j == 1u), select(v.z, v.w, j == 3u), j >= 2u);
+        // the producer's ring word (`ring_word`: with one-word times, the ticks themselves)
+        return t_of_ring_word(pool[(stream * RING_DRAWS + (i_lo & (RING_DRAWS - 1u))) * CONSUMERS + lane], mean);
     }
+    let off = i_lo - d.base.x;
+    // by selects, not a variable index into a vector: that index put the draws in the
+    // thread's local memory, a round trip on the path to the next event's time (0.155 →
+    // 0.102 s at 7,168 replications on the H100)
+    let v = select(d.hi, d.lo, off < 4u);
+    let j = off & 3u;
+    let q = select(select(v.x, v.y, j == 1u), select(v.z, v.w, j == 3u), j >= 2u);
     return t_of_product(mul32x32(q, mean));
 }
 

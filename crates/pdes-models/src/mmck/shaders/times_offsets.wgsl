@@ -41,3 +41,8 @@ fn t_limit(base: vec2<u32>, limit: vec2<u32>) -> Time {
     let d = sub64(limit, base);
     return select(select(d.x, T_NEVER, d.y != 0u), 0u, !lt64(base, limit));
 }
+// A producer's ring word for a draw q (−ln, Q5.27) of mean `mean` ticks: the draw's ticks
+// (below 2³¹ by the bound), so that the consumer's event reads a time ready to add, not a
+// product to take on its path to the next event; and the draw read back from it.
+fn ring_word(q: u32, mean: u32) -> u32 { return t_of_product(mul32x32(q, mean)); }
+fn t_of_ring_word(w: u32, mean: u32) -> Time { return w; }

@@ -20,3 +20,6 @@ fn t_shift(t: Time) -> Time { return TIME_ZERO; }
 fn t_rebase(x: Time, by: Time) -> Time { return x; }
 fn t_rebase_past(x: Time, by: Time) -> Time { return x; }
 fn t_limit(base: vec2<u32>, limit: vec2<u32>) -> Time { return limit; }
+// A producer's ring word for a draw q: q itself (its ticks need two words), scaled when read.
+fn ring_word(q: u32, mean: u32) -> u32 { return q; }
+fn t_of_ring_word(w: u32, mean: u32) -> Time { return t_of_product(mul32x32(w, mean)); }
