@@ -299,6 +299,14 @@ for what in "$@"; do
       $BIN fit cheng2014-lgd --engine gpu --format table 2>&1 | tee "$OUT/fit-lgd-gpu.txt"
       $BIN fit cheng2014-lgd --engine cpu --format json --out "$OUT/fit-lgd-cpu.json"
       $BIN bench --suite mixture --format json --out "$OUT/mixture.json" 2>&1 | tee "$OUT/mixture.log" ;;
+    fit-task-terms)  # issue 32 item 2, ninth session: the CPU fit (shipped sample, k = 1..10, every core) with tasks of at least 4,096 (built in), 10,240, 15,360 and 20,480 terms (PDES_FIT_TASK_TERMS: a round of one k = 10 mixture in 14, 7, 5 or 4 tasks), three interleaved rounds; each JSON less its clock hashed (all must be equal)
+      for round in 1 2 3; do
+        for v in 4096 10240 15360 20480; do
+          f="$OUT/fit-terms-$v-$round.json"
+          PDES_FIT_TASK_TERMS=$v /usr/bin/time -f "%e s wall, %U s user, %S s sys" $BIN fit cheng2014-lgd --engine cpu --format json > "$f" 2> "$f.time"
+          echo "round $round task terms $v: $(tail -1 "$f.time"), output $(grep -v 'seconds' "$f" | md5sum | cut -c1-12)"
+        done
+      done | tee "$OUT/fit-task-terms.txt" ;;
     fit-threads)  # the CPU fit of the shipped sample (k = 1..10) on 1, 4, 8, 12 and 16 threads: how the host's cores scale (hyperthreads, a VM's vCPUs)
       for t in 1 4 8 12 16; do
         RAYON_NUM_THREADS=$t /usr/bin/time -f "%e s wall, %U s user, %S s sys" $BIN fit cheng2014-lgd --engine cpu --format json > "$OUT/fitn-$t.json" 2> "$OUT/fitn-$t.time"

@@ -31,6 +31,17 @@ pub const CHUNK: usize = 512;
 /// The fewest terms (a value and a component) in a task of [`Data::logliks`]: ~5 µs of one
 /// core's work at ~1.2 ns a term, against the µs it takes to hand a task to another thread.
 pub const TASK_TERMS: usize = 4_096;
+/// [`TASK_TERMS`], or `PDES_FIT_TASK_TERMS` where set to a whole number (benchmarks: the
+/// sums, added in chunk order whatever the cut, are the same).
+fn fewest_task_terms() -> usize {
+    static FEWEST: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *FEWEST.get_or_init(|| {
+        std::env::var("PDES_FIT_TASK_TERMS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(TASK_TERMS)
+    })
+}
 /// Tasks a thread of a round's (when the round has the work for it): more and smaller
 /// tasks even out the threads' ends where mixtures of different k share a round (on the
 /// H100's host, 6 against 2: the fit 3.2–4.3 s against 4.3–4.9 s in one call; bench/NOTES.md,
@@ -128,7 +139,7 @@ impl Data {
         let components: Vec<Components> = mixes.iter().map(Components::of).collect();
         let chunks = self.values.len().div_ceil(CHUNK);
         let terms: usize = components.iter().map(|c| c.k() * self.values.len()).sum();
-        let task_terms = (terms / (TASKS_PER_THREAD * cores::threads())).max(TASK_TERMS);
+        let task_terms = (terms / (TASKS_PER_THREAD * cores::threads())).max(fewest_task_terms());
         let mut tasks: Vec<(usize, std::ops::Range<usize>)> = Vec::new();
         for (m, c) in components.iter().enumerate() {
             let per_task = (task_terms / (CHUNK * c.k().max(1))).max(1);
