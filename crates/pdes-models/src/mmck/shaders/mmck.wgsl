@@ -381,10 +381,7 @@ fn advance(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index
                 // server left idle keeps its last customer's arrival until the record is
                 // stored (where it is zero, as on the CPU)
                 let changed = select(select(C, free, admitted), server, departs);
-                // the service's end from either kind of event's time, both sums begun before
-                // the event's kind is known: an add off the path from one event's departures
-                // to the next one's (t is te: the first departure or the next arrival)
-                let new_dep = select(select(t_add(next_arr, s), t_add(first_dep, s), departs), t_never(), departs && !queued);
+                let new_dep = select(t_add(t, s), t_never(), departs && !queued);
                 let new_who = select(t, a, departs);
                 let who_changed = select(changed, C, departs && !queued);
                 let slot = (qhead + n - C) % RING; // where n ≥ c: read only then
@@ -397,8 +394,7 @@ fn advance(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index
                 qhead = select(qhead, (qhead + 1u) % RING, from_queue);
                 deps_here += u32(departs);
                 services_here += u32(from_queue || to_server);
-                // an arrival's time is the next arrival's (te = next_arr where it arrives)
-                next_arr = select(next_arr, t_add(next_arr, ticks(lane, 0u, gap_draws, gaps.x + gaps_here, P.arr_scale)), arrives);
+                next_arr = select(next_arr, t_add(t, ticks(lane, 0u, gap_draws, gaps.x + gaps_here, P.arr_scale)), arrives);
                 gaps_here += u32(arrives);
                 // one loop of writes over the servers for both branches: a warp whose replications
                 // diverge runs it once, not a loop in each branch (with the books at the end, −12% at
