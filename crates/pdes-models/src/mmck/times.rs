@@ -95,3 +95,49 @@ impl Times {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mmck::Laws;
+
+    fn shape(arrival: u32, service: u32, servers: u32, capacity: u32) -> RunShape {
+        RunShape {
+            seed: 1,
+            laws: Laws { arrival, service },
+            servers,
+            capacity,
+            customers: 10,
+            warmup: 0,
+        }
+    }
+
+    #[test]
+    fn one_word_fits_up_to_the_bound_and_not_past_it() {
+        // a phase of 1: 2 · 32 · arrival + 32 · service ticks must stay below 2^31
+        let service = 1 << 20;
+        let room = (1u64 << 31) - 32 * service as u64; // left for 2 · 32 · arrival
+        let largest = ((room - 1) / 64) as u32;
+        assert!(Times::fits(&shape(largest, service, 1, 1), 1));
+        assert!(!Times::fits(&shape(largest + 1, service, 1, 1), 1));
+        // a customer's age: (k − c + 1) · 32 · service below 2^31 (k − c + 1 = 4)
+        let largest_service = (((1u64 << 31) - 1) / (4 * 32)) as u32;
+        assert!(Times::fits(&shape(1, largest_service, 2, 5), 1));
+        assert!(!Times::fits(&shape(1, largest_service + 1, 2, 5), 1));
+    }
+
+    #[test]
+    fn a_run_that_does_not_fit_holds_its_times_as_ticks_only() {
+        let slow = shape(1 << 20, 1 << 28, 1, 1); // 32 · 2^28 = 2^33 ticks of service
+        for draws in DrawsMadeBy::all() {
+            assert_eq!(Times::every(&slow, draws), vec![Times::Ticks]);
+        }
+        let paper = shape(1 << 18, 1 << 20, 3, 5);
+        for draws in DrawsMadeBy::all() {
+            assert_eq!(
+                Times::every(&paper, draws),
+                vec![Times::Offsets, Times::Ticks]
+            );
+        }
+    }
+}
