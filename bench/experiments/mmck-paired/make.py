@@ -35,6 +35,11 @@ On the shader of f219547:
   stores both words, the consumer reads the ticks (no product or shifts on the event's
   path; the rings twice the memory: producer mode on a device with 33 KiB and more only);
 - st-shared-scaled: both.
+On the shader of acdb902 (one-word times; ninth session), the time in each state of a
+phase in registers again, now one word each, instead of workgroup memory:
+- st-registers: the time in state n picked by a chain of selects, added to and written
+  back by selects;
+- st-masked-word: each state's time adds dt or zero (K1 independent adds).
 Usage: make.py DIR (from the repository root)."""
 import os
 import sys
@@ -89,7 +94,28 @@ ST_SHARED = """                {
                     let at = n * CONSUMERS + lane;
                     st_sh[at] = add64(st_sh[at], dt);
                 }"""
+ST9 = """                if K1 <= STATES_IN_WORKGROUP {
+                    let at = n * CONSUMERS + lane;
+                    st_shared[at] = t_add(st_shared[at], dt);
+                } else {"""
+ST9_REGISTERS = """                if K1 <= STATES_IN_WORKGROUP {
+                    var cur = st_phase[0];
+                    for (var j = 1u; j < K1; j++) { cur = select(cur, st_phase[j], j == n); }
+                    cur = t_add(cur, dt);
+                    for (var j = 0u; j < K1; j++) { st_phase[j] = select(st_phase[j], cur, j == n); }
+                } else {"""
+ST9_MASKED = """                if K1 <= STATES_IN_WORKGROUP {
+                    for (var j = 0u; j < K1; j++) { st_phase[j] = t_add(st_phase[j], select(TIME_ZERO, dt, j == n)); }
+                } else {"""
+FOLD9 = """                if K1 <= STATES_IN_WORKGROUP {
+                    let at = j * CONSUMERS + lane;"""
+FOLD9_REGISTERS = """                if false {
+                    let at = j * CONSUMERS + lane;"""
 VARIANTS = {
+    "st-registers": [(ST9, ST9_REGISTERS), (FOLD9, FOLD9_REGISTERS)],
+    "st-masked-word": [(ST9, ST9_MASKED), (FOLD9, FOLD9_REGISTERS)],
+}
+EARLIER_3 = {
     "st-shared": [
         ("var<workgroup> still_running: u32;", "var<workgroup> still_running: u32;\nvar<workgroup> st_sh: array<vec2<u32>, K1 * CONSUMERS>;"),
         ("    for (var j = 0u; j < K1; j++) { st[j] = get64(r, P.state_off + 2u * j); }",
@@ -119,12 +145,12 @@ SCALE_TICKS_NEW = """    var q: u32;
         let at = (stream * RING_DRAWS + (i_lo & (RING_DRAWS - 1u))) * CONSUMERS + lane;
         return vec2<u32>(pool[at], pool_hi[at]);
     } else {"""
-VARIANTS["scaled-by-producer"] = [
+EARLIER_3["scaled-by-producer"] = [
     ("var<workgroup> still_running: u32;", "var<workgroup> still_running: u32;\nvar<workgroup> pool_hi: array<u32, POOL_WORDS>;"),
     (SCALE_FILL, SCALE_FILL_NEW),
     (SCALE_TICKS, SCALE_TICKS_NEW),
 ]
-VARIANTS["st-shared-scaled"] = VARIANTS["st-shared"] + [
+EARLIER_3["st-shared-scaled"] = EARLIER_3["st-shared"] + [
     (SCALE_FILL, SCALE_FILL_NEW),
     (SCALE_TICKS, SCALE_TICKS_NEW),
     ("var<workgroup> st_sh:", "var<workgroup> pool_hi: array<u32, POOL_WORDS>;\nvar<workgroup> st_sh:"),
