@@ -61,7 +61,7 @@ fn assert_twins(cfg: &PholdConfig, budgets: &[Budget]) {
 
 #[test]
 fn the_gpu_window_equals_the_cpu_twin_under_step_and_time_budgets() {
-    // 1031 × 3 events: not a multiple of a workgroup's 1024 tokens
+    // 1031 × 3 events: not a multiple of a workgroup's 2,048 tokens
     let cfg = config(&["model.lps=1031", "model.population=3", "run.end_time=30"]);
     assert_twins(
         &cfg,
@@ -104,22 +104,22 @@ fn next_events_beyond_a_32_bit_offset_from_the_bound_match_too() {
 }
 
 /// Where an adapter allows fewer workgroups in one dimension than a step or a display pass
-/// needs (65,535 on many: 2^26 events are 65,536 workgroups and the bookkeeper), the passes
-/// run as a 2-D dispatch. A device limited to 5 a dimension makes every pass 2-D here: the
+/// needs (65,535 on many: 2^27 events are 65,536 workgroups and the bookkeeper), the passes
+/// run as a 2-D dispatch. A device limited to 8 a dimension makes every pass 2-D here: the
 /// same run, heatmap words and LP counts as the CPU twin.
 #[test]
 fn passes_wider_than_a_dispatch_dimension_run_as_a_2d_grid() {
     let Some(_) = gpu() else { return };
     let narrow = std::sync::Arc::new(
         pdes_lab::gpu::Gpu::with_limits(|l| wgpu::Limits {
-            max_compute_workgroups_per_dimension: 5,
+            max_compute_workgroups_per_dimension: 8,
             ..l
         })
         .unwrap(),
     );
-    // 5,000 events: 5 workgroups and the bookkeeper (2 rows of 5); the display's 20 (4
-    // rows) and the 50×50 heatmap's 10 (2 rows)
-    let cfg = config(&["model.lps=2500", "model.population=2", "run.end_time=20"]);
+    // 16,000 events: 8 workgroups of 2,048 and the bookkeeper (2 rows of 8); the display's
+    // 63 (8 rows) and the heatmap cells' (2 rows or more)
+    let cfg = config(&["model.lps=8000", "model.population=2", "run.end_time=20"]);
     let mut cpu = CpuPhold::new(&cfg);
     let mut gpu = GpuPhold::new(narrow, &cfg).unwrap();
     for b in [Budget::Steps(3), Budget::Finish] {

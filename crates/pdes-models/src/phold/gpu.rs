@@ -22,8 +22,9 @@ use std::sync::Arc;
 
 /// Threads per workgroup (WG in u64.wgsl).
 const WG: u32 = 256;
-/// Tokens per thread (ITEMS in phold.wgsl).
-const ITEMS: u32 = 4;
+/// Tokens per thread (ITEMS in phold.wgsl): eight, half the workgroups of four, took a step
+/// 7% less time on an H100 (bench/NOTES.md, "PHOLD's workgroups of 2,048 tokens").
+const ITEMS: u32 = 8;
 /// Steps per batch at most (the step log's ring holds one batch; read back once).
 const LOG_CAP: u32 = 1024;
 /// Steps per submit within a batch.

@@ -68,11 +68,11 @@ const EXACT: u32 = HEAD + 2u;          // vec4 index of workgroup 0's exact leas
 @group(0) @binding(7) var<storage, read_write> acc: array<atomic<u32>>;
 @group(0) @binding(8) var<storage, read_write> acc_next: array<vec4<u32>>;
 
-const ITEMS: u32 = 4u; // tokens per thread
-const_assert ITEMS == 4u; // process() loads a thread's tokens as four named values
+const ITEMS: u32 = 8u; // tokens per thread
+const_assert ITEMS == 8u; // process() loads a thread's tokens as eight named values
 
 var<workgroup> sh_n: atomic<u32>;             // due tokens found by the workgroup
-var<workgroup> sh_due: array<u32, 1024>;      // their indices (WG · ITEMS at most)
+var<workgroup> sh_due: array<u32, 2048>;      // their indices (WG · ITEMS at most)
 // the complement of the least offset folded in so far (max of complements: zero, as
 // WebGPU initialises workgroup memory, is its identity, so no store and barrier come first)
 var<workgroup> sh_not_least: atomic<u32>;
@@ -199,7 +199,7 @@ fn list_if_due(i: u32, t: vec2<u32>, bound: vec2<u32>, least: vec2<u32>) -> vec2
 // of processing does not matter: each token's successor depends on the token alone and the
 // counts are sums. The pass's last workgroup (P.groups, past the tokens') is the bookkeeper.
 // The workgroups are numbered across a 2-D dispatch (one dimension holds at most 65,535 on
-// many adapters; 2^26 tokens are 65,536 workgroups and the bookkeeper); those past the
+// many adapters; 2^27 tokens are 65,536 workgroups and the bookkeeper); those past the
 // bookkeeper return at once.
 @compute @workgroup_size(WG)
 fn process(
@@ -210,7 +210,7 @@ fn process(
     let lid = lid3.x;
     let g = wid.x + wid.y * nwg.x;
     if g > P.groups { return; }
-    // the thread's four times are loaded first, written out (a private array indexed in a
+    // the thread's eight times are loaded first, written out (a private array indexed in a
     // loop lives in memory, not registers, where wgpu's loop counter keeps the loop from
     // being unrolled), and before the step's t_min is known (they do not depend on it, and
     // only this workgroup writes them)
@@ -220,6 +220,10 @@ fn process(
     let t1 = tok[min(i0 + WG, last)];
     let t2 = tok[min(i0 + 2u * WG, last)];
     let t3 = tok[min(i0 + 3u * WG, last)];
+    let t4 = tok[min(i0 + 4u * WG, last)];
+    let t5 = tok[min(i0 + 5u * WG, last)];
+    let t6 = tok[min(i0 + 6u * WG, last)];
+    let t7 = tok[min(i0 + 7u * WG, last)];
     let st = step_start(lid);
     if g == P.groups {
         keep_books(lid, st.xy, st.z == 1u);
@@ -232,6 +236,10 @@ fn process(
     least = list_if_due(i0 + WG, t1, bound, least);
     least = list_if_due(i0 + 2u * WG, t2, bound, least);
     least = list_if_due(i0 + 3u * WG, t3, bound, least);
+    least = list_if_due(i0 + 4u * WG, t4, bound, least);
+    least = list_if_due(i0 + 5u * WG, t5, bound, least);
+    least = list_if_due(i0 + 6u * WG, t6, bound, least);
+    least = list_if_due(i0 + 7u * WG, t7, bound, least);
     workgroupBarrier();
     let n = atomicLoad(&sh_n);
     var moved = 0u;
