@@ -176,12 +176,19 @@ fn ticks(lane: u32, stream: u32, d: Draws, i_lo: u32, mean: u32) -> Time {
     return t_of_product(mul32x32(q, mean));
 }
 
-// Σ (t − a) over the customers in the system at t (xy) and over those waiting (zw), in
+// The customers waiting where n are in the system: those the servers do not hold. A server
+// is idle only where nobody waits (an arrival takes an idle server, a departure the queue's
+// head), so the queue's length is n − min(n, c), not kept an event (the record holds it
+// for the CPU).
+fn waiting(n: u32) -> u32 { return max(n, C) - C; }
+
+// Σ (t − a) over the n customers in the system at t (xy) and over those waiting (zw), in
 // ticks: a busy server's customer (its departure is not `never`) arrived at `who`, the
-// ring's `qlen` places from `qhead` hold the waiting ones' arrivals (times from `base`).
+// ring's `waiting(n)` places from `qhead` hold the waiting ones' arrivals (times from `base`).
 // With the time in each state this gives the sojourn and waiting sums without a sum an
 // event (`advance`, the books).
-fn ages(base: vec2<u32>, t: Time, dep: array<Time, C>, who: array<Time, C>, ring: array<Time, RING>, qhead: u32, qlen: u32) -> vec4<u32> {
+fn ages(base: vec2<u32>, t: Time, dep: array<Time, C>, who: array<Time, C>, ring: array<Time, RING>, qhead: u32, n: u32) -> vec4<u32> {
+    let qlen = waiting(n);
     let now = t_to(base, t);
     var waiting = vec2<u32>(0u);
     for (var j = 0u; j < RING; j++) {
@@ -221,9 +228,6 @@ fn advance(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index
     var limit = t_limit(base, P.limit);
     var n = rep[4u * P.reps + r];
     var qhead = rep[5u * P.reps + r];
-    // the waiting customers are those the servers do not hold: a server is idle only where
-    // nobody waits (an arrival takes an idle server, a departure the queue's head), so the
-    // queue's length is n − min(n, c), not kept an event (the record holds it for the CPU)
     var gaps = get64(r, 8u);
     var services = get64(r, 10u);
     var deps = get64(r, 12u);
@@ -302,7 +306,7 @@ fn advance(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index
     // customers starting service from the queue, with ∫(n − c)⁺ dt and the waiting ones'
     // ages. Exact in integers, so modulo 2⁶⁴ the CPU's sums bit for bit. Here the parts
     // known at t0; at the warm-up's end (sums and state times back to zero) again.
-    let ages_then = ages(base, t, dep, who, ring, qhead, max(n, C) - C);
+    let ages_then = ages(base, t, dep, who, ring, qhead, n);
     var sojourn_base = add64(sub64(sojourn_then, weighted(st, 0u)), ages_then.xy);
     var wait_base = add64(sub64(wait_then, weighted(st, C)), ages_then.zw);
     workgroupBarrier();
@@ -359,7 +363,7 @@ fn advance(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index
                 // (0.102 → 0.095 s at 7,168 replications on the H100)
                 let arrives = !departs;
                 let admitted = arrives && n != K;
-                let queued = n > C;
+                let queued = n > C; // waiting(n) > 0
                 let from_queue = departs && queued;
                 var free = C;
                 for (var i = C; i > 0u; i--) {
@@ -443,7 +447,7 @@ fn advance(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index
                 services_tallied_from = services_here;
                 starts = vec2<u32>(0u);
                 for (var j = 0u; j < K1; j++) { st[j] = vec2<u32>(0u); }
-                let ages_now = ages(base, t, dep, who, ring, qhead, max(n, C) - C);
+                let ages_now = ages(base, t, dep, who, ring, qhead, n);
                 sojourn_base = ages_now.xy;
                 wait_base = ages_now.zw;
             }
@@ -485,7 +489,7 @@ fn advance(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index
     put64(r, 2u, t_to(base, next_arr));
     rep[4u * P.reps + r] = n;
     rep[5u * P.reps + r] = qhead;
-    rep[6u * P.reps + r] = max(n, C) - C;
+    rep[6u * P.reps + r] = waiting(n);
     put64(r, 8u, gaps);
     put64(r, 10u, services);
     put64(r, 12u, deps);
@@ -499,7 +503,7 @@ fn advance(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index
     let queue_area = weighted(st, C);
     put64(r, AREA, area);
     put64(r, BUSY, sub64(area, queue_area));
-    let ages_now = ages(base, t, dep, who, ring, qhead, max(n, C) - C);
+    let ages_now = ages(base, t, dep, who, ring, qhead, n);
     put64(r, SOJOURN, sub64(add64(sojourn_base, area), ages_now.xy));
     put64(r, WAIT, sub64(add64(wait_base, queue_area), ages_now.zw));
     put64(r, ARRIVALS, arrivals);
