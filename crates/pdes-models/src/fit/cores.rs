@@ -43,6 +43,13 @@ fn pool() -> Option<&'static SpinPool> {
     .as_ref()
 }
 
+/// The pool's background lane ([`SpinPool::background`]): none in a browser tab, on one
+/// thread, or while another fit holds it.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn background_lane() -> Option<super::spin_pool::BackgroundLane<'static>> {
+    pool().and_then(SpinPool::background)
+}
+
 /// `task(i)` for every i in 0..tasks, each on some thread of the pool (the caller's
 /// included), in no fixed order; returns their results in order of i.
 pub fn map_tasks<T: Send + Sync>(tasks: usize, task: impl Fn(usize) -> T + Sync) -> Vec<T> {

@@ -5,6 +5,7 @@
 use super::blocks::{Components, weighted_loglik};
 use super::cores;
 use super::{Mixture, log_density};
+use std::ops::Range;
 
 /// A sample as sorted distinct values with their counts.
 #[derive(Clone, Debug, PartialEq)]
@@ -137,10 +138,57 @@ impl Data {
     /// pool (a round of one task runs on the calling thread).
     pub fn logliks(&self, mixes: &[Mixture]) -> Vec<f64> {
         let components: Vec<Components> = mixes.iter().map(Components::of).collect();
-        let chunks = self.values.len().div_ceil(CHUNK);
         let terms: usize = components.iter().map(|c| c.k() * self.values.len()).sum();
         let task_terms = (terms / (TASKS_PER_THREAD * cores::threads())).max(fewest_task_terms());
-        let mut tasks: Vec<(usize, std::ops::Range<usize>)> = Vec::new();
+        let tasks = self.tasks(&components, task_terms);
+        let sums = cores::map_tasks(tasks.len(), |t| {
+            let (m, run) = &tasks[t];
+            self.chunk_sums(&components[*m], run.clone())
+        });
+        in_chunk_order(mixes.len(), &tasks, sums.into_iter().map(Some))
+            .unwrap_or_else(|| vec![f64::NAN; mixes.len()])
+    }
+
+    /// [`Data::logliks`] in the pool's background lane ([`super::spin_pool::BackgroundLane`]):
+    /// tasks of [`TASK_TERMS`] terms (a round waits at most one of them for a thread),
+    /// added in chunk order as `logliks` adds them, so the same sums bit for bit.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn begin_logliks(
+        self: &std::sync::Arc<Self>,
+        lane: &mut super::spin_pool::BackgroundLane<'_>,
+        mixes: &[Mixture],
+    ) -> PendingLogliks {
+        use std::sync::{Arc, OnceLock};
+        let components: Vec<Components> = mixes.iter().map(Components::of).collect();
+        let chunks = self.values.len().div_ceil(CHUNK);
+        // at most a batch's tasks, however large the data
+        let per_batch = (mixes.len() * chunks).div_ceil(super::spin_pool::MOST_TASKS);
+        let most_k = components.iter().map(Components::k).max().unwrap_or(1);
+        let task_terms = fewest_task_terms().max(per_batch * CHUNK * most_k);
+        let tasks = Arc::new(self.tasks(&components, task_terms));
+        let slots: Arc<Vec<OnceLock<Vec<f64>>>> =
+            Arc::new((0..tasks.len()).map(|_| OnceLock::new()).collect());
+        let (data, job_tasks, job_slots) =
+            (Arc::clone(self), Arc::clone(&tasks), Arc::clone(&slots));
+        lane.submit(
+            tasks.len(),
+            Box::new(move |t| {
+                let (m, run) = &job_tasks[t];
+                let _ = job_slots[t].set(data.chunk_sums(&components[*m], run.clone()));
+            }),
+        );
+        PendingLogliks {
+            mixtures: mixes.len(),
+            tasks,
+            slots,
+        }
+    }
+
+    /// One task per run of a mixture's chunks: at least `task_terms` terms each (one chunk
+    /// at least), for every mixture of `components` in order.
+    fn tasks(&self, components: &[Components], task_terms: usize) -> Vec<(usize, Range<usize>)> {
+        let chunks = self.values.len().div_ceil(CHUNK);
+        let mut tasks = Vec::new();
         for (m, c) in components.iter().enumerate() {
             let per_task = (task_terms / (CHUNK * c.k().max(1))).max(1);
             tasks.extend(
@@ -149,26 +197,16 @@ impl Data {
                     .map(|first| (m, first..(first + per_task).min(chunks))),
             );
         }
-        let sums = cores::map_tasks(tasks.len(), |t| -> Vec<f64> {
-            let (m, run) = &tasks[t];
-            run.clone()
-                .map(|c| {
-                    let values = c * CHUNK..((c + 1) * CHUNK).min(self.values.len());
-                    weighted_loglik(
-                        &components[*m],
-                        &self.values[values.clone()],
-                        &self.counts[values],
-                    )
-                })
-                .collect()
-        });
-        let mut logliks = vec![0.0; mixes.len()];
-        for ((m, _), chunk_sums) in tasks.iter().zip(sums) {
-            for s in chunk_sums {
-                logliks[*m] += s;
-            }
-        }
-        logliks
+        tasks
+    }
+
+    /// The sum of every chunk of `run` for the mixture `c`, each chunk alone.
+    fn chunk_sums(&self, c: &Components, run: Range<usize>) -> Vec<f64> {
+        run.map(|chunk| {
+            let values = chunk * CHUNK..((chunk + 1) * CHUNK).min(self.values.len());
+            weighted_loglik(c, &self.values[values.clone()], &self.counts[values])
+        })
+        .collect()
     }
 
     /// Σ_i |ln f(x_i)|: the scale of the GPU's f32 error bound.
@@ -299,6 +337,44 @@ impl Data {
             xs.push(x);
         }
         Self::new(&xs).map_err(|e| format!("{}: {e}", origin))
+    }
+}
+
+/// Every mixture's log-likelihood from its tasks' chunk sums (`sums`, in task order),
+/// added in chunk order; none where a task left no sums.
+fn in_chunk_order(
+    mixtures: usize,
+    tasks: &[(usize, Range<usize>)],
+    sums: impl Iterator<Item = Option<Vec<f64>>>,
+) -> Option<Vec<f64>> {
+    let mut logliks = vec![0.0; mixtures];
+    for ((m, _), chunk_sums) in tasks.iter().zip(sums) {
+        for s in chunk_sums? {
+            logliks[*m] += s;
+        }
+    }
+    Some(logliks)
+}
+
+/// A background batch of log-likelihoods ([`Data::begin_logliks`]) in progress.
+#[cfg(not(target_arch = "wasm32"))]
+pub struct PendingLogliks {
+    mixtures: usize,
+    tasks: std::sync::Arc<Vec<(usize, Range<usize>)>>,
+    slots: std::sync::Arc<Vec<std::sync::OnceLock<Vec<f64>>>>,
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+impl PendingLogliks {
+    /// Every mixture's Σ_i ln f(x_i), once the lane says the batch is finished; an error
+    /// where a task panicked.
+    pub fn take(self) -> Result<Vec<f64>, String> {
+        in_chunk_order(
+            self.mixtures,
+            &self.tasks,
+            self.slots.iter().map(|s| s.get().cloned()),
+        )
+        .ok_or_else(|| "a task of the fit's background batch failed".to_string())
     }
 }
 

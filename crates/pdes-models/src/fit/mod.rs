@@ -16,6 +16,8 @@ pub mod data;
 pub mod device;
 pub mod device_fits;
 pub mod gpu;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod lanes;
 pub mod nelder_mead;
 pub mod search;
 #[cfg(not(target_arch = "wasm32"))]
@@ -369,10 +371,16 @@ pub fn report(
             (rounds, fits, true)
         }
         None => {
-            // the rounds' tasks on every core ([`cores`]), this thread among them
+            // the chain's rounds and the other searches' batches on every core ([`lanes`]),
+            // this thread among them; in rounds where the pool has no lane to give
             let data = &standard.data;
-            let (rounds, fits) = search_in_rounds(data, data, ks, search)?;
-            (rounds, fits, false)
+            let mut fits = Fits::new(data, ks, search, data);
+            #[cfg(not(target_arch = "wasm32"))]
+            let done = lanes::finish(&mut fits, data)?;
+            #[cfg(target_arch = "wasm32")]
+            let done = false;
+            while !done && fits.step(data, u64::MAX)? {}
+            (fits.rounds(), fits.into_fits()?, false)
         }
     };
     let fits = fits

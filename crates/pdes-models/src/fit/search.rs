@@ -133,6 +133,20 @@ pub struct Fits {
     rounds: u64,
 }
 
+/// The points of some minimizations, gathered for one evaluation ([`Fits::gather`]).
+#[derive(Default)]
+pub(super) struct Batch {
+    /// (search, start, points asked) of each minimization in it, in the searches' order.
+    pub runs: Vec<(usize, usize, usize)>,
+    /// The usable points as mixtures, and each one's index among the points.
+    pub mixes: Vec<Mixture>,
+    at: Vec<usize>,
+    /// Points asked, usable or not.
+    points: usize,
+    /// Terms ln f(x_i) its evaluation takes.
+    terms: u64,
+}
+
 /// How every minimization of a fit is set up.
 #[derive(Clone, Copy)]
 struct How {
@@ -186,8 +200,7 @@ impl Fits {
     pub fn step(&mut self, engine: &dyn Loglik, terms: u64) -> Result<bool, String> {
         let mut spent = 0u64;
         loop {
-            self.begin_split_starts();
-            self.finish_searches()?;
+            self.between_rounds()?;
             if self.searches.iter().all(|s| s.fit.is_some()) {
                 return Ok(false);
             }
@@ -232,50 +245,78 @@ impl Fits {
     /// One round: every running minimization's points, evaluated in one batch. Returns
     /// the terms evaluated.
     fn round(&mut self, engine: &dyn Loglik) -> Result<u64, String> {
+        let batch = self.gather(|_, _| true);
+        let terms = batch.terms;
+        let logliks = engine.logliks(&batch.mixes)?;
+        self.scatter(batch, &logliks);
+        Ok(terms)
+    }
+
+    /// The points asked for by the minimizations `pick(search, run)` chooses (indices into
+    /// the searches in k order and into each one's starts), as mixtures to evaluate.
+    pub(super) fn gather(&self, pick: impl Fn(usize, usize) -> bool) -> Batch {
         let min_sd = self.how.sd * 1e-4;
-        // every asked point's cost, UNUSABLE where the mixture cannot be evaluated
-        let mut costs: Vec<f64> = Vec::new();
-        let mut usable: Vec<(usize, Mixture)> = Vec::new();
-        for s in &self.searches {
-            for nm in &s.runs {
-                for theta in nm.ask() {
+        let mut batch = Batch::default();
+        for (si, s) in self.searches.iter().enumerate() {
+            for (ri, nm) in s.runs.iter().enumerate() {
+                let asked = nm.ask();
+                if asked.is_empty() || !pick(si, ri) {
+                    continue;
+                }
+                for theta in asked {
                     let mix = Mixture::from_theta(theta, s.k);
                     // NaN fails both tests, so it is refused too
                     let sds_ok = mix.sds.iter().all(|&sd| sd >= min_sd && sd.is_finite());
                     if sds_ok && mix.weights.iter().all(|&w| w > 1e-300) {
-                        usable.push((costs.len(), mix));
+                        batch.at.push(batch.points);
+                        batch.terms = batch
+                            .terms
+                            .saturating_add((s.k as u64).saturating_mul(self.distinct));
+                        batch.mixes.push(mix);
                     }
-                    costs.push(UNUSABLE);
+                    batch.points += 1;
                 }
+                batch.runs.push((si, ri, asked.len()));
             }
         }
-        let (at, mixes): (Vec<usize>, Vec<Mixture>) = usable.into_iter().unzip();
-        let terms = mixes
-            .iter()
-            .map(|m| m.k() as u64)
-            .sum::<u64>()
-            .saturating_mul(self.distinct);
-        let logliks = engine.logliks(&mixes)?;
-        for (i, ll) in at.into_iter().zip(logliks) {
+        batch
+    }
+
+    /// Tells the minimizations of `batch` their points' costs from `logliks` (one per
+    /// mixture of the batch, in order): one round.
+    pub(super) fn scatter(&mut self, batch: Batch, logliks: &[f64]) {
+        // every asked point's cost, UNUSABLE where the mixture cannot be evaluated
+        let mut costs = vec![UNUSABLE; batch.points];
+        for (&i, &ll) in batch.at.iter().zip(logliks) {
             costs[i] = mean_cost(ll, self.n);
         }
         let mut next = costs.into_iter();
-        for s in &mut self.searches {
+        let mut runs = batch.runs.iter().peekable();
+        while let Some(&&(si, _, _)) = runs.peek() {
+            let s = &mut self.searches[si];
             let mut best = s.best_costs.last().copied().unwrap_or(f64::INFINITY);
-            let mut asked = 0;
-            for nm in &mut s.runs {
-                let told: Vec<f64> = next.by_ref().take(nm.ask().len()).collect();
-                asked += told.len();
+            while let Some(&&(_, ri, points)) = runs.peek().filter(|r| r.0 == si) {
+                runs.next();
+                let told: Vec<f64> = next.by_ref().take(points).collect();
                 best = told.iter().copied().fold(best, f64::min);
-                nm.tell(&told);
+                s.evaluations += points as u64;
+                s.runs[ri].tell(&told);
             }
-            if asked > 0 {
-                s.evaluations += asked as u64;
-                s.best_costs.push(best);
-            }
+            s.best_costs.push(best);
         }
         self.rounds += 1;
-        Ok(terms)
+    }
+
+    /// The searches in k order, for `super::lanes`: the first not yet done.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub(super) fn first_unfinished(&self) -> Option<usize> {
+        self.searches.iter().position(|s| s.fit.is_none())
+    }
+
+    /// Makes what can be made between two rounds: the split starts due, the fits done.
+    pub(super) fn between_rounds(&mut self) -> Result<(), String> {
+        self.begin_split_starts();
+        self.finish_searches()
     }
 
     /// Adds the split start of every k whose k − 1 is done.

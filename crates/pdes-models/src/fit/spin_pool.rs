@@ -4,12 +4,26 @@
 //! The word (`claim`) holds the round's number, its task count and the next task to claim,
 //! so that a claim (a fetch-add) says which round's task it took, if any: a task claimed
 //! proves its round unfinished, so the job it reads is still alive on the caller's stack.
+//!
+//! A second lane ([`BackgroundLane`]) holds one batch of background tasks at a time, owned by
+//! the pool until the next batch replaces it: a worker takes one of them only where the
+//! current round has no task left to claim, and looks for a round again after each, so
+//! background work fills the threads a short round leaves idle (a fit's searches of larger
+//! k beside the chain of rounds that decides its length, `super::lanes`).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering};
 
 /// A round's work as the workers see it: a task function on the caller's stack.
 type Job = dyn Fn(usize) + Sync;
+
+/// A background batch's work: owned, since its caller does not wait for it.
+pub type BackgroundJob = dyn Fn(usize) + Send + Sync;
+
+/// The background batch the pool keeps alive (a thin pointer to it goes in an atomic).
+struct Batch {
+    f: Box<BackgroundJob>,
+}
 
 /// The most tasks a round can have; more run in several rounds. The claim word's 16 bits of
 /// the next task hold this plus one claim past the end by each of up to [`MOST_THREADS`].
@@ -33,6 +47,14 @@ struct Shared {
     exit: AtomicBool,
     /// How long a worker spins for a round before it parks.
     spin: std::time::Duration,
+    /// The background batch's claim word: batch (32) | tasks (16) | next task (16).
+    bg_claim: AtomicU64,
+    /// The batch's job, kept alive by `bg_keep` until the next batch replaces it.
+    bg_job: AtomicPtr<Batch>,
+    /// Tasks of the batch finished (or panicked).
+    bg_done: AtomicUsize,
+    /// The batch `bg_job` points to, and its task count.
+    bg_keep: std::sync::Mutex<Option<(Arc<Batch>, usize)>>,
 }
 
 /// A pool of `threads − 1` workers; the caller of [`SpinPool::run`] is the last thread.
@@ -41,6 +63,8 @@ pub struct SpinPool {
     workers: Vec<std::thread::JoinHandle<()>>,
     /// Rounds run so far (the claim word's round number).
     round: std::sync::Mutex<u32>,
+    /// Background batches so far; held by the one [`BackgroundLane`].
+    batches: std::sync::Mutex<u32>,
 }
 
 /// A claim word's (round, tasks, next task to claim).
@@ -84,8 +108,36 @@ impl Shared {
         }
     }
 
-    /// A worker's life: spin for the next round (parking after [`Shared::spin`] without
-    /// one), take its tasks, again; until the pool is dropped.
+    /// Claims and runs one task of the background batch, if one is left to claim (the
+    /// same one-fetch-add claim as [`Shared::work`]'s). Returns whether it ran one.
+    fn work_background(&self) -> bool {
+        let (_, tasks, next) = parts(self.bg_claim.load(Ordering::Acquire));
+        if next >= tasks {
+            return false;
+        }
+        let (_, tasks, next) = parts(self.bg_claim.fetch_add(1, Ordering::Acquire));
+        if next >= tasks {
+            return false;
+        }
+        let batch = self.bg_job.load(Ordering::Acquire);
+        // SAFETY: set before the claim word of the batch claimed from, and kept alive by
+        // `bg_keep` until every task of that batch is done — task `next` is ours and not yet
+        let f = unsafe { &(*batch).f };
+        // a panicked task's result is missing: its caller finds that out (no abort here)
+        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(next)));
+        self.bg_done.fetch_add(1, Ordering::Release);
+        true
+    }
+
+    /// Whether the background batch has a task left to claim.
+    fn background_waiting(&self) -> bool {
+        let (_, tasks, next) = parts(self.bg_claim.load(Ordering::SeqCst));
+        next < tasks
+    }
+
+    /// A worker's life: spin for the next round or a background task (parking after
+    /// [`Shared::spin`] without either), take the round's tasks or one background task,
+    /// again; until the pool is dropped.
     fn worker(&self) {
         // round 0 is the pool's start (no tasks): a worker that starts late still takes
         // part in the first round
@@ -98,6 +150,12 @@ impl Shared {
                 if r != seen {
                     break r;
                 }
+                // a round first: its caller waits for it; background work fills the rest
+                if self.work_background() {
+                    spins = 0;
+                    since = std::time::Instant::now();
+                    continue;
+                }
                 if self.exit.load(Ordering::Relaxed) {
                     return;
                 }
@@ -106,6 +164,7 @@ impl Shared {
                 if spins.is_multiple_of(1024) && since.elapsed() >= self.spin {
                     self.sleepers.fetch_add(1, Ordering::SeqCst);
                     if (self.claim.load(Ordering::SeqCst) >> 32) as u32 == seen
+                        && !self.background_waiting()
                         && !self.exit.load(Ordering::SeqCst)
                     {
                         std::thread::park();
@@ -119,6 +178,76 @@ impl Shared {
             seen = round;
             self.work(round);
         }
+    }
+
+    /// Wakes every parked worker (after a round's or a batch's claim word is stored).
+    fn wake(&self, workers: &[std::thread::JoinHandle<()>]) {
+        if self.sleepers.load(Ordering::SeqCst) > 0 {
+            for w in workers {
+                w.thread().unpark();
+            }
+        }
+    }
+}
+
+/// The pool's background lane, held by one caller at a time ([`SpinPool::background`]):
+/// one batch of tasks at a time, run by the workers whenever the rounds leave them idle
+/// and by the caller through [`BackgroundLane::help`].
+pub struct BackgroundLane<'a> {
+    pool: &'a SpinPool,
+    batches: std::sync::MutexGuard<'a, u32>,
+}
+
+impl BackgroundLane<'_> {
+    /// Starts `job(i)` for every i in 0..tasks (at most [`MOST_TASKS`]) in the background,
+    /// after the batch before has finished (the caller helps it to its end first). A task's
+    /// panic is caught: what the task was to leave is missing.
+    pub fn submit(&mut self, tasks: usize, job: Box<BackgroundJob>) {
+        assert!(
+            tasks <= MOST_TASKS,
+            "a background batch holds at most {MOST_TASKS} tasks"
+        );
+        while !self.finished() {
+            if !self.help() {
+                std::hint::spin_loop();
+            }
+        }
+        let shared = &self.pool.shared;
+        let batch = Arc::new(Batch { f: job });
+        let ptr = Arc::as_ptr(&batch) as *mut Batch;
+        if let Ok(mut keep) = shared.bg_keep.lock() {
+            // the batch before is finished: no worker reads it any more
+            *keep = Some((batch, tasks));
+        } else {
+            // a poisoned lock holds no batch to replace: run this one here instead
+            (0..tasks).for_each(|i| (batch.f)(i));
+            return;
+        }
+        *self.batches = self.batches.wrapping_add(1);
+        shared.bg_done.store(0, Ordering::Relaxed);
+        shared.bg_job.store(ptr, Ordering::Release);
+        shared.bg_claim.store(
+            ((*self.batches as u64) << 32) | ((tasks as u64) << 16),
+            Ordering::SeqCst,
+        );
+        shared.wake(&self.pool.workers);
+    }
+
+    /// Whether every task of the last batch is done (true before the first).
+    pub fn finished(&self) -> bool {
+        let shared = &self.pool.shared;
+        let tasks = shared
+            .bg_keep
+            .lock()
+            .map(|k| k.as_ref().map_or(0, |(_, n)| *n))
+            .unwrap_or(0);
+        shared.bg_done.load(Ordering::Acquire) >= tasks
+    }
+
+    /// Runs one of the batch's tasks on the caller, if one is left to claim; returns
+    /// whether it did.
+    pub fn help(&self) -> bool {
+        self.pool.shared.work_background()
     }
 }
 
@@ -134,6 +263,10 @@ impl SpinPool {
             sleepers: AtomicUsize::new(0),
             exit: AtomicBool::new(false),
             spin,
+            bg_claim: AtomicU64::new(0),
+            bg_job: AtomicPtr::new(std::ptr::null_mut()),
+            bg_done: AtomicUsize::new(0),
+            bg_keep: std::sync::Mutex::new(None),
         });
         let workers = (1..threads.min(MOST_THREADS))
             .filter_map(|_| {
@@ -148,7 +281,21 @@ impl SpinPool {
             shared,
             workers,
             round: std::sync::Mutex::new(0),
+            batches: std::sync::Mutex::new(0),
         }
+    }
+
+    /// The background lane, where no other caller holds it.
+    pub fn background(&self) -> Option<BackgroundLane<'_>> {
+        let batches = match self.batches.try_lock() {
+            Ok(b) => b,
+            Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
+            Err(std::sync::TryLockError::WouldBlock) => return None,
+        };
+        Some(BackgroundLane {
+            pool: self,
+            batches,
+        })
     }
 
     /// Threads a round runs on.
@@ -186,11 +333,7 @@ impl SpinPool {
                 ((*round as u64) << 32) | ((n as u64) << 16),
                 Ordering::SeqCst,
             );
-            if self.shared.sleepers.load(Ordering::SeqCst) > 0 {
-                for w in &self.workers {
-                    w.thread().unpark();
-                }
-            }
+            self.shared.wake(&self.workers);
             self.shared.work(*round);
             while self.shared.done.load(Ordering::Acquire) < n {
                 std::hint::spin_loop();
@@ -299,5 +442,110 @@ mod tests {
         assert!(caught.is_err());
         let ran = threads_of(&pool, 8, Duration::ZERO);
         assert!(ran.iter().all(Option::is_some));
+    }
+
+    /// Waits for the lane's batch, helping it.
+    fn finish(lane: &BackgroundLane<'_>) {
+        while !lane.finished() {
+            if !lane.help() {
+                std::thread::yield_now();
+            }
+        }
+    }
+
+    #[test]
+    fn a_background_batch_runs_each_task_once_on_the_workers_too() {
+        let pool = SpinPool::new(4, Duration::from_millis(1));
+        let mut lane = pool.background().expect("the lane is free");
+        let caller = std::thread::current().id();
+        for batch in 0..3 {
+            let runs: Arc<Vec<std::sync::atomic::AtomicU8>> =
+                Arc::new((0..60).map(|_| Default::default()).collect());
+            let by_workers = Arc::new(AtomicUsize::new(0));
+            let (r, w) = (Arc::clone(&runs), Arc::clone(&by_workers));
+            lane.submit(
+                60,
+                Box::new(move |i| {
+                    std::thread::sleep(Duration::from_micros(500));
+                    r[i].fetch_add(1, Ordering::Relaxed);
+                    if std::thread::current().id() != caller {
+                        w.fetch_add(1, Ordering::Relaxed);
+                    }
+                }),
+            );
+            finish(&lane);
+            assert!(
+                runs.iter().all(|r| r.load(Ordering::Relaxed) == 1),
+                "batch {batch}: a task did not run once"
+            );
+            assert!(
+                by_workers.load(Ordering::Relaxed) > 0,
+                "batch {batch}: only the caller worked"
+            );
+            // long enough for every worker to have parked: the next batch wakes them
+            std::thread::sleep(Duration::from_millis(30));
+        }
+        // one lane at a time
+        assert!(pool.background().is_none());
+    }
+
+    #[test]
+    fn workers_leave_a_batch_for_a_round_and_finish_the_batch_after() {
+        let pool = SpinPool::new(3, Duration::from_millis(1));
+        let mut lane = pool.background().expect("the lane is free");
+        let left = Arc::new(AtomicUsize::new(0));
+        let l = Arc::clone(&left);
+        // far more background work than the round below
+        lane.submit(
+            200,
+            Box::new(move |_| {
+                std::thread::sleep(Duration::from_millis(2));
+                l.fetch_add(1, Ordering::Relaxed);
+            }),
+        );
+        // the workers well into the batch
+        std::thread::sleep(Duration::from_millis(10));
+        // the caller alone would take 30 ms; the workers take the round's tasks between
+        // two of the batch's (2 ms), not after the batch (200 ms)
+        let ran = threads_of(&pool, 6, Duration::from_millis(5));
+        assert!(ran.iter().all(Option::is_some));
+        let mut distinct: Vec<_> = ran.into_iter().flatten().collect();
+        distinct.sort_by_key(|t| format!("{t:?}"));
+        distinct.dedup();
+        assert!(distinct.len() > 1, "no worker left the batch for the round");
+        assert!(
+            left.load(Ordering::Relaxed) < 200,
+            "the round waited for the whole batch"
+        );
+        finish(&lane);
+        assert_eq!(left.load(Ordering::Relaxed), 200);
+    }
+
+    #[test]
+    fn a_background_task_s_panic_is_caught_and_the_lane_goes_on() {
+        let pool = SpinPool::new(3, Duration::from_millis(1));
+        let mut lane = pool.background().expect("the lane is free");
+        let ran = Arc::new(AtomicUsize::new(0));
+        let r = Arc::clone(&ran);
+        lane.submit(
+            10,
+            Box::new(move |i| {
+                if i == 3 {
+                    panic!("task 3");
+                }
+                r.fetch_add(1, Ordering::Relaxed);
+            }),
+        );
+        finish(&lane);
+        assert_eq!(ran.load(Ordering::Relaxed), 9);
+        let r = Arc::clone(&ran);
+        lane.submit(
+            5,
+            Box::new(move |_| {
+                r.fetch_add(1, Ordering::Relaxed);
+            }),
+        );
+        finish(&lane);
+        assert_eq!(ran.load(Ordering::Relaxed), 14);
     }
 }
