@@ -313,10 +313,14 @@ impl Fits {
         self.searches.iter().position(|s| s.fit.is_none())
     }
 
-    /// Makes what can be made between two rounds: the split starts due, the fits done.
+    /// Makes what can be made between two rounds: the split starts due, the fits done, and
+    /// the split start a fit just made lets begin — so that the first k not done always
+    /// has a start to run (`super::lanes` relies on it: a round of nothing is a stall there).
     pub(super) fn between_rounds(&mut self) -> Result<(), String> {
         self.begin_split_starts();
-        self.finish_searches()
+        self.finish_searches()?;
+        self.begin_split_starts();
+        Ok(())
     }
 
     /// Adds the split start of every k whose k − 1 is done.
@@ -471,4 +475,35 @@ pub fn fit_k(data: &Data, engine: &dyn Loglik, k: usize, search: Search) -> Resu
     fit_all(data, engine, k..=k, search)?
         .pop()
         .ok_or_else(|| format!("k = {k}: no fit"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_fit_made_between_rounds_begins_the_next_split_start_at_once() {
+        let data = Data::synthetic_lgd(600);
+        let search = Search {
+            iterations_per_parameter: 20,
+            ..Search::default()
+        };
+        let mut fits = Fits::new(&data, 1..=3, search, &data);
+        let mut more = true;
+        while more {
+            more = fits.step(&data, 1).expect("a round");
+            // after a step's last `between_rounds`, every k after a done one has its split
+            // start: the first k not done has a start to run
+            for i in 1..fits.searches.len() {
+                if fits.searches[i - 1].fit.is_some() {
+                    assert!(
+                        !fits.searches[i].split_pending,
+                        "k = {}: done, and k + 1 waits for a round of nothing",
+                        fits.searches[i - 1].k
+                    );
+                }
+            }
+        }
+        assert_eq!(fits.done().len(), 3);
+    }
 }
