@@ -53,36 +53,52 @@ impl Components {
 /// Σ_i count_i · ln f(x_i) over `values` and their `counts` (the shorter length of the two):
 /// the same bits on every machine ([`self`]).
 pub fn weighted_loglik(c: &Components, values: &[f64], counts: &[u64]) -> f64 {
+    weighted_loglik_pausing(c, values, counts, &mut || {})
+}
+
+/// Terms between two calls of [`weighted_loglik_pausing`]'s `pause` (~1–2 µs of one core).
+pub const PAUSE_TERMS: usize = 1024;
+
+/// [`weighted_loglik`], calling `pause` after each block once [`PAUSE_TERMS`] terms have
+/// passed since the last call: a background task lets its thread run a round's tasks
+/// there (`super::lanes`), in the middle of its sum, which it then takes up unchanged.
+pub fn weighted_loglik_pausing(
+    c: &Components,
+    values: &[f64],
+    counts: &[u64],
+    pause: &mut dyn FnMut(),
+) -> f64 {
     #[cfg(target_arch = "x86_64")]
     {
         if std::is_x86_feature_detected!("avx512f") {
             // SAFETY: the CPU has just been found to have AVX-512F
-            return unsafe { sum_avx512(c, values, counts) };
+            return unsafe { sum_avx512(c, values, counts, pause) };
         }
         if std::is_x86_feature_detected!("avx2") {
             // SAFETY: the CPU has just been found to have AVX2
-            return unsafe { sum_avx2(c, values, counts) };
+            return unsafe { sum_avx2(c, values, counts, pause) };
         }
     }
-    sum_blocks(c, values, counts)
+    sum_blocks(c, values, counts, pause)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
-fn sum_avx512(c: &Components, values: &[f64], counts: &[u64]) -> f64 {
-    sum_blocks(c, values, counts)
+fn sum_avx512(c: &Components, values: &[f64], counts: &[u64], pause: &mut dyn FnMut()) -> f64 {
+    sum_blocks(c, values, counts, pause)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-fn sum_avx2(c: &Components, values: &[f64], counts: &[u64]) -> f64 {
-    sum_blocks(c, values, counts)
+fn sum_avx2(c: &Components, values: &[f64], counts: &[u64], pause: &mut dyn FnMut()) -> f64 {
+    sum_blocks(c, values, counts, pause)
 }
 
-/// [`weighted_loglik`] for whatever vector width the caller was compiled for.
+/// [`weighted_loglik_pausing`] for whatever vector width the caller was compiled for.
 #[inline(always)]
-fn sum_blocks(c: &Components, values: &[f64], counts: &[u64]) -> f64 {
+fn sum_blocks(c: &Components, values: &[f64], counts: &[u64], pause: &mut dyn FnMut()) -> f64 {
     let k = c.k();
+    let mut since_pause = 0usize;
     let mut partial = [0.0f64; LANES];
     let mut most = [0.0f64; BLOCK];
     let mut sum = [0.0f64; BLOCK];
@@ -123,6 +139,11 @@ fn sum_blocks(c: &Components, values: &[f64], counts: &[u64]) -> f64 {
         }
         for (l, i) in (whole..len).enumerate() {
             partial[l] += weighted_ln_f(ns[i], most[i], sum[i]);
+        }
+        since_pause += len * active.len().max(1);
+        if since_pause >= PAUSE_TERMS {
+            since_pause = 0;
+            pause();
         }
     }
     ((partial[0] + partial[1]) + (partial[2] + partial[3]))
@@ -336,7 +357,7 @@ mod tests {
     fn every_vector_width_gives_the_same_bits() {
         let data = Data::synthetic_lgd(3_333); // blocks and lanes with a remainder
         let c = Components::of(&five_components());
-        let portable = sum_blocks(&c, &data.values, &data.counts);
+        let portable = sum_blocks(&c, &data.values, &data.counts, &mut || {});
         assert_eq!(
             weighted_loglik(&c, &data.values, &data.counts).to_bits(),
             portable.to_bits()
@@ -344,8 +365,28 @@ mod tests {
         #[cfg(target_arch = "x86_64")]
         if std::is_x86_feature_detected!("avx2") {
             // SAFETY: the CPU has AVX2
-            let avx2 = unsafe { sum_avx2(&c, &data.values, &data.counts) };
+            let avx2 = unsafe { sum_avx2(&c, &data.values, &data.counts, &mut || {}) };
             assert_eq!(avx2.to_bits(), portable.to_bits());
         }
+    }
+
+    #[test]
+    fn a_sum_that_pauses_is_the_same_sum_and_pauses_every_so_many_terms() {
+        let data = Data::synthetic_lgd(2000);
+        let mix = Mixture {
+            weights: vec![0.3, 0.3, 0.4],
+            means: vec![0.1, 0.5, 0.9],
+            sds: vec![0.05, 0.1, 0.05],
+        };
+        let c = Components::of(&mix);
+        let mut pauses = 0usize;
+        let paused = weighted_loglik_pausing(&c, &data.values, &data.counts, &mut || pauses += 1);
+        assert_eq!(
+            paused.to_bits(),
+            weighted_loglik(&c, &data.values, &data.counts).to_bits()
+        );
+        // at most 3 · 2,000 terms (fewer where a component is left out of a block)
+        let most = 3 * data.values.len() / PAUSE_TERMS;
+        assert!(pauses >= 1 && pauses <= most, "{pauses} pauses");
     }
 }

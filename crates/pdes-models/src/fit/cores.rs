@@ -50,6 +50,15 @@ pub fn background_lane() -> Option<super::spin_pool::BackgroundLane<'static>> {
     pool().and_then(SpinPool::background)
 }
 
+/// Runs, on the calling thread, the tasks of the round in progress still to claim, if any
+/// (a background task's pause: the round's caller waits for them, the batch does not).
+#[cfg(not(target_arch = "wasm32"))]
+pub fn take_round_tasks() {
+    if let Some(pool) = pool() {
+        pool.take_round_tasks();
+    }
+}
+
 /// `task(i)` for every i in 0..tasks, each on some thread of the pool (the caller's
 /// included), in no fixed order; returns their results in order of i.
 pub fn map_tasks<T: Send + Sync>(tasks: usize, task: impl Fn(usize) -> T + Sync) -> Vec<T> {

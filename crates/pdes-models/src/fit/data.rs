@@ -2,7 +2,7 @@
 //! column), kept as sorted distinct values with their counts; and the shipped synthetic
 //! sample standing in for paper 003's 7,051 loss-given-default values (not public).
 
-use super::blocks::{Components, weighted_loglik};
+use super::blocks::{Components, weighted_loglik_pausing};
 use super::cores;
 use super::{Mixture, log_density};
 use std::ops::Range;
@@ -143,15 +143,16 @@ impl Data {
         let tasks = self.tasks(&components, task_terms);
         let sums = cores::map_tasks(tasks.len(), |t| {
             let (m, run) = &tasks[t];
-            self.chunk_sums(&components[*m], run.clone())
+            self.chunk_sums(&components[*m], run.clone(), &mut || {})
         });
         in_chunk_order(mixes.len(), &tasks, sums.into_iter().map(Some))
             .unwrap_or_else(|| vec![f64::NAN; mixes.len()])
     }
 
     /// [`Data::logliks`] in the pool's background lane ([`super::spin_pool::BackgroundLane`]):
-    /// tasks of [`TASK_TERMS`] terms (a round waits at most one of them for a thread),
-    /// added in chunk order as `logliks` adds them, so the same sums bit for bit.
+    /// tasks of [`TASK_TERMS`] terms that take the tasks of a round asked for meanwhile
+    /// every [`super::blocks::PAUSE_TERMS`] terms (so a round waits ~1 µs for a thread, not
+    /// a task), added in chunk order as `logliks` adds them: the same sums bit for bit.
     #[cfg(not(target_arch = "wasm32"))]
     pub fn begin_logliks(
         self: &std::sync::Arc<Self>,
@@ -174,7 +175,10 @@ impl Data {
             tasks.len(),
             Box::new(move |t| {
                 let (m, run) = &job_tasks[t];
-                let _ = job_slots[t].set(data.chunk_sums(&components[*m], run.clone()));
+                // a round's task waits at most PAUSE_TERMS terms for this thread
+                let sums =
+                    data.chunk_sums(&components[*m], run.clone(), &mut cores::take_round_tasks);
+                let _ = job_slots[t].set(sums);
             }),
         );
         PendingLogliks {
@@ -200,11 +204,12 @@ impl Data {
         tasks
     }
 
-    /// The sum of every chunk of `run` for the mixture `c`, each chunk alone.
-    fn chunk_sums(&self, c: &Components, run: Range<usize>) -> Vec<f64> {
+    /// The sum of every chunk of `run` for the mixture `c`, each chunk alone, calling
+    /// `pause` every [`super::blocks::PAUSE_TERMS`] terms or so.
+    fn chunk_sums(&self, c: &Components, run: Range<usize>, pause: &mut dyn FnMut()) -> Vec<f64> {
         run.map(|chunk| {
             let values = chunk * CHUNK..((chunk + 1) * CHUNK).min(self.values.len());
-            weighted_loglik(c, &self.values[values.clone()], &self.counts[values])
+            weighted_loglik_pausing(c, &self.values[values.clone()], &self.counts[values], pause)
         })
         .collect()
     }

@@ -285,6 +285,13 @@ impl SpinPool {
         }
     }
 
+    /// Runs the current round's tasks still to claim on the calling thread (none: one
+    /// load of the claim word).
+    pub fn take_round_tasks(&self) {
+        let round = (self.shared.claim.load(Ordering::Acquire) >> 32) as u32;
+        self.shared.work(round);
+    }
+
     /// The background lane, where no other caller holds it.
     pub fn background(&self) -> Option<BackgroundLane<'_>> {
         let batches = match self.batches.try_lock() {
@@ -547,5 +554,37 @@ mod tests {
         );
         finish(&lane);
         assert_eq!(ran.load(Ordering::Relaxed), 14);
+    }
+
+    #[test]
+    fn a_background_task_that_pauses_takes_a_round_s_tasks() {
+        let pool = Arc::new(SpinPool::new(2, Duration::from_millis(1)));
+        let mut lane = pool.background().expect("the lane is free");
+        let p = Arc::clone(&pool);
+        let stop = Arc::new(AtomicBool::new(false));
+        let s = Arc::clone(&stop);
+        // one long task: the one worker is inside it when the round comes
+        lane.submit(
+            1,
+            Box::new(move |_| {
+                while !s.load(Ordering::Relaxed) {
+                    std::thread::sleep(Duration::from_micros(200));
+                    p.take_round_tasks();
+                }
+            }),
+        );
+        std::thread::sleep(Duration::from_millis(10));
+        let ran = threads_of(&pool, 8, Duration::from_millis(3));
+        stop.store(true, Ordering::Relaxed);
+        let mut distinct: Vec<_> = ran.into_iter().flatten().collect();
+        distinct.sort_by_key(|t| format!("{t:?}"));
+        distinct.dedup();
+        assert_eq!(
+            distinct.len(),
+            2,
+            "the worker's task never paused for the round"
+        );
+        finish(&lane);
+        drop(lane);
     }
 }
