@@ -25,16 +25,19 @@ pub fn finish(fits: &mut Fits, data: &Data) -> Result<bool, String> {
         return Ok(false);
     };
     let data = Arc::new(data.clone());
+    let mut trace = Trace::new();
     // the background batch in flight: its minimizations, and its sums to come
     let mut pending: Option<(Batch, PendingLogliks)> = None;
     loop {
         fits.between_rounds()?;
         let Some(first) = fits.first_unfinished() else {
+            trace.report();
             return Ok(true);
         };
         if pending.is_none() {
             let batch = fits.gather(|search, _| search > first);
             if !batch.runs.is_empty() {
+                trace.batch_submitted(batch.mixes.len());
                 let sums = data.begin_logliks(&mut lane, &batch.mixes);
                 pending = Some((batch, sums));
             }
@@ -46,23 +49,99 @@ pub fn finish(fits: &mut Fits, data: &Data) -> Result<bool, String> {
         };
         let critical = fits.gather(|search, run| search == first && !flying(search, run));
         if !critical.runs.is_empty() {
+            let t0 = std::time::Instant::now();
             let logliks = data.logliks(&critical.mixes);
+            trace.round(t0, critical.mixes.len());
             fits.scatter(critical, &logliks);
         } else if pending.is_some() {
             // the critical k waits for the batch (a start of it is there): help it end
+            let t0 = std::time::Instant::now();
             while !lane.finished() {
                 if !lane.help() {
                     std::hint::spin_loop();
                 }
             }
+            trace.waited(t0);
         } else {
             return Err("the fit's search stalled: no minimization asked for a point".into());
         }
         if lane.finished()
             && let Some((batch, sums)) = pending.take()
         {
+            trace.batch_told();
             fits.scatter(batch, &sums.take()?);
         }
+    }
+}
+
+/// Where a two-lane fit's time went, written to standard error at its end where
+/// `PDES_FIT_TRACE` is set (bench/NOTES.md, "The CPU fit in two lanes").
+struct Trace {
+    on: bool,
+    start: std::time::Instant,
+    /// The chain's rounds: count, mixtures, seconds in them.
+    rounds: (u64, u64, f64),
+    /// Batches: count, mixtures, seconds from submit to told; the last told (s from start)
+    /// and the rounds by then.
+    batches: (u64, u64, f64),
+    submitted: Option<std::time::Instant>,
+    last_told: (f64, u64),
+    /// Waits of the chain for a batch: count, seconds.
+    waits: (u64, f64),
+}
+
+impl Trace {
+    fn new() -> Self {
+        Self {
+            on: std::env::var_os("PDES_FIT_TRACE").is_some(),
+            start: std::time::Instant::now(),
+            rounds: (0, 0, 0.0),
+            batches: (0, 0, 0.0),
+            submitted: None,
+            last_told: (0.0, 0),
+            waits: (0, 0.0),
+        }
+    }
+    fn round(&mut self, t0: std::time::Instant, mixtures: usize) {
+        self.rounds.0 += 1;
+        self.rounds.1 += mixtures as u64;
+        self.rounds.2 += t0.elapsed().as_secs_f64();
+    }
+    fn batch_submitted(&mut self, mixtures: usize) {
+        self.batches.0 += 1;
+        self.batches.1 += mixtures as u64;
+        self.submitted = Some(std::time::Instant::now());
+    }
+    fn batch_told(&mut self) {
+        if let Some(t0) = self.submitted.take() {
+            self.batches.2 += t0.elapsed().as_secs_f64();
+        }
+        self.last_told = (self.start.elapsed().as_secs_f64(), self.rounds.0);
+    }
+    fn waited(&mut self, t0: std::time::Instant) {
+        self.waits.0 += 1;
+        self.waits.1 += t0.elapsed().as_secs_f64();
+    }
+    fn report(&self) {
+        if !self.on {
+            return;
+        }
+        let us = |s: f64, n: u64| s * 1e6 / n.max(1) as f64;
+        eprintln!(
+            "two lanes: {:.3} s; chain {} rounds ({} mixtures) {:.3} s, {:.1} µs each; {} batches ({} mixtures) {:.1} µs each submit to told, the last told at {:.3} s after {} rounds; {} waits {:.3} s",
+            self.start.elapsed().as_secs_f64(),
+            self.rounds.0,
+            self.rounds.1,
+            self.rounds.2,
+            us(self.rounds.2, self.rounds.0),
+            self.batches.0,
+            self.batches.1,
+            us(self.batches.2, self.batches.0),
+            self.last_told.0,
+            self.last_told.1,
+            self.waits.0,
+            self.waits.1,
+        );
     }
 }
 
