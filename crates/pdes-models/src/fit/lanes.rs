@@ -28,6 +28,7 @@ pub fn finish(fits: &mut Fits, data: &Data) -> Result<bool, String> {
     let mut trace = Trace::new();
     // the background batch in flight: its minimizations, and its sums to come
     let mut pending: Option<(Batch, PendingLogliks)> = None;
+    let chain_only = std::env::var("PDES_FIT_LANES").is_ok_and(|v| v == "chain");
     loop {
         fits.between_rounds()?;
         let Some(first) = fits.first_unfinished() else {
@@ -35,7 +36,9 @@ pub fn finish(fits: &mut Fits, data: &Data) -> Result<bool, String> {
             return Ok(true);
         };
         if pending.is_none() {
-            let batch = fits.gather(|search, _| search > first);
+            let batch = fits.gather(|search, run| {
+                search > first || (chain_only && search == first && !fits.on_chain(search, run))
+            });
             if !batch.runs.is_empty() {
                 trace.batch_submitted(batch.mixes.len());
                 let sums = data.begin_logliks(&mut lane, &batch.mixes);
@@ -47,7 +50,9 @@ pub fn finish(fits: &mut Fits, data: &Data) -> Result<bool, String> {
                 .as_ref()
                 .is_some_and(|(b, _)| b.runs.iter().any(|&(s, r, _)| (s, r) == (search, run)))
         };
-        let critical = fits.gather(|search, run| search == first && !flying(search, run));
+        let critical = fits.gather(|search, run| {
+            search == first && !flying(search, run) && (!chain_only || fits.on_chain(search, run))
+        });
         if !critical.runs.is_empty() {
             let t0 = std::time::Instant::now();
             let logliks = data.logliks(&critical.mixes);

@@ -307,6 +307,14 @@ impl Fits {
         self.rounds += 1;
     }
 
+    /// Whether start `run` of search `search` is on the chain: the first k's starts, and
+    /// each later k's split start (begun after its fixed starts, so the last of its runs).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub(super) fn on_chain(&self, search: usize, run: usize) -> bool {
+        search == 0
+            || (!self.searches[search].split_pending && run + 1 == self.searches[search].runs.len())
+    }
+
     /// The searches in k order, for `super::lanes`: the first not yet done.
     #[cfg(not(target_arch = "wasm32"))]
     pub(super) fn first_unfinished(&self) -> Option<usize> {
