@@ -149,7 +149,7 @@ impl Data {
             .unwrap_or_else(|| vec![f64::NAN; mixes.len()])
     }
 
-    /// [`Data::logliks`] in the pool's background lane ([`super::spin_pool::BackgroundLane`]):
+    /// [`Data::logliks`] in slot `slot` of the pool's background lane ([`super::background`]):
     /// tasks of [`TASK_TERMS`] terms that take the tasks of a round asked for meanwhile
     /// every [`super::blocks::PAUSE_TERMS`] terms (so a round waits ~1 µs for a thread, not
     /// a task), added in chunk order as `logliks` adds them: the same sums bit for bit.
@@ -157,13 +157,14 @@ impl Data {
     pub fn begin_logliks(
         self: &std::sync::Arc<Self>,
         lane: &mut super::spin_pool::BackgroundLane<'_>,
+        slot: usize,
         mixes: &[Mixture],
     ) -> PendingLogliks {
         use std::sync::{Arc, OnceLock};
         let components: Vec<Components> = mixes.iter().map(Components::of).collect();
         let chunks = self.values.len().div_ceil(CHUNK);
         // at most a batch's tasks, however large the data
-        let per_batch = (mixes.len() * chunks).div_ceil(super::spin_pool::MOST_TASKS);
+        let per_batch = (mixes.len() * chunks).div_ceil(super::background::MOST_TASKS);
         let most_k = components.iter().map(Components::k).max().unwrap_or(1);
         let task_terms = fewest_task_terms().max(per_batch * CHUNK * most_k);
         let tasks = Arc::new(self.tasks(&components, task_terms));
@@ -172,6 +173,7 @@ impl Data {
         let (data, job_tasks, job_slots) =
             (Arc::clone(self), Arc::clone(&tasks), Arc::clone(&slots));
         lane.submit(
+            slot,
             tasks.len(),
             Box::new(move |t| {
                 let (m, run) = &job_tasks[t];

@@ -1,21 +1,28 @@
 //! The CPU fit in two lanes: the chain that decides a fit's length in rounds of its own,
-//! the other searches in the background beside it.
+//! every other search in the background beside it, each going on as soon as its own
+//! points are evaluated.
 //!
 //! In rounds ([`Fits::step`]) every running minimization waits for the slowest of each
 //! round: while the fixed starts of larger k run, each of the chain's iterations waits for
 //! a round of up to 120 mixtures; after them, a round is one mixture, too little work for
-//! every core. Yet only the lowest k not yet done is on the fit's critical path (its split
-//! start waits for k − 1, and k + 1's for it). Here that k's minimizations run in rounds
-//! of their own on the pool (a worker takes a round's task before any other), and every
-//! other running minimization's points go to the pool's background lane
-//! ([`super::spin_pool::BackgroundLane`]) as one batch, told when it is finished. Each
-//! minimization sees the costs it would in rounds, summed in the same order, so every fit
-//! is the same bit for bit; only the rounds differ (a batch and a round count one each).
+//! every core. Yet only the lowest k not yet done is on the chain that decides the fit's
+//! length (its split start waits for k − 1, and k + 1's for it). Here that k's
+//! minimizations run in rounds of their own on the pool (a worker takes a round's task
+//! before any other, and a background task pauses for one), and every other running
+//! minimization's points go to a slot of its own in the pool's background lane
+//! ([`super::background`]; the smaller k in the lower slots, whose tasks are taken first:
+//! the chain needs its fit first), told as soon as that slot's batch is finished. Each
+//! minimization sees the costs it would in rounds, summed in the same order, so every fit is
+//! the same bit for bit; only the rounds differ (a round and each batch count one each).
 
 use super::Data;
+use super::background::SLOTS;
 use super::data::PendingLogliks;
 use super::search::{Batch, Fits};
 use std::sync::Arc;
+
+/// Starts a k's searches have at most (three fixed ones and the split one): a slot each.
+const STARTS_PER_K: usize = 4;
 
 /// Runs `fits` to the end in two lanes on the CPU's pool, evaluating with `data`. Returns
 /// false, having run nothing, where the pool has no background lane to give (one thread,
@@ -26,42 +33,47 @@ pub fn finish(fits: &mut Fits, data: &Data) -> Result<bool, String> {
     };
     let data = Arc::new(data.clone());
     let mut trace = Trace::new();
-    // the background batch in flight: its minimizations, and its sums to come
-    let mut pending: Option<(Batch, PendingLogliks)> = None;
+    // the slot of start r of search s: the smallest k's first (its fit is needed first:
+    // the chain waits for it), the larger ones taking the threads it leaves; a start past
+    // the last slot waits for its k's turn in the rounds
+    let largest_first = std::env::var("PDES_FIT_SLOTS").is_ok_and(|v| v == "largest");
     let chain_only = std::env::var("PDES_FIT_LANES").is_ok_and(|v| v == "chain");
+    let ks = fits.ks();
+    let slot_of = |s: usize, r: usize| {
+        let slot = if largest_first { ks - 1 - s } else { s } * STARTS_PER_K + r;
+        (r < STARTS_PER_K && slot < SLOTS).then_some(slot)
+    };
+    // each slot's batch in flight: its minimization, and its sums to come
+    let mut flying: Vec<Option<(Batch, PendingLogliks)>> = (0..SLOTS).map(|_| None).collect();
     loop {
         fits.between_rounds()?;
         let Some(first) = fits.first_unfinished() else {
             trace.report();
             return Ok(true);
         };
-        if pending.is_none() {
-            let batch = fits.gather(|search, run| {
-                search > first || (chain_only && search == first && !fits.on_chain(search, run))
-            });
-            if !batch.runs.is_empty() {
-                trace.batch_submitted(batch.mixes.len());
-                let sums = data.begin_logliks(&mut lane, &batch.mixes);
-                pending = Some((batch, sums));
+        let idle = |s: usize, r: usize| slot_of(s, r).is_some_and(|i| flying[i].is_none());
+        let background =
+            |s: usize, r: usize| s > first || (chain_only && s == first && !fits.on_chain(s, r));
+        for batch in fits.gather_each(|s, r| background(s, r) && idle(s, r)) {
+            let (s, r, _) = batch.runs[0];
+            if let Some(slot) = slot_of(s, r) {
+                trace.batch_submitted(slot, batch.mixes.len());
+                let sums = data.begin_logliks(&mut lane, slot, &batch.mixes);
+                flying[slot] = Some((batch, sums));
             }
         }
-        let flying = |search: usize, run: usize| {
-            pending
-                .as_ref()
-                .is_some_and(|(b, _)| b.runs.iter().any(|&(s, r, _)| (s, r) == (search, run)))
-        };
-        let critical = fits.gather(|search, run| {
-            search == first && !flying(search, run) && (!chain_only || fits.on_chain(search, run))
-        });
+        let in_flight = |s: usize, r: usize| slot_of(s, r).is_some_and(|i| flying[i].is_some());
+        let critical = fits.gather(|s, r| s == first && !in_flight(s, r) && !background(s, r));
         if !critical.runs.is_empty() {
             let t0 = std::time::Instant::now();
             let logliks = data.logliks(&critical.mixes);
             trace.round(t0, critical.mixes.len());
             fits.scatter(critical, &logliks);
-        } else if pending.is_some() {
-            // the critical k waits for the batch (a start of it is there): help it end
+        } else if flying.iter().any(Option::is_some) {
+            // the critical k waits for a batch (a start of it is there): help one end
             let t0 = std::time::Instant::now();
-            while !lane.finished() {
+            let finished = |i: usize| flying[i].is_some() && lane.finished(i);
+            while !(0..SLOTS).any(finished) {
                 if !lane.help() {
                     std::hint::spin_loop();
                 }
@@ -70,11 +82,14 @@ pub fn finish(fits: &mut Fits, data: &Data) -> Result<bool, String> {
         } else {
             return Err("the fit's search stalled: no minimization asked for a point".into());
         }
-        if lane.finished()
-            && let Some((batch, sums)) = pending.take()
-        {
-            trace.batch_told();
-            fits.scatter(batch, &sums.take()?);
+        for (slot, batch) in flying.iter_mut().enumerate() {
+            if batch.is_some()
+                && lane.finished(slot)
+                && let Some((batch, sums)) = batch.take()
+            {
+                trace.batch_told(slot);
+                fits.scatter(batch, &sums.take()?);
+            }
         }
     }
 }
@@ -89,7 +104,7 @@ struct Trace {
     /// Batches: count, mixtures, seconds from submit to told; the last told (s from start)
     /// and the rounds by then.
     batches: (u64, u64, f64),
-    submitted: Option<std::time::Instant>,
+    submitted: Vec<Option<std::time::Instant>>,
     last_told: (f64, u64),
     /// Waits of the chain for a batch: count, seconds.
     waits: (u64, f64),
@@ -102,7 +117,7 @@ impl Trace {
             start: std::time::Instant::now(),
             rounds: (0, 0, 0.0),
             batches: (0, 0, 0.0),
-            submitted: None,
+            submitted: vec![None; SLOTS],
             last_told: (0.0, 0),
             waits: (0, 0.0),
         }
@@ -112,13 +127,13 @@ impl Trace {
         self.rounds.1 += mixtures as u64;
         self.rounds.2 += t0.elapsed().as_secs_f64();
     }
-    fn batch_submitted(&mut self, mixtures: usize) {
+    fn batch_submitted(&mut self, slot: usize, mixtures: usize) {
         self.batches.0 += 1;
         self.batches.1 += mixtures as u64;
-        self.submitted = Some(std::time::Instant::now());
+        self.submitted[slot] = Some(std::time::Instant::now());
     }
-    fn batch_told(&mut self) {
-        if let Some(t0) = self.submitted.take() {
+    fn batch_told(&mut self, slot: usize) {
+        if let Some(t0) = self.submitted[slot].take() {
             self.batches.2 += t0.elapsed().as_secs_f64();
         }
         self.last_told = (self.start.elapsed().as_secs_f64(), self.rounds.0);

@@ -10,6 +10,8 @@
 //! gives exactly the same costs (each term is scaled by a power of two, which is exact), so
 //! the same Nelder–Mead path, the same parameters and exactly 2× or 4× the ln L.
 
+#[cfg(not(target_arch = "wasm32"))]
+pub mod background;
 pub mod blocks;
 pub mod cores;
 pub mod data;

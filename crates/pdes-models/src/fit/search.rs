@@ -255,31 +255,57 @@ impl Fits {
     /// The points asked for by the minimizations `pick(search, run)` chooses (indices into
     /// the searches in k order and into each one's starts), as mixtures to evaluate.
     pub(super) fn gather(&self, pick: impl Fn(usize, usize) -> bool) -> Batch {
-        let min_sd = self.how.sd * 1e-4;
         let mut batch = Batch::default();
         for (si, s) in self.searches.iter().enumerate() {
-            for (ri, nm) in s.runs.iter().enumerate() {
-                let asked = nm.ask();
-                if asked.is_empty() || !pick(si, ri) {
-                    continue;
+            for ri in 0..s.runs.len() {
+                if pick(si, ri) {
+                    self.add_run(&mut batch, si, ri);
                 }
-                for theta in asked {
-                    let mix = Mixture::from_theta(theta, s.k);
-                    // NaN fails both tests, so it is refused too
-                    let sds_ok = mix.sds.iter().all(|&sd| sd >= min_sd && sd.is_finite());
-                    if sds_ok && mix.weights.iter().all(|&w| w > 1e-300) {
-                        batch.at.push(batch.points);
-                        batch.terms = batch
-                            .terms
-                            .saturating_add((s.k as u64).saturating_mul(self.distinct));
-                        batch.mixes.push(mix);
-                    }
-                    batch.points += 1;
-                }
-                batch.runs.push((si, ri, asked.len()));
             }
         }
         batch
+    }
+
+    /// [`Fits::gather`], a batch for each minimization asking for points.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub(super) fn gather_each(&self, pick: impl Fn(usize, usize) -> bool) -> Vec<Batch> {
+        let mut batches = Vec::new();
+        for (si, s) in self.searches.iter().enumerate() {
+            for ri in 0..s.runs.len() {
+                if pick(si, ri) {
+                    let mut batch = Batch::default();
+                    self.add_run(&mut batch, si, ri);
+                    if !batch.runs.is_empty() {
+                        batches.push(batch);
+                    }
+                }
+            }
+        }
+        batches
+    }
+
+    /// Adds the points start `ri` of search `si` asks for (if any) to `batch`.
+    fn add_run(&self, batch: &mut Batch, si: usize, ri: usize) {
+        let min_sd = self.how.sd * 1e-4;
+        let s = &self.searches[si];
+        let asked = s.runs[ri].ask();
+        if asked.is_empty() {
+            return;
+        }
+        for theta in asked {
+            let mix = Mixture::from_theta(theta, s.k);
+            // NaN fails both tests, so it is refused too
+            let sds_ok = mix.sds.iter().all(|&sd| sd >= min_sd && sd.is_finite());
+            if sds_ok && mix.weights.iter().all(|&w| w > 1e-300) {
+                batch.at.push(batch.points);
+                batch.terms = batch
+                    .terms
+                    .saturating_add((s.k as u64).saturating_mul(self.distinct));
+                batch.mixes.push(mix);
+            }
+            batch.points += 1;
+        }
+        batch.runs.push((si, ri, asked.len()));
     }
 
     /// Tells the minimizations of `batch` their points' costs from `logliks` (one per
@@ -311,8 +337,14 @@ impl Fits {
     /// each later k's split start (begun after its fixed starts, so the last of its runs).
     #[cfg(not(target_arch = "wasm32"))]
     pub(super) fn on_chain(&self, search: usize, run: usize) -> bool {
-        search == 0
-            || (!self.searches[search].split_pending && run + 1 == self.searches[search].runs.len())
+        let s = &self.searches[search];
+        search == 0 || (!s.split_pending && run + 1 == s.runs.len())
+    }
+
+    /// How many ks the fits are for.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub(super) fn ks(&self) -> usize {
+        self.searches.len()
     }
 
     /// The searches in k order, for `super::lanes`: the first not yet done.

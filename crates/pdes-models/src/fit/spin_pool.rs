@@ -5,11 +5,11 @@
 //! so that a claim (a fetch-add) says which round's task it took, if any: a task claimed
 //! proves its round unfinished, so the job it reads is still alive on the caller's stack.
 //!
-//! A second lane ([`BackgroundLane`]) holds one batch of background tasks at a time, owned by
-//! the pool until the next batch replaces it: a worker takes one of them only where the
-//! current round has no task left to claim, and looks for a round again after each, so
-//! background work fills the threads a short round leaves idle (a fit's searches of larger
-//! k beside the chain of rounds that decides its length, `super::lanes`).
+//! A second lane ([`BackgroundLane`], `super::background`) holds batches of background tasks:
+//! a worker takes one of them only where the current round has no task left to claim, and
+//! looks for a round again after each, so background work fills the threads a short round
+//! leaves idle (a fit's searches of larger k beside the chain of rounds that decides its
+//! length, `super::lanes`).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering};
@@ -17,13 +17,7 @@ use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering}
 /// A round's work as the workers see it: a task function on the caller's stack.
 type Job = dyn Fn(usize) + Sync;
 
-/// A background batch's work: owned, since its caller does not wait for it.
-pub type BackgroundJob = dyn Fn(usize) + Send + Sync;
-
-/// The background batch the pool keeps alive (a thin pointer to it goes in an atomic).
-struct Batch {
-    f: Box<BackgroundJob>,
-}
+pub use super::background::{BackgroundJob, Lane as BackgroundLane};
 
 /// The most tasks a round can have; more run in several rounds. The claim word's 16 bits of
 /// the next task hold this plus one claim past the end by each of up to [`MOST_THREADS`].
@@ -47,14 +41,8 @@ struct Shared {
     exit: AtomicBool,
     /// How long a worker spins for a round before it parks.
     spin: std::time::Duration,
-    /// The background batch's claim word: batch (32) | tasks (16) | next task (16).
-    bg_claim: AtomicU64,
-    /// The batch's job, kept alive by `bg_keep` until the next batch replaces it.
-    bg_job: AtomicPtr<Batch>,
-    /// Tasks of the batch finished (or panicked).
-    bg_done: AtomicUsize,
-    /// The batch `bg_job` points to, and its task count.
-    bg_keep: std::sync::Mutex<Option<(Arc<Batch>, usize)>>,
+    /// The background lane's batches.
+    bg: super::background::Slots,
 }
 
 /// A pool of `threads − 1` workers; the caller of [`SpinPool::run`] is the last thread.
@@ -63,8 +51,6 @@ pub struct SpinPool {
     workers: Vec<std::thread::JoinHandle<()>>,
     /// Rounds run so far (the claim word's round number).
     round: std::sync::Mutex<u32>,
-    /// Background batches so far; held by the one [`BackgroundLane`].
-    batches: std::sync::Mutex<u32>,
 }
 
 /// A claim word's (round, tasks, next task to claim).
@@ -108,33 +94,6 @@ impl Shared {
         }
     }
 
-    /// Claims and runs one task of the background batch, if one is left to claim (the
-    /// same one-fetch-add claim as [`Shared::work`]'s). Returns whether it ran one.
-    fn work_background(&self) -> bool {
-        let (_, tasks, next) = parts(self.bg_claim.load(Ordering::Acquire));
-        if next >= tasks {
-            return false;
-        }
-        let (_, tasks, next) = parts(self.bg_claim.fetch_add(1, Ordering::Acquire));
-        if next >= tasks {
-            return false;
-        }
-        let batch = self.bg_job.load(Ordering::Acquire);
-        // SAFETY: set before the claim word of the batch claimed from, and kept alive by
-        // `bg_keep` until every task of that batch is done — task `next` is ours and not yet
-        let f = unsafe { &(*batch).f };
-        // a panicked task's result is missing: its caller finds that out (no abort here)
-        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(next)));
-        self.bg_done.fetch_add(1, Ordering::Release);
-        true
-    }
-
-    /// Whether the background batch has a task left to claim.
-    fn background_waiting(&self) -> bool {
-        let (_, tasks, next) = parts(self.bg_claim.load(Ordering::SeqCst));
-        next < tasks
-    }
-
     /// A worker's life: spin for the next round or a background task (parking after
     /// [`Shared::spin`] without either), take the round's tasks or one background task,
     /// again; until the pool is dropped.
@@ -151,7 +110,7 @@ impl Shared {
                     break r;
                 }
                 // a round first: its caller waits for it; background work fills the rest
-                if self.work_background() {
+                if self.bg.work() {
                     spins = 0;
                     since = std::time::Instant::now();
                     continue;
@@ -164,7 +123,7 @@ impl Shared {
                 if spins.is_multiple_of(1024) && since.elapsed() >= self.spin {
                     self.sleepers.fetch_add(1, Ordering::SeqCst);
                     if (self.claim.load(Ordering::SeqCst) >> 32) as u32 == seen
-                        && !self.background_waiting()
+                        && !self.bg.waiting()
                         && !self.exit.load(Ordering::SeqCst)
                     {
                         std::thread::park();
@@ -190,67 +149,6 @@ impl Shared {
     }
 }
 
-/// The pool's background lane, held by one caller at a time ([`SpinPool::background`]):
-/// one batch of tasks at a time, run by the workers whenever the rounds leave them idle
-/// and by the caller through [`BackgroundLane::help`].
-pub struct BackgroundLane<'a> {
-    pool: &'a SpinPool,
-    batches: std::sync::MutexGuard<'a, u32>,
-}
-
-impl BackgroundLane<'_> {
-    /// Starts `job(i)` for every i in 0..tasks (at most [`MOST_TASKS`]) in the background,
-    /// after the batch before has finished (the caller helps it to its end first). A task's
-    /// panic is caught: what the task was to leave is missing.
-    pub fn submit(&mut self, tasks: usize, job: Box<BackgroundJob>) {
-        assert!(
-            tasks <= MOST_TASKS,
-            "a background batch holds at most {MOST_TASKS} tasks"
-        );
-        while !self.finished() {
-            if !self.help() {
-                std::hint::spin_loop();
-            }
-        }
-        let shared = &self.pool.shared;
-        let batch = Arc::new(Batch { f: job });
-        let ptr = Arc::as_ptr(&batch) as *mut Batch;
-        if let Ok(mut keep) = shared.bg_keep.lock() {
-            // the batch before is finished: no worker reads it any more
-            *keep = Some((batch, tasks));
-        } else {
-            // a poisoned lock holds no batch to replace: run this one here instead
-            (0..tasks).for_each(|i| (batch.f)(i));
-            return;
-        }
-        *self.batches = self.batches.wrapping_add(1);
-        shared.bg_done.store(0, Ordering::Relaxed);
-        shared.bg_job.store(ptr, Ordering::Release);
-        shared.bg_claim.store(
-            ((*self.batches as u64) << 32) | ((tasks as u64) << 16),
-            Ordering::SeqCst,
-        );
-        shared.wake(&self.pool.workers);
-    }
-
-    /// Whether every task of the last batch is done (true before the first).
-    pub fn finished(&self) -> bool {
-        let shared = &self.pool.shared;
-        let tasks = shared
-            .bg_keep
-            .lock()
-            .map(|k| k.as_ref().map_or(0, |(_, n)| *n))
-            .unwrap_or(0);
-        shared.bg_done.load(Ordering::Acquire) >= tasks
-    }
-
-    /// Runs one of the batch's tasks on the caller, if one is left to claim; returns
-    /// whether it did.
-    pub fn help(&self) -> bool {
-        self.pool.shared.work_background()
-    }
-}
-
 impl SpinPool {
     /// A pool for `threads` threads (the caller one of them) whose workers spin for `spin`
     /// after each round before they park.
@@ -263,10 +161,7 @@ impl SpinPool {
             sleepers: AtomicUsize::new(0),
             exit: AtomicBool::new(false),
             spin,
-            bg_claim: AtomicU64::new(0),
-            bg_job: AtomicPtr::new(std::ptr::null_mut()),
-            bg_done: AtomicUsize::new(0),
-            bg_keep: std::sync::Mutex::new(None),
+            bg: super::background::Slots::new(),
         });
         let workers = (1..threads.min(MOST_THREADS))
             .filter_map(|_| {
@@ -281,7 +176,6 @@ impl SpinPool {
             shared,
             workers,
             round: std::sync::Mutex::new(0),
-            batches: std::sync::Mutex::new(0),
         }
     }
 
@@ -292,22 +186,19 @@ impl SpinPool {
         self.shared.work(round);
     }
 
-    /// The background lane, where no other caller holds it.
-    pub fn background(&self) -> Option<BackgroundLane<'_>> {
-        let batches = match self.batches.try_lock() {
-            Ok(b) => b,
-            Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
-            Err(std::sync::TryLockError::WouldBlock) => return None,
-        };
-        Some(BackgroundLane {
-            pool: self,
-            batches,
-        })
-    }
-
     /// Threads a round runs on.
     pub fn threads(&self) -> usize {
         self.workers.len() + 1
+    }
+
+    /// The background lane, where no other caller holds it.
+    pub fn background(&self) -> Option<BackgroundLane<'_>> {
+        self.shared.bg.lane(self)
+    }
+
+    /// Wakes every parked worker (after a round's or a batch's claim word is stored).
+    pub(super) fn wake(&self) {
+        self.shared.wake(&self.workers);
     }
 
     /// `f(i)` for every i in 0..tasks on every thread; returns when all are done. A panic
@@ -451,9 +342,9 @@ mod tests {
         assert!(ran.iter().all(Option::is_some));
     }
 
-    /// Waits for the lane's batch, helping it.
+    /// Waits for the lane's batch in slot 0, helping it.
     fn finish(lane: &BackgroundLane<'_>) {
-        while !lane.finished() {
+        while !lane.finished(0) {
             if !lane.help() {
                 std::thread::yield_now();
             }
@@ -471,6 +362,7 @@ mod tests {
             let by_workers = Arc::new(AtomicUsize::new(0));
             let (r, w) = (Arc::clone(&runs), Arc::clone(&by_workers));
             lane.submit(
+                0,
                 60,
                 Box::new(move |i| {
                     std::thread::sleep(Duration::from_micros(500));
@@ -504,6 +396,7 @@ mod tests {
         let l = Arc::clone(&left);
         // far more background work than the round below
         lane.submit(
+            0,
             200,
             Box::new(move |_| {
                 std::thread::sleep(Duration::from_millis(2));
@@ -535,6 +428,7 @@ mod tests {
         let ran = Arc::new(AtomicUsize::new(0));
         let r = Arc::clone(&ran);
         lane.submit(
+            0,
             10,
             Box::new(move |i| {
                 if i == 3 {
@@ -547,6 +441,7 @@ mod tests {
         assert_eq!(ran.load(Ordering::Relaxed), 9);
         let r = Arc::clone(&ran);
         lane.submit(
+            0,
             5,
             Box::new(move |_| {
                 r.fetch_add(1, Ordering::Relaxed);
@@ -565,6 +460,7 @@ mod tests {
         let s = Arc::clone(&stop);
         // one long task: the one worker is inside it when the round comes
         lane.submit(
+            0,
             1,
             Box::new(move |_| {
                 while !s.load(Ordering::Relaxed) {
@@ -586,5 +482,42 @@ mod tests {
         );
         finish(&lane);
         drop(lane);
+    }
+
+    #[test]
+    fn a_lower_slot_s_batch_is_taken_first_and_finishes_apart() {
+        let pool = SpinPool::new(3, Duration::from_millis(1));
+        let mut lane = pool.background().expect("the lane is free");
+        let (long, short) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+        let l = Arc::clone(&long);
+        lane.submit(
+            1,
+            100,
+            Box::new(move |_| {
+                std::thread::sleep(Duration::from_millis(2));
+                l.fetch_add(1, Ordering::Relaxed);
+            }),
+        );
+        std::thread::sleep(Duration::from_millis(5));
+        let s = Arc::clone(&short);
+        lane.submit(
+            0,
+            10,
+            Box::new(move |_| {
+                std::thread::sleep(Duration::from_millis(1));
+                s.fetch_add(1, Ordering::Relaxed);
+            }),
+        );
+        while !lane.finished(0) {
+            std::thread::yield_now();
+        }
+        assert_eq!(short.load(Ordering::Relaxed), 10);
+        // two workers, 2 ms a task of slot 1: after ~10 ms, far from its 100 tasks
+        assert!(!lane.finished(1), "slot 0 waited for slot 1's batch");
+        assert!(long.load(Ordering::Relaxed) < 60);
+        while !lane.finished(1) {
+            lane.help();
+        }
+        assert_eq!(long.load(Ordering::Relaxed), 100);
     }
 }
