@@ -8,21 +8,18 @@
 //! every core. Yet only the lowest k not yet done is on the chain that decides the fit's
 //! length (its split start waits for k − 1, and k + 1's for it). Here that k's
 //! minimizations run in rounds of their own on the pool (a worker takes a round's task
-//! before any other, and a background task pauses for one), and every other running
-//! minimization's points go to a slot of its own in the pool's background lane
-//! ([`super::background`]; the smaller k in the lower slots, whose tasks are taken first:
-//! the chain needs its fit first), told as soon as that slot's batch is finished. Each
-//! minimization sees the costs it would in rounds, summed in the same order, so every fit is
-//! the same bit for bit; only the rounds differ (a round and each batch count one each).
+//! before any other, and a background task pauses for one), and the points of every other
+//! k go to a slot of their own in the pool's background lane ([`super::background`]; the
+//! smaller k in the lower slots, whose tasks are taken first: the chain needs its fit
+//! first), told as soon as that slot's batch is finished. Each minimization sees the costs
+//! it would in rounds, summed in the same order, so every fit is the same bit for bit; only
+//! the rounds differ (a round and each batch count one each).
 
 use super::Data;
 use super::background::SLOTS;
 use super::data::PendingLogliks;
 use super::search::{Batch, Fits};
 use std::sync::Arc;
-
-/// Starts a k's searches have at most (three fixed ones and the split one): a slot each.
-const STARTS_PER_K: usize = 4;
 
 /// Runs `fits` to the end in two lanes on the CPU's pool, evaluating with `data`. Returns
 /// false, having run nothing, where the pool has no background lane to give (one thread,
@@ -33,16 +30,10 @@ pub fn finish(fits: &mut Fits, data: &Data) -> Result<bool, String> {
     };
     let data = Arc::new(data.clone());
     let mut trace = Trace::new();
-    // the slot of start r of search s: the smallest k's first (its fit is needed first:
-    // the chain waits for it), the larger ones taking the threads it leaves; a start past
-    // the last slot waits for its k's turn in the rounds
-    let largest_first = std::env::var("PDES_FIT_SLOTS").is_ok_and(|v| v == "largest");
-    let chain_only = std::env::var("PDES_FIT_LANES").is_ok_and(|v| v == "chain");
-    let ks = fits.ks();
-    let slot_of = |s: usize, r: usize| {
-        let slot = if largest_first { ks - 1 - s } else { s } * STARTS_PER_K + r;
-        (r < STARTS_PER_K && slot < SLOTS).then_some(slot)
-    };
+    // the slot of search s (k's starts together): the smallest k's first (its fit is
+    // needed first: the chain waits for it), the larger ones taking the threads it leaves;
+    // a k past the last slot waits for its turn in the rounds
+    let slot_of = |s: usize| (s < SLOTS).then_some(s);
     // each slot's batch in flight: its minimization, and its sums to come
     let mut flying: Vec<Option<(Batch, PendingLogliks)>> = (0..SLOTS).map(|_| None).collect();
     loop {
@@ -51,19 +42,17 @@ pub fn finish(fits: &mut Fits, data: &Data) -> Result<bool, String> {
             trace.report();
             return Ok(true);
         };
-        let idle = |s: usize, r: usize| slot_of(s, r).is_some_and(|i| flying[i].is_none());
-        let background =
-            |s: usize, r: usize| s > first || (chain_only && s == first && !fits.on_chain(s, r));
-        for batch in fits.gather_each(|s, r| background(s, r) && idle(s, r)) {
-            let (s, r, _) = batch.runs[0];
-            if let Some(slot) = slot_of(s, r) {
+        let idle = |s: usize| slot_of(s).is_some_and(|i| flying[i].is_none());
+        for batch in fits.gather_each(|s, _| s > first && idle(s)) {
+            let (s, _, _) = batch.runs[0];
+            if let Some(slot) = slot_of(s) {
                 trace.batch_submitted(slot, batch.mixes.len());
                 let sums = data.begin_logliks(&mut lane, slot, &batch.mixes);
                 flying[slot] = Some((batch, sums));
             }
         }
-        let in_flight = |s: usize, r: usize| slot_of(s, r).is_some_and(|i| flying[i].is_some());
-        let critical = fits.gather(|s, r| s == first && !in_flight(s, r) && !background(s, r));
+        let in_flight = |s: usize| slot_of(s).is_some_and(|i| flying[i].is_some());
+        let critical = fits.gather(|s, _| s == first && !in_flight(s));
         if !critical.runs.is_empty() {
             let t0 = std::time::Instant::now();
             let logliks = data.logliks(&critical.mixes);

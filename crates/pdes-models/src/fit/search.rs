@@ -266,19 +266,20 @@ impl Fits {
         batch
     }
 
-    /// [`Fits::gather`], a batch for each minimization asking for points.
+    /// [`Fits::gather`], a batch for each search (each k) of the chosen ones asking for
+    /// points.
     #[cfg(not(target_arch = "wasm32"))]
     pub(super) fn gather_each(&self, pick: impl Fn(usize, usize) -> bool) -> Vec<Batch> {
         let mut batches = Vec::new();
         for (si, s) in self.searches.iter().enumerate() {
+            let mut batch = Batch::default();
             for ri in 0..s.runs.len() {
                 if pick(si, ri) {
-                    let mut batch = Batch::default();
                     self.add_run(&mut batch, si, ri);
-                    if !batch.runs.is_empty() {
-                        batches.push(batch);
-                    }
                 }
+            }
+            if !batch.runs.is_empty() {
+                batches.push(batch);
             }
         }
         batches
@@ -331,20 +332,6 @@ impl Fits {
             s.best_costs.push(best);
         }
         self.rounds += 1;
-    }
-
-    /// Whether start `run` of search `search` is on the chain: the first k's starts, and
-    /// each later k's split start (begun after its fixed starts, so the last of its runs).
-    #[cfg(not(target_arch = "wasm32"))]
-    pub(super) fn on_chain(&self, search: usize, run: usize) -> bool {
-        let s = &self.searches[search];
-        search == 0 || (!s.split_pending && run + 1 == s.runs.len())
-    }
-
-    /// How many ks the fits are for.
-    #[cfg(not(target_arch = "wasm32"))]
-    pub(super) fn ks(&self) -> usize {
-        self.searches.len()
     }
 
     /// The searches in k order, for `super::lanes`: the first not yet done.
