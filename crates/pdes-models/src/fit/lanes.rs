@@ -36,12 +36,13 @@ pub fn finish(fits: &mut Fits, data: &Data) -> Result<bool, String> {
     let slot_of = |s: usize| (s < SLOTS).then_some(s);
     // each slot's batch in flight: its minimization, and its sums to come
     let mut flying: Vec<Option<(Batch, PendingLogliks)>> = (0..SLOTS).map(|_| None).collect();
+    fits.between_rounds()?;
     loop {
-        fits.between_rounds()?;
         let Some(first) = fits.first_unfinished() else {
             trace.report();
             return Ok(true);
         };
+        let t_submit = std::time::Instant::now();
         let idle = |s: usize| slot_of(s).is_some_and(|i| flying[i].is_none());
         for batch in fits.gather_each(|s, _| s > first && idle(s)) {
             let (s, _, _) = batch.runs[0];
@@ -51,6 +52,7 @@ pub fn finish(fits: &mut Fits, data: &Data) -> Result<bool, String> {
                 flying[slot] = Some((batch, sums));
             }
         }
+        trace.spent(0, t_submit);
         let in_flight = |s: usize| slot_of(s).is_some_and(|i| flying[i].is_some());
         let critical = fits.gather(|s, _| s == first && !in_flight(s));
         if !critical.runs.is_empty() {
@@ -71,6 +73,7 @@ pub fn finish(fits: &mut Fits, data: &Data) -> Result<bool, String> {
         } else {
             return Err("the fit's search stalled: no minimization asked for a point".into());
         }
+        let t_tell = std::time::Instant::now();
         for (slot, batch) in flying.iter_mut().enumerate() {
             if batch.is_some()
                 && lane.finished(slot)
@@ -80,6 +83,10 @@ pub fn finish(fits: &mut Fits, data: &Data) -> Result<bool, String> {
                 fits.scatter(batch, &sums.take()?);
             }
         }
+        trace.spent(1, t_tell);
+        let t_between = std::time::Instant::now();
+        fits.between_rounds()?;
+        trace.spent(2, t_between);
     }
 }
 
@@ -97,6 +104,9 @@ struct Trace {
     last_told: (f64, u64),
     /// Waits of the chain for a batch: count, seconds.
     waits: (u64, f64),
+    /// Seconds of the caller's own: gathering and submitting batches, telling them, and
+    /// between rounds.
+    spent: [f64; 3],
 }
 
 impl Trace {
@@ -109,6 +119,7 @@ impl Trace {
             submitted: vec![None; SLOTS],
             last_told: (0.0, 0),
             waits: (0, 0.0),
+            spent: [0.0; 3],
         }
     }
     fn round(&mut self, t0: std::time::Instant, mixtures: usize) {
@@ -127,6 +138,11 @@ impl Trace {
         }
         self.last_told = (self.start.elapsed().as_secs_f64(), self.rounds.0);
     }
+    fn spent(&mut self, part: usize, t0: std::time::Instant) {
+        if self.on {
+            self.spent[part] += t0.elapsed().as_secs_f64();
+        }
+    }
     fn waited(&mut self, t0: std::time::Instant) {
         self.waits.0 += 1;
         self.waits.1 += t0.elapsed().as_secs_f64();
@@ -137,7 +153,7 @@ impl Trace {
         }
         let us = |s: f64, n: u64| s * 1e6 / n.max(1) as f64;
         eprintln!(
-            "two lanes: {:.3} s; chain {} rounds ({} mixtures) {:.3} s, {:.1} µs each; {} batches ({} mixtures) {:.1} µs each submit to told, the last told at {:.3} s after {} rounds; {} waits {:.3} s",
+            "two lanes: {:.3} s; chain {} rounds ({} mixtures) {:.3} s, {:.1} µs each; {} batches ({} mixtures) {:.1} µs each submit to told, the last told at {:.3} s after {} rounds; {} waits {:.3} s; the caller's own: submitting {:.3} s, telling {:.3} s, between rounds {:.3} s",
             self.start.elapsed().as_secs_f64(),
             self.rounds.0,
             self.rounds.1,
@@ -150,6 +166,9 @@ impl Trace {
             self.last_told.1,
             self.waits.0,
             self.waits.1,
+            self.spent[0],
+            self.spent[1],
+            self.spent[2],
         );
     }
 }
