@@ -141,11 +141,12 @@ impl Data {
         let terms: usize = components.iter().map(|c| c.k() * self.values.len()).sum();
         let task_terms = (terms / (TASKS_PER_THREAD * cores::threads())).max(fewest_task_terms());
         let tasks = self.tasks(&components, task_terms);
-        let sums = cores::map_tasks(tasks.len(), |t| {
+        let sums = ChunkSums::new(mixes.len(), self.values.len().div_ceil(CHUNK));
+        cores::map_tasks(tasks.len(), |t| {
             let (m, run) = &tasks[t];
-            self.chunk_sums(&components[*m], run.clone(), &mut || {})
+            self.chunk_sums(&components[*m], run.clone(), &mut || {}, &sums, *m);
         });
-        in_chunk_order(mixes.len(), &tasks, sums.into_iter().map(Some))
+        sums.logliks(tasks.len())
             .unwrap_or_else(|| vec![f64::NAN; mixes.len()])
     }
 
@@ -160,34 +161,28 @@ impl Data {
         slot: usize,
         mixes: &[Mixture],
     ) -> PendingLogliks {
-        use std::sync::{Arc, OnceLock};
+        use std::sync::Arc;
         let components: Vec<Components> = mixes.iter().map(Components::of).collect();
         let chunks = self.values.len().div_ceil(CHUNK);
         // at most a batch's tasks, however large the data
         let per_batch = (mixes.len() * chunks).div_ceil(super::background::MOST_TASKS);
         let most_k = components.iter().map(Components::k).max().unwrap_or(1);
         let task_terms = fewest_task_terms().max(per_batch * CHUNK * most_k);
-        let tasks = Arc::new(self.tasks(&components, task_terms));
-        let slots: Arc<Vec<OnceLock<Vec<f64>>>> =
-            Arc::new((0..tasks.len()).map(|_| OnceLock::new()).collect());
-        let (data, job_tasks, job_slots) =
-            (Arc::clone(self), Arc::clone(&tasks), Arc::clone(&slots));
+        let tasks = self.tasks(&components, task_terms);
+        let count = tasks.len();
+        let sums = Arc::new(ChunkSums::new(mixes.len(), chunks));
+        let (data, job_sums) = (Arc::clone(self), Arc::clone(&sums));
         lane.submit(
             slot,
-            tasks.len(),
+            count,
             Box::new(move |t| {
-                let (m, run) = &job_tasks[t];
+                let (m, run) = &tasks[t];
                 // a round's task waits at most PAUSE_TERMS terms for this thread
-                let sums =
-                    data.chunk_sums(&components[*m], run.clone(), &mut cores::take_round_tasks);
-                let _ = job_slots[t].set(sums);
+                let pause = &mut cores::take_round_tasks;
+                data.chunk_sums(&components[*m], run.clone(), pause, &job_sums, *m);
             }),
         );
-        PendingLogliks {
-            mixtures: mixes.len(),
-            tasks,
-            slots,
-        }
+        PendingLogliks { tasks: count, sums }
     }
 
     /// One task per run of a mixture's chunks: at least `task_terms` terms each (one chunk
@@ -206,14 +201,27 @@ impl Data {
         tasks
     }
 
-    /// The sum of every chunk of `run` for the mixture `c`, each chunk alone, calling
-    /// `pause` every [`super::blocks::PAUSE_TERMS`] terms or so.
-    fn chunk_sums(&self, c: &Components, run: Range<usize>, pause: &mut dyn FnMut()) -> Vec<f64> {
-        run.map(|chunk| {
+    /// The sum of every chunk of `run` for mixture `m` (its components `c`), each chunk
+    /// alone, into `sums`, calling `pause` every [`super::blocks::PAUSE_TERMS`] terms or so.
+    fn chunk_sums(
+        &self,
+        c: &Components,
+        run: Range<usize>,
+        pause: &mut dyn FnMut(),
+        sums: &ChunkSums,
+        m: usize,
+    ) {
+        for chunk in run {
             let values = chunk * CHUNK..((chunk + 1) * CHUNK).min(self.values.len());
-            weighted_loglik_pausing(c, &self.values[values.clone()], &self.counts[values], pause)
-        })
-        .collect()
+            let sum = weighted_loglik_pausing(
+                c,
+                &self.values[values.clone()],
+                &self.counts[values],
+                pause,
+            );
+            sums.set(m, chunk, sum);
+        }
+        sums.task_done();
     }
 
     /// Σ_i |ln f(x_i)|: the scale of the GPU's f32 error bound.
@@ -347,28 +355,58 @@ impl Data {
     }
 }
 
-/// Every mixture's log-likelihood from its tasks' chunk sums (`sums`, in task order),
-/// added in chunk order; none where a task left no sums.
-fn in_chunk_order(
-    mixtures: usize,
-    tasks: &[(usize, Range<usize>)],
-    sums: impl Iterator<Item = Option<Vec<f64>>>,
-) -> Option<Vec<f64>> {
-    let mut logliks = vec![0.0; mixtures];
-    for ((m, _), chunk_sums) in tasks.iter().zip(sums) {
-        for s in chunk_sums? {
-            logliks[*m] += s;
+/// Every chunk sum of some mixtures, written by whichever thread runs its task (no
+/// allocation a task, no line shared by two mixtures' writers but at their ends), read in
+/// chunk order once every task is done: the same additions as one thread's.
+struct ChunkSums {
+    /// The sum of chunk c of mixture m at m · chunks + c, as bits.
+    bits: Vec<std::sync::atomic::AtomicU64>,
+    chunks: usize,
+    /// Tasks that wrote all their sums (a task that panicked is missing here).
+    written: std::sync::atomic::AtomicUsize,
+}
+
+impl ChunkSums {
+    fn new(mixtures: usize, chunks: usize) -> Self {
+        Self {
+            bits: (0..mixtures * chunks).map(|_| Default::default()).collect(),
+            chunks,
+            written: Default::default(),
         }
     }
-    Some(logliks)
+
+    /// Chunk `chunk` of mixture `m` sums to `sum`. (Seen by the reader through the pool's
+    /// round or batch, whose end orders every task before it.)
+    fn set(&self, m: usize, chunk: usize, sum: f64) {
+        self.bits[m * self.chunks + chunk]
+            .store(sum.to_bits(), std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// A task wrote all its sums.
+    fn task_done(&self) {
+        self.written
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Every mixture's sum of its chunks in chunk order, where all `tasks` wrote theirs.
+    fn logliks(&self, tasks: usize) -> Option<Vec<f64>> {
+        if self.written.load(std::sync::atomic::Ordering::Relaxed) != tasks {
+            return None;
+        }
+        let sum = |m: &[std::sync::atomic::AtomicU64]| {
+            m.iter().fold(0.0, |acc, b| {
+                acc + f64::from_bits(b.load(std::sync::atomic::Ordering::Relaxed))
+            })
+        };
+        Some(self.bits.chunks(self.chunks.max(1)).map(sum).collect())
+    }
 }
 
 /// A background batch of log-likelihoods ([`Data::begin_logliks`]) in progress.
 #[cfg(not(target_arch = "wasm32"))]
 pub struct PendingLogliks {
-    mixtures: usize,
-    tasks: std::sync::Arc<Vec<(usize, Range<usize>)>>,
-    slots: std::sync::Arc<Vec<std::sync::OnceLock<Vec<f64>>>>,
+    tasks: usize,
+    sums: std::sync::Arc<ChunkSums>,
 }
 
 #[cfg(not(target_arch = "wasm32"))]
@@ -376,12 +414,9 @@ impl PendingLogliks {
     /// Every mixture's Σ_i ln f(x_i), once the lane says the batch is finished; an error
     /// where a task panicked.
     pub fn take(self) -> Result<Vec<f64>, String> {
-        in_chunk_order(
-            self.mixtures,
-            &self.tasks,
-            self.slots.iter().map(|s| s.get().cloned()),
-        )
-        .ok_or_else(|| "a task of the fit's background batch failed".to_string())
+        self.sums
+            .logliks(self.tasks)
+            .ok_or_else(|| "a task of the fit's background batch failed".to_string())
     }
 }
 

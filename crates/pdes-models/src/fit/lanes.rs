@@ -42,7 +42,7 @@ pub fn finish(fits: &mut Fits, data: &Data) -> Result<bool, String> {
             trace.report();
             return Ok(true);
         };
-        let t_submit = std::time::Instant::now();
+        let t_submit = trace.now();
         let idle = |s: usize| slot_of(s).is_some_and(|i| flying[i].is_none());
         for batch in fits.gather_each(|s, _| s > first && idle(s)) {
             let (s, _, _) = batch.runs[0];
@@ -56,13 +56,13 @@ pub fn finish(fits: &mut Fits, data: &Data) -> Result<bool, String> {
         let in_flight = |s: usize| slot_of(s).is_some_and(|i| flying[i].is_some());
         let critical = fits.gather(|s, _| s == first && !in_flight(s));
         if !critical.runs.is_empty() {
-            let t0 = std::time::Instant::now();
+            let t0 = trace.now();
             let logliks = data.logliks(&critical.mixes);
             trace.round(t0, critical.mixes.len());
             fits.scatter(critical, &logliks);
         } else if flying.iter().any(Option::is_some) {
             // the critical k waits for a batch (a start of it is there): help one end
-            let t0 = std::time::Instant::now();
+            let t0 = trace.now();
             let finished = |i: usize| flying[i].is_some() && lane.finished(i);
             while !(0..SLOTS).any(finished) {
                 if !lane.help() {
@@ -73,7 +73,7 @@ pub fn finish(fits: &mut Fits, data: &Data) -> Result<bool, String> {
         } else {
             return Err("the fit's search stalled: no minimization asked for a point".into());
         }
-        let t_tell = std::time::Instant::now();
+        let t_tell = trace.now();
         for (slot, batch) in flying.iter_mut().enumerate() {
             if batch.is_some()
                 && lane.finished(slot)
@@ -84,7 +84,7 @@ pub fn finish(fits: &mut Fits, data: &Data) -> Result<bool, String> {
             }
         }
         trace.spent(1, t_tell);
-        let t_between = std::time::Instant::now();
+        let t_between = trace.now();
         fits.between_rounds()?;
         trace.spent(2, t_between);
     }
@@ -122,30 +122,34 @@ impl Trace {
             spent: [0.0; 3],
         }
     }
-    fn round(&mut self, t0: std::time::Instant, mixtures: usize) {
+    /// The time, where tracing (a clock read costs on some hosts).
+    fn now(&self) -> Option<std::time::Instant> {
+        self.on.then(std::time::Instant::now)
+    }
+    fn round(&mut self, t0: Option<std::time::Instant>, mixtures: usize) {
         self.rounds.0 += 1;
         self.rounds.1 += mixtures as u64;
-        self.rounds.2 += t0.elapsed().as_secs_f64();
+        self.rounds.2 += t0.map_or(0.0, |t| t.elapsed().as_secs_f64());
     }
     fn batch_submitted(&mut self, slot: usize, mixtures: usize) {
         self.batches.0 += 1;
         self.batches.1 += mixtures as u64;
-        self.submitted[slot] = Some(std::time::Instant::now());
+        self.submitted[slot] = self.now();
     }
     fn batch_told(&mut self, slot: usize) {
         if let Some(t0) = self.submitted[slot].take() {
             self.batches.2 += t0.elapsed().as_secs_f64();
         }
-        self.last_told = (self.start.elapsed().as_secs_f64(), self.rounds.0);
-    }
-    fn spent(&mut self, part: usize, t0: std::time::Instant) {
         if self.on {
-            self.spent[part] += t0.elapsed().as_secs_f64();
+            self.last_told = (self.start.elapsed().as_secs_f64(), self.rounds.0);
         }
     }
-    fn waited(&mut self, t0: std::time::Instant) {
+    fn spent(&mut self, part: usize, t0: Option<std::time::Instant>) {
+        self.spent[part] += t0.map_or(0.0, |t| t.elapsed().as_secs_f64());
+    }
+    fn waited(&mut self, t0: Option<std::time::Instant>) {
         self.waits.0 += 1;
-        self.waits.1 += t0.elapsed().as_secs_f64();
+        self.waits.1 += t0.map_or(0.0, |t| t.elapsed().as_secs_f64());
     }
     fn report(&self) {
         if !self.on {
