@@ -6,11 +6,13 @@
 //! A slot's claim word holds its batch's number, task count and next task to claim, as the
 //! pool's round word does (`super::spin_pool`): a claim is one fetch-add whose old value
 //! says whether it got a task. A batch's job is owned by its slot until the next batch in
-//! that slot replaces it, after every task of it is done.
+//! that slot replaces it, after every task of it is done. A batch may carry what comes
+//! next (`then`): the thread that finishes its last task runs it, and it may submit the
+//! slot's next batch there and then — so a search goes on with no one waiting for it.
 
 use super::spin_pool::SpinPool;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicPtr, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 
 /// A batch's work: owned, since its caller does not wait for it.
 pub type BackgroundJob = dyn Fn(usize) + Send + Sync;
@@ -22,9 +24,13 @@ pub const SLOTS: usize = 64;
 /// end by each of up to `super::spin_pool::MOST_THREADS` threads).
 pub const MOST_TASKS: usize = super::spin_pool::MOST_TASKS;
 
+/// What a batch's last task's thread runs after it (it may submit the slot's next batch).
+pub type Then = dyn Fn() + Send + Sync;
+
 /// A batch the pool keeps alive (a thin pointer to it goes in an atomic).
 struct Batch {
     f: Box<BackgroundJob>,
+    then: Option<Box<Then>>,
 }
 
 /// One slot, on a cache line of its own: the workers read every busy slot's word.
@@ -37,6 +43,10 @@ struct Slot {
     /// Tasks of the batch finished (or panicked), and its task count.
     done: AtomicUsize,
     tasks: AtomicUsize,
+    /// From a batch's submission until its last task and what comes next have run.
+    busy: AtomicBool,
+    /// Batches so far in the slot (the claim word's batch number).
+    number: AtomicU32,
     /// The batch `job` points to (the lane's holder alone locks it).
     keep: std::sync::Mutex<Option<Arc<Batch>>>,
 }
@@ -46,8 +56,8 @@ pub struct Slots {
     slots: Box<[Slot]>,
     /// One past the highest slot ever given a batch.
     used: AtomicUsize,
-    /// Batches so far in each slot; held by the one [`Lane`].
-    numbers: std::sync::Mutex<Vec<u32>>,
+    /// Held by the one [`Lane`].
+    held: std::sync::Mutex<()>,
 }
 
 /// A claim word's (tasks, next task to claim).
@@ -71,11 +81,13 @@ impl Slots {
                     job: AtomicPtr::new(std::ptr::null_mut()),
                     done: AtomicUsize::new(0),
                     tasks: AtomicUsize::new(0),
+                    busy: AtomicBool::new(false),
+                    number: AtomicU32::new(0),
                     keep: std::sync::Mutex::new(None),
                 })
                 .collect(),
             used: AtomicUsize::new(0),
-            numbers: std::sync::Mutex::new(vec![0; SLOTS]),
+            held: std::sync::Mutex::new(()),
         }
     }
 
@@ -98,10 +110,77 @@ impl Slots {
             let f = unsafe { &(*batch).f };
             // a panicked task's result is missing: its caller finds that out (no abort here)
             let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(next)));
-            slot.done.fetch_add(1, Ordering::Release);
+            if slot.done.fetch_add(1, Ordering::AcqRel) + 1 == tasks {
+                self.after_last_task(slot);
+            }
             return true;
         }
         false
+    }
+
+    /// The batch's `then`, where it has one, on this thread (it may submit the next
+    /// batch); the slot idle after it where it did not.
+    fn after_last_task(&self, slot: &Slot) {
+        let number = slot.number.load(Ordering::Acquire);
+        // a batch of our own: the one `then` may replace in `keep`
+        let batch = slot.keep.lock().ok().and_then(|k| k.clone());
+        if let Some(then) = batch.as_ref().and_then(|b| b.then.as_ref()) {
+            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(then));
+        }
+        if slot.number.load(Ordering::Acquire) == number {
+            slot.busy.store(false, Ordering::Release);
+        }
+    }
+
+    /// Starts `job(i)` for every i in 0..tasks (at most [`MOST_TASKS`]) in slot `slot`,
+    /// then `then` on the thread that finishes the last (a batch of no tasks runs `then`
+    /// here). The slot must be idle, or this called from its batch's `then`.
+    pub fn submit(
+        &self,
+        slot: usize,
+        tasks: usize,
+        job: Box<BackgroundJob>,
+        then: Option<Box<Then>>,
+    ) {
+        assert!(
+            tasks <= MOST_TASKS,
+            "a background batch holds at most {MOST_TASKS} tasks"
+        );
+        let s = &self.slots[slot];
+        let batch = Arc::new(Batch { f: job, then });
+        let ptr = Arc::as_ptr(&batch) as *mut Batch;
+        match s.keep.lock() {
+            // the batch before is finished: no worker reads it any more
+            Ok(mut keep) => *keep = Some(Arc::clone(&batch)),
+            // a poisoned lock holds no batch to replace: run this one here instead
+            Err(_) => {
+                (0..tasks).for_each(|i| (batch.f)(i));
+                if let Some(then) = &batch.then {
+                    then();
+                }
+                return;
+            }
+        }
+        s.busy.store(true, Ordering::Release);
+        let number = s.number.fetch_add(1, Ordering::AcqRel).wrapping_add(1);
+        s.done.store(0, Ordering::Relaxed);
+        s.tasks.store(tasks, Ordering::Relaxed);
+        s.job.store(ptr, Ordering::Release);
+        if tasks == 0 {
+            // nothing to claim: what comes next comes now
+            self.after_last_task(s);
+            return;
+        }
+        s.claim.store(
+            ((number as u64) << 32) | ((tasks as u64) << 16),
+            Ordering::SeqCst,
+        );
+        self.used.fetch_max(slot + 1, Ordering::SeqCst);
+    }
+
+    /// Whether slot `slot` is idle: its last batch's tasks and what came after them done.
+    pub fn idle(&self, slot: usize) -> bool {
+        !self.slots[slot].busy.load(Ordering::Acquire)
     }
 
     /// Whether any slot has a task left to claim.
@@ -115,14 +194,14 @@ impl Slots {
 
     /// The lane, where no other caller holds it; `pool` is woken for each batch.
     pub fn lane<'a>(&'a self, pool: &'a SpinPool) -> Option<Lane<'a>> {
-        let numbers = match self.numbers.try_lock() {
-            Ok(n) => n,
+        let held = match self.held.try_lock() {
+            Ok(h) => h,
             Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
             Err(std::sync::TryLockError::WouldBlock) => return None,
         };
         Some(Lane {
             slots: self,
-            numbers,
+            _held: held,
             pool,
         })
     }
@@ -130,61 +209,70 @@ impl Slots {
 
 /// The background lane, held by one caller at a time: a batch of tasks per slot, run by
 /// the pool's workers whenever the rounds leave them idle and by the caller through
-/// [`Lane::help`].
+/// [`Lane::help`]. Dropped, it waits (helping) until every slot is idle.
 pub struct Lane<'a> {
     slots: &'a Slots,
-    numbers: std::sync::MutexGuard<'a, Vec<u32>>,
+    _held: std::sync::MutexGuard<'a, ()>,
     /// The pool whose parked workers a new batch wakes.
     pool: &'a SpinPool,
 }
 
-impl Lane<'_> {
+impl<'a> Lane<'a> {
     /// Starts `job(i)` for every i in 0..tasks (at most [`MOST_TASKS`]) in slot `slot` (below
     /// [`SLOTS`]; a lower slot's tasks are taken first), after that slot's batch before has
     /// finished (the caller helps it to its end first). A task's panic is caught: what the
     /// task was to leave is missing.
     pub fn submit(&mut self, slot: usize, tasks: usize, job: Box<BackgroundJob>) {
-        assert!(
-            tasks <= MOST_TASKS,
-            "a background batch holds at most {MOST_TASKS} tasks"
-        );
+        self.submit_then(slot, tasks, job, None);
+    }
+
+    /// [`Lane::submit`] with what comes after its last task ([`Slots::submit`]).
+    pub fn submit_then(
+        &mut self,
+        slot: usize,
+        tasks: usize,
+        job: Box<BackgroundJob>,
+        then: Option<Box<Then>>,
+    ) {
         while !self.finished(slot) {
             if !self.help() {
                 std::hint::spin_loop();
             }
         }
-        let s = &self.slots.slots[slot];
-        let batch = Arc::new(Batch { f: job });
-        let ptr = Arc::as_ptr(&batch) as *mut Batch;
-        if let Ok(mut keep) = s.keep.lock() {
-            // the batch before is finished: no worker reads it any more
-            *keep = Some(batch);
-        } else {
-            // a poisoned lock holds no batch to replace: run this one here instead
-            (0..tasks).for_each(|i| (batch.f)(i));
-            return;
-        }
-        self.numbers[slot] = self.numbers[slot].wrapping_add(1);
-        s.done.store(0, Ordering::Relaxed);
-        s.tasks.store(tasks, Ordering::Relaxed);
-        s.job.store(ptr, Ordering::Release);
-        s.claim.store(
-            ((self.numbers[slot] as u64) << 32) | ((tasks as u64) << 16),
-            Ordering::SeqCst,
-        );
-        self.slots.used.fetch_max(slot + 1, Ordering::SeqCst);
+        self.slots.submit(slot, tasks, job, then);
         self.pool.wake();
     }
 
-    /// Whether every task of slot `slot`'s last batch is done (true before its first).
+    /// Whether slot `slot` is idle: every task of its last batch and what came after done
+    /// (true before its first).
     pub fn finished(&self, slot: usize) -> bool {
-        let s = &self.slots.slots[slot];
-        s.done.load(Ordering::Acquire) >= s.tasks.load(Ordering::Relaxed)
+        self.slots.idle(slot)
     }
 
     /// Runs one task of the lowest slot with one left to claim on the caller; returns
     /// whether it did.
     pub fn help(&self) -> bool {
         self.slots.work()
+    }
+
+    /// The slots, for batches whose `then` submits the next ([`Slots::submit`]).
+    pub fn slots(&self) -> &'a Slots {
+        self.slots
+    }
+
+    /// Wakes the pool's parked workers (after batches submitted through [`Lane::slots`]).
+    pub fn wake(&self) {
+        self.pool.wake();
+    }
+}
+
+impl Drop for Lane<'_> {
+    fn drop(&mut self) {
+        // no batch of this lane's outlives it: the next holder starts from idle slots
+        while (0..SLOTS).any(|i| !self.slots.idle(i)) {
+            if !self.help() {
+                std::hint::spin_loop();
+            }
+        }
     }
 }

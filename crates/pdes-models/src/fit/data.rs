@@ -150,16 +150,18 @@ impl Data {
             .unwrap_or_else(|| vec![f64::NAN; mixes.len()])
     }
 
-    /// [`Data::logliks`] in slot `slot` of the pool's background lane ([`super::background`]):
-    /// tasks of [`TASK_TERMS`] terms that take the tasks of a round asked for meanwhile
-    /// every [`super::blocks::PAUSE_TERMS`] terms (so a round waits ~1 µs for a thread, not
-    /// a task), added in chunk order as `logliks` adds them: the same sums bit for bit.
+    /// [`Data::logliks`] in slot `slot` of the pool's background lane ([`super::background`]),
+    /// then `then` on the thread that ends it: tasks of [`TASK_TERMS`] terms that take the
+    /// tasks of a round asked for meanwhile every [`super::blocks::PAUSE_TERMS`] terms (so a
+    /// round waits ~1 µs for a thread, not a task), added in chunk order as `logliks` adds
+    /// them: the same sums bit for bit.
     #[cfg(not(target_arch = "wasm32"))]
     pub fn begin_logliks(
         self: &std::sync::Arc<Self>,
-        lane: &mut super::spin_pool::BackgroundLane<'_>,
+        slots: &super::background::Slots,
         slot: usize,
         mixes: &[Mixture],
+        then: Box<super::background::Then>,
     ) -> PendingLogliks {
         use std::sync::Arc;
         let components: Vec<Components> = mixes.iter().map(Components::of).collect();
@@ -172,7 +174,7 @@ impl Data {
         let count = tasks.len();
         let sums = Arc::new(ChunkSums::new(mixes.len(), chunks));
         let (data, job_sums) = (Arc::clone(self), Arc::clone(&sums));
-        lane.submit(
+        slots.submit(
             slot,
             count,
             Box::new(move |t| {
@@ -181,6 +183,7 @@ impl Data {
                 let pause = &mut cores::take_round_tasks;
                 data.chunk_sums(&components[*m], run.clone(), pause, &job_sums, *m);
             }),
+            Some(then),
         );
         PendingLogliks { tasks: count, sums }
     }

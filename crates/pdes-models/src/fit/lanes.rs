@@ -1,70 +1,90 @@
 //! The CPU fit in two lanes: the chain that decides a fit's length in rounds of its own,
-//! every other search in the background beside it, each going on as soon as its own
-//! points are evaluated.
+//! every k's fixed starts searching on their own in the background beside it.
 //!
 //! In rounds ([`Fits::step`]) every running minimization waits for the slowest of each
 //! round: while the fixed starts of larger k run, each of the chain's iterations waits for
 //! a round of up to 120 mixtures; after them, a round is one mixture, too little work for
-//! every core. Yet only the lowest k not yet done is on the chain that decides the fit's
-//! length (its split start waits for k − 1, and k + 1's for it). Here that k's
-//! minimizations run in rounds of their own on the pool (a worker takes a round's task
-//! before any other, and a background task pauses for one), and the points of every other
-//! k go to a slot of their own in the pool's background lane ([`super::background`]; the
-//! smaller k in the lower slots, whose tasks are taken first: the chain needs its fit
-//! first), told as soon as that slot's batch is finished. Each minimization sees the costs
-//! it would in rounds, summed in the same order, so every fit is the same bit for bit; only
-//! the rounds differ (a round and each batch count one each).
+//! every core. Yet only the chain decides the fit's length: k's split start waits for the
+//! fit of k − 1, and k + 1's for k's. Here the chain's minimizations run in rounds of their
+//! own on the pool (a worker takes a round's task before any other, and a background task
+//! pauses for one), and each k's fixed starts are lent to the pool's background lane
+//! ([`super::background`]) in a slot of their own — the smaller k in the lower slots,
+//! whose tasks are taken first: the chain needs its fit first. There they search on their
+//! own: the thread that finishes a batch's last task tells them its costs and submits
+//! their next batch, so no one waits for them and the caller, free of their books, only
+//! runs the chain; they come back when they have all stopped. Each minimization sees the
+//! costs it would in rounds, summed in the same order, so every fit is the same bit for
+//! bit; only the rounds differ (a round and each batch count one each).
 
 use super::Data;
-use super::background::SLOTS;
+use super::background::{SLOTS, Slots};
 use super::data::PendingLogliks;
-use super::search::{Batch, Fits};
-use std::sync::Arc;
+use super::search::{Batch, Fits, KSearch};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 /// Runs `fits` to the end in two lanes on the CPU's pool, evaluating with `data`. Returns
 /// false, having run nothing, where the pool has no background lane to give (one thread,
 /// or another fit holds it): the caller goes on in rounds.
 pub fn finish(fits: &mut Fits, data: &Data) -> Result<bool, String> {
-    let Some(mut lane) = super::cores::background_lane() else {
+    let Some(lane) = super::cores::background_lane() else {
         return Ok(false);
     };
-    let data = Arc::new(data.clone());
     let mut trace = Trace::new();
-    // the slot of search s (k's starts together): the smallest k's first (its fit is
-    // needed first: the chain waits for it), the larger ones taking the threads it leaves;
-    // a k past the last slot waits for its turn in the rounds
-    let slot_of = |s: usize| (s < SLOTS).then_some(s);
-    // each slot's batch in flight: its minimization, and its sums to come
-    let mut flying: Vec<Option<(Batch, PendingLogliks)>> = (0..SLOTS).map(|_| None).collect();
-    fits.between_rounds()?;
+    let (min_sd, distinct, n) = fits.scale();
+    let data = Arc::new(data.clone());
+    // every k's fixed starts but the first k's (its start is the chain's) in slot k − 1
+    let mut lent: Vec<(usize, Arc<Lent>)> = Vec::new();
+    for search in 1..fits.ks().min(SLOTS) {
+        if let Some(s) = fits.lend(search) {
+            let books = Books {
+                data: Arc::clone(&data),
+                slots: lane.slots(),
+                slot: search,
+                min_sd,
+                distinct,
+                n,
+            };
+            let l = Arc::new(Lent::new(s, search, books));
+            l.go_on();
+            lent.push((search, l));
+        }
+    }
+    lane.wake();
+    // on an early return the lent searches stop at their next batch (the lane, dropped
+    // after this, waits for them)
+    let _stop = StopOnDrop(lent.iter().map(|(_, l)| Arc::clone(l)).collect());
     loop {
-        let Some(first) = fits.first_unfinished() else {
-            trace.report();
-            return Ok(true);
-        };
-        let t_submit = trace.now();
-        let idle = |s: usize| slot_of(s).is_some_and(|i| flying[i].is_none());
-        for batch in fits.gather_each(|s, _| s > first && idle(s)) {
-            let (s, _, _) = batch.runs[0];
-            if let Some(slot) = slot_of(s) {
-                trace.batch_submitted(slot, batch.mixes.len());
-                let sums = data.begin_logliks(&mut lane, slot, &batch.mixes);
-                flying[slot] = Some((batch, sums));
+        // the searches back from the background
+        let mut i = 0;
+        while i < lent.len() {
+            if lent[i].1.done.load(Ordering::Acquire) {
+                let (search, l) = lent.swap_remove(i);
+                let (s, batches) = l.take_back()?;
+                fits.give_back(search, s, batches);
+            } else {
+                i += 1;
             }
         }
-        trace.spent(0, t_submit);
-        let in_flight = |s: usize| slot_of(s).is_some_and(|i| flying[i].is_some());
-        let critical = fits.gather(|s, _| s == first && !in_flight(s));
+        fits.between_rounds()?;
+        let Some(first) = fits.first_unfinished() else {
+            trace.report(&lent, fits.rounds());
+            return Ok(true);
+        };
+        let critical = fits.gather(|s, _| s == first);
         if !critical.runs.is_empty() {
             let t0 = trace.now();
             let logliks = data.logliks(&critical.mixes);
-            trace.round(t0, critical.mixes.len());
+            trace.round(t0);
             fits.scatter(critical, &logliks);
-        } else if flying.iter().any(Option::is_some) {
-            // the critical k waits for a batch (a start of it is there): help one end
+        } else if let Some((slot, l)) = lent.iter().find(|(s, _)| *s == first) {
+            // the chain waits for this k's fixed starts: help them end
             let t0 = trace.now();
-            let finished = |i: usize| flying[i].is_some() && lane.finished(i);
-            while !(0..SLOTS).any(finished) {
+            while !l.done.load(Ordering::Acquire) {
+                // idle and not done: its books failed (a panic); `take_back` says so
+                if lane.finished(*slot) && !l.done.load(Ordering::Acquire) {
+                    return l.take_back().map(|_| false);
+                }
                 if !lane.help() {
                     std::hint::spin_loop();
                 }
@@ -73,20 +93,133 @@ pub fn finish(fits: &mut Fits, data: &Data) -> Result<bool, String> {
         } else {
             return Err("the fit's search stalled: no minimization asked for a point".into());
         }
-        let t_tell = trace.now();
-        for (slot, batch) in flying.iter_mut().enumerate() {
-            if batch.is_some()
-                && lane.finished(slot)
-                && let Some((batch, sums)) = batch.take()
-            {
-                trace.batch_told(slot);
-                fits.scatter(batch, &sums.take()?);
+    }
+}
+
+/// What a lent search needs to go on by itself: the data, its slot, and how its points
+/// become mixtures and costs.
+struct Books {
+    data: Arc<Data>,
+    slots: &'static Slots,
+    slot: usize,
+    min_sd: f64,
+    distinct: u64,
+    n: f64,
+}
+
+/// A k's fixed starts lent to the background ([`Fits::lend`]).
+struct Lent {
+    state: Mutex<LentState>,
+    books: Books,
+    /// Every start stopped (or the search failed, or was stopped): it may be taken back.
+    done: AtomicBool,
+    /// Stop at the next batch (the fit ended early).
+    stop: AtomicBool,
+    /// Batches evaluated.
+    batches: AtomicU64,
+}
+
+struct LentState {
+    search: KSearch,
+    /// Its index among the fit's searches.
+    index: usize,
+    /// The batch in flight, and its sums to come.
+    pending: Option<(Batch, PendingLogliks)>,
+    failed: Option<String>,
+}
+
+impl Lent {
+    fn new(search: KSearch, index: usize, books: Books) -> Self {
+        Self {
+            state: Mutex::new(LentState {
+                search,
+                index,
+                pending: None,
+                failed: None,
+            }),
+            books,
+            done: AtomicBool::new(false),
+            stop: AtomicBool::new(false),
+            batches: AtomicU64::new(0),
+        }
+    }
+
+    /// Tells the starts the batch just finished (if any) and submits their next points,
+    /// with this again after its last task; done where every start has stopped. Runs on
+    /// the thread that ended the batch (or the caller, to begin).
+    fn go_on(self: &Arc<Self>) {
+        let Ok(mut st) = self.state.lock() else {
+            // a panic while telling: idle and not done, which the fit reports
+            return;
+        };
+        let b = &self.books;
+        if let Some((batch, sums)) = st.pending.take() {
+            match sums.take() {
+                Ok(logliks) => {
+                    let told = batch.told(&logliks, b.n).map(|(_, ri, costs)| (ri, costs));
+                    st.search.tell_runs(told);
+                }
+                Err(e) => {
+                    st.failed = Some(e);
+                    self.done.store(true, Ordering::Release);
+                    return;
+                }
             }
         }
-        trace.spent(1, t_tell);
-        let t_between = trace.now();
-        fits.between_rounds()?;
-        trace.spent(2, t_between);
+        loop {
+            if self.stop.load(Ordering::Relaxed) {
+                self.done.store(true, Ordering::Release);
+                return;
+            }
+            let mut batch = Batch::default();
+            for ri in 0..st.search.starts() {
+                st.search
+                    .add_points(&mut batch, st.index, ri, b.min_sd, b.distinct);
+            }
+            if batch.runs.is_empty() {
+                self.done.store(true, Ordering::Release);
+                return;
+            }
+            self.batches.fetch_add(1, Ordering::Relaxed);
+            if batch.mixes.is_empty() {
+                // every point unusable: told at once (a batch of no tasks would run this
+                // again here, inside the lock)
+                let told = batch.told(&[], b.n).map(|(_, ri, costs)| (ri, costs));
+                st.search.tell_runs(told);
+                continue;
+            }
+            let me = Arc::clone(self);
+            let sums =
+                b.data
+                    .begin_logliks(b.slots, b.slot, &batch.mixes, Box::new(move || me.go_on()));
+            // set before the lock is let go: the batch's end waits for the lock
+            st.pending = Some((batch, sums));
+            return;
+        }
+    }
+
+    /// The search, once done, and its batches; an error where its books failed.
+    fn take_back(&self) -> Result<(KSearch, u64), String> {
+        let mut st = self
+            .state
+            .lock()
+            .map_err(|_| "a search of the fit's background failed".to_string())?;
+        if let Some(e) = st.failed.take() {
+            return Err(e);
+        }
+        let search = std::mem::replace(&mut st.search, KSearch::empty());
+        Ok((search, self.batches.load(Ordering::Relaxed)))
+    }
+}
+
+/// Stops the lent searches at their next batch when dropped (an early return).
+struct StopOnDrop(Vec<Arc<Lent>>);
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        for l in &self.0 {
+            l.stop.store(true, Ordering::Relaxed);
+        }
     }
 }
 
@@ -95,18 +228,10 @@ pub fn finish(fits: &mut Fits, data: &Data) -> Result<bool, String> {
 struct Trace {
     on: bool,
     start: std::time::Instant,
-    /// The chain's rounds: count, mixtures, seconds in them.
-    rounds: (u64, u64, f64),
-    /// Batches: count, mixtures, seconds from submit to told; the last told (s from start)
-    /// and the rounds by then.
-    batches: (u64, u64, f64),
-    submitted: Vec<Option<std::time::Instant>>,
-    last_told: (f64, u64),
-    /// Waits of the chain for a batch: count, seconds.
+    /// The chain's rounds: count, seconds in them.
+    rounds: (u64, f64),
+    /// Waits of the chain for a k's fixed starts: count, seconds.
     waits: (u64, f64),
-    /// Seconds of the caller's own: gathering and submitting batches, telling them, and
-    /// between rounds.
-    spent: [f64; 3],
 }
 
 impl Trace {
@@ -114,65 +239,35 @@ impl Trace {
         Self {
             on: std::env::var_os("PDES_FIT_TRACE").is_some(),
             start: std::time::Instant::now(),
-            rounds: (0, 0, 0.0),
-            batches: (0, 0, 0.0),
-            submitted: vec![None; SLOTS],
-            last_told: (0.0, 0),
+            rounds: (0, 0.0),
             waits: (0, 0.0),
-            spent: [0.0; 3],
         }
     }
     /// The time, where tracing (a clock read costs on some hosts).
     fn now(&self) -> Option<std::time::Instant> {
         self.on.then(std::time::Instant::now)
     }
-    fn round(&mut self, t0: Option<std::time::Instant>, mixtures: usize) {
+    fn round(&mut self, t0: Option<std::time::Instant>) {
         self.rounds.0 += 1;
-        self.rounds.1 += mixtures as u64;
-        self.rounds.2 += t0.map_or(0.0, |t| t.elapsed().as_secs_f64());
-    }
-    fn batch_submitted(&mut self, slot: usize, mixtures: usize) {
-        self.batches.0 += 1;
-        self.batches.1 += mixtures as u64;
-        self.submitted[slot] = self.now();
-    }
-    fn batch_told(&mut self, slot: usize) {
-        if let Some(t0) = self.submitted[slot].take() {
-            self.batches.2 += t0.elapsed().as_secs_f64();
-        }
-        if self.on {
-            self.last_told = (self.start.elapsed().as_secs_f64(), self.rounds.0);
-        }
-    }
-    fn spent(&mut self, part: usize, t0: Option<std::time::Instant>) {
-        self.spent[part] += t0.map_or(0.0, |t| t.elapsed().as_secs_f64());
+        self.rounds.1 += t0.map_or(0.0, |t| t.elapsed().as_secs_f64());
     }
     fn waited(&mut self, t0: Option<std::time::Instant>) {
         self.waits.0 += 1;
         self.waits.1 += t0.map_or(0.0, |t| t.elapsed().as_secs_f64());
     }
-    fn report(&self) {
+    fn report(&self, _left: &[(usize, Arc<Lent>)], rounds: u64) {
         if !self.on {
             return;
         }
-        let us = |s: f64, n: u64| s * 1e6 / n.max(1) as f64;
         eprintln!(
-            "two lanes: {:.3} s; chain {} rounds ({} mixtures) {:.3} s, {:.1} µs each; {} batches ({} mixtures) {:.1} µs each submit to told, the last told at {:.3} s after {} rounds; {} waits {:.3} s; the caller's own: submitting {:.3} s, telling {:.3} s, between rounds {:.3} s",
+            "two lanes: {:.3} s; the chain's {} rounds {:.3} s ({:.1} µs each); {} waits for a k's fixed starts {:.3} s; {} rounds and batches in all",
             self.start.elapsed().as_secs_f64(),
             self.rounds.0,
             self.rounds.1,
-            self.rounds.2,
-            us(self.rounds.2, self.rounds.0),
-            self.batches.0,
-            self.batches.1,
-            us(self.batches.2, self.batches.0),
-            self.last_told.0,
-            self.last_told.1,
+            self.rounds.1 * 1e6 / self.rounds.0.max(1) as f64,
             self.waits.0,
             self.waits.1,
-            self.spent[0],
-            self.spent[1],
-            self.spent[2],
+            rounds,
         );
     }
 }

@@ -111,15 +111,100 @@ pub fn starts(data: &Data, k: usize) -> Vec<Mixture> {
 }
 
 /// One k's search: its minimizations in start order (the fixed starts, then the split one).
-struct KSearch {
+pub(super) struct KSearch {
     k: usize,
     runs: Vec<NelderMead>,
     /// The split start waits for the fit of k − 1.
     split_pending: bool,
+    /// Its fixed starts run elsewhere for now (`super::lanes`): not done before they are back.
+    away: bool,
     evaluations: u64,
     /// The best mean negative log-likelihood after each round (the live plot).
     best_costs: Vec<f64>,
     fit: Option<Fit>,
+}
+
+impl KSearch {
+    /// A search of no starts (what a lent search leaves behind).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub(super) fn empty() -> Self {
+        Self {
+            k: 0,
+            runs: Vec::new(),
+            split_pending: false,
+            away: false,
+            evaluations: 0,
+            best_costs: Vec::new(),
+            fit: None,
+        }
+    }
+
+    /// Adds the points start `ri` asks for (if any) to `batch` as search `si`'s: mixtures
+    /// whose sds are at least `min_sd` and weights positive, the others unusable.
+    pub(super) fn add_points(
+        &self,
+        batch: &mut Batch,
+        si: usize,
+        ri: usize,
+        min_sd: f64,
+        distinct: u64,
+    ) {
+        let asked = self.runs[ri].ask();
+        if asked.is_empty() {
+            return;
+        }
+        for theta in asked {
+            let mix = Mixture::from_theta(theta, self.k);
+            // NaN fails both tests, so it is refused too
+            let sds_ok = mix.sds.iter().all(|&sd| sd >= min_sd && sd.is_finite());
+            if sds_ok && mix.weights.iter().all(|&w| w > 1e-300) {
+                batch.at.push(batch.points);
+                batch.terms = batch
+                    .terms
+                    .saturating_add((self.k as u64).saturating_mul(distinct));
+                batch.mixes.push(mix);
+            }
+            batch.points += 1;
+        }
+        batch.runs.push((si, ri, asked.len()));
+    }
+
+    /// Tells each start (by index) its points' costs, and notes the best so far.
+    pub(super) fn tell_runs(&mut self, told: impl Iterator<Item = (usize, Vec<f64>)>) {
+        let mut best = self.best_costs.last().copied().unwrap_or(f64::INFINITY);
+        for (ri, costs) in told {
+            best = costs.iter().copied().fold(best, f64::min);
+            self.evaluations += costs.len() as u64;
+            self.runs[ri].tell(&costs);
+        }
+        self.best_costs.push(best);
+    }
+
+    /// How many starts.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub(super) fn starts(&self) -> usize {
+        self.runs.len()
+    }
+}
+
+impl Batch {
+    /// Each minimization's (search, start, costs of its points) from the batch's mixtures'
+    /// log-likelihoods over `n` observations, in the batch's order: [`UNUSABLE`] for a point
+    /// that could not be evaluated.
+    pub(super) fn told(
+        self,
+        logliks: &[f64],
+        n: f64,
+    ) -> impl Iterator<Item = (usize, usize, Vec<f64>)> {
+        let mut costs = vec![UNUSABLE; self.points];
+        for (&i, &ll) in self.at.iter().zip(logliks) {
+            costs[i] = mean_cost(ll, n);
+        }
+        let mut next = costs.into_iter();
+        self.runs
+            .into_iter()
+            .map(move |(si, ri, points)| (si, ri, next.by_ref().take(points).collect()))
+    }
 }
 
 /// The fits of every k of a range in progress, all starts advancing together in rounds
@@ -187,6 +272,7 @@ impl Fits {
                 k,
                 runs,
                 split_pending: k > first,
+                away: false,
                 evaluations: 0,
                 best_costs: Vec::new(),
                 fit: None,
@@ -266,72 +352,72 @@ impl Fits {
         batch
     }
 
-    /// [`Fits::gather`], a batch for each search (each k) of the chosen ones asking for
-    /// points.
-    #[cfg(not(target_arch = "wasm32"))]
-    pub(super) fn gather_each(&self, pick: impl Fn(usize, usize) -> bool) -> Vec<Batch> {
-        let mut batches = Vec::new();
-        for (si, s) in self.searches.iter().enumerate() {
-            let mut batch = Batch::default();
-            for ri in 0..s.runs.len() {
-                if pick(si, ri) {
-                    self.add_run(&mut batch, si, ri);
-                }
-            }
-            if !batch.runs.is_empty() {
-                batches.push(batch);
-            }
-        }
-        batches
-    }
-
     /// Adds the points start `ri` of search `si` asks for (if any) to `batch`.
     fn add_run(&self, batch: &mut Batch, si: usize, ri: usize) {
         let min_sd = self.how.sd * 1e-4;
-        let s = &self.searches[si];
-        let asked = s.runs[ri].ask();
-        if asked.is_empty() {
-            return;
-        }
-        for theta in asked {
-            let mix = Mixture::from_theta(theta, s.k);
-            // NaN fails both tests, so it is refused too
-            let sds_ok = mix.sds.iter().all(|&sd| sd >= min_sd && sd.is_finite());
-            if sds_ok && mix.weights.iter().all(|&w| w > 1e-300) {
-                batch.at.push(batch.points);
-                batch.terms = batch
-                    .terms
-                    .saturating_add((s.k as u64).saturating_mul(self.distinct));
-                batch.mixes.push(mix);
-            }
-            batch.points += 1;
-        }
-        batch.runs.push((si, ri, asked.len()));
+        self.searches[si].add_points(batch, si, ri, min_sd, self.distinct);
     }
 
     /// Tells the minimizations of `batch` their points' costs from `logliks` (one per
     /// mixture of the batch, in order): one round.
     pub(super) fn scatter(&mut self, batch: Batch, logliks: &[f64]) {
-        // every asked point's cost, UNUSABLE where the mixture cannot be evaluated
-        let mut costs = vec![UNUSABLE; batch.points];
-        for (&i, &ll) in batch.at.iter().zip(logliks) {
-            costs[i] = mean_cost(ll, self.n);
-        }
-        let mut next = costs.into_iter();
-        let mut runs = batch.runs.iter().peekable();
-        while let Some(&&(si, _, _)) = runs.peek() {
-            let s = &mut self.searches[si];
-            let mut best = s.best_costs.last().copied().unwrap_or(f64::INFINITY);
-            while let Some(&&(_, ri, points)) = runs.peek().filter(|r| r.0 == si) {
-                runs.next();
-                let told: Vec<f64> = next.by_ref().take(points).collect();
-                best = told.iter().copied().fold(best, f64::min);
-                s.evaluations += points as u64;
-                s.runs[ri].tell(&told);
-            }
-            s.best_costs.push(best);
+        let mut told = batch.told(logliks, self.n).peekable();
+        while let Some(&(si, _, _)) = told.peek() {
+            let of_search = std::iter::from_fn(|| told.next_if(|t| t.0 == si));
+            self.searches[si].tell_runs(of_search.map(|(_, ri, costs)| (ri, costs)));
         }
         self.rounds += 1;
+    }
+
+    /// Search `search`'s fixed starts, to run elsewhere until [`Fits::give_back`]: the
+    /// search itself (the starts, their evaluations, its best costs), leaving its split
+    /// start's place; none where its k is the range's first (its start is the chain's), its
+    /// split start has begun or it is away already.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub(super) fn lend(&mut self, search: usize) -> Option<KSearch> {
+        let s = self.searches.get_mut(search).filter(|_| search > 0)?;
+        if s.away || !s.split_pending {
+            return None;
+        }
+        let lent = KSearch {
+            k: s.k,
+            runs: std::mem::take(&mut s.runs),
+            split_pending: false,
+            away: false,
+            evaluations: std::mem::take(&mut s.evaluations),
+            best_costs: std::mem::take(&mut s.best_costs),
+            fit: None,
+        };
+        s.away = true;
+        Some(lent)
+    }
+
+    /// Takes back a search lent by [`Fits::lend`]: its starts before the split start (the
+    /// order a fit's tie between starts goes by), their evaluations added, and the
+    /// `batches` they were evaluated in counted as rounds.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub(super) fn give_back(&mut self, search: usize, mut lent: KSearch, batches: u64) {
+        self.rounds += batches;
+        let s = &mut self.searches[search];
+        lent.runs.append(&mut s.runs);
+        s.runs = lent.runs;
+        s.evaluations += lent.evaluations;
+        lent.best_costs.append(&mut s.best_costs);
+        s.best_costs = lent.best_costs;
+        s.away = false;
+    }
+
+    /// The standard deviation below which a component is unusable, the distinct values and
+    /// the observations: what a lent search needs to ask and be told on its own.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub(super) fn scale(&self) -> (f64, u64, f64) {
+        (self.how.sd * 1e-4, self.distinct, self.n)
+    }
+
+    /// How many ks the fits are for.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub(super) fn ks(&self) -> usize {
+        self.searches.len()
     }
 
     /// The searches in k order, for `super::lanes`: the first not yet done.
@@ -371,7 +457,11 @@ impl Fits {
     /// optimum (the earlier start on a tie), and how many starts reached it.
     fn finish_searches(&mut self) -> Result<(), String> {
         for s in &mut self.searches {
-            if s.fit.is_some() || s.split_pending || !s.runs.iter().all(NelderMead::finished) {
+            if s.fit.is_some()
+                || s.split_pending
+                || s.away
+                || !s.runs.iter().all(NelderMead::finished)
+            {
                 continue;
             }
             let ends: Vec<End> = s
