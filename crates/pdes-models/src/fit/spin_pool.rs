@@ -520,4 +520,44 @@ mod tests {
         }
         assert_eq!(long.load(Ordering::Relaxed), 100);
     }
+
+    /// A batch of `tasks` tasks in slot 0 counting into `ran`, whose `then` submits the
+    /// next until `left` reaches zero.
+    fn chained(
+        slots: &'static super::super::background::Slots,
+        ran: Arc<AtomicUsize>,
+        thens: Arc<AtomicUsize>,
+        left: usize,
+    ) {
+        let r = Arc::clone(&ran);
+        slots.submit(
+            0,
+            7,
+            Box::new(move |_| {
+                r.fetch_add(1, Ordering::Relaxed);
+            }),
+            Some(Box::new(move || {
+                thens.fetch_add(1, Ordering::Relaxed);
+                if left > 1 {
+                    chained(slots, Arc::clone(&ran), Arc::clone(&thens), left - 1);
+                }
+            })),
+        );
+    }
+
+    #[test]
+    fn a_batch_s_then_runs_once_after_its_last_task_and_may_submit_the_next() {
+        let pool: &'static SpinPool =
+            Box::leak(Box::new(SpinPool::new(3, Duration::from_millis(1))));
+        let lane = pool.background().expect("the lane is free");
+        let (ran, thens) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+        chained(lane.slots(), Arc::clone(&ran), Arc::clone(&thens), 50);
+        lane.wake();
+        while !lane.finished(0) {
+            lane.help();
+        }
+        // the slot is idle only after the last batch's `then`
+        assert_eq!(thens.load(Ordering::Relaxed), 50);
+        assert_eq!(ran.load(Ordering::Relaxed), 50 * 7);
+    }
 }
