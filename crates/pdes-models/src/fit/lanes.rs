@@ -68,7 +68,7 @@ pub fn finish(fits: &mut Fits, data: &Data) -> Result<bool, String> {
         }
         fits.between_rounds()?;
         let Some(first) = fits.first_unfinished() else {
-            trace.report(&lent, fits.rounds());
+            trace.report(fits.rounds());
             return Ok(true);
         };
         let critical = fits.gather(|s, _| s == first);
@@ -255,7 +255,7 @@ impl Trace {
         self.waits.0 += 1;
         self.waits.1 += t0.map_or(0.0, |t| t.elapsed().as_secs_f64());
     }
-    fn report(&self, _left: &[(usize, Arc<Lent>)], rounds: u64) {
+    fn report(&self, rounds: u64) {
         if !self.on {
             return;
         }
