@@ -276,3 +276,224 @@ impl Drop for Lane<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::spin_pool::tests::threads_of;
+    use super::*;
+    use std::time::Duration;
+
+    /// Waits for the lane's batch in slot 0, helping it.
+    fn finish(lane: &Lane<'_>) {
+        while !lane.finished(0) {
+            if !lane.help() {
+                std::thread::yield_now();
+            }
+        }
+    }
+
+    #[test]
+    fn a_background_batch_runs_each_task_once_on_the_workers_too() {
+        let pool = SpinPool::new(4, Duration::from_millis(1));
+        let mut lane = pool.background().expect("the lane is free");
+        let caller = std::thread::current().id();
+        for batch in 0..3 {
+            let runs: Arc<Vec<std::sync::atomic::AtomicU8>> =
+                Arc::new((0..60).map(|_| Default::default()).collect());
+            let by_workers = Arc::new(AtomicUsize::new(0));
+            let (r, w) = (Arc::clone(&runs), Arc::clone(&by_workers));
+            lane.submit(
+                0,
+                60,
+                Box::new(move |i| {
+                    std::thread::sleep(Duration::from_micros(500));
+                    r[i].fetch_add(1, Ordering::Relaxed);
+                    if std::thread::current().id() != caller {
+                        w.fetch_add(1, Ordering::Relaxed);
+                    }
+                }),
+            );
+            finish(&lane);
+            assert!(
+                runs.iter().all(|r| r.load(Ordering::Relaxed) == 1),
+                "batch {batch}: a task did not run once"
+            );
+            assert!(
+                by_workers.load(Ordering::Relaxed) > 0,
+                "batch {batch}: only the caller worked"
+            );
+            // long enough for every worker to have parked: the next batch wakes them
+            std::thread::sleep(Duration::from_millis(30));
+        }
+        // one lane at a time
+        assert!(pool.background().is_none());
+    }
+
+    #[test]
+    fn workers_leave_a_batch_for_a_round_and_finish_the_batch_after() {
+        let pool = SpinPool::new(3, Duration::from_millis(1));
+        let mut lane = pool.background().expect("the lane is free");
+        let left = Arc::new(AtomicUsize::new(0));
+        let l = Arc::clone(&left);
+        // far more background work than the round below
+        lane.submit(
+            0,
+            200,
+            Box::new(move |_| {
+                std::thread::sleep(Duration::from_millis(2));
+                l.fetch_add(1, Ordering::Relaxed);
+            }),
+        );
+        // the workers well into the batch
+        std::thread::sleep(Duration::from_millis(10));
+        // the caller alone would take 30 ms; the workers take the round's tasks between
+        // two of the batch's (2 ms), not after the batch (200 ms)
+        let ran = threads_of(&pool, 6, Duration::from_millis(5));
+        assert!(ran.iter().all(Option::is_some));
+        let mut distinct: Vec<_> = ran.into_iter().flatten().collect();
+        distinct.sort_by_key(|t| format!("{t:?}"));
+        distinct.dedup();
+        assert!(distinct.len() > 1, "no worker left the batch for the round");
+        assert!(
+            left.load(Ordering::Relaxed) < 200,
+            "the round waited for the whole batch"
+        );
+        finish(&lane);
+        assert_eq!(left.load(Ordering::Relaxed), 200);
+    }
+
+    #[test]
+    fn a_background_task_s_panic_is_caught_and_the_lane_goes_on() {
+        let pool = SpinPool::new(3, Duration::from_millis(1));
+        let mut lane = pool.background().expect("the lane is free");
+        let ran = Arc::new(AtomicUsize::new(0));
+        let r = Arc::clone(&ran);
+        lane.submit(
+            0,
+            10,
+            Box::new(move |i| {
+                if i == 3 {
+                    panic!("task 3");
+                }
+                r.fetch_add(1, Ordering::Relaxed);
+            }),
+        );
+        finish(&lane);
+        assert_eq!(ran.load(Ordering::Relaxed), 9);
+        let r = Arc::clone(&ran);
+        lane.submit(
+            0,
+            5,
+            Box::new(move |_| {
+                r.fetch_add(1, Ordering::Relaxed);
+            }),
+        );
+        finish(&lane);
+        assert_eq!(ran.load(Ordering::Relaxed), 14);
+    }
+
+    #[test]
+    fn a_background_task_that_pauses_takes_a_round_s_tasks() {
+        let pool = Arc::new(SpinPool::new(2, Duration::from_millis(1)));
+        let mut lane = pool.background().expect("the lane is free");
+        let p = Arc::clone(&pool);
+        let stop = Arc::new(AtomicBool::new(false));
+        let s = Arc::clone(&stop);
+        // one long task: the one worker is inside it when the round comes
+        lane.submit(
+            0,
+            1,
+            Box::new(move |_| {
+                while !s.load(Ordering::Relaxed) {
+                    std::thread::sleep(Duration::from_micros(200));
+                    p.take_round_tasks();
+                }
+            }),
+        );
+        std::thread::sleep(Duration::from_millis(10));
+        let ran = threads_of(&pool, 8, Duration::from_millis(3));
+        stop.store(true, Ordering::Relaxed);
+        let mut distinct: Vec<_> = ran.into_iter().flatten().collect();
+        distinct.sort_by_key(|t| format!("{t:?}"));
+        distinct.dedup();
+        assert_eq!(
+            distinct.len(),
+            2,
+            "the worker's task never paused for the round"
+        );
+        finish(&lane);
+        drop(lane);
+    }
+
+    #[test]
+    fn a_lower_slot_s_batch_is_taken_first_and_finishes_apart() {
+        let pool = SpinPool::new(3, Duration::from_millis(1));
+        let mut lane = pool.background().expect("the lane is free");
+        let (long, short) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+        let l = Arc::clone(&long);
+        lane.submit(
+            1,
+            100,
+            Box::new(move |_| {
+                std::thread::sleep(Duration::from_millis(2));
+                l.fetch_add(1, Ordering::Relaxed);
+            }),
+        );
+        std::thread::sleep(Duration::from_millis(5));
+        let s = Arc::clone(&short);
+        lane.submit(
+            0,
+            10,
+            Box::new(move |_| {
+                std::thread::sleep(Duration::from_millis(1));
+                s.fetch_add(1, Ordering::Relaxed);
+            }),
+        );
+        while !lane.finished(0) {
+            std::thread::yield_now();
+        }
+        assert_eq!(short.load(Ordering::Relaxed), 10);
+        // two workers, 2 ms a task of slot 1: after ~10 ms, far from its 100 tasks
+        assert!(!lane.finished(1), "slot 0 waited for slot 1's batch");
+        assert!(long.load(Ordering::Relaxed) < 60);
+        while !lane.finished(1) {
+            lane.help();
+        }
+        assert_eq!(long.load(Ordering::Relaxed), 100);
+    }
+
+    /// A batch of `tasks` tasks in slot 0 counting into `ran`, whose `then` submits the
+    /// next until `left` reaches zero.
+    fn chained(slots: &'static Slots, ran: Arc<AtomicUsize>, thens: Arc<AtomicUsize>, left: usize) {
+        let r = Arc::clone(&ran);
+        slots.submit(
+            0,
+            7,
+            Box::new(move |_| {
+                r.fetch_add(1, Ordering::Relaxed);
+            }),
+            Some(Box::new(move || {
+                thens.fetch_add(1, Ordering::Relaxed);
+                if left > 1 {
+                    chained(slots, Arc::clone(&ran), Arc::clone(&thens), left - 1);
+                }
+            })),
+        );
+    }
+
+    #[test]
+    fn a_batch_s_then_runs_once_after_its_last_task_and_may_submit_the_next() {
+        let pool: &'static SpinPool =
+            Box::leak(Box::new(SpinPool::new(3, Duration::from_millis(1))));
+        let lane = pool.background().expect("the lane is free");
+        let (ran, thens) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+        chained(lane.slots(), Arc::clone(&ran), Arc::clone(&thens), 50);
+        lane.wake();
+        while !lane.finished(0) {
+            lane.help();
+        }
+        // the slot is idle only after the last batch's `then`
+        assert_eq!(thens.load(Ordering::Relaxed), 50);
+        assert_eq!(ran.load(Ordering::Relaxed), 50 * 7);
+    }
+}

@@ -18,6 +18,7 @@ pub mod data;
 pub mod device;
 pub mod device_fits;
 pub mod gpu;
+mod ksearch;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod lanes;
 pub mod nelder_mead;

@@ -9,6 +9,7 @@
 //! split in two ([`Mixture::split`]), so that ln L never falls as k grows; that start
 //! begins in the round after k − 1 is done. The fixed starts of every k begin at once.
 
+pub(super) use super::ksearch::{Batch, KSearch};
 use super::{AGREEING_LOGLIK, Data, Fit, Loglik, Mixture, NelderMead};
 
 /// The objective's value for a mixture it cannot use (a zero weight, a degenerate sd, a
@@ -110,103 +111,6 @@ pub fn starts(data: &Data, k: usize) -> Vec<Mixture> {
     ]
 }
 
-/// One k's search: its minimizations in start order (the fixed starts, then the split one).
-pub(super) struct KSearch {
-    k: usize,
-    runs: Vec<NelderMead>,
-    /// The split start waits for the fit of k − 1.
-    split_pending: bool,
-    /// Its fixed starts run elsewhere for now (`super::lanes`): not done before they are back.
-    away: bool,
-    evaluations: u64,
-    /// The best mean negative log-likelihood after each round (the live plot).
-    best_costs: Vec<f64>,
-    fit: Option<Fit>,
-}
-
-impl KSearch {
-    /// A search of no starts (what a lent search leaves behind).
-    #[cfg(not(target_arch = "wasm32"))]
-    pub(super) fn empty() -> Self {
-        Self {
-            k: 0,
-            runs: Vec::new(),
-            split_pending: false,
-            away: false,
-            evaluations: 0,
-            best_costs: Vec::new(),
-            fit: None,
-        }
-    }
-
-    /// Adds the points start `ri` asks for (if any) to `batch` as search `si`'s: mixtures
-    /// whose sds are at least `min_sd` and weights positive, the others unusable.
-    pub(super) fn add_points(
-        &self,
-        batch: &mut Batch,
-        si: usize,
-        ri: usize,
-        min_sd: f64,
-        distinct: u64,
-    ) {
-        let asked = self.runs[ri].ask();
-        if asked.is_empty() {
-            return;
-        }
-        for theta in asked {
-            let mix = Mixture::from_theta(theta, self.k);
-            // NaN fails both tests, so it is refused too
-            let sds_ok = mix.sds.iter().all(|&sd| sd >= min_sd && sd.is_finite());
-            if sds_ok && mix.weights.iter().all(|&w| w > 1e-300) {
-                batch.at.push(batch.points);
-                batch.terms = batch
-                    .terms
-                    .saturating_add((self.k as u64).saturating_mul(distinct));
-                batch.mixes.push(mix);
-            }
-            batch.points += 1;
-        }
-        batch.runs.push((si, ri, asked.len()));
-    }
-
-    /// Tells each start (by index) its points' costs, and notes the best so far.
-    pub(super) fn tell_runs(&mut self, told: impl Iterator<Item = (usize, Vec<f64>)>) {
-        let mut best = self.best_costs.last().copied().unwrap_or(f64::INFINITY);
-        for (ri, costs) in told {
-            best = costs.iter().copied().fold(best, f64::min);
-            self.evaluations += costs.len() as u64;
-            self.runs[ri].tell(&costs);
-        }
-        self.best_costs.push(best);
-    }
-
-    /// How many starts.
-    #[cfg(not(target_arch = "wasm32"))]
-    pub(super) fn starts(&self) -> usize {
-        self.runs.len()
-    }
-}
-
-impl Batch {
-    /// Each minimization's (search, start, costs of its points) from the batch's mixtures'
-    /// log-likelihoods over `n` observations, in the batch's order: [`UNUSABLE`] for a point
-    /// that could not be evaluated.
-    pub(super) fn told(
-        self,
-        logliks: &[f64],
-        n: f64,
-    ) -> impl Iterator<Item = (usize, usize, Vec<f64>)> {
-        let mut costs = vec![UNUSABLE; self.points];
-        for (&i, &ll) in self.at.iter().zip(logliks) {
-            costs[i] = mean_cost(ll, n);
-        }
-        let mut next = costs.into_iter();
-        self.runs
-            .into_iter()
-            .map(move |(si, ri, points)| (si, ri, next.by_ref().take(points).collect()))
-    }
-}
-
 /// The fits of every k of a range in progress, all starts advancing together in rounds
 /// ([`Fits::step`]); a caller may stop between any two rounds (the window's frame).
 pub struct Fits {
@@ -216,20 +120,6 @@ pub struct Fits {
     how: How,
     searches: Vec<KSearch>,
     rounds: u64,
-}
-
-/// The points of some minimizations, gathered for one evaluation ([`Fits::gather`]).
-#[derive(Default)]
-pub(super) struct Batch {
-    /// (search, start, points asked) of each minimization in it, in the searches' order.
-    pub runs: Vec<(usize, usize, usize)>,
-    /// The usable points as mixtures, and each one's index among the points.
-    pub mixes: Vec<Mixture>,
-    at: Vec<usize>,
-    /// Points asked, usable or not.
-    points: usize,
-    /// Terms ln f(x_i) its evaluation takes.
-    terms: u64,
 }
 
 /// How every minimization of a fit is set up.
