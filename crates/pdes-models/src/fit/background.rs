@@ -223,23 +223,12 @@ impl<'a> Lane<'a> {
     /// finished (the caller helps it to its end first). A task's panic is caught: what the
     /// task was to leave is missing.
     pub fn submit(&mut self, slot: usize, tasks: usize, job: Box<BackgroundJob>) {
-        self.submit_then(slot, tasks, job, None);
-    }
-
-    /// [`Lane::submit`] with what comes after its last task ([`Slots::submit`]).
-    pub fn submit_then(
-        &mut self,
-        slot: usize,
-        tasks: usize,
-        job: Box<BackgroundJob>,
-        then: Option<Box<Then>>,
-    ) {
         while !self.finished(slot) {
             if !self.help() {
                 std::hint::spin_loop();
             }
         }
-        self.slots.submit(slot, tasks, job, then);
+        self.slots.submit(slot, tasks, job, None);
         self.pool.wake();
     }
 
