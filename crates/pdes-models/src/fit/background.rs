@@ -17,8 +17,8 @@ use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, AtomicUsize
 /// A batch's work: owned, since its caller does not wait for it.
 pub type BackgroundJob = dyn Fn(usize) + Send + Sync;
 
-/// Batches in flight at once (a fit's: one for each k of up to 64).
-pub const SLOTS: usize = 64;
+/// Batches in flight at once (a fit's: one for each fixed start of up to 42 ks).
+pub const SLOTS: usize = 128;
 
 /// The most tasks of one batch (the claim word's 16 bits hold this plus one claim past the
 /// end by each of up to `super::spin_pool::MOST_THREADS` threads).

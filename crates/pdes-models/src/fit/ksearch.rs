@@ -80,6 +80,41 @@ impl KSearch {
         self.best_costs.push(best);
     }
 
+    /// One search a start, in order, to search apart ([`KSearch::merge`] joins them).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub(super) fn split(self) -> Vec<KSearch> {
+        let mut parts: Vec<KSearch> = self
+            .runs
+            .into_iter()
+            .map(|run| KSearch {
+                runs: vec![run],
+                ..KSearch::empty()
+            })
+            .collect();
+        for p in &mut parts {
+            p.k = self.k;
+        }
+        if let Some(first) = parts.first_mut() {
+            first.evaluations = self.evaluations;
+            first.best_costs = self.best_costs;
+        }
+        parts
+    }
+
+    /// The searches of [`KSearch::split`] as one: the starts in order, the evaluations
+    /// added, the best costs one after the other.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub(super) fn merge(parts: Vec<KSearch>) -> KSearch {
+        let mut whole = KSearch::empty();
+        for mut p in parts {
+            whole.k = p.k;
+            whole.runs.append(&mut p.runs);
+            whole.evaluations += p.evaluations;
+            whole.best_costs.append(&mut p.best_costs);
+        }
+        whole
+    }
+
     /// How many starts.
     #[cfg(not(target_arch = "wasm32"))]
     pub(super) fn starts(&self) -> usize {

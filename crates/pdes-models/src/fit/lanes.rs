@@ -8,9 +8,9 @@
 //! fit of k − 1, and k + 1's for k's. Here the chain's minimizations run in rounds of their
 //! own on the pool (a worker takes a round's task before any other, and a background task
 //! pauses for one), and each k's fixed starts are lent to the pool's background lane
-//! ([`super::background`]) in a slot of their own — the smaller k in the lower slots,
-//! whose tasks are taken first: the chain needs its fit first. There they search on their
-//! own: the thread that finishes a batch's last task tells them its costs and submits
+//! ([`super::background`]), each start in a slot of its own — the smaller k in the lower
+//! slots, whose tasks are taken first: the chain needs its fit first. There they search on
+//! their own: the thread that finishes a batch's last task tells them its costs and submits
 //! their next batch, so no one waits for them and the caller, free of their books, only
 //! runs the chain; they come back when they have all stopped. Each minimization sees the
 //! costs it would in rounds, summed in the same order, so every fit is the same bit for
@@ -33,35 +33,48 @@ pub fn finish(fits: &mut Fits, data: &Data) -> Result<bool, String> {
     let mut trace = Trace::new();
     let (min_sd, distinct, n) = fits.scale();
     let data = Arc::new(data.clone());
-    // every k's fixed starts but the first k's (its start is the chain's) in slot k − 1
-    let mut lent: Vec<(usize, Arc<Lent>)> = Vec::new();
-    for search in 1..fits.ks().min(SLOTS) {
-        if let Some(s) = fits.lend(search) {
+    // every k's fixed starts but the first k's (its start is the chain's), each start in
+    // a slot of its own, the smaller k's first
+    let mut lent: Vec<LentK> = Vec::new();
+    let mut slot = 0;
+    for search in 1..fits.ks() {
+        let Some(s) = fits.lend(search) else {
+            continue;
+        };
+        if slot + s.starts() > SLOTS {
+            // no slots left: this k and those after it run in the rounds when their turn comes
+            fits.give_back(search, s, 0);
+            break;
+        }
+        let mut starts = Vec::new();
+        for part in s.split() {
             let books = Books {
                 data: Arc::clone(&data),
                 slots: lane.slots(),
-                slot: search,
+                slot,
                 min_sd,
                 distinct,
                 n,
             };
-            let l = Arc::new(Lent::new(s, search, books));
+            let l = Arc::new(Lent::new(part, search, books));
             l.go_on();
-            lent.push((search, l));
+            starts.push(l);
+            slot += 1;
         }
+        lent.push(LentK { search, starts });
     }
     lane.wake();
     // on an early return the lent searches stop at their next batch (the lane, dropped
     // after this, waits for them)
-    let _stop = StopOnDrop(lent.iter().map(|(_, l)| Arc::clone(l)).collect());
+    let _stop = StopOnDrop(lent.iter().flat_map(|k| k.starts.iter().cloned()).collect());
     loop {
-        // the searches back from the background
+        // the ks whose fixed starts are all back from the background
         let mut i = 0;
         while i < lent.len() {
-            if lent[i].1.done.load(Ordering::Acquire) {
-                let (search, l) = lent.swap_remove(i);
-                let (s, batches) = l.take_back()?;
-                fits.give_back(search, s, batches);
+            if lent[i].done() {
+                let k = lent.swap_remove(i);
+                let (s, batches) = k.take_back()?;
+                fits.give_back(k.search, s, batches);
             } else {
                 i += 1;
             }
@@ -77,13 +90,13 @@ pub fn finish(fits: &mut Fits, data: &Data) -> Result<bool, String> {
             let logliks = data.logliks(&critical.mixes);
             trace.round(t0);
             fits.scatter(critical, &logliks);
-        } else if let Some((slot, l)) = lent.iter().find(|(s, _)| *s == first) {
+        } else if let Some(k) = lent.iter().find(|k| k.search == first) {
             // the chain waits for this k's fixed starts: help them end
             let t0 = trace.now();
-            while !l.done.load(Ordering::Acquire) {
+            while !k.done() {
                 // idle and not done: its books failed (a panic); `take_back` says so
-                if lane.finished(*slot) && !l.done.load(Ordering::Acquire) {
-                    return l.take_back().map(|_| false);
+                if k.starts.iter().any(|l| l.failed(&lane)) {
+                    return k.take_back().map(|_| false);
                 }
                 if !lane.help() {
                     std::hint::spin_loop();
@@ -93,6 +106,32 @@ pub fn finish(fits: &mut Fits, data: &Data) -> Result<bool, String> {
         } else {
             return Err("the fit's search stalled: no minimization asked for a point".into());
         }
+    }
+}
+
+/// A k's fixed starts lent to the background, each searching by itself.
+struct LentK {
+    /// The k's index among the fit's searches.
+    search: usize,
+    starts: Vec<Arc<Lent>>,
+}
+
+impl LentK {
+    /// Whether every start has stopped.
+    fn done(&self) -> bool {
+        self.starts.iter().all(|l| l.done.load(Ordering::Acquire))
+    }
+
+    /// The k's search, its starts back in order, once done, and their batches.
+    fn take_back(&self) -> Result<(KSearch, u64), String> {
+        let mut parts = Vec::with_capacity(self.starts.len());
+        let mut batches = 0;
+        for l in &self.starts {
+            let (part, b) = l.take_back()?;
+            parts.push(part);
+            batches += b;
+        }
+        Ok((KSearch::merge(parts), batches))
     }
 }
 
@@ -107,7 +146,7 @@ struct Books {
     n: f64,
 }
 
-/// A k's fixed starts lent to the background ([`Fits::lend`]).
+/// One of a k's fixed starts lent to the background ([`Fits::lend`], [`KSearch::split`]).
 struct Lent {
     state: Mutex<LentState>,
     books: Books,
@@ -196,6 +235,11 @@ impl Lent {
             st.pending = Some((batch, sums));
             return;
         }
+    }
+
+    /// Whether its slot is idle with the search not done: its books failed (a panic).
+    fn failed(&self, lane: &super::background::Lane<'_>) -> bool {
+        lane.finished(self.books.slot) && !self.done.load(Ordering::Acquire)
     }
 
     /// The search, once done, and its batches; an error where its books failed.
