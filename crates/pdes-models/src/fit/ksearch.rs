@@ -83,17 +83,16 @@ impl KSearch {
     /// One search a start, in order, to search apart ([`KSearch::merge`] joins them).
     #[cfg(not(target_arch = "wasm32"))]
     pub(super) fn split(self) -> Vec<KSearch> {
+        let k = self.k;
         let mut parts: Vec<KSearch> = self
             .runs
             .into_iter()
             .map(|run| KSearch {
+                k,
                 runs: vec![run],
                 ..KSearch::empty()
             })
             .collect();
-        for p in &mut parts {
-            p.k = self.k;
-        }
         if let Some(first) = parts.first_mut() {
             first.evaluations = self.evaluations;
             first.best_costs = self.best_costs;
