@@ -231,6 +231,24 @@ for what in "$@"; do
         timeout 300 $BIN run cheng2014-mmck --engine gpu --set run.replications=$reps --format json --out "$OUT/mmck-$reps.json" > /dev/null 2>&1
         echo "$reps × 50,000: $(grep -m1 -h '"wall_seconds"' "$OUT/mmck-$reps.json" | tr -d ' ,') events $(grep -m1 -h '"events"' "$OUT/mmck-$reps.json" | tr -d ' ,')"
       done | tee -a "$OUT/mmck-ab.txt" ;;
+    mmck-pairs)  # issue 32 item 1, eleventh session: two replications a consumer thread or one (PDES_MMCK_DRAWS=pairs64|producer64|pairs32|producer32), at 7,168 … 28,672 replications × 50,000, then the dispatches of the loop budget's size (PDES_MMCK_DISPATCH_EVENTS=4681) against the hardware's at 7,168, two rounds; each output less its clocks hashed (every row of a size must be equal)
+      for round in 1 2; do
+        for reps in 7168 14336 28672; do
+          for d in pairs64 producer64 pairs32 producer32 own; do
+            f="$OUT/pairs-$d-$reps-$round.json"
+            PDES_MMCK_DRAWS=$d $BIN run cheng2014-mmck --engine gpu --set run.replications=$reps --format json --out "$f" > /dev/null 2>&1
+            echo "round $round $(printf %-10s $d) $reps reps: $(grep -m1 -h '"wall_seconds"' "$f" | tr -d ' ,'), output $(grep -v 'wall_seconds\|per_second' "$f" | md5sum | cut -c1-12)"
+          done
+        done
+        for d in pairs64 producer64; do
+          for e in 4681 default; do
+            f="$OUT/dispatch-$d-$e-$round.json"
+            if [ $e = default ]; then env PDES_MMCK_DRAWS=$d $BIN run cheng2014-mmck --engine gpu --format json --out "$f" > /dev/null 2>&1
+            else env PDES_MMCK_DRAWS=$d PDES_MMCK_DISPATCH_EVENTS=$e $BIN run cheng2014-mmck --engine gpu --format json --out "$f" > /dev/null 2>&1; fi
+            echo "round $round $(printf %-10s $d) dispatch events $e, 7168 reps: $(grep -m1 -h '"wall_seconds"' "$f" | tr -d ' ,'), output $(grep -v 'wall_seconds\|per_second' "$f" | md5sum | cut -c1-12)"
+          done
+        done
+      done | tee "$OUT/mmck-pairs.txt" ;;
     mmck-draws)  # issue 32 item 1, eighth session: the draws made by each replication's thread or by a producer beside it (PDES_MMCK_DRAWS=own|producer32|producer64) at 7,168 … 57,344 replications × 50,000, two rounds: where the producers stop paying (gpu.rs, PRODUCERS_UP_TO); each output less its clocks hashed (every row of a size must be equal)
       for round in 1 2; do
         for reps in 7168 14336 21504 28672 43008 57344; do

@@ -24,15 +24,39 @@ use std::sync::Arc;
 
 /// Threads per workgroup (`advance`'s and `display_main`'s workgroup size).
 const WG: u32 = 64;
-/// Loop iterations one thread may run in one dispatch. Mesa's llvmpipe (lavapipe, the
-/// CI's Vulkan) stops any shader loop after 65,535 iterations, counted over the whole
-/// invocation, nested loops included — a longer dispatch silently went wrong there. Each
-/// event runs at most 2c + 1 iterations (the departure search, the idle-server search).
+/// Loop iterations one thread may run in one dispatch on a software adapter. Mesa's
+/// llvmpipe (lavapipe, the CI's Vulkan) stops any shader loop after 65,535 iterations,
+/// counted over the whole invocation, nested loops included — a longer dispatch silently
+/// went wrong there. Each event runs at most 2c + 1 iterations (the departure search, the
+/// idle-server search).
 const LOOP_BUDGET: u32 = 32_768;
 
-/// Most events one thread runs in one dispatch with `servers` servers (see LOOP_BUDGET).
-fn events_per_dispatch(servers: u32) -> u32 {
-    (LOOP_BUDGET / (2 * servers + 1)).max(1)
+/// Events of all replications together one dispatch may run on a hardware adapter in a
+/// native process: 2²⁸, 3–7 ms of an H100 (paper 003's 7,168 replications in 3
+/// dispatches, not 22), so that no dispatch comes near a display driver's watchdog
+/// (seconds). A browser's device keeps the loop budget: one chunk a frame.
+const EVENTS_PER_HARDWARE_DISPATCH: u64 = 1 << 28;
+
+/// Most events one replication runs in one dispatch of `reps` replications with `servers`
+/// servers, its draws made by `draws`, on `gpu`: the loop budget's share (a thread runs
+/// `draws.replications_per_thread()` replications), or on a hardware adapter in a native
+/// process the larger of that and the replication's share of
+/// [`EVENTS_PER_HARDWARE_DISPATCH`]. `PDES_MMCK_DISPATCH_EVENTS=n` (a whole number from 1
+/// up) sets it, for measurements.
+fn events_per_dispatch(gpu: &Gpu, servers: u32, draws: DrawsMadeBy, reps: u32) -> u32 {
+    let by_loops = (LOOP_BUDGET / ((2 * servers + 1) * draws.replications_per_thread())).max(1);
+    let forced = std::env::var("PDES_MMCK_DISPATCH_EVENTS")
+        .ok()
+        .and_then(|v| v.parse::<u32>().ok())
+        .filter(|&n| n >= 1);
+    if let Some(n) = forced {
+        return n;
+    }
+    if gpu.info.device_type == wgpu::DeviceType::Cpu || gpu.defers_readbacks() {
+        return by_loops;
+    }
+    let by_work = (EVENTS_PER_HARDWARE_DISPATCH / u64::from(reps.max(1))).min(1 << 30) as u32;
+    by_loops.max(by_work)
 }
 /// Dispatches per submit.
 const DISPATCHES_PER_SUBMIT: u32 = 8;
@@ -127,6 +151,10 @@ pub fn module_source(
             &times.source(),
             pdes_gpu::shaders::PHILOX,
             &pdes_gpu::shaders::part("mmck.wgsl", include_str!("shaders/mmck.wgsl")),
+            &pdes_gpu::shaders::part(
+                "mmck_replication.wgsl",
+                include_str!("shaders/mmck_replication.wgsl"),
+            ),
         ],
     )
 }
@@ -161,9 +189,37 @@ pub fn checked_modules() -> Vec<(String, String)> {
 struct Pipelines {
     layout: wgpu::BindGroupLayout,
     display_layout: wgpu::BindGroupLayout,
-    advance: wgpu::ComputePipeline,
+    /// The module and layout `advance`'s two pipelines are made from, each when first used
+    /// (a run to its end needs only the one without the time limit's test).
+    module: wgpu::ShaderModule,
+    advance_layout: wgpu::PipelineLayout,
+    /// `advance` that tests every event against the budget's time limit (TIME_LIMITED).
+    advance_limited: std::sync::OnceLock<wgpu::ComputePipeline>,
+    /// `advance` for a limit of `never`.
+    advance_to_end: std::sync::OnceLock<wgpu::ComputePipeline>,
     clear: wgpu::ComputePipeline,
     display: wgpu::ComputePipeline,
+}
+
+impl Pipelines {
+    /// `advance` for a budget whose time limit is `limit`.
+    fn advance(&self, device: &wgpu::Device, limit: Ticks) -> &wgpu::ComputePipeline {
+        let limited = limit != NEVER;
+        let cell = if limited {
+            &self.advance_limited
+        } else {
+            &self.advance_to_end
+        };
+        cell.get_or_init(|| {
+            kit::pipeline_with_constants(
+                device,
+                &self.advance_layout,
+                &self.module,
+                "advance",
+                &[("TIME_LIMITED", if limited { 1.0 } else { 0.0 })],
+            )
+        })
+    }
 }
 
 fn build_pipelines(gpu: &Gpu, shape: &RunShape, draws: DrawsMadeBy, times: Times) -> Pipelines {
@@ -195,9 +251,12 @@ fn build_pipelines(gpu: &Gpu, shape: &RunShape, draws: DrawsMadeBy, times: Times
         )
     };
     Pipelines {
-        advance: kit::pipeline(device, &pl, &module, "advance"),
         clear: kit::pipeline(device, &pl, &module, "clear_status"),
         display: kit::pipeline(device, &pl_display, &module, "display_main"),
+        advance_limited: std::sync::OnceLock::new(),
+        advance_to_end: std::sync::OnceLock::new(),
+        module,
+        advance_layout: pl,
         layout,
         display_layout,
     }
@@ -326,7 +385,7 @@ impl GpuMmck {
             customers: split(shape.customers),
             warmup: split(shape.warmup),
             limit: split(NEVER),
-            max_events: events_per_dispatch(shape.servers),
+            max_events: events_per_dispatch(&gpu, shape.servers, draws, n),
             state_off: layout.state,
             server_off: layout.server,
             queue_off: layout.queue,
@@ -494,13 +553,20 @@ impl GpuMmck {
             .params
             .reps
             .div_ceil(self.draws.replications_per_group());
-        let per = u64::from(events_per_dispatch(self.shape.servers)).min(left) as u32;
+        let per = u64::from(events_per_dispatch(
+            &self.gpu,
+            self.shape.servers,
+            self.draws,
+            self.params.reps,
+        ))
+        .min(left) as u32;
         let dispatches =
             (left / u64::from(per.max(1))).clamp(1, u64::from(DISPATCHES_PER_SUBMIT)) as u32;
         self.params.max_events = per;
         self.gpu
             .queue
             .write_buffer(&self.params_buf, 0, bytemuck::bytes_of(&self.params));
+        let advance = self.pipelines.advance(&self.gpu.device, limit);
         let mut enc = self.gpu.device.create_command_encoder(&Default::default());
         {
             let mut pass = enc.begin_compute_pass(&Default::default());
@@ -508,7 +574,7 @@ impl GpuMmck {
             for _ in 0..dispatches {
                 pass.set_pipeline(&self.pipelines.clear);
                 pass.dispatch_workgroups(1, 1, 1);
-                pass.set_pipeline(&self.pipelines.advance);
+                pass.set_pipeline(advance);
                 pass.dispatch_workgroups(groups, 1, 1);
             }
         }
