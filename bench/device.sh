@@ -249,6 +249,22 @@ for what in "$@"; do
           done
         done
       done | tee "$OUT/mmck-pairs.txt" ;;
+    mmck-monolith)  # issue 32 item 1, eleventh session: the split text (Rep, mmck_replication.wgsl) with one replication a thread and with pairs against the one-function text of b56d991 (bench/experiments/mmck-monolith/: as it was, and with the time limit's test behind the override) in the same binary, and carry/pdes-lab-before; 7,168 (producers) and 57,344 (own draws) × 50,000, three rounds; each output less its clocks hashed
+      for round in 1 2 3; do
+        for reps in 7168 57344; do
+          for v in before split pairs64 monolith monolith-limit; do
+            f="$OUT/mono-$v-$reps-$round.json"
+            d=$([ $reps = 7168 ] && echo producer64 || echo own)
+            case $v in
+              before) carry/pdes-lab-before run cheng2014-mmck --engine gpu --set run.replications=$reps --format json --out "$f" > /dev/null 2>&1 ;;
+              split) PDES_MMCK_DRAWS=$d $BIN run cheng2014-mmck --engine gpu --set run.replications=$reps --format json --out "$f" > /dev/null 2>&1 ;;
+              pairs64) [ $reps = 7168 ] || continue; PDES_MMCK_DRAWS=pairs64 $BIN run cheng2014-mmck --engine gpu --set run.replications=$reps --format json --out "$f" > /dev/null 2>&1 ;;
+              *) PDES_WGSL_DIR=$EXP/mmck-monolith/$v PDES_MMCK_DRAWS=$d $BIN run cheng2014-mmck --engine gpu --set run.replications=$reps --format json --out "$f" > /dev/null 2>&1 ;;
+            esac
+            echo "round $round $(printf %-15s $v) $reps reps: $(grep -m1 -h '"wall_seconds"' "$f" | tr -d ' ,'), output $(grep -v 'wall_seconds\|per_second' "$f" | md5sum | cut -c1-12)"
+          done
+        done
+      done | tee "$OUT/mmck-monolith.txt" ;;
     mmck-draws)  # issue 32 item 1, eighth session: the draws made by each replication's thread or by a producer beside it (PDES_MMCK_DRAWS=own|producer32|producer64) at 7,168 … 57,344 replications × 50,000, two rounds: where the producers stop paying (gpu.rs, PRODUCERS_UP_TO); each output less its clocks hashed (every row of a size must be equal)
       for round in 1 2; do
         for reps in 7168 14336 21504 28672 43008 57344; do

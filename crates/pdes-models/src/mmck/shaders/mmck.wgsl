@@ -192,11 +192,21 @@ fn advance(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index
     let first_slot = select(lid - CONSUMERS, lid, consumer);
     let at = wg.x * SLOTS;
     var a: Rep;
+    var a_st: StateTimes;
+    var a_st_phase: PhaseTimes;
+    var a_dep: Servers;
+    var a_who: Servers;
+    var a_ring: Waiting;
     var b: Rep;
-    load_rep(&a, min(at + first_slot, P.reps - 1u), first_slot, consumer && at + first_slot < P.reps);
+    var b_st: StateTimes;
+    var b_st_phase: PhaseTimes;
+    var b_dep: Servers;
+    var b_who: Servers;
+    var b_ring: Waiting;
+    load_rep(&a, &a_st, &a_st_phase, &a_dep, &a_who, &a_ring, min(at + first_slot, P.reps - 1u), first_slot, consumer && at + first_slot < P.reps);
     if PAIRED && consumer {
         let slot = lid + CONSUMERS;
-        load_rep(&b, min(at + slot, P.reps - 1u), slot, at + slot < P.reps);
+        load_rep(&b, &b_st, &b_st_phase, &b_dep, &b_who, &b_ring, min(at + slot, P.reps - 1u), slot, at + slot < P.reps);
     }
     // a producer's next draw to make of each of its replication's streams (from the block
     // of the replication's next)
@@ -225,21 +235,21 @@ fn advance(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index
                 // the rest of the phase of whichever has more
                 loop {
                     if !(going(&a) && going(&b)) { break; }
-                    event(&a);
-                    event(&b);
+                    event(&a, &a_st_phase, &a_dep, &a_who, &a_ring);
+                    event(&b, &b_st_phase, &b_dep, &b_who, &b_ring);
                 }
             }
             loop {
                 if !going(&a) { break; }
-                event(&a);
+                event(&a, &a_st_phase, &a_dep, &a_who, &a_ring);
             }
-            var stopped = phase_end(&a);
+            var stopped = phase_end(&a, &a_st, &a_st_phase, &a_dep, &a_who, &a_ring);
             if PAIRED {
                 loop {
                     if !going(&b) { break; }
-                    event(&b);
+                    event(&b, &b_st_phase, &b_dep, &b_who, &b_ring);
                 }
-                stopped += phase_end(&b);
+                stopped += phase_end(&b, &b_st, &b_st_phase, &b_dep, &b_who, &b_ring);
             }
             if stopped > 0u { atomicSub(&running, stopped); }
         }
@@ -264,8 +274,8 @@ fn advance(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index
         if workgroupUniformLoad(&still_running) == 0u { break; }
     }
     if !consumer { return; }
-    if at + a.slot < P.reps { store_rep(&a); }
-    if PAIRED && at + b.slot < P.reps { store_rep(&b); }
+    if at + a.slot < P.reps { store_rep(&a, &a_st, &a_dep, &a_who, &a_ring); }
+    if PAIRED && at + b.slot < P.reps { store_rep(&b, &b_st, &b_dep, &b_who, &b_ring); }
 }
 
 // Between two `advance` dispatches: the count is of the last one only.

@@ -6,7 +6,10 @@
 // bench/NOTES.md, "M/M/c/k in pairs"). Every function takes the replication by pointer, so
 // that both stay in registers and one text serves either way.
 
-// Everything one replication's events carry from one to the next.
+// Everything one replication's events carry from one to the next but its arrays, which
+// are variables of their own, passed by pointer: a struct with an array indexed in a
+// loop was kept in the thread's local memory on the H100 (16% slower at 7,168
+// replications; bench/NOTES.md, "M/M/c/k in pairs"), separate arrays in registers.
 struct Rep {
     // its record (the last one where the thread's place is past the last replication:
     // such a replication runs no event and is not stored) and its place in the
@@ -35,15 +38,6 @@ struct Rep {
     // the parts of the sojourn and waiting sums known where the tally began (`load_rep`)
     sojourn_base: vec2<u32>,
     wait_base: vec2<u32>,
-    // the time in each state in ticks, and what the phase has added to each where the
-    // states are not in workgroup memory (a duration of a phase fits a `Time`)
-    st: array<vec2<u32>, K1>,
-    st_phase: array<Time, K1>,
-    // per server: its departure (`never`: idle) and its customer's arrival
-    dep: array<Time, C>,
-    who: array<Time, C>,
-    // the waiting customers' arrivals, a ring from `qhead`
-    ring: array<Time, RING>,
     // The event's counters count in 32 bits from the dispatch's start (at most
     // P.max_events events) and are added to their 64-bit values at its end: one add an
     // event each, not a 64-bit add and its carry (−7% at 7,168 replications). The draws'
@@ -77,6 +71,15 @@ struct Rep {
     deps_from: u32,
 }
 
+// A replication's arrays: the time in each state in ticks, and what the phase has added
+// to each where the states are not in workgroup memory (a duration of a phase fits a
+// `Time`); per server its departure (`never`: idle) and its customer's arrival; the
+// waiting customers' arrivals, a ring from `qhead`.
+alias StateTimes = array<vec2<u32>, K1>;
+alias PhaseTimes = array<Time, K1>;
+alias Servers = array<Time, C>;
+alias Waiting = array<Time, RING>;
+
 // The customers waiting where n are in the system: those the servers do not hold. A server
 // is idle only where nobody waits (an arrival takes an idle server, a departure the queue's
 // head), so the queue's length is n − min(n, c), not kept an event (the record holds it
@@ -88,17 +91,17 @@ fn waiting(n: u32) -> u32 { return max(n, C) - C; }
 // arrived at `who`, the ring's `waiting(n)` places from `qhead` hold the waiting ones'
 // arrivals. With the time in each state this gives the sojourn and waiting sums without a
 // sum an event (`load_rep`, `store_rep`).
-fn ages(s: ptr<function, Rep>) -> vec4<u32> {
+fn ages(s: ptr<function, Rep>, dep: ptr<function, Servers>, who: ptr<function, Servers>, ring: ptr<function, Waiting>) -> vec4<u32> {
     let qlen = waiting((*s).n);
     let now = t_to((*s).base, (*s).t);
     var waiting = vec2<u32>(0u);
     for (var j = 0u; j < RING; j++) {
         let held = (j + RING - (*s).qhead) % RING < qlen;
-        waiting = select(waiting, add64(waiting, sub64(now, t_to_past((*s).base, (*s).ring[j]))), held);
+        waiting = select(waiting, add64(waiting, sub64(now, t_to_past((*s).base, (*ring)[j]))), held);
     }
     var all_in = waiting;
     for (var i = 0u; i < C; i++) {
-        all_in = select(all_in, add64(all_in, sub64(now, t_to_past((*s).base, (*s).who[i]))), !t_is_never((*s).dep[i]));
+        all_in = select(all_in, add64(all_in, sub64(now, t_to_past((*s).base, (*who)[i]))), !t_is_never((*dep)[i]));
     }
     return vec4<u32>(all_in, waiting);
 }
@@ -115,7 +118,7 @@ fn weighted(st: array<vec2<u32>, K1>, past: u32) -> vec2<u32> {
 
 // Replication record `r` into `s`, at place `slot`; `real`: a replication of this run
 // (else it runs no event).
-fn load_rep(s: ptr<function, Rep>, r: u32, slot: u32, real: bool) {
+fn load_rep(s: ptr<function, Rep>, st: ptr<function, StateTimes>, st_phase: ptr<function, PhaseTimes>, dep: ptr<function, Servers>, who: ptr<function, Servers>, ring: ptr<function, Waiting>, r: u32, slot: u32, real: bool) {
     (*s).r = r;
     (*s).slot = slot;
     (*s).runs = real;
@@ -137,15 +140,15 @@ fn load_rep(s: ptr<function, Rep>, r: u32, slot: u32, real: bool) {
     (*s).departures = get64(r, DEPARTURES);
     (*s).starts = get64(r, STARTS);
     for (var j = 0u; j < K1; j++) {
-        (*s).st[j] = get64(r, P.state_off + 2u * j);
-        (*s).st_phase[j] = TIME_ZERO;
+        (*st)[j] = get64(r, P.state_off + 2u * j);
+        (*st_phase)[j] = TIME_ZERO;
         if K1 <= STATES_IN_WORKGROUP && real { st_shared[j * SLOTS + slot] = TIME_ZERO; }
     }
     for (var i = 0u; i < C; i++) {
-        (*s).dep[i] = t_from((*s).base, get64(r, P.server_off + 4u * i));
-        (*s).who[i] = t_from_past((*s).base, get64(r, P.server_off + 4u * i + 2u));
+        (*dep)[i] = t_from((*s).base, get64(r, P.server_off + 4u * i));
+        (*who)[i] = t_from_past((*s).base, get64(r, P.server_off + 4u * i + 2u));
     }
-    for (var j = 0u; j < RING; j++) { (*s).ring[j] = t_from_past((*s).base, get64(r, P.queue_off + 2u * j)); }
+    for (var j = 0u; j < RING; j++) { (*ring)[j] = t_from_past((*s).base, get64(r, P.queue_off + 2u * j)); }
     (*s).gaps_here = 0u;
     (*s).services_here = 0u;
     (*s).deps_here = 0u;
@@ -171,9 +174,9 @@ fn load_rep(s: ptr<function, Rep>, r: u32, slot: u32, real: bool) {
     // customers starting service from the queue, with ∫(n − c)⁺ dt and the waiting ones'
     // ages. Exact in integers, so modulo 2⁶⁴ the CPU's sums bit for bit. Here the parts
     // known at t0; at the warm-up's end (sums and state times back to zero) again.
-    let ages_then = ages(s);
-    (*s).sojourn_base = add64(sub64(get64(r, SOJOURN), weighted((*s).st, 0u)), ages_then.xy);
-    (*s).wait_base = add64(sub64(get64(r, WAIT), weighted((*s).st, C)), ages_then.zw);
+    let ages_then = ages(s, dep, who, ring);
+    (*s).sojourn_base = add64(sub64(get64(r, SOJOURN), weighted(*st, 0u)), ages_then.xy);
+    (*s).wait_base = add64(sub64(get64(r, WAIT), weighted(*st, C)), ages_then.zw);
 }
 
 // A phase begins: its events stop at the dispatch's cap, at the departure that ends the
@@ -196,7 +199,7 @@ fn going(s: ptr<function, Rep>) -> bool {
 // The replication's next event, if it comes before the budget's time limit (else the
 // replication stops: TIME_LIMITED, an override, is false where the limit is `never`, and
 // then no event is tested against it — 5% of an event at 7,168 replications on the H100).
-fn event(s: ptr<function, Rep>) {
+fn event(s: ptr<function, Rep>, st_phase: ptr<function, PhaseTimes>, dep: ptr<function, Servers>, who: ptr<function, Servers>, ring: ptr<function, Waiting>) {
     if PRODUCERS == 0u {
         // a warp's threads compute their blocks together, at the same events (the gaps'
         // at events ≡ 0 mod 4, the services' at ≡ 2), not whenever one of them runs out
@@ -210,10 +213,10 @@ fn event(s: ptr<function, Rep>) {
     // the earliest departure (the lowest-numbered server of equal ones), by selects: no
     // branch a server (1–3% at 7,168 replications on the H100)
     var server = 0u;
-    var first_dep = (*s).dep[0];
+    var first_dep = (*dep)[0];
     for (var i = 1u; i < C; i++) {
-        let earlier = t_lt((*s).dep[i], first_dep);
-        first_dep = select(first_dep, (*s).dep[i], earlier);
+        let earlier = t_lt((*dep)[i], first_dep);
+        first_dep = select(first_dep, (*dep)[i], earlier);
         server = select(server, i, earlier);
     }
     let departs = !t_lt((*s).next_arr, first_dep);
@@ -234,7 +237,7 @@ fn event(s: ptr<function, Rep>) {
         let at = n * SLOTS + (*s).slot;
         st_shared[at] = t_add(st_shared[at], dt);
     } else {
-        (*s).st_phase[n] = t_add((*s).st_phase[n], dt);
+        (*st_phase)[n] = t_add((*st_phase)[n], dt);
     }
     let t = te;
     (*s).t = t;
@@ -247,7 +250,7 @@ fn event(s: ptr<function, Rep>) {
     let from_queue = departs && queued;
     var free = C;
     for (var i = C; i > 0u; i--) {
-        free = select(free, i - 1u, t_is_never((*s).dep[i - 1u]));
+        free = select(free, i - 1u, t_is_never((*dep)[i - 1u]));
     }
     let to_server = admitted && free < C;
     let to_queue = admitted && free == C;
@@ -257,10 +260,10 @@ fn event(s: ptr<function, Rep>) {
     // 57,344), a long one by its index: selects would cost two per slot an event
     var a: Time;
     if RING <= SLOTS_IN_REGISTERS {
-        a = (*s).ring[0];
-        for (var j = 1u; j < RING; j++) { a = select(a, (*s).ring[j], j == qhead); }
+        a = (*ring)[0];
+        for (var j = 1u; j < RING; j++) { a = select(a, (*ring)[j], j == qhead); }
     } else {
-        a = (*s).ring[qhead];
+        a = (*ring)[qhead];
     }
     // the server whose departure and customer change (C: none), and to what; a server
     // left idle keeps its last customer's arrival until the record is stored (where it is
@@ -271,9 +274,9 @@ fn event(s: ptr<function, Rep>) {
     let who_changed = select(changed, C, departs && !queued);
     let slot = (qhead + n - C) % RING; // where n ≥ c: read only then
     if RING <= SLOTS_IN_REGISTERS {
-        for (var j = 0u; j < RING; j++) { (*s).ring[j] = select((*s).ring[j], t, to_queue && j == slot); }
+        for (var j = 0u; j < RING; j++) { (*ring)[j] = select((*ring)[j], t, to_queue && j == slot); }
     } else if to_queue {
-        (*s).ring[slot] = t;
+        (*ring)[slot] = t;
     }
     (*s).n = n + u32(admitted) - u32(departs);
     (*s).qhead = select(qhead, (qhead + 1u) % RING, from_queue);
@@ -286,8 +289,8 @@ fn event(s: ptr<function, Rep>) {
     // diverge runs it once, not a loop in each branch (with the books at the end, −12% at
     // 7,168 replications and −18% at 57,344)
     for (var i = 0u; i < C; i++) {
-        (*s).dep[i] = select((*s).dep[i], new_dep, i == changed);
-        (*s).who[i] = select((*s).who[i], new_who, i == who_changed);
+        (*dep)[i] = select((*dep)[i], new_dep, i == changed);
+        (*who)[i] = select((*who)[i], new_who, i == who_changed);
     }
     (*s).ran += 1u;
 }
@@ -296,17 +299,17 @@ fn event(s: ptr<function, Rep>) {
 // 64-bit sums, the times' base to the clock (with one-word times; a word pair's base stays
 // 0), the tally's start where the warm-up ended, and whether it runs on. Returns 1 where
 // it stopped in this phase (for the workgroup's count of those running), else 0.
-fn phase_end(s: ptr<function, Rep>) -> u32 {
+fn phase_end(s: ptr<function, Rep>, st: ptr<function, StateTimes>, st_phase: ptr<function, PhaseTimes>, dep: ptr<function, Servers>, who: ptr<function, Servers>, ring: ptr<function, Waiting>) -> u32 {
     if !(*s).in_phase { return 0u; }
     (*s).done_here += (*s).ran;
     for (var j = 0u; j < K1; j++) {
         if K1 <= STATES_IN_WORKGROUP {
             let at = j * SLOTS + (*s).slot;
-            (*s).st[j] = add64((*s).st[j], t_wide(st_shared[at]));
+            (*st)[j] = add64((*st)[j], t_wide(st_shared[at]));
             st_shared[at] = TIME_ZERO;
         } else {
-            (*s).st[j] = add64((*s).st[j], t_wide((*s).st_phase[j]));
-            (*s).st_phase[j] = TIME_ZERO;
+            (*st)[j] = add64((*st)[j], t_wide((*st_phase)[j]));
+            (*st_phase)[j] = TIME_ZERO;
         }
     }
     let by = t_shift((*s).t);
@@ -314,10 +317,10 @@ fn phase_end(s: ptr<function, Rep>) -> u32 {
     (*s).t = t_rebase((*s).t, by);
     (*s).next_arr = t_rebase((*s).next_arr, by);
     for (var i = 0u; i < C; i++) {
-        (*s).dep[i] = t_rebase((*s).dep[i], by);
-        (*s).who[i] = t_rebase_past((*s).who[i], by);
+        (*dep)[i] = t_rebase((*dep)[i], by);
+        (*who)[i] = t_rebase_past((*who)[i], by);
     }
-    for (var j = 0u; j < RING; j++) { (*s).ring[j] = t_rebase_past((*s).ring[j], by); }
+    for (var j = 0u; j < RING; j++) { (*ring)[j] = t_rebase_past((*ring)[j], by); }
     (*s).limit = t_limit((*s).base, P.limit);
     if (*s).deps_from < (*s).warm_at && (*s).deps_here == (*s).warm_at {
         // the warm-up ended at the last event: the tally starts again from here. Out of
@@ -333,8 +336,8 @@ fn phase_end(s: ptr<function, Rep>) -> u32 {
         (*s).deps_tallied_from = (*s).deps_here;
         (*s).services_tallied_from = (*s).services_here;
         (*s).starts = vec2<u32>(0u);
-        for (var j = 0u; j < K1; j++) { (*s).st[j] = vec2<u32>(0u); }
-        let ages_now = ages(s);
+        for (var j = 0u; j < K1; j++) { (*st)[j] = vec2<u32>(0u); }
+        let ages_now = ages(s, dep, who, ring);
         (*s).sojourn_base = ages_now.xy;
         (*s).wait_base = ages_now.zw;
     }
@@ -348,7 +351,7 @@ fn phase_end(s: ptr<function, Rep>) -> u32 {
 }
 
 // The replication back into its record.
-fn store_rep(s: ptr<function, Rep>) {
+fn store_rep(s: ptr<function, Rep>, st: ptr<function, StateTimes>, dep: ptr<function, Servers>, who: ptr<function, Servers>, ring: ptr<function, Waiting>) {
     let r = (*s).r;
     let gaps_here = (*s).gaps_here;
     let deps_here = (*s).deps_here;
@@ -372,23 +375,23 @@ fn store_rep(s: ptr<function, Rep>) {
     // with it, so they are Σ_j j·st_j and Σ_j min(j, c)·st_j modulo 2⁶⁴ at any moment, the
     // CPU's per-event sums exactly: computed here, not two 64-bit products an event (every
     // phase that ran has added its states' times to st)
-    let area = weighted((*s).st, 0u);
-    let queue_area = weighted((*s).st, C);
+    let area = weighted(*st, 0u);
+    let queue_area = weighted(*st, C);
     put64(r, AREA, area);
     put64(r, BUSY, sub64(area, queue_area));
-    let ages_now = ages(s);
+    let ages_now = ages(s, dep, who, ring);
     put64(r, SOJOURN, sub64(add64((*s).sojourn_base, area), ages_now.xy));
     put64(r, WAIT, sub64(add64((*s).wait_base, queue_area), ages_now.zw));
     put64(r, ARRIVALS, arrivals);
     put64(r, BLOCKED, blocked);
     put64(r, DEPARTURES, departures);
     put64(r, STARTS, starts);
-    for (var j = 0u; j < K1; j++) { put64(r, P.state_off + 2u * j, (*s).st[j]); }
+    for (var j = 0u; j < K1; j++) { put64(r, P.state_off + 2u * j, (*st)[j]); }
     for (var i = 0u; i < C; i++) {
-        let idle = t_is_never((*s).dep[i]);
-        put64(r, P.server_off + 4u * i, t_to((*s).base, (*s).dep[i]));
+        let idle = t_is_never((*dep)[i]);
+        put64(r, P.server_off + 4u * i, t_to((*s).base, (*dep)[i]));
         // an idle server has no customer: its arrival is stored as zero (as on the CPU)
-        put64(r, P.server_off + 4u * i + 2u, select(t_to_past((*s).base, (*s).who[i]), vec2<u32>(0u), idle));
+        put64(r, P.server_off + 4u * i + 2u, select(t_to_past((*s).base, (*who)[i]), vec2<u32>(0u), idle));
     }
-    for (var j = 0u; j < RING; j++) { put64(r, P.queue_off + 2u * j, t_to_past((*s).base, (*s).ring[j])); }
+    for (var j = 0u; j < RING; j++) { put64(r, P.queue_off + 2u * j, t_to_past((*s).base, (*ring)[j])); }
 }
