@@ -231,40 +231,21 @@ for what in "$@"; do
         timeout 300 $BIN run cheng2014-mmck --engine gpu --set run.replications=$reps --format json --out "$OUT/mmck-$reps.json" > /dev/null 2>&1
         echo "$reps × 50,000: $(grep -m1 -h '"wall_seconds"' "$OUT/mmck-$reps.json" | tr -d ' ,') events $(grep -m1 -h '"events"' "$OUT/mmck-$reps.json" | tr -d ' ,')"
       done | tee -a "$OUT/mmck-ab.txt" ;;
-    mmck-pairs)  # issue 32 item 1, eleventh session: two replications a consumer thread or one (PDES_MMCK_DRAWS=pairs64|producer64|pairs32|producer32), at 7,168 … 28,672 replications × 50,000, then the dispatches of the loop budget's size (PDES_MMCK_DISPATCH_EVENTS=4681) against the hardware's at 7,168, two rounds; each output less its clocks hashed (every row of a size must be equal)
-      for round in 1 2; do
-        for reps in 7168 14336 28672; do
-          for d in pairs64 producer64 pairs32 producer32 own; do
-            f="$OUT/pairs-$d-$reps-$round.json"
-            PDES_MMCK_DRAWS=$d $BIN run cheng2014-mmck --engine gpu --set run.replications=$reps --format json --out "$f" > /dev/null 2>&1
-            echo "round $round $(printf %-10s $d) $reps reps: $(grep -m1 -h '"wall_seconds"' "$f" | tr -d ' ,'), output $(grep -v 'wall_seconds\|per_second' "$f" | md5sum | cut -c1-12)"
-          done
-        done
-        for d in pairs64 producer64; do
-          for e in 4681 default; do
-            f="$OUT/dispatch-$d-$e-$round.json"
-            if [ $e = default ]; then env PDES_MMCK_DRAWS=$d $BIN run cheng2014-mmck --engine gpu --format json --out "$f" > /dev/null 2>&1
-            else env PDES_MMCK_DRAWS=$d PDES_MMCK_DISPATCH_EVENTS=$e $BIN run cheng2014-mmck --engine gpu --format json --out "$f" > /dev/null 2>&1; fi
-            echo "round $round $(printf %-10s $d) dispatch events $e, 7168 reps: $(grep -m1 -h '"wall_seconds"' "$f" | tr -d ' ,'), output $(grep -v 'wall_seconds\|per_second' "$f" | md5sum | cut -c1-12)"
-          done
-        done
-      done | tee "$OUT/mmck-pairs.txt" ;;
-    mmck-monolith)  # issue 32 item 1, eleventh session: the split text (Rep, mmck_replication.wgsl) with one replication a thread and with pairs against the one-function text of b56d991 (bench/experiments/mmck-monolith/: as it was, and with the time limit's test behind the override) in the same binary, and carry/pdes-lab-before; 7,168 (producers) and 57,344 (own draws) × 50,000, three rounds; each output less its clocks hashed
+    mmck-limit)  # issue 32 item 1, eleventh session: carry/pdes-lab-before against $BIN as built, with the dispatches of the loop budget's size (PDES_MMCK_DISPATCH_EVENTS=4681) and with the time limit's test in every event (PDES_MMCK_ALWAYS_LIMITED=1); 7,168 (producers) and 57,344 (own draws) × 50,000, three interleaved rounds; each output less its clocks hashed
       for round in 1 2 3; do
         for reps in 7168 57344; do
-          for v in before split pairs64 monolith monolith-limit; do
-            f="$OUT/mono-$v-$reps-$round.json"
-            d=$([ $reps = 7168 ] && echo producer64 || echo own)
+          for v in before built small-dispatches always-limited; do
+            f="$OUT/limit-$v-$reps-$round.json"
             case $v in
               before) carry/pdes-lab-before run cheng2014-mmck --engine gpu --set run.replications=$reps --format json --out "$f" > /dev/null 2>&1 ;;
-              split) PDES_MMCK_DRAWS=$d $BIN run cheng2014-mmck --engine gpu --set run.replications=$reps --format json --out "$f" > /dev/null 2>&1 ;;
-              pairs64) [ $reps = 7168 ] || continue; PDES_MMCK_DRAWS=pairs64 $BIN run cheng2014-mmck --engine gpu --set run.replications=$reps --format json --out "$f" > /dev/null 2>&1 ;;
-              *) PDES_WGSL_DIR=$EXP/mmck-monolith/$v PDES_MMCK_DRAWS=$d $BIN run cheng2014-mmck --engine gpu --set run.replications=$reps --format json --out "$f" > /dev/null 2>&1 ;;
+              built) $BIN run cheng2014-mmck --engine gpu --set run.replications=$reps --format json --out "$f" > /dev/null 2>&1 ;;
+              small-dispatches) PDES_MMCK_DISPATCH_EVENTS=4681 $BIN run cheng2014-mmck --engine gpu --set run.replications=$reps --format json --out "$f" > /dev/null 2>&1 ;;
+              always-limited) PDES_MMCK_ALWAYS_LIMITED=1 $BIN run cheng2014-mmck --engine gpu --set run.replications=$reps --format json --out "$f" > /dev/null 2>&1 ;;
             esac
-            echo "round $round $(printf %-15s $v) $reps reps: $(grep -m1 -h '"wall_seconds"' "$f" | tr -d ' ,'), output $(grep -v 'wall_seconds\|per_second' "$f" | md5sum | cut -c1-12)"
+            echo "round $round $(printf %-17s $v) $reps reps: $(grep -m1 -h '"wall_seconds"' "$f" | tr -d ' ,'), output $(grep -v 'wall_seconds\|per_second' "$f" | md5sum | cut -c1-12)"
           done
         done
-      done | tee "$OUT/mmck-monolith.txt" ;;
+      done | tee "$OUT/mmck-limit.txt" ;;
     mmck-draws)  # issue 32 item 1, eighth session: the draws made by each replication's thread or by a producer beside it (PDES_MMCK_DRAWS=own|producer32|producer64) at 7,168 … 57,344 replications × 50,000, two rounds: where the producers stop paying (gpu.rs, PRODUCERS_UP_TO); each output less its clocks hashed (every row of a size must be equal)
       for round in 1 2; do
         for reps in 7168 14336 21504 28672 43008 57344; do

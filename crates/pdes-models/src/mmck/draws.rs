@@ -12,33 +12,23 @@ pub enum DrawsMadeBy {
     /// The replication's own thread, between its events, two Philox blocks of each stream
     /// ahead: 64 replications a workgroup. Where replications fill the device.
     OwnThread,
-    /// A producer thread beside each replication, in warps of their own, filling a ring of
-    /// `ring` draws of each stream in workgroup memory (32 or 64 places; a replication runs
-    /// (ring − 3) / 2 events between two barriers), and a warp of 32 consumer threads that
-    /// run one replication each (32 replications, 64 threads, a workgroup) or, `pairs`, two
-    /// each, an event of one then an event of the other (64 replications, 96 threads).
-    /// Where replications leave most of the device's schedulers idle: a lone warp waits on
-    /// its own chain of instructions, and a pair's two chains fill each other's waits.
+    /// A producer thread beside the replication's, in a warp of its own, filling a ring of
+    /// `ring` draws of each stream in workgroup memory (32 or 64 places; the consumer runs
+    /// (ring − 3) / 2 events between two barriers): 32 replications (64 threads) a
+    /// workgroup. Where replications leave most of the device's schedulers idle.
     Producer {
         /// Places of each stream's ring (a power of two).
         ring: u32,
-        /// Two replications a consumer thread.
-        pairs: bool,
     },
 }
 
-/// The producers' ways, the first that fits preferred, and up to how many replications (on
-/// one device) each is used. On an H100 (bench/NOTES.md, "M/M/c/k's draws made beside its
+/// The producers' rings, the longest first, and up to how many replications (on one
+/// device) each is used. On an H100 (bench/NOTES.md, "M/M/c/k's draws made beside its
 /// events"): rings of 32 places (8 KiB of rings, 14 events between barriers; a browser's
 /// 16 KiB hold them) ran 7,168 and 14,336 replications 1.8× and 1.3× faster than their own
 /// threads, 21,504 as fast, 28,672 to 57,344 8–30% slower; rings of 64 (16 KiB, 30 events)
-/// 3% faster again at 7,168, 40% slower at 14,336. Pairs: "M/M/c/k in pairs".
-const PRODUCER_WAYS: [(u32, bool, u32); 4] = [
-    (64, true, 8_192),
-    (64, false, 8_192),
-    (32, true, 16_384),
-    (32, false, 16_384),
-];
+/// 3% faster again at 7,168, 40% slower at 14,336.
+const RINGS: [(u32, u32); 2] = [(64, 8_192), (32, 16_384)];
 
 /// Threads in a warp of consumers or of producers (mmck.wgsl's PRODUCERS).
 const WARP: u32 = 32;
@@ -48,7 +38,7 @@ const WARP: u32 = 32;
 pub const STATES_IN_WORKGROUP: u32 = 8;
 
 impl DrawsMadeBy {
-    /// The first of [`PRODUCER_WAYS`] whose count of replications the run's
+    /// Producers with the longest ring of [`RINGS`] whose count of replications the run's
     /// does not pass and whose workgroup memory the device has, else each replication's own
     /// thread.
     /// `PDES_MMCK_DRAWS=own`, `producer32` or `producer64` forces one (for benchmarks;
@@ -61,10 +51,10 @@ impl DrawsMadeBy {
         if let Some(d) = forced {
             return d;
         }
-        PRODUCER_WAYS
+        RINGS
             .iter()
-            .filter(|&&(_, _, most)| replications <= most)
-            .map(|&(ring, pairs, _)| Self::Producer { ring, pairs })
+            .filter(|&&(_, most)| replications <= most)
+            .map(|&(ring, _)| Self::Producer { ring })
             .find(|d| fitting.contains(d))
             .unwrap_or(Self::OwnThread)
     }
@@ -80,9 +70,9 @@ impl DrawsMadeBy {
 
     /// Every way there is, whatever a device holds (the shader checks compile each).
     pub fn all() -> Vec<Self> {
-        PRODUCER_WAYS
+        RINGS
             .iter()
-            .map(|&(ring, pairs, _)| Self::Producer { ring, pairs })
+            .map(|&(ring, _)| Self::Producer { ring })
             .chain([Self::OwnThread])
             .collect()
     }
@@ -91,8 +81,7 @@ impl DrawsMadeBy {
     pub fn name(self) -> String {
         match self {
             Self::OwnThread => "own".into(),
-            Self::Producer { ring, pairs: false } => format!("producer{ring}"),
-            Self::Producer { ring, pairs: true } => format!("pairs{ring}"),
+            Self::Producer { ring } => format!("producer{ring}"),
         }
     }
 
@@ -100,15 +89,7 @@ impl DrawsMadeBy {
     pub fn replications_per_group(self) -> u32 {
         match self {
             Self::OwnThread => 2 * WARP,
-            Self::Producer { .. } => WARP * self.replications_per_thread(),
-        }
-    }
-
-    /// Replications a consumer thread runs.
-    pub fn replications_per_thread(self) -> u32 {
-        match self {
-            Self::Producer { pairs: true, .. } => 2,
-            _ => 1,
+            Self::Producer { .. } => WARP,
         }
     }
 
@@ -117,10 +98,7 @@ impl DrawsMadeBy {
     fn pool_words(self) -> (u32, u32) {
         match self {
             Self::OwnThread => (1, 1),
-            Self::Producer { ring, .. } => {
-                let slots = self.replications_per_group();
-                (2 * ring * slots, 4 * slots)
-            }
+            Self::Producer { ring } => (2 * ring * WARP, 4 * WARP),
         }
     }
 
@@ -140,24 +118,22 @@ impl DrawsMadeBy {
     pub fn phase(self, times: Times) -> u32 {
         match self {
             Self::OwnThread => times.own_thread_phase(),
-            Self::Producer { ring, .. } => (ring - 3) / 2,
+            Self::Producer { ring } => (ring - 3) / 2,
         }
     }
 
-    /// The shader's constants for it, its times held as `times`: consumer threads,
-    /// replications (places) and producers a workgroup, whether a consumer runs two, the
-    /// events of a phase, the ring's places and the workgroup memory's sizes in words.
+    /// The shader's constants for it, its times held as `times`: consumers and producers
+    /// a workgroup, the events of a phase, the ring's places and the workgroup memory's
+    /// sizes in words.
     pub fn constants(self, times: Times) -> String {
         let (pool, cursors) = self.pool_words();
-        let slots = self.replications_per_group();
         let (consumers, producers, ring) = match self {
-            Self::OwnThread => (slots, 0, 1),
-            Self::Producer { ring, .. } => (WARP, slots, ring),
+            Self::OwnThread => (2 * WARP, 0, 1),
+            Self::Producer { ring } => (WARP, WARP, ring),
         };
-        let paired = self.replications_per_thread() == 2;
         let phase = self.phase(times);
         format!(
-            "const CONSUMERS: u32 = {consumers}u;\nconst SLOTS: u32 = {slots}u;\nconst PRODUCERS: u32 = {producers}u;\nconst PAIRED: bool = {paired};\nconst PHASE: u32 = {phase}u;\nconst RING_DRAWS: u32 = {ring}u;\nconst POOL_WORDS: u32 = {pool}u;\nconst CURSOR_WORDS: u32 = {cursors}u;\n"
+            "const CONSUMERS: u32 = {consumers}u;\nconst PRODUCERS: u32 = {producers}u;\nconst PHASE: u32 = {phase}u;\nconst RING_DRAWS: u32 = {ring}u;\nconst POOL_WORDS: u32 = {pool}u;\nconst CURSOR_WORDS: u32 = {cursors}u;\n"
         )
     }
 }
@@ -170,30 +146,16 @@ mod tests {
     fn a_small_run_gets_the_longest_ring_that_fits_and_a_large_one_its_own_threads() {
         // (PDES_MMCK_DRAWS, a benchmark's knob, is not set in the tests)
         let mut limits = wgpu::Limits {
-            max_compute_workgroup_storage_size: 48 * 1024,
+            max_compute_workgroup_storage_size: 32 * 1024,
             ..Default::default()
         };
         assert_eq!(
             DrawsMadeBy::for_run(7_168, &limits),
-            DrawsMadeBy::Producer {
-                ring: 64,
-                pairs: true
-            }
-        );
-        limits.max_compute_workgroup_storage_size = 32 * 1024;
-        assert_eq!(
-            DrawsMadeBy::for_run(7_168, &limits),
-            DrawsMadeBy::Producer {
-                ring: 64,
-                pairs: false
-            }
+            DrawsMadeBy::Producer { ring: 64 }
         );
         assert_eq!(
             DrawsMadeBy::for_run(14_336, &limits),
-            DrawsMadeBy::Producer {
-                ring: 32,
-                pairs: true
-            }
+            DrawsMadeBy::Producer { ring: 32 }
         );
         assert_eq!(
             DrawsMadeBy::for_run(57_344, &limits),
@@ -202,10 +164,7 @@ mod tests {
         limits.max_compute_workgroup_storage_size = 16 * 1024;
         assert_eq!(
             DrawsMadeBy::for_run(7_168, &limits),
-            DrawsMadeBy::Producer {
-                ring: 32,
-                pairs: false
-            }
+            DrawsMadeBy::Producer { ring: 32 }
         );
         limits.max_compute_workgroup_storage_size = 4 * 1024;
         assert_eq!(DrawsMadeBy::for_run(7_168, &limits), DrawsMadeBy::OwnThread);
@@ -213,9 +172,9 @@ mod tests {
 
     #[test]
     fn a_phase_leaves_the_ring_room_for_the_next() {
-        for (ring, pairs, _) in PRODUCER_WAYS {
+        for (ring, _) in RINGS {
             for times in [Times::Offsets, Times::Ticks] {
-                let c = DrawsMadeBy::Producer { ring, pairs }.constants(times);
+                let c = DrawsMadeBy::Producer { ring }.constants(times);
                 let phase: u32 = c
                     .lines()
                     .find_map(|l| l.strip_prefix("const PHASE: u32 = "))

@@ -38,13 +38,12 @@ const LOOP_BUDGET: u32 = 32_768;
 const EVENTS_PER_HARDWARE_DISPATCH: u64 = 1 << 28;
 
 /// Most events one replication runs in one dispatch of `reps` replications with `servers`
-/// servers, its draws made by `draws`, on `gpu`: the loop budget's share (a thread runs
-/// `draws.replications_per_thread()` replications), or on a hardware adapter in a native
-/// process the larger of that and the replication's share of
+/// servers on `gpu`: the loop budget's share, or on a hardware adapter in a native process
+/// the larger of that and the replication's share of
 /// [`EVENTS_PER_HARDWARE_DISPATCH`]. `PDES_MMCK_DISPATCH_EVENTS=n` (a whole number from 1
 /// up) sets it, for measurements.
-fn events_per_dispatch(gpu: &Gpu, servers: u32, draws: DrawsMadeBy, reps: u32) -> u32 {
-    let by_loops = (LOOP_BUDGET / ((2 * servers + 1) * draws.replications_per_thread())).max(1);
+fn events_per_dispatch(gpu: &Gpu, servers: u32, reps: u32) -> u32 {
+    let by_loops = (LOOP_BUDGET / (2 * servers + 1)).max(1);
     let forced = std::env::var("PDES_MMCK_DISPATCH_EVENTS")
         .ok()
         .and_then(|v| v.parse::<u32>().ok())
@@ -151,10 +150,6 @@ pub fn module_source(
             &times.source(),
             pdes_gpu::shaders::PHILOX,
             &pdes_gpu::shaders::part("mmck.wgsl", include_str!("shaders/mmck.wgsl")),
-            &pdes_gpu::shaders::part(
-                "mmck_replication.wgsl",
-                include_str!("shaders/mmck_replication.wgsl"),
-            ),
         ],
     )
 }
@@ -189,36 +184,26 @@ pub fn checked_modules() -> Vec<(String, String)> {
 struct Pipelines {
     layout: wgpu::BindGroupLayout,
     display_layout: wgpu::BindGroupLayout,
-    /// The module and layout `advance`'s two pipelines are made from, each when first used
-    /// (a run to its end needs only the one without the time limit's test).
-    module: wgpu::ShaderModule,
-    advance_layout: wgpu::PipelineLayout,
-    /// `advance` that tests every event against the budget's time limit (TIME_LIMITED).
-    advance_limited: std::sync::OnceLock<wgpu::ComputePipeline>,
-    /// `advance` for a limit of `never`.
-    advance_to_end: std::sync::OnceLock<wgpu::ComputePipeline>,
+    /// `advance` that tests every event against the budget's time limit (TIME_LIMITED: the
+    /// window's steps, `run`'s first chunks), and `advance` for a limit of `never`, which
+    /// tests none (5% of an event at 7,168 replications). Both made with the engine, so
+    /// that no run's time holds a pipeline's creation.
+    advance_limited: wgpu::ComputePipeline,
+    advance_to_end: wgpu::ComputePipeline,
     clear: wgpu::ComputePipeline,
     display: wgpu::ComputePipeline,
 }
 
 impl Pipelines {
-    /// `advance` for a budget whose time limit is `limit`.
-    fn advance(&self, device: &wgpu::Device, limit: Ticks) -> &wgpu::ComputePipeline {
-        let limited = limit != NEVER;
-        let cell = if limited {
+    /// `advance` for a budget whose time limit is `limit`. `PDES_MMCK_ALWAYS_LIMITED=1`
+    /// takes the limited one whatever the limit, for measurements.
+    fn advance(&self, limit: Ticks) -> &wgpu::ComputePipeline {
+        let forced = std::env::var_os("PDES_MMCK_ALWAYS_LIMITED").is_some_and(|v| v == "1");
+        if limit != NEVER || forced {
             &self.advance_limited
         } else {
             &self.advance_to_end
-        };
-        cell.get_or_init(|| {
-            kit::pipeline_with_constants(
-                device,
-                &self.advance_layout,
-                &self.module,
-                "advance",
-                &[("TIME_LIMITED", if limited { 1.0 } else { 0.0 })],
-            )
-        })
+        }
     }
 }
 
@@ -253,10 +238,20 @@ fn build_pipelines(gpu: &Gpu, shape: &RunShape, draws: DrawsMadeBy, times: Times
     Pipelines {
         clear: kit::pipeline(device, &pl, &module, "clear_status"),
         display: kit::pipeline(device, &pl_display, &module, "display_main"),
-        advance_limited: std::sync::OnceLock::new(),
-        advance_to_end: std::sync::OnceLock::new(),
-        module,
-        advance_layout: pl,
+        advance_limited: kit::pipeline_with_constants(
+            device,
+            &pl,
+            &module,
+            "advance",
+            &[("TIME_LIMITED", 1.0)],
+        ),
+        advance_to_end: kit::pipeline_with_constants(
+            device,
+            &pl,
+            &module,
+            "advance",
+            &[("TIME_LIMITED", 0.0)],
+        ),
         layout,
         display_layout,
     }
@@ -385,7 +380,7 @@ impl GpuMmck {
             customers: split(shape.customers),
             warmup: split(shape.warmup),
             limit: split(NEVER),
-            max_events: events_per_dispatch(&gpu, shape.servers, draws, n),
+            max_events: events_per_dispatch(&gpu, shape.servers, n),
             state_off: layout.state,
             server_off: layout.server,
             queue_off: layout.queue,
@@ -556,7 +551,6 @@ impl GpuMmck {
         let per = u64::from(events_per_dispatch(
             &self.gpu,
             self.shape.servers,
-            self.draws,
             self.params.reps,
         ))
         .min(left) as u32;
@@ -566,7 +560,7 @@ impl GpuMmck {
         self.gpu
             .queue
             .write_buffer(&self.params_buf, 0, bytemuck::bytes_of(&self.params));
-        let advance = self.pipelines.advance(&self.gpu.device, limit);
+        let advance = self.pipelines.advance(limit);
         let mut enc = self.gpu.device.create_command_encoder(&Default::default());
         {
             let mut pass = enc.begin_compute_pass(&Default::default());

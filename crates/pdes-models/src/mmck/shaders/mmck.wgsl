@@ -1,4 +1,4 @@
-// mmck.wgsl — M/M/c/k replications, one or two per thread (paper 003 §4). Twin of
+// mmck.wgsl — M/M/c/k replications, one per thread (paper 003 §4). Twin of
 // Replication::advance in crates/pdes-models/src/mmck/mod.rs: the same events in the same order,
 // the same random draws, the same integer tallies, so every replication ends bit for bit
 // as on the CPU. Composed after u64.wgsl and philox.wgsl, and after the run's shape as
@@ -13,9 +13,8 @@
 // (times_ticks.wgsl). Either way the same ticks: the part's functions convert at the
 // record's load and store and at the warm-up's end.
 //
-// A consumer thread runs one replication's events, or two replications' in turn (PAIRED;
-// mmck_replication.wgsl, composed after this part, holds a replication's state and its
-// event): it loads the record once per dispatch, runs up to P.max_events events on registers (the waiting ring, where longer than
+// A consumer thread runs one replication's events: it loads the record once per dispatch,
+// runs up to P.max_events events on registers (the waiting ring, where longer than
 // SLOTS_IN_REGISTERS, is indexed and may live in the thread's local memory; the state times
 // are in workgroup memory, or indexed where more than STATES_IN_WORKGROUP) and stores the
 // record back. The record is stored word-major (word w of replication r at
@@ -58,9 +57,9 @@ struct Params {
 // (selects would cost two per slot an event).
 const SLOTS_IN_REGISTERS: u32 = 8u;
 
-// Whether the budget's time limit may stop a replication (the window's steps in time);
-// false where it is `never` (a run to its end), so that no event tests it (gpu.rs picks
-// the pipeline).
+// Whether the budget's time limit may stop a replication (the window's steps and `run`'s
+// chunks in time); false where it is `never` (a run to its end), so that no event tests
+// it (gpu.rs picks the pipeline).
 override TIME_LIMITED: bool = true;
 
 const T_START: u32 = 16u;
@@ -79,30 +78,29 @@ fn put64(r: u32, w: u32, v: vec2<u32>) { rep[w * P.reps + r] = v.x; rep[(w + 1u)
 const ONE: vec2<u32> = vec2<u32>(1u, 0u);
 
 // Who makes a replication's draws: its own thread (PRODUCERS = 0: a workgroup of CONSUMERS =
-// 64 replications), or a producer thread beside it (PRODUCERS = SLOTS: a warp of 32
-// consumers, each running one replication or two (PAIRED), and a producer thread a
-// replication, in warps of their own so that each has a scheduler of its own). SLOTS: the
-// workgroup's replications. Shape constants from draws.rs (`DrawsMadeBy`), with PHASE, the
-// events a replication runs between two of the workgroup's barriers (with its own draws: all of the dispatch's),
+// 64 replications), or a producer thread beside it (PRODUCERS = 32: a warp of 32 consumers
+// and a warp of 32 producers, whole warps apart so that each has a scheduler of its own).
+// Shape constants from draws.rs (`DrawsMadeBy`), with PHASE, the events a consumer runs
+// between two of the workgroup's barriers (with its own draws: all of the dispatch's),
 // RING_DRAWS, the places of a stream's ring of draws (a power of two, at least 2·PHASE + 3:
 // `fill`), and the workgroup memory's sizes (one word where unused).
 const GROUP: u32 = CONSUMERS + PRODUCERS;
 
-// The rings, place j of stream s of the replication at place l at (s · RING_DRAWS + j) ·
-// SLOTS + l: a warp's lanes never share a bank.
+// The rings, place j of stream s of consumer l at (s · RING_DRAWS + j) · CONSUMERS + l: a
+// warp's lanes never share a bank.
 var<workgroup> pool: array<u32, POOL_WORDS>;
-// Each replication's next draw of each stream (its index's low word) as a phase began, at
-// (parity · 2 + stream) · SLOTS + place: written at the end of phase p into parity
+// Each consumer's next draw of each stream (its index's low word) as a phase began, at
+// (parity · 2 + stream) · CONSUMERS + lane: written at the end of phase p into parity
 // (p + 1) mod 2, read by the producer during phase p + 1, so that no phase reads what it
 // writes (on the H100 the producer's warp read the consumer's cursor while the consumer
 // wrote it: lavapipe runs a workgroup's subgroups one after the other and could not show it).
 var<workgroup> next_draw: array<u32, CURSOR_WORDS>;
-// Replications still running events, and its value as the phase ended (read uniformly).
+// Consumers still running events, and its value as the phase ended (read uniformly).
 var<workgroup> running: atomic<u32>;
 var<workgroup> still_running: u32;
 // The time in each state during the current phase, where a run has at most
-// STATES_IN_WORKGROUP (a shape constant; the paper's 6): state j of the replication at
-// place l at j · SLOTS + l, the time in state n read, added to and written at its place each
+// STATES_IN_WORKGROUP (a shape constant; the paper's 6): state j of consumer l at
+// j · CONSUMERS + l, the time in state n read, added to and written at its place each
 // event, and added to the thread's 64-bit sums at the phase's end. Selects over every
 // state in registers (what ran before) cost 3% more at 7,168 replications on the H100, 6%
 // at 57,344, 9% at 10⁶ (bench/NOTES.md). More states are indexed in the thread's own
@@ -149,29 +147,29 @@ fn refill(d: Draws, rep_no: u32, stream: u32, next_lo: u32) -> Draws {
 // producer writes draws below c + RING_DRAWS, whose places differ from those; at the
 // phase's end every draw below c + RING_DRAWS − 3 is made, and the next phase reads below
 // c + 2·PHASE ≤ c + RING_DRAWS − 3.
-fn fill(place: u32, rep_no: u32, stream: u32, made_from: vec2<u32>, next_lo: u32) -> vec2<u32> {
+fn fill(lane: u32, rep_no: u32, stream: u32, made_from: vec2<u32>, next_lo: u32) -> vec2<u32> {
     var made = made_from;
     let mean = select(P.arr_scale, P.scale, stream == 1u);
     let end_lo = next_lo + RING_DRAWS;
     for (var k = 0u; k < RING_DRAWS / 4u; k++) {
         if bitcast<i32>(end_lo - made.x) < 4 { break; }
         let v = block(rep_no, stream, vec2<u32>((made.x >> 2u) | (made.y << 30u), made.y >> 2u));
-        let at = (stream * RING_DRAWS + (made.x & (RING_DRAWS - 1u))) * SLOTS + place;
+        let at = (stream * RING_DRAWS + (made.x & (RING_DRAWS - 1u))) * CONSUMERS + lane;
         pool[at] = ring_word(v.x, mean);
-        pool[at + SLOTS] = ring_word(v.y, mean);
-        pool[at + 2u * SLOTS] = ring_word(v.z, mean);
-        pool[at + 3u * SLOTS] = ring_word(v.w, mean);
+        pool[at + CONSUMERS] = ring_word(v.y, mean);
+        pool[at + 2u * CONSUMERS] = ring_word(v.z, mean);
+        pool[at + 3u * CONSUMERS] = ring_word(v.w, mean);
         made = add64(made, vec2<u32>(4u, 0u));
     }
     return made;
 }
 
-// Draw `i_lo` (its index's low word) of `stream` of the replication at `place` as an exponential with
+// Draw `i_lo` (its index's low word) of `stream` of consumer `lane` as an exponential with
 // mean `mean` ticks (rng::scale_q27): from its ring, or from `d` where it makes its own.
-fn ticks(place: u32, stream: u32, d: Draws, i_lo: u32, mean: u32) -> Time {
+fn ticks(lane: u32, stream: u32, d: Draws, i_lo: u32, mean: u32) -> Time {
     if PRODUCERS > 0u {
         // the producer's ring word (`ring_word`: with one-word times, the ticks themselves)
-        return t_of_ring_word(pool[(stream * RING_DRAWS + (i_lo & (RING_DRAWS - 1u))) * SLOTS + place], mean);
+        return t_of_ring_word(pool[(stream * RING_DRAWS + (i_lo & (RING_DRAWS - 1u))) * CONSUMERS + lane], mean);
     }
     let off = i_lo - d.base.x;
     // by selects, not a variable index into a vector: that index put the draws in the
@@ -183,99 +181,348 @@ fn ticks(place: u32, stream: u32, d: Draws, i_lo: u32, mean: u32) -> Time {
     return t_of_product(mul32x32(q, mean));
 }
 
+// The customers waiting where n are in the system: those the servers do not hold. A server
+// is idle only where nobody waits (an arrival takes an idle server, a departure the queue's
+// head), so the queue's length is n − min(n, c), not kept an event (the record holds it
+// for the CPU).
+fn waiting(n: u32) -> u32 { return max(n, C) - C; }
+
+// Σ (t − a) over the n customers in the system at t (xy) and over those waiting (zw), in
+// ticks: a busy server's customer (its departure is not `never`) arrived at `who`, the
+// ring's `waiting(n)` places from `qhead` hold the waiting ones' arrivals (times from `base`).
+// With the time in each state this gives the sojourn and waiting sums without a sum an
+// event (`advance`, the books).
+fn ages(base: vec2<u32>, t: Time, dep: array<Time, C>, who: array<Time, C>, ring: array<Time, RING>, qhead: u32, n: u32) -> vec4<u32> {
+    let qlen = waiting(n);
+    let now = t_to(base, t);
+    var waiting = vec2<u32>(0u);
+    for (var j = 0u; j < RING; j++) {
+        let held = (j + RING - qhead) % RING < qlen;
+        waiting = select(waiting, add64(waiting, sub64(now, t_to_past(base, ring[j]))), held);
+    }
+    var all_in = waiting;
+    for (var i = 0u; i < C; i++) {
+        all_in = select(all_in, add64(all_in, sub64(now, t_to_past(base, who[i]))), !t_is_never(dep[i]));
+    }
+    return vec4<u32>(all_in, waiting);
+}
+
+// Σ_j (j − min(j, past)) · st_j modulo 2⁶⁴: ∫n dt for past = 0, ∫(waiting customers) dt for
+// past = C, over the time the state times cover.
+fn weighted(st: array<vec2<u32>, K1>, past: u32) -> vec2<u32> {
+    var sum = vec2<u32>(0u);
+    for (var j = 0u; j < K1; j++) {
+        sum = add64(sum, mul64(st[j], vec2<u32>(j - min(j, past), 0u)));
+    }
+    return sum;
+}
+
 @compute @workgroup_size(GROUP)
 fn advance(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let consumer = lid < CONSUMERS;
-    // a consumer's replications are at places lid and (PAIRED) lid + CONSUMERS, a
-    // producer's at its own place; every thread reads a record (a producer needs only its
-    // replication's draw counts) and, past the last replication too, meets every barrier
-    let first_slot = select(lid - CONSUMERS, lid, consumer);
-    let at = wg.x * SLOTS;
-    var a: Rep;
-    var a_st: StateTimes;
-    var a_st_phase: PhaseTimes;
-    var a_dep: Servers;
-    var a_who: Servers;
-    var a_ring: Waiting;
-    var b: Rep;
-    var b_st: StateTimes;
-    var b_st_phase: PhaseTimes;
-    var b_dep: Servers;
-    var b_who: Servers;
-    var b_ring: Waiting;
-    load_rep(&a, &a_st, &a_st_phase, &a_dep, &a_who, &a_ring, min(at + first_slot, P.reps - 1u), first_slot, consumer && at + first_slot < P.reps);
-    if PAIRED && consumer {
-        let slot = lid + CONSUMERS;
-        load_rep(&b, &b_st, &b_st_phase, &b_dep, &b_who, &b_ring, min(at + slot, P.reps - 1u), slot, at + slot < P.reps);
+    let lane = select(lid - CONSUMERS, lid, consumer); // a producer's: its consumer's
+    // every thread reads a record (a producer needs only its consumer's draw counts) and,
+    // past the last replication too, meets every barrier
+    let r = min(wg.x * CONSUMERS + lane, P.reps - 1u);
+    let real = wg.x * CONSUMERS + lane < P.reps;
+    // the times (`Time`: times_offsets.wgsl or times_ticks.wgsl) from `base`, in ticks
+    let t_then = get64(r, 0u);
+    var base = t_base(t_then);
+    var t = t_from(base, t_then);
+    var next_arr = t_from(base, get64(r, 2u));
+    var limit = t_limit(base, P.limit);
+    var n = rep[4u * P.reps + r];
+    var qhead = rep[5u * P.reps + r];
+    var gaps = get64(r, 8u);
+    var services = get64(r, 10u);
+    var deps = get64(r, 12u);
+    var events = get64(r, 14u);
+    var t_start = get64(r, T_START);
+    var arrivals = get64(r, ARRIVALS);
+    var blocked = get64(r, BLOCKED);
+    var departures = get64(r, DEPARTURES);
+    let sojourn_then = get64(r, SOJOURN);
+    let wait_then = get64(r, WAIT);
+    var starts = get64(r, STARTS);
+    // the time in each state in ticks (st), and what the phase has added to each (in
+    // workgroup memory, or indexed in `st_phase`): a duration of a phase fits a `Time`
+    var st: array<vec2<u32>, K1>;
+    for (var j = 0u; j < K1; j++) { st[j] = get64(r, P.state_off + 2u * j); }
+    var st_phase: array<Time, K1>;
+    if K1 <= STATES_IN_WORKGROUP && consumer {
+        for (var j = 0u; j < K1; j++) { st_shared[j * CONSUMERS + lane] = TIME_ZERO; }
     }
-    // a producer's next draw to make of each of its replication's streams (from the block
-    // of the replication's next)
-    var gaps_made = vec2<u32>(a.gaps.x & ~3u, a.gaps.y);
-    var services_made = vec2<u32>(a.services.x & ~3u, a.services.y);
-    if PRODUCERS > 0u && consumer {
-        next_draw[a.slot] = a.gaps.x;
-        next_draw[SLOTS + a.slot] = a.services.x;
-        if PAIRED {
-            next_draw[b.slot] = b.gaps.x;
-            next_draw[SLOTS + b.slot] = b.services.x;
-        }
-    } else if PRODUCERS > 0u {
-        gaps_made = fill(a.slot, P.first + a.r, 0u, gaps_made, a.gaps.x);
-        services_made = fill(a.slot, P.first + a.r, 1u, services_made, a.services.x);
+    var dep: array<Time, C>;
+    var who: array<Time, C>;
+    for (var i = 0u; i < C; i++) {
+        dep[i] = t_from(base, get64(r, P.server_off + 4u * i));
+        who[i] = t_from_past(base, get64(r, P.server_off + 4u * i + 2u));
     }
-    if lid == 0u { atomicStore(&running, min(SLOTS, P.reps - at)); }
+    var ring: array<Time, RING>;
+    for (var j = 0u; j < RING; j++) { ring[j] = t_from_past(base, get64(r, P.queue_off + 2u * j)); }
+    // The event's counters count in 32 bits from the dispatch's start (at most
+    // P.max_events ≤ 32,768 events) and are added to their 64-bit values at its end: one
+    // add an event each, not a 64-bit add and its carry (−7% at 7,168 replications). The
+    // draws' indices need only their low words inside the loop (`ticks`, `refill`).
+    var gaps_here = 0u;
+    var services_here = 0u;
+    var deps_here = 0u;
+    // the tally's arrivals, departures and service starts are the gaps, departures and
+    // services counted from these (the counts at the warm-up's end): three adds an event
+    // fewer
+    var gaps_tallied_from = 0u;
+    var deps_tallied_from = 0u;
+    var services_tallied_from = 0u;
+    // and the blocked arrivals are those not admitted: arrivals − (n's rise + departures)
+    // since the same point, where n was this (one count an event fewer)
+    var n_tallied_from = n;
+    // departures still to come (all 32 bits' worth where more), and the departure at which
+    // the warm-up ends, counted from here (0 where it is not ahead in this dispatch: only a
+    // warm_at above the departures so far is a stop)
+    let left = sub64(P.customers, deps);
+    let deps_left = select(select(left.x, 0xffffffffu, left.y != 0u), 0u, !lt64(deps, P.customers));
+    let warmup_left = sub64(P.warmup, deps);
+    let warm_at = select(0u, warmup_left.x, warmup_left.y == 0u);
+    var done_here = 0u;
+    // a thread's own draws (PRODUCERS = 0), or a producer's next draw to make of each of
+    // its consumer's streams (from the block of the consumer's next)
+    var gap_draws: Draws;
+    var service_draws: Draws;
+    var gaps_made = vec2<u32>(gaps.x & ~3u, gaps.y);
+    var services_made = vec2<u32>(services.x & ~3u, services.y);
+    if PRODUCERS == 0u {
+        gap_draws = draws_from(P.first + r, 0u, gaps);
+        service_draws = draws_from(P.first + r, 1u, services);
+    } else if consumer {
+        next_draw[lane] = gaps.x;
+        next_draw[CONSUMERS + lane] = services.x;
+    } else {
+        gaps_made = fill(lane, P.first + r, 0u, gaps_made, gaps.x);
+        services_made = fill(lane, P.first + r, 1u, services_made, services.x);
+    }
+    if lid == 0u { atomicStore(&running, min(CONSUMERS, P.reps - wg.x * CONSUMERS)); }
+    var runs = consumer && real;
+    // The books: the sums of sojourn and waiting times are not kept an event (removing them
+    // saved 7% of an event at 7,168 replications on the H100; found this way instead, 2.5%
+    // at 57,344, nothing measurable at 7,168) but from the time in each state. Over
+    // the time from t0 to t, Σ (departure − arrival) over the departures is ∫n dt plus the
+    // ages at t0 of those then in the system less the ages at t of those in it at t (each
+    // customer's stay, cut to [t0, t], counted once); the same holds for the waits, the
+    // customers starting service from the queue, with ∫(n − c)⁺ dt and the waiting ones'
+    // ages. Exact in integers, so modulo 2⁶⁴ the CPU's sums bit for bit. Here the parts
+    // known at t0; at the warm-up's end (sums and state times back to zero) again.
+    let ages_then = ages(base, t, dep, who, ring, qhead, n);
+    var sojourn_base = add64(sub64(sojourn_then, weighted(st, 0u)), ages_then.xy);
+    var wait_base = add64(sub64(wait_then, weighted(st, C)), ages_then.zw);
     workgroupBarrier();
-    // every replication stops within P.max_events events: the bound is never what ends this
+    // every consumer stops within P.max_events events: the bound is never what ends this
     for (var phase = 0u; phase <= P.max_events / PHASE + 1u; phase++) {
-        if consumer {
-            phase_begin(&a);
-            if PAIRED {
-                phase_begin(&b);
-                // both replications' events in one turn while both have one to run, then
-                // the rest of the phase of whichever has more
-                loop {
-                    if !(going(&a) && going(&b)) { break; }
-                    event(&a, &a_st_phase, &a_dep, &a_who, &a_ring);
-                    event(&b, &b_st_phase, &b_dep, &b_who, &b_ring);
-                }
-            }
+        if runs {
+            // The phase's events stop at the dispatch's cap, at the departure that ends the
+            // warm-up (where it is ahead) and at the last: one test of the departures an
+            // event, and the loop's count, where there were three tests (the cap and the
+            // warm-up's end tested apart)
+            let todo = min(PHASE, P.max_events - done_here);
+            let deps_from = deps_here;
+            let stop_at = select(deps_left, min(deps_left, warm_at), warm_at > deps_here);
+            var ran = 0u;
             loop {
-                if !going(&a) { break; }
-                event(&a, &a_st_phase, &a_dep, &a_who, &a_ring);
-            }
-            var stopped = phase_end(&a, &a_st, &a_st_phase, &a_dep, &a_who, &a_ring);
-            if PAIRED {
-                loop {
-                    if !going(&b) { break; }
-                    event(&b, &b_st_phase, &b_dep, &b_who, &b_ring);
+                if ran >= todo || deps_here == stop_at { break; }
+                if PRODUCERS == 0u {
+                    // a warp's threads compute their blocks together, at the same events
+                    // (the gaps' at events ≡ 0 mod 4, the services' at ≡ 2), not whenever
+                    // one of them runs out (which, over 32 threads, is nearly every event)
+                    switch (done_here + ran) & 3u {
+                        case 0u: { gap_draws = refill(gap_draws, P.first + r, 0u, gaps.x + gaps_here); }
+                        case 2u: { service_draws = refill(service_draws, P.first + r, 1u, services.x + services_here); }
+                        default: {}
+                    }
                 }
-                stopped += phase_end(&b, &b_st, &b_st_phase, &b_dep, &b_who, &b_ring);
+                // the earliest departure (the lowest-numbered server of equal ones), by
+                // selects: no branch a server (1–3% at 7,168 replications on the H100)
+                var server = 0u;
+                var first_dep = dep[0];
+                for (var i = 1u; i < C; i++) {
+                    let earlier = t_lt(dep[i], first_dep);
+                    first_dep = select(first_dep, dep[i], earlier);
+                    server = select(server, i, earlier);
+                }
+                let departs = !t_lt(next_arr, first_dep);
+                let te = select(next_arr, first_dep, departs);
+                // the next service time: a departure that frees a server to the queue's head and an
+                // arrival that finds one idle both draw this one, so a warp whose replications
+                // diverge computes it once, not once in each branch (−13% at 7,168 replications)
+                let s = ticks(lane, 1u, service_draws, services.x + services_here, P.scale);
+                if TIME_LIMITED && !t_lt(te, limit) { runs = false; break; }
+                let dt = t_sub(te, t);
+                // the time in state n
+                if K1 <= STATES_IN_WORKGROUP {
+                    let at = n * CONSUMERS + lane;
+                    st_shared[at] = t_add(st_shared[at], dt);
+                } else {
+                    st_phase[n] = t_add(st_phase[n], dt);
+                }
+                t = te;
+                // both kinds of event as selects, no branch: a warp whose replications diverge ran
+                // one branch after the other; here the two paths' instructions may interleave
+                // (0.102 → 0.095 s at 7,168 replications on the H100)
+                let arrives = !departs;
+                let admitted = arrives && n != K;
+                let queued = n > C; // waiting(n) > 0
+                let from_queue = departs && queued;
+                var free = C;
+                for (var i = C; i > 0u; i--) {
+                    free = select(free, i - 1u, t_is_never(dep[i - 1u]));
+                }
+                let to_server = admitted && free < C;
+                let to_queue = admitted && free == C;
+                // the queue's head; a short ring by selects over its slots, so that it stays in
+                // registers (0.095 → 0.089 s at 7,168 replications with the write below, −4% at
+                // 57,344), a long one by its index: selects would cost two per slot an event
+                var a: Time;
+                if RING <= SLOTS_IN_REGISTERS {
+                    a = ring[0];
+                    for (var j = 1u; j < RING; j++) { a = select(a, ring[j], j == qhead); }
+                } else {
+                    a = ring[qhead];
+                }
+                // the server whose departure and customer change (C: none), and to what; a
+                // server left idle keeps its last customer's arrival until the record is
+                // stored (where it is zero, as on the CPU)
+                let changed = select(select(C, free, admitted), server, departs);
+                let new_dep = select(t_add(t, s), t_never(), departs && !queued);
+                let new_who = select(t, a, departs);
+                let who_changed = select(changed, C, departs && !queued);
+                let slot = (qhead + n - C) % RING; // where n ≥ c: read only then
+                if RING <= SLOTS_IN_REGISTERS {
+                    for (var j = 0u; j < RING; j++) { ring[j] = select(ring[j], t, to_queue && j == slot); }
+                } else if to_queue {
+                    ring[slot] = t;
+                }
+                n = n + u32(admitted) - u32(departs);
+                qhead = select(qhead, (qhead + 1u) % RING, from_queue);
+                deps_here += u32(departs);
+                services_here += u32(from_queue || to_server);
+                next_arr = select(next_arr, t_add(t, ticks(lane, 0u, gap_draws, gaps.x + gaps_here, P.arr_scale)), arrives);
+                gaps_here += u32(arrives);
+                // one loop of writes over the servers for both branches: a warp whose replications
+                // diverge runs it once, not a loop in each branch (with the books at the end, −12% at
+                // 7,168 replications and −18% at 57,344)
+                for (var i = 0u; i < C; i++) {
+                    dep[i] = select(dep[i], new_dep, i == changed);
+                    who[i] = select(who[i], new_who, i == who_changed);
+                }
+                ran += 1u;
             }
-            if stopped > 0u { atomicSub(&running, stopped); }
+            done_here += ran;
+            // The phase's end: its time in each state into the 64-bit sums, and the times'
+            // base to the clock (with one-word times; a word pair's base stays 0)
+            for (var j = 0u; j < K1; j++) {
+                if K1 <= STATES_IN_WORKGROUP {
+                    let at = j * CONSUMERS + lane;
+                    st[j] = add64(st[j], t_wide(st_shared[at]));
+                    st_shared[at] = TIME_ZERO;
+                } else {
+                    st[j] = add64(st[j], t_wide(st_phase[j]));
+                    st_phase[j] = TIME_ZERO;
+                }
+            }
+            let by = t_shift(t);
+            base = add64(base, t_wide(by));
+            t = t_rebase(t, by);
+            next_arr = t_rebase(next_arr, by);
+            for (var i = 0u; i < C; i++) {
+                dep[i] = t_rebase(dep[i], by);
+                who[i] = t_rebase_past(who[i], by);
+            }
+            for (var j = 0u; j < RING; j++) { ring[j] = t_rebase_past(ring[j], by); }
+            limit = t_limit(base, P.limit);
+            if deps_from < warm_at && deps_here == warm_at {
+                // the warm-up ended at the last event: the tally starts again from here.
+                // Out of the event loop, which stops for it (the rest of the phase's events
+                // go to the next phase): a branch in every event, never taken but once,
+                // cost 7% at 7,168 replications on the H100
+                t_start = t_to(base, t);
+                arrivals = vec2<u32>(0u);
+                blocked = vec2<u32>(0u);
+                departures = vec2<u32>(0u);
+                n_tallied_from = n;
+                gaps_tallied_from = gaps_here;
+                deps_tallied_from = deps_here;
+                services_tallied_from = services_here;
+                starts = vec2<u32>(0u);
+                for (var j = 0u; j < K1; j++) { st[j] = vec2<u32>(0u); }
+                let ages_now = ages(base, t, dep, who, ring, qhead, n);
+                sojourn_base = ages_now.xy;
+                wait_base = ages_now.zw;
+            }
+            runs = runs && deps_here < deps_left;
+            if runs && done_here >= P.max_events {
+                // stopped by the dispatch's cap with events to run: another dispatch is due
+                atomicAdd(&status[0], 1u);
+                runs = false;
+            }
+            if !runs { atomicSub(&running, 1u); }
         }
-        let now = (phase & 1u) * 2u * SLOTS;
+        let now = (phase & 1u) * 2u * CONSUMERS;
         if PRODUCERS > 0u && consumer {
-            // every replication, stopped or not, so that the next phase's producer reads
-            // its cursor, not one two phases old
-            let next = ((phase + 1u) & 1u) * 2u * SLOTS;
-            next_draw[next + a.slot] = a.gaps.x + a.gaps_here;
-            next_draw[next + SLOTS + a.slot] = a.services.x + a.services_here;
-            if PAIRED {
-                next_draw[next + b.slot] = b.gaps.x + b.gaps_here;
-                next_draw[next + SLOTS + b.slot] = b.services.x + b.services_here;
-            }
+            // every consumer, stopped or not, so that the next phase's producer reads its
+            // cursor, not one two phases old
+            let next = ((phase + 1u) & 1u) * 2u * CONSUMERS;
+            next_draw[next + lane] = gaps.x + gaps_here;
+            next_draw[next + CONSUMERS + lane] = services.x + services_here;
         } else if PRODUCERS > 0u {
             // the draws the last phase's events took are made again, further on
-            gaps_made = fill(a.slot, P.first + a.r, 0u, gaps_made, next_draw[now + a.slot]);
-            services_made = fill(a.slot, P.first + a.r, 1u, services_made, next_draw[now + SLOTS + a.slot]);
+            gaps_made = fill(lane, P.first + r, 0u, gaps_made, next_draw[now + lane]);
+            services_made = fill(lane, P.first + r, 1u, services_made, next_draw[now + CONSUMERS + lane]);
         }
         workgroupBarrier();
         if lid == 0u { still_running = atomicLoad(&running); }
         if workgroupUniformLoad(&still_running) == 0u { break; }
     }
-    if !consumer { return; }
-    if at + a.slot < P.reps { store_rep(&a, &a_st, &a_dep, &a_who, &a_ring); }
-    if PAIRED && at + b.slot < P.reps { store_rep(&b, &b_st, &b_dep, &b_who, &b_ring); }
+    if !(consumer && real) { return; }
+    gaps = add64(gaps, vec2<u32>(gaps_here, 0u));
+    services = add64(services, vec2<u32>(services_here, 0u));
+    deps = add64(deps, vec2<u32>(deps_here, 0u));
+    events = add64(events, vec2<u32>(done_here, 0u));
+    arrivals = add64(arrivals, vec2<u32>(gaps_here - gaps_tallied_from, 0u));
+    let admitted = n - n_tallied_from + (deps_here - deps_tallied_from);
+    blocked = add64(blocked, vec2<u32>(gaps_here - gaps_tallied_from - admitted, 0u));
+    departures = add64(departures, vec2<u32>(deps_here - deps_tallied_from, 0u));
+    starts = add64(starts, vec2<u32>(services_here - services_tallied_from, 0u));
+    put64(r, 0u, t_to(base, t));
+    put64(r, 2u, t_to(base, next_arr));
+    rep[4u * P.reps + r] = n;
+    rep[5u * P.reps + r] = qhead;
+    rep[6u * P.reps + r] = waiting(n);
+    put64(r, 8u, gaps);
+    put64(r, 10u, services);
+    put64(r, 12u, deps);
+    put64(r, 14u, events);
+    put64(r, T_START, t_start);
+    // ∫n dt and ∫min(n, c) dt start at zero with the time in each state (st) and grow
+    // with it, so they are Σ_j j·st_j and Σ_j min(j, c)·st_j modulo 2⁶⁴ at any moment, the
+    // CPU's per-event sums exactly: computed here, not two 64-bit products an event (every
+    // phase that ran has added its states' times to st)
+    let area = weighted(st, 0u);
+    let queue_area = weighted(st, C);
+    put64(r, AREA, area);
+    put64(r, BUSY, sub64(area, queue_area));
+    let ages_now = ages(base, t, dep, who, ring, qhead, n);
+    put64(r, SOJOURN, sub64(add64(sojourn_base, area), ages_now.xy));
+    put64(r, WAIT, sub64(add64(wait_base, queue_area), ages_now.zw));
+    put64(r, ARRIVALS, arrivals);
+    put64(r, BLOCKED, blocked);
+    put64(r, DEPARTURES, departures);
+    put64(r, STARTS, starts);
+    for (var j = 0u; j < K1; j++) { put64(r, P.state_off + 2u * j, st[j]); }
+    for (var i = 0u; i < C; i++) {
+        let idle = t_is_never(dep[i]);
+        put64(r, P.server_off + 4u * i, t_to(base, dep[i]));
+        // an idle server has no customer: its arrival is stored as zero (as on the CPU)
+        put64(r, P.server_off + 4u * i + 2u, select(t_to_past(base, who[i]), vec2<u32>(0u), idle));
+    }
+    for (var j = 0u; j < RING; j++) { put64(r, P.queue_off + 2u * j, t_to_past(base, ring[j])); }
 }
 
 // Between two `advance` dispatches: the count is of the last one only.
