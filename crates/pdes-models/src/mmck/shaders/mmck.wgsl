@@ -375,8 +375,10 @@ fn advance(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index
                 for (var i = C; i > 0u; i--) {
                     free = select(free, i - 1u, t_is_never(dep[i - 1u]));
                 }
-                let to_server = admitted && free < C;
-                let to_queue = admitted && free == C;
+                // a server is idle where fewer than c are in the system (`waiting`): the test
+                // of n, not of the search's result, off the servers' chain
+                let to_server = admitted && n < C;
+                let to_queue = admitted && n >= C;
                 // the queue's head; a short ring by selects over its slots, so that it stays in
                 // registers (0.095 → 0.089 s at 7,168 replications with the write below, −4% at
                 // 57,344), a long one by its index: selects would cost two per slot an event
@@ -387,13 +389,14 @@ fn advance(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index
                 } else {
                     a = ring[qhead];
                 }
-                // the server whose departure and customer change (C: none), and to what; a
-                // server left idle keeps its last customer's arrival until the record is
-                // stored (where it is zero, as on the CPU)
+                // the server whose departure and customer change (C: none), and to what. A
+                // server left idle gets the queue's head's slot as its customer's arrival:
+                // nothing reads an idle server's (`ages` skips it, the record stores zero,
+                // as on the CPU, and the next customer it takes overwrites it), so one
+                // compare a server serves both writes
                 let changed = select(select(C, free, admitted), server, departs);
                 let new_dep = select(t_add(t, s), t_never(), departs && !queued);
                 let new_who = select(t, a, departs);
-                let who_changed = select(changed, C, departs && !queued);
                 let slot = (qhead + n - C) % RING; // where n ≥ c: read only then
                 if RING <= SLOTS_IN_REGISTERS {
                     for (var j = 0u; j < RING; j++) { ring[j] = select(ring[j], t, to_queue && j == slot); }
@@ -410,8 +413,9 @@ fn advance(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index
                 // diverge runs it once, not a loop in each branch (with the books at the end, −12% at
                 // 7,168 replications and −18% at 57,344)
                 for (var i = 0u; i < C; i++) {
-                    dep[i] = select(dep[i], new_dep, i == changed);
-                    who[i] = select(who[i], new_who, i == who_changed);
+                    let here = i == changed;
+                    dep[i] = select(dep[i], new_dep, here);
+                    who[i] = select(who[i], new_who, here);
                 }
                 ran += 1u;
             }
