@@ -231,6 +231,16 @@ for what in "$@"; do
         timeout 300 $BIN run cheng2014-mmck --engine gpu --set run.replications=$reps --format json --out "$OUT/mmck-$reps.json" > /dev/null 2>&1
         echo "$reps × 50,000: $(grep -m1 -h '"wall_seconds"' "$OUT/mmck-$reps.json" | tr -d ' ,') events $(grep -m1 -h '"events"' "$OUT/mmck-$reps.json" | tr -d ' ,')"
       done | tee -a "$OUT/mmck-ab.txt" ;;
+    mmck-binaries)  # issue 32 item 1: every carry/pdes-lab-* binary and $BIN, paper 003's 7,168 and 57,344 replications × 50,000 as `run` gives them (fresh processes), three interleaved rounds; each output less its clocks hashed
+      for round in 1 2 3; do
+        for reps in 7168 57344; do
+          for b in carry/pdes-lab-* "$BIN"; do
+            f="$OUT/bin-$(basename "$b")-$reps-$round.json"
+            $b run cheng2014-mmck --engine gpu --set run.replications=$reps --format json --out "$f" > /dev/null 2>&1
+            echo "round $round $(printf %-18s $(basename "$b")) $reps reps: $(grep -m1 -h '"wall_seconds"' "$f" | tr -d ' ,'), output $(grep -v 'wall_seconds\|per_second' "$f" | md5sum | cut -c1-12)"
+          done
+        done
+      done | tee "$OUT/mmck-binaries.txt" ;;
     mmck-warps)  # issue 32 item 1, eleventh session: a workgroup of one consumer warp and one producer warp against two of each (PDES_MMCK_DRAWS=producer64|producer64x2|producer32|producer32x2), 7,168 and 14,336 replications × 50,000, three interleaved rounds; each output less its clocks hashed
       for round in 1 2 3; do
         for reps in 7168 14336; do
