@@ -241,16 +241,6 @@ for what in "$@"; do
           done
         done
       done | tee "$OUT/mmck-binaries.txt" ;;
-    mmck-warps)  # issue 32 item 1, eleventh session: a workgroup of one consumer warp and one producer warp against two of each (PDES_MMCK_DRAWS=producer64|producer64x2|producer32|producer32x2), 7,168 and 14,336 replications × 50,000, three interleaved rounds; each output less its clocks hashed
-      for round in 1 2 3; do
-        for reps in 7168 14336; do
-          for d in producer64 producer64x2 producer32 producer32x2; do
-            f="$OUT/warps-$d-$reps-$round.json"
-            PDES_MMCK_DRAWS=$d $BIN run cheng2014-mmck --engine gpu --set run.replications=$reps --format json --out "$f" > /dev/null 2>&1
-            echo "round $round $(printf %-13s $d) $reps reps: $(grep -m1 -h '"wall_seconds"' "$f" | tr -d ' ,'), output $(grep -v 'wall_seconds\|per_second' "$f" | md5sum | cut -c1-12)"
-          done
-        done
-      done | tee "$OUT/mmck-warps.txt" ;;
     mmck-limit)  # issue 32 item 1, eleventh session: carry/pdes-lab-before against $BIN as built, with the dispatches of the loop budget's size (PDES_MMCK_DISPATCH_EVENTS=4681) and with the time limit's test in every event (PDES_MMCK_ALWAYS_LIMITED=1); 7,168 (producers) and 57,344 (own draws) × 50,000, three interleaved rounds; each output less its clocks hashed
       for round in 1 2 3; do
         for reps in 7168 57344; do

@@ -19,9 +19,6 @@ pub enum DrawsMadeBy {
     Producer {
         /// Places of each stream's ring (a power of two).
         ring: u32,
-        /// Warps of consumers in a workgroup, each with a warp of producers (1 or 2: a
-        /// workgroup of four warps fills an SM's four schedulers by itself).
-        warps: u32,
     },
 }
 
@@ -31,9 +28,7 @@ pub enum DrawsMadeBy {
 /// 16 KiB hold them) ran 7,168 and 14,336 replications 1.8× and 1.3× faster than their own
 /// threads, 21,504 as fast, 28,672 to 57,344 8–30% slower; rings of 64 (16 KiB, 30 events)
 /// 3% faster again at 7,168, 40% slower at 14,336.
-/// (places, warps of consumers a workgroup, most replications; 0: only where forced by
-/// `PDES_MMCK_DRAWS`, for measurements)
-const RINGS: [(u32, u32, u32); 4] = [(64, 1, 8_192), (32, 1, 16_384), (64, 2, 0), (32, 2, 0)];
+const RINGS: [(u32, u32); 2] = [(64, 8_192), (32, 16_384)];
 
 /// Threads in a warp of consumers or of producers (mmck.wgsl's PRODUCERS).
 const WARP: u32 = 32;
@@ -46,8 +41,8 @@ impl DrawsMadeBy {
     /// Producers with the longest ring of [`RINGS`] whose count of replications the run's
     /// does not pass and whose workgroup memory the device has, else each replication's own
     /// thread.
-    /// `PDES_MMCK_DRAWS=own`, `producer32`, `producer64`, `producer32x2` or `producer64x2`
-    /// forces one (for benchmarks; a way that does not fit is not used).
+    /// `PDES_MMCK_DRAWS=own`, `producer32` or `producer64` forces one (for benchmarks;
+    /// a ring that does not fit is not used).
     pub fn for_run(replications: u32, limits: &wgpu::Limits) -> Self {
         let fitting = Self::every(limits);
         let forced = std::env::var("PDES_MMCK_DRAWS")
@@ -58,8 +53,8 @@ impl DrawsMadeBy {
         }
         RINGS
             .iter()
-            .filter(|&&(_, _, most)| replications <= most)
-            .map(|&(ring, warps, _)| Self::Producer { ring, warps })
+            .filter(|&&(_, most)| replications <= most)
+            .map(|&(ring, _)| Self::Producer { ring })
             .find(|d| fitting.contains(d))
             .unwrap_or(Self::OwnThread)
     }
@@ -77,7 +72,7 @@ impl DrawsMadeBy {
     pub fn all() -> Vec<Self> {
         RINGS
             .iter()
-            .map(|&(ring, warps, _)| Self::Producer { ring, warps })
+            .map(|&(ring, _)| Self::Producer { ring })
             .chain([Self::OwnThread])
             .collect()
     }
@@ -86,8 +81,7 @@ impl DrawsMadeBy {
     pub fn name(self) -> String {
         match self {
             Self::OwnThread => "own".into(),
-            Self::Producer { ring, warps: 1 } => format!("producer{ring}"),
-            Self::Producer { ring, warps } => format!("producer{ring}x{warps}"),
+            Self::Producer { ring } => format!("producer{ring}"),
         }
     }
 
@@ -95,7 +89,7 @@ impl DrawsMadeBy {
     pub fn replications_per_group(self) -> u32 {
         match self {
             Self::OwnThread => 2 * WARP,
-            Self::Producer { warps, .. } => WARP * warps,
+            Self::Producer { .. } => WARP,
         }
     }
 
@@ -104,7 +98,7 @@ impl DrawsMadeBy {
     fn pool_words(self) -> (u32, u32) {
         match self {
             Self::OwnThread => (1, 1),
-            Self::Producer { ring, warps } => (2 * ring * WARP * warps, 4 * WARP * warps),
+            Self::Producer { ring } => (2 * ring * WARP, 4 * WARP),
         }
     }
 
@@ -124,7 +118,7 @@ impl DrawsMadeBy {
     pub fn phase(self, times: Times) -> u32 {
         match self {
             Self::OwnThread => times.own_thread_phase(),
-            Self::Producer { ring, .. } => (ring - 3) / 2,
+            Self::Producer { ring } => (ring - 3) / 2,
         }
     }
 
@@ -135,7 +129,7 @@ impl DrawsMadeBy {
         let (pool, cursors) = self.pool_words();
         let (consumers, producers, ring) = match self {
             Self::OwnThread => (2 * WARP, 0, 1),
-            Self::Producer { ring, warps } => (WARP * warps, WARP * warps, ring),
+            Self::Producer { ring } => (WARP, WARP, ring),
         };
         let phase = self.phase(times);
         format!(
@@ -157,11 +151,11 @@ mod tests {
         };
         assert_eq!(
             DrawsMadeBy::for_run(7_168, &limits),
-            DrawsMadeBy::Producer { ring: 64, warps: 1 }
+            DrawsMadeBy::Producer { ring: 64 }
         );
         assert_eq!(
             DrawsMadeBy::for_run(14_336, &limits),
-            DrawsMadeBy::Producer { ring: 32, warps: 1 }
+            DrawsMadeBy::Producer { ring: 32 }
         );
         assert_eq!(
             DrawsMadeBy::for_run(57_344, &limits),
@@ -170,7 +164,7 @@ mod tests {
         limits.max_compute_workgroup_storage_size = 16 * 1024;
         assert_eq!(
             DrawsMadeBy::for_run(7_168, &limits),
-            DrawsMadeBy::Producer { ring: 32, warps: 1 }
+            DrawsMadeBy::Producer { ring: 32 }
         );
         limits.max_compute_workgroup_storage_size = 4 * 1024;
         assert_eq!(DrawsMadeBy::for_run(7_168, &limits), DrawsMadeBy::OwnThread);
@@ -178,9 +172,9 @@ mod tests {
 
     #[test]
     fn a_phase_leaves_the_ring_room_for_the_next() {
-        for (ring, warps, _) in RINGS {
+        for (ring, _) in RINGS {
             for times in [Times::Offsets, Times::Ticks] {
-                let c = DrawsMadeBy::Producer { ring, warps }.constants(times);
+                let c = DrawsMadeBy::Producer { ring }.constants(times);
                 let phase: u32 = c
                     .lines()
                     .find_map(|l| l.strip_prefix("const PHASE: u32 = "))

@@ -78,9 +78,8 @@ fn put64(r: u32, w: u32, v: vec2<u32>) { rep[w * P.reps + r] = v.x; rep[(w + 1u)
 const ONE: vec2<u32> = vec2<u32>(1u, 0u);
 
 // Who makes a replication's draws: its own thread (PRODUCERS = 0: a workgroup of CONSUMERS =
-// 64 replications), or a producer thread beside it (PRODUCERS = CONSUMERS: one or two
-// warps of 32 consumers and as many of producers, whole warps apart so that each has a
-// scheduler of its own).
+// 64 replications), or a producer thread beside it (PRODUCERS = 32: a warp of 32 consumers
+// and a warp of 32 producers, whole warps apart so that each has a scheduler of its own).
 // Shape constants from draws.rs (`DrawsMadeBy`), with PHASE, the events a consumer runs
 // between two of the workgroup's barriers (with its own draws: all of the dispatch's),
 // RING_DRAWS, the places of a stream's ring of draws (a power of two, at least 2·PHASE + 3:
