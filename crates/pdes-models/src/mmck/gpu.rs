@@ -32,18 +32,22 @@ const WG: u32 = 64;
 const LOOP_BUDGET: u32 = 32_768;
 
 /// Events of all replications together one dispatch may run on a hardware adapter in a
-/// native process: 2²⁸, 3–7 ms of an H100 (paper 003's 7,168 replications in 3
-/// dispatches, not 22), so that no dispatch comes near a display driver's watchdog
+/// native process: 2²⁸, 3–7 ms of an H100 or an H200 (paper 003's 7,168 replications in 4
+/// dispatches, not 27), so that no dispatch comes near a display driver's watchdog
 /// (seconds). A browser's device keeps the loop budget: one chunk a frame.
 const EVENTS_PER_HARDWARE_DISPATCH: u64 = 1 << 28;
 
+/// And events of one replication in one such dispatch: 2¹⁶, 10–20 ms of one thread's
+/// chain of events (~160–300 ns each), so that a run of a few replications with many
+/// customers is no single dispatch of minutes.
+const EVENTS_PER_HARDWARE_THREAD: u64 = 1 << 16;
+
 /// Most events one replication runs in one dispatch of `reps` replications with `servers`
 /// servers on `gpu`: the loop budget's share, or on a hardware adapter in a native process
-/// the larger of that and the replication's share of
-/// [`EVENTS_PER_HARDWARE_DISPATCH`]. `PDES_MMCK_DISPATCH_EVENTS=n` (a whole number from 1
-/// up) sets it, for measurements.
+/// the larger of that and the replication's share of [`EVENTS_PER_HARDWARE_DISPATCH`], at
+/// most [`EVENTS_PER_HARDWARE_THREAD`]. `PDES_MMCK_DISPATCH_EVENTS=n` (a whole number from
+/// 1 up) sets it, for measurements.
 fn events_per_dispatch(gpu: &Gpu, servers: u32, reps: u32) -> u32 {
-    let by_loops = (LOOP_BUDGET / (2 * servers + 1)).max(1);
     let forced = std::env::var("PDES_MMCK_DISPATCH_EVENTS")
         .ok()
         .and_then(|v| v.parse::<u32>().ok())
@@ -51,12 +55,22 @@ fn events_per_dispatch(gpu: &Gpu, servers: u32, reps: u32) -> u32 {
     if let Some(n) = forced {
         return n;
     }
-    if gpu.info.device_type == wgpu::DeviceType::Cpu || gpu.defers_readbacks() {
+    let by_loops_only = gpu.info.device_type == wgpu::DeviceType::Cpu || gpu.defers_readbacks();
+    dispatch_events(by_loops_only, servers, reps)
+}
+
+/// [`events_per_dispatch`] without the knob: the loop budget's share alone where
+/// `by_loops_only` (a software adapter, a browser's device).
+fn dispatch_events(by_loops_only: bool, servers: u32, reps: u32) -> u32 {
+    let by_loops = (LOOP_BUDGET / (2 * servers + 1)).max(1);
+    if by_loops_only {
         return by_loops;
     }
-    let by_work = (EVENTS_PER_HARDWARE_DISPATCH / u64::from(reps.max(1))).min(1 << 30) as u32;
+    let by_work = (EVENTS_PER_HARDWARE_DISPATCH / u64::from(reps.max(1)))
+        .min(EVENTS_PER_HARDWARE_THREAD) as u32;
     by_loops.max(by_work)
 }
+
 /// Dispatches per submit.
 const DISPATCHES_PER_SUBMIT: u32 = 8;
 /// Words of a record before the state times (see mmck.wgsl).
@@ -750,5 +764,23 @@ impl Engine for GpuMmck {
     }
     fn report(&mut self) -> Result<Report, SimError> {
         Ok(Report::of(&self.summary()?))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::dispatch_events;
+
+    #[test]
+    fn a_hardware_dispatch_holds_its_share_of_the_events_within_a_thread_s_bound() {
+        // paper 003's 7,168 replications: 2^28 / 7,168 events each
+        assert_eq!(dispatch_events(false, 3, 7_168), 37_449);
+        // a few replications: one thread's bound, not 2^28 events on one chain
+        assert_eq!(dispatch_events(false, 3, 1), 1 << 16);
+        // a full device: the loop budget's share is the larger
+        assert_eq!(dispatch_events(false, 3, 1_000_000), 32_768 / 7);
+        // lavapipe and a browser: the loop budget's share whatever the size
+        assert_eq!(dispatch_events(true, 3, 7_168), 32_768 / 7);
+        assert_eq!(dispatch_events(true, 64, 1), 32_768 / 129);
     }
 }
