@@ -272,6 +272,17 @@ mod tests {
     use super::*;
     use std::time::Duration;
 
+    /// A job whose every task sleeps `sleep` (none where zero), then counts into `count`.
+    fn counting(sleep: Duration, count: &Arc<AtomicUsize>) -> Box<BackgroundJob> {
+        let count = Arc::clone(count);
+        Box::new(move |_| {
+            if !sleep.is_zero() {
+                std::thread::sleep(sleep);
+            }
+            count.fetch_add(1, Ordering::Relaxed);
+        })
+    }
+
     /// Waits for the lane's batch in slot 0, helping it.
     fn finish(lane: &Lane<'_>) {
         while !lane.finished(0) {
@@ -323,16 +334,8 @@ mod tests {
         let pool = SpinPool::new(3, Duration::from_millis(1));
         let mut lane = pool.background().expect("the lane is free");
         let left = Arc::new(AtomicUsize::new(0));
-        let l = Arc::clone(&left);
         // far more background work than the round below
-        lane.submit(
-            0,
-            200,
-            Box::new(move |_| {
-                std::thread::sleep(Duration::from_millis(2));
-                l.fetch_add(1, Ordering::Relaxed);
-            }),
-        );
+        lane.submit(0, 200, counting(Duration::from_millis(2), &left));
         // the workers well into the batch
         std::thread::sleep(Duration::from_millis(10));
         // the caller alone would take 30 ms; the workers take the round's tasks between
@@ -369,14 +372,7 @@ mod tests {
         );
         finish(&lane);
         assert_eq!(ran.load(Ordering::Relaxed), 9);
-        let r = Arc::clone(&ran);
-        lane.submit(
-            0,
-            5,
-            Box::new(move |_| {
-                r.fetch_add(1, Ordering::Relaxed);
-            }),
-        );
+        lane.submit(0, 5, counting(Duration::ZERO, &ran));
         finish(&lane);
         assert_eq!(ran.load(Ordering::Relaxed), 14);
     }
@@ -419,25 +415,9 @@ mod tests {
         let pool = SpinPool::new(3, Duration::from_millis(1));
         let mut lane = pool.background().expect("the lane is free");
         let (long, short) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
-        let l = Arc::clone(&long);
-        lane.submit(
-            1,
-            100,
-            Box::new(move |_| {
-                std::thread::sleep(Duration::from_millis(2));
-                l.fetch_add(1, Ordering::Relaxed);
-            }),
-        );
+        lane.submit(1, 100, counting(Duration::from_millis(2), &long));
         std::thread::sleep(Duration::from_millis(5));
-        let s = Arc::clone(&short);
-        lane.submit(
-            0,
-            10,
-            Box::new(move |_| {
-                std::thread::sleep(Duration::from_millis(1));
-                s.fetch_add(1, Ordering::Relaxed);
-            }),
-        );
+        lane.submit(0, 10, counting(Duration::from_millis(1), &short));
         while !lane.finished(0) {
             std::thread::yield_now();
         }
@@ -454,13 +434,10 @@ mod tests {
     /// A batch of `tasks` tasks in slot 0 counting into `ran`, whose `then` submits the
     /// next until `left` reaches zero.
     fn chained(slots: &'static Slots, ran: Arc<AtomicUsize>, thens: Arc<AtomicUsize>, left: usize) {
-        let r = Arc::clone(&ran);
         slots.submit(
             0,
             7,
-            Box::new(move |_| {
-                r.fetch_add(1, Ordering::Relaxed);
-            }),
+            counting(Duration::ZERO, &ran),
             Some(Box::new(move || {
                 thens.fetch_add(1, Ordering::Relaxed);
                 if left > 1 {
