@@ -124,8 +124,9 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
             .advance(Budget::Until(target))
             .map_err(|e| CliError::Run(e.to_string()))?;
         let took = call.elapsed();
-        let covered = sim.engine.now().min(end).saturating_sub(from);
-        let rest = end.saturating_sub(sim.engine.now());
+        let done = sim.engine.now().min(end);
+        let covered = done.saturating_sub(from);
+        let rest = end - done;
         // a quick call grows the next fourfold, one near the aim twofold, and one of a few
         // milliseconds sixteenfold: every call is a GPU batch's submits and readback
         // (~0.3 ms, and the GPU idle while the next batch's first submission is encoded),
@@ -145,7 +146,6 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
         if covered > 0 && took.as_secs_f64() * (rest as f64) / (covered as f64) < 0.2 {
             chunk = chunk.max(rest);
         }
-        let done = sim.engine.now().min(end);
         if std::io::stderr().is_terminal() {
             if bar.is_none() && started.elapsed() > Duration::from_secs(1) {
                 let b = indicatif::ProgressBar::new(end);
