@@ -8,7 +8,7 @@ use common_cfg::gpu;
 use pdes_lab::engines::LiveEngine;
 use pdes_lab::models::phold::config::{PholdAlgorithm, PholdConfig};
 use pdes_lab::models::phold::cpu::CpuPhold;
-use pdes_lab::models::phold::gpu::{GpuPhold, KeySpan};
+use pdes_lab::models::phold::gpu::GpuPhold;
 use pdes_lab::sim::{Budget, Engine};
 
 fn config(sets: &[&str]) -> PholdConfig {
@@ -19,15 +19,10 @@ fn config(sets: &[&str]) -> PholdConfig {
 /// Both engines through the same budgets: after each, the same time, step log, pending
 /// events and LP counts; at the end the same report.
 fn assert_twins(cfg: &PholdConfig, budgets: &[Budget]) {
-    assert_twins_keyed(cfg, budgets, KeySpan::FULL);
-}
-
-/// [`assert_twins`] with the GPU's scan keyed by `keys`.
-fn assert_twins_keyed(cfg: &PholdConfig, budgets: &[Budget], keys: KeySpan) {
     let Some(g) = gpu() else { return };
     for r in pdes_lab::verify::variants(&g) {
         let mut cpu = CpuPhold::new(cfg);
-        let mut gpu = GpuPhold::with_keys(g.clone(), cfg, r, keys).unwrap();
+        let mut gpu = GpuPhold::with_reductions(g.clone(), cfg, r).unwrap();
         for b in budgets {
             Engine::advance(&mut cpu, *b).unwrap();
             gpu.advance(*b).unwrap();
@@ -106,65 +101,6 @@ fn next_events_beyond_a_32_bit_offset_from_the_bound_match_too() {
         "run.end_time=200000",
     ]);
     assert_twins(&cfg, &[Budget::Steps(5), Budget::Finish]);
-}
-
-/// The step's scan reads each token's time as a key from its workgroup's epoch (32 bits
-/// on a device; here 2^21 ticks, two time units). Delays of a mean of 1.5 units saturate
-/// many keys (their times kept beside them) and move the epochs every few steps.
-#[test]
-fn saturated_keys_and_moving_epochs_match_too() {
-    let cfg = config(&[
-        "model.lps=1031",
-        "model.population=3",
-        "model.mean=1.5",
-        "run.end_time=30",
-    ]);
-    let keys = KeySpan {
-        max: 1 << 21,
-        rebase_at: 1 << 20,
-    };
-    assert_twins_keyed(&cfg, &[Budget::Steps(4), Budget::Finish], keys);
-}
-
-/// A lookahead of 3 time units puts every step's bound past what a 2^21-tick key holds:
-/// every step scans the tokens' times and moves the epochs.
-#[test]
-fn steps_whose_bound_a_key_cannot_hold_scan_the_times() {
-    let cfg = config(&[
-        "model.lps=700",
-        "model.population=3",
-        "model.lookahead=3",
-        "run.end_time=60",
-    ]);
-    let keys = KeySpan {
-        max: 1 << 21,
-        rebase_at: 1 << 21,
-    };
-    assert_twins_keyed(&cfg, &[Budget::Steps(2), Budget::Finish], keys);
-}
-
-#[test]
-fn keys_that_cannot_work_are_refused() {
-    let Some(g) = gpu() else { return };
-    let cfg = config(&[]);
-    let r = pdes_lab::verify::variants(&g)[0];
-    for keys in [
-        KeySpan {
-            max: 0,
-            rebase_at: 0,
-        },
-        KeySpan {
-            max: 8,
-            rebase_at: 9,
-        },
-        KeySpan {
-            max: 8,
-            rebase_at: 0,
-        },
-    ] {
-        let err = GpuPhold::with_keys(g.clone(), &cfg, r, keys).err();
-        assert!(err.is_some(), "{keys:?}");
-    }
 }
 
 /// Where an adapter allows fewer workgroups in one dimension than a step or a display pass

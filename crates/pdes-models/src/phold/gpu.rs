@@ -59,31 +59,6 @@ struct Params {
     pad0: u32,
     end_t: [u32; 2],
     limit: [u32; 2],
-    key_max: u32,
-    rebase_at: u32,
-    pad1: [u32; 2],
-}
-
-/// How the step's scan keys the tokens (phold.wgsl): a key is a token's time less its
-/// workgroup's epoch, `max` where that is `max` or more (the time is then kept beside it),
-/// and a workgroup whose least key reaches `rebase_at` moves its epoch. Narrower keys than
-/// [`KeySpan::FULL`] give the same run; they make the rare paths (saturated keys, epochs
-/// that move, steps scanned by time) common, for the tests and `verify`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct KeySpan {
-    /// The saturated key (at least 1).
-    pub max: u32,
-    /// The least key at which a workgroup moves its epoch (1 to `max`).
-    pub rebase_at: u32,
-}
-
-impl KeySpan {
-    /// 32-bit keys: an epoch moves once its workgroup's events are 2^31 ticks (2,048 time
-    /// units) past it.
-    pub const FULL: Self = Self {
-        max: u32::MAX,
-        rebase_at: 1 << 31,
-    };
 }
 
 #[repr(C)]
@@ -198,8 +173,8 @@ pub struct GpuPhold {
 }
 
 impl Params {
-    /// The parameters of a run of `cfg` in `groups` workgroups, its keys `keys`.
-    fn of(cfg: &PholdConfig, groups: u32, keys: KeySpan) -> Self {
+    /// The parameters of a run of `cfg` in `groups` workgroups.
+    fn of(cfg: &PholdConfig, groups: u32) -> Self {
         let n = cfg.events_in_flight();
         let law = cfg.law();
         Self {
@@ -216,50 +191,19 @@ impl Params {
             pad0: 0,
             end_t: split(cfg.end_ticks()),
             limit: [0; 2],
-            key_max: keys.max,
-            rebase_at: keys.rebase_at,
-            pad1: [0; 2],
         }
     }
 }
 
-/// Tokens a workgroup of `process` scans.
-const GROUP_TOKENS: usize = (WG * ITEMS) as usize;
-
-/// The key of `time` from epoch `epoch` (phold.wgsl's `key_from`).
-fn key_from(time: u64, epoch: u64, keys: KeySpan) -> u32 {
-    u32::try_from(time - epoch)
-        .ok()
-        .filter(|&k| k < keys.max)
-        .unwrap_or(keys.max)
-}
-
-/// The initial events of `cfg` as the GPU stores them (phold.wgsl's `tok`: every time,
-/// every (LP, hop), the keys in pairs, each workgroup's epoch: its least time), and the
-/// control block that starts from their earliest time.
-fn initial_events(cfg: &PholdConfig, keys: KeySpan) -> (Vec<[u32; 2]>, Ctl) {
+/// The initial events of `cfg` as the GPU stores them (time, LP, hop), and the control
+/// block that starts from their earliest time.
+fn initial_events(cfg: &PholdConfig) -> (Vec<[u32; 2]>, Ctl) {
     let init = PholdState::new(cfg);
-    let times: Vec<u64> = init.events.iter().map(|e| e.time).collect();
-    let epochs: Vec<u64> = times
-        .chunks(GROUP_TOKENS)
-        .map(|c| c.iter().copied().min().unwrap_or(NEVER))
-        .collect();
-    let mut key_list: Vec<u32> = times
-        .iter()
-        .enumerate()
-        .map(|(i, &t)| key_from(t, epochs[i / GROUP_TOKENS], keys))
-        .collect();
-    if key_list.len() % 2 == 1 {
-        key_list.push(keys.max);
-    }
-    let records: Vec<[u32; 2]> = times
-        .iter()
-        .map(|&t| split(t))
-        .chain(init.events.iter().map(|e| [e.lp, e.hop]))
-        .chain(key_list.chunks(2).map(|p| [p[0], p[1]]))
-        .chain(epochs.iter().map(|&e| split(e)))
-        .collect();
-    let t0 = times.iter().copied().min().unwrap_or(NEVER);
+    // every event's time, then every event's (LP, hop) (phold.wgsl's `tok`)
+    let times = init.events.iter().map(|e| split(e.time));
+    let places = init.events.iter().map(|e| [e.lp, e.hop]);
+    let records: Vec<[u32; 2]> = times.chain(places).collect();
+    let t0 = init.events.iter().map(|e| e.time).min().unwrap_or(NEVER);
     let ctl = Ctl {
         t_min: split(t0),
         events: [0; 2],
@@ -268,12 +212,6 @@ fn initial_events(cfg: &PholdConfig, keys: KeySpan) -> (Vec<[u32; 2]>, Ctl) {
         pad: [0; 2],
     };
     (records, ctl)
-}
-
-/// Bytes of the token buffer for `n` events in `groups` workgroups: times and places (8
-/// bytes each), keys (4, in pairs), epochs (8 a workgroup).
-fn token_buffer_bytes(n: u32, groups: u32) -> u64 {
-    16 * u64::from(n) + 8 * u64::from(n.div_ceil(2)) + 8 * u64::from(groups)
 }
 
 impl GpuPhold {
@@ -289,38 +227,22 @@ impl GpuPhold {
         cfg: &PholdConfig,
         reductions: Reductions,
     ) -> Result<Self, SimError> {
-        Self::with_keys(gpu, cfg, reductions, KeySpan::FULL)
-    }
-
-    /// [`GpuPhold::with_reductions`] with the scan's keys `keys` (narrower than
-    /// [`KeySpan::FULL`]: the tests and `verify`).
-    pub fn with_keys(
-        gpu: Arc<Gpu>,
-        cfg: &PholdConfig,
-        reductions: Reductions,
-        keys: KeySpan,
-    ) -> Result<Self, SimError> {
-        if keys.max == 0 || keys.rebase_at == 0 || keys.rebase_at > keys.max {
-            return Err(SimError::Gpu(format!(
-                "PHOLD's keys: the least key that moves an epoch must be from 1 to the saturated key; got {keys:?}"
-            )));
-        }
         if cfg.algorithm == PholdAlgorithm::Sequential {
             return Err(SimError::Gpu(
                 "run.algorithm: \"sequential\" runs on the CPU only (it is the ground truth); use \"window\" on the GPU".into(),
             ));
         }
         let n = cfg.events_in_flight();
-        let groups = n.div_ceil(WG * ITEMS);
-        let token_bytes = token_buffer_bytes(n, groups);
+        let token_bytes = 16 * u64::from(n);
         if token_bytes > gpu.max_storage_buffer() {
             return Err(SimError::TooLarge(format!(
                 "model.lps × model.population: {n} events need a {token_bytes}-byte buffer; this adapter allows {} bytes per buffer",
                 gpu.max_storage_buffer()
             )));
         }
-        let params = Params::of(cfg, groups, keys);
-        let (records, ctl) = initial_events(cfg, keys);
+        let groups = n.div_ceil(WG * ITEMS);
+        let params = Params::of(cfg, groups);
+        let (records, ctl) = initial_events(cfg);
         let (rows, cols) = cfg.grid();
         let cells = u64::from(rows) * u64::from(cols);
         let device = &gpu.device;
@@ -493,28 +415,17 @@ impl GpuPhold {
         Ok(self.state_of(&pdes_gpu::read_ranges_latest(&self.gpu, &ranges)?))
     }
 
-    /// The state from the bytes of `tokens` and `counts`: a token's time from its key
-    /// and its workgroup's epoch, or where the key is saturated the time stored.
+    /// The state from the bytes of `tokens` and `counts`.
     fn state_of(&self, bytes: &[Vec<u8>]) -> PholdState {
         let records: &[[u32; 2]] = bytemuck::cast_slice(&bytes[0]);
         let counts: &[[u32; 2]] = bytemuck::cast_slice(&bytes[1]);
-        let n = self.params.tokens as usize;
-        let (times, rest) = records.split_at(n);
-        let (places, rest) = rest.split_at(n);
-        let (key_pairs, epochs) = rest.split_at(n.div_ceil(2));
-        let keys = key_pairs.iter().flat_map(|p| [p[0], p[1]]);
+        let (times, places) = records.split_at(records.len() / 2);
         PholdState {
             events: times
                 .iter()
                 .zip(places)
-                .zip(keys)
-                .enumerate()
-                .map(|(i, ((t, p), key))| Event {
-                    time: if key < self.params.key_max {
-                        join(epochs[i / GROUP_TOKENS]) + u64::from(key)
-                    } else {
-                        join(*t)
-                    },
+                .map(|(t, p)| Event {
+                    time: join(*t),
                     lp: p[0],
                     hop: p[1],
                 })

@@ -5,7 +5,7 @@
 
 use super::config::{PholdAlgorithm, PholdConfig};
 use super::cpu::CpuPhold;
-use super::gpu::{GpuPhold, KeySpan};
+use super::gpu::GpuPhold;
 use crate::verify::{
     Case, CheckResult, Options, check_cases, compare_engines_async, compare_reports, gpu_err, timed,
 };
@@ -59,40 +59,6 @@ const CASES: &[Case] = &[
     },
 ];
 
-/// Cases run with the scan's keys [`NARROW_KEYS`]: saturated keys, epochs that move every
-/// few steps, and (lookahead 3) every step scanned by time — paths a run with 32-bit keys
-/// takes only past 2,048 time units or with far events.
-const NARROW_KEY_CASES: &[Case] = &[
-    Case {
-        label: "keys of 2^21 ticks: 1031 LPs × 3, mean 1.5, T = 30",
-        preset: "teaching-phold",
-        sets: &[
-            "model.lps=1031",
-            "model.population=3",
-            "model.mean=1.5",
-            "run.end_time=30",
-        ],
-        quick: false,
-    },
-    Case {
-        label: "keys of 2^21 ticks: 700 LPs × 3, lookahead 3, T = 60",
-        preset: "teaching-phold",
-        sets: &[
-            "model.lps=700",
-            "model.population=3",
-            "model.lookahead=3",
-            "run.end_time=60",
-        ],
-        quick: false,
-    },
-];
-
-/// Keys of two time units, an epoch moved at one.
-const NARROW_KEYS: KeySpan = KeySpan {
-    max: 1 << 21,
-    rebase_at: 1 << 20,
-};
-
 /// Every case with reductions `r` (the registry's `verify`).
 pub fn checks(
     gpu: &Arc<Gpu>,
@@ -107,16 +73,7 @@ pub fn checks(
         r,
         options,
         record,
-        |cfg: &PholdConfig| check(gpu, cfg, r, options, KeySpan::FULL),
-    );
-    check_cases(
-        "phold",
-        &[&super::INFO],
-        NARROW_KEY_CASES,
-        r,
-        options,
-        record,
-        |cfg: &PholdConfig| check(gpu, cfg, r, options, NARROW_KEYS),
+        |cfg: &PholdConfig| check(gpu, cfg, r, options),
     );
 }
 
@@ -166,16 +123,14 @@ pub fn check_once(gpu: &Arc<Gpu>, options: Options, record: &mut dyn FnMut(Check
     ));
 }
 
-/// The GPU engine (its scan keyed by `keys`) against the CPU twin under the shared
-/// budgets, then the whole state.
+/// The GPU engine against the CPU twin under the shared budgets, then the whole state.
 fn check(
     gpu: &Arc<Gpu>,
     cfg: &PholdConfig,
     r: Reductions,
     options: Options,
-    keys: KeySpan,
 ) -> Result<Vec<String>, String> {
-    pollster::block_on(check_async(gpu, cfg, r, options, keys))
+    pollster::block_on(check_async(gpu, cfg, r, options))
 }
 
 /// PHOLD's checks a browser tab runs at start: [`CASES`]' quick ones with each reduction
@@ -187,9 +142,7 @@ pub async fn page_checks(gpu: Arc<Gpu>) -> Vec<CheckResult> {
         "phold",
         &[&super::INFO],
         CASES,
-        |gpu, cfg: PholdConfig, r, options| async move {
-            check_async(&gpu, &cfg, r, options, KeySpan::FULL).await
-        },
+        |gpu, cfg: PholdConfig, r, options| async move { check_async(&gpu, &cfg, r, options).await },
     )
     .await
 }
@@ -200,12 +153,11 @@ async fn check_async(
     cfg: &PholdConfig,
     r: Reductions,
     options: Options,
-    keys: KeySpan,
 ) -> Result<Vec<String>, String> {
     let mut twin = cfg.clone();
     twin.algorithm = PholdAlgorithm::Window;
     let mut cpu = CpuPhold::new(&twin);
-    let mut g = GpuPhold::with_keys(gpu.clone(), &twin, r, keys).map_err(gpu_err)?;
+    let mut g = GpuPhold::with_reductions(gpu.clone(), &twin, r).map_err(gpu_err)?;
     let mut diffs = compare_engines_async(&mut cpu, &mut g, twin.end_ticks(), options).await?;
     if diffs.is_empty() {
         let gs = when_back(|| g.download_state()).await.map_err(gpu_err)?;

@@ -17,15 +17,6 @@
 // the host queues many steps per submit and reads back once per batch; a one-workgroup
 // `close` pass ends each batch with the same books.
 //
-// The step's scan reads 32-bit keys, not 64-bit times (half the bytes: bench/NOTES.md,
-// "PHOLD's keys"): a token's key is its time less its workgroup's epoch, KEY_MAX
-// (P.key_max) where that does not fit, and then its time is in `tok` (its time there is
-// current only then). Only a workgroup reads and writes its tokens, so each moves its own
-// epoch: where, after a step, its least key is P.rebase_at or more (or its scan had to read
-// times, below), it rewrites its keys from its least time. A step whose bound lies more
-// than KEY_MAX past a workgroup's epoch (a lookahead of 2,048 time units or more, or
-// sparse far events) scans that workgroup's exact times instead, and moves its epoch.
-//
 // A 64-bit minimum has no atomic: a workgroup folds its least time as an offset from the
 // step's bound (every pending time after a step is at least its bound: the events before
 // it were processed, and each successor lies a lookahead or more after t_min) in 32 bits,
@@ -38,7 +29,6 @@ struct Params {
     seed_lo: u32, seed_hi: u32, remote_all: u32, remote_q: u32, // remote iff word < remote_q, or always
     shift: vec2<u32>, scale: u32, pad0: u32,                    // increment = shift + Exp(scale), ticks
     end_t: vec2<u32>, limit: vec2<u32>,                          // events before end_t; steps start below limit
-    key_max: u32, rebase_at: u32, pad1: u32, pad2: u32,          // the keys' saturated value; a least key that moves the epoch
 }
 
 // Read and written by the bookkeeper only (and by the host between batches).
@@ -67,10 +57,8 @@ const MARK: u32 = HEAD + 1u;           // and of the mark
 const EXACT: u32 = HEAD + 2u;          // vec4 index of workgroup 0's exact least time
 
 @group(0) @binding(0) var<uniform> P: Params;
-// as vec2s: every token's time (u64; current where its key is P.key_max), every token's
-// (lp, hop), the keys in pairs (tokens 2j and 2j + 1), each workgroup's epoch (u64). The
-// step's scan reads the keys alone, 4 bytes a token (a second scan of 16-byte records cost
-// 2.2 µs a step at 2^20)
+// every token's time (u64), then every token's (lp, hop): the step's scan reads the times
+// alone, 8 bytes a token (a second scan of 16-byte records cost 2.2 µs a step at 2^20)
 @group(0) @binding(1) var<storage, read_write> tok: array<vec2<u32>>;
 @group(0) @binding(2) var<storage, read_write> counts: array<atomic<u32>>; // 2 words per heatmap cell: (events at the LP, 0)
 @group(0) @binding(3) var<storage, read_write> ctl: Ctl;
@@ -81,8 +69,7 @@ const EXACT: u32 = HEAD + 2u;          // vec4 index of workgroup 0's exact leas
 @group(0) @binding(8) var<storage, read_write> acc_next: array<vec4<u32>>;
 
 const ITEMS: u32 = 8u; // tokens per thread
-const_assert ITEMS == 8u; // process() loads a thread's keys as four named pairs
-const PAIRS: u32 = WG * ITEMS / 2u; // key pairs a workgroup
+const_assert ITEMS == 8u; // process() loads a thread's tokens as eight named values
 
 var<workgroup> sh_n: atomic<u32>;             // due tokens found by the workgroup
 var<workgroup> sh_due: array<u32, 2048>;      // their indices (WG · ITEMS at most)
@@ -90,8 +77,6 @@ var<workgroup> sh_due: array<u32, 2048>;      // their indices (WG · ITEMS at m
 // WebGPU initialises workgroup memory, is its identity, so no store and barrier come first)
 var<workgroup> sh_not_least: atomic<u32>;
 var<workgroup> sh_start: vec4<u32>;           // the step's (t_min, due, exact)
-var<workgroup> sh_rebase: u32;                // 1 where the workgroup moves its epoch
-var<workgroup> sh_epoch: vec2<u32>;           // its new epoch
 
 // The step's exclusive bound for t_min: min(t_min + lookahead, end).
 fn bound_of(t_min: vec2<u32>) -> vec2<u32> {
@@ -178,105 +163,33 @@ fn keep_books(lid: u32, t_min: vec2<u32>, due: bool) {
     }
 }
 
-// Where the keys begin in `tok`, and workgroup g's epoch.
-fn keys_at() -> u32 { return 2u * P.tokens; }
-fn epoch_at(g: u32) -> u32 { return 2u * P.tokens + (P.tokens + 1u) / 2u + g; }
-
-// Token i's key.
-fn key_of(i: u32) -> u32 {
-    let pair = tok[keys_at() + (i >> 1u)];
-    return select(pair.x, pair.y, (i & 1u) == 1u);
-}
-
-fn set_key(i: u32, key: u32) {
-    let at = keys_at() + (i >> 1u);
-    if (i & 1u) == 0u { tok[at].x = key; } else { tok[at].y = key; }
-}
-
-// The time of token i, its key `key` from epoch e.
-fn time_of(i: u32, e: vec2<u32>, key: u32) -> vec2<u32> {
-    if key < P.key_max { return add64(e, vec2<u32>(key, 0u)); }
-    return tok[i];
-}
-
-// The key of time t (not before e) from epoch e.
-fn key_from(t: vec2<u32>, e: vec2<u32>) -> u32 {
-    let d = sub64(t, e);
-    return select(P.key_max, d.x, d.y == 0u && d.x < P.key_max);
-}
-
-// Processes the event of token i (its workgroup's epoch e): count it at its LP, draw its
-// successor, move the token. Returns the successor's key and 1 where it went to another
-// LP (a remote message).
-fn process_event(i: u32, e: vec2<u32>) -> vec2<u32> {
+// Processes the event of token i: count it at its LP, draw its successor, move the token.
+// Returns the successor's time and 1 where it went to another LP (a remote message).
+fn process_event(i: u32) -> vec3<u32> {
     let place = tok[P.tokens + i];
-    let t = time_of(i, e, key_of(i));
-    atomicAdd(&counts[2u * place.x], 1u);
-    let w = token_words(i, place.y);
-    var lp = place.x;
+    var e = vec4<u32>(tok[i], place);
+    atomicAdd(&counts[2u * e.z], 1u);
+    let w = token_words(i, e.w);
+    var lp = e.z;
     if P.remote_all == 1u || w.y < P.remote_q {
         lp = mul32x32(w.z, P.lps).y; // floor(w · lps / 2^32)
     }
-    let next = add64(t, service_ticks(w.x));
-    let key = key_from(next, e);
-    tok[P.tokens + i] = vec2<u32>(lp, place.y + 1u);
-    set_key(i, key);
-    if key == P.key_max { tok[i] = next; }
-    return vec2<u32>(key, select(0u, 1u, lp != place.x));
+    let moved = select(0u, 1u, lp != e.z);
+    e = vec4<u32>(add64(e.xy, service_ticks(w.x)), lp, e.w + 1u);
+    tok[i] = e.xy;
+    tok[P.tokens + i] = e.zw;
+    return vec3<u32>(e.xy, moved);
 }
 
-// Lists token i (key `key`) in the workgroup's due list where the key is below `span`, the
-// bound's; returns the least key of the tokens not listed so far.
-fn list_by_key(i: u32, key: u32, span: u32, least: u32) -> u32 {
+// Lists token i (time t) in the workgroup's due list when t is before the bound; returns
+// the least time of the tokens not listed so far.
+fn list_if_due(i: u32, t: vec2<u32>, bound: vec2<u32>, least: vec2<u32>) -> vec2<u32> {
     if i >= P.tokens { return least; }
-    if key < span {
+    if lt64(t, bound) {
         sh_due[atomicAdd(&sh_n, 1u)] = i;
         return least;
     }
-    return min(least, key);
-}
-
-// Lists token i (key `key` from epoch e) where its time is before the bound: the scan of a
-// step whose bound a key cannot hold.
-fn list_by_time(i: u32, key: u32, e: vec2<u32>, bound: vec2<u32>) {
-    if i < P.tokens && lt64(time_of(i, e, key), bound) {
-        sh_due[atomicAdd(&sh_n, 1u)] = i;
-    }
-}
-
-// The time of token i as it stands (never() past the last token).
-fn time_now(i: u32, e: vec2<u32>) -> vec2<u32> {
-    if i >= P.tokens { return never(); }
-    return time_of(i, e, key_of(i));
-}
-
-// Workgroup g moves its epoch to its least pending time and rewrites its keys from it
-// (pair p0 + k·WG of each thread); returns the new epoch. Keys only fall, so none
-// saturates that did not: the times of the saturated ones are already in `tok`.
-fn move_epoch(lid: u32, g: u32, p0: u32, e: vec2<u32>) -> vec2<u32> {
-    // the keys and times written by every thread's events of this step, visible
-    storageBarrier();
-    var t: array<vec2<u32>, 8>;
-    var least = never();
-    for (var k = 0u; k < 4u; k++) {
-        let i = 2u * (p0 + k * WG);
-        t[2u * k] = time_now(i, e);
-        t[2u * k + 1u] = time_now(i + 1u, e);
-        least = min64(least, min64(t[2u * k], t[2u * k + 1u]));
-    }
-    let m = wg_min(lid, least);
-    if lid == 0u {
-        sh_epoch = m;
-        tok[epoch_at(g)] = m;
-    }
-    let moved = workgroupUniformLoad(&sh_epoch);
-    for (var k = 0u; k < 4u; k++) {
-        let p = p0 + k * WG;
-        if 2u * p < P.tokens {
-            tok[keys_at() + p] = vec2<u32>(key_from(t[2u * k], moved), key_from(t[2u * k + 1u], moved));
-        }
-    }
-    return moved;
+    return min64(least, t);
 }
 
 // Two phases per workgroup: every thread scans its ITEMS tokens and lists the due ones in
@@ -297,18 +210,20 @@ fn process(
     let lid = lid3.x;
     let g = wid.x + wid.y * nwg.x;
     if g > P.groups { return; }
-    // the thread's four key pairs (tokens 2p, 2p + 1 of pair p = p0 + k·WG) and the
-    // workgroup's epoch are loaded first, written out (a private array indexed in a loop
-    // lives in memory, not registers, where wgpu's loop counter keeps the loop from being
-    // unrolled), and before the step's t_min is known (they do not depend on it, and only
-    // this workgroup writes them)
-    let p0 = g * PAIRS + lid;
-    let last = (P.tokens - 1u) / 2u;
-    let k0 = tok[keys_at() + min(p0, last)];
-    let k1 = tok[keys_at() + min(p0 + WG, last)];
-    let k2 = tok[keys_at() + min(p0 + 2u * WG, last)];
-    let k3 = tok[keys_at() + min(p0 + 3u * WG, last)];
-    let e = tok[epoch_at(min(g, P.groups - 1u))];
+    // the thread's eight times are loaded first, written out (a private array indexed in a
+    // loop lives in memory, not registers, where wgpu's loop counter keeps the loop from
+    // being unrolled), and before the step's t_min is known (they do not depend on it, and
+    // only this workgroup writes them)
+    let i0 = g * WG * ITEMS + lid;
+    let last = P.tokens - 1u;
+    let t0 = tok[min(i0, last)];
+    let t1 = tok[min(i0 + WG, last)];
+    let t2 = tok[min(i0 + 2u * WG, last)];
+    let t3 = tok[min(i0 + 3u * WG, last)];
+    let t4 = tok[min(i0 + 4u * WG, last)];
+    let t5 = tok[min(i0 + 5u * WG, last)];
+    let t6 = tok[min(i0 + 6u * WG, last)];
+    let t7 = tok[min(i0 + 7u * WG, last)];
     let st = step_start(lid);
     if g == P.groups {
         keep_books(lid, st.xy, st.z == 1u);
@@ -316,62 +231,35 @@ fn process(
     }
     if st.z == 0u { return; }
     let bound = bound_of(st.xy);
-    // the bound as a key: 0 where it is not past the epoch (no token of the workgroup due);
-    // keys decide only where it is at most KEY_MAX (a saturated key is then never due)
-    let after = lt64(e, bound);
-    let span = sub64(bound, e);
-    let by_keys = !after || (span.y == 0u && span.x <= P.key_max);
-    let below = select(0u, span.x, after);
-    let i0 = 2u * p0;
-    var least = P.key_max;
-    if by_keys {
-        least = list_by_key(i0, k0.x, below, least);
-        least = list_by_key(i0 + 1u, k0.y, below, least);
-        least = list_by_key(i0 + 2u * WG, k1.x, below, least);
-        least = list_by_key(i0 + 2u * WG + 1u, k1.y, below, least);
-        least = list_by_key(i0 + 4u * WG, k2.x, below, least);
-        least = list_by_key(i0 + 4u * WG + 1u, k2.y, below, least);
-        least = list_by_key(i0 + 6u * WG, k3.x, below, least);
-        least = list_by_key(i0 + 6u * WG + 1u, k3.y, below, least);
-    } else {
-        list_by_time(i0, k0.x, e, bound);
-        list_by_time(i0 + 1u, k0.y, e, bound);
-        list_by_time(i0 + 2u * WG, k1.x, e, bound);
-        list_by_time(i0 + 2u * WG + 1u, k1.y, e, bound);
-        list_by_time(i0 + 4u * WG, k2.x, e, bound);
-        list_by_time(i0 + 4u * WG + 1u, k2.y, e, bound);
-        list_by_time(i0 + 6u * WG, k3.x, e, bound);
-        list_by_time(i0 + 6u * WG + 1u, k3.y, e, bound);
-    }
+    var least = never();
+    least = list_if_due(i0, t0, bound, least);
+    least = list_if_due(i0 + WG, t1, bound, least);
+    least = list_if_due(i0 + 2u * WG, t2, bound, least);
+    least = list_if_due(i0 + 3u * WG, t3, bound, least);
+    least = list_if_due(i0 + 4u * WG, t4, bound, least);
+    least = list_if_due(i0 + 5u * WG, t5, bound, least);
+    least = list_if_due(i0 + 6u * WG, t6, bound, least);
+    least = list_if_due(i0 + 7u * WG, t7, bound, least);
     workgroupBarrier();
     let n = atomicLoad(&sh_n);
     var moved = 0u;
     for (var j = lid; j < n; j += WG) {
-        let next = process_event(sh_due[j], e);
-        least = min(least, next.x);
-        moved += next.y;
+        let next = process_event(sh_due[j]);
+        least = min64(least, next.xy);
+        moved += next.z;
     }
-    let r = wg_reduce(lid, vec2<u32>(least, 0u), vec2<u32>(select(0u, n, lid == 0u), 0u), vec2<u32>(moved, 0u));
-    if lid == 0u {
-        // the least key, exact below the threshold; at or past it (or after a scan of
-        // times, whose least key was not kept) the epoch moves
-        sh_rebase = select(0u, 1u, !by_keys || r.min.x >= P.rebase_at);
-    }
-    var least_t = add64(e, r.min);
-    if workgroupUniformLoad(&sh_rebase) == 1u {
-        least_t = move_epoch(lid, g, p0, e);
-    }
+    let r = wg_reduce(lid, least, vec2<u32>(select(0u, n, lid == 0u), 0u), vec2<u32>(moved, 0u));
     if lid == 0u {
         // a workgroup's events and remote messages (≤ WG · ITEMS each) fit one word each;
         // its least time as an offset from the bound (SAT where it does not fit 32 bits)
         // and exactly
-        let d = sub64(least_t, bound);
+        let d = sub64(r.min, bound);
         let at = 8u * (g % SLOTS);
         atomicMin(&acc[at], select(SAT, d.x, d.y == 0u));
         atomicAdd(&acc[at + 1u], r.a.x);
         atomicAdd(&acc[at + 2u], r.b.x);
-        atomicStore(&acc[4u * (EXACT + g)], least_t.x);
-        atomicStore(&acc[4u * (EXACT + g) + 1u], least_t.y);
+        atomicStore(&acc[4u * (EXACT + g)], r.min.x);
+        atomicStore(&acc[4u * (EXACT + g) + 1u], r.min.y);
     }
 }
 
@@ -404,10 +292,10 @@ fn display_cells(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wor
 fn display_tokens(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let i = gid.x + gid.y * nwg.x * WG; // a 2-D dispatch, as process's
     if i >= P.tokens { return; }
-    let lp = tok[P.tokens + i].x;
-    if 2u * lp + 1u >= arrayLength(&display) { return; }
-    atomicAdd(&display[2u * lp], 1u);
-    if lt64(time_now(i, tok[epoch_at(i / (WG * ITEMS))]), bound_of(ctl.t_min)) {
-        atomicOr(&display[2u * lp], NEXT_STEP);
+    let e = vec4<u32>(tok[i], tok[P.tokens + i]);
+    if 2u * e.z + 1u >= arrayLength(&display) { return; }
+    atomicAdd(&display[2u * e.z], 1u);
+    if lt64(e.xy, bound_of(ctl.t_min)) {
+        atomicOr(&display[2u * e.z], NEXT_STEP);
     }
 }
