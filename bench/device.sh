@@ -247,11 +247,12 @@ for what in "$@"; do
           for v in before built small-dispatches always-limited; do
             f="$OUT/limit-$v-$reps-$round.json"
             case $v in
-              before) carry/pdes-lab-before run cheng2014-mmck --engine gpu --set run.replications=$reps --format json --out "$f" > /dev/null 2>&1 ;;
-              built) $BIN run cheng2014-mmck --engine gpu --set run.replications=$reps --format json --out "$f" > /dev/null 2>&1 ;;
-              small-dispatches) PDES_MMCK_DISPATCH_EVENTS=4681 $BIN run cheng2014-mmck --engine gpu --set run.replications=$reps --format json --out "$f" > /dev/null 2>&1 ;;
-              always-limited) PDES_MMCK_ALWAYS_LIMITED=1 $BIN run cheng2014-mmck --engine gpu --set run.replications=$reps --format json --out "$f" > /dev/null 2>&1 ;;
+              before) cmd=(carry/pdes-lab-before) ;;
+              built) cmd=("$BIN") ;;
+              small-dispatches) cmd=(env PDES_MMCK_DISPATCH_EVENTS=4681 "$BIN") ;;
+              always-limited) cmd=(env PDES_MMCK_ALWAYS_LIMITED=1 "$BIN") ;;
             esac
+            "${cmd[@]}" run cheng2014-mmck --engine gpu --set run.replications=$reps --format json --out "$f" > /dev/null 2>&1
             echo "round $round $(printf %-17s $v) $reps reps: $(grep -m1 -h '"wall_seconds"' "$f" | tr -d ' ,'), output $(grep -v 'wall_seconds\|per_second' "$f" | md5sum | cut -c1-12)"
           done
         done
