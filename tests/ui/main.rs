@@ -56,4 +56,5 @@ mod controls;
 mod gpu;
 mod lesson;
 mod models;
+mod screen_equals_run;
 mod sweep;

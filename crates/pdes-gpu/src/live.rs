@@ -19,7 +19,8 @@ pub struct Sample {
     pub steps: u64,
     /// Events so far (diffusion: cell updates).
     pub events: u64,
-    /// Torus: utilization of completed services up to `time` (M/M/c/k: busy fraction of a server).
+    /// Torus, open network: busy fraction from the warm-up up to `time`, the services in
+    /// progress counted up to it, as `run` counts it (M/M/c/k: busy fraction of a server).
     pub utilization: f64,
     /// Torus: mean sojourn time of completed visits (M/M/c/k: mean time in system).
     pub sojourn: f64,
@@ -28,8 +29,10 @@ pub struct Sample {
     /// Torus: services completed since the warm-up (the count the mean sojourn divides by;
     /// the monitors' batch means weigh by it).
     pub completions: u64,
-    /// Open network: tokens in the system.
+    /// Open network: tokens in the system now.
     pub tokens_in_system: f64,
+    /// Open network: time-average tokens in the system from the warm-up on.
+    pub mean_tokens_in_system: f64,
     /// Diffusion: mean temperature.
     pub mean_temperature: f64,
     /// Diffusion: lowest cell temperature.

@@ -88,8 +88,14 @@ impl LiveEngine for GpuDiffusion {
         Ok(temperature_words(&self.temperatures()?))
     }
     fn sample(&self, now: Ticks) -> Result<Sample, SimError> {
-        // reduced on the GPU: a sample costs a few KiB of readback, not the grid
-        Ok(diffusion_sample(self, now, self.grid_stats()?))
+        // the grid read back and reduced as the summary reduces it (f64, cell order): the
+        // GPU's own f32 reduction differed from `run`'s mean in the 8th digit (issue 56 §1);
+        // 4 bytes a cell every few frames
+        Ok(diffusion_sample(
+            self,
+            now,
+            grid_stats(&self.temperatures()?),
+        ))
     }
     fn as_any(&self) -> &dyn std::any::Any {
         self

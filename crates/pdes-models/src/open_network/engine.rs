@@ -130,21 +130,30 @@ impl LiveEngine for OpenEngine {
         })
     }
     fn sample(&self, now: Ticks) -> Result<Sample, SimError> {
-        let m = self.state().measures(now.max(1));
-        let totals = self.totals();
-        Ok(Sample {
-            time: to_units(now),
-            steps: totals.steps,
-            events: totals.events,
-            utilization: m.utilization(),
-            sojourn: m.mean_sojourn(),
-            causality_errors: m.causality_errors,
-            tokens_in_system: m.in_system as f64,
-            ..Sample::default()
-        })
+        let horizon = now.min(self.config.end_ticks()).max(1);
+        Ok(open_sample(self, &self.state().measures(horizon)))
     }
     fn as_any(&self) -> &dyn std::any::Any {
         self
+    }
+}
+
+/// A plot sample from the measures `run` reports at `m.horizon` (busy time up to it with
+/// the services in progress, from the warm-up on), on either engine: at a run's end the
+/// window's monitors and exports show exactly what `pdes-lab run` prints.
+fn open_sample(engine: &dyn Engine, m: &Measures) -> Sample {
+    let totals = engine.totals();
+    Sample {
+        time: to_units(m.horizon),
+        steps: totals.steps,
+        events: totals.events,
+        utilization: m.utilization(),
+        sojourn: m.mean_sojourn(),
+        causality_errors: m.causality_errors,
+        completions: m.completions,
+        tokens_in_system: m.in_system as f64,
+        mean_tokens_in_system: m.mean_tokens_in_system(),
+        ..Sample::default()
     }
 }
 
@@ -172,21 +181,8 @@ impl LiveEngine for GpuOpen {
     fn display_words(&self) -> Result<Vec<[u32; 2]>, SimError> {
         GpuOpen::display_words(self)
     }
-    fn sample(&self, now: Ticks) -> Result<Sample, SimError> {
-        // completed services only: a few kilobytes read back, utilization lags slightly
-        let s = self.live_stats()?;
-        let totals = self.totals();
-        let facilities = f64::from(self.config().model.facilities());
-        Ok(Sample {
-            time: to_units(now),
-            steps: totals.steps,
-            events: totals.events,
-            utilization: s.busy_completed as f64 / (facilities * now.max(1) as f64),
-            sojourn: to_units(1) * s.sojourn_sum as f64 / s.completions.max(1) as f64,
-            causality_errors: self.causality_errors(),
-            tokens_in_system: (s.arrivals - s.exits) as f64,
-            ..Sample::default()
-        })
+    fn sample(&self, _now: Ticks) -> Result<Sample, SimError> {
+        Ok(open_sample(self, &self.live_measures()?))
     }
     fn as_any(&self) -> &dyn std::any::Any {
         self

@@ -44,20 +44,8 @@ use pdes_gpu::shaders::Reductions;
 use pdes_gpu::stepped::{self, AdvanceState, PHASE_DONE, PHASE_HELD, StepCtl, SteppedGpu};
 use std::sync::Arc;
 
-/// Cheap live statistics (a few kilobytes read back): sums over completed services.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct LiveStats {
-    /// Busy ticks of completed services.
-    pub busy_completed: u128,
-    /// Sojourn ticks of completed visits (signed: see `Facility::sojourn`).
-    pub sojourn_sum: i128,
-    /// Completed visits.
-    pub completions: u64,
-    /// External arrivals so far.
-    pub arrivals: u64,
-    /// Exits so far.
-    pub exits: u64,
-}
+#[path = "gpu_live.rs"]
+mod live;
 
 /// The GPU sums of a run: per-segment accumulators added up.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -104,6 +92,8 @@ pub struct GpuOpen {
     /// With deferred readbacks: the segment sums' bytes of the step the control block was
     /// read at (they come back with it, so that a sample's sums and time are of one step).
     acc_at_head: Option<Vec<u8>>,
+    /// One 64-bit word per display workgroup: the in-service pass's sums (gpu_live.rs).
+    in_service: wgpu::Buffer,
     log: pdes_core::sim::StepLog,
     batch: u64,
     /// Where the batch loop stands between calls (a batch in flight on a page's device).
@@ -161,6 +151,12 @@ impl GpuOpen {
             &buffers.all(),
         );
         let display_group = display_group(&gpu, &buffers, &pipelines);
+        let in_service = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("open network in-service sums"),
+            size: 8 * u64::from(cfg.model.facilities().div_ceil(WG as u32)),
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
         let mut engine = Self {
             gpu,
             config: cfg.clone(),
@@ -172,6 +168,7 @@ impl GpuOpen {
             display_group,
             ctl,
             acc_at_head: None,
+            in_service,
             log: pdes_core::sim::StepLog::new(),
             batch: 16,
             advance: AdvanceState::default(),
@@ -339,18 +336,6 @@ impl GpuOpen {
     /// External arrivals so far.
     fn arrivals(&self) -> u64 {
         join(self.ctl.arrivals)
-    }
-
-    /// Cheap live statistics: see [`LiveStats`].
-    pub fn live_stats(&self) -> Result<LiveStats, SimError> {
-        let s = self.sums()?;
-        Ok(LiveStats {
-            busy_completed: s.busy,
-            sojourn_sum: s.sojourn,
-            completions: join(self.ctl.head.events) - self.arrivals(),
-            arrivals: self.arrivals(),
-            exits: s.exits as u64,
-        })
     }
 
     /// Downloads the whole network state, token pool included, as the CPU twin holds it

@@ -171,9 +171,10 @@ pub(super) const USES: [Use; 11] = {
     u
 };
 
-/// The bindings the display pass reads (parameters, control block, facilities, tokens): a
-/// layout of its own, since all of [`USES`] and its output would be 11 storage buffers.
-pub(super) const DISPLAY_BINDINGS: usize = 4;
+/// The bindings the display pass and the in-service pass read (parameters, control block,
+/// facilities, tokens, departure and start times): a layout of its own, since all of
+/// [`USES`] and its output would be 11 storage buffers.
+pub(super) const DISPLAY_BINDINGS: usize = 5;
 
 pub(super) struct Pipelines {
     pub(super) layout: wgpu::BindGroupLayout,
@@ -181,6 +182,9 @@ pub(super) struct Pipelines {
     pub(super) display_cells_layout: wgpu::BindGroupLayout,
     pub(super) display_layout: wgpu::BindGroupLayout,
     pub(super) display: wgpu::ComputePipeline,
+    /// The display module's `in_service_main`: busy time of the services in progress,
+    /// per workgroup (the live samples' part of `run`'s busy time; gpu_live.rs).
+    pub(super) in_service: wgpu::ComputePipeline,
     pub(super) step: StepPipelines,
 }
 
@@ -215,6 +219,7 @@ pub(super) fn build_pipelines(gpu: &Gpu, reductions: Reductions) -> Pipelines {
     let display = module("open_display", super::shaders::DISPLAY);
     Pipelines {
         display: kit::pipeline(device, &pl_display, &display, "display_main"),
+        in_service: kit::pipeline(device, &pl_display, &display, "in_service_main"),
         step: StepPipelines::new(device, &pl, [&scan, &depart, &arrive, &plan]),
         layout,
         display_cells_layout,

@@ -49,22 +49,11 @@ use pdes_gpu::stepped::{
 };
 use std::sync::Arc;
 
+#[path = "gpu_live.rs"]
+mod live;
+
 /// Threads per workgroup (WG in u64.wgsl).
 const WG: u64 = pdes_gpu::stepped::SCAN_THREADS;
-
-/// Statistics cheap enough to read every few frames: sums over completed services only
-/// (a service in progress counts when it ends), so utilization from them lags slightly.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct LiveStats {
-    /// Simulated time reached (ticks).
-    pub time: Ticks,
-    /// Events processed.
-    pub events: u64,
-    /// Sums over completed services from the warm-up on.
-    pub sums: Accumulated,
-    /// Causality errors so far.
-    pub causality_errors: u64,
-}
 
 /// Dispatches per step (a batch adds `resume` before and `finish_step` after its steps).
 pub const PASSES: usize = 2;
@@ -121,6 +110,8 @@ pub struct GpuTorus {
     /// control block was read at — they come back with it, so that a plot sample's sums and
     /// time belong to the same step (a readback of their own would be a frame apart).
     acc_at_head: Option<Vec<u8>>,
+    /// One 64-bit word per display workgroup: the in-service pass's sums (gpu_live.rs).
+    in_service: wgpu::Buffer,
     /// Bytes of GPU memory the run uses.
     pub memory_bytes: u64,
 }
@@ -218,6 +209,12 @@ impl GpuTorus {
         oom.check(format_args!("{memory_bytes} bytes"))?;
         let pipelines = pipelines(&gpu, reductions, items);
         let (bind_group, display_group) = bind_groups(&gpu, &buffers, &pipelines);
+        let in_service = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("torus in-service sums"),
+            size: 8 * u64::from(cfg.model.facilities().div_ceil(WG as u32)),
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
         let mut engine = Self {
             gpu,
             config: cfg.clone(),
@@ -236,6 +233,7 @@ impl GpuTorus {
             prepared: None,
             advance: AdvanceState::default(),
             acc_at_head: None,
+            in_service,
             memory_bytes,
         };
         // First level of the reduction, then plan with limit 0: the engine holds at t_min.
@@ -288,16 +286,6 @@ impl GpuTorus {
         let last = original.then(|| join(bytemuck::pod_read_unaligned(&bytes[3])));
         let dep = (fac[2] != NONE).then(|| join(dep));
         Ok((dep, last, err))
-    }
-
-    /// Cheap live statistics (a few kilobytes read back): see [`LiveStats`].
-    pub fn live_stats(&self) -> Result<LiveStats, SimError> {
-        Ok(LiveStats {
-            time: self.now().min(self.end),
-            events: join(self.ctl.events),
-            sums: self.accumulated()?,
-            causality_errors: self.causality_errors(),
-        })
     }
 
     /// Starts timing every pass with GPU timestamps, if the adapter can write them inside

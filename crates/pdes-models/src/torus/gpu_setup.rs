@@ -107,6 +107,9 @@ pub(super) struct Pipelines {
     /// The display pass's group 0: the first bindings of `layout`.
     pub(super) display_cells_layout: wgpu::BindGroupLayout,
     pub(super) display: wgpu::ComputePipeline,
+    /// The display module's `in_service_main`: busy time of the services in progress,
+    /// per workgroup (the live samples' part of `run`'s busy time; gpu_live.rs).
+    pub(super) in_service: wgpu::ComputePipeline,
     pub(super) display_layout: wgpu::BindGroupLayout,
     pub(super) step: StepPipelines,
 }
@@ -311,6 +314,7 @@ fn build_pipelines(gpu: &Gpu, reductions: Reductions, items: ScanItems) -> Pipel
     });
     Pipelines {
         display: kit::pipeline(device, &pl_display, &display, "display_main"),
+        in_service: kit::pipeline(device, &pl_display, &display, "in_service_main"),
         step: StepPipelines::with_scan_depart(device, &pl, [&scan_depart, &arrive, &plan], items),
         layout,
         display_cells_layout,

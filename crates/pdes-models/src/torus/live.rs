@@ -3,7 +3,8 @@
 //! causality errors), and the engine constructor the registry lists.
 
 use super::cpu::{CpuEngine, CpuTorus};
-use super::gpu::{Accumulated, GpuTorus};
+use super::gpu::GpuTorus;
+use super::stats::{Measures, measure};
 use crate::config::Config;
 use pdes_core::sim::{Engine, SimError};
 use pdes_core::time::{Ticks, to_units};
@@ -32,33 +33,20 @@ pub fn cpu_bytes(config: &Config) -> u64 {
         .map_or(0, super::cpu::cpu_memory_bytes)
 }
 
-/// A sample from sums over completed services from the warm-up on (both engines).
-fn torus_sample(
-    engine: &dyn Engine,
-    facilities: f64,
-    time: Ticks,
-    warmup: Ticks,
-    sums: Accumulated,
-    causality_errors: u64,
-) -> Sample {
+/// A sample from the measures `run` reports (busy time counted up to `m.horizon`, the
+/// services in progress included; sojourns of the visits completed), from the warm-up on:
+/// the window's monitors, plots and exports then show at a run's end exactly the numbers
+/// `pdes-lab run` prints.
+fn torus_sample(engine: &dyn Engine, m: &Measures) -> Sample {
     let totals = engine.totals();
-    let covered = time.saturating_sub(warmup);
     Sample {
-        time: to_units(time),
+        time: to_units(m.horizon),
         steps: totals.steps,
         events: totals.events,
-        utilization: if covered > 0 {
-            sums.busy as f64 / (covered as f64 * facilities)
-        } else {
-            0.0
-        },
-        sojourn: if sums.completions > 0 {
-            to_units(1) * sums.sojourn as f64 / sums.completions as f64
-        } else {
-            0.0
-        },
-        causality_errors,
-        completions: sums.completions,
+        utilization: m.utilization(),
+        sojourn: m.mean_sojourn(),
+        causality_errors: m.causality_errors,
+        completions: m.completions,
         ..Sample::default()
     }
 }
@@ -86,26 +74,8 @@ impl LiveEngine for CpuEngine {
         Ok(cpu_display_words(self))
     }
     fn sample(&self, now: Ticks) -> Result<Sample, SimError> {
-        let st = self.cpu.state();
-        // Completed services only, as the GPU engine counts them: the same quantity on both
-        // engines (with the services in progress added the CPU's curve fell from 1 while the
-        // GPU's rose from 0; the final values agree either way).
-        let sums = st
-            .facilities
-            .iter()
-            .fold(Accumulated::default(), |s, f| Accumulated {
-                busy: s.busy + u128::from(f.busy),
-                sojourn: s.sojourn + u128::from(f.sojourn),
-                completions: s.completions + f.completions,
-            });
-        Ok(torus_sample(
-            self,
-            st.facilities.len() as f64,
-            now,
-            st.warmup,
-            sums,
-            st.facilities.iter().map(|f| f.causality_errors).sum(),
-        ))
+        let horizon = now.min(self.config.end_ticks());
+        Ok(torus_sample(self, &measure(self.cpu.state(), horizon)?))
     }
     fn as_any(&self) -> &dyn std::any::Any {
         self
@@ -129,18 +99,9 @@ impl LiveEngine for GpuTorus {
         Ok(st.display_words(&next, self.error_steps()?.into_iter()))
     }
     fn sample(&self, _now: Ticks) -> Result<Sample, SimError> {
-        let s = self.live_stats()?;
-        let (rows, cols) = self.grid_shape();
-        let k = f64::from(rows) * f64::from(cols);
-        let mut x = torus_sample(
-            self,
-            k,
-            s.time,
-            self.config().run.warmup_ticks(),
-            s.sums,
-            s.causality_errors,
-        );
-        x.events = s.events;
+        let mut x = torus_sample(self, &self.live_measures()?);
+        // the GPU's own event count (the head's totals may lag it within a batch)
+        x.events = self.live_events();
         Ok(x)
     }
     fn as_any(&self) -> &dyn std::any::Any {

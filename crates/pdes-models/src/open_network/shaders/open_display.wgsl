@@ -20,3 +20,34 @@ fn display_main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_work
     }
     display[f] = vec2<u32>(n, st.w);
 }
+
+// The busy time of the services in progress, as `run` counts it (OpenState::measures):
+// for every serving facility, the part of its service from max(start, warm-up) to
+// min(its departure, t_min capped at the end). One 64-bit sum per workgroup into `display`
+// (here the engine's small in-service buffer); the host adds them in 128 bits to the
+// completed services' sums, so a live sample equals the run's summary at the same time.
+var<workgroup> in_service_part: array<vec2<u32>, WG>;
+
+@compute @workgroup_size(WG)
+fn in_service_main(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32,
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+) {
+    let f = gid.x + gid.y * nwg.x * WG;
+    var busy = vec2<u32>(0u, 0u);
+    if f < P.k && seg_count[fac_base() + (f)].x != NONE {
+        let horizon = min64(ctl[0].t_min, P.end_t);
+        let begin = max64(dep[start_t_base() + (f)], P.warmup);
+        let to = min64(horizon, dep[f]);
+        if lt64(begin, to) { busy = sub64(to, begin); }
+    }
+    in_service_part[lid] = busy;
+    workgroupBarrier();
+    for (var s = WG / 2u; s > 0u; s = s >> 1u) {
+        if lid < s { in_service_part[lid] = add64(in_service_part[lid], in_service_part[lid + s]); }
+        workgroupBarrier();
+    }
+    if lid == 0u { display[wid.x + wid.y * nwg.x] = in_service_part[0]; }
+}

@@ -30,3 +30,38 @@ fn display_main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_work
     // can be older than another at step 0, all start at t = 0).
     display[f] = vec2<u32>(n | next, recv_list[err_step_base() + (f)]);
 }
+
+// The busy time of the services in progress, as `run` counts it (TorusState's measure in
+// stats.rs): for every facility of replica 0 that is serving, the part of its service from
+// max(start, warm-up) to min(its departure, the host's t_min capped at the end). One 64-bit
+// sum per workgroup into `display` (here the engine's small in-service buffer); the host
+// adds them in 128 bits to the completed services' sums. With it a live plot sample equals
+// the run's summary at the same time: busy time "up to now", not "when a service ends".
+var<workgroup> in_service_part: array<vec2<u32>, WG>;
+
+@compute @workgroup_size(WG)
+fn in_service_main(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32,
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+) {
+    let f = gid.x + gid.y * nwg.x * WG;
+    var busy = vec2<u32>(0u, 0u);
+    if f < P.k1 {
+        let st = fac[2u * f];
+        if st.z != NONE {
+            let horizon = min64(ctl[0].t_min, P.end_t);
+            let begin = max64(st.xy, P.warmup);
+            let to = min64(horizon, dep[f]);
+            if lt64(begin, to) { busy = sub64(to, begin); }
+        }
+    }
+    in_service_part[lid] = busy;
+    workgroupBarrier();
+    for (var s = WG / 2u; s > 0u; s = s >> 1u) {
+        if lid < s { in_service_part[lid] = add64(in_service_part[lid], in_service_part[lid + s]); }
+        workgroupBarrier();
+    }
+    if lid == 0u { display[wid.x + wid.y * nwg.x] = in_service_part[0]; }
+}

@@ -176,11 +176,11 @@ fn monitors(s: &Session) -> Vec<crate::kit::monitors::Monitor> {
     };
     let x = latest(s);
     vec![
-        Monitor::new("utilization", x.utilization, "Busy fraction so far over all servers; beside it the Jackson value ρ (exponential service).")
+        Monitor::new("utilization", x.utilization, "Busy fraction from the warm-up up to now over all servers, services in progress counted up to now (as `run` counts it); beside it the Jackson value ρ (exponential service).")
             .exact("Jackson", cfg.model.rho()),
         Monitor::new("sojourn per visit", x.sojourn, "Queue wait + service per completed visit; beside it M/(1 − ρ).")
             .exact("Jackson", cfg.model.analytic_sojourn()),
-        Monitor::new("tokens in system", x.tokens_in_system, "Tokens in the network now; beside it the Jackson network's mean.")
+        Monitor::new("mean tokens in system", x.mean_tokens_in_system, "Time-average tokens in the network from the warm-up on (run's mean_tokens_in_system); beside it the Jackson network's mean. The plot shows the tokens there now.")
             .exact("Jackson", cfg.model.analytic_tokens_in_system()),
         Monitor::new("events in the last step", last_step_events(s), "Events the last step processed together."),
     ]

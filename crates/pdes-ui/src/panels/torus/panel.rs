@@ -266,7 +266,7 @@ pub fn plots(ui: &mut egui::Ui, a: &Session, b: Option<&Session>) {
         time_series_from(
             ui,
             [w, h],
-            ("utilization", "Busy fraction from the warm-up (run.warmup; 0 if none) up to t, averaged over facilities; a service counts when it ends (on both engines, so the curve rises from 0 at its start). Dashed: the exact value N/(N+K−1) of this network with exponential service. With shifted service (the window algorithm) the run is exact for the shifted model, which is not the exponential one: utilization sits above the line, more as d grows (paper 000 Fig. 14)."),
+            ("utilization", "Busy fraction from the warm-up (run.warmup; 0 if none) up to t, averaged over facilities; a service in progress counts up to t, as `pdes-lab run` counts it (so the curve's last point is the run's utilization). Dashed: the exact value N/(N+K−1) of this network with exponential service. With shifted service (the window algorithm) the run is exact for the shifted model, which is not the exponential one: utilization sits above the line, more as d grows (paper 000 Fig. 14)."),
             &sessions,
             |x| x.utilization,
             Some((label, cfg.model.analytic_utilization())),
