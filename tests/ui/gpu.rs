@@ -84,7 +84,7 @@ fn diffusion_on_the_gpu_draws_the_same_temperatures_as_the_cpu() {
 }
 
 #[test]
-fn the_start_up_check_verifies_the_gpu_in_the_background_and_says_so() {
+fn the_start_up_check_verifies_the_gpu_in_the_background_through_resizes_and_says_so() {
     if !gpu_available() {
         return;
     }
@@ -98,11 +98,22 @@ fn the_start_up_check_verifies_the_gpu_in_the_background_and_says_so() {
         h.state().gpu_check.running(),
         "the check runs off the UI thread"
     );
+    // while it runs, the window is resized between a laptop's and a lecture hall's sizes
+    // and frames go on (the resize that panicked: issue 56 §2), with a Step each frame
     let started = std::time::Instant::now();
+    let mut frames = 0u32;
     while h.state().gpu_check.running() && started.elapsed().as_secs() < 300 {
-        std::thread::sleep(std::time::Duration::from_millis(50));
+        let size = if frames % 2 == 0 {
+            (800.0, 600.0)
+        } else {
+            (1366.0, 768.0)
+        };
+        h.set_size(egui::vec2(size.0, size.1));
+        h.state_mut().step_once();
         h.run_steps(1);
+        frames += 1;
     }
+    assert!(frames > 0, "the check was over before the first frame");
     let (text, alarm, hover) = h.state().gpu_check.status().unwrap();
     assert!(text.starts_with("GPU = CPU: "), "{text}");
     assert!(text.ends_with(" checks passed"), "{text}");

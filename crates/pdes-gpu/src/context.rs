@@ -106,6 +106,13 @@ impl Gpu {
         pollster::block_on(Self::on(adapters.swap_remove(index)))
     }
 
+    /// A device of its own on `adapter`, beside any other opened there (the window's): the
+    /// start-up check runs on it, so that its submissions and waits never hold the
+    /// renderer's queue — a frame, or a resize's wait for the window's device to go idle.
+    pub fn open_beside(adapter: &wgpu::Adapter) -> Result<Self, String> {
+        pollster::block_on(Self::on(adapter.clone()))
+    }
+
     /// [`Gpu::new`] with the adapter's limits changed by `limit` first: the desktop's tests
     /// open a device with a browser's limits (10 storage buffers per shader stage, say), so
     /// that what the page will refuse is refused here too.

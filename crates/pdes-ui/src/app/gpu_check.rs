@@ -1,5 +1,6 @@
 //! The app's start-up self-check: `pdes-lab verify --quick` on the window's own adapter, on
-//! a background thread (it never blocks a frame). Until it passes the GPU engines may run;
+//! a background thread and a device of its own (its waits never hold the renderer's queue:
+//! a frame, or a resize's wait for the window's device to go idle, issue 56 §2). Until it passes the GPU engines may run;
 //! if it fails, the app switches every session to the CPU engines and says why. In a browser
 //! tab (a device with deferred readbacks, one thread) the check is a task of the page: the
 //! page's checks (`pdes_runs::verify::run_in_page`), driven by `web::drive`.
@@ -35,11 +36,14 @@ const IN_A_PAGE: &str = "";
 pub const WHAT_IS_COMPARED: &str = "At start, PDES Lab runs small configurations of every model's GPU engines (each model's algorithms that run on the GPU, from the model registry) on the CPU twin and on this GPU, with each reduction variant the adapter has, and compares the results: event counts, causality errors, utilization and sojourn sums, the step log, every facility and token, every cell, every token in an open network's pool.\n\nThey must be identical, not close: times are integer ticks, random numbers come from a counter-based generator both sides compute bit for bit, and the float arithmetic of the diffusion grid is done in the same order with the same rounding. A difference means the GPU computed something else — a shader bug or a driver miscompiling it — and then no GPU figure can be trusted. The same check is `pdes-lab verify` on the command line.";
 
 impl GpuCheck {
-    /// Starts the check on `gpu` in the background: on a thread of its own on the desktop; in
-    /// a browser tab (one thread; the device's readbacks deferred) as a task of the page.
-    pub fn start(gpu: Arc<Gpu>) -> Self {
+    /// Starts the check in the background: on the desktop on a thread of its own, with a
+    /// device of its own opened on `adapter` (the window's; `gpu`, the window's device, only
+    /// where no second device opens); in a browser tab (one thread; the device's readbacks
+    /// deferred) as a task of the page on `gpu`.
+    pub fn start(gpu: Arc<Gpu>, adapter: Option<wgpu::Adapter>) -> Self {
         #[cfg(target_arch = "wasm32")]
         {
+            let _ = adapter; // one device in a page: the page's
             let slot = std::rc::Rc::new(std::cell::RefCell::new(None));
             let out = slot.clone();
             wasm_bindgen_futures::spawn_local(async move {
@@ -50,17 +54,22 @@ impl GpuCheck {
         }
         #[cfg(not(target_arch = "wasm32"))]
         {
-            Self::on_a_thread(gpu)
+            Self::on_a_thread(gpu, adapter)
         }
     }
 
     /// The desktop's check, on a thread of its own.
     #[cfg(not(target_arch = "wasm32"))]
-    fn on_a_thread(gpu: Arc<Gpu>) -> Self {
+    fn on_a_thread(gpu: Arc<Gpu>, adapter: Option<wgpu::Adapter>) -> Self {
         let (tx, rx) = std::sync::mpsc::channel();
         let spawned = std::thread::Builder::new()
             .name("gpu-verify".into())
             .spawn(move || {
+                // the same adapter, so the verdict is the window's; opened here, off the
+                // frame (a device takes a moment to open)
+                let gpu = adapter
+                    .and_then(|a| Gpu::open_beside(&a).ok())
+                    .map_or(gpu, Arc::new);
                 let options = verify::Options {
                     quick: true,
                     perturb_gpu: false,

@@ -275,8 +275,9 @@ impl PdesApp {
                 "no GPU compute device: the simulation runs on the CPU".to_string(),
             ),
         };
+        let adapter = cc.wgpu_render_state.as_ref().map(|rs| rs.adapter.clone());
         let gpu_check = match &gpu {
-            Some(g) if verify => gpu_check::GpuCheck::start(g.clone()),
+            Some(g) if verify => gpu_check::GpuCheck::start(g.clone(), adapter),
             _ => gpu_check::GpuCheck::NotRun,
         };
         let form = Form::from_config(&config, crate::panels::of(&config));
