@@ -26,6 +26,19 @@ impl Cli {
     pub fn is_headless(&self) -> bool {
         !matches!(self.command, None | Some(Command::Gui { .. }))
     }
+
+    /// True for the commands whose result goes to standard output (no `--out`).
+    pub fn writes_stdout(&self) -> bool {
+        match &self.command {
+            None | Some(Command::Gui { .. }) => false,
+            Some(Command::Run(a)) => a.out.is_none(),
+            Some(Command::Sweep(a)) => a.out.is_none(),
+            Some(Command::SweepMerge(a)) => a.out.is_none(),
+            Some(Command::Fit(a)) => a.out.is_none(),
+            Some(Command::Bench(a)) => a.out.is_none(),
+            Some(Command::Verify(_) | Command::Presets | Command::Devices) => true,
+        }
+    }
 }
 
 /// Subcommands.
@@ -158,6 +171,10 @@ pub fn format_parser() -> impl clap::builder::TypedValueParser<Value = Format> {
 }
 
 pub fn dispatch(cli: Cli) -> Result<(), CliError> {
+    // a result for a closed stdout is refused before any work (`run … >&-`, issue 57 §2)
+    if cli.writes_stdout() && !output::stdout_is_open() {
+        return Err(output::stdout_closed());
+    }
     match cli.command {
         None => gui(None),
         Some(Command::Gui { preset }) => gui(preset.as_deref()),

@@ -200,6 +200,12 @@ pub fn to_stderr(line: &str) {
 /// Writes `text` to stdout and flushes it; a closed pipe, a closed descriptor or a full
 /// disk is an error (the caller reports it), never a panic and never silent.
 pub fn write_stdout(text: &str) -> std::io::Result<()> {
+    if !stdout_is_open() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::BrokenPipe,
+            "standard output is closed",
+        ));
+    }
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())?;
     out.flush()
@@ -217,9 +223,50 @@ pub fn emit(text: &str, out: Option<&Path>, flag: &str) -> Result<(), pdes_core:
     }
 }
 
+/// Whether standard output was open when the process started. A program started with fd 1
+/// closed (`run … >&-`) finds it open on /dev/null: Rust's runtime reopens a closed 0, 1 or
+/// 2 there, read-write, before `main`, so every write "succeeds" and the output is lost
+/// (issue 57 §2). A shell's own `>/dev/null` opens it write-only; so /dev/null opened
+/// read-write on fd 1 is taken as the closed stdout the runtime papered over.
+pub fn stdout_is_open() -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let Ok(null) = std::fs::metadata("/dev/null") else {
+            return true;
+        };
+        // SAFETY: fstat and fcntl(F_GETFL) only read fd 1's status into a local buffer
+        let (st, flags) = unsafe {
+            let mut st: libc::stat = std::mem::zeroed();
+            let ok = libc::fstat(libc::STDOUT_FILENO, &mut st) == 0;
+            let flags = libc::fcntl(libc::STDOUT_FILENO, libc::F_GETFL);
+            if !ok || flags == -1 {
+                return false;
+            }
+            (st, flags)
+        };
+        let on_null =
+            (st.st_mode & libc::S_IFMT) == libc::S_IFCHR && st.st_rdev as u64 == null.rdev();
+        !(on_null && flags & libc::O_ACCMODE == libc::O_RDWR)
+    }
+    #[cfg(not(unix))]
+    {
+        true
+    }
+}
+
+/// The refusal of a command whose output would go to a closed standard output.
+pub fn stdout_closed() -> pdes_core::Error {
+    pdes_core::Error::Run(
+        "standard output is closed: the result would be lost (nothing was run); open it, or give --out FILE where the command takes one".into(),
+    )
+}
+
 /// The one-line error for a failed write to stdout.
 pub fn stdout_error(e: std::io::Error) -> pdes_core::Error {
-    let what = if e.kind() == std::io::ErrorKind::BrokenPipe {
+    let what = if !stdout_is_open() {
+        "standard output is closed: the result was lost".to_string()
+    } else if e.kind() == std::io::ErrorKind::BrokenPipe {
         "the reader closed the pipe before the output was written".to_string()
     } else {
         e.to_string()
