@@ -172,13 +172,82 @@ fn merge_refuses_a_corrupt_or_cut_row_naming_the_shard() {
     std::fs::write(&a[1], lines.join("\n") + "\n").unwrap();
     let (code, _, err) = pdes(&["sweep-merge", &a[0], &a[1]]);
     assert_eq!(code, 2, "{err}");
-    assert!(err.contains(&a[1]) && err.contains("\"zz\""), "{err}");
+    assert!(
+        err.contains(&a[1]) && err.contains("line 2 was changed"),
+        "{err}"
+    );
     // a shard cut in the middle of its last line
     let cut = &text[..text.len() - 10];
     std::fs::write(&a[1], cut).unwrap();
     let (code, _, err) = pdes(&["sweep-merge", &a[0], &a[1]]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("a cut line"), "{err}");
+}
+
+/// Shard `path` with cell `column` of its data line `line` (1: the first row) set to `value`.
+fn edit_cell(path: &str, line: usize, column: &str, value: &str) {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut r = csv::Reader::from_reader(text.as_bytes());
+    let header: Vec<String> = r.headers().unwrap().iter().map(str::to_string).collect();
+    let i = header.iter().position(|h| h == column).unwrap();
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record(&header).unwrap();
+    for (n, rec) in r.records().enumerate() {
+        let mut cells: Vec<String> = rec.unwrap().iter().map(str::to_string).collect();
+        if n + 1 == line {
+            cells[i] = value.to_string();
+        }
+        w.write_record(&cells).unwrap();
+    }
+    std::fs::write(path, w.into_inner().unwrap()).unwrap();
+}
+
+#[test]
+fn merge_refuses_an_edited_seed_d_or_statistic_naming_file_and_line() {
+    // the probe's three edits (issue 57 §2): each merged "complete" before
+    for (column, value) in [("seed", "9"), ("run.d", "0.75"), ("utilization", "banana")] {
+        let d = dir(&format!("merge-edited-{}", column.replace('.', "-")));
+        let a = shards(&d, "0.5,2", "a");
+        let out = s(&d.join("merged.csv"));
+        // the untouched shards merge
+        let (code, _, err) = pdes(&["sweep-merge", "--out", &out, &a[0], &a[1]]);
+        assert_eq!(code, 0, "{err}");
+        std::fs::remove_file(&out).unwrap();
+        edit_cell(&a[1], 2, column, value);
+        let (code, _, err) = pdes(&["sweep-merge", "--out", &out, &a[0], &a[1]]);
+        assert_eq!(code, 2, "{column}: {err}");
+        assert!(
+            err.contains(&a[1]) && err.contains("line 3 was changed"),
+            "{column}: {err}"
+        );
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(!Path::new(&out).exists(), "{column}: written");
+    }
+}
+
+#[test]
+fn resume_runs_an_edited_row_again_rather_than_adopting_it() {
+    let d = dir("resume-edited");
+    let f = d.join("a.csv");
+    assert_eq!(sweep("0.5,2", &f, &[]).0, 0);
+    let whole = std::fs::read_to_string(&f).unwrap();
+    edit_cell(&s(&f), 1, "utilization", "banana");
+    let (code, _, err) = sweep("0.5,2", &f, &["--resume"]);
+    assert_eq!(code, 0, "{err}");
+    let text = std::fs::read_to_string(&f).unwrap();
+    assert!(!text.contains("banana"), "{text}");
+    // the run again gives the row it had (the wall-clock cells aside)
+    let utilization = |t: &str| -> Vec<String> {
+        let mut r = csv::Reader::from_reader(t.as_bytes());
+        let i = r
+            .headers()
+            .unwrap()
+            .iter()
+            .position(|h| h == "utilization")
+            .unwrap();
+        r.records().map(|x| x.unwrap()[i].to_string()).collect()
+    };
+    assert_eq!(utilization(&text), utilization(&whole));
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! `pdes-lab sweep-merge`: the shards' CSVs joined into the unsharded file, every row and
 //! the whole checked before anything is written.
 
-use super::rows::{csv_line, empty_shard};
+use super::rows::{DIGEST, csv_line, digest_holds, empty_shard};
 use super::{CliError, MergeArgs, input, output};
 use pdes_models::config::echo;
 use std::path::Path;
@@ -19,6 +19,11 @@ fn read_shard(path: &Path) -> Result<(Vec<String>, Vec<Vec<String>>), CliError> 
         .iter()
         .map(str::to_string)
         .collect();
+    if !header.iter().any(|h| h == DIGEST) {
+        return Err(input(format!(
+            "{name}: no {DIGEST} column: not a sweep CSV of this version (run the shard again, or complete it with sweep … --resume)"
+        )));
+    }
     let mut rows = Vec::new();
     for (i, rec) in r.records().enumerate() {
         let rec = rec.map_err(|e| input(format!("{name}: line {}: {e}", i + 2)))?;
@@ -30,7 +35,15 @@ fn read_shard(path: &Path) -> Result<(Vec<String>, Vec<Vec<String>>), CliError> 
                 header.len()
             )));
         }
-        rows.push(rec.iter().map(str::to_string).collect());
+        let row: Vec<String> = rec.iter().map(str::to_string).collect();
+        if !digest_holds(&header, &row) {
+            // the line as the reader counts it (a cell may hold a line break)
+            let line = rec.position().map_or(i as u64 + 2, |p| p.line());
+            return Err(input(format!(
+                "{name}: line {line} was changed after the sweep wrote it (its {DIGEST} is not that of its cells): a merge takes only the sweep's own rows; run that shard again with sweep … --resume, which runs a changed row again"
+            )));
+        }
+        rows.push(row);
     }
     Ok((header, rows))
 }

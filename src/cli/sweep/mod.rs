@@ -107,6 +107,7 @@ fn input(e: impl std::fmt::Display) -> CliError {
 pub fn run(args: &SweepArgs) -> Result<(), CliError> {
     let mut plan = plan::Plan::new(args)?;
     let shard = args.shard.as_deref().map(parse_shard).transpose()?;
+    plan::check_runs(&plan, shard)?;
     check_destinations(args)?;
     let (done, header) = match (args.resume, args.out.as_ref()) {
         (true, Some(path)) if path.exists() => {

@@ -80,7 +80,7 @@ impl Plan {
         let n_seeds = args.seeds.or(sweep.seeds).unwrap_or(1);
         if !(1..=10_000).contains(&n_seeds) {
             return Err(input(format!(
-                "--seeds {n_seeds}: expected an integer in 1..=10000"
+                "--seeds {n_seeds}: the seeds per point are a whole number from 1 to 10,000"
             )));
         }
         let has_seed = info.has_key("run.seed");
@@ -235,6 +235,44 @@ pub(super) fn run_point(
 
 /// The most points a sweep's grid may have (each point is at least one run).
 pub(super) const MAX_POINTS: u64 = 1_000_000;
+
+/// The most runs one sweep process holds (points of its shard × seeds): each run's summary
+/// is kept for the aggregates and the final file, a few kilobytes each. Past it, the sweep
+/// is refused before any run (10,000 values × 10,000 seeds aborted on a 4 GiB allocation,
+/// issue 57 §2); `--shard I/N` splits it over processes.
+pub(super) const MAX_RUNS: u64 = 1_000_000;
+
+/// Refuses, before any run, a sweep whose shard (the whole sweep without `--shard`) holds
+/// more than [`MAX_RUNS`] runs, saying how many shards would do.
+pub(super) fn check_runs(plan: &Plan, shard: Option<(usize, usize)>) -> Result<(), CliError> {
+    let points = plan.points.len() as u64;
+    let in_shard = match shard {
+        Some((i, n)) => (points + (n - 1 - i) as u64) / n as u64, // the p < points with p mod n = i
+        None => points,
+    };
+    let seeds = plan.seeds.len() as u64;
+    let runs = in_shard.saturating_mul(seeds);
+    if runs <= MAX_RUNS {
+        return Ok(());
+    }
+    let total = points.saturating_mul(seeds);
+    let shards = total.div_ceil(MAX_RUNS);
+    let g = pdes_models::keys::grouped;
+    Err(input(format!(
+        "the sweep has {} runs{} ({} points × {} seeds); one sweep process holds at most {} runs — sweep fewer values or seeds, or split it with --shard I/{} (I from 0 to {}) and join the files with sweep-merge",
+        g(runs),
+        if shard.is_some() {
+            " in this shard"
+        } else {
+            ""
+        },
+        g(in_shard),
+        g(seeds),
+        g(MAX_RUNS),
+        g(shards),
+        g(shards - 1)
+    )))
+}
 
 /// Refuses, before any run, a grid too large to list and a swept value of another kind
 /// than its key takes (a word for a number): `base` is the configuration every point

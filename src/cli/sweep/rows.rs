@@ -32,6 +32,40 @@ pub(super) fn read_csv(path: &Path) -> Result<(Vec<String>, Vec<Vec<String>>), C
     Ok((header, rows))
 }
 
+/// The column that proves a row is the sweep's own, as the sweep wrote it: a digest of the
+/// row's every other cell (the sweep's identity, point and seed among them). `sweep-merge`
+/// and `--resume` recompute it and refuse a row that was edited (issue 57 §2: a seed changed
+/// from 1 to 9 merged "complete" with that run missing). FNV-1a over the row's CSV line, as
+/// the identity is: it detects edits, it is not a signature against forgery.
+pub(super) const DIGEST: &str = "row_digest";
+
+/// `cells` (under `header`) with the [`DIGEST`] cell set from all the others.
+pub(super) fn with_digest(mut cells: Vec<String>, header: &[String]) -> Vec<String> {
+    if let Some(i) = header.iter().position(|h| h == DIGEST) {
+        cells[i] = digest_of(&cells, i);
+    }
+    cells
+}
+
+/// The digest of `cells` without the one at `skip` (the digest's own).
+pub(super) fn digest_of(cells: &[String], skip: usize) -> String {
+    let others: Vec<String> = cells
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i != skip)
+        .map(|(_, c)| c.clone())
+        .collect();
+    pdes_runs::sweep::identity(&csv_line(&others))
+}
+
+/// Whether `row` (under `header`) holds the digest of its other cells.
+pub(super) fn digest_holds(header: &[String], row: &[String]) -> bool {
+    header
+        .iter()
+        .position(|h| h == DIGEST)
+        .is_some_and(|i| row.get(i).is_some_and(|d| *d == digest_of(row, i)))
+}
+
 pub(super) fn csv_line(fields: &[String]) -> String {
     let mut w = csv::WriterBuilder::new().from_writer(Vec::new());
     let _ = w.write_record(fields);
@@ -47,7 +81,7 @@ pub(super) const EMPTY_SHARD: &str = "this shard holds no points";
 /// The one row of an empty shard under `header`: the sweep's identity, its grid's size,
 /// and [`EMPTY_SHARD`].
 pub(super) fn empty_shard_cells(plan: &Plan, header: &[String]) -> Vec<String> {
-    header
+    let cells = header
         .iter()
         .map(|h| match h.as_str() {
             "sweep" => plan.identity.clone(),
@@ -56,7 +90,8 @@ pub(super) fn empty_shard_cells(plan: &Plan, header: &[String]) -> Vec<String> {
             "error" => EMPTY_SHARD.to_string(),
             _ => String::new(),
         })
-        .collect()
+        .collect();
+    with_digest(cells, header)
 }
 
 /// The (identity, points, seeds) of a shard that holds no points, if it is one.
@@ -68,9 +103,10 @@ pub(super) fn empty_shard(header: &[String], rows: &[Vec<String>]) -> Option<[St
         .flatten()
 }
 
+/// The cells of run `r` under `header`, its digest last.
 pub(super) fn row_cells(plan: &Plan, r: &RunRow, header: &[String]) -> Vec<String> {
     let fields = r.result.as_ref().ok();
-    header
+    let cells = header
         .iter()
         .map(|h| match h.as_str() {
             "sweep" => plan.identity.clone(),
@@ -90,7 +126,8 @@ pub(super) fn row_cells(plan: &Plan, r: &RunRow, header: &[String]) -> Vec<Strin
                 }
             }
         })
-        .collect()
+        .collect();
+    with_digest(cells, header)
 }
 
 pub(super) fn header_of(plan: &Plan, fields: Option<&Map<String, Value>>) -> Vec<String> {
@@ -102,6 +139,7 @@ pub(super) fn header_of(plan: &Plan, fields: Option<&Map<String, Value>>) -> Vec
         h.extend(fresh);
     }
     h.push("error".into());
+    h.push(DIGEST.into());
     h
 }
 
@@ -111,14 +149,19 @@ pub(super) fn resumed(plan: &Plan, path: &Path) -> Result<(Vec<RunRow>, Vec<Stri
     let mut done: Vec<RunRow> = Vec::new();
     let (h, rows) = read_csv(path)?;
     let expected = header_of(plan, None);
-    if h.len() < expected.len() || h[..expected.len() - 1] != expected[..expected.len() - 1] {
+    let lead = &expected[..expected.len() - 2]; // without "error" and the digest
+    if h.len() < expected.len() || h[..lead.len()] != *lead || !h.iter().any(|c| c == DIGEST) {
         return Err(input(format!(
-            "--resume {}: its columns do not start with {} (another sweep's file?)",
+            "--resume {}: its columns do not start with {} and end with {DIGEST} (another sweep's file, or one of an older version?)",
             path.display(),
-            expected[..expected.len() - 1].join(",")
+            lead.join(",")
         )));
     }
     for (line, row) in rows.into_iter().enumerate() {
+        // a row edited after the sweep wrote it is never adopted: it runs again
+        if !digest_holds(&h, &row) {
+            continue;
+        }
         let get = |k: &str| h.iter().position(|c| c == k).map(|i| row[i].clone());
         if get("sweep").as_deref() != Some(plan.identity.as_str()) {
             return Err(input(format!(
@@ -144,7 +187,10 @@ pub(super) fn resumed(plan: &Plan, path: &Path) -> Result<(Vec<RunRow>, Vec<Stri
         };
         let mut fields = Map::new();
         for (i, c) in h.iter().enumerate() {
-            if LEAD.contains(&c.as_str()) || c == "error" || plan.varies.iter().any(|v| &v.key == c)
+            if LEAD.contains(&c.as_str())
+                || c == "error"
+                || c == DIGEST
+                || plan.varies.iter().any(|v| &v.key == c)
             {
                 continue;
             }
