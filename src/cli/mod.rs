@@ -242,6 +242,9 @@ fn gui(preset: Option<&str>) -> Result<(), CliError> {
     // nothing at all
     let (config, note) = match run::config_from_args(&args) {
         Ok(c) => (c, None),
+        // without a display there is no window to show the default in: the preset's
+        // error alone, as a usage error (it was followed by "no display found", exit 1)
+        Err(e @ CliError::Input(_)) if no_display().is_err() => return Err(e),
         Err(CliError::Input(e)) if preset.is_some() => {
             output::to_stderr(&format!("pdes-lab: {e}"));
             let config = run::config_from_args(&RunArgs::default())?;

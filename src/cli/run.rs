@@ -10,6 +10,20 @@ use std::time::{Duration, Instant};
 /// How often a long run writes a progress line when stderr is not a terminal.
 const PROGRESS_LINE_EVERY: Duration = Duration::from_secs(60);
 
+/// When a run without a terminal says how long it will take (if over a minute).
+const ESTIMATE_AFTER: Duration = Duration::from_secs(3);
+
+/// `seconds` as a reader says it: "3 minutes", "2.5 hours", "4 days".
+fn duration_words(seconds: f64) -> String {
+    if seconds < 90.0 * 60.0 {
+        format!("{:.0} minutes", seconds / 60.0)
+    } else if seconds < 48.0 * 3600.0 {
+        format!("{:.1} hours", seconds / 3600.0)
+    } else {
+        format!("{:.0} days", seconds / 86400.0)
+    }
+}
+
 /// Builds the validated configuration `args` describe.
 pub fn config_from_args(args: &RunArgs) -> Result<Config, CliError> {
     let name = args.preset.as_deref().unwrap_or(preset::default_preset());
@@ -116,6 +130,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     let mut chunk = if on_gpu { end / 200 } else { end >> 20 }.max(1);
     let mut bar: Option<indicatif::ProgressBar> = None;
     let mut last_line = started;
+    let mut estimate_said = false;
     while !sim.engine.finished() {
         let from = sim.engine.now();
         let target = from.saturating_add(chunk).min(end);
@@ -159,6 +174,20 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
             }
             if let Some(b) = &bar {
                 b.set_position(done);
+            }
+        } else if !estimate_said && started.elapsed() > ESTIMATE_AFTER && done > 0 {
+            // a log file learns early what it waits for, when that is over a minute (it
+            // waited a minute for the first progress line, issue 57 §2)
+            estimate_said = true;
+            let elapsed = started.elapsed().as_secs_f64();
+            let fraction = done as f64 / end.max(1) as f64;
+            let to_go = elapsed * (1.0 - fraction) / fraction;
+            if to_go > 60.0 {
+                output::to_stderr(&format!(
+                    "pdes-lab: about {} to go at this pace ({:.2}% of the simulated time after {elapsed:.0} s); a progress line follows every minute",
+                    duration_words(to_go),
+                    100.0 * fraction
+                ));
             }
         } else if last_line.elapsed() > PROGRESS_LINE_EVERY {
             // a log file (a cluster job's): one line a minute, with the estimate

@@ -272,18 +272,74 @@ fn a_size_refusal_names_the_models_keys_and_the_algorithm_list_has_no_repeats() 
     );
     let (code, _, err) = run_text(&["run", "--algorithm", "foo"]);
     assert_eq!(code, 2, "{err}");
+    // one line that lists the algorithms (clap's own error was five lines)
+    assert_eq!(err.lines().count(), 1, "{err}");
     let list = err
-        .lines()
-        .find(|l| l.contains("possible values"))
-        .expect("clap lists the algorithms");
-    let names: Vec<&str> = list
-        .split_once(": ")
-        .map_or("", |(_, l)| l.trim_end_matches(']'))
-        .split(", ")
-        .collect();
+        .split_once("possible values: ")
+        .map(|(_, l)| l)
+        .expect("the algorithms are listed");
+    let list = list.split(" (").next().unwrap_or_default().trim_end_matches(']');
+    let names: Vec<&str> = list.split(", ").collect();
     let mut unique = names.clone();
     unique.sort_unstable();
     unique.dedup();
     assert_eq!(unique.len(), names.len(), "{list}");
     assert!(names.contains(&"flattened-cpu"), "{list}");
+}
+
+/// `pdes-lab fit` on `text` written to a file: (status, stderr).
+fn fit_on(name: &str, text: &str) -> (Option<i32>, String) {
+    let dir = std::env::temp_dir().join(format!("pdes-fit-echo-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join(name);
+    std::fs::write(&f, text).unwrap();
+    let o = pdes().args(["fit", f.to_str().unwrap()]).output().unwrap();
+    (o.status.code(), String::from_utf8_lossy(&o.stderr).into_owned())
+}
+
+#[test]
+fn fit_echoes_a_huge_header_or_a_broken_cell_in_one_short_line() {
+    // a header of 200,000 columns (the probe's 2 million made an 18.9 MB error line)
+    let header: Vec<String> = (0..200_000).map(|i| format!("c{i}")).collect();
+    let row: Vec<&str> = vec!["1"; 200_000];
+    let (code, err) = fit_on("wide.csv", &format!("{}\n{}\n", header.join(","), row.join(",")));
+    assert_eq!(code, Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.len() < 1000, "{} bytes", err.len());
+    assert!(err.contains("200,000 columns") && err.contains("(200,000 in all)"), "{err}");
+    // a cell holding a line break stays on one line, its break written as \n
+    let (code, err) = fit_on("cell.csv", "x\n1\n\"2\n3\"\n4\n");
+    assert_eq!(code, Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("2\\n3"), "{err}");
+}
+
+#[test]
+fn a_command_line_clap_refuses_is_one_line_with_where_the_options_are_listed() {
+    // the probe's usage errors (issue 57 §2), each four or five lines before
+    let cases: &[&[&str]] = &[
+        &["run", "--out", ""],
+        &["frobnicate"],
+        &["run", "--bogus"],
+        &["run", "--format", "xml"],
+        &["run", "--engine", "tpu"],
+        &["sweep", "--seeds", "many"],
+        &["bench", "--repeat", "0"],
+        &["fit"],
+        &["verify", "--quick=yes"],
+        &["sweep-merge"],
+        &["run", "a", "b"],
+        &["--bogus"],
+    ];
+    for args in cases {
+        let (code, _, err) = run_text(args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.starts_with("pdes-lab: "), "{args:?}: {err}");
+        assert!(err.contains("--help` lists"), "{args:?}: {err}");
+    }
+    // help is still help
+    let (code, out, _) = run_text(&["run", "--help"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("Usage: pdes-lab run"), "{out}");
 }

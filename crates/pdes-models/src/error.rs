@@ -36,7 +36,52 @@ pub enum PresetError {
 /// A value as an error message shows it: at most 80 characters (a 50 MB value must not be
 /// echoed whole), with the cut marked.
 pub fn echo(v: &impl std::fmt::Display) -> String {
-    clip(v, 80)
+    one_line(&clip(v, 80))
+}
+
+/// `v` with a comma every three digits ("16,384").
+pub fn grouped(v: u64) -> String {
+    let digits = v.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// `s` on one line: a line break, tab or other control character written as its escape
+/// (`\n`), so that an echoed cell never splits a message over lines (issue 57 §2).
+pub fn one_line(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
+/// Up to `n` of `items`, each [`echo`]ed, joined by ", ", with how many there are in all
+/// when there are more (a header of 2 million columns made an 18.9 MB error line).
+pub fn echo_list<'a>(items: impl Iterator<Item = &'a str>, n: usize) -> String {
+    let mut total = 0usize;
+    let mut shown: Vec<String> = Vec::new();
+    for x in items {
+        if total < n {
+            shown.push(echo(&x));
+        }
+        total += 1;
+    }
+    if total > n {
+        format!("{}, … ({} in all)", shown.join(", "), grouped(total as u64))
+    } else {
+        shown.join(", ")
+    }
 }
 
 /// `v` as text, cut after `n` characters with the cut marked.

@@ -55,18 +55,7 @@ pub struct Key {
     pub note: &'static str,
 }
 
-/// `v` with a comma every three digits ("16,384").
-pub fn grouped(v: u64) -> String {
-    let digits = v.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
+pub use crate::error::grouped;
 
 /// A bound's number as a reader writes it: whole numbers grouped, others as they are.
 fn number(v: f64) -> String {

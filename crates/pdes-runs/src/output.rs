@@ -122,16 +122,66 @@ fn is_special(path: &Path) -> bool {
 /// created there (the probe is the temporary file the output will go through, removed
 /// again). A path naming a folder is refused; a device, FIFO or socket is accepted as it is
 /// (it is written directly, and nothing is created beside it).
+///
+/// An existing file that cannot be changed at all (`chattr +i`: EPERM, where a rename over
+/// it fails too) is refused before the run rather than after it (issue 57 §2). A FIFO that
+/// has no reader yet is said on stderr: the output will wait for one.
 pub fn check_writable(path: &Path) -> std::io::Result<()> {
     if path.is_dir() {
         return Err(std::io::Error::other("is a folder, not a file"));
     }
     if is_special(path) {
+        if !fifo_has_reader(path) {
+            to_stderr(&format!(
+                "pdes-lab: {} is a FIFO with no reader yet: the output will wait for one to open it",
+                path.display()
+            ));
+        }
         return Ok(());
+    }
+    #[cfg(unix)]
+    if path.is_file()
+        && let Err(e) = std::fs::OpenOptions::new().append(true).open(path)
+        && e.raw_os_error() == Some(libc::EPERM)
+    {
+        return Err(std::io::Error::other(
+            "the file cannot be changed (it is immutable or append-only: chattr -i), so nothing would be written",
+        ));
     }
     let tmp = temporary(path);
     std::fs::File::create(&tmp)?;
     std::fs::remove_file(&tmp)
+}
+
+/// False for a FIFO (named pipe) that no process has open for reading: opening it to write
+/// without blocking fails with ENXIO then. True for anything else.
+fn fifo_has_reader(path: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+        let fifo = std::fs::metadata(path).is_ok_and(|m| m.file_type().is_fifo());
+        if fifo {
+            let open = std::fs::OpenOptions::new()
+                .write(true)
+                .custom_flags(libc::O_NONBLOCK)
+                .open(path);
+            return match open {
+                // held open until the process ends: closing this probe would be the last
+                // writer closing, and the reader would take it for the end of the output
+                Ok(f) => {
+                    static HELD: std::sync::Mutex<Vec<std::fs::File>> =
+                        std::sync::Mutex::new(Vec::new());
+                    if let Ok(mut held) = HELD.lock() {
+                        held.push(f);
+                    }
+                    true
+                }
+                Err(e) => e.raw_os_error() != Some(libc::ENXIO),
+            };
+        }
+    }
+    let _ = path;
+    true
 }
 
 /// Refuses two outputs given the same path (`--out F --steps-csv F` would leave only the

@@ -110,14 +110,25 @@ impl ProgressiveCsv {
         }
     }
 
-    /// One write per whole line, flushed.
+    /// One write per whole line, flushed; a line a full disk cut is taken back off the
+    /// file (to its length before it), so the file never ends in a partial row that a
+    /// reader would misread or `--resume` adopt (issue 57 §2). After a failure nothing
+    /// more is written.
     fn write(&mut self, line: &str) {
+        if self.error.is_some() {
+            return;
+        }
+        let before = self.file.metadata().map(|m| m.len());
         if let Err(e) = self
             .file
             .write_all(line.as_bytes())
             .and_then(|_| self.file.flush())
         {
-            self.error.get_or_insert(e.to_string());
+            let cut_back = before.and_then(|len| self.file.set_len(len));
+            self.error = Some(match cut_back {
+                Ok(()) => format!("{e} (the file keeps its whole rows)"),
+                Err(e2) => format!("{e}; its last line could not be taken back off ({e2})"),
+            });
         }
     }
 }

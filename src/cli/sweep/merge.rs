@@ -40,7 +40,7 @@ fn read_shard(path: &Path) -> Result<(Vec<String>, Vec<Vec<String>>), CliError> 
             // the line as the reader counts it (a cell may hold a line break)
             let line = rec.position().map_or(i as u64 + 2, |p| p.line());
             return Err(input(format!(
-                "{name}: line {line} was changed after the sweep wrote it (its {DIGEST} is not that of its cells): a merge takes only the sweep's own rows; run that shard again with sweep … --resume, which runs a changed row again"
+                "{name}: line {line} was changed or cut after the sweep wrote it (its {DIGEST} is not that of its cells): a merge takes only the sweep's own rows; run that shard again with sweep … --resume, which runs a changed row again"
             )));
         }
         rows.push(row);

@@ -307,13 +307,18 @@ impl Data {
         let col = match column {
             Some(name) => {
                 if !has_header {
-                    return Err(format!("--column {name}: {} has no header row", origin));
+                    return Err(format!(
+                        "--column {}: {} has no header row",
+                        crate::error::echo(&name),
+                        origin
+                    ));
                 }
                 first.iter().position(|h| h.trim() == name).ok_or_else(|| {
                     format!(
-                        "--column {name}: not a column of {} (columns: {})",
+                        "--column {}: not a column of {} (columns: {})",
+                        crate::error::echo(&name),
                         origin,
-                        first.iter().collect::<Vec<_>>().join(", ")
+                        crate::error::echo_list(first.iter(), 12)
                     )
                 })?
             }
@@ -322,8 +327,8 @@ impl Data {
                 return Err(format!(
                     "{}: {} columns; name one with --column ({})",
                     origin,
-                    first.len(),
-                    first.iter().collect::<Vec<_>>().join(", ")
+                    crate::keys::grouped(first.len() as u64),
+                    crate::error::echo_list(first.iter(), 12)
                 ));
             }
         };
