@@ -26,6 +26,8 @@ pub fn run(args: &VerifyArgs) -> Result<(), CliError> {
                 .err();
         }
     });
+    // always a fresh check; what it found is what the window and --devices then trust
+    pdes_runs::trust::remember(&gpu.info, v.passed, v.failed);
     let text = if table {
         // the products M/M/c/k's module was verified with on this device
         let products = match pdes_gpu::shaders::Products::for_device(&gpu.device) {

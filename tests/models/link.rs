@@ -68,3 +68,41 @@ fn bad_links_are_refused_naming_the_parameter() {
         .unwrap_err();
     assert!(range.contains("model.rows"), "{range}");
 }
+
+#[test]
+fn a_link_with_one_bad_assignment_keeps_the_rest_and_names_the_one() {
+    // the link: SIR's run.d does not exist; the torus opened, engine and speed lost
+    let (mut link, refused) = Link::parse_keeping("?preset=teaching-sir&run.d=2&run.engine=gpu&speed=40");
+    assert!(refused.is_empty(), "{refused:?}");
+    let (cfg, refused) = link.config_keeping().unwrap();
+    assert_eq!(cfg.kind(), "sir");
+    assert_eq!(cfg.engine(), pdes_lab::preset::EngineKind::Gpu);
+    assert_eq!(link.speed, Some(40.0));
+    assert_eq!(refused.len(), 1, "{refused:?}");
+    assert!(refused[0].contains("run.d"), "{refused:?}");
+    // the refused value is gone from what the page shows and remembers
+    assert_eq!(link.sets, ["run.engine=gpu"]);
+    assert!(!link.query().contains("run.d"), "{}", link.query());
+    // a value out of range likewise, the preset's own value kept in its place
+    let (mut link, _) = Link::parse_keeping("preset=teaching-16x16&model.rows=0&model.cols=24");
+    let (cfg, refused) = link.config_keeping().unwrap();
+    assert_eq!(cfg.shape(), (16, 24));
+    assert_eq!(refused.len(), 1, "{refused:?}");
+    assert!(refused[0].contains("model.rows"), "{refused:?}");
+    // a bad speed or an unknown parameter is refused alone too
+    let (link, refused) = Link::parse_keeping("preset=teaching-sir&speed=fast&colour=red&run.engine=gpu");
+    assert_eq!(link.preset, "teaching-sir");
+    assert_eq!(link.sets, ["run.engine=gpu"]);
+    assert_eq!(refused.len(), 2, "{refused:?}");
+    assert!(refused[0].contains("speed") && refused[1].contains("colour"), "{refused:?}");
+}
+
+#[test]
+fn assignments_that_stand_only_together_are_kept_together() {
+    // a warm-up past the preset's end time stands with the link's own, longer end time
+    let (mut link, _) = Link::parse_keeping("preset=teaching-16x16&run.warmup=2500&run.end_time=3000&run.d=-1");
+    let (cfg, refused) = link.config_keeping().unwrap();
+    assert_eq!(link.sets, ["run.warmup=2500", "run.end_time=3000"]);
+    assert_eq!(cfg.end_time(), 3000.0);
+    assert_eq!(refused.len(), 1, "{refused:?}");
+}

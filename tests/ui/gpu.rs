@@ -92,7 +92,7 @@ fn the_start_up_check_verifies_the_gpu_in_the_background_through_resizes_and_say
     let mut h = Harness::builder()
         .with_size(egui::vec2(1280.0, 820.0))
         .wgpu_setup(pdes_lab::app::wgpu_setup())
-        .build_eframe(move |cc| PdesApp::new(cc, cfg).unwrap());
+        .build_eframe(move |cc| PdesApp::with_check(cc, cfg, true).unwrap());
     h.run_steps(1);
     assert!(
         h.state().gpu_check.running(),
@@ -200,4 +200,33 @@ fn the_devs_benchmark_on_the_gpu_draws_the_same_digits_as_the_cpu() {
     }
     let words = h.state().a.display_words().unwrap();
     assert!(words.iter().all(|w| w[0] == 1), "7 steps: every digit is 1");
+}
+
+#[test]
+fn a_check_this_build_passed_before_is_shown_at_once_and_a_failed_one_is_made_again() {
+    use pdes_lab::app::gpu_check::GpuCheck;
+    use pdes_runs::trust::Memory;
+    if !gpu_available() {
+        return;
+    }
+    let gpu = pdes_lab::gpu::Gpu::shared().unwrap();
+    let dir = std::env::temp_dir().join(format!("pdes-trust-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let memory = Memory::in_folder(dir);
+    assert_eq!(memory.recall(&gpu.info), None);
+    // passed before on this adapter, driver and build: trusted at once
+    memory.remember(&gpu.info, 57, 0);
+    let check = GpuCheck::start(gpu.clone(), None, Some(memory.clone()));
+    assert!(!check.running());
+    let (text, alarm, _) = check.status().unwrap();
+    let today = pdes_runs::trust::today();
+    assert_eq!(text, format!("GPU = CPU: 57 checks passed (checked {today})"));
+    assert!(!alarm);
+    // another driver is another key: not trusted
+    let mut other = gpu.info.clone();
+    other.driver_info.push_str(" (updated)");
+    assert_eq!(memory.recall(&other), None);
+    // a failed check is not trusted: it is made again
+    memory.remember(&gpu.info, 50, 7);
+    assert_eq!(GpuCheck::trusted(Some(&memory), &gpu.info), None);
 }

@@ -58,21 +58,34 @@ impl Link {
     /// built in (a page has no files), an empty or repeated parameter, and any parameter
     /// other than `preset`, `speed` and dotted keys, naming it.
     pub fn parse(query: &str) -> Result<Self, String> {
+        let (link, refused) = Self::parse_keeping(query);
+        match refused.into_iter().next() {
+            Some(why) => Err(why),
+            None => Ok(link),
+        }
+    }
+
+    /// Reads a URL query as [`Link::parse`] does, but keeps what is good: each parameter
+    /// [`Link::parse`] would refuse is left out, its reason in the list returned (a link
+    /// with one bad key kept its preset, engine and speed none of: issue 56 §4).
+    pub fn parse_keeping(query: &str) -> (Self, Vec<String>) {
         let query = query.strip_prefix('?').unwrap_or(query);
         let mut link = Self {
             preset: preset::default_preset().to_string(),
             sets: Vec::new(),
             speed: None,
         };
+        let mut refused = Vec::new();
         let mut seen = std::collections::HashSet::new();
         for (name, value) in form_urlencoded::parse(query.as_bytes()) {
             if !seen.insert(name.to_string()) {
-                return Err(format!("the link gives {name} twice"));
+                refused.push(format!("the link gives {name} twice (the first kept)"));
+                continue;
             }
             match name.as_ref() {
                 "preset" => {
                     if !preset::builtin().any(|(n, _)| *n == value) {
-                        return Err(format!(
+                        refused.push(format!(
                             "the link's preset \"{}\" is not a built-in preset (built-in: {})",
                             crate::config::echo(&value),
                             preset::builtin()
@@ -80,6 +93,7 @@ impl Link {
                                 .collect::<Vec<_>>()
                                 .join(", ")
                         ));
+                        continue;
                     }
                     link.preset = value.to_string();
                 }
@@ -92,7 +106,7 @@ impl Link {
                     match speed {
                         Some(s) => link.speed = Some(s),
                         None => {
-                            return Err(format!(
+                            refused.push(format!(
                                 "the link's speed must be a number from {MIN_SPEED} to 100,000 (simulated time per second); got \"{}\"",
                                 crate::config::echo(&value)
                             ));
@@ -101,20 +115,58 @@ impl Link {
                 }
                 key if key.contains('.') => link.sets.push(format!("{key}={value}")),
                 other => {
-                    return Err(format!(
+                    refused.push(format!(
                         "the link's parameter \"{}\" is not known (a link holds preset=NAME, settings such as run.d=2, and speed=…)",
                         crate::config::echo(&other)
                     ));
                 }
             }
         }
-        Ok(link)
+        (link, refused)
     }
 
     /// The configuration the link describes, or the message a user would see.
     pub fn config(&self) -> Result<Config, String> {
         let sets: Vec<&str> = self.sets.iter().map(String::as_str).collect();
         preset::config_with(&self.preset, &sets)
+    }
+
+    /// The configuration the link describes with every assignment that can stand: where
+    /// the whole is refused, each assignment whose removal makes it valid is left out
+    /// (its reason returned), else they are taken in order, each kept only where valid
+    /// with those before it. The link is changed to hold only what was kept, so that a
+    /// refused value is neither shown nor remembered.
+    pub fn config_keeping(&mut self) -> Result<(Config, Vec<String>), String> {
+        let with = |sets: &[String]| {
+            let sets: Vec<&str> = sets.iter().map(String::as_str).collect();
+            preset::config_with(&self.preset, &sets)
+        };
+        if let Ok(c) = with(&self.sets) {
+            return Ok((c, Vec::new()));
+        }
+        let mut refused = Vec::new();
+        // one assignment at fault: the others stand together (a warm-up that needs the
+        // link's own end time keeps it)
+        for i in 0..self.sets.len() {
+            let mut others = self.sets.clone();
+            let bad = others.remove(i);
+            if let Ok(c) = with(&others) {
+                refused.push(why_refused(&with(std::slice::from_ref(&bad)), &bad));
+                self.sets = others;
+                return Ok((c, refused));
+            }
+        }
+        let mut kept: Vec<String> = Vec::new();
+        for set in std::mem::take(&mut self.sets) {
+            kept.push(set);
+            if let Err(e) = with(&kept) {
+                kept.pop();
+                refused.push(e);
+            }
+        }
+        let config = with(&kept)?;
+        self.sets = kept;
+        Ok((config, refused))
     }
 
     /// The URL query, without the `?`.
@@ -129,6 +181,18 @@ impl Link {
             q.append_pair(SPEED, &speed.to_string());
         }
         q.finish()
+    }
+}
+
+/// Why assignment `set` was left out: the preset's refusal of it alone, or, where it stands
+/// alone, that it conflicts with the link's others.
+fn why_refused(alone: &Result<Config, String>, set: &str) -> String {
+    match alone {
+        Err(e) => e.clone(),
+        Ok(_) => format!(
+            "{} conflicts with the link's other settings",
+            crate::config::echo(&set)
+        ),
     }
 }
 

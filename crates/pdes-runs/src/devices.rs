@@ -50,15 +50,20 @@ pub fn check(devices: &Devices) -> Result<(), String> {
     }
 }
 
-/// One line per adapter of the host: its number, name, backend and kind.
+/// One line per adapter of the host: its number, name, backend and kind, and what its
+/// last GPU ≡ CPU check with this build found ([`crate::trust`]).
 pub fn list() -> Vec<String> {
     Gpu::adapters()
         .iter()
         .enumerate()
         .map(|(i, a)| {
             let info = a.get_info();
+            let state = crate::trust::recall(&info).map_or_else(
+                || "GPU = CPU not checked yet with this build".to_string(),
+                |r| r.state(),
+            );
             format!(
-                "{i}: {} ({:?}, {}, {:?})",
+                "{i}: {} ({:?}, {}, {:?}) — {state}",
                 info.name, info.backend, info.driver_info, info.device_type
             )
         })
@@ -103,14 +108,26 @@ pub fn open_verified(
     Ok(gpus)
 }
 
-/// Device `index`, opened and verified, with the verification's summary line.
+/// Device `index`, opened and verified, with the verification's summary line: a check
+/// this build passed on this adapter and driver is remembered ([`crate::trust`]) and not
+/// made again.
 fn verified(index: usize) -> Result<(Arc<Gpu>, String), String> {
     let gpu = Arc::new(Gpu::open(index)?);
+    if let Some(r) = crate::trust::recall(&gpu.info).filter(|r| r.ok()) {
+        let line = format!(
+            "{}, GPU = CPU: {} checks passed (checked {})",
+            gpu.describe(),
+            r.passed,
+            r.date
+        );
+        return Ok((gpu, line));
+    }
     let options = Options {
         quick: true,
         perturb_gpu: false,
     };
     let v = verify::run(&gpu, options, |_| {});
+    crate::trust::remember(&gpu.info, v.passed, v.failed);
     if !v.ok() {
         return Err(format!(
             "{}: GPU differs from CPU in {} of {} quick checks (first: {}); not used",

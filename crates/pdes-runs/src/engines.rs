@@ -107,7 +107,16 @@ pub fn build(
     if device.is_none() && cpu_bytes(config) > CPU_MEMORY_LIMIT {
         return Err(too_large(config, cpu_bytes(config)));
     }
-    let built = (config.model_info().build)(config, device)?;
+    // an engine that runs on the CPU although the GPU was asked for is built from the
+    // configuration as it runs, so that its summary's `engine` says "cpu" (a page without
+    // WebGPU said "gpu", issue 56 §4)
+    let built = if wants_gpu && !on_gpu {
+        let mut as_run = config.clone();
+        as_run.set_engine(EngineKind::Cpu);
+        (config.model_info().build)(&as_run, device)?
+    } else {
+        (config.model_info().build)(config, device)?
+    };
     Ok((built, note))
 }
 

@@ -8,4 +8,5 @@ pub mod devices;
 pub mod engines;
 pub mod output;
 pub mod sweep;
+pub mod trust;
 pub mod verify;

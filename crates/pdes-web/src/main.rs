@@ -3,6 +3,13 @@
 
 #[cfg(target_arch = "wasm32")]
 fn main() {
+    // a panic stops the page's one thread for good: its reason goes onto the page, not
+    // only into the console of a page left dark (issue 56 §4)
+    std::panic::set_hook(Box::new(|info| {
+        show_failure(&format!(
+            "{info}\n(this is a bug in PDES Lab; reload the page to start again, and please report the line above)"
+        ));
+    }));
     wasm_bindgen_futures::spawn_local(async {
         if let Err(e) = pdes_ui::app::web::start(pdes_web::CANVAS_ID).await {
             show_failure(&e);

@@ -49,7 +49,14 @@ pub enum SimError {
 
 /// Most bytes a CPU engine may allocate for its state (the app refuses larger runs rather
 /// than let the allocation abort the process).
+#[cfg(not(target_arch = "wasm32"))]
 pub const CPU_MEMORY_LIMIT: u64 = 8 << 30;
+/// Most bytes a CPU engine may allocate for its state in a browser tab: a wasm32 page
+/// addresses 4 GiB in all (code, the window, the copies a run makes), and browsers give
+/// less; 16,777,216 M/M/c/k replications (4 GiB) panicked there with "capacity overflow"
+/// and left the page dark (issue 56 §4).
+#[cfg(target_arch = "wasm32")]
+pub const CPU_MEMORY_LIMIT: u64 = 1 << 30;
 
 /// How far one call to [`Engine::advance`] may go.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -145,7 +145,8 @@ impl PdesApp {
                 }
             });
         }
-        ui.horizontal(|ui| {
+        // wrapped: a long reason (no WebGPU over plain http) was cut off at 1366 px
+        ui.horizontal_wrapped(|ui| {
             ui.label(&self.gpu_note);
             ui.separator();
             if let Some((text, alarm, hover)) = self.gpu_check.status() {

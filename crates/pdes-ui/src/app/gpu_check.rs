@@ -6,6 +6,7 @@
 //! page's checks (`pdes_runs::verify::run_in_page`), driven by `web::drive`.
 
 use pdes_gpu::Gpu;
+use pdes_runs::trust::{Memory, Remembered};
 use pdes_runs::verify::{self, Verification};
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, TryRecvError};
@@ -22,6 +23,9 @@ pub enum GpuCheck {
     InPage(std::rc::Rc<std::cell::RefCell<Option<Verification>>>),
     /// Every check passed.
     Passed(Verification),
+    /// This build passed the check on this adapter and driver before: not checked again
+    /// (`pdes-lab verify` checks afresh; issue 56 §3).
+    Remembered(Remembered),
     /// Some check failed: the GPU engines are disabled.
     Failed(Verification),
 }
@@ -40,10 +44,16 @@ impl GpuCheck {
     /// device of its own opened on `adapter` (the window's; `gpu`, the window's device, only
     /// where no second device opens); in a browser tab (one thread; the device's readbacks
     /// deferred) as a task of the page on `gpu`.
-    pub fn start(gpu: Arc<Gpu>, adapter: Option<wgpu::Adapter>) -> Self {
+    ///
+    /// With `memory`, a check this build passed before on this adapter and driver is taken
+    /// from there at once, and a new check's outcome is kept there.
+    pub fn start(gpu: Arc<Gpu>, adapter: Option<wgpu::Adapter>, memory: Option<Memory>) -> Self {
+        if let Some(r) = Self::trusted(memory.as_ref(), &gpu.info) {
+            return Self::Remembered(r);
+        }
         #[cfg(target_arch = "wasm32")]
         {
-            let _ = adapter; // one device in a page: the page's
+            let _ = (adapter, memory); // one device in a page, and no cache folder
             let slot = std::rc::Rc::new(std::cell::RefCell::new(None));
             let out = slot.clone();
             wasm_bindgen_futures::spawn_local(async move {
@@ -54,13 +64,19 @@ impl GpuCheck {
         }
         #[cfg(not(target_arch = "wasm32"))]
         {
-            Self::on_a_thread(gpu, adapter)
+            Self::on_a_thread(gpu, adapter, memory)
         }
+    }
+
+    /// What `memory` holds for `info` with this build, where it is a pass (a failed check is
+    /// made again).
+    pub fn trusted(memory: Option<&Memory>, info: &wgpu::AdapterInfo) -> Option<Remembered> {
+        memory?.recall(info).filter(Remembered::ok)
     }
 
     /// The desktop's check, on a thread of its own.
     #[cfg(not(target_arch = "wasm32"))]
-    fn on_a_thread(gpu: Arc<Gpu>, adapter: Option<wgpu::Adapter>) -> Self {
+    fn on_a_thread(gpu: Arc<Gpu>, adapter: Option<wgpu::Adapter>, memory: Option<Memory>) -> Self {
         let (tx, rx) = std::sync::mpsc::channel();
         let spawned = std::thread::Builder::new()
             .name("gpu-verify".into())
@@ -74,7 +90,11 @@ impl GpuCheck {
                     quick: true,
                     perturb_gpu: false,
                 };
-                let _ = tx.send(verify::run(&gpu, options, |_| {}));
+                let v = verify::run(&gpu, options, |_| {});
+                if let Some(m) = &memory {
+                    m.remember(&gpu.info, v.passed, v.failed);
+                }
+                let _ = tx.send(v);
             });
         match spawned {
             Ok(_) => Self::Running(rx),
@@ -146,6 +166,14 @@ impl GpuCheck {
                 "verifying that GPU = CPU…".into(),
                 false,
                 WHAT_IS_COMPARED.into(),
+            )),
+            Self::Remembered(r) => Some((
+                format!("GPU = CPU: {} checks passed (checked {})", r.passed, r.date),
+                false,
+                format!(
+                    "{} checks passed on {} with this build of PDES Lab and this driver: remembered, not checked again at every start (a new driver or build is checked again; `pdes-lab verify` always checks afresh).\n\n{WHAT_IS_COMPARED}",
+                    r.passed, r.date
+                ),
             )),
             // short: the adapter's name is already the status bar's first item
             Self::Passed(v) => Some((

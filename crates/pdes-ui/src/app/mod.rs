@@ -129,9 +129,11 @@ pub struct PdesApp {
     frame: u64,
     /// When the last step of a model with a step limit ran (the DEVS benchmark's flashing).
     last_limited_step: Option<Instant>,
-    /// Frames since start, counted for storing the page's settings.
+    /// The settings the page last stored (a link's query), so that they are stored when they
+    /// change — a paused page repaints only on input, and forgot the edits made while
+    /// paused when it stored every 120 frames (issue 56 §4).
     #[cfg(target_arch = "wasm32")]
-    settings_frames: u64,
+    stored_settings: String,
     /// The run has finished and its summary line is still to be written (its readbacks on
     /// their way).
     #[cfg(target_arch = "wasm32")]
@@ -140,6 +142,18 @@ pub struct PdesApp {
     frame_ms: f64,
     events_per_sec: f64,
     last_events: u64,
+}
+
+/// The start-up self-check the app makes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Check {
+    /// None (snapshot tests).
+    Off,
+    /// A fresh check, whatever was found before.
+    Fresh,
+    /// A check this build passed on this adapter and driver before is trusted; otherwise a
+    /// fresh one, remembered.
+    Remembered,
 }
 
 /// The wgpu set-up PDES Lab asks eframe for: Vulkan/Metal/DX12 (GL has no compute on many
@@ -226,17 +240,19 @@ impl PdesApp {
     /// the GPU self-check in the background. It fails (with the reason) only when no session
     /// can be opened at all: neither `config`, nor it on the CPU, nor the default preset.
     pub fn new(cc: &eframe::CreationContext<'_>, config: Config) -> Result<Self, String> {
-        Self::with_check(cc, config, true)
+        Self::build(cc, config, Check::Remembered, None)
     }
 
     /// As [`PdesApp::new`]; `verify` false skips the start-up self-check (snapshot tests,
-    /// whose status bar must not depend on when the check finishes).
+    /// whose status bar must not depend on when the check finishes), true makes it afresh
+    /// whatever the user's memory of earlier checks holds.
     pub fn with_check(
         cc: &eframe::CreationContext<'_>,
         config: Config,
         verify: bool,
     ) -> Result<Self, String> {
-        Self::build(cc, config, verify, None)
+        let check = if verify { Check::Fresh } else { Check::Off };
+        Self::build(cc, config, check, None)
     }
 
     /// The app in a browser tab: `device` is the page's WebGPU device for the engines (its
@@ -247,13 +263,13 @@ impl PdesApp {
         config: Config,
         device: Result<Arc<Gpu>, String>,
     ) -> Result<Self, String> {
-        Self::build(cc, config, true, Some(device))
+        Self::build(cc, config, Check::Remembered, Some(device))
     }
 
     fn build(
         cc: &eframe::CreationContext<'_>,
         config: Config,
-        verify: bool,
+        check: Check,
         page_device: Option<Result<Arc<Gpu>, String>>,
     ) -> Result<Self, String> {
         readable_small_text(&cc.egui_ctx);
@@ -276,8 +292,12 @@ impl PdesApp {
             ),
         };
         let adapter = cc.wgpu_render_state.as_ref().map(|rs| rs.adapter.clone());
+        let memory = match check {
+            Check::Remembered => pdes_runs::trust::Memory::users(),
+            Check::Off | Check::Fresh => None,
+        };
         let gpu_check = match &gpu {
-            Some(g) if verify => gpu_check::GpuCheck::start(g.clone(), adapter),
+            Some(g) if check != Check::Off => gpu_check::GpuCheck::start(g.clone(), adapter, memory),
             _ => gpu_check::GpuCheck::NotRun,
         };
         let form = Form::from_config(&config, crate::panels::of(&config));
@@ -319,7 +339,7 @@ impl PdesApp {
             frame: 0,
             last_limited_step: None,
             #[cfg(target_arch = "wasm32")]
-            settings_frames: 0,
+            stored_settings: String::new(),
             #[cfg(target_arch = "wasm32")]
             summary_due: false,
             last_frame: Instant::now(),
@@ -476,22 +496,24 @@ impl PdesApp {
         Ok(link)
     }
 
-    /// True about every two seconds of frames (when the page stores its settings).
+    /// Stores the page's settings (local storage) when they differ from those last stored.
     #[cfg(target_arch = "wasm32")]
-    fn frame_count_for_settings(&mut self) -> bool {
-        self.settings_frames += 1;
-        self.settings_frames.is_multiple_of(120)
+    fn store_settings_if_changed(&mut self) {
+        if let Ok(link) = self.link() {
+            let query = link.query();
+            if query != self.stored_settings {
+                web::remember(&query);
+                self.stored_settings = query;
+            }
+        }
     }
 
     /// When a run reaches its end time. In a browser tab the summary goes to the console
     /// as one line (the browser test reads it); the desktop shows it in the window only.
     fn run_finished(&mut self) {
         #[cfg(target_arch = "wasm32")]
-        if let Ok(link) = self.link() {
-            web::remember(&link.query());
-        }
-        #[cfg(target_arch = "wasm32")]
         {
+            self.store_settings_if_changed();
             self.summary_due = true;
             self.log_summary_when_back();
         }
@@ -794,12 +816,11 @@ impl eframe::App for PdesApp {
                 self.reset();
             }
         }
+        // the page keeps its settings in local storage (a reload without a link reopens
+        // them), stored on the frame an input may have changed them
         #[cfg(target_arch = "wasm32")]
-        if self.frame_count_for_settings() {
-            // the page keeps its settings in local storage (a reload without a link reopens them)
-            if let Ok(link) = self.link() {
-                web::remember(&link.query());
-            }
+        if ctx.input(|i| !i.events.is_empty()) {
+            self.store_settings_if_changed();
         }
         // A preset picked through Presets → Open…, or dropped on the window (outside the
         // Fit view, where a dropped file is data).

@@ -32,25 +32,38 @@ pub async fn start(canvas_id: &str) -> Result<(), String> {
     } else {
         query
     };
-    let (config, speed, note, preset_name) = match Link::parse(&query).and_then(|l| {
-        let cfg = l.config()?;
-        Ok((cfg, l.speed, l.preset))
-    }) {
-        Ok((cfg, speed, name)) => (cfg, speed, None, name),
+    // a link opens what it can: a bad parameter or assignment is refused alone, named, and
+    // the rest (preset, engine, speed) kept; the address bar then holds only what was kept
+    let (mut link, mut refused) = Link::parse_keeping(&query);
+    let (config, note) = match link.config_keeping() {
+        Ok((cfg, more)) => {
+            refused.extend(more);
+            let note = (!refused.is_empty())
+                .then(|| format!("the link: {}; the rest of it opened", refused.join("; ")));
+            (cfg, note)
+        }
         Err(e) => {
             let name = preset::default_preset();
-            let cfg = preset::config_with(name, &[])?;
+            link = Link::parse(&format!("preset={name}"))?;
             (
-                cfg,
-                None,
+                preset::config_with(name, &[])?,
                 Some(format!("the link: {e}; opened {name} instead")),
-                name.to_string(),
             )
         }
     };
+    if note.is_some() {
+        address_of(&link);
+    }
+    let (speed, preset_name) = (link.speed, link.preset.clone());
     // the engines' device: the browser's WebGPU, or the reason there is none (the page then
     // runs every engine on the CPU and says why)
-    let device = pdes_gpu::Gpu::for_page().await.map(std::sync::Arc::new);
+    let device = if window.is_secure_context() {
+        pdes_gpu::Gpu::for_page().await.map(std::sync::Arc::new)
+    } else {
+        // a browser offers WebGPU only to a secure context: a class's page served over
+        // plain http from another machine has none, whatever the browser (issue 56 §4)
+        Err("no WebGPU here: this page came over plain http from another machine, and browsers offer WebGPU only over HTTPS or on localhost (serve it over HTTPS; README: serving a class)".to_string())
+    };
     let options = eframe::WebOptions {
         renderer: eframe::Renderer::Glow,
         ..Default::default()
