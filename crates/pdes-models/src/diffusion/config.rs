@@ -4,8 +4,8 @@
 //! `toml::to_string`.
 
 use super::{DiffusionParams, MAX_STEP_TICKS};
+use crate::config::{Config, EngineKind, ModelConfig, PresetError, key_err};
 use crate::keys::{Bound, COLS, END_TIME, Key, ROWS, Valid};
-use crate::preset::{Config, EngineKind, ModelConfig, PresetError, key_err};
 use pdes_core::time::{TICKS_PER_UNIT, Ticks, to_ticks};
 use serde::{Deserialize, Serialize};
 

@@ -290,12 +290,15 @@ impl GpuDiffusion {
     }
 
     /// Reads the time and the log of the batch last submitted (and, on a page's device,
-    /// the grid's statistics reduced after it). Returns the steps it took.
+    /// the grid after it, reduced as the summary reduces it). Returns the steps it took.
     fn read_batch(&mut self) -> Result<u32, SimError> {
         let mut ranges = vec![(&self.ctl, 0, 32), (&self.log_buf, 0, 16 * self.last_batch)];
         let with_stats = self.gpu.defers_readbacks();
+        let cells = 4 * u64::from(self.config.model.cells());
         if with_stats {
-            ranges.push((&self.stats_buf, 0, 16 * u64::from(self.stats_groups())));
+            // the grid itself, so that a sample's statistics are the summary's (f64, in
+            // cell order) and of the same step as the batch's time (issue 56 §1)
+            ranges.push((&self.grid[(self.dispatched % 2) as usize], 0, cells));
         }
         let bytes = pdes_gpu::read_ranges_since(&self.gpu, &ranges, self.work)?;
         let ctl: &[u32] = bytemuck::cast_slice(&bytes[0]);
@@ -315,7 +318,7 @@ impl GpuDiffusion {
             self.totals.record(u64::from(e.cells), 0);
         }
         if with_stats {
-            self.stats_at_head = Some(self.stats_of(&bytes[2]));
+            self.stats_at_head = Some(super::cpu::grid_stats(bytemuck::cast_slice(&bytes[2])));
         }
         Ok((self.totals.steps - before) as u32)
     }
@@ -341,6 +344,18 @@ impl GpuDiffusion {
         let groups = self.stats_groups();
         let bytes = read_ranges(&self.gpu, &[(&self.stats_buf, 0, 16 * u64::from(groups))])?;
         Ok(self.stats_of(&bytes[0]))
+    }
+
+    /// Mean, minimum and maximum temperature as the run's summary computes them (f64 over
+    /// the cells in order): on a page's device those of the grid read back with the last
+    /// batch, elsewhere of the grid read back now.
+    pub fn exact_grid_stats(&self) -> Result<(f64, f64, f64), SimError> {
+        if self.gpu.defers_readbacks() {
+            return self.stats_at_head.ok_or(SimError::NotYet);
+        }
+        Ok(super::cpu::grid_stats(&DiffusionEngine::temperatures(
+            self,
+        )?))
     }
 
     /// Workgroups of the statistics pass.

@@ -90,12 +90,8 @@ impl LiveEngine for GpuDiffusion {
     fn sample(&self, now: Ticks) -> Result<Sample, SimError> {
         // the grid read back and reduced as the summary reduces it (f64, cell order): the
         // GPU's own f32 reduction differed from `run`'s mean in the 8th digit (issue 56 §1);
-        // 4 bytes a cell every few frames
-        Ok(diffusion_sample(
-            self,
-            now,
-            grid_stats(&self.temperatures()?),
-        ))
+        // 4 bytes a cell every few frames (in a page, read back with the batch)
+        Ok(diffusion_sample(self, now, self.exact_grid_stats()?))
     }
     fn as_any(&self) -> &dyn std::any::Any {
         self
