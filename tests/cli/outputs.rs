@@ -339,7 +339,8 @@ fn gui_with_a_bad_preset_and_no_display_says_the_preset_error_alone() {
         .unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
-        err.trim_end().ends_with("malformed TOML at line 3: duplicate key (`rows`)"),
+        err.trim_end()
+            .ends_with("malformed TOML at line 3: duplicate key (`rows`)"),
         "{err}"
     );
 }

@@ -278,7 +278,11 @@ fn a_size_refusal_names_the_models_keys_and_the_algorithm_list_has_no_repeats() 
         .split_once("possible values: ")
         .map(|(_, l)| l)
         .expect("the algorithms are listed");
-    let list = list.split(" (").next().unwrap_or_default().trim_end_matches(']');
+    let list = list
+        .split(" (")
+        .next()
+        .unwrap_or_default()
+        .trim_end_matches(']');
     let names: Vec<&str> = list.split(", ").collect();
     let mut unique = names.clone();
     unique.sort_unstable();
@@ -294,7 +298,10 @@ fn fit_on(name: &str, text: &str) -> (Option<i32>, String) {
     let f = dir.join(name);
     std::fs::write(&f, text).unwrap();
     let o = pdes().args(["fit", f.to_str().unwrap()]).output().unwrap();
-    (o.status.code(), String::from_utf8_lossy(&o.stderr).into_owned())
+    (
+        o.status.code(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
 }
 
 #[test]
@@ -302,11 +309,17 @@ fn fit_echoes_a_huge_header_or_a_broken_cell_in_one_short_line() {
     // a header of 200,000 columns (the probe's 2 million made an 18.9 MB error line)
     let header: Vec<String> = (0..200_000).map(|i| format!("c{i}")).collect();
     let row: Vec<&str> = vec!["1"; 200_000];
-    let (code, err) = fit_on("wide.csv", &format!("{}\n{}\n", header.join(","), row.join(",")));
+    let (code, err) = fit_on(
+        "wide.csv",
+        &format!("{}\n{}\n", header.join(","), row.join(",")),
+    );
     assert_eq!(code, Some(2), "{err}");
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.len() < 1000, "{} bytes", err.len());
-    assert!(err.contains("200,000 columns") && err.contains("(200,000 in all)"), "{err}");
+    assert!(
+        err.contains("200,000 columns") && err.contains("(200,000 in all)"),
+        "{err}"
+    );
     // a cell holding a line break stays on one line, its break written as \n
     let (code, err) = fit_on("cell.csv", "x\n1\n\"2\n3\"\n4\n");
     assert_eq!(code, Some(2), "{err}");

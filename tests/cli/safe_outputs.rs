@@ -182,7 +182,10 @@ fn merge_refuses_a_corrupt_or_cut_row_naming_the_shard() {
     let (code, _, err) = pdes(&["sweep-merge", &a[0], &a[1]]);
     assert_eq!(code, 2, "{err}");
     // cut inside its digest (the last cell): caught by the digest; cut earlier: a short line
-    assert!(err.contains("a cut line") || err.contains("line 3 was changed or cut"), "{err}");
+    assert!(
+        err.contains("a cut line") || err.contains("line 3 was changed or cut"),
+        "{err}"
+    );
 }
 
 /// Shard `path` with cell `column` of its data line `line` (1: the first row) set to `value`.
@@ -542,7 +545,15 @@ fn a_closed_standard_output_is_refused_not_silently_lost() {
         &["run", "teaching-16x16", "--format", "json"][..],
         &["presets"],
         &["fit", &data, "--components", "1..2"],
-        &["sweep", "--vary", "run.d=0.5,1", "--set", "run.end_time=50", "--set", "run.warmup=0"],
+        &[
+            "sweep",
+            "--vary",
+            "run.d=0.5,1",
+            "--set",
+            "run.end_time=50",
+            "--set",
+            "run.warmup=0",
+        ],
     ] {
         let (code, err) = with_stdout_closed(args);
         assert_eq!(code, 1, "{args:?}: {err}");
@@ -608,9 +619,24 @@ fn a_fifo_with_no_reader_is_said_at_once_and_the_output_waits_for_one() {
     use std::io::{BufRead, Read};
     let d = dir("fifo-no-reader");
     let fifo = d.join("out.fifo");
-    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
     let mut child = Command::new(env!("CARGO_BIN_EXE_pdes-lab"))
-        .args(["run", "--set", "run.end_time=20", "--set", "run.warmup=0", "--format", "json", "--out"])
+        .args([
+            "run",
+            "--set",
+            "run.end_time=20",
+            "--set",
+            "run.warmup=0",
+            "--format",
+            "json",
+            "--out",
+        ])
         .arg(&fifo)
         .stderr(std::process::Stdio::piped())
         .spawn()
@@ -619,10 +645,16 @@ fn a_fifo_with_no_reader_is_said_at_once_and_the_output_waits_for_one() {
     let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
     let mut line = String::new();
     err.read_line(&mut line).unwrap();
-    assert!(line.contains("no reader yet") && line.contains("wait"), "{line}");
+    assert!(
+        line.contains("no reader yet") && line.contains("wait"),
+        "{line}"
+    );
     // a reader then gets the whole result
     let mut text = String::new();
-    std::fs::File::open(&fifo).unwrap().read_to_string(&mut text).unwrap();
+    std::fs::File::open(&fifo)
+        .unwrap()
+        .read_to_string(&mut text)
+        .unwrap();
     assert!(text.contains("\"utilization\""), "{text}");
     assert!(child.wait().unwrap().success());
 }
@@ -632,17 +664,34 @@ fn a_fifo_with_a_reader_gets_the_whole_output() {
     use std::io::Read;
     let d = dir("fifo-reader");
     let fifo = d.join("out.fifo");
-    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
     let f = fifo.clone();
     // the reader opens first (it blocks until a writer comes): the check's probe must not
     // look like the end of the output to it
     let reader = std::thread::spawn(move || {
         let mut text = String::new();
-        std::fs::File::open(&f).unwrap().read_to_string(&mut text).unwrap();
+        std::fs::File::open(&f)
+            .unwrap()
+            .read_to_string(&mut text)
+            .unwrap();
         text
     });
     let (code, _, err) = pdes(&[
-        "run", "--set", "run.end_time=20", "--set", "run.warmup=0", "--format", "json", "--out", &s(&fifo),
+        "run",
+        "--set",
+        "run.end_time=20",
+        "--set",
+        "run.warmup=0",
+        "--format",
+        "json",
+        "--out",
+        &s(&fifo),
     ]);
     assert_eq!(code, 0, "{err}");
     assert!(!err.contains("no reader"), "{err}");
@@ -655,9 +704,23 @@ fn a_sweep_csv_on_a_full_disk_keeps_only_whole_rows_and_resume_completes_it() {
     let d = dir("full-disk-sweep");
     let f = d.join("rows.csv");
     let args = [
-        "sweep", "--vary", "run.d=0.5,1,2", "--seeds", "2", "--set", "model.rows=8", "--set",
-        "model.cols=8", "--set", "run.end_time=50", "--set", "run.warmup=0", "--jobs=1",
-        "--format", "csv", "--out",
+        "sweep",
+        "--vary",
+        "run.d=0.5,1,2",
+        "--seeds",
+        "2",
+        "--set",
+        "model.rows=8",
+        "--set",
+        "model.cols=8",
+        "--set",
+        "run.end_time=50",
+        "--set",
+        "run.warmup=0",
+        "--jobs=1",
+        "--format",
+        "csv",
+        "--out",
     ];
     // a file-size limit of 1 KiB stands in for a full disk (its writes fail with EFBIG;
     // the signal that would kill the process is ignored, as a full disk sends none)
@@ -675,7 +738,11 @@ fn a_sweep_csv_on_a_full_disk_keeps_only_whole_rows_and_resume_completes_it() {
     assert!(text.ends_with('\n'), "a cut row is left: {text:?}");
     let mut r = csv::Reader::from_reader(text.as_bytes());
     let width = r.headers().unwrap().len();
-    let whole = r.records().map(|x| x.unwrap().len()).filter(|n| *n == width).count();
+    let whole = r
+        .records()
+        .map(|x| x.unwrap().len())
+        .filter(|n| *n == width)
+        .count();
     assert_eq!(whole, text.lines().count() - 1, "{text}");
     assert!(whole < 6, "the limit did not cut the file: {whole} rows");
     // without the limit, --resume completes it
@@ -694,12 +761,24 @@ fn an_immutable_out_file_is_refused_before_the_run() {
     let f = d.join("summary.json");
     std::fs::write(&f, "kept\n").unwrap();
     // chattr +i needs root and a file system with the attribute: elsewhere nothing to test
-    let immutable = Command::new("chattr").arg("+i").arg(&f).status().is_ok_and(|s| s.success());
+    let immutable = Command::new("chattr")
+        .arg("+i")
+        .arg(&f)
+        .status()
+        .is_ok_and(|s| s.success());
     if !immutable {
         eprintln!("SKIPPED: chattr +i is not available here");
         return;
     }
-    let (code, _, err) = pdes(&["run", "--set", "model.rows=2048", "--set", "model.cols=2048", "--out", &s(&f)]);
+    let (code, _, err) = pdes(&[
+        "run",
+        "--set",
+        "model.rows=2048",
+        "--set",
+        "model.cols=2048",
+        "--out",
+        &s(&f),
+    ]);
     let _ = Command::new("chattr").arg("-i").arg(&f).status();
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("cannot be changed"), "{err}");

@@ -110,20 +110,21 @@ fn module_graph(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
         let own_file = rel.components().count() == 1 || rel.ends_with(format!("{top}/mod.rs"));
         let text = std::fs::read_to_string(&file).unwrap();
         let code = product_code(&text);
-        for line in code.lines().filter(|l| !l.trim_start().starts_with("//")) {
-            for prefix in ["crate::", "super::"] {
-                if prefix == "super::" && !own_file {
+        // the whole file at once: a group of imports spans lines once rustfmt wraps it
+        let code: String = code
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("//"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        for prefix in ["crate::", "super::"] {
+            if prefix == "super::" && !own_file {
+                continue;
+            }
+            for (i, _) in code.match_indices(prefix) {
+                if prefix == "super::" && code[..i].ends_with("super::") {
                     continue;
                 }
-                for (i, _) in line.match_indices(prefix) {
-                    if prefix == "super::" && line[..i].ends_with("super::") {
-                        continue;
-                    }
-                    let rest = &line[i + prefix.len()..];
-                    let name: String = rest
-                        .chars()
-                        .take_while(|c| c.is_alphanumeric() || *c == '_')
-                        .collect();
+                for name in named_modules(&code[i + prefix.len()..]) {
                     if modules.contains(&name) && name != top {
                         graph.entry(top.clone()).or_default().insert(name);
                     }
@@ -133,6 +134,42 @@ fn module_graph(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
         graph.entry(top).or_default();
     }
     graph
+}
+
+/// The modules a path after `crate::` names: its first segment (`preset::Config`), or each
+/// first segment of a group (`{devs, torus::INFO, config::Config}`) — the registry's
+/// `use crate::{devs, …}` was missed, and with it a cycle of 58 files (issue 58).
+fn named_modules(rest: &str) -> Vec<String> {
+    let ident = |s: &str| -> String {
+        s.trim_start()
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect()
+    };
+    let Some(group) = rest.strip_prefix('{') else {
+        return vec![ident(rest)];
+    };
+    // the group's top-level items (a nested group belongs to the item before it)
+    let mut names = Vec::new();
+    let mut depth = 0;
+    let mut start = 0;
+    for (i, c) in group.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' if depth == 0 => {
+                names.push(ident(&group[start..i]));
+                break;
+            }
+            '}' => depth -= 1,
+            ',' if depth == 0 => {
+                names.push(ident(&group[start..i]));
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    names.retain(|n| !n.is_empty());
+    names
 }
 
 /// A cycle of `graph`, if it has one.
@@ -198,4 +235,34 @@ fn the_cycle_finder_finds_a_cycle() {
     assert_eq!(cycle(&g), None);
     g.entry("c".into()).or_default().insert("a".into());
     assert_eq!(cycle(&g).map(|c| c.len()), Some(4));
+}
+
+#[test]
+fn the_module_graph_sees_grouped_imports() {
+    // a crate whose cycle goes through `use crate::{…}`, as pdes-models' did
+    let src = std::env::temp_dir().join(format!("pdes-layers-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&src);
+    std::fs::create_dir_all(src.join("models")).unwrap();
+    std::fs::write(
+        src.join("lib.rs"),
+        "pub mod registry;\npub mod models;\npub mod config;\n",
+    )
+    .unwrap();
+    std::fs::write(
+        src.join("registry.rs"),
+        "use crate::{\n    models, config::Thing};\nuse crate::{models::{a, b}, config};\n",
+    )
+    .unwrap();
+    std::fs::write(src.join("models/mod.rs"), "use crate::registry::by_kind;\n").unwrap();
+    std::fs::write(src.join("config.rs"), "pub struct Thing;\n").unwrap();
+    let graph = module_graph(&src);
+    assert_eq!(
+        graph["registry"],
+        ["config", "models"].map(String::from).into()
+    );
+    assert!(cycle(&graph).is_some(), "{graph:?}");
+    assert_eq!(
+        named_modules("{devs, torus::INFO, config::{A, B}}"),
+        ["devs", "torus", "config"]
+    );
 }

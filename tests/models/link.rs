@@ -72,7 +72,8 @@ fn bad_links_are_refused_naming_the_parameter() {
 #[test]
 fn a_link_with_one_bad_assignment_keeps_the_rest_and_names_the_one() {
     // the link: SIR's run.d does not exist; the torus opened, engine and speed lost
-    let (mut link, refused) = Link::parse_keeping("?preset=teaching-sir&run.d=2&run.engine=gpu&speed=40");
+    let (mut link, refused) =
+        Link::parse_keeping("?preset=teaching-sir&run.d=2&run.engine=gpu&speed=40");
     assert!(refused.is_empty(), "{refused:?}");
     let (cfg, refused) = link.config_keeping().unwrap();
     assert_eq!(cfg.kind(), "sir");
@@ -90,17 +91,22 @@ fn a_link_with_one_bad_assignment_keeps_the_rest_and_names_the_one() {
     assert_eq!(refused.len(), 1, "{refused:?}");
     assert!(refused[0].contains("model.rows"), "{refused:?}");
     // a bad speed or an unknown parameter is refused alone too
-    let (link, refused) = Link::parse_keeping("preset=teaching-sir&speed=fast&colour=red&run.engine=gpu");
+    let (link, refused) =
+        Link::parse_keeping("preset=teaching-sir&speed=fast&colour=red&run.engine=gpu");
     assert_eq!(link.preset, "teaching-sir");
     assert_eq!(link.sets, ["run.engine=gpu"]);
     assert_eq!(refused.len(), 2, "{refused:?}");
-    assert!(refused[0].contains("speed") && refused[1].contains("colour"), "{refused:?}");
+    assert!(
+        refused[0].contains("speed") && refused[1].contains("colour"),
+        "{refused:?}"
+    );
 }
 
 #[test]
 fn assignments_that_stand_only_together_are_kept_together() {
     // a warm-up past the preset's end time stands with the link's own, longer end time
-    let (mut link, _) = Link::parse_keeping("preset=teaching-16x16&run.warmup=2500&run.end_time=3000&run.d=-1");
+    let (mut link, _) =
+        Link::parse_keeping("preset=teaching-16x16&run.warmup=2500&run.end_time=3000&run.d=-1");
     let (cfg, refused) = link.config_keeping().unwrap();
     assert_eq!(link.sets, ["run.warmup=2500", "run.end_time=3000"]);
     assert_eq!(cfg.end_time(), 3000.0);

@@ -103,7 +103,7 @@ fn the_start_up_check_verifies_the_gpu_in_the_background_through_resizes_and_say
     let started = std::time::Instant::now();
     let mut frames = 0u32;
     while h.state().gpu_check.running() && started.elapsed().as_secs() < 300 {
-        let size = if frames % 2 == 0 {
+        let size = if frames.is_multiple_of(2) {
             (800.0, 600.0)
         } else {
             (1366.0, 768.0)
@@ -220,7 +220,10 @@ fn a_check_this_build_passed_before_is_shown_at_once_and_a_failed_one_is_made_ag
     assert!(!check.running());
     let (text, alarm, _) = check.status().unwrap();
     let today = pdes_runs::trust::today();
-    assert_eq!(text, format!("GPU = CPU: 57 checks passed (checked {today})"));
+    assert_eq!(
+        text,
+        format!("GPU = CPU: 57 checks passed (checked {today})")
+    );
     assert!(!alarm);
     // another driver is another key: not trusted
     let mut other = gpu.info.clone();

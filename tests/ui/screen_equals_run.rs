@@ -160,13 +160,17 @@ fn a_gpu_run_without_a_gpu_says_it_ran_on_the_cpu() {
     // a page without WebGPU opens a run.engine=gpu link on the CPU: its summary must say so
     for preset in ["teaching-16x16", "teaching-sir", "teaching-mmck"] {
         let config = pdes_lab::preset::config_with(preset, &["run.engine=gpu"]).unwrap();
-        let mut session = Session::new(config.clone(), pdes_lab::panels::of(&config), None).unwrap();
+        let mut session =
+            Session::new(config.clone(), pdes_lab::panels::of(&config), None).unwrap();
         assert_eq!(session.runs_on(), "cpu");
         assert!(session.note.is_some(), "{preset}: no reason given");
         session.advance(Budget::Steps(3)).unwrap();
         let report = session.engine.report().unwrap();
         assert_eq!(
-            report.fields.get("engine").and_then(serde_json::Value::as_str),
+            report
+                .fields
+                .get("engine")
+                .and_then(serde_json::Value::as_str),
             Some("cpu"),
             "{preset}"
         );

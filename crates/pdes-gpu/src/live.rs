@@ -73,3 +73,22 @@ pub trait LiveEngine: Engine {
     /// The engine as `Any`, for a model's own panel to reach its engine's details.
     fn as_any(&self) -> &dyn std::any::Any;
 }
+
+/// Runs a model's per-workgroup 64-bit sum pass — `pipeline` over `groups` workgroups with
+/// the engine's bind group `state` as group 0 and `words` (one u64 per workgroup) as group
+/// 1, as a display pass is run ([`crate::kit::run_display_pass`]) — and returns the words'
+/// sum in 128 bits, read back as of the engine's batch `work` (on a page's device,
+/// `SimError::NotYet` until they are back). The torus's and the open network's live
+/// samples add the services in progress this way.
+pub fn sum_of_workgroup_words(
+    gpu: &Gpu,
+    state: &wgpu::BindGroup,
+    (layout, pipeline): (&wgpu::BindGroupLayout, &wgpu::ComputePipeline),
+    (words, groups): (&wgpu::Buffer, u32),
+    work: u64,
+) -> Result<u128, SimError> {
+    crate::kit::run_display_pass(gpu, state, (layout, pipeline), words, groups);
+    let bytes = crate::read_ranges_since(gpu, &[(words, 0, 8 * u64::from(groups))], work)?;
+    let words: &[[u32; 2]] = bytemuck::cast_slice(&bytes[0]);
+    Ok(words.iter().map(|w| u128::from(crate::kit::join(*w))).sum())
+}

@@ -295,6 +295,8 @@ pub fn stdout_is_open() -> bool {
             }
             (st, flags)
         };
+        // st_rdev is a u64 on Linux, an i32 on macOS
+        #[allow(clippy::unnecessary_cast)]
         let on_null =
             (st.st_mode & libc::S_IFMT) == libc::S_IFCHR && st.st_rdev as u64 == null.rdev();
         !(on_null && flags & libc::O_ACCMODE == libc::O_RDWR)

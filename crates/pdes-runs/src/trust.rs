@@ -33,7 +33,10 @@ impl Remembered {
     /// "passed on DATE (N checks)" or "failed on DATE (M of N checks)".
     pub fn state(&self) -> String {
         if self.ok() {
-            format!("GPU = CPU checked on {} ({} checks passed)", self.date, self.passed)
+            format!(
+                "GPU = CPU checked on {} ({} checks passed)",
+                self.date, self.passed
+            )
         } else {
             format!(
                 "GPU ≠ CPU on {} ({} of {} checks failed)",

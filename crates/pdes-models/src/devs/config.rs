@@ -3,8 +3,8 @@
 //! and the range.
 
 use super::{CellSpace, Neighbourhood, Rule, SirRates};
+use crate::config::{Config, EngineKind, ModelConfig, PresetError, key_err};
 use crate::keys::{Key, Valid};
-use crate::preset::{Config, EngineKind, ModelConfig, PresetError, key_err};
 use serde::{Deserialize, Serialize};
 
 /// `model.rows` of a cell space (at least 3 with wrap, checked with it).
@@ -230,7 +230,13 @@ pub struct DevsConfig {
 
 /// The registry's parser of either kind.
 pub fn parse(table: &toml::Table) -> Result<Config, PresetError> {
-    let kind = crate::preset::kind_of(table).unwrap_or("sir");
+    // the registry chose this parser by model.kind, so it is one of the two (read here,
+    // not through `preset`, which sits above the models)
+    let kind = table
+        .get("model")
+        .and_then(|m| m.get("kind"))
+        .and_then(toml::Value::as_str)
+        .unwrap_or("sir");
     let info = if kind == "sir" {
         &super::SIR_INFO
     } else {

@@ -2,8 +2,8 @@
 //! checked by one `validate()` whose errors name the key and the range.
 
 use super::{Laws, MmckParams, RunShape};
+use crate::config::{Config, EngineKind, ModelConfig, PresetError};
 use crate::keys::{Bound, Key, Valid};
-use crate::preset::{Config, EngineKind, ModelConfig, PresetError};
 use serde::{Deserialize, Serialize};
 
 /// A rate of the queue (λ or μ): both means stay whole ticks far below 2^32, and the time

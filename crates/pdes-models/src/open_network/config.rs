@@ -3,8 +3,8 @@
 //! errors name the key and the range. Written back with `toml::to_string`.
 
 use super::OpenParams;
+use crate::config::{Config, EngineKind, ModelConfig, PresetError};
 use crate::keys::{Bound, Key, Valid};
-use crate::preset::{Config, EngineKind, ModelConfig, PresetError};
 use crate::queueing::{Algorithm, QueueingRunKeys, RUN_KEYS, RunConfig, Timestamps};
 use crate::torus::ServiceKind;
 use crate::torus::config::{MEAN_SERVICE, SERVICE};

@@ -25,7 +25,7 @@ pub mod state;
 pub mod two_phase;
 pub mod verify;
 
-use crate::preset::PresetError;
+use crate::config::PresetError;
 use crate::torus::{ServiceKind, ServiceLaw};
 use pdes_core::time::{TICKS_PER_UNIT, Ticks};
 

@@ -2,8 +2,8 @@
 //! and checked by one `validate()` whose errors name the key and the range.
 
 use super::Law;
+use crate::config::{Config, EngineKind, ModelConfig, PresetError};
 use crate::keys::{Bound, Key, Valid};
-use crate::preset::{Config, EngineKind, ModelConfig, PresetError};
 use crate::torus::ServiceLaw;
 use pdes_core::time::{TICKS_PER_UNIT, Ticks, to_ticks};
 use serde::{Deserialize, Serialize};

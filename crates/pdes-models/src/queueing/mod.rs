@@ -8,8 +8,8 @@ mod facility;
 
 pub use facility::{Facility, NEVER, NONE, queue_length};
 
+use crate::config::{EngineKind, PresetError, key_err};
 use crate::keys::{Bound, Key, Valid};
-use crate::preset::{EngineKind, PresetError, key_err};
 use pdes_core::time::{Ticks, to_ticks};
 use serde::{Deserialize, Serialize};
 

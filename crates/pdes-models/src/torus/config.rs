@@ -3,8 +3,8 @@
 //! whose errors name the key and the range. Written back with `toml::to_string`.
 
 use super::{ServiceKind, ServiceLaw, TorusParams};
+use crate::config::{Config, EngineKind, ModelConfig, PresetError};
 use crate::keys::{Bound, Key, Valid};
-use crate::preset::{Config, EngineKind, ModelConfig, PresetError};
 use crate::queueing::{Algorithm, QueueingRunKeys, RUN_KEYS, RunConfig, Timestamps};
 use pdes_core::time::{Ticks, to_ticks};
 use serde::{Deserialize, Serialize};

@@ -39,19 +39,12 @@ impl GpuTorus {
     /// time: the in-service pass, then its per-workgroup words summed in 128 bits.
     fn in_service_busy(&self) -> Result<u128, SimError> {
         let groups = self.config.model.facilities().div_ceil(super::WG as u32);
-        kit::run_display_pass(
+        pdes_gpu::live::sum_of_workgroup_words(
             &self.gpu,
             &self.display_group,
             (&self.pipelines.display_layout, &self.pipelines.in_service),
-            &self.in_service,
-            groups,
-        );
-        let bytes = pdes_gpu::read_ranges_since(
-            &self.gpu,
-            &[(&self.in_service, 0, 8 * u64::from(groups))],
+            (&self.in_service, groups),
             self.advance.work(),
-        )?;
-        let words: &[[u32; 2]] = bytemuck::cast_slice(&bytes[0]);
-        Ok(words.iter().map(|w| u128::from(kit::join(*w))).sum())
+        )
     }
 }

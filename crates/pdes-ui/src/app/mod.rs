@@ -297,7 +297,9 @@ impl PdesApp {
             Check::Off | Check::Fresh => None,
         };
         let gpu_check = match &gpu {
-            Some(g) if check != Check::Off => gpu_check::GpuCheck::start(g.clone(), adapter, memory),
+            Some(g) if check != Check::Off => {
+                gpu_check::GpuCheck::start(g.clone(), adapter, memory)
+            }
             _ => gpu_check::GpuCheck::NotRun,
         };
         let form = Form::from_config(&config, crate::panels::of(&config));
