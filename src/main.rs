@@ -8,6 +8,7 @@ use clap::Parser;
 static ALLOCATOR: pdes_lab::sim::memory::HugeAligned = pdes_lab::sim::memory::HugeAligned;
 
 fn main() {
+    pdes_lab::cli::mark_start();
     let cli = match pdes_lab::cli::Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => usage_error(e),

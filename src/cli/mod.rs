@@ -41,6 +41,24 @@ impl Cli {
     }
 }
 
+/// When the command started: set by [`mark_start`] at the top of `main`, so that a
+/// summary's `wall_seconds` is the user's wait, not the engine's alone.
+static STARTED: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+
+/// Marks the command's start (the first thing `main` does).
+pub fn mark_start() {
+    let _ = STARTED.set(std::time::Instant::now());
+}
+
+/// Seconds since the command started ([`mark_start`]; since the first call where it was
+/// not marked).
+pub fn command_seconds() -> f64 {
+    STARTED
+        .get_or_init(std::time::Instant::now)
+        .elapsed()
+        .as_secs_f64()
+}
+
 /// Subcommands.
 #[derive(Subcommand, Debug)]
 pub enum Command {

@@ -213,7 +213,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
         .engine
         .report()
         .map_err(|e| CliError::Run(e.to_string()))?
-        .with_wall_time(wall);
+        .with_times(super::command_seconds(), wall);
     if let Some(field) = summary.non_finite {
         return Err(CliError::Run(format!(
             "the run diverged: {field} is not a finite number (no result is printed)"

@@ -344,3 +344,33 @@ fn gui_with_a_bad_preset_and_no_display_says_the_preset_error_alone() {
         "{err}"
     );
 }
+
+/// Issue 57 §1: a run's `wall_seconds` is the user's wait, from the command's start to its
+/// result (the device's and the engine's set-up included); the engine's own time is
+/// `engine_seconds`, and the rate is the engine's.
+#[test]
+fn wall_seconds_is_the_commands_time_and_engine_seconds_the_engines() {
+    let o = out(&[
+        "run",
+        "teaching-16x16",
+        "--set",
+        "run.end_time=300",
+        "--format",
+        "json",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let (wall, engine) = (
+        v["wall_seconds"].as_f64().unwrap(),
+        v["engine_seconds"].as_f64().unwrap(),
+    );
+    assert!(
+        engine > 0.0 && wall > engine,
+        "wall {wall}, engine {engine}"
+    );
+    let rate = v["events_per_second"].as_f64().unwrap();
+    let events = v["events"].as_f64().unwrap();
+    assert!(
+        (rate - events / engine).abs() <= 1e-9 * rate,
+        "{rate} vs {events} / {engine}"
+    );
+}

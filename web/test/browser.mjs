@@ -86,7 +86,7 @@ try {
   const args = ["run", parsed.get("preset"), "--format", "json"];
   for (const [k, v] of parsed) if (k.includes(".")) args.push("--set", `${k}=${v}`);
   const native = JSON.parse(execFileSync(nativeBinary, args, { encoding: "utf8" }));
-  const wall = (k) => k === "wall_seconds" || k.endsWith("_per_second");
+  const wall = (k) => k === "wall_seconds" || k === "engine_seconds" || k.endsWith("_per_second");
   const want = Object.keys(native).filter((k) => !wall(k));
   const got = Object.keys(summary).filter((k) => !wall(k));
   const differ = [];

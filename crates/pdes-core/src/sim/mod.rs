@@ -246,6 +246,23 @@ impl Report {
         self
     }
 
+    /// The report of a whole command (`pdes-lab run`): `wall_seconds` is what the user
+    /// waited, from the command's start to its result (device, check, set-up and run; it
+    /// was the engine's time alone, 7× below a user's wait with `--devices`: issue 57 §1),
+    /// `engine_seconds` the engine's own time, and the work rate is the engine's.
+    pub fn with_times(self, command_seconds: f64, engine_seconds: f64) -> Self {
+        let mut r = self.with_wall_time(engine_seconds);
+        r.fields.insert(
+            "wall_seconds".into(),
+            serde_json::Value::from(command_seconds),
+        );
+        r.fields.insert(
+            "engine_seconds".into(),
+            serde_json::Value::from(engine_seconds),
+        );
+        r
+    }
+
     /// Test hook (`pdes-lab verify` proving it can fail): one more unit of work.
     pub fn perturb_work(&mut self) {
         let w = self.work() + 1;

@@ -687,7 +687,9 @@ impl PdesApp {
     /// The line above the plots while earlier runs are drawn faintly: what each changed,
     /// and a button that forgets them.
     fn ghosts_line(&mut self, ui: &mut egui::Ui) {
-        ui.horizontal(|ui| {
+        // wrapped: a long list of changes pushed the plots and "Forget them" off-screen at
+        // 1366×768 (issue 56 §5)
+        ui.horizontal_wrapped(|ui| {
             let names: Vec<&str> = self.a.ghosts.iter().map(|g| g.label.as_str()).collect();
             ui.label(
                 egui::RichText::new(format!(

@@ -29,7 +29,7 @@ pub fn timeline(ui: &mut egui::Ui, s: &Session) {
     let t = to_units(s.now());
     let (lo, hi, label, hi_name) = match cfg.run.algorithm {
         pdes_models::queueing::Algorithm::Window => {
-            (t, t + d, "window [t_min, t_min + d]", "t_min + d")
+            (t, t + d, "window [t_min, t_min + d)", "t_min + d")
         }
         pdes_models::queueing::Algorithm::Interval => (
             t,
