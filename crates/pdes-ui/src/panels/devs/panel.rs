@@ -27,6 +27,21 @@ fn cell(s: &Session, i: u32) -> Option<(Cell, u32, u32)> {
     Some((snap.cells[i], last, next))
 }
 
+/// Imminent cells, messages and transitions per step, and over how many steps: the last
+/// sample against the latest one before it with fewer steps (after a run's end the last
+/// samples repeat its final step count, and the boxes said "no step yet": issue 56 §5).
+pub fn per_step(samples: &[pdes_gpu::Sample]) -> Option<(f64, f64, f64, u64)> {
+    let b = samples.last()?;
+    let a = samples.iter().rev().find(|a| a.steps < b.steps)?;
+    let n = (b.steps - a.steps) as f64;
+    Some((
+        (b.imminent - a.imminent) as f64 / n,
+        (b.messages - a.messages) as f64 / n,
+        (b.events - a.events) as f64 / n,
+        b.steps - a.steps,
+    ))
+}
+
 /// The widest a phase's box in the step diagram is drawn.
 const PHASE_BOX_WIDTH: f32 = 180.0;
 
@@ -36,18 +51,7 @@ const PHASE_BOX_WIDTH: f32 = 180.0;
 /// parallel — one GPU thread each; the engines run the first three phases as one sweep
 /// (they read only the state at t) and the fourth as a minimum over every cell.
 pub fn phases(ui: &mut egui::Ui, s: &Session) {
-    let per_step = match s.samples.as_slice() {
-        [.., a, b] if b.steps > a.steps => {
-            let n = (b.steps - a.steps) as f64;
-            Some((
-                (b.imminent - a.imminent) as f64 / n,
-                (b.messages - a.messages) as f64 / n,
-                (b.events - a.events) as f64 / n,
-                b.steps - a.steps,
-            ))
-        }
-        _ => None,
-    };
+    let per_step = per_step(&s.samples);
     let t = pdes_core::time::to_units(s.now());
     let sequential = s.algorithm_label() == "sequential";
     let count = |v: Option<f64>| v.map_or("—".to_string(), |x| format!("{x:.0}"));
@@ -323,4 +327,30 @@ fn monitors(s: &Session) -> Vec<crate::kit::monitors::Monitor> {
         ));
     }
     v
+}
+
+#[cfg(test)]
+mod tests {
+    use pdes_gpu::Sample;
+
+    #[test]
+    fn the_phases_count_the_last_steps_even_after_the_run_has_ended() {
+        let at = |steps, imminent, messages, events| Sample {
+            steps,
+            imminent,
+            messages,
+            events,
+            ..Sample::default()
+        };
+        // two samples at the final step count (the frame that found the run ended)
+        let samples = [
+            at(0, 0, 0, 0),
+            at(8, 80, 160, 240),
+            at(12, 120, 240, 360),
+            at(12, 120, 240, 360),
+        ];
+        assert_eq!(super::per_step(&samples), Some((10.0, 20.0, 30.0, 4)));
+        assert_eq!(super::per_step(&samples[..1]), None);
+        assert_eq!(super::per_step(&[]), None);
+    }
 }
