@@ -94,6 +94,8 @@ pub struct GpuOpen {
     acc_at_head: Option<Vec<u8>>,
     /// One 64-bit word per display workgroup: the in-service pass's sums (gpu_live.rs).
     in_service: wgpu::Buffer,
+    /// With deferred readbacks: its bytes after the batch the control block was read at.
+    in_service_at_head: Option<Vec<u8>>,
     log: pdes_core::sim::StepLog,
     batch: u64,
     /// Where the batch loop stands between calls (a batch in flight on a page's device).
@@ -169,6 +171,7 @@ impl GpuOpen {
             ctl,
             acc_at_head: None,
             in_service,
+            in_service_at_head: None,
             log: pdes_core::sim::StepLog::new(),
             batch: 16,
             advance: AdvanceState::default(),
@@ -283,6 +286,10 @@ impl GpuOpen {
             );
         }
         self.gpu.queue.submit([enc.finish()]);
+        if self.gpu.defers_readbacks() {
+            // the services in progress after this batch, copied with its control block
+            self.submit_in_service();
+        }
         self.read_ctl_and_log()
     }
 
@@ -290,9 +297,12 @@ impl GpuOpen {
     fn read_ctl_and_log(&mut self) -> Result<(), SimError> {
         let b = &self.buffers;
         let wg_acc = b.wg_acc.range();
-        // a page's device: the sums come back with the control block, of the same step
+        let in_service = (&self.in_service, 0, self.in_service.size());
+        // a page's device: the sums and the services in progress come back with the
+        // control block, of the same step (gpu_live.rs)
+        let pair = [wg_acc, in_service];
         let extra: &[(&wgpu::Buffer, u64, u64)] = if self.gpu.defers_readbacks() {
-            &[wg_acc]
+            &pair
         } else {
             &[]
         };
@@ -306,6 +316,7 @@ impl GpuOpen {
         if let Some(ctl) = ctls.pop() {
             self.ctl = ctl;
         }
+        self.in_service_at_head = extras.pop();
         self.acc_at_head = extras.pop();
         Ok(())
     }

@@ -112,6 +112,8 @@ pub struct GpuTorus {
     acc_at_head: Option<Vec<u8>>,
     /// One 64-bit word per display workgroup: the in-service pass's sums (gpu_live.rs).
     in_service: wgpu::Buffer,
+    /// With deferred readbacks: its bytes after the batch the control block was read at.
+    in_service_at_head: Option<Vec<u8>>,
     /// Bytes of GPU memory the run uses.
     pub memory_bytes: u64,
 }
@@ -234,6 +236,7 @@ impl GpuTorus {
             advance: AdvanceState::default(),
             acc_at_head: None,
             in_service,
+            in_service_at_head: None,
             memory_bytes,
         };
         // First level of the reduction, then plan with limit 0: the engine holds at t_min.
@@ -376,6 +379,10 @@ impl GpuTorus {
         };
         let t1 = web_time::Instant::now();
         self.gpu.queue.submit([cmd]);
+        if self.gpu.defers_readbacks() {
+            // the services in progress after this batch, copied with its control block
+            self.submit_in_service();
+        }
         let t2 = web_time::Instant::now();
         if queries.is_none() && steps == self.batch {
             self.prepared = Some((steps, self.encode_batch(steps, None).0));
@@ -412,8 +419,12 @@ impl GpuTorus {
     fn read_ctl_and_log(&mut self) -> Result<(), SimError> {
         let b = &self.buffers;
         let wg_acc = b.regions.wg_acc.range();
+        let in_service = (&self.in_service, 0, self.in_service.size());
+        // a page's device: the sums and the services in progress come back with the
+        // control block, of the same step (gpu_live.rs)
+        let pair = [wg_acc, in_service];
         let extra: &[(&wgpu::Buffer, u64, u64)] = if self.gpu.defers_readbacks() {
-            &[wg_acc]
+            &pair
         } else {
             &[]
         };
@@ -425,6 +436,7 @@ impl GpuTorus {
             self.advance.work(),
         )?;
         self.ctls = ctls;
+        self.in_service_at_head = extras.pop();
         self.acc_at_head = extras.pop();
         let mut head = self.ctls[0].head;
         for c in &self.ctls[1..] {

@@ -92,6 +92,16 @@ impl PdesApp {
                                 ))
                                 .color(egui::Color32::from_rgb(255, 150, 40)),
                             );
+                        } else if i == 0 && !self.just_ran.is_empty() {
+                            // cells too small for a dot (PHOLD's 64×64 at the default zoom):
+                            // said, with the way to see them (issue 56 §5)
+                            ui.label(
+                                egui::RichText::new(format!(
+                                    "   the last step ran {} cells: zoom in on the grid (scroll) to see them as dots",
+                                    self.just_ran.len()
+                                ))
+                                .color(egui::Color32::from_rgb(255, 150, 40)),
+                            );
                         }
                         if let (0, Some(line)) = (i, &follow_line) {
                             ui.label(

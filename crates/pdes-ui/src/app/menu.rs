@@ -20,7 +20,14 @@ impl PdesApp {
             ui.selectable_value(&mut self.tab, Tab::Info, "Info")
                 .on_hover_text("What the model simulates, what the colours, monitors and plots mean, which paper and figure it comes from, what to try first.");
             ui.separator();
-            ui.menu_button("Presets", |ui| {
+            // closed by a click outside it or by a choice, not by any click inside: the
+            // typed path's field closed the menu when clicked, so nothing could be typed
+            // (issue 56 §5)
+            let stays_open = egui::containers::menu::MenuConfig::new()
+                .close_behavior(egui::PopupCloseBehavior::CloseOnClickOutside);
+            egui::containers::menu::MenuButton::new("Presets")
+                .config(stays_open)
+                .ui(ui, |ui| {
                 for (name, text) in preset::builtin() {
                     if ui
                         .button(*name)
@@ -39,11 +46,13 @@ impl PdesApp {
                 // where no file dialog can be shown (no desktop portal, no GTK), a typed path
                 #[cfg(not(target_arch = "wasm32"))]
                 ui.horizontal(|ui| {
+                    let label = ui.label("or a path:");
                     ui.add(
                         egui::TextEdit::singleline(&mut self.preset_path)
-                            .hint_text("or type a path to a .toml")
-                            .desired_width(220.0),
-                    );
+                            .hint_text("…/my-preset.toml")
+                            .desired_width(200.0),
+                    )
+                    .labelled_by(label.id);
                     let path = self.preset_path.trim().to_string();
                     if ui
                         .add_enabled(!path.is_empty(), egui::Button::new("Open path"))
