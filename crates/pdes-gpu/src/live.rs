@@ -74,21 +74,76 @@ pub trait LiveEngine: Engine {
     fn as_any(&self) -> &dyn std::any::Any;
 }
 
-/// Runs a model's per-workgroup 64-bit sum pass — `pipeline` over `groups` workgroups with
-/// the engine's bind group `state` as group 0 and `words` (one u64 per workgroup) as group
-/// 1, as a display pass is run ([`crate::kit::run_display_pass`]) — and returns the words'
-/// sum in 128 bits, read back as of the engine's batch `work` (on a page's device,
-/// `SimError::NotYet` until they are back). The torus's and the open network's live
-/// samples add the services in progress this way.
-pub fn sum_of_workgroup_words(
-    gpu: &Gpu,
-    state: &wgpu::BindGroup,
-    (layout, pipeline): (&wgpu::BindGroupLayout, &wgpu::ComputePipeline),
-    (words, groups): (&wgpu::Buffer, u32),
-    work: u64,
-) -> Result<u128, SimError> {
-    crate::kit::run_display_pass(gpu, state, (layout, pipeline), words, groups);
-    let bytes = crate::read_ranges_since(gpu, &[(words, 0, 8 * u64::from(groups))], work)?;
-    let words: &[[u32; 2]] = bytemuck::cast_slice(&bytes[0]);
-    Ok(words.iter().map(|w| u128::from(crate::kit::join(*w))).sum())
+/// The words of a model's per-workgroup 64-bit sum pass (one u64 per workgroup, written by
+/// an entry point run as a display pass is: the engine's bind group as group 0, these words
+/// alone as group 1, [`crate::kit::run_display_pass`]) and their sum in 128 bits. The
+/// torus's and the open network's live samples add the services in progress this way. On
+/// a page's device the pass runs after each batch and its words come back with the
+/// control block ([`WorkgroupSums::range`], [`WorkgroupSums::keep_head`]): a pass run at
+/// sample time could see a batch still in flight.
+pub struct WorkgroupSums {
+    buffer: wgpu::Buffer,
+    groups: u32,
+    /// With deferred readbacks: the words after the batch the control block was read at.
+    at_head: Option<Vec<u8>>,
+}
+
+impl WorkgroupSums {
+    /// Room for `groups` words on `gpu`.
+    pub fn new(gpu: &Gpu, label: &str, groups: u32) -> Self {
+        let buffer = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size: 8 * u64::from(groups.max(1)),
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        Self {
+            buffer,
+            groups,
+            at_head: None,
+        }
+    }
+
+    /// Runs `pass` over the engine's `state` now, its words into this buffer (nothing is
+    /// waited for).
+    pub fn submit(
+        &self,
+        gpu: &Gpu,
+        state: &wgpu::BindGroup,
+        pass: (&wgpu::BindGroupLayout, &wgpu::ComputePipeline),
+    ) {
+        crate::kit::run_display_pass(gpu, state, pass, &self.buffer, self.groups);
+    }
+
+    /// The words, as a range to copy with a control block.
+    pub fn range(&self) -> (&wgpu::Buffer, u64, u64) {
+        (&self.buffer, 0, 8 * u64::from(self.groups))
+    }
+
+    /// Keeps the words copied with the control block just read.
+    pub fn keep_head(&mut self, bytes: Option<Vec<u8>>) {
+        self.at_head = bytes;
+    }
+
+    /// The words' sum: on a page's device those kept with the control block
+    /// (`SimError::NotYet` until the first comes back); elsewhere `pass` run now and read
+    /// back as of the engine's batch `work`.
+    pub fn sum(
+        &self,
+        gpu: &Gpu,
+        state: &wgpu::BindGroup,
+        pass: (&wgpu::BindGroupLayout, &wgpu::ComputePipeline),
+        work: u64,
+    ) -> Result<u128, SimError> {
+        let read;
+        let bytes = if gpu.defers_readbacks() {
+            self.at_head.as_deref().ok_or(SimError::NotYet)?
+        } else {
+            self.submit(gpu, state, pass);
+            read = crate::read_ranges_since(gpu, &[self.range()], work)?;
+            &read[0]
+        };
+        let words: &[[u32; 2]] = bytemuck::cast_slice(bytes);
+        Ok(words.iter().map(|w| u128::from(crate::kit::join(*w))).sum())
+    }
 }

@@ -92,10 +92,8 @@ pub struct GpuOpen {
     /// With deferred readbacks: the segment sums' bytes of the step the control block was
     /// read at (they come back with it, so that a sample's sums and time are of one step).
     acc_at_head: Option<Vec<u8>>,
-    /// One 64-bit word per display workgroup: the in-service pass's sums (gpu_live.rs).
-    in_service: wgpu::Buffer,
-    /// With deferred readbacks: its bytes after the batch the control block was read at.
-    in_service_at_head: Option<Vec<u8>>,
+    /// The in-service pass's words, one per display workgroup (gpu_live.rs).
+    in_service: pdes_gpu::live::WorkgroupSums,
     log: pdes_core::sim::StepLog,
     batch: u64,
     /// Where the batch loop stands between calls (a batch in flight on a page's device).
@@ -153,12 +151,11 @@ impl GpuOpen {
             &buffers.all(),
         );
         let display_group = display_group(&gpu, &buffers, &pipelines);
-        let in_service = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("open network in-service sums"),
-            size: 8 * u64::from(cfg.model.facilities().div_ceil(WG as u32)),
-            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-            mapped_at_creation: false,
-        });
+        let in_service = pdes_gpu::live::WorkgroupSums::new(
+            &gpu,
+            "open network in-service sums",
+            cfg.model.facilities().div_ceil(WG as u32),
+        );
         let mut engine = Self {
             gpu,
             config: cfg.clone(),
@@ -171,7 +168,6 @@ impl GpuOpen {
             ctl,
             acc_at_head: None,
             in_service,
-            in_service_at_head: None,
             log: pdes_core::sim::StepLog::new(),
             batch: 16,
             advance: AdvanceState::default(),
@@ -297,7 +293,7 @@ impl GpuOpen {
     fn read_ctl_and_log(&mut self) -> Result<(), SimError> {
         let b = &self.buffers;
         let wg_acc = b.wg_acc.range();
-        let in_service = (&self.in_service, 0, self.in_service.size());
+        let in_service = self.in_service.range();
         // a page's device: the sums and the services in progress come back with the
         // control block, of the same step (gpu_live.rs)
         let pair = [wg_acc, in_service];
@@ -316,7 +312,7 @@ impl GpuOpen {
         if let Some(ctl) = ctls.pop() {
             self.ctl = ctl;
         }
-        self.in_service_at_head = extras.pop();
+        self.in_service.keep_head(extras.pop());
         self.acc_at_head = extras.pop();
         Ok(())
     }

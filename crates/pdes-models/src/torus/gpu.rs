@@ -110,10 +110,8 @@ pub struct GpuTorus {
     /// control block was read at — they come back with it, so that a plot sample's sums and
     /// time belong to the same step (a readback of their own would be a frame apart).
     acc_at_head: Option<Vec<u8>>,
-    /// One 64-bit word per display workgroup: the in-service pass's sums (gpu_live.rs).
-    in_service: wgpu::Buffer,
-    /// With deferred readbacks: its bytes after the batch the control block was read at.
-    in_service_at_head: Option<Vec<u8>>,
+    /// The in-service pass's words, one per display workgroup (gpu_live.rs).
+    in_service: pdes_gpu::live::WorkgroupSums,
     /// Bytes of GPU memory the run uses.
     pub memory_bytes: u64,
 }
@@ -211,12 +209,11 @@ impl GpuTorus {
         oom.check(format_args!("{memory_bytes} bytes"))?;
         let pipelines = pipelines(&gpu, reductions, items);
         let (bind_group, display_group) = bind_groups(&gpu, &buffers, &pipelines);
-        let in_service = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("torus in-service sums"),
-            size: 8 * u64::from(cfg.model.facilities().div_ceil(WG as u32)),
-            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-            mapped_at_creation: false,
-        });
+        let in_service = pdes_gpu::live::WorkgroupSums::new(
+            &gpu,
+            "torus in-service sums",
+            cfg.model.facilities().div_ceil(WG as u32),
+        );
         let mut engine = Self {
             gpu,
             config: cfg.clone(),
@@ -236,7 +233,6 @@ impl GpuTorus {
             advance: AdvanceState::default(),
             acc_at_head: None,
             in_service,
-            in_service_at_head: None,
             memory_bytes,
         };
         // First level of the reduction, then plan with limit 0: the engine holds at t_min.
@@ -419,7 +415,7 @@ impl GpuTorus {
     fn read_ctl_and_log(&mut self) -> Result<(), SimError> {
         let b = &self.buffers;
         let wg_acc = b.regions.wg_acc.range();
-        let in_service = (&self.in_service, 0, self.in_service.size());
+        let in_service = self.in_service.range();
         // a page's device: the sums and the services in progress come back with the
         // control block, of the same step (gpu_live.rs)
         let pair = [wg_acc, in_service];
@@ -436,7 +432,7 @@ impl GpuTorus {
             self.advance.work(),
         )?;
         self.ctls = ctls;
-        self.in_service_at_head = extras.pop();
+        self.in_service.keep_head(extras.pop());
         self.acc_at_head = extras.pop();
         let mut head = self.ctls[0].head;
         for c in &self.ctls[1..] {

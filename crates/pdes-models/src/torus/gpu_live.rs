@@ -36,42 +36,22 @@ impl GpuTorus {
     }
 
     /// Busy ticks of the services in progress, from max(start, warm-up) to the current
-    /// time: the in-service pass, then its per-workgroup words summed in 128 bits. On a
-    /// page's device, the words copied with the control block (the pass ran after the
-    /// batch it was read at: a pass run now could see a batch still in flight).
+    /// time: the in-service pass's words summed in 128 bits.
     fn in_service_busy(&self) -> Result<u128, SimError> {
-        if self.gpu.defers_readbacks() {
-            let Some(bytes) = &self.in_service_at_head else {
-                return Err(SimError::NotYet);
-            };
-            let words: &[[u32; 2]] = bytemuck::cast_slice(bytes);
-            return Ok(words
-                .iter()
-                .map(|w| u128::from(pdes_gpu::kit::join(*w)))
-                .sum());
-        }
-        pdes_gpu::live::sum_of_workgroup_words(
+        self.in_service.sum(
             &self.gpu,
             &self.display_group,
             (&self.pipelines.display_layout, &self.pipelines.in_service),
-            (&self.in_service, self.in_service_groups()),
             self.advance.work(),
         )
     }
 
-    /// Workgroups of the in-service pass (one word each).
-    fn in_service_groups(&self) -> u32 {
-        self.config.model.facilities().div_ceil(super::WG as u32)
-    }
-
-    /// Runs the in-service pass now (its words into `in_service`), not waiting for it.
+    /// Runs the in-service pass now (after a batch, on a page's device), not waiting.
     pub(super) fn submit_in_service(&self) {
-        pdes_gpu::kit::run_display_pass(
+        self.in_service.submit(
             &self.gpu,
             &self.display_group,
             (&self.pipelines.display_layout, &self.pipelines.in_service),
-            &self.in_service,
-            self.in_service_groups(),
         );
     }
 }

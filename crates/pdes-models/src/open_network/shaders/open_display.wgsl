@@ -23,11 +23,9 @@ fn display_main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_work
 
 // The busy time of the services in progress, as `run` counts it (OpenState::measures):
 // for every serving facility, the part of its service from max(start, warm-up) to
-// min(its departure, t_min capped at the end). One 64-bit sum per workgroup into `display`
+// min(its departure, t_min capped at the end). One 64-bit sum per workgroup (`wg_reduce`) into `display`
 // (here the engine's small in-service buffer); the host adds them in 128 bits to the
 // completed services' sums, so a live sample equals the run's summary at the same time.
-var<workgroup> in_service_part: array<vec2<u32>, WG>;
-
 @compute @workgroup_size(WG)
 fn in_service_main(
     @builtin(global_invocation_id) gid: vec3<u32>,
@@ -43,11 +41,7 @@ fn in_service_main(
         let to = min64(horizon, dep[f]);
         if lt64(begin, to) { busy = sub64(to, begin); }
     }
-    in_service_part[lid] = busy;
-    workgroupBarrier();
-    for (var s = WG / 2u; s > 0u; s = s >> 1u) {
-        if lid < s { in_service_part[lid] = add64(in_service_part[lid], in_service_part[lid + s]); }
-        workgroupBarrier();
-    }
-    if lid == 0u { display[wid.x + wid.y * nwg.x] = in_service_part[0]; }
+    // the shared workgroup reduction (subgroup or portable, exact either way)
+    let r = wg_reduce(lid, never(), busy, vec2<u32>(0u, 0u));
+    if lid == 0u { display[wid.x + wid.y * nwg.x] = r.a; }
 }

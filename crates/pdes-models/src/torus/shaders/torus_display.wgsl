@@ -37,8 +37,6 @@ fn display_main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_work
 // sum per workgroup into `display` (here the engine's small in-service buffer); the host
 // adds them in 128 bits to the completed services' sums. With it a live plot sample equals
 // the run's summary at the same time: busy time "up to now", not "when a service ends".
-var<workgroup> in_service_part: array<vec2<u32>, WG>;
-
 @compute @workgroup_size(WG)
 fn in_service_main(
     @builtin(global_invocation_id) gid: vec3<u32>,
@@ -57,11 +55,7 @@ fn in_service_main(
             if lt64(begin, to) { busy = sub64(to, begin); }
         }
     }
-    in_service_part[lid] = busy;
-    workgroupBarrier();
-    for (var s = WG / 2u; s > 0u; s = s >> 1u) {
-        if lid < s { in_service_part[lid] = add64(in_service_part[lid], in_service_part[lid + s]); }
-        workgroupBarrier();
-    }
-    if lid == 0u { display[wid.x + wid.y * nwg.x] = in_service_part[0]; }
+    // the shared workgroup reduction (subgroup or portable, exact either way)
+    let r = wg_reduce(lid, never(), busy, vec2<u32>(0u, 0u));
+    if lid == 0u { display[wid.x + wid.y * nwg.x] = r.a; }
 }
