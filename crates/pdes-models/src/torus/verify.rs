@@ -61,6 +61,18 @@ pub fn check_once(gpu: &Arc<Gpu>, options: Options, record: &mut dyn FnMut(Check
             |cfg| check_blocked_vs_sequential(gpu, cfg, *halo, options),
         ));
     }
+    for r in crate::verify::variants(gpu) {
+        record(check_case::<TorusConfig>(
+            format!(
+                "torus live sample on the GPU = the CPU twin's measures mid-run, services in progress summed on the device ({}), {}",
+                crate::verify::reductions_name(r),
+                LIVE_CASE.label
+            ),
+            &[&super::INFO],
+            &LIVE_CASE,
+            |cfg| check_live_sample(gpu, cfg, r, options),
+        ));
+    }
     for algorithm in ["window", "interval/original"] {
         record(timed(
             format!(
@@ -412,6 +424,65 @@ async fn check_torus_async(
         ));
     }
     Ok(diffs)
+}
+
+/// The live sample's case: a warm-up the run is past at its middle, several tokens a
+/// facility, a grid that is not a multiple of a workgroup.
+const LIVE_CASE: Case = Case {
+    label: "20×13, 2 tokens, warm-up 40, T = 300, at t = 150",
+    preset: "teaching-16x16",
+    sets: &[
+        "model.rows=20",
+        "model.cols=13",
+        "model.tokens_per_facility=2",
+        "run.warmup=40",
+        "run.end_time=300",
+    ],
+    quick: true,
+};
+
+/// A plot sample's measures on the GPU (completed services' sums plus the in-service
+/// pass's, issue 56 §1) against the CPU twin's `measure` at the same time, mid-run: busy
+/// time with the services in progress, sojourns, completions.
+fn check_live_sample(
+    gpu: &Arc<Gpu>,
+    cfg: &TorusConfig,
+    r: Reductions,
+    options: Options,
+) -> Result<Vec<String>, String> {
+    let mut cpu = CpuEngine {
+        cpu: CpuTorus::new(cfg),
+        config: cfg.clone(),
+    };
+    let mut g = GpuTorus::with_reductions(gpu.clone(), cfg, r).map_err(gpu_err)?;
+    let mid = Budget::Until(cfg.end_ticks() / 2);
+    cpu.advance(mid).map_err(gpu_err)?;
+    g.advance(mid).map_err(gpu_err)?;
+    let want =
+        super::stats::measure(cpu.cpu.state(), cpu.now().min(cfg.end_ticks())).map_err(gpu_err)?;
+    let mut got = g.live_measures().map_err(gpu_err)?;
+    if options.perturb_gpu {
+        got.busy += 1;
+    }
+    let pairs = [
+        (
+            "time reached",
+            u128::from(want.horizon),
+            u128::from(got.horizon),
+        ),
+        ("busy ticks", want.busy, got.busy),
+        ("sojourn ticks", want.sojourn, got.sojourn),
+        (
+            "completions",
+            u128::from(want.completions),
+            u128::from(got.completions),
+        ),
+    ];
+    Ok(pairs
+        .iter()
+        .filter(|(_, c, g)| c != g)
+        .map(|(what, c, g)| format!("live {what}: CPU {c}, GPU {g}"))
+        .collect())
 }
 
 fn check_window_vs_sequential(
