@@ -17,8 +17,9 @@ fn verify_passes_on_this_adapter_with_every_reduction_variant() {
     // events) each; then once: window = sequential for the
     // torus, the open network and PHOLD, the torus's three blocked cases and its replicas
     // (window, interval/original), the 3 M/M/c/k replication cases, the mixture
-    // log-likelihood and the fit with its searches on the device (they use no reductions)
-    assert_eq!(v.checks.len(), v.reductions.len() * 29 + 5 + 3 + 3 + 2);
+    // log-likelihood and the fit with its searches on the device (they use no reductions);
+    // and per variant the torus's live sample against the CPU twin mid-run
+    assert_eq!(v.checks.len(), v.reductions.len() * 30 + 5 + 3 + 3 + 2);
     assert_eq!(
         v.checks
             .iter()
