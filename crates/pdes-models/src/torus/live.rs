@@ -4,7 +4,7 @@
 
 use super::cpu::{CpuEngine, CpuTorus};
 use super::gpu::GpuTorus;
-use super::stats::{Measures, measure};
+use super::stats::{Measures, sums};
 use crate::config::Config;
 use pdes_core::sim::{Engine, SimError};
 use pdes_core::time::{Ticks, to_units};
@@ -75,7 +75,7 @@ impl LiveEngine for CpuEngine {
     }
     fn sample(&self, now: Ticks) -> Result<Sample, SimError> {
         let horizon = now.min(self.config.end_ticks());
-        Ok(torus_sample(self, &measure(self.cpu.state(), horizon)?))
+        Ok(torus_sample(self, &sums(self.cpu.state(), horizon)))
     }
     fn as_any(&self) -> &dyn std::any::Any {
         self
