@@ -53,6 +53,7 @@ pub(crate) fn save_screenshot(h: &mut Harness<'static, PdesApp>, name: &str) {
 }
 
 mod controls;
+mod first_minute;
 mod gpu;
 mod lesson;
 mod models;
