@@ -24,5 +24,6 @@ mod link;
 mod mmck;
 mod open_network;
 mod shaders;
+mod slices;
 mod tokens;
 mod verify;

@@ -53,3 +53,50 @@ fn what_a_step_ran_is_said_whether_or_not_its_cells_are_large_enough_for_dots() 
             .is_some();
     assert!(said, "nothing says what the step ran");
 }
+
+/// A bug in a frame (here injected) pauses the run, saves the class's work — the settings
+/// as a preset that reopens the same run, the plotted series — says where in the window,
+/// and the window goes on (issue 56 §2).
+#[test]
+fn a_bug_in_a_frame_pauses_the_run_and_saves_the_work() {
+    if !gpu_available() {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("pdes-rescue-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut h = harness("teaching-16x16");
+    h.state_mut().rescue_into(dir.clone());
+    h.state_mut().running = true;
+    h.run_steps(30);
+    let samples = h.state().a.samples.len();
+    assert!(samples > 0, "no samples to save");
+    h.state_mut().fail_next_frame();
+    h.run_steps(2);
+    let rescued = h
+        .state()
+        .rescued()
+        .expect("the panic was not caught")
+        .clone();
+    assert!(
+        rescued.reason.contains("a fault injected by a test"),
+        "{}",
+        rescued.reason
+    );
+    assert!(!h.state().running, "the run goes on after a bug");
+    let saved = rescued.saved.expect("the work was not saved");
+    assert!(saved.starts_with(&dir));
+    // the settings reopen the same configuration
+    let text = std::fs::read_to_string(saved.join("settings.toml")).unwrap();
+    let back = pdes_lab::preset::Config::from_toml(&text, "settings.toml").unwrap();
+    assert_eq!(back.to_toml(""), h.state().a.config.to_toml(""));
+    // the series holds every sample taken before the bug (one row each, a header)
+    let series = std::fs::read_to_string(saved.join("series.csv")).unwrap();
+    assert!(series.lines().count() > samples, "{series}");
+    assert!(h.query_by_label_contains("PDES Lab hit a bug").is_some());
+    // the window goes on: a Step still steps
+    let before = h.state().a.steps();
+    h.state_mut().step_once();
+    h.run_steps(3);
+    assert!(h.state().a.steps() > before);
+    let _ = std::fs::remove_dir_all(&dir);
+}

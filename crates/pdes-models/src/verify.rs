@@ -16,7 +16,7 @@
 
 use crate::config::Config;
 use crate::config::ModelInfo;
-use pdes_core::sim::waiting::{advance_settled, when_back};
+use pdes_core::sim::waiting::{advance_in_slices, advance_settled, when_back};
 use pdes_core::sim::{Budget, Report, SimError, StepRecord};
 use pdes_gpu::Gpu;
 use pdes_gpu::shaders::Reductions;
@@ -147,7 +147,8 @@ pub async fn compare_engines_async(
 ) -> Result<Vec<String>, String> {
     let mut diffs = Vec::new();
     for b in budgets(end) {
-        cpu.advance(b).map_err(gpu_err)?;
+        // in slices: in a page the CPU twin shares the one thread with the window's frames
+        advance_in_slices(cpu, b, end).await.map_err(gpu_err)?;
         advance_settled(gpu, b).await.map_err(gpu_err)?;
         diffs.extend(compare_step_logs(cpu.step_log(), gpu.step_log()));
         if cpu.now() != gpu.now() {

@@ -4,6 +4,10 @@
 //! is another key, so it is checked again; `pdes-lab verify` always runs afresh (and records
 //! what it found); only a passed check is trusted, a failed one is checked again.
 //!
+//! In a browser tab the same JSON is kept in the page's local storage (per site), and the
+//! build is the one `web/build.sh` stamps (`PDES_BUILD_ID` at compile time; a build without
+//! it remembers nothing).
+//!
 //! The file is JSON, one entry per key, written whole and atomically
 //! ([`crate::output::write_atomically`]); a file that cannot be read is treated as empty
 //! and one that cannot be written leaves the check unremembered, silently: the memory only
@@ -48,6 +52,9 @@ impl Remembered {
     }
 }
 
+/// The page's local-storage key of the memory.
+pub const PAGE_KEY: &str = "pdes-lab.gpu-checks";
+
 /// The environment variable that moves the memory's folder (a cluster's scratch).
 pub const DIR_VARIABLE: &str = "PDES_CACHE_DIR";
 
@@ -60,16 +67,24 @@ pub struct Memory {
 
 impl Memory {
     /// The user's: `$PDES_CACHE_DIR/gpu-checks.json`, else the user's cache directory's
-    /// `pdes-lab/gpu-checks.json`; None where there is neither (a page).
+    /// `pdes-lab/gpu-checks.json`; None where there is neither.
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn users() -> Option<Self> {
         let dir = match std::env::var_os(DIR_VARIABLE) {
             Some(d) if !d.is_empty() => PathBuf::from(d),
-            #[cfg(not(target_arch = "wasm32"))]
             _ => dirs::cache_dir()?.join("pdes-lab"),
-            #[cfg(target_arch = "wasm32")]
-            _ => return None,
         };
         Some(Self::in_folder(dir))
+    }
+
+    /// The page's: its local storage under [`PAGE_KEY`] (shown as the "file"); None for a
+    /// build without `web/build.sh`'s stamp, which could not tell two builds apart.
+    #[cfg(target_arch = "wasm32")]
+    pub fn users() -> Option<Self> {
+        option_env!("PDES_BUILD_ID")?;
+        Some(Self {
+            file: PathBuf::from(format!("local storage: {PAGE_KEY}")),
+        })
     }
 
     /// The memory kept in `dir` (tests use a folder of their own).
@@ -80,10 +95,39 @@ impl Memory {
     }
 
     fn read_all(&self) -> BTreeMap<String, Remembered> {
-        std::fs::read_to_string(&self.file)
-            .ok()
+        self.load()
             .and_then(|t| serde_json::from_str(&t).ok())
             .unwrap_or_default()
+    }
+
+    /// The memory's text, if there is any.
+    #[cfg(not(target_arch = "wasm32"))]
+    fn load(&self) -> Option<String> {
+        std::fs::read_to_string(&self.file).ok()
+    }
+
+    /// Replaces the memory's text (whole and atomically; a failure keeps nothing).
+    #[cfg(not(target_arch = "wasm32"))]
+    fn store(&self, text: &str) {
+        if let Some(dir) = self.file.parent() {
+            let _ = std::fs::create_dir_all(dir);
+        }
+        let _ = crate::output::write_atomically(&self.file, text);
+    }
+
+    /// The memory's text in the page's local storage, if there is any.
+    #[cfg(target_arch = "wasm32")]
+    fn load(&self) -> Option<String> {
+        let storage = web_sys::window()?.local_storage().ok()??;
+        storage.get_item(PAGE_KEY).ok()?
+    }
+
+    /// Replaces the memory's text in local storage (a browser that refuses keeps nothing).
+    #[cfg(target_arch = "wasm32")]
+    fn store(&self, text: &str) {
+        if let Some(storage) = web_sys::window().and_then(|w| w.local_storage().ok().flatten()) {
+            let _ = storage.set_item(PAGE_KEY, text);
+        }
     }
 
     /// What the last check of `info` with this build found, if it was made.
@@ -102,11 +146,8 @@ impl Memory {
                 date: today(),
             },
         );
-        if let Some(dir) = self.file.parent() {
-            let _ = std::fs::create_dir_all(dir);
-        }
         if let Ok(text) = serde_json::to_string_pretty(&all) {
-            let _ = crate::output::write_atomically(&self.file, &(text + "\n"));
+            self.store(&(text + "\n"));
         }
     }
 }
@@ -138,7 +179,18 @@ pub fn key(info: &wgpu::AdapterInfo) -> String {
     )
 }
 
+/// This build of PDES Lab in a page: its version and `web/build.sh`'s stamp.
+#[cfg(target_arch = "wasm32")]
+fn build() -> String {
+    format!(
+        "{} {}",
+        env!("CARGO_PKG_VERSION"),
+        option_env!("PDES_BUILD_ID").unwrap_or_default()
+    )
+}
+
 /// This build of PDES Lab: its version and its executable's size and modification time.
+#[cfg(not(target_arch = "wasm32"))]
 fn build() -> String {
     let exe = std::env::current_exe()
         .and_then(std::fs::metadata)

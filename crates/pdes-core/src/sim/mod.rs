@@ -67,6 +67,9 @@ pub enum Budget {
     Until(Ticks),
     /// To the end time.
     Finish,
+    /// At most this many steps, each starting before this simulated time: a slice of an
+    /// `Until` or `Finish` budget ([`waiting::advance_in_slices`]).
+    StepsUntil(u64, Ticks),
 }
 
 impl Budget {
@@ -76,6 +79,7 @@ impl Budget {
             Self::Steps(n) => (end, n),
             Self::Until(t) => (t.min(end), u64::MAX),
             Self::Finish => (end, u64::MAX),
+            Self::StepsUntil(n, t) => (t.min(end), n),
         }
     }
 }

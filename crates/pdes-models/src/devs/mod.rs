@@ -395,6 +395,7 @@ pub fn budget_limits(budget: pdes_core::sim::Budget, end: u32) -> (u32, u64) {
             (last.min(u64::from(end)) as u32, u64::MAX)
         }
         Budget::Finish => (end, u64::MAX),
+        Budget::StepsUntil(n, x) => (budget_limits(Budget::Until(x), end).0, n),
     }
 }
 

@@ -29,6 +29,8 @@ pub fn replication_limits(budget: Budget, cfg: &MmckConfig) -> (Ticks, u64) {
         Budget::Steps(n) => (NEVER, n),
         Budget::Until(t) if t < pdes_core::time::to_ticks(cfg.end_time()) => (t, u64::MAX),
         Budget::Until(_) | Budget::Finish => (NEVER, u64::MAX),
+        Budget::StepsUntil(n, t) if t < pdes_core::time::to_ticks(cfg.end_time()) => (t, n),
+        Budget::StepsUntil(n, _) => (NEVER, n),
     }
 }
 

@@ -11,7 +11,7 @@ use super::draws::DrawsMadeBy;
 use super::gpu::GpuMmck;
 use super::times::Times;
 use crate::verify::{Case, CheckResult, Options, check_case, compare_reports, gpu_err, timed};
-use pdes_core::sim::waiting::{advance_settled, when_back};
+use pdes_core::sim::waiting::{advance_in_slices, advance_settled, when_back};
 use pdes_core::sim::{Budget, Engine};
 use pdes_gpu::Gpu;
 use std::sync::Arc;
@@ -150,7 +150,11 @@ async fn check_way(
     let half = pdes_core::time::to_ticks(cfg.expected_length() / 2.0);
     let mut diffs = Vec::new();
     for budget in [Budget::Until(half), Budget::Finish] {
-        cpu.advance(budget).map_err(gpu_err)?;
+        // in slices: in a page the CPU twin shares the one thread with the window's frames
+        let end = pdes_core::time::to_ticks(crate::config::ModelConfig::end_time(cfg));
+        advance_in_slices(&mut cpu, budget, end)
+            .await
+            .map_err(gpu_err)?;
         advance_settled(&mut g, budget).await.map_err(gpu_err)?;
         let c = cpu.replications();
         let w = when_back(|| g.replications()).await.map_err(gpu_err)?;

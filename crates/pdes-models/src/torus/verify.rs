@@ -12,7 +12,7 @@ use crate::verify::{
     Case, CheckResult, Options, check_case, check_cases, compare_engines_async, compare_reports,
     compare_sample_path, config_of, gpu_err, timed,
 };
-use pdes_core::sim::waiting::{advance_settled, when_back};
+use pdes_core::sim::waiting::{advance_in_slices, advance_settled, when_back};
 use pdes_core::sim::{Budget, Engine};
 use pdes_gpu::Gpu;
 use pdes_gpu::shaders::Reductions;
@@ -403,7 +403,9 @@ async fn check_torus_async(
     };
     let mut g = GpuTorus::with_reductions(gpu.clone(), cfg, r).map_err(gpu_err)?;
     let mid = Budget::Until(cfg.end_ticks() / 2);
-    cpu.advance(mid).map_err(gpu_err)?;
+    advance_in_slices(&mut cpu, mid, cfg.end_ticks())
+        .await
+        .map_err(gpu_err)?;
     advance_settled(&mut g, mid).await.map_err(gpu_err)?;
     let want = pdes_gpu::LiveEngine::display_words(&cpu).map_err(gpu_err)?;
     let buf = gpu.device.create_buffer(&wgpu::BufferDescriptor {

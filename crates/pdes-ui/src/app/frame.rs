@@ -4,7 +4,30 @@
 use super::*;
 
 impl eframe::App for PdesApp {
+    // each part of a frame under `guarded`: a bug in it pauses the run and saves the work
+    // (rescue.rs) instead of closing the window with the class's work in it
     fn logic(&mut self, ctx: &egui::Context, _frame: &mut eframe::Frame) {
+        self.guarded(|app| app.frame_logic(ctx));
+    }
+
+    fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
+        #[cfg(target_arch = "wasm32")]
+        super::web::first_frame_drawn();
+        if let Some(r) = &self.rescued {
+            let text = egui::RichText::new(r.message()).color(ui.visuals().error_fg_color);
+            egui::Panel::top("rescued").show(ui, |ui| ui.label(text));
+        }
+        self.guarded(|app| app.frame_ui(ui));
+    }
+}
+
+impl PdesApp {
+    /// A frame's logic: advances the sessions, samples them, picks up the check and files.
+    fn frame_logic(&mut self, ctx: &egui::Context) {
+        if std::mem::take(&mut self.fail_next_frame) {
+            // the tests' stand-in for a bug (rescue.rs)
+            panic!("a fault injected by a test");
+        }
         if self.sweep.poll() | self.fit.poll() {
             ctx.request_repaint_after(std::time::Duration::from_millis(50));
         }
@@ -122,7 +145,8 @@ impl eframe::App for PdesApp {
         }
     }
 
-    fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
+    /// A frame's layout: the menu, status bar, controls, plots and the centre.
+    fn frame_ui(&mut self, ui: &mut egui::Ui) {
         egui::Panel::top("menu").show(ui, |ui| self.menu_bar(ui));
         egui::Panel::bottom("status").show(ui, |ui| self.status_bar(ui));
         // the panels' sizes follow the window (a laptop's 1366×768, a projector's 800×600):

@@ -49,15 +49,21 @@ impl GpuCheck {
     /// from there at once, and a new check's outcome is kept there.
     pub fn start(gpu: Arc<Gpu>, adapter: Option<wgpu::Adapter>, memory: Option<Memory>) -> Self {
         if let Some(r) = Self::trusted(memory.as_ref(), &gpu.info) {
+            #[cfg(target_arch = "wasm32")]
+            super::web::log_remembered(&r);
             return Self::Remembered(r);
         }
         #[cfg(target_arch = "wasm32")]
         {
-            let _ = (adapter, memory); // one device in a page, and no cache folder
+            let _ = adapter; // one device in a page
             let slot = std::rc::Rc::new(std::cell::RefCell::new(None));
             let out = slot.clone();
             wasm_bindgen_futures::spawn_local(async move {
-                let v = super::web::drive(verify::run_in_page(gpu)).await;
+                let v = super::web::drive(verify::run_in_page(gpu.clone())).await;
+                // kept in the page's local storage: the next visit trusts it at once
+                if let Some(m) = &memory {
+                    m.remember(&gpu.info, v.passed, v.failed);
+                }
                 *out.borrow_mut() = Some(v);
             });
             Self::InPage(slot)

@@ -17,6 +17,7 @@ pub use start::run_native;
 pub use start::wgpu_setup;
 mod menu;
 mod pace;
+pub mod rescue;
 mod sweep_plots;
 pub mod sweep_view;
 pub mod tour;
@@ -143,6 +144,12 @@ pub struct PdesApp {
     /// their way).
     #[cfg(target_arch = "wasm32")]
     summary_due: bool,
+    /// What a bug caught in a frame left (the work saved, the reason), shown at the top.
+    rescued: Option<rescue::Rescued>,
+    /// Where rescued work is saved ([`rescue::default_folder`]).
+    rescue_folder: std::path::PathBuf,
+    /// The next frame's logic panics (tests of the rescue).
+    fail_next_frame: bool,
     last_frame: Instant,
     frame_ms: f64,
     events_per_sec: f64,

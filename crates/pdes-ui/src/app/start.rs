@@ -133,6 +133,7 @@ impl PdesApp {
         page_device: Option<Result<Arc<Gpu>, String>>,
     ) -> Result<Self, String> {
         readable_small_text(&cc.egui_ctx);
+        rescue::install_hook();
         let (gpu, gpu_note) = match (cc.wgpu_render_state.as_ref(), page_device) {
             (Some(rs), _) => {
                 heatmap::install(rs);
@@ -204,6 +205,9 @@ impl PdesApp {
             stored_settings: String::new(),
             #[cfg(target_arch = "wasm32")]
             summary_due: false,
+            rescued: None,
+            rescue_folder: rescue::default_folder(),
+            fail_next_frame: false,
             last_frame: Instant::now(),
             frame_ms: 0.0,
             events_per_sec: 0.0,

@@ -55,6 +55,7 @@ pub async fn start(canvas_id: &str) -> Result<(), String> {
         address_of(&link);
     }
     let (speed, preset_name) = (link.speed, link.preset.clone());
+    loading_says("PDES Lab is opening the GPU (WebGPU)…");
     // the engines' device: the browser's WebGPU, or the reason there is none (the page then
     // runs every engine on the CPU and says why)
     let device = if window.is_secure_context() {
@@ -64,6 +65,10 @@ pub async fn start(canvas_id: &str) -> Result<(), String> {
         // plain http from another machine has none, whatever the browser (issue 56 §4)
         Err("no WebGPU here: this page came over plain http from another machine, and browsers offer WebGPU only over HTTPS or on localhost (serve it over HTTPS; README: serving a class)".to_string())
     };
+    loading_says(&format!(
+        "PDES Lab is building {} and compiling its shaders…",
+        preset_name
+    ));
     let options = eframe::WebOptions {
         renderer: eframe::Renderer::Glow,
         ..Default::default()
@@ -86,6 +91,36 @@ pub async fn start(canvas_id: &str) -> Result<(), String> {
         )
         .await
         .map_err(|e| format!("the window could not start: {e:?}"))
+}
+
+/// The id of the page's element that says "loading…" until the window's first frame.
+const LOADING_ID: &str = "pdes-loading";
+
+/// Puts `text` into the page's "loading…" element (web/index.html), where it still is.
+fn loading_says(text: &str) {
+    let element = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.get_element_by_id(LOADING_ID));
+    if let Some(e) = element {
+        e.set_text_content(Some(text));
+    }
+}
+
+/// Removes the page's "loading…" element: called by every frame, it acts on the first
+/// (drawn in the same task of the browser, so the page is never dark in between; issue 56
+/// §4: GPU links showed a dark page for 3.5–10.7 s after "loading…" went).
+pub fn first_frame_drawn() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    static DONE: AtomicBool = AtomicBool::new(false);
+    if DONE.swap(true, Ordering::Relaxed) {
+        return;
+    }
+    let element = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.get_element_by_id(LOADING_ID));
+    if let Some(e) = element {
+        e.remove();
+    }
 }
 
 /// Writes the finished run's summary (JSON) to the console as one line ([`SUMMARY_LINE`]).
@@ -112,6 +147,16 @@ pub fn log_verification(v: &pdes_runs::verify::Verification) {
         let text = format!("  failed: {}\n    {}", c.name, c.details.join("\n    "));
         web_sys::console::log_1(&text.into());
     }
+}
+
+/// Writes to the console that the page's GPU check was taken from its memory: one line
+/// "remembered: N passed (checked DATE)" after [`VERIFY_LINE`] (the browser test reads it).
+pub fn log_remembered(r: &pdes_runs::trust::Remembered) {
+    let line = format!(
+        "{VERIFY_LINE}remembered: {} passed (checked {})",
+        r.passed, r.date
+    );
+    web_sys::console::log_1(&line.into());
 }
 
 /// The page's address with `link` as its query, also put in the address bar (a reload
