@@ -140,7 +140,9 @@ fn a_page_device_runs_the_torus_to_the_same_end_as_a_device_that_waits() {
 #[test]
 fn the_page_checks_pass_on_a_page_device_and_wait_for_it() {
     let Some(page) = page_device() else { return };
-    let (results, frames) = poll_frames(pdes_lab::models::torus::verify::page_checks(page));
+    let (results, frames) = poll_frames(pdes_lab::models::twins::twin_page_checks::<
+        pdes_lab::models::torus::verify::TorusTwins,
+    >(page));
     assert_passed(&results, 1);
     assert!(
         frames > results.len() as u32,
@@ -183,7 +185,9 @@ fn a_page_device_runs_phold_to_the_same_end_as_a_device_that_waits() {
 #[test]
 fn phold_page_checks_pass_on_a_page_device() {
     let Some(page) = page_device() else { return };
-    let (results, frames) = poll_frames(pdes_lab::models::phold::verify::page_checks(page));
+    let (results, frames) = poll_frames(pdes_lab::models::twins::twin_page_checks::<
+        pdes_lab::models::phold::verify::PholdTwins,
+    >(page));
     assert_passed(&results, 1);
     assert!(
         frames > results.len() as u32,
@@ -224,7 +228,9 @@ fn a_page_device_runs_sir_to_the_same_end_with_its_samples() {
 #[test]
 fn devs_page_checks_pass_on_a_page_device() {
     let Some(page) = page_device() else { return };
-    let (results, _) = poll_frames(pdes_lab::models::devs::verify::page_checks(page));
+    let (results, _) = poll_frames(pdes_lab::models::twins::twin_page_checks::<
+        pdes_lab::models::devs::verify::DevsTwins,
+    >(page));
     assert_passed(&results, 2); // both rules' quick cases
 }
 
@@ -261,7 +267,9 @@ fn a_page_device_runs_diffusion_to_the_same_end_with_its_samples() {
 #[test]
 fn diffusion_page_checks_pass_on_a_page_device() {
     let Some(page) = page_device() else { return };
-    let (results, _) = poll_frames(pdes_lab::models::diffusion::verify::page_checks(page));
+    let (results, _) = poll_frames(pdes_lab::models::twins::twin_page_checks::<
+        pdes_lab::models::diffusion::verify::DiffusionTwins,
+    >(page));
     assert_passed(&results, 1);
 }
 
@@ -341,6 +349,8 @@ fn a_page_device_runs_the_open_network_to_the_same_end_growing_its_pool() {
 #[test]
 fn open_network_page_checks_pass_on_a_page_device() {
     let Some(page) = page_device() else { return };
-    let (results, _) = poll_frames(pdes_lab::models::open_network::verify::page_checks(page));
+    let (results, _) = poll_frames(pdes_lab::models::twins::twin_page_checks::<
+        pdes_lab::models::open_network::verify::OpenTwins,
+    >(page));
     assert_passed(&results, 1);
 }

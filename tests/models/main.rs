@@ -22,6 +22,7 @@ mod gpu_torus_blocked;
 mod layers;
 mod link;
 mod mmck;
+mod network;
 mod open_network;
 mod shaders;
 mod slices;

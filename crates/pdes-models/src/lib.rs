@@ -16,11 +16,13 @@ pub mod link;
 pub mod preset;
 pub mod queueing;
 pub mod registry;
+pub mod twins;
 pub mod verify;
 
 pub mod devs;
 pub mod diffusion;
 pub mod mmck;
+pub mod network;
 pub mod open_network;
 pub mod phold;
 pub mod torus;

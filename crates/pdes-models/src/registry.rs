@@ -2,7 +2,7 @@
 //! engine factory, `verify` and the window find a model here by its `model.kind`.
 
 use crate::config::ModelInfo;
-use crate::{devs, diffusion, mmck, open_network, phold, torus};
+use crate::{devs, diffusion, mmck, network, open_network, phold, torus};
 use pdes_gpu::shaders::{self, Reductions};
 
 /// Every model, in the picker's order.
@@ -14,6 +14,7 @@ pub static MODELS: &[&ModelInfo] = &[
     &devs::SIR_INFO,
     &devs::BENCHMARK_INFO,
     &phold::INFO,
+    &network::INFO,
 ];
 
 /// Every composed WGSL module, by name (for validation tests): every registered model's,

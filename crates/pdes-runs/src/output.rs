@@ -60,7 +60,11 @@ pub fn format_summary(summary: &Report, format: Format) -> Result<String, serde_
             s
         }
         Format::Csv => {
-            let f = fields(summary);
+            // one row a run: the per-station rows are JSON's and the table's only
+            let f: Vec<_> = fields(summary)
+                .into_iter()
+                .filter(|(_, v)| !v.is_array() && !v.is_object())
+                .collect();
             let header: Vec<&str> = f.iter().map(|(k, _)| k.as_str()).collect();
             let row: Vec<String> = f.iter().map(|(_, v)| plain(v)).collect();
             format!("{}\n{}\n", header.join(","), row.join(","))
@@ -68,6 +72,10 @@ pub fn format_summary(summary: &Report, format: Format) -> Result<String, serde_
         Format::Table => {
             let mut out = String::new();
             for (k, v) in fields(summary) {
+                if let serde_json::Value::Array(rows) = &v {
+                    out.push_str(&rows_table(&k, rows));
+                    continue;
+                }
                 let shown = match &v {
                     serde_json::Value::Null => "—".to_string(),
                     serde_json::Value::Number(n) if n.is_f64() => {
@@ -85,6 +93,47 @@ pub fn format_summary(summary: &Report, format: Format) -> Result<String, serde_
             out
         }
     })
+}
+
+/// A list of rows (a network's stations) as an indented table: a header of the rows' keys,
+/// then one line per row, numbers to 6 significant digits, null as —.
+fn rows_table(name: &str, rows: &[serde_json::Value]) -> String {
+    let Some(serde_json::Value::Object(first)) = rows.first() else {
+        return format!("{name:<24} —\n");
+    };
+    let keys: Vec<&String> = first.keys().collect();
+    let cell = |v: Option<&serde_json::Value>| match v {
+        None | Some(serde_json::Value::Null) => "—".to_string(),
+        Some(serde_json::Value::Number(n)) if n.is_f64() => {
+            format!("{:.6}", n.as_f64().unwrap_or(0.0))
+        }
+        Some(other) => plain(other),
+    };
+    let table: Vec<Vec<String>> = std::iter::once(keys.iter().map(|k| k.to_string()).collect())
+        .chain(
+            rows.iter()
+                .map(|r| keys.iter().map(|k| cell(r.get(k.as_str()))).collect()),
+        )
+        .collect();
+    let widths: Vec<usize> = (0..keys.len())
+        .map(|i| {
+            table
+                .iter()
+                .map(|r| r[i].chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut out = format!("{name}\n");
+    for row in &table {
+        let cells: Vec<String> = row
+            .iter()
+            .zip(&widths)
+            .map(|(c, w)| format!("{c:<w$}"))
+            .collect();
+        out.push_str(&format!("  {}\n", cells.join("  ").trim_end()));
+    }
+    out
 }
 
 /// The per-step series as CSV (times in simulated time units); record i is step

@@ -7,9 +7,11 @@
 use super::config::{DevsAlgorithm, DevsConfig};
 use super::gpu::{GpuDevs, Snapshot};
 use super::live::CpuDevs;
-use crate::verify::{Case, CheckResult, Options, check_cases, compare_engines_async, gpu_err};
-use pdes_core::sim::Engine;
+use crate::config::ModelInfo;
+use crate::twins::Twins;
+use crate::verify::{Case, CheckResult, Options, gpu_err};
 use pdes_core::sim::waiting::when_back;
+use pdes_core::time::Ticks;
 use pdes_gpu::Gpu;
 use pdes_gpu::shaders::Reductions;
 use std::sync::Arc;
@@ -59,73 +61,50 @@ const CASES: &[Case] = &[
     },
 ];
 
-/// Every case with reductions `r` (the registry's `verify`).
-pub fn checks(
-    gpu: &Arc<Gpu>,
-    r: Reductions,
-    options: Options,
-    record: &mut dyn FnMut(CheckResult),
-) {
-    check_cases(
-        "devs",
-        &[&super::SIR_INFO, &super::BENCHMARK_INFO],
-        CASES,
-        r,
-        options,
-        record,
-        |cfg: &DevsConfig| check(gpu, cfg, r, options),
-    );
+/// The DEVS engines for the harness (`crate::twins`): the flattened coordinator on the GPU
+/// against its CPU twin, then every cell (both rules: the benchmark's registry entry carries
+/// the checks).
+pub struct DevsTwins;
+
+impl Twins for DevsTwins {
+    type Config = DevsConfig;
+    type Cpu = CpuDevs;
+    type Gpu = GpuDevs;
+    const KIND: &'static str = "devs";
+    const CASES: &'static [Case] = CASES;
+
+    fn models() -> &'static [&'static ModelInfo] {
+        const MODELS: &[&ModelInfo] = &[&super::SIR_INFO, &super::BENCHMARK_INFO];
+        MODELS
+    }
+
+    fn pairs(
+        gpu: &Arc<Gpu>,
+        cfg: &DevsConfig,
+        r: Reductions,
+    ) -> Result<Vec<(String, CpuDevs, GpuDevs)>, String> {
+        let mut twin = cfg.clone();
+        twin.algorithm = DevsAlgorithm::Flattened;
+        let g = GpuDevs::with_reductions(gpu.clone(), &twin, r).map_err(gpu_err)?;
+        Ok(vec![(String::new(), CpuDevs::new(&twin), g)])
+    }
+
+    fn end(cfg: &DevsConfig) -> Ticks {
+        super::ticks(cfg.end_time)
+    }
+
+    async fn compare_states(
+        _: &DevsConfig,
+        cpu: &CpuDevs,
+        g: &mut GpuDevs,
+    ) -> Result<Vec<String>, String> {
+        let snap = when_back(|| g.snapshot()).await.map_err(gpu_err)?;
+        Ok(compare_snapshot(cpu, &snap))
+    }
 }
 
 /// Nothing beyond the per-variant checks (the registry's `verify_once`).
 pub fn check_once(_: &Arc<Gpu>, _: Options, _: &mut dyn FnMut(CheckResult)) {}
-
-/// The GPU engine against the CPU twin under the shared budgets, then every cell.
-fn check(
-    gpu: &Arc<Gpu>,
-    cfg: &DevsConfig,
-    r: Reductions,
-    options: Options,
-) -> Result<Vec<String>, String> {
-    pollster::block_on(check_async(gpu, cfg, r, options))
-}
-
-/// The DEVS checks a browser tab runs at start (both rules: the benchmark's registry entry
-/// carries them, as it carries [`checks`]): [`CASES`]' quick ones with each reduction
-/// variant, as a future that yields while the page's device has not answered.
-pub async fn page_checks(gpu: Arc<Gpu>) -> Vec<CheckResult> {
-    crate::verify::page_cases(
-        gpu,
-        "devs",
-        &[&super::SIR_INFO, &super::BENCHMARK_INFO],
-        CASES,
-        |gpu, cfg: DevsConfig, r, options| async move { check_async(&gpu, &cfg, r, options).await },
-    )
-    .await
-}
-
-/// [`check`] as a future (see [`page_checks`]).
-async fn check_async(
-    gpu: &Arc<Gpu>,
-    cfg: &DevsConfig,
-    r: Reductions,
-    options: Options,
-) -> Result<Vec<String>, String> {
-    let mut twin_cfg = cfg.clone();
-    twin_cfg.algorithm = DevsAlgorithm::Flattened;
-    let mut cpu = CpuDevs::new(&twin_cfg);
-    let mut g = GpuDevs::with_reductions(gpu.clone(), &twin_cfg, r).map_err(gpu_err)?;
-    let end = super::ticks(cfg.end_time);
-    let mut diffs = compare_engines_async(&mut cpu, &mut g, end, options).await?;
-    if diffs.is_empty() {
-        let snap = when_back(|| g.snapshot()).await.map_err(gpu_err)?;
-        diffs.extend(compare_snapshot(&cpu, &snap));
-    }
-    if !g.finished() {
-        diffs.push("the GPU run did not finish".into());
-    }
-    Ok(diffs)
-}
 
 /// The first cell whose state, last or next time differs, and how many differ.
 pub fn compare_cells(cpu: &CpuDevs, g: &GpuDevs) -> Result<Vec<String>, String> {

@@ -262,13 +262,17 @@ pub static INFO: crate::config::ModelInfo = crate::config::ModelInfo {
     keys: config::KEYS,
     size_keys: "model.rows × model.cols",
     shader_modules: shaders::modules,
-    verify: verify::checks,
+    verify: crate::twins::twin_checks::<verify::DiffusionTwins>,
     verify_once: verify::check_once,
     cpu_bytes: live::cpu_bytes,
     build: live::build,
     replicas: None,
     spread: None,
-    page_checks: Some(|gpu| Box::pin(verify::page_checks(gpu))),
+    page_checks: Some(|gpu| {
+        Box::pin(crate::twins::twin_page_checks::<verify::DiffusionTwins>(
+            gpu,
+        ))
+    }),
     info: include_str!("info.md"),
     algorithms: &[
         crate::config::AlgorithmInfo {

@@ -4,31 +4,17 @@
 
 use super::cpu::{CpuDiffusion, DiffusionEngine};
 use super::gpu::GpuDiffusion;
+use crate::config::ModelInfo;
 use crate::diffusion::config::DiffusionConfig;
-use crate::verify::{Case, CheckResult, Options, check_cases, compare_engines_async, gpu_err};
+use crate::twins::Twins;
+use crate::verify::{Case, CheckResult, Options, gpu_err};
 use pdes_core::sim::waiting::when_back;
+use pdes_core::time::Ticks;
 use pdes_gpu::Gpu;
 use pdes_gpu::shaders::Reductions;
 use std::sync::Arc;
 
 /// Every case with `r` (the registry's `verify`).
-pub fn checks(
-    gpu: &Arc<Gpu>,
-    r: Reductions,
-    options: Options,
-    record: &mut dyn FnMut(CheckResult),
-) {
-    check_cases(
-        "diffusion",
-        &[&super::INFO],
-        CASES,
-        r,
-        options,
-        record,
-        |cfg: &DiffusionConfig| check_diffusion(gpu, cfg, r, options),
-    );
-}
-
 /// Nothing beyond the per-variant checks (the registry's `verify_once`).
 pub fn check_once(_: &Arc<Gpu>, _: Options, _: &mut dyn FnMut(CheckResult)) {}
 
@@ -104,58 +90,62 @@ const CASES: &[Case] = &[
     },
 ];
 
-fn check_diffusion(
-    gpu: &Arc<Gpu>,
-    cfg: &DiffusionConfig,
-    r: Reductions,
-    options: Options,
-) -> Result<Vec<String>, String> {
-    pollster::block_on(check_async(gpu, cfg, r, options))
-}
+/// The diffusion engines for the harness (`crate::twins`): the GPU engine against its CPU
+/// twin, then every cell's temperature bit for bit.
+pub struct DiffusionTwins;
 
-/// The diffusion checks a browser tab runs at start: [`CASES`]' quick ones with each
-/// reduction variant, as a future that yields while the page's device has not answered.
-pub async fn page_checks(gpu: Arc<Gpu>) -> Vec<CheckResult> {
-    crate::verify::page_cases(
-        gpu,
-        "diffusion",
-        &[&super::INFO],
-        CASES,
-        |gpu, cfg: DiffusionConfig, r, options| async move {
-            check_async(&gpu, &cfg, r, options).await
-        },
-    )
-    .await
-}
+impl Twins for DiffusionTwins {
+    type Config = DiffusionConfig;
+    type Cpu = CpuDiffusion;
+    type Gpu = GpuDiffusion;
+    const KIND: &'static str = "diffusion";
+    const CASES: &'static [Case] = CASES;
 
-/// [`check_diffusion`] as a future (see [`page_checks`]).
-async fn check_async(
-    gpu: &Arc<Gpu>,
-    cfg: &DiffusionConfig,
-    r: Reductions,
-    options: Options,
-) -> Result<Vec<String>, String> {
-    let mut cpu = CpuDiffusion::new(cfg);
-    let mut g = GpuDiffusion::with_reductions(gpu.clone(), cfg, r).map_err(gpu_err)?;
-    let mut diffs = compare_engines_async(&mut cpu, &mut g, cfg.end_ticks(), options).await?;
-    let (cv, gv) = (
-        cpu.temperatures().map_err(gpu_err)?,
-        when_back(|| g.temperatures()).await.map_err(gpu_err)?,
-    );
-    let differing: Vec<usize> = (0..cv.len().min(gv.len()))
-        .filter(|&i| cv[i].to_bits() != gv[i].to_bits())
-        .collect();
-    if let Some(&i) = differing.first() {
-        let cols = cfg.model.cols as usize;
-        diffs.push(format!(
-            "cells: {} of {} differ; first ({}, {}): CPU {:e}, GPU {:e}",
-            differing.len(),
-            cv.len(),
-            i / cols,
-            i % cols,
-            cv[i],
-            gv[i]
-        ));
+    fn models() -> &'static [&'static ModelInfo] {
+        const MODELS: &[&ModelInfo] = &[&super::INFO];
+        MODELS
     }
-    Ok(diffs)
+
+    fn pairs(
+        gpu: &Arc<Gpu>,
+        cfg: &DiffusionConfig,
+        r: Reductions,
+    ) -> Result<Vec<(String, CpuDiffusion, GpuDiffusion)>, String> {
+        let g = GpuDiffusion::with_reductions(gpu.clone(), cfg, r).map_err(gpu_err)?;
+        Ok(vec![(String::new(), CpuDiffusion::new(cfg), g)])
+    }
+
+    fn end(cfg: &DiffusionConfig) -> Ticks {
+        cfg.end_ticks()
+    }
+
+    async fn compare_states(
+        cfg: &DiffusionConfig,
+        cpu: &CpuDiffusion,
+        g: &mut GpuDiffusion,
+    ) -> Result<Vec<String>, String> {
+        let (cv, gv) = (
+            cpu.temperatures().map_err(gpu_err)?,
+            when_back(|| g.temperatures()).await.map_err(gpu_err)?,
+        );
+        let differing: Vec<usize> = (0..cv.len().min(gv.len()))
+            .filter(|&i| cv[i].to_bits() != gv[i].to_bits())
+            .collect();
+        let cols = cfg.model.cols as usize;
+        Ok(differing
+            .first()
+            .map(|&i| {
+                format!(
+                    "cells: {} of {} differ; first ({}, {}): CPU {:e}, GPU {:e}",
+                    differing.len(),
+                    cv.len(),
+                    i / cols,
+                    i % cols,
+                    cv[i],
+                    gv[i]
+                )
+            })
+            .into_iter()
+            .collect())
+    }
 }

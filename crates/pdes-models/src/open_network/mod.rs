@@ -196,13 +196,13 @@ pub static INFO: crate::config::ModelInfo = crate::config::ModelInfo {
     keys: config::KEYS,
     size_keys: "model.lines × model.servers_per_line",
     shader_modules: shaders::modules,
-    verify: verify::checks,
+    verify: crate::twins::twin_checks::<verify::OpenTwins>,
     verify_once: verify::check_once,
     cpu_bytes: engine::cpu_bytes,
     build: engine::build,
     replicas: None,
     spread: None,
-    page_checks: Some(|gpu| Box::pin(verify::page_checks(gpu))),
+    page_checks: Some(|gpu| Box::pin(crate::twins::twin_page_checks::<verify::OpenTwins>(gpu))),
     info: include_str!("info.md"),
     algorithms: &[
         crate::config::AlgorithmInfo {

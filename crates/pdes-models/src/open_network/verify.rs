@@ -13,37 +13,19 @@ use super::config::OpenConfig;
 use super::engine::OpenEngine;
 use super::gpu::GpuOpen;
 use super::state::{NONE, OpenState, Token};
+use crate::config::ModelInfo;
 use crate::queueing::{Algorithm, Timestamps};
-use crate::verify::{
-    Case, CheckResult, Options, check_case, check_cases, compare_engines_async,
-    compare_sample_path, gpu_err,
-};
+use crate::twins::Twins;
+use crate::verify::{Case, CheckResult, Options, check_case, compare_sample_path, gpu_err};
 use pdes_core::sim::waiting::when_back;
 use pdes_core::sim::{Budget, Engine};
+use pdes_core::time::Ticks;
 use pdes_gpu::Gpu;
 use pdes_gpu::shaders::Reductions;
 use std::sync::Arc;
 
 /// Initial token-pool size of the verification runs: small, so that the pool grows.
 pub const VERIFY_POOL: u32 = 16;
-
-/// Every case with `r` (the registry's `verify`).
-pub fn checks(
-    gpu: &Arc<Gpu>,
-    r: Reductions,
-    options: Options,
-    record: &mut dyn FnMut(CheckResult),
-) {
-    check_cases(
-        "open-network",
-        &[&super::INFO],
-        CASES,
-        r,
-        options,
-        record,
-        |cfg: &OpenConfig| check_open(gpu, cfg, r, options),
-    );
-}
 
 /// The window algorithm's promise, once per verification (the registry's `verify_once`):
 /// the GPU window run is the sequential run.
@@ -189,45 +171,46 @@ const CASES: &[Case] = &[
     },
 ];
 
-fn check_open(
-    gpu: &Arc<Gpu>,
-    cfg: &OpenConfig,
-    r: Reductions,
-    options: Options,
-) -> Result<Vec<String>, String> {
-    pollster::block_on(check_async(gpu, cfg, r, options))
-}
+/// The open network's engines for the harness (`crate::twins`): the GPU engine (its pool
+/// starting at [`VERIFY_POOL`] slots) against its CPU twin, then every facility's tokens.
+pub struct OpenTwins;
 
-/// The open network's checks a browser tab runs at start: [`CASES`]' quick ones with each
-/// reduction variant (the pool growing from [`VERIFY_POOL`] slots there too), as a future
-/// that yields while the page's device has not answered.
-pub async fn page_checks(gpu: Arc<Gpu>) -> Vec<CheckResult> {
-    crate::verify::page_cases(
-        gpu,
-        "open-network",
-        &[&super::INFO],
-        CASES,
-        |gpu, cfg: OpenConfig, r, options| async move { check_async(&gpu, &cfg, r, options).await },
-    )
-    .await
-}
+impl Twins for OpenTwins {
+    type Config = OpenConfig;
+    type Cpu = OpenEngine;
+    type Gpu = GpuOpen;
+    const KIND: &'static str = "open-network";
+    const CASES: &'static [Case] = CASES;
 
-/// [`check_open`] as a future (see [`page_checks`]).
-async fn check_async(
-    gpu: &Arc<Gpu>,
-    cfg: &OpenConfig,
-    r: Reductions,
-    options: Options,
-) -> Result<Vec<String>, String> {
-    let mut cpu = OpenEngine::new(cfg);
-    let mut g = GpuOpen::with_options(gpu.clone(), cfg, r, VERIFY_POOL).map_err(gpu_err)?;
-    let mut diffs = compare_engines_async(&mut cpu, &mut g, cfg.end_ticks(), options).await?;
-    diffs.extend(compare_open_states(
-        cpu.state(),
-        &when_back(|| g.download_state()).await.map_err(gpu_err)?,
-        original(cfg),
-    ));
-    Ok(diffs)
+    fn models() -> &'static [&'static ModelInfo] {
+        const MODELS: &[&ModelInfo] = &[&super::INFO];
+        MODELS
+    }
+
+    fn pairs(
+        gpu: &Arc<Gpu>,
+        cfg: &OpenConfig,
+        r: Reductions,
+    ) -> Result<Vec<(String, OpenEngine, GpuOpen)>, String> {
+        let g = GpuOpen::with_options(gpu.clone(), cfg, r, VERIFY_POOL).map_err(gpu_err)?;
+        Ok(vec![(String::new(), OpenEngine::new(cfg), g)])
+    }
+
+    fn end(cfg: &OpenConfig) -> Ticks {
+        cfg.end_ticks()
+    }
+
+    async fn compare_states(
+        cfg: &OpenConfig,
+        cpu: &OpenEngine,
+        g: &mut GpuOpen,
+    ) -> Result<Vec<String>, String> {
+        Ok(compare_open_states(
+            cpu.state(),
+            &when_back(|| g.download_state()).await.map_err(gpu_err)?,
+            original(cfg),
+        ))
+    }
 }
 
 fn check_window_vs_sequential(

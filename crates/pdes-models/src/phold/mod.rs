@@ -137,13 +137,13 @@ pub static INFO: crate::config::ModelInfo = crate::config::ModelInfo {
             .map(|p| (format!("phold {p:?}"), gpu::module_source(r, p)))
             .collect()
     },
-    verify: verify::checks,
+    verify: crate::twins::twin_checks::<verify::PholdTwins>,
     verify_once: verify::check_once,
     cpu_bytes: live::cpu_bytes,
     build: live::build,
     replicas: None,
     spread: None,
-    page_checks: Some(|gpu| Box::pin(verify::page_checks(gpu))),
+    page_checks: Some(|gpu| Box::pin(crate::twins::twin_page_checks::<verify::PholdTwins>(gpu))),
     info: include_str!("info.md"),
     algorithms: ALGORITHMS,
 };

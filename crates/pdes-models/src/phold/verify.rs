@@ -6,11 +6,12 @@
 use super::config::{PholdAlgorithm, PholdConfig};
 use super::cpu::CpuPhold;
 use super::gpu::GpuPhold;
-use crate::verify::{
-    Case, CheckResult, Options, check_cases, compare_engines_async, compare_reports, gpu_err, timed,
-};
+use crate::config::ModelInfo;
+use crate::twins::Twins;
+use crate::verify::{Case, CheckResult, Options, compare_reports, gpu_err, timed};
 use pdes_core::sim::Engine;
 use pdes_core::sim::waiting::when_back;
+use pdes_core::time::Ticks;
 use pdes_gpu::Gpu;
 use pdes_gpu::shaders::Reductions;
 use std::sync::Arc;
@@ -59,22 +60,55 @@ const CASES: &[Case] = &[
     },
 ];
 
-/// Every case with reductions `r` (the registry's `verify`).
-pub fn checks(
-    gpu: &Arc<Gpu>,
-    r: Reductions,
-    options: Options,
-    record: &mut dyn FnMut(CheckResult),
-) {
-    check_cases(
-        "phold",
-        &[&super::INFO],
-        CASES,
-        r,
-        options,
-        record,
-        |cfg: &PholdConfig| check(gpu, cfg, r, options),
-    );
+/// PHOLD's engines for the harness (`crate::twins`): the window on the GPU against its CPU
+/// twin, then every pending event and LP count.
+pub struct PholdTwins;
+
+impl Twins for PholdTwins {
+    type Config = PholdConfig;
+    type Cpu = CpuPhold;
+    type Gpu = GpuPhold;
+    const KIND: &'static str = "phold";
+    const CASES: &'static [Case] = CASES;
+
+    fn models() -> &'static [&'static ModelInfo] {
+        const MODELS: &[&ModelInfo] = &[&super::INFO];
+        MODELS
+    }
+
+    fn pairs(
+        gpu: &Arc<Gpu>,
+        cfg: &PholdConfig,
+        r: Reductions,
+    ) -> Result<Vec<(String, CpuPhold, GpuPhold)>, String> {
+        let mut twin = cfg.clone();
+        twin.algorithm = PholdAlgorithm::Window;
+        let g = GpuPhold::with_reductions(gpu.clone(), &twin, r).map_err(gpu_err)?;
+        Ok(vec![(String::new(), CpuPhold::new(&twin), g)])
+    }
+
+    fn end(cfg: &PholdConfig) -> Ticks {
+        cfg.end_ticks()
+    }
+
+    async fn compare_states(
+        _: &PholdConfig,
+        cpu: &CpuPhold,
+        g: &mut GpuPhold,
+    ) -> Result<Vec<String>, String> {
+        let gs = when_back(|| g.download_state()).await.map_err(gpu_err)?;
+        let mut diffs = Vec::new();
+        let differ = (0..cpu.state.events.len())
+            .filter(|&i| cpu.state.events[i] != gs.events[i])
+            .count();
+        if differ > 0 {
+            diffs.push(format!("{differ} pending events differ"));
+        }
+        if cpu.state.counts != gs.counts {
+            diffs.push("the LP counts differ".into());
+        }
+        Ok(diffs)
+    }
 }
 
 /// The window on the GPU against sequential on the CPU (the registry's `verify_once`).
@@ -121,58 +155,4 @@ pub fn check_once(gpu: &Arc<Gpu>, options: Options, record: &mut dyn FnMut(Check
             Ok(diffs)
         },
     ));
-}
-
-/// The GPU engine against the CPU twin under the shared budgets, then the whole state.
-fn check(
-    gpu: &Arc<Gpu>,
-    cfg: &PholdConfig,
-    r: Reductions,
-    options: Options,
-) -> Result<Vec<String>, String> {
-    pollster::block_on(check_async(gpu, cfg, r, options))
-}
-
-/// PHOLD's checks a browser tab runs at start: [`CASES`]' quick ones with each reduction
-/// variant of `gpu`, the comparisons of [`checks`] as a future that yields while the page's
-/// device has not answered.
-pub async fn page_checks(gpu: Arc<Gpu>) -> Vec<CheckResult> {
-    crate::verify::page_cases(
-        gpu,
-        "phold",
-        &[&super::INFO],
-        CASES,
-        |gpu, cfg: PholdConfig, r, options| async move { check_async(&gpu, &cfg, r, options).await },
-    )
-    .await
-}
-
-/// [`check`] as a future (see [`page_checks`]).
-async fn check_async(
-    gpu: &Arc<Gpu>,
-    cfg: &PholdConfig,
-    r: Reductions,
-    options: Options,
-) -> Result<Vec<String>, String> {
-    let mut twin = cfg.clone();
-    twin.algorithm = PholdAlgorithm::Window;
-    let mut cpu = CpuPhold::new(&twin);
-    let mut g = GpuPhold::with_reductions(gpu.clone(), &twin, r).map_err(gpu_err)?;
-    let mut diffs = compare_engines_async(&mut cpu, &mut g, twin.end_ticks(), options).await?;
-    if diffs.is_empty() {
-        let gs = when_back(|| g.download_state()).await.map_err(gpu_err)?;
-        let differ = (0..cpu.state.events.len())
-            .filter(|&i| cpu.state.events[i] != gs.events[i])
-            .count();
-        if differ > 0 {
-            diffs.push(format!("{differ} pending events differ"));
-        }
-        if cpu.state.counts != gs.counts {
-            diffs.push("the LP counts differ".into());
-        }
-    }
-    if !g.finished() {
-        diffs.push("the GPU run did not finish".into());
-    }
-    Ok(diffs)
 }

@@ -229,7 +229,7 @@ pub static INFO: crate::config::ModelInfo = crate::config::ModelInfo {
     keys: config::KEYS,
     size_keys: "model.rows × model.cols × model.tokens_per_facility",
     shader_modules: shaders::modules,
-    verify: verify::checks,
+    verify: crate::twins::twin_checks::<verify::TorusTwins>,
     verify_once: verify::check_once,
     cpu_bytes: live::cpu_bytes,
     build: live::build,
@@ -242,7 +242,7 @@ pub static INFO: crate::config::ModelInfo = crate::config::ModelInfo {
         run: run_replicas,
     }),
     spread: None,
-    page_checks: Some(|gpu| Box::pin(verify::page_checks(gpu))),
+    page_checks: Some(|gpu| Box::pin(crate::twins::twin_page_checks::<verify::TorusTwins>(gpu))),
     algorithms: &[
         crate::config::AlgorithmInfo {
             name: "sequential",

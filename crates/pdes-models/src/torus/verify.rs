@@ -4,38 +4,23 @@
 
 use super::cpu::{CpuEngine, CpuTorus};
 use super::state::TorusState;
+use crate::config::ModelInfo;
 use crate::queueing::{Algorithm, Timestamps};
 use crate::torus::blocked::GpuTorusBlocked;
 use crate::torus::config::TorusConfig;
 use crate::torus::gpu::GpuTorus;
+use crate::twins::Twins;
 use crate::verify::{
-    Case, CheckResult, Options, check_case, check_cases, compare_engines_async, compare_reports,
-    compare_sample_path, config_of, gpu_err, timed,
+    Case, CheckResult, Options, check_case, compare_reports, compare_sample_path, config_of,
+    gpu_err, timed,
 };
 use pdes_core::sim::waiting::{advance_in_slices, advance_settled, when_back};
 use pdes_core::sim::{Budget, Engine};
+use pdes_core::time::Ticks;
 use pdes_gpu::Gpu;
 use pdes_gpu::shaders::Reductions;
 use pdes_gpu::stepped::ScanItems;
 use std::sync::Arc;
-
-/// Every case with `r` (the registry's `verify`).
-pub fn checks(
-    gpu: &Arc<Gpu>,
-    r: Reductions,
-    options: Options,
-    record: &mut dyn FnMut(CheckResult),
-) {
-    check_cases(
-        "torus",
-        &[&super::INFO],
-        CASES,
-        r,
-        options,
-        record,
-        |cfg: &TorusConfig| check_torus(gpu, cfg, r, options),
-    );
-}
 
 /// The window algorithm's promise, once per verification (the registry's `verify_once`):
 /// the GPU window run is the sequential run.
@@ -342,59 +327,70 @@ const CASES: &[Case] = &[
     },
 ];
 
-fn check_torus(
-    gpu: &Arc<Gpu>,
-    cfg: &TorusConfig,
-    r: Reductions,
-    options: Options,
-) -> Result<Vec<String>, String> {
-    pollster::block_on(check_torus_async(gpu, cfg, r, options))
-}
+/// The torus's engines for the harness (`crate::twins`): the GPU engine with both segment
+/// lengths of its scan (the engine picks one by size: these small tori would otherwise
+/// never run the one the largest runs use) against its CPU twin, then every facility and
+/// token; and the display pass mid-run.
+pub struct TorusTwins;
 
-/// The torus's checks a browser tab runs at start: `verify --quick`'s torus cases with each
-/// reduction variant of `gpu`, the same comparisons as [`checks`], written as a future that
-/// yields while a page's device has not answered yet.
-pub async fn page_checks(gpu: Arc<Gpu>) -> Vec<CheckResult> {
-    crate::verify::page_cases(
-        gpu,
-        "torus",
-        &[&super::INFO],
-        CASES,
-        |gpu, cfg: TorusConfig, r, options| async move {
-            check_torus_async(&gpu, &cfg, r, options).await
-        },
-    )
-    .await
-}
+impl Twins for TorusTwins {
+    type Config = TorusConfig;
+    type Cpu = CpuEngine;
+    type Gpu = GpuTorus;
+    const KIND: &'static str = "torus";
+    const CASES: &'static [Case] = CASES;
 
-/// [`check_torus`] as a future (see [`page_checks`]).
-async fn check_torus_async(
-    gpu: &Arc<Gpu>,
-    cfg: &TorusConfig,
-    r: Reductions,
-    options: Options,
-) -> Result<Vec<String>, String> {
-    // both segment lengths of the scan (the engine picks one by size: these small tori
-    // would otherwise never run the one the largest runs use)
-    let mut diffs = Vec::new();
-    for items in [ScanItems::EIGHT, ScanItems::SIXTEEN] {
-        let mut cpu = CpuEngine {
-            cpu: CpuTorus::new(cfg),
-            config: cfg.clone(),
-        };
-        let mut g = GpuTorus::with_scan_items(gpu.clone(), cfg, r, items).map_err(gpu_err)?;
-        let mut found = compare_engines_async(&mut cpu, &mut g, cfg.end_ticks(), options).await?;
-        found.extend(compare_torus_states(
+    fn models() -> &'static [&'static ModelInfo] {
+        const MODELS: &[&ModelInfo] = &[&super::INFO];
+        MODELS
+    }
+
+    fn pairs(
+        gpu: &Arc<Gpu>,
+        cfg: &TorusConfig,
+        r: Reductions,
+    ) -> Result<Vec<(String, CpuEngine, GpuTorus)>, String> {
+        [ScanItems::EIGHT, ScanItems::SIXTEEN]
+            .into_iter()
+            .map(|items| {
+                let cpu = CpuEngine {
+                    cpu: CpuTorus::new(cfg),
+                    config: cfg.clone(),
+                };
+                let g = GpuTorus::with_scan_items(gpu.clone(), cfg, r, items).map_err(gpu_err)?;
+                Ok((format!("segments of {}: ", items.segment()), cpu, g))
+            })
+            .collect()
+    }
+
+    fn end(cfg: &TorusConfig) -> Ticks {
+        cfg.end_ticks()
+    }
+
+    async fn compare_states(
+        cfg: &TorusConfig,
+        cpu: &CpuEngine,
+        g: &mut GpuTorus,
+    ) -> Result<Vec<String>, String> {
+        Ok(compare_torus_states(
             &comparable_state(cpu.cpu.state(), cfg),
             &when_back(|| g.download_state()).await.map_err(gpu_err)?,
-        ));
-        let segment = items.segment();
-        diffs.extend(
-            found
-                .into_iter()
-                .map(|d| format!("segments of {segment}: {d}")),
-        );
+        ))
     }
+
+    async fn more(gpu: &Arc<Gpu>, cfg: &TorusConfig, r: Reductions) -> Result<Vec<String>, String> {
+        check_display_async(gpu, cfg, r).await
+    }
+}
+
+/// The heatmap's words from the GPU's display pass (tokens, next-step outline, error step)
+/// against the CPU engine's, mid-run: where the run stood before its last budget.
+async fn check_display_async(
+    gpu: &Arc<Gpu>,
+    cfg: &TorusConfig,
+    r: Reductions,
+) -> Result<Vec<String>, String> {
+    let mut diffs = Vec::new();
     // the heatmap's words from the GPU's display pass (tokens, next-step outline, error
     // step) against the CPU engine's, mid-run: where the run stood before its last budget
     let mut cpu = CpuEngine {

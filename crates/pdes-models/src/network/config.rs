@@ -1,0 +1,262 @@
+//! A network file (`[model] kind = "network"`): `[[model.station]]` tables or a generated
+//! `model.shape`, and the queueing models' `[run]` keys. Read with serde, then resolved and
+//! checked by [`Network::validate`] (every refusal names the station and the rule) and by
+//! [`NetworkConfig::validate`] for the run (the window's d against every station's shortest
+//! service, naming the station). Written back whole by `to_toml`.
+
+use super::service::Service;
+use super::shapes::Shape;
+use super::spec::{Network, StationSpec};
+use crate::config::{Config, EngineKind, ModelConfig, PresetError, key_err};
+use crate::keys::{Key, Valid};
+use crate::queueing::{Algorithm, QueueingRunKeys, RUN_KEYS, RunConfig, Timestamps};
+use pdes_core::time::{Ticks, to_ticks};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// `model.station`: the stations.
+pub const STATION: Key = Key {
+    name: "model.station",
+    valid: Valid::Words(
+        "a list of [[model.station]] tables: name, servers, service, routes, and optionally arrival_rate and population",
+    ),
+    note: "",
+};
+/// `model.shape`: a generated network instead of the stations.
+pub const SHAPE: Key = Key {
+    name: "model.shape",
+    valid: Valid::Words(
+        "a table { kind = \"torus\" | \"tandem\" | \"random\", … } (the guide lists each shape's keys)",
+    ),
+    note: "",
+};
+
+/// Every key of a network file.
+pub const KEYS: &[Key] = &[
+    crate::keys::KIND,
+    STATION,
+    SHAPE,
+    RUN_KEYS[0],
+    RUN_KEYS[1],
+    RUN_KEYS[2],
+    RUN_KEYS[3],
+    RUN_KEYS[4],
+    RUN_KEYS[5],
+    RUN_KEYS[6],
+];
+
+/// One `[[model.station]]` as written.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+struct StationKeys {
+    name: String,
+    #[serde(default = "one")]
+    servers: u32,
+    service: Service,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    arrival_rate: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    population: Option<u32>,
+    #[serde(default)]
+    routes: BTreeMap<String, f64>,
+}
+
+fn one() -> u32 {
+    1
+}
+
+/// The `[model]` section as written.
+#[derive(Deserialize, Serialize, Default)]
+#[serde(deny_unknown_fields, default)]
+struct ModelKeys {
+    kind: String,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    station: Vec<StationKeys>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    shape: Option<Shape>,
+}
+
+/// A file as written.
+#[derive(Deserialize, Serialize, Default)]
+#[serde(deny_unknown_fields, default)]
+struct Keys {
+    model: ModelKeys,
+    run: QueueingRunKeys,
+}
+
+/// The run defaults (keys a file leaves out): sequential, the ground truth.
+const RUN_DEFAULTS: RunConfig = RunConfig {
+    algorithm: Algorithm::Sequential,
+    timestamps: Timestamps::Original,
+    d: 0.0,
+    end_time: 1000.0,
+    warmup: 0.0,
+    seed: 1,
+    engine: EngineKind::Cpu,
+};
+
+/// Where the stations came from (what `to_toml` writes back).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Written {
+    /// `[[model.station]]` tables.
+    Stations,
+    /// A generated shape.
+    Shape(Shape),
+}
+
+/// A validated network configuration.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NetworkConfig {
+    /// The network.
+    pub network: Network,
+    /// The run.
+    pub run: RunConfig,
+    /// How the file gave the stations.
+    pub written: Written,
+}
+
+/// The registry's parser.
+pub fn parse(table: &toml::Table) -> Result<Config, PresetError> {
+    let keys: Keys = crate::config::read_keys(table, &super::INFO)?;
+    Ok(Config::new(NetworkConfig::validate(keys)?))
+}
+
+impl NetworkConfig {
+    fn validate(k: Keys) -> Result<Self, PresetError> {
+        let (specs, written) = match (k.model.shape, k.model.station.is_empty()) {
+            (Some(_), false) => {
+                return Err(key_err(
+                    "model.shape",
+                    "a file gives either [[model.station]] tables or a model.shape, not both",
+                ));
+            }
+            (Some(shape), true) => (shape.stations()?, Written::Shape(shape)),
+            (None, _) => (
+                k.model
+                    .station
+                    .into_iter()
+                    .map(|s| StationSpec {
+                        name: s.name,
+                        servers: s.servers,
+                        service: s.service,
+                        arrival_rate: s.arrival_rate,
+                        population: s.population,
+                        routes: s.routes.into_iter().collect(),
+                    })
+                    .collect(),
+                Written::Stations,
+            ),
+        };
+        let network = Network::validate(specs)?;
+        let run = Self::validate_run(k.run, &network)?;
+        Ok(Self {
+            network,
+            run,
+            written,
+        })
+    }
+
+    /// The run's keys; the window needs d at most every station's shortest service.
+    fn validate_run(keys: QueueingRunKeys, net: &Network) -> Result<RunConfig, PresetError> {
+        // the queueing models' checks of d, T and the warm-up; their rule for the window
+        // (shifted service, d below its mean) is replaced by the stations' own minimums
+        let run = keys.validate(RUN_DEFAULTS, true, f64::INFINITY)?;
+        let algorithm = run.algorithm;
+        if algorithm == Algorithm::Window {
+            let d = to_ticks(run.d);
+            for s in &net.stations {
+                let least = s.service.ticks();
+                let shortest = match s.service {
+                    Service::Exponential { .. } | Service::Erlang { .. } => 0,
+                    _ => least.base,
+                };
+                if shortest < d {
+                    let why = if shortest == 0 {
+                        format!("its {} service can be shorter than any d", s.service.name())
+                    } else {
+                        format!("its service can be as short as {}", s.service.minimum())
+                    };
+                    return Err(crate::queueing::D.refuse_as(
+                        run.d,
+                        format!(
+                            "at most the shortest service of every station for run.algorithm = \"window\" (every service must last at least d): station {} — {why}; use shifted, deterministic or uniform service there, or interval",
+                            s.name
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(run)
+    }
+
+    /// End time in ticks.
+    pub fn end_ticks(&self) -> Ticks {
+        to_ticks(self.run.end_time)
+    }
+
+    /// The stations as `[[model.station]]` tables.
+    fn station_keys(&self) -> Vec<StationKeys> {
+        let names: Vec<&str> = self
+            .network
+            .stations
+            .iter()
+            .map(|s| s.name.as_str())
+            .collect();
+        self.network
+            .stations
+            .iter()
+            .map(|s| StationKeys {
+                name: s.name.clone(),
+                servers: s.servers,
+                service: s.service,
+                arrival_rate: (s.arrival_rate > 0.0).then_some(s.arrival_rate),
+                population: (s.population > 0).then_some(s.population),
+                routes: s
+                    .routes
+                    .iter()
+                    .map(|&(d, p)| {
+                        let to = if d == super::spec::EXIT {
+                            "exit".to_string()
+                        } else {
+                            names[d as usize].to_string()
+                        };
+                        (to, p)
+                    })
+                    .collect(),
+            })
+            .collect()
+    }
+}
+
+impl ModelConfig for NetworkConfig {
+    fn info(&self) -> &'static crate::config::ModelInfo {
+        &super::INFO
+    }
+    crate::queueing::queueing_run_accessors!();
+    fn shape(&self) -> (u32, u32) {
+        super::view::grid(self.network.stations.len())
+    }
+    fn to_toml(&self, comment: &str) -> String {
+        let model = match &self.written {
+            Written::Shape(shape) => ModelKeys {
+                kind: "network".into(),
+                station: Vec::new(),
+                shape: Some(shape.clone()),
+            },
+            Written::Stations => ModelKeys {
+                kind: "network".into(),
+                station: self.station_keys(),
+                shape: None,
+            },
+        };
+        let keys = Keys {
+            model,
+            run: QueueingRunKeys::of(&self.run),
+        };
+        crate::config::with_comment(comment, toml::to_string(&keys))
+    }
+    fn warning(&self) -> Option<String> {
+        None
+    }
+    crate::config::model_config_boilerplate!();
+}

@@ -1,0 +1,220 @@
+//! Generated networks (`model.shape = { kind = …, … }`): the torus of papers 000/002, the
+//! tandem lines of paper 002's open network, and a random graph of given size and degree for
+//! benchmarks. Each gives its stations as a file would; the network is then validated as any
+//! other. (The built-in torus and open-network presets keep their own engines: these shapes
+//! are the same networks drawn with the general engine's random numbers.)
+
+use super::service::Service;
+use super::spec::{MAX_STATIONS, StationSpec};
+use crate::config::{PresetError, key_err};
+use serde::{Deserialize, Serialize};
+
+/// The most lines of a tandem shape (its last stations route to every line's first: lines²
+/// routes).
+pub const MAX_TANDEM_LINES: u32 = 256;
+
+fn shifted() -> Service {
+    Service::Shifted {
+        shift: 0.5,
+        mean: 1.0,
+    }
+}
+
+/// A generated network.
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
+pub enum Shape {
+    /// rows × cols single-server stations on a torus, each routing to its four neighbours
+    /// with probability 1/4, `tokens_per_station` tokens each at start (closed).
+    Torus {
+        /// Rows.
+        rows: u32,
+        /// Columns.
+        cols: u32,
+        /// Tokens per station at start.
+        tokens_per_station: u32,
+        /// Every station's service.
+        #[serde(default = "shifted")]
+        service: Service,
+    },
+    /// `lines` tandem lines of `servers_per_line` single-server stations; arrivals of rate
+    /// `arrival_rate` in all, spread evenly over the lines' first stations; after a line's
+    /// last station a token exits with `exit_probability`, else goes to a uniformly chosen
+    /// line's first station.
+    Tandem {
+        /// Lines.
+        lines: u32,
+        /// Stations per line.
+        servers_per_line: u32,
+        /// Exit probability after a line.
+        exit_probability: f64,
+        /// External arrivals per time unit, all lines together.
+        arrival_rate: f64,
+        /// Every station's service.
+        #[serde(default = "shifted")]
+        service: Service,
+    },
+    /// `stations` single-server stations, each routing with probability 1/degree to
+    /// `degree` distinct others chosen at random (from `seed`), `tokens_per_station` tokens
+    /// each at start (closed).
+    Random {
+        /// Stations.
+        stations: u32,
+        /// Routes per station.
+        degree: u32,
+        /// Tokens per station at start.
+        tokens_per_station: u32,
+        /// Every station's service.
+        #[serde(default = "shifted")]
+        service: Service,
+        /// Seed of the graph (not of the run).
+        #[serde(default)]
+        seed: u64,
+    },
+}
+
+fn closed(name: String, service: Service, tokens: u32, routes: Vec<(String, f64)>) -> StationSpec {
+    StationSpec {
+        name,
+        servers: 1,
+        service,
+        arrival_rate: None,
+        population: (tokens > 0).then_some(tokens),
+        routes,
+    }
+}
+
+fn check_size(what: &str, n: u64) -> Result<(), PresetError> {
+    if n == 0 || n > MAX_STATIONS as u64 {
+        return Err(key_err(
+            "model.shape",
+            format!("{what} must make from 1 to {MAX_STATIONS} stations; it makes {n}"),
+        ));
+    }
+    Ok(())
+}
+
+impl Shape {
+    /// Its stations.
+    pub fn stations(&self) -> Result<Vec<StationSpec>, PresetError> {
+        match *self {
+            Self::Torus {
+                rows,
+                cols,
+                tokens_per_station,
+                service,
+            } => {
+                check_size("rows × cols", u64::from(rows) * u64::from(cols))?;
+                let name = |r: u32, c: u32| format!("r{r}c{c}");
+                Ok((0..rows)
+                    .flat_map(|r| (0..cols).map(move |c| (r, c)))
+                    .map(|(r, c)| {
+                        let routes = vec![
+                            (name((r + rows - 1) % rows, c), 0.25),
+                            (name((r + 1) % rows, c), 0.25),
+                            (name(r, (c + cols - 1) % cols), 0.25),
+                            (name(r, (c + 1) % cols), 0.25),
+                        ];
+                        closed(name(r, c), service, tokens_per_station, routes)
+                    })
+                    .collect())
+            }
+            Self::Tandem {
+                lines,
+                servers_per_line,
+                exit_probability,
+                arrival_rate,
+                service,
+            } => {
+                if !(1..=MAX_TANDEM_LINES).contains(&lines) {
+                    return Err(key_err(
+                        "model.shape",
+                        format!(
+                            "lines must be a whole number from 1 to {MAX_TANDEM_LINES} (the last stations route to every line); got {lines}"
+                        ),
+                    ));
+                }
+                check_size(
+                    "lines × servers_per_line",
+                    u64::from(lines) * u64::from(servers_per_line),
+                )?;
+                if !(exit_probability > 0.0 && exit_probability <= 1.0) {
+                    return Err(key_err(
+                        "model.shape",
+                        format!(
+                            "exit_probability must be a number above 0 and at most 1; got {exit_probability}"
+                        ),
+                    ));
+                }
+                let name = |l: u32, s: u32| format!("l{l}s{s}");
+                let back = (1.0 - exit_probability) / f64::from(lines);
+                Ok((0..lines)
+                    .flat_map(|l| (0..servers_per_line).map(move |s| (l, s)))
+                    .map(|(l, s)| {
+                        let routes = if s + 1 < servers_per_line {
+                            vec![(name(l, s + 1), 1.0)]
+                        } else {
+                            let mut r = vec![("exit".to_string(), exit_probability)];
+                            if back > 0.0 {
+                                r.extend((0..lines).map(|to| (name(to, 0), back)));
+                            }
+                            r
+                        };
+                        StationSpec {
+                            name: name(l, s),
+                            servers: 1,
+                            service,
+                            arrival_rate: (s == 0).then(|| arrival_rate / f64::from(lines)),
+                            population: None,
+                            routes,
+                        }
+                    })
+                    .collect())
+            }
+            Self::Random {
+                stations,
+                degree,
+                tokens_per_station,
+                service,
+                seed,
+            } => {
+                check_size("stations", u64::from(stations))?;
+                if degree == 0 || degree >= stations.max(2) || degree > 64 {
+                    return Err(key_err(
+                        "model.shape",
+                        format!(
+                            "degree must be a whole number from 1 to {} (below the stations, at most 64); got {degree}",
+                            (stations.max(2) - 1).min(64)
+                        ),
+                    ));
+                }
+                let p = 1.0 / f64::from(degree);
+                Ok((0..stations)
+                    .map(|i| {
+                        // distinct neighbours other than itself, from a counter-based stream
+                        let mut picked: Vec<u32> = Vec::with_capacity(degree as usize);
+                        let mut draw = 0u32;
+                        while picked.len() < degree as usize {
+                            let w = pdes_core::rng::philox4x32_10(
+                                [i, draw, 0, 0x6A4F],
+                                [seed as u32, (seed >> 32) as u32],
+                            );
+                            draw += 1;
+                            for word in w {
+                                let to = ((u64::from(word) * u64::from(stations)) >> 32) as u32;
+                                if to != i
+                                    && !picked.contains(&to)
+                                    && picked.len() < degree as usize
+                                {
+                                    picked.push(to);
+                                }
+                            }
+                        }
+                        let routes = picked.into_iter().map(|to| (format!("n{to}"), p)).collect();
+                        closed(format!("n{i}"), service, tokens_per_station, routes)
+                    })
+                    .collect())
+            }
+        }
+    }
+}

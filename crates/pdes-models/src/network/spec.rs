@@ -1,0 +1,341 @@
+//! The validated network: stations with their servers, service, external arrivals,
+//! population and routes, the routes as alias tables for exact draws, and every refusal of
+//! issue 55 §6 — each naming the station and the rule, before any run.
+
+use super::service::Service;
+use crate::config::{PresetError, key_err};
+
+/// The most servers at one station (a step orders a station's departures within it).
+pub const MAX_SERVERS: u32 = 64;
+/// The most stations of a network.
+pub const MAX_STATIONS: usize = 1 << 24;
+/// How far a station's route probabilities may sum from 1.
+pub const ROUTE_TOLERANCE: f64 = 1e-9;
+/// Where a route leads: a station's index, or [`EXIT`].
+pub const EXIT: u32 = u32::MAX;
+
+/// One station, validated.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Station {
+    /// Its name (unique).
+    pub name: String,
+    /// Servers (FCFS, one queue).
+    pub servers: u32,
+    /// Service-time distribution.
+    pub service: Service,
+    /// External Poisson arrivals per time unit (0: none).
+    pub arrival_rate: f64,
+    /// Tokens at the station at time 0.
+    pub population: u32,
+    /// Routes after service: (station index or [`EXIT`], probability), in the file's order.
+    pub routes: Vec<(u32, f64)>,
+}
+
+impl Station {
+    /// The probability of leaving the network after service here.
+    pub fn exit_probability(&self) -> f64 {
+        self.routes
+            .iter()
+            .filter(|(d, _)| *d == EXIT)
+            .map(|(_, p)| p)
+            .sum()
+    }
+}
+
+/// A validated network.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Network {
+    /// Its stations; a station's index is its place here.
+    pub stations: Vec<Station>,
+}
+
+/// A route as written: the destination's name (or "exit") and its probability.
+pub type RouteSpec = (String, f64);
+
+/// A station as written, before the names are resolved.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StationSpec {
+    /// Name.
+    pub name: String,
+    /// Servers.
+    pub servers: u32,
+    /// Service.
+    pub service: Service,
+    /// External arrival rate (absent: none).
+    pub arrival_rate: Option<f64>,
+    /// Tokens at start (absent: none).
+    pub population: Option<u32>,
+    /// Routes by name.
+    pub routes: Vec<RouteSpec>,
+}
+
+fn refuse(station: &str, rule: impl Into<String>) -> PresetError {
+    key_err(&format!("model.station \"{station}\""), rule)
+}
+
+impl Network {
+    /// Resolves and checks `specs`: names, servers, services, rates, routes, then the
+    /// network as a whole (exits reachable, stations reachable, stability, population).
+    pub fn validate(specs: Vec<StationSpec>) -> Result<Self, PresetError> {
+        if specs.is_empty() {
+            return Err(key_err(
+                "model.station",
+                "the network has no stations: write at least one [[model.station]] table (name, servers, service, routes), or a model.shape",
+            ));
+        }
+        if specs.len() > MAX_STATIONS {
+            return Err(key_err(
+                "model.station",
+                format!(
+                    "a network of at most {MAX_STATIONS} stations; this one has {}",
+                    specs.len()
+                ),
+            ));
+        }
+        let mut index = std::collections::HashMap::new();
+        for (i, s) in specs.iter().enumerate() {
+            if s.name.is_empty() || s.name == "exit" {
+                return Err(key_err(
+                    "model.station",
+                    format!(
+                        "station {} has the name {:?}: a station needs a name other than \"exit\" (routes use \"exit\" for leaving)",
+                        i + 1,
+                        s.name
+                    ),
+                ));
+            }
+            if index.insert(s.name.as_str(), i as u32).is_some() {
+                return Err(refuse(
+                    &s.name,
+                    "two stations have this name: each name must be unique",
+                ));
+            }
+        }
+        let mut stations = Vec::with_capacity(specs.len());
+        for s in &specs {
+            stations.push(Self::station(s, &index)?);
+        }
+        let net = Self { stations };
+        net.check_whole()?;
+        Ok(net)
+    }
+
+    fn station(
+        s: &StationSpec,
+        index: &std::collections::HashMap<&str, u32>,
+    ) -> Result<Station, PresetError> {
+        if !(1..=MAX_SERVERS).contains(&s.servers) {
+            return Err(refuse(
+                &s.name,
+                format!(
+                    "servers must be a whole number from 1 to {MAX_SERVERS}; got {}",
+                    s.servers
+                ),
+            ));
+        }
+        if let Some(why) = s.service.refusal() {
+            return Err(refuse(
+                &s.name,
+                format!("service ({}): {why}", s.service.name()),
+            ));
+        }
+        let arrival_rate = s.arrival_rate.unwrap_or(0.0);
+        if !(arrival_rate.is_finite() && (0.0..=1e6).contains(&arrival_rate))
+            || s.arrival_rate == Some(0.0)
+        {
+            return Err(refuse(
+                &s.name,
+                format!(
+                    "arrival_rate must be a number above 0 and at most 1,000,000 (leave it out for no arrivals); got {arrival_rate}"
+                ),
+            ));
+        }
+        let mut routes = Vec::with_capacity(s.routes.len());
+        let mut sum = 0.0;
+        for (to, p) in &s.routes {
+            if !(p.is_finite() && (0.0..=1.0).contains(p)) {
+                return Err(refuse(
+                    &s.name,
+                    format!(
+                        "the route to {to} has probability {p}: each must be a number from 0 to 1"
+                    ),
+                ));
+            }
+            let dest = if to == "exit" {
+                super::spec::EXIT
+            } else {
+                *index.get(to.as_str()).ok_or_else(|| {
+                    refuse(
+                        &s.name,
+                        format!("routes to {to:?}, which is no station of this network (the stations are named in [[model.station]]; \"exit\" leaves)"),
+                    )
+                })?
+            };
+            sum += p;
+            if *p > 0.0 {
+                routes.push((dest, *p));
+            }
+        }
+        if (sum - 1.0).abs() > ROUTE_TOLERANCE {
+            return Err(refuse(
+                &s.name,
+                format!(
+                    "its routes' probabilities sum to {sum}: they must sum to 1 (write exit = … for the share that leaves)"
+                ),
+            ));
+        }
+        Ok(Station {
+            name: s.name.clone(),
+            servers: s.servers,
+            service: s.service,
+            arrival_rate,
+            population: s.population.unwrap_or(0),
+            routes,
+        })
+    }
+
+    /// The rules over the whole network.
+    fn check_whole(&self) -> Result<(), PresetError> {
+        let open = self.is_open();
+        let tokens: u64 = self.stations.iter().map(|s| u64::from(s.population)).sum();
+        if !open && tokens == 0 {
+            return Err(key_err(
+                "model.station",
+                "a closed network (no station has an arrival_rate) needs tokens: give some station a population",
+            ));
+        }
+        if !open && let Some(s) = self.stations.iter().find(|s| s.exit_probability() > 0.0) {
+            return Err(refuse(
+                &s.name,
+                format!(
+                    "routes to exit (probability {}) in a closed network (no station has an arrival_rate): its tokens would drain away; give some station an arrival_rate or route elsewhere",
+                    s.exit_probability()
+                ),
+            ));
+        }
+        // every station must be reachable from an arrival or a token
+        let starts: Vec<u32> = (0..self.stations.len() as u32)
+            .filter(|&i| {
+                let s = &self.stations[i as usize];
+                s.arrival_rate > 0.0 || s.population > 0
+            })
+            .collect();
+        let reached = self.reachable(&starts);
+        if let Some(i) = reached.iter().position(|r| !r) {
+            return Err(refuse(
+                &self.stations[i].name,
+                "no arrival and no token can ever reach it: route to it, or give it an arrival_rate or a population",
+            ));
+        }
+        if open {
+            let trapped = self.trapped();
+            if !trapped.is_empty() {
+                let names: Vec<&str> = trapped
+                    .iter()
+                    .take(8)
+                    .map(|&i| self.stations[i].name.as_str())
+                    .collect();
+                return Err(refuse(
+                    names[0],
+                    format!(
+                        "customers who reach {} can never exit: an open network needs a way to exit from every station ({} station{} trapped)",
+                        names.join(", "),
+                        trapped.len(),
+                        if trapped.len() == 1 { "" } else { "s" }
+                    ),
+                ));
+            }
+            let lambda = super::analytic::traffic(self);
+            for (s, l) in self.stations.iter().zip(&lambda) {
+                let rho = l * s.service.mean() / f64::from(s.servers);
+                if rho >= 1.0 {
+                    return Err(refuse(
+                        &s.name,
+                        format!(
+                            "unstable: its arrivals λ = {l:.6} per time unit (the traffic equations) need ρ = λ·mean/servers = {rho:.4} below 1; lower the arrival rates or add servers"
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// True when some station has external arrivals.
+    pub fn is_open(&self) -> bool {
+        self.stations.iter().any(|s| s.arrival_rate > 0.0)
+    }
+
+    /// Which stations can be reached from `starts` along routes of positive probability.
+    pub fn reachable(&self, starts: &[u32]) -> Vec<bool> {
+        let mut seen = vec![false; self.stations.len()];
+        let mut todo: Vec<u32> = starts.to_vec();
+        for &s in starts {
+            seen[s as usize] = true;
+        }
+        while let Some(s) = todo.pop() {
+            for &(d, _) in &self.stations[s as usize].routes {
+                if d != EXIT && !seen[d as usize] {
+                    seen[d as usize] = true;
+                    todo.push(d);
+                }
+            }
+        }
+        seen
+    }
+
+    /// The stations from which no route leads to exit.
+    fn trapped(&self) -> Vec<usize> {
+        // backwards from the stations with an exit
+        let n = self.stations.len();
+        let mut into: Vec<Vec<u32>> = vec![Vec::new(); n];
+        for (i, s) in self.stations.iter().enumerate() {
+            for &(d, _) in &s.routes {
+                if d != EXIT {
+                    into[d as usize].push(i as u32);
+                }
+            }
+        }
+        let mut escapes = vec![false; n];
+        let mut todo: Vec<u32> = (0..n as u32)
+            .filter(|&i| self.stations[i as usize].exit_probability() > 0.0)
+            .collect();
+        for &i in &todo {
+            escapes[i as usize] = true;
+        }
+        while let Some(s) = todo.pop() {
+            for &p in &into[s as usize] {
+                if !escapes[p as usize] {
+                    escapes[p as usize] = true;
+                    todo.push(p);
+                }
+            }
+        }
+        (0..n).filter(|&i| !escapes[i]).collect()
+    }
+
+    /// Servers in all.
+    pub fn servers(&self) -> u64 {
+        self.stations.iter().map(|s| u64::from(s.servers)).sum()
+    }
+
+    /// Tokens at time 0.
+    pub fn population(&self) -> u64 {
+        self.stations.iter().map(|s| u64::from(s.population)).sum()
+    }
+
+    /// The stations with external arrivals, in order (the sources).
+    pub fn sources(&self) -> Vec<u32> {
+        (0..self.stations.len() as u32)
+            .filter(|&i| self.stations[i as usize].arrival_rate > 0.0)
+            .collect()
+    }
+
+    /// The smallest guaranteed service and its station: what bounds the window's d.
+    pub fn shortest_service(&self) -> (f64, &str) {
+        self.stations
+            .iter()
+            .map(|s| (s.service.minimum(), s.name.as_str()))
+            .fold((f64::INFINITY, ""), |a, b| if b.0 < a.0 { b } else { a })
+    }
+}

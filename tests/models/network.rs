@@ -1,0 +1,378 @@
+//! The user's own network (issue 55): the clinic file as written, window = sequential bit
+//! for bit on awkward networks, sequential against Jackson's and MVA's exact values on
+//! networks not tuned to them, and every refusal of a bad file naming the station and rule.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a test's helpers may panic: that is the test failing
+
+use pdes_lab::models::network::config::NetworkConfig;
+use pdes_lab::models::network::engine::NetEngine;
+use pdes_lab::preset::Config;
+use pdes_lab::sim::{Budget, Engine};
+
+/// A network file's text: `stations` (TOML of [[model.station]] tables) and `run` keys.
+fn file(stations: &str, run: &str) -> String {
+    format!("[model]\nkind = \"network\"\n{stations}\n[run]\n{run}\n")
+}
+
+fn config(text: &str) -> Result<NetworkConfig, String> {
+    Config::from_toml(text, "test.toml")
+        .map_err(|e| e.to_string())
+        .map(|c| c.get::<NetworkConfig>().unwrap().clone())
+}
+
+fn run(cfg: &NetworkConfig) -> NetEngine {
+    let mut e = NetEngine::new(cfg);
+    e.advance(Budget::Finish).unwrap();
+    e
+}
+
+/// A self-loop, probabilities that are not multiples of 1/2ⁿ, a station with only exits,
+/// multi-server stations, and the five service laws (each at least d = 0.25 where it must).
+const AWKWARD: &str = r#"
+[[model.station]]
+name = "in"
+servers = 3
+service = { kind = "uniform", low = 0.3, high = 2.0 }
+arrival_rate = 1.1
+routes = { in = 0.3333333333333333, loop = 0.3333333333333333, out = 0.3333333333333334 }
+
+[[model.station]]
+name = "loop"
+servers = 2
+service = { kind = "deterministic", value = 0.7 }
+routes = { loop = 0.1, in = 0.2, out = 0.7 }
+
+[[model.station]]
+name = "out"
+servers = 1
+service = { kind = "shifted", shift = 0.25, mean = 0.6 }
+routes = { exit = 1.0 }
+"#;
+
+#[test]
+fn window_is_sequential_bit_for_bit_on_awkward_networks() {
+    let closed = r#"
+[[model.station]]
+name = "a"
+servers = 4
+service = { kind = "shifted", shift = 0.5, mean = 1.5 }
+population = 9
+routes = { b = 0.7, a = 0.3 }
+
+[[model.station]]
+name = "b"
+servers = 1
+service = { kind = "deterministic", value = 0.5 }
+routes = { a = 1.0 }
+"#;
+    for (net, d) in [(AWKWARD, 0.25), (closed, 0.5)] {
+        let seq = config(&file(
+            net,
+            "algorithm = \"sequential\"\nend_time = 3000\nwarmup = 100\nseed = 5",
+        ))
+        .unwrap();
+        let win = config(&file(
+            net,
+            &format!("algorithm = \"window\"\nd = {d}\nend_time = 3000\nwarmup = 100\nseed = 5"),
+        ))
+        .unwrap();
+        let (s, w) = (run(&seq), run(&win));
+        assert!(s.totals().events > 3000, "{}", s.totals().events);
+        assert_eq!(s.totals().events, w.totals().events);
+        assert_eq!(
+            s.state().stations,
+            w.state().stations,
+            "every station's queue and sums"
+        );
+        assert_eq!(s.state().arrivals, w.state().arrivals);
+        let (ss, ws) = (s.summary().unwrap(), w.summary().unwrap());
+        assert_eq!(ss.stations, ws.stations);
+        assert_eq!(ss.mean_system_time.to_bits(), ws.mean_system_time.to_bits());
+        assert!(
+            w.totals().steps < s.totals().steps,
+            "the window batches events"
+        );
+    }
+}
+
+#[test]
+fn interval_changes_the_sample_path_that_window_keeps() {
+    let seq = config(&file(
+        AWKWARD,
+        "algorithm = \"sequential\"\nend_time = 2000\nseed = 5",
+    ))
+    .unwrap();
+    let int = config(&file(
+        AWKWARD,
+        "algorithm = \"interval\"\ntimestamps = \"boundary\"\nd = 1.0\nend_time = 2000\nseed = 5",
+    ))
+    .unwrap();
+    let (s, i) = (run(&seq), run(&int));
+    assert_ne!(s.state().stations, i.state().stations);
+}
+
+#[test]
+fn the_clinic_runs_as_written_and_conserves_its_patients() {
+    let cfg = pdes_lab::preset::config_with("clinic", &[]).unwrap();
+    let c = cfg.get::<NetworkConfig>().unwrap();
+    assert_eq!(c.network.stations.len(), 3);
+    let mut e = run(c);
+    let s = e.summary().unwrap();
+    assert_eq!(s.causality_errors, 0);
+    assert_eq!(s.arrivals - s.exits, s.tokens_in_system);
+    assert!(
+        s.analytic_note.is_some(),
+        "shifted service has no exact value"
+    );
+    // the report is the summary's fields
+    assert!(e.report().unwrap().fields.contains_key("stations"));
+}
+
+/// Mean and half-width of the 95% interval (Student t) of `xs`.
+fn interval(xs: &[f64]) -> (f64, f64) {
+    let n = xs.len() as f64;
+    let mean = xs.iter().sum::<f64>() / n;
+    let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
+    // t with 19 degrees of freedom
+    (mean, 2.093 * (var / n).sqrt())
+}
+
+/// Sequential runs of 20 seeds: each station's utilization and mean number contain the
+/// exact value in their 95% intervals.
+fn within_intervals(text: &str) {
+    let mut util: Vec<Vec<f64>> = Vec::new();
+    let mut number: Vec<Vec<f64>> = Vec::new();
+    let mut exact = None;
+    for seed in 1..=20 {
+        let cfg = config(&text.replace("seed = 1", &format!("seed = {seed}"))).unwrap();
+        let s = run(&cfg).summary().unwrap();
+        let rows = s.stations.unwrap();
+        util.resize(rows.len(), Vec::new());
+        number.resize(rows.len(), Vec::new());
+        for (i, r) in rows.iter().enumerate() {
+            util[i].push(r.utilization);
+            number[i].push(r.mean_number);
+        }
+        exact = Some(rows);
+    }
+    for (i, r) in exact.unwrap().iter().enumerate() {
+        for (what, xs, want) in [
+            ("utilization", &util[i], r.analytic_utilization.unwrap()),
+            ("mean number", &number[i], r.analytic_mean_number.unwrap()),
+        ] {
+            let (m, h) = interval(xs);
+            assert!(
+                (m - want).abs() <= h,
+                "{} {what}: {m} ± {h}, exact {want}",
+                r.name
+            );
+        }
+    }
+}
+
+#[test]
+fn sequential_lies_within_its_intervals_of_jacksons_values() {
+    // not the clinic: five stations, a feedback loop, two sources, c = 1, 2 and 4
+    let net = r#"
+[[model.station]]
+name = "a"
+servers = 2
+service = { kind = "exponential", mean = 1.3 }
+arrival_rate = 0.7
+routes = { b = 0.5, c = 0.3, exit = 0.2 }
+
+[[model.station]]
+name = "b"
+servers = 1
+service = { kind = "exponential", mean = 0.8 }
+routes = { d = 0.6, exit = 0.4 }
+
+[[model.station]]
+name = "c"
+servers = 4
+service = { kind = "exponential", mean = 3.0 }
+arrival_rate = 0.3
+routes = { a = 0.25, e = 0.75 }
+
+[[model.station]]
+name = "d"
+servers = 1
+service = { kind = "exponential", mean = 1.0 }
+routes = { exit = 1.0 }
+
+[[model.station]]
+name = "e"
+servers = 2
+service = { kind = "exponential", mean = 1.5 }
+routes = { exit = 0.9, c = 0.1 }
+"#;
+    within_intervals(&file(
+        net,
+        "algorithm = \"sequential\"\nend_time = 20000\nwarmup = 1000\nseed = 1",
+    ));
+}
+
+#[test]
+fn sequential_lies_within_its_intervals_of_mva_values() {
+    // closed: 12 tokens, a two-server station, unequal visits
+    let net = r#"
+[[model.station]]
+name = "cpu"
+servers = 2
+service = { kind = "exponential", mean = 0.5 }
+population = 12
+routes = { disk1 = 0.5, disk2 = 0.3, cpu = 0.2 }
+
+[[model.station]]
+name = "disk1"
+servers = 1
+service = { kind = "exponential", mean = 0.8 }
+routes = { cpu = 1.0 }
+
+[[model.station]]
+name = "disk2"
+servers = 1
+service = { kind = "exponential", mean = 1.1 }
+routes = { cpu = 1.0 }
+"#;
+    within_intervals(&file(
+        net,
+        "algorithm = \"sequential\"\nend_time = 10000\nwarmup = 500\nseed = 1",
+    ));
+}
+
+/// Each bad file is refused before any run, in one line naming the station and the rule.
+#[test]
+fn bad_networks_are_refused_naming_the_station_and_the_rule() {
+    let one = |routes: &str, extra: &str| {
+        format!(
+            "[[model.station]]\nname = \"desk\"\nservers = 1\nservice = {{ kind = \"exponential\", mean = 1.0 }}\narrival_rate = 0.5\nroutes = {routes}\n{extra}"
+        )
+    };
+    let seq = "algorithm = \"sequential\"";
+    let cases: Vec<(String, &str, &[&str])> = vec![
+        (
+            file(&one("{ exit = 0.9 }", ""), seq),
+            "desk",
+            &["sum to 0.9", "must sum to 1"],
+        ),
+        (
+            file(&one("{ exit = 1.2, desk = -0.2 }", ""), seq),
+            "desk",
+            &["probability", "from 0 to 1"],
+        ),
+        (
+            file(&one("{ exit = nan }", ""), seq),
+            "desk",
+            &["from 0 to 1"],
+        ),
+        (
+            file(&one("{ exit = 0.5, lab = 0.5 }", ""), seq),
+            "desk",
+            &["\"lab\"", "no station"],
+        ),
+        (
+            file(
+                &format!(
+                    "{}\n{}",
+                    one("{ exit = 1.0 }", ""),
+                    one("{ exit = 1.0 }", "")
+                ),
+                seq,
+            ),
+            "desk",
+            &["unique"],
+        ),
+        (
+            file(
+                &one(
+                    "{ loop = 1.0 }",
+                    "[[model.station]]\nname = \"loop\"\nservice = { kind = \"exponential\", mean = 1.0 }\nroutes = { loop = 1.0 }\n",
+                ),
+                seq,
+            ),
+            "desk",
+            &["never exit", "loop"],
+        ),
+        (
+            file(
+                &one("{ exit = 1.0 }", "").replace("arrival_rate = 0.5", "arrival_rate = 1.5"),
+                seq,
+            ),
+            "desk",
+            &["unstable", "ρ"],
+        ),
+        (
+            file(
+                "[[model.station]]\nname = \"a\"\nservice = { kind = \"exponential\", mean = 1.0 }\nroutes = { a = 1.0 }\n",
+                seq,
+            ),
+            "model.station",
+            &["closed network", "population"],
+        ),
+        (
+            file(
+                &one(
+                    "{ exit = 1.0 }",
+                    "[[model.station]]\nname = \"island\"\nservice = { kind = \"exponential\", mean = 1.0 }\nroutes = { exit = 1.0 }\n",
+                ),
+                seq,
+            ),
+            "island",
+            &["can ever reach it"],
+        ),
+        (
+            file(
+                &one("{ exit = 1.0 }", "").replace("servers = 1", "servers = 0"),
+                seq,
+            ),
+            "desk",
+            &["servers", "from 1 to 64"],
+        ),
+        (
+            "[model]\nkind = \"network\"\n".to_string(),
+            "model.station",
+            &["no stations"],
+        ),
+        (
+            file(
+                &one("{ exit = 1.0 }", "").replace("mean = 1.0", "mean = -2"),
+                seq,
+            ),
+            "desk",
+            &["mean", "above 0"],
+        ),
+        (
+            file(
+                &one("{ exit = 1.0 }", ""),
+                "algorithm = \"window\"\nd = 0.5",
+            ),
+            "desk",
+            &["run.d", "window", "exponential service can be shorter"],
+        ),
+    ];
+    for (text, names, says) in cases {
+        let e = config(&text).expect_err(&text);
+        assert!(!e.contains('\n'), "{e}");
+        assert!(e.contains(names), "{e} should name {names}");
+        for s in says {
+            assert!(e.contains(s), "{e} should say {s}");
+        }
+    }
+}
+
+#[test]
+fn the_window_takes_every_d_up_to_the_shortest_service() {
+    let ok = config(&file(AWKWARD, "algorithm = \"window\"\nd = 0.25"));
+    assert!(ok.is_ok(), "{ok:?}");
+    let e = config(&file(AWKWARD, "algorithm = \"window\"\nd = 0.26")).unwrap_err();
+    assert!(e.contains("station out") && e.contains("0.25"), "{e}");
+}
+
+#[test]
+fn a_file_reads_back_from_what_it_writes() {
+    for name in ["clinic", "fat-tree", "random-network"] {
+        let cfg = pdes_lab::preset::config_with(name, &[]).unwrap();
+        let again = Config::from_toml(&cfg.to_toml("again"), "again.toml").unwrap();
+        assert_eq!(again, cfg, "{name}");
+    }
+}
