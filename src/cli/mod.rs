@@ -4,6 +4,7 @@
 pub mod fit;
 pub mod run;
 pub mod sweep;
+pub mod tune;
 pub mod verify;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -36,7 +37,9 @@ impl Cli {
             Some(Command::SweepMerge(a)) => a.out.is_none(),
             Some(Command::Fit(a)) => a.out.is_none(),
             Some(Command::Bench(a)) => a.out.is_none(),
-            Some(Command::Verify(_) | Command::Presets | Command::Devices) => true,
+            Some(Command::Verify(_) | Command::Presets | Command::Devices | Command::Tune(_)) => {
+                true
+            }
         }
     }
 }
@@ -86,6 +89,10 @@ pub enum Command {
     Fit(fit::FitArgs),
     /// List this host's GPUs with the numbers `--devices` takes.
     Devices,
+    /// Recommend d: sweep it over a log grid up to the largest valid d, measuring the
+    /// parallel events and the metric's bias against its exact value (or sequential runs
+    /// of the same seeds), and name the largest d within the tolerance.
+    Tune(tune::TuneArgs),
 }
 
 /// Arguments of `pdes-lab verify`.
@@ -201,6 +208,7 @@ pub fn dispatch(cli: Cli) -> Result<(), CliError> {
         Some(Command::Sweep(a)) => sweep::run(&a),
         Some(Command::SweepMerge(a)) => sweep::merge(&a),
         Some(Command::Fit(a)) => fit::run(&a),
+        Some(Command::Tune(a)) => tune::run(&a),
         Some(Command::Devices) => {
             let lines = pdes_runs::devices::list();
             if lines.is_empty() {

@@ -70,3 +70,4 @@ mod outputs;
 mod refusals;
 mod safe_outputs;
 mod sweep;
+mod tune;

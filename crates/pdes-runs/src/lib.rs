@@ -9,4 +9,5 @@ pub mod engines;
 pub mod output;
 pub mod sweep;
 pub mod trust;
+pub mod tune;
 pub mod verify;
