@@ -10,7 +10,7 @@ use std::path::PathBuf;
 #[derive(clap::Args, Debug)]
 pub struct FitArgs {
     /// A CSV file (one numeric column, header optional; or --column NAME), or
-    /// `cheng2014-lgd`: the shipped synthetic sample of 7,051 values (README: its mixture).
+    /// `cheng2014-lgd`: the shipped synthetic sample of 7,051 values (the guide: its mixture).
     pub data: String,
     /// The column to fit, by its header.
     #[arg(long)]

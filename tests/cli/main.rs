@@ -65,6 +65,7 @@ pub(crate) fn assert_median_of_runs(r: &serde_json::Value, n: usize) {
 mod common_cfg;
 
 mod bench;
+mod docs;
 mod lost_runs;
 mod outputs;
 mod refusals;

@@ -289,15 +289,15 @@ fn headless_commands_print_nothing_about_windowing() {
     assert!(!err.contains("XDG_RUNTIME_DIR"), "{err}");
 }
 
-/// The README's key list is the keys' table itself (regenerate it with
-/// `PDES_WRITE_README_KEYS=1 cargo test --release --test cli readme`).
+/// The guide's key list (docs/src/cli.md) is the keys' table itself (regenerate it with
+/// `PDES_WRITE_README_KEYS=1 cargo test --release --test cli key_list`).
 #[test]
-fn the_readmes_key_list_is_the_keys_table() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/README.md");
+fn the_guides_key_list_is_the_keys_table() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/src/cli.md");
     let readme = std::fs::read_to_string(path).unwrap();
     let (begin, end) = ("<!-- keys:begin -->\n", "<!-- keys:end -->");
-    let a = readme.find(begin).expect("the README marks its key list") + begin.len();
-    let b = readme.find(end).expect("the README ends its key list");
+    let a = readme.find(begin).expect("the guide marks its key list") + begin.len();
+    let b = readme.find(end).expect("the guide ends its key list");
     let table = pdes_lab::models::keys::markdown(&pdes_lab::models::registry::key_tables());
     if std::env::var_os("PDES_WRITE_README_KEYS").is_some() {
         std::fs::write(path, format!("{}{table}{}", &readme[..a], &readme[b..])).unwrap();
@@ -306,7 +306,7 @@ fn the_readmes_key_list_is_the_keys_table() {
     assert_eq!(
         readme[a..b],
         table,
-        "README.md's key list differs from the keys' table: regenerate it (see this test's doc)"
+        "docs/src/cli.md's key list differs from the keys' table: regenerate it (see this test's doc)"
     );
 }
 

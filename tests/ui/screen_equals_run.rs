@@ -155,6 +155,22 @@ fn the_phold_monitors_equal_run_at_the_end() {
     );
 }
 
+/// The user's own network (CPU only until its GPU engine comes): a warm-up, multi-server
+/// stations, the window.
+#[test]
+fn the_network_monitors_equal_run_at_the_end() {
+    assert_screen_equals_run(
+        "clinic",
+        &["run.end_time=400", "run.warmup=50"],
+        "cpu",
+        &[
+            ("utilization", "utilization"),
+            ("mean tokens in the network", "mean_tokens_in_system"),
+            ("time per visit", "mean_sojourn"),
+        ],
+    );
+}
+
 #[test]
 fn a_gpu_run_without_a_gpu_says_it_ran_on_the_cpu() {
     // a page without WebGPU opens a run.engine=gpu link on the CPU: its summary must say so

@@ -1,6 +1,6 @@
 //! Every preset key's valid values, written once: the models' validations check against
 //! these, a refusal says them in words ("model.rows must be a whole number from 1 to
-//! 16,384; got -1"), and `pdes-lab presets`, the window's hints and the README's key list
+//! 16,384; got -1"), and `pdes-lab presets`, the window's hints and the guide's key list
 //! read them, so none of them can disagree with another.
 
 use crate::error::{Given, PresetError, echo};
@@ -190,7 +190,7 @@ pub fn find<'a>(keys: &'a [Key], name: &str) -> Option<&'a Key> {
 }
 
 /// The keys of `models` ((kind, keys) pairs) as a Markdown table, one row per key: the
-/// README's key list (a test checks that the README holds exactly this).
+/// guide's key list (a test checks that docs/src/cli.md holds exactly this).
 pub fn markdown(models: &[(&str, &[Key])]) -> String {
     let mut out = String::from("| model.kind | key | takes |\n| --- | --- | --- |\n");
     for (kind, keys) in models {

@@ -42,7 +42,7 @@ pub fn shader_modules() -> Vec<(String, String)> {
 }
 
 /// Every model's keys with what they take, as (kind, keys) pairs in the picker's order:
-/// what `pdes-lab presets` and the README list.
+/// what `pdes-lab presets` and the guide's key list show.
 pub fn key_tables() -> Vec<(&'static str, &'static [crate::keys::Key])> {
     MODELS.iter().map(|m| (m.kind, m.keys)).collect()
 }

@@ -92,7 +92,9 @@ pub fn largest_valid_d(config: &Config) -> Option<f64> {
         let mid = 0.5 * (lo + hi);
         if valid(mid) { lo = mid } else { hi = mid }
     }
-    Some(lo)
+    // the whole ticks d stands for (0.5000004 is 0.5 on the clock)
+    let ticks = (lo * pdes_core::time::TICKS_PER_UNIT).floor();
+    Some(ticks / pdes_core::time::TICKS_PER_UNIT)
 }
 
 /// A number field of a summary.

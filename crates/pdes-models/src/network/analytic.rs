@@ -25,6 +25,10 @@ pub struct Values {
     pub stations: Vec<StationValues>,
     /// Mean tokens in the network.
     pub mean_tokens: f64,
+    /// Busy fraction over all servers (each station's ρ weighted by its servers).
+    pub utilization: f64,
+    /// Mean time per visit over all stations (Σ L / Σ throughput).
+    pub mean_sojourn: f64,
     /// Mean time from entering to exiting (open networks).
     pub mean_system_time: Option<f64>,
     /// Exits per time unit (open) or completions per time unit over all stations (closed).
@@ -112,12 +116,25 @@ fn jackson(net: &Network) -> Values {
     let mean_tokens: f64 = stations.iter().map(|v| v.mean_number).sum();
     let entering: f64 = net.stations.iter().map(|s| s.arrival_rate).sum();
     Values {
+        utilization: utilization(net, &stations),
+        mean_sojourn: mean_tokens / stations.iter().map(|v| v.throughput).sum::<f64>(),
         stations,
         mean_tokens,
         // Little's law over the whole network
         mean_system_time: Some(mean_tokens / entering),
         throughput: entering,
     }
+}
+
+/// Each station's ρ weighted by its servers.
+fn utilization(net: &Network, stations: &[StationValues]) -> f64 {
+    let busy: f64 = net
+        .stations
+        .iter()
+        .zip(stations)
+        .map(|(s, v)| v.utilization * f64::from(s.servers))
+        .sum();
+    busy / net.servers() as f64
 }
 
 /// The most (tokens × multi-server work) exact MVA is asked to do here.
@@ -191,6 +208,8 @@ fn mva(net: &Network) -> Result<Values, String> {
         .collect::<Vec<_>>();
     let total: f64 = stations.iter().map(|v| v.throughput).sum();
     Ok(Values {
+        utilization: utilization(net, &stations),
+        mean_sojourn: tokens as f64 / total,
         stations,
         mean_tokens: tokens as f64,
         mean_system_time: None,

@@ -113,6 +113,20 @@ pub struct NetworkConfig {
     pub run: RunConfig,
     /// How the file gave the stations.
     pub written: Written,
+    /// The network's exact values, computed once when first asked for ([`Self::exact`]).
+    exact: ExactOnce,
+}
+
+/// The exact values of a configuration's network, computed at most once and shared by its
+/// clones (the window asks every frame; MVA of a large closed network takes a while).
+#[derive(Clone, Debug, Default)]
+struct ExactOnce(std::sync::Arc<std::sync::OnceLock<Result<super::analytic::Values, String>>>);
+
+impl PartialEq for ExactOnce {
+    /// A cache: two configurations are equal whatever it holds.
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
 }
 
 /// The registry's parser.
@@ -153,6 +167,7 @@ impl NetworkConfig {
             network,
             run,
             written,
+            exact: ExactOnce::default(),
         })
     }
 
@@ -187,6 +202,13 @@ impl NetworkConfig {
             }
         }
         Ok(run)
+    }
+
+    /// The network's exact values (Jackson, MVA), or why there are none.
+    pub fn exact(&self) -> &Result<super::analytic::Values, String> {
+        self.exact
+            .0
+            .get_or_init(|| super::analytic::values(&self.network))
     }
 
     /// End time in ticks.

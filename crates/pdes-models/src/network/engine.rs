@@ -2,7 +2,6 @@
 //! [`LiveEngine`] for the window) and its summary: the network's totals, their exact values
 //! where they exist, and one row per station.
 
-use super::analytic;
 use super::config::NetworkConfig;
 use super::engines::{Sequential, Stepped};
 use super::measures::Measures;
@@ -259,7 +258,11 @@ pub struct NetworkSummary {
     pub wall_seconds: f64,
     /// Events per wall-clock second.
     pub events_per_second: f64,
-    /// Exact mean tokens in the network (Jackson or MVA), else null.
+    /// Exact utilization over all servers (Jackson or MVA), else null.
+    pub analytic_utilization: Option<f64>,
+    /// Exact mean time per visit.
+    pub analytic_mean_sojourn: Option<f64>,
+    /// Exact mean tokens in the network.
     pub analytic_tokens_in_system: Option<f64>,
     /// Exact mean time in the network (open, Jackson).
     pub analytic_system_time: Option<f64>,
@@ -275,8 +278,7 @@ impl NetworkSummary {
     /// The summary of `cfg` with `totals` and the measures `m`.
     pub fn new(cfg: &NetworkConfig, totals: &StepTotals, m: &Measures) -> Self {
         let net = &cfg.network;
-        let exact = analytic::values(net);
-        let (values, note) = match &exact {
+        let (values, note) = match cfg.exact() {
             Ok(v) => (Some(v), None),
             Err(why) => (None, Some(why.clone())),
         };
@@ -333,6 +335,8 @@ impl NetworkSummary {
             mean_system_time: m.mean_system_time,
             wall_seconds: 0.0,
             events_per_second: 0.0,
+            analytic_utilization: values.map(|v| v.utilization),
+            analytic_mean_sojourn: values.map(|v| v.mean_sojourn),
             analytic_tokens_in_system: values.map(|v| v.mean_tokens),
             analytic_system_time: values.and_then(|v| v.mean_system_time),
             analytic_throughput: values.map(|v| v.throughput),

@@ -180,7 +180,7 @@ impl FitView {
             {
                 self.opening = Some(files::pick("CSV", &["csv", "txt"]));
             }
-            if ui.button("Shipped sample").on_hover_text("The synthetic stand-in for paper 003's 7,051 loss-given-default values: a 5-component mixture (README).").clicked() {
+            if ui.button("Shipped sample").on_hover_text("The synthetic stand-in for paper 003's 7,051 loss-given-default values: a 5-component mixture (the guide: the command line, mixture fitting).").clicked() {
                 *self = Self {
                     max_components: self.max_components,
                     on_gpu: self.on_gpu,

@@ -63,7 +63,7 @@ pub async fn start(canvas_id: &str) -> Result<(), String> {
     } else {
         // a browser offers WebGPU only to a secure context: a class's page served over
         // plain http from another machine has none, whatever the browser (issue 56 §4)
-        Err("no WebGPU here: this page came over plain http from another machine, and browsers offer WebGPU only over HTTPS or on localhost (serve it over HTTPS; README: serving a class)".to_string())
+        Err("no WebGPU here: this page came over plain http from another machine, and browsers offer WebGPU only over HTTPS or on localhost (serve it over HTTPS: the guide, In a browser tab, serving a class)".to_string())
     };
     loading_says(&format!(
         "PDES Lab is building {} and compiling its shaders…",

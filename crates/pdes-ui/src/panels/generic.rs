@@ -83,7 +83,7 @@ struct GenericForm {
 }
 
 /// The form showing `cfg`: every key its preset text holds.
-fn form(cfg: &Config) -> Box<dyn ModelForm> {
+pub fn form(cfg: &Config) -> Box<dyn ModelForm> {
     let table: toml::Table = cfg.to_toml("").parse().unwrap_or_default();
     let section = |name: &str, skip: &[&str]| -> toml::Table {
         let mut t = table
@@ -121,6 +121,18 @@ fn key_rows(ui: &mut egui::Ui, kind: &str, section: &str, t: &mut toml::Table) -
             toml::Value::Float(x) => ui.add(egui::DragValue::new(x).speed(0.01)),
             toml::Value::Boolean(b) => ui.checkbox(b, ""),
             toml::Value::String(s) => ui.text_edit_singleline(s),
+            // a list or a table (a network's stations, a shape) is the file's to say: one
+            // line instead of its whole text, which ran off the panel
+            toml::Value::Array(a) => ui
+                .label(format!("{} entries", a.len()))
+                .on_hover_text("Written in the preset file: edit the file and open it again (Presets → Open…)."),
+            toml::Value::Table(t) => ui
+                .label(
+                    t.get("kind")
+                        .and_then(toml::Value::as_str)
+                        .map_or("a table".to_string(), |k| format!("{k} (a table)")),
+                )
+                .on_hover_text("Written in the preset file: edit the file and open it again (Presets → Open…)."),
             other => ui.label(other.to_string()),
         };
         changed |= response.labelled_by(lbl.id).changed();

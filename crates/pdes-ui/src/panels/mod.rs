@@ -7,6 +7,7 @@ pub mod devs;
 pub mod diffusion;
 pub mod generic;
 pub mod mmck;
+pub mod network;
 pub mod open_network;
 pub mod phold;
 pub mod torus;
@@ -22,6 +23,7 @@ pub static PANELS: &[(&str, &Panel)] = &[
     ("sir", &devs::panel::SIR_PANEL),
     ("devs-benchmark", &devs::panel::BENCHMARK_PANEL),
     ("phold", &phold::panel::PANEL),
+    ("network", &network::PANEL),
 ];
 
 /// The panel of a configuration's model: its own, or the [`generic`] one for a model that

@@ -1,0 +1,257 @@
+//! Your own network in the window: the stations by index on the heatmap (tokens present),
+//! a table of the stations above it with their live utilization beside the exact value,
+//! hover and inspector facts, monitors and plots against Jackson's or MVA's values. The
+//! form is the generic one (the stations are the file's to say). The view with stations as
+//! nodes and routes as arrows comes later (issue 55 §4).
+
+use crate::kit::heatmap::Mode;
+use crate::kit::monitors::{Monitor, last_step_events, latest};
+use crate::kit::plots::{per_interval, plot_series, time_series};
+use crate::kit::session::Session;
+use eframe::egui;
+use pdes_core::sim::Engine;
+use pdes_core::time::to_units;
+use pdes_models::network::analytic::Values;
+use pdes_models::network::config::NetworkConfig;
+use pdes_models::network::engine::NetEngine;
+use pdes_models::network::spec::EXIT;
+
+/// The most stations the table above the heatmap lists.
+const TABLE_ROWS: usize = 12;
+
+fn config(s: &Session) -> Option<&NetworkConfig> {
+    s.config.get::<NetworkConfig>()
+}
+
+fn exact(s: &Session) -> Option<&Values> {
+    config(s).and_then(|c| c.exact().as_ref().ok())
+}
+
+/// Station `i`'s facts: its servers, service, routes, and where the run stands there.
+fn facts(ui: &mut egui::Ui, s: &Session, i: u32) {
+    let Some(cfg) = config(s) else { return };
+    let Some(st) = cfg.network.stations.get(i as usize) else {
+        ui.label("no station here");
+        return;
+    };
+    ui.label(format!(
+        "{} server{}, {} service (mean {})",
+        st.servers,
+        if st.servers == 1 { "" } else { "s" },
+        st.service.name(),
+        st.service.mean()
+    ));
+    let names = |d: u32| {
+        if d == EXIT {
+            "exit".to_string()
+        } else {
+            cfg.network.stations[d as usize].name.clone()
+        }
+    };
+    let routes: Vec<String> = st
+        .routes
+        .iter()
+        .map(|&(d, p)| format!("{} {:.0}%", names(d), 100.0 * p))
+        .collect();
+    ui.label(format!("routes: {}", routes.join(", ")));
+    if let Some(e) = s.engine.as_any().downcast_ref::<NetEngine>() {
+        let state = e.state();
+        let here = &state.stations[i as usize];
+        ui.label(format!(
+            "present: {} ({} queued)",
+            here.present, here.queued
+        ));
+        let m = state.measures(e.now().min(cfg.end_ticks()).max(1));
+        let sm = &m.stations[i as usize];
+        ui.label(format!(
+            "utilization so far {:.4}, mean number {:.3}",
+            sm.utilization, sm.mean_number
+        ));
+        let (a, b) = (
+            state.first_server[i as usize] as usize,
+            state.first_server[i as usize + 1] as usize,
+        );
+        if let Some(next) = state.servers[a..b]
+            .iter()
+            .map(|k| k.departure)
+            .filter(|&t| t != u64::MAX)
+            .min()
+        {
+            ui.label(format!("next departure at {:.4}", to_units(next)));
+        }
+    }
+    if let Some(v) = exact(s).map(|v| v.stations[i as usize]) {
+        ui.label(format!(
+            "exact: utilization {:.4}, mean number {:.3}",
+            v.utilization, v.mean_number
+        ));
+    }
+}
+
+fn name(s: &Session, i: u32) -> String {
+    config(s)
+        .and_then(|c| c.network.stations.get(i as usize))
+        .map_or(format!("cell {i}"), |st| format!("station {}", st.name))
+}
+
+/// The heatmap's hover text.
+fn hover(ui: &mut egui::Ui, s: &Session, i: u32) {
+    ui.label(name(s, i));
+    facts(ui, s, i);
+}
+
+/// The inspector of a pinned station.
+fn inspector(ui: &mut egui::Ui, s: &Session, i: u32) {
+    ui.heading(name(s, i));
+    facts(ui, s, i);
+}
+
+/// The strip above the heatmap: the stations as a table (up to [`TABLE_ROWS`]) — servers,
+/// present, utilization so far and its exact value — or the network's size.
+fn stations(ui: &mut egui::Ui, s: &Session) {
+    let Some(cfg) = config(s) else { return };
+    let net = &cfg.network;
+    let e = s.engine.as_any().downcast_ref::<NetEngine>();
+    if net.stations.len() > TABLE_ROWS {
+        ui.label(format!(
+            "{} stations, {} servers (heatmap: the stations by index, row by row)",
+            net.stations.len(),
+            net.servers()
+        ));
+        return;
+    }
+    let m = e.map(|e| e.state().measures(e.now().min(cfg.end_ticks()).max(1)));
+    egui::Grid::new("network stations")
+        .striped(true)
+        .show(ui, |ui| {
+            for h in ["station", "servers", "present", "utilization", "exact"] {
+                ui.strong(h);
+            }
+            ui.end_row();
+            for (i, st) in net.stations.iter().enumerate() {
+                ui.label(&st.name);
+                ui.label(st.servers.to_string());
+                ui.label(e.map_or("—".into(), |e| e.state().stations[i].present.to_string()));
+                ui.label(m.as_ref().map_or("—".into(), |m| {
+                    format!("{:.4}", m.stations[i].utilization)
+                }));
+                ui.label(exact(s).map_or("—".into(), |v| {
+                    format!("{:.4}", v.stations[i].utilization)
+                }));
+                ui.end_row();
+            }
+        });
+}
+
+/// The colour range: 0 … 2 × the mean tokens per station (at least 4).
+fn colour_range(s: &Session) -> (f32, f32) {
+    let Some(cfg) = config(s) else {
+        return (0.0, 4.0);
+    };
+    let tokens = latest(s).tokens_in_system;
+    let per = tokens / cfg.network.stations.len().max(1) as f64;
+    (0.0, ((2.0 * per).ceil() as f32).max(4.0))
+}
+
+/// Utilization, tokens in the network and events per step against simulated time.
+fn plots(ui: &mut egui::Ui, a: &Session, b: Option<&Session>) {
+    let sessions: Vec<&Session> = std::iter::once(a).chain(b).collect();
+    let w = (ui.available_width() - 18.0) / 3.0;
+    let h = ui.available_height() - 24.0;
+    let v = exact(a);
+    ui.horizontal(|ui| {
+        time_series(
+            ui,
+            [w, h],
+            ("utilization", "Busy fraction of all servers from the warm-up up to t, services in progress counted; dashed: the exact value (exponential service)."),
+            &sessions,
+            |x| x.utilization,
+            v.map(|v| ("exact", v.utilization)),
+        );
+        time_series(
+            ui,
+            [w, h],
+            ("tokens in the network", "Tokens present now; dashed: the exact mean (Jackson or MVA)."),
+            &sessions,
+            |x| x.tokens_in_system,
+            v.map(|v| ("exact", v.mean_tokens)),
+        );
+        plot_series(
+            ui,
+            [w, h],
+            ("events per step", "Events processed together per step: what the window lets run at once (1 for sequential)."),
+            &sessions,
+            |s| per_interval(s, |x| x.events as f64, |x| x.steps as f64),
+            None,
+        );
+    });
+}
+
+/// Utilization, mean tokens and mean time per visit against the exact values, the last
+/// step's events.
+fn monitors(s: &Session) -> Vec<Monitor> {
+    let x = latest(s);
+    let v = exact(s);
+    let warmup = config(s).map_or(0.0, |c| c.run.warmup);
+    let with = |m: Monitor, value: Option<f64>| {
+        let m = match value {
+            Some(e) => m.exact("exact", e),
+            None => m,
+        };
+        // the statistics start at the warm-up's end: a dash until then, not a 0
+        if x.time < warmup {
+            m.warming_up(warmup)
+        } else {
+            m
+        }
+    };
+    vec![
+        with(
+            Monitor::new(
+                "utilization",
+                x.utilization,
+                "Busy fraction of all servers from the warm-up on, services in progress counted up to now (run's utilization); beside it the exact value where the service is exponential.",
+            ),
+            v.map(|v| v.utilization),
+        ),
+        with(
+            Monitor::new(
+                "mean tokens in the network",
+                x.mean_tokens_in_system,
+                "Time-average tokens in the network from the warm-up on (run's mean_tokens_in_system); beside it Jackson's or MVA's mean.",
+            ),
+            v.map(|v| v.mean_tokens),
+        ),
+        with(
+            Monitor::new(
+                "time per visit",
+                x.sojourn,
+                "Queue wait + service per completed visit, over all stations (run's mean_sojourn).",
+            ),
+            v.map(|v| v.mean_sojourn),
+        ),
+        Monitor::new(
+            "events in the last step",
+            last_step_events(s),
+            "Events the last step processed together.",
+        ),
+    ]
+}
+
+/// The network's panel in the registry.
+pub const PANEL: crate::panels::Panel = crate::panels::Panel {
+    hover,
+    inspector,
+    timeline: Some(stations),
+    form: super::generic::form,
+    modes: &[Mode::Tokens],
+    colour_range,
+    work_label: "events",
+    count_label: "tokens",
+    count_mode: "tokens per station",
+    plots,
+    monitors,
+    violations: crate::kit::violation::none,
+    max_steps_per_second: None,
+    follow: None,
+};
