@@ -98,7 +98,7 @@ pub fn load_text(name_or_path: &str) -> Result<(String, String), PresetError> {
         }
         if meta.len() > MAX_PRESET_BYTES {
             return Err(refuse(format!(
-                "is {} bytes; a preset file is at most {} bytes (1 MiB)",
+                "is {} bytes; a preset file is at most {} bytes (64 MiB)",
                 meta.len(),
                 MAX_PRESET_BYTES
             )));
@@ -137,8 +137,10 @@ pub fn load_text(name_or_path: &str) -> Result<(String, String), PresetError> {
     }
 }
 
-/// The largest preset file read: presets are a few hundred bytes.
-pub const MAX_PRESET_BYTES: u64 = 1 << 20;
+/// The largest preset file read: presets are a few hundred bytes, but a network file lists
+/// its stations (about 150 bytes each: 64 MiB holds some 400,000; larger networks are
+/// generated shapes).
+pub const MAX_PRESET_BYTES: u64 = 64 << 20;
 
 /// The validated configuration of built-in preset (or file) `preset` with `--set`
 /// assignments `sets` applied; the error is the message a user would see.

@@ -26,7 +26,7 @@ pub const STATION: Key = Key {
 pub const SHAPE: Key = Key {
     name: "model.shape",
     valid: Valid::Words(
-        "a table { kind = \"torus\" | \"tandem\" | \"random\", … } (the guide lists each shape's keys)",
+        "a table { kind = \"torus\", \"tandem\" or \"random\", … } (the guide lists each shape's keys)",
     ),
     note: "",
 };
