@@ -82,3 +82,47 @@ fn the_readme_is_a_front_page_with_the_two_commands() {
     assert!(readme.contains("cargo test --release"));
     assert!(readme.contains("docs/src/SUMMARY.md") || readme.contains("docs/"));
 }
+
+/// The command line's reference as the guide prints it: `pdes-lab --help`, then each
+/// command's `--help`, rendered from the clap definitions themselves.
+fn cli_reference() -> String {
+    use clap::CommandFactory;
+    let mut cmd = pdes_lab::cli::Cli::command();
+    cmd.build();
+    let mut out = String::from(
+        "# Command reference\n\nEvery command's `--help`, generated from the program's own definitions (a test keeps this page equal to them).\n\n",
+    );
+    out += &format!(
+        "## pdes-lab\n\n```text\n{}\n```\n",
+        cmd.render_long_help().to_string().trim_end()
+    );
+    for sub in cmd.get_subcommands_mut() {
+        if sub.get_name() == "help" {
+            continue;
+        }
+        let help = sub.render_long_help().to_string();
+        out += &format!(
+            "\n## pdes-lab {}\n\n```text\n{}\n```\n",
+            sub.get_name(),
+            help.trim_end()
+        );
+    }
+    out
+}
+
+/// docs/src/cli-reference.md is the command line's own help (regenerate it with
+/// `PDES_WRITE_DOCS=1 cargo test --release --test cli reference`).
+#[test]
+fn the_guides_command_reference_is_the_programs_help() {
+    let path = Path::new(ROOT).join("docs/src/cli-reference.md");
+    let want = cli_reference();
+    if std::env::var_os("PDES_WRITE_DOCS").is_some() {
+        std::fs::write(&path, &want).unwrap();
+        return;
+    }
+    let have = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        have == want,
+        "docs/src/cli-reference.md differs from the program's --help: regenerate it (see this test's doc)"
+    );
+}

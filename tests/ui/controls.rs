@@ -423,10 +423,10 @@ fn switching_model_and_back_keeps_the_settings() {
     h.state_mut().form.model_mut::<TorusForm>().unwrap().rows = 40;
     h.state_mut().apply_form();
     h.run_steps(1);
-    h.get_by_label("diffusion grid").click();
+    pick_model(&mut h, "diffusion grid");
     h.run_steps(2);
     assert_eq!(h.state().form.kind(), "diffusion");
-    h.get_by_label("torus network").click();
+    pick_model(&mut h, "torus network");
     h.run_steps(2);
     assert_eq!(h.state().form.kind(), "torus");
     assert_eq!(h.state().a.shape(), (40, 16));

@@ -31,6 +31,14 @@ pub(crate) fn preset(name: &str) -> Config {
 }
 
 /// The app on `preset`, paused (so that every test is deterministic).
+/// Picks the model labelled `label` in the Model menu, as a user does: the menu, then the
+/// model.
+pub(crate) fn pick_model(h: &mut Harness<'static, PdesApp>, label: &str) {
+    h.get_by_role(egui::accesskit::Role::ComboBox).click();
+    h.run_steps(2);
+    h.get_by_label(label).click();
+}
+
 pub(crate) fn harness(preset_name: &str) -> Harness<'static, PdesApp> {
     let cfg = preset(preset_name);
     let mut h = Harness::builder()

@@ -28,7 +28,7 @@ fn the_diffusion_model_runs_in_the_window_with_its_heatmap_and_plots() {
         return;
     }
     let mut h = harness("teaching-16x16");
-    h.get_by_label("diffusion grid").click();
+    pick_model(&mut h, "diffusion grid");
     h.run_steps(2);
     h.state_mut().reset();
     h.run_steps(2);
@@ -79,7 +79,7 @@ fn the_open_network_is_a_model_in_the_picker_and_runs_in_the_window() {
         return;
     }
     let mut h = harness("teaching-16x16");
-    h.get_by_label("open network").click();
+    pick_model(&mut h, "open network");
     h.run_steps(2);
     assert_eq!(h.state().a.config.kind(), "open-network");
     assert_eq!(h.state().a.shape(), (8, 12));
@@ -161,7 +161,7 @@ fn the_sir_epidemic_runs_in_the_window_and_ab_compares_sequential_with_flattened
         return;
     }
     let mut h = harness("teaching-16x16");
-    h.get_by_label("SIR epidemic (DEVS)").click();
+    pick_model(&mut h, "SIR epidemic (DEVS)");
     h.run_steps(2);
     h.state_mut().reset();
     h.run_steps(2);

@@ -27,22 +27,36 @@ impl PdesApp {
     /// Returns whether any changed.
     fn parameter_controls(&mut self, ui: &mut egui::Ui) -> bool {
         let mut changed = false;
-        ui.heading("Model");
-        // wrapped: the model names need not fit the panel's width on one line
-        ui.horizontal_wrapped(|ui| {
-            let current = self.form.kind();
-            for m in pdes_models::MODELS {
-                // each model opens on its teaching preset
-                if ui
-                    .selectable_label(m.kind == current, m.label)
-                    .on_hover_text(m.about)
-                    .clicked()
-                    && m.kind != current
-                {
-                    self.switch_model(m.kind, m.teaching_preset);
-                }
-            }
+        // one line for eight models (their buttons took five rows of a laptop's panel and
+        // pushed the inspector below the fold); each option says what the model is
+        let current = self.form.kind();
+        let current_label = pdes_models::by_kind(current).map_or(current, |m| m.label);
+        let mut picked = None;
+        ui.horizontal(|ui| {
+            ui.heading("Model");
+            egui::ComboBox::from_id_salt("model picker")
+                .selected_text(current_label)
+                .show_ui(ui, |ui| {
+                    for m in pdes_models::MODELS {
+                        // each model opens on its teaching preset
+                        if ui
+                            .selectable_label(m.kind == current, m.label)
+                            .on_hover_text(m.about)
+                            .clicked()
+                            && m.kind != current
+                        {
+                            picked = Some((m.kind, m.teaching_preset));
+                        }
+                    }
+                })
+                .response
+                .on_hover_text(
+                    "The model: each opens on its teaching preset (Presets has the others).",
+                );
         });
+        if let Some((kind, preset)) = picked {
+            self.switch_model(kind, preset);
+        }
         changed |= self.form.model.model_controls(ui);
         ui.separator();
         ui.heading("Algorithm");

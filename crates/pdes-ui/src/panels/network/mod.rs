@@ -120,7 +120,10 @@ fn stations(ui: &mut egui::Ui, s: &Session) {
         ));
         return;
     }
-    let m = e.map(|e| e.state().measures(e.now().min(cfg.end_ticks()).max(1)));
+    // before the warm-up's end nothing is measured yet: dashes, as the monitors show
+    let m = e
+        .filter(|e| to_units(e.now()) >= cfg.run.warmup)
+        .map(|e| e.state().measures(e.now().min(cfg.end_ticks()).max(1)));
     egui::Grid::new("network stations")
         .striped(true)
         .show(ui, |ui| {
