@@ -23,11 +23,14 @@ fi
 (cd web/test && npm ci --quiet --no-audit --no-fund)
 mkdir -p target/web-test
 # the teaching torus as the README opens it, a link that makes causality errors (both on
-# the page's CPU engine), and the teaching torus on the page's WebGPU engine, whose
+# the page's CPU engine), the clinic network, and the teaching torus on the page's WebGPU engine, whose
 # start-up check must pass too
 node web/test/browser.mjs web/site "$bin" target/web-test/teaching.png \
     "preset=teaching-16x16&run.end_time=300&speed=300"
 node web/test/browser.mjs web/site "$bin" target/web-test/interval.png \
     "preset=teaching-16x16&model.service=exponential&run.algorithm=interval&run.d=4&run.end_time=300&speed=300"
+# the user's own network (issue 55): the clinic file, its per-station rows included
+node web/test/browser.mjs web/site "$bin" target/web-test/clinic.png \
+    "preset=clinic&run.end_time=300&run.warmup=20&speed=300"
 node web/test/browser.mjs web/site "$bin" target/web-test/gpu.png \
     "preset=teaching-16x16&run.engine=gpu&run.end_time=300&speed=300" verify
