@@ -36,10 +36,10 @@ impl Rescued {
 /// folder (where a student finds it), else the current folder.
 pub fn default_folder() -> PathBuf {
     #[cfg(not(target_arch = "wasm32"))]
-    let home = dirs::home_dir();
-    #[cfg(target_arch = "wasm32")]
-    let home: Option<PathBuf> = None;
-    home.unwrap_or_default().join("pdes-lab-rescued")
+    if let Some(home) = dirs::home_dir() {
+        return home.join("pdes-lab-rescued");
+    }
+    PathBuf::from("pdes-lab-rescued")
 }
 
 std::thread_local! {
