@@ -211,25 +211,12 @@ pub async fn drive<T>(work: impl std::future::Future<Output = T>) -> T {
     }
 }
 
-/// Resolves after the browser has run the tasks already queued: a message posted to a
-/// channel of our own, a task of its own that the browser does not clamp (a zero-delay
-/// timeout is held for 4 ms once timeouts nest, which made the page's slice-by-slice
-/// start-up check 13% slower); a timeout where no channel can be made.
+/// Resolves after the browser has run the tasks already queued (a zero-delay timeout).
 async fn next_task() {
-    // held here until its message has come: a channel no one references could be collected
-    // with the message in flight, and the check would wait for ever
-    let channel = web_sys::MessageChannel::new().ok();
     let promise = js_sys::Promise::new(&mut |resolve, _| {
-        if let Some(c) = &channel {
-            c.port1().set_onmessage(Some(&resolve));
-            if c.port2().post_message(&wasm_bindgen::JsValue::NULL).is_ok() {
-                return;
-            }
-        }
         if let Some(w) = web_sys::window() {
             let _ = w.set_timeout_with_callback(&resolve);
         }
     });
     let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
-    drop(channel);
 }
