@@ -130,13 +130,26 @@ fn draw(a: &Advice, path: &std::path::Path) -> Result<(), String> {
         .iter()
         .map(|p| (p.d, a.exact_value.unwrap_or(p.metric - p.bias)))
         .collect();
-    let title = format!("{} against d: {}", a.metric, a.advice);
+    let title = match a.recommended_d {
+        Some(d) => format!(
+            "{} against d (95% intervals): recommended d = {d}",
+            a.metric
+        ),
+        None => format!(
+            "{} against d (95% intervals): no d within the tolerance",
+            a.metric
+        ),
+    };
     draw(
         &Figure {
             title: &title,
             x_label: "run.d",
             y_label: &a.metric,
             log_x: true,
+            reference_label: match a.reference {
+                "exact" => "exact value",
+                _ => "sequential runs of the same seeds",
+            },
             series: vec![Series {
                 label: String::new(),
                 points: a

@@ -94,3 +94,28 @@ fn tune_refuses_what_it_cannot_tune_in_one_line() {
         assert!(stderr.contains(says), "{args:?}: {stderr}");
     }
 }
+
+/// `--plot` draws the metric against d into the file named, a PNG.
+#[test]
+fn tune_draws_its_figure() {
+    let path = std::env::temp_dir().join(format!("pdes-tune-{}.png", std::process::id()));
+    let p = path.to_str().unwrap();
+    let (code, _, stderr) = run_text(&[
+        "tune",
+        "clinic",
+        "--set",
+        "run.end_time=500",
+        "--set",
+        "run.warmup=50",
+        "--seeds",
+        "2",
+        "--points",
+        "2",
+        "--plot",
+        p,
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let bytes = std::fs::read(&path).unwrap();
+    assert!(bytes.starts_with(b"\x89PNG"), "not a PNG");
+    let _ = std::fs::remove_file(&path);
+}

@@ -291,6 +291,7 @@ fn figure(
         x_label: &plan.varies[0].key,
         y_label: y,
         log_x: plan.varies[0].log,
+        reference_label: "exact (exponential service)",
         series,
     };
     plot::draw(&fig, path).map_err(|e| CliError::Run(format!("--plot {}: {e}", path.display())))

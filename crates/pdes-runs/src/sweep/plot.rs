@@ -27,6 +27,8 @@ pub struct Figure<'a> {
     pub y_label: &'a str,
     /// Logarithmic x axis.
     pub log_x: bool,
+    /// What the dashed reference line is, in the legend.
+    pub reference_label: &'a str,
     /// The series.
     pub series: Vec<Series>,
 }
@@ -145,10 +147,9 @@ macro_rules! draw_series {
                 );
                 let r = chart.draw_series(dashed).map_err(err)?;
                 if i == 0 {
-                    r.label("exact (exponential service)")
-                        .legend(move |(x, y)| {
-                            PathElement::new(vec![(x, y), (x + 18, y)], BLACK.mix(0.6))
-                        });
+                    r.label(fig.reference_label).legend(move |(x, y)| {
+                        PathElement::new(vec![(x, y), (x + 18, y)], BLACK.mix(0.6))
+                    });
                 }
             }
         }

@@ -128,6 +128,7 @@ impl SweepResult {
             x_label: &self.key,
             y_label: stat,
             log_x,
+            reference_label: "exact (exponential service)",
             series: vec![pdes_runs::sweep::plot::Series {
                 label: String::new(),
                 points,
