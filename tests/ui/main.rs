@@ -67,3 +67,4 @@ mod lesson;
 mod models;
 mod screen_equals_run;
 mod sweep;
+mod traces;
