@@ -49,7 +49,77 @@ pub struct Measures {
     pub causality_errors: u64,
 }
 
+/// One station's exact sums behind its measures (what the network's totals add up).
+#[derive(Clone, Copy, Debug)]
+struct StationSums {
+    busy: u128,
+    sojourn: i128,
+    area: i128,
+}
+
 impl NetState {
+    /// Station `s`'s statistics as of `horizon`: what its hover asks for, without measuring
+    /// the whole network (a million stations per frame).
+    pub fn measures_of(&self, s: usize, horizon: Ticks) -> StationMeasures {
+        self.station_measures(s, horizon).0
+    }
+
+    /// Station `s`'s measures and the sums they come from.
+    fn station_measures(&self, s: usize, horizon: Ticks) -> (StationMeasures, StationSums) {
+        let st = &self.stations[s];
+        let covered = horizon.saturating_sub(self.warmup);
+        let units = covered as f64 / TICKS_PER_UNIT;
+        let (a, b) = (
+            self.first_server[s] as usize,
+            self.first_server[s + 1] as usize,
+        );
+        let mut busy = u128::from(st.busy);
+        for k in a..b {
+            let server = self.servers[k];
+            let from = server.since.max(self.warmup);
+            if server.token != NONE && from < horizon {
+                busy += u128::from(horizon.min(server.departure) - from);
+            }
+        }
+        // ∫ N dt over [warm-up, horizon]: the visits that ended, plus those present
+        let area = if covered == 0 {
+            0
+        } else {
+            st.area_done as i128 + i128::from(st.present) * i128::from(horizon)
+                - st.live_arrived as i128
+        };
+        let sojourn = i128::from(st.sojourn as i64);
+        let m = StationMeasures {
+            utilization: if covered == 0 {
+                0.0
+            } else {
+                busy as f64 / ((b - a) as f64 * covered as f64)
+            },
+            mean_number: if covered == 0 {
+                0.0
+            } else {
+                area as f64 / covered as f64
+            },
+            throughput: if covered == 0 {
+                0.0
+            } else {
+                st.completions as f64 / units
+            },
+            mean_sojourn: sojourn as f64 / st.completions.max(1) as f64 / TICKS_PER_UNIT,
+            completions: st.completions,
+            causality_errors: st.causality_errors,
+            present: st.present,
+        };
+        (
+            m,
+            StationSums {
+                busy,
+                sojourn,
+                area,
+            },
+        )
+    }
+
     /// The statistics as of `horizon` (at or after every event applied).
     pub fn measures(&self, horizon: Ticks) -> Measures {
         let covered = horizon.saturating_sub(self.warmup);
@@ -59,49 +129,14 @@ impl NetState {
         let (mut busy_all, mut sojourn_all, mut completions, mut errors) =
             (0u128, 0i128, 0u64, 0u64);
         let mut area_all = 0i128;
-        for (s, st) in self.stations.iter().enumerate() {
-            let (a, b) = (
-                self.first_server[s] as usize,
-                self.first_server[s + 1] as usize,
-            );
-            let mut busy = u128::from(st.busy);
-            for k in a..b {
-                let server = self.servers[k];
-                let from = server.since.max(self.warmup);
-                if server.token != NONE && from < horizon {
-                    busy += u128::from(horizon.min(server.departure) - from);
-                }
-            }
-            // ∫ N dt over [warm-up, horizon]: the visits that ended, plus those present
-            let area = if covered == 0 {
-                0
-            } else {
-                st.area_done as i128 + i128::from(st.present) * i128::from(horizon)
-                    - st.live_arrived as i128
-            };
-            let sojourn = i128::from(st.sojourn as i64);
-            stations.push(StationMeasures {
-                utilization: if covered == 0 {
-                    0.0
-                } else {
-                    busy as f64 / ((b - a) as f64 * covered as f64)
-                },
-                mean_number: if covered == 0 {
-                    0.0
-                } else {
-                    area as f64 / covered as f64
-                },
-                throughput: per_time(st.completions as f64),
-                mean_sojourn: sojourn as f64 / st.completions.max(1) as f64 / TICKS_PER_UNIT,
-                completions: st.completions,
-                causality_errors: st.causality_errors,
-                present: st.present,
-            });
-            busy_all += busy;
-            sojourn_all += sojourn;
-            area_all += area;
-            completions += st.completions;
-            errors += st.causality_errors;
+        for s in 0..self.stations.len() {
+            let (m, sums) = self.station_measures(s, horizon);
+            busy_all += sums.busy;
+            sojourn_all += sums.sojourn;
+            area_all += sums.area;
+            completions += m.completions;
+            errors += m.causality_errors;
+            stations.push(m);
         }
         let open = !self.sources.is_empty();
         Measures {

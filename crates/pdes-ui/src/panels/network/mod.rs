@@ -61,8 +61,8 @@ fn facts(ui: &mut egui::Ui, s: &Session, i: u32) {
             "present: {} ({} queued)",
             here.present, here.queued
         ));
-        let m = state.measures(e.now().min(cfg.end_ticks()).max(1));
-        let sm = &m.stations[i as usize];
+        // this station's alone: a hover asks every frame
+        let sm = state.measures_of(i as usize, e.now().min(cfg.end_ticks()).max(1));
         ui.label(format!(
             "utilization so far {:.4}, mean number {:.3}",
             sm.utilization, sm.mean_number
