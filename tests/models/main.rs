@@ -14,6 +14,7 @@ mod fit;
 mod fit_device;
 mod gpu_devs;
 mod gpu_diffusion;
+mod gpu_network;
 mod gpu_open_network;
 mod gpu_page;
 mod gpu_phold;

@@ -374,6 +374,9 @@ pub struct StepPipelines {
     pub scan: wgpu::ComputePipeline,
     /// The scan module's first-level minimum of the initial state.
     pub initial_min: wgpu::ComputePipeline,
+    /// A pass between the scan and the departures (the network counts the step's
+    /// external arrivals there for its pool check); none for the torus and the open network.
+    pub count: Option<wgpu::ComputePipeline>,
     /// Departures phase, when it is a pass of its own (the torus departs in its scan).
     pub depart: Option<wgpu::ComputePipeline>,
     /// Arrivals phase.
@@ -399,6 +402,7 @@ impl StepPipelines {
         Self {
             scan: pipeline(device, layout, scan, "scan"),
             initial_min: pipeline(device, layout, scan, "initial_min"),
+            count: None,
             depart: Some(pipeline(device, layout, depart, "depart")),
             arrive: pipeline(device, layout, arrive, "arrive"),
             finish: pipeline(device, layout, plan, "finish_step"),
@@ -424,6 +428,7 @@ impl StepPipelines {
         Self {
             scan: pipeline(scan_depart, "scan_depart"),
             initial_min: pipeline(scan_depart, "initial_min"),
+            count: None,
             depart: None,
             arrive: pipeline(arrive, "arrive"),
             finish: pipeline(plan, "finish_step"),
@@ -447,7 +452,7 @@ impl StepPipelines {
         gpu.queue.submit([enc.finish()]);
     }
 
-    /// Encodes `resume` and then `steps` steps (scan, depart unless the scan does it, arrive
+    /// Encodes `resume` and then `steps` steps (scan, count if any, depart unless the scan does it, arrive
     /// over `n_wg` workgroups; finish on one per replica, after every step or after the
     /// last) into `pass`, calling `after` after `resume` and after every dispatch (GPU
     /// timestamps when profiling).
@@ -466,6 +471,7 @@ impl StepPipelines {
         for _ in 0..steps {
             for (p, groups) in [
                 (Some(&self.scan), n_wg),
+                (self.count.as_ref(), n_wg),
                 (self.depart.as_ref(), n_wg),
                 (Some(&self.arrive), n_wg),
                 (self.finish_each_step.then_some(&self.finish), replicas),

@@ -1,9 +1,10 @@
-//! The network's CPU engines behind the common interfaces ([`Engine`] for the command line,
+//! The network's engines behind the common interfaces ([`Engine`] for the command line,
 //! [`LiveEngine`] for the window) and its summary: the network's totals, their exact values
 //! where they exist, and one row per station.
 
 use super::config::NetworkConfig;
 use super::engines::{Sequential, Stepped};
+use super::gpu::GpuNetwork;
 use super::measures::Measures;
 use super::state::NetState;
 use crate::config::Config;
@@ -121,47 +122,87 @@ impl LiveEngine for NetEngine {
         }
     }
     fn display_words(&self) -> Result<Vec<[u32; 2]>, SimError> {
-        // the heatmap by station index: tokens present, the step of the last error
-        let (rows, cols) = super::view::grid(self.state().stations.len());
-        let mut words = vec![[0u32; 2]; (rows * cols) as usize];
         let errors: &[u32] = match &self.run {
             Run::Stepped(s) => &s.last_error_step,
             Run::Sequential(_) => &[],
         };
-        for (i, st) in self.state().stations.iter().enumerate() {
-            words[i] = [st.present, errors.get(i).copied().unwrap_or(0)];
-        }
-        Ok(words)
+        Ok(display_words(self.state(), errors))
     }
     fn sample(&self, now: Ticks) -> Result<Sample, SimError> {
-        let horizon = now.min(self.config.end_ticks()).max(1);
-        let m = self.state().measures(horizon);
-        let totals = self.totals();
-        Ok(Sample {
-            time: to_units(m.horizon),
-            steps: totals.steps,
-            events: totals.events,
-            utilization: m.utilization,
-            sojourn: m.mean_sojourn,
-            causality_errors: m.causality_errors,
-            completions: m.completions,
-            tokens_in_system: self.state().in_system as f64,
-            mean_tokens_in_system: m.mean_tokens,
-            ..Sample::default()
-        })
+        Ok(sample_of(self.state(), &self.config, &self.totals(), now))
     }
     fn as_any(&self) -> &dyn std::any::Any {
         self
     }
 }
 
-/// The registry's factory: the CPU engine (the network's GPU engine is not written yet; a
-/// GPU run is told so and runs here).
-pub fn build(config: &Config, _device: Option<Arc<Gpu>>) -> Result<Box<dyn LiveEngine>, SimError> {
+/// The heatmap's words by station index (tokens present, the step of the station's latest
+/// causality error), laid out on the view's grid.
+pub fn display_words(state: &NetState, last_error_step: &[u32]) -> Vec<[u32; 2]> {
+    let (rows, cols) = super::view::grid(state.stations.len());
+    let mut words = vec![[0u32; 2]; (rows * cols) as usize];
+    for (i, st) in state.stations.iter().enumerate() {
+        words[i] = [st.present, last_error_step.get(i).copied().unwrap_or(0)];
+    }
+    words
+}
+
+/// A live sample of `state` as of `now` (the summary's definitions).
+pub fn sample_of(state: &NetState, cfg: &NetworkConfig, totals: &StepTotals, now: Ticks) -> Sample {
+    let horizon = now.min(cfg.end_ticks()).max(1);
+    let m = state.measures(horizon);
+    Sample {
+        time: to_units(m.horizon),
+        steps: totals.steps,
+        events: totals.events,
+        utilization: m.utilization,
+        sojourn: m.mean_sojourn,
+        causality_errors: m.causality_errors,
+        completions: m.completions,
+        tokens_in_system: state.in_system as f64,
+        mean_tokens_in_system: m.mean_tokens,
+        ..Sample::default()
+    }
+}
+
+/// The registry's factory: the GPU engine when `device` is given (window and interval; a
+/// page's device, whose readbacks come a frame later, runs the CPU engine and says so), else
+/// the CPU engine.
+pub fn build(config: &Config, device: Option<Arc<Gpu>>) -> Result<Box<dyn LiveEngine>, SimError> {
     let Some(c) = config.get::<NetworkConfig>() else {
         return Err(SimError::Gpu("not a network configuration".into()));
     };
-    Ok(Box::new(NetEngine::new(c)))
+    Ok(match device {
+        Some(g) if !g.defers_readbacks() && c.run.step_rule().is_some() => {
+            Box::new(GpuNetwork::new(g, c)?)
+        }
+        _ => Box::new(NetEngine::new(c)),
+    })
+}
+
+impl LiveEngine for GpuNetwork {
+    fn runs_on(&self) -> &'static str {
+        "gpu"
+    }
+    fn gpu_memory_bytes(&self) -> u64 {
+        self.memory_bytes
+    }
+    fn write_display(&self, gpu: &Gpu, buf: &wgpu::Buffer) {
+        if let Ok(words) = self.display_words() {
+            gpu.queue.write_buffer(buf, 0, bytemuck::cast_slice(&words));
+        }
+    }
+    fn display_words(&self) -> Result<Vec<[u32; 2]>, SimError> {
+        let (state, errors) = self.download_state()?;
+        Ok(display_words(&state, &errors))
+    }
+    fn sample(&self, now: Ticks) -> Result<Sample, SimError> {
+        let (state, _) = self.download_state()?;
+        Ok(sample_of(&state, self.config(), &self.totals(), now))
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
 }
 
 /// Bytes the CPU engine allocates, before tokens: stations, servers, routes.

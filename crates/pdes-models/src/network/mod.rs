@@ -14,19 +14,21 @@
 //! Randomness is a pure function of the seed and of *which* token it is (its id: the
 //! population's tokens 0, 1, …, then the arrivals by source and number), never of a pool
 //! slot or of the order in which a step applies its events, so every engine draws the same
-//! service times and routes. The GPU engine is not written yet: a GPU run of a network runs
-//! on the CPU and says so.
+//! service times and routes. The GPU engine (`gpu/`, `shaders/`) runs window and interval
+//! from the twin's state at time 0; `verify.rs` checks it against the CPU twin.
 
 pub mod analytic;
 pub mod config;
 pub mod engine;
 pub mod engines;
+pub mod gpu;
 pub mod measures;
 pub mod routes;
 pub mod service;
 pub mod shapes;
 pub mod spec;
 pub mod state;
+pub mod verify;
 pub mod view;
 
 /// The network in the model registry.
@@ -54,9 +56,9 @@ pub static INFO: crate::config::ModelInfo = crate::config::ModelInfo {
     ],
     keys: config::KEYS,
     size_keys: "model.station",
-    shader_modules: |_| Vec::new(),
-    verify: |_, _, _, _| {},
-    verify_once: |_, _, _| {},
+    shader_modules: gpu::modules,
+    verify: crate::twins::twin_checks::<verify::NetworkTwins>,
+    verify_once: verify::check_once,
     cpu_bytes: engine::cpu_bytes,
     build: engine::build,
     replicas: None,
@@ -80,7 +82,7 @@ pub static INFO: crate::config::ModelInfo = crate::config::ModelInfo {
             help: "Every event in [t_min, t_min + d) at once: exact when every station's service lasts at least d (checked, naming the station).",
             algorithm: "window",
             timestamps: None,
-            gpu: false,
+            gpu: true,
             listed: true,
             exact: true,
         },
@@ -90,7 +92,7 @@ pub static INFO: crate::config::ModelInfo = crate::config::ModelInfo {
             help: "Every event up to the next multiple of d at once, with its own timestamp: causality errors happen where a service can be shorter than d.",
             algorithm: "interval",
             timestamps: Some("original"),
-            gpu: false,
+            gpu: true,
             listed: true,
             exact: false,
         },
@@ -100,7 +102,7 @@ pub static INFO: crate::config::ModelInfo = crate::config::ModelInfo {
             help: "Every event up to the next multiple of d happens at that boundary: no causality error, biased statistics.",
             algorithm: "interval",
             timestamps: Some("boundary"),
-            gpu: false,
+            gpu: true,
             listed: true,
             exact: false,
         },

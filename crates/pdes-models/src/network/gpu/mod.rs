@@ -1,0 +1,394 @@
+//! The network on the GPU: the window and interval steps of
+//! [`crate::network::engines::Stepped`], run as compute passes over state that never leaves
+//! the device, with the token pool on the GPU (issue 55 §2).
+//!
+//! One step is four or five dispatches in one compute pass, the torus's and the open
+//! network's plan (`pdes_gpu::stepped`), with a station as the scan's facility:
+//! 1. `scan` (shared) lists the stations with an event within the bound — each station's
+//!    `dep` is its next event, the earliest of its servers' departures and its source's next
+//!    arrival — per 2048-station segment;
+//! 2. `count` (open networks only) adds up the external arrivals the listed stations'
+//!    sources bring this step, so that the plan's pool check can stop before anything
+//!    changes (phase FULL: the host grows the pool between batches and the step is planned
+//!    again, as for the open network);
+//! 3. `depart`: a thread per listed station applies its departures in (time, server)
+//!    order, routes each token by its alias table and pushes it on its destination's
+//!    announcement list;
+//! 4. `arrive`: a thread per station of the segment; one with announcements or with its
+//!    source due accepts them in the sequential order, merging its source's stream;
+//! 5. `finish_step` (one workgroup) reduces the minima and counts and plans the next step.
+//!
+//! The GPU starts from the CPU twin's state at time 0 (`NetState::new`: the population
+//! placed), so both hold the same tokens in the same slots then; afterwards slots differ
+//! (frees and takes happen in parallel) and nothing depends on them — a token's random
+//! words are keyed by its id, ties by (time, sender) — so the sample path is the same and
+//! [`GpuNetwork::download_state`] gives a state whose statistics are the twin's, bit for
+//! bit (`verify.rs` compares every station, server and queue by token identity).
+
+mod setup;
+
+use super::config::NetworkConfig;
+use super::engine::NetworkSummary;
+use super::state::{NetState, Server, Token};
+use pdes_core::sim::{Budget, Engine, Report, SimError, StepRecord, StepTotals};
+use pdes_core::time::Ticks;
+use pdes_gpu::Gpu;
+use pdes_gpu::kit::{self, join, join128};
+use pdes_gpu::shaders::Reductions;
+use pdes_gpu::stepped::{self, AdvanceState, PHASE_DONE, PHASE_HELD, StepCtl, SteppedGpu};
+use setup::{
+    Buffers, Ctl, GpuToken, PHASE_FULL, Params, Pipelines, STATION_WORDS, TOKEN_BYTES,
+    build_pipelines, pool_buffer, source_of,
+};
+pub use setup::{initial_pool, memory_plan, modules};
+use std::sync::Arc;
+
+/// The network's GPU engine (window and interval).
+pub struct GpuNetwork {
+    gpu: Arc<Gpu>,
+    config: NetworkConfig,
+    end: Ticks,
+    n_wg: u32,
+    buffers: Buffers,
+    pipelines: Arc<Pipelines>,
+    bind_group: wgpu::BindGroup,
+    ctl: Ctl,
+    log: pdes_core::sim::StepLog,
+    batch: u64,
+    advance: AdvanceState,
+    /// Times the pool was grown.
+    pub pool_growths: u32,
+    /// Bytes of GPU memory the run uses (with the current pool).
+    pub memory_bytes: u64,
+}
+
+impl GpuNetwork {
+    /// Uploads the network of `cfg` at time 0 (window or interval) with a pool of
+    /// [`initial_pool`] slots, and prepares the passes.
+    pub fn new(gpu: Arc<Gpu>, cfg: &NetworkConfig) -> Result<Self, SimError> {
+        let r = Reductions::for_device(&gpu.device);
+        let pool = initial_pool(cfg, &gpu);
+        Self::with_options(gpu, cfg, r, pool)
+    }
+
+    /// As [`GpuNetwork::new`], with the reductions and the initial pool chosen by the
+    /// caller (verification starts small so that the pool grows).
+    pub fn with_options(
+        gpu: Arc<Gpu>,
+        cfg: &NetworkConfig,
+        reductions: Reductions,
+        pool: u32,
+    ) -> Result<Self, SimError> {
+        let Some(step_rule) = cfg.run.step_rule() else {
+            return Err(SimError::Gpu(
+                "sequential runs on the CPU only (it is the one-event-at-a-time reference); use --engine cpu".into(),
+            ));
+        };
+        let state = NetState::new(&cfg.network, cfg.run.seed, cfg.run.warmup_ticks());
+        let pool = pool.max(state.tokens.len() as u32).max(1);
+        let memory_bytes = stepped::check_fits(&gpu, "the network", &memory_plan(cfg, pool))?;
+        let params = Params::of(cfg, &state, step_rule.gpu_code());
+        let ctl = Ctl {
+            pool_used: state.tokens.len() as u32,
+            pool_cap: pool,
+            ..Ctl::default()
+        };
+        let oom = kit::OomScope::push(&gpu.device);
+        let buffers = Buffers::upload(&gpu.device, &params, &ctl, &state, pool);
+        oom.check(format_args!("{memory_bytes} bytes"))?;
+        let open = !state.sources.is_empty();
+        let pipelines = gpu.cached(
+            &format!("network pipelines, {reductions:?}, open {open}"),
+            || build_pipelines(&gpu, reductions, open),
+        );
+        let bind_group = kit::bind_group(&gpu.device, "network", &pipelines.layout, &buffers.all());
+        let mut engine = Self {
+            gpu,
+            config: cfg.clone(),
+            end: cfg.end_ticks(),
+            n_wg: params.n_wg,
+            buffers,
+            pipelines,
+            bind_group,
+            ctl,
+            log: pdes_core::sim::StepLog::new(),
+            batch: 16,
+            advance: AdvanceState::default(),
+            pool_growths: 0,
+            memory_bytes,
+        };
+        // the first level of the reduction, then a plan with limit 0: it holds at t_min
+        engine
+            .pipelines
+            .step
+            .initialize(&engine.gpu, &engine.bind_group, engine.n_wg, 1);
+        match engine.read_ctl_and_log() {
+            Err(SimError::NotYet) => engine.advance = AdvanceState::awaiting_first_read(),
+            r => r?,
+        }
+        Ok(engine)
+    }
+
+    /// The configuration it runs.
+    pub fn config(&self) -> &NetworkConfig {
+        &self.config
+    }
+
+    /// Token slots in the pool now.
+    pub fn pool_capacity(&self) -> u32 {
+        self.ctl.pool_cap
+    }
+
+    /// Grows the pool so that the step the plan could not start fits (at least doubling),
+    /// copies the tokens and the free stack, and lets the plan retry.
+    fn grow_pool(&mut self) -> Result<(), SimError> {
+        let old = self.ctl.pool_cap;
+        let needed = u64::from(self.ctl.pool_used) + u64::from(self.ctl.pool_short);
+        let new = (2 * u64::from(old)).max(needed).next_power_of_two();
+        if new > u64::from(u32::MAX) {
+            return Err(SimError::Gpu(format!(
+                "token pool: {needed} tokens in the network exceed the GPU engine's limit of {} slots",
+                u32::MAX
+            )));
+        }
+        let memory_bytes = stepped::check_fits(
+            &self.gpu,
+            "the network",
+            &memory_plan(&self.config, new as u32),
+        )
+        .map_err(|e| SimError::Gpu(format!("token pool: growing it to {new} slots failed: {e}")))?;
+        let device = &self.gpu.device;
+        let oom = kit::OomScope::push(device);
+        let tok = pool_buffer(device, "token pool", TOKEN_BYTES * new);
+        // the free stack is the last array of its binding: the binding grows at its end
+        let stack_at = self.buffers.free_stack.offset;
+        let lists = pool_buffer(
+            device,
+            "dep_list, server tokens, free stack",
+            stack_at + 4 * new,
+        );
+        oom.check(format_args!("the token pool grown to {new} slots"))?;
+        let mut enc = device.create_command_encoder(&Default::default());
+        enc.copy_buffer_to_buffer(&self.buffers.tok, 0, &tok, 0, self.buffers.tok.size());
+        enc.copy_buffer_to_buffer(&self.buffers.lists, 0, &lists, 0, self.buffers.lists.size());
+        self.gpu.queue.submit([enc.finish()]);
+        let region = |offset, size| kit::Region {
+            buffer: lists.clone(),
+            offset,
+            size,
+        };
+        self.buffers.server_tokens = region(
+            self.buffers.server_tokens.offset,
+            self.buffers.server_tokens.size,
+        );
+        self.buffers.free_stack = region(stack_at, 4 * new);
+        self.buffers.tok = tok;
+        self.buffers.lists = lists;
+        self.bind_group = kit::bind_group(
+            device,
+            "network",
+            &self.pipelines.layout,
+            &self.buffers.all(),
+        );
+        self.ctl.pool_cap = new as u32;
+        self.ctl.head.phase = PHASE_HELD;
+        let ctl = &self.buffers.ctl;
+        self.gpu.queue.write_buffer(
+            ctl,
+            std::mem::offset_of!(Ctl, pool_cap) as u64,
+            bytemuck::bytes_of(&self.ctl.pool_cap),
+        );
+        self.gpu.queue.write_buffer(
+            ctl,
+            (std::mem::offset_of!(Ctl, head) + std::mem::offset_of!(StepCtl, phase)) as u64,
+            bytemuck::bytes_of(&PHASE_HELD),
+        );
+        self.memory_bytes = memory_bytes;
+        self.pool_growths += 1;
+        Ok(())
+    }
+
+    /// Encodes `steps` steps (after a `resume`), submits them, reads back.
+    fn run_batch(&mut self, steps: u64) -> Result<(), SimError> {
+        let mut enc = self.gpu.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            self.pipelines.step.encode_steps(
+                &mut pass,
+                &self.bind_group,
+                (self.n_wg, 1),
+                steps,
+                &mut |_| {},
+            );
+        }
+        self.gpu.queue.submit([enc.finish()]);
+        self.read_ctl_and_log()
+    }
+
+    fn read_ctl_and_log(&mut self) -> Result<(), SimError> {
+        let b = &self.buffers;
+        let (mut ctls, _) = stepped::read_ctls_logs_and::<Ctl>(
+            &self.gpu,
+            (&b.ctl, &b.steplog),
+            std::slice::from_mut(&mut self.log),
+            &[],
+            self.advance.work(),
+        )?;
+        if let Some(ctl) = ctls.pop() {
+            self.ctl = ctl;
+        }
+        Ok(())
+    }
+
+    /// Downloads the whole network state, as the CPU twin holds it (the tokens in the GPU's
+    /// slots; the network-wide counts summed from the stations' and sources' records), and
+    /// each station's latest causality-error step.
+    pub fn download_state(&self) -> Result<(NetState, Vec<u32>), SimError> {
+        let b = &self.buffers;
+        let bytes = pdes_gpu::read_ranges_since(
+            &self.gpu,
+            &[
+                b.stations.range(),
+                b.servers.range(),
+                b.server_tokens.range(),
+                b.starts.range(),
+                (&b.tok, 0, TOKEN_BYTES * u64::from(self.ctl.pool_used)),
+                b.free_stack.range(),
+                // the free stack's height, heads[K]
+                (&b.heads, 4 * self.config.network.stations.len() as u64, 4),
+            ],
+            self.advance.work(),
+        )?;
+        let cfg = &self.config;
+        let mut state = NetState::new(&cfg.network, cfg.run.seed, cfg.run.warmup_ticks());
+        let words: &[u32] = bytemuck::cast_slice(&bytes[0]);
+        let deps: &[[u32; 2]] = bytemuck::cast_slice(&bytes[1]);
+        let n = state.servers.len();
+        let tokens_of: &[u32] = bytemuck::cast_slice(&bytes[2]);
+        let since: &[[u32; 2]] = bytemuck::cast_slice(&bytes[3]);
+        for k in 0..n {
+            state.servers[k] = Server {
+                departure: join(deps[k]),
+                since: join(since[k]),
+                token: tokens_of[k],
+            };
+        }
+        let sources = source_of(&state);
+        let w64 = |w: &[u32], i: usize| join([w[i], w[i + 1]]);
+        let w128 = |w: &[u32], i: usize| join128([w[i], w[i + 1], w[i + 2], w[i + 3]]);
+        let mut last_error_step = Vec::with_capacity(state.stations.len());
+        let (mut exits, mut exits_measured, mut system_time) = (0u64, 0u64, 0u128);
+        for (s, rec) in words.chunks_exact(STATION_WORDS).enumerate() {
+            let st = &mut state.stations[s];
+            st.head = rec[0];
+            st.tail = rec[1];
+            st.queued = rec[2];
+            st.present = rec[3];
+            st.last_arrival = w64(rec, 4);
+            st.busy = w64(rec, 6);
+            st.completions = w64(rec, 8);
+            st.sojourn = w64(rec, 10);
+            st.area_done = w128(rec, 12);
+            st.live_arrived = w128(rec, 16);
+            st.causality_errors = w64(rec, 20);
+            exits += w64(rec, 22);
+            exits_measured += w64(rec, 24);
+            system_time += w128(rec, 28);
+            if let Some(i) = sources[s] {
+                state.sources[i].next = w64(rec, 26);
+                state.sources[i].count = w64(rec, 32);
+            }
+            last_error_step.push(rec[34]);
+        }
+        let records: &[GpuToken] = bytemuck::cast_slice(&bytes[4]);
+        state.tokens = records
+            .iter()
+            .map(|r| Token {
+                id: join(r.id),
+                entered: join(r.entered),
+                arrived: join(r.arrived),
+                visits: r.visits,
+                next: r.next,
+            })
+            .collect();
+        let stack: &[u32] = bytemuck::cast_slice(&bytes[5]);
+        let top = bytemuck::pod_read_unaligned::<u32>(&bytes[6]) as usize;
+        state.free = stack[..top.min(stack.len())].to_vec();
+        state.arrivals = state.sources.iter().map(|s| s.count).sum();
+        state.exits = exits;
+        state.exits_measured = exits_measured;
+        state.system_time = system_time;
+        state.in_system = (state.population + state.arrivals).wrapping_sub(exits);
+        Ok((state, last_error_step))
+    }
+
+    /// The run's summary (the CPU engine's fields; tokens checked first).
+    pub fn summary(&self) -> Result<NetworkSummary, SimError> {
+        let (state, _) = self.download_state()?;
+        state.check_tokens().map_err(SimError::TokenConservation)?;
+        let horizon = self.now().min(self.end).max(1);
+        let mut s = NetworkSummary::new(&self.config, &self.totals(), &state.measures(horizon))
+            .with_counts(&state);
+        s.engine = "gpu";
+        Ok(s)
+    }
+}
+
+impl SteppedGpu for GpuNetwork {
+    fn device(&self) -> &Gpu {
+        &self.gpu
+    }
+    fn ctl_buffer(&self) -> &wgpu::Buffer {
+        &self.buffers.ctl
+    }
+    fn head(&self) -> &StepCtl {
+        &self.ctl.head
+    }
+    fn run_batch(&mut self, steps: u64) -> Result<(), SimError> {
+        GpuNetwork::run_batch(self, steps)
+    }
+    fn read_head(&mut self) -> Result<(), SimError> {
+        self.read_ctl_and_log()
+    }
+    fn advance_state(&mut self) -> &mut AdvanceState {
+        &mut self.advance
+    }
+    fn batch_mut(&mut self) -> &mut u64 {
+        &mut self.batch
+    }
+    fn resolve_stop(&mut self) -> Result<bool, SimError> {
+        if self.ctl.head.phase == PHASE_FULL {
+            self.grow_pool()?;
+            return Ok(true);
+        }
+        Ok(false)
+    }
+}
+
+impl Engine for GpuNetwork {
+    fn advance(&mut self, budget: Budget) -> Result<(), SimError> {
+        let end = self.end;
+        stepped::advance(self, budget, end)
+    }
+    fn settle(&mut self) -> Result<bool, SimError> {
+        stepped::settle(self)
+    }
+    fn now(&self) -> Ticks {
+        self.ctl.head.now(self.end)
+    }
+    fn finished(&self) -> bool {
+        self.ctl.head.phase == PHASE_DONE
+    }
+    fn totals(&self) -> StepTotals {
+        self.ctl.head.totals()
+    }
+    fn step_log(&self) -> &[StepRecord] {
+        &self.log
+    }
+    fn step_stride(&self) -> u64 {
+        self.log.stride()
+    }
+    fn report(&mut self) -> Result<Report, SimError> {
+        Ok(Report::of(&self.summary()?))
+    }
+}

@@ -1,0 +1,456 @@
+//! What a network run on the GPU is made of before its first step: the parameter and
+//! control blocks and the records (as in net_common.wgsl), the memory plan, the buffers
+//! uploaded from the CPU twin's state at time 0 ([`Buffers::upload`]) and the passes
+//! ([`build_pipelines`]). `mod.rs` steps them.
+
+use crate::network::config::NetworkConfig;
+use crate::network::state::{NONE, NetState};
+use bytemuck::{Pod, Zeroable};
+use pdes_core::rng::LN_TABLE;
+use pdes_core::time::to_ticks;
+use pdes_gpu::Gpu;
+use pdes_gpu::kit::{self, Region, Use, split};
+use pdes_gpu::shaders::{self as gpu_shaders, Reductions};
+use pdes_gpu::stepped::{LOG_BYTES, LOG_LEN, ScanItems, StepCtl, StepPipelines};
+
+/// Stations per segment (SEG in stepped.wgsl at its default ITEMS).
+pub(super) const SEG: u64 = ScanItems::EIGHT.segment();
+/// Bytes of one token record (Token in net_common.wgsl).
+pub(super) const TOKEN_BYTES: u64 = 48;
+/// Words of one station's record (Station in net_common.wgsl: 9 vec4).
+pub(super) const STATION_WORDS: usize = 36;
+/// Words of one station's constants (S_* in net_common.wgsl).
+const STATIC_WORDS: usize = 12;
+/// The network's own phase (PHASE_FULL in net_common.wgsl).
+pub(super) const PHASE_FULL: u32 = 4;
+
+/// The shaders (`../shaders/`): bindings and handlers, the departures (and the count of a
+/// step's external arrivals), the arrivals, the plan.
+const COMMON: &str = include_str!("../shaders/net_common.wgsl");
+const DEPART: &str = include_str!("../shaders/net_depart.wgsl");
+const ARRIVE: &str = include_str!("../shaders/net_arrive.wgsl");
+const PLAN: &str = include_str!("../shaders/net_plan.wgsl");
+
+/// The full source of one pass.
+pub fn pass(src: &str, reductions: Reductions) -> String {
+    gpu_shaders::compose(
+        reductions,
+        &[COMMON, gpu_shaders::PHILOX, gpu_shaders::STEPPED, src],
+    )
+}
+
+/// Every pass, by name (for the shader validation tests).
+pub fn modules(reductions: Reductions) -> Vec<(String, String)> {
+    [
+        ("scan", gpu_shaders::STEPPED_SCAN),
+        ("depart", DEPART),
+        ("arrive", ARRIVE),
+        ("plan", PLAN),
+    ]
+    .iter()
+    .map(|(n, src)| (n.to_string(), pass(src, reductions)))
+    .collect()
+}
+
+/// Params in net_common.wgsl.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub(super) struct Params {
+    pub(super) k: u32,
+    pub(super) n_wg: u32,
+    pub(super) rule: u32,
+    pub(super) log_len: u32,
+    pub(super) seed_lo: u32,
+    pub(super) seed_hi: u32,
+    pub(super) servers: u32,
+    pub(super) sources: u32,
+    pub(super) stat_base: u32,
+    pub(super) route_base: u32,
+    pub(super) st_base: u32,
+    pub(super) tok_base: u32,
+    pub(super) free_base: u32,
+    pub(super) scale: u32,
+    pub(super) d: [u32; 2],
+    pub(super) end_t: [u32; 2],
+    pub(super) warmup: [u32; 2],
+    pub(super) population: [u32; 2],
+    pub(super) shift: [u32; 2],
+    pub(super) pad: [u32; 2],
+}
+
+/// Ctl in net_common.wgsl: the shared head, then the pool's state.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
+pub(super) struct Ctl {
+    pub(super) head: StepCtl,
+    pub(super) pool_used: u32,
+    pub(super) pool_cap: u32,
+    pub(super) pool_short: u32,
+    pub(super) available: u32,
+}
+
+/// A token record as the GPU stores it (Token in net_common.wgsl).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
+pub(super) struct GpuToken {
+    pub(super) id: [u32; 2],
+    pub(super) entered: [u32; 2],
+    pub(super) arrived: [u32; 2],
+    pub(super) visits: u32,
+    pub(super) next: u32,
+    pub(super) link: u32,
+    pub(super) sender: u32,
+    pub(super) pad: [u32; 2],
+}
+
+/// The slots a fresh engine's pool starts with: the population and twice the exact mean
+/// number in the network where it is known (else 64 per source), at least 256, a power of
+/// two, at most a quarter of one buffer of `gpu` (the pool grows if the network fills).
+pub fn initial_pool(cfg: &NetworkConfig, gpu: &Gpu) -> u32 {
+    let net = &cfg.network;
+    let sources = net.stations.iter().filter(|s| s.arrival_rate > 0.0).count() as f64;
+    let expected = cfg
+        .exact()
+        .as_ref()
+        .map_or(64.0 * sources, |v| v.mean_tokens);
+    let cap = (gpu.max_storage_buffer() / TOKEN_BYTES / 4).max(256);
+    ((net.population() as f64 + 2.0 * expected) as u64 + 64)
+        .next_power_of_two()
+        .min(cap)
+        .max(net.population())
+        .clamp(256, 1 << 30) as u32
+}
+
+/// Bytes of GPU memory a run of `cfg` needs with a pool of `pool` slots, by buffer.
+pub fn memory_plan(cfg: &NetworkConfig, pool: u32) -> Vec<(&'static str, u64)> {
+    let net = &cfg.network;
+    let k = net.stations.len() as u64;
+    let servers = net.servers();
+    let n_wg = k.div_ceil(SEG);
+    let columns: u64 = net.stations.iter().map(|s| s.routes.len() as u64).sum();
+    vec![
+        (
+            "segment counts and stations",
+            16 * n_wg + 4 * STATION_WORDS as u64 * k,
+        ),
+        ("token pool", TOKEN_BYTES * u64::from(pool)),
+        ("next events and servers", 8 * k + 24 * servers),
+        (
+            "lists, servers' tokens and free stack",
+            4 * n_wg * SEG + 4 * servers + 4 * u64::from(pool),
+        ),
+        ("announcement heads", 4 * (k + 3)),
+        ("segment minima", 8 * n_wg + 16 * n_wg),
+        (
+            "ln table, stations' constants and routes",
+            4 * (1025 + STATIC_WORDS as u64 * k + 3 * columns),
+        ),
+        ("step log", LOG_BYTES),
+    ]
+}
+
+/// Buffers in binding order (net_common.wgsl).
+pub(super) struct Buffers {
+    pub(super) params: wgpu::Buffer,
+    pub(super) ctl: wgpu::Buffer,
+    /// Segment counts, then the stations.
+    pub(super) seg_count: wgpu::Buffer,
+    pub(super) tok: wgpu::Buffer,
+    /// Next events, then the servers' departures, starts and due marks.
+    pub(super) dep: wgpu::Buffer,
+    /// Departure lists, then the servers' tokens, then the free stack (last: it grows).
+    pub(super) lists: wgpu::Buffer,
+    pub(super) heads: wgpu::Buffer,
+    pub(super) scan_min: wgpu::Buffer,
+    pub(super) part_min: wgpu::Buffer,
+    pub(super) consts: wgpu::Buffer,
+    pub(super) steplog: wgpu::Buffer,
+    /// The arrays the host reads inside the shared bindings.
+    pub(super) stations: Region,
+    pub(super) servers: Region,
+    pub(super) starts: Region,
+    pub(super) server_tokens: Region,
+    pub(super) free_stack: Region,
+}
+
+impl Buffers {
+    /// The bindings in the order of net_common.wgsl.
+    pub(super) fn all(&self) -> [&wgpu::Buffer; 11] {
+        [
+            &self.params,
+            &self.ctl,
+            &self.seg_count,
+            &self.tok,
+            &self.dep,
+            &self.lists,
+            &self.heads,
+            &self.scan_min,
+            &self.part_min,
+            &self.consts,
+            &self.steplog,
+        ]
+    }
+}
+
+/// How the passes use the bindings, in order.
+const USES: [Use; 11] = {
+    let mut u = [Use::ReadWrite; 11];
+    u[0] = Use::Uniform;
+    u[9] = Use::Read;
+    u
+};
+
+/// The passes of a step and their layout.
+pub(super) struct Pipelines {
+    pub(super) layout: wgpu::BindGroupLayout,
+    pub(super) step: StepPipelines,
+}
+
+/// Builds the passes; `open` adds the count of a step's external arrivals.
+pub(super) fn build_pipelines(gpu: &Gpu, reductions: Reductions, open: bool) -> Pipelines {
+    let device = &gpu.device;
+    let layout = kit::layout(device, "network", &USES);
+    let pl = kit::pipeline_layout(device, "network", &[&layout]);
+    let module = |name: &str, src: &str| kit::compute_module(device, name, pass(src, reductions));
+    let scan = module("stepped_scan (network)", gpu_shaders::STEPPED_SCAN);
+    let depart = module("net_depart", DEPART);
+    let arrive = module("net_arrive", ARRIVE);
+    let plan = module("net_plan", PLAN);
+    let mut step = StepPipelines::new(device, &pl, [&scan, &depart, &arrive, &plan]);
+    if open {
+        step.count = Some(kit::pipeline(device, &pl, &depart, "count"));
+    }
+    Pipelines { layout, step }
+}
+
+/// Where each array lies inside its binding, from the sizes.
+struct Bases {
+    stat: u32,
+    route: u32,
+    st: u32,
+    tok: u32,
+    free: u32,
+}
+
+impl Bases {
+    fn of(state: &NetState, n_wg: u32) -> Self {
+        let k = state.stations.len() as u32;
+        Self {
+            stat: 1025,
+            route: 1025 + STATIC_WORDS as u32 * k,
+            st: n_wg,
+            tok: n_wg * SEG as u32,
+            free: n_wg * SEG as u32 + state.servers.len() as u32,
+        }
+    }
+}
+
+impl Params {
+    /// The parameters of a run of `cfg` from `state` stepping by `rule` (StepRule::gpu_code).
+    pub(super) fn of(cfg: &NetworkConfig, state: &NetState, rule: u32) -> Self {
+        let k = state.stations.len() as u64;
+        let n_wg = k.div_ceil(SEG) as u32;
+        let b = Bases::of(state, n_wg);
+        Self {
+            k: k as u32,
+            n_wg,
+            rule,
+            log_len: LOG_LEN,
+            seed_lo: cfg.run.seed as u32,
+            seed_hi: (cfg.run.seed >> 32) as u32,
+            servers: state.servers.len() as u32,
+            sources: state.sources.len() as u32,
+            stat_base: b.stat,
+            route_base: b.route,
+            st_base: b.st,
+            tok_base: b.tok,
+            free_base: b.free,
+            scale: 0,
+            d: split(to_ticks(cfg.run.d)),
+            end_t: split(cfg.end_ticks()),
+            warmup: split(cfg.run.warmup_ticks()),
+            population: split(state.population),
+            shift: [0; 2],
+            pad: [0; 2],
+        }
+    }
+}
+
+/// One station's record as the GPU holds it (Station in net_common.wgsl).
+pub(super) fn station_words(
+    state: &NetState,
+    s: usize,
+    source: Option<usize>,
+) -> [u32; STATION_WORDS] {
+    let st = &state.stations[s];
+    let w64 = |v: u64| split(v);
+    let w128 = |v: u128| {
+        let (lo, hi) = (split(v as u64), split((v >> 64) as u64));
+        [lo[0], lo[1], hi[0], hi[1]]
+    };
+    let (src_next, src_count) = source.map_or((u64::MAX, 0), |i| {
+        (state.sources[i].next, state.sources[i].count)
+    });
+    let mut w = [0u32; STATION_WORDS];
+    w[..4].copy_from_slice(&[st.head, st.tail, st.queued, st.present]);
+    w[4..6].copy_from_slice(&w64(st.last_arrival));
+    w[6..8].copy_from_slice(&w64(st.busy));
+    w[8..10].copy_from_slice(&w64(st.completions));
+    w[10..12].copy_from_slice(&w64(st.sojourn));
+    w[12..16].copy_from_slice(&w128(st.area_done));
+    w[16..20].copy_from_slice(&w128(st.live_arrived));
+    w[20..22].copy_from_slice(&w64(st.causality_errors));
+    // exits, exits measured and system time start at zero (the twin keeps them network-wide)
+    w[26..28].copy_from_slice(&w64(src_next));
+    w[32..34].copy_from_slice(&w64(src_count));
+    w
+}
+
+/// Each station's source index, if it has one.
+pub(super) fn source_of(state: &NetState) -> Vec<Option<usize>> {
+    let mut of = vec![None; state.stations.len()];
+    for (i, src) in state.sources.iter().enumerate() {
+        of[src.station as usize] = Some(i);
+    }
+    of
+}
+
+/// The stations' constants (S_* in net_common.wgsl) and the alias columns, after the ln
+/// table.
+fn constants(state: &NetState, sources: &[Option<usize>]) -> Vec<u32> {
+    let k = state.stations.len();
+    let r = &state.routes;
+    let mut w = Vec::with_capacity(1025 + STATIC_WORDS * k + 3 * r.outcome.len());
+    w.extend_from_slice(&LN_TABLE[..]);
+    for (s, &source) in sources.iter().enumerate().take(k) {
+        let law = state.service[s];
+        let base = split(law.base);
+        w.extend_from_slice(&[
+            state.first_server[s],
+            state.first_server[s + 1] - state.first_server[s],
+            r.first[s],
+            r.first[s + 1] - r.first[s],
+            law.kind,
+            law.phases,
+            law.scale,
+            source.map_or(NONE, |i| i as u32),
+            base[0],
+            base[1],
+            source.map_or(0, |i| state.sources[i].gap),
+            0,
+        ]);
+    }
+    for c in 0..r.outcome.len() {
+        w.extend_from_slice(&[r.outcome[c], r.alias[c], r.threshold[c]]);
+    }
+    w
+}
+
+impl Buffers {
+    /// Every buffer of a run with `params` and `ctl`, from the twin's `state` at time 0
+    /// (its tokens in slots 0.., its queues and services), with a pool of `pool` slots.
+    pub(super) fn upload(
+        device: &wgpu::Device,
+        params: &Params,
+        ctl: &Ctl,
+        state: &NetState,
+        pool: u32,
+    ) -> Self {
+        let (k, n_wg) = (state.stations.len(), params.n_wg as usize);
+        let sources = source_of(state);
+        let storage = kit::STORAGE_RW;
+        let init =
+            |label: &str, contents: &[u8], usage| kit::buffer_init(device, label, contents, usage);
+        let stations: Vec<u32> = (0..k)
+            .flat_map(|s| station_words(state, s, sources[s]))
+            .collect();
+        let (seg_count, [_, stations]) = kit::packed(
+            device,
+            "seg_count, stations",
+            [&vec![0u8; 16 * n_wg], bytemuck::cast_slice(&stations)],
+        );
+        let next: Vec<[u32; 2]> = (0..k)
+            .map(|s| {
+                let (a, b) = (
+                    state.first_server[s] as usize,
+                    state.first_server[s + 1] as usize,
+                );
+                let d = state.servers[a..b]
+                    .iter()
+                    .map(|v| v.departure)
+                    .min()
+                    .unwrap_or(u64::MAX);
+                let src = sources[s].map_or(u64::MAX, |i| state.sources[i].next);
+                split(d.min(src))
+            })
+            .collect();
+        let deps: Vec<[u32; 2]> = state.servers.iter().map(|v| split(v.departure)).collect();
+        let since: Vec<[u32; 2]> = state.servers.iter().map(|v| split(v.since)).collect();
+        let (dep, [_, servers, starts, _]) = kit::packed(
+            device,
+            "next events, departures, starts, due marks",
+            [
+                bytemuck::cast_slice(&next),
+                bytemuck::cast_slice(&deps),
+                bytemuck::cast_slice(&since),
+                &vec![0u8; 8 * state.servers.len()],
+            ],
+        );
+        let server_tokens: Vec<u32> = state.servers.iter().map(|v| v.token).collect();
+        let (lists, [_, server_tokens, free_stack]) = kit::packed(
+            device,
+            "dep_list, server tokens, free stack",
+            [
+                &vec![0u8; 4 * n_wg * SEG as usize],
+                bytemuck::cast_slice(&server_tokens),
+                &vec![0u8; 4 * pool as usize],
+            ],
+        );
+        let mut tokens = vec![GpuToken::default(); pool as usize];
+        for (slot, t) in state.tokens.iter().enumerate() {
+            tokens[slot] = GpuToken {
+                id: split(t.id),
+                entered: split(t.entered),
+                arrived: split(t.arrived),
+                visits: t.visits,
+                next: t.next,
+                link: NONE,
+                sender: NONE,
+                pad: [0; 2],
+            };
+        }
+        let heads: Vec<u32> = (0..k + 3).map(|i| if i < k { NONE } else { 0 }).collect();
+        Self {
+            params: init(
+                "params",
+                bytemuck::bytes_of(params),
+                wgpu::BufferUsages::UNIFORM,
+            ),
+            ctl: init("ctl", bytemuck::bytes_of(ctl), storage),
+            seg_count,
+            tok: init("token pool", bytemuck::cast_slice(&tokens), storage),
+            dep,
+            lists,
+            heads: init("heads", bytemuck::cast_slice(&heads), storage),
+            scan_min: init("scan_min", &vec![0u8; 8 * n_wg], storage),
+            // NEVER: a reduction before the first step must not see a zero minimum
+            part_min: init("part_min", &vec![0xffu8; 16 * n_wg], storage),
+            consts: init(
+                "ln table, constants, routes",
+                bytemuck::cast_slice(&constants(state, &sources)),
+                storage,
+            ),
+            steplog: init("steplog", &vec![0u8; LOG_BYTES as usize], storage),
+            stations,
+            servers,
+            starts,
+            server_tokens,
+            free_stack,
+        }
+    }
+}
+
+/// A pool-sized storage buffer (contents written before they are read).
+pub(super) fn pool_buffer(device: &wgpu::Device, label: &str, size: u64) -> wgpu::Buffer {
+    kit::buffer(device, label, size, kit::STORAGE_RW)
+}

@@ -1,0 +1,110 @@
+// net_arrive.wgsl — the step's second phase (twin of the arrivals loop of Stepped::step in
+// crates/pdes-models/src/network/engines.rs, NetState::create and NetState::arrive).
+// Workgroup w visits every station of its segment (the receivers are not listed: a pass
+// over the announcement heads costs less than listing them); a station with tokens
+// announced or with its source's arrivals within the bound accepts them in the sequential
+// order — by (time, sender), a source after every server at the same time, its arrivals in
+// their order — merging the announced tokens (by repeated selection above the last one
+// taken) with the source's stream. Each external arrival takes a slot: the free stack's
+// top entries first, then unused ones (the plan made sure there are enough).
+
+var<workgroup> sh_arrivals: atomic<u32>;
+
+struct Key {
+    time: vec2<u32>,
+    sender: u32,
+}
+
+fn key_lt(a: Key, b: Key) -> bool {
+    if any(a.time != b.time) { return lt64(a.time, b.time); }
+    return a.sender < b.sender;
+}
+
+// A slot for an external arrival (the twin's free list, in another order: slots never
+// decide a random number or an order).
+fn take_slot() -> u32 {
+    let ticket = atomicAdd(&heads[taken_at()], 1u);
+    let top = atomicLoad(&heads[free_top()]);
+    if ticket < top {
+        return dep_list[P.free_base + (top - 1u - ticket)];
+    }
+    return ctl[0].pool_used + (ticket - top);
+}
+
+// Station s's arrivals of this step; returns how many came from its source.
+fn arrive_at(s: u32, head: u32, bound: vec2<u32>, errors: ptr<function, u32>) -> u32 {
+    var st = load_station(s);
+    let source = stat(s, S_SOURCE);
+    let boundary = P.rule == RULE_BOUNDARY;
+    var created = 0u;
+    var prev = Key(vec2<u32>(0u, 0u), 0u);
+    var have_prev = false;
+    loop {
+        var best = NONE;
+        var best_key = prev;
+        for (var t = head; t != NONE; t = tok[t].link) {
+            let k = Key(tok[t].arrived, tok[t].sender);
+            if (!have_prev || key_lt(prev, k)) && (best == NONE || key_lt(k, best_key)) {
+                best = t;
+                best_key = k;
+            }
+        }
+        let src_due = source != NONE && le64(st.src_next, bound);
+        if src_due {
+            let t_src = select(st.src_next, ctl[0].exec_at, boundary);
+            // a source sends after every server at the same time
+            if best == NONE || lt64(t_src, best_key.time) {
+                let n_src = vec2<u32>(P.sources, 0u);
+                let id = add64(add64(P.population, mul64(st.src_count, n_src)), vec2<u32>(source, 0u));
+                let slot = take_slot();
+                tok[slot] = Token(id, t_src, t_src, 0u, NONE, NONE, NONE, 0u, 0u);
+                st.src_count = add64(st.src_count, vec2<u32>(1u, 0u));
+                st.src_next = add64(st.src_next, gap_of(s, source, st.src_count));
+                arrive_token(s, &st, slot, t_src, errors);
+                created += 1u;
+                continue;
+            }
+        }
+        if best == NONE { break; }
+        arrive_token(s, &st, best, best_key.time, errors);
+        prev = best_key;
+        have_prev = true;
+    }
+    store_station(s, st);
+    dep[s] = station_next(s, st);
+    return created;
+}
+
+@compute @workgroup_size(WG)
+fn arrive(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid3: vec3<u32>) {
+    let lid = lid3.x;
+    let wg = wid.x;
+    if !step_runs(lid) { return; }
+    if lid == 0u { atomicStore(&sh_arrivals, 0u); }
+    workgroupBarrier();
+    let bound = ctl[0].bound;
+    var m = never();
+    var errors = 0u;
+    var created = 0u;
+    for (var i = 0u; i < ITEMS; i++) {
+        let s = item_facility(wg, lid, i);
+        if s >= P.k { continue; }
+        var head = atomicLoad(&heads[s]);
+        var next = dep[s];
+        let src_due = le64(next, bound) && stat(s, S_SOURCE) != NONE
+            && le64(seg_count[P.st_base + 9u * s + 6u].zw, bound);
+        if head != NONE || src_due {
+            atomicStore(&heads[s], NONE);
+            created += arrive_at(s, head, bound, &errors);
+            next = dep[s];
+        }
+        m = min64(m, next);
+    }
+    atomicAdd(&sh_arrivals, created);
+    let r = wg_reduce(lid, m, vec2<u32>(errors, 0u), vec2<u32>(0u, 0u));
+    if lid == 0u {
+        part_min[wg] = vec4<u32>(never(), r.min);
+        seg_count[wg].x += atomicLoad(&sh_arrivals);
+        seg_count[wg].z = r.a.x;
+    }
+}

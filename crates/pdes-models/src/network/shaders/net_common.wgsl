@@ -1,0 +1,270 @@
+// net_common.wgsl — bindings, records, random streams and the two event handlers every
+// pass of the network's GPU engine shares (after u64.wgsl and the Philox; before
+// stepped.wgsl, whose names it declares). Twin of crates/pdes-models/src/network/state.rs
+// (NetState::arrive, depart, create), routes.rs (alias tables, Philox words) and
+// service.rs (ServiceTicks::sample), bit for bit.
+//
+// The scan's "facility" is a station: dep[s] is the station's next event — the earliest
+// departure of its servers or its source's next arrival — so the shared scan lists the
+// stations with an event within the step's bound.
+
+const PHASE_FULL: u32 = 4u; // the step's external arrivals need more token slots than the pool has
+
+struct Params {
+    k: u32, n_wg: u32, rule: u32, log_len: u32,
+    seed_lo: u32, seed_hi: u32, servers: u32, sources: u32,
+    stat_base: u32,  // in ln_table: 12 words per station (S_* below)
+    route_base: u32, // in ln_table: 3 words per alias column (outcome, alias, threshold)
+    st_base: u32,    // in seg_count: 9 vec4 per station (Station)
+    tok_base: u32,   // in dep_list: each server's token
+    free_base: u32,  // in dep_list, last (the pool grows): the free stack
+    scale: u32,      // unused here (philox.wgsl's service_ticks names it)
+    d: vec2<u32>, end_t: vec2<u32>,
+    warmup: vec2<u32>, population: vec2<u32>,
+    shift: vec2<u32>, // unused here (as scale)
+    pad: vec2<u32>,
+}
+
+struct Ctl {
+    // the head every stepped engine shares (StepCtl in crates/pdes-gpu/src/stepped.rs)
+    t_min: vec2<u32>, bound: vec2<u32>,
+    exec_at: vec2<u32>, limit: vec2<u32>,
+    events: vec2<u32>, errors: vec2<u32>,
+    step: u32, phase: u32, max_events: u32, pad0: u32,
+    // the token pool
+    pool_used: u32,  // slots ever handed out (the rest of the pool is untouched)
+    pool_cap: u32,   // slots in the pool buffers
+    pool_short: u32, // PHASE_FULL: how many slots the planned step lacked
+    available: u32,  // slots free when the step was planned
+}
+
+// One token of the pool (48 bytes; Token in state.rs).
+struct Token {
+    id: vec2<u32>,       // which token it is (keys its random words); NEVER when the slot is free
+    entered: vec2<u32>,  // when it entered the network
+    arrived: vec2<u32>,  // when it arrived at its station (set by its sender for the sort)
+    visits: u32,         // services completed
+    next: u32,           // next token in the same queue
+    link: u32,           // next token announced to the same station this step
+    sender: u32,         // the server that sent it this step
+    pad0: u32, pad1: u32,
+}
+
+// One station's queue and sums (StationState in state.rs, and its source).
+struct Station {
+    head: u32, tail: u32, queued: u32, present: u32,
+    last_arrival: vec2<u32>, busy: vec2<u32>,
+    completions: vec2<u32>, sojourn: vec2<u32>,  // sojourn wraps (interval/original)
+    area_done: vec4<u32>,
+    live_arrived: vec4<u32>,
+    errors: vec2<u32>, exits: vec2<u32>,
+    exits_measured: vec2<u32>, src_next: vec2<u32>,
+    system_time: vec4<u32>,
+    src_count: vec2<u32>, last_error_step: u32, pad: u32,
+}
+
+@group(0) @binding(0) var<uniform> P: Params;
+@group(0) @binding(1) var<storage, read_write> ctl: array<Ctl, 1>;
+@group(0) @binding(2) var<storage, read_write> seg_count: array<vec4<u32>>; // per segment (events, -, causality errors, -); then the stations
+@group(0) @binding(3) var<storage, read_write> tok: array<Token>;
+@group(0) @binding(4) var<storage, read_write> dep: array<vec2<u32>>;     // [K] each station's next event; then per server: departure, since, due
+@group(0) @binding(5) var<storage, read_write> dep_list: array<u32>;      // per segment: its stations with events; then each server's token; then the free stack
+@group(0) @binding(6) var<storage, read_write> heads: array<atomic<u32>>; // [s < K]: first token announced to s; [K] free-stack top; [K+1] slots the step needs; [K+2] slots taken
+@group(0) @binding(7) var<storage, read_write> scan_min: array<vec2<u32>>;
+@group(0) @binding(8) var<storage, read_write> part_min: array<vec4<u32>>;
+@group(0) @binding(9) var<storage, read> ln_table: array<u32>;            // the ln table; then the stations' constants; then the alias columns
+@group(0) @binding(10) var<storage, read_write> steplog: array<LogEntry>;
+
+// A station's constants (12 words from P.stat_base + 12 s).
+const S_FIRST: u32 = 0u;       // first server
+const S_SERVERS: u32 = 1u;     // servers
+const S_ROUTE_FIRST: u32 = 2u; // first alias column
+const S_ROUTES: u32 = 3u;      // alias columns
+const S_KIND: u32 = 4u;        // ServiceTicks::kind
+const S_PHASES: u32 = 5u;
+const S_SCALE: u32 = 6u;
+const S_SOURCE: u32 = 7u;      // its source's index, or NONE
+const S_BASE: u32 = 8u;        // two words
+const S_GAP: u32 = 10u;        // its source's mean gap in ticks
+
+const KIND_DETERMINISTIC: u32 = 1u;
+const KIND_UNIFORM: u32 = 2u;
+const EXIT: u32 = 0xffffffffu;
+const ARRIVAL_STREAM: u32 = 0x5E7A11A5u;
+
+fn stat(s: u32, i: u32) -> u32 { return ln_table[P.stat_base + 12u * s + i]; }
+
+fn srv_dep(k: u32) -> vec2<u32> { return dep[P.k + k]; }
+fn srv_since(k: u32) -> vec2<u32> { return dep[P.k + P.servers + k]; }
+fn srv_token(k: u32) -> u32 { return dep_list[P.tok_base + k]; }
+fn set_server(k: u32, departure: vec2<u32>, since: vec2<u32>, token: u32) {
+    dep[P.k + k] = departure;
+    dep[P.k + P.servers + k] = since;
+    dep_list[P.tok_base + k] = token;
+}
+fn due_at(k: u32) -> u32 { return P.k + 2u * P.servers + k; }
+
+fn free_top() -> u32 { return P.k; }
+fn needed_at() -> u32 { return P.k + 1u; }
+fn taken_at() -> u32 { return P.k + 2u; }
+
+fn load_station(s: u32) -> Station {
+    let b = P.st_base + 9u * s;
+    let v0 = seg_count[b]; let v1 = seg_count[b + 1u]; let v2 = seg_count[b + 2u];
+    let v5 = seg_count[b + 5u]; let v6 = seg_count[b + 6u]; let v8 = seg_count[b + 8u];
+    return Station(v0.x, v0.y, v0.z, v0.w, v1.xy, v1.zw, v2.xy, v2.zw,
+        seg_count[b + 3u], seg_count[b + 4u], v5.xy, v5.zw, v6.xy, v6.zw,
+        seg_count[b + 7u], v8.xy, v8.z, 0u);
+}
+
+fn store_station(s: u32, st: Station) {
+    let b = P.st_base + 9u * s;
+    seg_count[b] = vec4<u32>(st.head, st.tail, st.queued, st.present);
+    seg_count[b + 1u] = vec4<u32>(st.last_arrival, st.busy);
+    seg_count[b + 2u] = vec4<u32>(st.completions, st.sojourn);
+    seg_count[b + 3u] = st.area_done;
+    seg_count[b + 4u] = st.live_arrived;
+    seg_count[b + 5u] = vec4<u32>(st.errors, st.exits);
+    seg_count[b + 6u] = vec4<u32>(st.exits_measured, st.src_next);
+    seg_count[b + 7u] = st.system_time;
+    seg_count[b + 8u] = vec4<u32>(st.src_count, st.last_error_step, 0u);
+}
+
+// a + x and a − x, 128-bit accumulator and 64-bit value.
+fn add128(a: vec4<u32>, x: vec2<u32>) -> vec4<u32> {
+    let lo = add64(a.xy, x);
+    let carry = select(0u, 1u, lt64(lo, x));
+    return vec4<u32>(lo, add64(a.zw, vec2<u32>(carry, 0u)));
+}
+fn sub128(a: vec4<u32>, x: vec2<u32>) -> vec4<u32> {
+    let borrow = select(0u, 1u, lt64(a.xy, x));
+    return vec4<u32>(sub64(a.xy, x), sub64(a.zw, vec2<u32>(borrow, 0u)));
+}
+fn sat_sub64(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
+    return select(vec2<u32>(0u, 0u), sub64(a, b), lt64(b, a));
+}
+// floor(x · scale / 2^27) (scale_q27).
+fn scale_q27(x: u32, scale: u32) -> vec2<u32> {
+    let p = mul32x32(x, scale);
+    return vec2<u32>((p.x >> 27u) | (p.y << 5u), p.y >> 27u);
+}
+
+// The counter and key of a visit (visit_counter) and its four words (visit_words).
+fn visit_counter(id: vec2<u32>, visit: u32) -> vec4<u32> { return vec4<u32>(visit, id.y, P.seed_hi, 0u); }
+fn visit_key(id: vec2<u32>) -> vec2<u32> { return vec2<u32>(id.x, P.seed_lo); }
+fn visit_words(id: vec2<u32>, visit: u32) -> vec4<u32> {
+    return philox4x32_10(visit_counter(id, visit), visit_key(id));
+}
+
+// The words of arrival k of source i (arrival_words), and its gap (gap_of).
+fn arrival_words(i: u32, k: vec2<u32>) -> vec4<u32> {
+    return philox4x32_10(vec4<u32>(k.x, k.y, P.seed_hi, 0x80000000u | i), vec2<u32>(ARRIVAL_STREAM, P.seed_lo));
+}
+fn gap_of(s: u32, i: u32, k: vec2<u32>) -> vec2<u32> {
+    return scale_q27(neg_ln_q27(arrival_words(i, k).x), stat(s, S_GAP));
+}
+
+// Station s's service time for a visit (ServiceTicks::sample).
+fn service_time(s: u32, id: vec2<u32>, visit: u32) -> vec2<u32> {
+    let words = visit_words(id, visit);
+    let kind = stat(s, S_KIND);
+    let base = vec2<u32>(stat(s, S_BASE), stat(s, S_BASE + 1u));
+    let scale = stat(s, S_SCALE);
+    if kind == KIND_DETERMINISTIC { return base; }
+    if kind == KIND_UNIFORM { return add64(base, vec2<u32>(mul32x32(words.z, scale + 1u).y, 0u)); }
+    var total = base;
+    var more = vec4<u32>(0u, 0u, 0u, 0u);
+    let c = visit_counter(id, visit);
+    let phases = stat(s, S_PHASES);
+    for (var ph = 0u; ph < phases; ph++) {
+        var w = words.z;
+        if ph == 1u {
+            w = words.w;
+        } else if ph >= 2u {
+            let j = (ph - 2u) % 4u;
+            if j == 0u { more = philox4x32_10(vec4<u32>(c.x, c.y, c.z, 1u + (ph - 2u) / 4u), visit_key(id)); }
+            w = more[j];
+        }
+        total = add64(total, scale_q27(neg_ln_q27(w), scale));
+    }
+    return total;
+}
+
+// Where a token goes after service at s, from a visit's words 0 and 1 (RouteTables::draw).
+fn route(s: u32, words: vec4<u32>) -> u32 {
+    let c = stat(s, S_ROUTE_FIRST) + mul32x32(words.x, stat(s, S_ROUTES)).y;
+    let at = P.route_base + 3u * c;
+    let outcome = ln_table[at];
+    let other = ln_table[at + 1u];
+    if words.y < ln_table[at + 2u] || other == outcome { return outcome; }
+    return other;
+}
+
+// Puts `token` into service at server k of s at t (NetState::start).
+fn start_service(s: u32, k: u32, token: u32, t: vec2<u32>) {
+    let tk = tok[token];
+    set_server(k, add64(t, service_time(s, tk.id, tk.visits)), t, token);
+}
+
+// `token` arrives at s at t (NetState::arrive): the server free the longest takes it at
+// the later of t and that time, or it joins the queue. Counts a causality error.
+fn arrive_token(s: u32, st: ptr<function, Station>, token: u32, t: vec2<u32>, errors: ptr<function, u32>) {
+    tok[token].arrived = t;
+    if lt64(t, (*st).last_arrival) {
+        (*st).errors = add64((*st).errors, vec2<u32>(1u, 0u));
+        (*st).last_error_step = ctl[0].step;
+        *errors += 1u;
+    } else {
+        (*st).last_arrival = t;
+    }
+    (*st).present += 1u;
+    (*st).live_arrived = add128((*st).live_arrived, max64(t, P.warmup));
+    let a = stat(s, S_FIRST);
+    let b = a + stat(s, S_SERVERS);
+    var idle = NONE;
+    var idle_since = never();
+    for (var k = a; k < b; k++) {
+        if srv_token(k) == NONE {
+            let since = srv_since(k);
+            if idle == NONE || lt64(since, idle_since) {
+                idle = k;
+                idle_since = since;
+            }
+        }
+    }
+    if idle != NONE {
+        start_service(s, idle, token, max64(t, idle_since));
+        return;
+    }
+    if (*st).tail == NONE {
+        (*st).head = token;
+    } else {
+        tok[(*st).tail].next = token;
+    }
+    (*st).tail = token;
+    (*st).queued += 1u;
+}
+
+// The earliest event of s: its servers' departures and its source's next arrival.
+fn station_next(s: u32, st: Station) -> vec2<u32> {
+    var m = select(never(), st.src_next, stat(s, S_SOURCE) != NONE);
+    let a = stat(s, S_FIRST);
+    let b = a + stat(s, S_SERVERS);
+    for (var k = a; k < b; k++) { m = min64(m, srv_dep(k)); }
+    return m;
+}
+
+// One thread's view of the step: it may run (the phase is PLANNED and the pool holds the
+// step's arrivals). Every thread calls it; the answer is uniform.
+var<workgroup> sh_go: u32;
+fn step_runs(lid: u32) -> bool {
+    if lid == 0u {
+        let ok = ctl[0].phase == PHASE_PLANNED && atomicLoad(&heads[needed_at()]) <= ctl[0].available;
+        sh_go = select(0u, 1u, ok);
+    }
+    return workgroupUniformLoad(&sh_go) == 1u;
+}
+
+// The network has one replica; the step's start needs nothing of its own.
+fn segment_replica(wg: u32) -> u32 { return 0u; }
+fn step_start(lid: u32) {}

@@ -1,0 +1,142 @@
+// net_depart.wgsl — the step's first phase (twin of the departures loop of Stepped::step in
+// crates/pdes-models/src/network/engines.rs and NetState::depart). Workgroup w spreads the
+// stations its segment listed over its threads; each applies its station's departures
+// within the bound in (time, server) order, each handing its server to the head of the
+// queue; a routed token is pushed on its destination's announcement list (`heads`,
+// lock-free), a token that leaves frees its slot. Also the `count` pass: how many external
+// arrivals the listed stations' sources bring this step (the plan's pool check).
+
+var<workgroup> sh_events: atomic<u32>;
+
+// Server k (of s) completes its service; the token leaves at t. Returns nothing: the
+// station's sums are updated in `st`, the token announced or freed.
+fn depart_server(s: u32, st: ptr<function, Station>, k: u32, t: vec2<u32>) {
+    let departure = srv_dep(k);
+    let since = srv_since(k);
+    let token = srv_token(k);
+    var tk = tok[token];
+    (*st).busy = add64((*st).busy, sat_sub64(departure, max64(since, P.warmup)));
+    let counted_from = max64(tk.arrived, P.warmup);
+    let measured = !lt64(t, P.warmup);
+    if measured {
+        (*st).completions = add64((*st).completions, vec2<u32>(1u, 0u));
+        (*st).sojourn = add64((*st).sojourn, sub64(t, tk.arrived));
+        (*st).area_done = add128((*st).area_done, sat_sub64(t, counted_from));
+    }
+    (*st).live_arrived = sub128((*st).live_arrived, counted_from);
+    (*st).present -= 1u;
+    let to = route(s, visit_words(tk.id, tk.visits));
+    tk.visits += 1u;
+    tok[token].visits = tk.visits;
+    if (*st).head == NONE {
+        set_server(k, never(), t, NONE);
+    } else {
+        let next = (*st).head;
+        (*st).head = tok[next].next;
+        if (*st).head == NONE { (*st).tail = NONE; }
+        (*st).queued -= 1u;
+        tok[next].next = NONE;
+        start_service(s, k, next, t);
+    }
+    if to != EXIT {
+        tk.arrived = t;
+        tk.sender = k;
+        tk.link = atomicExchange(&heads[to], token);
+        tok[token] = tk;
+        return;
+    }
+    if measured {
+        (*st).system_time = add128((*st).system_time, sub64(t, tk.entered));
+        (*st).exits_measured = add64((*st).exits_measured, vec2<u32>(1u, 0u));
+    }
+    (*st).exits = add64((*st).exits, vec2<u32>(1u, 0u));
+    tok[token] = Token(never(), vec2<u32>(0u, 0u), vec2<u32>(0u, 0u), 0u, NONE, NONE, NONE, 0u, 0u);
+    dep_list[P.free_base + atomicAdd(&heads[free_top()], 1u)] = token;
+}
+
+// Station s's departures within the bound, in (time, server) order: the servers due are
+// marked first (a service started here may end within the bound under interval/original;
+// it departs next step, as on the CPU). Returns how many.
+fn depart_station(s: u32, bound: vec2<u32>) -> u32 {
+    let a = stat(s, S_FIRST);
+    let b = a + stat(s, S_SERVERS);
+    for (var k = a; k < b; k++) {
+        let d = srv_dep(k);
+        dep[due_at(k)] = select(never(), d, le64(d, bound));
+    }
+    var st = load_station(s);
+    var n = 0u;
+    loop {
+        var best = NONE;
+        var best_t = never();
+        for (var k = a; k < b; k++) {
+            let d = dep[due_at(k)];
+            if lt64(d, best_t) { best = k; best_t = d; }
+        }
+        if best == NONE { break; }
+        dep[due_at(best)] = never();
+        depart_server(s, &st, best, select(best_t, ctl[0].exec_at, P.rule == RULE_BOUNDARY));
+        n += 1u;
+    }
+    store_station(s, st);
+    dep[s] = station_next(s, st);
+    return n;
+}
+
+@compute @workgroup_size(WG)
+fn depart(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid3: vec3<u32>) {
+    let lid = lid3.x;
+    let wg = wid.x;
+    if !step_runs(lid) { return; }
+    if lid == 0u { atomicStore(&sh_events, 0u); }
+    workgroupBarrier();
+    let bound = ctl[0].bound;
+    let total = seg_count[wg].x;
+    var n = 0u;
+    for (var j = lid; j < total; j += WG) {
+        n += depart_station(dep_list[wg * SEG + j], bound);
+    }
+    atomicAdd(&sh_events, n);
+    workgroupBarrier();
+    if lid == 0u {
+        seg_count[wg].x = atomicLoad(&sh_events);
+        seg_count[wg].z = 0u;
+    }
+}
+
+// External arrivals of s's source within the bound (times only: nothing changes).
+fn arrivals_within(s: u32, bound: vec2<u32>) -> u32 {
+    let i = stat(s, S_SOURCE);
+    if i == NONE { return 0u; }
+    let st = load_station(s);
+    var t = st.src_next;
+    var c = st.src_count;
+    var n = 0u;
+    while le64(t, bound) {
+        n += 1u;
+        c = add64(c, vec2<u32>(1u, 0u));
+        t = add64(t, gap_of(s, i, c));
+    }
+    return n;
+}
+
+@compute @workgroup_size(WG)
+fn count(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid3: vec3<u32>) {
+    let lid = lid3.x;
+    let wg = wid.x;
+    if uniform_phase(lid, 0u) != PHASE_PLANNED { return; }
+    if lid == 0u { atomicStore(&sh_events, 0u); }
+    workgroupBarrier();
+    let bound = ctl[0].bound;
+    let total = seg_count[wg].x;
+    var n = 0u;
+    for (var j = lid; j < total; j += WG) {
+        n += arrivals_within(dep_list[wg * SEG + j], bound);
+    }
+    atomicAdd(&sh_events, n);
+    workgroupBarrier();
+    if lid == 0u {
+        let all = atomicLoad(&sh_events);
+        if all > 0u { atomicAdd(&heads[needed_at()], all); }
+    }
+}
