@@ -386,6 +386,10 @@ pub struct StepPipelines {
     /// Whether `finish` runs after every step, or once after a batch's last step (the torus:
     /// its scan closes the step before it, so a step is two dispatches).
     pub finish_each_step: bool,
+    /// Workgroups of the count, depart and arrive passes per segment (1 each for the torus
+    /// and the open network; the network spreads a segment's departures over four
+    /// workgroups and its arrivals over eight, a station per thread).
+    pub spread: [u32; 3],
     /// Plan when none is planned (start, after a held or stopped run).
     pub resume: wgpu::ComputePipeline,
 }
@@ -408,6 +412,7 @@ impl StepPipelines {
             finish: pipeline(device, layout, plan, "finish_step"),
             resume: pipeline(device, layout, plan, "resume"),
             finish_each_step: true,
+            spread: [1; 3],
         }
     }
 
@@ -434,6 +439,7 @@ impl StepPipelines {
             finish: pipeline(plan, "finish_step"),
             resume: pipeline(plan, "resume"),
             finish_each_step: false,
+            spread: [1; 3],
         }
     }
 
@@ -471,9 +477,9 @@ impl StepPipelines {
         for _ in 0..steps {
             for (p, groups) in [
                 (Some(&self.scan), n_wg),
-                (self.count.as_ref(), n_wg),
-                (self.depart.as_ref(), n_wg),
-                (Some(&self.arrive), n_wg),
+                (self.count.as_ref(), n_wg * self.spread[0]),
+                (self.depart.as_ref(), n_wg * self.spread[1]),
+                (Some(&self.arrive), n_wg * self.spread[2]),
                 (self.finish_each_step.then_some(&self.finish), replicas),
             ] {
                 if let Some(p) = p {

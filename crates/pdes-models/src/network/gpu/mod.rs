@@ -25,6 +25,7 @@
 //! [`GpuNetwork::download_state`] gives a state whose statistics are the twin's, bit for
 //! bit (`verify.rs` compares every station, server and queue by token identity).
 
+mod profile;
 mod setup;
 
 use super::config::NetworkConfig;
@@ -60,6 +61,8 @@ pub struct GpuNetwork {
     pub pool_growths: u32,
     /// Bytes of GPU memory the run uses (with the current pool).
     pub memory_bytes: u64,
+    /// Per-pass timestamps (`PDES_GPU_PROFILE`).
+    stamps: Option<profile::PassStamps>,
 }
 
 impl GpuNetwork {
@@ -116,7 +119,9 @@ impl GpuNetwork {
             advance: AdvanceState::default(),
             pool_growths: 0,
             memory_bytes,
+            stamps: None,
         };
+        engine.stamps = profile::PassStamps::new(&engine.gpu);
         // the first level of the reduction, then a plan with limit 0: it holds at t_min
         engine
             .pipelines
@@ -211,18 +216,47 @@ impl GpuNetwork {
     /// Encodes `steps` steps (after a `resume`), submits them, reads back.
     fn run_batch(&mut self, steps: u64) -> Result<(), SimError> {
         let mut enc = self.gpu.device.create_command_encoder(&Default::default());
+        let mut stamps = self.stamps.take();
         {
             let mut pass = enc.begin_compute_pass(&Default::default());
+            if let Some(s) = stamps.as_mut() {
+                s.begin();
+            }
+            let mut after = |pass: &mut wgpu::ComputePass| {
+                if let Some(s) = stamps.as_mut() {
+                    s.stamp(pass);
+                }
+            };
             self.pipelines.step.encode_steps(
                 &mut pass,
                 &self.bind_group,
                 (self.n_wg, 1),
                 steps,
-                &mut |_| {},
+                &mut after,
             );
         }
+        if let Some(s) = &stamps {
+            s.resolve(&mut enc);
+        }
         self.gpu.queue.submit([enc.finish()]);
-        self.read_ctl_and_log()
+        let before = self.ctl.head.step;
+        let read = self.read_ctl_and_log();
+        if let Some(s) = &stamps {
+            let ran = u64::from(self.ctl.head.step.saturating_sub(before));
+            s.report(&self.gpu, &self.pass_names(), ran)?;
+        }
+        self.stamps = stamps;
+        read
+    }
+
+    /// The passes of a step, in order (for the profile).
+    fn pass_names(&self) -> Vec<&'static str> {
+        let mut names = vec!["scan"];
+        if self.pipelines.step.count.is_some() {
+            names.push("count");
+        }
+        names.extend(["depart", "arrive", "finish"]);
+        names
     }
 
     fn read_ctl_and_log(&mut self) -> Result<(), SimError> {
@@ -355,6 +389,12 @@ impl SteppedGpu for GpuNetwork {
     }
     fn batch_mut(&mut self) -> &mut u64 {
         &mut self.batch
+    }
+    fn max_batch(&self) -> u64 {
+        match self.stamps {
+            Some(_) => profile::PassStamps::most_steps(self.pass_names().len() as u32),
+            None => stepped::MAX_BATCH,
+        }
     }
     fn resolve_stop(&mut self) -> Result<bool, SimError> {
         if self.ctl.head.phase == PHASE_FULL {

@@ -21,6 +21,9 @@ pub(super) const TOKEN_BYTES: u64 = 48;
 pub(super) const STATION_WORDS: usize = 36;
 /// Words of one station's constants (S_* in net_common.wgsl).
 const STATIC_WORDS: usize = 12;
+/// Workgroups of the count, depart and arrive passes per segment (DEPART_SPLIT in
+/// net_depart.wgsl, SPLIT_* in net_plan.wgsl; the arrivals a station per thread).
+const SPREAD: [u32; 3] = [1, 4, 8];
 /// The network's own phase (PHASE_FULL in net_common.wgsl).
 pub(super) const PHASE_FULL: u32 = 4;
 
@@ -140,7 +143,7 @@ pub fn memory_plan(cfg: &NetworkConfig, pool: u32) -> Vec<(&'static str, u64)> {
             4 * n_wg * SEG + 4 * servers + 4 * u64::from(pool),
         ),
         ("announcement heads", 4 * (k + 3)),
-        ("segment minima", 8 * n_wg + 16 * n_wg),
+        ("segment minima", 8 * n_wg + 16 * u64::from(SPREAD[2]) * n_wg),
         (
             "ln table, stations' constants and routes",
             4 * (1025 + STATIC_WORDS as u64 * k + 3 * columns),
@@ -217,6 +220,7 @@ pub(super) fn build_pipelines(gpu: &Gpu, reductions: Reductions, open: bool) -> 
     let arrive = module("net_arrive", ARRIVE);
     let plan = module("net_plan", PLAN);
     let mut step = StepPipelines::new(device, &pl, [&scan, &depart, &arrive, &plan]);
+    step.spread = SPREAD;
     if open {
         step.count = Some(kit::pipeline(device, &pl, &depart, "count"));
     }
@@ -238,7 +242,7 @@ impl Bases {
         Self {
             stat: 1025,
             route: 1025 + STATIC_WORDS as u32 * k,
-            st: n_wg,
+            st: SPREAD[1] * n_wg,
             tok: n_wg * SEG as u32,
             free: n_wg * SEG as u32 + state.servers.len() as u32,
         }
@@ -367,7 +371,10 @@ impl Buffers {
         let (seg_count, [_, stations]) = kit::packed(
             device,
             "seg_count, stations",
-            [&vec![0u8; 16 * n_wg], bytemuck::cast_slice(&stations)],
+            [
+                &vec![0u8; 16 * SPREAD[1] as usize * n_wg],
+                bytemuck::cast_slice(&stations),
+            ],
         );
         let next: Vec<[u32; 2]> = (0..k)
             .map(|s| {
@@ -433,8 +440,12 @@ impl Buffers {
             lists,
             heads: init("heads", bytemuck::cast_slice(&heads), storage),
             scan_min: init("scan_min", &vec![0u8; 8 * n_wg], storage),
-            // NEVER: a reduction before the first step must not see a zero minimum
-            part_min: init("part_min", &vec![0xffu8; 16 * n_wg], storage),
+            // (NEVER, 0, 0): a reduction before the first step must not see a zero minimum
+            part_min: init(
+                "part_min",
+                bytemuck::cast_slice(&vec![[NONE, NONE, 0, 0]; SPREAD[2] as usize * n_wg]),
+                storage,
+            ),
             consts: init(
                 "ln table, constants, routes",
                 bytemuck::cast_slice(&constants(state, &sources)),

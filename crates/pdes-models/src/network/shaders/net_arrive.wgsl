@@ -1,14 +1,12 @@
 // net_arrive.wgsl — the step's second phase (twin of the arrivals loop of Stepped::step in
 // crates/pdes-models/src/network/engines.rs, NetState::create and NetState::arrive).
-// Workgroup w visits every station of its segment (the receivers are not listed: a pass
-// over the announcement heads costs less than listing them); a station with tokens
+// A thread per station (the receivers are not listed: a pass over the announcement heads
+// costs less than listing them); a station with tokens
 // announced or with its source's arrivals within the bound accepts them in the sequential
 // order — by (time, sender), a source after every server at the same time, its arrivals in
 // their order — merging the announced tokens (by repeated selection above the last one
 // taken) with the source's stream. Each external arrival takes a slot: the free stack's
 // top entries first, then unused ones (the plan made sure there are enough).
-
-var<workgroup> sh_arrivals: atomic<u32>;
 
 struct Key {
     time: vec2<u32>,
@@ -37,6 +35,13 @@ fn arrive_at(s: u32, head: u32, bound: vec2<u32>, errors: ptr<function, u32>) ->
     let source = stat(s, S_SOURCE);
     let boundary = P.rule == RULE_BOUNDARY;
     var created = 0u;
+    // the common case: one token announced and no source due
+    if head != NONE && tok[head].link == NONE && !(source != NONE && le64(st.src_next, bound)) {
+        arrive_token(s, &st, head, tok[head].arrived, errors);
+        store_station(s, st);
+        dep[s] = station_next(s, st);
+        return 0u;
+    }
     var prev = Key(vec2<u32>(0u, 0u), 0u);
     var have_prev = false;
     loop {
@@ -78,33 +83,25 @@ fn arrive_at(s: u32, head: u32, bound: vec2<u32>, errors: ptr<function, u32>) ->
 @compute @workgroup_size(WG)
 fn arrive(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid3: vec3<u32>) {
     let lid = lid3.x;
-    let wg = wid.x;
+    let w = wid.x;
     if !step_runs(lid) { return; }
-    if lid == 0u { atomicStore(&sh_arrivals, 0u); }
-    workgroupBarrier();
     let bound = ctl[0].bound;
+    let s = w * WG + lid;
     var m = never();
     var errors = 0u;
     var created = 0u;
-    for (var i = 0u; i < ITEMS; i++) {
-        let s = item_facility(wg, lid, i);
-        if s >= P.k { continue; }
-        var head = atomicLoad(&heads[s]);
-        var next = dep[s];
-        let src_due = le64(next, bound) && stat(s, S_SOURCE) != NONE
+    if s < P.k {
+        let head = atomicLoad(&heads[s]);
+        m = dep[s];
+        let src_due = le64(m, bound) && stat(s, S_SOURCE) != NONE
             && le64(seg_count[P.st_base + 9u * s + 6u].zw, bound);
         if head != NONE || src_due {
             atomicStore(&heads[s], NONE);
-            created += arrive_at(s, head, bound, &errors);
-            next = dep[s];
+            created = arrive_at(s, head, bound, &errors);
+            m = dep[s];
         }
-        m = min64(m, next);
     }
-    atomicAdd(&sh_arrivals, created);
-    let r = wg_reduce(lid, m, vec2<u32>(errors, 0u), vec2<u32>(0u, 0u));
-    if lid == 0u {
-        part_min[wg] = vec4<u32>(never(), r.min);
-        seg_count[wg].x += atomicLoad(&sh_arrivals);
-        seg_count[wg].z = r.a.x;
-    }
+    let r = wg_reduce(lid, m, vec2<u32>(errors, 0u), vec2<u32>(created, 0u));
+    // (minimum next event, causality errors, external arrivals) of these stations
+    if lid == 0u { part_min[w] = vec4<u32>(r.min, r.a.x, r.b.x); }
 }

@@ -1,6 +1,7 @@
 // net_depart.wgsl — the step's first phase (twin of the departures loop of Stepped::step in
-// crates/pdes-models/src/network/engines.rs and NetState::depart). Workgroup w spreads the
-// stations its segment listed over its threads; each applies its station's departures
+// crates/pdes-models/src/network/engines.rs and NetState::depart). DEPART_SPLIT workgroups
+// share a segment's listed stations, a station per thread (a thread's work is a chain of
+// dependent loads: more threads in flight hide more of it); each applies its station's departures
 // within the bound in (time, server) order, each handing its server to the head of the
 // queue; a routed token is pushed on its destination's announcement list (`heads`,
 // lock-free), a token that leaves frees its slot. Also the `count` pass: how many external
@@ -8,10 +9,9 @@
 
 var<workgroup> sh_events: atomic<u32>;
 
-// Server k (of s) completes its service; the token leaves at t. Returns nothing: the
-// station's sums are updated in `st`, the token announced or freed.
-fn depart_server(s: u32, st: ptr<function, Station>, k: u32, t: vec2<u32>) {
-    let departure = srv_dep(k);
+// Server k (of s) completes its service (it was to end at `departure`); the token leaves at
+// t. The station's sums are updated in `st`, the token announced or freed.
+fn depart_server(s: u32, st: ptr<function, Station>, k: u32, departure: vec2<u32>, t: vec2<u32>) {
     let since = srv_since(k);
     let token = srv_token(k);
     var tk = tok[token];
@@ -27,7 +27,6 @@ fn depart_server(s: u32, st: ptr<function, Station>, k: u32, t: vec2<u32>) {
     (*st).present -= 1u;
     let to = route(s, visit_words(tk.id, tk.visits));
     tk.visits += 1u;
-    tok[token].visits = tk.visits;
     if (*st).head == NONE {
         set_server(k, never(), t, NONE);
     } else {
@@ -54,54 +53,65 @@ fn depart_server(s: u32, st: ptr<function, Station>, k: u32, t: vec2<u32>) {
     dep_list[P.free_base + atomicAdd(&heads[free_top()], 1u)] = token;
 }
 
-// Station s's departures within the bound, in (time, server) order: the servers due are
-// marked first (a service started here may end within the bound under interval/original;
-// it departs next step, as on the CPU). Returns how many.
+// Station s's departures within the bound, in (time, server) order: with several servers
+// the due ones are marked first (a service started here may end within the bound under
+// interval/original; it departs next step, as on the CPU); one server departs at most once
+// without marks. Returns how many.
 fn depart_station(s: u32, bound: vec2<u32>) -> u32 {
     let a = stat(s, S_FIRST);
-    let b = a + stat(s, S_SERVERS);
-    for (var k = a; k < b; k++) {
-        let d = srv_dep(k);
-        dep[due_at(k)] = select(never(), d, le64(d, bound));
-    }
+    let c = stat(s, S_SERVERS);
     var st = load_station(s);
+    let boundary = P.rule == RULE_BOUNDARY;
     var n = 0u;
-    loop {
-        var best = NONE;
-        var best_t = never();
-        for (var k = a; k < b; k++) {
-            let d = dep[due_at(k)];
-            if lt64(d, best_t) { best = k; best_t = d; }
+    if c == 1u {
+        let d = srv_dep(a);
+        if le64(d, bound) {
+            depart_server(s, &st, a, d, select(d, ctl[0].exec_at, boundary));
+            n = 1u;
         }
-        if best == NONE { break; }
-        dep[due_at(best)] = never();
-        depart_server(s, &st, best, select(best_t, ctl[0].exec_at, P.rule == RULE_BOUNDARY));
-        n += 1u;
+    } else {
+        for (var k = a; k < a + c; k++) {
+            let d = srv_dep(k);
+            dep[due_at(k)] = select(never(), d, le64(d, bound));
+        }
+        loop {
+            var best = NONE;
+            var best_t = never();
+            for (var k = a; k < a + c; k++) {
+                let d = dep[due_at(k)];
+                if lt64(d, best_t) { best = k; best_t = d; }
+            }
+            if best == NONE { break; }
+            dep[due_at(best)] = never();
+            depart_server(s, &st, best, best_t, select(best_t, ctl[0].exec_at, boundary));
+            n += 1u;
+        }
     }
     store_station(s, st);
     dep[s] = station_next(s, st);
     return n;
 }
 
+const DEPART_SPLIT: u32 = 4u; // workgroups per segment (StepPipelines::spread, setup.rs)
+
 @compute @workgroup_size(WG)
 fn depart(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid3: vec3<u32>) {
     let lid = lid3.x;
-    let wg = wid.x;
+    let w = wid.x;
     if !step_runs(lid) { return; }
     if lid == 0u { atomicStore(&sh_events, 0u); }
     workgroupBarrier();
     let bound = ctl[0].bound;
-    let total = seg_count[wg].x;
+    let seg = w / DEPART_SPLIT;
+    let total = seg_count[seg].x;
     var n = 0u;
-    for (var j = lid; j < total; j += WG) {
-        n += depart_station(dep_list[wg * SEG + j], bound);
+    for (var j = (w % DEPART_SPLIT) * WG + lid; j < total; j += DEPART_SPLIT * WG) {
+        n += depart_station(dep_list[seg * SEG + j], bound);
     }
     atomicAdd(&sh_events, n);
     workgroupBarrier();
-    if lid == 0u {
-        seg_count[wg].x = atomicLoad(&sh_events);
-        seg_count[wg].z = 0u;
-    }
+    // this workgroup's departures (finish_step adds them up)
+    if lid == 0u { seg_count[w].y = atomicLoad(&sh_events); }
 }
 
 // External arrivals of s's source within the bound (times only: nothing changes).

@@ -31,6 +31,27 @@ fn plan(t_min: vec2<u32>) {
     }
 }
 
+const SPLIT_DEPART: u32 = 4u; // depart workgroups per segment (DEPART_SPLIT)
+const SPLIT_ARRIVE: u32 = 8u; // arrive workgroups per segment (a station per thread)
+
+// The step's minimum next event (the scan's of the stations not listed, the arrive pass's of
+// every station), its events (departures and external arrivals) and causality errors, in
+// thread 0.
+fn reduce_step(lid: u32) -> Reduced {
+    var m = never();
+    var events = 0u;
+    var errors = 0u;
+    for (var w = lid; w < P.n_wg; w += WG) { m = min64(m, scan_min[w]); }
+    for (var w = lid; w < SPLIT_DEPART * P.n_wg; w += WG) { events += seg_count[w].y; }
+    for (var w = lid; w < SPLIT_ARRIVE * P.n_wg; w += WG) {
+        let p = part_min[w];
+        m = min64(m, p.xy);
+        errors += p.z;
+        events += p.w;
+    }
+    return wg_reduce(lid, m, vec2<u32>(events, 0u), vec2<u32>(errors, 0u));
+}
+
 @compute @workgroup_size(WG)
 fn finish_step(@builtin(local_invocation_id) lid3: vec3<u32>) {
     let lid = lid3.x;
@@ -44,7 +65,7 @@ fn finish_step(@builtin(local_invocation_id) lid3: vec3<u32>) {
         }
     }
     if workgroupUniformLoad(&sh_go) == 0u { return; }
-    let r = reduce_partials(lid, 0u, P.n_wg);
+    let r = reduce_step(lid);
     if lid == 0u {
         let i = ctl[0].step % P.log_len;
         let events = r.a.x;
@@ -74,7 +95,7 @@ fn resume(@builtin(local_invocation_id) lid3: vec3<u32>) {
     let lid = lid3.x;
     let phase = uniform_phase(lid, 0u);
     if phase == PHASE_IDLE {
-        let r = reduce_partials(lid, 0u, P.n_wg);
+        let r = reduce_step(lid);
         if lid == 0u { plan(r.min); }
     } else if phase == PHASE_HELD {
         if lid == 0u { plan(ctl[0].t_min); }
