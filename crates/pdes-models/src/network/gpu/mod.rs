@@ -38,8 +38,8 @@ use pdes_gpu::kit::{self, join, join128};
 use pdes_gpu::shaders::Reductions;
 use pdes_gpu::stepped::{self, AdvanceState, PHASE_DONE, PHASE_HELD, StepCtl, SteppedGpu};
 use setup::{
-    Buffers, Ctl, GpuToken, PHASE_FULL, Params, Pipelines, STATION_WORDS, TOKEN_BYTES,
-    build_pipelines, pool_buffer, source_of,
+    Buffers, Ctl, GpuToken, PHASE_FULL, Params, Pipelines, SERVER_WORDS, STATION_WORDS,
+    TOKEN_BYTES, build_pipelines, pool_buffer, source_of,
 };
 pub use setup::{initial_pool, memory_plan, modules};
 use std::sync::Arc;
@@ -182,10 +182,6 @@ impl GpuNetwork {
             offset,
             size,
         };
-        self.buffers.server_tokens = region(
-            self.buffers.server_tokens.offset,
-            self.buffers.server_tokens.size,
-        );
         self.buffers.free_stack = region(stack_at, 4 * new);
         self.buffers.tok = tok;
         self.buffers.lists = lists;
@@ -284,8 +280,6 @@ impl GpuNetwork {
             &[
                 b.stations.range(),
                 b.servers.range(),
-                b.server_tokens.range(),
-                b.starts.range(),
                 (&b.tok, 0, TOKEN_BYTES * u64::from(self.ctl.pool_used)),
                 b.free_stack.range(),
                 // the free stack's height, heads[K]
@@ -296,15 +290,12 @@ impl GpuNetwork {
         let cfg = &self.config;
         let mut state = NetState::new(&cfg.network, cfg.run.seed, cfg.run.warmup_ticks());
         let words: &[u32] = bytemuck::cast_slice(&bytes[0]);
-        let deps: &[[u32; 2]] = bytemuck::cast_slice(&bytes[1]);
-        let n = state.servers.len();
-        let tokens_of: &[u32] = bytemuck::cast_slice(&bytes[2]);
-        let since: &[[u32; 2]] = bytemuck::cast_slice(&bytes[3]);
-        for k in 0..n {
+        let servers: &[u32] = bytemuck::cast_slice(&bytes[1]);
+        for (k, rec) in servers.chunks_exact(SERVER_WORDS).enumerate() {
             state.servers[k] = Server {
-                departure: join(deps[k]),
-                since: join(since[k]),
-                token: tokens_of[k],
+                departure: join([rec[0], rec[1]]),
+                since: join([rec[2], rec[3]]),
+                token: rec[4],
             };
         }
         let sources = source_of(&state);
@@ -319,22 +310,22 @@ impl GpuNetwork {
             st.queued = rec[2];
             st.present = rec[3];
             st.last_arrival = w64(rec, 4);
-            st.busy = w64(rec, 6);
-            st.completions = w64(rec, 8);
-            st.sojourn = w64(rec, 10);
-            st.area_done = w128(rec, 12);
-            st.live_arrived = w128(rec, 16);
-            st.causality_errors = w64(rec, 20);
-            exits += w64(rec, 22);
-            exits_measured += w64(rec, 24);
+            st.live_arrived = w128(rec, 8);
+            st.busy = w64(rec, 16);
+            st.completions = w64(rec, 18);
+            st.sojourn = w64(rec, 20);
+            st.area_done = w128(rec, 24);
             system_time += w128(rec, 28);
+            exits += w64(rec, 32);
+            exits_measured += w64(rec, 34);
+            st.causality_errors = w64(rec, 36);
             if let Some(i) = sources[s] {
-                state.sources[i].next = w64(rec, 26);
-                state.sources[i].count = w64(rec, 32);
+                state.sources[i].next = w64(rec, 6);
+                state.sources[i].count = w64(rec, 12);
             }
-            last_error_step.push(rec[34]);
+            last_error_step.push(rec[14]);
         }
-        let records: &[GpuToken] = bytemuck::cast_slice(&bytes[4]);
+        let records: &[GpuToken] = bytemuck::cast_slice(&bytes[2]);
         state.tokens = records
             .iter()
             .map(|r| Token {
@@ -345,8 +336,8 @@ impl GpuNetwork {
                 next: r.next,
             })
             .collect();
-        let stack: &[u32] = bytemuck::cast_slice(&bytes[5]);
-        let top = bytemuck::pod_read_unaligned::<u32>(&bytes[6]) as usize;
+        let stack: &[u32] = bytemuck::cast_slice(&bytes[3]);
+        let top = bytemuck::pod_read_unaligned::<u32>(&bytes[4]) as usize;
         state.free = stack[..top.min(stack.len())].to_vec();
         state.arrivals = state.sources.iter().map(|s| s.count).sum();
         state.exits = exits;

@@ -68,7 +68,8 @@ impl PassStamps {
     /// first stamp, the `resume` pass; then `names.len()` per step), per step that ran
     /// (`ran` of the batch's; the others return at once: held, or done).
     pub(super) fn report(&self, gpu: &Gpu, names: &[&str], ran: u64) -> Result<(), SimError> {
-        let bytes = pdes_gpu::read_ranges(gpu, &[(&self.resolved, 0, 8 * u64::from(self.written))])?;
+        let bytes =
+            pdes_gpu::read_ranges(gpu, &[(&self.resolved, 0, 8 * u64::from(self.written))])?;
         let t: &[u64] = bytemuck::cast_slice(&bytes[0]);
         let period = f64::from(gpu.queue.get_timestamp_period()) / 1e3;
         let per = names.len();

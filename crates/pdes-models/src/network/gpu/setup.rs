@@ -17,10 +17,14 @@ use pdes_gpu::stepped::{LOG_BYTES, LOG_LEN, ScanItems, StepCtl, StepPipelines};
 pub(super) const SEG: u64 = ScanItems::EIGHT.segment();
 /// Bytes of one token record (Token in net_common.wgsl).
 pub(super) const TOKEN_BYTES: u64 = 48;
-/// Words of one station's record (Station in net_common.wgsl: 9 vec4).
-pub(super) const STATION_WORDS: usize = 36;
-/// Words of one station's constants (S_* in net_common.wgsl).
-const STATIC_WORDS: usize = 12;
+/// Words of one station's record (ST_* in net_common.wgsl: 10 vec4, five 32-byte sectors).
+pub(super) const STATION_WORDS: usize = 40;
+/// Words of one server's record (two vec4: one 32-byte sector).
+pub(super) const SERVER_WORDS: usize = 8;
+/// Words of one station's constants (S_* in net_common.wgsl: one 32-byte sector).
+const STATIC_WORDS: usize = 8;
+/// Where the constants start in their binding: after the ln table, on a sector boundary.
+const STAT_BASE: usize = 1032;
 /// Workgroups of the count, depart and arrive passes per segment (DEPART_SPLIT in
 /// net_depart.wgsl, SPLIT_* in net_plan.wgsl; the arrivals a station per thread).
 const SPREAD: [u32; 3] = [1, 4, 8];
@@ -69,10 +73,12 @@ pub(super) struct Params {
     pub(super) sources: u32,
     pub(super) stat_base: u32,
     pub(super) route_base: u32,
+    pub(super) src_base: u32,
     pub(super) st_base: u32,
-    pub(super) tok_base: u32,
+    pub(super) sv_base: u32,
     pub(super) free_base: u32,
     pub(super) scale: u32,
+    pub(super) pad0: u32,
     pub(super) d: [u32; 2],
     pub(super) end_t: [u32; 2],
     pub(super) warmup: [u32; 2],
@@ -143,10 +149,13 @@ pub fn memory_plan(cfg: &NetworkConfig, pool: u32) -> Vec<(&'static str, u64)> {
             4 * n_wg * SEG + 4 * servers + 4 * u64::from(pool),
         ),
         ("announcement heads", 4 * (k + 3)),
-        ("segment minima", 8 * n_wg + 16 * u64::from(SPREAD[2]) * n_wg),
         (
-            "ln table, stations' constants and routes",
-            4 * (1025 + STATIC_WORDS as u64 * k + 3 * columns),
+            "segment minima",
+            8 * n_wg + 16 * u64::from(SPREAD[2]) * n_wg,
+        ),
+        (
+            "ln table, stations' constants, routes and sources",
+            4 * (STAT_BASE as u64 + (STATIC_WORDS as u64 + 2) * k + 3 * columns),
         ),
         ("step log", LOG_BYTES),
     ]
@@ -156,12 +165,12 @@ pub fn memory_plan(cfg: &NetworkConfig, pool: u32) -> Vec<(&'static str, u64)> {
 pub(super) struct Buffers {
     pub(super) params: wgpu::Buffer,
     pub(super) ctl: wgpu::Buffer,
-    /// Segment counts, then the stations.
+    /// Segment counts, then the stations, then the servers.
     pub(super) seg_count: wgpu::Buffer,
     pub(super) tok: wgpu::Buffer,
-    /// Next events, then the servers' departures, starts and due marks.
+    /// Each station's next event.
     pub(super) dep: wgpu::Buffer,
-    /// Departure lists, then the servers' tokens, then the free stack (last: it grows).
+    /// Departure lists, then the free stack (last: it grows).
     pub(super) lists: wgpu::Buffer,
     pub(super) heads: wgpu::Buffer,
     pub(super) scan_min: wgpu::Buffer,
@@ -171,8 +180,6 @@ pub(super) struct Buffers {
     /// The arrays the host reads inside the shared bindings.
     pub(super) stations: Region,
     pub(super) servers: Region,
-    pub(super) starts: Region,
-    pub(super) server_tokens: Region,
     pub(super) free_stack: Region,
 }
 
@@ -229,22 +236,24 @@ pub(super) fn build_pipelines(gpu: &Gpu, reductions: Reductions, open: bool) -> 
 
 /// Where each array lies inside its binding, from the sizes.
 struct Bases {
-    stat: u32,
     route: u32,
+    src: u32,
     st: u32,
-    tok: u32,
+    sv: u32,
     free: u32,
 }
 
 impl Bases {
     fn of(state: &NetState, n_wg: u32) -> Self {
         let k = state.stations.len() as u32;
+        let route = (STAT_BASE + STATIC_WORDS * k as usize) as u32;
+        let st = SPREAD[1] * n_wg;
         Self {
-            stat: 1025,
-            route: 1025 + STATIC_WORDS as u32 * k,
-            st: SPREAD[1] * n_wg,
-            tok: n_wg * SEG as u32,
-            free: n_wg * SEG as u32 + state.servers.len() as u32,
+            route,
+            src: route + 3 * state.routes.outcome.len() as u32,
+            st,
+            sv: st + (STATION_WORDS / 4) as u32 * k,
+            free: n_wg * SEG as u32,
         }
     }
 }
@@ -264,12 +273,14 @@ impl Params {
             seed_hi: (cfg.run.seed >> 32) as u32,
             servers: state.servers.len() as u32,
             sources: state.sources.len() as u32,
-            stat_base: b.stat,
+            stat_base: STAT_BASE as u32,
             route_base: b.route,
+            src_base: b.src,
             st_base: b.st,
-            tok_base: b.tok,
+            sv_base: b.sv,
             free_base: b.free,
             scale: 0,
+            pad0: 0,
             d: split(to_ticks(cfg.run.d)),
             end_t: split(cfg.end_ticks()),
             warmup: split(cfg.run.warmup_ticks()),
@@ -280,14 +291,13 @@ impl Params {
     }
 }
 
-/// One station's record as the GPU holds it (Station in net_common.wgsl).
+/// One station's record as the GPU holds it (ST_* in net_common.wgsl).
 pub(super) fn station_words(
     state: &NetState,
     s: usize,
     source: Option<usize>,
 ) -> [u32; STATION_WORDS] {
     let st = &state.stations[s];
-    let w64 = |v: u64| split(v);
     let w128 = |v: u128| {
         let (lo, hi) = (split(v as u64), split((v >> 64) as u64));
         [lo[0], lo[1], hi[0], hi[1]]
@@ -296,17 +306,17 @@ pub(super) fn station_words(
         (state.sources[i].next, state.sources[i].count)
     });
     let mut w = [0u32; STATION_WORDS];
-    w[..4].copy_from_slice(&[st.head, st.tail, st.queued, st.present]);
-    w[4..6].copy_from_slice(&w64(st.last_arrival));
-    w[6..8].copy_from_slice(&w64(st.busy));
-    w[8..10].copy_from_slice(&w64(st.completions));
-    w[10..12].copy_from_slice(&w64(st.sojourn));
-    w[12..16].copy_from_slice(&w128(st.area_done));
-    w[16..20].copy_from_slice(&w128(st.live_arrived));
-    w[20..22].copy_from_slice(&w64(st.causality_errors));
-    // exits, exits measured and system time start at zero (the twin keeps them network-wide)
-    w[26..28].copy_from_slice(&w64(src_next));
-    w[32..34].copy_from_slice(&w64(src_count));
+    let mut put =
+        |part: usize, words: &[u32]| w[4 * part..4 * part + words.len()].copy_from_slice(words);
+    put(0, &[st.head, st.tail, st.queued, st.present]);
+    put(1, &[split(st.last_arrival), split(src_next)].concat());
+    put(2, &w128(st.live_arrived));
+    put(3, &split(src_count));
+    put(4, &[split(st.busy), split(st.completions)].concat());
+    put(5, &split(st.sojourn));
+    put(6, &w128(st.area_done));
+    // the exits' sums (7, 8) start at zero: the twin keeps them network-wide
+    put(9, &split(st.causality_errors));
     w
 }
 
@@ -319,33 +329,34 @@ pub(super) fn source_of(state: &NetState) -> Vec<Option<usize>> {
     of
 }
 
-/// The stations' constants (S_* in net_common.wgsl) and the alias columns, after the ln
-/// table.
+/// The stations' constants (S_* in net_common.wgsl), the alias columns and the sources
+/// (index, mean gap), after the ln table.
 fn constants(state: &NetState, sources: &[Option<usize>]) -> Vec<u32> {
     let k = state.stations.len();
     let r = &state.routes;
-    let mut w = Vec::with_capacity(1025 + STATIC_WORDS * k + 3 * r.outcome.len());
+    let mut w = Vec::with_capacity(STAT_BASE + (STATIC_WORDS + 2) * k + 3 * r.outcome.len());
     w.extend_from_slice(&LN_TABLE[..]);
+    w.resize(STAT_BASE, 0);
     for (s, &source) in sources.iter().enumerate().take(k) {
         let law = state.service[s];
         let base = split(law.base);
+        let has_source = if source.is_some() { 1 << 31 } else { 0 };
         w.extend_from_slice(&[
             state.first_server[s],
             state.first_server[s + 1] - state.first_server[s],
             r.first[s],
             r.first[s + 1] - r.first[s],
-            law.kind,
-            law.phases,
+            law.kind | (law.phases << 8) | has_source,
             law.scale,
-            source.map_or(NONE, |i| i as u32),
             base[0],
             base[1],
-            source.map_or(0, |i| state.sources[i].gap),
-            0,
         ]);
     }
     for c in 0..r.outcome.len() {
         w.extend_from_slice(&[r.outcome[c], r.alias[c], r.threshold[c]]);
+    }
+    for &source in sources.iter().take(k) {
+        w.extend_from_slice(&source.map_or([NONE, 0], |i| [i as u32, state.sources[i].gap]));
     }
     w
 }
@@ -368,12 +379,21 @@ impl Buffers {
         let stations: Vec<u32> = (0..k)
             .flat_map(|s| station_words(state, s, sources[s]))
             .collect();
-        let (seg_count, [_, stations]) = kit::packed(
+        let servers: Vec<u32> = state
+            .servers
+            .iter()
+            .flat_map(|v| {
+                let (d, since) = (split(v.departure), split(v.since));
+                [d[0], d[1], since[0], since[1], v.token, 0, 0, 0]
+            })
+            .collect();
+        let (seg_count, [_, stations, servers]) = kit::packed(
             device,
-            "seg_count, stations",
+            "seg_count, stations, servers",
             [
                 &vec![0u8; 16 * SPREAD[1] as usize * n_wg],
                 bytemuck::cast_slice(&stations),
+                bytemuck::cast_slice(&servers),
             ],
         );
         let next: Vec<[u32; 2]> = (0..k)
@@ -391,25 +411,12 @@ impl Buffers {
                 split(d.min(src))
             })
             .collect();
-        let deps: Vec<[u32; 2]> = state.servers.iter().map(|v| split(v.departure)).collect();
-        let since: Vec<[u32; 2]> = state.servers.iter().map(|v| split(v.since)).collect();
-        let (dep, [_, servers, starts, _]) = kit::packed(
+        let dep = init("next events", bytemuck::cast_slice(&next), storage);
+        let (lists, [_, free_stack]) = kit::packed(
             device,
-            "next events, departures, starts, due marks",
-            [
-                bytemuck::cast_slice(&next),
-                bytemuck::cast_slice(&deps),
-                bytemuck::cast_slice(&since),
-                &vec![0u8; 8 * state.servers.len()],
-            ],
-        );
-        let server_tokens: Vec<u32> = state.servers.iter().map(|v| v.token).collect();
-        let (lists, [_, server_tokens, free_stack]) = kit::packed(
-            device,
-            "dep_list, server tokens, free stack",
+            "dep_list, free stack",
             [
                 &vec![0u8; 4 * n_wg * SEG as usize],
-                bytemuck::cast_slice(&server_tokens),
                 &vec![0u8; 4 * pool as usize],
             ],
         );
@@ -454,8 +461,6 @@ impl Buffers {
             steplog: init("steplog", &vec![0u8; LOG_BYTES as usize], storage),
             stations,
             servers,
-            starts,
-            server_tokens,
             free_stack,
         }
     }

@@ -31,14 +31,14 @@ fn take_slot() -> u32 {
 
 // Station s's arrivals of this step; returns how many came from its source.
 fn arrive_at(s: u32, head: u32, bound: vec2<u32>, errors: ptr<function, u32>) -> u32 {
-    var st = load_station(s);
-    let source = stat(s, S_SOURCE);
+    var st = load_arriving(s);
+    let source = select(NONE, source_index(s), has_source(s));
     let boundary = P.rule == RULE_BOUNDARY;
     var created = 0u;
     // the common case: one token announced and no source due
     if head != NONE && tok[head].link == NONE && !(source != NONE && le64(st.src_next, bound)) {
         arrive_token(s, &st, head, tok[head].arrived, errors);
-        store_station(s, st);
+        store_arriving(s, st);
         dep[s] = station_next(s, st);
         return 0u;
     }
@@ -64,7 +64,7 @@ fn arrive_at(s: u32, head: u32, bound: vec2<u32>, errors: ptr<function, u32>) ->
                 let slot = take_slot();
                 tok[slot] = Token(id, t_src, t_src, 0u, NONE, NONE, NONE, 0u, 0u);
                 st.src_count = add64(st.src_count, vec2<u32>(1u, 0u));
-                st.src_next = add64(st.src_next, gap_of(s, source, st.src_count));
+                st.src_next = add64(st.src_next, gap_of(source, source_gap(s), st.src_count));
                 arrive_token(s, &st, slot, t_src, errors);
                 created += 1u;
                 continue;
@@ -75,7 +75,7 @@ fn arrive_at(s: u32, head: u32, bound: vec2<u32>, errors: ptr<function, u32>) ->
         prev = best_key;
         have_prev = true;
     }
-    store_station(s, st);
+    store_arriving(s, st);
     dep[s] = station_next(s, st);
     return created;
 }
@@ -93,8 +93,8 @@ fn arrive(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l
     if s < P.k {
         let head = atomicLoad(&heads[s]);
         m = dep[s];
-        let src_due = le64(m, bound) && stat(s, S_SOURCE) != NONE
-            && le64(seg_count[P.st_base + 9u * s + 6u].zw, bound);
+        let src_due = le64(m, bound) && has_source(s)
+            && le64(seg_count[st_at(s, ST_TIMES)].zw, bound);
         if head != NONE || src_due {
             atomicStore(&heads[s], NONE);
             created = arrive_at(s, head, bound, &errors);

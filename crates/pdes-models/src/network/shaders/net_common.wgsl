@@ -13,12 +13,14 @@ const PHASE_FULL: u32 = 4u; // the step's external arrivals need more token slot
 struct Params {
     k: u32, n_wg: u32, rule: u32, log_len: u32,
     seed_lo: u32, seed_hi: u32, servers: u32, sources: u32,
-    stat_base: u32,  // in ln_table: 12 words per station (S_* below)
+    stat_base: u32,  // in ln_table (a multiple of 8 words): 8 words per station (S_* below)
     route_base: u32, // in ln_table: 3 words per alias column (outcome, alias, threshold)
-    st_base: u32,    // in seg_count: 9 vec4 per station (Station)
-    tok_base: u32,   // in dep_list: each server's token
+    src_base: u32,   // in ln_table: 2 words per station (its source's index, its mean gap)
+    st_base: u32,    // in seg_count (a multiple of 2): 10 vec4 per station (ST_* below)
+    sv_base: u32,    // in seg_count: 2 vec4 per server
     free_base: u32,  // in dep_list, last (the pool grows): the free stack
     scale: u32,      // unused here (philox.wgsl's service_ticks names it)
+    pad0: u32,
     d: vec2<u32>, end_t: vec2<u32>,
     warmup: vec2<u32>, population: vec2<u32>,
     shift: vec2<u32>, // unused here (as scale)
@@ -50,84 +52,120 @@ struct Token {
     pad0: u32, pad1: u32,
 }
 
-// One station's queue and sums (StationState in state.rs, and its source).
+// A station's record is 10 vec4 (160 bytes, five 32-byte sectors), laid out by who
+// touches what: the arrivals read and write the first two sectors (ST_QUEUE ..
+// ST_SOURCE), the departures the first four; the exits' sums and the causality errors
+// are read and written where they change (rarely). The twin's StationState and Source.
+const ST_QUEUE: u32 = 0u;   // (head, tail, queued, present)
+const ST_TIMES: u32 = 1u;   // (last arrival, the source's next arrival)
+const ST_LIVE: u32 = 2u;    // Σ max(arrival, warm-up) of the tokens present (128 bits)
+const ST_SOURCE: u32 = 3u;  // (the source's arrivals so far, the step of the latest causality error, -)
+const ST_BUSY: u32 = 4u;    // (busy ticks, completions)
+const ST_SOJOURN: u32 = 5u; // (Σ sojourn, wrapping; -)
+const ST_AREA: u32 = 6u;    // Σ of the finished visits' time present after the warm-up (128 bits)
+const ST_STAY: u32 = 7u;    // Σ (exit − entry) of the exits measured (128 bits)
+const ST_EXITS: u32 = 8u;   // (exits, exits measured)
+const ST_ERRORS: u32 = 9u;  // (causality errors, -)
+const ST_WORDS4: u32 = 10u;
+
+// The parts of a station's record a phase works on.
 struct Station {
     head: u32, tail: u32, queued: u32, present: u32,
-    last_arrival: vec2<u32>, busy: vec2<u32>,
-    completions: vec2<u32>, sojourn: vec2<u32>,  // sojourn wraps (interval/original)
-    area_done: vec4<u32>,
+    last_arrival: vec2<u32>, src_next: vec2<u32>,
     live_arrived: vec4<u32>,
-    errors: vec2<u32>, exits: vec2<u32>,
-    exits_measured: vec2<u32>, src_next: vec2<u32>,
-    system_time: vec4<u32>,
-    src_count: vec2<u32>, last_error_step: u32, pad: u32,
+    src_count: vec2<u32>, last_error_step: u32,
+    busy: vec2<u32>, completions: vec2<u32>,
+    sojourn: vec2<u32>,
+    area_done: vec4<u32>,
 }
 
 @group(0) @binding(0) var<uniform> P: Params;
 @group(0) @binding(1) var<storage, read_write> ctl: array<Ctl, 1>;
-@group(0) @binding(2) var<storage, read_write> seg_count: array<vec4<u32>>; // per segment (events, -, causality errors, -); then the stations
+@group(0) @binding(2) var<storage, read_write> seg_count: array<vec4<u32>>; // per workgroup (listed, departures, -, -); then the stations; then the servers
 @group(0) @binding(3) var<storage, read_write> tok: array<Token>;
-@group(0) @binding(4) var<storage, read_write> dep: array<vec2<u32>>;     // [K] each station's next event; then per server: departure, since, due
-@group(0) @binding(5) var<storage, read_write> dep_list: array<u32>;      // per segment: its stations with events; then each server's token; then the free stack
+@group(0) @binding(4) var<storage, read_write> dep: array<vec2<u32>>;     // each station's next event
+@group(0) @binding(5) var<storage, read_write> dep_list: array<u32>;      // per segment: its stations with events; then the free stack
 @group(0) @binding(6) var<storage, read_write> heads: array<atomic<u32>>; // [s < K]: first token announced to s; [K] free-stack top; [K+1] slots the step needs; [K+2] slots taken
 @group(0) @binding(7) var<storage, read_write> scan_min: array<vec2<u32>>;
-@group(0) @binding(8) var<storage, read_write> part_min: array<vec4<u32>>;
-@group(0) @binding(9) var<storage, read> ln_table: array<u32>;            // the ln table; then the stations' constants; then the alias columns
+@group(0) @binding(8) var<storage, read_write> part_min: array<vec4<u32>>; // per arrive workgroup: (minimum next event, causality errors, external arrivals)
+@group(0) @binding(9) var<storage, read> ln_table: array<u32>;            // the ln table; then the stations' constants; the alias columns; the sources
 @group(0) @binding(10) var<storage, read_write> steplog: array<LogEntry>;
 
-// A station's constants (12 words from P.stat_base + 12 s).
+// A station's constants (8 words, one 32-byte sector, from P.stat_base + 8 s).
 const S_FIRST: u32 = 0u;       // first server
 const S_SERVERS: u32 = 1u;     // servers
 const S_ROUTE_FIRST: u32 = 2u; // first alias column
 const S_ROUTES: u32 = 3u;      // alias columns
-const S_KIND: u32 = 4u;        // ServiceTicks::kind
-const S_PHASES: u32 = 5u;
-const S_SCALE: u32 = 6u;
-const S_SOURCE: u32 = 7u;      // its source's index, or NONE
-const S_BASE: u32 = 8u;        // two words
-const S_GAP: u32 = 10u;        // its source's mean gap in ticks
+const S_LAW: u32 = 4u;         // ServiceTicks::kind | phases << 8 | 1 << 31 when it has a source
+const S_SCALE: u32 = 5u;
+const S_BASE: u32 = 6u;        // two words
 
 const KIND_DETERMINISTIC: u32 = 1u;
 const KIND_UNIFORM: u32 = 2u;
+const HAS_SOURCE: u32 = 0x80000000u;
 const EXIT: u32 = 0xffffffffu;
 const ARRIVAL_STREAM: u32 = 0x5E7A11A5u;
 
-fn stat(s: u32, i: u32) -> u32 { return ln_table[P.stat_base + 12u * s + i]; }
+fn stat(s: u32, i: u32) -> u32 { return ln_table[P.stat_base + 8u * s + i]; }
+fn has_source(s: u32) -> bool { return (stat(s, S_LAW) & HAS_SOURCE) != 0u; }
+fn source_index(s: u32) -> u32 { return ln_table[P.src_base + 2u * s]; }
+fn source_gap(s: u32) -> u32 { return ln_table[P.src_base + 2u * s + 1u]; }
 
-fn srv_dep(k: u32) -> vec2<u32> { return dep[P.k + k]; }
-fn srv_since(k: u32) -> vec2<u32> { return dep[P.k + P.servers + k]; }
-fn srv_token(k: u32) -> u32 { return dep_list[P.tok_base + k]; }
+// A server: (departure, since), then (token, due mark, -) — one 32-byte sector.
+fn sv_at(k: u32) -> u32 { return P.sv_base + 2u * k; }
+fn srv_dep(k: u32) -> vec2<u32> { return seg_count[sv_at(k)].xy; }
+fn srv_since(k: u32) -> vec2<u32> { return seg_count[sv_at(k)].zw; }
+fn srv_token(k: u32) -> u32 { return seg_count[sv_at(k) + 1u].x; }
 fn set_server(k: u32, departure: vec2<u32>, since: vec2<u32>, token: u32) {
-    dep[P.k + k] = departure;
-    dep[P.k + P.servers + k] = since;
-    dep_list[P.tok_base + k] = token;
+    seg_count[sv_at(k)] = vec4<u32>(departure, since);
+    seg_count[sv_at(k) + 1u].x = token;
 }
-fn due_at(k: u32) -> u32 { return P.k + 2u * P.servers + k; }
+fn srv_due(k: u32) -> vec2<u32> { return seg_count[sv_at(k) + 1u].yz; }
+fn set_due(k: u32, t: vec2<u32>) {
+    seg_count[sv_at(k) + 1u].y = t.x;
+    seg_count[sv_at(k) + 1u].z = t.y;
+}
 
 fn free_top() -> u32 { return P.k; }
 fn needed_at() -> u32 { return P.k + 1u; }
 fn taken_at() -> u32 { return P.k + 2u; }
 
-fn load_station(s: u32) -> Station {
-    let b = P.st_base + 9u * s;
-    let v0 = seg_count[b]; let v1 = seg_count[b + 1u]; let v2 = seg_count[b + 2u];
-    let v5 = seg_count[b + 5u]; let v6 = seg_count[b + 6u]; let v8 = seg_count[b + 8u];
-    return Station(v0.x, v0.y, v0.z, v0.w, v1.xy, v1.zw, v2.xy, v2.zw,
-        seg_count[b + 3u], seg_count[b + 4u], v5.xy, v5.zw, v6.xy, v6.zw,
-        seg_count[b + 7u], v8.xy, v8.z, 0u);
+fn st_at(s: u32, part: u32) -> u32 { return P.st_base + ST_WORDS4 * s + part; }
+
+// What the arrivals work on: the first two sectors.
+fn load_arriving(s: u32) -> Station {
+    var st: Station;
+    let q = seg_count[st_at(s, ST_QUEUE)];
+    let t = seg_count[st_at(s, ST_TIMES)];
+    let src = seg_count[st_at(s, ST_SOURCE)];
+    st.head = q.x; st.tail = q.y; st.queued = q.z; st.present = q.w;
+    st.last_arrival = t.xy; st.src_next = t.zw;
+    st.live_arrived = seg_count[st_at(s, ST_LIVE)];
+    st.src_count = src.xy; st.last_error_step = src.z;
+    return st;
+}
+fn store_arriving(s: u32, st: Station) {
+    seg_count[st_at(s, ST_QUEUE)] = vec4<u32>(st.head, st.tail, st.queued, st.present);
+    seg_count[st_at(s, ST_TIMES)] = vec4<u32>(st.last_arrival, st.src_next);
+    seg_count[st_at(s, ST_LIVE)] = st.live_arrived;
+    seg_count[st_at(s, ST_SOURCE)] = vec4<u32>(st.src_count, st.last_error_step, 0u);
 }
 
-fn store_station(s: u32, st: Station) {
-    let b = P.st_base + 9u * s;
-    seg_count[b] = vec4<u32>(st.head, st.tail, st.queued, st.present);
-    seg_count[b + 1u] = vec4<u32>(st.last_arrival, st.busy);
-    seg_count[b + 2u] = vec4<u32>(st.completions, st.sojourn);
-    seg_count[b + 3u] = st.area_done;
-    seg_count[b + 4u] = st.live_arrived;
-    seg_count[b + 5u] = vec4<u32>(st.errors, st.exits);
-    seg_count[b + 6u] = vec4<u32>(st.exits_measured, st.src_next);
-    seg_count[b + 7u] = st.system_time;
-    seg_count[b + 8u] = vec4<u32>(st.src_count, st.last_error_step, 0u);
+// What the departures work on: the first four sectors.
+fn load_departing(s: u32) -> Station {
+    var st = load_arriving(s);
+    let b = seg_count[st_at(s, ST_BUSY)];
+    st.busy = b.xy; st.completions = b.zw;
+    st.sojourn = seg_count[st_at(s, ST_SOJOURN)].xy;
+    st.area_done = seg_count[st_at(s, ST_AREA)];
+    return st;
+}
+fn store_departing(s: u32, st: Station) {
+    seg_count[st_at(s, ST_QUEUE)] = vec4<u32>(st.head, st.tail, st.queued, st.present);
+    seg_count[st_at(s, ST_LIVE)] = st.live_arrived;
+    seg_count[st_at(s, ST_BUSY)] = vec4<u32>(st.busy, st.completions);
+    seg_count[st_at(s, ST_SOJOURN)] = vec4<u32>(st.sojourn, 0u, 0u);
+    seg_count[st_at(s, ST_AREA)] = st.area_done;
 }
 
 // a + x and a − x, 128-bit accumulator and 64-bit value.
@@ -156,18 +194,20 @@ fn visit_words(id: vec2<u32>, visit: u32) -> vec4<u32> {
     return philox4x32_10(visit_counter(id, visit), visit_key(id));
 }
 
-// The words of arrival k of source i (arrival_words), and its gap (gap_of).
+// The words of arrival k of source i (arrival_words), and its gap for a mean of `mean`
+// ticks (gap_of).
 fn arrival_words(i: u32, k: vec2<u32>) -> vec4<u32> {
     return philox4x32_10(vec4<u32>(k.x, k.y, P.seed_hi, 0x80000000u | i), vec2<u32>(ARRIVAL_STREAM, P.seed_lo));
 }
-fn gap_of(s: u32, i: u32, k: vec2<u32>) -> vec2<u32> {
-    return scale_q27(neg_ln_q27(arrival_words(i, k).x), stat(s, S_GAP));
+fn gap_of(i: u32, mean: u32, k: vec2<u32>) -> vec2<u32> {
+    return scale_q27(neg_ln_q27(arrival_words(i, k).x), mean);
 }
 
 // Station s's service time for a visit (ServiceTicks::sample).
 fn service_time(s: u32, id: vec2<u32>, visit: u32) -> vec2<u32> {
     let words = visit_words(id, visit);
-    let kind = stat(s, S_KIND);
+    let law = stat(s, S_LAW);
+    let kind = law & 0xffu;
     let base = vec2<u32>(stat(s, S_BASE), stat(s, S_BASE + 1u));
     let scale = stat(s, S_SCALE);
     if kind == KIND_DETERMINISTIC { return base; }
@@ -175,7 +215,7 @@ fn service_time(s: u32, id: vec2<u32>, visit: u32) -> vec2<u32> {
     var total = base;
     var more = vec4<u32>(0u, 0u, 0u, 0u);
     let c = visit_counter(id, visit);
-    let phases = stat(s, S_PHASES);
+    let phases = (law >> 8u) & 0xffu;
     for (var ph = 0u; ph < phases; ph++) {
         var w = words.z;
         if ph == 1u {
@@ -206,12 +246,14 @@ fn start_service(s: u32, k: u32, token: u32, t: vec2<u32>) {
     set_server(k, add64(t, service_time(s, tk.id, tk.visits)), t, token);
 }
 
+
 // `token` arrives at s at t (NetState::arrive): the server free the longest takes it at
 // the later of t and that time, or it joins the queue. Counts a causality error.
 fn arrive_token(s: u32, st: ptr<function, Station>, token: u32, t: vec2<u32>, errors: ptr<function, u32>) {
     tok[token].arrived = t;
     if lt64(t, (*st).last_arrival) {
-        (*st).errors = add64((*st).errors, vec2<u32>(1u, 0u));
+        let e = st_at(s, ST_ERRORS);
+        seg_count[e] = vec4<u32>(add64(seg_count[e].xy, vec2<u32>(1u, 0u)), 0u, 0u);
         (*st).last_error_step = ctl[0].step;
         *errors += 1u;
     } else {
@@ -247,7 +289,7 @@ fn arrive_token(s: u32, st: ptr<function, Station>, token: u32, t: vec2<u32>, er
 
 // The earliest event of s: its servers' departures and its source's next arrival.
 fn station_next(s: u32, st: Station) -> vec2<u32> {
-    var m = select(never(), st.src_next, stat(s, S_SOURCE) != NONE);
+    var m = select(never(), st.src_next, has_source(s));
     let a = stat(s, S_FIRST);
     let b = a + stat(s, S_SERVERS);
     for (var k = a; k < b; k++) { m = min64(m, srv_dep(k)); }

@@ -45,10 +45,15 @@ fn depart_server(s: u32, st: ptr<function, Station>, k: u32, departure: vec2<u32
         return;
     }
     if measured {
-        (*st).system_time = add128((*st).system_time, sub64(t, tk.entered));
-        (*st).exits_measured = add64((*st).exits_measured, vec2<u32>(1u, 0u));
+        let a = st_at(s, ST_STAY);
+        seg_count[a] = add128(seg_count[a], sub64(t, tk.entered));
     }
-    (*st).exits = add64((*st).exits, vec2<u32>(1u, 0u));
+    let x = st_at(s, ST_EXITS);
+    let exits = seg_count[x];
+    seg_count[x] = vec4<u32>(
+        add64(exits.xy, vec2<u32>(1u, 0u)),
+        add64(exits.zw, vec2<u32>(select(0u, 1u, measured), 0u)),
+    );
     tok[token] = Token(never(), vec2<u32>(0u, 0u), vec2<u32>(0u, 0u), 0u, NONE, NONE, NONE, 0u, 0u);
     dep_list[P.free_base + atomicAdd(&heads[free_top()], 1u)] = token;
 }
@@ -60,7 +65,7 @@ fn depart_server(s: u32, st: ptr<function, Station>, k: u32, departure: vec2<u32
 fn depart_station(s: u32, bound: vec2<u32>) -> u32 {
     let a = stat(s, S_FIRST);
     let c = stat(s, S_SERVERS);
-    var st = load_station(s);
+    var st = load_departing(s);
     let boundary = P.rule == RULE_BOUNDARY;
     var n = 0u;
     if c == 1u {
@@ -72,22 +77,22 @@ fn depart_station(s: u32, bound: vec2<u32>) -> u32 {
     } else {
         for (var k = a; k < a + c; k++) {
             let d = srv_dep(k);
-            dep[due_at(k)] = select(never(), d, le64(d, bound));
+            set_due(k, select(never(), d, le64(d, bound)));
         }
         loop {
             var best = NONE;
             var best_t = never();
             for (var k = a; k < a + c; k++) {
-                let d = dep[due_at(k)];
+                let d = srv_due(k);
                 if lt64(d, best_t) { best = k; best_t = d; }
             }
             if best == NONE { break; }
-            dep[due_at(best)] = never();
+            set_due(best, never());
             depart_server(s, &st, best, best_t, select(best_t, ctl[0].exec_at, boundary));
             n += 1u;
         }
     }
-    store_station(s, st);
+    store_departing(s, st);
     dep[s] = station_next(s, st);
     return n;
 }
@@ -116,16 +121,15 @@ fn depart(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l
 
 // External arrivals of s's source within the bound (times only: nothing changes).
 fn arrivals_within(s: u32, bound: vec2<u32>) -> u32 {
-    let i = stat(s, S_SOURCE);
-    if i == NONE { return 0u; }
-    let st = load_station(s);
-    var t = st.src_next;
-    var c = st.src_count;
+    if !has_source(s) { return 0u; }
+    let i = source_index(s);
+    var t = seg_count[st_at(s, ST_TIMES)].zw;
+    var c = seg_count[st_at(s, ST_SOURCE)].xy;
     var n = 0u;
     while le64(t, bound) {
         n += 1u;
         c = add64(c, vec2<u32>(1u, 0u));
-        t = add64(t, gap_of(s, i, c));
+        t = add64(t, gap_of(i, source_gap(s), c));
     }
     return n;
 }
