@@ -177,12 +177,11 @@ impl GpuNetwork {
         enc.copy_buffer_to_buffer(&self.buffers.tok, 0, &tok, 0, self.buffers.tok.size());
         enc.copy_buffer_to_buffer(&self.buffers.lists, 0, &lists, 0, self.buffers.lists.size());
         self.gpu.queue.submit([enc.finish()]);
-        let region = |offset, size| kit::Region {
+        self.buffers.free_stack = kit::Region {
             buffer: lists.clone(),
-            offset,
-            size,
+            offset: stack_at,
+            size: 4 * new,
         };
-        self.buffers.free_stack = region(stack_at, 4 * new);
         self.buffers.tok = tok;
         self.buffers.lists = lists;
         self.bind_group = kit::bind_group(
