@@ -38,24 +38,27 @@ const DEPART: &str = include_str!("../shaders/net_depart.wgsl");
 const ARRIVE: &str = include_str!("../shaders/net_arrive.wgsl");
 const PLAN: &str = include_str!("../shaders/net_plan.wgsl");
 
-/// The full source of one pass.
-pub fn pass(src: &str, reductions: Reductions) -> String {
+/// The full source of one pass (`name` is its file: `PDES_WGSL_DIR` may replace it and
+/// net_common.wgsl for an attribution experiment, bench/experiments/network-attribution).
+pub fn pass(name: &str, src: &'static str, reductions: Reductions) -> String {
+    let common = gpu_shaders::part("net_common.wgsl", COMMON);
+    let own = gpu_shaders::part(name, src);
     gpu_shaders::compose(
         reductions,
-        &[COMMON, gpu_shaders::PHILOX, gpu_shaders::STEPPED, src],
+        &[&common, gpu_shaders::PHILOX, gpu_shaders::STEPPED, &own],
     )
 }
 
 /// Every pass, by name (for the shader validation tests).
 pub fn modules(reductions: Reductions) -> Vec<(String, String)> {
     [
-        ("scan", gpu_shaders::STEPPED_SCAN),
-        ("depart", DEPART),
-        ("arrive", ARRIVE),
-        ("plan", PLAN),
+        ("scan", "stepped_scan.wgsl", gpu_shaders::STEPPED_SCAN),
+        ("depart", "net_depart.wgsl", DEPART),
+        ("arrive", "net_arrive.wgsl", ARRIVE),
+        ("plan", "net_plan.wgsl", PLAN),
     ]
     .iter()
-    .map(|(n, src)| (n.to_string(), pass(src, reductions)))
+    .map(|(n, file, src)| (n.to_string(), pass(file, src, reductions)))
     .collect()
 }
 
@@ -221,11 +224,12 @@ pub(super) fn build_pipelines(gpu: &Gpu, reductions: Reductions, open: bool) -> 
     let device = &gpu.device;
     let layout = kit::layout(device, "network", &USES);
     let pl = kit::pipeline_layout(device, "network", &[&layout]);
-    let module = |name: &str, src: &str| kit::compute_module(device, name, pass(src, reductions));
-    let scan = module("stepped_scan (network)", gpu_shaders::STEPPED_SCAN);
-    let depart = module("net_depart", DEPART);
-    let arrive = module("net_arrive", ARRIVE);
-    let plan = module("net_plan", PLAN);
+    let module =
+        |file: &str, src| kit::compute_module(device, file, pass(file, src, reductions));
+    let scan = module("stepped_scan.wgsl", gpu_shaders::STEPPED_SCAN);
+    let depart = module("net_depart.wgsl", DEPART);
+    let arrive = module("net_arrive.wgsl", ARRIVE);
+    let plan = module("net_plan.wgsl", PLAN);
     let mut step = StepPipelines::new(device, &pl, [&scan, &depart, &arrive, &plan]);
     step.spread = SPREAD;
     if open {

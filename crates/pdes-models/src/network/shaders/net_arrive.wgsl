@@ -31,14 +31,14 @@ fn take_slot() -> u32 {
 
 // Station s's arrivals of this step; returns how many came from its source.
 fn arrive_at(s: u32, head: u32, bound: vec2<u32>, errors: ptr<function, u32>) -> u32 {
-    var st = load_arriving(s);
+    var st = load_station(s);
     let source = select(NONE, source_index(s), has_source(s));
     let boundary = P.rule == RULE_BOUNDARY;
     var created = 0u;
     // the common case: one token announced and no source due
     if head != NONE && tok[head].link == NONE && !(source != NONE && le64(st.src_next, bound)) {
         arrive_token(s, &st, head, tok[head].arrived, errors);
-        store_arriving(s, st);
+        store_station(s, st);
         dep[s] = station_next(s, st);
         return 0u;
     }
@@ -75,7 +75,7 @@ fn arrive_at(s: u32, head: u32, bound: vec2<u32>, errors: ptr<function, u32>) ->
         prev = best_key;
         have_prev = true;
     }
-    store_arriving(s, st);
+    store_station(s, st);
     dep[s] = station_next(s, st);
     return created;
 }

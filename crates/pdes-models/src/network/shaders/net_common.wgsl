@@ -68,15 +68,33 @@ const ST_EXITS: u32 = 8u;   // (exits, exits measured)
 const ST_ERRORS: u32 = 9u;  // (causality errors, -)
 const ST_WORDS4: u32 = 10u;
 
-// The parts of a station's record a phase works on.
+// The part of a station's record a thread keeps while it works on the station: its queue,
+// times and source. The sums (ST_LIVE, ST_BUSY, …) are read and written where an event
+// changes them, so that no register holds them across the event's random draws (the
+// passes were limited by registers: fewer threads in flight).
 struct Station {
     head: u32, tail: u32, queued: u32, present: u32,
     last_arrival: vec2<u32>, src_next: vec2<u32>,
-    live_arrived: vec4<u32>,
     src_count: vec2<u32>, last_error_step: u32,
-    busy: vec2<u32>, completions: vec2<u32>,
-    sojourn: vec2<u32>,
-    area_done: vec4<u32>,
+}
+
+fn load_station(s: u32) -> Station {
+    var st: Station;
+    let q = seg_count[st_at(s, ST_QUEUE)];
+    let t = seg_count[st_at(s, ST_TIMES)];
+    let src = seg_count[st_at(s, ST_SOURCE)];
+    st.head = q.x; st.tail = q.y; st.queued = q.z; st.present = q.w;
+    st.last_arrival = t.xy; st.src_next = t.zw;
+    st.src_count = src.xy; st.last_error_step = src.z;
+    return st;
+}
+fn store_queue(s: u32, st: Station) {
+    seg_count[st_at(s, ST_QUEUE)] = vec4<u32>(st.head, st.tail, st.queued, st.present);
+}
+fn store_station(s: u32, st: Station) {
+    store_queue(s, st);
+    seg_count[st_at(s, ST_TIMES)] = vec4<u32>(st.last_arrival, st.src_next);
+    seg_count[st_at(s, ST_SOURCE)] = vec4<u32>(st.src_count, st.last_error_step, 0u);
 }
 
 @group(0) @binding(0) var<uniform> P: Params;
@@ -131,42 +149,6 @@ fn needed_at() -> u32 { return P.k + 1u; }
 fn taken_at() -> u32 { return P.k + 2u; }
 
 fn st_at(s: u32, part: u32) -> u32 { return P.st_base + ST_WORDS4 * s + part; }
-
-// What the arrivals work on: the first two sectors.
-fn load_arriving(s: u32) -> Station {
-    var st: Station;
-    let q = seg_count[st_at(s, ST_QUEUE)];
-    let t = seg_count[st_at(s, ST_TIMES)];
-    let src = seg_count[st_at(s, ST_SOURCE)];
-    st.head = q.x; st.tail = q.y; st.queued = q.z; st.present = q.w;
-    st.last_arrival = t.xy; st.src_next = t.zw;
-    st.live_arrived = seg_count[st_at(s, ST_LIVE)];
-    st.src_count = src.xy; st.last_error_step = src.z;
-    return st;
-}
-fn store_arriving(s: u32, st: Station) {
-    seg_count[st_at(s, ST_QUEUE)] = vec4<u32>(st.head, st.tail, st.queued, st.present);
-    seg_count[st_at(s, ST_TIMES)] = vec4<u32>(st.last_arrival, st.src_next);
-    seg_count[st_at(s, ST_LIVE)] = st.live_arrived;
-    seg_count[st_at(s, ST_SOURCE)] = vec4<u32>(st.src_count, st.last_error_step, 0u);
-}
-
-// What the departures work on: the first four sectors.
-fn load_departing(s: u32) -> Station {
-    var st = load_arriving(s);
-    let b = seg_count[st_at(s, ST_BUSY)];
-    st.busy = b.xy; st.completions = b.zw;
-    st.sojourn = seg_count[st_at(s, ST_SOJOURN)].xy;
-    st.area_done = seg_count[st_at(s, ST_AREA)];
-    return st;
-}
-fn store_departing(s: u32, st: Station) {
-    seg_count[st_at(s, ST_QUEUE)] = vec4<u32>(st.head, st.tail, st.queued, st.present);
-    seg_count[st_at(s, ST_LIVE)] = st.live_arrived;
-    seg_count[st_at(s, ST_BUSY)] = vec4<u32>(st.busy, st.completions);
-    seg_count[st_at(s, ST_SOJOURN)] = vec4<u32>(st.sojourn, 0u, 0u);
-    seg_count[st_at(s, ST_AREA)] = st.area_done;
-}
 
 // a + x and a − x, 128-bit accumulator and 64-bit value.
 fn add128(a: vec4<u32>, x: vec2<u32>) -> vec4<u32> {
@@ -260,7 +242,8 @@ fn arrive_token(s: u32, st: ptr<function, Station>, token: u32, t: vec2<u32>, er
         (*st).last_arrival = t;
     }
     (*st).present += 1u;
-    (*st).live_arrived = add128((*st).live_arrived, max64(t, P.warmup));
+    let l = st_at(s, ST_LIVE);
+    seg_count[l] = add128(seg_count[l], max64(t, P.warmup));
     let a = stat(s, S_FIRST);
     let b = a + stat(s, S_SERVERS);
     var idle = NONE;

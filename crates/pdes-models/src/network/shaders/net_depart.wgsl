@@ -10,23 +10,31 @@
 var<workgroup> sh_events: atomic<u32>;
 
 // Server k (of s) completes its service (it was to end at `departure`); the token leaves at
-// t. The station's sums are updated in `st`, the token announced or freed.
+// t. The queue is updated in `st`, the sums in memory, the token announced or freed.
 fn depart_server(s: u32, st: ptr<function, Station>, k: u32, departure: vec2<u32>, t: vec2<u32>) {
     let since = srv_since(k);
     let token = srv_token(k);
-    var tk = tok[token];
-    (*st).busy = add64((*st).busy, sat_sub64(departure, max64(since, P.warmup)));
-    let counted_from = max64(tk.arrived, P.warmup);
+    let arrived = tok[token].arrived;
+    let visits = tok[token].visits;
+    let to = route(s, visit_words(tok[token].id, visits));
+    tok[token].visits = visits + 1u;
+    let counted_from = max64(arrived, P.warmup);
     let measured = !lt64(t, P.warmup);
+    let b = st_at(s, ST_BUSY);
+    let busy = seg_count[b];
+    seg_count[b] = vec4<u32>(
+        add64(busy.xy, sat_sub64(departure, max64(since, P.warmup))),
+        add64(busy.zw, vec2<u32>(select(0u, 1u, measured), 0u)),
+    );
     if measured {
-        (*st).completions = add64((*st).completions, vec2<u32>(1u, 0u));
-        (*st).sojourn = add64((*st).sojourn, sub64(t, tk.arrived));
-        (*st).area_done = add128((*st).area_done, sat_sub64(t, counted_from));
+        let j = st_at(s, ST_SOJOURN);
+        seg_count[j] = vec4<u32>(add64(seg_count[j].xy, sub64(t, arrived)), 0u, 0u);
+        let a = st_at(s, ST_AREA);
+        seg_count[a] = add128(seg_count[a], sat_sub64(t, counted_from));
     }
-    (*st).live_arrived = sub128((*st).live_arrived, counted_from);
+    let l = st_at(s, ST_LIVE);
+    seg_count[l] = sub128(seg_count[l], counted_from);
     (*st).present -= 1u;
-    let to = route(s, visit_words(tk.id, tk.visits));
-    tk.visits += 1u;
     if (*st).head == NONE {
         set_server(k, never(), t, NONE);
     } else {
@@ -38,15 +46,14 @@ fn depart_server(s: u32, st: ptr<function, Station>, k: u32, departure: vec2<u32
         start_service(s, k, next, t);
     }
     if to != EXIT {
-        tk.arrived = t;
-        tk.sender = k;
-        tk.link = atomicExchange(&heads[to], token);
-        tok[token] = tk;
+        tok[token].arrived = t;
+        tok[token].sender = k;
+        tok[token].link = atomicExchange(&heads[to], token);
         return;
     }
     if measured {
         let a = st_at(s, ST_STAY);
-        seg_count[a] = add128(seg_count[a], sub64(t, tk.entered));
+        seg_count[a] = add128(seg_count[a], sub64(t, tok[token].entered));
     }
     let x = st_at(s, ST_EXITS);
     let exits = seg_count[x];
@@ -65,7 +72,7 @@ fn depart_server(s: u32, st: ptr<function, Station>, k: u32, departure: vec2<u32
 fn depart_station(s: u32, bound: vec2<u32>) -> u32 {
     let a = stat(s, S_FIRST);
     let c = stat(s, S_SERVERS);
-    var st = load_departing(s);
+    var st = load_station(s);
     let boundary = P.rule == RULE_BOUNDARY;
     var n = 0u;
     if c == 1u {
@@ -92,7 +99,7 @@ fn depart_station(s: u32, bound: vec2<u32>) -> u32 {
             n += 1u;
         }
     }
-    store_departing(s, st);
+    store_queue(s, st);
     dep[s] = station_next(s, st);
     return n;
 }
