@@ -24,10 +24,10 @@ VARIANTS = {
                   "    let h = (id.x * 747796405u + 2891336453u) ^ (visit * 2654435761u) ^ id.y;\n"
                   "    return vec4<u32>(h, h * 3u + 1u, h * 5u + 7u, h * 9u + 3u);"),
     "no-atomic": ("net_depart.wgsl",
-                  "        tk.link = atomicExchange(&heads[to], token);",
-                  "        tk.link = NONE;\n        atomicStore(&heads[to], token);"),
+                  "        tok[token].link = atomicExchange(&heads[to], token);",
+                  "        tok[token].link = NONE;\n        atomicStore(&heads[to], token);"),
     "no-route": ("net_depart.wgsl",
-                 "    let to = route(s, visit_words(tk.id, tk.visits));",
+                 "    let to = route(s, visit_words(tok[token].id, visits));",
                  "    let to = s;"),
 }
 
