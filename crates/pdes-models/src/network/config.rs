@@ -156,6 +156,7 @@ impl NetworkConfig {
                         arrival_rate: s.arrival_rate,
                         population: s.population,
                         routes: s.routes.into_iter().collect(),
+                        resolved: None,
                     })
                     .collect(),
                 Written::Stations,

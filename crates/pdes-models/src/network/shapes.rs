@@ -5,7 +5,7 @@
 //! are the same networks drawn with the general engine's random numbers.)
 
 use super::service::Service;
-use super::spec::{MAX_STATIONS, StationSpec};
+use super::spec::{EXIT, MAX_STATIONS, StationSpec};
 use crate::config::{PresetError, key_err};
 use serde::{Deserialize, Serialize};
 
@@ -73,14 +73,15 @@ pub enum Shape {
     },
 }
 
-fn closed(name: String, service: Service, tokens: u32, routes: Vec<(String, f64)>) -> StationSpec {
+fn closed(name: String, service: Service, tokens: u32, routes: Vec<(u32, f64)>) -> StationSpec {
     StationSpec {
         name,
         servers: 1,
         service,
         arrival_rate: None,
         population: (tokens > 0).then_some(tokens),
-        routes,
+        routes: Vec::new(),
+        resolved: Some(routes),
     }
 }
 
@@ -105,17 +106,17 @@ impl Shape {
                 service,
             } => {
                 check_size("rows × cols", u64::from(rows) * u64::from(cols))?;
-                let name = |r: u32, c: u32| format!("r{r}c{c}");
+                let at = |r: u32, c: u32| r * cols + c;
                 Ok((0..rows)
                     .flat_map(|r| (0..cols).map(move |c| (r, c)))
                     .map(|(r, c)| {
                         let routes = vec![
-                            (name((r + rows - 1) % rows, c), 0.25),
-                            (name((r + 1) % rows, c), 0.25),
-                            (name(r, (c + cols - 1) % cols), 0.25),
-                            (name(r, (c + 1) % cols), 0.25),
+                            (at((r + rows - 1) % rows, c), 0.25),
+                            (at((r + 1) % rows, c), 0.25),
+                            (at(r, (c + cols - 1) % cols), 0.25),
+                            (at(r, (c + 1) % cols), 0.25),
                         ];
-                        closed(name(r, c), service, tokens_per_station, routes)
+                        closed(format!("r{r}c{c}"), service, tokens_per_station, routes)
                     })
                     .collect())
             }
@@ -146,27 +147,28 @@ impl Shape {
                         ),
                     ));
                 }
-                let name = |l: u32, s: u32| format!("l{l}s{s}");
+                let at = |l: u32, s: u32| l * servers_per_line + s;
                 let back = (1.0 - exit_probability) / f64::from(lines);
                 Ok((0..lines)
                     .flat_map(|l| (0..servers_per_line).map(move |s| (l, s)))
                     .map(|(l, s)| {
                         let routes = if s + 1 < servers_per_line {
-                            vec![(name(l, s + 1), 1.0)]
+                            vec![(at(l, s + 1), 1.0)]
                         } else {
-                            let mut r = vec![("exit".to_string(), exit_probability)];
+                            let mut r = vec![(EXIT, exit_probability)];
                             if back > 0.0 {
-                                r.extend((0..lines).map(|to| (name(to, 0), back)));
+                                r.extend((0..lines).map(|to| (at(to, 0), back)));
                             }
                             r
                         };
                         StationSpec {
-                            name: name(l, s),
+                            name: format!("l{l}s{s}"),
                             servers: 1,
                             service,
                             arrival_rate: (s == 0).then(|| arrival_rate / f64::from(lines)),
                             population: None,
-                            routes,
+                            routes: Vec::new(),
+                            resolved: Some(routes),
                         }
                     })
                     .collect())
@@ -210,7 +212,7 @@ impl Shape {
                                 }
                             }
                         }
-                        let routes = picked.into_iter().map(|to| (format!("n{to}"), p)).collect();
+                        let routes = picked.into_iter().map(|to| (to, p)).collect();
                         closed(format!("n{i}"), service, tokens_per_station, routes)
                     })
                     .collect())

@@ -67,6 +67,9 @@ pub struct StationSpec {
     pub population: Option<u32>,
     /// Routes by name.
     pub routes: Vec<RouteSpec>,
+    /// Routes by station index (or [`EXIT`]), for a generated shape: its names need no
+    /// lookup (resolving a million names cost seconds), and they are unique by construction.
+    pub resolved: Option<Vec<(u32, f64)>>,
 }
 
 fn refuse(station: &str, rule: impl Into<String>) -> PresetError {
@@ -93,7 +96,8 @@ impl Network {
             ));
         }
         let mut index = std::collections::HashMap::new();
-        for (i, s) in specs.iter().enumerate() {
+        let generated = specs.iter().all(|s| s.resolved.is_some());
+        for (i, s) in specs.iter().enumerate().filter(|_| !generated) {
             if s.name.is_empty() || s.name == "exit" {
                 return Err(key_err(
                     "model.station",
@@ -113,7 +117,7 @@ impl Network {
         }
         let mut stations = Vec::with_capacity(specs.len());
         for s in &specs {
-            stations.push(Self::station(s, &index)?);
+            stations.push(Self::station(s, &index, specs.len())?);
         }
         let net = Self { stations };
         net.check_whole()?;
@@ -123,6 +127,7 @@ impl Network {
     fn station(
         s: &StationSpec,
         index: &std::collections::HashMap<&str, u32>,
+        n: usize,
     ) -> Result<Station, PresetError> {
         if !(1..=MAX_SERVERS).contains(&s.servers) {
             return Err(refuse(
@@ -152,6 +157,19 @@ impl Network {
         }
         let mut routes = Vec::with_capacity(s.routes.len());
         let mut sum = 0.0;
+        for &(dest, p) in s.resolved.iter().flatten() {
+            if !(p.is_finite() && (0.0..=1.0).contains(&p)) || (dest != EXIT && dest as usize >= n)
+            {
+                return Err(refuse(
+                    &s.name,
+                    format!("a generated route to station {dest} with probability {p}"),
+                ));
+            }
+            sum += p;
+            if p > 0.0 {
+                routes.push((dest, p));
+            }
+        }
         for (to, p) in &s.routes {
             if !(p.is_finite() && (0.0..=1.0).contains(p)) {
                 return Err(refuse(
