@@ -5,7 +5,7 @@
 
 use pdes_lab::models::network::config::NetworkConfig;
 use pdes_lab::models::network::engine::NetEngine;
-use pdes_lab::preset::Config;
+use pdes_lab::preset::{Config, config_with};
 use pdes_lab::sim::{Budget, Engine};
 
 /// A network file's text: `stations` (TOML of [[model.station]] tables) and `run` keys.
@@ -375,4 +375,118 @@ fn a_file_reads_back_from_what_it_writes() {
         let again = Config::from_toml(&cfg.to_toml("again"), "again.toml").unwrap();
         assert_eq!(again, cfg, "{name}");
     }
+}
+
+/// A folder of its own under the temporary directory, with `files` written into it.
+fn folder_with(name: &str, files: &[(&str, &str)]) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("pdes-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (file, text) in files {
+        std::fs::write(dir.join(file), text).unwrap();
+    }
+    dir
+}
+
+const CLINIC_STATIONS: &str =
+    "name,servers,service,mean,shift,value,low,high,k,arrival_rate,population
+triage,2,shifted,2.0,0.5,,,,,0.8,
+doctor,3,shifted,2.0,0.5,,,,,,
+lab,1,deterministic,,,1.2,,,,,
+";
+/// The routes in another order than the tables' (by name): the run must not depend on it.
+const CLINIC_ROUTES: &str = "from,to,probability
+lab,doctor,1.0
+doctor,lab,0.4
+triage,exit,0.1
+doctor,exit,0.6
+triage,doctor,0.9
+";
+const CLINIC_RUN: &str = "[run]
+algorithm = \"window\"
+d = 0.5
+end_time = 3000.0
+warmup = 300.0
+seed = 7
+";
+
+/// The clinic from CSV files beside its network file (named relative to it, read from
+/// another folder) runs exactly as the clinic's tables do.
+#[test]
+fn the_clinic_from_csv_files_runs_as_the_clinic_from_tables() {
+    let network = format!(
+        "[model]\nkind = \"network\"\nstations_csv = \"stations.csv\"\nroutes_csv = \"routes.csv\"\n\n{CLINIC_RUN}"
+    );
+    let dir = folder_with(
+        "csv-clinic",
+        &[
+            ("stations.csv", CLINIC_STATIONS),
+            ("routes.csv", CLINIC_ROUTES),
+            ("clinic.toml", &network),
+        ],
+    );
+    let path = dir.join("clinic.toml");
+    let from_csv = config_with(path.to_str().unwrap(), &[]).unwrap();
+    let tables = config_with("clinic", &["run.end_time=3000", "run.warmup=300"]).unwrap();
+    let run = |c: &pdes_lab::preset::Config| {
+        let mut e = NetEngine::new(c.get::<NetworkConfig>().unwrap());
+        e.advance(Budget::Finish).unwrap();
+        e.summary().unwrap()
+    };
+    let (a, b) = (run(&from_csv), run(&tables));
+    assert_eq!(a.events, b.events);
+    assert_eq!(a.utilization.to_bits(), b.utilization.to_bits());
+    assert_eq!(a.stations, b.stations);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// A CSV's bad cell is refused naming the file, the line and the column; a file over the
+/// limit is refused with the limit, before it is read.
+#[test]
+fn bad_csv_input_is_refused_naming_file_line_and_column() {
+    let routes_twice = format!("{CLINIC_ROUTES}triage,doctor,0.5\n");
+    let dir = folder_with(
+        "csv-bad",
+        &[
+            ("stations.csv", CLINIC_STATIONS),
+            ("twice.csv", &routes_twice),
+            ("gamma.csv", "name,servers,service,mean\nx,1,gamma,2\n"),
+            (
+                "nomean.csv",
+                "name,servers,service,mean\nx,1,exponential,\n",
+            ),
+            ("noprob.csv", "from,to\ntriage,exit\n"),
+        ],
+    );
+    let d = dir.to_str().unwrap();
+    let refusal = |stations: &str, routes: &str| {
+        let sets = [
+            format!("model.stations_csv=\"{d}/{stations}\""),
+            format!("model.routes_csv=\"{d}/{routes}\""),
+            "model.station=[]".to_string(),
+        ];
+        let sets: Vec<&str> = sets.iter().map(String::as_str).collect();
+        config_with("clinic", &sets).unwrap_err()
+    };
+    let e = refusal("stations.csv", "twice.csv");
+    assert!(
+        e.contains("twice.csv, line 7, column to") && e.contains("given twice"),
+        "{e}"
+    );
+    let e = refusal("gamma.csv", "twice.csv");
+    assert!(
+        e.contains("gamma.csv, line 2, column service") && e.contains("\"gamma\" is not a service"),
+        "{e}"
+    );
+    let e = refusal("nomean.csv", "twice.csv");
+    assert!(
+        e.contains("column mean") && e.contains("needs its mean"),
+        "{e}"
+    );
+    let e = refusal("stations.csv", "noprob.csv");
+    assert!(e.contains("no column probability"), "{e}");
+    let big = std::fs::File::create(dir.join("big.csv")).unwrap();
+    big.set_len(100 << 20).unwrap();
+    let e = refusal("stations.csv", "big.csv");
+    assert!(e.contains("at most 67108864 bytes (64 MiB)"), "{e}");
+    let _ = std::fs::remove_dir_all(dir);
 }

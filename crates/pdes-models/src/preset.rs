@@ -109,7 +109,7 @@ pub fn load_text(name_or_path: &str) -> Result<(String, String), PresetError> {
             path: name_or_path.to_string(),
             reason: e.to_string(),
         })?;
-        return Ok((name_or_path.to_string(), text));
+        return Ok((name_or_path.to_string(), files_beside(text, path)));
     }
     let stem = path
         .file_stem()
@@ -135,6 +135,31 @@ pub fn load_text(name_or_path: &str) -> Result<(String, String), PresetError> {
             ),
         }),
     }
+}
+
+/// A network file's CSV files (`model.stations_csv`, `model.routes_csv`) are named relative
+/// to the file's folder, as a user writes them beside it: the text with those paths made
+/// relative to where the program runs (or absolute). Any other text is returned as it is.
+fn files_beside(text: String, file: &Path) -> String {
+    const KEYS: [&str; 2] = ["stations_csv", "routes_csv"];
+    let folder = file.parent().unwrap_or(Path::new(""));
+    if !KEYS.iter().any(|k| text.contains(k)) || folder.as_os_str().is_empty() {
+        return text;
+    }
+    let Ok(mut table) = text.parse::<toml::Table>() else {
+        return text; // the parse that follows names the error
+    };
+    let Some(toml::Value::Table(model)) = table.get_mut("model") else {
+        return text;
+    };
+    for key in KEYS {
+        if let Some(toml::Value::String(p)) = model.get_mut(key)
+            && Path::new(p.as_str()).is_relative()
+        {
+            *p = folder.join(p.as_str()).to_string_lossy().into_owned();
+        }
+    }
+    toml::to_string(&table).unwrap_or(text)
 }
 
 /// The largest preset file read: presets are a few hundred bytes, but a network file lists

@@ -31,11 +31,30 @@ pub const SHAPE: Key = Key {
     note: "",
 };
 
+/// `model.stations_csv`: the stations from a CSV file.
+pub const STATIONS_CSV: Key = Key {
+    name: "model.stations_csv",
+    valid: Valid::Words(
+        "a CSV file (columns name, servers, service and the service's parameters, arrival_rate, population), with model.routes_csv; at most 64 MiB; a path relative to the network file",
+    ),
+    note: "",
+};
+/// `model.routes_csv`: the routes from a CSV file.
+pub const ROUTES_CSV: Key = Key {
+    name: "model.routes_csv",
+    valid: Valid::Words(
+        "a CSV file (columns from, to, probability) giving the routes of model.stations_csv's stations; at most 64 MiB",
+    ),
+    note: "",
+};
+
 /// Every key of a network file.
 pub const KEYS: &[Key] = &[
     crate::keys::KIND,
     STATION,
     SHAPE,
+    STATIONS_CSV,
+    ROUTES_CSV,
     RUN_KEYS[0],
     RUN_KEYS[1],
     RUN_KEYS[2],
@@ -74,6 +93,10 @@ struct ModelKeys {
     station: Vec<StationKeys>,
     #[serde(skip_serializing_if = "Option::is_none")]
     shape: Option<Shape>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stations_csv: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    routes_csv: Option<String>,
 }
 
 /// A file as written.
@@ -102,6 +125,8 @@ pub enum Written {
     Stations,
     /// A generated shape.
     Shape(Shape),
+    /// CSV files: (stations, routes).
+    Csv(String, String),
 }
 
 /// A validated network configuration.
@@ -137,6 +162,32 @@ pub fn parse(table: &toml::Table) -> Result<Config, PresetError> {
 
 impl NetworkConfig {
     fn validate(k: Keys) -> Result<Self, PresetError> {
+        let csv = match (k.model.stations_csv, k.model.routes_csv) {
+            (Some(s), Some(r)) => Some((s, r)),
+            (None, None) => None,
+            _ => {
+                return Err(key_err(
+                    "model.stations_csv",
+                    "model.stations_csv and model.routes_csv come together: give both files",
+                ));
+            }
+        };
+        if let Some((stations, routes)) = csv {
+            if k.model.shape.is_some() || !k.model.station.is_empty() {
+                return Err(key_err(
+                    "model.stations_csv",
+                    "a file gives its stations one way: CSV files, [[model.station]] tables or a model.shape",
+                ));
+            }
+            let network = Network::validate(super::csv::read(&stations, &routes)?)?;
+            let run = Self::validate_run(k.run, &network)?;
+            return Ok(Self {
+                network,
+                run,
+                written: Written::Csv(stations, routes),
+                exact: ExactOnce::default(),
+            });
+        }
         let (specs, written) = match (k.model.shape, k.model.station.is_empty()) {
             (Some(_), false) => {
                 return Err(key_err(
@@ -263,13 +314,19 @@ impl ModelConfig for NetworkConfig {
         let model = match &self.written {
             Written::Shape(shape) => ModelKeys {
                 kind: "network".into(),
-                station: Vec::new(),
                 shape: Some(shape.clone()),
+                ..ModelKeys::default()
             },
             Written::Stations => ModelKeys {
                 kind: "network".into(),
                 station: self.station_keys(),
-                shape: None,
+                ..ModelKeys::default()
+            },
+            Written::Csv(stations, routes) => ModelKeys {
+                kind: "network".into(),
+                stations_csv: Some(stations.clone()),
+                routes_csv: Some(routes.clone()),
+                ..ModelKeys::default()
             },
         };
         let keys = Keys {

@@ -19,6 +19,7 @@
 
 pub mod analytic;
 pub mod config;
+pub mod csv;
 pub mod engine;
 pub mod engines;
 pub mod gpu;

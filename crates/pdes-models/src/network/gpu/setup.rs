@@ -224,8 +224,7 @@ pub(super) fn build_pipelines(gpu: &Gpu, reductions: Reductions, open: bool) -> 
     let device = &gpu.device;
     let layout = kit::layout(device, "network", &USES);
     let pl = kit::pipeline_layout(device, "network", &[&layout]);
-    let module =
-        |file: &str, src| kit::compute_module(device, file, pass(file, src, reductions));
+    let module = |file: &str, src| kit::compute_module(device, file, pass(file, src, reductions));
     let scan = module("stepped_scan.wgsl", gpu_shaders::STEPPED_SCAN);
     let depart = module("net_depart.wgsl", DEPART);
     let arrive = module("net_arrive.wgsl", ARRIVE);
