@@ -304,3 +304,26 @@ fn the_devs_strip_shows_the_last_steps_phases() {
     h.get_by_label_contains("the last step. A phase's cells run in parallel");
     h.get_by_label_contains("phases 1–3 read only the state at t");
 }
+
+/// The clinic in the window is a graph: stations as nodes left to right (triage, doctor,
+/// lab); hovering the first node shows triage's facts.
+#[test]
+fn the_clinic_is_drawn_as_a_graph_whose_nodes_say_their_station() {
+    if !gpu_available() {
+        return;
+    }
+    let mut h = harness("clinic");
+    for _ in 0..40 {
+        h.state_mut().step_once();
+    }
+    h.run_steps(2);
+    let rect = h.get_by_label("network graph").rect();
+    // the layout's triage: first of three layers, the middle of its column (graph.rs)
+    let inner = rect.shrink(28.0);
+    let triage = egui::pos2(inner.min.x + inner.width() / 6.0, inner.center().y);
+    h.hover_at(triage);
+    // a tooltip opens after egui's delay (half a second of frames)
+    h.run_steps(60);
+    h.get_by_label("station triage");
+    h.get_by_label_contains("routes: doctor 90%, exit 10%");
+}

@@ -114,12 +114,19 @@ impl PdesApp {
                     if let Some(note) = &s.note {
                         ui.small(note);
                     }
-                    if let Some(p) = heatmap::heatmap_widget(
+                    let size = egui::vec2(w.max(50.0), avail.y - 60.0);
+                    // the model's own view where it has one (the network's graph)
+                    let graph = s.panel.graph.and_then(|g| g(ui, s, size, pinned));
+                    if let Some(clicked) = graph {
+                        if clicked.is_some() {
+                            pin = clicked;
+                        }
+                    } else if let Some(p) = heatmap::heatmap_widget(
                         ui,
                         s,
                         self.mode,
                         &mut views[i],
-                        egui::vec2(w.max(50.0), avail.y - 60.0),
+                        size,
                         i as u64,
                         heatmap::Marks {
                             arrow: arrow.filter(|_| i == 0),

@@ -41,7 +41,19 @@ pub struct Panel {
     /// How the window follows one of its tokens hop by hop (the torus); `None` where the
     /// model has no tokens to follow.
     pub follow: Option<&'static FollowToken>,
+    /// A view of its own in place of the heatmap (the network's stations as nodes and
+    /// routes as arrows), drawn in the given size with the pinned cell; it answers `None`
+    /// where it does not apply (the heatmap is drawn instead), else the cell clicked, if any.
+    pub graph: Option<GraphView>,
 }
+
+/// A model's own view in place of the heatmap (see [`Panel::graph`]).
+pub type GraphView = fn(
+    &mut egui::Ui,
+    &crate::kit::session::Session,
+    egui::Vec2,
+    Option<u32>,
+) -> Option<Option<u32>>;
 
 /// Where a followed token is: what the window records at each of its hops.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -209,6 +209,7 @@ pub const PANEL: crate::panels::Panel = crate::panels::Panel {
     violations: crate::kit::violation::none,
     max_steps_per_second: None,
     follow: None,
+    graph: None,
 };
 
 #[cfg(test)]

@@ -272,6 +272,7 @@ pub const BENCHMARK_PANEL: crate::panels::Panel = crate::panels::Panel {
     // whole field flashed yellow and black at 10 Hz
     max_steps_per_second: Some(2.5),
     follow: None,
+    graph: None,
 };
 
 /// The SIR grid's panel in the registry.

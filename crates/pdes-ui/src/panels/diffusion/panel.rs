@@ -91,6 +91,7 @@ pub const PANEL: crate::panels::Panel = crate::panels::Panel {
     violations: crate::kit::violation::none,
     max_steps_per_second: None,
     follow: None,
+    graph: None,
 };
 
 /// The range the temperature colormap spans: the initial and boundary temperatures,

@@ -129,6 +129,7 @@ pub const PANEL: crate::panels::Panel = crate::panels::Panel {
     violations: crate::kit::violation::none,
     max_steps_per_second: None,
     follow: None,
+    graph: None,
 };
 
 /// Colours from an empty system to a full one (k).

@@ -1,26 +1,41 @@
 //! Your own network in the window: the stations by index on the heatmap (tokens present),
 //! a table of the stations above it with their live utilization beside the exact value,
 //! hover and inspector facts, monitors and plots against Jackson's or MVA's values. The
-//! form is the generic one (the stations are the file's to say). The view with stations as
-//! nodes and routes as arrows comes later (issue 55 §4).
+//! form is the generic one (the stations are the file's to say). Up to
+//! [`graph::MOST_NODES`] stations the view is the graph (`graph.rs`): stations as nodes,
+//! routes as arrows.
+
+mod graph;
 
 use crate::kit::heatmap::Mode;
 use crate::kit::monitors::{Monitor, last_step_events, latest};
 use crate::kit::plots::{per_interval, plot_series, time_series};
 use crate::kit::session::Session;
 use eframe::egui;
-use pdes_core::sim::Engine;
 use pdes_core::time::to_units;
 use pdes_models::network::analytic::Values;
 use pdes_models::network::config::NetworkConfig;
 use pdes_models::network::engine::NetEngine;
+use pdes_models::network::gpu::GpuNetwork;
 use pdes_models::network::spec::EXIT;
+use pdes_models::network::state::NetState;
+use std::borrow::Cow;
 
 /// The most stations the table above the heatmap lists.
 const TABLE_ROWS: usize = 12;
 
 fn config(s: &Session) -> Option<&NetworkConfig> {
     s.config.get::<NetworkConfig>()
+}
+
+/// The state of the session's run, from the CPU engine or read back from the GPU's.
+fn live_state(s: &Session) -> Option<Cow<'_, NetState>> {
+    let any = s.engine.as_any();
+    if let Some(e) = any.downcast_ref::<NetEngine>() {
+        return Some(Cow::Borrowed(e.state()));
+    }
+    let g = any.downcast_ref::<GpuNetwork>()?;
+    g.download_state().ok().map(|(state, _)| Cow::Owned(state))
 }
 
 fn exact(s: &Session) -> Option<&Values> {
@@ -54,15 +69,14 @@ fn facts(ui: &mut egui::Ui, s: &Session, i: u32) {
         .map(|&(d, p)| format!("{} {:.0}%", names(d), 100.0 * p))
         .collect();
     ui.label(format!("routes: {}", routes.join(", ")));
-    if let Some(e) = s.engine.as_any().downcast_ref::<NetEngine>() {
-        let state = e.state();
+    if let Some(state) = live_state(s) {
         let here = &state.stations[i as usize];
         ui.label(format!(
             "present: {} ({} queued)",
             here.present, here.queued
         ));
         // this station's alone: a hover asks every frame
-        let sm = state.measures_of(i as usize, e.now().min(cfg.end_ticks()).max(1));
+        let sm = state.measures_of(i as usize, s.now().min(cfg.end_ticks()).max(1));
         ui.label(format!(
             "utilization so far {:.4}, mean number {:.3}",
             sm.utilization, sm.mean_number
@@ -111,19 +125,25 @@ fn inspector(ui: &mut egui::Ui, s: &Session, i: u32) {
 fn stations(ui: &mut egui::Ui, s: &Session) {
     let Some(cfg) = config(s) else { return };
     let net = &cfg.network;
-    let e = s.engine.as_any().downcast_ref::<NetEngine>();
+    let state = live_state(s);
     if net.stations.len() > TABLE_ROWS {
+        let view = if net.stations.len() <= graph::MOST_NODES {
+            "the stations as nodes, left to right from where tokens enter; arrows: the routes, as wide as their flow; outlined: an event in the next window"
+        } else {
+            "heatmap: the stations by index, row by row"
+        };
         ui.label(format!(
-            "{} stations, {} servers (heatmap: the stations by index, row by row)",
+            "{} stations, {} servers ({view})",
             net.stations.len(),
             net.servers()
         ));
         return;
     }
     // before the warm-up's end nothing is measured yet: dashes, as the monitors show
-    let m = e
-        .filter(|e| to_units(e.now()) >= cfg.run.warmup)
-        .map(|e| e.state().measures(e.now().min(cfg.end_ticks()).max(1)));
+    let m = state
+        .as_ref()
+        .filter(|_| to_units(s.now()) >= cfg.run.warmup)
+        .map(|st| st.measures(s.now().min(cfg.end_ticks()).max(1)));
     egui::Grid::new("network stations")
         .striped(true)
         .show(ui, |ui| {
@@ -134,7 +154,11 @@ fn stations(ui: &mut egui::Ui, s: &Session) {
             for (i, st) in net.stations.iter().enumerate() {
                 ui.label(&st.name);
                 ui.label(st.servers.to_string());
-                ui.label(e.map_or("—".into(), |e| e.state().stations[i].present.to_string()));
+                ui.label(
+                    state
+                        .as_ref()
+                        .map_or("—".into(), |st| st.stations[i].present.to_string()),
+                );
                 ui.label(m.as_ref().map_or("—".into(), |m| {
                     format!("{:.4}", m.stations[i].utilization)
                 }));
@@ -257,4 +281,5 @@ pub const PANEL: crate::panels::Panel = crate::panels::Panel {
     violations: crate::kit::violation::none,
     max_steps_per_second: None,
     follow: None,
+    graph: Some(graph::view),
 };

@@ -165,6 +165,7 @@ pub const PANEL: crate::panels::Panel = crate::panels::Panel {
     violations: crate::kit::violation::none,
     max_steps_per_second: None,
     follow: None,
+    graph: None,
 };
 
 /// The open network's monitors: utilization, sojourn and tokens in the system against the

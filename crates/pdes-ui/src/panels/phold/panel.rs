@@ -273,6 +273,7 @@ pub const PANEL: crate::panels::Panel = crate::panels::Panel {
     violations: crate::kit::violation::none,
     max_steps_per_second: None,
     follow: None,
+    graph: None,
 };
 
 /// PHOLD's values in the controls.

@@ -351,6 +351,7 @@ pub const PANEL: crate::panels::Panel = crate::panels::Panel {
     violations,
     max_steps_per_second: None,
     follow: Some(&FOLLOW),
+    graph: None,
 };
 
 /// The colormap spans 0 … 4P tokens.
