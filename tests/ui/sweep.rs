@@ -198,3 +198,51 @@ fn screenshot_of_the_ghosts() {
     h.run_steps(4);
     save_screenshot(&mut h, "screenshot-ghosts.png");
 }
+
+/// "Recommend d" on the clinic (window, exact up to its shortest service, 0.5): the advice
+/// in words on the screen, the largest valid d recommended, and its button sets d in the
+/// live run.
+#[test]
+fn recommend_d_advises_the_clinic_and_its_button_sets_d() {
+    let mut h = harness("clinic");
+    // short runs: the advisor runs 1 + 2 + 8 × 2 of them
+    let live = pdes_lab::preset::config_with(
+        "clinic",
+        &["run.end_time=300", "run.warmup=30", "run.d=0.1"],
+    )
+    .unwrap();
+    h.state_mut()
+        .load_preset_text("clinic, shorter", &live.to_toml(""));
+    h.run_steps(2);
+    h.get_by_label("Sweep").click();
+    h.state_mut().sweep.advisor.seeds = 2;
+    h.run_steps(2);
+    h.get_by_label("Recommend d").click();
+    let started = std::time::Instant::now();
+    loop {
+        h.run_steps(3);
+        if !h.state().sweep.advisor.running() {
+            break;
+        }
+        assert!(
+            started.elapsed().as_secs() < 120,
+            "the advisor did not finish"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    h.run_steps(2);
+    let advice = h.state().sweep.advisor.advice.clone().unwrap().unwrap();
+    assert_eq!(advice.recommended_d, Some(0.5), "{}", advice.advice);
+    h.get_by_label_contains("d = 0.5: ");
+    h.get_by_label("Use d = 0.5").click();
+    h.run_steps(2);
+    let d = h
+        .state()
+        .a
+        .config
+        .get::<pdes_lab::models::network::config::NetworkConfig>()
+        .unwrap()
+        .run
+        .d;
+    assert_eq!(d, 0.5);
+}

@@ -121,158 +121,263 @@ pub fn tune(
     gpu: Option<Arc<Gpu>>,
     mut progress: impl FnMut(&str),
 ) -> Result<Advice, String> {
-    let algorithm = spec.config.algorithm_info();
-    if algorithm.algorithm == "sequential" {
-        return Err(format!(
-            "tune varies d, which a sequential run does not have: give a stepped algorithm, e.g. --set run.algorithm=\"window\" (this model's: {})",
-            spec.config
-                .model_info()
-                .listed()
-                .filter(|a| a.algorithm != "sequential")
-                .map(|a| a.name)
-                .collect::<Vec<_>>()
-                .join(", ")
-        ));
-    }
-    let valid = largest_valid_d(&spec.config)
-        .ok_or("this model has no run.d to tune (it is not a stepped simulation)")?;
-    // interval takes any d: the grid stops where a run still has a hundred intervals
-    let largest = valid.min(spec.config.end_time() / 100.0);
-    let points = spec.points.max(2);
-    let ds: Vec<f64> = (0..points)
-        .map(|i| largest * 100f64.powf(-f64::from(points - 1 - i) / f64::from(points - 1)))
-        .collect();
-    let seeds: Vec<u64> = (1..=u64::from(spec.seeds)).collect();
-    let run_at = |sets: Vec<String>| -> Result<serde_json::Map<String, serde_json::Value>, String> {
-        let cfg = with_sets(&spec.config, &sets)?;
-        run_config(&cfg, gpu.clone()).map(|(fields, _)| fields)
-    };
-    // the reference: the exact value of the first run's summary, else sequential runs
-    let first = run_at(vec![format!("run.d={}", ds[0]), "run.seed=1".into()])?;
-    number(&first, &spec.metric).ok_or_else(|| {
-        let names: Vec<&String> = first
-            .iter()
-            .filter(|(k, v)| v.is_f64() && !k.starts_with("analytic_") && !k.contains("second"))
-            .map(|(k, _)| k)
-            .collect();
-        format!(
-            "--metric {} is not a statistic of this model's summary; it has {}",
-            spec.metric,
-            names
-                .iter()
-                .map(|s| s.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        )
-    })?;
-    let exact = exact_value(&first, &spec.metric);
-    let sequential: Vec<f64> = if exact.is_some() {
-        Vec::new()
-    } else {
-        progress("no exact value: running the sequential simulator with the same seeds");
-        seeds
-            .iter()
-            .map(|s| {
-                let f = run_at(vec![
-                    "run.algorithm=\"sequential\"".into(),
-                    "run.d=0".into(),
-                    format!("run.seed={s}"),
-                ])?;
-                number(&f, &spec.metric)
-                    .ok_or_else(|| "the sequential run has no such field".into())
-            })
-            .collect::<Result<_, String>>()?
-    };
-    let reference = exact.unwrap_or_else(|| estimate(&sequential).mean);
-    let mut out = Vec::with_capacity(ds.len());
-    for &d in &ds {
-        let (mut metric, mut steps, mut speed, mut diffs) = (vec![], vec![], vec![], vec![]);
-        for (i, s) in seeds.iter().enumerate() {
-            let f = run_at(vec![format!("run.d={d}"), format!("run.seed={s}")])?;
-            let m = number(&f, &spec.metric).unwrap_or(f64::NAN);
-            metric.push(m);
-            steps.push(number(&f, "mean_events_per_step").unwrap_or(f64::NAN));
-            let end = number(&f, "end_time").unwrap_or(1.0).max(1e-12);
-            speed.push(number(&f, "wall_seconds").unwrap_or(0.0) / end * 1000.0);
-            diffs.push(m - exact.unwrap_or_else(|| sequential[i]));
+    let mut tuner = Tuner::new(spec, gpu)?;
+    while !tuner.finished() {
+        if let Some(line) = tuner.step()? {
+            progress(&line);
         }
+    }
+    tuner.advice()
+}
+
+/// The advisor one run at a time (the window's Sweep view runs it as a background job,
+/// a run per step, so that a page keeps drawing): the reference (the first run's exact
+/// value, else sequential runs of the same seeds), then every d of the grid with every seed.
+pub struct Tuner {
+    spec: TuneSpec,
+    gpu: Option<Arc<Gpu>>,
+    /// The grid, smallest d first.
+    ds: Vec<f64>,
+    /// The largest d the configuration accepts.
+    valid: f64,
+    seeds: Vec<u64>,
+    /// The exact value, once the first run said whether there is one (None before).
+    exact: Option<Option<f64>>,
+    /// The sequential runs' metric, seed by seed (no exact value).
+    sequential: Vec<f64>,
+    /// Per d of the grid finished, its point.
+    points: Vec<TunePoint>,
+    /// The current d's runs: (metric, events per step, seconds per 1000 time units).
+    current: Vec<(f64, f64, f64)>,
+}
+
+impl Tuner {
+    /// The advisor of `spec` (refused at once where d cannot be tuned); no run yet.
+    pub fn new(spec: &TuneSpec, gpu: Option<Arc<Gpu>>) -> Result<Self, String> {
+        let algorithm = spec.config.algorithm_info();
+        if algorithm.algorithm == "sequential" {
+            return Err(format!(
+                "tune varies d, which a sequential run does not have: give a stepped algorithm, e.g. --set run.algorithm=\"window\" (this model's: {})",
+                spec.config
+                    .model_info()
+                    .listed()
+                    .filter(|a| a.algorithm != "sequential")
+                    .map(|a| a.name)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+        let valid = largest_valid_d(&spec.config)
+            .ok_or("this model has no run.d to tune (it is not a stepped simulation)")?;
+        // interval takes any d: the grid stops where a run still has a hundred intervals
+        let largest = valid.min(spec.config.end_time() / 100.0);
+        let points = spec.points.max(2);
+        let ds = (0..points)
+            .map(|i| largest * 100f64.powf(-f64::from(points - 1 - i) / f64::from(points - 1)))
+            .collect();
+        Ok(Self {
+            spec: spec.clone(),
+            gpu,
+            ds,
+            valid,
+            seeds: (1..=u64::from(spec.seeds)).collect(),
+            exact: None,
+            sequential: Vec::new(),
+            points: Vec::new(),
+            current: Vec::new(),
+        })
+    }
+
+    /// Runs done and in all (for a progress bar).
+    pub fn progress(&self) -> (usize, usize) {
+        let seeds = self.seeds.len();
+        let reference = match self.exact {
+            Some(Some(_)) => 1,
+            _ => 1 + seeds,
+        };
+        let done = usize::from(self.exact.is_some())
+            + self.sequential.len()
+            + self.points.len() * seeds
+            + self.current.len();
+        (done, reference + self.ds.len() * seeds)
+    }
+
+    /// True when every run is done.
+    pub fn finished(&self) -> bool {
+        self.points.len() == self.ds.len()
+    }
+
+    fn run_at(
+        &self,
+        sets: Vec<String>,
+    ) -> Result<serde_json::Map<String, serde_json::Value>, String> {
+        let cfg = with_sets(&self.spec.config, &sets)?;
+        run_config(&cfg, self.gpu.clone()).map(|(fields, _)| fields)
+    }
+
+    /// The next run; returns a line to show when it finished a d of the grid (or the
+    /// reference).
+    pub fn step(&mut self) -> Result<Option<String>, String> {
+        let metric = self.spec.metric.clone();
+        let Some(exact) = self.exact else {
+            // the reference: the exact value of the first run's summary, else sequential runs
+            let first = self.run_at(vec![format!("run.d={}", self.ds[0]), "run.seed=1".into()])?;
+            number(&first, &metric).ok_or_else(|| {
+                let names: Vec<&String> = first
+                    .iter()
+                    .filter(|(k, v)| {
+                        v.is_f64() && !k.starts_with("analytic_") && !k.contains("second")
+                    })
+                    .map(|(k, _)| k)
+                    .collect();
+                format!(
+                    "--metric {metric} is not a statistic of this model's summary; it has {}",
+                    names
+                        .iter()
+                        .map(|s| s.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            })?;
+            let exact = exact_value(&first, &metric);
+            self.exact = Some(exact);
+            return Ok(exact.is_none().then(|| {
+                "no exact value: running the sequential simulator with the same seeds".to_string()
+            }));
+        };
+        if exact.is_none() && self.sequential.len() < self.seeds.len() {
+            let s = self.seeds[self.sequential.len()];
+            let f = self.run_at(vec![
+                "run.algorithm=\"sequential\"".into(),
+                "run.d=0".into(),
+                format!("run.seed={s}"),
+            ])?;
+            self.sequential.push(
+                number(&f, &metric)
+                    .ok_or_else(|| "the sequential run has no such field".to_string())?,
+            );
+            return Ok(None);
+        }
+        let d = self.ds[self.points.len()];
+        let s = self.seeds[self.current.len()];
+        let f = self.run_at(vec![format!("run.d={d}"), format!("run.seed={s}")])?;
+        let end = number(&f, "end_time").unwrap_or(1.0).max(1e-12);
+        self.current.push((
+            number(&f, &metric).unwrap_or(f64::NAN),
+            number(&f, "mean_events_per_step").unwrap_or(f64::NAN),
+            number(&f, "wall_seconds").unwrap_or(0.0) / end * 1000.0,
+        ));
+        if self.current.len() < self.seeds.len() {
+            return Ok(None);
+        }
+        let runs = std::mem::take(&mut self.current);
+        let reference = self.reference();
+        let diffs: Vec<f64> = runs
+            .iter()
+            .enumerate()
+            .map(|(i, r)| r.0 - exact.unwrap_or_else(|| self.sequential[i]))
+            .collect();
+        let column = |j: usize| {
+            runs.iter()
+                .map(|r| [r.0, r.1, r.2][j])
+                .collect::<Vec<f64>>()
+        };
         let bias = estimate(&diffs);
         let hw = bias.ci95.unwrap_or(0.0);
         let worst = (bias.mean.abs() + hw) / reference.abs().max(1e-300);
         let point = TunePoint {
             d,
-            events_per_step: estimate(&steps).mean,
+            events_per_step: estimate(&column(1)).mean,
             parallelism_gain: 0.0,
-            seconds_per_1000_time: estimate(&speed).mean,
-            metric: estimate(&metric).mean,
+            seconds_per_1000_time: estimate(&column(2)).mean,
+            metric: estimate(&column(0)).mean,
             bias: bias.mean,
             bias_half_width: hw,
             worst_relative_bias: worst,
-            within: worst <= spec.tolerance,
+            within: worst <= self.spec.tolerance,
         };
-        progress(&format!(
-            "d = {}: {:.2} events per step, {} = {:.6} (bias {:+.3}% ± {:.3}%)",
+        let line = format!(
+            "d = {}: {:.2} events per step, {metric} = {:.6} (bias {:+.3}% ± {:.3}%)",
             short(d),
             point.events_per_step,
-            spec.metric,
             point.metric,
             100.0 * point.bias / reference,
             100.0 * hw / reference.abs()
-        ));
-        out.push(point);
+        );
+        self.points.push(point);
+        Ok(Some(line))
     }
-    let base = out[0].events_per_step.max(1e-300);
-    for p in &mut out {
-        p.parallelism_gain = p.events_per_step / base;
-    }
-    let best = out.iter().rposition(|p| p.within);
-    let what = if exact.is_some() {
-        "exact"
-    } else {
-        "sequential runs of the same seeds"
-    };
-    let advice = match best {
-        Some(i) => format!(
-            "d = {}: {:.1}× the parallel events of d = {}; {} within {}% of {what}, 95% confidence",
-            short(out[i].d),
-            out[i].parallelism_gain,
-            short(out[0].d),
-            spec.metric,
-            short(100.0 * spec.tolerance)
-        ),
-        None => {
-            let (b, h) = (
-                100.0 * out[0].bias / reference,
-                100.0 * out[0].bias_half_width / reference.abs(),
-            );
-            let why = if h > 100.0 * spec.tolerance {
-                "the 95% intervals are wider than the tolerance: add seeds (--seeds) or run longer (--set run.end_time=…)"
-            } else {
-                "even the smallest d is biased beyond the tolerance: allow more (--tolerance) or choose an exact algorithm"
-            };
-            format!(
-                "no d on the grid keeps {} within {}% of {what} with 95% confidence (at d = {} the bias is {b:+.3}% ± {h:.3}%); {why}",
-                spec.metric,
-                short(100.0 * spec.tolerance),
-                short(out[0].d),
-            )
+
+    /// The reference value: exact, or the sequential runs' mean.
+    fn reference(&self) -> f64 {
+        match self.exact {
+            Some(Some(v)) => v,
+            _ => estimate(&self.sequential).mean,
         }
-    };
-    Ok(Advice {
-        metric: spec.metric.clone(),
-        tolerance: spec.tolerance,
-        reference: if exact.is_some() {
+    }
+
+    /// The advice, once [`Tuner::finished`].
+    pub fn advice(&self) -> Result<Advice, String> {
+        if !self.finished() {
+            return Err("the advisor has not run every d yet".into());
+        }
+        let spec = &self.spec;
+        let exact = self.exact.flatten();
+        let reference = self.reference();
+        let mut out = self.points.clone();
+        let base = out[0].events_per_step.max(1e-300);
+        for p in &mut out {
+            p.parallelism_gain = p.events_per_step / base;
+        }
+        let best = out.iter().rposition(|p| p.within);
+        let what = if exact.is_some() {
             "exact"
         } else {
-            "sequential"
-        },
-        exact_value: exact,
-        largest_valid_d: valid,
-        seeds: spec.seeds,
-        recommended_d: best.map(|i| out[i].d),
-        points: out,
-        advice,
-    })
+            "sequential runs of the same seeds"
+        };
+        let advice = match best {
+            Some(i) => format!(
+                "d = {}: {:.1}× the parallel events of d = {}; {} within {}% of {what}, 95% confidence",
+                short(out[i].d),
+                out[i].parallelism_gain,
+                short(out[0].d),
+                spec.metric,
+                short(100.0 * spec.tolerance)
+            ),
+            None => {
+                let (b, h) = (
+                    100.0 * out[0].bias / reference,
+                    100.0 * out[0].bias_half_width / reference.abs(),
+                );
+                let why = if h > 100.0 * spec.tolerance {
+                    "the 95% intervals are wider than the tolerance: add seeds (--seeds) or run longer (--set run.end_time=…)"
+                } else {
+                    "even the smallest d is biased beyond the tolerance: allow more (--tolerance) or choose an exact algorithm"
+                };
+                format!(
+                    "no d on the grid keeps {} within {}% of {what} with 95% confidence (at d = {} the bias is {b:+.3}% ± {h:.3}%); {why}",
+                    spec.metric,
+                    short(100.0 * spec.tolerance),
+                    short(out[0].d),
+                )
+            }
+        };
+        Ok(Advice {
+            metric: spec.metric.clone(),
+            tolerance: spec.tolerance,
+            reference: if exact.is_some() {
+                "exact"
+            } else {
+                "sequential"
+            },
+            exact_value: exact,
+            largest_valid_d: self.valid,
+            seeds: spec.seeds,
+            recommended_d: best.map(|i| out[i].d),
+            points: out,
+            advice,
+        })
+    }
 }
 
 /// A number as the advice writes it: four decimals at most (0.8, 0.1234), small ones in

@@ -191,8 +191,7 @@ impl PdesApp {
             match self.tab {
                 Tab::Sweep => {
                     let live = self.a.config.clone();
-                    if let Some(v) = self.sweep.show(ui, &live, gpu) {
-                        let key = self.sweep.key.clone();
+                    if let Some((key, v)) = self.sweep.show(ui, &live, gpu) {
                         self.use_sweep_value(&key, v);
                     }
                 }

@@ -4,6 +4,7 @@
 //! The simulation runs on eframe's own wgpu device: `App::logic` advances it once per
 //! frame by a budget of simulated time, then `App::ui` draws.
 
+pub mod advisor;
 mod central;
 mod controls;
 pub mod fit_view;

@@ -179,6 +179,8 @@ pub struct SweepView {
     pub error: Option<String>,
     /// What the last export did.
     pub message: Option<String>,
+    /// "Recommend d": the d advisor on the live run.
+    pub advisor: super::advisor::AdvisorView,
     running: Option<Job<Finished>>,
 }
 
@@ -194,6 +196,7 @@ impl Default for SweepView {
             result: None,
             error: None,
             message: None,
+            advisor: super::advisor::AdvisorView::default(),
             running: None,
         }
     }
@@ -285,8 +288,13 @@ impl SweepView {
         }
     }
 
-    /// Takes the runs that finished since the last frame; true while the sweep goes on.
+    /// Takes the runs that finished since the last frame (the sweep's and the advisor's);
+    /// true while either goes on.
     pub fn poll(&mut self) -> bool {
+        self.advisor.poll() | self.poll_sweep()
+    }
+
+    fn poll_sweep(&mut self) -> bool {
         let Some(job) = self.running.as_mut() else {
             return false;
         };
@@ -314,10 +322,26 @@ impl SweepView {
         true
     }
 
-    /// The tab: settings, progress, plots. Returns the value to set in the live run when the
-    /// user picks one.
-    pub fn show(&mut self, ui: &mut egui::Ui, live: &Config, gpu: Option<Arc<Gpu>>) -> Option<f64> {
-        self.settings(ui, live, gpu);
+    /// The tab: settings, the d advisor, progress, plots. Returns the key and value to set
+    /// in the live run when the user picks one.
+    pub fn show(
+        &mut self,
+        ui: &mut egui::Ui,
+        live: &Config,
+        gpu: Option<Arc<Gpu>>,
+    ) -> Option<(String, f64)> {
+        self.settings(ui, live, gpu.clone());
+        if live.model_info().has_key("run.d") {
+            let metrics: Vec<&str> = match &self.result {
+                Some(r) if !r.statistics.is_empty() => r.statistics.clone(),
+                _ => vec!["utilization", "mean_sojourn"],
+            };
+            if let Some(d) = self.advisor.show(ui, live, &metrics, gpu) {
+                // the live run takes d, as a picked sweep value does
+                return Some(("run.d".into(), d));
+            }
+            ui.separator();
+        }
         if let Some(e) = &self.error {
             ui.colored_label(egui::Color32::from_rgb(230, 90, 90), e);
         }
@@ -345,7 +369,7 @@ impl SweepView {
             }
         ));
         self.export_buttons(ui);
-        self.plots(ui)
+        self.plots(ui).map(|v| (self.key.clone(), v))
     }
 
     /// The settings row: the key (among the live configuration's numbers), the range, the

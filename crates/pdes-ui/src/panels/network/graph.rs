@@ -117,8 +117,7 @@ pub fn view(
         return None;
     }
     let (rect, response) = ui.allocate_exact_size(size, egui::Sense::click());
-    response
-        .widget_info(|| egui::WidgetInfo::labeled(egui::Role::Image, true, "network graph"));
+    response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Image, true, "network graph"));
     let painter = ui.painter_at(rect);
     painter.rect_filled(rect, 4.0, egui::Color32::from_gray(18));
     let places = layout(cfg);
