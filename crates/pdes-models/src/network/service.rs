@@ -90,10 +90,11 @@ impl Service {
     /// Why its parameters are out of range, in words ("mean must be …"), if they are.
     pub fn refusal(&self) -> Option<String> {
         let ok = |v: f64| v.is_finite() && v > 0.0 && v <= MAX_SERVICE;
-        let range = format!("a number above 0 and at most {MAX_SERVICE}");
+        // written only for a refusal (a million stations are checked)
+        let range = || format!("a number above 0 and at most {MAX_SERVICE}");
         match *self {
             Self::Exponential { mean } if !ok(mean) => {
-                Some(format!("mean must be {range}; got {mean}"))
+                Some(format!("mean must be {}; got {mean}", range()))
             }
             Self::Shifted { shift, mean } => {
                 if !(shift.is_finite() && shift > 0.0) {
@@ -107,7 +108,7 @@ impl Service {
                 }
             }
             Self::Deterministic { value } if !ok(value) => {
-                Some(format!("value must be {range}; got {value}"))
+                Some(format!("value must be {}; got {value}", range()))
             }
             Self::Uniform { low, high } => {
                 if !(low.is_finite() && low >= 0.0) {
@@ -126,7 +127,7 @@ impl Service {
                         "k must be a whole number from 1 to {MAX_ERLANG_PHASES}; got {k}"
                     ))
                 } else if !ok(mean) {
-                    Some(format!("mean must be {range}; got {mean}"))
+                    Some(format!("mean must be {}; got {mean}", range()))
                 } else {
                     None
                 }
