@@ -158,6 +158,29 @@ fn replications_split_over_several_devices_are_the_cpus() {
     }
 }
 
+/// A run larger than one buffer or dispatch holds goes in parts on the one GPU (here parts
+/// of 7, the last shorter): every replication equals the CPU's, and so does the summary.
+#[test]
+fn replications_in_parts_on_one_gpu_are_the_cpus() {
+    let Some(g) = gpu() else { return };
+    let cfg = config(&["run.replications=50", "run.customers=2000", "run.seed=37"]);
+    let mut cpu = CpuMmck::new(&cfg);
+    let mut parts = SpreadMmck::chunked(&g, &cfg, 7).unwrap();
+    for b in [Budget::Steps(5), Budget::Finish] {
+        cpu.advance(b).unwrap();
+        parts.advance(b).unwrap();
+        assert_eq!(parts.replications().unwrap(), cpu.replications(), "{b:?}");
+    }
+    let (c, s) = (cpu.report().unwrap(), parts.report().unwrap());
+    for (k, v) in &c.fields {
+        if !["engine", "threads"].contains(&k.as_str()) {
+            assert_eq!(s.fields.get(k), Some(v), "{k}");
+        }
+    }
+    // what decides the parts: a run within one engine's reach is one engine
+    assert!(GpuMmck::most_in_one(&g, &cfg, 50) >= 50);
+}
+
 /// The grand mean's interval is honest: on a held configuration the exact L lies inside
 /// its 99% interval (the 95% one widened by t.995/t.975).
 #[test]

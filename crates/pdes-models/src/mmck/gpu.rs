@@ -340,6 +340,18 @@ impl GpuMmck {
         Self::part_with(gpu, cfg, range, None)
     }
 
+    /// The most replications of `cfg` one engine (one buffer, one dispatch) holds on `gpu`
+    /// when it holds `n`: a run of more is run in parts of at most this many
+    /// ([`super::spread::SpreadMmck::chunked`]).
+    pub fn most_in_one(gpu: &Gpu, cfg: &MmckConfig, n: u32) -> u64 {
+        let record = 4 * u64::from(Layout::of(&cfg.shape()).stride);
+        let by_buffer = gpu.max_storage_buffer() / record;
+        let per_group = DrawsMadeBy::for_run(n, &gpu.limits).replications_per_group();
+        let by_dispatch =
+            u64::from(gpu.limits.max_compute_workgroups_per_dimension) * u64::from(per_group);
+        by_buffer.min(by_dispatch)
+    }
+
     /// [`Self::part`] with the draws made and the times held as `way` (None: as
     /// [`DrawsMadeBy::for_run`] picks for the part's size, and [`Times::for_run`]).
     fn part_with(

@@ -20,7 +20,17 @@ pub fn build(config: &Config, device: Option<Arc<Gpu>>) -> Result<Box<dyn LiveEn
         return Err(SimError::Gpu("not an mmck configuration".into()));
     };
     Ok(match device {
-        Some(g) => Box::new(GpuMmck::new(g, c)?),
+        Some(g) => {
+            let n = c.run.replications;
+            // more than one buffer or dispatch holds: parts, each as large as one holds
+            let most = GpuMmck::most_in_one(&g, c, n);
+            if u64::from(n) > most {
+                let chunk = GpuMmck::most_in_one(&g, c, most as u32).min(most) as u32;
+                Box::new(super::spread::SpreadMmck::chunked(&g, c, chunk)?)
+            } else {
+                Box::new(GpuMmck::new(g, c)?)
+            }
+        }
         None => Box::new(CpuMmck::new(c)),
     })
 }

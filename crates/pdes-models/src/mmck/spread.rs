@@ -1,7 +1,9 @@
 //! M/M/c/k replications split over several GPUs (`run --devices`): device i runs a
 //! contiguous share of the replications ([`GpuMmck::part`]), all devices at once, and the
 //! summary is made from every replication together — the same replications, each keyed by
-//! its own number, so the same summary as one GPU's run, field for field.
+//! its own number, so the same summary as one GPU's run, field for field. A run larger than
+//! one buffer or dispatch of one GPU holds is split the same way on that GPU
+//! ([`SpreadMmck::chunked`]).
 
 use super::Replication;
 use super::config::MmckConfig;
@@ -32,6 +34,25 @@ impl SpreadMmck {
                 let i = i as u32;
                 let share = |j: u32| (u64::from(total) * u64::from(j) / u64::from(n)) as u32;
                 GpuMmck::part(g.clone(), cfg, share(i)..share(i + 1))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Self {
+            config: cfg.clone(),
+            parts,
+            horizon: 0,
+        })
+    }
+
+    /// `cfg`'s replications on one GPU in parts of at most `chunk` each (a run larger than
+    /// one buffer or one dispatch holds: 10⁷ replications, say), the parts advanced side by
+    /// side; the same replications, each keyed by its own number, as one engine would run.
+    pub fn chunked(gpu: &Arc<Gpu>, cfg: &MmckConfig, chunk: u32) -> Result<Self, SimError> {
+        let total = cfg.run.replications;
+        let chunk = chunk.max(1);
+        let parts = (0..total.div_ceil(chunk))
+            .map(|i| {
+                let start = i * chunk;
+                GpuMmck::part(gpu.clone(), cfg, start..(start + chunk).min(total))
             })
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Self {
