@@ -246,3 +246,23 @@ fn recommend_d_advises_the_clinic_and_its_button_sets_d() {
         .d;
     assert_eq!(d, 0.5);
 }
+
+/// Not a check: renders the clinic with exponential service as a graph, run past its
+/// warm-up, the pointer on triage, into `assets/screenshot-network.png` for the README
+/// (`cargo test --release --test ui screenshot_of_the_network -- --ignored`).
+#[test]
+#[ignore]
+fn screenshot_of_the_network() {
+    if !gpu_available() {
+        return;
+    }
+    let mut h = harness("clinic-exponential");
+    h.state_mut()
+        .advance(pdes_lab::sim::Budget::Until(pdes_lab::time::to_ticks(3000.0)));
+    h.run_steps(3);
+    let rect = h.get_by_label("network graph").rect();
+    let inner = rect.shrink(28.0);
+    h.hover_at(egui::pos2(inner.min.x + inner.width() / 6.0, inner.center().y));
+    h.run_steps(60);
+    save_screenshot(&mut h, "screenshot-network.png");
+}
