@@ -14,12 +14,12 @@ fn verify_passes_on_this_adapter_with_every_reduction_variant() {
     assert!(v.ok(), "{failures:#?}");
     // every variant the adapter has, every engine: reductions, 7 torus, 4 diffusion,
     // 8 open-network (one with a warm-up), 4 DEVS and 4 PHOLD cases (one with far next
-    // events) each; then once: window = sequential for the
-    // torus, the open network and PHOLD, the torus's three blocked cases and its replicas
+    // events) and 9 network cases each; then once: window = sequential for the
+    // torus, the open network, PHOLD and the network, the torus's three blocked cases and its replicas
     // (window, interval/original), the 3 M/M/c/k replication cases, the mixture
     // log-likelihood and the fit with its searches on the device (they use no reductions);
     // and per variant the torus's live sample against the CPU twin mid-run
-    assert_eq!(v.checks.len(), v.reductions.len() * 30 + 5 + 3 + 3 + 2);
+    assert_eq!(v.checks.len(), v.reductions.len() * 39 + 5 + 3 + 3 + 2 + 1);
     assert_eq!(
         v.checks
             .iter()
@@ -31,6 +31,11 @@ fn verify_passes_on_this_adapter_with_every_reduction_variant() {
         v.checks
             .iter()
             .any(|c| c.name.starts_with("phold window on the GPU = sequential"))
+    );
+    assert!(
+        v.checks
+            .iter()
+            .any(|c| c.name.starts_with("network window on the GPU = sequential"))
     );
     assert!(
         v.checks

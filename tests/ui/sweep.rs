@@ -257,12 +257,22 @@ fn screenshot_of_the_network() {
         return;
     }
     let mut h = harness("clinic-exponential");
-    h.state_mut()
-        .advance(pdes_lab::sim::Budget::Until(pdes_lab::time::to_ticks(3000.0)));
+    // run in frames, as the window does, so that the monitors and plots take their samples
+    h.state_mut().sim_rate = 1000.0;
+    h.state_mut().running = true;
+    let started = std::time::Instant::now();
+    while h.state().a.now() < pdes_lab::time::to_ticks(3000.0) && started.elapsed().as_secs() < 120
+    {
+        h.run_steps(10);
+    }
+    h.state_mut().running = false;
     h.run_steps(3);
     let rect = h.get_by_label("network graph").rect();
     let inner = rect.shrink(28.0);
-    h.hover_at(egui::pos2(inner.min.x + inner.width() / 6.0, inner.center().y));
+    h.hover_at(egui::pos2(
+        inner.min.x + inner.width() / 6.0,
+        inner.center().y,
+    ));
     h.run_steps(60);
     save_screenshot(&mut h, "screenshot-network.png");
 }
