@@ -9,17 +9,22 @@
 
 use super::config::MmckConfig;
 use super::cpu::Standing;
-use super::draws::{DrawsMadeBy, STATES_IN_WORKGROUP};
+use super::draws::DrawsMadeBy;
+use super::records::{Layout, Record, read_record, write_record};
+use pipelines::{Pipelines, build_pipelines};
+pub use pipelines::{checked_modules, module_source};
+
+#[path = "gpu_pipelines.rs"]
+mod pipelines;
 use super::summary::Summary;
 use super::times::Times;
-use super::{Replication, RunShape, Tally};
+use super::{Replication, RunShape};
 use bytemuck::{Pod, Zeroable};
 use pdes_core::sim::heap::NEVER;
 use pdes_core::sim::{Budget, Engine, Report, SimError, StepRecord, StepTotals};
 use pdes_core::time::Ticks;
 use pdes_gpu::Gpu;
-use pdes_gpu::kit::{self, Use, join, split};
-use pdes_gpu::shaders::Products;
+use pdes_gpu::kit::{self, join, split};
 use std::sync::Arc;
 
 /// Threads per workgroup (`advance`'s and `display_main`'s workgroup size).
@@ -73,8 +78,6 @@ fn dispatch_events(by_loops_only: bool, servers: u32, reps: u32) -> u32 {
 
 /// Dispatches per submit.
 const DISPATCHES_PER_SUBMIT: u32 = 8;
-/// Words of a record before the state times (see mmck.wgsl).
-const HEADER: u32 = 34;
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
@@ -98,177 +101,6 @@ struct Params {
     /// The replication number of thread 0 (a part of a run split over devices).
     first: u32,
     pad: [u32; 3],
-}
-
-/// Where the parts of a record start, and its length, in u32 words.
-#[derive(Clone, Copy, Debug)]
-struct Layout {
-    state: u32,
-    server: u32,
-    queue: u32,
-    stride: u32,
-}
-
-impl Layout {
-    fn of(shape: &RunShape) -> Self {
-        let state = HEADER;
-        let server = state + 2 * (shape.capacity + 1);
-        let queue = server + 4 * shape.servers;
-        Self {
-            state,
-            server,
-            queue,
-            // the shader's ring has one place even where k = c (WGSL has no empty array)
-            stride: queue + 2 * (shape.capacity - shape.servers).max(1),
-        }
-    }
-}
-
-/// The constants the shader is specialised to: WGSL sizes a thread's arrays only with
-/// constants, and loops of a constant count unroll, so the servers' arrays — and a waiting
-/// ring of up to 8 slots, read and written by selects over every slot — are indexed by
-/// constants and stay in registers; up to [`STATES_IN_WORKGROUP`] state times are kept in
-/// workgroup memory (`STATE_WORDS` of them a workgroup; one word where none are).
-fn shape_constants(servers: u32, capacity: u32, draws: DrawsMadeBy, times: Times) -> String {
-    let states = capacity + 1;
-    let state_words = if states <= STATES_IN_WORKGROUP {
-        states * draws.replications_per_group()
-    } else {
-        1
-    };
-    format!(
-        "const C: u32 = {servers}u;\nconst K: u32 = {capacity}u;\nconst K1: u32 = {states}u;\nconst RING: u32 = {}u;\nconst STATES_IN_WORKGROUP: u32 = {STATES_IN_WORKGROUP}u;\nconst STATE_WORDS: u32 = {state_words}u;\n{}",
-        (capacity - servers).max(1),
-        draws.constants(times)
-    )
-}
-
-/// The module of the replications' passes for `servers` servers and capacity `capacity`
-/// (validated: 1 ≤ servers ≤ capacity), its draws made by `draws`, its times held as
-/// `times` (the laws must allow it: [`Times::every`]), its 32×32 products by
-/// `products` (native 64-bit
-/// multiplies where the device has them: 12% faster at paper 003's 7,168 replications on an
-/// H100, 24% at 10⁶; bench/NOTES.md, "Native 64-bit products for M/M/c/k").
-pub fn module_source(
-    servers: u32,
-    capacity: u32,
-    draws: DrawsMadeBy,
-    times: Times,
-    products: Products,
-) -> String {
-    pdes_gpu::shaders::compose_with(
-        pdes_gpu::shaders::Reductions::Portable,
-        products,
-        &[
-            &shape_constants(servers, capacity, draws, times),
-            &times.source(),
-            pdes_gpu::shaders::PHILOX,
-            &pdes_gpu::shaders::part("mmck.wgsl", include_str!("shaders/mmck.wgsl")),
-        ],
-    )
-}
-
-/// The shapes whose modules the shader checks compile: the papers' and the extremes, with
-/// either kind of product, the draws made and the times held every way.
-pub fn checked_modules() -> Vec<(String, String)> {
-    let shapes = [
-        (3, 5),
-        (1, 1),
-        (64, 64),
-        (super::config::MAX_SERVERS, super::config::MAX_CAPACITY),
-    ];
-    let mut modules = Vec::new();
-    for p in [Products::Emulated, Products::Native] {
-        for (c, k) in shapes {
-            for d in DrawsMadeBy::all() {
-                for t in [Times::Offsets, Times::Ticks] {
-                    let name = format!(
-                        "mmck c={c} k={k} draws {} times {} {p:?}",
-                        d.name(),
-                        t.name()
-                    );
-                    modules.push((name, module_source(c, k, d, t, p)));
-                }
-            }
-        }
-    }
-    modules
-}
-
-struct Pipelines {
-    layout: wgpu::BindGroupLayout,
-    display_layout: wgpu::BindGroupLayout,
-    /// `advance` that tests every event against the budget's time limit (TIME_LIMITED: the
-    /// window's steps, `run`'s first chunks), and `advance` for a limit of `never`, which
-    /// tests none (5% of an event at 7,168 replications). Both made with the engine, so
-    /// that no run's time holds a pipeline's creation.
-    advance_limited: wgpu::ComputePipeline,
-    advance_to_end: wgpu::ComputePipeline,
-    clear: wgpu::ComputePipeline,
-    display: wgpu::ComputePipeline,
-}
-
-impl Pipelines {
-    /// `advance` for a budget whose time limit is `limit`. `PDES_MMCK_ALWAYS_LIMITED=1`
-    /// takes the limited one whatever the limit, for measurements.
-    fn advance(&self, limit: Ticks) -> &wgpu::ComputePipeline {
-        let forced = std::env::var_os("PDES_MMCK_ALWAYS_LIMITED").is_some_and(|v| v == "1");
-        if limit != NEVER || forced {
-            &self.advance_limited
-        } else {
-            &self.advance_to_end
-        }
-    }
-}
-
-fn build_pipelines(gpu: &Gpu, shape: &RunShape, draws: DrawsMadeBy, times: Times) -> Pipelines {
-    let device = &gpu.device;
-    let layout = kit::layout(
-        device,
-        "mmck",
-        &[Use::Uniform, Use::ReadWrite, Use::Read, Use::ReadWrite],
-    );
-    let display_layout = kit::layout(device, "mmck display", &[Use::ReadWrite]);
-    let pl = kit::pipeline_layout(device, "mmck", &[&layout]);
-    let pl_display = kit::pipeline_layout(device, "mmck display", &[&layout, &display_layout]);
-    // SAFETY: every loop of mmck.wgsl ends by its own bound: the loops over the servers,
-    // the state times and the ring count to constants (C, K1, RING), Philox's to 10, a
-    // phase's event loop stops when its count of events, raised by one every iteration,
-    // reaches the phase's length (at most P.max_events), and the phases are counted to
-    // P.max_events / PHASE + 2.
-    let module = unsafe {
-        kit::compute_module_bounded_loops(
-            device,
-            "mmck",
-            module_source(
-                shape.servers,
-                shape.capacity,
-                draws,
-                times,
-                Products::for_device(device),
-            ),
-        )
-    };
-    Pipelines {
-        clear: kit::pipeline(device, &pl, &module, "clear_status"),
-        display: kit::pipeline(device, &pl_display, &module, "display_main"),
-        advance_limited: kit::pipeline_with_constants(
-            device,
-            &pl,
-            &module,
-            "advance",
-            &[("TIME_LIMITED", 1.0)],
-        ),
-        advance_to_end: kit::pipeline_with_constants(
-            device,
-            &pl,
-            &module,
-            "advance",
-            &[("TIME_LIMITED", 0.0)],
-        ),
-        layout,
-        display_layout,
-    }
 }
 
 /// The GPU engine of M/M/c/k replications.
@@ -635,90 +467,6 @@ impl GpuMmck {
             bytes[0][2],
             bytes[0][3],
         ]))
-    }
-}
-
-/// Replication `r`'s words in the word-major records of `reps` replications.
-struct Record<'a> {
-    words: &'a mut [u32],
-    reps: u32,
-    r: u32,
-}
-
-impl<'a> Record<'a> {
-    fn new(words: &'a mut [u32], reps: u32, r: u32) -> Self {
-        Self { words, reps, r }
-    }
-    fn set(&mut self, i: u32, v: u32) {
-        self.words[(i * self.reps + self.r) as usize] = v;
-    }
-}
-
-/// Writes `rep` into its record.
-fn write_record(w: &mut Record, l: &Layout, rep: &Replication) {
-    let mut put = |i: u32, v: u64| {
-        let [lo, hi] = split(v);
-        w.set(i, lo);
-        w.set(i + 1, hi);
-    };
-    put(0, rep.t);
-    put(2, rep.next_arrival);
-    put(8, rep.gaps_drawn);
-    put(10, rep.services_drawn);
-    put(12, rep.departures);
-    put(14, rep.events);
-    let t = &rep.tally;
-    for (i, v) in t.counters().into_iter().enumerate() {
-        put(16 + 2 * i as u32, v);
-    }
-    for (n, v) in t.state_time.iter().enumerate() {
-        put(l.state + 2 * n as u32, *v);
-    }
-    for (i, (dep, arr)) in rep.servers.iter().enumerate() {
-        put(l.server + 4 * i as u32, *dep);
-        put(l.server + 4 * i as u32 + 2, *arr);
-    }
-    for (i, a) in rep.queue.iter().enumerate() {
-        put(l.queue + 2 * i as u32, *a);
-    }
-    w.set(4, rep.n);
-    w.set(5, 0); // queue head
-    w.set(6, rep.queue.len() as u32);
-}
-
-/// Reads replication `index` from its record, word `i` of which is `w(i)`.
-fn read_record(w: impl Fn(u32) -> u32, l: &Layout, shape: &RunShape, index: u32) -> Replication {
-    let get = |i: u32| join([w(i), w(i + 1)]);
-    let ring = shape.capacity - shape.servers;
-    let (head, len) = (w(5), w(6));
-    Replication {
-        index,
-        t: get(0),
-        next_arrival: get(2),
-        n: w(4),
-        gaps_drawn: get(8),
-        services_drawn: get(10),
-        departures: get(12),
-        events: get(14),
-        servers: (0..shape.servers)
-            .map(|i| (get(l.server + 4 * i), get(l.server + 4 * i + 2)))
-            .collect(),
-        queue: (0..len)
-            .map(|j| get(l.queue + 2 * ((head + j) % ring.max(1))))
-            .collect(),
-        tally: Tally {
-            t_start: get(16),
-            area: get(18),
-            busy: get(20),
-            arrivals: get(22),
-            blocked: get(24),
-            departures: get(26),
-            sojourn: get(28),
-            wait: get(30),
-            starts: get(32),
-            state_time: (0..=shape.capacity).map(|n| get(l.state + 2 * n)).collect(),
-        },
-        blocks: super::Blocks::default(),
     }
 }
 

@@ -19,6 +19,7 @@ pub mod cpu;
 pub mod draws;
 pub mod gpu;
 pub mod live;
+mod records;
 pub mod spread;
 pub mod summary;
 pub mod times;
