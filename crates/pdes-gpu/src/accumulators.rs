@@ -55,7 +55,7 @@ pub struct StepPasses<'a> {
     pub close: &'a wgpu::ComputePipeline,
 }
 
-/// Queues `steps` step passes and the close pass ([`crate::kit::submit_steps`], a
+/// Queues `steps` step passes and the close pass ([`crate::stamps::submit_steps`], a
 /// submission every `per_submit`): pass i binds `bind_groups[(first + i) mod len]` — a
 /// pass's position in the steps names its accumulators (and any other buffers that
 /// rotate). Every step of a batch is due until one is not, and then none is, so the host
@@ -66,12 +66,12 @@ pub fn submit_batch(
     first: usize,
     steps: u32,
     per_submit: u32,
-    stamps: Option<&crate::kit::BatchStamps>,
+    stamps: Option<&crate::stamps::BatchStamps>,
     passes: &StepPasses,
 ) -> f64 {
     let mut position = first;
     let mut left = steps;
-    crate::kit::submit_steps(
+    crate::stamps::submit_steps(
         gpu,
         &bind_groups[first],
         steps + 1,

@@ -15,6 +15,7 @@ pub mod kit;
 pub mod live;
 pub mod reduce_check;
 pub mod shaders;
+pub mod stamps;
 pub mod stepped;
 
 pub use context::{Gpu, no_device, read_ranges, read_ranges_latest, read_ranges_since};

@@ -334,7 +334,7 @@ impl GpuDevs {
     fn batch(&mut self, steps: u32) -> Result<u32, SimError> {
         let t0 = web_time::Instant::now();
         // PDES_GPU_PROFILE: the batch's GPU time per step, from two timestamps
-        let stamps = kit::BatchStamps::new(&self.gpu, "devs batch");
+        let stamps = pdes_gpu::stamps::BatchStamps::new(&self.gpu, "devs batch");
         // Submitted in chunks: the GPU starts on the first chunk while the host still
         // encodes the next (encoding a dispatch costs a few µs, as much as the GPU's work
         // on a small grid; one submit per batch put the two in series).

@@ -36,7 +36,7 @@ struct Batch {
     /// Its phase entries (written to the phase buffer when it is submitted).
     phases: Vec<u8>,
     commands: wgpu::CommandBuffer,
-    stamps: Option<pdes_gpu::kit::BatchStamps>,
+    stamps: Option<pdes_gpu::stamps::BatchStamps>,
     encode_seconds: f64,
 }
 
@@ -218,7 +218,7 @@ impl GpuDiffusion {
         }
         let t0 = web_time::Instant::now();
         // PDES_GPU_PROFILE: GPU time of the batch from two timestamps, printed per step
-        let stamps = pdes_gpu::kit::BatchStamps::new(gpu, "diffusion batch");
+        let stamps = pdes_gpu::stamps::BatchStamps::new(gpu, "diffusion batch");
         let mut enc = gpu.device.create_command_encoder(&Default::default());
         enc.clear_buffer(&self.log_buf, 0, Some(steps * 16));
         {

@@ -344,7 +344,7 @@ impl GpuPhold {
     /// page's device that answers [`SimError::NotYet`] after the submit).
     fn batch(&mut self, steps: u32) -> Result<u32, SimError> {
         let t0 = web_time::Instant::now();
-        let stamps = kit::BatchStamps::new(&self.gpu, "phold batch");
+        let stamps = pdes_gpu::stamps::BatchStamps::new(&self.gpu, "phold batch");
         let p = &self.pipelines;
         self.work = self.gpu.note_work();
         // pass i of the batch is at position steps + i (its accumulators' roles); the
