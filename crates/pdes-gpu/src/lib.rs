@@ -13,6 +13,7 @@ pub mod context;
 pub mod deferred;
 pub mod kit;
 pub mod live;
+pub mod pool;
 pub mod reduce_check;
 pub mod shaders;
 pub mod stamps;

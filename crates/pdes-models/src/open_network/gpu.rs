@@ -30,7 +30,7 @@ use super::config::OpenConfig;
 use super::engine::OpenSummary;
 use super::gpu_setup::{
     ACC_PER_SEGMENT, Buffers, Ctl, GpuToken, PHASE_FULL, Params, Pipelines, TOKEN_BYTES, WG,
-    build_pipelines, pool_buffer,
+    build_pipelines,
 };
 pub use super::gpu_setup::{initial_pool, memory_plan};
 use super::state::{Facility, Measures, NONE, OpenState, Token};
@@ -39,6 +39,7 @@ use pdes_core::sim::{Budget, Engine, Report, SimError, StepRecord, StepTotals};
 use pdes_core::time::Ticks;
 use pdes_gpu::Gpu;
 use pdes_gpu::kit::{self, join, join128, split};
+use pdes_gpu::pool;
 use pdes_gpu::read_ranges;
 use pdes_gpu::shaders::Reductions;
 use pdes_gpu::stepped::{self, AdvanceState, PHASE_DONE, PHASE_HELD, StepCtl, SteppedGpu};
@@ -205,63 +206,43 @@ impl GpuOpen {
     /// Grows the pool so that the step the plan could not start fits (at least doubling:
     /// growth is rare), copies the tokens and the free stack, and lets the plan retry.
     fn grow_pool(&mut self) -> Result<(), SimError> {
-        let old = self.ctl.pool_cap;
-        let needed = u64::from(self.ctl.pool_used) + u64::from(self.ctl.pool_short);
-        let new = (2 * u64::from(old)).max(needed).next_power_of_two();
-        if new > u64::from(u32::MAX) {
-            return Err(SimError::Gpu(format!(
-                "token pool: {needed} tokens in the system exceed the GPU engine's limit of {} slots",
-                u32::MAX
-            )));
-        }
-        let plan = memory_plan(&self.config, new as u32);
+        let c = &self.ctl;
+        let new = pool::grown_size(c.pool_cap, c.pool_used, c.pool_short, "the system")?;
+        let plan = memory_plan(&self.config, new);
         let memory_bytes =
             stepped::check_fits(&self.gpu, "the open network", &plan).map_err(|e| {
                 SimError::Gpu(format!(
                     "token pool: growing it to {new} slots for the tokens in the system failed: {e}"
                 ))
             })?;
-        let device = &self.gpu.device;
-        let oom = pdes_gpu::kit::OomScope::push(device);
-        let tok = pool_buffer(device, "token pool", TOKEN_BYTES * new);
-        // the free stack is the last array of its binding: the binding grows at its end
-        let stack_at = self.buffers.free_stack.offset;
-        let lists = pool_buffer(
-            device,
+        let b = &self.buffers;
+        let grown = pool::grow(
+            &self.gpu,
+            (&b.tok, &b.lists, b.free_stack.offset),
+            TOKEN_BYTES,
+            new,
             "dep_list, recv_list, free_stack",
-            stack_at + 4 * new,
-        );
-        oom.check(format_args!("the token pool grown to {new} slots"))?;
-        let mut enc = device.create_command_encoder(&Default::default());
-        enc.copy_buffer_to_buffer(&self.buffers.tok, 0, &tok, 0, self.buffers.tok.size());
-        enc.copy_buffer_to_buffer(&self.buffers.lists, 0, &lists, 0, self.buffers.lists.size());
-        self.gpu.queue.submit([enc.finish()]);
-        self.buffers.free_stack = pdes_gpu::kit::Region {
-            buffer: lists.clone(),
-            offset: stack_at,
-            size: 4 * new,
-        };
-        self.buffers.tok = tok;
-        self.buffers.lists = lists;
+        )?;
+        self.buffers.tok = grown.tok;
+        self.buffers.lists = grown.lists;
+        self.buffers.free_stack = grown.free_stack;
         self.bind_group = kit::bind_group(
-            device,
+            &self.gpu.device,
             "open network",
             &self.pipelines.layout,
             &self.buffers.all(),
         );
         self.display_group = display_group(&self.gpu, &self.buffers, &self.pipelines);
-        self.ctl.pool_cap = new as u32;
+        self.ctl.pool_cap = new;
         self.ctl.head.phase = PHASE_HELD;
-        let ctl = &self.buffers.ctl;
-        self.gpu.queue.write_buffer(
-            ctl,
-            std::mem::offset_of!(Ctl, pool_cap) as u64,
-            bytemuck::bytes_of(&self.ctl.pool_cap),
-        );
-        self.gpu.queue.write_buffer(
-            ctl,
-            (std::mem::offset_of!(Ctl, head) + std::mem::offset_of!(StepCtl, phase)) as u64,
-            bytemuck::bytes_of(&PHASE_HELD),
+        pool::plan_again(
+            &self.gpu,
+            &self.buffers.ctl,
+            (
+                std::mem::offset_of!(Ctl, pool_cap),
+                std::mem::offset_of!(Ctl, head),
+            ),
+            new,
         );
         self.memory_bytes = memory_bytes;
         self.pool_growths += 1;

@@ -35,11 +35,12 @@ use pdes_core::sim::{Budget, Engine, Report, SimError, StepRecord, StepTotals};
 use pdes_core::time::Ticks;
 use pdes_gpu::Gpu;
 use pdes_gpu::kit::{self, join, join128};
+use pdes_gpu::pool;
 use pdes_gpu::shaders::Reductions;
 use pdes_gpu::stepped::{self, AdvanceState, PHASE_DONE, PHASE_HELD, StepCtl, SteppedGpu};
 use setup::{
     Buffers, Ctl, GpuToken, PHASE_FULL, Params, Pipelines, SERVER_WORDS, STATION_WORDS,
-    TOKEN_BYTES, build_pipelines, pool_buffer, source_of,
+    TOKEN_BYTES, build_pipelines, source_of,
 };
 pub use setup::{initial_pool, memory_plan, modules};
 use std::sync::Arc;
@@ -147,61 +148,40 @@ impl GpuNetwork {
     /// Grows the pool so that the step the plan could not start fits (at least doubling),
     /// copies the tokens and the free stack, and lets the plan retry.
     fn grow_pool(&mut self) -> Result<(), SimError> {
-        let old = self.ctl.pool_cap;
-        let needed = u64::from(self.ctl.pool_used) + u64::from(self.ctl.pool_short);
-        let new = (2 * u64::from(old)).max(needed).next_power_of_two();
-        if new > u64::from(u32::MAX) {
-            return Err(SimError::Gpu(format!(
-                "token pool: {needed} tokens in the network exceed the GPU engine's limit of {} slots",
-                u32::MAX
-            )));
-        }
-        let memory_bytes = stepped::check_fits(
+        let c = &self.ctl;
+        let new = pool::grown_size(c.pool_cap, c.pool_used, c.pool_short, "the network")?;
+        let memory_bytes =
+            stepped::check_fits(&self.gpu, "the network", &memory_plan(&self.config, new))
+                .map_err(|e| {
+                    SimError::Gpu(format!("token pool: growing it to {new} slots failed: {e}"))
+                })?;
+        let b = &self.buffers;
+        let grown = pool::grow(
             &self.gpu,
-            "the network",
-            &memory_plan(&self.config, new as u32),
-        )
-        .map_err(|e| SimError::Gpu(format!("token pool: growing it to {new} slots failed: {e}")))?;
-        let device = &self.gpu.device;
-        let oom = kit::OomScope::push(device);
-        let tok = pool_buffer(device, "token pool", TOKEN_BYTES * new);
-        // the free stack is the last array of its binding: the binding grows at its end
-        let stack_at = self.buffers.free_stack.offset;
-        let lists = pool_buffer(
-            device,
-            "dep_list, server tokens, free stack",
-            stack_at + 4 * new,
-        );
-        oom.check(format_args!("the token pool grown to {new} slots"))?;
-        let mut enc = device.create_command_encoder(&Default::default());
-        enc.copy_buffer_to_buffer(&self.buffers.tok, 0, &tok, 0, self.buffers.tok.size());
-        enc.copy_buffer_to_buffer(&self.buffers.lists, 0, &lists, 0, self.buffers.lists.size());
-        self.gpu.queue.submit([enc.finish()]);
-        self.buffers.free_stack = kit::Region {
-            buffer: lists.clone(),
-            offset: stack_at,
-            size: 4 * new,
-        };
-        self.buffers.tok = tok;
-        self.buffers.lists = lists;
+            (&b.tok, &b.lists, b.free_stack.offset),
+            TOKEN_BYTES,
+            new,
+            "dep_list, free stack",
+        )?;
+        self.buffers.tok = grown.tok;
+        self.buffers.lists = grown.lists;
+        self.buffers.free_stack = grown.free_stack;
         self.bind_group = kit::bind_group(
-            device,
+            &self.gpu.device,
             "network",
             &self.pipelines.layout,
             &self.buffers.all(),
         );
-        self.ctl.pool_cap = new as u32;
+        self.ctl.pool_cap = new;
         self.ctl.head.phase = PHASE_HELD;
-        let ctl = &self.buffers.ctl;
-        self.gpu.queue.write_buffer(
-            ctl,
-            std::mem::offset_of!(Ctl, pool_cap) as u64,
-            bytemuck::bytes_of(&self.ctl.pool_cap),
-        );
-        self.gpu.queue.write_buffer(
-            ctl,
-            (std::mem::offset_of!(Ctl, head) + std::mem::offset_of!(StepCtl, phase)) as u64,
-            bytemuck::bytes_of(&PHASE_HELD),
+        pool::plan_again(
+            &self.gpu,
+            &self.buffers.ctl,
+            (
+                std::mem::offset_of!(Ctl, pool_cap),
+                std::mem::offset_of!(Ctl, head),
+            ),
+            new,
         );
         self.memory_bytes = memory_bytes;
         self.pool_growths += 1;

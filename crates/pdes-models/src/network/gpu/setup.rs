@@ -468,8 +468,3 @@ impl Buffers {
         }
     }
 }
-
-/// A pool-sized storage buffer (contents written before they are read).
-pub(super) fn pool_buffer(device: &wgpu::Device, label: &str, size: u64) -> wgpu::Buffer {
-    kit::buffer(device, label, size, kit::STORAGE_RW)
-}
