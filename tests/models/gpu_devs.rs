@@ -140,35 +140,38 @@ fn the_smoke_suite_holds_every_row_to_the_sequential_reference() {
 }
 
 /// The display pass draws the state from the buffer the steps' parity names, after an odd
-/// and an even number of steps: its words equal the CPU twin's.
+/// and an even number of steps: its words (the value, and the value with its flips undone)
+/// equal the CPU twin's, for SIR and the benchmark.
 #[test]
 fn the_display_pass_draws_the_buffer_that_holds_the_state() {
     use pdes_lab::gpu::LiveEngine;
     let Some(g) = gpu() else { return };
-    let cfg = config(
-        "teaching-sir",
-        &["model.rows=19", "model.cols=23", "run.end_time=60"],
-    );
-    let mut cpu = CpuDevs::new(&cfg);
-    let mut gpu = GpuDevs::new(g.clone(), &cfg).unwrap();
-    let buf = g.device.create_buffer(&wgpu::BufferDescriptor {
-        label: None,
-        size: 8 * 19 * 23,
-        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-        mapped_at_creation: false,
-    });
-    for steps in [7, 4] {
-        cpu.advance(Budget::Steps(steps)).unwrap();
-        gpu.advance(Budget::Steps(steps)).unwrap();
-        gpu.write_display(&g, &buf);
-        let bytes = pdes_lab::gpu::kit::read_buffers(&g, &[&buf]).unwrap();
-        let shader: &[[u32; 2]] = bytemuck::cast_slice(&bytes[0]);
-        assert_eq!(
-            shader,
-            &cpu.display_words().unwrap()[..],
-            "after {} steps",
-            gpu.log().len()
+    for preset in ["teaching-sir", "teaching-devs-benchmark"] {
+        let cfg = config(
+            preset,
+            &["model.rows=19", "model.cols=23", "run.end_time=60"],
         );
+        let mut cpu = CpuDevs::new(&cfg);
+        let mut gpu = GpuDevs::new(g.clone(), &cfg).unwrap();
+        let buf = g.device.create_buffer(&wgpu::BufferDescriptor {
+            label: None,
+            size: 8 * 19 * 23,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        for steps in [7, 4] {
+            cpu.advance(Budget::Steps(steps)).unwrap();
+            gpu.advance(Budget::Steps(steps)).unwrap();
+            gpu.write_display(&g, &buf);
+            let bytes = pdes_lab::gpu::kit::read_buffers(&g, &[&buf]).unwrap();
+            let shader: &[[u32; 2]] = bytemuck::cast_slice(&bytes[0]);
+            assert_eq!(
+                shader,
+                &cpu.display_words().unwrap()[..],
+                "{preset} after {} steps",
+                gpu.log().len()
+            );
+        }
     }
 }
 

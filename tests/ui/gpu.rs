@@ -191,7 +191,7 @@ fn the_devs_benchmark_on_the_gpu_draws_the_same_digits_as_the_cpu() {
         return;
     }
     let mut h = harness("teaching-devs-benchmark");
-    assert_eq!(h.state().mode, pdes_lab::app::heatmap::Mode::Digit);
+    assert_eq!(h.state().mode, pdes_lab::app::heatmap::Mode::Steadied);
     h.get_by_label("GPU").click();
     h.run_steps(2);
     assert_eq!(h.state().a.runs_on(), "gpu");

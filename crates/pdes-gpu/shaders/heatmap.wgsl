@@ -65,6 +65,8 @@ fn fs_main(in: VsOut) -> @location(0) vec4<f32> {
         rgb = viridis(clamp(f32(cell.x) / max(V.max_value, 1.0), 0.0, 1.0));
     } else if V.mode == 1u { // busy / idle
         rgb = select(vec3<f32>(0.12, 0.12, 0.16), vec3<f32>(0.99, 0.80, 0.20), cell.x > 0u);
+    } else if V.mode == 5u { // DEVS benchmark, each digit with its flips undone (word 2)
+        rgb = select(vec3<f32>(0.12, 0.12, 0.16), vec3<f32>(0.99, 0.80, 0.20), cell.y > 0u);
     } else if V.mode == 4u { // DEVS SIR: S green, R blue, and the infected as a red
         // overlay at full strength from i = 5% (they are a few percent of a cell at most)
         let v = cell.x;

@@ -532,7 +532,9 @@ impl LiveEngine for GpuDevs {
         );
     }
     fn display_words(&self) -> Result<Vec<[u32; 2]>, SimError> {
-        Ok(words(&self.snapshot()?.cells))
+        let snap = self.snapshot()?;
+        let last: Vec<u32> = snap.times.iter().map(|t| t[0]).collect();
+        Ok(words(&snap.cells, &last))
     }
     fn sample(&self, now: Ticks) -> Result<Sample, SimError> {
         // only SIR's compartments need the cells (one readback per change, not copied)

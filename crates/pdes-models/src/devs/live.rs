@@ -86,9 +86,16 @@ pub fn sample(cfg: &DevsConfig, now: Ticks, cells: &[Cell], c: &Counters) -> Sam
     s
 }
 
-/// Heatmap words: each cell's state word.
-pub fn words(cells: &[Cell]) -> Vec<[u32; 2]> {
-    cells.iter().map(|c| [c.value, 0]).collect()
+/// Heatmap words: each cell's state word, and its value with its flips undone — the value
+/// XOR the parity of its last transition's time. In the benchmark (ta = 1) every cell flips
+/// at every step, so that second word stays as it was at the start: the window's calm view
+/// (a cell that missed a flip would change there), where the first flips the whole field.
+pub fn words(cells: &[Cell], last: &[u32]) -> Vec<[u32; 2]> {
+    cells
+        .iter()
+        .zip(last)
+        .map(|(c, &t)| [c.value, c.value ^ (t & 1)])
+        .collect()
 }
 
 /// The CPU engine: the sequential simulator or the flattened coordinator's twin.
@@ -166,12 +173,12 @@ impl LiveEngine for CpuDevs {
         "cpu"
     }
     fn write_display(&self, gpu: &Gpu, buf: &wgpu::Buffer) {
-        let mut w = words(self.sim.cells());
+        let mut w = words(self.sim.cells(), self.sim.last());
         w.resize((buf.size() / 8) as usize, [0, 0]);
         gpu.queue.write_buffer(buf, 0, bytemuck::cast_slice(&w));
     }
     fn display_words(&self) -> Result<Vec<[u32; 2]>, SimError> {
-        Ok(words(self.sim.cells()))
+        Ok(words(self.sim.cells(), self.sim.last()))
     }
     fn sample(&self, now: Ticks) -> Result<Sample, SimError> {
         Ok(sample(&self.config, now, self.sim.cells(), &self.counters))

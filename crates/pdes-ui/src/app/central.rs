@@ -188,7 +188,7 @@ impl PdesApp {
             let frame_s = self.frame_ms / 1000.0;
             let frames_behind = frame_s > 0.1 && self.pace.achieved() < 0.9 * self.sim_rate;
             if self.running
-                && self.a.panel.max_steps_per_second.is_none()
+                && self.step_limit().is_none()
                 && (self.pace.slower_than(self.sim_rate, self.sim_rate * frame_s.min(0.1))
                     || frames_behind)
             {
@@ -199,7 +199,7 @@ impl PdesApp {
                 ))
                 .on_hover_text("The engines cannot simulate the requested time per second at this size (each frame advances what fits in ~30 ms so the window stays responsive), or the frames themselves take longer than 0.1 s (see the frame time) and each advances at most 0.1 s of the speed's time.");
             }
-            if let Some(most) = self.a.panel.max_steps_per_second {
+            if let Some(most) = self.step_limit() {
                 ui.separator();
                 ui.label(format!("at most {most} steps/s"))
                     .on_hover_text("Every cell of this model changes with every step: shown faster, the whole field would flash (at 20 steps a second, 10 times a second). Flashes more often than 3 times a second can trigger seizures, so the window shows at most this many steps a second whatever the speed asks. `pdes-lab run` and the Sweep view run at full speed.");

@@ -58,7 +58,7 @@ impl PdesApp {
             let target = before + to_ticks(span.max(1e-6));
             let work = Instant::now();
             let errors_before = self.a.engine().totals().steps_with_errors;
-            match self.a.panel.max_steps_per_second {
+            match self.step_limit() {
                 // a model whose steps flash the whole field: one step when its time has come
                 Some(most) => {
                     let due = self
@@ -74,7 +74,7 @@ impl PdesApp {
             self.pause_on_error(errors_before);
             let took = work.elapsed().as_secs_f64();
             let advanced = to_units(self.a.now().saturating_sub(before));
-            if self.a.panel.max_steps_per_second.is_none() {
+            if self.step_limit().is_none() {
                 self.pace.record(want, span, took, advanced, elapsed);
             }
             self.frame += 1;

@@ -154,7 +154,12 @@ impl PdesApp {
         let (h, w) = self.a.shape();
         let range = match self.mode {
             // queue lengths span the largest one present
-            Mode::Tokens | Mode::Busy | Mode::Errors | Mode::Digit | Mode::Compartments => (
+            Mode::Tokens
+            | Mode::Busy
+            | Mode::Errors
+            | Mode::Digit
+            | Mode::Steadied
+            | Mode::Compartments => (
                 0.0,
                 words.iter().map(|c| c[0]).max().unwrap_or(1).max(1) as f32,
             ),

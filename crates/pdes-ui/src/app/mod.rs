@@ -507,6 +507,15 @@ impl PdesApp {
     fn finished(&self) -> bool {
         self.a.engine().finished() && self.b.as_ref().is_none_or(|b| b.engine().finished())
     }
+
+    /// The most steps a second the window shows now: its model's limit while the heatmap
+    /// shows a mode that flashes the whole field (the DEVS benchmark's digits), else none.
+    pub fn step_limit(&self) -> Option<f64> {
+        self.a
+            .panel
+            .max_steps_per_second
+            .filter(|_| self.mode.flashes_whole_field())
+    }
 }
 
 /// A session of `config` shown with its model's panel (the shell is where a session meets

@@ -36,7 +36,8 @@ pub struct Panel {
     pub violations: fn(&crate::kit::session::Session) -> Vec<crate::kit::violation::Violation>,
     /// For a model whose every step changes the whole field (the DEVS benchmark): the most
     /// steps the window shows per second. A full-field flash more often than 3 times a
-    /// second can trigger seizures (WCAG 2.3.1), so such a model is run slower than asked.
+    /// second can trigger seizures (WCAG 2.3.1), so such a model is run slower than asked
+    /// while a mode that flashes ([`crate::kit::heatmap::Mode::flashes_whole_field`]) is shown.
     pub max_steps_per_second: Option<f64>,
     /// How the window follows one of its tokens hop by hop (the torus); `None` where the
     /// model has no tokens to follow.

@@ -340,5 +340,8 @@ fn close(@builtin(local_invocation_id) lid3: vec3<u32>) {
 fn display_main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let c = gid.x + gid.y * nwg.x * WG; // a 2-D dispatch past one dimension's limit (kit::run_display_pass)
     if c >= arrayLength(&display) { return; }
-    display[c] = select(vec2<u32>(0u, 0u), vec2<u32>(cells_in[c].x, 0u), c < P.cells);
+    // (value, value with its flips undone: XOR the parity of its last transition's time;
+    // live.rs's `words` is the CPU twin)
+    let v = cells_in[min(c, P.cells - 1u)];
+    display[c] = select(vec2<u32>(0u, 0u), vec2<u32>(v.x, v.x ^ (v.z & 1u)), c < P.cells);
 }

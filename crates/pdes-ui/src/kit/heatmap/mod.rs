@@ -20,7 +20,12 @@ pub enum Mode {
     Errors,
     /// Diffusion: the temperature of every cell.
     Temperature,
-    /// DEVS benchmark: each cell's digit (0 or 1).
+    /// DEVS benchmark: each cell's digit with its flips undone (the value XOR the parity of
+    /// its last transition's time): every cell flips at every step, so the field stays as
+    /// it was at the start — the calm default; a cell that missed a flip would change.
+    Steadied,
+    /// DEVS benchmark: each cell's digit (0 or 1): the whole field flips at every step, so
+    /// the window then shows at most [`crate::kit::panel::Panel::max_steps_per_second`].
     Digit,
     /// DEVS SIR: each cell's susceptible, infected and recovered fractions as green, red
     /// and blue.
@@ -48,9 +53,17 @@ impl Mode {
             Mode::Busy => "busy / idle",
             Mode::Errors => "causality errors",
             Mode::Temperature => "temperature",
-            Mode::Digit => "cell value",
+            Mode::Steadied => "value, flips undone",
+            Mode::Digit => "cell value (flashes)",
             Mode::Compartments => "S / I / R",
         }
+    }
+
+    /// True where the mode shows every cell change at every step of some model (the DEVS
+    /// benchmark's digits): such a view is shown slowly (WCAG 2.3.1, no more than three
+    /// whole-field flashes a second).
+    pub fn flashes_whole_field(self) -> bool {
+        self == Mode::Digit
     }
 
     pub(crate) fn code(self) -> u32 {
@@ -61,6 +74,7 @@ impl Mode {
             Mode::Temperature => 3,
             Mode::Digit => 1,
             Mode::Compartments => 4,
+            Mode::Steadied => 5,
         }
     }
 }
@@ -375,8 +389,9 @@ pub fn word_colour(mode: Mode, w: [u32; 2], step: u32, (lo, hi): (f32, f32)) -> 
             let base = [0.0, s as f32 / 1000.0, r as f32 / 1000.0];
             [0, 1, 2].map(|j| base[j] + ([1.0, 0.1, 0.1][j] - base[j]) * k)
         }
-        Mode::Busy | Mode::Digit => {
-            if w[0] > 0 {
+        Mode::Busy | Mode::Digit | Mode::Steadied => {
+            let shown = if mode == Mode::Steadied { w[1] } else { w[0] };
+            if shown > 0 {
                 [0.99, 0.80, 0.20]
             } else {
                 [0.12, 0.12, 0.16]
@@ -412,6 +427,7 @@ pub fn legend(ui: &mut egui::Ui, s: &Session, mode: Mode) {
         let swatches: &[([u8; 3], &str)] = match mode {
             Mode::Busy => &[([252, 204, 51], "busy"), ([31, 31, 41], "idle")],
             Mode::Digit => &[([252, 204, 51], "1"), ([31, 31, 41], "0")],
+            Mode::Steadied => &[([252, 204, 51], "1 at the start"), ([31, 31, 41], "0 at the start")],
             Mode::Errors => &[
                 ([255, 38, 26], "causality error"),
                 ([40, 30, 60], "none (dimmed:\nqueue length)"),
@@ -439,6 +455,12 @@ pub fn legend(ui: &mut egui::Ui, s: &Session, mode: Mode) {
             }
             if mode == Mode::Errors {
                 caption(ui, "red fades over\n8 steps");
+            }
+            if mode == Mode::Steadied {
+                caption(
+                    ui,
+                    "every step flips\nevery cell: with\nits flips undone\nthe field stays\nstill (a cell that\nmissed one would\nchange). \"cell value\n(flashes)\" shows\nthe flips, slowly",
+                );
             }
             if mode == Mode::Compartments {
                 caption(
@@ -468,7 +490,7 @@ pub fn legend(ui: &mut egui::Ui, s: &Session, mode: Mode) {
             Mode::Tokens => caption(ui, &format!("0 … {hi}+ {}", s.panel.count_label)),
             Mode::Temperature => caption(ui, &format!("top {hi:.2}\nbottom {lo:.2}")),
             // the discrete modes returned above with their swatches
-            Mode::Busy | Mode::Digit | Mode::Compartments | Mode::Errors => {}
+            Mode::Busy | Mode::Digit | Mode::Steadied | Mode::Compartments | Mode::Errors => {}
         }
     });
 }

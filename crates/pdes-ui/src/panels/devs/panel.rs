@@ -260,7 +260,8 @@ pub const BENCHMARK_PANEL: crate::panels::Panel = crate::panels::Panel {
     inspector,
     timeline: Some(phases),
     form: super::form::form,
-    modes: &[Mode::Digit],
+    // calm by default: the flips undone; the flipping digits only on request
+    modes: &[Mode::Steadied, Mode::Digit],
     colour_range,
     work_label: "transitions",
     count_label: "digit",
@@ -268,8 +269,8 @@ pub const BENCHMARK_PANEL: crate::panels::Panel = crate::panels::Panel {
     plots,
     monitors,
     violations: crate::kit::violation::none,
-    // every cell of the benchmark changes its value every step: at 20 steps a second the
-    // whole field flashed yellow and black at 10 Hz
+    // every cell of the benchmark changes its value every step: shown as digits at 20 steps
+    // a second the whole field flashed yellow and black at 10 Hz (only in that mode)
     max_steps_per_second: Some(2.5),
     follow: None,
     graph: None,
