@@ -127,3 +127,32 @@ fn a_single_step_marks_the_cells_it_ran() {
     h.run_steps(2);
     assert!(h.state().just_ran.is_empty());
 }
+
+/// Issue 56 §5: a causality error's arrow between neighbours across the torus's wrapping
+/// edge is drawn as its two halves on the grid (it entered from off the grid); between
+/// neighbours inside the grid it is one piece between their centres.
+#[test]
+fn an_arrow_across_the_wrapping_edge_is_drawn_as_two_halves_on_the_grid() {
+    use pdes_lab::app::heatmap::arrow_pieces;
+    let on_grid = |p: [f32; 2]| (0.0..=16.0).contains(&p[0]) && (0.0..=16.0).contains(&p[1]);
+    // (3, 4) → (3, 5): one piece, centre to centre
+    assert_eq!(
+        arrow_pieces((16, 16), (3 * 16 + 4, 3 * 16 + 5)),
+        vec![([3.5, 4.5], [3.5, 5.5])]
+    );
+    // (3, 15) → (3, 0) leaves by the right edge and comes in at the left
+    let across = arrow_pieces((16, 16), (3 * 16 + 15, 3 * 16));
+    assert_eq!(
+        across,
+        vec![([3.5, 15.5], [3.5, 16.0]), ([3.5, 0.0], [3.5, 0.5])]
+    );
+    // (0, 7) → (15, 7) leaves by the top and comes in at the bottom
+    let up = arrow_pieces((16, 16), (7, 15 * 16 + 7));
+    assert_eq!(
+        up,
+        vec![([0.5, 7.5], [0.0, 7.5]), ([16.0, 7.5], [15.5, 7.5])]
+    );
+    for (a, b) in across.iter().chain(&up) {
+        assert!(on_grid(*a) && on_grid(*b), "{a:?} → {b:?} leaves the grid");
+    }
+}
