@@ -5,6 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a test's helpers may panic: that is the test failing
 
 use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
 use pdes_lab::app::PdesApp;
 use pdes_lab::models::torus::config::TorusConfig;
 use std::time::Instant;
@@ -57,5 +58,54 @@ fn frame_rate_while_simulating() {
     assert!(
         steps > 0,
         "the simulation advanced while the frames were drawn"
+    );
+}
+
+/// Issue 56 §5: the Sweep view's frame time with a finished sweep of 24 runs drawn
+/// (8 values of d × 3 seeds of the teaching torus), frame by frame as a hovering user
+/// makes them. Prints the median and the worst; asserts only that the sweep finished.
+#[test]
+#[ignore = "a benchmark: run with --ignored --nocapture"]
+fn sweep_view_frame_time() {
+    let (origin, text) = pdes_lab::preset::load_text("teaching-16x16").unwrap();
+    let cfg = pdes_lab::preset::Config::from_toml(&text, &origin).unwrap();
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1366.0, 768.0))
+        .wgpu_setup(pdes_lab::app::wgpu_setup())
+        .build_eframe(move |cc| PdesApp::with_check(cc, cfg, false).unwrap());
+    h.get_by_label("Sweep").click();
+    {
+        let app = h.state_mut();
+        app.sweep.from = 0.25;
+        app.sweep.to = 4.0;
+        app.sweep.points = 8;
+        app.sweep.seeds = 3;
+        app.sweep.log = true;
+    }
+    h.run_steps(2);
+    h.get_by_label("Run sweep").click();
+    h.run_steps(2);
+    while h.state().sweep.running() {
+        h.run_steps(1);
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    h.run_steps(2);
+    assert_eq!(h.state().sweep.result.as_ref().unwrap().done(), 24);
+    let mut ms = Vec::new();
+    for i in 0..30 {
+        let t = Instant::now();
+        h.hover_at(egui::pos2(300.0 + 20.0 * i as f32, 400.0));
+        h.step();
+        h.render().unwrap();
+        ms.push(t.elapsed().as_secs_f64() * 1000.0);
+    }
+    ms.sort_by(f64::total_cmp);
+    println!(
+        "sweep view, 24 runs: median {:.1} ms, worst {:.1} ms a frame ({})",
+        ms[ms.len() / 2],
+        ms[ms.len() - 1],
+        pdes_lab::gpu::Gpu::shared()
+            .map(|g| g.describe())
+            .unwrap_or_default()
     );
 }
