@@ -73,6 +73,7 @@ impl PdesApp {
         // the dots are drawn where cells are large enough (as the last frame drew them)
         let dots_drawn = !self.just_ran.is_empty()
             && views[0].is_some_and(|v| v.size[0] / v.span >= heatmap::DOT_MIN_PX);
+        let row_top = ui.cursor().top();
         ui.horizontal(|ui| {
             for (i, s) in sessions.iter().enumerate() {
                 ui.vertical(|ui| {
@@ -114,7 +115,10 @@ impl PdesApp {
                     if let Some(note) = &s.note {
                         ui.small(note);
                     }
-                    let size = egui::vec2(w.max(50.0), avail.y - 60.0);
+                    // the rest of the room below the label (a fixed 60 px kept for it left
+                    // the heatmap 35 px short at 800×600, issue 56 §5)
+                    let below_label = avail.y - (ui.cursor().top() - row_top) - 4.0;
+                    let size = egui::vec2(w.max(50.0), below_label.max(heatmap::MIN_HEIGHT));
                     // the model's own view where it has one (the network's graph)
                     let graph = s.panel.graph.and_then(|g| g(ui, s, size, pinned));
                     if let Some(clicked) = graph {
@@ -164,7 +168,22 @@ impl PdesApp {
         }
         // wrapped: a long reason (no WebGPU over plain http) was cut off at 1366 px
         ui.horizontal_wrapped(|ui| {
-            ui.label(&self.gpu_note);
+            // the adapter's name alone, its backend and driver on hover: the whole line
+            // ("llvmpipe (LLVM 15.0.6, 256 bits) (Vulkan, Mesa …)") wrapped the bar to two
+            // lines at 800 px, taken from the heatmap (issue 56 §5)
+            // (its first words: "llvmpipe (LLVM 15.0.6, 256 bits)" is one adapter's name)
+            let name = self
+                .gpu
+                .as_ref()
+                .map(|g| g.info.name.split(" (").next().unwrap_or_default());
+            match name {
+                Some(name) if !name.is_empty() => {
+                    ui.label(name).on_hover_text(&self.gpu_note);
+                }
+                _ => {
+                    ui.label(&self.gpu_note);
+                }
+            }
             ui.separator();
             if let Some((text, alarm, hover)) = self.gpu_check.status() {
                 let text = if alarm {

@@ -163,7 +163,10 @@ impl PdesApp {
             egui::Panel::bottom("plots")
                 .resizable(true)
                 .default_size(PLOTS_HEIGHT.min(0.3 * window.y))
-                .size_range(PLOTS_MIN_HEIGHT..=PLOTS_MIN_HEIGHT.max(0.45 * window.y))
+                // at most what leaves the heatmap a third of the window beside the menu,
+                // status bar, monitors (two rows when narrow) and strip, ~290 px: at 800×600
+                // the plots took 180 px and the heatmap got 125 (issue 56 §5)
+                .size_range(PLOTS_MIN_HEIGHT..=PLOTS_MIN_HEIGHT.max(window.y * 2.0 / 3.0 - 290.0))
                 .show(ui, |ui| {
                     if self.b.is_none() && !self.a.ghosts.is_empty() {
                         self.ghosts_line(ui);
