@@ -156,3 +156,92 @@ fn an_arrow_across_the_wrapping_edge_is_drawn_as_two_halves_on_the_grid() {
         assert!(on_grid(*a) && on_grid(*b), "{a:?} → {b:?} leaves the grid");
     }
 }
+
+/// Runs `preset` in the window at `speed` simulated units a second until it ends (or
+/// `frames` frames pass); returns the harness.
+fn run_to_the_end(
+    preset: &str,
+    sets: &[&str],
+    speed: f64,
+    frames: usize,
+) -> Harness<'static, PdesApp> {
+    let cfg = pdes_lab::preset::config_with(preset, sets).unwrap();
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1280.0, 820.0))
+        .wgpu_setup(pdes_lab::app::wgpu_setup())
+        .build_eframe(move |cc| PdesApp::with_check(cc, cfg, false).unwrap());
+    h.state_mut().sim_rate = speed;
+    h.state_mut().running = true;
+    for _ in 0..frames {
+        h.run_steps(1);
+        if !h.state().running {
+            break;
+        }
+        // frames of about a 60 Hz display: each asks for its share of the speed
+        std::thread::sleep(std::time::Duration::from_millis(16));
+    }
+    h
+}
+
+/// Issue 56 §5: a run at a speed that finishes it in a few frames still gets plot samples
+/// at its own resolution (it held one point at speed 300), evenly over its time.
+#[test]
+fn a_fast_run_is_sampled_at_its_own_resolution_whatever_the_speed() {
+    if !gpu_available() {
+        return;
+    }
+    // 300 units at 3000 a second: about six frames
+    let h = run_to_the_end("teaching-16x16", &["run.end_time=300"], 3000.0, 400);
+    assert!(!h.state().running, "the run ended");
+    let times: Vec<f64> = h.state().a.samples.iter().map(|x| x.time).collect();
+    // one at each 0.75 units the run passes (a step of d = 1 may pass two): at frames'
+    // pace alone, gaps of ~50 units
+    assert!(times.len() >= 200, "{} samples", times.len());
+    let widest = times.windows(2).map(|w| w[1] - w[0]).fold(0.0, f64::max);
+    assert!(
+        widest <= 2.0,
+        "a gap of {widest} between samples: {times:?}"
+    );
+}
+
+/// Issue 56 §5: "Export → Plotted series as CSV…" writes the model's own columns (not the
+/// fifteen of every model) and no row twice (the run's end was sampled twice).
+#[test]
+fn the_series_csv_has_the_models_columns_and_no_row_twice() {
+    if !gpu_available() {
+        return;
+    }
+    for (preset, sets, columns) in [
+        (
+            "teaching-16x16",
+            &["run.end_time=40", "run.warmup=0"][..],
+            "utilization,mean_sojourn,causality_errors,completions",
+        ),
+        (
+            "teaching-diffusion",
+            &["run.end_time=2"][..],
+            "mean_temperature,min_temperature,max_temperature",
+        ),
+        (
+            "teaching-sir",
+            &["run.end_time=40"][..],
+            "mean_s,mean_i,mean_r,imminent,messages",
+        ),
+    ] {
+        let h = run_to_the_end(preset, sets, 400.0, 2000);
+        assert!(!h.state().running, "{preset}: the run ended");
+        let text = pdes_lab::kit::plots::csv_text(&h.state().a, None);
+        let mut lines = text.lines();
+        assert_eq!(
+            lines.next().unwrap(),
+            format!("session,algorithm,time,steps,events,{columns}"),
+            "{preset}"
+        );
+        let rows: Vec<&str> = lines.collect();
+        assert!(rows.len() > 10, "{preset}: {} rows", rows.len());
+        for pair in rows.windows(2) {
+            let key = |r: &str| r.split(',').take(4).collect::<Vec<_>>().join(",");
+            assert_ne!(key(pair[0]), key(pair[1]), "{preset}: a row twice");
+        }
+    }
+}

@@ -69,7 +69,7 @@ impl PdesApp {
                         self.advance(Budget::Steps(1));
                     }
                 }
-                None => self.advance(Budget::Until(target)),
+                None => self.advance_sampling(target),
             }
             self.pause_on_error(errors_before);
             let took = work.elapsed().as_secs_f64();

@@ -33,7 +33,7 @@ use eframe::egui;
 use form::{AlgorithmChoice, Form};
 use heatmap::{Mode, View};
 use pdes_core::sim::Budget;
-use pdes_core::time::{to_ticks, to_units};
+use pdes_core::time::{Ticks, to_ticks, to_units};
 use pdes_gpu::Gpu;
 use pdes_models::link::Link;
 use pdes_models::preset::{self, Config};
@@ -59,6 +59,14 @@ const JUST_RAN_CELLS: u64 = 1 << 16;
 
 /// Frames between two plot samples.
 const SAMPLE_EVERY: u64 = 4;
+
+/// Samples the plots get in a run at least, whatever the speed: one at every multiple of
+/// end time / this (see [`PdesApp::advance_sampling`]).
+const SAMPLES_PER_RUN: f64 = 400.0;
+
+/// Most of those samples one frame takes: all a run has (a frame that covers the whole run
+/// splits its advance at each; fewer left gaps where a fast run's frames ended).
+const MOST_SAMPLES_A_FRAME: usize = SAMPLES_PER_RUN as usize;
 
 /// What the centre of the window shows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -436,6 +444,40 @@ impl PdesApp {
             self.message = Some(e.to_string());
         }
         self.update_follow();
+    }
+
+    /// Advances every session up to `target`, sampling the plots at every multiple of
+    /// the run's sampling interval ([`SAMPLES_PER_RUN`] in a run) it passes: the plots get
+    /// the run at its own resolution whatever the speed (issue 56 §5: at speed 300 a run
+    /// of 300 units held one point). Not on an engine whose readbacks come back on later
+    /// frames (a page's GPU), whose time is not known inside the frame: there the frames'
+    /// samples alone.
+    pub fn advance_sampling(&mut self, target: Ticks) {
+        let defers =
+            self.a.runs_on() == "gpu" && self.gpu.as_ref().is_some_and(|g| g.defers_readbacks());
+        if defers {
+            self.advance(Budget::Until(target));
+            return;
+        }
+        let every = to_ticks(self.a.end_time() / SAMPLES_PER_RUN).max(1);
+        let mut boundary = (self.a.now() / every + 1) * every;
+        for _ in 0..MOST_SAMPLES_A_FRAME {
+            // to the next multiple of the interval, or the frame's target before it (a
+            // step may pass either, or none be due before it: a sample wherever one was
+            // passed, and on to the next multiple either way)
+            let end = boundary.min(target);
+            let before = self.a.now();
+            self.advance(Budget::Until(end));
+            let now = self.a.now();
+            if now / every > before / every {
+                self.sample_all();
+            }
+            if !self.running || end >= target || now >= target || self.finished() {
+                return;
+            }
+            boundary = (boundary + every).max((now / every + 1) * every);
+        }
+        self.advance(Budget::Until(target));
     }
 
     /// One window (one step; one event for sequential) on every session. The cells

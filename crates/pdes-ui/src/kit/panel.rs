@@ -29,6 +29,9 @@ pub struct Panel {
     /// The plots below the heatmap, for a session and its A/B partner.
     pub plots:
         fn(&mut egui::Ui, &crate::kit::session::Session, Option<&crate::kit::session::Session>),
+    /// The sampled quantities of its plots: the series CSV's columns after time, steps and
+    /// events.
+    pub series: &'static [crate::kit::plots::Series],
     /// The numeric monitors above the heatmap: current values and their exact ones.
     pub monitors: fn(&crate::kit::session::Session) -> Vec<crate::kit::monitors::Monitor>,
     /// Its recent causality errors, oldest first (empty for models and engines without a

@@ -214,31 +214,108 @@ pub fn show(ui: &mut egui::Ui, a: &Session, b: Option<&Session>) {
     (a.panel.plots)(ui, a, b);
 }
 
-/// The plotted series as CSV: one row per sample and session.
+/// A column of the plotted series' CSV beyond time, steps and events: a quantity some
+/// model samples. Each panel lists its own ([`crate::kit::panel::Panel::series`]), so a
+/// model's CSV holds its columns only (issue 56 §5: every model's file had the fifteen
+/// columns of all of them, zeros in most).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Series {
+    /// Busy fraction from the warm-up on.
+    Utilization,
+    /// Mean sojourn (M/M/c/k: time in system).
+    MeanSojourn,
+    /// Causality errors so far.
+    CausalityErrors,
+    /// Services completed since the warm-up.
+    Completions,
+    /// Tokens in the system now.
+    TokensInSystem,
+    /// Time-average tokens in the system from the warm-up on.
+    MeanTokensInSystem,
+    /// Mean cell temperature.
+    MeanTemperature,
+    /// Lowest cell temperature.
+    MinTemperature,
+    /// Highest cell temperature.
+    MaxTemperature,
+    /// Grand mean of the number in system over replications.
+    NumberInSystem,
+    /// Half-width of its 95% confidence interval.
+    NumberInSystemCi95,
+    /// Blocked arrivals over all arrivals.
+    Blocking,
+    /// Mean susceptible, infected and recovered fractions.
+    Compartments,
+    /// Imminent cells summed over the steps so far.
+    Imminent,
+    /// Messages routed so far.
+    Messages,
+}
+
+impl Series {
+    /// Its column names (SIR's compartments are three).
+    pub fn names(self) -> &'static [&'static str] {
+        match self {
+            Series::Utilization => &["utilization"],
+            Series::MeanSojourn => &["mean_sojourn"],
+            Series::CausalityErrors => &["causality_errors"],
+            Series::Completions => &["completions"],
+            Series::TokensInSystem => &["tokens_in_system"],
+            Series::MeanTokensInSystem => &["mean_tokens_in_system"],
+            Series::MeanTemperature => &["mean_temperature"],
+            Series::MinTemperature => &["min_temperature"],
+            Series::MaxTemperature => &["max_temperature"],
+            Series::NumberInSystem => &["number_in_system"],
+            Series::NumberInSystemCi95 => &["number_in_system_ci95"],
+            Series::Blocking => &["blocking"],
+            Series::Compartments => &["mean_s", "mean_i", "mean_r"],
+            Series::Imminent => &["imminent"],
+            Series::Messages => &["messages"],
+        }
+    }
+
+    /// Its values in sample `x`, one per name.
+    fn values(self, x: &super::session::Sample) -> Vec<String> {
+        let one = |v: f64| vec![v.to_string()];
+        match self {
+            Series::Utilization => one(x.utilization),
+            Series::MeanSojourn => one(x.sojourn),
+            Series::CausalityErrors => vec![x.causality_errors.to_string()],
+            Series::Completions => vec![x.completions.to_string()],
+            Series::TokensInSystem => one(x.tokens_in_system),
+            Series::MeanTokensInSystem => one(x.mean_tokens_in_system),
+            Series::MeanTemperature => one(x.mean_temperature),
+            Series::MinTemperature => one(x.min_temperature),
+            Series::MaxTemperature => one(x.max_temperature),
+            Series::NumberInSystem => one(x.number_in_system),
+            Series::NumberInSystemCi95 => one(x.number_in_system_ci),
+            Series::Blocking => one(x.blocking),
+            Series::Compartments => x.compartments.iter().map(|v| v.to_string()).collect(),
+            Series::Imminent => vec![x.imminent.to_string()],
+            Series::Messages => vec![x.messages.to_string()],
+        }
+    }
+}
+
+/// The plotted series as CSV: one row per sample and session; time, steps and events, then
+/// the columns of `a`'s model ([`Series`]).
 pub fn csv_text(a: &Session, b: Option<&Session>) -> String {
-    let mut w = String::from(
-        "session,algorithm,time,steps,events,utilization,mean_sojourn,causality_errors,mean_temperature,min_temperature,max_temperature,tokens_in_system,number_in_system,number_in_system_ci95,blocking\n",
-    );
+    let series = a.panel.series;
+    let mut header = vec!["session", "algorithm", "time", "steps", "events"];
+    header.extend(series.iter().flat_map(|c| c.names().iter().copied()));
+    let mut w = header.join(",") + "\n";
     for (i, s) in std::iter::once(a).chain(b).enumerate() {
         let alg = tag(s, i, false);
         for x in &s.samples {
-            w += &format!(
-                "{},{alg},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
-                ["A", "B"][i],
-                x.time,
-                x.steps,
-                x.events,
-                x.utilization,
-                x.sojourn,
-                x.causality_errors,
-                x.mean_temperature,
-                x.min_temperature,
-                x.max_temperature,
-                x.tokens_in_system,
-                x.number_in_system,
-                x.number_in_system_ci,
-                x.blocking
-            );
+            let mut row = vec![
+                ["A", "B"][i].to_string(),
+                alg.clone(),
+                x.time.to_string(),
+                x.steps.to_string(),
+                x.events.to_string(),
+            ];
+            row.extend(series.iter().flat_map(|c| c.values(x)));
+            w += &(row.join(",") + "\n");
         }
     }
     w

@@ -220,7 +220,12 @@ impl Session {
     /// first control block back: a sample is taken a few frames later).
     pub fn sample(&mut self) -> Result<(), SimError> {
         match self.engine.sample(self.now()) {
-            Ok(x) => self.samples.push(x),
+            // a sample at the time and step of the last replaces it (the run's end was
+            // sampled twice: the series CSV ended in a duplicated row, issue 56 §5)
+            Ok(x) => match self.samples.last_mut() {
+                Some(last) if (last.time, last.steps) == (x.time, x.steps) => *last = x,
+                _ => self.samples.push(x),
+            },
             Err(SimError::NotYet) => {}
             Err(e) => return Err(e),
         }

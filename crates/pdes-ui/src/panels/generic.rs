@@ -205,6 +205,7 @@ pub const PANEL: crate::panels::Panel = crate::panels::Panel {
     count_label: "",
     count_mode: "count per cell",
     plots,
+    series: &[],
     monitors,
     violations: crate::kit::violation::none,
     max_steps_per_second: None,

@@ -4,6 +4,7 @@
 //! with its last and next event times.
 
 use crate::kit::heatmap::Mode;
+use crate::kit::plots::Series;
 use crate::kit::plots::{per_interval, plot_series, tag};
 use crate::kit::session::Session;
 use eframe::egui;
@@ -267,6 +268,7 @@ pub const BENCHMARK_PANEL: crate::panels::Panel = crate::panels::Panel {
     count_label: "digit",
     count_mode: "count",
     plots,
+    series: &[Series::Imminent, Series::Messages],
     monitors,
     violations: crate::kit::violation::none,
     // every cell of the benchmark changes its value every step: shown as digits at 20 steps
@@ -280,6 +282,7 @@ pub const BENCHMARK_PANEL: crate::panels::Panel = crate::panels::Panel {
 pub const SIR_PANEL: crate::panels::Panel = crate::panels::Panel {
     modes: &[Mode::Compartments],
     count_label: "S / I / R",
+    series: &[Series::Compartments, Series::Imminent, Series::Messages],
     // an epidemic front changes a few cells per step: no full-field flash
     max_steps_per_second: None,
     ..BENCHMARK_PANEL

@@ -2,6 +2,7 @@
 //! inspector of a pinned cell.
 
 use crate::kit::heatmap::Mode;
+use crate::kit::plots::Series;
 use crate::kit::plots::{per_interval, plot_series, time_series};
 use crate::kit::session::Session;
 use eframe::egui;
@@ -87,6 +88,11 @@ pub const PANEL: crate::panels::Panel = crate::panels::Panel {
     count_label: "cells",
     count_mode: "count",
     plots,
+    series: &[
+        Series::MeanTemperature,
+        Series::MinTemperature,
+        Series::MaxTemperature,
+    ],
     monitors,
     violations: crate::kit::violation::none,
     max_steps_per_second: None,

@@ -4,6 +4,7 @@
 //! each against its exact steady-state value.
 
 use crate::kit::heatmap::Mode;
+use crate::kit::plots::Series;
 use crate::kit::plots::time_series;
 use crate::kit::session::Session;
 use eframe::egui;
@@ -125,6 +126,13 @@ pub const PANEL: crate::panels::Panel = crate::panels::Panel {
     count_label: "customers in system",
     count_mode: "customers in system",
     plots,
+    series: &[
+        Series::NumberInSystem,
+        Series::NumberInSystemCi95,
+        Series::Blocking,
+        Series::Utilization,
+        Series::MeanSojourn,
+    ],
     monitors,
     violations: crate::kit::violation::none,
     max_steps_per_second: None,

@@ -9,6 +9,7 @@ mod graph;
 
 use crate::kit::heatmap::Mode;
 use crate::kit::monitors::{Monitor, last_step_events, latest};
+use crate::kit::plots::Series;
 use crate::kit::plots::{per_interval, plot_series, time_series};
 use crate::kit::session::Session;
 use eframe::egui;
@@ -277,6 +278,13 @@ pub const PANEL: crate::panels::Panel = crate::panels::Panel {
     count_label: "tokens",
     count_mode: "tokens per station",
     plots,
+    series: &[
+        Series::Utilization,
+        Series::MeanSojourn,
+        Series::TokensInSystem,
+        Series::MeanTokensInSystem,
+        Series::Completions,
+    ],
     monitors,
     violations: crate::kit::violation::none,
     max_steps_per_second: None,

@@ -3,6 +3,7 @@
 //! (which grows with the interval: paper 002 Fig. 3), with the Jackson values as references.
 
 use crate::kit::heatmap::Mode;
+use crate::kit::plots::Series;
 use crate::kit::plots::time_series;
 use crate::kit::session::Session;
 use eframe::egui;
@@ -161,6 +162,12 @@ pub const PANEL: crate::panels::Panel = crate::panels::Panel {
     count_label: "tokens",
     count_mode: "queue length",
     plots,
+    series: &[
+        Series::Utilization,
+        Series::MeanSojourn,
+        Series::TokensInSystem,
+        Series::MeanTokensInSystem,
+    ],
     monitors,
     violations: crate::kit::violation::none,
     max_steps_per_second: None,

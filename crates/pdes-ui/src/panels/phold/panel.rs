@@ -269,6 +269,7 @@ pub const PANEL: crate::panels::Panel = crate::panels::Panel {
     count_label: "pending events at the LP",
     count_mode: "pending events per LP",
     plots,
+    series: &[],
     monitors,
     violations: crate::kit::violation::none,
     max_steps_per_second: None,

@@ -3,6 +3,7 @@
 //! inspector of a pinned facility.
 
 use crate::kit::heatmap::Mode;
+use crate::kit::plots::Series;
 use crate::kit::plots::{RECENT_STEPS, legend_if_room, plot_title, tag, time_series_from};
 use crate::kit::session::Session;
 use eframe::egui;
@@ -347,6 +348,12 @@ pub const PANEL: crate::panels::Panel = crate::panels::Panel {
     count_label: "tokens",
     count_mode: "queue length",
     plots,
+    series: &[
+        Series::Utilization,
+        Series::MeanSojourn,
+        Series::CausalityErrors,
+        Series::Completions,
+    ],
     monitors,
     violations,
     max_steps_per_second: None,
