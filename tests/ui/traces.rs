@@ -245,3 +245,32 @@ fn the_series_csv_has_the_models_columns_and_no_row_twice() {
         }
     }
 }
+
+/// Issue 56 §5: "Export → Heatmap as PNG…" draws each cell as a square of pixels, the image
+/// at least 512 pixels on its longer side (a 16×16 grid was a 16-pixel image), in the
+/// colours of the screen's range.
+#[test]
+fn the_heatmap_png_is_large_enough_to_read_and_coloured_as_the_screen() {
+    if !gpu_available() {
+        return;
+    }
+    let mut h = harness("teaching-16x16");
+    for _ in 0..20 {
+        h.state_mut().step_once();
+    }
+    let bytes = h.state().png_bytes().unwrap();
+    let image = image::load_from_memory(&bytes).unwrap().to_rgb8();
+    assert_eq!((image.width(), image.height()), (512, 512));
+    let app = h.state();
+    let words = app.a.display_words().unwrap();
+    let range = (app.a.panel.colour_range)(&app.a);
+    for cell in [0usize, 17, 255] {
+        let want =
+            pdes_lab::app::heatmap::word_colour(app.mode, words[cell], app.a.steps() as u32, range)
+                .map(|c| (c * 255.0) as u8);
+        let (r, c) = ((cell / 16) as u32, (cell % 16) as u32);
+        // the centre of the cell's 32-pixel square
+        let got = image.get_pixel(c * 32 + 16, r * 32 + 16).0;
+        assert_eq!(got, want, "cell {cell}");
+    }
+}

@@ -7,6 +7,10 @@ use crate::kit::files::{self, Picked};
 use eframe::egui;
 use pdes_models::preset;
 
+/// The least length of an exported heatmap PNG's longer side, in pixels (a cell is a
+/// square of pixels, never less than one).
+pub const PNG_LEAST_SIDE: u32 = 512;
+
 impl PdesApp {
     pub(super) fn menu_bar(&mut self, ui: &mut egui::Ui) {
         egui::MenuBar::new().ui(ui, |ui| {
@@ -148,28 +152,32 @@ impl PdesApp {
         }
     }
 
-    /// The A heatmap, in the current mode and colour range, as PNG bytes.
+    /// The A heatmap, in the current mode and the colour range the screen and its legend
+    /// use, as PNG bytes: each cell a square of pixels, the image at least
+    /// [`PNG_LEAST_SIDE`] pixels on its longer side (one pixel a cell made a 16×16 grid a
+    /// 16-pixel image, issue 56 §5).
     pub fn png_bytes(&self) -> Result<Vec<u8>, String> {
         let words = self.a.display_words().map_err(|e| e.to_string())?;
-        let (h, w) = self.a.shape();
-        let range = match self.mode {
-            // queue lengths span the largest one present
-            Mode::Tokens
-            | Mode::Busy
-            | Mode::Errors
-            | Mode::Digit
-            | Mode::Steadied
-            | Mode::Compartments => (
-                0.0,
-                words.iter().map(|c| c[0]).max().unwrap_or(1).max(1) as f32,
-            ),
-            Mode::Temperature => (self.a.panel.colour_range)(&self.a),
-        };
+        let (rows, cols) = self.a.shape();
+        // the screen's range (a count's top, "4+ tokens"); the largest count present made
+        // an image whose colours the legend did not read
+        let range = (self.a.panel.colour_range)(&self.a);
         let step = self.a.steps() as u32;
-        let mut rgb = Vec::with_capacity(words.len() * 3);
-        for c in &words {
-            let [r, g, b] = heatmap::word_colour(self.mode, *c, step, range);
-            rgb.extend([(r * 255.0) as u8, (g * 255.0) as u8, (b * 255.0) as u8]);
+        let k = PNG_LEAST_SIDE.div_ceil(rows.max(cols).max(1)).clamp(1, 64);
+        let (w, h) = (cols * k, rows * k);
+        let mut rgb = Vec::with_capacity(w as usize * h as usize * 3);
+        for row in words.chunks(cols.max(1) as usize) {
+            let line: Vec<u8> = row
+                .iter()
+                .flat_map(|c| {
+                    let [r, g, b] = heatmap::word_colour(self.mode, *c, step, range);
+                    let px = [(r * 255.0) as u8, (g * 255.0) as u8, (b * 255.0) as u8];
+                    std::iter::repeat_n(px, k as usize).flatten()
+                })
+                .collect();
+            for _ in 0..k {
+                rgb.extend_from_slice(&line);
+            }
         }
         let mut bytes = Vec::new();
         {
