@@ -274,3 +274,41 @@ fn the_heatmap_png_is_large_enough_to_read_and_coloured_as_the_screen() {
         assert_eq!(got, want, "cell {cell}");
     }
 }
+
+/// Issue 56 §5: a run that reaches its end shows its summary on the screen — the table
+/// `pdes-lab run` prints, its statistics equal to `run`'s — until the next run replaces it.
+#[test]
+fn a_finished_run_shows_its_summary_as_run_prints_it() {
+    if !gpu_available() {
+        return;
+    }
+    let sets = ["run.end_time=40", "run.warmup=0"];
+    let mut h = run_to_the_end("teaching-16x16", &sets, 400.0, 2000);
+    assert!(!h.state().running, "the run ended");
+    h.run_steps(2);
+    let summary = h.state().summary.as_ref().expect("a summary");
+    assert!(summary.open);
+    assert!(summary.table.contains("utilization"), "{}", summary.table);
+    h.get_by_label("Run summary");
+    let shown: serde_json::Value = serde_json::from_str(&summary.json).unwrap();
+    let config = pdes_lab::preset::config_with("teaching-16x16", &sets).unwrap();
+    let mut sim = pdes_lab::engines::Simulation::new(config).unwrap();
+    sim.engine.advance(pdes_lab::sim::Budget::Finish).unwrap();
+    let report = sim.engine.report().unwrap();
+    let run: serde_json::Value = serde_json::from_str(
+        &pdes_runs::output::format_summary(&report, pdes_runs::output::Format::Json).unwrap(),
+    )
+    .unwrap();
+    for field in [
+        "utilization",
+        "mean_sojourn",
+        "events",
+        "steps",
+        "causality_errors",
+    ] {
+        assert_eq!(shown[field], run[field], "{field}");
+    }
+    // a new run replaces it
+    h.state_mut().reset();
+    assert!(h.state().summary.is_none());
+}

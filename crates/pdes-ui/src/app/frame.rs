@@ -96,9 +96,8 @@ impl PdesApp {
             // a paused page's Step: its batch comes back on the next frames
             ctx.request_repaint();
         }
-        #[cfg(target_arch = "wasm32")]
         if self.summary_due {
-            self.log_summary_when_back();
+            self.take_summary_when_back();
             ctx.request_repaint();
         }
         // Keyboard: space run/pause, → one step, R reset (not while typing in a field).
@@ -183,6 +182,8 @@ impl PdesApp {
         }
         if self.tab == Tab::Live {
             self.tour_panel(ui);
+            let ctx = ui.ctx().clone();
+            self.summary_window(&ctx);
         }
         egui::CentralPanel::default().show(ui, |ui| {
             // sweeps and fits wait for their results inside their steps: not on a page's

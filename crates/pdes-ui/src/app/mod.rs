@@ -19,6 +19,7 @@ pub use start::wgpu_setup;
 mod menu;
 mod pace;
 pub mod rescue;
+pub mod summary;
 mod sweep_plots;
 pub mod sweep_view;
 pub mod tour;
@@ -149,10 +150,11 @@ pub struct PdesApp {
     /// paused when it stored every 120 frames (issue 56 §4).
     #[cfg(target_arch = "wasm32")]
     stored_settings: String,
-    /// The run has finished and its summary line is still to be written (its readbacks on
-    /// their way).
-    #[cfg(target_arch = "wasm32")]
+    /// The run has finished and its summary is still to be taken (its readbacks on their
+    /// way).
     summary_due: bool,
+    /// The finished run's summary, shown over the live view ([`summary`]).
+    pub summary: Option<summary::RunSummary>,
     /// What a bug caught in a frame left (the work saved, the reason), shown at the top.
     rescued: Option<rescue::Rescued>,
     /// Where rescued work is saved ([`rescue::default_folder`]).
@@ -228,6 +230,9 @@ impl PdesApp {
         };
         self.form_error = None;
         self.last_limited_step = None;
+        // the summary was the replaced run's
+        self.summary = None;
+        self.summary_due = false;
         // what the status line said was about the run this one replaces ("paused at the
         // first causality error" stayed under a run without errors); a caller that has
         // something to say about the new run says it after this
@@ -301,35 +306,13 @@ impl PdesApp {
         }
     }
 
-    /// When a run reaches its end time. In a browser tab the summary goes to the console
-    /// as one line (the browser test reads it); the desktop shows it in the window only.
+    /// When a run reaches its end time: its summary is taken for the screen (and, in a
+    /// browser tab, the console) as soon as its readbacks are back.
     fn run_finished(&mut self) {
         #[cfg(target_arch = "wasm32")]
-        {
-            self.store_settings_if_changed();
-            self.summary_due = true;
-            self.log_summary_when_back();
-        }
-    }
-
-    /// Writes the finished run's summary to the console once its readbacks are back (a GPU
-    /// engine in a page answers them on later frames; the CPU at once).
-    #[cfg(target_arch = "wasm32")]
-    fn log_summary_when_back(&mut self) {
-        if !self.summary_due {
-            return;
-        }
-        match self.a.engine.report() {
-            Err(pdes_core::sim::SimError::NotYet) => return,
-            Ok(summary) => {
-                match pdes_runs::output::format_summary(&summary, pdes_runs::output::Format::Json) {
-                    Ok(json) => web::log_summary(&json),
-                    Err(e) => self.message = Some(format!("the summary could not be written: {e}")),
-                }
-            }
-            Err(e) => self.message = Some(e.to_string()),
-        }
-        self.summary_due = false;
+        self.store_settings_if_changed();
+        self.summary_due = true;
+        self.take_summary_when_back();
     }
 
     /// Lets engines whose last budget is still on its way (a GPU engine in a browser tab)

@@ -203,8 +203,8 @@ impl PdesApp {
             last_limited_step: None,
             #[cfg(target_arch = "wasm32")]
             stored_settings: String::new(),
-            #[cfg(target_arch = "wasm32")]
             summary_due: false,
+            summary: None,
             rescued: None,
             rescue_folder: rescue::default_folder(),
             fail_next_frame: false,
