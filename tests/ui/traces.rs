@@ -312,3 +312,52 @@ fn a_finished_run_shows_its_summary_as_run_prints_it() {
     h.state_mut().reset();
     assert!(h.state().summary.is_none());
 }
+
+/// Issue 56 §5: "Export → Plots as PNG…" cuts the plots panel out of the window's
+/// screenshot: the image is the panel's size and holds what the panel drew there.
+#[test]
+fn the_plots_image_is_the_plots_panel_cut_from_the_window() {
+    if !gpu_available() {
+        return;
+    }
+    let mut h = harness("teaching-16x16");
+    for _ in 0..20 {
+        h.state_mut().step_once();
+    }
+    h.run_steps(2);
+    let shot = h.render().unwrap();
+    let ppp = h.ctx.pixels_per_point();
+    let rect = h.state().plots_rect.expect("the plots were drawn");
+    let window = egui::ColorImage::from_rgba_unmultiplied(
+        [shot.width() as usize, shot.height() as usize],
+        shot.as_raw(),
+    );
+    let bytes = pdes_lab::app::plots_image::plots_png(&window, rect, ppp).unwrap();
+    let cut = image::load_from_memory(&bytes).unwrap().to_rgba8();
+    assert_eq!(
+        (cut.width(), cut.height()),
+        (
+            (rect.width() * ppp).round() as u32,
+            (rect.height() * ppp).round() as u32
+        )
+    );
+    // pixel for pixel the window's, where the panel is
+    let (x0, y0) = (
+        (rect.left() * ppp).round() as u32,
+        (rect.top() * ppp).round() as u32,
+    );
+    for (x, y) in [
+        (5, 5),
+        (cut.width() / 2, cut.height() / 2),
+        (cut.width() - 3, cut.height() - 3),
+    ] {
+        assert_eq!(cut.get_pixel(x, y).0, shot.get_pixel(x0 + x, y0 + y).0);
+    }
+    // and the panel drew something: lines and labels, not one colour
+    let first = cut.get_pixel(0, 0);
+    assert!(cut.pixels().any(|p| p != first));
+    assert!(
+        rect.top() > h.ctx.content_rect().height() / 2.0,
+        "the plots are at the bottom"
+    );
+}

@@ -28,6 +28,7 @@ impl PdesApp {
             // the tests' stand-in for a bug (rescue.rs)
             panic!("a fault injected by a test");
         }
+        self.take_plots_image(ctx);
         if self.sweep.poll() | self.fit.poll() {
             ctx.request_repaint_after(std::time::Duration::from_millis(50));
         }
@@ -158,8 +159,9 @@ impl PdesApp {
             .show(ui, |ui| {
                 egui::ScrollArea::vertical().show(ui, |ui| self.controls(ui));
             });
+        self.plots_rect = None;
         if self.tab == Tab::Live {
-            egui::Panel::bottom("plots")
+            let plots = egui::Panel::bottom("plots")
                 .resizable(true)
                 .default_size(PLOTS_HEIGHT.min(0.3 * window.y))
                 // at most what leaves the heatmap a third of the window beside the menu,
@@ -172,6 +174,7 @@ impl PdesApp {
                     }
                     plots::show(ui, &self.a, self.b.as_ref());
                 });
+            self.plots_rect = Some(plots.response.rect);
             egui::Panel::bottom("monitors").show(ui, |ui| {
                 monitors::row(ui, &self.a, if self.b.is_some() { "A" } else { "" });
                 if let Some(b) = &self.b {

@@ -79,6 +79,15 @@ impl PdesApp {
                     let saved = files::save("pdes-series.csv", "CSV", &["csv"], text.as_bytes());
                     self.message = Some(saved.message("plotted series"));
                 }
+                if ui
+                    .button("Plots as PNG…")
+                    .on_hover_text("The plots as the window shows them, as an image.")
+                    .clicked()
+                {
+                    ui.close();
+                    let ctx = ui.ctx().clone();
+                    self.ask_for_plots_image(&ctx);
+                }
                 if ui.button("Heatmap as PNG…").clicked() {
                     ui.close();
                     self.message = Some(match self.png_bytes() {

@@ -18,6 +18,7 @@ pub use start::run_native;
 pub use start::wgpu_setup;
 mod menu;
 mod pace;
+pub mod plots_image;
 pub mod rescue;
 pub mod summary;
 mod sweep_plots;
@@ -153,6 +154,11 @@ pub struct PdesApp {
     /// The run has finished and its summary is still to be taken (its readbacks on their
     /// way).
     summary_due: bool,
+    /// Where the plots panel was last drawn (points): "Plots as PNG…" cuts it from a
+    /// screenshot ([`plots_image`]).
+    pub plots_rect: Option<egui::Rect>,
+    /// Where the screenshot "Plots as PNG…" asked for lands.
+    plots_shot: plots_image::PlotsShot,
     /// The finished run's summary, shown over the live view ([`summary`]).
     pub summary: Option<summary::RunSummary>,
     /// What a bug caught in a frame left (the work saved, the reason), shown at the top.

@@ -205,6 +205,8 @@ impl PdesApp {
             stored_settings: String::new(),
             summary_due: false,
             summary: None,
+            plots_rect: None,
+            plots_shot: Default::default(),
             rescued: None,
             rescue_folder: rescue::default_folder(),
             fail_next_frame: false,
