@@ -59,6 +59,9 @@ impl GpuCheck {
             let slot = std::rc::Rc::new(std::cell::RefCell::new(None));
             let out = slot.clone();
             wasm_bindgen_futures::spawn_local(async move {
+                // not before the window stands: its shaders compiling held the canvas's
+                // first sizing for 20 s (see `after_first_frame`)
+                super::web::after_first_frame(500).await;
                 let v = super::web::drive(verify::run_in_page(gpu.clone())).await;
                 // kept in the page's local storage: the next visit trusts it at once
                 if let Some(m) = &memory {

@@ -100,7 +100,7 @@ impl PdesApp {
     /// the GPU self-check in the background. It fails (with the reason) only when no session
     /// can be opened at all: neither `config`, nor it on the CPU, nor the default preset.
     pub fn new(cc: &eframe::CreationContext<'_>, config: Config) -> Result<Self, String> {
-        Self::build(cc, config, Check::Remembered, None)
+        Self::build(cc, config, Check::Remembered, None, None)
     }
 
     /// As [`PdesApp::new`]; `verify` false skips the start-up self-check (snapshot tests,
@@ -112,18 +112,20 @@ impl PdesApp {
         verify: bool,
     ) -> Result<Self, String> {
         let check = if verify { Check::Fresh } else { Check::Off };
-        Self::build(cc, config, check, None)
+        Self::build(cc, config, check, None, None)
     }
 
     /// The app in a browser tab: `device` is the page's WebGPU device for the engines (its
     /// readbacks deferred; the window draws with WebGL2), or the reason there is none, which
-    /// the status bar gives while everything runs on the CPU.
+    /// the status bar gives while everything runs on the CPU; `opened`, the session the page
+    /// opened on it before the window (its shaders compiled: see `web::start`).
     pub fn in_page(
         cc: &eframe::CreationContext<'_>,
         config: Config,
         device: Result<Arc<Gpu>, String>,
+        opened: Option<Result<Session, pdes_core::sim::SimError>>,
     ) -> Result<Self, String> {
-        Self::build(cc, config, Check::Remembered, Some(device))
+        Self::build(cc, config, Check::Remembered, Some(device), opened)
     }
 
     fn build(
@@ -131,6 +133,7 @@ impl PdesApp {
         config: Config,
         check: Check,
         page_device: Option<Result<Arc<Gpu>, String>>,
+        opened: Option<Result<Session, pdes_core::sim::SimError>>,
     ) -> Result<Self, String> {
         readable_small_text(&cc.egui_ctx);
         rescue::install_hook();
@@ -164,7 +167,9 @@ impl PdesApp {
             _ => gpu_check::GpuCheck::NotRun,
         };
         let form = Form::from_config(&config, crate::panels::of(&config));
-        let (a, message) = match open_session(config.clone(), gpu.clone()) {
+        // the session the page opened before the window (its shaders compiled), or now
+        let session = opened.unwrap_or_else(|| open_session(config.clone(), gpu.clone()));
+        let (a, message) = match session {
             Ok(s) => (s, None),
             Err(e) => Self::fallback_session(&config, gpu.clone(), e.to_string())?,
         };

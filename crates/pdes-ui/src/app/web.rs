@@ -69,6 +69,20 @@ pub async fn start(canvas_id: &str) -> Result<(), String> {
         "PDES Lab is building {} and compiling its shaders…",
         preset_name
     ));
+    // the run's session opened here, its shaders compiled before the window starts: the
+    // window's first sizing of its canvas is a synchronous call to the browser's GPU
+    // process, and shaders still compiling there held it (and the page, "loading…") for
+    // 8 s on SwiftShader (issue 56 §2; `web/test/profile-start.mjs` finds such waits)
+    let session = match &device {
+        Ok(gpu) => {
+            let panel = crate::panels::of(&config);
+            let opened =
+                crate::kit::session::Session::new(config.clone(), panel, Some(gpu.clone()));
+            work_done(gpu).await;
+            Some(opened)
+        }
+        Err(_) => None,
+    };
     let options = eframe::WebOptions {
         renderer: eframe::Renderer::Glow,
         ..Default::default()
@@ -78,7 +92,7 @@ pub async fn start(canvas_id: &str) -> Result<(), String> {
             canvas,
             options,
             Box::new(move |cc| {
-                let mut app = PdesApp::in_page(cc, config, device)?;
+                let mut app = PdesApp::in_page(cc, config, device, session)?;
                 app.preset_name = preset_name;
                 if let Some(s) = speed {
                     app.sim_rate = s;
@@ -106,13 +120,51 @@ fn loading_says(text: &str) {
     }
 }
 
+/// Set by the window's first frame ([`first_frame_drawn`]).
+static FIRST_FRAME: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Resolves once the window's first frame has been drawn, and `ms` milliseconds more. The
+/// start-up check waits for it (issue 56 §2): its shaders, compiled in the browser's GPU
+/// process, held up the canvas's first sizing — a synchronous call to that same process —
+/// for 20 s on SwiftShader (`web/test/profile-start.mjs` found `set_width` holding the
+/// page's one thread), and the page stayed on "loading…" meanwhile.
+pub async fn after_first_frame(ms: i32) {
+    while !FIRST_FRAME.load(std::sync::atomic::Ordering::Relaxed) {
+        sleep(50).await;
+    }
+    sleep(ms).await;
+}
+
+/// Resolves when the GPU has done the work submitted so far — and, the browser's GPU
+/// process taking its commands in order, compiled the pipelines created before.
+async fn work_done(gpu: &pdes_gpu::Gpu) {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let done = std::sync::Arc::new(AtomicBool::new(false));
+    let flag = done.clone();
+    gpu.queue.submit([]);
+    gpu.queue
+        .on_submitted_work_done(move || flag.store(true, Ordering::Relaxed));
+    while !done.load(Ordering::Relaxed) {
+        sleep(20).await;
+    }
+}
+
+/// Resolves after `ms` milliseconds (a timeout: the page's thread free meanwhile).
+async fn sleep(ms: i32) {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        if let Some(w) = web_sys::window() {
+            let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms);
+        }
+    });
+    let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+}
+
 /// Removes the page's "loading…" element: called by every frame, it acts on the first
 /// (drawn in the same task of the browser, so the page is never dark in between; issue 56
 /// §4: GPU links showed a dark page for 3.5–10.7 s after "loading…" went).
 pub fn first_frame_drawn() {
-    use std::sync::atomic::{AtomicBool, Ordering};
-    static DONE: AtomicBool = AtomicBool::new(false);
-    if DONE.swap(true, Ordering::Relaxed) {
+    use std::sync::atomic::Ordering;
+    if FIRST_FRAME.swap(true, Ordering::Relaxed) {
         return;
     }
     let element = web_sys::window()
