@@ -29,6 +29,10 @@ node web/test/browser.mjs web/site "$bin" target/web-test/teaching.png \
     "preset=teaching-16x16&run.end_time=300&speed=300"
 node web/test/browser.mjs web/site "$bin" target/web-test/interval.png \
     "preset=teaching-16x16&model.service=exponential&run.algorithm=interval&run.d=4&run.end_time=300&speed=300"
+# the student's link of issue 56 §1 (a 24×20 torus, d = 0.37, to T = 250 at speed 300):
+# the page's summary equals `run`'s, and its screen shows the same (tests/ui/screen_equals_run.rs)
+node web/test/browser.mjs web/site "$bin" target/web-test/student.png \
+    "preset=teaching-16x16&model.rows=24&model.cols=20&run.d=0.37&run.end_time=250&speed=300"
 # the user's own network (issue 55): the clinic file, its per-station rows included
 node web/test/browser.mjs web/site "$bin" target/web-test/clinic.png \
     "preset=clinic&run.end_time=300&run.warmup=20&speed=300"
