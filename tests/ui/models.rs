@@ -357,3 +357,42 @@ fn the_clinic_is_drawn_as_a_graph_whose_nodes_say_their_station() {
     h.get_by_label("station triage");
     h.get_by_label_contains("routes: doctor 90%, exit 10%");
 }
+
+/// Issue 55 §4: a network's next step is marked in its words (bit 31: the station's next
+/// event lies within the next window), so Step leaves the stations it ran as the graph's
+/// dots, and the status line says so.
+#[test]
+fn a_networks_single_step_leaves_the_stations_it_ran_as_dots() {
+    use pdes_lab::models::network::config::NetworkConfig;
+    use pdes_lab::models::network::engine::{NetEngine, next_bound};
+    if !gpu_available() {
+        return;
+    }
+    let mut h = harness("clinic");
+    for _ in 0..30 {
+        h.state_mut().step_once();
+    }
+    // the marks are the stations whose next event is within the next window
+    let app = h.state();
+    let words = app.a.display_words().unwrap();
+    let engine = app.a.engine.as_any().downcast_ref::<NetEngine>().unwrap();
+    let cfg = app.a.config.get::<NetworkConfig>().unwrap();
+    let bound = next_bound(cfg, pdes_lab::sim::Engine::now(engine)).unwrap();
+    let due: Vec<u32> = (0..3)
+        .filter(|&i| engine.state().next_event(i) <= bound)
+        .map(|i| i as u32)
+        .collect();
+    assert!(
+        !due.is_empty(),
+        "some station has an event in the next window"
+    );
+    let marked: Vec<u32> = (0..3u32)
+        .filter(|&i| words[i as usize][0] & pdes_lab::gpu::NEXT_STEP_BIT != 0)
+        .collect();
+    assert_eq!(marked, due);
+    // a step runs them: they are its dots
+    h.state_mut().step_once();
+    h.run_steps(2);
+    assert_eq!(h.state().just_ran, due);
+    h.get_by_label_contains(&format!("dots: the {} cells the last step ran", due.len()));
+}

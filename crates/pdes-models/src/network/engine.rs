@@ -12,7 +12,7 @@ use crate::queueing::Algorithm;
 use pdes_core::sim::{Budget, Engine, ModelSummary, Report, SimError, StepRecord, StepTotals};
 use pdes_core::time::{Ticks, to_units};
 use pdes_gpu::Gpu;
-use pdes_gpu::{LiveEngine, Sample};
+use pdes_gpu::{LiveEngine, NEXT_STEP_BIT, Sample};
 use serde::Serialize;
 use std::sync::Arc;
 
@@ -126,7 +126,11 @@ impl LiveEngine for NetEngine {
             Run::Stepped(s) => &s.last_error_step,
             Run::Sequential(_) => &[],
         };
-        Ok(display_words(self.state(), errors))
+        Ok(display_words(
+            self.state(),
+            errors,
+            next_bound(&self.config, self.now()),
+        ))
     }
     fn sample(&self, now: Ticks) -> Result<Sample, SimError> {
         Ok(sample_of(self.state(), &self.config, &self.totals(), now))
@@ -136,13 +140,31 @@ impl LiveEngine for NetEngine {
     }
 }
 
-/// The heatmap's words by station index (tokens present, the step of the station's latest
-/// causality error), laid out on the view's grid.
-pub fn display_words(state: &NetState, last_error_step: &[u32]) -> Vec<[u32; 2]> {
+/// The inclusive bound of the next step's event times from `now` (its window or interval),
+/// or `None` for the sequential algorithm.
+pub fn next_bound(cfg: &NetworkConfig, now: Ticks) -> Option<Ticks> {
+    cfg.run
+        .step_rule()
+        .map(|rule| rule.bound(now, cfg.end_ticks()).0)
+}
+
+/// The heatmap's words: each station's tokens present (bit 31, [`NEXT_STEP_BIT`]: its next
+/// event lies within `bound`, the next step's — the outline, and the window's "cells the
+/// last step ran") and the step of its latest causality error, laid out on the view's grid.
+pub fn display_words(
+    state: &NetState,
+    last_error_step: &[u32],
+    bound: Option<Ticks>,
+) -> Vec<[u32; 2]> {
     let (rows, cols) = super::view::grid(state.stations.len());
     let mut words = vec![[0u32; 2]; (rows * cols) as usize];
     for (i, st) in state.stations.iter().enumerate() {
-        words[i] = [st.present, last_error_step.get(i).copied().unwrap_or(0)];
+        let due = bound.is_some_and(|b| state.next_event(i) <= b);
+        let mark = if due { NEXT_STEP_BIT } else { 0 };
+        words[i] = [
+            st.present | mark,
+            last_error_step.get(i).copied().unwrap_or(0),
+        ];
     }
     words
 }
@@ -194,7 +216,11 @@ impl LiveEngine for GpuNetwork {
     }
     fn display_words(&self) -> Result<Vec<[u32; 2]>, SimError> {
         let (state, errors) = self.download_state()?;
-        Ok(display_words(&state, &errors))
+        Ok(display_words(
+            &state,
+            &errors,
+            next_bound(self.config(), self.now()),
+        ))
     }
     fn sample(&self, now: Ticks) -> Result<Sample, SimError> {
         let (state, _) = self.download_state()?;

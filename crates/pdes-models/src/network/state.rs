@@ -130,6 +130,23 @@ pub struct NetState {
 }
 
 impl NetState {
+    /// Station `i`'s next event: the earliest departure of its servers or arrival from
+    /// its sources ([`NEVER`] for none).
+    pub fn next_event(&self, i: usize) -> Ticks {
+        let (a, b) = (
+            self.first_server[i] as usize,
+            self.first_server[i + 1] as usize,
+        );
+        let departure = self.servers[a..b].iter().map(|v| v.departure).min();
+        let arrival = self
+            .sources
+            .iter()
+            .filter(|v| v.station as usize == i)
+            .map(|v| v.next)
+            .min();
+        departure.unwrap_or(NEVER).min(arrival.unwrap_or(NEVER))
+    }
+
     /// The network at time 0: its population placed (token by token, station by station,
     /// as arrivals at 0) and each source's first arrival scheduled.
     pub fn new(net: &Network, seed: u64, warmup: Ticks) -> Self {

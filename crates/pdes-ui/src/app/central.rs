@@ -71,8 +71,11 @@ impl PdesApp {
         });
         let mut stop_follow = false;
         // the dots are drawn where cells are large enough (as the last frame drew them)
+        // (a model's own view draws them whatever its size: no heatmap view then)
         let dots_drawn = !self.just_ran.is_empty()
-            && views[0].is_some_and(|v| v.size[0] / v.span >= heatmap::DOT_MIN_PX);
+            && views[0].map_or(self.a.panel.graph.is_some(), |v| {
+                v.size[0] / v.span >= heatmap::DOT_MIN_PX
+            });
         let row_top = ui.cursor().top();
         ui.horizontal(|ui| {
             for (i, s) in sessions.iter().enumerate() {
@@ -120,7 +123,8 @@ impl PdesApp {
                     let below_label = avail.y - (ui.cursor().top() - row_top) - 4.0;
                     let size = egui::vec2(w.max(50.0), below_label.max(heatmap::MIN_HEIGHT));
                     // the model's own view where it has one (the network's graph)
-                    let graph = s.panel.graph.and_then(|g| g(ui, s, size, pinned));
+                    let ran: &[u32] = if i == 0 { &self.just_ran } else { &[] };
+                    let graph = s.panel.graph.and_then(|g| g(ui, s, size, pinned, ran));
                     if let Some(clicked) = graph {
                         if clicked.is_some() {
                             pin = clicked;

@@ -51,12 +51,14 @@ pub struct Panel {
     pub graph: Option<GraphView>,
 }
 
-/// A model's own view in place of the heatmap (see [`Panel::graph`]).
+/// A model's own view in place of the heatmap (see [`Panel::graph`]): the session, the
+/// size, the pinned cell and the cells the last single step ran.
 pub type GraphView = fn(
     &mut egui::Ui,
     &crate::kit::session::Session,
     egui::Vec2,
     Option<u32>,
+    &[u32],
 ) -> Option<Option<u32>>;
 
 /// Where a followed token is: what the window records at each of its hops.

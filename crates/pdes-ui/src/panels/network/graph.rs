@@ -103,13 +103,15 @@ fn arrow(painter: &egui::Painter, a: egui::Pos2, b: egui::Pos2, r: f32, stroke: 
     ));
 }
 
-/// The graph view of session `s` in `size`, `pinned` ringed; `None` above [`MOST_NODES`]
-/// stations (the heatmap is drawn instead), else the station clicked, if any.
+/// The graph view of session `s` in `size`, `pinned` ringed, a dot on each station of `ran`
+/// (those the last single step ran); `None` above [`MOST_NODES`] stations (the heatmap is
+/// drawn instead), else the station clicked, if any.
 pub fn view(
     ui: &mut egui::Ui,
     s: &Session,
     size: egui::Vec2,
     pinned: Option<u32>,
+    ran: &[u32],
 ) -> Option<Option<u32>> {
     let cfg = config(s)?;
     let net = &cfg.network;
@@ -193,10 +195,7 @@ pub fn view(
         }
     }
     // the next window: stations with an event in [t_min, t_min + d)
-    let window = cfg.run.step_rule().map(|rule| {
-        let t_min = s.engine.now();
-        rule.bound(t_min, cfg.end_ticks()).0
-    });
+    let window = pdes_models::network::engine::next_bound(cfg, s.engine.now());
     for (i, st) in net.stations.iter().enumerate() {
         let present = state.as_ref().map_or(0, |x| x.stations[i].present);
         let t = ((present as f32 - lo) / (hi - lo).max(1e-6)).clamp(0.0, 1.0);
@@ -205,25 +204,22 @@ pub fn view(
             egui::Color32::from_rgb((cr * 255.0) as u8, (cg * 255.0) as u8, (cb * 255.0) as u8);
         painter.circle_filled(pos(i), r, fill);
         if let (Some(bound), Some(x)) = (window, &state) {
-            let (a, b) = (x.first_server[i] as usize, x.first_server[i + 1] as usize);
-            let next = x.servers[a..b]
-                .iter()
-                .map(|v| v.departure)
-                .min()
-                .unwrap_or(u64::MAX);
-            let source = x
-                .sources
-                .iter()
-                .filter(|v| v.station as usize == i)
-                .map(|v| v.next)
-                .min();
-            if next.min(source.unwrap_or(u64::MAX)) <= bound {
+            if x.next_event(i) <= bound {
                 painter.circle_stroke(
                     pos(i),
                     r + 2.0,
                     egui::Stroke::new(2.0, egui::Color32::from_rgb(255, 150, 40)),
                 );
             }
+        }
+        if ran.contains(&(i as u32)) {
+            // the last step ran it: the heatmap's dot
+            painter.circle(
+                pos(i),
+                (r * 0.35).max(3.0),
+                egui::Color32::from_rgb(255, 150, 40),
+                egui::Stroke::new(1.0, egui::Color32::BLACK),
+            );
         }
         if pinned == Some(i as u32) {
             painter.circle_stroke(
