@@ -203,14 +203,14 @@ pub fn view(
         let fill =
             egui::Color32::from_rgb((cr * 255.0) as u8, (cg * 255.0) as u8, (cb * 255.0) as u8);
         painter.circle_filled(pos(i), r, fill);
-        if let (Some(bound), Some(x)) = (window, &state) {
-            if x.next_event(i) <= bound {
-                painter.circle_stroke(
-                    pos(i),
-                    r + 2.0,
-                    egui::Stroke::new(2.0, egui::Color32::from_rgb(255, 150, 40)),
-                );
-            }
+        if let (Some(bound), Some(x)) = (window, &state)
+            && x.next_event(i) <= bound
+        {
+            painter.circle_stroke(
+                pos(i),
+                r + 2.0,
+                egui::Stroke::new(2.0, egui::Color32::from_rgb(255, 150, 40)),
+            );
         }
         if ran.contains(&(i as u32)) {
             // the last step ran it: the heatmap's dot
