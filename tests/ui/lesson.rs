@@ -207,7 +207,7 @@ fn a_click_on_a_listed_causality_error_pauses_pins_and_selects_it() {
     let v = list[list.len() - 3];
     let cols = h.state().a.shape().1;
     let text = format!(
-        "step {}: ({}, {}) from ({}, {}) token {}, t {:.3} < {:.3}",
+        "step {}: facility ({}, {}) from facility ({}, {}) token {}, t {:.3} < {:.3}",
         v.step,
         v.facility / cols,
         v.facility % cols,

@@ -396,3 +396,69 @@ fn a_networks_single_step_leaves_the_stations_it_ran_as_dots() {
     assert_eq!(h.state().just_ran, due);
     h.get_by_label_contains(&format!("dots: the {} cells the last step ran", due.len()));
 }
+
+/// Issue 55 §4: the causality walkthrough's parts work on a network — under interval /
+/// original, "pause on the first causality error" stops at it and selects it, named by its
+/// stations (the late token's station and the station that sent it), and every error the
+/// run made is in the list with the summary's count.
+#[test]
+fn a_networks_causality_error_is_stopped_at_and_named_by_its_stations() {
+    use pdes_lab::models::network::engine::NetEngine;
+    if !gpu_available() {
+        return;
+    }
+    let sets = [
+        "run.algorithm=\"interval\"",
+        "run.timestamps=\"original\"",
+        "run.d=5",
+        "run.end_time=100",
+        "run.warmup=0",
+    ];
+    let cfg = pdes_lab::preset::config_with("clinic", &sets).unwrap();
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1280.0, 820.0))
+        .wgpu_setup(pdes_lab::app::wgpu_setup())
+        .build_eframe(move |cc| PdesApp::with_check(cc, cfg, false).unwrap());
+    // from t = 0 (the window starts running: its first frame ran some steps)
+    h.state_mut().reset();
+    h.state_mut().pause_on_error = true;
+    h.state_mut().running = true;
+    for _ in 0..400 {
+        h.run_steps(1);
+        if !h.state().running {
+            break;
+        }
+    }
+    let v = h
+        .state()
+        .selected_violation
+        .expect("stopped at an error, selected");
+    assert!(v.arrival < v.last_arrival, "{v:?}");
+    // stopped at the step that made the first error: it is the only one so far
+    assert_eq!(h.state().violations(), vec![v]);
+    assert_eq!(
+        h.state().a.steps(),
+        v.step + 1,
+        "the run stands at the step after it"
+    );
+    let names = ["triage", "doctor", "lab"];
+    assert!(v.facility < 3 && v.source < 3, "{v:?}");
+    h.run_steps(2);
+    h.get_by_label_contains(&format!(
+        "Station {} had already processed an arrival",
+        names[v.facility as usize]
+    ));
+    // to the end: the list holds every error the run counts
+    h.state_mut().pause_on_error = false;
+    h.state_mut().advance(pdes_lab::sim::Budget::Finish);
+    let engine = h
+        .state()
+        .a
+        .engine
+        .as_any()
+        .downcast_ref::<NetEngine>()
+        .unwrap();
+    let errors = engine.summary().unwrap().causality_errors;
+    assert!(errors > 1);
+    assert_eq!(engine.violations().count() as u64, errors);
+}

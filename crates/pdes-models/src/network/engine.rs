@@ -49,6 +49,17 @@ impl NetEngine {
         }
     }
 
+    /// The most recent causality errors of a stepped run, oldest first (none for the
+    /// sequential algorithm).
+    pub fn violations(&self) -> impl Iterator<Item = &crate::queueing::Violation> {
+        match &self.run {
+            Run::Stepped(s) => Some(s.violations.iter()),
+            Run::Sequential(_) => None,
+        }
+        .into_iter()
+        .flatten()
+    }
+
     /// The state.
     pub fn state(&self) -> &NetState {
         match &self.run {

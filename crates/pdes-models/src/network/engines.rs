@@ -13,11 +13,11 @@
 //! when the server it would have been handed becomes free.
 
 use super::state::{NEVER, NetState, Next};
-use crate::queueing::StepRule;
+use crate::queueing::{StepRule, Violation, keep_violation};
 use pdes_core::sim::{Budget, StepLog, StepRecord, StepTotals};
 use pdes_core::time::Ticks;
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, VecDeque};
 
 /// The sequential simulator.
 #[derive(Clone, Debug)]
@@ -148,6 +148,9 @@ pub struct Stepped {
     due: Vec<(Ticks, usize)>,
     /// Per station, the step of its latest causality error (0: none).
     pub last_error_step: Vec<u32>,
+    /// The most recent causality errors (at most [`crate::queueing::MAX_VIOLATIONS`]), for the window's
+    /// list and arrow: the late token, its station and the station that sent it.
+    pub violations: VecDeque<Violation>,
     totals: StepTotals,
     log: StepLog,
 }
@@ -163,6 +166,7 @@ impl Stepped {
             sent: Vec::new(),
             due: Vec::new(),
             last_error_step: vec![0; n],
+            violations: VecDeque::new(),
             totals: StepTotals::default(),
             log: StepLog::new(),
         }
@@ -171,6 +175,21 @@ impl Stepped {
     /// The earliest pending event.
     pub fn t_min(&self) -> Ticks {
         self.state.t_min()
+    }
+
+    /// The station a step's sender belongs to: a server's station (senders below the
+    /// server count), else the station a source feeds.
+    fn sending_station(&self, sender: u64) -> u32 {
+        let servers = self.state.servers.len() as u64;
+        if sender < servers {
+            let after = self
+                .state
+                .first_server
+                .partition_point(|&f| u64::from(f) <= sender);
+            after.saturating_sub(1) as u32
+        } else {
+            self.state.sources[(sender - servers) as usize].station
+        }
     }
 
     /// Lower bound on every pending event.
@@ -249,11 +268,23 @@ impl Stepped {
         let mut errors = 0u64;
         for s in &self.sent {
             let st = &self.state.stations[s.dest as usize];
-            let before = st.causality_errors;
+            let (before, last) = (st.causality_errors, st.last_arrival);
             self.state.arrive(s.dest, s.token, s.time);
             let new = self.state.stations[s.dest as usize].causality_errors - before;
             if new > 0 {
                 self.last_error_step[s.dest as usize] = self.totals.steps as u32;
+                let source = self.sending_station(s.sender);
+                keep_violation(
+                    &mut self.violations,
+                    Violation {
+                        step: self.totals.steps,
+                        facility: s.dest,
+                        source,
+                        token: s.token,
+                        arrival: s.time,
+                        last_arrival: last,
+                    },
+                );
             }
             errors += new;
         }

@@ -36,6 +36,36 @@ pub const D: Key = Key {
     note: "0 only for sequential, at least one tick otherwise; below model.mean_service with shifted service",
 };
 pub use crate::keys::END_TIME;
+
+/// Most causality errors a stepped CPU engine keeps (the newest), for the window's list.
+pub const MAX_VIOLATIONS: usize = 4096;
+
+/// One causality error: an arrival older than the latest arrival its facility (a torus's
+/// facility, a network's station) had processed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Violation {
+    /// Step index.
+    pub step: u64,
+    /// The facility or station where the late token arrived.
+    pub facility: u32,
+    /// Where it came from (a neighbour; a network's sending station, or the station itself
+    /// for an arrival from outside).
+    pub source: u32,
+    /// The late token.
+    pub token: u32,
+    /// The arriving timestamp.
+    pub arrival: Ticks,
+    /// The facility's latest arrival time before it.
+    pub last_arrival: Ticks,
+}
+
+/// Appends `v` to `list`, dropping the oldest beyond [`MAX_VIOLATIONS`].
+pub fn keep_violation(list: &mut std::collections::VecDeque<Violation>, v: Violation) {
+    list.push_back(v);
+    if list.len() > MAX_VIOLATIONS {
+        list.pop_front();
+    }
+}
 /// `run.warmup`: statistics cover [warmup, end_time] (below the end time, checked with it).
 pub const WARMUP: Key = Key {
     name: "run.warmup",

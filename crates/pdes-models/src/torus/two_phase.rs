@@ -60,25 +60,7 @@ pub struct Stepped {
     pub violations: std::collections::VecDeque<Violation>,
 }
 
-/// Most causality errors kept in [`Stepped::violations`].
-pub const MAX_VIOLATIONS: usize = 4096;
-
-/// One causality error: an arrival older than the latest arrival its facility processed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Violation {
-    /// Step index.
-    pub step: u64,
-    /// Facility.
-    pub facility: u32,
-    /// The neighbour the late token came from.
-    pub source: u32,
-    /// The late token.
-    pub token: u32,
-    /// The arriving timestamp.
-    pub arrival: Ticks,
-    /// The facility's latest arrival time before it.
-    pub last_arrival: Ticks,
-}
+pub use crate::queueing::{MAX_VIOLATIONS, Violation, keep_violation};
 
 impl Stepped {
     /// A simulator of `state` under `rule` that processes every event earlier than `end`.
@@ -155,17 +137,17 @@ impl Stepped {
                 let last = self.state.facilities[g as usize].last_arrival;
                 self.state.arrive(g, token, time);
                 if time < last {
-                    self.violations.push_back(Violation {
-                        step: self.totals.steps,
-                        facility: g,
-                        source,
-                        token,
-                        arrival: time,
-                        last_arrival: last,
-                    });
-                    if self.violations.len() > MAX_VIOLATIONS {
-                        self.violations.pop_front();
-                    }
+                    keep_violation(
+                        &mut self.violations,
+                        Violation {
+                            step: self.totals.steps,
+                            facility: g,
+                            source,
+                            token,
+                            arrival: time,
+                            last_arrival: last,
+                        },
+                    );
                 }
             }
             errors += self.state.facilities[g as usize].causality_errors - before;

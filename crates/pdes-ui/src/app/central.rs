@@ -123,8 +123,13 @@ impl PdesApp {
                     let below_label = avail.y - (ui.cursor().top() - row_top) - 4.0;
                     let size = egui::vec2(w.max(50.0), below_label.max(heatmap::MIN_HEIGHT));
                     // the model's own view where it has one (the network's graph)
-                    let ran: &[u32] = if i == 0 { &self.just_ran } else { &[] };
-                    let graph = s.panel.graph.and_then(|g| g(ui, s, size, pinned, ran));
+                    let marks = heatmap::Marks {
+                        arrow: arrow.filter(|_| i == 0),
+                        pinned,
+                        trail: if i == 0 { &trail } else { &[] },
+                        ran: if i == 0 { &self.just_ran } else { &[] },
+                    };
+                    let graph = s.panel.graph.and_then(|g| g(ui, s, size, &marks));
                     if let Some(clicked) = graph {
                         if clicked.is_some() {
                             pin = clicked;
@@ -136,12 +141,7 @@ impl PdesApp {
                         &mut views[i],
                         size,
                         i as u64,
-                        heatmap::Marks {
-                            arrow: arrow.filter(|_| i == 0),
-                            pinned,
-                            trail: if i == 0 { &trail } else { &[] },
-                            ran: if i == 0 { &self.just_ran } else { &[] },
-                        },
+                        marks,
                     ) {
                         pin = Some(p);
                     }

@@ -70,6 +70,10 @@ impl PdesApp {
                         self.advance(Budget::Steps(1));
                     }
                 }
+                // stopping at the first error: one step at a time, so that the run stops at
+                // the step that made it (a frame's many steps ran past it: "paused at the
+                // first causality error (step 10)" beside an error of step 3)
+                None if self.pause_on_error => self.advance_to_an_error(target, errors_before),
                 None => self.advance_sampling(target),
             }
             self.pause_on_error(errors_before);

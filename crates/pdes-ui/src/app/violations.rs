@@ -12,6 +12,9 @@ pub use crate::kit::violation::Violation;
 /// Most violations the list shows (the newest).
 const SHOWN: usize = 40;
 
+/// Most single steps a frame takes while the run pauses on the first causality error.
+const MOST_STEPS_A_FRAME: usize = 2000;
+
 /// The walkthrough's configuration: an 8×8 torus, two tokens per facility, exponential
 /// service, interval with original timestamps and d = 4, seed 4 — its first causality
 /// errors come at the 7th step, before t = 15 (`pdes-lab run` with these keys: 2 errors by
@@ -29,8 +32,11 @@ pub const WALKTHROUGH: &[&str] = &[
     "run.end_time=2000",
 ];
 
-fn rc(f: u32, cols: u32) -> String {
-    format!("({}, {})", f / cols, f % cols)
+/// `text` with its first letter a capital (a name that opens a sentence).
+fn capitalized(text: &str) -> String {
+    let mut c = text.chars();
+    c.next()
+        .map_or_else(String::new, |f| f.to_uppercase().chain(c).collect())
 }
 
 impl PdesApp {
@@ -58,6 +64,27 @@ impl PdesApp {
             view.x0 = c - view.span / 2.0;
             view.y0 = r - view.span / aspect / 2.0;
             view.fitted = false;
+        }
+    }
+
+    /// Advances A (and B) one step at a time towards `target` until a step makes a
+    /// causality error beyond `errors_before` (steps with errors) or the run ends; at most
+    /// [`MOST_STEPS_A_FRAME`] steps, the rest on the next frames.
+    pub(super) fn advance_to_an_error(
+        &mut self,
+        target: pdes_core::time::Ticks,
+        errors_before: u64,
+    ) {
+        for _ in 0..MOST_STEPS_A_FRAME {
+            let before = self.a.now();
+            if before >= target || !self.running || self.finished() {
+                return;
+            }
+            self.advance(pdes_core::sim::Budget::Steps(1));
+            if self.a.engine().totals().steps_with_errors > errors_before || self.a.now() == before
+            {
+                return;
+            }
         }
     }
 
@@ -149,47 +176,60 @@ impl PdesApp {
         )
         .on_hover_text("Stop the run at the step that makes a causality error and select it.");
         let list = self.violations();
-        let cols = self.a.shape().1;
+        let name = |i: u32| (self.a.panel.cell_name)(&self.a, i);
         if let Some(v) = self.selected_violation {
             ui.label(egui::RichText::new("the selected causality error").strong());
+            let from = if v.source == v.facility {
+                "from outside".to_string()
+            } else {
+                format!("from {}", name(v.source))
+            };
             ui.label(format!(
-                "Step {} ran all events up to its bound together. Facility {} had already processed an arrival at t = {:.4}; then token {} from its neighbour {} arrived with t = {:.4}, earlier. In sequential order the token would have come first — the arrow on the grid shows its way. The interval let both events run in the same step because the sender's event lay inside it although its token arrives before the other (paper 000 Fig. 4).",
+                "Step {} ran all events up to its bound together. {} had already processed an arrival at t = {:.4}; then token {} {from} arrived with t = {:.4}, earlier. In sequential order the token would have come first — the arrow shows its way. The interval let both events run in the same step because the sender's event lay inside it although its token arrives before the other (paper 000 Fig. 4).",
                 v.step,
-                rc(v.facility, cols),
+                capitalized(&name(v.facility)),
                 v.last_arrival,
                 v.token,
-                rc(v.source, cols),
                 v.arrival
             ));
         }
         if list.is_empty() {
             return;
         }
+        let rows: Vec<(Violation, String)> = list
+            .iter()
+            .rev()
+            .take(SHOWN)
+            .map(|v| {
+                let text = format!(
+                    "step {}: {} from {} token {}, t {:.3} < {:.3}",
+                    v.step,
+                    name(v.facility),
+                    name(v.source),
+                    v.token,
+                    v.arrival,
+                    v.last_arrival
+                );
+                (*v, text)
+            })
+            .collect();
+        let selected_now = self.selected_violation;
+        let mut picked = None;
         egui::CollapsingHeader::new(format!("recent causality errors ({})", list.len()))
             .default_open(true)
             .show(ui, |ui| {
-                let mut picked = None;
-                for v in list.iter().rev().take(SHOWN) {
-                    let text = format!(
-                        "step {}: {} from {} token {}, t {:.3} < {:.3}",
-                        v.step,
-                        rc(v.facility, cols),
-                        rc(v.source, cols),
-                        v.token,
-                        v.arrival,
-                        v.last_arrival
-                    );
-                    let selected = self.selected_violation == Some(*v);
+                for (v, text) in rows {
+                    let selected = selected_now == Some(v);
                     if ui
                         .selectable_label(selected, egui::RichText::new(text).small())
                         .clicked()
                     {
-                        picked = Some(*v);
+                        picked = Some(v);
                     }
                 }
-                if let Some(v) = picked {
-                    self.select_violation(v);
-                }
             });
+        if let Some(v) = picked {
+            self.select_violation(v);
+        }
     }
 }

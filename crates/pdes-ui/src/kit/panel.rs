@@ -34,6 +34,8 @@ pub struct Panel {
     pub series: &'static [crate::kit::plots::Series],
     /// The numeric monitors above the heatmap: current values and their exact ones.
     pub monitors: fn(&crate::kit::session::Session) -> Vec<crate::kit::monitors::Monitor>,
+    /// What the window calls cell `i` in words ("facility (3, 4)", "station doctor").
+    pub cell_name: fn(&crate::kit::session::Session, u32) -> String,
     /// Its recent causality errors, oldest first (empty for models and engines without a
     /// list).
     pub violations: fn(&crate::kit::session::Session) -> Vec<crate::kit::violation::Violation>,
@@ -52,13 +54,13 @@ pub struct Panel {
 }
 
 /// A model's own view in place of the heatmap (see [`Panel::graph`]): the session, the
-/// size, the pinned cell and the cells the last single step ran.
+/// size, and the marks the heatmap would draw (pinned cell, last step's cells, the selected
+/// causality error's arrow).
 pub type GraphView = fn(
     &mut egui::Ui,
     &crate::kit::session::Session,
     egui::Vec2,
-    Option<u32>,
-    &[u32],
+    &crate::kit::heatmap::Marks,
 ) -> Option<Option<u32>>;
 
 /// Where a followed token is: what the window records at each of its hops.
@@ -79,4 +81,10 @@ pub struct FollowToken {
     pub serving: fn(&crate::kit::session::Session, u32) -> Option<u32>,
     /// Where a token is now, if the engine can say (a GPU engine only for small grids).
     pub place: fn(&crate::kit::session::Session, u32) -> Option<TokenPlace>,
+}
+
+/// A grid cell's name: "facility (row, column)" of the session's grid.
+pub fn grid_cell_name(s: &crate::kit::session::Session, i: u32) -> String {
+    let cols = s.shape().1.max(1);
+    format!("facility ({}, {})", i / cols, i % cols)
 }

@@ -362,7 +362,10 @@ pub fn arrow_pieces((rows, cols): (u32, u32), (from, to): (u32, u32)) -> Vec<([f
         step(from % cols, to % cols, cols),
     ];
     let straight = [a[0] + way[0], a[1] + way[1]];
-    if (straight[0] - b[0]).abs() < 1e-3 && (straight[1] - b[1]).abs() < 1e-3 {
+    let neighbours = way[0].abs() + way[1].abs() <= 1.0;
+    if !neighbours || ((straight[0] - b[0]).abs() < 1e-3 && (straight[1] - b[1]).abs() < 1e-3) {
+        // between cells that are no torus neighbours (a network's stations by index): the
+        // straight way between them
         return vec![(a, b)];
     }
     // across the edge: the token leaves `from` by half its way and comes in half a way

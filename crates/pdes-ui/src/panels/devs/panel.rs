@@ -270,6 +270,7 @@ pub const BENCHMARK_PANEL: crate::panels::Panel = crate::panels::Panel {
     plots,
     series: &[Series::Imminent, Series::Messages],
     monitors,
+    cell_name: crate::kit::panel::grid_cell_name,
     violations: crate::kit::violation::none,
     // every cell of the benchmark changes its value every step: shown as digits at 20 steps
     // a second the whole field flashed yellow and black at 10 Hz (only in that mode)

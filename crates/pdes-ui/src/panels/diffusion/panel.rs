@@ -94,6 +94,7 @@ pub const PANEL: crate::panels::Panel = crate::panels::Panel {
         Series::MaxTemperature,
     ],
     monitors,
+    cell_name: crate::kit::panel::grid_cell_name,
     violations: crate::kit::violation::none,
     max_steps_per_second: None,
     follow: None,

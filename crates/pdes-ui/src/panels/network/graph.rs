@@ -10,7 +10,7 @@
 //! laptop's view a node is a few pixels and the arrows cover the picture).
 
 use super::{config, hover, live_state};
-use crate::kit::heatmap::viridis;
+use crate::kit::heatmap::{Marks, viridis};
 use crate::kit::session::Session;
 use eframe::egui;
 use pdes_models::network::config::NetworkConfig;
@@ -103,16 +103,17 @@ fn arrow(painter: &egui::Painter, a: egui::Pos2, b: egui::Pos2, r: f32, stroke: 
     ));
 }
 
-/// The graph view of session `s` in `size`, `pinned` ringed, a dot on each station of `ran`
-/// (those the last single step ran); `None` above [`MOST_NODES`] stations (the heatmap is
-/// drawn instead), else the station clicked, if any.
+/// The graph view of session `s` in `size` with the heatmap's `marks`: the pinned station
+/// ringed, a dot on each station the last single step ran, the selected causality error's
+/// way as a red arrow from the sending station; `None` above [`MOST_NODES`] stations (the
+/// heatmap is drawn instead), else the station clicked, if any.
 pub fn view(
     ui: &mut egui::Ui,
     s: &Session,
     size: egui::Vec2,
-    pinned: Option<u32>,
-    ran: &[u32],
+    marks: &Marks,
 ) -> Option<Option<u32>> {
+    let (pinned, ran) = (marks.pinned, marks.ran);
     let cfg = config(s)?;
     let net = &cfg.network;
     if net.stations.len() > MOST_NODES {
@@ -237,6 +238,26 @@ pub fn view(
                 egui::Color32::from_gray(220),
             );
         }
+    }
+    if let Some((from, to)) = marks.arrow
+        && (from as usize) < net.stations.len()
+        && (to as usize) < net.stations.len()
+    {
+        // the late token's way (a selected causality error); from outside: into the node
+        let red = egui::Color32::from_rgb(255, 80, 60);
+        let start = if from == to {
+            pos(to as usize) + egui::vec2(-3.0 * r, -2.0 * r)
+        } else {
+            pos(from as usize)
+        };
+        arrow(
+            &painter,
+            start,
+            pos(to as usize),
+            r,
+            egui::Stroke::new(3.0, red),
+        );
+        painter.circle_stroke(pos(to as usize), r + 4.0, egui::Stroke::new(2.0, red));
     }
     let under = response.hover_pos().and_then(|p| {
         (0..net.stations.len())

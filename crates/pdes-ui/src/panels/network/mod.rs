@@ -286,8 +286,42 @@ pub const PANEL: crate::panels::Panel = crate::panels::Panel {
         Series::Completions,
     ],
     monitors,
-    violations: crate::kit::violation::none,
+    cell_name: station_name,
+    violations,
     max_steps_per_second: None,
     follow: None,
     graph: Some(graph::view),
 };
+
+/// A station in words ("station doctor").
+fn station_name(s: &Session, i: u32) -> String {
+    config(s)
+        .and_then(|c| c.network.stations.get(i as usize))
+        .map_or_else(
+            || format!("station {i}"),
+            |st| format!("station {}", st.name),
+        )
+}
+
+/// The CPU engine's recent causality errors (interval / original), oldest first: the late
+/// token, its station and the station that sent it.
+fn violations(s: &Session) -> Vec<crate::kit::violation::Violation> {
+    s.engine
+        .as_any()
+        .downcast_ref::<NetEngine>()
+        .map(|e| {
+            e.violations()
+                .map(|v| {
+                    crate::kit::violation::from_ticks(
+                        v.step,
+                        v.facility,
+                        v.source,
+                        v.token,
+                        v.arrival,
+                        v.last_arrival,
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}

@@ -169,6 +169,7 @@ pub const PANEL: crate::panels::Panel = crate::panels::Panel {
         Series::MeanTokensInSystem,
     ],
     monitors,
+    cell_name: crate::kit::panel::grid_cell_name,
     violations: crate::kit::violation::none,
     max_steps_per_second: None,
     follow: None,

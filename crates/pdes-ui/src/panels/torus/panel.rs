@@ -355,6 +355,7 @@ pub const PANEL: crate::panels::Panel = crate::panels::Panel {
         Series::Completions,
     ],
     monitors,
+    cell_name: crate::kit::panel::grid_cell_name,
     violations,
     max_steps_per_second: None,
     follow: Some(&FOLLOW),
