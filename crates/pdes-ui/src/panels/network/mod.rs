@@ -10,7 +10,7 @@ mod graph;
 use crate::kit::heatmap::Mode;
 use crate::kit::monitors::{Monitor, last_step_events, latest};
 use crate::kit::plots::Series;
-use crate::kit::plots::{per_interval, plot_series, time_series};
+use crate::kit::plots::{per_interval, plot_series, time_series, time_series_from};
 use crate::kit::session::Session;
 use eframe::egui;
 use pdes_core::time::to_units;
@@ -187,14 +187,18 @@ fn plots(ui: &mut egui::Ui, a: &Session, b: Option<&Session>) {
     let w = (ui.available_width() - 18.0) / 3.0;
     let h = ui.available_height() - 24.0;
     let v = exact(a);
+    // the utilization is measured from the warm-up on: its curve starts there (it drew a
+    // line at 0 up to the warm-up, as if the stations were idle)
+    let from = config(a).map_or(0.0, |c| c.run.warmup);
     ui.horizontal(|ui| {
-        time_series(
+        time_series_from(
             ui,
             [w, h],
             ("utilization", "Busy fraction of all servers from the warm-up up to t, services in progress counted; dashed: the exact value (exponential service)."),
             &sessions,
             |x| x.utilization,
             v.map(|v| ("exact", v.utilization)),
+            from,
         );
         time_series(
             ui,
