@@ -86,7 +86,7 @@ fn a_followed_token_is_recorded_hop_by_hop() {
     let last = f.hops.last().unwrap();
     h.get_by_label_contains(&format!("visit {:>4}:", last.visits));
     h.get_by_label_contains(&format!(
-        "following token 0: at ({}, {})",
+        "following token 0: at facility ({}, {})",
         last.cell / cols,
         last.cell % cols
     ));
@@ -360,4 +360,56 @@ fn the_plots_image_is_the_plots_panel_cut_from_the_window() {
         rect.top() > h.ctx.content_rect().height() / 2.0,
         "the plots are at the bottom"
     );
+}
+
+/// Issue 55 §4: a network's token is followed from station to station (its hops named by
+/// station, each a route the file allows), and the window stops following it, saying so,
+/// when it leaves the network (its slot then serves the next arrival).
+#[test]
+fn a_networks_token_is_followed_until_it_leaves() {
+    use pdes_lab::models::network::config::NetworkConfig;
+    if !gpu_available() {
+        return;
+    }
+    let mut h = harness("clinic");
+    h.state_mut().running = false;
+    // a token in service at triage, where every token enters
+    let mut token = None;
+    for _ in 0..200 {
+        h.state_mut().step_once();
+        token = (h.state().a.panel.follow.unwrap().serving)(&h.state().a, 0);
+        if token.is_some() {
+            break;
+        }
+    }
+    let token = token.expect("a token in service at triage");
+    h.state_mut().follow(token);
+    let cfg = h.state().a.config.get::<NetworkConfig>().unwrap().clone();
+    let mut seen = Vec::new();
+    for _ in 0..5000 {
+        h.state_mut().step_once();
+        match &h.state().followed {
+            Some(f) => seen = f.hops.clone(),
+            None => break,
+        }
+    }
+    assert!(h.state().followed.is_none(), "it left within 5000 steps");
+    let message = h.state().message.clone().unwrap_or_default();
+    assert!(
+        message.contains(&format!("token {token} left the network")),
+        "{message}"
+    );
+    assert!(seen.len() >= 2, "it made hops: {seen:?}");
+    assert_eq!(seen[0].cell, 0, "followed from triage");
+    for w in seen.windows(2) {
+        let routes = &cfg.network.stations[w[0].cell as usize].routes;
+        assert!(
+            routes.iter().any(|&(d, _)| d == w[1].cell),
+            "{} → {}: not a route",
+            w[0].cell,
+            w[1].cell
+        );
+        assert!(w[1].visits > w[0].visits && w[1].arrived >= w[0].arrived);
+        assert_eq!(w[1].id, w[0].id, "one token throughout");
+    }
 }

@@ -130,6 +130,29 @@ pub struct NetState {
 }
 
 impl NetState {
+    /// The station holding the token in pool slot `slot` (in service or queued), or `None`
+    /// where it holds none (the token left; the slot is free until the next arrival).
+    /// Walks every server and queue: for the window's one followed token.
+    pub fn token_station(&self, slot: u32) -> Option<u32> {
+        let station_of = |k: usize| self.first_server.partition_point(|&f| f as usize <= k) - 1;
+        if let Some(k) = self.servers.iter().position(|v| v.token == slot) {
+            return Some(station_of(k) as u32);
+        }
+        self.stations
+            .iter()
+            .position(|st| {
+                let mut t = st.head;
+                while t != NONE {
+                    if t == slot {
+                        return true;
+                    }
+                    t = self.tokens[t as usize].next;
+                }
+                false
+            })
+            .map(|i| i as u32)
+    }
+
     /// Station `i`'s next event: the earliest departure of its servers or arrival from
     /// its sources ([`NEVER`] for none).
     pub fn next_event(&self, i: usize) -> Ticks {

@@ -56,14 +56,12 @@ impl PdesApp {
         let pinned = self.pinned();
         let arrow = self.selected_violation.map(|v| (v.source, v.facility));
         let trail = self.trail();
-        let cols = self.a.shape().1.max(1);
         let follow_line = self.followed.as_ref().and_then(|f| {
             f.hops.last().map(|h| {
                 format!(
-                    "   following token {}: at ({}, {}) since t = {:.3}, visit {}",
+                    "   following token {}: at {} since t = {:.3}, visit {}",
                     f.token,
-                    h.cell / cols,
-                    h.cell % cols,
+                    (self.a.panel.cell_name)(&self.a, h.cell),
                     h.arrived,
                     h.visits
                 )

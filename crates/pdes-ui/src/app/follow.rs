@@ -52,6 +52,21 @@ impl PdesApp {
         let Some(now) = (follow.place)(&self.a, followed.token) else {
             return; // the engine cannot say (a large GPU run): the trail waits
         };
+        // it left the network (its slot free, or taken by the next arrival)
+        if let Some(last) = followed.hops.last()
+            && (now.cell == crate::kit::panel::LEFT || now.id != last.id)
+        {
+            self.message = Some(format!(
+                "token {} left the network after {} visits (t = {:.4} at its last station); no longer followed",
+                followed.token, last.visits, last.arrived
+            ));
+            self.followed = None;
+            return;
+        }
+        if now.cell == crate::kit::panel::LEFT {
+            self.followed = None;
+            return;
+        }
         match followed.hops.last() {
             Some(last) if last.visits == now.visits && last.cell == now.cell => {}
             Some(last) => {
@@ -78,7 +93,6 @@ impl PdesApp {
         let Some(follow) = self.a.panel.follow else {
             return;
         };
-        let cols = self.a.shape().1.max(1);
         if let Some(followed) = &self.followed {
             let mut stop = false;
             ui.horizontal(|ui| {
@@ -87,10 +101,9 @@ impl PdesApp {
             });
             for h in followed.hops.iter().rev().take(TRAIL) {
                 ui.monospace(format!(
-                    "visit {:>4}: ({}, {}) from t = {:.4}",
+                    "visit {:>4}: {} from t = {:.4}",
                     h.visits,
-                    h.cell / cols,
-                    h.cell % cols,
+                    (self.a.panel.cell_name)(&self.a, h.cell),
                     h.arrived
                 ));
             }

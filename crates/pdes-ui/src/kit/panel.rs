@@ -66,13 +66,20 @@ pub type GraphView = fn(
 /// Where a followed token is: what the window records at each of its hops.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TokenPlace {
-    /// The cell (facility) holding it, in service or waiting.
+    /// Which token this is: a network reuses a token's slot for the next arrival once it
+    /// has left, so the window stops following where the identity changes.
+    pub id: u64,
+    /// The cell (facility, station) holding it, in service or waiting; [`LEFT`] once it
+    /// has left the network.
     pub cell: u32,
     /// When it arrived there (simulated time).
     pub arrived: f64,
     /// Services it has completed: one more per hop.
     pub visits: u32,
 }
+
+/// [`TokenPlace::cell`] of a token that has left the network (an open network's exit).
+pub const LEFT: u32 = u32::MAX;
 
 /// What a model gives the window to follow one token (paper 000 Fig. 4's X, Y, Z).
 #[derive(Debug)]

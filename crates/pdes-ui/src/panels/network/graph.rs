@@ -239,6 +239,35 @@ pub fn view(
             );
         }
     }
+    // a followed token's last hops: arrows from station to station, the newest brightest,
+    // its station ringed
+    let n = net.stations.len();
+    let hops: Vec<usize> = marks
+        .trail
+        .iter()
+        .map(|&c| c as usize)
+        .filter(|&c| c < n)
+        .collect();
+    for (k, w) in hops.windows(2).enumerate() {
+        if w[0] != w[1] {
+            let alpha = (110 + 145 * (k + 1) / hops.len().max(1)) as u8;
+            let cyan = egui::Color32::from_rgba_unmultiplied(120, 230, 255, alpha);
+            arrow(
+                &painter,
+                pos(w[0]),
+                pos(w[1]),
+                r,
+                egui::Stroke::new(2.5, cyan),
+            );
+        }
+    }
+    if let Some(&now) = hops.last() {
+        painter.circle_stroke(
+            pos(now),
+            r + 7.0,
+            egui::Stroke::new(2.0, egui::Color32::from_rgb(120, 230, 255)),
+        );
+    }
     if let Some((from, to)) = marks.arrow
         && (from as usize) < net.stations.len()
         && (to as usize) < net.stations.len()

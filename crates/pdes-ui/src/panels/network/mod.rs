@@ -293,7 +293,7 @@ pub const PANEL: crate::panels::Panel = crate::panels::Panel {
     cell_name: station_name,
     violations,
     max_steps_per_second: None,
-    follow: None,
+    follow: Some(&FOLLOW),
     graph: Some(graph::view),
 };
 
@@ -328,4 +328,44 @@ fn violations(s: &Session) -> Vec<crate::kit::violation::Violation> {
                 .collect()
         })
         .unwrap_or_default()
+}
+
+/// Most stations whose tokens the window follows (each frame walks every server and queue).
+const FOLLOW_STATIONS: usize = 100_000;
+
+/// Following one token from station to station (issue 55 §4): the window's follow, fed
+/// from the engine's state (the GPU engine's downloaded one).
+pub static FOLLOW: crate::kit::panel::FollowToken = crate::kit::panel::FollowToken {
+    serving: token_serving,
+    place: token_place,
+};
+
+/// The token in service at station `i` (its first busy server's), if any.
+fn token_serving(s: &Session, i: u32) -> Option<u32> {
+    let st = live_state(s)?;
+    let (a, b) = (
+        *st.first_server.get(i as usize)? as usize,
+        *st.first_server.get(i as usize + 1)? as usize,
+    );
+    st.servers[a..b]
+        .iter()
+        .map(|v| v.token)
+        .find(|&t| t != pdes_models::network::state::NONE)
+}
+
+/// Where the token in pool slot `slot` is: its station, when it arrived there, its visits
+/// and its identity (the slot serves the next arrival once it has left).
+fn token_place(s: &Session, slot: u32) -> Option<crate::kit::panel::TokenPlace> {
+    let cfg = config(s)?;
+    if cfg.network.stations.len() > FOLLOW_STATIONS {
+        return None;
+    }
+    let st = live_state(s)?;
+    let token = st.tokens.get(slot as usize)?;
+    Some(crate::kit::panel::TokenPlace {
+        id: token.id,
+        cell: st.token_station(slot).unwrap_or(crate::kit::panel::LEFT),
+        arrived: to_units(token.arrived),
+        visits: token.visits,
+    })
 }

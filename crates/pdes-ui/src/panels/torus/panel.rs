@@ -148,6 +148,7 @@ fn token_place(s: &Session, token: u32) -> Option<crate::kit::panel::TokenPlace>
         let cell = st.token_place(token)?;
         let t = st.tokens.get(token as usize)?;
         Some(crate::kit::panel::TokenPlace {
+            id: u64::from(token),
             cell,
             arrived: to_units(t.arrived),
             visits: t.visits,
