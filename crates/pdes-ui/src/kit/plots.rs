@@ -112,6 +112,12 @@ pub fn plot_series(
             legend_if_room(Plot::new(label).width(w).height(h), w).x_axis_label("simulated time");
         if top > low {
             plot = plot.include_y(top + (top - low) * LEGEND_HEADROOM);
+        } else if top.is_finite() {
+            // a constant curve (a sequential run's 1 event a step): its value and 0 in view,
+            // not ±1000 around it where it read as 0
+            plot = plot
+                .include_y(0.0)
+                .include_y(top + top.abs().max(1.0) * LEGEND_HEADROOM);
         }
         plot.show(ui, |p| {
             // oldest faintest; drawn first, under the live curve
