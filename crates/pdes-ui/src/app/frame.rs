@@ -83,7 +83,9 @@ impl PdesApp {
                 self.pace.record(want, span, took, advanced, elapsed);
             }
             self.frame += 1;
-            if self.frame.is_multiple_of(SAMPLE_EVERY) {
+            // a page's GPU engine is sampled every frame: its advance cannot be split at
+            // the sampling interval (advance_sampling), so frames are its only samples
+            if self.frame.is_multiple_of(SAMPLE_EVERY) || self.samples_by_frame() {
                 self.sample_all();
             }
             let events = self.a.engine().totals().events;

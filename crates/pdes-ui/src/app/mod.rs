@@ -442,9 +442,7 @@ impl PdesApp {
     /// frames (a page's GPU), whose time is not known inside the frame: there the frames'
     /// samples alone.
     pub fn advance_sampling(&mut self, target: Ticks) {
-        let defers =
-            self.a.runs_on() == "gpu" && self.gpu.as_ref().is_some_and(|g| g.defers_readbacks());
-        if defers {
+        if self.samples_by_frame() {
             self.advance(Budget::Until(target));
             return;
         }
@@ -467,6 +465,12 @@ impl PdesApp {
             boundary = (boundary + every).max((now / every + 1) * every);
         }
         self.advance(Budget::Until(target));
+    }
+
+    /// True where A's engine answers on later frames (a page's GPU): its time is not known
+    /// inside a frame, so its plots are sampled frame by frame.
+    pub(super) fn samples_by_frame(&self) -> bool {
+        self.a.runs_on() == "gpu" && self.gpu.as_ref().is_some_and(|g| g.defers_readbacks())
     }
 
     /// One window (one step; one event for sequential) on every session. The cells
