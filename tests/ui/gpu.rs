@@ -179,10 +179,13 @@ fn opening_the_window_on_a_torus_too_large_for_the_cpu_falls_back_instead_of_pan
     h.run_steps(1);
     let msg = h.state().message.clone().unwrap_or_default();
     assert!(
-        msg.contains("limit") && msg.contains("default preset"),
+        msg.contains("limit") && msg.contains("opened teaching-16x16 at its own values"),
         "{msg}"
     );
     assert_eq!(h.state().a.shape(), (16, 16));
+    // the form shows what runs, not the refused 9000 × 9000 (issue 56 §4)
+    let torus = h.state_mut().form.model_mut::<TorusForm>().unwrap();
+    assert_eq!((torus.rows, torus.cols), (16, 16));
 }
 
 #[test]

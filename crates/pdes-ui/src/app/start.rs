@@ -166,13 +166,16 @@ impl PdesApp {
             }
             _ => gpu_check::GpuCheck::NotRun,
         };
-        let form = Form::from_config(&config, crate::panels::of(&config));
         // the session the page opened before the window (its shaders compiled), or now
         let session = opened.unwrap_or_else(|| open_session(config.clone(), gpu.clone()));
         let (a, message) = match session {
             Ok(s) => (s, None),
             Err(e) => Self::fallback_session(&config, gpu.clone(), e.to_string())?,
         };
+        // the form shows what runs: after a fallback, not the configuration refused (a page
+        // showed 16,777,216 replications in the form while the torus ran, issue 56 §4)
+        let config = a.config.clone();
+        let form = Form::from_config(&config, crate::panels::of(&config));
         let mode = Mode::of(&a)[0];
         Ok(Self {
             gpu,
@@ -234,6 +237,18 @@ impl PdesApp {
         match open_session(cpu, gpu.clone()) {
             Ok(s) => Ok((s, Some(why))),
             Err(e) => {
+                // next: the same model's preset at its own values (the link's assignment
+                // that could not be held refused alone, its preset kept)
+                let name = preset::builtin_base(config);
+                if let Ok(own) = preset::config_with(name, &[])
+                    && own.kind() == config.kind()
+                    && let Ok(s) = open_session(own, gpu.clone())
+                {
+                    return Ok((
+                        s,
+                        Some(format!("{e}; opened {name} at its own values instead")),
+                    ));
+                }
                 // the last resort: if even the built-in default cannot run, the window says
                 // why instead of opening on nothing
                 let default = preset::load_text(preset::default_preset())

@@ -57,9 +57,13 @@ impl PdesApp {
             return;
         };
         let mut open = summary.open;
+        let window = ctx.content_rect().size();
         egui::Window::new("Run summary")
             .open(&mut open)
             .collapsible(true)
+            // in a small window (a projector's 800×600) it opens folded to its title bar:
+            // unfolded it covered the heatmap there; a click unfolds it
+            .default_open(window.x >= 1100.0)
             .resizable(true)
             .default_width(360.0)
             // at the top right, where it covers least of the lesson; movable
@@ -86,7 +90,7 @@ impl PdesApp {
                     }
                 });
                 egui::ScrollArea::vertical()
-                    .max_height(360.0)
+                    .max_height((0.45 * window.y).min(360.0))
                     .show(ui, |ui| {
                         ui.add(egui::Label::new(
                             egui::RichText::new(&summary.table).monospace(),
