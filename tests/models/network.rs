@@ -490,3 +490,25 @@ fn bad_csv_input_is_refused_naming_file_line_and_column() {
     assert!(e.contains("at most 67108864 bytes (64 MiB)"), "{e}");
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// Every station's next event in one pass (the heatmap's marks of a large network) is each
+/// station's own next event, through a run (servers busy and idle, sources ahead).
+#[test]
+fn every_stations_next_event_in_one_pass_is_each_stations_own() {
+    let cfg = config_with("clinic", &[]).unwrap();
+    let cfg = cfg.get::<NetworkConfig>().unwrap().clone();
+    let mut engine = NetEngine::new(&cfg);
+    for _ in 0..5 {
+        engine.advance(Budget::Steps(37)).unwrap();
+        let st = engine.state();
+        let all = st.next_events();
+        assert_eq!(all.len(), st.stations.len());
+        for (i, &t) in all.iter().enumerate() {
+            assert_eq!(t, st.next_event(i), "station {i}");
+        }
+        assert!(
+            all.iter()
+                .any(|&t| t != pdes_lab::models::network::state::NEVER)
+        );
+    }
+}

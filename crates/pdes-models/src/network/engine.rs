@@ -169,8 +169,12 @@ pub fn display_words(
 ) -> Vec<[u32; 2]> {
     let (rows, cols) = super::view::grid(state.stations.len());
     let mut words = vec![[0u32; 2]; (rows * cols) as usize];
+    let next = match bound {
+        Some(_) => state.next_events(),
+        None => Vec::new(),
+    };
     for (i, st) in state.stations.iter().enumerate() {
-        let due = bound.is_some_and(|b| state.next_event(i) <= b);
+        let due = bound.is_some_and(|b| next[i] <= b);
         let mark = if due { NEXT_STEP_BIT } else { 0 };
         words[i] = [
             st.present | mark,

@@ -153,6 +153,28 @@ impl NetState {
             .map(|i| i as u32)
     }
 
+    /// Every station's next event at once ([`NetState::next_event`] of each, in one pass
+    /// over the servers and the sources: the heatmap's words of a million stations).
+    pub fn next_events(&self) -> Vec<Ticks> {
+        let mut next = vec![NEVER; self.stations.len()];
+        for (i, n) in next.iter_mut().enumerate() {
+            let (a, b) = (
+                self.first_server[i] as usize,
+                self.first_server[i + 1] as usize,
+            );
+            *n = self.servers[a..b]
+                .iter()
+                .map(|v| v.departure)
+                .min()
+                .unwrap_or(NEVER);
+        }
+        for v in &self.sources {
+            let n = &mut next[v.station as usize];
+            *n = (*n).min(v.next);
+        }
+        next
+    }
+
     /// Station `i`'s next event: the earliest departure of its servers or arrival from
     /// its sources ([`NEVER`] for none).
     pub fn next_event(&self, i: usize) -> Ticks {

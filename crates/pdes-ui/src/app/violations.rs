@@ -69,13 +69,18 @@ impl PdesApp {
 
     /// Advances A (and B) one step at a time towards `target` until a step makes a
     /// causality error beyond `errors_before` (steps with errors) or the run ends; at most
-    /// [`MOST_STEPS_A_FRAME`] steps, the rest on the next frames.
+    /// [`MOST_STEPS_A_FRAME`] steps and about 30 ms, the rest on the next frames.
     pub(super) fn advance_to_an_error(
         &mut self,
         target: pdes_core::time::Ticks,
         errors_before: u64,
     ) {
+        // at most ~30 ms of them: a large GPU run's single steps each wait for the device
+        let started = web_time::Instant::now();
         for _ in 0..MOST_STEPS_A_FRAME {
+            if started.elapsed().as_secs_f64() > 0.03 {
+                return;
+            }
             let before = self.a.now();
             if before >= target || !self.running || self.finished() {
                 return;

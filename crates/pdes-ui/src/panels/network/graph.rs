@@ -197,6 +197,7 @@ pub fn view(
     }
     // the next window: stations with an event in [t_min, t_min + d)
     let window = pdes_models::network::engine::next_bound(cfg, s.engine.now());
+    let next = state.as_ref().map(|x| x.next_events()).unwrap_or_default();
     for (i, st) in net.stations.iter().enumerate() {
         let present = state.as_ref().map_or(0, |x| x.stations[i].present);
         let t = ((present as f32 - lo) / (hi - lo).max(1e-6)).clamp(0.0, 1.0);
@@ -204,8 +205,8 @@ pub fn view(
         let fill =
             egui::Color32::from_rgb((cr * 255.0) as u8, (cg * 255.0) as u8, (cb * 255.0) as u8);
         painter.circle_filled(pos(i), r, fill);
-        if let (Some(bound), Some(x)) = (window, &state)
-            && x.next_event(i) <= bound
+        if let (Some(bound), Some(&t)) = (window, next.get(i))
+            && t <= bound
         {
             painter.circle_stroke(
                 pos(i),
