@@ -83,6 +83,10 @@ pub fn phases(ui: &mut egui::Ui, s: &Session) {
             format!("t = min over every cell's next = {t:.0}"),
         ),
     ];
+    // the four boxes in one row where they fit at a narrower width (at 800×600 they took
+    // two rows and left the grid ~70 px): each a quarter of the room, arrows and margins
+    // aside, between 90 px and PHASE_BOX_WIDTH
+    let per_box = ((ui.available_width() - 3.0 * 24.0) / 4.0 - 16.0).clamp(90.0, PHASE_BOX_WIDTH);
     ui.horizontal_wrapped(|ui| {
         for (i, (title, text)) in boxes.iter().enumerate() {
             if i > 0 {
@@ -90,7 +94,7 @@ pub fn phases(ui: &mut egui::Ui, s: &Session) {
             }
             egui::Frame::group(ui.style()).show(ui, |ui| {
                 // never wider than the room left (a wider maximum widens the whole view)
-                ui.set_max_width(ui.available_width().min(PHASE_BOX_WIDTH));
+                ui.set_max_width(ui.available_width().min(per_box));
                 ui.vertical(|ui| {
                     ui.strong(*title);
                     ui.label(text);
