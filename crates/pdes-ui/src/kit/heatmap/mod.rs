@@ -2,8 +2,13 @@
 //! session's display buffer (on the GPU) through a perceptual colormap. Zoom with the
 //! scroll wheel, pan by dragging, hover for a facility's details, click to pin it.
 
+mod legend;
+mod marks;
 mod render_pass;
 
+pub use legend::{LEGEND_WIDTH, legend};
+pub use marks::arrow_pieces;
+use marks::{draw_arrow, draw_pin, ring};
 pub use render_pass::{HeatmapCallback, HeatmapResources, install};
 
 use super::session::Session;
@@ -312,95 +317,6 @@ pub fn heatmap_widget(
     clicked
 }
 
-/// An arrow on the heatmap from the centre of cell `from` to that of its neighbour `to` (a
-/// token's way); across a wrapping edge, drawn as its two halves on the grid
-/// ([`arrow_pieces`]).
-fn draw_arrow(
-    ui: &egui::Ui,
-    rect: egui::Rect,
-    v: &View,
-    shape: (u32, u32),
-    way: (u32, u32),
-    colour: egui::Color32,
-) {
-    let px = rect.width() / v.span;
-    let at = |[r, c]: [f32; 2]| rect.left_top() + egui::vec2((c - v.x0) * px, (r - v.y0) * px);
-    let stroke = egui::Stroke::new((px * 0.12).clamp(2.0, 6.0), colour);
-    let painter = ui.painter_at(rect);
-    let pieces = arrow_pieces(shape, way);
-    let last = pieces.len() - 1;
-    for (i, (a, b)) in pieces.into_iter().enumerate() {
-        let (p0, p1) = (at(a), at(b));
-        if i == last {
-            painter.arrow(p0, (p1 - p0) * 0.8, stroke);
-        } else {
-            // the half that leaves the grid: a line to the edge, where the token wraps
-            painter.line_segment([p0, p1], stroke);
-        }
-    }
-}
-
-/// The pieces of the arrow from cell `from` to its neighbour `to` on a `rows` × `cols`
-/// torus, in grid coordinates ([row, column], a cell's centre at +0.5): one piece between
-/// the centres; across a wrapping edge two — from `from`'s centre to the edge it leaves by,
-/// then from the opposite edge to `to`'s centre — so that nothing is drawn off the grid
-/// (issue 56 §5: the arrow entered from off the grid). The last piece ends at `to`.
-pub fn arrow_pieces((rows, cols): (u32, u32), (from, to): (u32, u32)) -> Vec<([f32; 2], [f32; 2])> {
-    let step = |a: u32, b: u32, n: u32| -> f32 {
-        // the signed offset b − a on a ring of n, taken the short way
-        let d = (b + n - a) % n;
-        if d > n / 2 {
-            d as f32 - n as f32
-        } else {
-            d as f32
-        }
-    };
-    let centre = |f: u32| [(f / cols) as f32 + 0.5, (f % cols) as f32 + 0.5];
-    let (a, b) = (centre(from), centre(to));
-    let way = [
-        step(from / cols, to / cols, rows),
-        step(from % cols, to % cols, cols),
-    ];
-    let straight = [a[0] + way[0], a[1] + way[1]];
-    let neighbours = way[0].abs() + way[1].abs() <= 1.0;
-    if !neighbours || ((straight[0] - b[0]).abs() < 1e-3 && (straight[1] - b[1]).abs() < 1e-3) {
-        // between cells that are no torus neighbours (a network's stations by index): the
-        // straight way between them
-        return vec![(a, b)];
-    }
-    // across the edge: the token leaves `from` by half its way and comes in half a way
-    // before `to`, at the opposite edge
-    let half = [way[0] * 0.5, way[1] * 0.5];
-    vec![
-        (a, [a[0] + half[0], a[1] + half[1]]),
-        ([b[0] - half[0], b[1] - half[1]], b),
-    ]
-}
-
-/// A ring around cell `f`'s centre (where an arrow ends, where a followed token is).
-fn ring(ui: &egui::Ui, rect: egui::Rect, v: &View, cols: u32, f: u32, colour: egui::Color32) {
-    let px = rect.width() / v.span;
-    let (r, c) = ((f / cols) as f32 + 0.5, (f % cols) as f32 + 0.5);
-    let centre = rect.left_top() + egui::vec2((c - v.x0) * px, (r - v.y0) * px);
-    ui.painter_at(rect)
-        .circle_stroke(centre, (px * 0.45).max(4.0), egui::Stroke::new(2.0, colour));
-}
-
-/// The pinned cell's marker: a cyan frame around it (the inspector shows its facts; without
-/// the frame nobody saw which cell that was).
-fn draw_pin(ui: &egui::Ui, rect: egui::Rect, v: &View, cols: u32, f: u32) {
-    let px = rect.width() / v.span;
-    let (r, c) = ((f / cols) as f32, (f % cols) as f32);
-    let top_left = rect.left_top() + egui::vec2((c - v.x0) * px, (r - v.y0) * px);
-    let cell = egui::Rect::from_min_size(top_left, egui::vec2(px, px)).expand(1.0);
-    ui.painter_at(rect).rect_stroke(
-        cell,
-        0.0,
-        egui::Stroke::new(2.0, egui::Color32::from_rgb(80, 220, 255)),
-        egui::StrokeKind::Outside,
-    );
-}
-
 /// The values at the bottom and top of the colormap (the model's panel decides).
 fn colour_range(s: &Session) -> (f32, f32) {
     (s.panel.colour_range)(s)
@@ -447,94 +363,6 @@ pub fn word_colour(mode: Mode, w: [u32; 2], step: u32, (lo, hi): (f32, f32)) -> 
 /// The least height a heatmap is given: below it the live view scrolls instead (a heatmap
 /// of 50 px shows nothing of a lesson).
 pub const MIN_HEIGHT: f32 = 160.0;
-
-/// The width the legend beside a heatmap takes: its text wraps inside it (a title as long
-/// as "customers in system" ran past the window's edge).
-pub const LEGEND_WIDTH: f32 = 96.0;
-
-/// Draws the colour bar of `mode` for a session: what the heatmap's colours mean.
-pub fn legend(ui: &mut egui::Ui, s: &Session, mode: Mode) {
-    let (lo, hi) = colour_range(s);
-    ui.vertical(|ui| {
-        ui.set_max_width(LEGEND_WIDTH);
-        ui.add(egui::Label::new(mode.label_in(s)).wrap_mode(egui::TextWrapMode::Wrap));
-        let swatches: &[([u8; 3], &str)] = match mode {
-            Mode::Busy => &[([252, 204, 51], "busy"), ([31, 31, 41], "idle")],
-            Mode::Digit => &[([252, 204, 51], "1"), ([31, 31, 41], "0")],
-            Mode::Steadied => &[([252, 204, 51], "1 at the start"), ([31, 31, 41], "0 at the start")],
-            Mode::Errors => &[
-                ([255, 38, 26], "causality error"),
-                ([40, 30, 60], "none (dimmed:\nqueue length)"),
-            ],
-            Mode::Compartments => &[
-                ([0, 255, 0], "susceptible"),
-                ([255, 26, 26], "infected"),
-                ([0, 0, 255], "recovered"),
-            ],
-            _ => &[],
-        };
-        if !swatches.is_empty() {
-            // a discrete quantity gets one swatch per value, not a gradient
-            for (rgb, what) in swatches {
-                ui.horizontal(|ui| {
-                    let (r, _) =
-                        ui.allocate_exact_size(egui::vec2(14.0, 14.0), egui::Sense::hover());
-                    ui.painter().rect_filled(
-                        r,
-                        2.0,
-                        egui::Color32::from_rgb(rgb[0], rgb[1], rgb[2]),
-                    );
-                    ui.add(egui::Label::new(*what).wrap_mode(egui::TextWrapMode::Wrap));
-                });
-            }
-            if mode == Mode::Errors {
-                caption(ui, "red fades over\n8 steps");
-            }
-            if mode == Mode::Steadied {
-                caption(
-                    ui,
-                    "every step flips\nevery cell: with\nits flips undone\nthe field stays\nstill (a cell that\nmissed one would\nchange). \"cell value\n(flashes)\" shows\nthe flips, slowly",
-                );
-            }
-            if mode == Mode::Compartments {
-                caption(
-                    ui,
-                    "green: s, blue: r;\nred over them: i,\nfull from i = 5%",
-                );
-            }
-            return;
-        }
-        let (rect, _) = ui.allocate_exact_size(egui::vec2(22.0, 200.0), egui::Sense::hover());
-        let steps = 32;
-        for i in 0..steps {
-            let t = 1.0 - i as f32 / steps as f32;
-            let [r, g, b] = viridis(t);
-            let y0 = rect.top() + rect.height() * i as f32 / steps as f32;
-            let cell = egui::Rect::from_min_size(
-                egui::pos2(rect.left(), y0),
-                egui::vec2(rect.width(), rect.height() / steps as f32 + 0.5),
-            );
-            ui.painter().rect_filled(
-                cell,
-                0.0,
-                egui::Color32::from_rgb((r * 255.0) as u8, (g * 255.0) as u8, (b * 255.0) as u8),
-            );
-        }
-        match mode {
-            Mode::Tokens => caption(ui, &format!("0 … {hi}+ {}", s.panel.count_label)),
-            Mode::Temperature => caption(ui, &format!("top {hi:.2}\nbottom {lo:.2}")),
-            // the discrete modes returned above with their swatches
-            Mode::Busy | Mode::Digit | Mode::Steadied | Mode::Compartments | Mode::Errors => {}
-        }
-    });
-}
-
-/// A legend caption, readable (egui's small text was ~8 px).
-fn caption(ui: &mut egui::Ui, text: &str) {
-    ui.add(
-        egui::Label::new(egui::RichText::new(text).size(12.0)).wrap_mode(egui::TextWrapMode::Wrap),
-    );
-}
 
 /// The heatmap without wgpu: the same words and colormap, uploaded as an egui texture
 /// (the window's renderer is OpenGL then, and every engine runs on the CPU).
