@@ -7,33 +7,16 @@
 // comparison of the WebGPU engines with their CPU twins ends) and requires N > 0, M = 0.
 // Usage: node browser.mjs SITE_DIR PDES_LAB_BINARY SCREENSHOT.png QUERY [verify]
 import { chromium } from "playwright-core";
-import { createServer } from "node:http";
-import { readFile } from "node:fs/promises";
 import { execFileSync } from "node:child_process";
-import { extname, join, normalize } from "node:path";
+import { serveSite } from "./serve.mjs";
 
 const [site, nativeBinary, screenshot, query, expectVerify] = process.argv.slice(2);
 if (!query) {
   console.error("usage: node browser.mjs SITE_DIR PDES_LAB_BINARY SCREENSHOT.png QUERY");
   process.exit(2);
 }
-const TYPES = { ".html": "text/html", ".js": "text/javascript", ".wasm": "application/wasm" };
-
-// a static server for the site (a page's module and its .wasm need http, not file://)
-const server = createServer(async (req, res) => {
-  const path = normalize(decodeURIComponent(new URL(req.url, "http://x").pathname));
-  const file = join(site, path.endsWith("/") ? path + "index.html" : path);
-  try {
-    const body = await readFile(file);
-    res.writeHead(200, { "Content-Type": TYPES[extname(file)] ?? "application/octet-stream" });
-    res.end(body);
-  } catch {
-    res.writeHead(404);
-    res.end();
-  }
-});
-await new Promise((ok) => server.listen(0, "127.0.0.1", ok));
-const url = `http://127.0.0.1:${server.address().port}/?${query}`;
+const { server, url: addressOf } = await serveSite(site);
+const url = addressOf(query);
 
 // what works with no GPU (Chromium 148, Debian): WebGL2 through ANGLE on SwiftShader, and
 // WebGPU on SwiftShader's Vulkan with --enable-unsafe-webgpu (an adapter with 10 storage

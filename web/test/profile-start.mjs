@@ -4,25 +4,10 @@
 // tasks and the functions that held the thread longest (self and total time). A tool for
 // people, not a test. Usage: node profile-start.mjs SITE_DIR QUERY [SECONDS]
 import { chromium } from "playwright-core";
-import { createServer } from "node:http";
-import { readFile } from "node:fs/promises";
-import { extname, join, normalize } from "node:path";
+import { serveSite } from "./serve.mjs";
 
 const [site, query, seconds = "5"] = process.argv.slice(2);
-const TYPES = { ".html": "text/html", ".js": "text/javascript", ".wasm": "application/wasm" };
-const server = createServer(async (req, res) => {
-  const path = normalize(decodeURIComponent(new URL(req.url, "http://x").pathname));
-  const file = join(site, path.endsWith("/") ? path + "index.html" : path);
-  try {
-    const body = await readFile(file);
-    res.writeHead(200, { "Content-Type": TYPES[extname(file)] ?? "application/octet-stream" });
-    res.end(body);
-  } catch {
-    res.writeHead(404);
-    res.end();
-  }
-});
-await new Promise((ok) => server.listen(0, "127.0.0.1", ok));
+const { server, url } = await serveSite(site);
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
   args: ["--no-sandbox", "--use-angle=swiftshader", "--enable-unsafe-swiftshader", "--enable-unsafe-webgpu"],
@@ -40,7 +25,7 @@ try {
   await cdp.send("Profiler.setSamplingInterval", { interval: 1000 });
   await cdp.send("Profiler.start");
   const t0 = Date.now();
-  await page.goto(`http://127.0.0.1:${server.address().port}/?${query}`);
+  await page.goto(url(query));
   await page.waitForSelector("#pdes-loading", { state: "detached", timeout: 120_000 });
   console.log(`"loading…" gone after ${Date.now() - t0} ms`);
   await page.waitForTimeout(Number(seconds) * 1000);

@@ -1,4 +1,5 @@
-//! A causality error as the window lists and draws it (the CPU torus engines record them).
+//! A causality error as the window lists and draws it (the stepped CPU engines of the torus
+//! and the network record them).
 
 /// One causality error as the window shows it (the model's panel lists them).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -17,22 +18,16 @@ pub struct Violation {
     pub last_arrival: f64,
 }
 
-/// The torus's CPU violations as the window lists them (ticks to time units).
-pub fn from_ticks(
-    step: u64,
-    facility: u32,
-    source: u32,
-    token: u32,
-    arrival: pdes_core::time::Ticks,
-    last: pdes_core::time::Ticks,
-) -> Violation {
+/// A stepped CPU engine's causality error (the torus's, a network's) as the window lists
+/// it: its times from ticks to time units.
+pub fn of_engine(v: &pdes_models::queueing::Violation) -> Violation {
     Violation {
-        step,
-        facility,
-        source,
-        token,
-        arrival: pdes_core::time::to_units(arrival),
-        last_arrival: pdes_core::time::to_units(last),
+        step: v.step,
+        facility: v.facility,
+        source: v.source,
+        token: v.token,
+        arrival: pdes_core::time::to_units(v.arrival),
+        last_arrival: pdes_core::time::to_units(v.last_arrival),
     }
 }
 

@@ -315,16 +315,7 @@ fn violations(s: &Session) -> Vec<crate::kit::violation::Violation> {
         .downcast_ref::<NetEngine>()
         .map(|e| {
             e.violations()
-                .map(|v| {
-                    crate::kit::violation::from_ticks(
-                        v.step,
-                        v.facility,
-                        v.source,
-                        v.token,
-                        v.arrival,
-                        v.last_arrival,
-                    )
-                })
+                .map(crate::kit::violation::of_engine)
                 .collect()
         })
         .unwrap_or_default()

@@ -444,16 +444,7 @@ fn violations(s: &Session) -> Vec<crate::kit::violation::Violation> {
         Some(CpuTorus::Stepped(st)) => st
             .violations
             .iter()
-            .map(|v| {
-                crate::kit::violation::from_ticks(
-                    v.step,
-                    v.facility,
-                    v.source,
-                    v.token,
-                    v.arrival,
-                    v.last_arrival,
-                )
-            })
+            .map(crate::kit::violation::of_engine)
             .collect(),
         _ => Vec::new(),
     }
