@@ -57,15 +57,20 @@ pub fn submit_steps(
     encode
 }
 
+/// True when PDES_GPU_PROFILE asks for GPU timestamps and the adapter can write them inside
+/// passes (every profile of passes and batches asks this).
+pub fn profiling_wanted(gpu: &Gpu) -> bool {
+    std::env::var_os("PDES_GPU_PROFILE").is_some()
+        && gpu
+            .device
+            .features()
+            .contains(wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES)
+}
+
 impl BatchStamps {
     /// Timestamps for a batch, when profiling is asked for and the adapter has them.
     pub fn new(gpu: &Gpu, label: &str) -> Option<Self> {
-        let wanted = std::env::var_os("PDES_GPU_PROFILE").is_some()
-            && gpu
-                .device
-                .features()
-                .contains(wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES);
-        wanted.then(|| Self {
+        profiling_wanted(gpu).then(|| Self {
             set: gpu.device.create_query_set(&wgpu::QuerySetDescriptor {
                 label: Some(label),
                 ty: wgpu::QueryType::Timestamp,

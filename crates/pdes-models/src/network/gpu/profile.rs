@@ -20,12 +20,7 @@ pub(super) struct PassStamps {
 impl PassStamps {
     /// Timestamps for the passes, when profiling is asked for and the adapter has them.
     pub(super) fn new(gpu: &Gpu) -> Option<Self> {
-        let wanted = std::env::var_os("PDES_GPU_PROFILE").is_some()
-            && gpu
-                .device
-                .features()
-                .contains(wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES);
-        wanted.then(|| Self {
+        pdes_gpu::stamps::profiling_wanted(gpu).then(|| Self {
             set: gpu.device.create_query_set(&wgpu::QuerySetDescriptor {
                 label: Some("network passes"),
                 ty: wgpu::QueryType::Timestamp,
