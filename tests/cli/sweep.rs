@@ -275,8 +275,9 @@ fn a_gpu_sweep_gives_the_cpu_sweeps_numbers() {
     assert_eq!(sweep_rows(&args, "gpu"), sweep_rows(&args, "cpu"));
 }
 
-/// On the GPU a torus point's seeds run side by side in one engine (64×64 = one segment per
-/// replica); 63×64 cannot, and runs its seeds one by one. Either way every row is the CPU's.
+/// On the GPU the 64×64 points' seeds and values of d run side by side in one engine (64×64
+/// = whole segments per replica); 63×64 cannot, and runs its seeds one by one. Either way
+/// every row is the CPU's.
 #[test]
 fn a_gpu_sweep_with_seeds_in_one_engine_gives_the_cpu_sweeps_numbers() {
     if common_cfg::gpu().is_none() {

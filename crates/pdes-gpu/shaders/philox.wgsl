@@ -47,7 +47,12 @@ fn neg_ln_q27(r: u32) -> u32 {
 
 // Service time in ticks from the service word: shift + floor(neg_ln * scale / 2^27).
 fn service_ticks(word: u32) -> vec2<u32> {
-    let p = mul32x32(neg_ln_q27(word), P.scale);
+    return service_ticks_of(word, P.shift, P.scale);
+}
+
+// service_ticks with the law given (the torus's replicas each have their own).
+fn service_ticks_of(word: u32, shift: vec2<u32>, scale: u32) -> vec2<u32> {
+    let p = mul32x32(neg_ln_q27(word), scale);
     let scaled = vec2<u32>((p.x >> 27u) | (p.y << 5u), p.y >> 27u);
-    return add64(P.shift, scaled);
+    return add64(shift, scaled);
 }

@@ -67,14 +67,19 @@ fn div64(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
 // interval: every event up to the next multiple of d at or after t_min, which is also
 // when boundary-stamped events happen. Never past the last tick before the end time.
 fn step_bound(t_min: vec2<u32>) -> vec4<u32> {
+    return step_bound_d(t_min, P.d);
+}
+
+// step_bound with the width d given (the torus's replicas each have their own).
+fn step_bound_d(t_min: vec2<u32>, d: vec2<u32>) -> vec4<u32> {
     let last = sub64(P.end_t, vec2<u32>(1u, 0u));
     var bound: vec2<u32>;
     var exec_at = vec2<u32>(0u, 0u);
     if P.rule == RULE_WINDOW {
-        bound = sub64(add64(t_min, P.d), vec2<u32>(1u, 0u));
+        bound = sub64(add64(t_min, d), vec2<u32>(1u, 0u));
     } else {
-        let q = div64(sub64(add64(t_min, P.d), vec2<u32>(1u, 0u)), P.d);
-        exec_at = mul64(q, P.d);
+        let q = div64(sub64(add64(t_min, d), vec2<u32>(1u, 0u)), d);
+        exec_at = mul64(q, d);
         bound = exec_at;
     }
     return vec4<u32>(min64(bound, last), exec_at);

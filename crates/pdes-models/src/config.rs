@@ -412,22 +412,25 @@ pub struct ModelInfo {
     pub info: &'static str,
 }
 
-/// Several runs of one configuration that differ only in their seed, in one GPU engine
-/// (one dispatch sequence for all): what makes many seeds of a small model fast.
+/// Several runs of one model that differ only in what each replica holds of its own (its
+/// seed; for the torus also its d), in one GPU engine — one dispatch sequence for all: what
+/// makes a sweep's many small runs fast.
 #[derive(Debug)]
 pub struct Replicas {
     /// Whether a configuration can run this way (e.g. its grid fills whole segments).
     pub accepts: fn(&Config) -> bool,
-    /// Runs `config` to its end with each of `seeds` (its `run.seed` replaced) on `gpu`:
-    /// one report per seed, in order, each exactly the run that seed gives alone (the
-    /// wall-clock fields are not filled in).
+    /// Whether two accepted configurations can share one engine (they differ at most in
+    /// what a replica holds of its own).
+    pub together: fn(&Config, &Config) -> bool,
+    /// Runs `configs` (each accepted and `together` with the first) to their ends on
+    /// `gpu`, side by side: one report per configuration, in order, each exactly the run it
+    /// gives alone (the wall-clock fields are not filled in).
     pub run: ReplicasRunFn,
 }
 
-/// [`Replicas::run`]: (configuration, seeds, device) → one report per seed.
+/// [`Replicas::run`]: (configurations, device) → one report per configuration.
 pub type ReplicasRunFn = fn(
-    &Config,
-    &[u64],
+    &[&Config],
     std::sync::Arc<pdes_gpu::Gpu>,
 ) -> Result<Vec<pdes_core::sim::Report>, pdes_core::sim::SimError>;
 

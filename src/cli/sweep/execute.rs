@@ -1,7 +1,7 @@
 //! Running a sweep's jobs: a pool of worker threads, a progress bar, and the CSV written
 //! row by row as runs finish (each line whole, so an interruption leaves a valid file).
 
-use super::plan::{Plan, run_point};
+use super::plan::{Plan, run_job};
 use super::rows::{csv_line, header_of, row_cells};
 use super::{CliError, Format, RunRow, SweepArgs, input, output};
 use pdes_gpu::Gpu;
@@ -11,8 +11,13 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
-/// A job: one point and the seeds (indices into the plan's) that run together.
-pub(super) type Job = (usize, Vec<u32>);
+/// A job: runs — (point, seed index) pairs — that one worker runs together.
+pub(super) type Job = Vec<(usize, u32)>;
+
+/// The most runs in one job whose runs may share a GPU engine: rows come back a job at a
+/// time, so the progress bar and the CSV move at least this often, and one engine's memory
+/// stays bounded (a group the device cannot hold is halved, pdes_runs::sweep::run_all).
+const MOST_RUNS_TOGETHER: usize = 128;
 
 /// What the pool gives back.
 pub(super) struct Executed {
@@ -28,34 +33,39 @@ pub(super) struct Executed {
     pub(super) total: usize,
 }
 
-/// The jobs of this shard, minus the runs `done` already holds: all of a point's seeds in
-/// one job where its GPU engine runs seeds side by side; else one seed per job, so that
-/// workers share the seeds.
+/// Whether the sweep's runs are on the GPU.
+pub(super) fn on_gpu(plan: &Plan) -> Result<bool, CliError> {
+    let base = super::config_from_args(&plan.base)?;
+    Ok(base.engine() == pdes_models::preset::EngineKind::Gpu)
+}
+
+/// The jobs of this shard, minus the runs `done` already holds. Where the model's GPU
+/// engine runs replicas, runs of many points go into one job (up to
+/// [`MOST_RUNS_TOGETHER`], and into at least as many jobs as `devices`), so that a sweep
+/// over seeds and d takes one engine's steps, not the sum over its points; else one run
+/// per job, so that workers share them.
 pub(super) fn jobs(
     plan: &Plan,
     shard: Option<(usize, usize)>,
     done: &[RunRow],
-) -> Result<(Vec<Job>, bool), CliError> {
+    devices: usize,
+) -> Result<Vec<Job>, CliError> {
     let base = super::config_from_args(&plan.base)?;
-    let gpu = base.engine() == pdes_models::preset::EngineKind::Gpu;
-    // A job: one point's seeds that run together (all of them in one GPU engine where the
-    // model has replicas; else one seed per job, so that workers share the seeds).
-    let together = gpu && base.model_info().replicas.is_some();
-    let jobs: Vec<(usize, Vec<u32>)> = (0..plan.points.len())
+    let together = base.engine() == pdes_models::preset::EngineKind::Gpu
+        && base.model_info().replicas.is_some();
+    let todo: Vec<(usize, u32)> = (0..plan.points.len())
         .filter(|p| shard.is_none_or(|(i, n)| p % n == i))
-        .flat_map(|p| {
-            let todo: Vec<u32> = (0..plan.seeds.len() as u32)
-                .filter(|s| !done.iter().any(|d| d.point == p && d.seed_index == *s))
-                .collect();
-            if together {
-                vec![(p, todo)]
-            } else {
-                todo.into_iter().map(|s| (p, vec![s])).collect()
-            }
-        })
-        .filter(|(_, seeds)| !seeds.is_empty())
+        .flat_map(|p| (0..plan.seeds.len() as u32).map(move |s| (p, s)))
+        .filter(|&(p, s)| !done.iter().any(|d| d.point == p && d.seed_index == s))
         .collect();
-    Ok((jobs, gpu))
+    if !together {
+        return Ok(todo.into_iter().map(|r| vec![r]).collect());
+    }
+    let per_job = todo
+        .len()
+        .div_ceil(devices.max(1))
+        .clamp(1, MOST_RUNS_TOGETHER);
+    Ok(todo.chunks(per_job).map(<[_]>::to_vec).collect())
 }
 
 /// The CSV written row by row as runs finish: the header as soon as it is known (that of
@@ -174,7 +184,7 @@ pub(super) fn execute(
         })
         .clamp(1, 256)
         .min(jobs.len().max(1));
-    let total: usize = jobs.iter().map(|(_, seeds)| seeds.len()).sum();
+    let total: usize = jobs.iter().map(Vec::len).sum();
     let bar = progress_bar(total);
     let mut csv = ProgressiveCsv::open(args, header.clone())?;
     let started = Instant::now();
@@ -190,10 +200,10 @@ pub(super) fn execute(
             scope.spawn(move || {
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some((p, seeds)) = jobs.get(i) else { break };
-                    let results = run_point(plan, *p, seeds, device.clone());
-                    for (&s, r) in seeds.iter().zip(results) {
-                        if tx.send((*p, s, r)).is_err() {
+                    let Some(runs) = jobs.get(i) else { break };
+                    let results = run_job(plan, runs, device.clone());
+                    for (&(p, s), r) in runs.iter().zip(results) {
+                        if tx.send((p, s, r)).is_err() {
                             return;
                         }
                     }

@@ -116,7 +116,7 @@ pub fn run(args: &SweepArgs) -> Result<(), CliError> {
         }
         _ => (Vec::new(), None),
     };
-    let (jobs, gpu) = execute::jobs(&plan, shard, &done)?;
+    let gpu = execute::on_gpu(&plan)?;
     let devices = match (&args.devices, gpu) {
         (None, _) => Vec::new(),
         (Some(_), false) => {
@@ -130,6 +130,7 @@ pub fn run(args: &SweepArgs) -> Result<(), CliError> {
                 .map_err(CliError::Run)?
         }
     };
+    let jobs = execute::jobs(&plan, shard, &done, devices.len())?;
     let executed = execute::execute(args, &plan, &jobs, gpu, &devices, header)?;
     report::write(args, &mut plan, done, executed)
 }

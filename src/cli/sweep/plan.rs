@@ -208,29 +208,33 @@ fn base_seed(text: &str, sets: &[String]) -> i64 {
     pdes_runs::sweep::first_seed(&table)
 }
 
-/// Runs seeds `seeds` (indices into the plan's) of one point: each one's summary fields,
-/// or the error that stopped it (on the GPU — `device`, or the shared one — in one engine
-/// where the model can).
-pub(super) fn run_point(
+/// Runs one job's runs — (point, seed index) pairs — and returns each one's summary fields,
+/// or the error that stopped it, in order: on the GPU (`device`, or the shared one), the
+/// runs that can share an engine run side by side in one ([`pdes_runs::sweep::run_all`]).
+pub(super) fn run_job(
     plan: &Plan,
-    point: usize,
-    seeds: &[u32],
+    runs: &[(usize, u32)],
     device: Option<std::sync::Arc<pdes_gpu::Gpu>>,
 ) -> Vec<Result<pdes_runs::sweep::RunOutput, String>> {
-    let config = match config_from_args(&plan.run_args(point, None)) {
-        Ok(c) => c,
-        Err(e) => return seeds.iter().map(|_| Err(e.to_string())).collect(),
-    };
-    let gpu = if config.engine() == pdes_models::preset::EngineKind::Gpu {
+    let configs: Vec<Result<pdes_models::config::Config, String>> = runs
+        .iter()
+        .map(|&(p, s)| {
+            config_from_args(&plan.run_args(p, plan.seeds[s as usize])).map_err(|e| e.to_string())
+        })
+        .collect();
+    let on_gpu = configs.iter().any(|c| {
+        c.as_ref()
+            .is_ok_and(|c| c.engine() == pdes_models::preset::EngineKind::Gpu)
+    });
+    let gpu = if on_gpu {
         match device.map_or_else(pdes_gpu::Gpu::shared, Ok) {
             Ok(g) => Some(g),
-            Err(e) => return seeds.iter().map(|_| Err(e.clone())).collect(),
+            Err(e) => return runs.iter().map(|_| Err(e.clone())).collect(),
         }
     } else {
         None
     };
-    let values: Vec<Option<i64>> = seeds.iter().map(|&s| plan.seeds[s as usize]).collect();
-    pdes_runs::sweep::run_seeds(&config, &values, gpu)
+    pdes_runs::sweep::run_all(configs, gpu)
 }
 
 /// The most points a sweep's grid may have (each point is at least one run).

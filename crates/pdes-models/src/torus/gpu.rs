@@ -43,7 +43,7 @@ use crate::torus::stats::{self, Measures, Summary};
 use pdes_core::sim::{Budget, Engine, SimError, StepRecord, StepTotals};
 use pdes_core::time::Ticks;
 use pdes_gpu::Gpu;
-use pdes_gpu::kit::{self, join, read_buffers, split};
+use pdes_gpu::kit::{self, join, read_buffers};
 use pdes_gpu::read_ranges;
 use pdes_gpu::shaders::Reductions;
 use pdes_gpu::stepped::{
@@ -81,6 +81,34 @@ impl PassProfile {
     }
 }
 
+/// What a replica of [`GpuTorus::replica_runs`] holds of its own: its seed and its d.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ReplicaRun {
+    /// Its `run.seed`.
+    pub seed: u64,
+    /// Its `run.d` (window width or interval length, simulated time).
+    pub d: f64,
+}
+
+impl ReplicaRun {
+    /// The seed and d of `cfg` as it is.
+    pub fn of(cfg: &TorusConfig) -> Self {
+        Self {
+            seed: cfg.run.seed,
+            d: cfg.run.d,
+        }
+    }
+
+    /// `cfg` with this replica's seed and d: the run it gives alone (with shifted service
+    /// its law too, whose shift is d).
+    pub fn apply(&self, cfg: &TorusConfig) -> TorusConfig {
+        let mut one = cfg.clone();
+        one.run.seed = self.seed;
+        one.run.d = self.d;
+        one
+    }
+}
+
 /// The GPU torus engine: one run, or several runs of one configuration with different
 /// seeds side by side ([`GpuTorus::replicas`]).
 pub struct GpuTorus {
@@ -93,8 +121,8 @@ pub struct GpuTorus {
     bind_group: wgpu::BindGroup,
     /// The display pass's view of the same buffers (its own layout: see gpu_setup.rs).
     display_group: wgpu::BindGroup,
-    /// The seed of each replica (one for a single run).
-    seeds: Vec<u64>,
+    /// The seed and d of each replica (one for a single run).
+    runs: Vec<ReplicaRun>,
     /// Each replica's control block as last read back.
     ctls: Vec<Ctl>,
     /// Their summary for the batch loop: replica 0's, with the least advanced phase and
@@ -135,7 +163,7 @@ impl GpuTorus {
         reductions: Reductions,
     ) -> Result<Self, SimError> {
         let items = scan_items(cfg, u64::from(cfg.model.facilities()));
-        Self::build(gpu, cfg, reductions, &[cfg.run.seed], items)
+        Self::build(gpu, cfg, reductions, &[ReplicaRun::of(cfg)], items)
     }
 
     /// As [`GpuTorus::with_reductions`], with the scan's facilities per thread chosen by the
@@ -147,19 +175,39 @@ impl GpuTorus {
         reductions: Reductions,
         items: ScanItems,
     ) -> Result<Self, SimError> {
-        Self::build(gpu, cfg, reductions, &[cfg.run.seed], items)
+        Self::build(gpu, cfg, reductions, &[ReplicaRun::of(cfg)], items)
     }
 
     /// Runs of `cfg` with each of `seeds` (its `run.seed` replaced), side by side in one set
-    /// of buffers and one sequence of dispatches: every replica has its own control block,
-    /// step bound and step log, so each gives exactly the run it would give alone, while
-    /// the per-step cost (dispatches, the plan's latency) is paid once for all. Needs a
-    /// multiple of the scan's segment (2048 or 4096 facilities, chosen by the total size
-    /// and the load) per torus when there are several seeds.
+    /// of buffers and one sequence of dispatches: [`GpuTorus::replica_runs`] with `cfg`'s d
+    /// for every seed.
     pub fn replicas(gpu: Arc<Gpu>, cfg: &TorusConfig, seeds: &[u64]) -> Result<Self, SimError> {
+        let runs: Vec<ReplicaRun> = seeds
+            .iter()
+            .map(|&seed| ReplicaRun { seed, d: cfg.run.d })
+            .collect();
+        Self::replica_runs(gpu, cfg, &runs)
+    }
+
+    /// Runs of `cfg` with each of `runs`' seed and d (its `run.seed` and `run.d` replaced),
+    /// side by side in one set of buffers and one sequence of dispatches: every replica has
+    /// its own control block (its seed, its d), step bound and step log, so each gives
+    /// exactly the run it would give alone, while the per-step cost (dispatches, the plan's
+    /// latency) is paid once for all — a sweep over d takes the steps of its smallest d, not
+    /// the sum over its values. Each d must be valid for `cfg` (the caller's configurations
+    /// were checked one by one). Needs a multiple of the scan's segment (2048 or 4096
+    /// facilities, chosen by the total size and the load) per torus when there are several.
+    pub fn replica_runs(
+        gpu: Arc<Gpu>,
+        cfg: &TorusConfig,
+        runs: &[ReplicaRun],
+    ) -> Result<Self, SimError> {
         let reductions = Reductions::for_device(&gpu.device);
-        let total = u64::from(cfg.model.facilities()) * seeds.len() as u64;
-        Self::build(gpu, cfg, reductions, seeds, scan_items(cfg, total))
+        let total = u64::from(cfg.model.facilities()) * runs.len() as u64;
+        // the segment length from the heaviest load: the widest window's
+        let mut widest = cfg.clone();
+        widest.run.d = runs.iter().map(|r| r.d).fold(cfg.run.d, f64::max);
+        Self::build(gpu, cfg, reductions, runs, scan_items(&widest, total))
     }
 
     /// Whether [`GpuTorus::replicas`] takes `cfg` with any number of seeds (a multiple of
@@ -173,10 +221,10 @@ impl GpuTorus {
         gpu: Arc<Gpu>,
         cfg: &TorusConfig,
         reductions: Reductions,
-        seeds: &[u64],
+        runs: &[ReplicaRun],
         items: ScanItems,
     ) -> Result<Self, SimError> {
-        let replicas = seeds.len() as u32;
+        let replicas = runs.len() as u32;
         if replicas == 0 {
             return Err(SimError::Gpu("replicas: no seeds given".into()));
         }
@@ -196,15 +244,10 @@ impl GpuTorus {
         let memory_bytes = check_fits_of(&gpu, cfg, u64::from(replicas), items)?;
         let n_wg1 = u64::from(cfg.model.facilities()).div_ceil(segment) as u32;
         let n_wg = n_wg1 * replicas;
-        let state = replicated_state(cfg, seeds);
+        let configs: Vec<TorusConfig> = runs.iter().map(|r| r.apply(cfg)).collect();
+        let state = replicated_state(&configs);
         let params = Params::of(cfg, replicas, n_wg1, rule);
-        let ctls: Vec<Ctl> = seeds
-            .iter()
-            .map(|&seed| Ctl {
-                seed: split(seed),
-                ..Ctl::default()
-            })
-            .collect();
+        let ctls: Vec<Ctl> = configs.iter().map(Ctl::of).collect();
         let oom = pdes_gpu::kit::OomScope::push(&gpu.device);
         let buffers = Buffers::upload(&gpu.device, &params, &ctls, &state, rule == 1);
         drop(state);
@@ -225,7 +268,7 @@ impl GpuTorus {
             pipelines,
             bind_group,
             display_group,
-            seeds: seeds.to_vec(),
+            runs: runs.to_vec(),
             ctls,
             ctl: StepCtl::default(),
             logs: vec![pdes_core::sim::StepLog::new(); replicas as usize],
@@ -342,7 +385,7 @@ impl GpuTorus {
             self.pipelines.step.encode_steps(
                 &mut pass,
                 &self.bind_group,
-                (self.n_wg, self.seeds.len() as u32),
+                (self.n_wg, self.runs.len() as u32),
                 steps,
                 &mut stamp,
             );
@@ -469,7 +512,7 @@ impl SteppedGpu for GpuTorus {
         &mut self.batch
     }
     fn control_blocks(&self) -> (u64, u64) {
-        (self.seeds.len() as u64, std::mem::size_of::<Ctl>() as u64)
+        (self.runs.len() as u64, std::mem::size_of::<Ctl>() as u64)
     }
     fn max_batch(&self) -> u64 {
         if self.profile.is_some() {

@@ -40,14 +40,32 @@ pub(super) struct Params {
     pub(super) pad1: [u32; 2],
 }
 
-/// One replica's step control block (Ctl in common.wgsl): the shared head and the
-/// replica's seed.
+/// One replica's step control block (Ctl in common.wgsl): the shared head and what the
+/// replica holds of its own — its seed, its d and its service law (whose shift is d for
+/// shifted service), all in ticks.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
 pub(super) struct Ctl {
     pub(super) head: StepCtl,
     pub(super) seed: [u32; 2],
-    pub(super) pad: [u32; 2],
+    pub(super) d: [u32; 2],
+    pub(super) shift: [u32; 2],
+    pub(super) scale: u32,
+    pub(super) pad: u32,
+}
+
+impl Ctl {
+    /// The block of a replica whose own run is `cfg`, before set-up's plan.
+    pub(super) fn of(cfg: &TorusConfig) -> Self {
+        let law = cfg.service_law();
+        Self {
+            seed: split(cfg.run.seed),
+            d: split(to_ticks(cfg.run.d)),
+            shift: split(law.shift),
+            scale: law.scale,
+            ..Self::default()
+        }
+    }
 }
 
 /// The buffers of one engine, in the order of common.wgsl's bindings. Some bindings hold

@@ -143,15 +143,17 @@ pub fn decode_state(cfg: &TorusConfig, seed: u64, offset: u32, words: &StateWord
     }
 }
 
-/// The initial states of `cfg` with each of `seeds`, one after the other, token numbers
-/// offset so that replica r's tokens are r·N … (r+1)·N − 1 (what the GPU holds).
-pub fn replicated_state(cfg: &TorusConfig, seeds: &[u64]) -> TorusState {
-    let n1 = cfg.model.tokens();
-    let mut all = TorusState::new(&cfg.model, cfg.service_law(), seeds[0]);
-    for (r, &seed) in seeds.iter().enumerate().skip(1) {
+/// The initial states of `configs` (one torus, each replica with its own seed and d), one
+/// after the other, token numbers offset so that replica r's tokens are r·N … (r+1)·N − 1
+/// (what the GPU holds). `configs` is not empty.
+pub fn replicated_state(configs: &[TorusConfig]) -> TorusState {
+    let first = &configs[0];
+    let n1 = first.model.tokens();
+    let mut all = TorusState::new(&first.model, first.service_law(), first.run.seed);
+    for (r, cfg) in configs.iter().enumerate().skip(1) {
         let off = r as u32 * n1;
         let shift = |t: u32| if t == NONE { NONE } else { t + off };
-        let s = TorusState::new(&cfg.model, cfg.service_law(), seed);
+        let s = TorusState::new(&cfg.model, cfg.service_law(), cfg.run.seed);
         all.facilities
             .extend(s.facilities.into_iter().map(|f| Facility {
                 serving: shift(f.serving),

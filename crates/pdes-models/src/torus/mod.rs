@@ -239,6 +239,13 @@ pub static INFO: crate::config::ModelInfo = crate::config::ModelInfo {
             c.get::<config::TorusConfig>()
                 .is_some_and(gpu::GpuTorus::can_replicate)
         },
+        together: |a, b| match (
+            a.get::<config::TorusConfig>(),
+            b.get::<config::TorusConfig>(),
+        ) {
+            (Some(a), Some(b)) => gpu::ReplicaRun::of(a).apply(b) == *a,
+            _ => false,
+        },
         run: run_replicas,
     }),
     spread: None,
@@ -297,17 +304,28 @@ pub static INFO: crate::config::ModelInfo = crate::config::ModelInfo {
     ],
 };
 
-/// Runs `config` with each of `seeds` side by side in one GPU engine ([`crate::config::Replicas`]).
+/// Runs `configs` (one torus, each with its own seed and d) side by side in one GPU engine
+/// ([`crate::config::Replicas`]).
 fn run_replicas(
-    config: &crate::config::Config,
-    seeds: &[u64],
+    configs: &[&crate::config::Config],
     device: std::sync::Arc<pdes_gpu::Gpu>,
 ) -> Result<Vec<pdes_core::sim::Report>, pdes_core::sim::SimError> {
-    use pdes_core::sim::Engine;
-    let cfg = config.get::<config::TorusConfig>().ok_or_else(|| {
-        pdes_core::sim::SimError::Gpu("replicas: not a torus configuration".into())
-    })?;
-    let mut engine = gpu::GpuTorus::replicas(device, cfg, seeds)?;
+    use pdes_core::sim::{Engine, SimError};
+    let tori = configs
+        .iter()
+        .map(|c| c.get::<config::TorusConfig>())
+        .collect::<Option<Vec<_>>>()
+        .ok_or_else(|| SimError::Gpu("replicas: not a torus configuration".into()))?;
+    let first = tori
+        .first()
+        .ok_or_else(|| SimError::Gpu("replicas: no configuration given".into()))?;
+    let runs: Vec<gpu::ReplicaRun> = tori.iter().map(|c| gpu::ReplicaRun::of(c)).collect();
+    if runs.iter().zip(&tori).any(|(r, c)| r.apply(first) != **c) {
+        return Err(SimError::Gpu(
+            "replicas: the configurations differ in more than seed and d".into(),
+        ));
+    }
+    let mut engine = gpu::GpuTorus::replica_runs(device, first, &runs)?;
     engine.advance(pdes_core::sim::Budget::Finish)?;
     Ok(engine
         .replica_summaries()?

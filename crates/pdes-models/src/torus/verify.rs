@@ -8,7 +8,7 @@ use crate::config::ModelInfo;
 use crate::queueing::{Algorithm, Timestamps};
 use crate::torus::blocked::GpuTorusBlocked;
 use crate::torus::config::TorusConfig;
-use crate::torus::gpu::GpuTorus;
+use crate::torus::gpu::{GpuTorus, ReplicaRun};
 use crate::twins::Twins;
 use crate::verify::{
     Case, CheckResult, Options, check_case, compare_reports, compare_sample_path, config_of,
@@ -61,7 +61,7 @@ pub fn check_once(gpu: &Arc<Gpu>, options: Options, record: &mut dyn FnMut(Check
     for algorithm in ["window", "interval/original"] {
         record(timed(
             format!(
-                "torus replicas: 4 seeds of 64×64 {algorithm} side by side on the GPU = each seed's CPU run"
+                "torus replicas: 4 seeds × 3 values of d of 64×64 {algorithm} side by side on the GPU = each one's CPU run"
             ),
             || check_replicas(gpu, algorithm, options),
         ));
@@ -157,9 +157,11 @@ const REPLICA_CASES: [Case; 2] = [
     },
 ];
 
-/// Replicas (several seeds side by side in one GPU engine, what sweeps use): each
-/// replica's summary, step log and state equal its seed's own CPU run. 64×64 is two
-/// segments per replica; interval/original makes causality errors in every replica.
+/// Replicas (several seeds and values of d side by side in one GPU engine, what sweeps
+/// use): each replica's summary, step log and state equal its own CPU run. 64×64 is two
+/// segments per replica; interval/original makes causality errors in every replica; the
+/// four values of d give four step counts (the replicas finish at different steps) and,
+/// for the window's shifted service, four service laws.
 fn check_replicas(
     gpu: &Arc<Gpu>,
     algorithm: &str,
@@ -171,15 +173,15 @@ fn check_replicas(
         .get::<TorusConfig>()
         .ok_or("not a torus case")?
         .clone();
-    let seeds = [11u64, 12, 13, 14];
-    let mut g = GpuTorus::replicas(gpu.clone(), &cfg, &seeds).map_err(gpu_err)?;
+    let runs =
+        [(11u64, 1.0), (12, 0.5), (13, 1.0), (14, 0.3)].map(|(seed, d)| ReplicaRun { seed, d });
+    let mut g = GpuTorus::replica_runs(gpu.clone(), &cfg, &runs).map_err(gpu_err)?;
     g.advance(Budget::Finish).map_err(gpu_err)?;
     let summaries = g.replica_summaries().map_err(gpu_err)?;
     let states = g.download_states().map_err(gpu_err)?;
     let mut diffs = Vec::new();
-    for (r, &seed) in seeds.iter().enumerate() {
-        let mut one = cfg.clone();
-        one.run.seed = seed;
+    for (r, run) in runs.iter().enumerate() {
+        let one = run.apply(&cfg);
         let mut cpu = CpuEngine {
             cpu: CpuTorus::new(&one),
             config: one.clone(),
@@ -189,7 +191,7 @@ fn check_replicas(
         if options.perturb_gpu {
             gpu_report.perturb_work();
         }
-        let prefix = |d: String| format!("seed {seed}: {d}");
+        let prefix = |d: String| format!("seed {}, d = {}: {d}", run.seed, run.d);
         diffs.extend(
             compare_reports(&cpu.report().map_err(gpu_err)?, &gpu_report)
                 .into_iter()

@@ -87,48 +87,155 @@ pub fn run_config(config: &Config, gpu: Option<Arc<Gpu>>) -> Result<RunOutput, S
     Ok((report.fields, report.statistics))
 }
 
-/// Runs `config` with each of `seeds` (`None`: as it is, for a model without seeds). On
-/// the GPU, when the model has replicas and the configuration fits them, all seeds run
-/// in one engine (each row exactly its own run; the rows share the batch's wall time
-/// equally); otherwise, or if the batch does not fit the device, one run after another.
+/// Runs `config` with each of `seeds` (`None`: as it is, for a model without seeds), as
+/// [`run_all`] does.
 pub fn run_seeds(
     config: &Config,
     seeds: &[Option<i64>],
     gpu: Option<Arc<Gpu>>,
 ) -> Vec<Result<RunOutput, String>> {
-    let values: Option<Vec<u64>> = seeds
+    let configs = seeds
         .iter()
-        .map(|s| s.and_then(|s| u64::try_from(s).ok()))
+        .map(|s| match s {
+            Some(s) => with_sets(config, &[format!("run.seed={s}")]),
+            None => Ok(config.clone()),
+        })
         .collect();
-    let on_gpu = gpu.filter(|_| config.engine() == pdes_models::preset::EngineKind::Gpu);
-    if let (Some(replicas), Some(device), Some(values)) =
-        (&config.model_info().replicas, &on_gpu, values)
-        && values.len() > 1
-        && (replicas.accepts)(config)
-    {
-        let t0 = web_time::Instant::now();
-        if let Ok(reports) = (replicas.run)(config, &values, device.clone()) {
-            let share = t0.elapsed().as_secs_f64() / values.len() as f64;
-            return reports
-                .into_iter()
-                .map(|r| {
-                    let r = r.with_wall_time(share);
-                    match r.non_finite {
-                        Some(k) => Err(format!("{k} is not finite")),
-                        None => Ok((r.fields, r.statistics)),
-                    }
-                })
-                .collect();
+    run_all(configs, gpu)
+}
+
+/// Runs each of `configs` to its end time (an `Err` stays the run's error) and returns the
+/// results in order. On the GPU (`gpu`), the runs that can share one engine — the model
+/// has replicas, each configuration fits them and is `together` with the group's first
+/// (for the torus: the same but for seed and d) — run side by side in one, each result
+/// exactly its own run's (the group's wall time shared equally among its rows); a group
+/// the device cannot hold is halved until it fits. Every other run runs alone.
+pub fn run_all(
+    configs: Vec<Result<Config, String>>,
+    gpu: Option<Arc<Gpu>>,
+) -> Vec<Result<RunOutput, String>> {
+    let mut results: Vec<Option<Result<RunOutput, String>>> = configs
+        .iter()
+        .map(|c| c.as_ref().err().map(|e| Err(e.clone())))
+        .collect();
+    let runnable: Vec<(usize, &Config)> = configs
+        .iter()
+        .enumerate()
+        .filter_map(|(i, c)| c.as_ref().ok().map(|c| (i, c)))
+        .collect();
+    for group in groups(&runnable, gpu.is_some()) {
+        let members: Vec<&Config> = group.iter().map(|&(_, c)| c).collect();
+        for ((i, _), r) in group.iter().zip(run_group(&members, gpu.clone())) {
+            results[*i] = Some(r);
         }
     }
-    seeds
-        .iter()
-        .map(|s| {
-            let one = match s {
-                Some(s) => with_sets(config, &[format!("run.seed={s}")])?,
-                None => config.clone(),
-            };
-            run_config(&one, on_gpu.clone())
-        })
+    results
+        .into_iter()
+        .map(|r| r.unwrap_or_else(|| Err("not run".into())))
         .collect()
+}
+
+/// The model's replicas where `config` runs on the GPU and fits them.
+fn replicas_of(config: &Config) -> Option<&'static pdes_models::config::Replicas> {
+    let replicas = config.model_info().replicas.as_ref()?;
+    (config.engine() == pdes_models::preset::EngineKind::Gpu && (replicas.accepts)(config))
+        .then_some(replicas)
+}
+
+/// `runs` in groups that can share one GPU engine (each member `together` with the
+/// group's first), in their order; each run alone without a GPU or replicas.
+fn groups<'a>(runs: &[(usize, &'a Config)], on_gpu: bool) -> Vec<Vec<(usize, &'a Config)>> {
+    let mut groups: Vec<Vec<(usize, &Config)>> = Vec::new();
+    for &(i, c) in runs {
+        let joins = on_gpu.then(|| replicas_of(c)).flatten().and_then(|r| {
+            groups.iter_mut().find(|g| {
+                let first = g[0].1;
+                std::ptr::eq(first.model_info(), c.model_info())
+                    && replicas_of(first).is_some()
+                    && (r.together)(first, c)
+            })
+        });
+        match joins {
+            Some(g) => g.push((i, c)),
+            None => groups.push(vec![(i, c)]),
+        }
+    }
+    groups
+}
+
+/// Runs one group of [`groups`]: side by side in one engine when it has several members
+/// (halved when the device cannot hold it), else alone.
+fn run_group(configs: &[&Config], gpu: Option<Arc<Gpu>>) -> Vec<Result<RunOutput, String>> {
+    if let (Some(device), [first, _, ..]) = (&gpu, configs)
+        && let Some(replicas) = replicas_of(first)
+    {
+        let t0 = web_time::Instant::now();
+        match (replicas.run)(configs, device.clone()) {
+            Ok(reports) => {
+                let share = t0.elapsed().as_secs_f64() / configs.len() as f64;
+                return reports
+                    .into_iter()
+                    .map(|r| {
+                        let r = r.with_wall_time(share);
+                        match r.non_finite {
+                            Some(k) => Err(format!("{k} is not finite")),
+                            None => Ok((r.fields, r.statistics)),
+                        }
+                    })
+                    .collect();
+            }
+            // too many for the device (or for one engine): in two halves
+            Err(_) => {
+                let (a, b) = configs.split_at(configs.len() / 2);
+                let mut out = run_group(a, gpu.clone());
+                out.extend(run_group(b, gpu));
+                return out;
+            }
+        }
+    }
+    configs.iter().map(|c| run_config(c, gpu.clone())).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn torus(sets: &[&str]) -> Config {
+        let mut all = vec![
+            "model.rows=64",
+            "model.cols=64",
+            "run.engine=\"gpu\"",
+            "run.end_time=100",
+            "run.warmup=0",
+        ];
+        all.extend_from_slice(sets);
+        pdes_models::preset::config_with("teaching-16x16", &all).unwrap()
+    }
+
+    /// A torus sweep's seeds and values of d share one GPU engine (its steps are the
+    /// smallest d's, not the sum over the values); another size, a CPU run or no GPU does not.
+    #[test]
+    fn seeds_and_values_of_d_share_one_engine_and_nothing_else_does() {
+        let configs = [
+            torus(&["run.d=0.5", "run.seed=1"]),
+            torus(&["run.d=2", "run.seed=1"]),
+            torus(&["run.d=0.5", "run.seed=2", "model.rows=128"]),
+            torus(&["run.d=1", "run.seed=3"]),
+            torus(&["run.d=1", "run.engine=\"cpu\""]),
+        ];
+        let runs: Vec<(usize, &Config)> = configs.iter().enumerate().collect();
+        let indices = |gs: Vec<Vec<(usize, &Config)>>| -> Vec<Vec<usize>> {
+            gs.into_iter()
+                .map(|g| g.into_iter().map(|(i, _)| i).collect())
+                .collect()
+        };
+        assert_eq!(
+            indices(groups(&runs, true)),
+            vec![vec![0, 1, 3], vec![2], vec![4]]
+        );
+        assert_eq!(
+            indices(groups(&runs, false)),
+            vec![vec![0], vec![1], vec![2], vec![3], vec![4]]
+        );
+    }
 }

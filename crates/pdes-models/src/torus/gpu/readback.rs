@@ -49,14 +49,14 @@ impl GpuTorus {
         let k1 = cfg.model.facilities() as usize;
         let n1 = cfg.model.tokens() as usize;
         let original = last.len() == dep.len();
-        let states = self.seeds.iter().enumerate().map(|(r, &seed)| {
+        let states = self.runs.iter().enumerate().map(|(r, run)| {
             let words = StateWords {
                 dep: &dep[r * k1..(r + 1) * k1],
                 last: original.then(|| &last[r * k1..(r + 1) * k1]),
                 fac: &fac[r * k1..(r + 1) * k1],
                 tok: &records[r * n1..(r + 1) * n1],
             };
-            decode_state(cfg, seed, (r * n1) as u32, &words)
+            decode_state(&run.apply(cfg), run.seed, (r * n1) as u32, &words)
         });
         states.collect()
     }
@@ -77,7 +77,7 @@ impl GpuTorus {
             None => read_ranges(&self.gpu, &[self.buffers.regions.wg_acc.range()])?.swap_remove(0),
         };
         let acc: &[[[u32; 4]; 2]] = bytemuck::cast_slice(&bytes);
-        let per = acc.len() / self.seeds.len();
+        let per = acc.len() / self.runs.len();
         Ok(acc
             .chunks(per)
             .map(|segments| {
@@ -92,23 +92,22 @@ impl GpuTorus {
             .collect())
     }
 
-    /// Every replica's summary, in the order of the seeds (each as its own run would give
-    /// it: its configuration's `run.seed` is its seed).
+    /// Every replica's summary, in the order of the runs (each as its own run would give
+    /// it: its configuration's `run.seed` and `run.d` are the replica's).
     pub fn replica_summaries(&self) -> Result<Vec<Summary>, SimError> {
         let states = self.download_states()?;
         let sums = self.accumulated_per_replica()?;
         let mut out = Vec::with_capacity(states.len());
-        for ((state, sums), (c, &seed)) in states
+        for ((state, sums), (c, run)) in states
             .iter()
             .zip(sums)
-            .zip(self.ctls.iter().zip(&self.seeds))
+            .zip(self.ctls.iter().zip(&self.runs))
         {
             let horizon = c.head.now(self.end);
             let mut m = stats::measure(state, horizon)?;
             sums.add_to(&mut m);
             m.causality_errors = join(c.head.errors);
-            let mut cfg = self.config.clone();
-            cfg.run.seed = seed;
+            let cfg = run.apply(&self.config);
             out.push(Summary::new(&cfg, &c.head.totals(), &m));
         }
         Ok(out)

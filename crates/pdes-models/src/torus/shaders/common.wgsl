@@ -18,7 +18,9 @@ struct Ctl {
     events: vec2<u32>, errors: vec2<u32>,
     step: u32, phase: u32, max_events: u32,
     executed: u32, // 1: the planned step has run and is not closed yet (torus_plan.wgsl)
-    seed: vec2<u32>, pad1: vec2<u32>, // the replica's run.seed (lo, hi)
+    seed: vec2<u32>, // the replica's run.seed (lo, hi)
+    d: vec2<u32>,    // the replica's run.d in ticks (a sweep's replicas differ in it)
+    shift: vec2<u32>, scale: u32, pad2: u32, // its service law (shift = d when shifted)
 }
 
 @group(0) @binding(0) var<uniform> P: Params;

@@ -41,7 +41,7 @@ fn accept(g: u32, rep: u32, c: Ctl, st: ptr<function, Fac>, dep_g: ptr<function,
         let words = replica_words(a.token, a.visits, rep, c.seed);
         let s = max64(t, (*st).start);
         (*st).start = s;
-        *dep_g = add64(s, service_ticks(words.x));
+        *dep_g = add64(s, service_ticks_of(words.x, c.shift, c.scale));
         dep[g] = *dep_g;
         (*st).serving = a.token | ((words.y >> 30u) << 30u);
         (*st).arrived = t;

@@ -56,7 +56,7 @@ fn depart_one(f: u32, rep: u32, c: Ctl) -> Departed {
         // facility's copies stand for it), and its departure rewrites it whole, the stale
         // link included (decode_state clears it, as TorusState::depart does).
         let words = replica_words(next, nt.w, rep, c.seed);
-        next_dep = add64(t_exec, service_ticks(words.x));
+        next_dep = add64(t_exec, service_ticks_of(words.x, c.shift, c.scale));
         st.start = t_exec;
         st.serving = next | ((words.y >> 30u) << 30u);
         st.arrived = nt.xy;

@@ -36,7 +36,7 @@ fn plan(rep: u32, c: ptr<function, Ctl>, t_min: vec2<u32>, writer: bool) {
         (*c).phase = PHASE_DONE;
         return;
     }
-    let b = step_bound(t_min);
+    let b = step_bound_d(t_min, (*c).d); // the replica's own d
     (*c).bound = b.xy; // a held step's bound too: the display pass outlines it
     if !lt64(t_min, (*c).limit) {
         (*c).phase = PHASE_HELD;
