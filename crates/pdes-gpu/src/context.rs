@@ -259,6 +259,29 @@ pub fn read_ranges(
             Freshness::Since(d.work()),
         );
     }
+    read_ranges_with(gpu, ranges, |bytes| {
+        bytes.iter().map(|b| b.to_vec()).collect()
+    })
+}
+
+/// [`read_ranges`] handing the bytes to `use_bytes` where they lie (the mapped staging
+/// buffers), not copied first: a large read-back (a sweep's replicas, hundreds of MB)
+/// decoded straight from them. On a device with deferred readbacks, as [`read_ranges`]
+/// (bytes taken after all the device's work, or not yet).
+pub fn read_ranges_with<T>(
+    gpu: &Gpu,
+    ranges: &[(&wgpu::Buffer, u64, u64)],
+    use_bytes: impl FnOnce(&[&[u8]]) -> T,
+) -> Result<T, pdes_core::sim::SimError> {
+    if let Some(d) = &gpu.deferred {
+        let owned = d.read(
+            (&gpu.device, &gpu.queue),
+            ranges,
+            Freshness::Since(d.work()),
+        )?;
+        let slices: Vec<&[u8]> = owned.iter().map(Vec::as_slice).collect();
+        return Ok(use_bytes(&slices));
+    }
     let mut enc = gpu.device.create_command_encoder(&Default::default());
     let staging: Vec<wgpu::Buffer> = ranges
         .iter()
@@ -278,19 +301,21 @@ pub fn read_ranges(
             timeout: None,
         })
         .map_err(|e| pdes_core::sim::SimError::Gpu(format!("waiting for the GPU: {e}")))?;
-    staging
+    let views = staging
         .iter()
         .map(|s| {
-            let view = s
-                .slice(..)
+            s.slice(..)
                 .get_mapped_range()
-                .map_err(|e| pdes_core::sim::SimError::Gpu(format!("readback: {e}")))?;
-            let v = view.to_vec();
-            drop(view);
-            s.unmap();
-            Ok(v)
+                .map_err(|e| pdes_core::sim::SimError::Gpu(format!("readback: {e}")))
         })
-        .collect()
+        .collect::<Result<Vec<_>, _>>()?;
+    let slices: Vec<&[u8]> = views.iter().map(|v| &v[..]).collect();
+    let out = use_bytes(&slices);
+    drop(views);
+    for s in &staging {
+        s.unmap();
+    }
+    Ok(out)
 }
 
 /// [`read_ranges`] for an engine whose latest batch of work [`Gpu::note_work`] numbered

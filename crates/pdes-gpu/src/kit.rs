@@ -72,16 +72,68 @@ pub fn packed<const N: usize>(
     parts: [&[u8]; N],
 ) -> (wgpu::Buffer, [Region; N]) {
     let buffer = buffer_init(device, label, &parts.concat(), STORAGE_RW);
+    let sizes = parts.map(|p| p.len() as u64);
+    (buffer.clone(), regions(&buffer, sizes))
+}
+
+/// One part of [`packed_parts`]: bytes to upload, or zeros (uploading nothing: a new
+/// buffer is zero, cleared on the device).
+#[derive(Clone, Copy, Debug)]
+pub enum Part<'a> {
+    /// These bytes.
+    Bytes(&'a [u8]),
+    /// This many zero bytes.
+    Zeros(u64),
+}
+
+impl Part<'_> {
+    fn len(&self) -> u64 {
+        match self {
+            Part::Bytes(b) => b.len() as u64,
+            Part::Zeros(n) => *n,
+        }
+    }
+}
+
+/// [`packed`] with parts that may be zeros, and each part's bytes copied once, by the
+/// queue, without a concatenation first (for a sweep's replicas, hundreds of MB on the
+/// host: the mailboxes and lists of millions of facilities start as zeros). Every part's
+/// length is a multiple of 4 bytes.
+pub fn packed_parts<const N: usize>(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    label: &str,
+    parts: [Part<'_>; N],
+) -> (wgpu::Buffer, [Region; N]) {
+    let sizes = parts.map(|p| p.len());
+    let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some(label),
+        size: sizes.iter().sum::<u64>().max(4),
+        usage: STORAGE_RW,
+        mapped_at_creation: false,
+    });
+    let regions = regions(&buffer, sizes);
+    for (part, region) in parts.iter().zip(&regions) {
+        if let Part::Bytes(b) = part
+            && !b.is_empty()
+        {
+            queue.write_buffer(&buffer, region.offset, b);
+        }
+    }
+    (buffer, regions)
+}
+
+/// Where parts of `sizes` bytes lie one after the other in `buffer`.
+fn regions<const N: usize>(buffer: &wgpu::Buffer, sizes: [u64; N]) -> [Region; N] {
     let mut offsets = [0u64; N];
     for i in 1..N {
-        offsets[i] = offsets[i - 1] + parts[i - 1].len() as u64;
+        offsets[i] = offsets[i - 1] + sizes[i - 1];
     }
-    let regions = std::array::from_fn(|i| Region {
+    std::array::from_fn(|i| Region {
         buffer: buffer.clone(),
         offset: offsets[i],
-        size: parts[i].len() as u64,
-    });
-    (buffer, regions)
+        size: sizes[i],
+    })
 }
 
 /// Storage a pass reads and writes that the host can also upload to and read back.

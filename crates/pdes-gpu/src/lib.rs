@@ -19,5 +19,7 @@ pub mod shaders;
 pub mod stamps;
 pub mod stepped;
 
-pub use context::{Gpu, no_device, read_ranges, read_ranges_latest, read_ranges_since};
+pub use context::{
+    Gpu, no_device, read_ranges, read_ranges_latest, read_ranges_since, read_ranges_with,
+};
 pub use live::{LiveEngine, NEXT_STEP_BIT, Sample};

@@ -124,3 +124,45 @@ impl BatchStamps {
         Ok(())
     }
 }
+
+/// `PDES_GPU_PROFILE`: the wall time of an engine's host phases (set-up, read-back,
+/// summary), printed to stderr as one line when dropped — where the time outside the
+/// GPU's steps goes. Does nothing without the variable.
+pub struct HostPhases {
+    what: &'static str,
+    last: Option<web_time::Instant>,
+    parts: Vec<(&'static str, f64)>,
+}
+
+impl HostPhases {
+    /// Starts timing `what`'s phases (when `PDES_GPU_PROFILE` is set).
+    pub fn start(what: &'static str) -> Self {
+        Self {
+            what,
+            last: std::env::var_os("PDES_GPU_PROFILE").map(|_| web_time::Instant::now()),
+            parts: Vec::new(),
+        }
+    }
+
+    /// Ends the phase `name` (begun at the last mark or the start).
+    pub fn mark(&mut self, name: &'static str) {
+        if let Some(t) = self.last {
+            let now = web_time::Instant::now();
+            self.parts.push((name, (now - t).as_secs_f64()));
+            self.last = Some(now);
+        }
+    }
+}
+
+impl Drop for HostPhases {
+    fn drop(&mut self) {
+        if self.last.is_some() && !self.parts.is_empty() {
+            let parts: Vec<String> = self
+                .parts
+                .iter()
+                .map(|(n, s)| format!("{n} {:.1} ms", s * 1e3))
+                .collect();
+            eprintln!("{}: {}", self.what, parts.join(", "));
+        }
+    }
+}

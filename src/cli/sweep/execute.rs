@@ -39,11 +39,16 @@ pub(super) fn on_gpu(plan: &Plan) -> Result<bool, CliError> {
     Ok(base.engine() == pdes_models::preset::EngineKind::Gpu)
 }
 
+/// GPU jobs in flight per device: while one engine's runs are set up or read back on the
+/// host, another's steps keep the GPU busy.
+const GPU_WORKERS_PER_DEVICE: usize = 4;
+
 /// The jobs of this shard, minus the runs `done` already holds. Where the model's GPU
-/// engine runs replicas, runs of many points go into one job (up to
-/// [`MOST_RUNS_TOGETHER`], and into at least as many jobs as `devices`), so that a sweep
-/// over seeds and d takes one engine's steps, not the sum over its points; else one run
-/// per job, so that workers share them.
+/// engine runs replicas, runs of neighbouring points go into one job — as many jobs as
+/// workers in flight ([`GPU_WORKERS_PER_DEVICE`] per device), each of at most
+/// [`MOST_RUNS_TOGETHER`] — so that a sweep over seeds and d takes a few engines' steps,
+/// not the sum over its points, while the host's set-up and read-back of one engine
+/// overlap the others' steps; else one run per job, so that workers share them.
 pub(super) fn jobs(
     plan: &Plan,
     shard: Option<(usize, usize)>,
@@ -63,7 +68,7 @@ pub(super) fn jobs(
     }
     let per_job = todo
         .len()
-        .div_ceil(devices.max(1))
+        .div_ceil(GPU_WORKERS_PER_DEVICE * devices.max(1))
         .clamp(1, MOST_RUNS_TOGETHER);
     Ok(todo.chunks(per_job).map(<[_]>::to_vec).collect())
 }
@@ -178,7 +183,7 @@ pub(super) fn execute(
     let workers = args
         .jobs
         .unwrap_or(if gpu {
-            4 * devices.len().max(1)
+            GPU_WORKERS_PER_DEVICE * devices.len().max(1)
         } else {
             std::thread::available_parallelism().map_or(1, |n| n.get())
         })

@@ -31,7 +31,7 @@
 pub use super::gpu_plan::{check_fits, memory_plan};
 use super::gpu_plan::{check_fits_of, scan_items};
 use super::gpu_setup::{Buffers, Ctl, Params, Pipelines, bind_groups, pipelines};
-use super::gpu_state::replicated_state;
+use super::gpu_state::replica_states;
 pub use super::gpu_state::{
     Accumulated, StateWords, decode_state, departure_words, fac_words, token_words,
 };
@@ -244,14 +244,17 @@ impl GpuTorus {
         let memory_bytes = check_fits_of(&gpu, cfg, u64::from(replicas), items)?;
         let n_wg1 = u64::from(cfg.model.facilities()).div_ceil(segment) as u32;
         let n_wg = n_wg1 * replicas;
+        let mut phases = pdes_gpu::stamps::HostPhases::start("torus set-up");
         let configs: Vec<TorusConfig> = runs.iter().map(|r| r.apply(cfg)).collect();
-        let state = replicated_state(&configs);
+        let states = replica_states(&configs);
+        phases.mark("initial state");
         let params = Params::of(cfg, replicas, n_wg1, rule);
         let ctls: Vec<Ctl> = configs.iter().map(Ctl::of).collect();
         let oom = pdes_gpu::kit::OomScope::push(&gpu.device);
-        let buffers = Buffers::upload(&gpu.device, &params, &ctls, &state, rule == 1);
-        drop(state);
+        let buffers = Buffers::upload(&gpu, &params, &ctls, &states, rule == 1);
+        drop(states);
         oom.check(format_args!("{memory_bytes} bytes"))?;
+        phases.mark("upload");
         let pipelines = pipelines(&gpu, reductions, items);
         let (bind_group, display_group) = bind_groups(&gpu, &buffers, &pipelines);
         let in_service = pdes_gpu::live::WorkgroupSums::new(
@@ -285,11 +288,13 @@ impl GpuTorus {
             .pipelines
             .step
             .initialize(&engine.gpu, &engine.bind_group, engine.n_wg, replicas);
+        phases.mark("pipelines");
         match engine.read_ctl_and_log() {
             // a page's device: the plan's control block comes back on a later frame
             Err(SimError::NotYet) => engine.advance = AdvanceState::awaiting_first_read(),
             r => r?,
         }
+        phases.mark("first plan");
         Ok(engine)
     }
 

@@ -3,14 +3,14 @@
 //! ([`Buffers::upload`]), and the passes, compiled once per device ([`pipelines`]).
 //! `gpu.rs` steps them.
 
-use super::gpu_state::{departure_words, fac_words, token_words};
+use super::gpu_state::{departure_words, fac_words, last_arrival_words, token_words};
 use crate::torus::config::TorusConfig;
 use crate::torus::state::{NONE, TorusState};
 use bytemuck::{Pod, Zeroable};
 use pdes_core::rng::LN_TABLE;
 use pdes_core::time::to_ticks;
 use pdes_gpu::Gpu;
-use pdes_gpu::kit::{self, Region, Use, split};
+use pdes_gpu::kit::{self, Part, Region, Use, split};
 use pdes_gpu::shaders::Reductions;
 use pdes_gpu::stepped::{LOG_BYTES, LOG_LEN, ScanItems, StepCtl, StepPipelines};
 use std::sync::Arc;
@@ -109,13 +109,8 @@ pub(super) struct Regions {
 }
 
 /// One binding of two arrays, `first` then `second`, uploaded; their regions.
-fn pair(
-    device: &wgpu::Device,
-    label: &str,
-    first: &[u8],
-    second: &[u8],
-) -> (wgpu::Buffer, Region, Region) {
-    let (buffer, [a, b]) = kit::packed(device, label, [first, second]);
+fn pair(gpu: &Gpu, label: &str, first: Part, second: Part) -> (wgpu::Buffer, Region, Region) {
+    let (buffer, [a, b]) = kit::packed_parts(&gpu.device, &gpu.queue, label, [first, second]);
     (buffer, a, b)
 }
 
@@ -167,59 +162,62 @@ impl Params {
 }
 
 impl Buffers {
-    /// Every buffer of an engine, `state` (all replicas' facilities and tokens) uploaded,
-    /// with the parameters `params` and the replicas' control blocks `ctls`.
+    /// Every buffer of an engine, `states` (each replica's facilities and tokens, side by
+    /// side) uploaded, with the parameters `params` and the replicas' control blocks `ctls`.
     pub(super) fn upload(
-        device: &wgpu::Device,
+        gpu: &Gpu,
         params: &Params,
         ctls: &[Ctl],
-        state: &TorusState,
+        states: &[TorusState],
         original: bool,
     ) -> Self {
+        let device = &gpu.device;
         let (k, n_wg, replicas) = (u64::from(params.k), params.n_wg, params.replicas);
         let storage = pdes_gpu::kit::STORAGE_RW;
         let init = |label: &str, contents: &[u8], usage| {
             pdes_gpu::kit::buffer_init(device, label, contents, usage)
         };
-        let fs = &state.facilities;
         let last_arr: Vec<[u32; 2]> = if original {
-            fs.iter().map(|f| split(f.last_arrival)).collect()
+            last_arrival_words(states)
         } else {
             vec![[0; 2]]
         };
         let (dep, departures, last_arr) = pair(
-            device,
+            gpu,
             "dep, last_arr",
-            bytemuck::cast_slice(&departure_words(state)),
-            bytemuck::cast_slice(&last_arr),
+            Part::Bytes(bytemuck::cast_slice(&departure_words(states))),
+            Part::Bytes(bytemuck::cast_slice(&last_arr)),
         );
         let (recv_list, _, err_step) = pair(
-            device,
+            gpu,
             "recv_list, err_step",
-            &vec![0u8; 4 * k as usize],
-            &vec![0u8; 4 * k as usize],
+            Part::Zeros(4 * k),
+            Part::Zeros(4 * k),
         );
         // the facility records of common.wgsl (struct Fac), then the tokens'
         let (fac, facilities, tok) = pair(
-            device,
+            gpu,
             "fac, tok",
-            bytemuck::cast_slice(&fac_words(state)),
-            bytemuck::cast_slice(&token_words(state)),
+            Part::Bytes(bytemuck::cast_slice(&fac_words(states))),
+            Part::Bytes(bytemuck::cast_slice(&token_words(states))),
         );
-        // per facility: four directions' tokens (NONE; read only where the mask says),
-        // the mask of the directions announced this step, unused; then per step parity and
-        // replica: (least offset NONE, departures 0, errors 0, unused)
+        // per facility: four directions' tokens (read only where the mask says, so their
+        // zeros are never read), the mask of the directions announced this step (none),
+        // unused; then per step parity and replica: (least offset NONE, departures 0,
+        // errors 0, unused)
         let (mail, _, _) = pair(
-            device,
+            gpu,
             "mail, step_acc",
-            bytemuck::cast_slice(&[NONE, NONE, NONE, NONE, 0, 0, 0, 0].repeat(k as usize)),
-            bytemuck::cast_slice(&[NONE, 0, 0, 0].repeat(2 * replicas as usize)),
+            Part::Zeros(32 * k),
+            Part::Bytes(bytemuck::cast_slice(
+                &[NONE, 0, 0, 0].repeat(2 * replicas as usize),
+            )),
         );
         let (seg_count, _, wg_acc) = pair(
-            device,
+            gpu,
             "seg_count, wg_acc",
-            &vec![0u8; 16 * n_wg as usize],
-            &vec![0u8; 32 * n_wg as usize],
+            Part::Zeros(16 * u64::from(n_wg)),
+            Part::Zeros(32 * u64::from(n_wg)),
         );
         Self {
             params: init(

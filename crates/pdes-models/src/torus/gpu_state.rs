@@ -8,6 +8,7 @@ use crate::torus::config::TorusConfig;
 use crate::torus::state::{Facility, NONE, Token, TorusState};
 use crate::torus::stats::Measures;
 use pdes_gpu::kit::{join, split};
+use rayon::prelude::*;
 
 /// What the GPU sums per workgroup over completed services (from the warm-up on).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -30,44 +31,79 @@ impl Accumulated {
     }
 }
 
+/// `word(state, offset, item)` of every item (facility or token) of every replica in
+/// `states`, one after the other: the GPU's arrays of replicas side by side, `offset` being
+/// the replica's first token's number there. Each replica's words are built on every core
+/// and written in place (a sweep's 80 replicas of 256² are 5 M facilities; one combined
+/// state first was 400 MB more to copy).
+fn side_by_side<X: Sync, T: Send>(
+    states: &[TorusState],
+    items: impl Fn(&TorusState) -> &[X],
+    word: impl Fn(&TorusState, u32, &X) -> T + Sync,
+) -> Vec<T> {
+    let mut out = Vec::with_capacity(states.iter().map(|s| items(s).len()).sum());
+    let mut offset = 0u32;
+    for s in states {
+        out.par_extend(items(s).par_iter().map(|x| word(s, offset, x)));
+        offset += s.tokens.len() as u32;
+    }
+    out
+}
+
+/// Token number `t` of a replica whose first token is `offset` on the GPU.
+fn shifted(t: u32, offset: u32) -> u32 {
+    if t == NONE { NONE } else { t + offset }
+}
+
 /// The departure time of every facility, as the GPU keeps it (`dep`).
-pub fn departure_words(state: &TorusState) -> Vec<[u32; 2]> {
-    state
-        .facilities
-        .iter()
-        .map(|f| split(f.departure))
-        .collect()
+pub fn departure_words(states: &[TorusState]) -> Vec<[u32; 2]> {
+    side_by_side(states, |s| &s.facilities, |_, _, f| split(f.departure))
+}
+
+/// The latest arrival of every facility (interval/original's `last_arr`).
+pub fn last_arrival_words(states: &[TorusState]) -> Vec<[u32; 2]> {
+    side_by_side(states, |s| &s.facilities, |_, _, f| split(f.last_arrival))
 }
 
 /// Every facility's 32-byte record (common.wgsl, struct Fac): service start, serving word,
 /// head; tail, the serving token's arrival time and visits.
-pub fn fac_words(state: &TorusState) -> Vec<[[u32; 4]; 2]> {
-    state
-        .facilities
-        .iter()
-        .map(|f| {
+pub fn fac_words(states: &[TorusState]) -> Vec<[[u32; 4]; 2]> {
+    side_by_side(
+        states,
+        |s| &s.facilities,
+        |state, off, f| {
             let [lo, hi] = split(f.service_start);
             let (serving, (arrived, visits)) = if f.serving == NONE {
                 (NONE, ([0, 0], 0))
             } else {
                 let t = &state.tokens[f.serving as usize];
-                (f.serving | (f.route << 30), (split(t.arrived), t.visits))
+                (
+                    (f.serving + off) | (f.route << 30),
+                    (split(t.arrived), t.visits),
+                )
             };
             [
-                [lo, hi, serving, f.head],
-                [f.tail, arrived[0], arrived[1], visits],
+                [lo, hi, serving, shifted(f.head, off)],
+                [shifted(f.tail, off), arrived[0], arrived[1], visits],
             ]
-        })
-        .collect()
+        },
+    )
 }
 
 /// Every token's 16-byte record: arrival time, next in its queue, visits.
-pub fn token_words(state: &TorusState) -> Vec<[u32; 4]> {
-    state
-        .tokens
-        .iter()
-        .map(|t| [t.arrived as u32, (t.arrived >> 32) as u32, t.next, t.visits])
-        .collect()
+pub fn token_words(states: &[TorusState]) -> Vec<[u32; 4]> {
+    side_by_side(
+        states,
+        |s| &s.tokens,
+        |_, off, t| {
+            [
+                t.arrived as u32,
+                (t.arrived >> 32) as u32,
+                shifted(t.next, off),
+                t.visits,
+            ]
+        },
+    )
 }
 
 /// One torus's words as read back from the GPU (`last` only for interval/original).
@@ -143,28 +179,11 @@ pub fn decode_state(cfg: &TorusConfig, seed: u64, offset: u32, words: &StateWord
     }
 }
 
-/// The initial states of `configs` (one torus, each replica with its own seed and d), one
-/// after the other, token numbers offset so that replica r's tokens are r·N … (r+1)·N − 1
-/// (what the GPU holds). `configs` is not empty.
-pub fn replicated_state(configs: &[TorusConfig]) -> TorusState {
-    let first = &configs[0];
-    let n1 = first.model.tokens();
-    let mut all = TorusState::new(&first.model, first.service_law(), first.run.seed);
-    for (r, cfg) in configs.iter().enumerate().skip(1) {
-        let off = r as u32 * n1;
-        let shift = |t: u32| if t == NONE { NONE } else { t + off };
-        let s = TorusState::new(&cfg.model, cfg.service_law(), cfg.run.seed);
-        all.facilities
-            .extend(s.facilities.into_iter().map(|f| Facility {
-                serving: shift(f.serving),
-                head: shift(f.head),
-                tail: shift(f.tail),
-                ..f
-            }));
-        all.tokens.extend(s.tokens.into_iter().map(|t| Token {
-            next: shift(t.next),
-            ..t
-        }));
-    }
-    all
+/// The initial states of `configs` (one torus, each replica with its own seed and d), each
+/// built on its own core.
+pub fn replica_states(configs: &[TorusConfig]) -> Vec<TorusState> {
+    configs
+        .par_iter()
+        .map(|cfg| TorusState::new(&cfg.model, cfg.service_law(), cfg.run.seed))
+        .collect()
 }

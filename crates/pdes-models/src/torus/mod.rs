@@ -325,11 +325,18 @@ fn run_replicas(
             "replicas: the configurations differ in more than seed and d".into(),
         ));
     }
+    let mut phases = pdes_gpu::stamps::HostPhases::start("torus replicas");
     let mut engine = gpu::GpuTorus::replica_runs(device, first, &runs)?;
+    phases.mark("set-up");
     engine.advance(pdes_core::sim::Budget::Finish)?;
-    Ok(engine
+    phases.mark("steps");
+    let reports = engine
         .replica_summaries()?
         .iter()
         .map(pdes_core::sim::Report::of)
-        .collect())
+        .collect();
+    phases.mark("summaries");
+    drop(engine);
+    phases.mark("freed");
+    Ok(reports)
 }

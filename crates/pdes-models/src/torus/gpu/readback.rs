@@ -3,6 +3,7 @@
 //! error steps and the measures — the host side of the engine, apart from its stepping.
 
 use super::*;
+use rayon::prelude::*;
 
 impl GpuTorus {
     /// Downloads the whole network state (for checks, statistics and the heatmap). The
@@ -15,8 +16,12 @@ impl GpuTorus {
     /// Every replica's state (token numbers local to the replica, as in its own run).
     pub fn download_states(&self) -> Result<Vec<TorusState>, SimError> {
         let ranges = self.state_ranges();
-        let bytes = pdes_gpu::read_ranges_since(&self.gpu, &ranges, self.advance.work())?;
-        Ok(self.states_of(&bytes))
+        if self.gpu.defers_readbacks() {
+            let bytes = pdes_gpu::read_ranges_since(&self.gpu, &ranges, self.advance.work())?;
+            return Ok(self.states_of(&bytes.iter().map(Vec::as_slice).collect::<Vec<_>>()));
+        }
+        // decoded where the bytes lie (a sweep's replicas are hundreds of MB)
+        pdes_gpu::read_ranges_with(&self.gpu, &ranges, |bytes| self.states_of(bytes))
     }
 
     /// Replica 0's state for what is only shown (the time strip, a followed token): on a
@@ -24,7 +29,8 @@ impl GpuTorus {
     /// ([`pdes_gpu::read_ranges_latest`]); elsewhere [`GpuTorus::download_state`].
     pub fn shown_state(&self) -> Result<TorusState, SimError> {
         let bytes = pdes_gpu::read_ranges_latest(&self.gpu, &self.state_ranges())?;
-        Ok(self.states_of(&bytes).swap_remove(0))
+        let slices: Vec<&[u8]> = bytes.iter().map(Vec::as_slice).collect();
+        Ok(self.states_of(&slices).swap_remove(0))
     }
 
     /// What a state is read from: departures, last arrivals, facilities, tokens.
@@ -39,17 +45,17 @@ impl GpuTorus {
     }
 
     /// Every replica's state from [`Self::state_ranges`]' bytes.
-    fn states_of(&self, bytes: &[Vec<u8>]) -> Vec<TorusState> {
-        let dep: &[[u32; 2]] = bytemuck::cast_slice(&bytes[0]);
-        let last: &[[u32; 2]] = bytemuck::cast_slice(&bytes[1]);
+    fn states_of(&self, bytes: &[&[u8]]) -> Vec<TorusState> {
+        let dep: &[[u32; 2]] = bytemuck::cast_slice(bytes[0]);
+        let last: &[[u32; 2]] = bytemuck::cast_slice(bytes[1]);
         // two words of four per facility (common.wgsl, struct Fac)
-        let fac: &[[[u32; 4]; 2]] = bytemuck::cast_slice(&bytes[2]);
-        let records: &[[u32; 4]] = bytemuck::cast_slice(&bytes[3]);
+        let fac: &[[[u32; 4]; 2]] = bytemuck::cast_slice(bytes[2]);
+        let records: &[[u32; 4]] = bytemuck::cast_slice(bytes[3]);
         let cfg = &self.config;
         let k1 = cfg.model.facilities() as usize;
         let n1 = cfg.model.tokens() as usize;
         let original = last.len() == dep.len();
-        let states = self.runs.iter().enumerate().map(|(r, run)| {
+        let states = self.runs.par_iter().enumerate().map(|(r, run)| {
             let words = StateWords {
                 dep: &dep[r * k1..(r + 1) * k1],
                 last: original.then(|| &last[r * k1..(r + 1) * k1]),
@@ -95,22 +101,25 @@ impl GpuTorus {
     /// Every replica's summary, in the order of the runs (each as its own run would give
     /// it: its configuration's `run.seed` and `run.d` are the replica's).
     pub fn replica_summaries(&self) -> Result<Vec<Summary>, SimError> {
+        let mut phases = pdes_gpu::stamps::HostPhases::start("torus summaries");
         let states = self.download_states()?;
+        phases.mark("states read back");
         let sums = self.accumulated_per_replica()?;
-        let mut out = Vec::with_capacity(states.len());
-        for ((state, sums), (c, run)) in states
-            .iter()
+        let out = states
+            .par_iter()
             .zip(sums)
-            .zip(self.ctls.iter().zip(&self.runs))
-        {
-            let horizon = c.head.now(self.end);
-            let mut m = stats::measure(state, horizon)?;
-            sums.add_to(&mut m);
-            m.causality_errors = join(c.head.errors);
-            let cfg = run.apply(&self.config);
-            out.push(Summary::new(&cfg, &c.head.totals(), &m));
-        }
-        Ok(out)
+            .zip(self.ctls.par_iter().zip(&self.runs))
+            .map(|((state, sums), (c, run))| {
+                let horizon = c.head.now(self.end);
+                let mut m = stats::measure(state, horizon)?;
+                sums.add_to(&mut m);
+                m.causality_errors = join(c.head.errors);
+                let cfg = run.apply(&self.config);
+                Ok(Summary::new(&cfg, &c.head.totals(), &m))
+            })
+            .collect::<Result<Vec<_>, SimError>>();
+        phases.mark("measured");
+        out
     }
 
     /// Replica `r`'s step log.
