@@ -181,6 +181,55 @@ fn replications_in_parts_on_one_gpu_are_the_cpus() {
     assert!(GpuMmck::most_in_one(&g, &cfg, 50) >= 50);
 }
 
+/// The GPU's summary is summed from its records' first words where they are read back (no
+/// replication made whole), part by part in order: the CPU's, field for field, mid-run and
+/// at the end. Mid-run every replication has had 700 events and about 300 departures (λ = 4
+/// against c·μ = 3: many arrivals are blocked): some have passed the warm-up of 300 and
+/// count, some have not; at 725 events, some have had their 310 customers, some not.
+#[test]
+fn the_gpu_summary_summed_from_the_records_rows_is_the_cpus() {
+    let Some(g) = gpu() else { return };
+    let cfg = config(&[
+        "run.replications=50",
+        "run.customers=310",
+        "run.warmup=300",
+        "run.seed=41",
+    ]);
+    let mut cpu = CpuMmck::new(&cfg);
+    let mut parts = SpreadMmck::chunked(&g, &cfg, 16).unwrap();
+    let mut seen = Vec::new();
+    for b in [Budget::Steps(700), Budget::Steps(25), Budget::Finish] {
+        cpu.advance(b).unwrap();
+        parts.advance(b).unwrap();
+        let (c, s) = (cpu.report().unwrap(), parts.report().unwrap());
+        for (k, v) in &c.fields {
+            if !["engine", "threads"].contains(&k.as_str()) {
+                assert_eq!(s.fields.get(k), Some(v), "{b:?}: {k}");
+            }
+        }
+        let measured = cpu
+            .replications()
+            .iter()
+            .filter(|r| r.departures >= 300)
+            .count();
+        let finished = cpu
+            .replications()
+            .iter()
+            .filter(|r| r.departures >= 310)
+            .count();
+        seen.push((measured, finished));
+    }
+    // the mid-run points are the mixed ones the test is about
+    assert!(
+        seen[0].0 > 0 && seen[0].0 < 50,
+        "measured at 700 events: {seen:?}"
+    );
+    assert!(
+        seen[1].1 > 0 && seen[1].1 < 50,
+        "finished at 725 events: {seen:?}"
+    );
+}
+
 /// The grand mean's interval is honest: on a held configuration the exact L lies inside
 /// its 99% interval (the 95% one widened by t.995/t.975).
 #[test]

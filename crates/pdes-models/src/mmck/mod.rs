@@ -232,7 +232,7 @@ impl Replication {
         Self {
             index,
             t: 0,
-            next_arrival: draw(shape.seed, index, STREAM_ARRIVALS, 0, shape.laws.arrival),
+            next_arrival: Self::first_arrival(shape, index),
             n: 0,
             gaps_drawn: 1,
             services_drawn: 0,
@@ -243,6 +243,11 @@ impl Replication {
             tally: Tally::new(shape.capacity, 0),
             blocks: Blocks::default(),
         }
+    }
+
+    /// When replication `index`'s first customer arrives (its first gap).
+    pub fn first_arrival(shape: &RunShape, index: u32) -> Ticks {
+        draw(shape.seed, index, STREAM_ARRIVALS, 0, shape.laws.arrival)
     }
 
     /// True after its last departure.

@@ -9,7 +9,7 @@ use super::Replication;
 use super::config::MmckConfig;
 use super::cpu::Standing;
 use super::gpu::GpuMmck;
-use super::summary::Summary;
+use super::summary::{Pooled, Summary};
 use pdes_core::sim::{Budget, Engine, Report, SimError, StepRecord, StepTotals};
 use pdes_core::time::Ticks;
 use pdes_gpu::{Gpu, LiveEngine, Sample};
@@ -79,11 +79,16 @@ impl SpreadMmck {
     }
 
     fn summary(&self) -> Result<Summary, SimError> {
-        Ok(Summary::new(
+        // each part's sums, in order (no replication read back whole)
+        let pooled = self
+            .parts
+            .iter()
+            .try_fold(Pooled::default(), |all, p| Ok(all.merge(p.pooled()?)))?;
+        Ok(Summary::of_pooled(
             &self.config,
             "gpu",
             self.config.run.replications,
-            &self.replications()?,
+            &pooled,
         ))
     }
 }

@@ -77,38 +77,119 @@ fn ratio(a: u128, b: u128) -> f64 {
     if b == 0 { 0.0 } else { a as f64 / b as f64 }
 }
 
+/// What a summary adds up over replications, in their order: the exact sums of the
+/// measured replications' counters and state times, each one's L̂_r (for the interval),
+/// and the events and finished replications of all. Built part by part ([`Pooled::add`],
+/// [`Pooled::merge`] in order), so that a GPU's records are summed where they lie, on
+/// every core, without a [`Replication`] made of each.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Pooled {
+    events: u64,
+    finished: u32,
+    /// T, area, busy, arrivals, blocked, departures, sojourn, wait, starts.
+    sums: [u128; 9],
+    state: Vec<u128>,
+    ls: Vec<f64>,
+}
+
+/// One replication as a summary reads it: its clock, departures, events, counters (in
+/// [`super::Tally::counters`]' order) and state times.
+pub struct Measured<S> {
+    /// Its clock.
+    pub t: u64,
+    /// Its departures.
+    pub departures: u64,
+    /// Its events.
+    pub events: u64,
+    /// Its tally's counters.
+    pub counters: [u64; 9],
+    /// Its time with n customers, n = 0..=k.
+    pub state_time: S,
+}
+
+impl Pooled {
+    /// `reps` as they stand (a replication still before its warm-up end counts for
+    /// nothing; one in progress counts up to its current time).
+    pub fn of(shape: &super::RunShape, reps: &[Replication]) -> Self {
+        let mut p = Self::default();
+        for r in reps {
+            p.add(
+                shape,
+                Measured {
+                    t: r.t,
+                    departures: r.departures,
+                    events: r.events,
+                    counters: r.tally.counters(),
+                    state_time: r.tally.state_time.iter().copied(),
+                },
+            );
+        }
+        p
+    }
+
+    /// Adds the next replication.
+    pub fn add(&mut self, shape: &super::RunShape, r: Measured<impl Iterator<Item = u64>>) {
+        self.events += r.events;
+        self.finished += u32::from(r.departures >= shape.customers);
+        let len = r.t.saturating_sub(r.counters[0]);
+        if r.departures < shape.warmup || len == 0 {
+            return;
+        }
+        self.ls.push(r.counters[1] as f64 / len as f64);
+        let mut counters = r.counters;
+        counters[0] = len; // the measured length in place of its start
+        for (s, v) in self.sums.iter_mut().zip(counters) {
+            *s += u128::from(v);
+        }
+        if self.state.is_empty() {
+            self.state = vec![0; shape.capacity as usize + 1];
+        }
+        for (s, v) in self.state.iter_mut().zip(r.state_time) {
+            *s += u128::from(v);
+        }
+    }
+
+    /// These replications, then `later`'s.
+    pub fn merge(mut self, later: Pooled) -> Pooled {
+        self.events += later.events;
+        self.finished += later.finished;
+        for (s, v) in self.sums.iter_mut().zip(later.sums) {
+            *s += v;
+        }
+        if self.state.is_empty() {
+            self.state = later.state;
+        } else {
+            for (s, v) in self.state.iter_mut().zip(later.state) {
+                *s += v;
+            }
+        }
+        self.ls.extend(later.ls);
+        self
+    }
+}
+
 impl Summary {
     /// The analysis of `reps` as they stand (a replication still before its warm-up end
     /// counts for nothing; one in progress counts up to its current time).
     pub fn new(cfg: &MmckConfig, engine: &'static str, threads: u32, reps: &[Replication]) -> Self {
+        Self::of_pooled(cfg, engine, threads, &Pooled::of(&cfg.shape(), reps))
+    }
+
+    /// The analysis of the replications `pooled` adds up.
+    pub fn of_pooled(
+        cfg: &MmckConfig,
+        engine: &'static str,
+        threads: u32,
+        pooled: &Pooled,
+    ) -> Self {
         let exact = Steady::of(&cfg.model);
         let k = cfg.model.capacity as usize;
-        let mut sums = [0u128; 9]; // T, area, busy, arrivals, blocked, departures, sojourn, wait, starts
-        let mut state = vec![0u128; k + 1];
-        let mut ls = Vec::with_capacity(reps.len());
-        let mut events = 0u64;
-        let mut finished = 0;
-        let shape = cfg.shape();
-        for r in reps {
-            events += r.events;
-            finished += u32::from(r.done(&shape));
-            let t = &r.tally;
-            let len = r.t.saturating_sub(t.t_start);
-            let measuring = r.departures >= shape.warmup && len > 0;
-            if !measuring {
-                continue;
-            }
-            ls.push(t.area as f64 / len as f64);
-            let mut counters = t.counters();
-            counters[0] = len; // the measured length in place of its start
-            for (s, v) in sums.iter_mut().zip(counters) {
-                *s += u128::from(v);
-            }
-            for (s, v) in state.iter_mut().zip(&t.state_time) {
-                *s += u128::from(*v);
-            }
-        }
-        let est = pdes_core::stats::estimate(if ls.is_empty() { &[0.0] } else { &ls });
+        let sums = pooled.sums;
+        let mut state = pooled.state.clone();
+        state.resize(k + 1, 0);
+        let ls = &pooled.ls;
+        let (events, finished) = (pooled.events, pooled.finished);
+        let est = pdes_core::stats::estimate(if ls.is_empty() { &[0.0] } else { ls });
         let half = est.ci95.unwrap_or(0.0);
         let [
             len,
