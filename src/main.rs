@@ -25,6 +25,13 @@ fn main() {
         pdes_lab::cli::output::to_stderr(&format!("pdes-lab: {e}"));
         std::process::exit(e.exit_code());
     }
+    if std::env::var_os("PDES_GPU_PROFILE").is_some() {
+        // the rest of the user's wait is the process's exit
+        eprintln!(
+            "pdes-lab: the command returned after {:.2} s",
+            pdes_lab::cli::command_seconds()
+        );
+    }
 }
 
 /// A command line clap refuses: help and version as clap prints them; any other error in

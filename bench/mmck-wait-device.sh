@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Session of 2026-11-29 (fourth) on the device: verify (full) first; then the 10⁷ M/M/c/k
+# replications on one GPU (issue 57 §1: 48.2 s the whole process, 25.7 s in the engine,
+# before its summary was summed where the records are read back), twice, with the host's
+# phases; the paper's default run (7,168 replications), cold (first) and warm.
+# Usage (device tool, carrying .gl and carry/): bash bench/mmck-wait-device.sh
+set -uo pipefail
+for f in .gl/*.deb; do dpkg -x "$f" /; done; ldconfig
+export XDG_RUNTIME_DIR=/tmp/xdg; mkdir -p -m700 $XDG_RUNTIME_DIR
+export PDES_CACHE_DIR=/tmp/pdes-cache; rm -rf "$PDES_CACHE_DIR"
+B=carry/pdes-lab; OUT=${OUT:-/tmp/out}; R_DIR=/tmp/results; mkdir -p "$OUT" "$R_DIR"
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv > "$R_DIR/device.txt" 2>&1
+t() { /usr/bin/time -f "%e s wall" "$@"; }
+{ t $B verify; } > "$R_DIR/verify.txt" 2>&1; tail -2 "$R_DIR/verify.txt"
+for i in 1 2; do
+  { echo "== cheng2014-mmck, GPU, default ($i)"; t $B run cheng2014-mmck --engine gpu --format json > "$R_DIR/mmck-default-$i.json"; } >> "$R_DIR/times.txt" 2>&1
+done
+for i in 1 2; do
+  { echo "== 10⁷ replications × 50,000, GPU ($i)"; t $B run cheng2014-mmck --engine gpu --set run.replications=10000000 --format json > "$R_DIR/mmck-1e7-$i.json"; } >> "$R_DIR/times.txt" 2>&1
+done
+cat "$R_DIR/times.txt"
+for f in "$R_DIR"/mmck-*.json; do echo "$(basename $f): $(grep -E '"(events|wall_seconds|engine_seconds|mean_number_in_system|finished)"' $f | tr -d ' \n')"; done
+tar czf "$OUT/mmck-wait-results.tgz" -C "$R_DIR" .
