@@ -122,7 +122,7 @@ fn verify_fails_when_a_gpu_result_is_perturbed() {
         !c.passed
             && c.details
                 .iter()
-                .any(|d| d.starts_with("seed 11: events: CPU "))
+                .any(|d| d.starts_with("seed 11, d = 1: events: CPU "))
     }));
     let diffusion = v
         .checks
