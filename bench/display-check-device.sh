@@ -5,14 +5,7 @@
 # carried as carry/models-test); then the torus headline as `run` gives it, to show the
 # session's changes (none in the compute engines) left it where it was.
 # Usage (device tool, carrying .gl and carry/): bash bench/display-check-device.sh
-set -uo pipefail
-for f in .gl/*.deb; do dpkg -x "$f" /; done; ldconfig
-export XDG_RUNTIME_DIR=/tmp/xdg; mkdir -p -m700 $XDG_RUNTIME_DIR
-export PDES_CACHE_DIR=/tmp/pdes-cache; rm -rf "$PDES_CACHE_DIR"
-B=carry/pdes-lab; OUT=${OUT:-/tmp/out}; R_DIR=/tmp/results; mkdir -p "$OUT" "$R_DIR"
-nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv > "$R_DIR/device.txt" 2>&1
-t() { /usr/bin/time -f "%e s wall" "$@"; }
-{ t $B verify; } > "$R_DIR/verify.txt" 2>&1; tail -2 "$R_DIR/verify.txt"
+source bench/device-start.sh
 PDES_REQUIRE_GPU=1 carry/models-test --test-threads 1 gpu_devs::the_display_pass 2>&1 | tail -4 | tee "$R_DIR/display-pass-test.txt"
 { echo "== headline"; t $B run sang2019-torus --engine gpu --format json > "$R_DIR/headline.json"; } 2>> "$R_DIR/times.txt"
 cat "$R_DIR/times.txt"; grep -E '"(events|wall_seconds|engine_seconds|events_per_second)"' "$R_DIR/headline.json" | tr -d ' \n'; echo

@@ -5,14 +5,7 @@
 # for --samples), twice; the paper's default run (7,168 replications), cold (first) and
 # warm, and with --samples.
 # Usage (device tool, carrying .gl and carry/): bash bench/mmck-wait-device.sh
-set -uo pipefail
-for f in .gl/*.deb; do dpkg -x "$f" /; done; ldconfig
-export XDG_RUNTIME_DIR=/tmp/xdg; mkdir -p -m700 $XDG_RUNTIME_DIR
-export PDES_CACHE_DIR=/tmp/pdes-cache; rm -rf "$PDES_CACHE_DIR"
-B=carry/pdes-lab; OUT=${OUT:-/tmp/out}; R_DIR=/tmp/results; mkdir -p "$OUT" "$R_DIR"
-nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv > "$R_DIR/device.txt" 2>&1
-t() { /usr/bin/time -f "%e s wall" "$@"; }
-{ t $B verify; } > "$R_DIR/verify.txt" 2>&1; tail -2 "$R_DIR/verify.txt"
+source bench/device-start.sh
 for i in 1 2; do
   { echo "== cheng2014-mmck, GPU, default ($i)"; t $B run cheng2014-mmck --engine gpu --format json > "$R_DIR/mmck-default-$i.json"; } >> "$R_DIR/times.txt" 2>&1
 done

@@ -4,14 +4,7 @@
 # with its seeds (four engines of 20 runs in flight, their host work parallel) — three times, its rows against the CPU sweep's; the process's start
 # (`devices`); and the torus headline, whose control block grew (a replica's d and law).
 # Usage (device tool, carrying .gl and carry/): bash bench/sweep-d-device.sh
-set -uo pipefail
-for f in .gl/*.deb; do dpkg -x "$f" /; done; ldconfig
-export XDG_RUNTIME_DIR=/tmp/xdg; mkdir -p -m700 $XDG_RUNTIME_DIR
-export PDES_CACHE_DIR=/tmp/pdes-cache; rm -rf "$PDES_CACHE_DIR"
-B=carry/pdes-lab; OUT=${OUT:-/tmp/out}; R_DIR=/tmp/results; mkdir -p "$OUT" "$R_DIR"
-nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv > "$R_DIR/device.txt" 2>&1
-t() { /usr/bin/time -f "%e s wall" "$@"; }
-{ t $B verify; } > "$R_DIR/verify.txt" 2>&1; tail -2 "$R_DIR/verify.txt"
+source bench/device-start.sh
 S="--set model.rows=256 --set model.cols=256 --vary run.d=0.1:1.6:16 --seeds 5"
 { echo "== devices"; t $B devices; } >> "$R_DIR/times.txt" 2>&1
 for i in 1 2 3; do

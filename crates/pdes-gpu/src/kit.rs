@@ -72,8 +72,8 @@ pub fn packed<const N: usize>(
     parts: [&[u8]; N],
 ) -> (wgpu::Buffer, [Region; N]) {
     let buffer = buffer_init(device, label, &parts.concat(), STORAGE_RW);
-    let sizes = parts.map(|p| p.len() as u64);
-    (buffer.clone(), regions(&buffer, sizes))
+    let regions = regions(&buffer, parts.map(|p| p.len() as u64));
+    (buffer, regions)
 }
 
 /// One part of [`packed_parts`]: bytes to upload, or zeros (uploading nothing: a new
