@@ -357,6 +357,7 @@ impl NetState {
         let server = self.servers[k];
         let token = server.token;
         let tok = self.tokens[token as usize];
+        let to = self.destination(station, k);
         let st = &mut self.stations[station as usize];
         st.busy += server.departure.saturating_sub(server.since.max(warmup));
         let counted_from = tok.arrived.max(warmup);
@@ -367,8 +368,6 @@ impl NetState {
         }
         st.live_arrived -= u128::from(counted_from);
         st.present -= 1;
-        let words = visit_words(self.seed, tok.id, tok.visits);
-        let to = self.routes.draw(station, &words);
         self.tokens[token as usize].visits += 1;
         if st.head == NONE {
             self.servers[k] = Server {
@@ -398,6 +397,47 @@ impl NetState {
         self.tokens[token as usize].id = u64::MAX;
         self.free.push(token);
         Next::Exit
+    }
+
+    /// Sets each station's queue length and Σ max(arrival, warm-up) of its tokens present
+    /// from its queue and servers (what the GPU engine does not keep: they follow from the
+    /// tokens, so that no event pays for them). A queue is followed at most as far as the
+    /// pool reaches, so that a broken one ends; [`NetState::check_tokens`] names it.
+    pub fn count_queues_and_live(&mut self) {
+        let warmup = self.warmup;
+        for s in 0..self.stations.len() {
+            let (a, b) = (
+                self.first_server[s] as usize,
+                self.first_server[s + 1] as usize,
+            );
+            let counted = |t: u32| u128::from(self.tokens[t as usize].arrived.max(warmup));
+            let mut live: u128 = self.servers[a..b]
+                .iter()
+                .filter(|v| v.token != NONE && (v.token as usize) < self.tokens.len())
+                .map(|v| counted(v.token))
+                .sum();
+            let (mut t, mut n) = (self.stations[s].head, 0u32);
+            while (t as usize) < self.tokens.len() && n as usize <= self.tokens.len() {
+                live += counted(t);
+                n += 1;
+                t = self.tokens[t as usize].next;
+            }
+            self.stations[s].queued = n;
+            self.stations[s].live_arrived = live;
+        }
+    }
+
+    /// Where the token in service at server `k` of `station` goes when it departs (the
+    /// draw [`NetState::depart`] makes; the GPU engine keeps it beside the server from the
+    /// service's start), or [`EXIT`] while the server is idle.
+    pub fn destination(&self, station: u32, k: usize) -> u32 {
+        let token = self.servers[k].token;
+        if token == NONE {
+            return EXIT;
+        }
+        let tok = self.tokens[token as usize];
+        self.routes
+            .draw(station, &visit_words(self.seed, tok.id, tok.visits))
     }
 
     /// The station of server `k`.

@@ -286,23 +286,21 @@ impl GpuNetwork {
             let st = &mut state.stations[s];
             st.head = rec[0];
             st.tail = rec[1];
-            st.queued = rec[2];
+            st.completions = join([rec[2], rec[19]]);
             st.present = rec[3];
             st.last_arrival = w64(rec, 4);
-            st.live_arrived = w128(rec, 8);
-            st.busy = w64(rec, 16);
-            st.completions = w64(rec, 18);
-            st.sojourn = w64(rec, 20);
-            st.area_done = w128(rec, 24);
-            system_time += w128(rec, 28);
-            exits += w64(rec, 32);
-            exits_measured += w64(rec, 34);
-            st.causality_errors = w64(rec, 36);
+            st.busy = w64(rec, 8);
+            st.sojourn = w64(rec, 10);
+            st.area_done = w128(rec, 12);
+            system_time += w128(rec, 20);
+            exits += w64(rec, 24);
+            exits_measured += w64(rec, 26);
+            st.causality_errors = w64(rec, 28);
             if let Some(i) = sources[s] {
                 state.sources[i].next = w64(rec, 6);
-                state.sources[i].count = w64(rec, 12);
+                state.sources[i].count = w64(rec, 16);
             }
-            last_error_step.push(rec[14]);
+            last_error_step.push(rec[18]);
         }
         let records: &[GpuToken] = bytemuck::cast_slice(&bytes[2]);
         state.tokens = records
@@ -318,6 +316,7 @@ impl GpuNetwork {
         let stack: &[u32] = bytemuck::cast_slice(&bytes[3]);
         let top = bytemuck::pod_read_unaligned::<u32>(&bytes[4]) as usize;
         state.free = stack[..top.min(stack.len())].to_vec();
+        state.count_queues_and_live();
         state.arrivals = state.sources.iter().map(|s| s.count).sum();
         state.exits = exits;
         state.exits_measured = exits_measured;

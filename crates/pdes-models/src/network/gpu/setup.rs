@@ -15,11 +15,12 @@ use pdes_gpu::stepped::{LOG_BYTES, LOG_LEN, ScanItems, StepCtl, StepPipelines};
 
 /// Stations per segment (SEG in stepped.wgsl at its default ITEMS).
 pub(super) const SEG: u64 = ScanItems::EIGHT.segment();
-/// Bytes of one token record (Token in net_common.wgsl).
-pub(super) const TOKEN_BYTES: u64 = 48;
-/// Words of one station's record (ST_* in net_common.wgsl: 10 vec4, five 32-byte sectors).
-pub(super) const STATION_WORDS: usize = 40;
-/// Words of one server's record (two vec4: one 32-byte sector).
+/// Bytes of one token record (Token in net_common.wgsl: two 32-byte sectors).
+pub(super) const TOKEN_BYTES: u64 = 64;
+/// Words of one station's record (ST_* in net_common.wgsl: 8 vec4, one 128-byte line).
+pub(super) const STATION_WORDS: usize = 32;
+/// Words of one server's record (two vec4: one 32-byte sector; set_server in
+/// net_common.wgsl).
 pub(super) const SERVER_WORDS: usize = 8;
 /// Words of one station's constants (S_* in net_common.wgsl: one 32-byte sector).
 const STATIC_WORDS: usize = 8;
@@ -106,13 +107,13 @@ pub(super) struct Ctl {
 #[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
 pub(super) struct GpuToken {
     pub(super) id: [u32; 2],
-    pub(super) entered: [u32; 2],
     pub(super) arrived: [u32; 2],
     pub(super) visits: u32,
     pub(super) next: u32,
     pub(super) link: u32,
     pub(super) sender: u32,
-    pub(super) pad: [u32; 2],
+    pub(super) entered: [u32; 2],
+    pub(super) pad: [u32; 6],
 }
 
 /// The slots a fresh engine's pool starts with: the population and twice the exact mean
@@ -250,7 +251,8 @@ impl Bases {
     fn of(state: &NetState, n_wg: u32) -> Self {
         let k = state.stations.len() as u32;
         let route = (STAT_BASE + STATIC_WORDS * k as usize) as u32;
-        let st = SPREAD[1] * n_wg;
+        // the stations on 128-byte lines (8 vec4 each)
+        let st = (SPREAD[1] * n_wg).next_multiple_of(8);
         Self {
             route,
             src: route + 3 * state.routes.outcome.len() as u32,
@@ -311,15 +313,15 @@ pub(super) fn station_words(
     let mut w = [0u32; STATION_WORDS];
     let mut put =
         |part: usize, words: &[u32]| w[4 * part..4 * part + words.len()].copy_from_slice(words);
-    put(0, &[st.head, st.tail, st.queued, st.present]);
+    let done = split(st.completions);
+    put(0, &[st.head, st.tail, done[0], st.present]);
     put(1, &[split(st.last_arrival), split(src_next)].concat());
-    put(2, &w128(st.live_arrived));
-    put(3, &split(src_count));
-    put(4, &[split(st.busy), split(st.completions)].concat());
-    put(5, &split(st.sojourn));
-    put(6, &w128(st.area_done));
-    // the exits' sums (7, 8) start at zero: the twin keeps them network-wide
-    put(9, &split(st.causality_errors));
+    put(2, &[split(st.busy), split(st.sojourn)].concat());
+    put(3, &w128(st.area_done));
+    put(4, &[split(src_count)[0], split(src_count)[1], 0, done[1]]);
+    // the exits' sums (5, 6) start at zero: the twin keeps them network-wide; the queue's
+    // length and the live sum follow from the queue and the tokens (download_state)
+    put(7, &split(st.causality_errors));
     w
 }
 
@@ -382,19 +384,22 @@ impl Buffers {
         let stations: Vec<u32> = (0..k)
             .flat_map(|s| station_words(state, s, sources[s]))
             .collect();
-        let servers: Vec<u32> = state
-            .servers
-            .iter()
-            .flat_map(|v| {
-                let (d, since) = (split(v.departure), split(v.since));
-                [d[0], d[1], since[0], since[1], v.token, 0, 0, 0]
+        let servers: Vec<u32> = (0..k)
+            .flat_map(|s| {
+                let servers = state.first_server[s] as usize..state.first_server[s + 1] as usize;
+                servers.flat_map(move |i| {
+                    let v = &state.servers[i];
+                    let (d, since) = (split(v.departure), split(v.since));
+                    let to = state.destination(s as u32, i);
+                    [d[0], d[1], since[0], since[1], v.token, 0, 0, to]
+                })
             })
             .collect();
         let (seg_count, [_, stations, servers]) = kit::packed(
             device,
             "seg_count, stations, servers",
             [
-                &vec![0u8; 16 * SPREAD[1] as usize * n_wg],
+                &vec![0u8; 16 * params.st_base as usize],
                 bytemuck::cast_slice(&stations),
                 bytemuck::cast_slice(&servers),
             ],
@@ -433,7 +438,7 @@ impl Buffers {
                 next: t.next,
                 link: NONE,
                 sender: NONE,
-                pad: [0; 2],
+                pad: [0; 6],
             };
         }
         let heads: Vec<u32> = (0..k + 3).map(|i| if i < k { NONE } else { 0 }).collect();

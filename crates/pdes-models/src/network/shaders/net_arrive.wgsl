@@ -35,6 +35,8 @@ fn arrive_at(s: u32, head: u32, bound: vec2<u32>, errors: ptr<function, u32>) ->
     let source = select(NONE, source_index(s), has_source(s));
     let boundary = P.rule == RULE_BOUNDARY;
     var created = 0u;
+    var src_count = vec2<u32>(0u);
+    if source != NONE { src_count = seg_count[st_at(s, ST_SOURCE)].xy; }
     // the common case: one token announced and no source due
     if head != NONE && tok[head].link == NONE && !(source != NONE && le64(st.src_next, bound)) {
         arrive_token(s, &st, head, tok[head].arrived, errors);
@@ -60,11 +62,11 @@ fn arrive_at(s: u32, head: u32, bound: vec2<u32>, errors: ptr<function, u32>) ->
             // a source sends after every server at the same time
             if best == NONE || lt64(t_src, best_key.time) {
                 let n_src = vec2<u32>(P.sources, 0u);
-                let id = add64(add64(P.population, mul64(st.src_count, n_src)), vec2<u32>(source, 0u));
+                let id = add64(add64(P.population, mul64(src_count, n_src)), vec2<u32>(source, 0u));
                 let slot = take_slot();
-                tok[slot] = Token(id, t_src, t_src, 0u, NONE, NONE, NONE, 0u, 0u);
-                st.src_count = add64(st.src_count, vec2<u32>(1u, 0u));
-                st.src_next = add64(st.src_next, gap_of(source, source_gap(s), st.src_count));
+                tok[slot] = Token(id, t_src, 0u, NONE, NONE, NONE, t_src, vec2<u32>(0u), vec4<u32>(0u));
+                src_count = add64(src_count, vec2<u32>(1u, 0u));
+                st.src_next = add64(st.src_next, gap_of(source, source_gap(s), src_count));
                 arrive_token(s, &st, slot, t_src, errors);
                 created += 1u;
                 continue;
@@ -74,6 +76,10 @@ fn arrive_at(s: u32, head: u32, bound: vec2<u32>, errors: ptr<function, u32>) ->
         arrive_token(s, &st, best, best_key.time, errors);
         prev = best_key;
         have_prev = true;
+    }
+    if created > 0u {
+        seg_count[st_at(s, ST_SOURCE)].x = src_count.x;
+        seg_count[st_at(s, ST_SOURCE)].y = src_count.y;
     }
     store_station(s, st);
     dep[s] = station_next(s, st);

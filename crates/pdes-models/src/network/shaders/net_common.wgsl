@@ -40,61 +40,62 @@ struct Ctl {
     available: u32,  // slots free when the step was planned
 }
 
-// One token of the pool (48 bytes; Token in state.rs).
+// One token of the pool (Token in state.rs): 64 bytes, two 32-byte sectors, so that what
+// its events read and write lies in one sector (a 48-byte record straddled two for half
+// the slots); the second holds when it entered the network, read when it leaves.
 struct Token {
     id: vec2<u32>,       // which token it is (keys its random words); NEVER when the slot is free
-    entered: vec2<u32>,  // when it entered the network
     arrived: vec2<u32>,  // when it arrived at its station (set by its sender for the sort)
     visits: u32,         // services completed
     next: u32,           // next token in the same queue
     link: u32,           // next token announced to the same station this step
     sender: u32,         // the server that sent it this step
-    pad0: u32, pad1: u32,
+    entered: vec2<u32>,  // when it entered the network
+    pad0: vec2<u32>, pad1: vec4<u32>,
 }
 
-// A station's record is 10 vec4 (160 bytes, five 32-byte sectors), laid out by who
-// touches what: the arrivals read and write the first two sectors (ST_QUEUE ..
-// ST_SOURCE), the departures the first four; the exits' sums and the causality errors
-// are read and written where they change (rarely). The twin's StationState and Source.
-const ST_QUEUE: u32 = 0u;   // (head, tail, queued, present)
+// A station's record is 8 vec4 (128 bytes, four 32-byte sectors on a 128-byte line), laid
+// out by who touches what: an arrival reads and writes the first sector (ST_QUEUE,
+// ST_TIMES), a departure the first two; the source's count, the exits' sums and the
+// causality errors are read and written where they change (a source's arrival, an exit,
+// an error). What the twin's StationState holds besides — the queue's length and
+// Σ max(arrival, warm-up) of the tokens present — follows from the queue and the tokens,
+// and is counted when the state is read back (GpuNetwork::download_state): no event
+// pays a sector for it. The completions' count is 64 bits: its low word beside the
+// queue, its high word (carried when the low one wraps) with the source.
+const ST_QUEUE: u32 = 0u;   // (head, tail, completions' low word, present)
 const ST_TIMES: u32 = 1u;   // (last arrival, the source's next arrival)
-const ST_LIVE: u32 = 2u;    // Σ max(arrival, warm-up) of the tokens present (128 bits)
-const ST_SOURCE: u32 = 3u;  // (the source's arrivals so far, the step of the latest causality error, -)
-const ST_BUSY: u32 = 4u;    // (busy ticks, completions)
-const ST_SOJOURN: u32 = 5u; // (Σ sojourn, wrapping; -)
-const ST_AREA: u32 = 6u;    // Σ of the finished visits' time present after the warm-up (128 bits)
-const ST_STAY: u32 = 7u;    // Σ (exit − entry) of the exits measured (128 bits)
-const ST_EXITS: u32 = 8u;   // (exits, exits measured)
-const ST_ERRORS: u32 = 9u;  // (causality errors, -)
-const ST_WORDS4: u32 = 10u;
+const ST_SUMS: u32 = 2u;    // (busy ticks, Σ sojourn, wrapping)
+const ST_AREA: u32 = 3u;    // Σ of the finished visits' time present after the warm-up (128 bits)
+const ST_SOURCE: u32 = 4u;  // (the source's arrivals so far, the step of the latest causality error, completions' high word)
+const ST_STAY: u32 = 5u;    // Σ (exit − entry) of the exits measured (128 bits)
+const ST_EXITS: u32 = 6u;   // (exits, exits measured)
+const ST_ERRORS: u32 = 7u;  // (causality errors, -)
+const ST_WORDS4: u32 = 8u;
 
-// The part of a station's record a thread keeps while it works on the station: its queue,
-// times and source. The sums (ST_LIVE, ST_BUSY, …) are read and written where an event
-// changes them, so that no register holds them across the event's random draws (the
-// passes were limited by registers: fewer threads in flight).
+// The part of a station's record a thread keeps while it works on the station: its first
+// sector. The sums are read and written where an event changes them, so that no register
+// holds them across the event's random draws (the passes were limited by registers:
+// fewer threads in flight).
 struct Station {
-    head: u32, tail: u32, queued: u32, present: u32,
+    head: u32, tail: u32, done: u32, present: u32,
     last_arrival: vec2<u32>, src_next: vec2<u32>,
-    src_count: vec2<u32>, last_error_step: u32,
 }
 
 fn load_station(s: u32) -> Station {
     var st: Station;
     let q = seg_count[st_at(s, ST_QUEUE)];
     let t = seg_count[st_at(s, ST_TIMES)];
-    let src = seg_count[st_at(s, ST_SOURCE)];
-    st.head = q.x; st.tail = q.y; st.queued = q.z; st.present = q.w;
+    st.head = q.x; st.tail = q.y; st.done = q.z; st.present = q.w;
     st.last_arrival = t.xy; st.src_next = t.zw;
-    st.src_count = src.xy; st.last_error_step = src.z;
     return st;
 }
 fn store_queue(s: u32, st: Station) {
-    seg_count[st_at(s, ST_QUEUE)] = vec4<u32>(st.head, st.tail, st.queued, st.present);
+    seg_count[st_at(s, ST_QUEUE)] = vec4<u32>(st.head, st.tail, st.done, st.present);
 }
 fn store_station(s: u32, st: Station) {
     store_queue(s, st);
     seg_count[st_at(s, ST_TIMES)] = vec4<u32>(st.last_arrival, st.src_next);
-    seg_count[st_at(s, ST_SOURCE)] = vec4<u32>(st.src_count, st.last_error_step, 0u);
 }
 
 @group(0) @binding(0) var<uniform> P: Params;
@@ -129,14 +130,19 @@ fn has_source(s: u32) -> bool { return (stat(s, S_LAW) & HAS_SOURCE) != 0u; }
 fn source_index(s: u32) -> u32 { return ln_table[P.src_base + 2u * s]; }
 fn source_gap(s: u32) -> u32 { return ln_table[P.src_base + 2u * s + 1u]; }
 
-// A server: (departure, since), then (token, due mark, -) — one 32-byte sector.
+// A server: (departure, since), then (token, due mark, destination) — one 32-byte sector.
+// The destination of the token in service is drawn when its service starts (from the
+// visit's words, which the service time needs then anyway): its departure announces it
+// without waiting for the token's record, the draw and the route's column.
 fn sv_at(k: u32) -> u32 { return P.sv_base + 2u * k; }
 fn srv_dep(k: u32) -> vec2<u32> { return seg_count[sv_at(k)].xy; }
 fn srv_since(k: u32) -> vec2<u32> { return seg_count[sv_at(k)].zw; }
 fn srv_token(k: u32) -> u32 { return seg_count[sv_at(k) + 1u].x; }
-fn set_server(k: u32, departure: vec2<u32>, since: vec2<u32>, token: u32) {
+// (the due mark is NEVER outside a station's departures, and cleared before its server
+// departs: the whole second half is written)
+fn set_server(k: u32, departure: vec2<u32>, since: vec2<u32>, token: u32, to: u32) {
     seg_count[sv_at(k)] = vec4<u32>(departure, since);
-    seg_count[sv_at(k) + 1u].x = token;
+    seg_count[sv_at(k) + 1u] = vec4<u32>(token, never(), to);
 }
 fn srv_due(k: u32) -> vec2<u32> { return seg_count[sv_at(k) + 1u].yz; }
 fn set_due(k: u32, t: vec2<u32>) {
@@ -185,9 +191,8 @@ fn gap_of(i: u32, mean: u32, k: vec2<u32>) -> vec2<u32> {
     return scale_q27(neg_ln_q27(arrival_words(i, k).x), mean);
 }
 
-// Station s's service time for a visit (ServiceTicks::sample).
-fn service_time(s: u32, id: vec2<u32>, visit: u32) -> vec2<u32> {
-    let words = visit_words(id, visit);
+// Station s's service time for a visit whose words are `words` (ServiceTicks::sample).
+fn service_time(s: u32, words: vec4<u32>, id: vec2<u32>, visit: u32) -> vec2<u32> {
     let law = stat(s, S_LAW);
     let kind = law & 0xffu;
     let base = vec2<u32>(stat(s, S_BASE), stat(s, S_BASE + 1u));
@@ -222,10 +227,12 @@ fn route(s: u32, words: vec4<u32>) -> u32 {
     return other;
 }
 
-// Puts `token` into service at server k of s at t (NetState::start).
+// Puts `token` into service at server k of s at t (NetState::start), with the destination
+// its departure will take (NetState::depart's draw, from the same visit's words).
 fn start_service(s: u32, k: u32, token: u32, t: vec2<u32>) {
     let tk = tok[token];
-    set_server(k, add64(t, service_time(s, tk.id, tk.visits)), t, token);
+    let words = visit_words(tk.id, tk.visits);
+    set_server(k, add64(t, service_time(s, words, tk.id, tk.visits)), t, token, route(s, words));
 }
 
 
@@ -236,14 +243,12 @@ fn arrive_token(s: u32, st: ptr<function, Station>, token: u32, t: vec2<u32>, er
     if lt64(t, (*st).last_arrival) {
         let e = st_at(s, ST_ERRORS);
         seg_count[e] = vec4<u32>(add64(seg_count[e].xy, vec2<u32>(1u, 0u)), 0u, 0u);
-        (*st).last_error_step = ctl[0].step;
+        seg_count[st_at(s, ST_SOURCE)].z = ctl[0].step; // the latest error's step
         *errors += 1u;
     } else {
         (*st).last_arrival = t;
     }
     (*st).present += 1u;
-    let l = st_at(s, ST_LIVE);
-    seg_count[l] = add128(seg_count[l], max64(t, P.warmup));
     let a = stat(s, S_FIRST);
     let b = a + stat(s, S_SERVERS);
     var idle = NONE;
@@ -267,7 +272,6 @@ fn arrive_token(s: u32, st: ptr<function, Station>, token: u32, t: vec2<u32>, er
         tok[(*st).tail].next = token;
     }
     (*st).tail = token;
-    (*st).queued += 1u;
 }
 
 // The earliest event of s: its servers' departures and its source's next arrival.

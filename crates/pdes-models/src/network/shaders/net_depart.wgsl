@@ -4,7 +4,8 @@
 // dependent loads: more threads in flight hide more of it); each applies its station's departures
 // within the bound in (time, server) order, each handing its server to the head of the
 // queue; a routed token is pushed on its destination's announcement list (`heads`,
-// lock-free), a token that leaves frees its slot. Also the `count` pass: how many external
+// lock-free; the destination was drawn when the service started), a token that leaves
+// frees its slot. Also the `count` pass: how many external
 // arrivals the listed stations' sources bring this step (the plan's pool check).
 
 var<workgroup> sh_events: atomic<u32>;
@@ -13,42 +14,44 @@ var<workgroup> sh_events: atomic<u32>;
 // t. The queue is updated in `st`, the sums in memory, the token announced or freed.
 fn depart_server(s: u32, st: ptr<function, Station>, k: u32, departure: vec2<u32>, t: vec2<u32>) {
     let since = srv_since(k);
-    let token = srv_token(k);
+    let held = seg_count[sv_at(k) + 1u]; // (token, due mark, destination)
+    let token = held.x;
+    let to = held.w;
+    // The announcement first: its returning atomic is in flight while the rest of the
+    // departure waits for its own loads; only the link's store, last, needs its answer (the
+    // arrive pass, a later dispatch, reads the lists).
+    var link = NONE;
+    if to != EXIT { link = atomicExchange(&heads[to], token); }
     let arrived = tok[token].arrived;
     let visits = tok[token].visits;
-    let to = route(s, visit_words(tok[token].id, visits));
     tok[token].visits = visits + 1u;
     let counted_from = max64(arrived, P.warmup);
     let measured = !lt64(t, P.warmup);
-    let b = st_at(s, ST_BUSY);
-    let busy = seg_count[b];
-    seg_count[b] = vec4<u32>(
-        add64(busy.xy, sat_sub64(departure, max64(since, P.warmup))),
-        add64(busy.zw, vec2<u32>(select(0u, 1u, measured), 0u)),
-    );
+    let b = st_at(s, ST_SUMS);
+    let sums = seg_count[b];
+    var sojourn = sums.zw;
     if measured {
-        let j = st_at(s, ST_SOJOURN);
-        seg_count[j] = vec4<u32>(add64(seg_count[j].xy, sub64(t, arrived)), 0u, 0u);
+        sojourn = add64(sojourn, sub64(t, arrived));
         let a = st_at(s, ST_AREA);
         seg_count[a] = add128(seg_count[a], sat_sub64(t, counted_from));
+        (*st).done += 1u;
+        if (*st).done == 0u { seg_count[st_at(s, ST_SOURCE)].w += 1u; } // the count's carry
     }
-    let l = st_at(s, ST_LIVE);
-    seg_count[l] = sub128(seg_count[l], counted_from);
+    seg_count[b] = vec4<u32>(add64(sums.xy, sat_sub64(departure, max64(since, P.warmup))), sojourn);
     (*st).present -= 1u;
     if (*st).head == NONE {
-        set_server(k, never(), t, NONE);
+        set_server(k, never(), t, NONE, EXIT);
     } else {
         let next = (*st).head;
         (*st).head = tok[next].next;
         if (*st).head == NONE { (*st).tail = NONE; }
-        (*st).queued -= 1u;
         tok[next].next = NONE;
         start_service(s, k, next, t);
     }
     if to != EXIT {
         tok[token].arrived = t;
         tok[token].sender = k;
-        tok[token].link = atomicExchange(&heads[to], token);
+        tok[token].link = link;
         return;
     }
     if measured {
@@ -61,7 +64,7 @@ fn depart_server(s: u32, st: ptr<function, Station>, k: u32, departure: vec2<u32
         add64(exits.xy, vec2<u32>(1u, 0u)),
         add64(exits.zw, vec2<u32>(select(0u, 1u, measured), 0u)),
     );
-    tok[token] = Token(never(), vec2<u32>(0u, 0u), vec2<u32>(0u, 0u), 0u, NONE, NONE, NONE, 0u, 0u);
+    tok[token] = Token(never(), vec2<u32>(0u), 0u, NONE, NONE, NONE, vec2<u32>(0u), vec2<u32>(0u), vec4<u32>(0u));
     dep_list[P.free_base + atomicAdd(&heads[free_top()], 1u)] = token;
 }
 
