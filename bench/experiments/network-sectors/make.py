@@ -12,7 +12,7 @@ are read:
 (The first call, at 8184063, ran these on the shaders before the destination moved into
 the server's record; `head` in run.sh is then the shaders of a commit given to it.)
 The variants edit the shaders as they were at 8184063 (the station record of 160 bytes, the
-live sum kept): since 6 of this directory's commit the record has no live sum and make.py
+live sum kept): since cf486bc the record has no live sum, and make.py
 stops on the first text it no longer finds. Usage: make.py DIR (from the repository root,
 on a checkout of 8184063's shaders)."""
 import os
