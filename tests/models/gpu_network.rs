@@ -118,3 +118,55 @@ fn every_network_verify_case_passes() {
     let failed: Vec<_> = results.iter().filter(|r| !r.passed).collect();
     assert!(failed.is_empty(), "{failed:#?}");
 }
+
+/// The memory plan that decides whether a network fits names every binding at the size the
+/// run creates — before and after the pool grows — so that the adapter's limit per binding
+/// is checked against what is made (a stale plan once let a million stations through to a
+/// validation panic on an adapter of 128 MiB per binding).
+#[test]
+fn the_memory_plan_is_the_size_of_every_binding() {
+    let Some(g) = gpu() else { return };
+    let cfg = network("clinic", &["run.end_time=3000"]);
+    let mut engine =
+        GpuNetwork::with_options(g.clone(), &cfg, Reductions::for_device(&g.device), 1).unwrap();
+    let plan = |pool| -> Vec<u64> {
+        pdes_lab::models::network::gpu::memory_plan(&cfg, pool)
+            .iter()
+            .map(|(_, b)| *b)
+            .collect()
+    };
+    assert_eq!(engine.binding_bytes(), plan(engine.pool_capacity()));
+    engine.advance(Budget::Finish).unwrap();
+    assert!(
+        engine.pool_growths > 0,
+        "the pool was to grow from one slot"
+    );
+    assert_eq!(engine.binding_bytes(), plan(engine.pool_capacity()));
+}
+
+/// A network whose stations need a larger binding than the adapter allows is refused with
+/// the buffer, its size and the limit (not a panic at the bind group).
+#[test]
+fn a_network_beyond_the_binding_limit_is_refused_with_the_limit() {
+    let Some(_) = gpu() else { return };
+    let small = std::sync::Arc::new(
+        pdes_lab::gpu::Gpu::with_limits(|l| wgpu::Limits {
+            max_storage_buffer_binding_size: 1 << 20,
+            ..l
+        })
+        .unwrap(),
+    );
+    // 10,000 stations of 128 bytes and their servers: 1.5 MiB in one binding
+    let cfg = network(
+        "random-network",
+        &[
+            "model.shape={ kind = \"random\", stations = 10000, degree = 4, tokens_per_station = 1, service = { kind = \"shifted\", shift = 0.5, mean = 1.0 } }",
+        ],
+    );
+    let err = GpuNetwork::new(small, &cfg).err().expect("refused");
+    let text = err.to_string();
+    assert!(
+        text.contains("segment counts, stations and servers") && text.contains("1.0 MiB"),
+        "{text}"
+    );
+}

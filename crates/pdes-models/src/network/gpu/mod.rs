@@ -88,7 +88,9 @@ impl GpuNetwork {
                 "sequential runs on the CPU only (it is the one-event-at-a-time reference); use --engine cpu".into(),
             ));
         };
+        let mut phases = pdes_gpu::stamps::HostPhases::start("network set-up");
         let state = NetState::new(&cfg.network, cfg.run.seed, cfg.run.warmup_ticks());
+        phases.mark("the twin's state");
         let pool = pool.max(state.tokens.len() as u32).max(1);
         let memory_bytes = stepped::check_fits(&gpu, "the network", &memory_plan(cfg, pool))?;
         let params = Params::of(cfg, &state, step_rule.gpu_code());
@@ -100,12 +102,14 @@ impl GpuNetwork {
         let oom = kit::OomScope::push(&gpu.device);
         let buffers = Buffers::upload(&gpu.device, &params, &ctl, &state, pool);
         oom.check(format_args!("{memory_bytes} bytes"))?;
+        phases.mark("buffers");
         let open = !state.sources.is_empty();
         let pipelines = gpu.cached(
             &format!("network pipelines, {reductions:?}, open {open}"),
             || build_pipelines(&gpu, reductions, open),
         );
         let bind_group = kit::bind_group(&gpu.device, "network", &pipelines.layout, &buffers.all());
+        phases.mark("pipelines");
         let mut engine = Self {
             gpu,
             config: cfg.clone(),
@@ -132,12 +136,18 @@ impl GpuNetwork {
             Err(SimError::NotYet) => engine.advance = AdvanceState::awaiting_first_read(),
             r => r?,
         }
+        phases.mark("first plan");
         Ok(engine)
     }
 
     /// The configuration it runs.
     pub fn config(&self) -> &NetworkConfig {
         &self.config
+    }
+
+    /// Bytes of each binding, in binding order (what [`memory_plan`] predicts).
+    pub fn binding_bytes(&self) -> Vec<u64> {
+        self.buffers.all().iter().map(|b| b.size()).collect()
     }
 
     /// Token slots in the pool now.
@@ -327,12 +337,16 @@ impl GpuNetwork {
 
     /// The run's summary (the CPU engine's fields; tokens checked first).
     pub fn summary(&self) -> Result<NetworkSummary, SimError> {
+        let mut phases = pdes_gpu::stamps::HostPhases::start("network summary");
         let (state, _) = self.download_state()?;
+        phases.mark("read back");
         state.check_tokens().map_err(SimError::TokenConservation)?;
+        phases.mark("tokens checked");
         let horizon = self.now().min(self.end).max(1);
         let mut s = NetworkSummary::new(&self.config, &self.totals(), &state.measures(horizon))
             .with_counts(&state);
         s.engine = "gpu";
+        phases.mark("summary");
         Ok(s)
     }
 }

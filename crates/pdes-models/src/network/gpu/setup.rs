@@ -134,29 +134,32 @@ pub fn initial_pool(cfg: &NetworkConfig, gpu: &Gpu) -> u32 {
         .clamp(256, 1 << 30) as u32
 }
 
-/// Bytes of GPU memory a run of `cfg` needs with a pool of `pool` slots, by buffer.
+/// Bytes of GPU memory a run of `cfg` needs with a pool of `pool` slots: one entry per
+/// binding, in binding order (net_common.wgsl), so that `stepped::check_fits` refuses a
+/// network whose largest binding exceeds the adapter's limit before anything is created
+/// (the tests compare it with the buffers a run makes).
 pub fn memory_plan(cfg: &NetworkConfig, pool: u32) -> Vec<(&'static str, u64)> {
     let net = &cfg.network;
     let k = net.stations.len() as u64;
     let servers = net.servers();
     let n_wg = k.div_ceil(SEG);
+    let pool = u64::from(pool);
     let columns: u64 = net.stations.iter().map(|s| s.routes.len() as u64).sum();
     vec![
+        ("parameters", std::mem::size_of::<Params>() as u64),
+        ("control block", std::mem::size_of::<Ctl>() as u64),
         (
-            "segment counts and stations",
-            16 * n_wg + 4 * STATION_WORDS as u64 * k,
+            "segment counts, stations and servers",
+            16 * u64::from(Bases::station_base(n_wg as u32))
+                + 4 * STATION_WORDS as u64 * k
+                + 4 * SERVER_WORDS as u64 * servers,
         ),
-        ("token pool", TOKEN_BYTES * u64::from(pool)),
-        ("next events and servers", 8 * k + 24 * servers),
-        (
-            "lists, servers' tokens and free stack",
-            4 * n_wg * SEG + 4 * servers + 4 * u64::from(pool),
-        ),
+        ("token pool", TOKEN_BYTES * pool),
+        ("next events", 8 * k),
+        ("departure lists and free stack", 4 * n_wg * SEG + 4 * pool),
         ("announcement heads", 4 * (k + 3)),
-        (
-            "segment minima",
-            8 * n_wg + 16 * u64::from(SPREAD[2]) * n_wg,
-        ),
+        ("segment minima", 8 * n_wg),
+        ("arrivals' minima", 16 * u64::from(SPREAD[2]) * n_wg),
         (
             "ln table, stations' constants, routes and sources",
             4 * (STAT_BASE as u64 + (STATIC_WORDS as u64 + 2) * k + 3 * columns),
@@ -248,11 +251,16 @@ struct Bases {
 }
 
 impl Bases {
+    /// Where the stations start in `seg_count` (in vec4), after the depart workgroups'
+    /// counts: on a 128-byte line, so that each station's record is one (8 vec4).
+    fn station_base(n_wg: u32) -> u32 {
+        (SPREAD[1] * n_wg).next_multiple_of(8)
+    }
+
     fn of(state: &NetState, n_wg: u32) -> Self {
         let k = state.stations.len() as u32;
         let route = (STAT_BASE + STATIC_WORDS * k as usize) as u32;
-        // the stations on 128-byte lines (8 vec4 each)
-        let st = (SPREAD[1] * n_wg).next_multiple_of(8);
+        let st = Self::station_base(n_wg);
         Self {
             route,
             src: route + 3 * state.routes.outcome.len() as u32,
