@@ -39,7 +39,7 @@ use pdes_gpu::pool;
 use pdes_gpu::shaders::Reductions;
 use pdes_gpu::stepped::{self, AdvanceState, PHASE_DONE, PHASE_HELD, StepCtl, SteppedGpu};
 use setup::{
-    Buffers, Ctl, GpuToken, PHASE_FULL, Params, Pipelines, SERVER_WORDS, STATION_WORDS,
+    Buffers, COLD_WORDS, Ctl, GpuToken, PHASE_FULL, Params, Pipelines, SERVER_WORDS, STATION_WORDS,
     TOKEN_BYTES, build_pipelines, source_of,
 };
 pub use setup::{initial_pool, memory_plan, modules};
@@ -269,6 +269,7 @@ impl GpuNetwork {
             &[
                 b.stations.range(),
                 b.servers.range(),
+                b.cold.range(),
                 (&b.tok, 0, TOKEN_BYTES * u64::from(self.ctl.pool_used)),
                 b.free_stack.range(),
                 // the free stack's height, heads[K]
@@ -280,39 +281,52 @@ impl GpuNetwork {
         let mut state = NetState::new(&cfg.network, cfg.run.seed, cfg.run.warmup_ticks());
         let words: &[u32] = bytemuck::cast_slice(&bytes[0]);
         let servers: &[u32] = bytemuck::cast_slice(&bytes[1]);
+        let cold: &[u32] = bytemuck::cast_slice(&bytes[2]);
+        let server = |rec: &[u32]| Server {
+            departure: join([rec[0], rec[1]]),
+            since: join([rec[2], rec[3]]),
+            token: rec[4],
+        };
         for (k, rec) in servers.chunks_exact(SERVER_WORDS).enumerate() {
-            state.servers[k] = Server {
-                departure: join([rec[0], rec[1]]),
-                since: join([rec[2], rec[3]]),
-                token: rec[4],
-            };
+            state.servers[k] = server(rec);
+        }
+        // a station's first server is in its record (words 24..32)
+        for (s, rec) in words.chunks_exact(STATION_WORDS).enumerate() {
+            let first = state.first_server[s] as usize;
+            if first < state.first_server[s + 1] as usize {
+                state.servers[first] = server(&rec[24..]);
+            }
         }
         let sources = source_of(&state);
         let w64 = |w: &[u32], i: usize| join([w[i], w[i + 1]]);
         let w128 = |w: &[u32], i: usize| join128([w[i], w[i + 1], w[i + 2], w[i + 3]]);
         let mut last_error_step = Vec::with_capacity(state.stations.len());
         let (mut exits, mut exits_measured, mut system_time) = (0u64, 0u64, 0u128);
-        for (s, rec) in words.chunks_exact(STATION_WORDS).enumerate() {
+        for (s, (rec, co)) in words
+            .chunks_exact(STATION_WORDS)
+            .zip(cold.chunks_exact(COLD_WORDS))
+            .enumerate()
+        {
             let st = &mut state.stations[s];
             st.head = rec[0];
             st.tail = rec[1];
-            st.completions = join([rec[2], rec[19]]);
+            st.completions = join([rec[2], co[3]]);
             st.present = rec[3];
             st.last_arrival = w64(rec, 4);
             st.busy = w64(rec, 8);
             st.sojourn = w64(rec, 10);
             st.area_done = w128(rec, 12);
-            system_time += w128(rec, 20);
-            exits += w64(rec, 24);
-            exits_measured += w64(rec, 26);
-            st.causality_errors = w64(rec, 28);
+            system_time += w128(co, 4);
+            exits += w64(co, 8);
+            exits_measured += w64(co, 10);
+            st.causality_errors = w64(co, 12);
             if let Some(i) = sources[s] {
                 state.sources[i].next = w64(rec, 6);
-                state.sources[i].count = w64(rec, 16);
+                state.sources[i].count = w64(co, 0);
             }
-            last_error_step.push(rec[18]);
+            last_error_step.push(co[2]);
         }
-        let records: &[GpuToken] = bytemuck::cast_slice(&bytes[2]);
+        let records: &[GpuToken] = bytemuck::cast_slice(&bytes[3]);
         state.tokens = records
             .iter()
             .map(|r| Token {
@@ -323,8 +337,8 @@ impl GpuNetwork {
                 next: r.next,
             })
             .collect();
-        let stack: &[u32] = bytemuck::cast_slice(&bytes[3]);
-        let top = bytemuck::pod_read_unaligned::<u32>(&bytes[4]) as usize;
+        let stack: &[u32] = bytemuck::cast_slice(&bytes[4]);
+        let top = bytemuck::pod_read_unaligned::<u32>(&bytes[5]) as usize;
         state.free = stack[..top.min(stack.len())].to_vec();
         state.count_queues_and_live();
         state.arrivals = state.sources.iter().map(|s| s.count).sum();

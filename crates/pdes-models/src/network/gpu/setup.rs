@@ -17,15 +17,16 @@ use pdes_gpu::stepped::{LOG_BYTES, LOG_LEN, ScanItems, StepCtl, StepPipelines};
 pub(super) const SEG: u64 = ScanItems::EIGHT.segment();
 /// Bytes of one token record (Token in net_common.wgsl: two 32-byte sectors).
 pub(super) const TOKEN_BYTES: u64 = 64;
-/// Words of one station's record (ST_* in net_common.wgsl: 8 vec4, one 128-byte line).
+/// Words of one station's record (ST_* in net_common.wgsl: 8 vec4, one 128-byte line:
+/// queue and times, the departures' sums, the constants, the first server).
 pub(super) const STATION_WORDS: usize = 32;
+/// Words of one station's cold record (CO_* in net_common.wgsl: 4 vec4).
+pub(super) const COLD_WORDS: usize = 16;
 /// Words of one server's record (two vec4: one 32-byte sector; set_server in
 /// net_common.wgsl).
 pub(super) const SERVER_WORDS: usize = 8;
-/// Words of one station's constants (S_* in net_common.wgsl: one 32-byte sector).
-const STATIC_WORDS: usize = 8;
-/// Where the constants start in their binding: after the ln table, on a sector boundary.
-const STAT_BASE: usize = 1032;
+/// Where the alias columns start in their binding: after the ln table.
+const ROUTE_BASE: usize = 1032;
 /// Workgroups of the count, depart and arrive passes per segment (DEPART_SPLIT in
 /// net_depart.wgsl, SPLIT_* in net_plan.wgsl; the arrivals a station per thread).
 const SPREAD: [u32; 3] = [1, 4, 8];
@@ -75,7 +76,7 @@ pub(super) struct Params {
     pub(super) seed_hi: u32,
     pub(super) servers: u32,
     pub(super) sources: u32,
-    pub(super) stat_base: u32,
+    pub(super) cold_base: u32,
     pub(super) route_base: u32,
     pub(super) src_base: u32,
     pub(super) st_base: u32,
@@ -151,7 +152,7 @@ pub fn memory_plan(cfg: &NetworkConfig, pool: u32) -> Vec<(&'static str, u64)> {
         (
             "segment counts, stations and servers",
             16 * u64::from(Bases::station_base(n_wg as u32))
-                + 4 * STATION_WORDS as u64 * k
+                + 4 * (STATION_WORDS + COLD_WORDS) as u64 * k
                 + 4 * SERVER_WORDS as u64 * servers,
         ),
         ("token pool", TOKEN_BYTES * pool),
@@ -161,8 +162,8 @@ pub fn memory_plan(cfg: &NetworkConfig, pool: u32) -> Vec<(&'static str, u64)> {
         ("segment minima", 8 * n_wg),
         ("arrivals' minima", 16 * u64::from(SPREAD[2]) * n_wg),
         (
-            "ln table, stations' constants, routes and sources",
-            4 * (STAT_BASE as u64 + (STATIC_WORDS as u64 + 2) * k + 3 * columns),
+            "ln table, routes and sources",
+            4 * (ROUTE_BASE as u64 + 2 * k + 3 * columns),
         ),
         ("step log", LOG_BYTES),
     ]
@@ -186,6 +187,7 @@ pub(super) struct Buffers {
     pub(super) steplog: wgpu::Buffer,
     /// The arrays the host reads inside the shared bindings.
     pub(super) stations: Region,
+    pub(super) cold: Region,
     pub(super) servers: Region,
     pub(super) free_stack: Region,
 }
@@ -246,6 +248,7 @@ struct Bases {
     route: u32,
     src: u32,
     st: u32,
+    cold: u32,
     sv: u32,
     free: u32,
 }
@@ -259,13 +262,15 @@ impl Bases {
 
     fn of(state: &NetState, n_wg: u32) -> Self {
         let k = state.stations.len() as u32;
-        let route = (STAT_BASE + STATIC_WORDS * k as usize) as u32;
+        let route = ROUTE_BASE as u32;
         let st = Self::station_base(n_wg);
+        let cold = st + (STATION_WORDS / 4) as u32 * k;
         Self {
             route,
             src: route + 3 * state.routes.outcome.len() as u32,
             st,
-            sv: st + (STATION_WORDS / 4) as u32 * k,
+            cold,
+            sv: cold + (COLD_WORDS / 4) as u32 * k,
             free: n_wg * SEG as u32,
         }
     }
@@ -286,7 +291,7 @@ impl Params {
             seed_hi: (cfg.run.seed >> 32) as u32,
             servers: state.servers.len() as u32,
             sources: state.sources.len() as u32,
-            stat_base: STAT_BASE as u32,
+            cold_base: b.cold,
             route_base: b.route,
             src_base: b.src,
             st_base: b.st,
@@ -304,33 +309,67 @@ impl Params {
     }
 }
 
-/// One station's record as the GPU holds it (ST_* in net_common.wgsl).
+/// One server's record as the GPU holds it (set_server in net_common.wgsl): server `k`
+/// of station `s`, with the destination of its token in service.
+fn server_words(state: &NetState, s: usize, k: usize) -> [u32; SERVER_WORDS] {
+    let v = &state.servers[k];
+    let (d, since) = (split(v.departure), split(v.since));
+    let to = state.destination(s as u32, k);
+    [d[0], d[1], since[0], since[1], v.token, 0, 0, to]
+}
+
+/// One station's record as the GPU holds it (ST_* in net_common.wgsl): its queue, times
+/// and sums, its constants (S_*) and its first server.
 pub(super) fn station_words(
     state: &NetState,
     s: usize,
     source: Option<usize>,
 ) -> [u32; STATION_WORDS] {
     let st = &state.stations[s];
-    let w128 = |v: u128| {
-        let (lo, hi) = (split(v as u64), split((v >> 64) as u64));
-        [lo[0], lo[1], hi[0], hi[1]]
-    };
-    let (src_next, src_count) = source.map_or((u64::MAX, 0), |i| {
-        (state.sources[i].next, state.sources[i].count)
-    });
-    let mut w = [0u32; STATION_WORDS];
-    let mut put =
-        |part: usize, words: &[u32]| w[4 * part..4 * part + words.len()].copy_from_slice(words);
+    let src_next = source.map_or(u64::MAX, |i| state.sources[i].next);
+    let (first, end) = (state.first_server[s], state.first_server[s + 1]);
+    let (r, law) = (&state.routes, state.service[s]);
+    let has_source = if source.is_some() { 1 << 31 } else { 0 };
     let done = split(st.completions);
-    put(0, &[st.head, st.tail, done[0], st.present]);
-    put(1, &[split(st.last_arrival), split(src_next)].concat());
-    put(2, &[split(st.busy), split(st.sojourn)].concat());
-    put(3, &w128(st.area_done));
-    put(4, &[split(src_count)[0], split(src_count)[1], 0, done[1]]);
-    // the exits' sums (5, 6) start at zero: the twin keeps them network-wide; the queue's
-    // length and the live sum follow from the queue and the tokens (download_state)
-    put(7, &split(st.causality_errors));
+    let mut w = [0u32; STATION_WORDS];
+    w[..4].copy_from_slice(&[st.head, st.tail, done[0], st.present]);
+    w[4..8].copy_from_slice(&[split(st.last_arrival), split(src_next)].concat());
+    w[8..12].copy_from_slice(&[split(st.busy), split(st.sojourn)].concat());
+    w[12..16].copy_from_slice(&w128(st.area_done));
+    let base = split(law.base);
+    w[16..24].copy_from_slice(&[
+        first,
+        end - first,
+        r.first[s],
+        r.first[s + 1] - r.first[s],
+        law.kind | (law.phases << 8) | has_source,
+        law.scale,
+        base[0],
+        base[1],
+    ]);
+    if end > first {
+        w[24..32].copy_from_slice(&server_words(state, s, first as usize));
+    }
     w
+}
+
+/// One station's cold record (CO_* in net_common.wgsl): its source's count, the
+/// completions' high word and its causality errors (the exits' sums start at zero: the
+/// twin keeps them network-wide; the queue's length and the live sum follow from the
+/// queue and the tokens, download_state).
+pub(super) fn cold_words(state: &NetState, s: usize, source: Option<usize>) -> [u32; COLD_WORDS] {
+    let st = &state.stations[s];
+    let count = split(source.map_or(0, |i| state.sources[i].count));
+    let mut w = [0u32; COLD_WORDS];
+    w[..4].copy_from_slice(&[count[0], count[1], 0, split(st.completions)[1]]);
+    w[12..14].copy_from_slice(&split(st.causality_errors));
+    w
+}
+
+/// A 128-bit sum as four words, low first.
+fn w128(v: u128) -> [u32; 4] {
+    let (lo, hi) = (split(v as u64), split((v >> 64) as u64));
+    [lo[0], lo[1], hi[0], hi[1]]
 }
 
 /// Each station's source index, if it has one.
@@ -342,29 +381,13 @@ pub(super) fn source_of(state: &NetState) -> Vec<Option<usize>> {
     of
 }
 
-/// The stations' constants (S_* in net_common.wgsl), the alias columns and the sources
-/// (index, mean gap), after the ln table.
+/// The alias columns and the sources (index, mean gap), after the ln table.
 fn constants(state: &NetState, sources: &[Option<usize>]) -> Vec<u32> {
     let k = state.stations.len();
     let r = &state.routes;
-    let mut w = Vec::with_capacity(STAT_BASE + (STATIC_WORDS + 2) * k + 3 * r.outcome.len());
+    let mut w = Vec::with_capacity(ROUTE_BASE + 2 * k + 3 * r.outcome.len());
     w.extend_from_slice(&LN_TABLE[..]);
-    w.resize(STAT_BASE, 0);
-    for (s, &source) in sources.iter().enumerate().take(k) {
-        let law = state.service[s];
-        let base = split(law.base);
-        let has_source = if source.is_some() { 1 << 31 } else { 0 };
-        w.extend_from_slice(&[
-            state.first_server[s],
-            state.first_server[s + 1] - state.first_server[s],
-            r.first[s],
-            r.first[s + 1] - r.first[s],
-            law.kind | (law.phases << 8) | has_source,
-            law.scale,
-            base[0],
-            base[1],
-        ]);
-    }
+    w.resize(ROUTE_BASE, 0);
     for c in 0..r.outcome.len() {
         w.extend_from_slice(&[r.outcome[c], r.alias[c], r.threshold[c]]);
     }
@@ -392,23 +415,33 @@ impl Buffers {
         let stations: Vec<u32> = (0..k)
             .flat_map(|s| station_words(state, s, sources[s]))
             .collect();
+        let cold: Vec<u32> = (0..k)
+            .flat_map(|s| cold_words(state, s, sources[s]))
+            .collect();
+        // every server by its index; a station's first one is read and written in the
+        // station's record (its slot here stays zero)
         let servers: Vec<u32> = (0..k)
             .flat_map(|s| {
-                let servers = state.first_server[s] as usize..state.first_server[s + 1] as usize;
-                servers.flat_map(move |i| {
-                    let v = &state.servers[i];
-                    let (d, since) = (split(v.departure), split(v.since));
-                    let to = state.destination(s as u32, i);
-                    [d[0], d[1], since[0], since[1], v.token, 0, 0, to]
+                let (first, end) = (
+                    state.first_server[s] as usize,
+                    state.first_server[s + 1] as usize,
+                );
+                (first..end).flat_map(move |i| {
+                    if i == first {
+                        [0; SERVER_WORDS]
+                    } else {
+                        server_words(state, s, i)
+                    }
                 })
             })
             .collect();
-        let (seg_count, [_, stations, servers]) = kit::packed(
+        let (seg_count, [_, stations, cold, servers]) = kit::packed(
             device,
             "seg_count, stations, servers",
             [
                 &vec![0u8; 16 * params.st_base as usize],
                 bytemuck::cast_slice(&stations),
+                bytemuck::cast_slice(&cold),
                 bytemuck::cast_slice(&servers),
             ],
         );
@@ -476,6 +509,7 @@ impl Buffers {
             ),
             steplog: init("steplog", &vec![0u8; LOG_BYTES as usize], storage),
             stations,
+            cold,
             servers,
             free_stack,
         }

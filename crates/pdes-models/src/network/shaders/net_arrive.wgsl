@@ -36,7 +36,7 @@ fn arrive_at(s: u32, head: u32, bound: vec2<u32>, errors: ptr<function, u32>) ->
     let boundary = P.rule == RULE_BOUNDARY;
     var created = 0u;
     var src_count = vec2<u32>(0u);
-    if source != NONE { src_count = seg_count[st_at(s, ST_SOURCE)].xy; }
+    if source != NONE { src_count = seg_count[co_at(s, CO_SOURCE)].xy; }
     // the common case: one token announced and no source due
     if head != NONE && tok[head].link == NONE && !(source != NONE && le64(st.src_next, bound)) {
         arrive_token(s, &st, head, tok[head].arrived, errors);
@@ -78,8 +78,8 @@ fn arrive_at(s: u32, head: u32, bound: vec2<u32>, errors: ptr<function, u32>) ->
         have_prev = true;
     }
     if created > 0u {
-        seg_count[st_at(s, ST_SOURCE)].x = src_count.x;
-        seg_count[st_at(s, ST_SOURCE)].y = src_count.y;
+        seg_count[co_at(s, CO_SOURCE)].x = src_count.x;
+        seg_count[co_at(s, CO_SOURCE)].y = src_count.y;
     }
     store_station(s, st);
     dep[s] = station_next(s, st);

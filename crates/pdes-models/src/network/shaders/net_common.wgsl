@@ -13,11 +13,11 @@ const PHASE_FULL: u32 = 4u; // the step's external arrivals need more token slot
 struct Params {
     k: u32, n_wg: u32, rule: u32, log_len: u32,
     seed_lo: u32, seed_hi: u32, servers: u32, sources: u32,
-    stat_base: u32,  // in ln_table (a multiple of 8 words): 8 words per station (S_* below)
+    cold_base: u32,  // in seg_count (a multiple of 4): 4 vec4 per station (CO_* below)
     route_base: u32, // in ln_table: 3 words per alias column (outcome, alias, threshold)
     src_base: u32,   // in ln_table: 2 words per station (its source's index, its mean gap)
-    st_base: u32,    // in seg_count (a multiple of 2): 10 vec4 per station (ST_* below)
-    sv_base: u32,    // in seg_count: 2 vec4 per server
+    st_base: u32,    // in seg_count (a multiple of 8): 8 vec4 per station (ST_* below)
+    sv_base: u32,    // in seg_count: 2 vec4 per server (a station's first server is in its line)
     free_base: u32,  // in dep_list, last (the pool grows): the free stack
     scale: u32,      // unused here (philox.wgsl's service_ticks names it)
     pad0: u32,
@@ -54,24 +54,29 @@ struct Token {
     pad0: vec2<u32>, pad1: vec4<u32>,
 }
 
-// A station's record is 8 vec4 (128 bytes, four 32-byte sectors on a 128-byte line), laid
-// out by who touches what: an arrival reads and writes the first sector (ST_QUEUE,
-// ST_TIMES), a departure the first two; the source's count, the exits' sums and the
-// causality errors are read and written where they change (a source's arrival, an exit,
-// an error). What the twin's StationState holds besides — the queue's length and
+// A station's record is 8 vec4 (128 bytes: one line of the L2 cache, four 32-byte
+// sectors), everything an event at the station reads: its queue and times (the arrivals'
+// sector), the departures' sums, its constants and its first server. A departure or an
+// arrival at a single-server station thus reads one line for the station instead of
+// three (record, constants, server), and the server's place needs no constant first.
+// What changes rarely is in its cold record (CO_*: a source's count, exits' sums,
+// causality errors). What the twin's StationState holds besides — the queue's length and
 // Σ max(arrival, warm-up) of the tokens present — follows from the queue and the tokens,
-// and is counted when the state is read back (GpuNetwork::download_state): no event
-// pays a sector for it. The completions' count is 64 bits: its low word beside the
-// queue, its high word (carried when the low one wraps) with the source.
+// and is counted when the state is read back (GpuNetwork::download_state). The
+// completions' count is 64 bits: its low word beside the queue, its high word (carried
+// when the low one wraps) in the cold record.
 const ST_QUEUE: u32 = 0u;   // (head, tail, completions' low word, present)
 const ST_TIMES: u32 = 1u;   // (last arrival, the source's next arrival)
 const ST_SUMS: u32 = 2u;    // (busy ticks, Σ sojourn, wrapping)
 const ST_AREA: u32 = 3u;    // Σ of the finished visits' time present after the warm-up (128 bits)
-const ST_SOURCE: u32 = 4u;  // (the source's arrivals so far, the step of the latest causality error, completions' high word)
-const ST_STAY: u32 = 5u;    // Σ (exit − entry) of the exits measured (128 bits)
-const ST_EXITS: u32 = 6u;   // (exits, exits measured)
-const ST_ERRORS: u32 = 7u;  // (causality errors, -)
+const ST_CONST: u32 = 4u;   // two vec4: the constants (S_* below)
+const ST_SERVER: u32 = 6u;  // two vec4: the first server (sv_at)
 const ST_WORDS4: u32 = 8u;
+const CO_SOURCE: u32 = 0u;  // (the source's arrivals so far, the step of the latest causality error, completions' high word)
+const CO_STAY: u32 = 1u;    // Σ (exit − entry) of the exits measured (128 bits)
+const CO_EXITS: u32 = 2u;   // (exits, exits measured)
+const CO_ERRORS: u32 = 3u;  // (causality errors, -)
+const CO_WORDS4: u32 = 4u;
 
 // The part of a station's record a thread keeps while it works on the station: its first
 // sector. The sums are read and written where an event changes them, so that no register
@@ -107,10 +112,10 @@ fn store_station(s: u32, st: Station) {
 @group(0) @binding(6) var<storage, read_write> heads: array<atomic<u32>>; // [s < K]: first token announced to s; [K] free-stack top; [K+1] slots the step needs; [K+2] slots taken
 @group(0) @binding(7) var<storage, read_write> scan_min: array<vec2<u32>>;
 @group(0) @binding(8) var<storage, read_write> part_min: array<vec4<u32>>; // per arrive workgroup: (minimum next event, causality errors, external arrivals)
-@group(0) @binding(9) var<storage, read> ln_table: array<u32>;            // the ln table; then the stations' constants; the alias columns; the sources
+@group(0) @binding(9) var<storage, read> ln_table: array<u32>;            // the ln table; then the alias columns; the sources
 @group(0) @binding(10) var<storage, read_write> steplog: array<LogEntry>;
 
-// A station's constants (8 words, one 32-byte sector, from P.stat_base + 8 s).
+// A station's constants (8 words, the sector ST_CONST of its record).
 const S_FIRST: u32 = 0u;       // first server
 const S_SERVERS: u32 = 1u;     // servers
 const S_ROUTE_FIRST: u32 = 2u; // first alias column
@@ -125,29 +130,35 @@ const HAS_SOURCE: u32 = 0x80000000u;
 const EXIT: u32 = 0xffffffffu;
 const ARRIVAL_STREAM: u32 = 0x5E7A11A5u;
 
-fn stat(s: u32, i: u32) -> u32 { return ln_table[P.stat_base + 8u * s + i]; }
+fn stat(s: u32, i: u32) -> u32 { return seg_count[st_at(s, ST_CONST + i / 4u)][i % 4u]; }
 fn has_source(s: u32) -> bool { return (stat(s, S_LAW) & HAS_SOURCE) != 0u; }
 fn source_index(s: u32) -> u32 { return ln_table[P.src_base + 2u * s]; }
 fn source_gap(s: u32) -> u32 { return ln_table[P.src_base + 2u * s + 1u]; }
 
-// A server: (departure, since), then (token, due mark, destination) — one 32-byte sector.
+// A server: (departure, since), then (token, due mark, destination) — one 32-byte sector:
+// station s's first server `a` in the station's record, the others at sv_base + 2 k.
 // The destination of the token in service is drawn when its service starts (from the
 // visit's words, which the service time needs then anyway): its departure announces it
 // without waiting for the token's record, the draw and the route's column.
-fn sv_at(k: u32) -> u32 { return P.sv_base + 2u * k; }
-fn srv_dep(k: u32) -> vec2<u32> { return seg_count[sv_at(k)].xy; }
-fn srv_since(k: u32) -> vec2<u32> { return seg_count[sv_at(k)].zw; }
-fn srv_token(k: u32) -> u32 { return seg_count[sv_at(k) + 1u].x; }
+fn sv_at(s: u32, a: u32, k: u32) -> u32 {
+    if k == a { return st_at(s, ST_SERVER); }
+    return P.sv_base + 2u * k;
+}
+fn srv_dep(s: u32, a: u32, k: u32) -> vec2<u32> { return seg_count[sv_at(s, a, k)].xy; }
+fn srv_since(s: u32, a: u32, k: u32) -> vec2<u32> { return seg_count[sv_at(s, a, k)].zw; }
+fn srv_token(s: u32, a: u32, k: u32) -> u32 { return seg_count[sv_at(s, a, k) + 1u].x; }
 // (the due mark is NEVER outside a station's departures, and cleared before its server
 // departs: the whole second half is written)
-fn set_server(k: u32, departure: vec2<u32>, since: vec2<u32>, token: u32, to: u32) {
-    seg_count[sv_at(k)] = vec4<u32>(departure, since);
-    seg_count[sv_at(k) + 1u] = vec4<u32>(token, never(), to);
+fn set_server(s: u32, a: u32, k: u32, departure: vec2<u32>, since: vec2<u32>, token: u32, to: u32) {
+    let at = sv_at(s, a, k);
+    seg_count[at] = vec4<u32>(departure, since);
+    seg_count[at + 1u] = vec4<u32>(token, never(), to);
 }
-fn srv_due(k: u32) -> vec2<u32> { return seg_count[sv_at(k) + 1u].yz; }
-fn set_due(k: u32, t: vec2<u32>) {
-    seg_count[sv_at(k) + 1u].y = t.x;
-    seg_count[sv_at(k) + 1u].z = t.y;
+fn srv_due(s: u32, a: u32, k: u32) -> vec2<u32> { return seg_count[sv_at(s, a, k) + 1u].yz; }
+fn set_due(s: u32, a: u32, k: u32, t: vec2<u32>) {
+    let at = sv_at(s, a, k) + 1u;
+    seg_count[at].y = t.x;
+    seg_count[at].z = t.y;
 }
 
 fn free_top() -> u32 { return P.k; }
@@ -155,6 +166,7 @@ fn needed_at() -> u32 { return P.k + 1u; }
 fn taken_at() -> u32 { return P.k + 2u; }
 
 fn st_at(s: u32, part: u32) -> u32 { return P.st_base + ST_WORDS4 * s + part; }
+fn co_at(s: u32, part: u32) -> u32 { return P.cold_base + CO_WORDS4 * s + part; }
 
 // a + x and a − x, 128-bit accumulator and 64-bit value.
 fn add128(a: vec4<u32>, x: vec2<u32>) -> vec4<u32> {
@@ -227,12 +239,13 @@ fn route(s: u32, words: vec4<u32>) -> u32 {
     return other;
 }
 
-// Puts `token` into service at server k of s at t (NetState::start), with the destination
-// its departure will take (NetState::depart's draw, from the same visit's words).
-fn start_service(s: u32, k: u32, token: u32, t: vec2<u32>) {
+// Puts `token` into service at server k of s (whose first server is a) at t
+// (NetState::start), with the destination its departure will take (NetState::depart's
+// draw, from the same visit's words).
+fn start_service(s: u32, a: u32, k: u32, token: u32, t: vec2<u32>) {
     let tk = tok[token];
     let words = visit_words(tk.id, tk.visits);
-    set_server(k, add64(t, service_time(s, words, tk.id, tk.visits)), t, token, route(s, words));
+    set_server(s, a, k, add64(t, service_time(s, words, tk.id, tk.visits)), t, token, route(s, words));
 }
 
 
@@ -241,9 +254,9 @@ fn start_service(s: u32, k: u32, token: u32, t: vec2<u32>) {
 fn arrive_token(s: u32, st: ptr<function, Station>, token: u32, t: vec2<u32>, errors: ptr<function, u32>) {
     tok[token].arrived = t;
     if lt64(t, (*st).last_arrival) {
-        let e = st_at(s, ST_ERRORS);
+        let e = co_at(s, CO_ERRORS);
         seg_count[e] = vec4<u32>(add64(seg_count[e].xy, vec2<u32>(1u, 0u)), 0u, 0u);
-        seg_count[st_at(s, ST_SOURCE)].z = ctl[0].step; // the latest error's step
+        seg_count[co_at(s, CO_SOURCE)].z = ctl[0].step; // the latest error's step
         *errors += 1u;
     } else {
         (*st).last_arrival = t;
@@ -254,8 +267,8 @@ fn arrive_token(s: u32, st: ptr<function, Station>, token: u32, t: vec2<u32>, er
     var idle = NONE;
     var idle_since = never();
     for (var k = a; k < b; k++) {
-        if srv_token(k) == NONE {
-            let since = srv_since(k);
+        if srv_token(s, a, k) == NONE {
+            let since = srv_since(s, a, k);
             if idle == NONE || lt64(since, idle_since) {
                 idle = k;
                 idle_since = since;
@@ -263,7 +276,7 @@ fn arrive_token(s: u32, st: ptr<function, Station>, token: u32, t: vec2<u32>, er
         }
     }
     if idle != NONE {
-        start_service(s, idle, token, max64(t, idle_since));
+        start_service(s, a, idle, token, max64(t, idle_since));
         return;
     }
     if (*st).tail == NONE {
@@ -279,7 +292,7 @@ fn station_next(s: u32, st: Station) -> vec2<u32> {
     var m = select(never(), st.src_next, has_source(s));
     let a = stat(s, S_FIRST);
     let b = a + stat(s, S_SERVERS);
-    for (var k = a; k < b; k++) { m = min64(m, srv_dep(k)); }
+    for (var k = a; k < b; k++) { m = min64(m, srv_dep(s, a, k)); }
     return m;
 }
 

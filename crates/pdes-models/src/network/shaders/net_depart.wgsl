@@ -12,9 +12,9 @@ var<workgroup> sh_events: atomic<u32>;
 
 // Server k (of s) completes its service (it was to end at `departure`); the token leaves at
 // t. The queue is updated in `st`, the sums in memory, the token announced or freed.
-fn depart_server(s: u32, st: ptr<function, Station>, k: u32, departure: vec2<u32>, t: vec2<u32>) {
-    let since = srv_since(k);
-    let held = seg_count[sv_at(k) + 1u]; // (token, due mark, destination)
+fn depart_server(s: u32, st: ptr<function, Station>, a: u32, k: u32, departure: vec2<u32>, t: vec2<u32>) {
+    let since = srv_since(s, a, k);
+    let held = seg_count[sv_at(s, a, k) + 1u]; // (token, due mark, destination)
     let token = held.x;
     let to = held.w;
     // The announcement first: its returning atomic is in flight while the rest of the
@@ -35,18 +35,18 @@ fn depart_server(s: u32, st: ptr<function, Station>, k: u32, departure: vec2<u32
         let a = st_at(s, ST_AREA);
         seg_count[a] = add128(seg_count[a], sat_sub64(t, counted_from));
         (*st).done += 1u;
-        if (*st).done == 0u { seg_count[st_at(s, ST_SOURCE)].w += 1u; } // the count's carry
+        if (*st).done == 0u { seg_count[co_at(s, CO_SOURCE)].w += 1u; } // the count's carry
     }
     seg_count[b] = vec4<u32>(add64(sums.xy, sat_sub64(departure, max64(since, P.warmup))), sojourn);
     (*st).present -= 1u;
     if (*st).head == NONE {
-        set_server(k, never(), t, NONE, EXIT);
+        set_server(s, a, k, never(), t, NONE, EXIT);
     } else {
         let next = (*st).head;
         (*st).head = tok[next].next;
         if (*st).head == NONE { (*st).tail = NONE; }
         tok[next].next = NONE;
-        start_service(s, k, next, t);
+        start_service(s, a, k, next, t);
     }
     if to != EXIT {
         tok[token].arrived = t;
@@ -55,10 +55,10 @@ fn depart_server(s: u32, st: ptr<function, Station>, k: u32, departure: vec2<u32
         return;
     }
     if measured {
-        let a = st_at(s, ST_STAY);
-        seg_count[a] = add128(seg_count[a], sub64(t, tok[token].entered));
+        let y = co_at(s, CO_STAY);
+        seg_count[y] = add128(seg_count[y], sub64(t, tok[token].entered));
     }
-    let x = st_at(s, ST_EXITS);
+    let x = co_at(s, CO_EXITS);
     let exits = seg_count[x];
     seg_count[x] = vec4<u32>(
         add64(exits.xy, vec2<u32>(1u, 0u)),
@@ -79,26 +79,26 @@ fn depart_station(s: u32, bound: vec2<u32>) -> u32 {
     let boundary = P.rule == RULE_BOUNDARY;
     var n = 0u;
     if c == 1u {
-        let d = srv_dep(a);
+        let d = srv_dep(s, a, a);
         if le64(d, bound) {
-            depart_server(s, &st, a, d, select(d, ctl[0].exec_at, boundary));
+            depart_server(s, &st, a, a, d, select(d, ctl[0].exec_at, boundary));
             n = 1u;
         }
     } else {
         for (var k = a; k < a + c; k++) {
-            let d = srv_dep(k);
-            set_due(k, select(never(), d, le64(d, bound)));
+            let d = srv_dep(s, a, k);
+            set_due(s, a, k, select(never(), d, le64(d, bound)));
         }
         loop {
             var best = NONE;
             var best_t = never();
             for (var k = a; k < a + c; k++) {
-                let d = srv_due(k);
+                let d = srv_due(s, a, k);
                 if lt64(d, best_t) { best = k; best_t = d; }
             }
             if best == NONE { break; }
-            set_due(best, never());
-            depart_server(s, &st, best, best_t, select(best_t, ctl[0].exec_at, boundary));
+            set_due(s, a, best, never());
+            depart_server(s, &st, a, best, best_t, select(best_t, ctl[0].exec_at, boundary));
             n += 1u;
         }
     }
@@ -134,7 +134,7 @@ fn arrivals_within(s: u32, bound: vec2<u32>) -> u32 {
     if !has_source(s) { return 0u; }
     let i = source_index(s);
     var t = seg_count[st_at(s, ST_TIMES)].zw;
-    var c = seg_count[st_at(s, ST_SOURCE)].xy;
+    var c = seg_count[co_at(s, CO_SOURCE)].xy;
     var n = 0u;
     while le64(t, bound) {
         n += 1u;
