@@ -132,8 +132,9 @@ pub enum Written {
 /// A validated network configuration.
 #[derive(Clone, Debug, PartialEq)]
 pub struct NetworkConfig {
-    /// The network.
-    pub network: Network,
+    /// The network (shared by the configuration's clones: a run, its engine and the window
+    /// each hold one, and a million stations' names and routes took 0.1–0.2 s to copy).
+    pub network: std::sync::Arc<Network>,
     /// The run.
     pub run: RunConfig,
     /// How the file gave the stations.
@@ -182,7 +183,7 @@ impl NetworkConfig {
             let network = Network::validate(super::csv::read(&stations, &routes)?)?;
             let run = Self::validate_run(k.run, &network)?;
             return Ok(Self {
-                network,
+                network: std::sync::Arc::new(network),
                 run,
                 written: Written::Csv(stations, routes),
                 exact: ExactOnce::default(),
@@ -216,7 +217,7 @@ impl NetworkConfig {
         let network = Network::validate(specs)?;
         let run = Self::validate_run(k.run, &network)?;
         Ok(Self {
-            network,
+            network: std::sync::Arc::new(network),
             run,
             written,
             exact: ExactOnce::default(),
