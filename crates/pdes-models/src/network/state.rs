@@ -404,27 +404,29 @@ impl NetState {
     /// tokens, so that no event pays for them). A queue is followed at most as far as the
     /// pool reaches, so that a broken one ends; [`NetState::check_tokens`] names it.
     pub fn count_queues_and_live(&mut self) {
+        use rayon::prelude::*;
         let warmup = self.warmup;
-        for s in 0..self.stations.len() {
-            let (a, b) = (
-                self.first_server[s] as usize,
-                self.first_server[s + 1] as usize,
-            );
-            let counted = |t: u32| u128::from(self.tokens[t as usize].arrived.max(warmup));
-            let mut live: u128 = self.servers[a..b]
-                .iter()
-                .filter(|v| v.token != NONE && (v.token as usize) < self.tokens.len())
-                .map(|v| counted(v.token))
-                .sum();
-            let (mut t, mut n) = (self.stations[s].head, 0u32);
-            while (t as usize) < self.tokens.len() && n as usize <= self.tokens.len() {
-                live += counted(t);
-                n += 1;
-                t = self.tokens[t as usize].next;
-            }
-            self.stations[s].queued = n;
-            self.stations[s].live_arrived = live;
-        }
+        let (tokens, servers, first) = (&self.tokens, &self.servers, &self.first_server);
+        let counted = |t: u32| u128::from(tokens[t as usize].arrived.max(warmup));
+        self.stations
+            .par_iter_mut()
+            .enumerate()
+            .for_each(|(s, st)| {
+                let (a, b) = (first[s] as usize, first[s + 1] as usize);
+                let mut live: u128 = servers[a..b]
+                    .iter()
+                    .filter(|v| v.token != NONE && (v.token as usize) < tokens.len())
+                    .map(|v| counted(v.token))
+                    .sum();
+                let (mut t, mut n) = (st.head, 0u32);
+                while (t as usize) < tokens.len() && n as usize <= tokens.len() {
+                    live += counted(t);
+                    n += 1;
+                    t = tokens[t as usize].next;
+                }
+                st.queued = n;
+                st.live_arrived = live;
+            });
     }
 
     /// Where the token in service at server `k` of `station` goes when it departs (the

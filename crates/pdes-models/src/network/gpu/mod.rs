@@ -38,9 +38,10 @@ use pdes_gpu::kit::{self, join, join128};
 use pdes_gpu::pool;
 use pdes_gpu::shaders::Reductions;
 use pdes_gpu::stepped::{self, AdvanceState, PHASE_DONE, PHASE_HELD, StepCtl, SteppedGpu};
+use rayon::prelude::*;
 use setup::{
     Buffers, COLD_WORDS, Ctl, GpuToken, PHASE_FULL, Params, Pipelines, SERVER_WORDS, STATION_WORDS,
-    TOKEN_BYTES, build_pipelines, source_of,
+    TOKEN_BYTES, build_pipelines,
 };
 pub use setup::{initial_pool, memory_plan, modules};
 use std::sync::Arc;
@@ -264,21 +265,27 @@ impl GpuNetwork {
     /// each station's latest causality-error step.
     pub fn download_state(&self) -> Result<(NetState, Vec<u32>), SimError> {
         let b = &self.buffers;
-        let bytes = pdes_gpu::read_ranges_since(
-            &self.gpu,
-            &[
-                b.stations.range(),
-                b.servers.range(),
-                b.cold.range(),
-                (&b.tok, 0, TOKEN_BYTES * u64::from(self.ctl.pool_used)),
-                b.free_stack.range(),
-                // the free stack's height, heads[K]
-                (&b.heads, 4 * self.config.network.stations.len() as u64, 4),
-            ],
-            self.advance.work(),
-        )?;
         let cfg = &self.config;
-        let mut state = NetState::new(&cfg.network, cfg.run.seed, cfg.run.warmup_ticks());
+        // the twin's state at time 0 (its constants) built while the GPU's words come back
+        let (mut state, bytes) = rayon::join(
+            || NetState::new(&cfg.network, cfg.run.seed, cfg.run.warmup_ticks()),
+            || {
+                pdes_gpu::read_ranges_since(
+                    &self.gpu,
+                    &[
+                        b.stations.range(),
+                        b.servers.range(),
+                        b.cold.range(),
+                        (&b.tok, 0, TOKEN_BYTES * u64::from(self.ctl.pool_used)),
+                        b.free_stack.range(),
+                        // the free stack's height, heads[K]
+                        (&b.heads, 4 * cfg.network.stations.len() as u64, 4),
+                    ],
+                    self.advance.work(),
+                )
+            },
+        );
+        let bytes = bytes?;
         let words: &[u32] = bytemuck::cast_slice(&bytes[0]);
         let servers: &[u32] = bytemuck::cast_slice(&bytes[1]);
         let cold: &[u32] = bytemuck::cast_slice(&bytes[2]);
@@ -287,9 +294,11 @@ impl GpuNetwork {
             since: join([rec[2], rec[3]]),
             token: rec[4],
         };
-        for (k, rec) in servers.chunks_exact(SERVER_WORDS).enumerate() {
-            state.servers[k] = server(rec);
-        }
+        state
+            .servers
+            .par_iter_mut()
+            .zip(servers.par_chunks_exact(SERVER_WORDS))
+            .for_each(|(v, rec)| *v = server(rec));
         // a station's first server is in its record (words 24..32)
         for (s, rec) in words.chunks_exact(STATION_WORDS).enumerate() {
             let first = state.first_server[s] as usize;
@@ -297,38 +306,37 @@ impl GpuNetwork {
                 state.servers[first] = server(&rec[24..]);
             }
         }
-        let sources = source_of(&state);
         let w64 = |w: &[u32], i: usize| join([w[i], w[i + 1]]);
         let w128 = |w: &[u32], i: usize| join128([w[i], w[i + 1], w[i + 2], w[i + 3]]);
-        let mut last_error_step = Vec::with_capacity(state.stations.len());
-        let (mut exits, mut exits_measured, mut system_time) = (0u64, 0u64, 0u128);
-        for (s, (rec, co)) in words
-            .chunks_exact(STATION_WORDS)
-            .zip(cold.chunks_exact(COLD_WORDS))
-            .enumerate()
-        {
-            let st = &mut state.stations[s];
-            st.head = rec[0];
-            st.tail = rec[1];
-            st.completions = join([rec[2], co[3]]);
-            st.present = rec[3];
-            st.last_arrival = w64(rec, 4);
-            st.busy = w64(rec, 8);
-            st.sojourn = w64(rec, 10);
-            st.area_done = w128(rec, 12);
-            system_time += w128(co, 4);
-            exits += w64(co, 8);
-            exits_measured += w64(co, 10);
-            st.causality_errors = w64(co, 12);
-            if let Some(i) = sources[s] {
-                state.sources[i].next = w64(rec, 6);
-                state.sources[i].count = w64(co, 0);
-            }
-            last_error_step.push(co[2]);
+        state
+            .stations
+            .par_iter_mut()
+            .zip(words.par_chunks_exact(STATION_WORDS))
+            .zip(cold.par_chunks_exact(COLD_WORDS))
+            .for_each(|((st, rec), co)| {
+                st.head = rec[0];
+                st.tail = rec[1];
+                st.completions = join([rec[2], co[3]]);
+                st.present = rec[3];
+                st.last_arrival = w64(rec, 4);
+                st.busy = w64(rec, 8);
+                st.sojourn = w64(rec, 10);
+                st.area_done = w128(rec, 12);
+                st.causality_errors = w64(co, 12);
+            });
+        let cold_records = || cold.par_chunks_exact(COLD_WORDS);
+        let system_time: u128 = cold_records().map(|co| w128(co, 4)).sum();
+        let exits: u64 = cold_records().map(|co| w64(co, 8)).sum();
+        let exits_measured: u64 = cold_records().map(|co| w64(co, 10)).sum();
+        let last_error_step: Vec<u32> = cold_records().map(|co| co[2]).collect();
+        for src in state.sources.iter_mut() {
+            let s = src.station as usize;
+            src.next = w64(&words[s * STATION_WORDS..], 6);
+            src.count = w64(&cold[s * COLD_WORDS..], 0);
         }
         let records: &[GpuToken] = bytemuck::cast_slice(&bytes[3]);
         state.tokens = records
-            .iter()
+            .par_iter()
             .map(|r| Token {
                 id: join(r.id),
                 entered: join(r.entered),

@@ -12,6 +12,7 @@ use pdes_gpu::Gpu;
 use pdes_gpu::kit::{self, Region, Use, split};
 use pdes_gpu::shaders::{self as gpu_shaders, Reductions};
 use pdes_gpu::stepped::{LOG_BYTES, LOG_LEN, ScanItems, StepCtl, StepPipelines};
+use rayon::prelude::*;
 
 /// Stations per segment (SEG in stepped.wgsl at its default ITEMS).
 pub(super) const SEG: u64 = ScanItems::EIGHT.segment();
@@ -412,27 +413,26 @@ impl Buffers {
         let storage = kit::STORAGE_RW;
         let init =
             |label: &str, contents: &[u8], usage| kit::buffer_init(device, label, contents, usage);
-        let stations: Vec<u32> = (0..k)
-            .flat_map(|s| station_words(state, s, sources[s]))
+        // each station's words on its own core (a million stations: about a second on one)
+        let stations: Vec<[u32; STATION_WORDS]> = (0..k)
+            .into_par_iter()
+            .map(|s| station_words(state, s, sources[s]))
             .collect();
-        let cold: Vec<u32> = (0..k)
-            .flat_map(|s| cold_words(state, s, sources[s]))
+        let cold: Vec<[u32; COLD_WORDS]> = (0..k)
+            .into_par_iter()
+            .map(|s| cold_words(state, s, sources[s]))
             .collect();
         // every server by its index; a station's first one is read and written in the
         // station's record (its slot here stays zero)
-        let servers: Vec<u32> = (0..k)
-            .flat_map(|s| {
-                let (first, end) = (
-                    state.first_server[s] as usize,
-                    state.first_server[s + 1] as usize,
-                );
-                (first..end).flat_map(move |i| {
-                    if i == first {
-                        [0; SERVER_WORDS]
-                    } else {
-                        server_words(state, s, i)
-                    }
-                })
+        let servers: Vec<[u32; SERVER_WORDS]> = (0..state.servers.len())
+            .into_par_iter()
+            .map(|i| {
+                let s = state.station_of(i) as usize;
+                if i == state.first_server[s] as usize {
+                    [0; SERVER_WORDS]
+                } else {
+                    server_words(state, s, i)
+                }
             })
             .collect();
         let (seg_count, [_, stations, cold, servers]) = kit::packed(
@@ -446,6 +446,7 @@ impl Buffers {
             ],
         );
         let next: Vec<[u32; 2]> = (0..k)
+            .into_par_iter()
             .map(|s| {
                 let (a, b) = (
                     state.first_server[s] as usize,
@@ -470,18 +471,21 @@ impl Buffers {
             ],
         );
         let mut tokens = vec![GpuToken::default(); pool as usize];
-        for (slot, t) in state.tokens.iter().enumerate() {
-            tokens[slot] = GpuToken {
-                id: split(t.id),
-                entered: split(t.entered),
-                arrived: split(t.arrived),
-                visits: t.visits,
-                next: t.next,
-                link: NONE,
-                sender: NONE,
-                pad: [0; 6],
-            };
-        }
+        tokens
+            .par_iter_mut()
+            .zip(state.tokens.par_iter())
+            .for_each(|(g, t)| {
+                *g = GpuToken {
+                    id: split(t.id),
+                    entered: split(t.entered),
+                    arrived: split(t.arrived),
+                    visits: t.visits,
+                    next: t.next,
+                    link: NONE,
+                    sender: NONE,
+                    pad: [0; 6],
+                };
+            });
         let heads: Vec<u32> = (0..k + 3).map(|i| if i < k { NONE } else { 0 }).collect();
         Self {
             params: init(
