@@ -168,15 +168,11 @@ fn taken_at() -> u32 { return P.k + 2u; }
 fn st_at(s: u32, part: u32) -> u32 { return P.st_base + ST_WORDS4 * s + part; }
 fn co_at(s: u32, part: u32) -> u32 { return P.cold_base + CO_WORDS4 * s + part; }
 
-// a + x and a − x, 128-bit accumulator and 64-bit value.
+// a + x, 128-bit accumulator and 64-bit value.
 fn add128(a: vec4<u32>, x: vec2<u32>) -> vec4<u32> {
     let lo = add64(a.xy, x);
     let carry = select(0u, 1u, lt64(lo, x));
     return vec4<u32>(lo, add64(a.zw, vec2<u32>(carry, 0u)));
-}
-fn sub128(a: vec4<u32>, x: vec2<u32>) -> vec4<u32> {
-    let borrow = select(0u, 1u, lt64(a.xy, x));
-    return vec4<u32>(sub64(a.xy, x), sub64(a.zw, vec2<u32>(borrow, 0u)));
 }
 fn sat_sub64(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
     return select(vec2<u32>(0u, 0u), sub64(a, b), lt64(b, a));

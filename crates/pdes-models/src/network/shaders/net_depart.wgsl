@@ -32,8 +32,8 @@ fn depart_server(s: u32, st: ptr<function, Station>, a: u32, k: u32, departure: 
     var sojourn = sums.zw;
     if measured {
         sojourn = add64(sojourn, sub64(t, arrived));
-        let a = st_at(s, ST_AREA);
-        seg_count[a] = add128(seg_count[a], sat_sub64(t, counted_from));
+        let area = st_at(s, ST_AREA);
+        seg_count[area] = add128(seg_count[area], sat_sub64(t, counted_from));
         (*st).done += 1u;
         if (*st).done == 0u { seg_count[co_at(s, CO_SOURCE)].w += 1u; } // the count's carry
     }
