@@ -165,7 +165,7 @@ fn replications_in_parts_on_one_gpu_are_the_cpus() {
     let Some(g) = gpu() else { return };
     let cfg = config(&["run.replications=50", "run.customers=2000", "run.seed=37"]);
     let mut cpu = CpuMmck::new(&cfg);
-    let mut parts = SpreadMmck::chunked(&g, &cfg, 7).unwrap();
+    let mut parts = SpreadMmck::chunked_by(&g, &cfg, 7).unwrap();
     for b in [Budget::Steps(5), Budget::Finish] {
         cpu.advance(b).unwrap();
         parts.advance(b).unwrap();
@@ -196,7 +196,7 @@ fn the_gpu_summary_summed_from_the_records_rows_is_the_cpus() {
         "run.seed=41",
     ]);
     let mut cpu = CpuMmck::new(&cfg);
-    let mut parts = SpreadMmck::chunked(&g, &cfg, 16).unwrap();
+    let mut parts = SpreadMmck::chunked_by(&g, &cfg, 16).unwrap();
     let mut seen = Vec::new();
     for b in [Budget::Steps(700), Budget::Steps(25), Budget::Finish] {
         cpu.advance(b).unwrap();
@@ -369,5 +369,38 @@ fn the_smoke_suite_compares_the_engines_and_reports_no_steps() {
     );
     for r in rows {
         assert!(r["steps"].is_null() && r["us_per_step"].is_null(), "{r}");
+    }
+}
+
+/// `--devices`: each device's share that one dispatch of that device cannot hold runs there
+/// in parts (two "devices" that allow one workgroup a dispatch dimension, 600 replications:
+/// shares of 300, more than one dispatch holds): every replication and the summary are the
+/// CPU's. (10⁷ replications over two H200s were refused "at most 4,194,240" while one H200
+/// ran them.)
+#[test]
+fn a_share_larger_than_a_dispatch_runs_in_parts_on_its_device() {
+    let Some(_) = gpu() else { return };
+    let narrow = std::sync::Arc::new(
+        pdes_lab::gpu::Gpu::with_limits(|l| wgpu::Limits {
+            max_compute_workgroups_per_dimension: 1,
+            ..l
+        })
+        .unwrap(),
+    );
+    let cfg = config(&["run.replications=600", "run.customers=300", "run.seed=43"]);
+    assert!(
+        GpuMmck::most_in_one(&narrow, &cfg, 300) < 300,
+        "the share must exceed a dispatch"
+    );
+    let mut cpu = CpuMmck::new(&cfg);
+    let mut spread = SpreadMmck::new(&[narrow.clone(), narrow], &cfg).unwrap();
+    cpu.advance(Budget::Finish).unwrap();
+    spread.advance(Budget::Finish).unwrap();
+    assert_eq!(spread.replications().unwrap(), cpu.replications());
+    let (c, s) = (cpu.report().unwrap(), spread.report().unwrap());
+    for (k, v) in &c.fields {
+        if !["engine", "threads"].contains(&k.as_str()) {
+            assert_eq!(s.fields.get(k), Some(v), "{k}");
+        }
     }
 }

@@ -21,12 +21,9 @@ pub fn build(config: &Config, device: Option<Arc<Gpu>>) -> Result<Box<dyn LiveEn
     };
     Ok(match device {
         Some(g) => {
-            let n = c.run.replications;
             // more than one buffer or dispatch holds: parts, each as large as one holds
-            let most = GpuMmck::most_in_one(&g, c, n);
-            if u64::from(n) > most {
-                let chunk = GpuMmck::most_in_one(&g, c, most as u32).min(most) as u32;
-                Box::new(super::spread::SpreadMmck::chunked(&g, c, chunk)?)
+            if u64::from(c.run.replications) > GpuMmck::most_in_one(&g, c, c.run.replications) {
+                Box::new(super::spread::SpreadMmck::chunked(&g, c)?)
             } else {
                 Box::new(GpuMmck::new(g, c)?)
             }

@@ -23,19 +23,18 @@ pub struct SpreadMmck {
 }
 
 impl SpreadMmck {
-    /// `cfg`'s replications over `gpus`, as even shares in order (device 0 the first).
+    /// `cfg`'s replications over `gpus`, as even shares in order (device 0 the first); a
+    /// share larger than one buffer or dispatch of its device holds runs there in parts
+    /// ([`SpreadMmck::chunked`]'s), so that `--devices` takes every run one GPU takes.
     pub fn new(gpus: &[Arc<Gpu>], cfg: &MmckConfig) -> Result<Self, SimError> {
         let total = cfg.run.replications;
         let n = gpus.len().max(1) as u32;
-        let parts = gpus
-            .iter()
-            .enumerate()
-            .map(|(i, g)| {
-                let i = i as u32;
-                let share = |j: u32| (u64::from(total) * u64::from(j) / u64::from(n)) as u32;
-                GpuMmck::part(g.clone(), cfg, share(i)..share(i + 1))
-            })
-            .collect::<Result<Vec<_>, _>>()?;
+        let share = |j: u32| (u64::from(total) * u64::from(j) / u64::from(n)) as u32;
+        let mut parts = Vec::new();
+        for (i, g) in gpus.iter().enumerate() {
+            let i = i as u32;
+            parts.extend(parts_on(g, cfg, share(i)..share(i + 1))?);
+        }
         Ok(Self {
             config: cfg.clone(),
             parts,
@@ -43,21 +42,23 @@ impl SpreadMmck {
         })
     }
 
-    /// `cfg`'s replications on one GPU in parts of at most `chunk` each (a run larger than
-    /// one buffer or one dispatch holds: 10⁷ replications, say), the parts advanced side by
+    /// `cfg`'s replications on one GPU in parts as large as one buffer and one dispatch
+    /// hold (a run larger than that: 10⁷ replications, say), the parts advanced side by
     /// side; the same replications, each keyed by its own number, as one engine would run.
-    pub fn chunked(gpu: &Arc<Gpu>, cfg: &MmckConfig, chunk: u32) -> Result<Self, SimError> {
-        let total = cfg.run.replications;
-        let chunk = chunk.max(1);
-        let parts = (0..total.div_ceil(chunk))
-            .map(|i| {
-                let start = i * chunk;
-                GpuMmck::part(gpu.clone(), cfg, start..(start + chunk).min(total))
-            })
-            .collect::<Result<Vec<_>, _>>()?;
+    pub fn chunked(gpu: &Arc<Gpu>, cfg: &MmckConfig) -> Result<Self, SimError> {
         Ok(Self {
             config: cfg.clone(),
-            parts,
+            parts: parts_on(gpu, cfg, 0..cfg.run.replications)?,
+            horizon: 0,
+        })
+    }
+
+    /// [`SpreadMmck::chunked`] with parts of at most `chunk` replications (the tests' small
+    /// parts).
+    pub fn chunked_by(gpu: &Arc<Gpu>, cfg: &MmckConfig, chunk: u32) -> Result<Self, SimError> {
+        Ok(Self {
+            config: cfg.clone(),
+            parts: parts_of(gpu, cfg, 0..cfg.run.replications, chunk)?,
             horizon: 0,
         })
     }
@@ -164,6 +165,41 @@ impl LiveEngine for SpreadMmck {
     fn as_any(&self) -> &dyn std::any::Any {
         self
     }
+}
+
+/// The replications `range` of `cfg` on `gpu`: one engine when one buffer and one dispatch
+/// hold them, else parts each as large as they hold.
+fn parts_on(
+    gpu: &Arc<Gpu>,
+    cfg: &MmckConfig,
+    range: std::ops::Range<u32>,
+) -> Result<Vec<GpuMmck>, SimError> {
+    let n = range.end - range.start;
+    let most = GpuMmck::most_in_one(gpu, cfg, n);
+    let chunk = if u64::from(n) > most {
+        GpuMmck::most_in_one(gpu, cfg, most as u32).min(most) as u32
+    } else {
+        n
+    };
+    parts_of(gpu, cfg, range, chunk)
+}
+
+/// The replications `range` of `cfg` on `gpu` in parts of at most `chunk`.
+fn parts_of(
+    gpu: &Arc<Gpu>,
+    cfg: &MmckConfig,
+    range: std::ops::Range<u32>,
+    chunk: u32,
+) -> Result<Vec<GpuMmck>, SimError> {
+    let chunk = chunk.max(1);
+    let mut parts = Vec::new();
+    let mut start = range.start;
+    while start < range.end {
+        let end = start.saturating_add(chunk).min(range.end);
+        parts.push(GpuMmck::part(gpu.clone(), cfg, start..end)?);
+        start = end;
+    }
+    Ok(parts)
 }
 
 /// The registry's [`crate::config::ModelInfo::spread`]: `config`'s replications over `gpus`.
