@@ -63,6 +63,15 @@ fn assert_same_path(cfg: &NetworkConfig, pool: u32) -> Option<(NetEngine, GpuNet
     Some((cpu, gpu_engine))
 }
 
+/// A network of single-server stations only (the random preset): every server lives in its
+/// station's record and the servers' array is empty — the CPU twin's run, read back at every
+/// budget.
+#[test]
+fn single_server_stations_only_run_on_the_gpu_as_on_the_cpu() {
+    let cfg = network("random-network", &["run.end_time=40"]);
+    assert_same_path(&cfg, 4096);
+}
+
 /// The clinic of issue 55 as written (window, d = 0.5), on the GPU: its CPU twin's run
 /// while the token pool grows from one slot.
 #[test]

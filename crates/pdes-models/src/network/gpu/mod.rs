@@ -287,25 +287,32 @@ impl GpuNetwork {
         );
         let bytes = bytes?;
         let words: &[u32] = bytemuck::cast_slice(&bytes[0]);
-        let servers: &[u32] = bytemuck::cast_slice(&bytes[1]);
+        // (empty when every station has one server: its bytes have no u32 alignment then)
+        let servers: &[u32] = if bytes[1].is_empty() {
+            &[]
+        } else {
+            bytemuck::cast_slice(&bytes[1])
+        };
         let cold: &[u32] = bytemuck::cast_slice(&bytes[2]);
         let server = |rec: &[u32]| Server {
             departure: join([rec[0], rec[1]]),
             since: join([rec[2], rec[3]]),
             token: rec[4],
         };
-        state
-            .servers
-            .par_iter_mut()
-            .zip(servers.par_chunks_exact(SERVER_WORDS))
-            .for_each(|(v, rec)| *v = server(rec));
-        // a station's first server is in its record (words 24..32)
-        for (s, rec) in words.chunks_exact(STATION_WORDS).enumerate() {
-            let first = state.first_server[s] as usize;
-            if first < state.first_server[s + 1] as usize {
-                state.servers[first] = server(&rec[24..]);
-            }
-        }
+        // a station's first server is in its record (words 24..32), server k of station s
+        // other than its first at k − s − 1 of the servers' array
+        let decoded: Vec<Server> = (0..state.servers.len())
+            .into_par_iter()
+            .map(|k| {
+                let s = state.station_of(k) as usize;
+                if k == state.first_server[s] as usize {
+                    server(&words[s * STATION_WORDS + 24..])
+                } else {
+                    server(&servers[(k - s - 1) * SERVER_WORDS..])
+                }
+            })
+            .collect();
+        state.servers = decoded;
         let w64 = |w: &[u32], i: usize| join([w[i], w[i + 1]]);
         let w128 = |w: &[u32], i: usize| join128([w[i], w[i + 1], w[i + 2], w[i + 3]]);
         state

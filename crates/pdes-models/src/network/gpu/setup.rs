@@ -24,7 +24,8 @@ pub(super) const STATION_WORDS: usize = 32;
 /// Words of one station's cold record (CO_* in net_common.wgsl: 4 vec4).
 pub(super) const COLD_WORDS: usize = 16;
 /// Words of one server's record (two vec4: one 32-byte sector; set_server in
-/// net_common.wgsl).
+/// net_common.wgsl). A station's first server is in the station's record; the others are in
+/// an array of their own.
 pub(super) const SERVER_WORDS: usize = 8;
 /// Where the alias columns start in their binding: after the ln table.
 const ROUTE_BASE: usize = 1032;
@@ -154,7 +155,7 @@ pub fn memory_plan(cfg: &NetworkConfig, pool: u32) -> Vec<(&'static str, u64)> {
             "segment counts, stations and servers",
             16 * u64::from(Bases::station_base(n_wg as u32))
                 + 4 * (STATION_WORDS + COLD_WORDS) as u64 * k
-                + 4 * SERVER_WORDS as u64 * servers,
+                + 4 * SERVER_WORDS as u64 * (servers - k),
         ),
         ("token pool", TOKEN_BYTES * pool),
         ("next events", 8 * k),
@@ -422,17 +423,13 @@ impl Buffers {
             .into_par_iter()
             .map(|s| cold_words(state, s, sources[s]))
             .collect();
-        // every server by its index; a station's first one is read and written in the
-        // station's record (its slot here stays zero)
+        // every server but each station's first (that one is in the station's record), in
+        // order: server k of station s at k − s − 1 (sv_at in net_common.wgsl)
         let servers: Vec<[u32; SERVER_WORDS]> = (0..state.servers.len())
             .into_par_iter()
-            .map(|i| {
+            .filter_map(|i| {
                 let s = state.station_of(i) as usize;
-                if i == state.first_server[s] as usize {
-                    [0; SERVER_WORDS]
-                } else {
-                    server_words(state, s, i)
-                }
+                (i != state.first_server[s] as usize).then(|| server_words(state, s, i))
             })
             .collect();
         let (seg_count, [_, stations, cold, servers]) = kit::packed(

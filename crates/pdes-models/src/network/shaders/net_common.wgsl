@@ -17,7 +17,7 @@ struct Params {
     route_base: u32, // in ln_table: 3 words per alias column (outcome, alias, threshold)
     src_base: u32,   // in ln_table: 2 words per station (its source's index, its mean gap)
     st_base: u32,    // in seg_count (a multiple of 8): 8 vec4 per station (ST_* below)
-    sv_base: u32,    // in seg_count: 2 vec4 per server (a station's first server is in its line)
+    sv_base: u32,    // in seg_count: 2 vec4 per server but each station's first (that one is in its line)
     free_base: u32,  // in dep_list, last (the pool grows): the free stack
     scale: u32,      // unused here (philox.wgsl's service_ticks names it)
     pad0: u32,
@@ -136,13 +136,14 @@ fn source_index(s: u32) -> u32 { return ln_table[P.src_base + 2u * s]; }
 fn source_gap(s: u32) -> u32 { return ln_table[P.src_base + 2u * s + 1u]; }
 
 // A server: (departure, since), then (token, due mark, destination) — one 32-byte sector:
-// station s's first server `a` in the station's record, the others at sv_base + 2 k.
+// station s's first server `a` in the station's record, another server k at
+// sv_base + 2 (k − s − 1): the servers before it but the first s + 1 stations' first ones.
 // The destination of the token in service is drawn when its service starts (from the
 // visit's words, which the service time needs then anyway): its departure announces it
 // without waiting for the token's record, the draw and the route's column.
 fn sv_at(s: u32, a: u32, k: u32) -> u32 {
     if k == a { return st_at(s, ST_SERVER); }
-    return P.sv_base + 2u * k;
+    return P.sv_base + 2u * (k - s - 1u);
 }
 fn srv_dep(s: u32, a: u32, k: u32) -> vec2<u32> { return seg_count[sv_at(s, a, k)].xy; }
 fn srv_since(s: u32, a: u32, k: u32) -> vec2<u32> { return seg_count[sv_at(s, a, k)].zw; }
