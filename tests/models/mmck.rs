@@ -181,6 +181,43 @@ fn replications_in_parts_on_one_gpu_are_the_cpus() {
     assert!(GpuMmck::most_in_one(&g, &cfg, 50) >= 50);
 }
 
+/// The records a part of a run starts from are written on the GPU (a template copied, each
+/// replication's first arrival drawn there): every one is the CPU's replication at time 0,
+/// over more than one workgroup and from a first replication other than 0.
+#[test]
+fn the_records_written_on_the_gpu_at_time_0_are_the_cpus() {
+    let Some(g) = gpu() else { return };
+    let cfg = config(&["run.replications=900", "run.seed=23"]);
+    let shape = cfg.shape();
+    let part = GpuMmck::part(g, &cfg, 300..900).unwrap();
+    let want: Vec<_> = (300..900)
+        .map(|r| pdes_lab::models::mmck::Replication::new(&shape, r))
+        .collect();
+    assert_eq!(part.replications().unwrap(), want);
+}
+
+/// The summary's sums added up on the GPU, a block per 256 replications, are the CPU's
+/// exact sums over the same replications, mid-run (some past the warm-up, some finished)
+/// and at the end, over several blocks and a last one part full.
+#[test]
+fn the_sums_added_up_on_the_gpu_are_the_cpus() {
+    let Some(g) = gpu() else { return };
+    let cfg = config(&[
+        "run.replications=600",
+        "run.customers=310",
+        "run.warmup=300",
+        "run.seed=43",
+    ]);
+    let mut cpu = CpuMmck::new(&cfg);
+    let mut gpu_run = GpuMmck::new(g, &cfg).unwrap();
+    for b in [Budget::Steps(700), Budget::Steps(25), Budget::Finish] {
+        cpu.advance(b).unwrap();
+        gpu_run.advance(b).unwrap();
+        let want = pdes_lab::models::mmck::summary::Pooled::of(&cfg.shape(), cpu.replications());
+        assert_eq!(gpu_run.pooled().unwrap(), want, "{b:?}");
+    }
+}
+
 /// The GPU's summary is summed from its records' first words where they are read back (no
 /// replication made whole), part by part in order: the CPU's, field for field, mid-run and
 /// at the end. Mid-run every replication has had 700 events and about 300 departures (λ = 4

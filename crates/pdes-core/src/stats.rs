@@ -22,13 +22,19 @@ pub fn estimate(xs: &[f64]) -> Estimate {
         return Estimate { mean, ci95: None };
     }
     let var = xs.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / (n - 1.0);
+    Estimate {
+        mean,
+        ci95: Some(half_width95(var, n)),
+    }
+}
+
+/// The half-width of a 95% interval of the mean of `n` ≥ 2 values of sample variance
+/// `var`: Student t's 97.5% point with n − 1 degrees of freedom times √(var / n).
+pub fn half_width95(var: f64, n: f64) -> f64 {
     let t = StudentsT::new(0.0, 1.0, n - 1.0)
         .map(|d| d.inverse_cdf(0.975))
         .unwrap_or(f64::NAN);
-    Estimate {
-        mean,
-        ci95: Some(t * (var / n).sqrt()),
-    }
+    t * (var / n).sqrt()
 }
 
 /// Estimates of every field that is a number in all of `runs` (summary maps), in the first

@@ -10,13 +10,13 @@
 use super::config::MmckConfig;
 use super::cpu::Standing;
 use super::draws::DrawsMadeBy;
-use super::records::{Layout, initial_words, read_record};
+use super::records::{Layout, read_record, template_words};
 use pipelines::{Pipelines, build_pipelines};
 pub use pipelines::{checked_modules, module_source};
 
 #[path = "gpu_pipelines.rs"]
 mod pipelines;
-use super::summary::{Measured, Pooled, Summary};
+use super::summary::{Pooled, Summary, book_words};
 use super::times::Times;
 use super::{Replication, RunShape};
 use bytemuck::{Pod, Zeroable};
@@ -25,11 +25,12 @@ use pdes_core::sim::{Budget, Engine, Report, SimError, StepRecord, StepTotals};
 use pdes_core::time::Ticks;
 use pdes_gpu::Gpu;
 use pdes_gpu::kit::{self, join, split};
-use rayon::prelude::*;
 use std::sync::Arc;
 
 /// Threads per workgroup (`advance`'s and `display_main`'s workgroup size).
 const WG: u32 = 64;
+/// Replications per workgroup of the books' passes (`mmck_books.wgsl`'s BOOKS_WG).
+const BOOKS_WG: u32 = 256;
 /// Loop iterations one thread may run in one dispatch on a software adapter. Mesa's
 /// llvmpipe (lavapipe, the CI's Vulkan) stops any shader loop after 65,535 iterations,
 /// counted over the whole invocation, nested loops included — a longer dispatch silently
@@ -115,6 +116,10 @@ pub struct GpuMmck {
     reps: wgpu::Buffer,
     status: wgpu::Buffer,
     bind_group: wgpu::BindGroup,
+    /// The summary's sums, one block a workgroup of [`BOOKS_WG`] replications, and the
+    /// bind group that writes them (`reduce`).
+    books: wgpu::Buffer,
+    books_group: wgpu::BindGroup,
     pipelines: Arc<Pipelines>,
     /// Who makes the draws (and so how many replications a workgroup of `advance` runs).
     draws: DrawsMadeBy,
@@ -220,7 +225,6 @@ impl GpuMmck {
                     .to_string(),
             ));
         }
-        let words = initial_words(&shape, &layout, range.clone());
         let device = &gpu.device;
         let params = Params {
             reps: n,
@@ -252,14 +256,25 @@ impl GpuMmck {
             bytemuck::bytes_of(&params),
             wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
         );
-        let reps = init("mmck replications", bytemuck::cast_slice(&words), storage);
+        // the records are written on the device (`init`), not built here and uploaded:
+        // 2.5 GB at 10⁷ replications were 3 s of the run's set-up
+        let record_bytes = (u64::from(n) * record).max(4);
+        let reps = kit::buffer(device, "mmck replications", record_bytes, storage);
+        let template = init(
+            "mmck record at time 0",
+            bytemuck::cast_slice(&template_words(&shape, &layout, range.start)),
+            storage,
+        );
+        let book_bytes =
+            (u64::from(n.div_ceil(BOOKS_WG)) * book_words(shape.capacity) as u64 * 4).max(4);
+        let books = kit::buffer(device, "mmck books", book_bytes, storage);
         let ln = init(
             "ln table",
             bytemuck::cast_slice(&pdes_core::rng::LN_TABLE[..]),
             wgpu::BufferUsages::STORAGE,
         );
         let status = init("mmck status", &[0u8; 16], storage);
-        oom.check(format_args!("{} bytes", words.len() * 4))?;
+        oom.check(format_args!("{record_bytes} bytes"))?;
         let key = format!(
             "mmck pipelines c={} k={} draws {} times {}",
             shape.servers,
@@ -268,14 +283,26 @@ impl GpuMmck {
             times.name()
         );
         let pipelines = gpu.cached(&key, || build_pipelines(&gpu, &shape, draws, times));
-        let bind_group = kit::bind_group(
-            device,
-            "mmck",
-            &pipelines.layout,
-            &[&params_buf, &reps, &ln, &status],
-        );
+        let group = |label, aux: &wgpu::Buffer| {
+            kit::bind_group(
+                device,
+                label,
+                &pipelines.layout,
+                &[&params_buf, &reps, &ln, aux],
+            )
+        };
+        let bind_group = group("mmck", &status);
+        let books_group = group("mmck books", &books);
+        let mut enc = device.create_command_encoder(&Default::default());
+        {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            pass.set_bind_group(0, &group("mmck init", &template), &[]);
+            pass.set_pipeline(&pipelines.init);
+            pass.dispatch_workgroups(n.div_ceil(BOOKS_WG), 1, 1);
+        }
+        gpu.queue.submit([enc.finish()]);
         Ok(Self {
-            memory_bytes: (words.len() * 4) as u64 + 80 + 16 + 4 * 1025,
+            memory_bytes: record_bytes + book_bytes + 80 + 16 + 4 * 1025,
             draws,
             gpu,
             config: cfg.clone(),
@@ -286,6 +313,8 @@ impl GpuMmck {
             reps,
             status,
             bind_group,
+            books,
+            books_group,
             pipelines,
             cache: std::sync::Mutex::new(None),
             standing: std::sync::Mutex::new(None),
@@ -378,52 +407,31 @@ impl GpuMmck {
         ))
     }
 
-    /// What the summary adds up over these replications, from their records' first words
-    /// alone (clock, counts, counters, state times: not the servers and queues), read where
-    /// the staging buffer lies and summed on every core in order: 10⁷ replications'
-    /// whole records were 2.5 GB read back and ten million [`Replication`]s made, for a
-    /// summary of a few numbers.
+    /// What the summary adds up over these replications, added up where the records lie
+    /// (`mmck_books.wgsl`'s `reduce`: a block of sums per 256 replications comes back, 12 MB
+    /// at 10⁷ replications of paper 003's queue where their records' rows were 1.8 GB). On a
+    /// page's device, which reads back later, from the records of the chunk last read back.
     pub fn pooled(&self) -> Result<Pooled, SimError> {
-        if let Some(reps) = self
-            .cache
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .as_ref()
-        {
-            return Ok(Pooled::of(&self.shape, reps));
-        }
-        let n = self.params.reps as usize;
-        let rows = u64::from(self.layout.server) * n as u64 * 4;
         if self.gpu.defers_readbacks() {
-            return Err(SimError::NotYet);
+            let cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+            return match cache.as_ref() {
+                Some(reps) => Ok(Pooled::of(&self.shape, reps)),
+                None => Err(SimError::NotYet),
+            };
         }
-        let ranges = [(&self.reps, 0, rows)];
-        pdes_gpu::read_ranges_with(&self.gpu, &ranges, |bytes| {
-            let words: &[u32] = bytemuck::cast_slice(bytes[0]);
-            let (shape, state) = (&self.shape, self.layout.state as usize);
-            let get = move |i: usize, r: usize| join([words[i * n + r], words[(i + 1) * n + r]]);
-            const CHUNK: usize = 1 << 14;
-            let parts: Vec<Pooled> = (0..n.div_ceil(CHUNK))
-                .into_par_iter()
-                .map(|c| {
-                    let mut p = Pooled::default();
-                    for r in c * CHUNK..((c + 1) * CHUNK).min(n) {
-                        p.add(
-                            shape,
-                            Measured {
-                                t: get(0, r),
-                                departures: get(12, r),
-                                events: get(14, r),
-                                counters: std::array::from_fn(|j| get(16 + 2 * j, r)),
-                                state_time: (0..=shape.capacity as usize)
-                                    .map(|s| get(state + 2 * s, r)),
-                            },
-                        );
-                    }
-                    p
-                })
-                .collect();
-            parts.into_iter().fold(Pooled::default(), Pooled::merge)
+        let groups = self.params.reps.div_ceil(BOOKS_WG);
+        let mut enc = self.gpu.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            pass.set_bind_group(0, &self.books_group, &[]);
+            pass.set_pipeline(&self.pipelines.reduce);
+            pass.dispatch_workgroups(groups, 1, 1);
+        }
+        self.gpu.queue.submit([enc.finish()]);
+        let len = u64::from(groups) * book_words(self.shape.capacity) as u64 * 4;
+        let capacity = self.shape.capacity;
+        pdes_gpu::read_ranges_with(&self.gpu, &[(&self.books, 0, len)], |bytes| {
+            Pooled::of_books(capacity, bytemuck::cast_slice(bytes[0]))
         })
     }
 

@@ -49,7 +49,26 @@ pub fn module_source(
             &shape_constants(servers, capacity, draws, times),
             &times.source(),
             pdes_gpu::shaders::PHILOX,
+            &common_source(),
             &pdes_gpu::shaders::part("mmck.wgsl", include_str!("shaders/mmck.wgsl")),
+        ],
+    )
+}
+
+/// `mmck_common.wgsl`: the parameters, records and draws both modules share.
+fn common_source() -> std::borrow::Cow<'static, str> {
+    pdes_gpu::shaders::part("mmck_common.wgsl", include_str!("shaders/mmck_common.wgsl"))
+}
+
+/// The module of the books' passes (records at time 0, the summary's sums: any c and k).
+pub fn books_source(products: Products) -> String {
+    pdes_gpu::shaders::compose_with(
+        pdes_gpu::shaders::Reductions::Portable,
+        products,
+        &[
+            pdes_gpu::shaders::PHILOX,
+            &common_source(),
+            &pdes_gpu::shaders::part("mmck_books.wgsl", include_str!("shaders/mmck_books.wgsl")),
         ],
     )
 }
@@ -68,6 +87,7 @@ pub fn checked_modules() -> Vec<(String, String)> {
     ];
     let mut modules = Vec::new();
     for p in [Products::Emulated, Products::Native] {
+        modules.push((format!("mmck books {p:?}"), books_source(p)));
         for (c, k) in shapes {
             for d in DrawsMadeBy::all() {
                 for t in [Times::Offsets, Times::Ticks] {
@@ -95,6 +115,10 @@ pub(super) struct Pipelines {
     pub(super) advance_to_end: wgpu::ComputePipeline,
     pub(super) clear: wgpu::ComputePipeline,
     pub(super) display: wgpu::ComputePipeline,
+    /// The records at time 0 from a template (binding 3), and each workgroup's sums for the
+    /// summary (into binding 3): `mmck_books.wgsl`.
+    pub(super) init: wgpu::ComputePipeline,
+    pub(super) reduce: wgpu::ComputePipeline,
 }
 
 impl Pipelines {
@@ -143,7 +167,18 @@ pub(super) fn build_pipelines(
             ),
         )
     };
+    // SAFETY: the books' loops count to the record's stride, the block's words, 96 bits,
+    // four digits, eight columns and the states (k + 1): each a bound from the parameters.
+    let books = unsafe {
+        kit::compute_module_bounded_loops(
+            device,
+            "mmck books",
+            books_source(Products::for_device(device)),
+        )
+    };
     Pipelines {
+        init: kit::pipeline(device, &pl, &books, "init"),
+        reduce: kit::pipeline(device, &pl, &books, "reduce"),
         clear: kit::pipeline(device, &pl, &module, "clear_status"),
         display: kit::pipeline(device, &pl_display, &module, "display_main"),
         advance_limited: kit::pipeline_with_constants(

@@ -4,7 +4,6 @@
 
 use super::{Replication, RunShape, Tally};
 use pdes_gpu::kit::{join, split};
-use rayon::prelude::*;
 
 /// Words of a record before the state times (see mmck.wgsl).
 const HEADER: u32 = 34;
@@ -128,58 +127,15 @@ pub(super) fn read_record(
     }
 }
 
-/// The word-major records of replications `range` of `shape` at time 0, built a row (one
-/// word of every record) at a time on every core: at time 0 a replication differs from
-/// another only in its first arrival, keyed by its number, so every other row is one word
-/// repeated. (Made replication by replication, each record's words a row apart, 10⁷
-/// replications took seconds of cache misses on one core.)
-pub(super) fn initial_words(shape: &RunShape, l: &Layout, range: std::ops::Range<u32>) -> Vec<u32> {
-    let n = range.len();
-    let mut first = vec![0u32; l.stride as usize];
+/// The record every replication of a part starting at replication `first` has at time 0
+/// but for its first arrival (`mmck_books.wgsl`'s `init` copies it to every replication and
+/// draws each one's first arrival where the records live): `first`'s record.
+pub(super) fn template_words(shape: &RunShape, l: &Layout, first: u32) -> Vec<u32> {
+    let mut words = vec![0u32; l.stride as usize];
     write_record(
-        &mut Record::new(&mut first, 1, 0),
+        &mut Record::new(&mut words, 1, 0),
         l,
-        &Replication::new(shape, range.start),
+        &Replication::new(shape, first),
     );
-    let mut words = vec![0u32; n * l.stride as usize];
-    if n == 0 {
-        return words;
-    }
-    words.par_chunks_mut(n).enumerate().for_each(|(i, row)| {
-        match (i as u32).checked_sub(NEXT_ARRIVAL) {
-            // the first arrival's low and high words
-            Some(half @ (0 | 1)) => row.par_iter_mut().enumerate().for_each(|(r, w)| {
-                let t = Replication::first_arrival(shape, range.start + r as u32);
-                *w = split(t)[half as usize];
-            }),
-            _ => row.fill(first[i]),
-        }
-    });
     words
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The rows built at once are the records written one replication at a time.
-    #[test]
-    fn initial_rows_are_each_replications_record() {
-        let cfg =
-            crate::preset::config_with("cheng2014-mmck", &["model.servers=2", "model.capacity=6"])
-                .unwrap();
-        let shape = cfg
-            .get::<super::super::config::MmckConfig>()
-            .unwrap()
-            .shape();
-        let l = Layout::of(&shape);
-        let range = 5..42;
-        let n = range.len() as u32;
-        let mut want = vec![0u32; (n * l.stride) as usize];
-        for r in 0..n {
-            let rep = Replication::new(&shape, range.start + r);
-            write_record(&mut Record::new(&mut want, n, r), &l, &rep);
-        }
-        assert_eq!(initial_words(&shape, &l, range), want);
-    }
 }

@@ -77,11 +77,12 @@ fn ratio(a: u128, b: u128) -> f64 {
     if b == 0 { 0.0 } else { a as f64 / b as f64 }
 }
 
-/// What a summary adds up over replications, in their order: the exact sums of the
-/// measured replications' counters and state times, each one's L̂_r (for the interval),
-/// and the events and finished replications of all. Built part by part ([`Pooled::add`],
-/// [`Pooled::merge`] in order), so that a GPU's records are summed where they lie, on
-/// every core, without a [`Replication`] made of each.
+/// What a summary adds up over replications: the exact sums of the measured replications'
+/// counters and state times, of each one's L̂_r in fixed point (for the interval), and the
+/// events and finished replications of all. Integers only, so that the sums are the same
+/// in whatever order and wherever they are made: replication by replication on the CPU
+/// ([`Pooled::add`], [`Pooled::merge`]) or a workgroup's at a time on the GPU
+/// ([`Pooled::of_books`], `shaders/mmck_books.wgsl`), with no record read back.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Pooled {
     events: u64,
@@ -89,7 +90,39 @@ pub struct Pooled {
     /// T, area, busy, arrivals, blocked, departures, sojourn, wait, starts.
     sums: [u128; 9],
     state: Vec<u128>,
-    ls: Vec<f64>,
+    /// Replications measured (past the warm-up, with time measured).
+    measured: u64,
+    /// Σ q_r and Σ q_r² over them, q_r = ⌊L̂_r · 2³²⌋ ([`l_fixed`]).
+    l_sum: u128,
+    l_squares: u128,
+}
+
+/// L̂ = `area` / `len` in fixed point, ⌊area · 2³² / len⌋ (len > 0): exact in integers on the
+/// CPU and the GPU alike (`mmck_books.wgsl`, `quotient`), 2⁻³² apart — ten digits below
+/// the interval of any run. Below 2⁶⁴, as L̂ ≤ k ≤ 256.
+pub(super) fn l_fixed(area: u64, len: u64) -> u64 {
+    ((u128::from(area) << 32) / u128::from(len)) as u64
+}
+
+/// The words of one workgroup's block of sums (`mmck_books.wgsl`): events (4 digits), the
+/// finished and the measured replications, nine counters (4 digits each), the k + 1 state
+/// times (4 each), Σ q (4) and Σ q² (8 columns).
+pub(super) fn book_words(capacity: u32) -> usize {
+    BOOK_STATES + 4 * (capacity as usize + 1) + 12
+}
+const BOOK_FINISHED: usize = 4;
+const BOOK_MEASURED: usize = 5;
+const BOOK_COUNTERS: usize = 6;
+const BOOK_STATES: usize = 42;
+
+/// The number whose 16-bit digits (or columns), least significant first, were summed into
+/// `words`: Σ wᵢ · 2^(16 i).
+fn weigh(words: &[u32]) -> u128 {
+    words
+        .iter()
+        .enumerate()
+        .map(|(i, &w)| u128::from(w) << (16 * i))
+        .sum()
 }
 
 /// One replication as a summary reads it: its clock, departures, events, counters (in
@@ -135,7 +168,10 @@ impl Pooled {
         if r.departures < shape.warmup || len == 0 {
             return;
         }
-        self.ls.push(r.counters[1] as f64 / len as f64);
+        let q = l_fixed(r.counters[1], len);
+        self.measured += 1;
+        self.l_sum += u128::from(q);
+        self.l_squares += u128::from(q) * u128::from(q);
         let mut counters = r.counters;
         counters[0] = len; // the measured length in place of its start
         for (s, v) in self.sums.iter_mut().zip(counters) {
@@ -163,8 +199,58 @@ impl Pooled {
                 *s += v;
             }
         }
-        self.ls.extend(later.ls);
+        self.measured += later.measured;
+        self.l_sum += later.l_sum;
+        self.l_squares += later.l_squares;
         self
+    }
+
+    /// The sums in the blocks `words` of [`book_words`] words that `mmck_books.wgsl`'s
+    /// `reduce` wrote, one a workgroup: the same as [`Pooled::add`] over the replications.
+    pub fn of_books(capacity: u32, words: &[u32]) -> Self {
+        let mut p = Self {
+            state: vec![0; capacity as usize + 1],
+            ..Self::default()
+        };
+        let states = capacity as usize + 1;
+        for b in words.chunks_exact(book_words(capacity)) {
+            p.events += weigh(&b[..4]) as u64;
+            p.finished += b[BOOK_FINISHED];
+            p.measured += u64::from(b[BOOK_MEASURED]);
+            for (j, s) in p.sums.iter_mut().enumerate() {
+                *s += weigh(&b[BOOK_COUNTERS + 4 * j..][..4]);
+            }
+            for (n, s) in p.state.iter_mut().enumerate() {
+                *s += weigh(&b[BOOK_STATES + 4 * n..][..4]);
+            }
+            let l = BOOK_STATES + 4 * states;
+            p.l_sum += weigh(&b[l..l + 4]);
+            p.l_squares += weigh(&b[l + 4..l + 12]);
+        }
+        if p.measured == 0 {
+            p.state.clear(); // as `add` leaves it: nothing measured
+        }
+        p
+    }
+
+    /// The grand mean of the measured replications' L̂_r and its 95% half-width (0 for one
+    /// replication), from the exact sums: with Σq = a·R + b, Σ(q − q̄)² = (Σq² − a²R − 2ab)
+    /// − b²/R, the bracket exact in integers (no cancellation of two large floats).
+    fn l_interval(&self) -> (f64, f64) {
+        if self.measured == 0 {
+            return (0.0, 0.0);
+        }
+        const ONE: f64 = 4_294_967_296.0; // 2³²
+        let r = u128::from(self.measured);
+        let (a, b) = (self.l_sum / r, self.l_sum % r);
+        let mean = (a as f64 + b as f64 / r as f64) / ONE;
+        if self.measured < 2 {
+            return (mean, 0.0);
+        }
+        let bracket = self.l_squares - a * a * r - 2 * a * b;
+        let squares = (bracket as f64 - (b as f64) * (b as f64) / r as f64).max(0.0);
+        let var = squares / (r - 1) as f64 / (ONE * ONE);
+        (mean, pdes_core::stats::half_width95(var, r as f64))
     }
 }
 
@@ -187,10 +273,8 @@ impl Summary {
         let sums = pooled.sums;
         let mut state = pooled.state.clone();
         state.resize(k + 1, 0);
-        let ls = &pooled.ls;
         let (events, finished) = (pooled.events, pooled.finished);
-        let est = pdes_core::stats::estimate(if ls.is_empty() { &[0.0] } else { ls });
-        let half = est.ci95.unwrap_or(0.0);
+        let (mean, half) = pooled.l_interval();
         let [
             len,
             area,
@@ -216,14 +300,14 @@ impl Summary {
             arrival_rate: cfg.model.arrival_rate,
             service_rate: cfg.model.service_rate,
             events,
-            sim_time: if ls.is_empty() {
+            sim_time: if pooled.measured == 0 {
                 0.0
             } else {
-                to_units((len / ls.len() as u128) as u64)
+                to_units((len / u128::from(pooled.measured)) as u64)
             },
-            mean_number_in_system: est.mean,
-            ci95_low: est.mean - half,
-            ci95_high: est.mean + half,
+            mean_number_in_system: mean,
+            ci95_low: mean - half,
+            ci95_high: mean + half,
             analytic_number_in_system: exact.number_in_system,
             blocking_probability: ratio(blocked, arrivals),
             analytic_blocking_probability: exact.blocking,
@@ -297,5 +381,64 @@ impl ModelSummary for Summary {
             ("mean_system_time", self.mean_system_time),
             ("utilization", self.utilization),
         ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The interval from the fixed-point sums is Student t's over the replications' L̂_r
+    /// (what `stats::estimate` gives from the values themselves), to the fixed point's
+    /// resolution: a wrong mean, variance or degrees of freedom would be far off.
+    #[test]
+    fn the_interval_from_exact_sums_is_students_over_the_l_hats() {
+        // (area, length) of replications whose L̂ spread from 0.3 to 4.7
+        let runs: Vec<(u64, u64)> = (0..37u64)
+            .map(|i| {
+                (
+                    3_000_000 + i * i * 7_919 + (i % 5) * 1_000_003,
+                    1_000_000 + i * 13,
+                )
+            })
+            .collect();
+        let mut p = Pooled::default();
+        for &(area, len) in &runs {
+            let q = l_fixed(area, len);
+            p.measured += 1;
+            p.l_sum += u128::from(q);
+            p.l_squares += u128::from(q) * u128::from(q);
+        }
+        let ls: Vec<f64> = runs.iter().map(|&(a, l)| a as f64 / l as f64).collect();
+        let want = pdes_core::stats::estimate(&ls);
+        let (mean, half) = p.l_interval();
+        assert!(
+            (mean - want.mean).abs() < 1e-9,
+            "{mean} against {}",
+            want.mean
+        );
+        let want_half = want.ci95.unwrap_or(f64::NAN);
+        assert!(
+            (half - want_half).abs() < 1e-9 * want_half.max(1.0),
+            "{half} against {want_half}"
+        );
+        // one replication: its L̂ and no interval; none: zeros
+        let one = Pooled {
+            measured: 1,
+            l_sum: u128::from(l_fixed(3, 2)),
+            l_squares: 0,
+            ..Pooled::default()
+        };
+        assert_eq!(one.l_interval(), (1.5, 0.0));
+        assert_eq!(Pooled::default().l_interval(), (0.0, 0.0));
+    }
+
+    /// The blocks' digits weigh 2^(16 i): a sum of digit words is the number.
+    #[test]
+    fn digits_and_columns_weigh_their_place() {
+        let v: u64 = 0x1234_5678_9abc_def0;
+        let digits = [v & 0xffff, (v >> 16) & 0xffff, (v >> 32) & 0xffff, v >> 48];
+        let twice: Vec<u32> = digits.iter().map(|&d| 2 * d as u32).collect();
+        assert_eq!(weigh(&twice), 2 * u128::from(v));
     }
 }

@@ -38,18 +38,7 @@
 // consumer makes its own draws, keeping two blocks of each stream ahead (bench/NOTES.md,
 // "M/M/c/k's draws made beside its events").
 
-struct Params {
-    reps: u32, stride: u32, servers: u32, capacity: u32,
-    seed_lo: u32, seed_hi: u32, arr_scale: u32, scale: u32,
-    shift: vec2<u32>, customers: vec2<u32>,
-    warmup: vec2<u32>, limit: vec2<u32>,
-    max_events: u32, state_off: u32, server_off: u32, queue_off: u32,
-    first: u32, pad0: u32, pad1: u32, pad2: u32, // replication `first + r` is thread r's
-}
-
-@group(0) @binding(0) var<uniform> P: Params;
-@group(0) @binding(1) var<storage, read_write> rep: array<u32>;
-@group(0) @binding(2) var<storage, read> ln_table: array<u32>;
+// Params, the bindings 0–2, get64/put64 and block(): mmck_common.wgsl, composed before.
 @group(0) @binding(3) var<storage, read_write> status: array<atomic<u32>>; // [0]: replications stopped by max_events
 
 // The most slots of the waiting ring (RING: the run's capacity less its servers) read and
@@ -61,19 +50,6 @@ const SLOTS_IN_REGISTERS: u32 = 8u;
 // chunks in time); false where it is `never` (a run to its end), so that no event tests
 // it (gpu.rs picks the pipeline).
 override TIME_LIMITED: bool = true;
-
-const T_START: u32 = 16u;
-const AREA: u32 = 18u;
-const BUSY: u32 = 20u;
-const ARRIVALS: u32 = 22u;
-const BLOCKED: u32 = 24u;
-const DEPARTURES: u32 = 26u;
-const SOJOURN: u32 = 28u;
-const WAIT: u32 = 30u;
-const STARTS: u32 = 32u;
-
-fn get64(r: u32, w: u32) -> vec2<u32> { return vec2<u32>(rep[w * P.reps + r], rep[(w + 1u) * P.reps + r]); }
-fn put64(r: u32, w: u32, v: vec2<u32>) { rep[w * P.reps + r] = v.x; rep[(w + 1u) * P.reps + r] = v.y; }
 
 const ONE: vec2<u32> = vec2<u32>(1u, 0u);
 
@@ -106,14 +82,6 @@ var<workgroup> still_running: u32;
 // at 57,344, 9% at 10⁶ (bench/NOTES.md). More states are indexed in the thread's own
 // array (local memory).
 var<workgroup> st_shared: array<Time, STATE_WORDS>;
-
-// Philox block `b` of `stream` of replication `rep_no` as −ln values (Q5.27). The
-// replication's number, not the thread's, keys the stream, so that a run split over
-// several GPUs draws what one GPU draws.
-fn block(rep_no: u32, stream: u32, b: vec2<u32>) -> vec4<u32> {
-    let w = philox4x32_10(vec4<u32>(b.x, b.y, P.seed_hi, stream), vec2<u32>(rep_no, P.seed_lo));
-    return vec4<u32>(neg_ln_q27(w.x), neg_ln_q27(w.y), neg_ln_q27(w.z), neg_ln_q27(w.w));
-}
 
 // A thread that makes its own draws (PRODUCERS = 0):
 // Draws base .. base + 7 of one stream of one replication as −ln values (Q5.27): `lo` the
