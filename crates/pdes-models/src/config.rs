@@ -422,9 +422,6 @@ pub struct Replicas {
     /// Whether two accepted configurations can share one engine (they differ at most in
     /// what a replica holds of its own).
     pub together: fn(&Config, &Config) -> bool,
-    /// About how many steps an accepted configuration's run takes (a shared engine takes
-    /// its members' largest): what a sweep balances its jobs over devices by.
-    pub steps: fn(&Config) -> f64,
     /// Runs `configs` (each accepted and `together` with the first) to their ends on
     /// `gpu`, side by side: one report per configuration, in order, each exactly the run it
     /// gives alone (the wall-clock fields are not filled in).

@@ -5,8 +5,6 @@ use super::plan::{Plan, run_job};
 use super::rows::{csv_line, header_of, row_cells};
 use super::{CliError, Format, RunRow, SweepArgs, input, output};
 use pdes_gpu::Gpu;
-use pdes_models::config::Config;
-use pdes_models::preset::EngineKind;
 use serde_json::{Map, Value};
 use std::io::{IsTerminal, Write};
 use std::sync::Arc;
@@ -46,65 +44,33 @@ pub(super) fn on_gpu(plan: &Plan) -> Result<bool, CliError> {
 const GPU_WORKERS_PER_DEVICE: usize = 4;
 
 /// The jobs of this shard, minus the runs `done` already holds. Where the model's GPU
-/// engine runs replicas, the runs that can share an engine (`Replicas::together`) go into
-/// jobs together, the longest first (by `Replicas::steps`), each job at most a
-/// [`GPU_WORKERS_PER_DEVICE`]th of the runs and [`MOST_RUNS_TOGETHER`] — so that a sweep
-/// over seeds and d takes a few engines' steps, not the sum over its points, while the
-/// host's set-up and read-back of one engine overlap the others' steps — and the jobs go
-/// out longest first, so that devices share the long ones. The jobs do not get smaller with
-/// more devices: a small engine's step is its dispatches' fixed cost, so twice the engines
-/// for two devices was twice the dispatches (the Fig. 14 sweep gained 1.2×, not 2×, on two
-/// H200s; bench/notes). Without replicas, one run per job, so that workers share them.
+/// engine runs replicas, runs of neighbouring points go into one job — as many jobs as
+/// workers in flight ([`GPU_WORKERS_PER_DEVICE`] per device), each of at most
+/// [`MOST_RUNS_TOGETHER`] — so that a sweep over seeds and d takes a few engines' steps,
+/// not the sum over its points, while the host's set-up and read-back of one engine
+/// overlap the others' steps; else one run per job, so that workers share them.
 pub(super) fn jobs(
     plan: &Plan,
     shard: Option<(usize, usize)>,
     done: &[RunRow],
+    devices: usize,
 ) -> Result<Vec<Job>, CliError> {
     let base = super::config_from_args(&plan.base)?;
-    let replicas = base.model_info().replicas.as_ref();
+    let together = base.engine() == pdes_models::preset::EngineKind::Gpu
+        && base.model_info().replicas.is_some();
     let todo: Vec<(usize, u32)> = (0..plan.points.len())
         .filter(|p| shard.is_none_or(|(i, n)| p % n == i))
         .flat_map(|p| (0..plan.seeds.len() as u32).map(move |s| (p, s)))
         .filter(|&(p, s)| !done.iter().any(|d| d.point == p && d.seed_index == s))
         .collect();
-    let Some(replicas) = replicas.filter(|_| base.engine() == EngineKind::Gpu) else {
+    if !together {
         return Ok(todo.into_iter().map(|r| vec![r]).collect());
-    };
+    }
     let per_job = todo
         .len()
-        .div_ceil(GPU_WORKERS_PER_DEVICE)
+        .div_ceil(GPU_WORKERS_PER_DEVICE * devices.max(1))
         .clamp(1, MOST_RUNS_TOGETHER);
-    // each run's configuration at its point (a point's seeds share it but for the seed)
-    let mut at_point: Vec<Option<Config>> = vec![None; plan.points.len()];
-    for &(p, _) in &todo {
-        if at_point[p].is_none() {
-            at_point[p] = Some(super::config_from_args(&plan.run_args(p, None))?);
-        }
-    }
-    let steps = |p: usize| at_point[p].as_ref().map_or(0.0, |c| (replicas.steps)(c));
-    // the runs in groups that can share an engine, each group's longest runs first
-    let mut groups: Vec<Vec<(usize, u32)>> = Vec::new();
-    for &(p, s) in &todo {
-        let c = at_point[p].as_ref();
-        let shares = |g: &Vec<(usize, u32)>| match (at_point[g[0].0].as_ref(), c) {
-            (Some(first), Some(c)) => {
-                (replicas.accepts)(first) && (replicas.accepts)(c) && (replicas.together)(first, c)
-            }
-            _ => false,
-        };
-        match groups.iter_mut().find(|g| shares(g)) {
-            Some(g) => g.push((p, s)),
-            None => groups.push(vec![(p, s)]),
-        }
-    }
-    let mut jobs: Vec<Job> = Vec::new();
-    for mut g in groups {
-        g.sort_by(|a, b| steps(b.0).total_cmp(&steps(a.0)));
-        jobs.extend(g.chunks(per_job).map(<[_]>::to_vec));
-    }
-    let longest = |j: &Job| j.iter().map(|&(p, _)| steps(p)).fold(0.0, f64::max);
-    jobs.sort_by(|a, b| longest(b).total_cmp(&longest(a)));
-    Ok(jobs)
+    Ok(todo.chunks(per_job).map(<[_]>::to_vec).collect())
 }
 
 /// The CSV written row by row as runs finish: the header as soon as it is known (that of
@@ -205,8 +171,7 @@ type Finished = (
 
 /// Runs `jobs` on the pool, writing the progressive CSV where `--format csv --out` asks.
 /// With `devices` (from `--devices`), worker w runs its GPU runs on device w mod their
-/// number, taking that device's stripe of the jobs; without, GPU runs go to the shared
-/// device.
+/// number; without, GPU runs go to the shared device.
 pub(super) fn execute(
     args: &SweepArgs,
     plan: &Plan,
@@ -228,10 +193,7 @@ pub(super) fn execute(
     let bar = progress_bar(total);
     let mut csv = ProgressiveCsv::open(args, header.clone())?;
     let started = Instant::now();
-    // device k's workers take jobs k, k + n, k + 2n, … of the n devices (jobs come longest
-    // first, so each device gets its share of the long ones whichever worker starts first)
-    let stripes = devices.len().max(1);
-    let next: Vec<AtomicUsize> = (0..stripes).map(|_| AtomicUsize::new(0)).collect();
+    let next = AtomicUsize::new(0);
     let (tx, rx) = std::sync::mpsc::channel::<Finished>();
     let mut new_rows: Vec<RunRow> = Vec::new();
     let mut statistics: Vec<&'static str> = Vec::new();
@@ -239,11 +201,10 @@ pub(super) fn execute(
         for w in 0..workers {
             let tx = tx.clone();
             let next = &next;
-            let stripe = w % stripes;
-            let device = devices.get(stripe).cloned();
+            let device = devices.get(w % devices.len().max(1)).cloned();
             scope.spawn(move || {
                 loop {
-                    let i = stripe + stripes * next[stripe].fetch_add(1, Ordering::Relaxed);
+                    let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(runs) = jobs.get(i) else { break };
                     let results = run_job(plan, runs, device.clone());
                     for (&(p, s), r) in runs.iter().zip(results) {

@@ -130,7 +130,7 @@ pub fn run(args: &SweepArgs) -> Result<(), CliError> {
                 .map_err(CliError::Run)?
         }
     };
-    let jobs = execute::jobs(&plan, shard, &done)?;
+    let jobs = execute::jobs(&plan, shard, &done, devices.len())?;
     let executed = execute::execute(args, &plan, &jobs, gpu, &devices, header)?;
     report::write(args, &mut plan, done, executed)
 }

@@ -246,10 +246,6 @@ pub static INFO: crate::config::ModelInfo = crate::config::ModelInfo {
             (Some(a), Some(b)) => gpu::ReplicaRun::of(a).apply(b) == *a,
             _ => false,
         },
-        steps: |c| {
-            c.get::<config::TorusConfig>()
-                .map_or(0.0, |t| t.run.end_time / t.run.d)
-        },
         run: run_replicas,
     }),
     spread: None,
