@@ -22,7 +22,7 @@ for d in none 0,1; do
 done
 for f in "$R_DIR"/mmck-1e7-*.json; do grep -v -E "seconds|per_second|threads" "$f" | md5sum; done | sort | uniq -c
 F="sweep sang2019-fig14-15 --seeds 40 --engine gpu"
-cold() { rm -rf "$PDES_CACHE_DIR"; { /usr/bin/time -f "%e" env PDES_GPU_PROFILE=1 $B $F "$@" > "$R_DIR/fig14-cold$*.txt"; } 2> "$R_DIR/fig14-cold$*.err"; echo "fig14 cold $*: $(tail -n 1 "$R_DIR/fig14-cold$*.err") s"; }
+cold() { local l; l=$(echo "$*" | tr -d " "); rm -rf "$PDES_CACHE_DIR"; { /usr/bin/time -f "%e" env PDES_GPU_PROFILE=1 $B $F "$@" > "$R_DIR/fig14-cold$l.txt"; } 2> "$R_DIR/fig14-cold$l.err"; echo "fig14 cold $*: $(tail -n 1 "$R_DIR/fig14-cold$l.err") s"; }
 cold --devices 0
 cold --devices 1
 cold --devices 0,1
