@@ -77,7 +77,7 @@ impl Pace {
             self.cap = span * 1.5;
         } else if took > SLOW_FRAME_S {
             self.slow_frames += 1;
-            let probe = self.floor > 0.0 && self.slow_frames % PROBE_EVERY == 0;
+            let probe = self.floor > 0.0 && self.slow_frames.is_multiple_of(PROBE_EVERY);
             self.cap = if probe {
                 span * 0.5
             } else {
