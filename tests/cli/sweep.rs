@@ -377,7 +377,15 @@ fn devices_that_cannot_take_the_runs_are_refused_before_any_run() {
                 "--devices",
                 "0,0",
             ][..],
-            &["--devices", "takes one GPU", "sweep --devices"][..],
+            &[
+                "--devices",
+                "this model (torus network) takes one GPU",
+                "sweep --devices",
+            ][..],
+        ),
+        (
+            &["run", "clinic", "--engine", "gpu", "--devices", "0,0"][..],
+            &["--devices", "this model (your own network) takes one GPU"][..],
         ),
     ] {
         let (code, out, err) = pdes(args);

@@ -154,7 +154,7 @@ impl Simulation {
         }
         if count > 1 && (config.model_info().spread.is_none() || !has_gpu_engine(config)) {
             return Err(format!(
-                "--devices: a run of the {} takes one GPU (M/M/c/k's replications split over several; `sweep --devices` spreads any model's runs)",
+                "--devices: a run of this model ({}) takes one GPU (M/M/c/k's replications split over several; `sweep --devices` spreads any model's runs)",
                 config.model_info().label
             ));
         }
