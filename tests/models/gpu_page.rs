@@ -52,6 +52,17 @@ fn assert_passed(results: &[CheckResult], at_least: usize) {
     }
 }
 
+/// A model's page checks, polled as a page's frames would: at least one, every one passed,
+/// and they yielded to the page between them (more frames than checks).
+fn assert_pass_yielding(checks: impl std::future::Future<Output = Vec<CheckResult>>) {
+    let (results, frames) = poll_frames(checks);
+    assert_passed(&results, 1);
+    assert!(
+        frames > results.len() as u32,
+        "the checks never yielded to the page"
+    );
+}
+
 /// Runs `g` as the window does in a page — a little more simulated time, `step`, each frame;
 /// a batch lands a frame later — until it finishes, calling `each_frame` after every frame.
 /// Returns the frames that ended with a batch still in flight (the deferred path taken).
@@ -140,14 +151,9 @@ fn a_page_device_runs_the_torus_to_the_same_end_as_a_device_that_waits() {
 #[test]
 fn the_page_checks_pass_on_a_page_device_and_wait_for_it() {
     let Some(page) = page_device() else { return };
-    let (results, frames) = poll_frames(pdes_lab::models::twins::twin_page_checks::<
+    assert_pass_yielding(pdes_lab::models::twins::twin_page_checks::<
         pdes_lab::models::torus::verify::TorusTwins,
     >(page));
-    assert_passed(&results, 1);
-    assert!(
-        frames > results.len() as u32,
-        "the checks never yielded to the page"
-    );
 }
 
 #[test]
@@ -185,14 +191,9 @@ fn a_page_device_runs_phold_to_the_same_end_as_a_device_that_waits() {
 #[test]
 fn phold_page_checks_pass_on_a_page_device() {
     let Some(page) = page_device() else { return };
-    let (results, frames) = poll_frames(pdes_lab::models::twins::twin_page_checks::<
+    assert_pass_yielding(pdes_lab::models::twins::twin_page_checks::<
         pdes_lab::models::phold::verify::PholdTwins,
     >(page));
-    assert_passed(&results, 1);
-    assert!(
-        frames > results.len() as u32,
-        "the checks never yielded to the page"
-    );
 }
 
 #[test]
