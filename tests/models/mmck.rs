@@ -218,13 +218,13 @@ fn the_sums_added_up_on_the_gpu_are_the_cpus() {
     }
 }
 
-/// The GPU's summary is summed from its records' first words where they are read back (no
-/// replication made whole), part by part in order: the CPU's, field for field, mid-run and
+/// The GPU's summary, its sums added up on the GPU part by part (no record read back), is
+/// the CPU's, field for field, mid-run and
 /// at the end. Mid-run every replication has had 700 events and about 300 departures (λ = 4
 /// against c·μ = 3: many arrivals are blocked): some have passed the warm-up of 300 and
 /// count, some have not; at 725 events, some have had their 310 customers, some not.
 #[test]
-fn the_gpu_summary_summed_from_the_records_rows_is_the_cpus() {
+fn the_gpu_summary_summed_part_by_part_is_the_cpus() {
     let Some(g) = gpu() else { return };
     let cfg = config(&[
         "run.replications=50",
