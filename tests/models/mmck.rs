@@ -21,6 +21,15 @@ fn config(sets: &[&str]) -> MmckConfig {
         .clone()
 }
 
+/// `got`'s summary is `want`'s field for field, but the engine's name and its threads.
+fn assert_same_summary(want: &pdes_lab::sim::Report, got: &pdes_lab::sim::Report, when: &str) {
+    for (k, v) in &want.fields {
+        if !["engine", "threads"].contains(&k.as_str()) {
+            assert_eq!(got.fields.get(k), Some(v), "{when}: {k}");
+        }
+    }
+}
+
 /// Both engines under the same budgets, the GPU's draws made each way the device can make
 /// them (by producers beside the replications, with each ring that fits, and by their own
 /// threads) and its times held each way the laws allow (one-word offsets, word pairs):
@@ -150,12 +159,7 @@ fn replications_split_over_several_devices_are_the_cpus() {
         assert_eq!(spread.now(), cpu.now(), "{b:?}");
     }
     assert!(spread.finished());
-    let (c, s) = (cpu.report().unwrap(), spread.report().unwrap());
-    for (k, v) in &c.fields {
-        if !["engine", "threads"].contains(&k.as_str()) {
-            assert_eq!(s.fields.get(k), Some(v), "{k}");
-        }
-    }
+    assert_same_summary(&cpu.report().unwrap(), &spread.report().unwrap(), "the end");
 }
 
 /// A run larger than one buffer or dispatch holds goes in parts on the one GPU (here parts
@@ -171,12 +175,7 @@ fn replications_in_parts_on_one_gpu_are_the_cpus() {
         parts.advance(b).unwrap();
         assert_eq!(parts.replications().unwrap(), cpu.replications(), "{b:?}");
     }
-    let (c, s) = (cpu.report().unwrap(), parts.report().unwrap());
-    for (k, v) in &c.fields {
-        if !["engine", "threads"].contains(&k.as_str()) {
-            assert_eq!(s.fields.get(k), Some(v), "{k}");
-        }
-    }
+    assert_same_summary(&cpu.report().unwrap(), &parts.report().unwrap(), "the end");
     // what decides the parts: a run within one engine's reach is one engine
     assert!(GpuMmck::most_in_one(&g, &cfg, 50) >= 50);
 }
@@ -238,12 +237,11 @@ fn the_gpu_summary_summed_part_by_part_is_the_cpus() {
     for b in [Budget::Steps(700), Budget::Steps(25), Budget::Finish] {
         cpu.advance(b).unwrap();
         parts.advance(b).unwrap();
-        let (c, s) = (cpu.report().unwrap(), parts.report().unwrap());
-        for (k, v) in &c.fields {
-            if !["engine", "threads"].contains(&k.as_str()) {
-                assert_eq!(s.fields.get(k), Some(v), "{b:?}: {k}");
-            }
-        }
+        assert_same_summary(
+            &cpu.report().unwrap(),
+            &parts.report().unwrap(),
+            &format!("{b:?}"),
+        );
         let measured = cpu
             .replications()
             .iter()
@@ -434,10 +432,5 @@ fn a_share_larger_than_a_dispatch_runs_in_parts_on_its_device() {
     cpu.advance(Budget::Finish).unwrap();
     spread.advance(Budget::Finish).unwrap();
     assert_eq!(spread.replications().unwrap(), cpu.replications());
-    let (c, s) = (cpu.report().unwrap(), spread.report().unwrap());
-    for (k, v) in &c.fields {
-        if !["engine", "threads"].contains(&k.as_str()) {
-            assert_eq!(s.fields.get(k), Some(v), "{k}");
-        }
-    }
+    assert_same_summary(&cpu.report().unwrap(), &spread.report().unwrap(), "the end");
 }

@@ -27,6 +27,9 @@ fn min64(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> { return select(a, b, lt64(b, 
 
 fn max64(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> { return select(a, b, lt64(a, b)); }
 
+// a − b, or 0 where b ≥ a.
+fn sat_sub64(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> { return select(vec2<u32>(0u), sub64(a, b), lt64(b, a)); }
+
 // mul32x32(a, b), the full 64-bit product of two u32 as (lo, hi), comes from
 // mul32_emulated.wgsl or mul32_native.wgsl (shaders.rs, `Products`).
 

@@ -11,7 +11,7 @@ use super::config::MmckConfig;
 use super::cpu::Standing;
 use super::draws::DrawsMadeBy;
 use super::records::{Layout, read_record, template_words};
-use pipelines::{Pipelines, build_pipelines};
+use pipelines::{Books, Pipelines, build_pipelines};
 pub use pipelines::{checked_modules, module_source};
 
 #[path = "gpu_pipelines.rs"]
@@ -120,6 +120,7 @@ pub struct GpuMmck {
     /// bind group that writes them (`reduce`).
     books: wgpu::Buffer,
     books_group: wgpu::BindGroup,
+    book_passes: Arc<Books>,
     pipelines: Arc<Pipelines>,
     /// Who makes the draws (and so how many replications a workgroup of `advance` runs).
     draws: DrawsMadeBy,
@@ -283,21 +284,17 @@ impl GpuMmck {
             times.name()
         );
         let pipelines = gpu.cached(&key, || build_pipelines(&gpu, &shape, draws, times));
-        let group = |label, aux: &wgpu::Buffer| {
-            kit::bind_group(
-                device,
-                label,
-                &pipelines.layout,
-                &[&params_buf, &reps, &ln, aux],
-            )
+        let book_passes = pipelines::books(&gpu);
+        let group = |label, layout, aux: &wgpu::Buffer| {
+            kit::bind_group(device, label, layout, &[&params_buf, &reps, &ln, aux])
         };
-        let bind_group = group("mmck", &status);
-        let books_group = group("mmck books", &books);
+        let bind_group = group("mmck", &pipelines.layout, &status);
+        let books_group = group("mmck books", &book_passes.layout, &books);
         let mut enc = device.create_command_encoder(&Default::default());
         {
             let mut pass = enc.begin_compute_pass(&Default::default());
-            pass.set_bind_group(0, &group("mmck init", &template), &[]);
-            pass.set_pipeline(&pipelines.init);
+            pass.set_bind_group(0, &group("mmck init", &book_passes.layout, &template), &[]);
+            pass.set_pipeline(&book_passes.init);
             pass.dispatch_workgroups(n.div_ceil(BOOKS_WG), 1, 1);
         }
         gpu.queue.submit([enc.finish()]);
@@ -315,6 +312,7 @@ impl GpuMmck {
             bind_group,
             books,
             books_group,
+            book_passes,
             pipelines,
             cache: std::sync::Mutex::new(None),
             standing: std::sync::Mutex::new(None),
@@ -424,7 +422,7 @@ impl GpuMmck {
         {
             let mut pass = enc.begin_compute_pass(&Default::default());
             pass.set_bind_group(0, &self.books_group, &[]);
-            pass.set_pipeline(&self.pipelines.reduce);
+            pass.set_pipeline(&self.book_passes.reduce);
             pass.dispatch_workgroups(groups, 1, 1);
         }
         self.gpu.queue.submit([enc.finish()]);

@@ -115,10 +115,43 @@ pub(super) struct Pipelines {
     pub(super) advance_to_end: wgpu::ComputePipeline,
     pub(super) clear: wgpu::ComputePipeline,
     pub(super) display: wgpu::ComputePipeline,
-    /// The records at time 0 from a template (binding 3), and each workgroup's sums for the
-    /// summary (into binding 3): `mmck_books.wgsl`.
+}
+
+/// The books' passes (`mmck_books.wgsl`): the records at time 0 from a template (binding
+/// 3), and each workgroup's sums for the summary (into binding 3). One set per device,
+/// whatever the run's c and k: the module does not depend on them.
+pub(super) struct Books {
+    pub(super) layout: wgpu::BindGroupLayout,
     pub(super) init: wgpu::ComputePipeline,
     pub(super) reduce: wgpu::ComputePipeline,
+}
+
+/// `gpu`'s [`Books`], built at its first use.
+pub(super) fn books(gpu: &Gpu) -> std::sync::Arc<Books> {
+    gpu.cached("mmck books", || {
+        let device = &gpu.device;
+        let layout = kit::layout(
+            device,
+            "mmck books",
+            &[Use::Uniform, Use::ReadWrite, Use::Read, Use::ReadWrite],
+        );
+        let pl = kit::pipeline_layout(device, "mmck books", &[&layout]);
+        // SAFETY: the books' loops count to the record's stride, the block's words, 96
+        // bits, four digits, eight columns and the states (k + 1): each a bound from the
+        // parameters.
+        let module = unsafe {
+            kit::compute_module_bounded_loops(
+                device,
+                "mmck books",
+                books_source(Products::for_device(device)),
+            )
+        };
+        Books {
+            init: kit::pipeline(device, &pl, &module, "init"),
+            reduce: kit::pipeline(device, &pl, &module, "reduce"),
+            layout,
+        }
+    })
 }
 
 impl Pipelines {
@@ -167,18 +200,7 @@ pub(super) fn build_pipelines(
             ),
         )
     };
-    // SAFETY: the books' loops count to the record's stride, the block's words, 96 bits,
-    // four digits, eight columns and the states (k + 1): each a bound from the parameters.
-    let books = unsafe {
-        kit::compute_module_bounded_loops(
-            device,
-            "mmck books",
-            books_source(Products::for_device(device)),
-        )
-    };
     Pipelines {
-        init: kit::pipeline(device, &pl, &books, "init"),
-        reduce: kit::pipeline(device, &pl, &books, "reduce"),
         clear: kit::pipeline(device, &pl, &module, "clear_status"),
         display: kit::pipeline(device, &pl_display, &module, "display_main"),
         advance_limited: kit::pipeline_with_constants(

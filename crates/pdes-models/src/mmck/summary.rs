@@ -168,10 +168,7 @@ impl Pooled {
         if r.departures < shape.warmup || len == 0 {
             return;
         }
-        let q = l_fixed(r.counters[1], len);
-        self.measured += 1;
-        self.l_sum += u128::from(q);
-        self.l_squares += u128::from(q) * u128::from(q);
+        self.add_l_hat(r.counters[1], len);
         let mut counters = r.counters;
         counters[0] = len; // the measured length in place of its start
         for (s, v) in self.sums.iter_mut().zip(counters) {
@@ -183,6 +180,14 @@ impl Pooled {
         for (s, v) in self.state.iter_mut().zip(r.state_time) {
             *s += u128::from(v);
         }
+    }
+
+    /// A measured replication's L̂ = `area` / `len` into the interval's sums.
+    fn add_l_hat(&mut self, area: u64, len: u64) {
+        let q = u128::from(l_fixed(area, len));
+        self.measured += 1;
+        self.l_sum += q;
+        self.l_squares += q * q;
     }
 
     /// These replications, then `later`'s.
@@ -404,10 +409,7 @@ mod tests {
             .collect();
         let mut p = Pooled::default();
         for &(area, len) in &runs {
-            let q = l_fixed(area, len);
-            p.measured += 1;
-            p.l_sum += u128::from(q);
-            p.l_squares += u128::from(q) * u128::from(q);
+            p.add_l_hat(area, len);
         }
         let ls: Vec<f64> = runs.iter().map(|&(a, l)| a as f64 / l as f64).collect();
         let want = pdes_core::stats::estimate(&ls);

@@ -96,7 +96,7 @@ fn reduce(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index)
         add_digits(0u, get64(r, 14u));
         if !lt64(deps, P.customers) { atomicAdd(&book[BOOK_FINISHED], 1u); }
         let t_start = get64(r, T_START);
-        let len = select(vec2<u32>(0u), sub64(t, t_start), lt64(t_start, t));
+        let len = sat_sub64(t, t_start);
         if !lt64(deps, P.warmup) && any(len != vec2<u32>(0u)) {
             atomicAdd(&book[BOOK_MEASURED], 1u);
             add_digits(BOOK_COUNTERS, len);

@@ -175,9 +175,6 @@ fn add128(a: vec4<u32>, x: vec2<u32>) -> vec4<u32> {
     let carry = select(0u, 1u, lt64(lo, x));
     return vec4<u32>(lo, add64(a.zw, vec2<u32>(carry, 0u)));
 }
-fn sat_sub64(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
-    return select(vec2<u32>(0u, 0u), sub64(a, b), lt64(b, a));
-}
 // floor(x · scale / 2^27) (scale_q27).
 fn scale_q27(x: u32, scale: u32) -> vec2<u32> {
     let p = mul32x32(x, scale);
