@@ -29,9 +29,31 @@ pub(super) const COLD_WORDS: usize = 16;
 pub(super) const SERVER_WORDS: usize = 8;
 /// Where the alias columns start in their binding: after the ln table.
 const ROUTE_BASE: usize = 1032;
-/// Workgroups of the count, depart and arrive passes per segment (DEPART_SPLIT in
-/// net_depart.wgsl, SPLIT_* in net_plan.wgsl; the arrivals a station per thread).
-const SPREAD: [u32; 3] = [1, 4, 8];
+/// The depart pass's shape: threads per workgroup and workgroups per segment (DEPART_WG and
+/// DEPART_SPLIT in net_depart.wgsl, written by [`pass`]). A segment lists ~340 departing
+/// stations at 10⁶ stations and d = 0.5; on an H200 128 × 4 took 1.00 s where 256 × 4 took
+/// 1.05 s (64 × 4 as 128, 64 × 8 and 32 × 16 1.02–1.04 s; bench/results/
+/// 2026-11-29-h200-network-arrive-segment). `PDES_NET_DEPART` (`THREADSxSPLIT`, e.g. `64x8`)
+/// overrides it for a bench experiment; anything else there is ignored.
+fn depart_shape() -> (u32, u32) {
+    const DEFAULT: (u32, u32) = (128, 4);
+    let Some(v) = std::env::var_os("PDES_NET_DEPART") else {
+        return DEFAULT;
+    };
+    let v = v.to_string_lossy();
+    let parsed = v
+        .split_once('x')
+        .and_then(|(t, n)| Some((t.parse().ok()?, n.parse().ok()?)));
+    match parsed {
+        Some((t, n)) if [32, 64, 128, 256].contains(&t) && (1..=16).contains(&n) => (t, n),
+        _ => DEFAULT,
+    }
+}
+
+/// Workgroups of the count, depart and arrive passes per segment.
+fn spread() -> [u32; 3] {
+    [1, depart_shape().1, 1]
+}
 /// The network's own phase (PHASE_FULL in net_common.wgsl).
 pub(super) const PHASE_FULL: u32 = 4;
 
@@ -47,9 +69,20 @@ const PLAN: &str = include_str!("../shaders/net_plan.wgsl");
 pub fn pass(name: &str, src: &'static str, reductions: Reductions) -> String {
     let common = gpu_shaders::part("net_common.wgsl", COMMON);
     let own = gpu_shaders::part(name, src);
+    let (threads, split) = depart_shape();
+    let geometry = format!(
+        "// written by setup.rs: stations per segment, the depart pass's shape\n\
+         const NET_SEG: u32 = {SEG}u;\nconst DEPART_WG: u32 = {threads}u;\nconst DEPART_SPLIT: u32 = {split}u;\n"
+    );
     gpu_shaders::compose(
         reductions,
-        &[&common, gpu_shaders::PHILOX, gpu_shaders::STEPPED, &own],
+        &[
+            &geometry,
+            &common,
+            gpu_shaders::PHILOX,
+            gpu_shaders::STEPPED,
+            &own,
+        ],
     )
 }
 
@@ -162,7 +195,7 @@ pub fn memory_plan(cfg: &NetworkConfig, pool: u32) -> Vec<(&'static str, u64)> {
         ("departure lists and free stack", 4 * n_wg * SEG + 4 * pool),
         ("announcement heads", 4 * (k + 3)),
         ("segment minima", 8 * n_wg),
-        ("arrivals' minima", 16 * u64::from(SPREAD[2]) * n_wg),
+        ("arrivals' minima", 16 * u64::from(spread()[2]) * n_wg),
         (
             "ln table, routes and sources",
             4 * (ROUTE_BASE as u64 + 2 * k + 3 * columns),
@@ -238,7 +271,7 @@ pub(super) fn build_pipelines(gpu: &Gpu, reductions: Reductions, open: bool) -> 
     let arrive = module("net_arrive.wgsl", ARRIVE);
     let plan = module("net_plan.wgsl", PLAN);
     let mut step = StepPipelines::new(device, &pl, [&scan, &depart, &arrive, &plan]);
-    step.spread = SPREAD;
+    step.spread = spread();
     if open {
         step.count = Some(kit::pipeline(device, &pl, &depart, "count"));
     }
@@ -259,7 +292,7 @@ impl Bases {
     /// Where the stations start in `seg_count` (in vec4), after the depart workgroups'
     /// counts: on a 128-byte line, so that each station's record is one (8 vec4).
     fn station_base(n_wg: u32) -> u32 {
-        (SPREAD[1] * n_wg).next_multiple_of(8)
+        (spread()[1] * n_wg).next_multiple_of(8)
     }
 
     fn of(state: &NetState, n_wg: u32) -> Self {
@@ -500,7 +533,7 @@ impl Buffers {
             // (NEVER, 0, 0): a reduction before the first step must not see a zero minimum
             part_min: init(
                 "part_min",
-                bytemuck::cast_slice(&vec![[NONE, NONE, 0, 0]; SPREAD[2] as usize * n_wg]),
+                bytemuck::cast_slice(&vec![[NONE, NONE, 0, 0]; spread()[2] as usize * n_wg]),
                 storage,
             ),
             consts: init(

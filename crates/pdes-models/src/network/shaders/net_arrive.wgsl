@@ -1,7 +1,10 @@
 // net_arrive.wgsl — the step's second phase (twin of the arrivals loop of Stepped::step in
 // crates/pdes-models/src/network/engines.rs, NetState::create and NetState::arrive).
-// A thread per station (the receivers are not listed: a pass over the announcement heads
-// costs less than listing them); a station with tokens
+// A workgroup per segment: its threads look at every station's announcement head (a
+// coalesced read) and list in workgroup memory the few that receive, then take one listed
+// station each. (A thread per station kept ~20 receivers in a workgroup of 256, all of it
+// resident until the last finished: each receiver is a chain of dependent loads, and the
+// threads with nothing to do held the places of others that could hide them.) A station with tokens
 // announced or with its source's arrivals within the bound accepts them in the sequential
 // order — by (time, sender), a source after every server at the same time, its arrivals in
 // their order — merging the announced tokens (by repeated selection above the last one
@@ -86,28 +89,43 @@ fn arrive_at(s: u32, head: u32, bound: vec2<u32>, errors: ptr<function, u32>) ->
     return created;
 }
 
+// The receiving stations of this workgroup's segment (NET_SEG, the stations per segment,
+// is written by the host: setup.rs SEG).
+var<workgroup> sh_receivers: array<u32, NET_SEG>;
+var<workgroup> sh_received: atomic<u32>;
+
 @compute @workgroup_size(WG)
 fn arrive(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid3: vec3<u32>) {
     let lid = lid3.x;
-    let w = wid.x;
+    let seg = wid.x;
     if !step_runs(lid) { return; }
+    if lid == 0u { atomicStore(&sh_received, 0u); }
+    workgroupBarrier();
     let bound = ctl[0].bound;
-    let s = w * WG + lid;
+    // the stations that receive nothing keep their next event: their minimum now
     var m = never();
-    var errors = 0u;
-    var created = 0u;
-    if s < P.k {
-        let head = atomicLoad(&heads[s]);
-        m = dep[s];
-        let src_due = le64(m, bound) && has_source(s)
+    for (var i = 0u; i < NET_SEG / WG; i++) {
+        let s = seg * NET_SEG + i * WG + lid;
+        if s >= P.k { break; }
+        let next = dep[s];
+        let src_due = le64(next, bound) && has_source(s)
             && le64(seg_count[st_at(s, ST_TIMES)].zw, bound);
-        if head != NONE || src_due {
-            atomicStore(&heads[s], NONE);
-            created = arrive_at(s, head, bound, &errors);
-            m = dep[s];
+        if atomicLoad(&heads[s]) != NONE || src_due {
+            sh_receivers[atomicAdd(&sh_received, 1u)] = s;
+        } else {
+            m = min64(m, next);
         }
     }
+    let receivers = workgroupUniformLoad(&sh_received);
+    var errors = 0u;
+    var created = 0u;
+    for (var j = lid; j < receivers; j += WG) {
+        let s = sh_receivers[j];
+        let head = atomicExchange(&heads[s], NONE);
+        created += arrive_at(s, head, bound, &errors);
+        m = min64(m, dep[s]);
+    }
     let r = wg_reduce(lid, m, vec2<u32>(errors, 0u), vec2<u32>(created, 0u));
-    // (minimum next event, causality errors, external arrivals) of these stations
-    if lid == 0u { part_min[w] = vec4<u32>(r.min, r.a.x, r.b.x); }
+    // (minimum next event, causality errors, external arrivals) of the segment
+    if lid == 0u { part_min[seg] = vec4<u32>(r.min, r.a.x, r.b.x); }
 }

@@ -107,9 +107,9 @@ fn depart_station(s: u32, bound: vec2<u32>) -> u32 {
     return n;
 }
 
-const DEPART_SPLIT: u32 = 4u; // workgroups per segment (StepPipelines::spread, setup.rs)
-
-@compute @workgroup_size(WG)
+// DEPART_WG threads a workgroup, DEPART_SPLIT workgroups a segment: written by setup.rs
+// (depart_shape).
+@compute @workgroup_size(DEPART_WG)
 fn depart(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid3: vec3<u32>) {
     let lid = lid3.x;
     let w = wid.x;
@@ -120,7 +120,7 @@ fn depart(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l
     let seg = w / DEPART_SPLIT;
     let total = seg_count[seg].x;
     var n = 0u;
-    for (var j = (w % DEPART_SPLIT) * WG + lid; j < total; j += DEPART_SPLIT * WG) {
+    for (var j = (w % DEPART_SPLIT) * DEPART_WG + lid; j < total; j += DEPART_SPLIT * DEPART_WG) {
         n += depart_station(dep_list[seg * SEG + j], bound);
     }
     atomicAdd(&sh_events, n);

@@ -31,8 +31,6 @@ fn plan(t_min: vec2<u32>) {
     }
 }
 
-const SPLIT_DEPART: u32 = 4u; // depart workgroups per segment (DEPART_SPLIT)
-const SPLIT_ARRIVE: u32 = 8u; // arrive workgroups per segment (a station per thread)
 
 // The step's minimum next event (the scan's of the stations not listed, the arrive pass's of
 // every station), its events (departures and external arrivals) and causality errors, in
@@ -42,8 +40,8 @@ fn reduce_step(lid: u32) -> Reduced {
     var events = 0u;
     var errors = 0u;
     for (var w = lid; w < P.n_wg; w += WG) { m = min64(m, scan_min[w]); }
-    for (var w = lid; w < SPLIT_DEPART * P.n_wg; w += WG) { events += seg_count[w].y; }
-    for (var w = lid; w < SPLIT_ARRIVE * P.n_wg; w += WG) {
+    for (var w = lid; w < DEPART_SPLIT * P.n_wg; w += WG) { events += seg_count[w].y; }
+    for (var w = lid; w < P.n_wg; w += WG) { // a workgroup per segment
         let p = part_min[w];
         m = min64(m, p.xy);
         errors += p.z;
