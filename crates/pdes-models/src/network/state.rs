@@ -192,9 +192,19 @@ impl NetState {
         departure.unwrap_or(NEVER).min(arrival.unwrap_or(NEVER))
     }
 
-    /// The network at time 0: its population placed (token by token, station by station,
-    /// as arrivals at 0) and each source's first arrival scheduled.
+    /// The network at time 0: every station's population arrived, in token-id order
+    /// station by station ([`NetState::place_population`]), each source's first arrival
+    /// drawn.
     pub fn new(net: &Network, seed: u64, warmup: Ticks) -> Self {
+        let mut state = Self::empty(net, seed, warmup);
+        state.place_population(net);
+        state
+    }
+
+    /// The network's constants (servers, service laws, routes, sources with their first
+    /// arrival) with every station empty and no token: what a state read back from the GPU
+    /// fills in (`GpuNetwork::download_state`).
+    pub fn empty(net: &Network, seed: u64, warmup: Ticks) -> Self {
         let mut first_server = Vec::with_capacity(net.stations.len() + 1);
         let mut total = 0u32;
         for s in &net.stations {
@@ -228,7 +238,7 @@ impl NetState {
                 }
             })
             .collect();
-        let mut state = Self {
+        Self {
             seed,
             first_server,
             servers: vec![idle; total as usize],
@@ -245,16 +255,79 @@ impl NetState {
             system_time: 0,
             exits_measured: 0,
             warmup,
-        };
-        let mut id = 0u64;
-        for (s, st) in net.stations.iter().enumerate() {
-            for _ in 0..st.population {
-                let slot = state.new_token(id, 0);
-                state.arrive(s as u32, slot, 0);
-                id += 1;
-            }
         }
-        state
+    }
+
+    /// Every station's population arriving at time 0 into an empty state, as
+    /// [`NetState::arrive`] would take them one after another in id order (ids station by
+    /// station, each in the pool slot of its number): station s's first min(p, c) tokens
+    /// start service on its servers in order (all idle since 0), the rest queue in order.
+    /// Station by station on every core: at 10⁶ stations the one-by-one loop was a third of
+    /// a second before every run and every read-back (a unit test holds the two equal).
+    fn place_population(&mut self, net: &Network) {
+        use rayon::prelude::*;
+        let mut base = Vec::with_capacity(net.stations.len());
+        let mut id = 0u64;
+        for st in &net.stations {
+            base.push(id);
+            id += u64::from(st.population);
+        }
+        let population = |s: usize| net.stations[s].population;
+        let first = &self.first_server;
+        let servers = |s: usize| first[s + 1] - first[s];
+        self.tokens = (0..net.stations.len())
+            .into_par_iter()
+            .flat_map_iter(|s| {
+                let (b, p, c) = (base[s], population(s), servers(s));
+                (0..p).map(move |i| Token {
+                    id: b + u64::from(i),
+                    entered: 0,
+                    arrived: 0,
+                    visits: 0,
+                    // a queued token (past the servers) links to the next one
+                    next: if i >= c && i + 1 < p {
+                        (b + u64::from(i) + 1) as u32
+                    } else {
+                        NONE
+                    },
+                })
+            })
+            .collect();
+        let warmup = u128::from(self.warmup);
+        self.stations
+            .par_iter_mut()
+            .enumerate()
+            .for_each(|(s, st)| {
+                let (b, p, c) = (base[s], population(s), servers(s));
+                st.present = p;
+                st.live_arrived = u128::from(p) * warmup;
+                if p > c {
+                    st.head = (b + u64::from(c)) as u32;
+                    st.tail = (b + u64::from(p) - 1) as u32;
+                    st.queued = p - c;
+                }
+            });
+        let (seed, tokens, service) = (self.seed, &self.tokens, &self.service);
+        let station_of = |k: usize| (first.partition_point(|&f| f as usize <= k) - 1) as u32;
+        self.servers
+            .par_iter_mut()
+            .enumerate()
+            .for_each(|(k, server)| {
+                let s = station_of(k) as usize;
+                let i = k as u32 - first[s];
+                if i < population(s) {
+                    let token = (base[s] + u64::from(i)) as u32;
+                    let id = tokens[token as usize].id;
+                    let (counter, key) = visit_counter(seed, id, 0);
+                    let words = visit_words(seed, id, 0);
+                    *server = Server {
+                        departure: service[s].sample(&words, counter, key),
+                        since: 0,
+                        token,
+                    };
+                }
+            });
+        self.in_system = self.tokens.len() as u64;
     }
 
     /// A token record in a free slot (or a new one).
@@ -468,12 +541,15 @@ impl NetState {
     pub fn check_tokens(&self) -> Result<u64, String> {
         let mut found = 0u64;
         let mut seen = vec![false; self.tokens.len()];
-        let mut mark = |t: u32, what: &str| -> Result<(), String> {
+        // (where a token was found is written out only for the error: a string for each of
+        // a million tokens cost more than the check)
+        let mut mark = |t: u32, s: usize, queue: bool| -> Result<(), String> {
+            let what = || format!("station {s}{}", if queue { "'s queue" } else { "" });
             let slot = seen
                 .get_mut(t as usize)
-                .ok_or_else(|| format!("{what} holds slot {t} beyond the pool"))?;
+                .ok_or_else(|| format!("{} holds slot {t} beyond the pool", what()))?;
             if std::mem::replace(slot, true) {
-                return Err(format!("token slot {t} is in two places ({what})"));
+                return Err(format!("token slot {t} is in two places ({})", what()));
             }
             found += 1;
             Ok(())
@@ -484,13 +560,13 @@ impl NetState {
             for k in a..b {
                 let t = self.servers[k as usize].token;
                 if t != NONE {
-                    mark(t, &format!("station {s}"))?;
+                    mark(t, s, false)?;
                     here += 1;
                 }
             }
             let (mut t, mut n) = (st.head, 0u32);
             while t != NONE && n as usize <= self.tokens.len() {
-                mark(t, &format!("station {s}'s queue"))?;
+                mark(t, s, true)?;
                 n += 1;
                 t = self.tokens[t as usize].next;
             }
@@ -515,4 +591,61 @@ impl NetState {
 #[inline]
 pub fn gap_of(gap: u32, words: &[u32; 4]) -> Ticks {
     scale_q27(neg_ln_q27(words[0]), gap)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::network::service::Service;
+    use crate::network::spec::Station;
+
+    /// Stations with populations below, at and above their servers, none at all, and a
+    /// source among them.
+    fn network() -> Network {
+        let station = |servers, population, arrival_rate: f64, service| Station {
+            name: "s".into(),
+            servers,
+            service,
+            arrival_rate,
+            population,
+            routes: vec![(0, 0.5), (EXIT, 0.5)],
+        };
+        let exp = |mean| Service::Exponential { mean };
+        let shifted = Service::Shifted {
+            shift: 0.5,
+            mean: 1.5,
+        };
+        Network {
+            stations: vec![
+                station(3, 7, 0.0, exp(2.0)),
+                station(1, 0, 0.0, exp(1.0)),
+                station(2, 2, 0.0, shifted),
+                station(4, 1, 0.5, exp(3.0)),
+                station(1, 5, 0.0, Service::Deterministic { value: 1.2 }),
+            ],
+        }
+    }
+
+    /// The population placed station by station on every core is the state the tokens
+    /// arriving at time 0 one after another make, field for field.
+    #[test]
+    fn the_population_is_placed_as_arrivals_at_time_0_would_place_it() {
+        let net = network();
+        let warmup = 5 * TICKS_PER_UNIT as u64;
+        let mut one_by_one = NetState::empty(&net, 11, warmup);
+        let mut id = 0;
+        for (s, st) in net.stations.iter().enumerate() {
+            for _ in 0..st.population {
+                let slot = one_by_one.new_token(id, 0);
+                one_by_one.arrive(s as u32, slot, 0);
+                id += 1;
+            }
+        }
+        let placed = NetState::new(&net, 11, warmup);
+        assert_eq!(placed.tokens, one_by_one.tokens);
+        assert_eq!(placed.servers, one_by_one.servers);
+        assert_eq!(placed.stations, one_by_one.stations);
+        assert_eq!(placed.in_system, one_by_one.in_system);
+        assert_eq!(placed.check_tokens(), Ok(15));
+    }
 }

@@ -266,9 +266,10 @@ impl GpuNetwork {
     pub fn download_state(&self) -> Result<(NetState, Vec<u32>), SimError> {
         let b = &self.buffers;
         let cfg = &self.config;
-        // the twin's state at time 0 (its constants) built while the GPU's words come back
+        // the twin's constants built while the GPU's words come back (everything else is
+        // read back)
         let (mut state, bytes) = rayon::join(
-            || NetState::new(&cfg.network, cfg.run.seed, cfg.run.warmup_ticks()),
+            || NetState::empty(&cfg.network, cfg.run.seed, cfg.run.warmup_ticks()),
             || {
                 pdes_gpu::read_ranges_since(
                     &self.gpu,
