@@ -537,45 +537,59 @@ impl NetState {
     }
 
     /// Checks that every token is in exactly one place and that arrivals + population −
-    /// exits = tokens in the network = tokens found.
+    /// exits = tokens in the network = tokens found. Station by station on every core (a
+    /// token's slot is marked with an atomic swap: the second place to claim it is the one
+    /// named); the first fault in the stations' order is the one reported.
     pub fn check_tokens(&self) -> Result<u64, String> {
-        let mut found = 0u64;
-        let mut seen = vec![false; self.tokens.len()];
+        use rayon::prelude::*;
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let seen: Vec<AtomicBool> = (0..self.tokens.len())
+            .map(|_| AtomicBool::new(false))
+            .collect();
         // (where a token was found is written out only for the error: a string for each of
         // a million tokens cost more than the check)
-        let mut mark = |t: u32, s: usize, queue: bool| -> Result<(), String> {
+        let mark = |t: u32, s: usize, queue: bool| -> Result<(), String> {
             let what = || format!("station {s}{}", if queue { "'s queue" } else { "" });
             let slot = seen
-                .get_mut(t as usize)
+                .get(t as usize)
                 .ok_or_else(|| format!("{} holds slot {t} beyond the pool", what()))?;
-            if std::mem::replace(slot, true) {
+            if slot.swap(true, Ordering::Relaxed) {
                 return Err(format!("token slot {t} is in two places ({})", what()));
             }
-            found += 1;
             Ok(())
         };
-        for (s, st) in self.stations.iter().enumerate() {
-            let (a, b) = (self.first_server[s], self.first_server[s + 1]);
-            let mut here = 0u32;
-            for k in a..b {
-                let t = self.servers[k as usize].token;
-                if t != NONE {
-                    mark(t, s, false)?;
-                    here += 1;
+        let per_station: Vec<Result<u64, String>> = self
+            .stations
+            .par_iter()
+            .enumerate()
+            .map(|(s, st)| {
+                let (a, b) = (self.first_server[s], self.first_server[s + 1]);
+                let mut here = 0u32;
+                for k in a..b {
+                    let t = self.servers[k as usize].token;
+                    if t != NONE {
+                        mark(t, s, false)?;
+                        here += 1;
+                    }
                 }
-            }
-            let (mut t, mut n) = (st.head, 0u32);
-            while t != NONE && n as usize <= self.tokens.len() {
-                mark(t, s, true)?;
-                n += 1;
-                t = self.tokens[t as usize].next;
-            }
-            if n != st.queued || here + n != st.present {
-                return Err(format!(
-                    "station {s}: {n} queued and {here} in service, counters say {} and {} present",
-                    st.queued, st.present
-                ));
-            }
+                let (mut t, mut n) = (st.head, 0u32);
+                while t != NONE && n as usize <= self.tokens.len() {
+                    mark(t, s, true)?;
+                    n += 1;
+                    t = self.tokens[t as usize].next;
+                }
+                if n != st.queued || here + n != st.present {
+                    return Err(format!(
+                        "station {s}: {n} queued and {here} in service, counters say {} and {} present",
+                        st.queued, st.present
+                    ));
+                }
+                Ok(u64::from(here + n))
+            })
+            .collect();
+        let mut found = 0u64;
+        for r in per_station {
+            found += r?;
         }
         if found != self.in_system || self.population + self.arrivals - self.exits != found {
             return Err(format!(
@@ -647,5 +661,24 @@ mod tests {
         assert_eq!(placed.stations, one_by_one.stations);
         assert_eq!(placed.in_system, one_by_one.in_system);
         assert_eq!(placed.check_tokens(), Ok(15));
+    }
+
+    /// The check names a token held in two places, and a queue that lost one.
+    #[test]
+    fn the_token_check_finds_a_token_in_two_places_and_a_lost_one() {
+        let net = network();
+        let mut twice = NetState::new(&net, 3, 0);
+        // station 0 queues tokens 3..7 behind its three servers: its first server now
+        // holds token 4 as well
+        twice.servers[0].token = 4;
+        let err = twice.check_tokens().unwrap_err();
+        assert!(err.contains("token slot 4 is in two places"), "{err}");
+        let mut lost = NetState::new(&net, 3, 0);
+        lost.tokens[5].next = NONE; // the queue ends after token 5: 6 is lost
+        let err = lost.check_tokens().unwrap_err();
+        assert!(
+            err.contains("station 0: 3 queued and 3 in service"),
+            "{err}"
+        );
     }
 }
