@@ -101,7 +101,7 @@ impl GpuNetwork {
             ..Ctl::default()
         };
         let oom = kit::OomScope::push(&gpu.device);
-        let buffers = Buffers::upload(&gpu.device, &params, &ctl, &state, pool);
+        let buffers = Buffers::upload((&gpu.device, &gpu.queue), &params, &ctl, &state, pool);
         oom.check(format_args!("{memory_bytes} bytes"))?;
         phases.mark("buffers");
         let open = !state.sources.is_empty();
