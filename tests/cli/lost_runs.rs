@@ -3,6 +3,7 @@
 //! an output file that cannot be changed — each said before or instead of a lost result.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a test's helpers may panic: that is the test failing
 
+use super::refused;
 use super::safe_outputs::{dir, pdes, s};
 use std::process::Command;
 
@@ -61,23 +62,24 @@ fn a_closed_standard_output_is_refused_not_silently_lost() {
 fn a_sweep_of_too_many_runs_is_refused_before_any_run_with_the_shards_that_would_do() {
     let d = dir("huge-sweep");
     let out = d.join("rows.csv");
-    let (code, _, err) = pdes(&[
-        "sweep",
-        "--vary",
-        "run.d=0.1:0.9:10000",
-        "--seeds",
-        "10000",
-        "--set",
-        "model.rows=2",
-        "--set",
-        "model.cols=2",
-        "--format",
-        "csv",
-        "--out",
-        &s(&out),
-    ]);
-    assert_eq!(code, 2, "{err}");
-    assert!(err.contains("100,000,000 runs"), "{err}");
+    let (_, err) = refused(
+        &[
+            "sweep",
+            "--vary",
+            "run.d=0.1:0.9:10000",
+            "--seeds",
+            "10000",
+            "--set",
+            "model.rows=2",
+            "--set",
+            "model.cols=2",
+            "--format",
+            "csv",
+            "--out",
+            &s(&out),
+        ],
+        "100,000,000 runs",
+    );
     assert!(err.contains("at most 1,000,000"), "{err}");
     assert!(err.contains("--shard I/100"), "{err}");
     assert!(!out.exists(), "a file was started");

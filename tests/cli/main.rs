@@ -39,6 +39,15 @@ pub(crate) fn run_text(args: &[&str]) -> (i32, String, String) {
     )
 }
 
+/// Runs `pdes-lab args`, which must be refused as bad input (exit status 2) with a message
+/// containing `needle`; returns (stdout, stderr).
+pub(crate) fn refused(args: &[&str], needle: &str) -> (String, String) {
+    let (code, out, err) = run_text(args);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains(needle), "{err}");
+    (out, err)
+}
+
 /// The JSON report of `bench --suite SUITE --repeat N --format json` (the run must succeed).
 pub(crate) fn bench_json(suite: &str, repeat: &str) -> serde_json::Value {
     let o = out(&[

@@ -1,5 +1,6 @@
 //! Bad input: one line that names the key (or file) and what it takes, exit 2, nothing written.
 
+use super::refused;
 use super::*;
 
 /// Every bad input: exit status 2, one line on stderr naming the key or file, no panic,
@@ -76,9 +77,10 @@ fn a_torus_algorithm_on_a_diffusion_preset_is_refused_naming_the_key() {
 
 #[test]
 fn a_path_that_names_a_missing_file_is_an_error_not_the_built_in_of_that_name() {
-    let (code, _, err) = run_text(&["run", "/nonexistent/dir/sang2019-causality.toml"]);
-    assert_eq!(code, 2, "{err}");
-    assert!(err.contains("no such file"), "{err}");
+    refused(
+        &["run", "/nonexistent/dir/sang2019-causality.toml"],
+        "no such file",
+    );
 }
 
 #[test]
@@ -257,18 +259,16 @@ fn every_refusal_says_the_key_the_range_in_words_and_what_was_given() {
 /// rows or cols), and `--algorithm`'s list names each algorithm once.
 #[test]
 fn a_size_refusal_names_the_models_keys_and_the_algorithm_list_has_no_repeats() {
-    let (code, _, err) = run_text(&[
-        "run",
-        "teaching-open",
-        "--set",
-        "model.lines=16384",
-        "--set",
-        "model.servers_per_line=16384",
-    ]);
-    assert_eq!(code, 2, "{err}");
-    assert!(
-        err.contains("model.lines × model.servers_per_line: 16384×16384 needs 24.000 GiB"),
-        "{err}"
+    refused(
+        &[
+            "run",
+            "teaching-open",
+            "--set",
+            "model.lines=16384",
+            "--set",
+            "model.servers_per_line=16384",
+        ],
+        "model.lines × model.servers_per_line: 16384×16384 needs 24.000 GiB",
     );
     let (code, _, err) = run_text(&["run", "--algorithm", "foo"]);
     assert_eq!(code, 2, "{err}");

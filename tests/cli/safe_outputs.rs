@@ -6,17 +6,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-pub(super) fn pdes(args: &[&str]) -> (i32, String, String) {
-    let o = Command::new(env!("CARGO_BIN_EXE_pdes-lab"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        o.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
-}
+use super::refused;
+pub(super) use super::run_text as pdes;
 
 pub(super) fn dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("pdes-safe-{name}-{}", std::process::id()));
@@ -79,17 +70,18 @@ fn a_swept_seed_is_refused_with_the_way_to_sweep_seeds() {
 
 #[test]
 fn seeds_past_the_largest_are_refused_not_wrapped() {
-    let (code, _, err) = pdes(&[
-        "sweep",
-        "--vary",
-        "run.d=0.5,1",
-        "--seeds",
-        "2",
-        "--set",
-        "run.seed=9223372036854775807",
-    ]);
-    assert_eq!(code, 2, "{err}");
-    assert!(err.contains("past the largest seed"), "{err}");
+    refused(
+        &[
+            "sweep",
+            "--vary",
+            "run.d=0.5,1",
+            "--seeds",
+            "2",
+            "--set",
+            "run.seed=9223372036854775807",
+        ],
+        "past the largest seed",
+    );
 }
 
 #[test]
@@ -138,9 +130,10 @@ fn merge_refuses_shards_of_two_sweeps_and_writes_nothing() {
     let a = shards(&d, "0.5,2", "a");
     let b = shards(&d, "3,6", "b");
     let out = s(&d.join("merged.csv"));
-    let (code, _, err) = pdes(&["sweep-merge", "--out", &out, &a[0], &b[1]]);
-    assert_eq!(code, 2, "{err}");
-    assert!(err.contains("another sweep"), "{err}");
+    refused(
+        &["sweep-merge", "--out", &out, &a[0], &b[1]],
+        "another sweep",
+    );
     assert!(!Path::new(&out).exists());
     // the right pair merges
     let (code, _, err) = pdes(&["sweep-merge", "--out", &out, &a[0], &a[1]]);
@@ -324,21 +317,19 @@ fn a_fifo_as_out_is_written_to_not_replaced() {
 fn two_outputs_to_one_path_are_refused() {
     let d = dir("same");
     let f = s(&d.join("x.csv"));
-    let (code, _, err) = pdes(&[
-        "run",
-        "--set",
-        "run.end_time=20",
-        "--set",
-        "run.warmup=0",
-        "--out",
-        &f,
-        "--steps-csv",
-        &f,
-    ]);
-    assert_eq!(code, 2, "{err}");
-    assert!(
-        err.contains("--out and --steps-csv name the same file"),
-        "{err}"
+    refused(
+        &[
+            "run",
+            "--set",
+            "run.end_time=20",
+            "--set",
+            "run.warmup=0",
+            "--out",
+            &f,
+            "--steps-csv",
+            &f,
+        ],
+        "--out and --steps-csv name the same file",
     );
     assert!(!Path::new(&f).exists());
 }
@@ -353,26 +344,22 @@ fn a_sweep_of_a_word_for_a_number_is_refused_before_any_run() {
 
 #[test]
 fn a_grid_too_large_to_list_is_refused_with_its_count() {
-    let (code, _, err) = pdes(&[
-        "sweep",
-        "--vary",
-        "run.d=0.1:10:10000",
-        "--vary",
-        "model.mean_service=1:20:10000",
-    ]);
-    assert_eq!(code, 2, "{err}");
-    assert!(
-        err.contains("the grid has 100000000 points (10000 × 10000)"),
-        "{err}"
+    refused(
+        &[
+            "sweep",
+            "--vary",
+            "run.d=0.1:10:10000",
+            "--vary",
+            "model.mean_service=1:20:10000",
+        ],
+        "the grid has 100000000 points (10000 × 10000)",
     );
 }
 
 #[test]
 fn a_preset_that_is_not_a_file_is_named_for_what_it_is() {
     let d = dir("not-a-file");
-    let (code, _, err) = pdes(&["run", &s(&d)]);
-    assert_eq!(code, 2, "{err}");
-    assert!(err.contains("is a folder, not a preset file"), "{err}");
+    refused(&["run", &s(&d)], "is a folder, not a preset file");
     let fifo = d.join("preset.toml");
     assert!(
         Command::new("mkfifo")
@@ -382,12 +369,8 @@ fn a_preset_that_is_not_a_file_is_named_for_what_it_is() {
             .success()
     );
     // refused without opening it: a FIFO with no writer would block the read forever
-    let (code, _, err) = pdes(&["run", &s(&fifo)]);
-    assert_eq!(code, 2, "{err}");
-    assert!(err.contains("is not a regular file"), "{err}");
-    let (code, _, err) = pdes(&["run", "/dev/zero"]);
-    assert_eq!(code, 2, "{err}");
-    assert!(err.contains("is not a regular file"), "{err}");
+    refused(&["run", &s(&fifo)], "is not a regular file");
+    refused(&["run", "/dev/zero"], "is not a regular file");
 }
 
 #[test]
@@ -490,11 +473,9 @@ fn a_fit_never_prints_a_stand_in_as_a_likelihood_and_caps_k_at_the_distinct_valu
     assert!(err.contains("so k stops at 2"), "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["fits"].as_array().unwrap().len(), 2);
-    let (code, _, err) = pdes(&["fit", &s(&two), "--components", "3..4"]);
-    assert_eq!(code, 2, "{err}");
-    assert!(
-        err.contains("2 distinct values, fewer than the 3 components"),
-        "{err}"
+    refused(
+        &["fit", &s(&two), "--components", "3..4"],
+        "2 distinct values, fewer than the 3 components",
     );
 }
 
@@ -503,9 +484,10 @@ fn fit_data_are_refused_for_what_they_are_with_the_files_row() {
     let d = dir("fit-data");
     let ragged = d.join("ragged.csv");
     std::fs::write(&ragged, "x,y\n1,2\n3\n4,5\n").unwrap();
-    let (code, _, err) = pdes(&["fit", &s(&ragged), "--column", "x"]);
-    assert_eq!(code, 2, "{err}");
-    assert!(err.contains("row 3 has 1 fields, the first row 2"), "{err}");
+    refused(
+        &["fit", &s(&ragged), "--column", "x"],
+        "row 3 has 1 fields, the first row 2",
+    );
     let nan = d.join("nan.csv");
     std::fs::write(&nan, "x\n1\n2\nNaN\n").unwrap();
     let (code, _, err) = pdes(&["fit", &s(&nan)]);
@@ -514,7 +496,5 @@ fn fit_data_are_refused_for_what_they_are_with_the_files_row() {
         err.contains("row 4: \"NaN\" is not a finite number"),
         "{err}"
     );
-    let (code, _, err) = pdes(&["fit", "/dev/zero"]);
-    assert_eq!(code, 2, "{err}");
-    assert!(err.contains("not a regular file"), "{err}");
+    refused(&["fit", "/dev/zero"], "not a regular file");
 }
