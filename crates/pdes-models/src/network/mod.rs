@@ -29,6 +29,7 @@ pub mod service;
 pub mod shapes;
 pub mod spec;
 pub mod state;
+mod tokens;
 pub mod verify;
 pub mod view;
 
