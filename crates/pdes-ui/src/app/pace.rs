@@ -116,6 +116,18 @@ impl Pace {
 mod tests {
     use super::*;
 
+    /// `n` frames that each ask for what the pace allows of `want`, advance exactly that,
+    /// and take `took(span)` seconds, `dt` apart; returns the simulated time asked for.
+    fn frames(pace: &mut Pace, n: usize, want: f64, dt: f64, took: impl Fn(f64) -> f64) -> f64 {
+        let mut asked = 0.0;
+        for _ in 0..n {
+            let span = pace.span(want);
+            asked += span;
+            pace.record(want, span, took(span), span, dt);
+        }
+        asked
+    }
+
     /// A model whose one step is slower than a frame may take: every frame advances one
     /// step (0.1 time units) however little it asks for, 20 frames a second. The cap
     /// shrinks, but the rate shown is the 2 units/s the run makes, not the shrinking cap
@@ -154,12 +166,7 @@ mod tests {
     fn a_fixed_cost_per_frame_does_not_shrink_the_span_to_nothing() {
         let mut pace = Pace::default();
         let (want, dt) = (1.0, 0.05);
-        let mut asked = 0.0;
-        for _ in 0..160 {
-            let span = pace.span(want);
-            asked += span;
-            pace.record(want, span, 0.05, span, dt);
-        }
+        let asked = frames(&mut pace, 160, want, dt, |_| 0.05);
         assert!(
             asked > 0.9 * 160.0 * want,
             "asked {asked} of {}",
@@ -189,15 +196,9 @@ mod tests {
         let mut pace = Pace::default();
         let (want, dt) = (1.0, 0.05);
         // two frames of 2 s whatever they ask for (a shader compiled)
-        for _ in 0..2 {
-            let span = pace.span(want);
-            pace.record(want, span, 2.0, span, dt);
-        }
+        frames(&mut pace, 2, want, dt, |_| 2.0);
         // then 0.1 s per unit asked: frames under 30 ms need at most 0.3 units
-        for _ in 0..200 {
-            let span = pace.span(want);
-            pace.record(want, span, 0.1 * span, span, dt);
-        }
+        frames(&mut pace, 200, want, dt, |span| 0.1 * span);
         assert!(pace.span(want) <= 0.3, "span {}", pace.span(want));
     }
 
