@@ -9,6 +9,13 @@ use std::process::Command;
 use super::refused;
 pub(super) use super::run_text as pdes;
 
+/// The arguments of a short torus run (T = 20, no warm-up) followed by `more`.
+fn short_run<'a>(more: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec!["run", "--set", "run.end_time=20", "--set", "run.warmup=0"];
+    args.extend_from_slice(more);
+    args
+}
+
 pub(super) fn dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("pdes-safe-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
@@ -250,30 +257,17 @@ fn resume_runs_an_edited_row_again_rather_than_adopting_it() {
 #[test]
 fn a_device_node_stays_a_device_and_a_full_one_is_a_write_failure() {
     use std::os::unix::fs::FileTypeExt;
-    let (code, _, err) = pdes(&[
-        "run",
-        "--set",
-        "run.end_time=20",
-        "--set",
-        "run.warmup=0",
+    let (code, _, err) = pdes(&short_run(&[
         "--out",
         "/dev/null",
         "--steps-csv",
         "/dev/null",
-    ]);
+    ]));
     assert_eq!(code, 0, "{err}");
     let m = std::fs::metadata("/dev/null").unwrap();
     assert!(m.file_type().is_char_device(), "/dev/null was replaced");
     if Path::new("/dev/full").exists() {
-        let (code, _, err) = pdes(&[
-            "run",
-            "--set",
-            "run.end_time=20",
-            "--set",
-            "run.warmup=0",
-            "--out",
-            "/dev/full",
-        ]);
+        let (code, _, err) = pdes(&short_run(&["--out", "/dev/full"]));
         assert_eq!(code, 1, "{err}");
         assert!(
             std::fs::metadata("/dev/full")
@@ -295,17 +289,7 @@ fn a_fifo_as_out_is_written_to_not_replaced() {
         let fifo = fifo.clone();
         std::thread::spawn(move || std::fs::read_to_string(fifo).unwrap())
     };
-    let (code, _, err) = pdes(&[
-        "run",
-        "--set",
-        "run.end_time=20",
-        "--set",
-        "run.warmup=0",
-        "--format",
-        "json",
-        "--out",
-        &s(&fifo),
-    ]);
+    let (code, _, err) = pdes(&short_run(&["--format", "json", "--out", &s(&fifo)]));
     assert_eq!(code, 0, "{err}");
     let text = reader.join().unwrap();
     assert!(text.contains("\"events\""), "{text}");
@@ -318,17 +302,7 @@ fn two_outputs_to_one_path_are_refused() {
     let d = dir("same");
     let f = s(&d.join("x.csv"));
     refused(
-        &[
-            "run",
-            "--set",
-            "run.end_time=20",
-            "--set",
-            "run.warmup=0",
-            "--out",
-            &f,
-            "--steps-csv",
-            &f,
-        ],
+        &short_run(&["--out", &f, "--steps-csv", &f]),
         "--out and --steps-csv name the same file",
     );
     assert!(!Path::new(&f).exists());
