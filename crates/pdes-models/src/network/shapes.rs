@@ -57,7 +57,10 @@ pub enum Shape {
     },
     /// `stations` single-server stations, each routing with probability 1/degree to
     /// `degree` distinct others chosen at random (from `seed`), `tokens_per_station` tokens
-    /// each at start (closed).
+    /// each at start (closed). With `regular`, every station is also the destination of
+    /// exactly `degree` routes (a random regular directed graph: every station is visited
+    /// equally often, as on a torus); without, the routes into a station vary (their count
+    /// is about Poisson) and the traffic gathers where many lead.
     Random {
         /// Stations.
         stations: u32,
@@ -71,6 +74,9 @@ pub enum Shape {
         /// Seed of the graph (not of the run).
         #[serde(default)]
         seed: u64,
+        /// Every station the destination of exactly `degree` routes.
+        #[serde(default)]
+        regular: bool,
     },
 }
 
@@ -183,6 +189,7 @@ impl Shape {
                 tokens_per_station,
                 service,
                 seed,
+                regular,
             } => {
                 check_size("stations", u64::from(stations))?;
                 if degree == 0 || degree >= stations.max(2) || degree > 64 {
@@ -195,6 +202,16 @@ impl Shape {
                     ));
                 }
                 let p = 1.0 / f64::from(degree);
+                if regular {
+                    let picks = regular_graph(stations, degree, seed)?;
+                    return Ok((0..stations)
+                        .into_par_iter()
+                        .map(|i| {
+                            let routes = picks.iter().map(|pi| (pi[i as usize], p)).collect();
+                            closed(format!("n{i}"), service, tokens_per_station, routes)
+                        })
+                        .collect());
+                }
                 Ok((0..stations)
                     .into_par_iter()
                     .map(|i| {
@@ -223,5 +240,106 @@ impl Shape {
                     .collect())
             }
         }
+    }
+}
+
+/// Station i's `degree` routes, `picks[k][i]` for k < degree: distinct, none i, and every
+/// station the destination of exactly `degree` (each `picks[k]` starts as a permutation that
+/// sorts the stations by a counter-based random key, on every core). The few routes that
+/// are a self-loop or repeat another of the same station swap destinations with a random
+/// route elsewhere where both stay valid, which keeps every station's count of routes in.
+fn regular_graph(stations: u32, degree: u32, seed: u64) -> Result<Vec<Vec<u32>>, PresetError> {
+    let key = [seed as u32, (seed >> 32) as u32];
+    let word = |i: u32, k: u32, n: u32| pdes_core::rng::philox4x32_10([i, k, n, 0x6A50], key);
+    let mut picks: Vec<Vec<u32>> = (0..degree)
+        .map(|k| {
+            let mut keyed: Vec<(u64, u32)> = (0..stations)
+                .into_par_iter()
+                .map(|i| {
+                    let w = word(i, k, 0);
+                    ((u64::from(w[0]) << 32) | u64::from(w[1]), i)
+                })
+                .collect();
+            keyed.par_sort_unstable();
+            keyed.into_iter().map(|(_, i)| i).collect()
+        })
+        .collect();
+    // route k of station i may lead to `to`: not i, and none of i's other routes does
+    let valid = |picks: &[Vec<u32>], i: u32, k: usize, to: u32| {
+        to != i
+            && picks
+                .iter()
+                .enumerate()
+                .all(|(m, other)| m == k || other[i as usize] != to)
+    };
+    let edges = u64::from(stations) * u64::from(degree);
+    for k in 0..degree as usize {
+        for i in 0..stations {
+            let mut attempt = 1u32;
+            while !valid(&picks, i, k, picks[k][i as usize]) {
+                // bounded: a tiny, dense graph may have no way out from this seed
+                if attempt > 64 * stations.max(64) * degree {
+                    return Err(key_err(
+                        "model.shape",
+                        format!(
+                            "no regular graph of {stations} stations and degree {degree} was found from seed {seed}; try another seed or a smaller degree"
+                        ),
+                    ));
+                }
+                let w = word(i, k as u32 + degree, attempt);
+                attempt += 1;
+                let e = (u64::from(w[0]) * edges) >> 32;
+                let (j, m) = ((e / u64::from(degree)) as u32, (e % u64::from(degree)) as usize);
+                let (mine, theirs) = (picks[k][i as usize], picks[m][j as usize]);
+                if j != i && valid(&picks, i, k, theirs) && valid(&picks, j, m, mine) {
+                    picks[k][i as usize] = theirs;
+                    picks[m][j as usize] = mine;
+                }
+            }
+        }
+    }
+    Ok(picks)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn in_degrees(shape: &Shape, stations: usize) -> Vec<u32> {
+        let mut into = vec![0u32; stations];
+        for (i, st) in shape.stations().unwrap().iter().enumerate() {
+            let routes = st.resolved.as_ref().unwrap();
+            let mut to: Vec<u32> = routes.iter().map(|&(t, _)| t).collect();
+            to.sort_unstable();
+            to.dedup();
+            assert_eq!(to.len(), routes.len(), "station {i} routes twice to one station");
+            assert!(!to.contains(&(i as u32)), "station {i} routes to itself");
+            for t in to {
+                into[t as usize] += 1;
+            }
+        }
+        into
+    }
+
+    fn random(stations: u32, degree: u32, regular: bool) -> Shape {
+        Shape::Random {
+            stations,
+            degree,
+            tokens_per_station: 1,
+            service: shifted(),
+            seed: 3,
+            regular,
+        }
+    }
+
+    #[test]
+    fn a_regular_random_graph_leads_exactly_degree_routes_into_every_station() {
+        for (n, d) in [(5000, 4), (3, 2), (7, 6), (64, 1)] {
+            let into = in_degrees(&random(n, d, true), n as usize);
+            assert!(into.iter().all(|&k| k == d), "{n} stations, degree {d}: {into:?}");
+        }
+        // without `regular` the routes into a station vary (what the flag changes)
+        let into = in_degrees(&random(5000, 4, false), 5000);
+        assert!(into.iter().any(|&k| k != 4));
     }
 }
