@@ -11,7 +11,7 @@
 source bench/device-start.sh
 S='service = { kind = "shifted", shift = 0.5, mean = 1.0 }'
 shape() { echo "model.shape={ kind = \"random\", stations = 1000000, degree = 4, tokens_per_station = 1, $S, regular = $1 }"; }
-r() { local name=$1; shift; { echo "== $name"; t "$@" --format json > "$R_DIR/$name.json"; } 2>> "$R_DIR/times.txt"; }
+r() { local name=$1; shift; { echo "== $name" >&2; t "$@" --format json > "$R_DIR/$name.json"; } 2>> "$R_DIR/times.txt"; }
 p() { local name=$1; shift; PDES_GPU_PROFILE=1 "$@" --format json 2>&1 >/dev/null | grep -v " 0 ran" > "$R_DIR/profile-$name.txt"; }
 TORUS="--set model.rows=1000 --set model.cols=1000 --set model.mean_service=1 --set run.d=0.5 --set run.end_time=2000"
 for i in 1 2; do

@@ -289,7 +289,10 @@ fn regular_graph(stations: u32, degree: u32, seed: u64) -> Result<Vec<Vec<u32>>,
                 let w = word(i, k as u32 + degree, attempt);
                 attempt += 1;
                 let e = (u64::from(w[0]) * edges) >> 32;
-                let (j, m) = ((e / u64::from(degree)) as u32, (e % u64::from(degree)) as usize);
+                let (j, m) = (
+                    (e / u64::from(degree)) as u32,
+                    (e % u64::from(degree)) as usize,
+                );
                 let (mine, theirs) = (picks[k][i as usize], picks[m][j as usize]);
                 if j != i && valid(&picks, i, k, theirs) && valid(&picks, j, m, mine) {
                     picks[k][i as usize] = theirs;
@@ -312,7 +315,11 @@ mod tests {
             let mut to: Vec<u32> = routes.iter().map(|&(t, _)| t).collect();
             to.sort_unstable();
             to.dedup();
-            assert_eq!(to.len(), routes.len(), "station {i} routes twice to one station");
+            assert_eq!(
+                to.len(),
+                routes.len(),
+                "station {i} routes twice to one station"
+            );
             assert!(!to.contains(&(i as u32)), "station {i} routes to itself");
             for t in to {
                 into[t as usize] += 1;
@@ -336,7 +343,10 @@ mod tests {
     fn a_regular_random_graph_leads_exactly_degree_routes_into_every_station() {
         for (n, d) in [(5000, 4), (3, 2), (7, 6), (64, 1)] {
             let into = in_degrees(&random(n, d, true), n as usize);
-            assert!(into.iter().all(|&k| k == d), "{n} stations, degree {d}: {into:?}");
+            assert!(
+                into.iter().all(|&k| k == d),
+                "{n} stations, degree {d}: {into:?}"
+            );
         }
         // without `regular` the routes into a station vary (what the flag changes)
         let into = in_degrees(&random(5000, 4, false), 5000);

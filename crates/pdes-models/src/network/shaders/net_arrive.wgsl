@@ -32,8 +32,9 @@ fn take_slot() -> u32 {
     return ctl[0].pool_used + (ticket - top);
 }
 
-// Station s's arrivals of this step; returns how many came from its source.
-fn arrive_at(s: u32, head: u32, bound: vec2<u32>, errors: ptr<function, u32>) -> u32 {
+// Station s's arrivals of this step; returns how many came from its source, and its next
+// event in `next` (the value it writes to dep[s], not read back from there).
+fn arrive_at(s: u32, head: u32, bound: vec2<u32>, errors: ptr<function, u32>, next: ptr<function, vec2<u32>>) -> u32 {
     var st = load_station(s);
     let source = select(NONE, source_index(s), has_source(s));
     let boundary = P.rule == RULE_BOUNDARY;
@@ -41,10 +42,22 @@ fn arrive_at(s: u32, head: u32, bound: vec2<u32>, errors: ptr<function, u32>) ->
     var src_count = vec2<u32>(0u);
     if source != NONE { src_count = seg_count[co_at(s, CO_SOURCE)].xy; }
     // the common case: one token announced and no source due
-    if head != NONE && tok[head].link == NONE && !(source != NONE && le64(st.src_next, bound)) {
-        arrive_token(s, &st, head, tok[head].arrived, errors);
+    // (the token's fields are loaded together: its arrival, link and the service's keys)
+    var head_link = NONE;
+    var head_arrived = vec2<u32>(0u);
+    var head_id = vec2<u32>(0u);
+    var head_visits = 0u;
+    if head != NONE {
+        head_link = tok[head].link;
+        head_arrived = tok[head].arrived;
+        head_id = tok[head].id;
+        head_visits = tok[head].visits;
+    }
+    if head != NONE && head_link == NONE && !(source != NONE && le64(st.src_next, bound)) {
+        arrive_token(s, &st, head, head_id, head_visits, head_arrived, errors);
         store_station(s, st);
-        dep[s] = station_next(s, st);
+        *next = station_next(s, st);
+        dep[s] = *next;
         return 0u;
     }
     var prev = Key(vec2<u32>(0u, 0u), 0u);
@@ -70,13 +83,13 @@ fn arrive_at(s: u32, head: u32, bound: vec2<u32>, errors: ptr<function, u32>) ->
                 tok[slot] = Token(id, t_src, 0u, NONE, NONE, NONE, t_src, vec2<u32>(0u), vec4<u32>(0u));
                 src_count = add64(src_count, vec2<u32>(1u, 0u));
                 st.src_next = add64(st.src_next, gap_of(source, source_gap(s), src_count));
-                arrive_token(s, &st, slot, t_src, errors);
+                arrive_token(s, &st, slot, id, 0u, t_src, errors);
                 created += 1u;
                 continue;
             }
         }
         if best == NONE { break; }
-        arrive_token(s, &st, best, best_key.time, errors);
+        arrive_token(s, &st, best, tok[best].id, tok[best].visits, best_key.time, errors);
         prev = best_key;
         have_prev = true;
     }
@@ -85,7 +98,8 @@ fn arrive_at(s: u32, head: u32, bound: vec2<u32>, errors: ptr<function, u32>) ->
         seg_count[co_at(s, CO_SOURCE)].y = src_count.y;
     }
     store_station(s, st);
-    dep[s] = station_next(s, st);
+    *next = station_next(s, st);
+    dep[s] = *next;
     return created;
 }
 
@@ -122,8 +136,9 @@ fn arrive(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l
     for (var j = lid; j < receivers; j += WG) {
         let s = sh_receivers[j];
         let head = atomicExchange(&heads[s], NONE);
-        created += arrive_at(s, head, bound, &errors);
-        m = min64(m, dep[s]);
+        var next = never();
+        created += arrive_at(s, head, bound, &errors, &next);
+        m = min64(m, next);
     }
     let r = wg_reduce(lid, m, vec2<u32>(errors, 0u), vec2<u32>(created, 0u));
     // (minimum next event, causality errors, external arrivals) of the segment

@@ -236,16 +236,20 @@ fn route(s: u32, words: vec4<u32>) -> u32 {
 // Puts `token` into service at server k of s (whose first server is a) at t
 // (NetState::start), with the destination its departure will take (NetState::depart's
 // draw, from the same visit's words).
-fn start_service(s: u32, a: u32, k: u32, token: u32, t: vec2<u32>) {
-    let tk = tok[token];
-    let words = visit_words(tk.id, tk.visits);
-    set_server(s, a, k, add64(t, service_time(s, words, tk.id, tk.visits)), t, token, route(s, words));
+// `id` and `visits` are the token's (its caller read them beside its other loads, so that
+// they are in flight together). Returns the service's end.
+fn start_service(s: u32, a: u32, k: u32, token: u32, id: vec2<u32>, visits: u32, t: vec2<u32>) -> vec2<u32> {
+    let words = visit_words(id, visits);
+    let end = add64(t, service_time(s, words, id, visits));
+    set_server(s, a, k, end, t, token, route(s, words));
+    return end;
 }
 
 
-// `token` arrives at s at t (NetState::arrive): the server free the longest takes it at
-// the later of t and that time, or it joins the queue. Counts a causality error.
-fn arrive_token(s: u32, st: ptr<function, Station>, token: u32, t: vec2<u32>, errors: ptr<function, u32>) {
+// `token` (its `id` and `visits`) arrives at s at t (NetState::arrive): the server free the
+// longest takes it at the later of t and that time, or it joins the queue. Counts a
+// causality error.
+fn arrive_token(s: u32, st: ptr<function, Station>, token: u32, id: vec2<u32>, visits: u32, t: vec2<u32>, errors: ptr<function, u32>) {
     tok[token].arrived = t;
     if lt64(t, (*st).last_arrival) {
         let e = co_at(s, CO_ERRORS);
@@ -270,7 +274,7 @@ fn arrive_token(s: u32, st: ptr<function, Station>, token: u32, t: vec2<u32>, er
         }
     }
     if idle != NONE {
-        start_service(s, a, idle, token, max64(t, idle_since));
+        _ = start_service(s, a, idle, token, id, visits, max64(t, idle_since));
         return;
     }
     if (*st).tail == NONE {

@@ -11,48 +11,65 @@
 var<workgroup> sh_events: atomic<u32>;
 
 // Server k (of s) completes its service (it was to end at `departure`); the token leaves at
-// t. The queue is updated in `st`, the sums in memory, the token announced or freed.
-fn depart_server(s: u32, st: ptr<function, Station>, a: u32, k: u32, departure: vec2<u32>, t: vec2<u32>) {
-    let since = srv_since(s, a, k);
-    let held = seg_count[sv_at(s, a, k) + 1u]; // (token, due mark, destination)
+// t. The queue is updated in `st`, the sums in memory, the token announced or freed. Returns
+// the server's next departure (NEVER when it falls idle).
+//
+// Every load that does not wait for another is issued first — the server's token and
+// destination, the station's sums, the next queued token's record (its index is in `st`) —
+// so that their latencies overlap: the pass is a chain of dependent loads a thread, and
+// each store between two loads kept the second waiting for the first.
+fn depart_server(s: u32, st: ptr<function, Station>, a: u32, k: u32, departure: vec2<u32>, t: vec2<u32>) -> vec2<u32> {
+    let at = sv_at(s, a, k);
+    let since = seg_count[at].zw;
+    let held = seg_count[at + 1u]; // (token, due mark, destination)
     let token = held.x;
     let to = held.w;
-    // The announcement first: its returning atomic is in flight while the rest of the
-    // departure waits for its own loads; only the link's store, last, needs its answer (the
-    // arrive pass, a later dispatch, reads the lists).
+    let b = st_at(s, ST_SUMS);
+    let area_at = st_at(s, ST_AREA);
+    let sums = seg_count[b];
+    let area = seg_count[area_at];
+    let next = (*st).head;
+    var next_id = vec2<u32>(0u);
+    var next_visits = 0u;
+    var after_next = NONE;
+    if next != NONE {
+        next_id = tok[next].id;
+        next_visits = tok[next].visits;
+        after_next = tok[next].next;
+    }
+    // The announcement: its returning atomic is in flight while the rest of the departure
+    // waits for its own loads; only the link's store, last, needs its answer (the arrive
+    // pass, a later dispatch, reads the lists).
     var link = NONE;
     if to != EXIT { link = atomicExchange(&heads[to], token); }
     let arrived = tok[token].arrived;
     let visits = tok[token].visits;
-    tok[token].visits = visits + 1u;
     let counted_from = max64(arrived, P.warmup);
     let measured = !lt64(t, P.warmup);
-    let b = st_at(s, ST_SUMS);
-    let sums = seg_count[b];
     var sojourn = sums.zw;
     if measured {
         sojourn = add64(sojourn, sub64(t, arrived));
-        let area = st_at(s, ST_AREA);
-        seg_count[area] = add128(seg_count[area], sat_sub64(t, counted_from));
+        seg_count[area_at] = add128(area, sat_sub64(t, counted_from));
         (*st).done += 1u;
         if (*st).done == 0u { seg_count[co_at(s, CO_SOURCE)].w += 1u; } // the count's carry
     }
     seg_count[b] = vec4<u32>(add64(sums.xy, sat_sub64(departure, max64(since, P.warmup))), sojourn);
     (*st).present -= 1u;
-    if (*st).head == NONE {
+    var end = never();
+    if next == NONE {
         set_server(s, a, k, never(), t, NONE, EXIT);
     } else {
-        let next = (*st).head;
-        (*st).head = tok[next].next;
-        if (*st).head == NONE { (*st).tail = NONE; }
+        (*st).head = after_next;
+        if after_next == NONE { (*st).tail = NONE; }
         tok[next].next = NONE;
-        start_service(s, a, k, next, t);
+        end = start_service(s, a, k, next, next_id, next_visits, t);
     }
     if to != EXIT {
+        tok[token].visits = visits + 1u;
         tok[token].arrived = t;
         tok[token].sender = k;
         tok[token].link = link;
-        return;
+        return end;
     }
     if measured {
         let y = co_at(s, CO_STAY);
@@ -66,6 +83,7 @@ fn depart_server(s: u32, st: ptr<function, Station>, a: u32, k: u32, departure: 
     );
     tok[token] = Token(never(), vec2<u32>(0u), 0u, NONE, NONE, NONE, vec2<u32>(0u), vec2<u32>(0u), vec4<u32>(0u));
     dep_list[P.free_base + atomicAdd(&heads[free_top()], 1u)] = token;
+    return end;
 }
 
 // Station s's departures within the bound, in (time, server) order: with several servers
@@ -76,13 +94,17 @@ fn depart_station(s: u32, bound: vec2<u32>) -> u32 {
     let a = stat(s, S_FIRST);
     let c = stat(s, S_SERVERS);
     var st = load_station(s);
+    // the first server is in the station's line: its load need not wait for `a`
+    let first = seg_count[st_at(s, ST_SERVER)].xy;
     let boundary = P.rule == RULE_BOUNDARY;
     var n = 0u;
     if c == 1u {
-        let d = srv_dep(s, a, a);
-        if le64(d, bound) {
-            depart_server(s, &st, a, a, d, select(d, ctl[0].exec_at, boundary));
-            n = 1u;
+        if le64(first, bound) {
+            let end = depart_server(s, &st, a, a, first, select(first, ctl[0].exec_at, boundary));
+            store_queue(s, st);
+            // its next event: the server's new departure or its source's next arrival
+            dep[s] = min64(end, select(never(), st.src_next, has_source(s)));
+            return 1u;
         }
     } else {
         for (var k = a; k < a + c; k++) {
@@ -98,7 +120,7 @@ fn depart_station(s: u32, bound: vec2<u32>) -> u32 {
             }
             if best == NONE { break; }
             set_due(s, a, best, never());
-            depart_server(s, &st, a, best, best_t, select(best_t, ctl[0].exec_at, boundary));
+            _ = depart_server(s, &st, a, best, best_t, select(best_t, ctl[0].exec_at, boundary));
             n += 1u;
         }
     }
