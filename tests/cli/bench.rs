@@ -17,6 +17,8 @@ fn an_unknown_suite_lists_every_suite() {
         "diffusion-sweep",
         "open-network",
         "open-smoke",
+        "network",
+        "network-smoke",
         "blocked",
         "blocked-halo",
     ] {

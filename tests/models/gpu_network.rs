@@ -179,3 +179,44 @@ fn a_network_beyond_the_binding_limit_is_refused_with_the_limit() {
         "{text}"
     );
 }
+
+/// `bench --suite network-smoke`: the window rows, CPU and GPU, are accepted only when they
+/// equal the sequential reference field for field (the runner refuses one that does not),
+/// and each says so.
+#[test]
+fn the_smoke_suite_holds_both_windows_to_the_sequential_reference() {
+    if gpu().is_none() {
+        return; // the suite has a GPU row (PDES_REQUIRE_GPU=1 makes this a failure)
+    }
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_pdes-lab"))
+        .args(["bench", "--suite", "network-smoke", "--repeat", "1"])
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let rows = v["rows"].as_array().unwrap();
+    let engines: Vec<(&str, &str)> = rows
+        .iter()
+        .map(|r| {
+            (
+                r["algorithm"].as_str().unwrap(),
+                r["engine"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        engines,
+        [("sequential", "cpu"), ("window", "cpu"), ("window", "gpu")]
+    );
+    for r in &rows[1..] {
+        let check = r["check"].as_str().unwrap();
+        assert!(
+            check.starts_with("equal field for field to sequential cpu"),
+            "{check}"
+        );
+        for k in ["events", "utilization", "mean_sojourn", "stations"] {
+            assert_eq!(r["summary"][k], rows[0]["summary"][k], "{k}");
+        }
+    }
+}

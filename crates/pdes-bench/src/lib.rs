@@ -51,6 +51,7 @@ pub static SUITES: &[(&str, &[BenchSuite], RunSuiteFn)] = &[
     ("mmck", suites::mmck::SUITES, suites::mmck::run),
     ("devs-benchmark", suites::devs::SUITES, suites::devs::run),
     ("phold", suites::phold::SUITES, suites::phold::run),
+    ("network", suites::network::SUITES, suites::network::run),
 ];
 
 /// Every model's suite names (the `--suite` values).

@@ -140,7 +140,13 @@ fn arrive(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l
         created += arrive_at(s, head, bound, &errors, &next);
         m = min64(m, next);
     }
-    let r = wg_reduce(lid, m, vec2<u32>(errors, 0u), vec2<u32>(created, 0u));
-    // (minimum next event, causality errors, external arrivals) of the segment
+    // the segment's departures, counted by its DEPART_SPLIT depart workgroups: added here,
+    // beside the external arrivals, so that finish_step's one workgroup reads a value a
+    // segment instead of DEPART_SPLIT more (its loop of dependent loads is the step's tail)
+    var events = created;
+    if lid < DEPART_SPLIT { events += seg_count[seg * DEPART_SPLIT + lid].y; }
+    let r = wg_reduce(lid, m, vec2<u32>(errors, 0u), vec2<u32>(events, 0u));
+    // (minimum next event, causality errors, events: departures and external arrivals) of
+    // the segment
     if lid == 0u { part_min[seg] = vec4<u32>(r.min, r.a.x, r.b.x); }
 }

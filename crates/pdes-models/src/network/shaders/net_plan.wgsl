@@ -33,19 +33,17 @@ fn plan(t_min: vec2<u32>) {
 
 
 // The step's minimum next event (the scan's of the stations not listed, the arrive pass's of
-// every station), its events (departures and external arrivals) and causality errors, in
-// thread 0.
+// every station), its events (departures and external arrivals, summed a segment by the
+// arrive pass) and causality errors, in thread 0.
 fn reduce_step(lid: u32) -> Reduced {
     var m = never();
     var events = 0u;
     var errors = 0u;
-    for (var w = lid; w < P.n_wg; w += WG) { m = min64(m, scan_min[w]); }
-    for (var w = lid; w < DEPART_SPLIT * P.n_wg; w += WG) { events += seg_count[w].y; }
     for (var w = lid; w < P.n_wg; w += WG) { // a workgroup per segment
         let p = part_min[w];
-        m = min64(m, p.xy);
+        m = min64(m, min64(scan_min[w], p.xy));
         errors += p.z;
-        events += p.w;
+        events += p.w; // its departures and external arrivals (the arrive pass's sums)
     }
     return wg_reduce(lid, m, vec2<u32>(events, 0u), vec2<u32>(errors, 0u));
 }

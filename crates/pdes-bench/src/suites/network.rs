@@ -1,0 +1,70 @@
+//! The network's `pdes-lab bench` suites (your own network: the general engine), run by the
+//! shared preset-suite runner (`crate::run_preset_suite`). The `network` suite measures the
+//! random network of 10⁶ stations (degree 4) against the torus engine at the same size and
+//! law — the networks issue's "within 2× of the torus" — after a group at T = 20 that holds
+//! the GPU window to the CPU's sequential run field for field at that size.
+
+use crate::BenchSuite;
+use crate::{BenchOptions, PresetCase, run_preset_suite};
+use pdes_core::Error as CliError;
+
+/// The network's suites (the registry's list).
+pub const SUITES: &[BenchSuite] = &[
+    BenchSuite {
+        name: "network",
+        help: "the random network of 10⁶ stations (degree 4; routes in drawn independently, and regular) against the torus engine at the same size, after the GPU window is held to sequential at that size (needs a real GPU)",
+    },
+    BenchSuite {
+        name: "network-smoke",
+        help: "a random network of 4,096 stations, sequential and window on the CPU and the GPU (for tests)",
+    },
+];
+
+/// The random shape of `n` stations, degree 4, one token each, shift 0.5 + Exp(0.5); with
+/// `regular = true` every station the destination of exactly 4 routes.
+macro_rules! random_shape {
+    ($n:literal, $regular:literal) => {
+        concat!(
+            "model.shape={ kind = \"random\", stations = ",
+            $n,
+            ", degree = 4, tokens_per_station = 1, service = { kind = \"shifted\", shift = 0.5, mean = 1.0 }, regular = ",
+            $regular,
+            " }"
+        )
+    };
+}
+const RANDOM: &str = random_shape!("1000000", "false");
+const REGULAR: &str = random_shape!("1000000", "true");
+const SMOKE: &str = random_shape!("4096", "false");
+
+/// The algorithm and engine of a row (d = 0.5 everywhere: the preset's).
+const SEQUENTIAL_CPU: [&str; 2] = ["run.algorithm=\"sequential\"", "run.engine=\"cpu\""];
+const WINDOW_CPU: [&str; 2] = ["run.algorithm=\"window\"", "run.engine=\"cpu\""];
+const WINDOW_GPU: [&str; 2] = ["run.algorithm=\"window\"", "run.engine=\"gpu\""];
+
+/// The cases of suite `name`: one line per row (a table, kept unwrapped to read as one).
+#[rustfmt::skip]
+fn cases(name: &str) -> Vec<PresetCase> {
+    let case = |group, preset, sets| PresetCase { group, preset, sets };
+    match name {
+        "network" => vec![
+            case("random 1e6 T=20", "random-network", &[RANDOM, "run.end_time=20", SEQUENTIAL_CPU[0], SEQUENTIAL_CPU[1]]),
+            case("random 1e6 T=20", "random-network", &[RANDOM, "run.end_time=20", WINDOW_GPU[0], WINDOW_GPU[1]]),
+            case("random 1e6 T=2000", "random-network", &[RANDOM, "run.end_time=2000", WINDOW_GPU[0], WINDOW_GPU[1]]),
+            case("regular 1e6 T=2000", "random-network", &[REGULAR, "run.end_time=2000", WINDOW_GPU[0], WINDOW_GPU[1]]),
+            // the torus engine at the same size, law and d (the yardstick)
+            case("torus engine 1e6 T=2000", "sang2019-torus", &["model.rows=1000", "model.cols=1000", "model.mean_service=1", "run.d=0.5", "run.end_time=2000", WINDOW_GPU[0], WINDOW_GPU[1]]),
+        ],
+        "network-smoke" => vec![
+            case("random 4096 T=100", "random-network", &[SMOKE, "run.end_time=100", SEQUENTIAL_CPU[0], SEQUENTIAL_CPU[1]]),
+            case("random 4096 T=100", "random-network", &[SMOKE, "run.end_time=100", WINDOW_CPU[0], WINDOW_CPU[1]]),
+            case("random 4096 T=100", "random-network", &[SMOKE, "run.end_time=100", WINDOW_GPU[0], WINDOW_GPU[1]]),
+        ],
+        _ => Vec::new(),
+    }
+}
+
+/// Runs one of the network's suites (the registry's `bench`).
+pub fn run(name: &str, options: &BenchOptions) -> Result<(), CliError> {
+    run_preset_suite(name, &cases(name), options)
+}
