@@ -7,8 +7,10 @@ use crate::config::{PresetError, key_err};
 
 /// The most servers at one station (a step orders a station's departures within it).
 pub const MAX_SERVERS: u32 = 64;
-/// The most stations of a network.
-pub const MAX_STATIONS: usize = 1 << 24;
+/// The most stations of a network: 8,191 segments of 2,048, so that the GPU's depart pass
+/// (8 workgroups a segment) fits the 65,535 workgroups of one dispatch dimension that every
+/// adapter allows (16,775,168; the stations' records reach a 2 GiB binding before).
+pub const MAX_STATIONS: usize = 8191 * 2048;
 /// How far a station's route probabilities may sum from 1.
 pub const ROUTE_TOLERANCE: f64 = 1e-9;
 /// Where a route leads: a station's index, or [`EXIT`].

@@ -30,13 +30,16 @@ pub(super) const SERVER_WORDS: usize = 8;
 /// Where the alias columns start in their binding: after the ln table.
 const ROUTE_BASE: usize = 1032;
 /// The depart pass's shape: threads per workgroup and workgroups per segment (DEPART_WG and
-/// DEPART_SPLIT in net_depart.wgsl, written by [`pass`]). A segment lists ~340 departing
-/// stations at 10⁶ stations and d = 0.5; on an H200 128 × 4 took 1.00 s where 256 × 4 took
-/// 1.05 s (64 × 4 as 128, 64 × 8 and 32 × 16 1.02–1.04 s; bench/results/
-/// 2026-11-29-h200-network-arrive-segment). `PDES_NET_DEPART` (`THREADSxSPLIT`, e.g. `64x8`)
-/// overrides it for a bench experiment; anything else there is ignored.
+/// DEPART_SPLIT in net_depart.wgsl, written by [`pass`]). 256 × 8 is a thread for every
+/// station of a segment (SEG = 2,048): no thread takes a second station, not even in the
+/// first steps, when every station is busy and a segment lists a thousand departures or
+/// more. On an H200 (10⁶ stations, T = 2,000) the engine took 0.593–0.594 s with it against
+/// 0.620–0.627 s at 256 × 4 and 0.693–0.702 s at 128 × 4, the default before
+/// (bench/results/2026-11-30-h200-network-finish). `PDES_NET_DEPART`
+/// (`THREADSxSPLIT`, e.g. `64x8`) overrides it for a bench experiment; anything else there
+/// is ignored.
 fn depart_shape() -> (u32, u32) {
-    const DEFAULT: (u32, u32) = (128, 4);
+    const DEFAULT: (u32, u32) = (256, 8);
     let Some(v) = std::env::var_os("PDES_NET_DEPART") else {
         return DEFAULT;
     };
@@ -550,6 +553,24 @@ impl Buffers {
             cold,
             servers,
             free_stack,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The largest network's passes each fit one dispatch dimension (65,535 workgroups, what
+    /// every adapter allows): the depart pass has the most, DEPART_SPLIT a segment.
+    #[test]
+    fn the_largest_networks_passes_fit_one_dispatch_dimension() {
+        let n_wg = (crate::network::spec::MAX_STATIONS as u64).div_ceil(SEG);
+        for per_segment in spread() {
+            assert!(
+                n_wg * u64::from(per_segment) <= 65_535,
+                "{n_wg} × {per_segment}"
+            );
         }
     }
 }
