@@ -11,3 +11,12 @@ B=carry/pdes-lab; OUT=${OUT:-/tmp/out}; R_DIR=/tmp/results; mkdir -p "$OUT" "$R_
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv > "$R_DIR/device.txt" 2>&1
 t() { /usr/bin/time -f "%e s wall" "$@"; }
 { t $B verify; } > "$R_DIR/verify.txt" 2>&1; tail -2 "$R_DIR/verify.txt"
+# r NAME CMD…: CMD's JSON summary to $R_DIR/NAME.json, its whole-process time to times.txt
+# after the line "== NAME". p NAME CMD…: CMD's per-pass GPU times (PDES_GPU_PROFILE) to
+# $R_DIR/profile-NAME.txt. random_shape REGULAR: the networks' benchmark shape, 10^6
+# stations of degree 4, one token each, shift 0.5 + Exp(0.5) (`regular = true` or false).
+r() { local name=$1; shift; { echo "== $name" >&2; t "$@" --format json > "$R_DIR/$name.json"; } 2>> "$R_DIR/times.txt"; }
+p() { local name=$1; shift; PDES_GPU_PROFILE=1 "$@" --format json 2>&1 >/dev/null | grep -v " 0 ran" > "$R_DIR/profile-$name.txt"; }
+random_shape() {
+  echo "model.shape={ kind = \"random\", stations = 1000000, degree = 4, tokens_per_station = 1, service = { kind = \"shifted\", shift = 0.5, mean = 1.0 }, regular = $1 }"
+}

@@ -9,22 +9,18 @@
 # carry/): bash bench/network-bench-device.sh
 source bench/device-start.sh
 OLD=carry/pdes-lab-old
-S='service = { kind = "shifted", shift = 0.5, mean = 1.0 }'
-shape() { echo "model.shape={ kind = \"random\", stations = 1000000, degree = 4, tokens_per_station = 1, $S, regular = $1 }"; }
-r() { local name=$1; shift; { echo "== $name" >&2; t "$@" --format json > "$R_DIR/$name.json"; } 2>> "$R_DIR/times.txt"; }
-p() { local name=$1; shift; PDES_GPU_PROFILE=1 "$@" --format json 2>&1 >/dev/null | grep -v " 0 ran" > "$R_DIR/profile-$name.txt"; }
-for i in 1 2 3; do r new-random-$i $B run random-network --engine gpu --set "$(shape false)" --set run.end_time=2000; done
+for i in 1 2 3; do r new-random-$i $B run random-network --engine gpu --set "$(random_shape false)" --set run.end_time=2000; done
 for i in 1 2; do
-  r old-random-$i $OLD run random-network --engine gpu --set "$(shape false)" --set run.end_time=2000
-  r old-regular-$i $OLD run random-network --engine gpu --set "$(shape true)" --set run.end_time=2000
-  r new-regular-$i $B run random-network --engine gpu --set "$(shape true)" --set run.end_time=2000
+  r old-random-$i $OLD run random-network --engine gpu --set "$(random_shape false)" --set run.end_time=2000
+  r old-regular-$i $OLD run random-network --engine gpu --set "$(random_shape true)" --set run.end_time=2000
+  r new-regular-$i $B run random-network --engine gpu --set "$(random_shape true)" --set run.end_time=2000
 done
 for sh in 64x4 256x4 128x8 256x8; do
-  ( export PDES_NET_DEPART=$sh; r depart-$sh $B run random-network --engine gpu --set "$(shape false)" --set run.end_time=2000 )
+  ( export PDES_NET_DEPART=$sh; r depart-$sh $B run random-network --engine gpu --set "$(random_shape false)" --set run.end_time=2000 )
 done
 { t $B bench --suite network --repeat 3 --format json --out "$R_DIR/bench-network.json"; } 2> "$R_DIR/bench-network.log"
-p new-random $B run random-network --engine gpu --set "$(shape false)" --set run.end_time=2000
-p new-regular $B run random-network --engine gpu --set "$(shape true)" --set run.end_time=2000
+p new-random $B run random-network --engine gpu --set "$(random_shape false)" --set run.end_time=2000
+p new-regular $B run random-network --engine gpu --set "$(random_shape true)" --set run.end_time=2000
 cat "$R_DIR/times.txt" | paste - -; tail -12 "$R_DIR/bench-network.log"
 for f in "$R_DIR"/profile-*.txt; do echo "== $f"; grep -v "network batch" "$f"; grep "network batch" "$f" | tail -2; done
 for f in "$R_DIR"/*.json; do echo "$(basename $f): $(grep -E '"(events|utilization|engine_seconds|events_per_second)"' "$f" | head -4 | tr -d ' \n')"; done

@@ -7,20 +7,16 @@
 # the per-pass GPU times. Usage (device tool, carrying .gl and carry/):
 # bash bench/network-final-device.sh
 source bench/device-start.sh
-S='service = { kind = "shifted", shift = 0.5, mean = 1.0 }'
-shape() { echo "model.shape={ kind = \"random\", stations = 1000000, degree = 4, tokens_per_station = 1, $S, regular = $1 }"; }
-r() { local name=$1; shift; { echo "== $name" >&2; t "$@" --format json > "$R_DIR/$name.json"; } 2>> "$R_DIR/times.txt"; }
-p() { local name=$1; shift; PDES_GPU_PROFILE=1 "$@" --format json 2>&1 >/dev/null | grep -v " 0 ran" > "$R_DIR/profile-$name.txt"; }
 RUN="run random-network --engine gpu --set run.end_time=2000 --set"
 TORUS="run sang2019-torus --engine gpu --set model.rows=1000 --set model.cols=1000 --set model.mean_service=1 --set run.d=0.5 --set run.end_time=2000"
 for i in 1 2 3; do
-  r random-$i $B $RUN "$(shape false)"
-  r regular-$i $B $RUN "$(shape true)"
+  r random-$i $B $RUN "$(random_shape false)"
+  r regular-$i $B $RUN "$(random_shape true)"
   r torus-engine-$i $B $TORUS
 done
 { t $B bench --suite network --repeat 3 --format json --out "$R_DIR/bench-network.json"; } 2> "$R_DIR/bench-network.log"
-p random $B $RUN "$(shape false)"
-p regular $B $RUN "$(shape true)"
+p random $B $RUN "$(random_shape false)"
+p regular $B $RUN "$(random_shape true)"
 paste - - < "$R_DIR/times.txt"; tail -8 "$R_DIR/bench-network.log"
 for f in "$R_DIR"/profile-*.txt; do echo "== $f"; grep -v "network batch" "$f"; grep "network batch" "$f" | tail -2; done
 for f in "$R_DIR"/*-*.json; do echo "$(basename $f): $(grep -E '"(events|engine_seconds)"' "$f" | head -2 | tr -d ' \n')"; done

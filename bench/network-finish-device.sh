@@ -9,22 +9,18 @@
 # Usage (device tool, carrying .gl and carry/): bash bench/network-finish-device.sh
 source bench/device-start.sh
 OLD=carry/pdes-lab-old
-S='service = { kind = "shifted", shift = 0.5, mean = 1.0 }'
-shape() { echo "model.shape={ kind = \"random\", stations = 1000000, degree = 4, tokens_per_station = 1, $S, regular = $1 }"; }
-r() { local name=$1; shift; { echo "== $name" >&2; t "$@" --format json > "$R_DIR/$name.json"; } 2>> "$R_DIR/times.txt"; }
-p() { local name=$1; shift; PDES_GPU_PROFILE=1 "$@" --format json 2>&1 >/dev/null | grep -v " 0 ran" > "$R_DIR/profile-$name.txt"; }
 RUN="run random-network --engine gpu --set run.end_time=2000 --set"
 for i in 1 2 3; do
-  r new-random-$i $B $RUN "$(shape false)"
-  r old-random-$i $OLD $RUN "$(shape false)"
+  r new-random-$i $B $RUN "$(random_shape false)"
+  r old-random-$i $OLD $RUN "$(random_shape false)"
 done
 for i in 1 2; do
-  r new-regular-$i $B $RUN "$(shape true)"
-  r old-regular-$i $OLD $RUN "$(shape true)"
-  for sh in 256x8 256x4; do ( export PDES_NET_DEPART=$sh; r depart-$sh-$i $B $RUN "$(shape false)" ); done
+  r new-regular-$i $B $RUN "$(random_shape true)"
+  r old-regular-$i $OLD $RUN "$(random_shape true)"
+  for sh in 256x8 256x4; do ( export PDES_NET_DEPART=$sh; r depart-$sh-$i $B $RUN "$(random_shape false)" ); done
 done
 { t $B bench --suite network --repeat 3 --format json --out "$R_DIR/bench-network.json"; } 2> "$R_DIR/bench-network.log"
-p new-random $B $RUN "$(shape false)"
+p new-random $B $RUN "$(random_shape false)"
 paste - - < "$R_DIR/times.txt"; tail -12 "$R_DIR/bench-network.log"
 for f in "$R_DIR"/profile-*.txt; do echo "== $f"; grep "network batch" "$f" | tail -2; done
 for f in "$R_DIR"/*-*.json; do echo "$(basename $f): $(grep -E '"(events|engine_seconds)"' "$f" | head -2 | tr -d ' \n')"; done

@@ -9,20 +9,16 @@
 # Usage (device tool, carrying .gl and carry/): bash bench/network-loads-device.sh
 source bench/device-start.sh
 OLD=carry/pdes-lab-old
-S='service = { kind = "shifted", shift = 0.5, mean = 1.0 }'
-shape() { echo "model.shape={ kind = \"random\", stations = 1000000, degree = 4, tokens_per_station = 1, $S, regular = $1 }"; }
-r() { local name=$1; shift; { echo "== $name" >&2; t "$@" --format json > "$R_DIR/$name.json"; } 2>> "$R_DIR/times.txt"; }
-p() { local name=$1; shift; PDES_GPU_PROFILE=1 "$@" --format json 2>&1 >/dev/null | grep -v " 0 ran" > "$R_DIR/profile-$name.txt"; }
 TORUS="--set model.rows=1000 --set model.cols=1000 --set model.mean_service=1 --set run.d=0.5 --set run.end_time=2000"
 for i in 1 2; do
   for g in false true; do
-    r old-regular-$g-$i $OLD run random-network --engine gpu --set "$(shape $g)" --set run.end_time=2000
-    r new-regular-$g-$i $B run random-network --engine gpu --set "$(shape $g)" --set run.end_time=2000
+    r old-regular-$g-$i $OLD run random-network --engine gpu --set "$(random_shape $g)" --set run.end_time=2000
+    r new-regular-$g-$i $B run random-network --engine gpu --set "$(random_shape $g)" --set run.end_time=2000
   done
 done
 r torus-engine-1e6-T2000 $B run sang2019-torus --engine gpu $TORUS
-p new-random $B run random-network --engine gpu --set "$(shape false)" --set run.end_time=2000
-p new-regular $B run random-network --engine gpu --set "$(shape true)" --set run.end_time=2000
+p new-random $B run random-network --engine gpu --set "$(random_shape false)" --set run.end_time=2000
+p new-regular $B run random-network --engine gpu --set "$(random_shape true)" --set run.end_time=2000
 cat "$R_DIR/times.txt"; for f in "$R_DIR"/profile-*.txt; do echo "== $f"; grep "network batch" "$f" | tail -2; done
 for f in "$R_DIR"/*.json; do echo "$(basename $f): $(grep -E '"(events|utilization|engine_seconds|events_per_second)"' "$f" | head -4 | tr -d ' \n')"; done
 tar czf "$OUT/results.tgz" -C "$R_DIR" .

@@ -9,20 +9,16 @@
 # process of two. Usage (device tool, carrying .gl and carry/):
 # bash bench/network-regular-device.sh
 source bench/device-start.sh
-S='service = { kind = "shifted", shift = 0.5, mean = 1.0 }'
-shape() { echo "model.shape={ kind = \"random\", stations = 1000000, degree = 4, tokens_per_station = 1, $S, regular = $1 }"; }
-r() { local name=$1; shift; { echo "== $name" >&2; t "$@" --format json > "$R_DIR/$name.json"; } 2>> "$R_DIR/times.txt"; }
-p() { local name=$1; shift; PDES_GPU_PROFILE=1 "$@" --format json 2>&1 >/dev/null | grep -v " 0 ran" > "$R_DIR/profile-$name.txt"; }
 TORUS="--set model.rows=1000 --set model.cols=1000 --set model.mean_service=1 --set run.d=0.5 --set run.end_time=2000"
 for i in 1 2; do
-  r random-1e6-T2000-$i $B run random-network --engine gpu --set "$(shape false)" --set run.end_time=2000
-  r regular-1e6-T2000-$i $B run random-network --engine gpu --set "$(shape true)" --set run.end_time=2000
+  r random-1e6-T2000-$i $B run random-network --engine gpu --set "$(random_shape false)" --set run.end_time=2000
+  r regular-1e6-T2000-$i $B run random-network --engine gpu --set "$(random_shape true)" --set run.end_time=2000
   r torus-engine-1e6-T2000-$i $B run sang2019-torus --engine gpu $TORUS
 done
-r random-1e6-T2000-d0.25 $B run random-network --engine gpu --set "$(shape false)" --set run.end_time=2000 --set run.d=0.25
-p random $B run random-network --engine gpu --set "$(shape false)" --set run.end_time=2000
-p regular $B run random-network --engine gpu --set "$(shape true)" --set run.end_time=2000
-p random-d0.25 $B run random-network --engine gpu --set "$(shape false)" --set run.end_time=2000 --set run.d=0.25
+r random-1e6-T2000-d0.25 $B run random-network --engine gpu --set "$(random_shape false)" --set run.end_time=2000 --set run.d=0.25
+p random $B run random-network --engine gpu --set "$(random_shape false)" --set run.end_time=2000
+p regular $B run random-network --engine gpu --set "$(random_shape true)" --set run.end_time=2000
+p random-d0.25 $B run random-network --engine gpu --set "$(random_shape false)" --set run.end_time=2000 --set run.d=0.25
 p torus $B run sang2019-torus --engine gpu $TORUS
 cat "$R_DIR/times.txt"; for f in "$R_DIR"/profile-*.txt; do echo "== $f"; grep -v "network batch" "$f"; grep "network batch" "$f" | tail -3; done
 for f in "$R_DIR"/*.json; do echo "$(basename $f): $(grep -E '"(events|steps|mean_events_per_step|utilization|wall_seconds|engine_seconds|events_per_second)"' "$f" | head -7 | tr -d ' \n')"; done

@@ -70,3 +70,35 @@ pub fn open_config(sets: &[&str]) -> pdes_lab::models::open_network::config::Ope
         .cloned()
         .expect("teaching-open is an open-network preset")
 }
+
+/// `pdes-lab bench --suite SUITE --format json` with `extra` arguments: the report's rows,
+/// after asserting that the command succeeded (a runner refuses an exact row that differs
+/// from its group's reference, so success already says the rows agreed) and, for a suite
+/// with GPU rows, that the report names its verify gate with no failure.
+pub fn bench_rows(suite: &str, extra: &[&str]) -> Vec<serde_json::Value> {
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_pdes-lab"))
+        .args(["bench", "--suite", suite, "--format", "json"])
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let rows = v["rows"].as_array().unwrap().clone();
+    if rows.iter().any(|r| r["engine"] == "gpu") {
+        let gate = v["verification"].as_str().expect("the verify gate, named");
+        assert!(gate.contains(" 0 failed"), "{gate}");
+    }
+    rows
+}
+
+/// Each bench row's (algorithm, engine).
+pub fn row_engines(rows: &[serde_json::Value]) -> Vec<(&str, &str)> {
+    rows.iter()
+        .map(|r| {
+            (
+                r["algorithm"].as_str().unwrap(),
+                r["engine"].as_str().unwrap(),
+            )
+        })
+        .collect()
+}

@@ -100,15 +100,9 @@ fn the_smoke_suite_holds_every_row_to_the_sequential_reference() {
     if gpu().is_none() {
         return;
     }
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_pdes-lab"))
-        .args(["bench", "--suite", "devs-smoke", "--format", "json"])
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    let rows = v["rows"].as_array().unwrap();
+    let rows = common_cfg::bench_rows("devs-smoke", &[]);
     assert_eq!(rows.len(), 6);
-    for r in rows {
+    for r in &rows {
         let reference = rows.iter().find(|x| x["group"] == r["group"]).unwrap();
         assert_eq!(
             r["summary"]["transitions"], reference["summary"]["transitions"],
@@ -120,17 +114,8 @@ fn the_smoke_suite_holds_every_row_to_the_sequential_reference() {
         );
         assert_eq!(r["steps"], 50);
     }
-    let engines: Vec<(&str, &str)> = rows
-        .iter()
-        .map(|r| {
-            (
-                r["algorithm"].as_str().unwrap(),
-                r["engine"].as_str().unwrap(),
-            )
-        })
-        .collect();
     assert_eq!(
-        &engines[..3],
+        &common_cfg::row_engines(&rows)[..3],
         [
             ("sequential", "cpu"),
             ("flattened", "cpu"),

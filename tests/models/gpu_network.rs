@@ -3,7 +3,7 @@
 //! With PDES_REQUIRE_GPU=1 a missing adapter fails.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a test's helpers may panic: that is the test failing
 
-use crate::common_cfg::gpu;
+use crate::common_cfg::{bench_rows, gpu, row_engines};
 use pdes_lab::engines::LiveEngine;
 use pdes_lab::gpu::shaders::Reductions;
 use pdes_lab::models::network::config::NetworkConfig;
@@ -188,25 +188,9 @@ fn the_smoke_suite_holds_both_windows_to_the_sequential_reference() {
     if gpu().is_none() {
         return; // the suite has a GPU row (PDES_REQUIRE_GPU=1 makes this a failure)
     }
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_pdes-lab"))
-        .args(["bench", "--suite", "network-smoke", "--repeat", "1"])
-        .args(["--format", "json"])
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    let rows = v["rows"].as_array().unwrap();
-    let engines: Vec<(&str, &str)> = rows
-        .iter()
-        .map(|r| {
-            (
-                r["algorithm"].as_str().unwrap(),
-                r["engine"].as_str().unwrap(),
-            )
-        })
-        .collect();
+    let rows = bench_rows("network-smoke", &["--repeat", "1"]);
     assert_eq!(
-        engines,
+        row_engines(&rows),
         [("sequential", "cpu"), ("window", "cpu"), ("window", "gpu")]
     );
     for r in &rows[1..] {

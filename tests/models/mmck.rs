@@ -388,13 +388,7 @@ fn the_smoke_suite_compares_the_engines_and_reports_no_steps() {
     if gpu().is_none() {
         return;
     }
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_pdes-lab"))
-        .args(["bench", "--suite", "mmck-smoke", "--format", "json"])
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    let rows = v["rows"].as_array().unwrap();
+    let rows = common_cfg::bench_rows("mmck-smoke", &[]);
     assert_eq!(rows.len(), 2);
     assert_eq!(rows[1]["engine"], "gpu");
     assert_eq!(rows[0]["work"], rows[1]["work"]);
@@ -402,7 +396,7 @@ fn the_smoke_suite_compares_the_engines_and_reports_no_steps() {
         rows[0]["summary"]["mean_number_in_system"],
         rows[1]["summary"]["mean_number_in_system"]
     );
-    for r in rows {
+    for r in &rows {
         assert!(r["steps"].is_null() && r["us_per_step"].is_null(), "{r}");
     }
 }

@@ -387,8 +387,8 @@ pub struct StepPipelines {
     /// its scan closes the step before it, so a step is two dispatches).
     pub finish_each_step: bool,
     /// Workgroups of the count, depart and arrive passes per segment (1 each for the torus
-    /// and the open network; the network spreads a segment's departures over four
-    /// workgroups and its arrivals over eight, a station per thread).
+    /// and the open network; the network spreads a segment's departures over eight
+    /// workgroups, a thread for every station of the segment).
     pub spread: [u32; 3],
     /// Plan when none is planned (start, after a held or stopped run).
     pub resume: wgpu::ComputePipeline,
