@@ -193,6 +193,14 @@ fn the_smoke_suite_holds_both_windows_to_the_sequential_reference() {
         row_engines(&rows),
         [("sequential", "cpu"), ("window", "cpu"), ("window", "gpu")]
     );
+    for r in &rows {
+        // the summary's wall-clock fields are the row's, not left at 0
+        assert_eq!(r["summary"]["wall_seconds"], r["wall_seconds"], "{r}");
+        assert!(
+            r["summary"]["events_per_second"].as_f64().unwrap() > 0.0,
+            "{r}"
+        );
+    }
     for r in &rows[1..] {
         let check = r["check"].as_str().unwrap();
         assert!(
