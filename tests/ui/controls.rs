@@ -5,10 +5,9 @@ use super::*;
 
 #[test]
 fn moving_the_d_slider_changes_the_engines_d() {
-    if !gpu_available() {
+    let Some(mut h) = app_on("teaching-16x16") else {
         return;
-    }
-    let mut h = harness("teaching-16x16");
+    };
     assert_eq!(
         h.state()
             .a
@@ -39,10 +38,9 @@ fn moving_the_d_slider_changes_the_engines_d() {
 
 #[test]
 fn run_pause_and_step_buttons_drive_the_simulation() {
-    if !gpu_available() {
+    let Some(mut h) = app_on("teaching-16x16") else {
         return;
-    }
-    let mut h = harness("teaching-16x16");
+    };
     let t0 = h.state().a.steps();
     h.get_by_role_and_label(Role::Button, "Step").click();
     h.run_steps(1);
@@ -65,10 +63,9 @@ fn run_pause_and_step_buttons_drive_the_simulation() {
 
 #[test]
 fn keyboard_space_runs_and_arrow_steps() {
-    if !gpu_available() {
+    let Some(mut h) = app_on("teaching-16x16") else {
         return;
-    }
-    let mut h = harness("teaching-16x16");
+    };
     h.key_press(egui::Key::ArrowRight);
     h.run_steps(1);
     assert_eq!(h.state().a.steps(), 1);
@@ -79,10 +76,9 @@ fn keyboard_space_runs_and_arrow_steps() {
 
 #[test]
 fn a_bad_value_is_refused_with_its_reason() {
-    if !gpu_available() {
+    let Some(mut h) = app_on("teaching-16x16") else {
         return;
-    }
-    let mut h = harness("teaching-16x16");
+    };
     // exponential service cannot run the window algorithm: refused, explained, old run kept
     h.get_by_label("exponential").click();
     h.run_steps(2);
@@ -117,10 +113,9 @@ fn a_bad_value_is_refused_with_its_reason() {
 
 #[test]
 fn loading_a_preset_replaces_the_model() {
-    if !gpu_available() {
+    let Some(mut h) = app_on("teaching-16x16") else {
         return;
-    }
-    let mut h = harness("teaching-16x16");
+    };
     h.get_by_label("Presets").click();
     h.run_steps(3);
     h.get_by_label("sang2019-causality").click();
@@ -137,10 +132,9 @@ fn loading_a_preset_replaces_the_model() {
 
 #[test]
 fn ab_mode_runs_two_algorithms_on_the_same_seed() {
-    if !gpu_available() {
+    let Some(mut h) = app_on("sang2019-causality") else {
         return;
-    }
-    let mut h = harness("sang2019-causality");
+    };
     h.get_by_label("compare with a second algorithm").click();
     h.run_steps(2);
     assert!(h.state().b.is_some());
@@ -182,10 +176,9 @@ fn ab_mode_runs_two_algorithms_on_the_same_seed() {
 
 #[test]
 fn a_click_on_the_heatmap_pins_a_facility_in_the_inspector() {
-    if !gpu_available() {
+    let Some(mut h) = app_on("sang2019-causality") else {
         return;
-    }
-    let mut h = harness("sang2019-causality");
+    };
     h.get_by_label("GPU").click();
     h.run_steps(2);
     for _ in 0..20 {
@@ -217,10 +210,9 @@ fn a_click_on_the_heatmap_pins_a_facility_in_the_inspector() {
 
 #[test]
 fn shrinking_the_torus_unpins_a_facility_it_no_longer_has() {
-    if !gpu_available() {
+    let Some(mut h) = app_on("teaching-16x16") else {
         return;
-    }
-    let mut h = harness("teaching-16x16");
+    };
     h.state_mut().pin(14 * 16 + 11);
     h.run_steps(1);
     h.get_by_label_contains("Facility (14, 11)");
@@ -232,10 +224,9 @@ fn shrinking_the_torus_unpins_a_facility_it_no_longer_has() {
 
 #[test]
 fn a_typed_d_that_is_not_valid_is_refused_with_the_reason_not_clamped() {
-    if !gpu_available() {
+    let Some(mut h) = app_on("teaching-16x16") else {
         return;
-    }
-    let mut h = harness("teaching-16x16");
+    };
     for (typed, reason) in [
         (
             "abc",
@@ -292,10 +283,9 @@ fn a_typed_d_that_is_not_valid_is_refused_with_the_reason_not_clamped() {
 
 #[test]
 fn switching_a_b_on_fits_the_a_heatmap_to_its_new_half_of_the_window() {
-    if !gpu_available() {
+    let Some(mut h) = app_on("teaching-16x16") else {
         return;
-    }
-    let mut h = harness("teaching-16x16");
+    };
     h.run_steps(1);
     let before = h.state().heatmap_view(0).unwrap();
     h.state_mut().set_ab(true);
@@ -318,10 +308,9 @@ fn switching_a_b_on_fits_the_a_heatmap_to_its_new_half_of_the_window() {
 
 #[test]
 fn interval_original_with_shifted_service_is_warned_about_not_refused() {
-    if !gpu_available() {
+    let Some(mut h) = app_on("teaching-16x16") else {
         return;
-    }
-    let mut h = harness("teaching-16x16");
+    };
     assert!(
         h.query_by_label_contains("makes no causality errors")
             .is_none()
@@ -392,10 +381,9 @@ fn each_ab_side_can_have_its_own_service_for_the_papers_comparison() {
 /// index, (1, 1) of 8×16 became (2, 1) at 8 columns).
 #[test]
 fn a_pinned_cell_keeps_its_place_when_the_columns_change() {
-    if !gpu_available() {
+    let Some(mut h) = app_on("teaching-16x16") else {
         return;
-    }
-    let mut h = harness("teaching-16x16");
+    };
     {
         let form = h.state_mut().form.model_mut::<TorusForm>().unwrap();
         form.rows = 8;
@@ -416,10 +404,9 @@ fn a_pinned_cell_keeps_its_place_when_the_columns_change() {
 /// were left, not its teaching preset again.
 #[test]
 fn switching_model_and_back_keeps_the_settings() {
-    if !gpu_available() {
+    let Some(mut h) = app_on("teaching-16x16") else {
         return;
-    }
-    let mut h = harness("teaching-16x16");
+    };
     h.state_mut().form.model_mut::<TorusForm>().unwrap().rows = 40;
     h.state_mut().apply_form();
     h.run_steps(1);
@@ -436,10 +423,9 @@ fn switching_model_and_back_keeps_the_settings() {
 /// clamped to the nearest valid one (rows = 1e9 silently became 16384 and a black map).
 #[test]
 fn an_out_of_range_size_typed_is_refused_not_clamped() {
-    if !gpu_available() {
+    let Some(mut h) = app_on("teaching-16x16") else {
         return;
-    }
-    let mut h = harness("teaching-16x16");
+    };
     let rows = h
         .get_all_by_role(Role::SpinButton)
         .find(|n| n.value().as_deref() == Some("16"))
@@ -460,10 +446,9 @@ fn an_out_of_range_size_typed_is_refused_not_clamped() {
 
 #[test]
 fn copy_link_gives_the_link_and_the_command_of_the_form() {
-    if !gpu_available() {
+    let Some(mut h) = app_on("teaching-16x16") else {
         return;
-    }
-    let mut h = harness("teaching-16x16");
+    };
     h.get_by_role_and_label(Role::Slider, "d (log)")
         .set_value_accesskit(0.5);
     h.run_steps(2);
@@ -511,10 +496,9 @@ fn a_typed_path_opens_a_preset_where_no_file_dialog_can() {
 /// it); back at 1280×820 it is as large as it was before the window shrank.
 #[test]
 fn the_heatmap_holds_up_at_laptop_sizes_and_comes_back_after_a_small_window() {
-    if !gpu_available() {
+    let Some(mut h) = app_on("teaching-16x16") else {
         return;
-    }
-    let mut h = harness("teaching-16x16");
+    };
     h.state_mut()
         .advance(pdes_lab::sim::Budget::Until(pdes_lab::time::to_ticks(
             300.0,

@@ -5,10 +5,9 @@ use super::*;
 
 #[test]
 fn the_gpu_engine_feeds_the_heatmap_without_a_readback_and_matches_the_cpu() {
-    if !gpu_available() {
+    let Some(mut h) = app_on("sang2019-causality") else {
         return;
-    }
-    let mut h = harness("sang2019-causality");
+    };
     h.get_by_label("GPU").click();
     h.run_steps(2);
     assert_eq!(h.state().a.runs_on(), "gpu");
@@ -27,10 +26,9 @@ fn the_gpu_engine_feeds_the_heatmap_without_a_readback_and_matches_the_cpu() {
 
 #[test]
 fn a_torus_too_large_for_the_cpu_is_refused_not_allocated() {
-    if !gpu_available() {
+    let Some(mut h) = app_on("teaching-16x16") else {
         return;
-    }
-    let mut h = harness("teaching-16x16");
+    };
     let torus = h.state_mut().form.model_mut::<TorusForm>().unwrap();
     torus.rows = 16384;
     torus.cols = 16384;
@@ -57,10 +55,9 @@ fn a_torus_too_large_for_the_cpu_is_refused_not_allocated() {
 
 #[test]
 fn diffusion_on_the_gpu_draws_the_same_temperatures_as_the_cpu() {
-    if !gpu_available() {
+    let Some(mut h) = app_on("teaching-diffusion") else {
         return;
-    }
-    let mut h = harness("teaching-diffusion");
+    };
     h.get_by_label("GPU").click();
     h.run_steps(2);
     assert_eq!(h.state().a.runs_on(), "gpu");
@@ -125,10 +122,9 @@ fn the_start_up_check_verifies_the_gpu_in_the_background_through_resizes_and_say
 
 #[test]
 fn a_failed_check_disables_the_gpu_engines_and_moves_the_sessions_to_the_cpu() {
-    if !gpu_available() {
+    let Some(mut h) = app_on("teaching-16x16") else {
         return;
-    }
-    let mut h = harness("teaching-16x16");
+    };
     h.state_mut().form.gpu = true;
     h.state_mut().apply_form();
     h.run_steps(1);
@@ -190,10 +186,9 @@ fn opening_the_window_on_a_torus_too_large_for_the_cpu_falls_back_instead_of_pan
 
 #[test]
 fn the_devs_benchmark_on_the_gpu_draws_the_same_digits_as_the_cpu() {
-    if !gpu_available() {
+    let Some(mut h) = app_on("teaching-devs-benchmark") else {
         return;
-    }
-    let mut h = harness("teaching-devs-benchmark");
+    };
     assert_eq!(h.state().mode, pdes_lab::app::heatmap::Mode::Steadied);
     h.get_by_label("GPU").click();
     h.run_steps(2);

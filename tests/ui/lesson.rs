@@ -5,10 +5,9 @@ use super::*;
 
 #[test]
 fn the_walkthrough_stops_at_the_first_causality_error_and_selects_it_with_its_source() {
-    if !gpu_available() {
+    let Some(mut h) = app_on("teaching-16x16") else {
         return;
-    }
-    let mut h = harness("teaching-16x16");
+    };
     h.get_by_label("Info").click();
     h.run_steps(2);
     h.get_by_label("Walk through a causality error").click();
@@ -42,10 +41,9 @@ fn the_walkthrough_stops_at_the_first_causality_error_and_selects_it_with_its_so
 
 #[test]
 fn the_monitors_show_the_engines_numbers_and_their_exact_values() {
-    if !gpu_available() {
+    let Some(mut h) = app_on("teaching-16x16") else {
         return;
-    }
-    let mut h = harness("teaching-16x16");
+    };
     // past the preset's warm-up (200), where the statistics start
     h.state_mut()
         .advance(pdes_lab::sim::Budget::Until(pdes_lab::time::to_ticks(
@@ -82,10 +80,9 @@ fn the_monitors_show_the_engines_numbers_and_their_exact_values() {
 /// lies inside it, in a label of ordinary size.
 #[test]
 fn the_monitors_show_a_confidence_interval_and_whether_the_exact_value_is_inside() {
-    if !gpu_available() {
+    let Some(mut h) = app_on("teaching-16x16") else {
         return;
-    }
-    let mut h = harness("teaching-16x16");
+    };
     let cfg = pdes_lab::preset::config_with("teaching-16x16", &["run.d=0.25", "run.end_time=2000"])
         .unwrap();
     h.state_mut().load_preset_text("d = 0.25", &cfg.to_toml(""));
@@ -128,10 +125,9 @@ fn the_monitors_show_a_confidence_interval_and_whether_the_exact_value_is_inside
 /// to t = 200" instead of showing a utilization of 0, and show the numbers once past it.
 #[test]
 fn before_the_warm_up_the_monitors_say_so_instead_of_showing_zero() {
-    if !gpu_available() {
+    let Some(mut h) = app_on("teaching-16x16") else {
         return;
-    }
-    let mut h = harness("teaching-16x16");
+    };
     h.state_mut().step_once();
     h.run_steps(2);
     assert!(pdes_lab::time::to_units(h.state().a.now()) < 200.0);
@@ -148,10 +144,9 @@ fn before_the_warm_up_the_monitors_say_so_instead_of_showing_zero() {
 
 #[test]
 fn same_sample_path_runs_window_beside_sequential_with_identical_results() {
-    if !gpu_available() {
+    let Some(mut h) = app_on("teaching-16x16") else {
         return;
-    }
-    let mut h = harness("teaching-16x16");
+    };
     h.state_mut().form.end_time = 40.0;
     // a warm-up inside the short run, so that the compared statistics are cut at it
     h.state_mut()
@@ -188,10 +183,9 @@ fn same_sample_path_runs_window_beside_sequential_with_identical_results() {
 
 #[test]
 fn a_click_on_a_listed_causality_error_pauses_pins_and_selects_it() {
-    if !gpu_available() {
+    let Some(mut h) = app_on("sang2019-causality") else {
         return;
-    }
-    let mut h = harness("sang2019-causality");
+    };
     // run (CPU engine, which lists its errors) until a few errors are listed
     h.state_mut().running = true;
     for _ in 0..600 {
@@ -230,10 +224,9 @@ fn a_click_on_a_listed_causality_error_pauses_pins_and_selects_it() {
 #[test]
 fn the_guided_tour_walks_through_its_stops_and_sets_each_one_up() {
     use pdes_lab::app::tour::STOPS;
-    if !gpu_available() {
+    let Some(mut h) = app_on("teaching-diffusion") else {
         return;
-    }
-    let mut h = harness("teaching-diffusion");
+    };
     h.get_by_label("Info").click();
     h.run_steps(2);
     // the diffusion Info tab has no tour; the torus's has
@@ -311,10 +304,9 @@ fn the_guided_tour_walks_through_its_stops_and_sets_each_one_up() {
 /// without errors, and "paused at the first causality error" is gone.
 #[test]
 fn a_new_run_drops_the_message_about_the_old_one() {
-    if !gpu_available() {
+    let Some(mut h) = app_on("teaching-16x16") else {
         return;
-    }
-    let mut h = harness("teaching-16x16");
+    };
     h.state_mut().causality_walkthrough();
     for _ in 0..400 {
         if !h.state().running {
@@ -363,10 +355,9 @@ fn small_text_is_readable() {
 #[test]
 fn the_tour_is_docked_beside_the_heatmap_at_any_window_size() {
     use pdes_lab::app::tour::STOPS;
-    if !gpu_available() {
+    let Some(mut h) = app_on("teaching-16x16") else {
         return;
-    }
-    let mut h = harness("teaching-16x16");
+    };
     h.state_mut().start_tour();
     for size in [egui::vec2(1280.0, 820.0), egui::vec2(800.0, 600.0)] {
         h.set_size(size);

@@ -30,7 +30,6 @@ pub(crate) fn preset(name: &str) -> Config {
     Config::from_toml(&text, &origin).unwrap()
 }
 
-/// The app on `preset`, paused (so that every test is deterministic).
 /// Picks the model labelled `label` in the Model menu, as a user does: the menu, then the
 /// model.
 pub(crate) fn pick_model(h: &mut Harness<'static, PdesApp>, label: &str) {
@@ -39,6 +38,7 @@ pub(crate) fn pick_model(h: &mut Harness<'static, PdesApp>, label: &str) {
     h.get_by_label(label).click();
 }
 
+/// The app on `preset`, paused (so that every test is deterministic).
 pub(crate) fn harness(preset_name: &str) -> Harness<'static, PdesApp> {
     let cfg = preset(preset_name);
     let mut h = Harness::builder()
@@ -50,6 +50,12 @@ pub(crate) fn harness(preset_name: &str) -> Harness<'static, PdesApp> {
     h.run_steps(2);
     assert_eq!(h.state().a.steps(), 0);
     h
+}
+
+/// [`harness`] where a GPU adapter is there; None where a GPU test skips
+/// ([`gpu_available`]).
+pub(crate) fn app_on(preset_name: &str) -> Option<Harness<'static, PdesApp>> {
+    gpu_available().then(|| harness(preset_name))
 }
 
 /// Renders the harness's window into `assets/NAME` (the README's screenshots).

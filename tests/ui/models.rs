@@ -6,10 +6,9 @@ use pdes_lab::app::heatmap::Mode;
 
 #[test]
 fn whole_window_snapshot() {
-    if !gpu_available() {
+    let Some(mut h) = app_on("sang2019-causality") else {
         return;
-    }
-    let mut h = harness("sang2019-causality");
+    };
     for _ in 0..60 {
         h.state_mut().step_once();
     }
@@ -25,10 +24,9 @@ fn whole_window_snapshot() {
 
 #[test]
 fn the_diffusion_model_runs_in_the_window_with_its_heatmap_and_plots() {
-    if !gpu_available() {
+    let Some(mut h) = app_on("teaching-16x16") else {
         return;
-    }
-    let mut h = harness("teaching-16x16");
+    };
     pick_model(&mut h, "diffusion grid");
     h.run_steps(2);
     h.state_mut().reset();
@@ -59,10 +57,9 @@ fn the_diffusion_model_runs_in_the_window_with_its_heatmap_and_plots() {
 
 #[test]
 fn an_unstable_dt_is_refused_with_the_stability_bound() {
-    if !gpu_available() {
+    let Some(mut h) = app_on("teaching-diffusion") else {
         return;
-    }
-    let mut h = harness("teaching-diffusion");
+    };
     h.get_by_label("timestepped").click();
     h.run_steps(2);
     assert!(h.state().form_error.is_none());
@@ -76,10 +73,9 @@ fn an_unstable_dt_is_refused_with_the_stability_bound() {
 
 #[test]
 fn the_open_network_is_a_model_in_the_picker_and_runs_in_the_window() {
-    if !gpu_available() {
+    let Some(mut h) = app_on("teaching-16x16") else {
         return;
-    }
-    let mut h = harness("teaching-16x16");
+    };
     pick_model(&mut h, "open network");
     h.run_steps(2);
     assert_eq!(h.state().a.config.kind(), "open-network");
@@ -95,10 +91,9 @@ fn the_open_network_is_a_model_in_the_picker_and_runs_in_the_window() {
 
 #[test]
 fn a_b_mode_works_for_the_open_network() {
-    if !gpu_available() {
+    let Some(mut h) = app_on("teaching-open") else {
         return;
-    }
-    let mut h = harness("teaching-open");
+    };
     h.state_mut().set_ab(true);
     h.run_steps(1);
     let b = h.state().b.as_ref().expect("a B session");
@@ -158,10 +153,9 @@ fn the_fit_view_fits_the_live_replications_l_hats() {
 
 #[test]
 fn the_sir_epidemic_runs_in_the_window_and_ab_compares_sequential_with_flattened() {
-    if !gpu_available() {
+    let Some(mut h) = app_on("teaching-16x16") else {
         return;
-    }
-    let mut h = harness("teaching-16x16");
+    };
     pick_model(&mut h, "SIR epidemic (DEVS)");
     h.run_steps(2);
     h.state_mut().reset();
@@ -321,10 +315,9 @@ fn a_sequential_run_shows_one_event_in_its_last_step() {
 /// coupling (8,836 for a Moore neighbourhood without wrapping).
 #[test]
 fn the_devs_strip_shows_the_last_steps_phases() {
-    if !gpu_available() {
+    let Some(mut h) = app_on("teaching-devs-benchmark") else {
         return;
-    }
-    let mut h = harness("teaching-devs-benchmark");
+    };
     h.state_mut().step_once();
     h.state_mut().step_once();
     h.run_steps(2);
@@ -339,10 +332,9 @@ fn the_devs_strip_shows_the_last_steps_phases() {
 /// lab); hovering the first node shows triage's facts.
 #[test]
 fn the_clinic_is_drawn_as_a_graph_whose_nodes_say_their_station() {
-    if !gpu_available() {
+    let Some(mut h) = app_on("clinic") else {
         return;
-    }
-    let mut h = harness("clinic");
+    };
     for _ in 0..40 {
         h.state_mut().step_once();
     }
@@ -365,10 +357,9 @@ fn the_clinic_is_drawn_as_a_graph_whose_nodes_say_their_station() {
 fn a_networks_single_step_leaves_the_stations_it_ran_as_dots() {
     use pdes_lab::models::network::config::NetworkConfig;
     use pdes_lab::models::network::engine::{NetEngine, next_bound};
-    if !gpu_available() {
+    let Some(mut h) = app_on("clinic") else {
         return;
-    }
-    let mut h = harness("clinic");
+    };
     for _ in 0..30 {
         h.state_mut().step_once();
     }

@@ -4,10 +4,9 @@ use super::*;
 
 #[test]
 fn a_sweep_of_a_tiny_grid_completes_plots_its_points_and_a_pick_sets_d() {
-    if !gpu_available() {
+    let Some(mut h) = app_on("teaching-16x16") else {
         return;
-    }
-    let mut h = harness("teaching-16x16");
+    };
     h.get_by_label("Sweep").click();
     {
         let app = h.state_mut();
@@ -83,10 +82,9 @@ fn a_sweep_of_a_tiny_grid_completes_plots_its_points_and_a_pick_sets_d() {
 #[test]
 #[ignore]
 fn screenshot_of_the_sweep_view() {
-    if !gpu_available() {
+    let Some(mut h) = app_on("teaching-16x16") else {
         return;
-    }
-    let mut h = harness("teaching-16x16");
+    };
     h.get_by_label("Sweep").click();
     {
         let app = h.state_mut();
@@ -112,10 +110,9 @@ fn screenshot_of_the_sweep_view() {
 #[test]
 #[ignore]
 fn screenshots_of_the_tour() {
-    if !gpu_available() {
+    let Some(mut h) = app_on("teaching-16x16") else {
         return;
-    }
-    let mut h = harness("teaching-16x16");
+    };
     h.state_mut().start_tour();
     h.run_steps(2);
     for _ in 0..6 {
@@ -253,10 +250,9 @@ fn recommend_d_advises_the_clinic_and_its_button_sets_d() {
 #[test]
 #[ignore]
 fn screenshot_of_the_network() {
-    if !gpu_available() {
+    let Some(mut h) = app_on("clinic-exponential") else {
         return;
-    }
-    let mut h = harness("clinic-exponential");
+    };
     // run in frames, as the window does, so that the monitors and plots take their samples
     h.state_mut().sim_rate = 1000.0;
     h.state_mut().running = true;

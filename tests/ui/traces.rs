@@ -7,10 +7,9 @@ use super::*;
 /// what it had; a reset of the same parameters adds none; "Forget them" clears them.
 #[test]
 fn a_changed_parameter_keeps_the_earlier_run_as_a_ghost() {
-    if !gpu_available() {
+    let Some(mut h) = app_on("teaching-16x16") else {
         return;
-    }
-    let mut h = harness("teaching-16x16");
+    };
     for _ in 0..3 {
         h.state_mut().step_once();
     }
@@ -42,10 +41,9 @@ fn a_changed_parameter_keeps_the_earlier_run_as_a_ghost() {
 /// service completed; the inspector lists the hops and the heatmap gets a trail.
 #[test]
 fn a_followed_token_is_recorded_hop_by_hop() {
-    if !gpu_available() {
+    let Some(mut h) = app_on("teaching-16x16") else {
         return;
-    }
-    let mut h = harness("teaching-16x16");
+    };
     h.state_mut().pin(0);
     h.run_steps(2);
     h.get_by_label("Follow token 0, in service here").click();
@@ -100,10 +98,9 @@ fn a_followed_token_is_recorded_hop_by_hop() {
 /// running on clears them.
 #[test]
 fn a_single_step_marks_the_cells_it_ran() {
-    if !gpu_available() {
+    let Some(mut h) = app_on("teaching-16x16") else {
         return;
-    }
-    let mut h = harness("teaching-16x16");
+    };
     h.state_mut().step_once();
     h.run_steps(1);
     let outlined: Vec<u32> = {
@@ -251,10 +248,9 @@ fn the_series_csv_has_the_models_columns_and_no_row_twice() {
 /// colours of the screen's range.
 #[test]
 fn the_heatmap_png_is_large_enough_to_read_and_coloured_as_the_screen() {
-    if !gpu_available() {
+    let Some(mut h) = app_on("teaching-16x16") else {
         return;
-    }
-    let mut h = harness("teaching-16x16");
+    };
     for _ in 0..20 {
         h.state_mut().step_once();
     }
@@ -317,10 +313,9 @@ fn a_finished_run_shows_its_summary_as_run_prints_it() {
 /// screenshot: the image is the panel's size and holds what the panel drew there.
 #[test]
 fn the_plots_image_is_the_plots_panel_cut_from_the_window() {
-    if !gpu_available() {
+    let Some(mut h) = app_on("teaching-16x16") else {
         return;
-    }
-    let mut h = harness("teaching-16x16");
+    };
     for _ in 0..20 {
         h.state_mut().step_once();
     }
@@ -368,10 +363,9 @@ fn the_plots_image_is_the_plots_panel_cut_from_the_window() {
 #[test]
 fn a_networks_token_is_followed_until_it_leaves() {
     use pdes_lab::models::network::config::NetworkConfig;
-    if !gpu_available() {
+    let Some(mut h) = app_on("clinic") else {
         return;
-    }
-    let mut h = harness("clinic");
+    };
     h.state_mut().running = false;
     // a token in service at triage, where every token enters
     let mut token = None;
