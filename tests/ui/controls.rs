@@ -8,28 +8,13 @@ fn moving_the_d_slider_changes_the_engines_d() {
     let Some(mut h) = app_on("teaching-16x16") else {
         return;
     };
-    assert_eq!(
-        h.state()
-            .a
-            .config
-            .get::<pdes_lab::models::torus::config::TorusConfig>()
-            .unwrap()
-            .run
-            .d,
-        1.0
-    );
+    assert_eq!(torus(&h.state().a.config).run.d, 1.0);
     h.get_by_role_and_label(Role::Slider, "d (log)")
         .set_value_accesskit(0.5);
     h.run_steps(2);
     assert_eq!(h.state_mut().form.model_mut::<TorusForm>().unwrap().d, 0.5);
     assert_eq!(
-        h.state()
-            .a
-            .config
-            .get::<pdes_lab::models::torus::config::TorusConfig>()
-            .unwrap()
-            .run
-            .d,
+        torus(&h.state().a.config).run.d,
         0.5,
         "the session was rebuilt with the new d"
     );
@@ -85,13 +70,7 @@ fn a_bad_value_is_refused_with_its_reason() {
     let err = h.state().form_error.clone().expect("refused");
     assert!(err.contains("shifted"), "{err}");
     assert_eq!(
-        h.state()
-            .a
-            .config
-            .get::<pdes_lab::models::torus::config::TorusConfig>()
-            .unwrap()
-            .model
-            .service,
+        torus(&h.state().a.config).model.service,
         pdes_lab::models::torus::ServiceKind::Shifted
     );
     h.get_by_label(err.as_str()); // the reason is on screen
@@ -100,13 +79,7 @@ fn a_bad_value_is_refused_with_its_reason() {
     h.run_steps(2);
     assert!(h.state().form_error.is_none());
     assert_eq!(
-        h.state()
-            .a
-            .config
-            .get::<pdes_lab::models::torus::config::TorusConfig>()
-            .unwrap()
-            .run
-            .algorithm,
+        torus(&h.state().a.config).run.algorithm,
         pdes_lab::models::queueing::Algorithm::Interval
     );
 }
@@ -120,12 +93,7 @@ fn loading_a_preset_replaces_the_model() {
     h.run_steps(3);
     h.get_by_label("sang2019-causality").click();
     h.run_steps(2);
-    let cfg = h
-        .state()
-        .a
-        .config
-        .get::<pdes_lab::models::torus::config::TorusConfig>()
-        .unwrap();
+    let cfg = torus(&h.state().a.config);
     assert_eq!((cfg.model.rows, cfg.model.cols, cfg.run.d), (64, 64, 0.5));
     assert_eq!(h.state().form.algorithm.name, "interval-original");
 }
@@ -146,25 +114,9 @@ fn ab_mode_runs_two_algorithms_on_the_same_seed() {
     h.run_steps(1);
     let app = h.state();
     let b = app.b.as_ref().unwrap();
+    assert_eq!(torus(&b.config).run.seed, torus(&app.a.config).run.seed);
     assert_eq!(
-        b.config
-            .get::<pdes_lab::models::torus::config::TorusConfig>()
-            .unwrap()
-            .run
-            .seed,
-        app.a
-            .config
-            .get::<pdes_lab::models::torus::config::TorusConfig>()
-            .unwrap()
-            .run
-            .seed
-    );
-    assert_eq!(
-        b.config
-            .get::<pdes_lab::models::torus::config::TorusConfig>()
-            .unwrap()
-            .run
-            .timestamps,
+        torus(&b.config).run.timestamps,
         pdes_lab::models::queueing::Timestamps::Boundary
     );
     assert_eq!(app.a.steps(), 40);
@@ -250,17 +202,7 @@ fn a_typed_d_that_is_not_valid_is_refused_with_the_reason_not_clamped() {
         let err = h.state().form_error.clone().unwrap_or_default();
         assert_eq!(err, reason, "{typed}");
         // the running session keeps its valid d
-        assert_eq!(
-            h.state()
-                .a
-                .config
-                .get::<pdes_lab::models::torus::config::TorusConfig>()
-                .unwrap()
-                .run
-                .d,
-            1.0,
-            "{typed}"
-        );
+        assert_eq!(torus(&h.state().a.config).run.d, 1.0, "{typed}");
     }
     let field = h.get_by_role_and_label(Role::TextInput, "d");
     field.focus();
@@ -269,16 +211,7 @@ fn a_typed_d_that_is_not_valid_is_refused_with_the_reason_not_clamped() {
     h.key_press(egui::Key::Enter);
     h.run_steps(2);
     assert!(h.state().form_error.is_none());
-    assert_eq!(
-        h.state()
-            .a
-            .config
-            .get::<pdes_lab::models::torus::config::TorusConfig>()
-            .unwrap()
-            .run
-            .d,
-        0.5
-    );
+    assert_eq!(torus(&h.state().a.config).run.d, 0.5);
 }
 
 #[test]
@@ -339,22 +272,14 @@ fn each_ab_side_can_have_its_own_service_for_the_papers_comparison() {
         return;
     }
     use pdes_lab::models::torus::ServiceKind;
-    use pdes_lab::models::torus::config::TorusConfig;
     let mut h = harness("teaching-16x16");
     h.get_by_label("compare with a second algorithm").click();
     h.run_steps(2);
     h.get_by_label("paper 000's comparison").click();
     h.run_steps(2);
     let app = h.state();
-    let a = app.a.config.get::<TorusConfig>().unwrap().clone();
-    let b = app
-        .b
-        .as_ref()
-        .unwrap()
-        .config
-        .get::<TorusConfig>()
-        .unwrap()
-        .clone();
+    let a = torus(&app.a.config).clone();
+    let b = torus(&app.b.as_ref().unwrap().config).clone();
     assert_eq!(
         (a.run.algorithm.name(), a.model.service),
         ("window", ServiceKind::Shifted)

@@ -29,9 +29,9 @@ fn a_torus_too_large_for_the_cpu_is_refused_not_allocated() {
     let Some(mut h) = app_on("teaching-16x16") else {
         return;
     };
-    let torus = h.state_mut().form.model_mut::<TorusForm>().unwrap();
-    torus.rows = 16384;
-    torus.cols = 16384;
+    let form = h.state_mut().form.model_mut::<TorusForm>().unwrap();
+    form.rows = 16384;
+    form.cols = 16384;
     h.state_mut().form.gpu = false;
     assert!(!h.state_mut().apply_form());
     h.run_steps(1);
@@ -41,13 +41,7 @@ fn a_torus_too_large_for_the_cpu_is_refused_not_allocated() {
         "{err}"
     );
     assert_eq!(
-        h.state()
-            .a
-            .config
-            .get::<pdes_lab::models::torus::config::TorusConfig>()
-            .unwrap()
-            .model
-            .rows,
+        torus(&h.state().a.config).model.rows,
         16,
         "the running session is kept"
     );

@@ -55,13 +55,7 @@ fn the_monitors_show_the_engines_numbers_and_their_exact_values() {
     assert!(x.utilization > 0.3, "{x:?}");
     let u = pdes_lab::app::monitors::format(x.utilization);
     h.get_by_label(&u);
-    let cfg = h
-        .state()
-        .a
-        .config
-        .get::<pdes_lab::models::torus::config::TorusConfig>()
-        .unwrap()
-        .clone();
+    let cfg = torus(&h.state().a.config).clone();
     h.get_by_label(&format!(
         "exp. exact {}",
         pdes_lab::app::monitors::format(cfg.model.analytic_utilization())
@@ -257,12 +251,7 @@ fn the_guided_tour_walks_through_its_stops_and_sets_each_one_up() {
             h.run_steps(2);
             continue;
         }
-        let cfg = app
-            .a
-            .config
-            .get::<pdes_lab::models::torus::config::TorusConfig>()
-            .expect("the other stops are on a torus")
-            .clone();
+        let cfg = torus(&app.a.config).clone(); // the other stops are on a torus
         match i {
             0 | 6 => assert_eq!(cfg.run.d, 1.0),
             1 => assert_eq!(cfg.run.d, 4.0),

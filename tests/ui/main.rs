@@ -52,6 +52,11 @@ pub(crate) fn harness(preset_name: &str) -> Harness<'static, PdesApp> {
     h
 }
 
+/// The torus configuration of a session's `config` (the presets these tests open are tori).
+pub(crate) fn torus(config: &Config) -> &pdes_lab::models::torus::config::TorusConfig {
+    config.get().expect("a torus session")
+}
+
 /// [`harness`] where a GPU adapter is there; None where a GPU test skips
 /// ([`gpu_available`]).
 pub(crate) fn app_on(preset_name: &str) -> Option<Harness<'static, PdesApp>> {

@@ -65,14 +65,7 @@ fn a_sweep_of_a_tiny_grid_completes_plots_its_points_and_a_pick_sets_d() {
         pdes_lab::app::Tab::Live,
         "the pick goes back to the live run"
     );
-    let d = h
-        .state()
-        .a
-        .config
-        .get::<pdes_lab::models::torus::config::TorusConfig>()
-        .unwrap()
-        .run
-        .d;
+    let d = torus(&h.state().a.config).run.d;
     assert_eq!(d, pick);
 }
 
