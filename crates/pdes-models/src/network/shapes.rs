@@ -278,7 +278,11 @@ fn regular_graph(stations: u32, degree: u32, seed: u64) -> Result<Vec<Vec<u32>>,
             let mut attempt = 1u32;
             while !valid(&picks, i, k, picks[k][i as usize]) {
                 // bounded: a tiny, dense graph may have no way out from this seed
-                if attempt > 64 * stations.max(64) * degree {
+                // (a few attempts each in practice; the bound, in 64 bits, only ends a search
+                // that cannot succeed)
+                if u64::from(attempt) > 64 * u64::from(stations.max(64)) * u64::from(degree)
+                    || attempt == u32::MAX
+                {
                     return Err(key_err(
                         "model.shape",
                         format!(
