@@ -1,6 +1,7 @@
 //! Running a sweep's jobs: a pool of worker threads, a progress bar, and the CSV written
 //! row by row as runs finish (each line whole, so an interruption leaves a valid file).
 
+use super::jobs::{GPU_WORKERS_PER_DEVICE, Job};
 use super::plan::{Plan, run_job};
 use super::rows::{csv_line, header_of, row_cells};
 use super::{CliError, Format, RunRow, SweepArgs, input, output};
@@ -10,14 +11,6 @@ use std::io::{IsTerminal, Write};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
-
-/// A job: runs — (point, seed index) pairs — that one worker runs together.
-pub(super) type Job = Vec<(usize, u32)>;
-
-/// The most runs in one job whose runs may share a GPU engine: rows come back a job at a
-/// time, so the progress bar and the CSV move at least this often, and one engine's memory
-/// stays bounded (a group the device cannot hold is halved, pdes_runs::sweep::run_all).
-const MOST_RUNS_TOGETHER: usize = 128;
 
 /// What the pool gives back.
 pub(super) struct Executed {
@@ -37,40 +30,6 @@ pub(super) struct Executed {
 pub(super) fn on_gpu(plan: &Plan) -> Result<bool, CliError> {
     let base = super::config_from_args(&plan.base)?;
     Ok(base.engine() == pdes_models::preset::EngineKind::Gpu)
-}
-
-/// GPU jobs in flight per device: while one engine's runs are set up or read back on the
-/// host, another's steps keep the GPU busy.
-const GPU_WORKERS_PER_DEVICE: usize = 4;
-
-/// The jobs of this shard, minus the runs `done` already holds. Where the model's GPU
-/// engine runs replicas, runs of neighbouring points go into one job — as many jobs as
-/// workers in flight ([`GPU_WORKERS_PER_DEVICE`] per device), each of at most
-/// [`MOST_RUNS_TOGETHER`] — so that a sweep over seeds and d takes a few engines' steps,
-/// not the sum over its points, while the host's set-up and read-back of one engine
-/// overlap the others' steps; else one run per job, so that workers share them.
-pub(super) fn jobs(
-    plan: &Plan,
-    shard: Option<(usize, usize)>,
-    done: &[RunRow],
-    devices: usize,
-) -> Result<Vec<Job>, CliError> {
-    let base = super::config_from_args(&plan.base)?;
-    let together = base.engine() == pdes_models::preset::EngineKind::Gpu
-        && base.model_info().replicas.is_some();
-    let todo: Vec<(usize, u32)> = (0..plan.points.len())
-        .filter(|p| shard.is_none_or(|(i, n)| p % n == i))
-        .flat_map(|p| (0..plan.seeds.len() as u32).map(move |s| (p, s)))
-        .filter(|&(p, s)| !done.iter().any(|d| d.point == p && d.seed_index == s))
-        .collect();
-    if !together {
-        return Ok(todo.into_iter().map(|r| vec![r]).collect());
-    }
-    let per_job = todo
-        .len()
-        .div_ceil(GPU_WORKERS_PER_DEVICE * devices.max(1))
-        .clamp(1, MOST_RUNS_TOGETHER);
-    Ok(todo.chunks(per_job).map(<[_]>::to_vec).collect())
 }
 
 /// The CSV written row by row as runs finish: the header as soon as it is known (that of
@@ -170,8 +129,9 @@ type Finished = (
 );
 
 /// Runs `jobs` on the pool, writing the progressive CSV where `--format csv --out` asks.
-/// With `devices` (from `--devices`), worker w runs its GPU runs on device w mod their
-/// number; without, GPU runs go to the shared device.
+/// Each job runs on its device (`devices`, from `--devices`; without, the shared device);
+/// worker w takes the jobs of device w mod their number first, then helps the others, so
+/// that every job runs whatever `--jobs` says.
 pub(super) fn execute(
     args: &SweepArgs,
     plan: &Plan,
@@ -189,27 +149,36 @@ pub(super) fn execute(
         })
         .clamp(1, 256)
         .min(jobs.len().max(1));
-    let total: usize = jobs.iter().map(Vec::len).sum();
+    let total: usize = jobs.iter().map(|j| j.runs.len()).sum();
+    let lanes = devices.len().max(1);
+    // each device's jobs, in order, and the next of them to take
+    let queues: Vec<Vec<&Job>> = (0..lanes)
+        .map(|d| jobs.iter().filter(|j| j.device % lanes == d).collect())
+        .collect();
+    let taken: Vec<AtomicUsize> = (0..lanes).map(|_| AtomicUsize::new(0)).collect();
     let bar = progress_bar(total);
     let mut csv = ProgressiveCsv::open(args, header.clone())?;
     let started = Instant::now();
-    let next = AtomicUsize::new(0);
     let (tx, rx) = std::sync::mpsc::channel::<Finished>();
     let mut new_rows: Vec<RunRow> = Vec::new();
     let mut statistics: Vec<&'static str> = Vec::new();
     std::thread::scope(|scope| {
         for w in 0..workers {
             let tx = tx.clone();
-            let next = &next;
-            let device = devices.get(w % devices.len().max(1)).cloned();
+            let (queues, taken) = (&queues, &taken);
             scope.spawn(move || {
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(runs) = jobs.get(i) else { break };
-                    let results = run_job(plan, runs, device.clone());
-                    for (&(p, s), r) in runs.iter().zip(results) {
-                        if tx.send((p, s, r)).is_err() {
-                            return;
+                for lane in (0..lanes).map(|k| (w + k) % lanes) {
+                    loop {
+                        let i = taken[lane].fetch_add(1, Ordering::Relaxed);
+                        let Some(job) = queues[lane].get(i) else {
+                            break;
+                        };
+                        let device = devices.get(lane).cloned();
+                        let results = run_job(plan, &job.runs, device);
+                        for (&(p, s), r) in job.runs.iter().zip(results) {
+                            if tx.send((p, s, r)).is_err() {
+                                return;
+                            }
                         }
                     }
                 }

@@ -12,6 +12,7 @@
 //! the grid is there exactly once.
 
 mod execute;
+mod jobs;
 mod merge;
 mod plan;
 mod report;
@@ -130,7 +131,7 @@ pub fn run(args: &SweepArgs) -> Result<(), CliError> {
                 .map_err(CliError::Run)?
         }
     };
-    let jobs = execute::jobs(&plan, shard, &done, devices.len())?;
+    let jobs = jobs::jobs(&plan, shard, &done, devices.len())?;
     let executed = execute::execute(args, &plan, &jobs, gpu, &devices, header)?;
     report::write(args, &mut plan, done, executed)
 }
