@@ -7,7 +7,7 @@ use crate::common_cfg;
 use common_cfg::{config, gpu};
 use pdes_lab::models::torus::config::TorusConfig;
 use pdes_lab::models::torus::cpu::{CpuEngine, CpuTorus, TorusEngine};
-use pdes_lab::models::torus::gpu::GpuTorus;
+use pdes_lab::models::torus::gpu::{GpuTorus, ReplicaRun};
 use pdes_lab::models::torus::state::TorusState;
 use pdes_lab::sim::{Budget, Engine};
 
@@ -286,6 +286,45 @@ fn replicas_side_by_side_each_match_their_own_cpu_run() {
             assert!(
                 logs.windows(2).all(|w| w[0] != w[1]),
                 "{alg}: two seeds stepped alike"
+            );
+        }
+    }
+}
+
+/// The initial state is written on the GPU (torus_init.wgsl), not uploaded: before any
+/// step, every replica's facilities and tokens are those `TorusState::new` builds for its
+/// own seed and d — one token or several queued, shifted service (whose shift is each
+/// replica's d) and exponential, with interval/original's last arrivals.
+#[test]
+fn the_initial_state_written_on_the_gpu_is_the_cpus() {
+    let Some(gpu) = gpu() else { return };
+    for (tokens, service, algorithm) in [
+        (1, "shifted", "window"),
+        (3, "shifted", "window"),
+        (2, "exponential", "interval"),
+    ] {
+        let cfg = config(&[
+            "model.rows=64",
+            "model.cols=32", // 2048 facilities: whole segments per replica
+            &format!("model.tokens_per_facility={tokens}"),
+            &format!("model.service=\"{service}\""),
+            &format!("run.algorithm=\"{algorithm}\""),
+            "run.timestamps=\"original\"",
+            "run.d=0.5",
+            "run.end_time=100",
+        ]);
+        let runs =
+            [(7u64, 0.5), (8, 1.5), (1234567890123, 0.25)].map(|(seed, d)| ReplicaRun { seed, d });
+        let g = GpuTorus::replica_runs(gpu.clone(), &cfg, &runs).unwrap();
+        let states = g.download_states().unwrap();
+        for (r, run) in runs.iter().enumerate() {
+            let one = run.apply(&cfg);
+            let cpu = TorusState::new(&one.model, one.service_law(), one.run.seed)
+                .with_warmup(one.run.warmup_ticks());
+            assert_same_state(
+                &states[r],
+                &comparable(&cpu, &one),
+                &format!("P = {tokens}, {service}, {algorithm}, replica {r}"),
             );
         }
     }

@@ -30,8 +30,7 @@
 
 pub use super::gpu_plan::{check_fits, memory_plan};
 use super::gpu_plan::{check_fits_of, scan_items};
-use super::gpu_setup::{Buffers, Ctl, Params, Pipelines, bind_groups, pipelines};
-use super::gpu_state::replica_states;
+use super::gpu_setup::{Buffers, Ctl, Params, Pipelines, bind_groups, init_state, pipelines};
 pub use super::gpu_state::{
     Accumulated, StateWords, decode_state, departure_words, fac_words, token_words,
 };
@@ -147,7 +146,7 @@ pub struct GpuTorus {
 }
 
 impl GpuTorus {
-    /// Uploads the initial state of `cfg` (window or interval) and prepares the passes,
+    /// Writes the initial state of `cfg` (window or interval) on the GPU and prepares the passes,
     /// with subgroup reductions where the device has them (the environment variable
     /// `PDES_GPU_REDUCTIONS=portable` forces the shared-memory ones, for benchmarks).
     pub fn new(gpu: Arc<Gpu>, cfg: &TorusConfig) -> Result<Self, SimError> {
@@ -245,18 +244,16 @@ impl GpuTorus {
         let n_wg1 = u64::from(cfg.model.facilities()).div_ceil(segment) as u32;
         let n_wg = n_wg1 * replicas;
         let mut phases = pdes_gpu::stamps::HostPhases::start("torus set-up");
-        let configs: Vec<TorusConfig> = runs.iter().map(|r| r.apply(cfg)).collect();
-        let states = replica_states(&configs);
-        phases.mark("initial state");
         let params = Params::of(cfg, replicas, n_wg1, rule);
-        let ctls: Vec<Ctl> = configs.iter().map(Ctl::of).collect();
+        let ctls: Vec<Ctl> = runs.iter().map(|r| Ctl::of(&r.apply(cfg))).collect();
         let oom = pdes_gpu::kit::OomScope::push(&gpu.device);
-        let buffers = Buffers::upload(&gpu, &params, &ctls, &states, rule == 1);
-        drop(states);
+        let buffers = Buffers::create(&gpu, &params, &ctls, rule == 1);
         oom.check(format_args!("{memory_bytes} bytes"))?;
-        phases.mark("upload");
+        phases.mark("buffers");
         let pipelines = pipelines(&gpu, reductions, items);
         let (bind_group, display_group) = bind_groups(&gpu, &buffers, &pipelines);
+        // the initial state is written on the GPU, not uploaded (torus_init.wgsl)
+        init_state(&gpu, &pipelines, &bind_group, params.k);
         let in_service = pdes_gpu::live::WorkgroupSums::new(
             &gpu,
             "torus in-service sums",

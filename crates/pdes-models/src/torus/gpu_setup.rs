@@ -1,11 +1,11 @@
 //! What a torus run on the GPU is made of before its first step: the parameter and control
-//! blocks (as in common.wgsl), the buffers with the initial state uploaded
-//! ([`Buffers::upload`]), and the passes, compiled once per device ([`pipelines`]).
+//! blocks (as in common.wgsl), the buffers ([`Buffers::create`]) with the initial state
+//! written into them on the GPU ([`init_state`]), and the passes, compiled once per device
+//! ([`pipelines`]).
 //! `gpu.rs` steps them.
 
-use super::gpu_state::{departure_words, fac_words, last_arrival_words, token_words};
 use crate::torus::config::TorusConfig;
-use crate::torus::state::{NONE, TorusState};
+use crate::torus::state::NONE;
 use bytemuck::{Pod, Zeroable};
 use pdes_core::rng::LN_TABLE;
 use pdes_core::time::to_ticks;
@@ -125,6 +125,8 @@ pub(super) struct Pipelines {
     pub(super) in_service: wgpu::ComputePipeline,
     pub(super) display_layout: wgpu::BindGroupLayout,
     pub(super) step: StepPipelines,
+    /// The plan module's `init_state`: the initial state of every replica (torus_init.wgsl).
+    pub(super) init: wgpu::ComputePipeline,
 }
 
 impl Params {
@@ -162,31 +164,22 @@ impl Params {
 }
 
 impl Buffers {
-    /// Every buffer of an engine, `states` (each replica's facilities and tokens, side by
-    /// side) uploaded, with the parameters `params` and the replicas' control blocks `ctls`.
-    pub(super) fn upload(
-        gpu: &Gpu,
-        params: &Params,
-        ctls: &[Ctl],
-        states: &[TorusState],
-        original: bool,
-    ) -> Self {
+    /// Every buffer of an engine, with the parameters `params` and the replicas' control
+    /// blocks `ctls`; the state's buffers as zeros, for [`init_state`]'s pass to write the
+    /// initial state into (`original`: interval/original's last arrivals too).
+    pub(super) fn create(gpu: &Gpu, params: &Params, ctls: &[Ctl], original: bool) -> Self {
         let device = &gpu.device;
         let (k, n_wg, replicas) = (u64::from(params.k), params.n_wg, params.replicas);
+        let tokens = u64::from(params.tok1) * u64::from(replicas);
         let storage = pdes_gpu::kit::STORAGE_RW;
         let init = |label: &str, contents: &[u8], usage| {
             pdes_gpu::kit::buffer_init(device, label, contents, usage)
         };
-        let last_arr: Vec<[u32; 2]> = if original {
-            last_arrival_words(states)
-        } else {
-            vec![[0; 2]]
-        };
         let (dep, departures, last_arr) = pair(
             gpu,
             "dep, last_arr",
-            Part::Bytes(bytemuck::cast_slice(&departure_words(states))),
-            Part::Bytes(bytemuck::cast_slice(&last_arr)),
+            Part::Zeros(8 * k),
+            Part::Zeros(if original { 8 * k } else { 8 }),
         );
         let (recv_list, _, err_step) = pair(
             gpu,
@@ -198,8 +191,8 @@ impl Buffers {
         let (fac, facilities, tok) = pair(
             gpu,
             "fac, tok",
-            Part::Bytes(bytemuck::cast_slice(&fac_words(states))),
-            Part::Bytes(bytemuck::cast_slice(&token_words(states))),
+            Part::Zeros(32 * k),
+            Part::Zeros(16 * tokens),
         );
         // per facility: four directions' tokens (read only where the mask says, so their
         // zeros are never read), the mask of the directions announced this step (none),
@@ -252,6 +245,21 @@ impl Buffers {
             },
         }
     }
+}
+
+/// Writes every replica's initial state into an engine's zeroed buffers, on the GPU
+/// (torus_init.wgsl, the twin of `TorusState::new`): one submission, before the first plan.
+pub(super) fn init_state(gpu: &Gpu, pipelines: &Pipelines, bind_group: &wgpu::BindGroup, k: u32) {
+    // a thread per facility, grid-stride past one dispatch dimension's 65,535 workgroups
+    const INIT_WG: u32 = 256;
+    let mut enc = gpu.device.create_command_encoder(&Default::default());
+    {
+        let mut pass = enc.begin_compute_pass(&Default::default());
+        pass.set_bind_group(0, bind_group, &[]);
+        pass.set_pipeline(&pipelines.init);
+        pass.dispatch_workgroups(k.div_ceil(INIT_WG).clamp(1, 65_535), 1, 1);
+    }
+    gpu.queue.submit([enc.finish()]);
 }
 
 /// The torus's compiled passes and their bind group layout: built once per device and
@@ -331,6 +339,7 @@ fn build_pipelines(gpu: &Gpu, reductions: Reductions, items: ScanItems) -> Pipel
     Pipelines {
         display: kit::pipeline(device, &pl_display, &display, "display_main"),
         in_service: kit::pipeline(device, &pl_display, &display, "in_service_main"),
+        init: kit::pipeline(device, &pl, &plan, "init_state"),
         step: StepPipelines::with_scan_depart(device, &pl, [&scan_depart, &arrive, &plan], items),
         layout,
         display_cells_layout,

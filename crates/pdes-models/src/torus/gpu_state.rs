@@ -1,5 +1,6 @@
-//! The torus's state as the GPU holds it: the words of every facility and token uploaded at
-//! the start (and for replicas, one state per seed side by side), the words read back
+//! The torus's state as the GPU holds it: the words of every facility and token (the
+//! blocked engine uploads them; the stepped engine writes its initial state on the GPU,
+//! torus_init.wgsl; for replicas, one state per seed side by side), the words read back
 //! decoded into a [`TorusState`] the CPU twin can compare, and the per-workgroup sums the GPU
 //! keeps instead of per-facility ones.
 
@@ -58,11 +59,6 @@ fn shifted(t: u32, offset: u32) -> u32 {
 /// The departure time of every facility, as the GPU keeps it (`dep`).
 pub fn departure_words(states: &[TorusState]) -> Vec<[u32; 2]> {
     side_by_side(states, |s| &s.facilities, |_, _, f| split(f.departure))
-}
-
-/// The latest arrival of every facility (interval/original's `last_arr`).
-pub fn last_arrival_words(states: &[TorusState]) -> Vec<[u32; 2]> {
-    side_by_side(states, |s| &s.facilities, |_, _, f| split(f.last_arrival))
 }
 
 /// Every facility's 32-byte record (common.wgsl, struct Fac): service start, serving word,
@@ -177,13 +173,4 @@ pub fn decode_state(cfg: &TorusConfig, seed: u64, offset: u32, words: &StateWord
         tokens,
         warmup: cfg.run.warmup_ticks(),
     }
-}
-
-/// The initial states of `configs` (one torus, each replica with its own seed and d), each
-/// built on its own core.
-pub fn replica_states(configs: &[TorusConfig]) -> Vec<TorusState> {
-    configs
-        .par_iter()
-        .map(|cfg| TorusState::new(&cfg.model, cfg.service_law(), cfg.run.seed))
-        .collect()
 }

@@ -18,6 +18,8 @@ pub const ARRIVE: &str = include_str!("shaders/torus_arrive.wgsl");
 /// Step close-out and planning (bound, step log): used by every scan workgroup and by the
 /// batch's closing pass.
 pub const PLAN: &str = include_str!("shaders/torus_plan.wgsl");
+/// The initial state, written on the GPU (entry point `init_state`; in the plan module).
+pub const INIT: &str = include_str!("shaders/torus_init.wgsl");
 /// The blocked window engine's two passes (`block`, `commit`; blocked.rs composes it).
 pub const BLOCK: &str = include_str!("shaders/torus_block.wgsl");
 /// Per-facility display words for the heatmap.
@@ -34,7 +36,10 @@ pub const MODULES: [(&str, &[(&str, &str)]); 4] = [
         ],
     ),
     ("arrive", &[("torus_arrive.wgsl", ARRIVE)]),
-    ("plan", &[("torus_plan.wgsl", PLAN)]),
+    (
+        "plan",
+        &[("torus_plan.wgsl", PLAN), ("torus_init.wgsl", INIT)],
+    ),
     ("display", &[("torus_display.wgsl", DISPLAY)]),
 ];
 
