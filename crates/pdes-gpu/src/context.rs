@@ -24,11 +24,15 @@ const COMPUTE_BACKENDS: wgpu::Backends = wgpu::Backends::VULKAN
 #[cfg(target_arch = "wasm32")]
 const COMPUTE_BACKENDS: wgpu::Backends = wgpu::Backends::BROWSER_WEBGPU;
 
-/// An instance for the compute backends.
-fn instance() -> wgpu::Instance {
-    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
-    desc.backends = COMPUTE_BACKENDS;
-    wgpu::Instance::new(desc)
+/// The process's instance for the compute backends, made once: each instance loads and
+/// asks the drivers again (`--devices 0,1` made three, two of them at once).
+fn instance() -> &'static wgpu::Instance {
+    static INSTANCE: OnceLock<wgpu::Instance> = OnceLock::new();
+    INSTANCE.get_or_init(|| {
+        let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
+        desc.backends = COMPUTE_BACKENDS;
+        wgpu::Instance::new(desc)
+    })
 }
 
 /// The high-performance adapter of the compute backends.
@@ -87,14 +91,22 @@ impl Gpu {
 
     /// The compute adapters of this host, in the order `--devices` numbers them: every
     /// hardware GPU; a software one (Mesa's lavapipe) only where there is no hardware GPU.
+    /// Enumerated once per process: the check of `--devices`, its opening and every
+    /// device's thread ask the same list.
     pub fn adapters() -> Vec<wgpu::Adapter> {
-        let all = pollster::block_on(instance().enumerate_adapters(COMPUTE_BACKENDS));
-        let software = |a: &wgpu::Adapter| a.get_info().device_type == wgpu::DeviceType::Cpu;
-        if all.iter().all(software) {
-            all
-        } else {
-            all.into_iter().filter(|a| !software(a)).collect()
-        }
+        static ADAPTERS: OnceLock<Vec<wgpu::Adapter>> = OnceLock::new();
+        ADAPTERS
+            .get_or_init(|| {
+                let all = pollster::block_on(instance().enumerate_adapters(COMPUTE_BACKENDS));
+                let software =
+                    |a: &wgpu::Adapter| a.get_info().device_type == wgpu::DeviceType::Cpu;
+                if all.iter().all(software) {
+                    all
+                } else {
+                    all.into_iter().filter(|a| !software(a)).collect()
+                }
+            })
+            .clone()
     }
 
     /// Opens adapter `index` of [`Gpu::adapters`] as a device of its own.
