@@ -15,9 +15,8 @@
 //! into jobs of about an equal count ([`GPU_WORKERS_PER_DEVICE`] in flight, so that one
 //! engine's set-up and read-back on the host overlap another's steps), a job closed only
 //! where a class ends, unless the class alone is over [`MOST_RUNS_TOGETHER`]; a device
-//! with a single class has no other chain to overlap with and cuts it into equal chunks
-//! (200 seeds of one point: 0.57–0.63 s the whole process in four engines, 0.60–0.81 s in
-//! two, one H200 of the two-H200 machine, `bench/sweep-jobs-x2-device.sh`).
+//! with a single short class has no other chain to overlap with and cuts it into equal
+//! chunks ([`SPLIT_BELOW_STEPS`]).
 //!
 //! `PDES_SWEEP_JOBS=grid` gives the plan before (equal chunks in the grid's order, dealt to
 //! the devices in turn), for measuring one against the other on the device.
@@ -39,6 +38,15 @@ pub(super) struct Job {
 /// time, so the progress bar and the CSV move at least this often, and one engine's memory
 /// stays bounded (a group the device cannot hold is halved, pdes_runs::sweep::run_all).
 const MOST_RUNS_TOGETHER: usize = 128;
+
+/// A class of fewer steps than this, alone on its device, is cut into equal jobs (engines)
+/// so that one's set-up overlaps another's steps; a longer one stays whole, because each
+/// engine it is cut into takes its steps again on the device's one queue: an engine's
+/// set-up (~50 ms) is about 3,000 steps at ~17 µs. Measured on two H200s: the Fig. 14
+/// sweep's d = 0.5 (10,000 steps) in four engines took 480–580 ms of steps, in one (two,
+/// one per service law) 220 ms; 200 seeds at 2,000 steps ran 0.57–0.63 s in four engines,
+/// 0.60–0.81 s in two (`bench/sweep-jobs-x2-device.sh`, `bench/devices-x2-device.sh`).
+const SPLIT_BELOW_STEPS: f64 = 3000.0;
 
 /// GPU jobs in flight per device: while one engine's runs are set up or read back on the
 /// host, another's steps keep the GPU busy.
@@ -77,23 +85,33 @@ pub(super) fn jobs(
     if std::env::var("PDES_SWEEP_JOBS").is_ok_and(|v| v == "grid") {
         return Ok(grid(&todo, devices));
     }
-    let steps = steps_of(plan);
+    let steps = steps_of(plan, &base);
     Ok(cut(&todo, |p| steps[p], devices))
 }
 
-/// Each point's steps, relative: its end time over its d where the sweep varies them (1
-/// for what it does not vary).
-fn steps_of(plan: &Plan) -> Vec<f64> {
+/// Each point's steps: its end time over its d, each the point's value where the sweep
+/// varies it, else the base configuration's (1 for a model without one).
+fn steps_of(plan: &Plan, base: &pdes_models::config::Config) -> Vec<f64> {
+    let base_toml: Option<toml::Table> = base.to_toml("").parse().ok();
+    let base_run = |key: &str| {
+        base_toml
+            .as_ref()
+            .and_then(|t| t.get("run"))
+            .and_then(|r| r.get(key))
+            .and_then(super::report::as_number)
+    };
     let at = |key: &str| plan.varies.iter().position(|v| v.key == key);
     let (d, end) = (at("run.d"), at("run.end_time"));
-    let value = |point: &[toml::Value], i: Option<usize>| {
+    let (base_d, base_end) = (base_run("d"), base_run("end_time"));
+    let value = |point: &[toml::Value], i: Option<usize>, base: Option<f64>| {
         i.and_then(|i| super::report::as_number(&point[i]))
+            .or(base)
             .filter(|x| x.is_finite() && *x > 0.0)
             .unwrap_or(1.0)
     };
     plan.points
         .iter()
-        .map(|point| value(point, end) / value(point, d))
+        .map(|point| value(point, end, base_end) / value(point, d, base_d))
         .collect()
 }
 
@@ -155,7 +173,7 @@ fn cut(runs: &[(usize, u32)], steps: impl Fn(usize) -> f64, devices: usize) -> V
             .div_ceil(GPU_WORKERS_PER_DEVICE)
             .clamp(1, MOST_RUNS_TOGETHER);
         let classes = classes(runs, &steps);
-        if classes.len() == 1 {
+        if classes.len() == 1 && steps(runs[0].0) < SPLIT_BELOW_STEPS {
             jobs.extend(runs.chunks(per_job).map(|c| Job {
                 runs: c.to_vec(),
                 device,

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Issue 57 §1 (2026-11-30, ninth session, last call): the session's binary (carry/pdes-lab:
+# sweep jobs by chains, the torus's initial state written on the GPU, one wgpu instance a
+# process) against the session's start (carry/pdes-lab-old, 5554ca6), alternating, three runs
+# each, the whole process: the Fig. 14 sweep (40 seeds) and the 256² d sweep on one device and
+# with --devices 0,1 (checks remembered), rows compared without their timing cells; then
+# both devices' checks cold, at once; the host phases of one profiled two-device run.
+# Verify (full, the new binary) first.
+# Usage (device tool, kind nvidia-h200-x2, carrying .gl and carry/):
+# bash bench/devices-x2-device.sh
+source bench/device-start.sh
+OLD=carry/pdes-lab-old
+$B devices > "$R_DIR/devices.txt" 2>&1; cat "$R_DIR/devices.txt"
+for bin in $B $OLD; do
+  $bin sweep teaching-16x16 --set model.rows=64 --set model.cols=64 --vary run.d=1 --seeds 8 --engine gpu --devices 0,1 --format csv --out /tmp/checks.csv > /dev/null 2>&1
+done
+declare -A W=(
+  [fig14]="sweep sang2019-fig14-15 --seeds 40 --engine gpu --format csv"
+  [d256]="sweep teaching-16x16 --set model.rows=256 --set model.cols=256 --vary run.d=0.1:1.6:16 --seeds 5 --engine gpu --format csv"
+)
+for name in fig14 d256; do
+  for i in 1 2 3; do
+    for dev in one two; do
+      args=(); [ $dev = two ] && args=(--devices 0,1)
+      for which in new start; do
+        bin=$B; [ $which = start ] && bin=$OLD
+        f="$name-$dev-$which-$i"
+        /usr/bin/time -f "%e" -o "$R_DIR/$f.time" $bin ${W[$name]} "${args[@]}" --out "$R_DIR/$f.csv" 2>> "$R_DIR/log.txt"
+      done
+    done
+  done
+done
+for f in "$R_DIR"/*.time; do echo "$(basename "$f" .time) $(cat "$f") s"; done | sort | tee "$R_DIR/times.txt"
+python3 - "$R_DIR" <<'PY' | tee "$R_DIR/rows-compared.txt"
+import csv, glob, sys
+d = sys.argv[1]
+skip = {"wall_seconds", "events_per_second", "row_digest", "engine_seconds"}
+rows = lambda p: sorted(tuple((k, v) for k, v in r.items() if k not in skip) for r in csv.DictReader(open(p)))
+for name in ("fig14", "d256"):
+    files = sorted(glob.glob(f"{d}/{name}-*.csv"))
+    ref = rows(files[0])
+    diff = [f.split("/")[-1] for f in files if rows(f) != ref]
+    print(f"{name}: {len(files) - len(diff)} of {len(files)} files' {len(ref)} rows equal to {files[0].split('/')[-1]}'s; different: {diff or 'none'}")
+PY
+PDES_GPU_PROFILE=1 $B ${W[fig14]} --devices 0,1 2>&1 >/dev/null | grep -v "^batch" > "$R_DIR/fig14-two-new-profile.txt"
+PDES_GPU_PROFILE=1 $OLD ${W[fig14]} --devices 0,1 2>&1 >/dev/null | grep -v "^batch" > "$R_DIR/fig14-two-start-profile.txt"
+grep -h "device opened\|returned" "$R_DIR"/fig14-two-*-profile.txt
+for which in new start; do
+  bin=$B; [ $which = start ] && bin=$OLD
+  rm -rf "$PDES_CACHE_DIR"
+  /usr/bin/time -f "%e" -o "$R_DIR/cold-$which.time" $bin ${W[fig14]} --devices 0,1 > /dev/null 2> "$R_DIR/cold-$which.err"
+  echo "fig14, both checks cold, $which: $(cat "$R_DIR/cold-$which.time") s"
+done
+rm -f "$R_DIR"/*-[0-9].csv "$R_DIR"/*.time
+tar czf "$OUT/results.tgz" -C "$R_DIR" .
