@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
-# Issue 57 §1 (2026-11-30, ninth session, last call): the session's binary (carry/pdes-lab:
-# sweep jobs by chains, the torus's initial state written on the GPU, one wgpu instance a
-# process) against the session's start (carry/pdes-lab-old, 5554ca6), alternating, three runs
-# each, the whole process: the Fig. 14 sweep (40 seeds) and the 256² d sweep on one device and
-# with --devices 0,1 (checks remembered), rows compared without their timing cells; then
-# both devices' checks cold, at once; the host phases of one profiled two-device run.
-# Verify (full, the new binary) first.
+# Issue 57 §1 (2026-11-30, ninth session): a binary (carry/pdes-lab) against another
+# (carry/pdes-lab-old, named LABEL in the files: "start" for the session's start, "prev" for
+# the commit before), alternating, three runs each, the whole process: the Fig. 14 sweep
+# (40 seeds), the 256² d sweep and 200 seeds of one 64² point, on one device and with
+# --devices 0,1 (checks remembered), rows compared without their timing cells; the host
+# phases of one profiled two-device Fig. 14 run of each; then both devices' checks cold, at
+# once. Verify (full, the new binary) first. (Its first use, "start", had no seeds sweep.)
 # Usage (device tool, kind nvidia-h200-x2, carrying .gl and carry/):
-# bash bench/devices-x2-device.sh
+# bash bench/devices-x2-device.sh LABEL
 source bench/device-start.sh
-OLD=carry/pdes-lab-old
+OLD=carry/pdes-lab-old; LABEL=${1:-start}
 $B devices > "$R_DIR/devices.txt" 2>&1; cat "$R_DIR/devices.txt"
 for bin in $B $OLD; do
   $bin sweep teaching-16x16 --set model.rows=64 --set model.cols=64 --vary run.d=1 --seeds 8 --engine gpu --devices 0,1 --format csv --out /tmp/checks.csv > /dev/null 2>&1
@@ -17,13 +17,14 @@ done
 declare -A W=(
   [fig14]="sweep sang2019-fig14-15 --seeds 40 --engine gpu --format csv"
   [d256]="sweep teaching-16x16 --set model.rows=256 --set model.cols=256 --vary run.d=0.1:1.6:16 --seeds 5 --engine gpu --format csv"
+  [seeds]="sweep teaching-16x16 --set model.rows=64 --set model.cols=64 --vary run.d=1 --seeds 200 --engine gpu --format csv"
 )
-for name in fig14 d256; do
+for name in fig14 d256 seeds; do
   for i in 1 2 3; do
     for dev in one two; do
       args=(); [ $dev = two ] && args=(--devices 0,1)
-      for which in new start; do
-        bin=$B; [ $which = start ] && bin=$OLD
+      for which in new $LABEL; do
+        bin=$B; [ $which = $LABEL ] && bin=$OLD
         f="$name-$dev-$which-$i"
         /usr/bin/time -f "%e" -o "$R_DIR/$f.time" $bin ${W[$name]} "${args[@]}" --out "$R_DIR/$f.csv" 2>> "$R_DIR/log.txt"
       done
@@ -36,17 +37,17 @@ import csv, glob, sys
 d = sys.argv[1]
 skip = {"wall_seconds", "events_per_second", "row_digest", "engine_seconds"}
 rows = lambda p: sorted(tuple((k, v) for k, v in r.items() if k not in skip) for r in csv.DictReader(open(p)))
-for name in ("fig14", "d256"):
+for name in ("fig14", "d256", "seeds"):
     files = sorted(glob.glob(f"{d}/{name}-*.csv"))
     ref = rows(files[0])
     diff = [f.split("/")[-1] for f in files if rows(f) != ref]
     print(f"{name}: {len(files) - len(diff)} of {len(files)} files' {len(ref)} rows equal to {files[0].split('/')[-1]}'s; different: {diff or 'none'}")
 PY
 PDES_GPU_PROFILE=1 $B ${W[fig14]} --devices 0,1 2>&1 >/dev/null | grep -v "^batch" > "$R_DIR/fig14-two-new-profile.txt"
-PDES_GPU_PROFILE=1 $OLD ${W[fig14]} --devices 0,1 2>&1 >/dev/null | grep -v "^batch" > "$R_DIR/fig14-two-start-profile.txt"
+PDES_GPU_PROFILE=1 $OLD ${W[fig14]} --devices 0,1 2>&1 >/dev/null | grep -v "^batch" > "$R_DIR/fig14-two-$LABEL-profile.txt"
 grep -h "device opened\|returned" "$R_DIR"/fig14-two-*-profile.txt
-for which in new start; do
-  bin=$B; [ $which = start ] && bin=$OLD
+for which in new $LABEL; do
+  bin=$B; [ $which = $LABEL ] && bin=$OLD
   rm -rf "$PDES_CACHE_DIR"
   /usr/bin/time -f "%e" -o "$R_DIR/cold-$which.time" $bin ${W[fig14]} --devices 0,1 > /dev/null 2> "$R_DIR/cold-$which.err"
   echo "fig14, both checks cold, $which: $(cat "$R_DIR/cold-$which.time") s"
