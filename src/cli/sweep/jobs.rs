@@ -44,7 +44,7 @@ const MOST_RUNS_TOGETHER: usize = 128;
 /// engine it is cut into takes its steps again on the device's one queue: an engine's
 /// set-up (~50 ms) is about 3,000 steps at ~17 µs. Measured on two H200s: the Fig. 14
 /// sweep's d = 0.5 (10,000 steps) in four engines took 480–580 ms of steps, in one (two,
-/// one per service law) 220 ms; 200 seeds at 2,000 steps ran 0.57–0.63 s in four engines,
+/// one per service law) 224 ms; 200 seeds at 2,000 steps ran 0.57–0.63 s in four engines,
 /// 0.60–0.81 s in two (`bench/sweep-jobs-x2-device.sh`, `bench/devices-x2-device.sh`).
 const SPLIT_BELOW_STEPS: f64 = 3000.0;
 
