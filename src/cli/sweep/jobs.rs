@@ -19,7 +19,8 @@
 //! chunks ([`SPLIT_BELOW_STEPS`]).
 //!
 //! `PDES_SWEEP_JOBS=grid` gives the plan before (equal chunks in the grid's order, dealt to
-//! the devices in turn), for measuring one against the other on the device.
+//! the devices in turn), `PDES_SWEEP_JOBS=one` every device's runs in as few engines as hold
+//! them, for measuring one against the other on the device.
 
 use super::plan::Plan;
 use super::{CliError, RunRow};
@@ -82,11 +83,31 @@ pub(super) fn jobs(
             })
             .collect());
     }
-    if std::env::var("PDES_SWEEP_JOBS").is_ok_and(|v| v == "grid") {
+    let variant = std::env::var("PDES_SWEEP_JOBS").unwrap_or_default();
+    if variant == "grid" {
         return Ok(grid(&todo, devices));
     }
     let steps = steps_of(plan, &base);
-    Ok(cut(&todo, |p| steps[p], devices))
+    let jobs = cut(&todo, |p| steps[p], devices);
+    if variant == "one" {
+        // every device's runs in as few engines as hold them
+        return Ok((0..devices)
+            .flat_map(|d| {
+                let runs: Vec<(usize, u32)> = jobs
+                    .iter()
+                    .filter(|j| j.device == d)
+                    .flat_map(|j| j.runs.clone())
+                    .collect();
+                runs.chunks(MOST_RUNS_TOGETHER)
+                    .map(|c| Job {
+                        runs: c.to_vec(),
+                        device: d,
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .collect());
+    }
+    Ok(jobs)
 }
 
 /// Each point's steps: its end time over its d, each the point's value where the sweep
