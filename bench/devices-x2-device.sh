@@ -6,8 +6,8 @@
 # --devices 0,1 (checks remembered), rows compared without their timing cells; the host
 # phases of one profiled two-device Fig. 14 run of each; then both devices' checks cold, at
 # once. Verify (full, the new binary) first. (Its first use, "start", had no seeds sweep.)
-# Usage (device tool, kind nvidia-h200-x2, carrying .gl and carry/):
-# bash bench/devices-x2-device.sh LABEL
+# On one GPU, the one-device runs only. Usage (device tool, kind nvidia-h200-x2 or
+# nvidia-h200, carrying .gl and carry/): bash bench/devices-x2-device.sh LABEL
 source bench/device-start.sh
 OLD=carry/pdes-lab-old; LABEL=${1:-start}
 $B devices > "$R_DIR/devices.txt" 2>&1; cat "$R_DIR/devices.txt"
@@ -19,9 +19,10 @@ declare -A W=(
   [d256]="sweep teaching-16x16 --set model.rows=256 --set model.cols=256 --vary run.d=0.1:1.6:16 --seeds 5 --engine gpu --format csv"
   [seeds]="sweep teaching-16x16 --set model.rows=64 --set model.cols=64 --vary run.d=1 --seeds 200 --engine gpu --format csv"
 )
+DEVS="one"; [ "$(nvidia-smi -L | wc -l)" -ge 2 ] && DEVS="one two"
 for name in fig14 d256 seeds; do
   for i in 1 2 3; do
-    for dev in one two; do
+    for dev in $DEVS; do
       args=(); [ $dev = two ] && args=(--devices 0,1)
       for which in new $LABEL; do
         bin=$B; [ $which = $LABEL ] && bin=$OLD
@@ -43,10 +44,14 @@ for name in ("fig14", "d256", "seeds"):
     diff = [f.split("/")[-1] for f in files if rows(f) != ref]
     print(f"{name}: {len(files) - len(diff)} of {len(files)} files' {len(ref)} rows equal to {files[0].split('/')[-1]}'s; different: {diff or 'none'}")
 PY
-PDES_GPU_PROFILE=1 $B ${W[fig14]} --devices 0,1 2>&1 >/dev/null | grep -v "^batch" > "$R_DIR/fig14-two-new-profile.txt"
-PDES_GPU_PROFILE=1 $OLD ${W[fig14]} --devices 0,1 2>&1 >/dev/null | grep -v "^batch" > "$R_DIR/fig14-two-$LABEL-profile.txt"
-grep -h "device opened\|returned" "$R_DIR"/fig14-two-*-profile.txt
+if [ "$DEVS" = one ]; then TWO=(); PN=one; else TWO=(--devices 0,1); PN=two; fi
+PDES_GPU_PROFILE=1 $B ${W[fig14]} "${TWO[@]}" 2>&1 >/dev/null | grep -v "^batch" > "$R_DIR/fig14-$PN-new-profile.txt"
+PDES_GPU_PROFILE=1 $OLD ${W[fig14]} "${TWO[@]}" 2>&1 >/dev/null | grep -v "^batch" > "$R_DIR/fig14-$PN-$LABEL-profile.txt"
+for bin in $B $OLD; do PDES_GPU_PROFILE=1 $bin ${W[d256]} 2>&1 >/dev/null | grep -v "^batch" > "$R_DIR/d256-one-$([ $bin = $B ] && echo new || echo $LABEL)-profile.txt"; done
+grep -h "device opened\|returned" "$R_DIR"/fig14-$PN-*-profile.txt
+grep -h "replicas\|returned" "$R_DIR"/d256-one-*-profile.txt
 for which in new $LABEL; do
+  [ "$DEVS" = one ] && break
   bin=$B; [ $which = $LABEL ] && bin=$OLD
   rm -rf "$PDES_CACHE_DIR"
   /usr/bin/time -f "%e" -o "$R_DIR/cold-$which.time" $bin ${W[fig14]} --devices 0,1 > /dev/null 2> "$R_DIR/cold-$which.err"

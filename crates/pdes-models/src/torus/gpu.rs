@@ -387,7 +387,7 @@ impl GpuTorus {
             self.pipelines.step.encode_steps(
                 &mut pass,
                 &self.bind_group,
-                (self.n_wg, self.runs.len() as u32),
+                (self.live_segments(), self.runs.len() as u32),
                 steps,
                 &mut stamp,
             );
@@ -455,6 +455,23 @@ impl GpuTorus {
             );
         }
         r
+    }
+
+    /// The segments a step's passes are dispatched over: those of every replica up to the
+    /// last one not done, as the latest control blocks read say. A done replica's
+    /// workgroups only copy its unchanged block (torus_plan.wgsl), so leaving out a tail of
+    /// done ones changes nothing but the step's cost: a sweep's engine holds its runs
+    /// longest first, and its larger values of d finish thousands of steps before the
+    /// smallest (bench/NOTES.md, "2026-11-30, ninth session"). A block read a batch ago may
+    /// still say running; that replica's workgroups then return at once, as before.
+    fn live_segments(&self) -> u32 {
+        let n_wg1 = self.n_wg / self.runs.len() as u32;
+        let live = self
+            .ctls
+            .iter()
+            .rposition(|c| c.head.phase != pdes_gpu::stepped::PHASE_DONE)
+            .map_or(self.runs.len(), |r| r + 1);
+        n_wg1 * live as u32
     }
 
     /// Reads every replica's `ctl` and the step-log entries of the steps completed since
