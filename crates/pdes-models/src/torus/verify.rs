@@ -157,13 +157,11 @@ const REPLICA_CASES: [Case; 2] = [
     },
 ];
 
-/// Replicas (several seeds and values of d side by side in one GPU engine, what sweeps
-/// use): each replica's summary, step log and state equal its own CPU run. 64×64 is two
-/// segments per replica; interval/original makes causality errors in every replica; the
-/// four values of d give four step counts (the replicas finish at different steps) and,
-/// for the window's shifted service, four service laws. Longest first, as a sweep holds
-/// them: the later replicas finish first, and the steps after are dispatched without their
-/// segments (`GpuTorus::live_segments`).
+/// Replicas (seeds and values of d side by side in one GPU engine, as sweeps run them):
+/// each one's summary, step log and state equal its own CPU run. 64×64 is two segments per
+/// replica; interval/original makes causality errors in each; four values of d give four
+/// step counts and (shifted service) four laws, longest first as a sweep holds them: the
+/// later replicas finish first and later steps leave them out (`GpuTorus::live_segments`).
 fn check_replicas(
     gpu: &Arc<Gpu>,
     algorithm: &str,
