@@ -20,3 +20,19 @@ p() { local name=$1; shift; PDES_GPU_PROFILE=1 "$@" --format json 2>&1 >/dev/nul
 random_shape() {
   echo "model.shape={ kind = \"random\", stations = 1000000, degree = 4, tokens_per_station = 1, service = { kind = \"shifted\", shift = 0.5, mean = 1.0 }, regular = $1 }"
 }
+# compare_rows NAME…: whether every $R_DIR/NAME-*.csv holds the rows of the first, without
+# their timing cells, a line per NAME (also to $R_DIR/rows-compared.txt).
+compare_rows() {
+  python3 - "$R_DIR" "$@" <<'PY' | tee -a "$R_DIR/rows-compared.txt"
+import csv, glob, sys
+d, names = sys.argv[1], sys.argv[2:]
+skip = {"wall_seconds", "events_per_second", "row_digest", "engine_seconds"}
+rows = lambda p: sorted(tuple((k, v) for k, v in r.items() if k not in skip) for r in csv.DictReader(open(p)))
+for name in names:
+    files = sorted(glob.glob(f"{d}/{name}-*.csv"))
+    if files:
+        ref = rows(files[0])
+        diff = [f.split("/")[-1] for f in files if rows(f) != ref]
+        print(f"{name}: {len(files) - len(diff)} of {len(files)} files' {len(ref)} rows equal to {files[0].split('/')[-1]}'s; different: {diff or 'none'}")
+PY
+}

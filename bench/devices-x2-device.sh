@@ -33,17 +33,7 @@ for name in fig14 d256 seeds; do
   done
 done
 for f in "$R_DIR"/*.time; do echo "$(basename "$f" .time) $(cat "$f") s"; done | sort | tee "$R_DIR/times.txt"
-python3 - "$R_DIR" <<'PY' | tee "$R_DIR/rows-compared.txt"
-import csv, glob, sys
-d = sys.argv[1]
-skip = {"wall_seconds", "events_per_second", "row_digest", "engine_seconds"}
-rows = lambda p: sorted(tuple((k, v) for k, v in r.items() if k not in skip) for r in csv.DictReader(open(p)))
-for name in ("fig14", "d256", "seeds"):
-    files = sorted(glob.glob(f"{d}/{name}-*.csv"))
-    ref = rows(files[0])
-    diff = [f.split("/")[-1] for f in files if rows(f) != ref]
-    print(f"{name}: {len(files) - len(diff)} of {len(files)} files' {len(ref)} rows equal to {files[0].split('/')[-1]}'s; different: {diff or 'none'}")
-PY
+compare_rows fig14 d256 seeds
 if [ "$DEVS" = one ]; then TWO=(); PN=one; else TWO=(--devices 0,1); PN=two; fi
 PDES_GPU_PROFILE=1 $B ${W[fig14]} "${TWO[@]}" 2>&1 >/dev/null | grep -v "^batch" > "$R_DIR/fig14-$PN-new-profile.txt"
 PDES_GPU_PROFILE=1 $OLD ${W[fig14]} "${TWO[@]}" 2>&1 >/dev/null | grep -v "^batch" > "$R_DIR/fig14-$PN-$LABEL-profile.txt"

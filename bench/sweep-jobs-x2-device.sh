@@ -30,16 +30,7 @@ for name in fig14 seeds d256; do
       done
     done
   done
-  python3 - "$R_DIR" "$name" <<'PY' | tee -a "$R_DIR/rows-compared.txt"
-import csv, glob, sys
-d, name = sys.argv[1], sys.argv[2]
-skip = {"wall_seconds", "events_per_second", "row_digest", "engine_seconds"}
-rows = lambda p: sorted(tuple((k, v) for k, v in r.items() if k not in skip) for r in csv.DictReader(open(p)))
-files = sorted(glob.glob(f"{d}/{name}-*.csv"))
-ref = rows(files[0])
-diff = [f.split('/')[-1] for f in files if rows(f) != ref]
-print(f"{name}: {len(files) - len(diff)} of {len(files)} files' {len(ref)} rows equal to {files[0].split('/')[-1]}'s; different: {diff or 'none'}")
-PY
+  compare_rows "$name"
 done
 for f in "$R_DIR"/*.time; do echo "$(basename "$f" .time) $(cat "$f") s"; done | sort | tee "$R_DIR/times.txt"
 stamp() { python3 -u -c 'import sys,time; t0=float(sys.argv[1]); [print(f"{time.time()-t0:7.3f} {l}", end="") for l in sys.stdin]' "$1"; }

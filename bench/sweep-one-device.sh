@@ -22,17 +22,7 @@ for name in d256 fig14; do
   done
 done
 for f in "$R_DIR"/*.time; do echo "$(basename "$f" .time) $(cat "$f") s"; done | sort | tee "$R_DIR/times.txt"
-python3 - "$R_DIR" <<'PY' | tee "$R_DIR/rows-compared.txt"
-import csv, glob, sys
-d = sys.argv[1]
-skip = {"wall_seconds", "events_per_second", "row_digest", "engine_seconds"}
-rows = lambda p: sorted(tuple((k, v) for k, v in r.items() if k not in skip) for r in csv.DictReader(open(p)))
-for name in ("d256", "fig14"):
-    files = sorted(glob.glob(f"{d}/{name}-*.csv"))
-    ref = rows(files[0])
-    diff = [f.split("/")[-1] for f in files if rows(f) != ref]
-    print(f"{name}: {len(files) - len(diff)} of {len(files)} files' {len(ref)} rows equal; different: {diff or 'none'}")
-PY
+compare_rows d256 fig14
 grep -h "replicas\|returned" "$R_DIR"/d256-one-profile.txt
 rm -f "$R_DIR"/*-[0-9].csv "$R_DIR"/*.time
 tar czf "$OUT/results.tgz" -C "$R_DIR" .
