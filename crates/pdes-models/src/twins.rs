@@ -29,7 +29,7 @@ pub trait Twins: 'static {
     const CASES: &'static [Case];
 
     /// The models whose built-in presets the cases start from.
-    fn models() -> &'static [&'static ModelInfo];
+    const MODELS: &'static [&'static ModelInfo];
 
     /// The pairs of engines a case's configuration is checked with, each with what its
     /// differences are prefixed with ("" for one pair; the torus checks both lengths of its
@@ -97,7 +97,7 @@ pub fn twin_checks<T: Twins>(
 ) {
     check_cases(
         T::KIND,
-        T::models(),
+        T::MODELS,
         T::CASES,
         r,
         options,
@@ -112,7 +112,7 @@ pub async fn twin_page_checks<T: Twins>(gpu: Arc<Gpu>) -> Vec<CheckResult> {
     page_cases(
         gpu,
         T::KIND,
-        T::models(),
+        T::MODELS,
         T::CASES,
         |gpu, cfg: T::Config, r, options| async move {
             check_twins::<T>(&gpu, &cfg, r, options).await

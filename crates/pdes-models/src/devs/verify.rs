@@ -73,10 +73,7 @@ impl Twins for DevsTwins {
     const KIND: &'static str = "devs";
     const CASES: &'static [Case] = CASES;
 
-    fn models() -> &'static [&'static ModelInfo] {
-        const MODELS: &[&ModelInfo] = &[&super::SIR_INFO, &super::BENCHMARK_INFO];
-        MODELS
-    }
+    const MODELS: &'static [&'static ModelInfo] = &[&super::SIR_INFO, &super::BENCHMARK_INFO];
 
     fn pairs(
         gpu: &Arc<Gpu>,

@@ -101,10 +101,7 @@ impl Twins for DiffusionTwins {
     const KIND: &'static str = "diffusion";
     const CASES: &'static [Case] = CASES;
 
-    fn models() -> &'static [&'static ModelInfo] {
-        const MODELS: &[&ModelInfo] = &[&super::INFO];
-        MODELS
-    }
+    const MODELS: &'static [&'static ModelInfo] = &[&super::INFO];
 
     fn pairs(
         gpu: &Arc<Gpu>,

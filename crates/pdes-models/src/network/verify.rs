@@ -180,10 +180,7 @@ impl Twins for NetworkTwins {
     const KIND: &'static str = "network";
     const CASES: &'static [Case] = CASES;
 
-    fn models() -> &'static [&'static ModelInfo] {
-        const MODELS: &[&ModelInfo] = &[&super::INFO];
-        MODELS
-    }
+    const MODELS: &'static [&'static ModelInfo] = &[&super::INFO];
 
     fn pairs(
         gpu: &Arc<Gpu>,

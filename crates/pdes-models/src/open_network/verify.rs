@@ -182,10 +182,7 @@ impl Twins for OpenTwins {
     const KIND: &'static str = "open-network";
     const CASES: &'static [Case] = CASES;
 
-    fn models() -> &'static [&'static ModelInfo] {
-        const MODELS: &[&ModelInfo] = &[&super::INFO];
-        MODELS
-    }
+    const MODELS: &'static [&'static ModelInfo] = &[&super::INFO];
 
     fn pairs(
         gpu: &Arc<Gpu>,

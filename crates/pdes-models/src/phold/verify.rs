@@ -71,10 +71,7 @@ impl Twins for PholdTwins {
     const KIND: &'static str = "phold";
     const CASES: &'static [Case] = CASES;
 
-    fn models() -> &'static [&'static ModelInfo] {
-        const MODELS: &[&ModelInfo] = &[&super::INFO];
-        MODELS
-    }
+    const MODELS: &'static [&'static ModelInfo] = &[&super::INFO];
 
     fn pairs(
         gpu: &Arc<Gpu>,

@@ -342,10 +342,7 @@ impl Twins for TorusTwins {
     const KIND: &'static str = "torus";
     const CASES: &'static [Case] = CASES;
 
-    fn models() -> &'static [&'static ModelInfo] {
-        const MODELS: &[&ModelInfo] = &[&super::INFO];
-        MODELS
-    }
+    const MODELS: &'static [&'static ModelInfo] = &[&super::INFO];
 
     fn pairs(
         gpu: &Arc<Gpu>,
