@@ -166,8 +166,8 @@ fn cut(runs: &[(usize, u32)], steps: impl Fn(usize) -> f64, devices: usize) -> V
             held += chain(c);
             let share = left / (devices - out.len()) as f64;
             let last_device = out.len() + 1 == devices;
-            // leave at least a class for every device still to come: classes after this
-            // one no more than the devices after this one
+            // a guard: leave at least a class for every device still to come (with classes
+            // longest first the shares already do; this holds it against rounding)
             let (classes_after, devices_after) = (whole.len() - i - 1, devices - out.len() - 1);
             let must = classes_after <= devices_after;
             if !last_device && (held >= share * (1.0 - 1e-9) || must) {
