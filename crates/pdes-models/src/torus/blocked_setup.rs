@@ -257,19 +257,11 @@ impl Resources {
         let buffers = Buffers {
             dep: init(
                 "dep",
-                bytemuck::cast_slice(&departure_words(std::slice::from_ref(&state))),
+                bytemuck::cast_slice(&departure_words(&state)),
                 storage,
             ),
-            fac: init(
-                "fac",
-                bytemuck::cast_slice(&fac_words(std::slice::from_ref(&state))),
-                storage,
-            ),
-            tok: init(
-                "tok",
-                bytemuck::cast_slice(&token_words(std::slice::from_ref(&state))),
-                storage,
-            ),
+            fac: init("fac", bytemuck::cast_slice(&fac_words(&state)), storage),
+            tok: init("tok", bytemuck::cast_slice(&token_words(&state)), storage),
             tile_acc: zeroed("tile sums", 32 * tiles),
             blog: zeroed("window log", BLOG_BYTES),
             blocks: kit::buffer(

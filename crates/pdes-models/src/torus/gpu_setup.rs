@@ -108,7 +108,8 @@ pub(super) struct Regions {
     pub(super) wg_acc: Region,
 }
 
-/// One binding of two arrays, `first` then `second`, uploaded; their regions.
+/// One binding of two arrays, `first` then `second` (bytes uploaded, zeros cleared on the
+/// device); their regions.
 fn pair(gpu: &Gpu, label: &str, first: Part, second: Part) -> (wgpu::Buffer, Region, Region) {
     let (buffer, [a, b]) = kit::packed_parts(&gpu.device, &gpu.queue, label, [first, second]);
     (buffer, a, b)

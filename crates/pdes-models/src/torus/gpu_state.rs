@@ -1,6 +1,6 @@
 //! The torus's state as the GPU holds it: the words of every facility and token (the
 //! blocked engine uploads them; the stepped engine writes its initial state on the GPU,
-//! torus_init.wgsl; for replicas, one state per seed side by side), the words read back
+//! torus_init.wgsl, its replicas side by side), the words read back
 //! decoded into a [`TorusState`] the CPU twin can compare, and the per-workgroup sums the GPU
 //! keeps instead of per-facility ones.
 
@@ -32,74 +32,44 @@ impl Accumulated {
     }
 }
 
-/// `word(state, offset, item)` of every item (facility or token) of every replica in
-/// `states`, one after the other: the GPU's arrays of replicas side by side, `offset` being
-/// the replica's first token's number there. Each replica's words are built on every core
-/// and written in place (a sweep's 80 replicas of 256² are 5 M facilities; one combined
-/// state first was 400 MB more to copy).
-fn side_by_side<X: Sync, T: Send>(
-    states: &[TorusState],
-    items: impl Fn(&TorusState) -> &[X],
-    word: impl Fn(&TorusState, u32, &X) -> T + Sync,
-) -> Vec<T> {
-    let mut out = Vec::with_capacity(states.iter().map(|s| items(s).len()).sum());
-    let mut offset = 0u32;
-    for s in states {
-        out.par_extend(items(s).par_iter().map(|x| word(s, offset, x)));
-        offset += s.tokens.len() as u32;
-    }
-    out
-}
-
-/// Token number `t` of a replica whose first token is `offset` on the GPU.
-fn shifted(t: u32, offset: u32) -> u32 {
-    if t == NONE { NONE } else { t + offset }
-}
-
 /// The departure time of every facility, as the GPU keeps it (`dep`).
-pub fn departure_words(states: &[TorusState]) -> Vec<[u32; 2]> {
-    side_by_side(states, |s| &s.facilities, |_, _, f| split(f.departure))
+pub fn departure_words(state: &TorusState) -> Vec<[u32; 2]> {
+    state
+        .facilities
+        .par_iter()
+        .map(|f| split(f.departure))
+        .collect()
 }
 
 /// Every facility's 32-byte record (common.wgsl, struct Fac): service start, serving word,
 /// head; tail, the serving token's arrival time and visits.
-pub fn fac_words(states: &[TorusState]) -> Vec<[[u32; 4]; 2]> {
-    side_by_side(
-        states,
-        |s| &s.facilities,
-        |state, off, f| {
+pub fn fac_words(state: &TorusState) -> Vec<[[u32; 4]; 2]> {
+    state
+        .facilities
+        .par_iter()
+        .map(|f| {
             let [lo, hi] = split(f.service_start);
             let (serving, (arrived, visits)) = if f.serving == NONE {
                 (NONE, ([0, 0], 0))
             } else {
                 let t = &state.tokens[f.serving as usize];
-                (
-                    (f.serving + off) | (f.route << 30),
-                    (split(t.arrived), t.visits),
-                )
+                (f.serving | (f.route << 30), (split(t.arrived), t.visits))
             };
             [
-                [lo, hi, serving, shifted(f.head, off)],
-                [shifted(f.tail, off), arrived[0], arrived[1], visits],
+                [lo, hi, serving, f.head],
+                [f.tail, arrived[0], arrived[1], visits],
             ]
-        },
-    )
+        })
+        .collect()
 }
 
 /// Every token's 16-byte record: arrival time, next in its queue, visits.
-pub fn token_words(states: &[TorusState]) -> Vec<[u32; 4]> {
-    side_by_side(
-        states,
-        |s| &s.tokens,
-        |_, off, t| {
-            [
-                t.arrived as u32,
-                (t.arrived >> 32) as u32,
-                shifted(t.next, off),
-                t.visits,
-            ]
-        },
-    )
+pub fn token_words(state: &TorusState) -> Vec<[u32; 4]> {
+    state
+        .tokens
+        .par_iter()
+        .map(|t| [t.arrived as u32, (t.arrived >> 32) as u32, t.next, t.visits])
+        .collect()
 }
 
 /// One torus's words as read back from the GPU (`last` only for interval/original).
