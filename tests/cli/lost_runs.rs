@@ -148,6 +148,27 @@ fn a_fifo_with_no_reader_is_said_at_once_and_the_output_waits_for_one() {
     assert!(child.wait().unwrap().success());
 }
 
+/// Waits until a thread of this process is blocked opening a FIFO (Linux's
+/// `wait_for_partner` in /proc), so that the reader is there before the command looks for
+/// one: on a loaded machine the reader's thread had not reached its `open` yet, and the
+/// command rightly said "no reader". Where /proc does not say, it goes on after 10 s.
+fn wait_until_a_thread_opens_a_fifo() {
+    for _ in 0..2000 {
+        let waiting = std::fs::read_dir("/proc/self/task")
+            .into_iter()
+            .flatten()
+            .flatten()
+            .any(|t| {
+                std::fs::read_to_string(t.path().join("wchan"))
+                    .is_ok_and(|w| w.trim() == "wait_for_partner")
+            });
+        if waiting {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+}
+
 #[test]
 fn a_fifo_with_a_reader_gets_the_whole_output() {
     use std::io::Read;
@@ -171,6 +192,7 @@ fn a_fifo_with_a_reader_gets_the_whole_output() {
             .unwrap();
         text
     });
+    wait_until_a_thread_opens_a_fifo();
     let (code, _, err) = pdes(&[
         "run",
         "--set",
