@@ -181,6 +181,7 @@ pub fn draws_alone(rec: &Recording) -> (f64, u64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use pdes_models::queueing::Simulator;
     use pdes_models::torus::config::TorusConfig;
 
     fn recording(side: u32, end_time: f64) -> Recording {

@@ -9,7 +9,7 @@ use super::measures::Measures;
 use super::state::NetState;
 use crate::config::Config;
 use crate::queueing::Algorithm;
-use pdes_core::sim::{Budget, Engine, ModelSummary, Report, SimError, StepRecord, StepTotals};
+use pdes_core::sim::{Engine, ModelSummary, SimError, StepTotals};
 use pdes_core::time::{Ticks, to_units};
 use pdes_gpu::Gpu;
 use pdes_gpu::{LiveEngine, NEXT_STEP_BIT, Sample};
@@ -20,11 +20,8 @@ use std::sync::Arc;
 /// benchmark would be a 200 MB summary).
 pub const MAX_ROWS: usize = 1000;
 
-#[derive(Clone, Debug)]
-enum Run {
-    Sequential(Sequential),
-    Stepped(Stepped),
-}
+/// The simulator a configuration asks for.
+type Run = crate::queueing::CpuRun<Sequential, Stepped>;
 
 /// A network simulation on the CPU: sequential, window or interval.
 #[derive(Clone, Debug)]
@@ -39,10 +36,7 @@ impl NetEngine {
     pub fn new(cfg: &NetworkConfig) -> Self {
         let state = NetState::new(&cfg.network, cfg.run.seed, cfg.run.warmup_ticks());
         let end = cfg.end_ticks();
-        let run = match cfg.run.step_rule() {
-            None => Run::Sequential(Sequential::new(state, end)),
-            Some(rule) => Run::Stepped(Stepped::new(state, rule, end)),
-        };
+        let run = Run::start(state, cfg.run.step_rule(), end);
         Self {
             run,
             config: cfg.clone(),
@@ -62,10 +56,7 @@ impl NetEngine {
 
     /// The state.
     pub fn state(&self) -> &NetState {
-        match &self.run {
-            Run::Sequential(s) => &s.state,
-            Run::Stepped(s) => &s.state,
-        }
+        self.run.state()
     }
 
     /// The summary so far (tokens checked first).
@@ -84,43 +75,7 @@ impl NetEngine {
 }
 
 impl Engine for NetEngine {
-    fn advance(&mut self, budget: Budget) -> Result<(), SimError> {
-        match &mut self.run {
-            Run::Sequential(s) => s.advance(budget),
-            Run::Stepped(s) => s.advance(budget),
-        }
-        Ok(())
-    }
-    fn now(&self) -> Ticks {
-        match &self.run {
-            Run::Sequential(s) => s.now(),
-            Run::Stepped(s) => s.now(),
-        }
-    }
-    fn finished(&self) -> bool {
-        self.now() >= self.config.end_ticks()
-    }
-    fn totals(&self) -> StepTotals {
-        match &self.run {
-            Run::Sequential(s) => s.totals().clone(),
-            Run::Stepped(s) => s.totals().clone(),
-        }
-    }
-    fn step_log(&self) -> &[StepRecord] {
-        match &self.run {
-            Run::Sequential(_) => &[],
-            Run::Stepped(s) => s.log(),
-        }
-    }
-    fn step_stride(&self) -> u64 {
-        match &self.run {
-            Run::Sequential(_) => 1,
-            Run::Stepped(s) => s.log().stride(),
-        }
-    }
-    fn report(&mut self) -> Result<Report, SimError> {
-        Ok(Report::of(&self.summary()?))
-    }
+    crate::queueing::cpu_run_engine!(run);
 }
 
 impl LiveEngine for NetEngine {
@@ -133,13 +88,9 @@ impl LiveEngine for NetEngine {
         }
     }
     fn display_words(&self) -> Result<Vec<[u32; 2]>, SimError> {
-        let errors: &[u32] = match &self.run {
-            Run::Stepped(s) => &s.last_error_step,
-            Run::Sequential(_) => &[],
-        };
         Ok(display_words(
             self.state(),
-            errors,
+            self.run.last_error_steps(),
             next_bound(&self.config, self.now()),
         ))
     }

@@ -62,11 +62,6 @@ impl Sequential {
         self.t_min().min(self.end)
     }
 
-    /// Counters (a step is one event).
-    pub fn totals(&self) -> &StepTotals {
-        &self.totals
-    }
-
     /// Events within `budget`.
     pub fn advance(&mut self, budget: Budget) {
         pdes_core::sim::advance_by_steps(self, budget, self.end, Self::t_min, Self::event);
@@ -197,16 +192,6 @@ impl Stepped {
         self.t_min().min(self.end)
     }
 
-    /// Counters.
-    pub fn totals(&self) -> &StepTotals {
-        &self.totals
-    }
-
-    /// One record per step.
-    pub fn log(&self) -> &StepLog {
-        &self.log
-    }
-
     /// Steps within `budget`.
     pub fn advance(&mut self, budget: Budget) {
         pdes_core::sim::advance_by_steps(self, budget, self.end, Self::t_min, Self::step);
@@ -297,3 +282,7 @@ impl Stepped {
         });
     }
 }
+
+crate::queueing::simulator!(Sequential, NetState);
+
+crate::queueing::simulator!(Stepped, NetState, stepped);

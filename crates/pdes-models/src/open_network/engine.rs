@@ -9,7 +9,7 @@ use super::two_phase::Stepped;
 use crate::config::Config;
 use crate::queueing::Algorithm;
 use crate::torus::ServiceKind;
-use pdes_core::sim::{Budget, Engine, ModelSummary, Report, SimError, StepRecord, StepTotals};
+use pdes_core::sim::{Engine, ModelSummary, SimError, StepTotals};
 use pdes_core::time::{Ticks, to_units};
 use pdes_gpu::Gpu;
 use pdes_gpu::{LiveEngine, Sample};
@@ -17,11 +17,7 @@ use serde::Serialize;
 use std::sync::Arc;
 
 /// The simulator a configuration asks for.
-#[derive(Clone, Debug)]
-enum Run {
-    Sequential(Sequential),
-    Stepped(Stepped),
-}
+type Run = crate::queueing::CpuRun<Sequential, Stepped>;
 
 /// A CPU engine of the open network with the configuration its summary describes.
 #[derive(Clone, Debug)]
@@ -37,10 +33,7 @@ impl OpenEngine {
         let state = OpenState::new(&cfg.model, cfg.laws(), cfg.run.seed)
             .with_warmup(cfg.run.warmup_ticks());
         let end = cfg.end_ticks();
-        let run = match cfg.run.step_rule() {
-            None => Run::Sequential(Sequential::new(state, end)),
-            Some(rule) => Run::Stepped(Stepped::new(state, rule, end)),
-        };
+        let run = Run::start(state, cfg.run.step_rule(), end);
         Self {
             run,
             config: cfg.clone(),
@@ -49,10 +42,7 @@ impl OpenEngine {
 
     /// The network state.
     pub fn state(&self) -> &OpenState {
-        match &self.run {
-            Run::Sequential(s) => &s.state,
-            Run::Stepped(s) => &s.state,
-        }
+        self.run.state()
     }
 
     /// The statistics as of `min(now, end)`; fails if a token was lost or duplicated.
@@ -71,43 +61,7 @@ impl OpenEngine {
 }
 
 impl Engine for OpenEngine {
-    fn advance(&mut self, budget: Budget) -> Result<(), SimError> {
-        match &mut self.run {
-            Run::Sequential(s) => s.advance(budget),
-            Run::Stepped(s) => s.advance(budget),
-        }
-        Ok(())
-    }
-    fn now(&self) -> Ticks {
-        match &self.run {
-            Run::Sequential(s) => s.now(),
-            Run::Stepped(s) => s.now(),
-        }
-    }
-    fn finished(&self) -> bool {
-        self.now() >= self.config.end_ticks()
-    }
-    fn totals(&self) -> StepTotals {
-        match &self.run {
-            Run::Sequential(s) => s.totals().clone(),
-            Run::Stepped(s) => s.totals().clone(),
-        }
-    }
-    fn step_log(&self) -> &[StepRecord] {
-        match &self.run {
-            Run::Sequential(_) => &[],
-            Run::Stepped(s) => s.log(),
-        }
-    }
-    fn step_stride(&self) -> u64 {
-        match &self.run {
-            Run::Sequential(_) => 1,
-            Run::Stepped(s) => s.log().stride(),
-        }
-    }
-    fn report(&mut self) -> Result<Report, SimError> {
-        Ok(Report::of(&self.summary()?))
-    }
+    crate::queueing::cpu_run_engine!(run);
 }
 
 impl LiveEngine for OpenEngine {
@@ -120,14 +74,14 @@ impl LiveEngine for OpenEngine {
         }
     }
     fn display_words(&self) -> Result<Vec<[u32; 2]>, SimError> {
-        let occupancy = self.state().occupancy().into_iter();
-        Ok(match &self.run {
-            Run::Stepped(s) => occupancy
-                .zip(&s.last_error_step)
-                .map(|(o, e)| [o, *e])
-                .collect(),
-            Run::Sequential(_) => occupancy.map(|o| [o, 0]).collect(),
-        })
+        let errors = self.run.last_error_steps();
+        Ok(self
+            .state()
+            .occupancy()
+            .into_iter()
+            .enumerate()
+            .map(|(f, o)| [o, errors.get(f).copied().unwrap_or(0)])
+            .collect())
     }
     fn sample(&self, now: Ticks) -> Result<Sample, SimError> {
         let horizon = now.min(self.config.end_ticks()).max(1);

@@ -44,11 +44,6 @@ impl Sequential {
         self.heap.peek().map_or(self.end, |e| e.time.min(self.end))
     }
 
-    /// Counters so far (every event is a step).
-    pub fn totals(&self) -> &StepTotals {
-        &self.totals
-    }
-
     /// Processes events, one per step, until the budget or the end time is reached.
     pub fn advance(&mut self, budget: Budget) {
         let (limit, mut steps_left) = budget.limits(self.end);
@@ -95,3 +90,5 @@ impl Sequential {
         });
     }
 }
+
+crate::queueing::simulator!(Sequential, OpenState);

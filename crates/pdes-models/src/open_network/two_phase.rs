@@ -81,16 +81,6 @@ impl Stepped {
         self.t_min().min(self.end)
     }
 
-    /// Counters so far.
-    pub fn totals(&self) -> &StepTotals {
-        &self.totals
-    }
-
-    /// One record per step.
-    pub fn log(&self) -> &pdes_core::sim::StepLog {
-        &self.log
-    }
-
     /// Takes steps within `budget`.
     pub fn advance(&mut self, budget: Budget) {
         pdes_core::sim::advance_by_steps(self, budget, self.end, Self::t_min, Self::step);
@@ -153,3 +143,5 @@ impl Stepped {
         });
     }
 }
+
+crate::queueing::simulator!(Stepped, OpenState, stepped);

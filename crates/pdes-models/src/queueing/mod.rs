@@ -1,11 +1,14 @@
 //! What the queueing models (the torus, the open network) share: their `[run]` keys —
 //! algorithm, timestamps, d, end time, seed, engine — with one validation, and the
-//! accessors every queueing configuration implements the same way, and the facility record
-//! (`facility.rs`). Their engines share the
+//! accessors every queueing configuration implements the same way, the facility record
+//! (`facility.rs`) and the CPU run that drives either simulator (`cpu_run.rs`). Their engines share the
 //! step rule (`pdes_core::sim::StepRule`) and, on the GPU, `shaders/stepped*.wgsl`.
 
+mod cpu_run;
 mod facility;
 
+pub use cpu_run::{CpuRun, Simulator, Stepping};
+pub(crate) use cpu_run::{cpu_run_engine, simulator};
 pub use facility::{Facility, NEVER, NONE, queue_length};
 
 use crate::config::{EngineKind, PresetError, key_err};

@@ -6,8 +6,7 @@ use super::state::{self, TorusState};
 use super::stats::{self, Summary};
 use super::two_phase;
 use crate::torus::config::TorusConfig;
-use pdes_core::sim::{Budget, Engine, Report, SimError, StepRecord, StepTotals};
-use pdes_core::time::Ticks;
+use pdes_core::sim::{Engine, SimError};
 
 /// Bytes the CPU state of a torus run takes (facility records, token records, outboxes).
 pub fn cpu_memory_bytes(cfg: &TorusConfig) -> u64 {
@@ -26,32 +25,14 @@ pub trait TorusEngine: Engine {
 }
 
 /// The CPU engines of the torus network.
-#[derive(Clone, Debug)]
-pub enum CpuTorus {
-    /// Future-event-list simulator.
-    Sequential(sequential::Sequential),
-    /// Window or interval two-phase steps.
-    Stepped(two_phase::Stepped),
-}
+pub type CpuTorus = crate::queueing::CpuRun<sequential::Sequential, two_phase::Stepped>;
 
 impl CpuTorus {
     /// Builds the engine a validated configuration asks for.
     pub fn new(cfg: &TorusConfig) -> Self {
         let state = TorusState::new(&cfg.model, cfg.service_law(), cfg.run.seed)
             .with_warmup(cfg.run.warmup_ticks());
-        let end = cfg.end_ticks();
-        match cfg.run.step_rule() {
-            None => Self::Sequential(sequential::Sequential::new(state, end)),
-            Some(rule) => Self::Stepped(two_phase::Stepped::new(state, rule, end)),
-        }
-    }
-
-    /// The network state.
-    pub fn state(&self) -> &TorusState {
-        match self {
-            Self::Sequential(s) => &s.state,
-            Self::Stepped(s) => &s.state,
-        }
+        Self::start(state, cfg.run.step_rule(), cfg.end_ticks())
     }
 }
 
@@ -65,43 +46,7 @@ pub struct CpuEngine {
 }
 
 impl Engine for CpuEngine {
-    fn advance(&mut self, budget: Budget) -> Result<(), SimError> {
-        match &mut self.cpu {
-            CpuTorus::Sequential(s) => s.advance(budget),
-            CpuTorus::Stepped(s) => s.advance(budget),
-        }
-        Ok(())
-    }
-    fn now(&self) -> Ticks {
-        match &self.cpu {
-            CpuTorus::Sequential(s) => s.now(),
-            CpuTorus::Stepped(s) => s.now(),
-        }
-    }
-    fn finished(&self) -> bool {
-        self.now() >= self.config.end_ticks()
-    }
-    fn totals(&self) -> StepTotals {
-        match &self.cpu {
-            CpuTorus::Sequential(s) => s.totals().clone(),
-            CpuTorus::Stepped(s) => s.totals().clone(),
-        }
-    }
-    fn step_log(&self) -> &[StepRecord] {
-        match &self.cpu {
-            CpuTorus::Sequential(_) => &[],
-            CpuTorus::Stepped(s) => s.log(),
-        }
-    }
-    fn step_stride(&self) -> u64 {
-        match &self.cpu {
-            CpuTorus::Sequential(_) => 1,
-            CpuTorus::Stepped(s) => s.log().stride(),
-        }
-    }
-    fn report(&mut self) -> Result<Report, SimError> {
-        Ok(Report::of(&self.summary()?))
-    }
+    crate::queueing::cpu_run_engine!(cpu);
 }
 
 impl TorusEngine for CpuEngine {

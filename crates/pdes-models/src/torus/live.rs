@@ -56,10 +56,8 @@ fn torus_sample(engine: &dyn Engine, m: &Measures) -> Sample {
 fn cpu_display_words(c: &CpuEngine) -> Vec<[u32; 2]> {
     let st = c.cpu.state();
     let next = st.next_step(c.config.run.step_rule(), c.config.end_ticks());
-    match &c.cpu {
-        CpuTorus::Stepped(s) => st.display_words(&next, s.last_error_step.iter().copied()),
-        CpuTorus::Sequential(_) => st.display_words(&next, std::iter::repeat(0)),
-    }
+    let errors = c.cpu.last_error_steps();
+    st.display_words(&next, (0..).map(|f| errors.get(f).copied().unwrap_or(0)))
 }
 
 impl LiveEngine for CpuEngine {

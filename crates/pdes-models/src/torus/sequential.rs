@@ -131,11 +131,6 @@ impl Sequential {
         self.now() >= self.end
     }
 
-    /// Counters so far.
-    pub fn totals(&self) -> &StepTotals {
-        &self.totals
-    }
-
     /// The events pending at the start of a run of `state`: each busy facility's
     /// departure (what the queue is built from).
     pub fn pending(state: &TorusState) -> Vec<Event> {
@@ -192,3 +187,5 @@ pub fn prefetch_record(fac: &Facility) {
     prefetch(p);
     prefetch(p.wrapping_add(std::mem::size_of::<Facility>() - 1));
 }
+
+crate::queueing::simulator!(Sequential, TorusState);

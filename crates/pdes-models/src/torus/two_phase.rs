@@ -178,14 +178,6 @@ impl Stepped {
     pub fn finished(&self) -> bool {
         self.t_min() >= self.end
     }
-
-    /// Counters so far.
-    pub fn totals(&self) -> &StepTotals {
-        &self.totals
-    }
-
-    /// One record per step.
-    pub fn log(&self) -> &pdes_core::sim::StepLog {
-        &self.log
-    }
 }
+
+crate::queueing::simulator!(Stepped, TorusState, stepped);
