@@ -131,6 +131,40 @@ fn inside(v: f64, low: Bound, high: Bound) -> bool {
 }
 
 impl Key {
+    /// Key `name` taking `valid`.
+    pub const fn taking(name: &'static str, valid: Valid) -> Self {
+        Self {
+            name,
+            valid,
+            note: "",
+        }
+    }
+
+    /// Key `name` taking a whole number from `min` to `max`.
+    pub const fn whole_number(name: &'static str, min: u64, max: u64) -> Self {
+        Self::taking(name, Valid::Whole { min, max })
+    }
+
+    /// Key `name` taking a number between `low` and `high`.
+    pub const fn number_between(name: &'static str, low: Bound, high: Bound) -> Self {
+        Self::taking(name, Valid::Number { low, high })
+    }
+
+    /// Key `name` taking one of `options`.
+    pub const fn one_of(name: &'static str, options: &'static [&'static str]) -> Self {
+        Self::taking(name, Valid::Choice(options))
+    }
+
+    /// Key `name` taking what `words` describe.
+    pub const fn described(name: &'static str, words: &'static str) -> Self {
+        Self::taking(name, Valid::Words(words))
+    }
+
+    /// This key with `note`: what else limits it, through other keys.
+    pub const fn noting(self, note: &'static str) -> Self {
+        Self { note, ..self }
+    }
+
     /// What it takes in words, with its note: "a number of at least 0 (below run.end_time)".
     pub fn words(&self) -> String {
         match self.note {
@@ -216,52 +250,47 @@ pub fn text(models: &[(&str, &[Key])]) -> String {
 
 /// `run.seed` of every model: any whole number a preset can hold (TOML integers are
 /// signed 64-bit: at most 2^63 − 1).
-pub const SEED: Key = Key {
-    name: "run.seed",
-    valid: Valid::Whole {
-        min: 0,
-        max: i64::MAX as u64,
-    },
-    note: "",
-};
+pub const SEED: Key = Key::whole_number("run.seed", 0, i64::MAX as u64);
 
 /// `run.engine` of every model.
-pub const ENGINE: Key = Key {
-    name: "run.engine",
-    valid: Valid::Choice(&["cpu", "gpu"]),
-    note: "",
-};
+pub const ENGINE: Key = Key::one_of("run.engine", &["cpu", "gpu"]);
+
+/// A model's key table as one array: its own keys, then keys it shares with other models
+/// (`N`, the sum of their lengths, is checked when the constant is evaluated).
+pub const fn joined<const N: usize>(own: &[Key], shared: &[Key]) -> [Key; N] {
+    assert!(own.len() + shared.len() == N, "N must be the keys' count");
+    let mut out = [KIND; N];
+    let mut i = 0;
+    while i < own.len() {
+        out[i] = own[i];
+        i += 1;
+    }
+    let mut j = 0;
+    while j < shared.len() {
+        out[i + j] = shared[j];
+        j += 1;
+    }
+    out
+}
 
 /// `model.kind`: the model (one of the registry's kinds).
-pub const KIND: Key = Key {
-    name: "model.kind",
-    valid: Valid::Words("the name of a model (pdes-lab presets lists them)"),
-    note: "",
-};
+pub const KIND: Key = Key::described(
+    "model.kind",
+    "the name of a model (pdes-lab presets lists them)",
+);
 
 /// `model.rows` of the grid models (the torus, diffusion, the DEVS grids).
-pub const ROWS: Key = Key {
-    name: "model.rows",
-    valid: Valid::Whole { min: 1, max: 16384 },
-    note: "",
-};
+pub const ROWS: Key = Key::whole_number("model.rows", 1, 16384);
 
 /// `model.cols` of the grid models.
-pub const COLS: Key = Key {
-    name: "model.cols",
-    valid: Valid::Whole { min: 1, max: 16384 },
-    note: "",
-};
+pub const COLS: Key = Key::whole_number("model.cols", 1, 16384);
 
 /// `run.end_time` of the models that run to a simulated time: every event before it.
-pub const END_TIME: Key = Key {
-    name: "run.end_time",
-    valid: Valid::Number {
-        low: Bound::OneTick,
-        high: Bound::Closed(pdes_core::time::MAX_TIME_UNITS),
-    },
-    note: "",
-};
+pub const END_TIME: Key = Key::number_between(
+    "run.end_time",
+    Bound::OneTick,
+    Bound::Closed(pdes_core::time::MAX_TIME_UNITS),
+);
 
 #[cfg(test)]
 mod tests {

@@ -8,87 +8,36 @@ use crate::keys::{Key, Valid};
 use serde::{Deserialize, Serialize};
 
 /// `model.rows` of a cell space (at least 3 with wrap, checked with it).
-pub const ROWS: Key = Key {
-    name: "model.rows",
-    valid: Valid::Whole {
-        min: 1,
-        max: MAX_SIDE as u64,
-    },
-    note: "at least 3 with model.wrap = true; rows × cols at most 16,000,000",
-};
+pub const ROWS: Key = Key::whole_number("model.rows", 1, MAX_SIDE as u64)
+    .noting("at least 3 with model.wrap = true; rows × cols at most 16,000,000");
 /// `model.cols` of a cell space.
-pub const COLS: Key = Key {
-    name: "model.cols",
-    valid: Valid::Whole {
-        min: 1,
-        max: MAX_SIDE as u64,
-    },
-    note: "at least 3 with model.wrap = true; rows × cols at most 16,000,000",
-};
+pub const COLS: Key = Key::whole_number("model.cols", 1, MAX_SIDE as u64)
+    .noting("at least 3 with model.wrap = true; rows × cols at most 16,000,000");
 /// `model.neighbourhood`: which cells are coupled to a cell.
-pub const NEIGHBOURHOOD: Key = Key {
-    name: "model.neighbourhood",
-    valid: Valid::Choice(&["moore", "von-neumann"]),
-    note: "",
-};
+pub const NEIGHBOURHOOD: Key = Key::one_of("model.neighbourhood", &["moore", "von-neumann"]);
 /// `model.wrap`: whether the grid wraps around its edges.
-pub const WRAP: Key = Key {
-    name: "model.wrap",
-    valid: Valid::Flag,
-    note: "",
-};
+pub const WRAP: Key = Key::taking("model.wrap", Valid::Flag);
 /// `model.work`: extra arithmetic rounds per benchmark transition.
-pub const WORK: Key = Key {
-    name: "model.work",
-    valid: Valid::Whole {
-        min: 0,
-        max: MAX_WORK as u64,
-    },
-    note: "",
-};
+pub const WORK: Key = Key::whole_number("model.work", 0, MAX_WORK as u64);
 /// An SIR rate, kept in exact thousandths.
 const RATE: Valid = Valid::Words(
     "a number from 0 to 1 with at most three decimals (the state is kept in exact thousandths)",
 );
 /// `model.infection_rate`.
-pub const INFECTION_RATE: Key = Key {
-    name: "model.infection_rate",
-    valid: RATE,
-    note: "",
-};
+pub const INFECTION_RATE: Key = Key::taking("model.infection_rate", RATE);
 /// `model.contact_rate`.
-pub const CONTACT_RATE: Key = Key {
-    name: "model.contact_rate",
-    valid: RATE,
-    note: "",
-};
+pub const CONTACT_RATE: Key = Key::taking("model.contact_rate", RATE);
 /// `model.recovery_rate`.
-pub const RECOVERY_RATE: Key = Key {
-    name: "model.recovery_rate",
-    valid: RATE,
-    note: "",
-};
+pub const RECOVERY_RATE: Key = Key::taking("model.recovery_rate", RATE);
 /// `model.neighbour_weight`.
-pub const NEIGHBOUR_WEIGHT: Key = Key {
-    name: "model.neighbour_weight",
-    valid: RATE,
-    note: "",
-};
+pub const NEIGHBOUR_WEIGHT: Key = Key::taking("model.neighbour_weight", RATE);
 /// `run.algorithm` of the DEVS cell spaces.
-pub const ALGORITHM: Key = Key {
-    name: "run.algorithm",
-    valid: Valid::Choice(&["sequential", "flattened", "flattened-cpu"]),
-    note: "",
-};
+pub const ALGORITHM: Key = Key::one_of(
+    "run.algorithm",
+    &["sequential", "flattened", "flattened-cpu"],
+);
 /// `run.end_time`: whole steps.
-pub const END_TIME: Key = Key {
-    name: "run.end_time",
-    valid: Valid::Whole {
-        min: 1,
-        max: MAX_END_TIME as u64,
-    },
-    note: "",
-};
+pub const END_TIME: Key = Key::whole_number("run.end_time", 1, MAX_END_TIME as u64);
 
 /// Every key of a benchmark preset and what it takes (the registry's table).
 pub const BENCHMARK_KEYS: &[Key] = &[

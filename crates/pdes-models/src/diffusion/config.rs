@@ -19,64 +19,27 @@ const fn up_to_big(low: Bound) -> Valid {
     }
 }
 /// `model.alpha_x`: the diffusivity along x.
-pub const ALPHA_X: Key = Key {
-    name: "model.alpha_x",
-    valid: up_to_big(Bound::Closed(0.0)),
-    note: "",
-};
+pub const ALPHA_X: Key = Key::taking("model.alpha_x", up_to_big(Bound::Closed(0.0)));
 /// `model.alpha_y`: the diffusivity along y.
-pub const ALPHA_Y: Key = Key {
-    name: "model.alpha_y",
-    valid: up_to_big(Bound::Closed(0.0)),
-    note: "",
-};
+pub const ALPHA_Y: Key = Key::taking("model.alpha_y", up_to_big(Bound::Closed(0.0)));
 /// `model.beta`: the source term's coefficient (0, or a magnitude of at least 2^-83,
 /// checked with the others).
-pub const BETA: Key = Key {
-    name: "model.beta",
-    valid: up_to_big(Bound::Closed(-BIG)),
-    note: "0, or a magnitude of at least 2^-83",
-};
+pub const BETA: Key = Key::taking("model.beta", up_to_big(Bound::Closed(-BIG)))
+    .noting("0, or a magnitude of at least 2^-83");
 /// `model.boundary`: the edges' fixed temperature.
-pub const BOUNDARY: Key = Key {
-    name: "model.boundary",
-    valid: up_to_big(Bound::Closed(-BIG)),
-    note: "",
-};
+pub const BOUNDARY: Key = Key::taking("model.boundary", up_to_big(Bound::Closed(-BIG)));
 /// `model.initial`: every cell's temperature at t = 0.
-pub const INITIAL: Key = Key {
-    name: "model.initial",
-    valid: up_to_big(Bound::Closed(-BIG)),
-    note: "",
-};
+pub const INITIAL: Key = Key::taking("model.initial", up_to_big(Bound::Closed(-BIG)));
 /// `model.dx`: the grid spacing.
-pub const DX: Key = Key {
-    name: "model.dx",
-    valid: up_to_big(Bound::Open(0.0)),
-    note: "",
-};
+pub const DX: Key = Key::taking("model.dx", up_to_big(Bound::Open(0.0)));
 /// `run.algorithm` of diffusion.
-pub const ALGORITHM: Key = Key {
-    name: "run.algorithm",
-    valid: Valid::Choice(&["timestepped", "event", "hybrid"]),
-    note: "",
-};
+pub const ALGORITHM: Key = Key::one_of("run.algorithm", &["timestepped", "event", "hybrid"]);
 /// `run.dt`: timestepped's fixed step, one tick to 2^24 − 1 ticks (below the stability
 /// bound, checked with the model).
-pub const DT: Key = Key {
-    name: "run.dt",
-    valid: Valid::Number {
-        low: Bound::OneTick,
-        high: Bound::Open(16.0),
-    },
-    note: "at most the stability bound dx²/(2(αx+αy)) for timestepped",
-};
+pub const DT: Key = Key::number_between("run.dt", Bound::OneTick, Bound::Open(16.0))
+    .noting("at most the stability bound dx²/(2(αx+αy)) for timestepped");
 /// `run.quantum`: the quantized state's quantum (event and hybrid).
-pub const QUANTUM: Key = Key {
-    name: "run.quantum",
-    valid: up_to_big(Bound::Open(0.0)),
-    note: "",
-};
+pub const QUANTUM: Key = Key::taking("run.quantum", up_to_big(Bound::Open(0.0)));
 
 /// Every key of a diffusion preset and what it takes (the registry's table).
 pub const KEYS: &[Key] = &[

@@ -13,69 +13,25 @@ const RATE: Valid = Valid::Number {
     high: Bound::Closed(RATE_RANGE.1),
 };
 /// `model.arrival_rate`: λ.
-pub const ARRIVAL_RATE: Key = Key {
-    name: "model.arrival_rate",
-    valid: RATE,
-    note: "at most 100 · model.servers · model.service_rate",
-};
+pub const ARRIVAL_RATE: Key = Key::taking("model.arrival_rate", RATE)
+    .noting("at most 100 · model.servers · model.service_rate");
 /// `model.service_rate`: μ of each server.
-pub const SERVICE_RATE: Key = Key {
-    name: "model.service_rate",
-    valid: RATE,
-    note: "",
-};
+pub const SERVICE_RATE: Key = Key::taking("model.service_rate", RATE);
 /// `model.servers`: c.
-pub const SERVERS: Key = Key {
-    name: "model.servers",
-    valid: Valid::Whole {
-        min: 1,
-        max: MAX_SERVERS as u64,
-    },
-    note: "",
-};
+pub const SERVERS: Key = Key::whole_number("model.servers", 1, MAX_SERVERS as u64);
 /// `model.capacity`: k, those in service included (at least model.servers, checked with it).
-pub const CAPACITY: Key = Key {
-    name: "model.capacity",
-    valid: Valid::Whole {
-        min: 1,
-        max: MAX_CAPACITY as u64,
-    },
-    note: "at least model.servers",
-};
+pub const CAPACITY: Key =
+    Key::whole_number("model.capacity", 1, MAX_CAPACITY as u64).noting("at least model.servers");
 /// `run.algorithm` of M/M/c/k: its one algorithm.
-pub const ALGORITHM: Key = Key {
-    name: "run.algorithm",
-    valid: Valid::Choice(&["replications"]),
-    note: "",
-};
+pub const ALGORITHM: Key = Key::one_of("run.algorithm", &["replications"]);
 /// `run.customers`: a replication ends at this departure.
-pub const CUSTOMERS: Key = Key {
-    name: "run.customers",
-    valid: Valid::Whole {
-        min: 1,
-        max: MAX_CUSTOMERS,
-    },
-    note: "",
-};
+pub const CUSTOMERS: Key = Key::whole_number("run.customers", 1, MAX_CUSTOMERS);
 /// `run.replications`.
-pub const REPLICATIONS: Key = Key {
-    name: "run.replications",
-    valid: Valid::Whole {
-        min: 1,
-        max: MAX_REPLICATIONS as u64,
-    },
-    note: "",
-};
+pub const REPLICATIONS: Key = Key::whole_number("run.replications", 1, MAX_REPLICATIONS as u64);
 /// `run.warmup`: departures deleted at the start of each replication (below
 /// run.customers, checked with it).
-pub const WARMUP: Key = Key {
-    name: "run.warmup",
-    valid: Valid::Whole {
-        min: 0,
-        max: MAX_CUSTOMERS - 1,
-    },
-    note: "below run.customers",
-};
+pub const WARMUP: Key =
+    Key::whole_number("run.warmup", 0, MAX_CUSTOMERS - 1).noting("below run.customers");
 
 /// Every key of an M/M/c/k preset and what it takes (the registry's table).
 pub const KEYS: &[Key] = &[

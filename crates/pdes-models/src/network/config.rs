@@ -8,61 +8,39 @@ use super::service::Service;
 use super::shapes::Shape;
 use super::spec::{Network, StationSpec};
 use crate::config::{Config, EngineKind, ModelConfig, PresetError, key_err};
-use crate::keys::{Key, Valid};
+use crate::keys::Key;
 use crate::queueing::{Algorithm, QueueingRunKeys, RUN_KEYS, RunConfig, Timestamps};
 use pdes_core::time::{Ticks, to_ticks};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// `model.station`: the stations.
-pub const STATION: Key = Key {
-    name: "model.station",
-    valid: Valid::Words(
-        "a list of [[model.station]] tables: name, servers, service, routes, and optionally arrival_rate and population",
-    ),
-    note: "",
-};
+pub const STATION: Key = Key::described(
+    "model.station",
+    "a list of [[model.station]] tables: name, servers, service, routes, and optionally arrival_rate and population",
+);
 /// `model.shape`: a generated network instead of the stations.
-pub const SHAPE: Key = Key {
-    name: "model.shape",
-    valid: Valid::Words(
-        "a table { kind = \"torus\", \"tandem\" or \"random\", … } (the guide lists each shape's keys)",
-    ),
-    note: "",
-};
+pub const SHAPE: Key = Key::described(
+    "model.shape",
+    "a table { kind = \"torus\", \"tandem\" or \"random\", … } (the guide lists each shape's keys)",
+);
 
 /// `model.stations_csv`: the stations from a CSV file.
-pub const STATIONS_CSV: Key = Key {
-    name: "model.stations_csv",
-    valid: Valid::Words(
-        "a CSV file (columns name, servers, service and the service's parameters, arrival_rate, population), with model.routes_csv; at most 64 MiB; a path relative to the network file",
-    ),
-    note: "",
-};
+pub const STATIONS_CSV: Key = Key::described(
+    "model.stations_csv",
+    "a CSV file (columns name, servers, service and the service's parameters, arrival_rate, population), with model.routes_csv; at most 64 MiB; a path relative to the network file",
+);
 /// `model.routes_csv`: the routes from a CSV file.
-pub const ROUTES_CSV: Key = Key {
-    name: "model.routes_csv",
-    valid: Valid::Words(
-        "a CSV file (columns from, to, probability) giving the routes of model.stations_csv's stations; at most 64 MiB",
-    ),
-    note: "",
-};
+pub const ROUTES_CSV: Key = Key::described(
+    "model.routes_csv",
+    "a CSV file (columns from, to, probability) giving the routes of model.stations_csv's stations; at most 64 MiB",
+);
 
 /// Every key of a network file.
-pub const KEYS: &[Key] = &[
-    crate::keys::KIND,
-    STATION,
-    SHAPE,
-    STATIONS_CSV,
-    ROUTES_CSV,
-    RUN_KEYS[0],
-    RUN_KEYS[1],
-    RUN_KEYS[2],
-    RUN_KEYS[3],
-    RUN_KEYS[4],
-    RUN_KEYS[5],
-    RUN_KEYS[6],
-];
+pub const KEYS: &[Key] = &crate::keys::joined::<12>(
+    &[crate::keys::KIND, STATION, SHAPE, STATIONS_CSV, ROUTES_CSV],
+    &RUN_KEYS,
+);
 
 /// One `[[model.station]]` as written.
 #[derive(Clone, Debug, Deserialize, Serialize)]

@@ -4,7 +4,7 @@
 
 use super::OpenParams;
 use crate::config::{Config, EngineKind, ModelConfig, PresetError};
-use crate::keys::{Bound, Key, Valid};
+use crate::keys::{Bound, Key};
 use crate::queueing::{Algorithm, QueueingRunKeys, RUN_KEYS, RunConfig, Timestamps};
 use crate::torus::ServiceKind;
 use crate::torus::config::{MEAN_SERVICE, SERVICE};
@@ -12,54 +12,34 @@ use pdes_core::time::{Ticks, to_ticks};
 use serde::{Deserialize, Serialize};
 
 /// `model.lines`: tandem lines.
-pub const LINES: Key = Key {
-    name: "model.lines",
-    valid: Valid::Whole { min: 1, max: 16384 },
-    note: "",
-};
+pub const LINES: Key = Key::whole_number("model.lines", 1, 16384);
 /// `model.servers_per_line`.
-pub const SERVERS_PER_LINE: Key = Key {
-    name: "model.servers_per_line",
-    valid: Valid::Whole { min: 1, max: 16384 },
-    note: "",
-};
+pub const SERVERS_PER_LINE: Key = Key::whole_number("model.servers_per_line", 1, 16384);
 /// `model.arrival_rate`: λ, external arrivals per time unit (below the stability bound,
 /// checked with the other keys).
-pub const ARRIVAL_RATE: Key = Key {
-    name: "model.arrival_rate",
-    valid: Valid::Number {
-        low: Bound::Open(0.0),
-        high: Bound::Closed(1e6),
-    },
-    note: "below lines · exit_probability / mean_service (ρ < 1)",
-};
+pub const ARRIVAL_RATE: Key =
+    Key::number_between("model.arrival_rate", Bound::Open(0.0), Bound::Closed(1e6))
+        .noting("below lines · exit_probability / mean_service (ρ < 1)");
 /// `model.exit_probability`: P_exit after a line's last server.
-pub const EXIT_PROBABILITY: Key = Key {
-    name: "model.exit_probability",
-    valid: Valid::Number {
-        low: Bound::Open(0.0),
-        high: Bound::Closed(1.0),
-    },
-    note: "",
-};
+pub const EXIT_PROBABILITY: Key = Key::number_between(
+    "model.exit_probability",
+    Bound::Open(0.0),
+    Bound::Closed(1.0),
+);
 
 /// Every key of an open-network preset and what it takes (the registry's table).
-pub const KEYS: &[Key] = &[
-    crate::keys::KIND,
-    LINES,
-    SERVERS_PER_LINE,
-    ARRIVAL_RATE,
-    EXIT_PROBABILITY,
-    MEAN_SERVICE,
-    SERVICE,
-    RUN_KEYS[0],
-    RUN_KEYS[1],
-    RUN_KEYS[2],
-    RUN_KEYS[3],
-    RUN_KEYS[4],
-    RUN_KEYS[5],
-    RUN_KEYS[6],
-];
+pub const KEYS: &[Key] = &crate::keys::joined::<14>(
+    &[
+        crate::keys::KIND,
+        LINES,
+        SERVERS_PER_LINE,
+        ARRIVAL_RATE,
+        EXIT_PROBABILITY,
+        MEAN_SERVICE,
+        SERVICE,
+    ],
+    &RUN_KEYS,
+);
 
 /// The `[model]` section as written (defaults: paper 002's 16 × 16 network at ρ = 0.5).
 #[derive(Deserialize, Serialize)]

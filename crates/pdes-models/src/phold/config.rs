@@ -3,7 +3,7 @@
 
 use super::Law;
 use crate::config::{Config, EngineKind, ModelConfig, PresetError};
-use crate::keys::{Bound, Key, Valid};
+use crate::keys::{Bound, Key};
 use crate::torus::ServiceLaw;
 use pdes_core::time::{TICKS_PER_UNIT, Ticks, to_ticks};
 use serde::{Deserialize, Serialize};
@@ -14,53 +14,19 @@ pub const MAX_LPS: u32 = 1 << 24;
 pub const MAX_EVENTS: u64 = 1 << 26;
 
 /// `model.lps`: logical processes.
-pub const LPS: Key = Key {
-    name: "model.lps",
-    valid: Valid::Whole {
-        min: 1,
-        max: MAX_LPS as u64,
-    },
-    note: "",
-};
+pub const LPS: Key = Key::whole_number("model.lps", 1, MAX_LPS as u64);
 /// `model.population`: events per LP (LPs × population at most 2^26, checked with it).
-pub const POPULATION: Key = Key {
-    name: "model.population",
-    valid: Valid::Whole { min: 1, max: 1024 },
-    note: "lps × population at most 2^26",
-};
+pub const POPULATION: Key =
+    Key::whole_number("model.population", 1, 1024).noting("lps × population at most 2^26");
 /// `model.remote`: the probability that an event goes to another LP.
-pub const REMOTE: Key = Key {
-    name: "model.remote",
-    valid: Valid::Number {
-        low: Bound::Closed(0.0),
-        high: Bound::Closed(1.0),
-    },
-    note: "",
-};
+pub const REMOTE: Key = Key::number_between("model.remote", Bound::Closed(0.0), Bound::Closed(1.0));
 /// `model.lookahead`: every delay's fixed part.
-pub const LOOKAHEAD: Key = Key {
-    name: "model.lookahead",
-    valid: Valid::Number {
-        low: Bound::OneTick,
-        high: Bound::Closed(1e6),
-    },
-    note: "",
-};
+pub const LOOKAHEAD: Key =
+    Key::number_between("model.lookahead", Bound::OneTick, Bound::Closed(1e6));
 /// `model.mean`: the mean of the delay's exponential part.
-pub const MEAN: Key = Key {
-    name: "model.mean",
-    valid: Valid::Number {
-        low: Bound::Closed(0.0),
-        high: Bound::Open(4096.0),
-    },
-    note: "",
-};
+pub const MEAN: Key = Key::number_between("model.mean", Bound::Closed(0.0), Bound::Open(4096.0));
 /// `run.algorithm` of PHOLD.
-pub const ALGORITHM: Key = Key {
-    name: "run.algorithm",
-    valid: Valid::Choice(&["sequential", "window"]),
-    note: "",
-};
+pub const ALGORITHM: Key = Key::one_of("run.algorithm", &["sequential", "window"]);
 
 /// Every key of a PHOLD preset and what it takes (the registry's table).
 pub const KEYS: &[Key] = &[

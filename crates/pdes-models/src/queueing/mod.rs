@@ -12,32 +12,17 @@ pub(crate) use cpu_run::{cpu_run_engine, simulator};
 pub use facility::{Facility, NEVER, NONE, queue_length};
 
 use crate::config::{EngineKind, PresetError, key_err};
-use crate::keys::{Bound, Key, Valid};
+use crate::keys::{Bound, Key};
 use pdes_core::time::{Ticks, to_ticks};
 use serde::{Deserialize, Serialize};
 
 /// `run.algorithm` of the queueing models.
-pub const ALGORITHM: Key = Key {
-    name: "run.algorithm",
-    valid: Valid::Choice(&["sequential", "window", "interval"]),
-    note: "",
-};
+pub const ALGORITHM: Key = Key::one_of("run.algorithm", &["sequential", "window", "interval"]);
 /// `run.timestamps`: which timestamps clustered events of `interval` keep.
-pub const TIMESTAMPS: Key = Key {
-    name: "run.timestamps",
-    valid: Valid::Choice(&["original", "boundary"]),
-    note: "",
-};
+pub const TIMESTAMPS: Key = Key::one_of("run.timestamps", &["original", "boundary"]);
 /// `run.d`: the window or interval (0 only for sequential; below the mean service with
 /// shifted service, checked with the other keys).
-pub const D: Key = Key {
-    name: "run.d",
-    valid: Valid::Number {
-        low: Bound::Closed(0.0),
-        high: Bound::Closed(pdes_core::time::MAX_TIME_UNITS),
-    },
-    note: "0 only for sequential, at least one tick otherwise; below model.mean_service with shifted service",
-};
+pub const D: Key = Key::number_between("run.d", Bound::Closed(0.0), Bound::Closed(pdes_core::time::MAX_TIME_UNITS)).noting("0 only for sequential, at least one tick otherwise; below model.mean_service with shifted service");
 pub use crate::keys::END_TIME;
 
 /// Most causality errors a stepped CPU engine keeps (the newest), for the window's list.
@@ -70,14 +55,8 @@ pub fn keep_violation(list: &mut std::collections::VecDeque<Violation>, v: Viola
     }
 }
 /// `run.warmup`: statistics cover [warmup, end_time] (below the end time, checked with it).
-pub const WARMUP: Key = Key {
-    name: "run.warmup",
-    valid: Valid::Number {
-        low: Bound::Closed(0.0),
-        high: Bound::None,
-    },
-    note: "below run.end_time",
-};
+pub const WARMUP: Key =
+    Key::number_between("run.warmup", Bound::Closed(0.0), Bound::None).noting("below run.end_time");
 /// The `[run]` keys of the queueing models, in the order presets list them.
 pub const RUN_KEYS: [Key; 7] = [
     ALGORITHM,

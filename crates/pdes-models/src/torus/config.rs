@@ -4,7 +4,7 @@
 
 use super::{ServiceKind, ServiceLaw, TorusParams};
 use crate::config::{Config, EngineKind, ModelConfig, PresetError};
-use crate::keys::{Bound, Key, Valid};
+use crate::keys::{Bound, Key};
 use crate::queueing::{Algorithm, QueueingRunKeys, RUN_KEYS, RunConfig, Timestamps};
 use pdes_core::time::{Ticks, to_ticks};
 use serde::{Deserialize, Serialize};
@@ -12,44 +12,27 @@ use serde::{Deserialize, Serialize};
 use crate::keys::{COLS, ROWS};
 
 /// `model.tokens_per_facility`: P, the tokens that start at every facility.
-pub const TOKENS_PER_FACILITY: Key = Key {
-    name: "model.tokens_per_facility",
-    valid: Valid::Whole { min: 1, max: 1024 },
-    note: "rows × cols × tokens_per_facility at most 2^30",
-};
+pub const TOKENS_PER_FACILITY: Key = Key::whole_number("model.tokens_per_facility", 1, 1024)
+    .noting("rows × cols × tokens_per_facility at most 2^30");
 /// `model.mean_service`: M, the queueing models' mean service time.
-pub const MEAN_SERVICE: Key = Key {
-    name: "model.mean_service",
-    valid: Valid::Number {
-        low: Bound::OneTick,
-        high: Bound::Open(4096.0),
-    },
-    note: "",
-};
+pub const MEAN_SERVICE: Key =
+    Key::number_between("model.mean_service", Bound::OneTick, Bound::Open(4096.0));
 /// `model.service`: the service-time law of the queueing models.
-pub const SERVICE: Key = Key {
-    name: "model.service",
-    valid: Valid::Choice(&["exponential", "shifted"]),
-    note: "",
-};
+pub const SERVICE: Key = Key::one_of("model.service", &["exponential", "shifted"]);
 
 /// Every key of a torus preset and what it takes (the registry's table: `--set`,
 /// unknown-key messages, refusals, `presets`, the window's hints).
-pub const KEYS: &[Key] = &[
-    crate::keys::KIND,
-    ROWS,
-    COLS,
-    TOKENS_PER_FACILITY,
-    MEAN_SERVICE,
-    SERVICE,
-    RUN_KEYS[0],
-    RUN_KEYS[1],
-    RUN_KEYS[2],
-    RUN_KEYS[3],
-    RUN_KEYS[4],
-    RUN_KEYS[5],
-    RUN_KEYS[6],
-];
+pub const KEYS: &[Key] = &crate::keys::joined::<13>(
+    &[
+        crate::keys::KIND,
+        ROWS,
+        COLS,
+        TOKENS_PER_FACILITY,
+        MEAN_SERVICE,
+        SERVICE,
+    ],
+    &RUN_KEYS,
+);
 
 /// The `[model]` section as written (defaults: the 16 × 16 teaching torus).
 #[derive(Deserialize, Serialize)]
