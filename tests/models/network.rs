@@ -27,43 +27,11 @@ fn run(cfg: &NetworkConfig) -> NetEngine {
 
 /// A self-loop, probabilities that are not multiples of 1/2ⁿ, a station with only exits,
 /// multi-server stations, and the five service laws (each at least d = 0.25 where it must).
-const AWKWARD: &str = r#"
-[[model.station]]
-name = "in"
-servers = 3
-service = { kind = "uniform", low = 0.3, high = 2.0 }
-arrival_rate = 1.1
-routes = { in = 0.3333333333333333, loop = 0.3333333333333333, out = 0.3333333333333334 }
-
-[[model.station]]
-name = "loop"
-servers = 2
-service = { kind = "deterministic", value = 0.7 }
-routes = { loop = 0.1, in = 0.2, out = 0.7 }
-
-[[model.station]]
-name = "out"
-servers = 1
-service = { kind = "shifted", shift = 0.25, mean = 0.6 }
-routes = { exit = 1.0 }
-"#;
+const AWKWARD: &str = include_str!("networks/awkward.toml");
 
 #[test]
 fn window_is_sequential_bit_for_bit_on_awkward_networks() {
-    let closed = r#"
-[[model.station]]
-name = "a"
-servers = 4
-service = { kind = "shifted", shift = 0.5, mean = 1.5 }
-population = 9
-routes = { b = 0.7, a = 0.3 }
-
-[[model.station]]
-name = "b"
-servers = 1
-service = { kind = "deterministic", value = 0.5 }
-routes = { a = 1.0 }
-"#;
+    let closed = include_str!("networks/closed-awkward.toml");
     for (net, d) in [(AWKWARD, 0.25), (closed, 0.5)] {
         let seq = config(&file(
             net,
@@ -171,40 +139,7 @@ fn within_intervals(text: &str) {
 
 #[test]
 fn sequential_lies_within_its_intervals_of_jacksons_values() {
-    // not the clinic: five stations, a feedback loop, two sources, c = 1, 2 and 4
-    let net = r#"
-[[model.station]]
-name = "a"
-servers = 2
-service = { kind = "exponential", mean = 1.3 }
-arrival_rate = 0.7
-routes = { b = 0.5, c = 0.3, exit = 0.2 }
-
-[[model.station]]
-name = "b"
-servers = 1
-service = { kind = "exponential", mean = 0.8 }
-routes = { d = 0.6, exit = 0.4 }
-
-[[model.station]]
-name = "c"
-servers = 4
-service = { kind = "exponential", mean = 3.0 }
-arrival_rate = 0.3
-routes = { a = 0.25, e = 0.75 }
-
-[[model.station]]
-name = "d"
-servers = 1
-service = { kind = "exponential", mean = 1.0 }
-routes = { exit = 1.0 }
-
-[[model.station]]
-name = "e"
-servers = 2
-service = { kind = "exponential", mean = 1.5 }
-routes = { exit = 0.9, c = 0.1 }
-"#;
+    let net = include_str!("networks/jackson-five.toml");
     within_intervals(&file(
         net,
         "algorithm = \"sequential\"\nend_time = 20000\nwarmup = 1000\nseed = 1",
@@ -213,27 +148,7 @@ routes = { exit = 0.9, c = 0.1 }
 
 #[test]
 fn sequential_lies_within_its_intervals_of_mva_values() {
-    // closed: 12 tokens, a two-server station, unequal visits
-    let net = r#"
-[[model.station]]
-name = "cpu"
-servers = 2
-service = { kind = "exponential", mean = 0.5 }
-population = 12
-routes = { disk1 = 0.5, disk2 = 0.3, cpu = 0.2 }
-
-[[model.station]]
-name = "disk1"
-servers = 1
-service = { kind = "exponential", mean = 0.8 }
-routes = { cpu = 1.0 }
-
-[[model.station]]
-name = "disk2"
-servers = 1
-service = { kind = "exponential", mean = 1.1 }
-routes = { cpu = 1.0 }
-"#;
+    let net = include_str!("networks/mva-three.toml");
     within_intervals(&file(
         net,
         "algorithm = \"sequential\"\nend_time = 10000\nwarmup = 500\nseed = 1",
