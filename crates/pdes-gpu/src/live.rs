@@ -57,11 +57,17 @@ pub struct Sample {
 /// words, a plot sample, one cell's value. Every model's CPU and GPU engines implement it in
 /// the model's folder; the app holds a `Box<dyn LiveEngine>` and never matches on the model.
 pub trait LiveEngine: Engine {
-    /// "gpu" or "cpu".
-    fn runs_on(&self) -> &'static str;
-    /// Bytes of GPU memory the engine holds (0 on the CPU).
-    fn gpu_memory_bytes(&self) -> u64 {
-        0
+    /// Bytes of GPU memory the engine holds; `None` for a CPU engine, which holds none.
+    fn gpu_memory_bytes(&self) -> Option<u64> {
+        None
+    }
+    /// "gpu" or "cpu": a GPU engine is one that holds GPU memory.
+    fn runs_on(&self) -> &'static str {
+        if self.gpu_memory_bytes().is_some() {
+            "gpu"
+        } else {
+            "cpu"
+        }
     }
     /// Writes the heatmap words (two u32 per cell) into `buf`: a compute pass for GPU
     /// engines, an upload for CPU ones.

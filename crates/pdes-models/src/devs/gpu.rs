@@ -513,11 +513,8 @@ impl Engine for GpuDevs {
 }
 
 impl LiveEngine for GpuDevs {
-    fn runs_on(&self) -> &'static str {
-        "gpu"
-    }
-    fn gpu_memory_bytes(&self) -> u64 {
-        self.memory_bytes
+    fn gpu_memory_bytes(&self) -> Option<u64> {
+        Some(self.memory_bytes)
     }
     fn write_display(&self, _gpu: &Gpu, buf: &wgpu::Buffer) {
         // the bind group of the steps as last read: on a device that waits, the state; on a

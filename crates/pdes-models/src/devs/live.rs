@@ -169,9 +169,6 @@ impl Engine for CpuDevs {
 }
 
 impl LiveEngine for CpuDevs {
-    fn runs_on(&self) -> &'static str {
-        "cpu"
-    }
     fn write_display(&self, gpu: &Gpu, buf: &wgpu::Buffer) {
         let mut w = words(self.sim.cells(), self.sim.last());
         w.resize((buf.size() / 8) as usize, [0, 0]);

@@ -50,9 +50,6 @@ fn diffusion_sample(engine: &dyn Engine, now: Ticks, (mean, lo, hi): (f64, f64, 
 }
 
 impl LiveEngine for CpuDiffusion {
-    fn runs_on(&self) -> &'static str {
-        "cpu"
-    }
     fn write_display(&self, gpu: &Gpu, buf: &wgpu::Buffer) {
         if let Ok(t) = self.temperatures() {
             gpu.queue
@@ -75,11 +72,8 @@ impl LiveEngine for CpuDiffusion {
 }
 
 impl LiveEngine for GpuDiffusion {
-    fn runs_on(&self) -> &'static str {
-        "gpu"
-    }
-    fn gpu_memory_bytes(&self) -> u64 {
-        self.memory_bytes
+    fn gpu_memory_bytes(&self) -> Option<u64> {
+        Some(self.memory_bytes)
     }
     fn write_display(&self, _gpu: &Gpu, buf: &wgpu::Buffer) {
         GpuDiffusion::write_display(self, buf);

@@ -81,9 +81,6 @@ fn cells(c: &MmckConfig) -> usize {
 }
 
 impl LiveEngine for CpuMmck {
-    fn runs_on(&self) -> &'static str {
-        "cpu"
-    }
     fn write_display(&self, gpu: &Gpu, buf: &wgpu::Buffer) {
         let w = words((buf.size() / 8) as usize, self.replications());
         gpu.queue.write_buffer(buf, 0, bytemuck::cast_slice(&w));
@@ -100,11 +97,8 @@ impl LiveEngine for CpuMmck {
 }
 
 impl LiveEngine for GpuMmck {
-    fn runs_on(&self) -> &'static str {
-        "gpu"
-    }
-    fn gpu_memory_bytes(&self) -> u64 {
-        self.memory_bytes
+    fn gpu_memory_bytes(&self) -> Option<u64> {
+        Some(self.memory_bytes)
     }
     fn write_display(&self, _gpu: &Gpu, buf: &wgpu::Buffer) {
         GpuMmck::write_display(self, buf);

@@ -138,11 +138,8 @@ impl Engine for SpreadMmck {
 }
 
 impl LiveEngine for SpreadMmck {
-    fn runs_on(&self) -> &'static str {
-        "gpu"
-    }
-    fn gpu_memory_bytes(&self) -> u64 {
-        self.parts.iter().map(|p| p.memory_bytes).sum()
+    fn gpu_memory_bytes(&self) -> Option<u64> {
+        Some(self.parts.iter().map(|p| p.memory_bytes).sum())
     }
     fn write_display(&self, gpu: &Gpu, buf: &wgpu::Buffer) {
         // the shares live on other devices: the words go up from the host

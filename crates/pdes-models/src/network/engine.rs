@@ -79,9 +79,6 @@ impl Engine for NetEngine {
 }
 
 impl LiveEngine for NetEngine {
-    fn runs_on(&self) -> &'static str {
-        "cpu"
-    }
     fn write_display(&self, gpu: &Gpu, buf: &wgpu::Buffer) {
         if let Ok(words) = self.display_words() {
             gpu.queue.write_buffer(buf, 0, bytemuck::cast_slice(&words));
@@ -169,11 +166,8 @@ pub fn build(config: &Config, device: Option<Arc<Gpu>>) -> Result<Box<dyn LiveEn
 }
 
 impl LiveEngine for GpuNetwork {
-    fn runs_on(&self) -> &'static str {
-        "gpu"
-    }
-    fn gpu_memory_bytes(&self) -> u64 {
-        self.memory_bytes
+    fn gpu_memory_bytes(&self) -> Option<u64> {
+        Some(self.memory_bytes)
     }
     fn write_display(&self, gpu: &Gpu, buf: &wgpu::Buffer) {
         if let Ok(words) = self.display_words() {

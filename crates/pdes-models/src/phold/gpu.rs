@@ -544,11 +544,8 @@ impl Engine for GpuPhold {
 }
 
 impl LiveEngine for GpuPhold {
-    fn runs_on(&self) -> &'static str {
-        "gpu"
-    }
-    fn gpu_memory_bytes(&self) -> u64 {
-        self.memory_bytes
+    fn gpu_memory_bytes(&self) -> Option<u64> {
+        Some(self.memory_bytes)
     }
     fn write_display(&self, _gpu: &Gpu, buf: &wgpu::Buffer) {
         self.display_into(buf);

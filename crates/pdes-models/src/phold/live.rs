@@ -99,9 +99,6 @@ impl Engine for CpuPhold {
 }
 
 impl LiveEngine for CpuPhold {
-    fn runs_on(&self) -> &'static str {
-        "cpu"
-    }
     fn write_display(&self, gpu: &Gpu, buf: &wgpu::Buffer) {
         let mut w = words(self);
         w.resize((buf.size() / 8) as usize, [0, 0]);

@@ -61,9 +61,6 @@ fn cpu_display_words(c: &CpuEngine) -> Vec<[u32; 2]> {
 }
 
 impl LiveEngine for CpuEngine {
-    fn runs_on(&self) -> &'static str {
-        "cpu"
-    }
     fn write_display(&self, gpu: &Gpu, buf: &wgpu::Buffer) {
         gpu.queue
             .write_buffer(buf, 0, bytemuck::cast_slice(&cpu_display_words(self)));
@@ -81,11 +78,8 @@ impl LiveEngine for CpuEngine {
 }
 
 impl LiveEngine for GpuTorus {
-    fn runs_on(&self) -> &'static str {
-        "gpu"
-    }
-    fn gpu_memory_bytes(&self) -> u64 {
-        self.memory_bytes
+    fn gpu_memory_bytes(&self) -> Option<u64> {
+        Some(self.memory_bytes)
     }
     fn write_display(&self, _gpu: &Gpu, buf: &wgpu::Buffer) {
         GpuTorus::write_display(self, buf);

@@ -133,7 +133,7 @@ impl Session {
 
     /// Bytes of GPU memory the engine uses (0 on the CPU).
     pub fn gpu_memory_bytes(&self) -> u64 {
-        self.engine.gpu_memory_bytes()
+        self.engine.gpu_memory_bytes().unwrap_or(0)
     }
 
     /// Advances within `budget`, then refreshes the heatmap words.
