@@ -193,7 +193,8 @@ impl ModelForm for GenericForm {
     }
 }
 
-/// The generic panel.
+/// The generic panel, and the values every other panel leaves as they are here (each
+/// writes `..generic::PANEL` after its own fields).
 pub const PANEL: crate::panels::Panel = crate::panels::Panel {
     hover,
     inspector,

@@ -274,13 +274,10 @@ pub const BENCHMARK_PANEL: crate::panels::Panel = crate::panels::Panel {
     plots,
     series: &[Series::Imminent, Series::Messages],
     monitors,
-    cell_name: crate::kit::panel::grid_cell_name,
-    violations: crate::kit::violation::none,
     // every cell of the benchmark changes its value every step: shown as digits at 20 steps
     // a second the whole field flashed yellow and black at 10 Hz (only in that mode)
     max_steps_per_second: Some(2.5),
-    follow: None,
-    graph: None,
+    ..crate::panels::generic::PANEL
 };
 
 /// The SIR grid's panel in the registry.

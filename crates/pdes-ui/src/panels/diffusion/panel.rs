@@ -80,7 +80,6 @@ pub fn plots(ui: &mut egui::Ui, a: &Session, b: Option<&Session>) {
 pub const PANEL: crate::panels::Panel = crate::panels::Panel {
     hover,
     inspector,
-    timeline: None,
     form: super::form::form,
     modes: &[Mode::Temperature],
     colour_range,
@@ -94,11 +93,7 @@ pub const PANEL: crate::panels::Panel = crate::panels::Panel {
         Series::MaxTemperature,
     ],
     monitors,
-    cell_name: crate::kit::panel::grid_cell_name,
-    violations: crate::kit::violation::none,
-    max_steps_per_second: None,
-    follow: None,
-    graph: None,
+    ..crate::panels::generic::PANEL
 };
 
 /// The range the temperature colormap spans: the initial and boundary temperatures,

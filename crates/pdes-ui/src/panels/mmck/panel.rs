@@ -3,7 +3,6 @@
 //! L̂ with its 95% interval narrowing as the runs lengthen, blocking and utilization —
 //! each against its exact steady-state value.
 
-use crate::kit::heatmap::Mode;
 use crate::kit::plots::Series;
 use crate::kit::plots::time_series;
 use crate::kit::session::Session;
@@ -118,11 +117,8 @@ pub fn plots(ui: &mut egui::Ui, a: &Session, b: Option<&Session>) {
 pub const PANEL: crate::panels::Panel = crate::panels::Panel {
     hover,
     inspector,
-    timeline: None,
     form: super::form::form,
-    modes: &[Mode::Tokens],
     colour_range,
-    work_label: "events",
     count_label: "customers in system",
     count_mode: "customers in system",
     plots,
@@ -134,11 +130,7 @@ pub const PANEL: crate::panels::Panel = crate::panels::Panel {
         Series::MeanSojourn,
     ],
     monitors,
-    cell_name: crate::kit::panel::grid_cell_name,
-    violations: crate::kit::violation::none,
-    max_steps_per_second: None,
-    follow: None,
-    graph: None,
+    ..crate::panels::generic::PANEL
 };
 
 /// Colours from an empty system to a full one (k).

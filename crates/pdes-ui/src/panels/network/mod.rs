@@ -7,7 +7,6 @@
 
 mod graph;
 
-use crate::kit::heatmap::Mode;
 use crate::kit::monitors::{Monitor, last_step_events, latest};
 use crate::kit::plots::Series;
 use crate::kit::plots::{per_interval, plot_series, time_series, time_series_from};
@@ -276,9 +275,7 @@ pub const PANEL: crate::panels::Panel = crate::panels::Panel {
     inspector,
     timeline: Some(stations),
     form: super::generic::form,
-    modes: &[Mode::Tokens],
     colour_range,
-    work_label: "events",
     count_label: "tokens",
     count_mode: "tokens per station",
     plots,
@@ -292,9 +289,9 @@ pub const PANEL: crate::panels::Panel = crate::panels::Panel {
     monitors,
     cell_name: station_name,
     violations,
-    max_steps_per_second: None,
     follow: Some(&FOLLOW),
     graph: Some(graph::view),
+    ..crate::panels::generic::PANEL
 };
 
 /// A station in words ("station doctor").

@@ -158,7 +158,6 @@ pub const PANEL: crate::panels::Panel = crate::panels::Panel {
     form: super::form::form,
     modes: &[Mode::Tokens, Mode::Busy, Mode::Errors],
     colour_range,
-    work_label: "events",
     count_label: "tokens",
     count_mode: "queue length",
     plots,
@@ -169,11 +168,7 @@ pub const PANEL: crate::panels::Panel = crate::panels::Panel {
         Series::MeanTokensInSystem,
     ],
     monitors,
-    cell_name: crate::kit::panel::grid_cell_name,
-    violations: crate::kit::violation::none,
-    max_steps_per_second: None,
-    follow: None,
-    graph: None,
+    ..crate::panels::generic::PANEL
 };
 
 /// The open network's monitors: utilization, sojourn and tokens in the system against the

@@ -4,7 +4,7 @@
 //! the model's part of the left panel.
 
 use crate::kit::form::{AlgorithmChoice, ModelForm, preset_table};
-use crate::kit::heatmap::Mode;
+
 use crate::kit::plots::{per_interval, plot_series};
 use crate::kit::session::Session;
 use eframe::egui;
@@ -263,19 +263,12 @@ pub const PANEL: crate::panels::Panel = crate::panels::Panel {
     inspector,
     timeline: Some(timeline),
     form,
-    modes: &[Mode::Tokens],
     colour_range,
-    work_label: "events",
     count_label: "pending events at the LP",
     count_mode: "pending events per LP",
     plots,
-    series: &[],
     monitors,
-    cell_name: crate::kit::panel::grid_cell_name,
-    violations: crate::kit::violation::none,
-    max_steps_per_second: None,
-    follow: None,
-    graph: None,
+    ..crate::panels::generic::PANEL
 };
 
 /// PHOLD's values in the controls.

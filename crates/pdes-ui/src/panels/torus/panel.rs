@@ -345,7 +345,6 @@ pub const PANEL: crate::panels::Panel = crate::panels::Panel {
     form: super::form::form,
     modes: &[Mode::Tokens, Mode::Busy, Mode::Errors],
     colour_range,
-    work_label: "events",
     count_label: "tokens",
     count_mode: "queue length",
     plots,
@@ -356,11 +355,9 @@ pub const PANEL: crate::panels::Panel = crate::panels::Panel {
         Series::Completions,
     ],
     monitors,
-    cell_name: crate::kit::panel::grid_cell_name,
     violations,
-    max_steps_per_second: None,
     follow: Some(&FOLLOW),
-    graph: None,
+    ..crate::panels::generic::PANEL
 };
 
 /// The colormap spans 0 … 4P tokens.
