@@ -100,28 +100,28 @@ pub fn interval_d(
     changed
 }
 
-/// The warm-up: a time from 0 on (below the end time, which the preset checks).
-pub fn warmup(ui: &mut egui::Ui, help: &str, value: &mut f64) -> bool {
-    let lbl = ui
-        .label("warm-up")
-        .on_hover_text(hint(help, &pdes_models::queueing::WARMUP));
-    let changed = ui
-        .add(egui::DragValue::new(value).speed(1.0))
-        .labelled_by(lbl.id)
-        .changed();
+/// One row of a form's grid: `label`, whose hover text is `help` with `key`'s range, and
+/// the widget `edit` it labels; true when the value changed.
+pub fn row(ui: &mut egui::Ui, label: &str, help: &str, key: &Key, edit: impl egui::Widget) -> bool {
+    let lbl = ui.label(label).on_hover_text(hint(help, key));
+    let changed = ui.add(edit).labelled_by(lbl.id).changed();
     ui.end_row();
     changed
 }
 
+/// The warm-up: a time from 0 on (below the end time, which the preset checks).
+pub fn warmup(ui: &mut egui::Ui, help: &str, value: &mut f64) -> bool {
+    let edit = egui::DragValue::new(value).speed(1.0);
+    row(ui, "warm-up", help, &pdes_models::queueing::WARMUP, edit)
+}
+
 /// The random seed.
 pub fn seed(ui: &mut egui::Ui, help: &str, seed: &mut u64) -> bool {
-    let lbl = ui
-        .label("seed")
-        .on_hover_text(hint(help, &pdes_models::keys::SEED));
-    let changed = ui
-        .add(egui::DragValue::new(seed))
-        .labelled_by(lbl.id)
-        .changed();
-    ui.end_row();
-    changed
+    row(
+        ui,
+        "seed",
+        help,
+        &pdes_models::keys::SEED,
+        egui::DragValue::new(seed),
+    )
 }

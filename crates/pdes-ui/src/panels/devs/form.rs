@@ -66,12 +66,7 @@ impl ModelForm for DevsForm {
                 ("rows", &config::ROWS, &mut self.rows),
                 ("cols", &config::COLS, &mut self.cols),
             ] {
-                let lbl = ui.label(label).on_hover_text(controls::hint("", key));
-                changed |= ui
-                    .add(egui::DragValue::new(value))
-                    .labelled_by(lbl.id)
-                    .changed();
-                ui.end_row();
+                changed |= controls::row(ui, label, "", key, egui::DragValue::new(value));
             }
             ui.label("neighbourhood").on_hover_text(controls::hint(
                 "The cells coupled to a cell, itself included: Moore = the 3×3 block (the paper's), von Neumann = the cell and its four edge neighbours.",
@@ -85,15 +80,13 @@ impl ModelForm for DevsForm {
                 }
             });
             ui.end_row();
-            let lbl = ui.label("wrap").on_hover_text(controls::hint(
+            changed |= controls::row(
+                ui,
+                "wrap",
                 "Off (the paper's): edge cells have fewer couplings (4 or 6 in a Moore neighbourhood). On: the grid is a torus.",
                 &config::WRAP,
-            ));
-            changed |= ui
-                .checkbox(&mut self.wrap, "")
-                .labelled_by(lbl.id)
-                .changed();
-            ui.end_row();
+                egui::Checkbox::new(&mut self.wrap, ""),
+            );
             if self.sir {
                 let k = &mut self.rates;
                 for (label, key, help, value) in [
@@ -102,27 +95,14 @@ impl ModelForm for DevsForm {
                     ("recovery", &config::RECOVERY_RATE, "Fraction of the infected that recover per step (paper: 0.2).", &mut k.recovery),
                     ("weight", &config::NEIGHBOUR_WEIGHT, "Weight of each coupled cell's infected in the neighbourhood sum (paper: 0.111 ≈ 1/9).", &mut k.weight),
                 ] {
-                    let lbl = ui.label(label).on_hover_text(controls::hint(help, key));
-                    changed |= ui
-                        .add(
-                            egui::DragValue::new(value)
-                                .custom_formatter(|v, _| format!("{:.3}", v / 1000.0))
-                                .custom_parser(|s| s.trim().parse::<f64>().ok().map(|x| (x * 1000.0).round())),
-                        )
-                        .labelled_by(lbl.id)
-                        .changed();
-                    ui.end_row();
+                    let thousandths = egui::DragValue::new(value)
+                        .custom_formatter(|v, _| format!("{:.3}", v / 1000.0))
+                        .custom_parser(|s| s.trim().parse::<f64>().ok().map(|x| (x * 1000.0).round()));
+                    changed |= controls::row(ui, label, help, key, thousandths);
                 }
             } else {
-                let lbl = ui.label("work").on_hover_text(controls::hint(
-                    "Extra integer arithmetic per transition (0 in the paper): raise it to see where the GPU starts to win.",
-                    &config::WORK,
-                ));
-                changed |= ui
-                    .add(egui::DragValue::new(&mut self.work))
-                    .labelled_by(lbl.id)
-                    .changed();
-                ui.end_row();
+                changed |= controls::row(ui, "work", "Extra integer arithmetic per transition (0 in the paper): raise it to see where the GPU starts to win.",
+                    &config::WORK, egui::DragValue::new(&mut self.work));
             }
         });
         changed

@@ -128,12 +128,13 @@ impl ModelForm for DiffusionForm {
                     0.01,
                 ),
             ] {
-                let lbl = ui.label(label).on_hover_text(controls::hint(help, key));
-                changed |= ui
-                    .add(egui::DragValue::new(value).speed(speed))
-                    .labelled_by(lbl.id)
-                    .changed();
-                ui.end_row();
+                changed |= controls::row(
+                    ui,
+                    label,
+                    help,
+                    key,
+                    egui::DragValue::new(value).speed(speed),
+                );
             }
         });
         changed

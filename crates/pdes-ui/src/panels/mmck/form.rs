@@ -69,63 +69,55 @@ impl ModelForm for MmckForm {
                     &mut self.service_rate,
                 ),
             ] {
-                let lbl = ui.label(label).on_hover_text(controls::hint(help, key));
-                changed |= ui
-                    .add(egui::DragValue::new(value).speed(0.05))
-                    .labelled_by(lbl.id)
-                    .changed();
-                ui.end_row();
+                changed |= controls::row(
+                    ui,
+                    label,
+                    help,
+                    key,
+                    egui::DragValue::new(value).speed(0.05),
+                );
             }
-            let lbl = ui
-                .label("c")
-                .on_hover_text(controls::hint("Servers.", &config::SERVERS));
-            changed |= ui
-                .add(egui::DragValue::new(&mut self.servers))
-                .labelled_by(lbl.id)
-                .changed();
-            ui.end_row();
-            let lbl = ui.label("k").on_hover_text(controls::hint(
+            changed |= controls::row(
+                ui,
+                "c",
+                "Servers.",
+                &config::SERVERS,
+                egui::DragValue::new(&mut self.servers),
+            );
+            changed |= controls::row(
+                ui,
+                "k",
                 "Capacity: customers in the system at most, those in service included (k ≥ c).",
                 &config::CAPACITY,
-            ));
-            changed |= ui
-                .add(egui::DragValue::new(&mut self.capacity))
-                .labelled_by(lbl.id)
-                .changed();
-            ui.end_row();
+                egui::DragValue::new(&mut self.capacity),
+            );
         });
         changed
     }
 
     fn run_controls(&mut self, ui: &mut egui::Ui, _error: &mut Option<String>) -> bool {
         let mut changed = false;
-        let lbl = ui.label("customers").on_hover_text(controls::hint(
+        changed |= controls::row(
+            ui,
+            "customers",
             "A replication ends at this departure.",
             &config::CUSTOMERS,
-        ));
-        changed |= ui
-            .add(egui::DragValue::new(&mut self.customers))
-            .labelled_by(lbl.id)
-            .changed();
-        ui.end_row();
-        let lbl = ui.label("replications").on_hover_text(controls::hint(
+            egui::DragValue::new(&mut self.customers),
+        );
+        changed |= controls::row(
+            ui,
+            "replications",
             "Independent runs, one heatmap cell each (one GPU thread each). More replications narrow the confidence interval of the grand mean as 1/√R.",
             &config::REPLICATIONS,
-        ));
-        changed |= ui
-            .add(egui::DragValue::new(&mut self.replications))
-            .labelled_by(lbl.id)
-            .changed();
-        ui.end_row();
-        let lbl = ui.label("warm-up").on_hover_text(controls::hint(
+            egui::DragValue::new(&mut self.replications),
+        );
+        changed |= controls::row(
+            ui,
+            "warm-up",
             "Departures deleted at the start of each replication: runs start empty, which biases L̂ low until the queue reaches its steady state.",
             &config::WARMUP,
-        ));
-        changed |= ui
-            .add(egui::DragValue::new(&mut self.warmup))
-            .labelled_by(lbl.id)
-            .changed();
-        ui.end_row();
+            egui::DragValue::new(&mut self.warmup),
+        );
         changed
     }
 

@@ -80,9 +80,7 @@ impl ModelForm for OpenForm {
                 ("exit probability", "After a line's last server a token leaves with this probability, else the switch sends it to a random line.", &config::EXIT_PROBABILITY, &mut self.exit_probability, 0.01),
                 ("mean service M", "Mean service time of a visit.", &pdes_models::torus::config::MEAN_SERVICE, &mut self.mean_service, 0.1),
             ] {
-                let lbl = ui.label(label).on_hover_text(controls::hint(help, key));
-                changed |= ui.add(egui::DragValue::new(value).speed(speed)).labelled_by(lbl.id).changed();
-                ui.end_row();
+                changed |= controls::row(ui, label, help, key, egui::DragValue::new(value).speed(speed));
             }
             changed |= controls::service_law(ui, &controls::hint("Exponential with mean M, or shifted: d + Exp(M − d), which the exact window algorithm needs.", &pdes_models::torus::config::SERVICE), &mut self.shifted);
         });

@@ -66,12 +66,8 @@ impl ModelForm for TorusForm {
         );
         egui::Grid::new("model").num_columns(2).show(ui, |ui| {
             changed |= controls::size_pair(ui, "rows × cols", &controls::hint("Size of the torus; large sizes want the GPU engine.", &pdes_models::keys::ROWS), &mut self.rows, &mut self.cols);
-            let lbl = ui.label("tokens / facility").on_hover_text(controls::hint("Tokens that start at every facility (P). The network is closed: their number never changes.", &config::TOKENS_PER_FACILITY));
-            changed |= ui.add(egui::DragValue::new(&mut self.tokens_per_facility)).labelled_by(lbl.id).changed();
-            ui.end_row();
-            let lbl = ui.label("mean service M").on_hover_text(controls::hint("Mean service time of a visit.", &config::MEAN_SERVICE));
-            changed |= ui.add(egui::DragValue::new(&mut self.mean_service).speed(0.1)).labelled_by(lbl.id).changed();
-            ui.end_row();
+            changed |= controls::row(ui, "tokens / facility", "Tokens that start at every facility (P). The network is closed: their number never changes.", &config::TOKENS_PER_FACILITY, egui::DragValue::new(&mut self.tokens_per_facility));
+            changed |= controls::row(ui, "mean service M", "Mean service time of a visit.", &config::MEAN_SERVICE, egui::DragValue::new(&mut self.mean_service).speed(0.1));
             changed |= controls::service_law(ui, &controls::hint("Exponential with mean M, or shifted: d + Exp(M − d). Shifted keeps the mean but never serves faster than d — the lookahead that makes the window algorithm exact.", &config::SERVICE), &mut self.shifted);
         });
         changed
