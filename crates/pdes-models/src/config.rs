@@ -359,6 +359,53 @@ pub struct AlgorithmInfo {
     pub exact: bool,
 }
 
+impl AlgorithmInfo {
+    /// A listed algorithm with a GPU engine whose `--algorithm` name is its `run.algorithm`,
+    /// not exact (the modifiers below say what differs).
+    pub const fn new(name: &'static str, label: &'static str, help: &'static str) -> Self {
+        Self {
+            name,
+            label,
+            help,
+            algorithm: name,
+            timestamps: None,
+            gpu: true,
+            listed: true,
+            exact: false,
+        }
+    }
+
+    /// This algorithm as `run.algorithm` = `algorithm` with `run.timestamps` = `timestamps`.
+    pub const fn runs(self, algorithm: &'static str, timestamps: Option<&'static str>) -> Self {
+        Self {
+            algorithm,
+            timestamps,
+            ..self
+        }
+    }
+
+    /// This algorithm reproducing the sequential sample path exactly.
+    pub const fn exact(self) -> Self {
+        Self {
+            exact: true,
+            ..self
+        }
+    }
+
+    /// This algorithm without a GPU engine.
+    pub const fn cpu_only(self) -> Self {
+        Self { gpu: false, ..self }
+    }
+
+    /// This algorithm as a command-line alias the controls do not list.
+    pub const fn unlisted(self) -> Self {
+        Self {
+            listed: false,
+            ..self
+        }
+    }
+}
+
 /// One model.
 #[derive(Debug)]
 pub struct ModelInfo {

@@ -401,36 +401,9 @@ pub fn budget_limits(budget: pdes_core::sim::Budget, end: u32) -> (u32, u64) {
 
 /// The simulators, as both kinds list them.
 const ALGORITHMS: &[crate::config::AlgorithmInfo] = &[
-    crate::config::AlgorithmInfo {
-        name: "sequential",
-        label: "sequential",
-        help: "The classic PDEVS simulator (the ground truth): an event list of next times; each step the imminent cells emit output, the coordinator routes every message through the couplings, and each imminent or influenced cell transitions. CPU only.",
-        algorithm: "sequential",
-        timestamps: None,
-        gpu: false,
-        listed: true,
-        exact: true,
-    },
-    crate::config::AlgorithmInfo {
-        name: "flattened",
-        label: "flattened",
-        help: "Paper 004's flattened coordinator: four phases over arrays of every cell per step — output, route (each cell pulls its senders' messages), transition, next time (a min reduction). The first three read only the state at t, so they run as one sweep into a second copy of the state; the GPU's last workgroup of that sweep takes the minimum (one compute pass per step, many steps per submit); on the CPU the same sweep on every core (its twin). Same cells, step for step, as sequential.",
-        algorithm: "flattened",
-        timestamps: None,
-        gpu: true,
-        listed: true,
-        exact: true,
-    },
-    crate::config::AlgorithmInfo {
-        name: "flattened-cpu",
-        label: "flattened (CPU)",
-        help: "The flattened coordinator's CPU twin (run.algorithm = \"flattened\" with run.engine = \"cpu\").",
-        algorithm: "flattened-cpu",
-        timestamps: None,
-        gpu: false,
-        listed: false,
-        exact: true,
-    },
+    crate::config::AlgorithmInfo::new("sequential", "sequential", "The classic PDEVS simulator (the ground truth): an event list of next times; each step the imminent cells emit output, the coordinator routes every message through the couplings, and each imminent or influenced cell transitions. CPU only.").exact().cpu_only(),
+    crate::config::AlgorithmInfo::new("flattened", "flattened", "Paper 004's flattened coordinator: four phases over arrays of every cell per step — output, route (each cell pulls its senders' messages), transition, next time (a min reduction). The first three read only the state at t, so they run as one sweep into a second copy of the state; the GPU's last workgroup of that sweep takes the minimum (one compute pass per step, many steps per submit); on the CPU the same sweep on every core (its twin). Same cells, step for step, as sequential.").exact(),
+    crate::config::AlgorithmInfo::new("flattened-cpu", "flattened (CPU)", "The flattened coordinator's CPU twin (run.algorithm = \"flattened\" with run.engine = \"cpu\").").exact().cpu_only().unlisted(),
 ];
 
 /// The Cell-DEVS synthetic benchmark in the model registry.

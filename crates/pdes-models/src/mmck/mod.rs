@@ -376,16 +376,7 @@ pub static INFO: crate::config::ModelInfo = crate::config::ModelInfo {
     spread: Some(spread::build),
     page_checks: Some(|gpu| Box::pin(verify::page_checks(gpu))),
     info: include_str!("info.md"),
-    algorithms: &[crate::config::AlgorithmInfo {
-        name: "replications",
-        label: "replications",
-        help: "Independent replications of the queue, each an ordinary event-by-event simulation; on the GPU one thread per replication (paper 003 §4). CPU and GPU give the same replications bit for bit.",
-        algorithm: "replications",
-        timestamps: None,
-        gpu: true,
-        listed: true,
-        exact: true,
-    }],
+    algorithms: &[crate::config::AlgorithmInfo::new("replications", "replications", "Independent replications of the queue, each an ordinary event-by-event simulation; on the GPU one thread per replication (paper 003 §4). CPU and GPU give the same replications bit for bit.").exact()],
 };
 
 #[cfg(test)]

@@ -91,26 +91,8 @@ pub type StepRecord = pdes_core::sim::StepRecord;
 
 /// The algorithms (the registry's list).
 const ALGORITHMS: &[crate::config::AlgorithmInfo] = &[
-    crate::config::AlgorithmInfo {
-        name: "sequential",
-        label: "sequential",
-        help: "One event at a time from a priority queue: the ground truth. CPU only.",
-        algorithm: "sequential",
-        timestamps: None,
-        gpu: false,
-        listed: true,
-        exact: true,
-    },
-    crate::config::AlgorithmInfo {
-        name: "window",
-        label: "window",
-        help: "Every event with t < t_min + lookahead in one step, in parallel: exact, because every event schedules its successor at least the lookahead later. CPU twin or GPU.",
-        algorithm: "window",
-        timestamps: None,
-        gpu: true,
-        listed: true,
-        exact: true,
-    },
+    crate::config::AlgorithmInfo::new("sequential", "sequential", "One event at a time from a priority queue: the ground truth. CPU only.").exact().cpu_only(),
+    crate::config::AlgorithmInfo::new("window", "window", "Every event with t < t_min + lookahead in one step, in parallel: exact, because every event schedules its successor at least the lookahead later. CPU twin or GPU.").exact(),
 ];
 
 /// PHOLD in the model registry.
