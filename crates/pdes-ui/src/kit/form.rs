@@ -25,7 +25,7 @@ pub fn choices(kind: &str) -> Vec<AlgorithmChoice> {
 /// One model's part of the left panel: its parameter widgets and the preset table its
 /// values make. Each model implements it in its folder (`models/<model>/form.rs`) and the
 /// registry's panel builds it from a configuration.
-pub trait ModelForm: std::fmt::Debug {
+pub trait ModelForm: FormCopy + std::fmt::Debug {
     /// `model.kind`.
     fn kind(&self) -> &'static str;
     /// The "Model" section's widgets; true when a value changed.
@@ -39,10 +39,6 @@ pub trait ModelForm: std::fmt::Debug {
     }
     /// The preset table of these values with `algorithm`, `engine` and `end_time`.
     fn table(&self, algorithm: AlgorithmChoice, engine: &str, end_time: f64) -> toml::Table;
-    /// A copy.
-    fn clone_box(&self) -> Box<dyn ModelForm>;
-    /// The form as `Any` (tests set a model's fields through it).
-    fn as_any_mut(&mut self) -> &mut dyn std::any::Any;
 }
 
 /// The values in the controls (some may be invalid while the user types): the model's own
@@ -143,4 +139,21 @@ pub fn preset_table(model: toml::Table, run: toml::Table) -> toml::Table {
     t.insert("model".into(), toml::Value::Table(model));
     t.insert("run".into(), toml::Value::Table(run));
     t
+}
+
+/// What every form has by being `Clone` (a boxed copy) and `'static` (`Any`).
+pub trait FormCopy {
+    /// A copy.
+    fn clone_box(&self) -> Box<dyn ModelForm>;
+    /// The form as `Any` (tests set a model's fields through it).
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any;
+}
+
+impl<T: ModelForm + Clone + 'static> FormCopy for T {
+    fn clone_box(&self) -> Box<dyn ModelForm> {
+        Box::new(self.clone())
+    }
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
+    }
 }

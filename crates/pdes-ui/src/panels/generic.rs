@@ -183,14 +183,6 @@ impl ModelForm for GenericForm {
         set("engine", engine.into());
         preset_table(model, run)
     }
-
-    fn clone_box(&self) -> Box<dyn ModelForm> {
-        Box::new(self.clone())
-    }
-
-    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
-        self
-    }
 }
 
 /// The generic panel, and the values every other panel leaves as they are here (each

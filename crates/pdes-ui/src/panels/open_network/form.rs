@@ -142,12 +142,4 @@ impl ModelForm for OpenForm {
         );
         preset_table(model, run)
     }
-
-    fn clone_box(&self) -> Box<dyn ModelForm> {
-        Box::new(self.clone())
-    }
-
-    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
-        self
-    }
 }
