@@ -159,12 +159,19 @@ pub trait Engine {
     fn finished(&self) -> bool;
     /// Counters so far.
     fn totals(&self) -> StepTotals;
+    /// The log of the steps taken; none where every event is a step (`sequential`,
+    /// `event`) or for an engine that keeps its records otherwise ([`Engine::step_log`]).
+    fn steps(&self) -> Option<&StepLog> {
+        None
+    }
     /// Per-step records (empty for `sequential` and `event`, where every event is a step).
-    fn step_log(&self) -> &[StepRecord];
+    fn step_log(&self) -> &[StepRecord] {
+        self.steps().map_or(&[], |log| log)
+    }
     /// Record i of [`Engine::step_log`] is step i · this: a long run's log keeps every
     /// stride-th step only ([`StepLog`]), so that its memory stays bounded.
     fn step_stride(&self) -> u64 {
-        1
+        self.steps().map_or(1, StepLog::stride)
     }
     /// The model's statistics as of `min(now, end)`.
     fn report(&mut self) -> Result<Report, SimError>;

@@ -5,7 +5,7 @@ use super::config::MmckConfig;
 use super::summary::Summary;
 use super::{Replication, RunShape};
 use pdes_core::sim::heap::NEVER;
-use pdes_core::sim::{Budget, Engine, Report, SimError, StepRecord, StepTotals};
+use pdes_core::sim::{Budget, Engine, Report, SimError, StepTotals};
 use pdes_core::time::Ticks;
 
 /// The CPU engine of M/M/c/k replications.
@@ -109,9 +109,6 @@ impl Engine for CpuMmck {
     }
     fn totals(&self) -> StepTotals {
         Standing::of(&self.shape, &self.reps).totals()
-    }
-    fn step_log(&self) -> &[StepRecord] {
-        &[]
     }
     fn samples(&self) -> Option<Vec<f64>> {
         Some(super::live::l_hats(&self.reps))

@@ -21,7 +21,7 @@ use super::times::Times;
 use super::{Replication, RunShape};
 use bytemuck::{Pod, Zeroable};
 use pdes_core::sim::heap::NEVER;
-use pdes_core::sim::{Budget, Engine, Report, SimError, StepRecord, StepTotals};
+use pdes_core::sim::{Budget, Engine, Report, SimError, StepTotals};
 use pdes_core::time::Ticks;
 use pdes_gpu::Gpu;
 use pdes_gpu::kit::{self, join, split};
@@ -567,9 +567,6 @@ impl Engine for GpuMmck {
     }
     fn totals(&self) -> StepTotals {
         self.standing().map(|s| s.totals()).unwrap_or_default()
-    }
-    fn step_log(&self) -> &[StepRecord] {
-        &[]
     }
     fn samples(&self) -> Option<Vec<f64>> {
         self.replications().ok().map(|r| super::live::l_hats(&r))

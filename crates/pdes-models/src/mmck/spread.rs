@@ -10,7 +10,7 @@ use super::config::MmckConfig;
 use super::cpu::Standing;
 use super::gpu::GpuMmck;
 use super::summary::{Pooled, Summary};
-use pdes_core::sim::{Budget, Engine, Report, SimError, StepRecord, StepTotals};
+use pdes_core::sim::{Budget, Engine, Report, SimError, StepTotals};
 use pdes_core::time::Ticks;
 use pdes_gpu::{Gpu, LiveEngine, Sample};
 use std::sync::Arc;
@@ -125,9 +125,6 @@ impl Engine for SpreadMmck {
     }
     fn totals(&self) -> StepTotals {
         self.standing().map(|s| s.totals()).unwrap_or_default()
-    }
-    fn step_log(&self) -> &[StepRecord] {
-        &[]
     }
     fn samples(&self) -> Option<Vec<f64>> {
         self.replications().ok().map(|r| super::live::l_hats(&r))

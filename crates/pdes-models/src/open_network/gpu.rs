@@ -35,7 +35,7 @@ use super::gpu_setup::{
 pub use super::gpu_setup::{initial_pool, memory_plan};
 use super::state::{Facility, Measures, NONE, OpenState, Token};
 use crate::queueing::queue_length;
-use pdes_core::sim::{Budget, Engine, Report, SimError, StepRecord, StepTotals};
+use pdes_core::sim::{Budget, Engine, Report, SimError, StepTotals};
 use pdes_core::time::Ticks;
 use pdes_gpu::Gpu;
 use pdes_gpu::kit::{self, join, join128, split};
@@ -525,11 +525,8 @@ impl Engine for GpuOpen {
     fn totals(&self) -> StepTotals {
         self.ctl.head.totals()
     }
-    fn step_log(&self) -> &[StepRecord] {
-        &self.log
-    }
-    fn step_stride(&self) -> u64 {
-        self.log.stride()
+    fn steps(&self) -> Option<&pdes_core::sim::StepLog> {
+        Some(&self.log)
     }
     fn report(&mut self) -> Result<Report, SimError> {
         Ok(Report::of(&self.summary()?))

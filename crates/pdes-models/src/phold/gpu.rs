@@ -526,11 +526,8 @@ impl Engine for GpuPhold {
     fn totals(&self) -> StepTotals {
         self.totals.clone()
     }
-    fn step_log(&self) -> &[StepRecord] {
-        &self.log
-    }
-    fn step_stride(&self) -> u64 {
-        self.log.stride()
+    fn steps(&self) -> Option<&pdes_core::sim::StepLog> {
+        Some(&self.log)
     }
     fn report(&mut self) -> Result<Report, SimError> {
         let state = self.download_state()?;

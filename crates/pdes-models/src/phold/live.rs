@@ -7,7 +7,7 @@ use super::cpu::CpuPhold;
 use super::gpu::GpuPhold;
 use super::summary::Summary;
 use crate::config::Config;
-use pdes_core::sim::{Budget, Engine, Report, SimError, StepRecord, StepTotals};
+use pdes_core::sim::{Budget, Engine, Report, SimError, StepTotals};
 use pdes_core::time::{Ticks, to_units};
 use pdes_gpu::Gpu;
 use pdes_gpu::{LiveEngine, NEXT_STEP_BIT, Sample};
@@ -82,11 +82,8 @@ impl Engine for CpuPhold {
     fn totals(&self) -> StepTotals {
         CpuPhold::totals(self).clone()
     }
-    fn step_log(&self) -> &[StepRecord] {
-        self.log()
-    }
-    fn step_stride(&self) -> u64 {
-        self.log().stride()
+    fn steps(&self) -> Option<&pdes_core::sim::StepLog> {
+        Some(self.log())
     }
     fn report(&mut self) -> Result<Report, SimError> {
         Ok(Report::of(&Summary::new(

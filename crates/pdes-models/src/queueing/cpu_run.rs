@@ -5,7 +5,7 @@
 //! their state and their summary.
 
 use super::StepRule;
-use pdes_core::sim::{Budget, StepLog, StepRecord, StepTotals};
+use pdes_core::sim::{Budget, StepLog, StepTotals};
 use pdes_core::time::Ticks;
 
 /// A CPU simulator of a queueing model, as an engine drives it.
@@ -94,19 +94,12 @@ impl<Q: Simulator, S: Stepping<State = Q::State>> CpuRun<Q, S> {
         }
     }
 
-    /// The steps logged so far (none for the sequential simulator).
-    pub fn step_log(&self) -> &[StepRecord] {
+    /// The steps logged so far (none for the sequential simulator, where every event is a
+    /// step).
+    pub fn steps(&self) -> Option<&StepLog> {
         match self {
-            Self::Sequential(_) => &[],
-            Self::Stepped(s) => s.log(),
-        }
-    }
-
-    /// Steps per logged record.
-    pub fn step_stride(&self) -> u64 {
-        match self {
-            Self::Sequential(_) => 1,
-            Self::Stepped(s) => s.log().stride(),
+            Self::Sequential(_) => None,
+            Self::Stepped(s) => Some(s.log()),
         }
     }
 
@@ -189,11 +182,8 @@ macro_rules! cpu_run_engine {
         fn totals(&self) -> pdes_core::sim::StepTotals {
             self.$run.totals()
         }
-        fn step_log(&self) -> &[pdes_core::sim::StepRecord] {
-            self.$run.step_log()
-        }
-        fn step_stride(&self) -> u64 {
-            self.$run.step_stride()
+        fn steps(&self) -> Option<&pdes_core::sim::StepLog> {
+            self.$run.steps()
         }
         fn report(&mut self) -> Result<pdes_core::sim::Report, pdes_core::sim::SimError> {
             Ok(pdes_core::sim::Report::of(&self.summary()?))

@@ -275,11 +275,8 @@ impl Engine for GpuTorusBlocked {
     fn totals(&self) -> StepTotals {
         self.totals.clone()
     }
-    fn step_log(&self) -> &[StepRecord] {
-        &self.log
-    }
-    fn step_stride(&self) -> u64 {
-        self.log.stride()
+    fn steps(&self) -> Option<&pdes_core::sim::StepLog> {
+        Some(&self.log)
     }
     fn report(&mut self) -> Result<pdes_core::sim::Report, SimError> {
         Ok(pdes_core::sim::Report::of(

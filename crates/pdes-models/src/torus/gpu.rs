@@ -559,11 +559,8 @@ impl Engine for GpuTorus {
     fn totals(&self) -> StepTotals {
         self.ctl.totals()
     }
-    fn step_log(&self) -> &[StepRecord] {
-        &self.logs[0]
-    }
-    fn step_stride(&self) -> u64 {
-        self.logs[0].stride()
+    fn steps(&self) -> Option<&pdes_core::sim::StepLog> {
+        Some(&self.logs[0])
     }
     fn report(&mut self) -> Result<pdes_core::sim::Report, SimError> {
         Ok(pdes_core::sim::Report::of(

@@ -8,7 +8,7 @@ pub mod synchronous;
 
 use crate::diffusion::config::DiffusionAlgorithm;
 use crate::diffusion::config::DiffusionConfig;
-use pdes_core::sim::{Budget, Engine, Report, SimError, StepRecord, StepTotals};
+use pdes_core::sim::{Budget, Engine, Report, SimError, StepTotals};
 use pdes_core::time::{Ticks, to_units};
 use serde::Serialize;
 
@@ -187,16 +187,10 @@ impl Engine for CpuDiffusion {
             CpuDiffusionRun::Event(e) => e.totals.clone(),
         }
     }
-    fn step_log(&self) -> &[StepRecord] {
+    fn steps(&self) -> Option<&pdes_core::sim::StepLog> {
         match &self.run {
-            CpuDiffusionRun::Synchronous(s) => &s.log,
-            CpuDiffusionRun::Event(_) => &[],
-        }
-    }
-    fn step_stride(&self) -> u64 {
-        match &self.run {
-            CpuDiffusionRun::Synchronous(s) => s.log.stride(),
-            CpuDiffusionRun::Event(_) => 1,
+            CpuDiffusionRun::Synchronous(s) => Some(&s.log),
+            CpuDiffusionRun::Event(_) => None,
         }
     }
     fn report(&mut self) -> Result<Report, SimError> {

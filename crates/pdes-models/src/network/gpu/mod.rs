@@ -31,7 +31,7 @@ mod setup;
 use super::config::NetworkConfig;
 use super::engine::NetworkSummary;
 use super::state::{NetState, Server, Token};
-use pdes_core::sim::{Budget, Engine, Report, SimError, StepRecord, StepTotals};
+use pdes_core::sim::{Budget, Engine, Report, SimError, StepTotals};
 use pdes_core::time::Ticks;
 use pdes_gpu::Gpu;
 use pdes_gpu::kit::{self, join, join128};
@@ -435,11 +435,8 @@ impl Engine for GpuNetwork {
     fn totals(&self) -> StepTotals {
         self.ctl.head.totals()
     }
-    fn step_log(&self) -> &[StepRecord] {
-        &self.log
-    }
-    fn step_stride(&self) -> u64 {
-        self.log.stride()
+    fn steps(&self) -> Option<&pdes_core::sim::StepLog> {
+        Some(&self.log)
     }
     fn report(&mut self) -> Result<Report, SimError> {
         Ok(Report::of(&self.summary()?))
