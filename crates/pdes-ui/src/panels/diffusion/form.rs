@@ -4,63 +4,35 @@
 use crate::kit::controls;
 use crate::kit::form::{AlgorithmChoice, ModelForm, preset_table};
 use eframe::egui;
+use pdes_models::diffusion::DiffusionParams;
 use pdes_models::diffusion::config;
+use pdes_models::diffusion::config::DiffusionConfig;
 use pdes_models::keys;
 use pdes_models::preset::Config;
 
-/// The diffusion grid's values in the controls.
+/// The diffusion grid's values in the controls: the model's parameters as the preset gives
+/// them, and the run's steps.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DiffusionForm {
-    /// Rows.
-    pub rows: u32,
-    /// Columns.
-    pub cols: u32,
-    /// αx.
-    pub alpha_x: f64,
-    /// αy.
-    pub alpha_y: f64,
-    /// β.
-    pub beta: f64,
-    /// Boundary temperature.
-    pub boundary: f64,
-    /// Initial temperature.
-    pub initial: f64,
-    /// Cell width.
-    pub dx: f64,
+    /// The grid (rows, cols, αx, αy, β, boundary, initial, dx).
+    pub model: DiffusionParams,
     /// Timestepped's step.
     pub dt: f64,
     /// Quantum of event and hybrid.
     pub quantum: f64,
 }
 
-/// The registry's constructor: the form showing `cfg`.
+/// The registry's constructor: the form showing `cfg` (the generic one for a configuration
+/// of another model, which the window never hands it).
 pub fn form(cfg: &Config) -> Box<dyn ModelForm> {
-    let Some(c) = cfg.get::<pdes_models::diffusion::config::DiffusionConfig>() else {
-        return Box::new(DiffusionForm {
-            rows: 64,
-            cols: 64,
-            alpha_x: 1.0,
-            alpha_y: 1.0,
-            beta: 0.0,
-            boundary: 100.0,
-            initial: 0.0,
-            dx: 1.0,
-            dt: 0.05,
-            quantum: 0.5,
-        });
-    };
-    Box::new(DiffusionForm {
-        rows: c.model.rows,
-        cols: c.model.cols,
-        alpha_x: c.model.alpha_x,
-        alpha_y: c.model.alpha_y,
-        beta: c.model.beta,
-        boundary: c.model.boundary,
-        initial: c.model.initial,
-        dx: c.model.dx,
-        dt: c.run.dt,
-        quantum: c.run.quantum,
-    })
+    match cfg.get::<DiffusionConfig>() {
+        Some(c) => Box::new(DiffusionForm {
+            model: c.model.clone(),
+            dt: c.run.dt,
+            quantum: c.run.quantum,
+        }),
+        None => crate::panels::generic::form(cfg),
+    }
 }
 
 impl ModelForm for DiffusionForm {
@@ -81,50 +53,50 @@ impl ModelForm for DiffusionForm {
                     "Cells of the grid; large grids want the GPU engine.",
                     &keys::ROWS,
                 ),
-                &mut self.rows,
-                &mut self.cols,
+                &mut self.model.rows,
+                &mut self.model.cols,
             );
             for (label, key, help, value, speed) in [
                 (
                     "αx",
                     &config::ALPHA_X,
                     "Diffusivity along the rows (x).",
-                    &mut self.alpha_x,
+                    &mut self.model.alpha_x,
                     0.01,
                 ),
                 (
                     "αy",
                     &config::ALPHA_Y,
                     "Diffusivity along the columns (y).",
-                    &mut self.alpha_y,
+                    &mut self.model.alpha_y,
                     0.01,
                 ),
                 (
                     "β",
                     &config::BETA,
                     "Uniform heating rate (negative cools).",
-                    &mut self.beta,
+                    &mut self.model.beta,
                     0.01,
                 ),
                 (
                     "boundary",
                     &config::BOUNDARY,
                     "Temperature held around the grid.",
-                    &mut self.boundary,
+                    &mut self.model.boundary,
                     1.0,
                 ),
                 (
                     "initial",
                     &config::INITIAL,
                     "Temperature every cell starts at.",
-                    &mut self.initial,
+                    &mut self.model.initial,
                     1.0,
                 ),
                 (
                     "dx",
                     &config::DX,
                     "Cell width (the same along x and y).",
-                    &mut self.dx,
+                    &mut self.model.dx,
                     0.01,
                 ),
             ] {
@@ -142,7 +114,8 @@ impl ModelForm for DiffusionForm {
 
     fn run_controls(&mut self, ui: &mut egui::Ui, _error: &mut Option<String>) -> bool {
         let mut changed = false;
-        let bound = self.dx * self.dx / (2.0 * (self.alpha_x + self.alpha_y));
+        let bound =
+            self.model.dx * self.model.dx / (2.0 * (self.model.alpha_x + self.model.alpha_y));
         ui.label("dt").on_hover_text(controls::hint(&format!("Timestepped's fixed step. Stable only up to dx²/(2(αx+αy)) = {bound:.4}; smaller is more accurate and slower. Hybrid never steps past that bound either."), &config::DT));
         changed |= ui
             .add(
@@ -167,15 +140,15 @@ impl ModelForm for DiffusionForm {
     fn table(&self, algorithm: AlgorithmChoice, engine: &str, end_time: f64) -> toml::Table {
         let mut model = toml::Table::new();
         model.insert("kind".into(), "diffusion".into());
-        model.insert("rows".into(), i64::from(self.rows).into());
-        model.insert("cols".into(), i64::from(self.cols).into());
+        model.insert("rows".into(), i64::from(self.model.rows).into());
+        model.insert("cols".into(), i64::from(self.model.cols).into());
         for (k, v) in [
-            ("alpha_x", self.alpha_x),
-            ("alpha_y", self.alpha_y),
-            ("beta", self.beta),
-            ("boundary", self.boundary),
-            ("initial", self.initial),
-            ("dx", self.dx),
+            ("alpha_x", self.model.alpha_x),
+            ("alpha_y", self.model.alpha_y),
+            ("beta", self.model.beta),
+            ("boundary", self.model.boundary),
+            ("initial", self.model.initial),
+            ("dx", self.model.dx),
         ] {
             model.insert(k.into(), v.into());
         }
