@@ -68,6 +68,32 @@ pub fn parse_table(text: &str, origin: &str) -> Result<toml::Table, PresetError>
     })
 }
 
+/// A preset as written: its `[model]` and `[run]` sections, each model's own structs read
+/// with serde (unknown keys refused, absent ones the struct's defaults).
+#[derive(serde::Deserialize, serde::Serialize, Default)]
+#[serde(deny_unknown_fields, default)]
+pub(crate) struct Sections<M, R> {
+    /// `[model]`.
+    pub(crate) model: M,
+    /// `[run]`.
+    pub(crate) run: R,
+}
+
+/// The registry's parser of a model whose preset is `Sections<M, R>` and whose
+/// configuration `validate` makes of it.
+pub(crate) fn parse_sections<M, R, C>(
+    table: &toml::Table,
+    info: &ModelInfo,
+    validate: fn(Sections<M, R>) -> Result<C, PresetError>,
+) -> Result<Config, PresetError>
+where
+    M: serde::de::DeserializeOwned + Default,
+    R: serde::de::DeserializeOwned + Default,
+    C: ModelConfig,
+{
+    Ok(Config::new(validate(read_keys(table, info)?)?))
+}
+
 /// Reads the preset table of model `info` with serde into its key structs `T`
 /// (`deny_unknown_fields`). A key the model does not have is named with the model's valid
 /// keys (`info.keys`); a value of the wrong type is named with what serde says the key

@@ -155,12 +155,8 @@ impl Default for RunKeys {
     }
 }
 
-#[derive(Deserialize, Serialize, Default)]
-#[serde(deny_unknown_fields, default)]
-struct Keys {
-    model: ModelKeys,
-    run: RunKeys,
-}
+/// A preset as written.
+type Keys = crate::config::Sections<ModelKeys, RunKeys>;
 
 /// A validated DEVS configuration.
 #[derive(Clone, Debug, PartialEq)]

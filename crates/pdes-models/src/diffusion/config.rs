@@ -141,13 +141,8 @@ impl Default for DiffusionRun {
     }
 }
 
-/// A diffusion preset as written.
-#[derive(Deserialize, Serialize, Default)]
-#[serde(deny_unknown_fields, default)]
-struct Keys {
-    model: ModelKeys,
-    run: DiffusionRun,
-}
+/// A preset as written.
+type Keys = crate::config::Sections<ModelKeys, DiffusionRun>;
 
 /// A validated diffusion configuration.
 #[derive(Clone, Debug, PartialEq)]

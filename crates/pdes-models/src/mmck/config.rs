@@ -118,12 +118,8 @@ impl Default for MmckRun {
     }
 }
 
-#[derive(Deserialize, Serialize, Default)]
-#[serde(deny_unknown_fields, default)]
-struct Keys {
-    model: ModelKeys,
-    run: MmckRun,
-}
+/// A preset as written.
+type Keys = crate::config::Sections<ModelKeys, MmckRun>;
 
 /// A validated M/M/c/k configuration.
 #[derive(Clone, Debug, PartialEq)]
@@ -136,8 +132,7 @@ pub struct MmckConfig {
 
 /// The registry's parser.
 pub fn parse(table: &toml::Table) -> Result<Config, PresetError> {
-    let keys: Keys = crate::config::read_keys(table, &super::INFO)?;
-    Ok(Config::new(MmckConfig::validate(keys)?))
+    crate::config::parse_sections(table, &super::INFO, MmckConfig::validate)
 }
 
 impl MmckConfig {

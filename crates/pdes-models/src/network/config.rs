@@ -77,13 +77,8 @@ struct ModelKeys {
     routes_csv: Option<String>,
 }
 
-/// A file as written.
-#[derive(Deserialize, Serialize, Default)]
-#[serde(deny_unknown_fields, default)]
-struct Keys {
-    model: ModelKeys,
-    run: QueueingRunKeys,
-}
+/// A preset as written.
+type Keys = crate::config::Sections<ModelKeys, QueueingRunKeys>;
 
 /// The run defaults (keys a file leaves out): sequential, the ground truth.
 const RUN_DEFAULTS: RunConfig = RunConfig {
@@ -135,8 +130,7 @@ impl PartialEq for ExactOnce {
 
 /// The registry's parser.
 pub fn parse(table: &toml::Table) -> Result<Config, PresetError> {
-    let keys: Keys = crate::config::read_keys(table, &super::INFO)?;
-    Ok(Config::new(NetworkConfig::validate(keys)?))
+    crate::config::parse_sections(table, &super::INFO, NetworkConfig::validate)
 }
 
 impl NetworkConfig {

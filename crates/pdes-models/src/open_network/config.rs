@@ -80,12 +80,7 @@ const RUN_DEFAULTS: RunConfig = RunConfig {
 };
 
 /// A preset as written.
-#[derive(Deserialize, Serialize, Default)]
-#[serde(deny_unknown_fields, default)]
-struct Keys {
-    model: ModelKeys,
-    run: QueueingRunKeys,
-}
+type Keys = crate::config::Sections<ModelKeys, QueueingRunKeys>;
 
 /// A validated open-network configuration.
 #[derive(Clone, Debug, PartialEq)]
@@ -98,8 +93,7 @@ pub struct OpenConfig {
 
 /// The registry's parser: reads and validates a preset table of the open network.
 pub fn parse(table: &toml::Table) -> Result<Config, PresetError> {
-    let keys: Keys = crate::config::read_keys(table, &super::INFO)?;
-    Ok(Config::new(OpenConfig::validate(keys)?))
+    crate::config::parse_sections(table, &super::INFO, OpenConfig::validate)
 }
 
 impl OpenConfig {

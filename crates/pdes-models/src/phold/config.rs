@@ -107,12 +107,8 @@ impl Default for RunKeys {
     }
 }
 
-#[derive(Deserialize, Serialize, Default)]
-#[serde(deny_unknown_fields, default)]
-struct Keys {
-    model: ModelKeys,
-    run: RunKeys,
-}
+/// A preset as written.
+type Keys = crate::config::Sections<ModelKeys, RunKeys>;
 
 /// A validated PHOLD configuration.
 #[derive(Clone, Debug, PartialEq)]
@@ -139,8 +135,7 @@ pub struct PholdConfig {
 
 /// The registry's parser.
 pub fn parse(table: &toml::Table) -> Result<Config, PresetError> {
-    let keys: Keys = crate::config::read_keys(table, &super::INFO)?;
-    Ok(Config::new(PholdConfig::validate(keys)?))
+    crate::config::parse_sections(table, &super::INFO, PholdConfig::validate)
 }
 
 impl PholdConfig {

@@ -70,13 +70,8 @@ const RUN_DEFAULTS: RunConfig = RunConfig {
     engine: EngineKind::Cpu,
 };
 
-/// A torus preset as written.
-#[derive(Deserialize, Serialize, Default)]
-#[serde(deny_unknown_fields, default)]
-struct Keys {
-    model: ModelKeys,
-    run: QueueingRunKeys,
-}
+/// A preset as written.
+type Keys = crate::config::Sections<ModelKeys, QueueingRunKeys>;
 
 /// A validated torus configuration.
 #[derive(Clone, Debug, PartialEq)]
