@@ -155,7 +155,7 @@ pub struct DiffusionConfig {
 
 /// The registry's parser: reads and validates a diffusion preset table.
 pub fn parse(table: &toml::Table) -> Result<Config, PresetError> {
-    Ok(Config::new(DiffusionConfig::from_table(table)?))
+    crate::config::parse_sections(table, &super::INFO, DiffusionConfig::validate)
 }
 
 impl DiffusionConfig {

@@ -84,7 +84,7 @@ pub struct TorusConfig {
 
 /// The registry's parser: reads and validates a torus preset table.
 pub fn parse(table: &toml::Table) -> Result<Config, PresetError> {
-    Ok(Config::new(TorusConfig::from_table(table)?))
+    crate::config::parse_sections(table, &super::INFO, TorusConfig::validate)
 }
 
 impl TorusConfig {
