@@ -5,6 +5,7 @@
 
 use super::refused;
 use super::safe_outputs::{dir, pdes, s};
+use crate::cli_args;
 use std::process::Command;
 
 /// `pdes-lab ARGS` started with its standard output closed (`>&-`): (status, stderr).
@@ -33,15 +34,10 @@ fn a_closed_standard_output_is_refused_not_silently_lost() {
         &["run", "teaching-16x16", "--format", "json"][..],
         &["presets"],
         &["fit", &data, "--components", "1..2"],
-        &[
-            "sweep",
-            "--vary",
-            "run.d=0.5,1",
-            "--set",
-            "run.end_time=50",
-            "--set",
-            "run.warmup=0",
-        ],
+        &cli_args(
+            &["sweep", "--vary", "run.d=0.5,1"],
+            &["run.end_time=50", "run.warmup=0"],
+        ),
     ] {
         let (code, err) = with_stdout_closed(args);
         assert_eq!(code, 1, "{args:?}: {err}");
@@ -63,42 +59,38 @@ fn a_sweep_of_too_many_runs_is_refused_before_any_run_with_the_shards_that_would
     let d = dir("huge-sweep");
     let out = d.join("rows.csv");
     let (_, err) = refused(
-        &[
-            "sweep",
-            "--vary",
-            "run.d=0.1:0.9:10000",
-            "--seeds",
-            "10000",
-            "--set",
-            "model.rows=2",
-            "--set",
-            "model.cols=2",
-            "--format",
-            "csv",
-            "--out",
-            &s(&out),
-        ],
+        &cli_args(
+            &[
+                "sweep",
+                "--vary",
+                "run.d=0.1:0.9:10000",
+                "--seeds",
+                "10000",
+                "--format",
+                "csv",
+                "--out",
+                &s(&out),
+            ],
+            &["model.rows=2", "model.cols=2"],
+        ),
         "100,000,000 runs",
     );
     assert!(err.contains("at most 1,000,000"), "{err}");
     assert!(err.contains("--shard I/100"), "{err}");
     assert!(!out.exists(), "a file was started");
     // a shard of it that fits is not refused for its size
-    let (code, _, err) = pdes(&[
-        "sweep",
-        "--vary",
-        "run.d=0.1:0.9:10000",
-        "--seeds",
-        "10000",
-        "--shard",
-        "0/100",
-        "--set",
-        "model.rows=2",
-        "--set",
-        "model.cols=2",
-        "--set",
-        "run.end_time=-1",
-    ]);
+    let (code, _, err) = pdes(&cli_args(
+        &[
+            "sweep",
+            "--vary",
+            "run.d=0.1:0.9:10000",
+            "--seeds",
+            "10000",
+            "--shard",
+            "0/100",
+        ],
+        &["model.rows=2", "model.cols=2", "run.end_time=-1"],
+    ));
     assert_eq!(code, 2, "{err}");
     assert!(!err.contains("runs;"), "refused for its size: {err}");
 }
@@ -116,16 +108,8 @@ fn a_fifo_with_no_reader_is_said_at_once_and_the_output_waits_for_one() {
             .success()
     );
     let mut child = Command::new(env!("CARGO_BIN_EXE_pdes-lab"))
-        .args([
-            "run",
-            "--set",
-            "run.end_time=20",
-            "--set",
-            "run.warmup=0",
-            "--format",
-            "json",
-            "--out",
-        ])
+        .args(cli_args(&["run"], &["run.end_time=20", "run.warmup=0"]))
+        .args(["--format", "json", "--out"])
         .arg(&fifo)
         .stderr(std::process::Stdio::piped())
         .spawn()
@@ -193,17 +177,10 @@ fn a_fifo_with_a_reader_gets_the_whole_output() {
         text
     });
     wait_until_a_thread_opens_a_fifo();
-    let (code, _, err) = pdes(&[
-        "run",
-        "--set",
-        "run.end_time=20",
-        "--set",
-        "run.warmup=0",
-        "--format",
-        "json",
-        "--out",
-        &s(&fifo),
-    ]);
+    let (code, _, err) = pdes(&cli_args(
+        &["run", "--format", "json", "--out", &s(&fifo)],
+        &["run.end_time=20", "run.warmup=0"],
+    ));
     assert_eq!(code, 0, "{err}");
     assert!(!err.contains("no reader"), "{err}");
     let text = reader.join().unwrap();
@@ -214,32 +191,33 @@ fn a_fifo_with_a_reader_gets_the_whole_output() {
 fn a_sweep_csv_on_a_full_disk_keeps_only_whole_rows_and_resume_completes_it() {
     let d = dir("full-disk-sweep");
     let f = d.join("rows.csv");
-    let args = [
-        "sweep",
-        "--vary",
-        "run.d=0.5,1,2",
-        "--seeds",
-        "2",
-        "--set",
-        "model.rows=8",
-        "--set",
-        "model.cols=8",
-        "--set",
-        "run.end_time=50",
-        "--set",
-        "run.warmup=0",
-        "--jobs=1",
-        "--format",
-        "csv",
-        "--out",
-    ];
+    let mut args = cli_args(
+        &[
+            "sweep",
+            "--vary",
+            "run.d=0.5,1,2",
+            "--seeds",
+            "2",
+            "--jobs=1",
+            "--format",
+            "csv",
+        ],
+        &[
+            "model.rows=8",
+            "model.cols=8",
+            "run.end_time=50",
+            "run.warmup=0",
+        ],
+    );
+    // the path follows --out: last on the command line
+    args.push("--out");
     // a file-size limit of 1 KiB stands in for a full disk (its writes fail with EFBIG;
     // the signal that would kill the process is ignored, as a full disk sends none)
     let o = Command::new("sh")
         .arg("-c")
         .arg("trap '' XFSZ; ulimit -f 2; exec \"$0\" \"$@\"")
         .arg(env!("CARGO_BIN_EXE_pdes-lab"))
-        .args(args)
+        .args(&args)
         .arg(&f)
         .output()
         .unwrap();
@@ -281,15 +259,10 @@ fn an_immutable_out_file_is_refused_before_the_run() {
         eprintln!("SKIPPED: chattr +i is not available here");
         return;
     }
-    let (code, _, err) = pdes(&[
-        "run",
-        "--set",
-        "model.rows=2048",
-        "--set",
-        "model.cols=2048",
-        "--out",
-        &s(&f),
-    ]);
+    let (code, _, err) = pdes(&cli_args(
+        &["run", "--out", &s(&f)],
+        &["model.rows=2048", "model.cols=2048"],
+    ));
     let _ = Command::new("chattr").arg("-i").arg(&f).status();
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("cannot be changed"), "{err}");

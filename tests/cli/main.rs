@@ -10,6 +10,15 @@ pub(crate) fn pdes() -> Command {
     Command::new(env!("CARGO_BIN_EXE_pdes-lab"))
 }
 
+/// `args` followed by `--set KEY=VALUE` for each of `sets`.
+pub(crate) fn cli_args<'a>(args: &[&'a str], sets: &[&'a str]) -> Vec<&'a str> {
+    let mut all = args.to_vec();
+    for set in sets {
+        all.extend(["--set", set]);
+    }
+    all
+}
+
 /// Runs it with `args`.
 pub(crate) fn out(args: &[&str]) -> std::process::Output {
     pdes().args(args).output().unwrap()

@@ -4,15 +4,10 @@ use super::*;
 
 #[test]
 fn json_output_has_the_documented_fields() {
-    let o = out(&[
-        "run",
-        "--set",
-        "run.end_time=100",
-        "--set",
-        "run.warmup=0",
-        "--format",
-        "json",
-    ]);
+    let o = out(&cli_args(
+        &["run", "--format", "json"],
+        &["run.end_time=100", "run.warmup=0"],
+    ));
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     for k in [
@@ -80,19 +75,18 @@ fn algorithm_flag_overrides_the_preset_and_out_writes_a_file() {
     let dir = std::env::temp_dir().join(format!("pdes-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("s.json");
-    let o = out(&[
-        "run",
-        "--algorithm",
-        "interval-boundary",
-        "--set",
-        "run.end_time=50",
-        "--set",
-        "run.warmup=0",
-        "--format",
-        "json",
-        "--out",
-        path.to_str().unwrap(),
-    ]);
+    let o = out(&cli_args(
+        &[
+            "run",
+            "--algorithm",
+            "interval-boundary",
+            "--format",
+            "json",
+            "--out",
+            path.to_str().unwrap(),
+        ],
+        &["run.end_time=50", "run.warmup=0"],
+    ));
     assert!(o.status.success());
     assert!(o.stdout.is_empty());
     let v: serde_json::Value =
@@ -146,18 +140,17 @@ fn presets_lists_every_bench_suite_with_what_it_measures() {
 #[test]
 fn a_diffusion_preset_runs_every_algorithm_to_the_end_time() {
     for alg in ["timestepped", "event", "hybrid"] {
-        let o = out(&[
-            "run",
-            "teaching-diffusion",
-            "--algorithm",
-            alg,
-            "--set",
-            "model.rows=20",
-            "--set",
-            "run.end_time=30",
-            "--format",
-            "json",
-        ]);
+        let o = out(&cli_args(
+            &[
+                "run",
+                "teaching-diffusion",
+                "--algorithm",
+                alg,
+                "--format",
+                "json",
+            ],
+            &["model.rows=20", "run.end_time=30"],
+        ));
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
         assert_eq!(v["model"], "diffusion");
@@ -217,17 +210,16 @@ fn bad_destinations_are_refused_before_the_run_and_nothing_is_half_written() {
     assert!(!csv.exists(), "the CSV of a refused run was written");
     // a good pair writes both, and leaves no temporary files behind
     let json = dir.join("s.json");
-    let (code, _, err) = run_text(&[
-        "run",
-        "--set",
-        "run.end_time=20",
-        "--set",
-        "run.warmup=0",
-        "--steps-csv",
-        csv.to_str().unwrap(),
-        "--out",
-        json.to_str().unwrap(),
-    ]);
+    let (code, _, err) = run_text(&cli_args(
+        &[
+            "run",
+            "--steps-csv",
+            csv.to_str().unwrap(),
+            "--out",
+            json.to_str().unwrap(),
+        ],
+        &["run.end_time=20", "run.warmup=0"],
+    ));
     assert_eq!(code, 0, "{err}");
     assert!(csv.exists() && json.exists());
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 2);
@@ -274,15 +266,10 @@ fn headless_commands_print_nothing_about_windowing() {
     let o = pdes()
         .env_remove("NODEVICE_SELECT")
         .env_remove("XDG_RUNTIME_DIR")
-        .args([
-            "run",
-            "--engine",
-            "gpu",
-            "--set",
-            "run.end_time=5",
-            "--set",
-            "run.warmup=0",
-        ])
+        .args(cli_args(
+            &["run", "--engine", "gpu"],
+            &["run.end_time=5", "run.warmup=0"],
+        ))
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&o.stderr);

@@ -37,14 +37,10 @@ fn bad_input_is_refused_with_one_clear_line() {
         (&["missing/file.toml"], "missing/file.toml"),
         (&[&bad_toml], "malformed TOML"),
         (
-            &[
-                "--set",
-                "model.rows=16384",
-                "--set",
-                "model.cols=16384",
-                "--algorithm",
-                "sequential",
-            ],
+            &cli_args(
+                &["--algorithm", "sequential"],
+                &["model.rows=16384", "model.cols=16384"],
+            ),
             "on the CPU, more than the limit of 8 GiB",
         ),
     ];
@@ -97,16 +93,14 @@ fn refusals_state_the_real_rule_and_print_numbers_that_are_accepted() {
         "{err}"
     );
     // the printed stability bound is itself accepted
-    let (code, _, err) = run_text(&[
-        "run",
-        "teaching-diffusion",
-        "--set",
-        "run.algorithm=\"timestepped\"",
-        "--set",
-        "model.alpha_x=1.7",
-        "--set",
-        "run.dt=0.2",
-    ]);
+    let (code, _, err) = run_text(&cli_args(
+        &["run", "teaching-diffusion"],
+        &[
+            "run.algorithm=\"timestepped\"",
+            "model.alpha_x=1.7",
+            "run.dt=0.2",
+        ],
+    ));
     assert_eq!(code, 2, "{err}");
     // "… = BOUND (the explicit scheme is unstable above it); got 0.2"
     let bound = err
@@ -116,18 +110,15 @@ fn refusals_state_the_real_rule_and_print_numbers_that_are_accepted() {
             number.parse::<f64>().ok().map(|_| number)
         })
         .expect("the refusal prints the bound");
-    let (code, _, err) = run_text(&[
-        "run",
-        "teaching-diffusion",
-        "--set",
-        "run.algorithm=\"timestepped\"",
-        "--set",
-        "model.alpha_x=1.7",
-        "--set",
-        &format!("run.dt={bound}"),
-        "--set",
-        "run.end_time=1",
-    ]);
+    let (code, _, err) = run_text(&cli_args(
+        &["run", "teaching-diffusion"],
+        &[
+            "run.algorithm=\"timestepped\"",
+            "model.alpha_x=1.7",
+            &format!("run.dt={bound}"),
+            "run.end_time=1",
+        ],
+    ));
     assert_eq!(code, 0, "dt = {bound}: {err}");
     let (_, _, err) = run_text(&["run", "teaching-diffusion", "--set", "run.dt=16"]);
     assert!(
@@ -154,22 +145,16 @@ fn an_algorithm_of_another_model_is_named_as_such() {
 
 #[test]
 fn a_grid_too_fast_for_one_tick_is_refused_instead_of_diverging() {
-    let (code, out, err) = run_text(&[
-        "run",
-        "teaching-diffusion",
-        "--set",
-        "model.rows=8",
-        "--set",
-        "model.cols=8",
-        "--set",
-        "model.alpha_x=1e6",
-        "--set",
-        "model.alpha_y=1e6",
-        "--set",
-        "run.end_time=0.001",
-        "--format",
-        "json",
-    ]);
+    let (code, out, err) = run_text(&cli_args(
+        &["run", "teaching-diffusion", "--format", "json"],
+        &[
+            "model.rows=8",
+            "model.cols=8",
+            "model.alpha_x=1e6",
+            "model.alpha_y=1e6",
+            "run.end_time=0.001",
+        ],
+    ));
     assert_eq!(code, 2, "{out}");
     assert!(err.contains("below one tick"), "{err}");
     assert!(!out.contains("null"));
@@ -260,14 +245,10 @@ fn every_refusal_says_the_key_the_range_in_words_and_what_was_given() {
 #[test]
 fn a_size_refusal_names_the_models_keys_and_the_algorithm_list_has_no_repeats() {
     refused(
-        &[
-            "run",
-            "teaching-open",
-            "--set",
-            "model.lines=16384",
-            "--set",
-            "model.servers_per_line=16384",
-        ],
+        &cli_args(
+            &["run", "teaching-open"],
+            &["model.lines=16384", "model.servers_per_line=16384"],
+        ),
         "model.lines × model.servers_per_line: 16384×16384 needs 24.000 GiB",
     );
     let (code, _, err) = run_text(&["run", "--algorithm", "foo"]);

@@ -3,6 +3,7 @@
 //! node or a FIFO, two outputs written to one path, a full disk reported as bad input.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a test's helpers may panic: that is the test failing
 
+use crate::cli_args;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -31,43 +32,27 @@ pub(super) fn s(p: &Path) -> String {
 fn sweep(d_values: &str, out: &Path, extra: &[&str]) -> (i32, String, String) {
     let vary = format!("run.d={d_values}");
     let out = s(out);
-    let mut args = vec![
-        "sweep",
-        "--vary",
-        &vary,
-        "--seeds",
-        "2",
-        "--set",
-        "model.rows=8",
-        "--set",
-        "model.cols=8",
-        "--set",
-        "run.end_time=50",
-        "--set",
-        "run.warmup=0",
-        "--jobs=2",
-        "--format",
-        "csv",
-        "--out",
-        &out,
-    ];
+    let mut args = cli_args(
+        &[
+            "sweep", "--vary", &vary, "--seeds", "2", "--jobs=2", "--format", "csv", "--out", &out,
+        ],
+        &[
+            "model.rows=8",
+            "model.cols=8",
+            "run.end_time=50",
+            "run.warmup=0",
+        ],
+    );
     args.extend(extra);
     pdes(&args)
 }
 
 #[test]
 fn a_swept_seed_is_refused_with_the_way_to_sweep_seeds() {
-    let (code, _, err) = pdes(&[
-        "sweep",
-        "--vary",
-        "run.seed=1,2,3",
-        "--set",
-        "run.end_time=50",
-        "--set",
-        "run.warmup=0",
-        "--format",
-        "json",
-    ]);
+    let (code, _, err) = pdes(&cli_args(
+        &["sweep", "--vary", "run.seed=1,2,3", "--format", "json"],
+        &["run.end_time=50", "run.warmup=0"],
+    ));
     assert_eq!(code, 2, "{err}");
     assert!(
         err.contains("--vary run.seed") && err.contains("--seeds N"),

@@ -4,6 +4,7 @@
 //! are refused, aggregates are the means of the runs, and the figure is written.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a test's helpers may panic: that is the test failing
 
+use crate::cli_args;
 use crate::common_cfg;
 use std::process::Command;
 
@@ -27,20 +28,21 @@ fn dir(name: &str) -> std::path::PathBuf {
 
 /// A small torus sweep: 2 values of d × 3 of the seed count = 6 points... (the grid of the
 /// tests: d over 3 values, rows over 2, 2 seeds: 12 runs).
-const GRID: [&str; 12] = [
-    "sweep",
-    "--vary",
-    "run.d=0.25,0.5,1",
-    "--vary",
-    "model.rows=8,12",
-    "--seeds",
-    "2",
-    "--set",
-    "run.end_time=100",
-    "--set",
-    "run.warmup=0",
-    "--jobs=2",
-];
+fn grid() -> Vec<&'static str> {
+    cli_args(
+        &[
+            "sweep",
+            "--vary",
+            "run.d=0.25,0.5,1",
+            "--vary",
+            "model.rows=8,12",
+            "--seeds",
+            "2",
+            "--jobs=2",
+        ],
+        &["run.end_time=100", "run.warmup=0"],
+    )
+}
 
 /// The CSV's rows without the wall-clock columns (which differ between any two runs).
 fn deterministic(csv_text: &str) -> Vec<Vec<String>> {
@@ -63,7 +65,7 @@ fn deterministic(csv_text: &str) -> Vec<Vec<String>> {
 fn the_shards_merged_are_the_unsharded_sweep_row_for_row() {
     let d = dir("shards");
     let whole = d.join("whole.csv");
-    let mut args = GRID.to_vec();
+    let mut args = grid();
     let w = whole.to_str().unwrap().to_string();
     args.extend(["--format", "csv", "--out", &w]);
     let (code, _, err) = pdes(&args);
@@ -72,7 +74,7 @@ fn the_shards_merged_are_the_unsharded_sweep_row_for_row() {
     for i in 0..3 {
         let p = d.join(format!("part{i}.csv")).to_str().unwrap().to_string();
         let shard = format!("{i}/3");
-        let mut a = GRID.to_vec();
+        let mut a = grid();
         a.extend(["--format", "csv", "--out", &p, "--shard", &shard]);
         let (code, _, err) = pdes(&a);
         assert_eq!(code, 0, "{err}");
@@ -100,7 +102,7 @@ fn the_shards_merged_are_the_unsharded_sweep_row_for_row() {
 fn resume_completes_an_interrupted_csv_without_rerunning_its_rows() {
     let d = dir("resume");
     let whole = d.join("whole.csv").to_str().unwrap().to_string();
-    let mut args = GRID.to_vec();
+    let mut args = grid();
     args.extend(["--format", "csv", "--out", &whole]);
     assert_eq!(pdes(&args).0, 0);
     let text = std::fs::read_to_string(&whole).unwrap();
@@ -110,7 +112,7 @@ fn resume_completes_an_interrupted_csv_without_rerunning_its_rows() {
     let partial = format!("{}\n{cut}", lines[..5].join("\n"));
     let p = d.join("partial.csv").to_str().unwrap().to_string();
     std::fs::write(&p, partial).unwrap();
-    let mut args = GRID.to_vec();
+    let mut args = grid();
     args.extend(["--format", "csv", "--out", &p, "--resume"]);
     let (code, _, err) = pdes(&args);
     assert_eq!(code, 0, "{err}");
@@ -126,17 +128,10 @@ fn resume_completes_an_interrupted_csv_without_rerunning_its_rows() {
 #[test]
 fn a_failing_point_is_reported_with_its_parameters_and_the_sweep_goes_on() {
     // shifted service needs d < M = 10: d = 20 fails, the others run
-    let (code, out, err) = pdes(&[
-        "sweep",
-        "--vary",
-        "run.d=0.5,20,1",
-        "--set",
-        "run.end_time=50",
-        "--set",
-        "run.warmup=0",
-        "--format",
-        "json",
-    ]);
+    let (code, out, err) = pdes(&cli_args(
+        &["sweep", "--vary", "run.d=0.5,20,1", "--format", "json"],
+        &["run.end_time=50", "run.warmup=0"],
+    ));
     assert_eq!(code, 1, "{err}");
     assert!(
         err.contains("1 of 3 runs failed") && err.contains("run.d=20"),
@@ -197,21 +192,20 @@ fn bad_specs_are_refused_with_the_flag_the_key_and_the_reason() {
 fn aggregates_are_the_means_of_the_runs_and_the_figure_is_drawn() {
     let d = dir("plot");
     let png = d.join("fig.png").to_str().unwrap().to_string();
-    let (code, out, err) = pdes(&[
-        "sweep",
-        "--vary",
-        "run.d=0.25:1:3:log",
-        "--seeds",
-        "3",
-        "--set",
-        "run.end_time=100",
-        "--set",
-        "run.warmup=0",
-        "--format",
-        "json",
-        "--plot",
-        &png,
-    ]);
+    let (code, out, err) = pdes(&cli_args(
+        &[
+            "sweep",
+            "--vary",
+            "run.d=0.25:1:3:log",
+            "--seeds",
+            "3",
+            "--format",
+            "json",
+            "--plot",
+            &png,
+        ],
+        &["run.end_time=100", "run.warmup=0"],
+    ));
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     let runs = v["runs"].as_array().unwrap();
@@ -260,18 +254,14 @@ fn a_gpu_sweep_gives_the_cpu_sweeps_numbers() {
     if common_cfg::gpu().is_none() {
         return;
     }
-    let args = [
-        "sweep",
-        "park-fishwick-open",
-        "--vary",
-        "run.d=0.5,1",
-        "--set",
-        "model.lines=4",
-        "--set",
-        "model.arrival_rate=0.1",
-        "--set",
-        "run.end_time=300",
-    ];
+    let args = cli_args(
+        &["sweep", "park-fishwick-open", "--vary", "run.d=0.5,1"],
+        &[
+            "model.lines=4",
+            "model.arrival_rate=0.1",
+            "run.end_time=300",
+        ],
+    );
     assert_eq!(sweep_rows(&args, "gpu"), sweep_rows(&args, "cpu"));
 }
 
@@ -283,21 +273,18 @@ fn a_gpu_sweep_with_seeds_in_one_engine_gives_the_cpu_sweeps_numbers() {
     if common_cfg::gpu().is_none() {
         return;
     }
-    let args = [
-        "sweep",
-        "--vary",
-        "run.d=0.5,2",
-        "--vary",
-        "model.rows=64,63",
-        "--set",
-        "model.cols=64",
-        "--set",
-        "run.end_time=150",
-        "--set",
-        "run.warmup=0",
-        "--seeds",
-        "3",
-    ];
+    let args = cli_args(
+        &[
+            "sweep",
+            "--vary",
+            "run.d=0.5,2",
+            "--vary",
+            "model.rows=64,63",
+            "--seeds",
+            "3",
+        ],
+        &["model.cols=64", "run.end_time=150", "run.warmup=0"],
+    );
     let gpu = sweep_rows(&args, "gpu");
     assert_eq!(gpu.len(), 1 + 4 * 3);
     assert_eq!(gpu, sweep_rows(&args, "cpu"));
@@ -311,21 +298,20 @@ fn a_sweep_spread_over_two_devices_gives_the_one_device_rows() {
     if common_cfg::gpu().is_none() {
         return;
     }
-    let args = [
-        "sweep",
-        "--vary",
-        "run.d=0.5,1,2",
-        "--set",
-        "run.end_time=150",
-        "--set",
-        "run.warmup=0",
-        "--seeds",
-        "2",
-        "--engine",
-        "gpu",
-        "--format",
-        "csv",
-    ];
+    let args = cli_args(
+        &[
+            "sweep",
+            "--vary",
+            "run.d=0.5,1,2",
+            "--seeds",
+            "2",
+            "--engine",
+            "gpu",
+            "--format",
+            "csv",
+        ],
+        &["run.end_time=150", "run.warmup=0"],
+    );
     let (code, one, err) = pdes(&args);
     assert_eq!(code, 0, "{err}");
     let mut spread = args.to_vec();

@@ -13,20 +13,12 @@ fn advice(args: &[&str]) -> serde_json::Value {
 /// against sequential runs of the same seeds, so the largest is recommended.
 #[test]
 fn the_clinics_window_is_exact_up_to_its_shortest_service() {
-    let a = advice(&[
-        "tune",
-        "clinic",
-        "--set",
-        "run.end_time=2000",
-        "--set",
-        "run.warmup=200",
-        "--seeds",
-        "3",
-        "--points",
-        "3",
-        "--format",
-        "json",
-    ]);
+    let a = advice(&cli_args(
+        &[
+            "tune", "clinic", "--seeds", "3", "--points", "3", "--format", "json",
+        ],
+        &["run.end_time=2000", "run.warmup=200"],
+    ));
     assert_eq!(a["reference"], "sequential");
     assert!(
         (a["largest_valid_d"].as_f64().unwrap() - 0.5).abs() < 1e-6,
@@ -100,20 +92,12 @@ fn tune_refuses_what_it_cannot_tune_in_one_line() {
 fn tune_draws_its_figure() {
     let path = std::env::temp_dir().join(format!("pdes-tune-{}.png", std::process::id()));
     let p = path.to_str().unwrap();
-    let (code, _, stderr) = run_text(&[
-        "tune",
-        "clinic",
-        "--set",
-        "run.end_time=500",
-        "--set",
-        "run.warmup=50",
-        "--seeds",
-        "2",
-        "--points",
-        "2",
-        "--plot",
-        p,
-    ]);
+    let (code, _, stderr) = run_text(&cli_args(
+        &[
+            "tune", "clinic", "--seeds", "2", "--points", "2", "--plot", p,
+        ],
+        &["run.end_time=500", "run.warmup=50"],
+    ));
     assert_eq!(code, 0, "{stderr}");
     let bytes = std::fs::read(&path).unwrap();
     assert!(bytes.starts_with(b"\x89PNG"), "not a PNG");
