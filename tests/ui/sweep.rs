@@ -180,7 +180,7 @@ fn screenshot_of_the_ghosts() {
     for _ in 0..300 {
         h.state_mut().step_once();
     }
-    h.state_mut().form.model_mut::<TorusForm>().unwrap().d = 8.0;
+    h.state_mut().form.model_mut::<TorusForm>().unwrap().run.d = 8.0;
     h.state_mut().apply_form();
     for _ in 0..60 {
         h.state_mut().step_once();

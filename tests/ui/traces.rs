@@ -15,7 +15,7 @@ fn a_changed_parameter_keeps_the_earlier_run_as_a_ghost() {
     }
     h.run_steps(1);
     assert!(h.state().a.samples.len() >= 2);
-    h.state_mut().form.model_mut::<TorusForm>().unwrap().d = 4.0;
+    h.state_mut().form.model_mut::<TorusForm>().unwrap().run.d = 4.0;
     h.state_mut().apply_form();
     h.run_steps(2);
     let ghosts = &h.state().a.ghosts;

@@ -105,32 +105,92 @@ impl Form {
     }
 }
 
-/// The `[run]` section of the models that share the torus's run keys (algorithm,
-/// timestamps, d, end time, seed, engine).
-pub fn queueing_run_table(
-    algorithm: AlgorithmChoice,
-    default_timestamps: &'static str,
-    d: f64,
-    end_time: f64,
-    warmup: f64,
-    seed: u64,
-    engine: &str,
-) -> toml::Table {
-    let mut run = toml::Table::new();
-    run.insert("algorithm".into(), algorithm.algorithm.into());
-    run.insert(
-        "timestamps".into(),
-        algorithm.timestamps.unwrap_or(default_timestamps).into(),
-    );
-    run.insert("d".into(), d.into());
-    run.insert("end_time".into(), end_time.into());
-    // left out at 0, its default: a preset written from the window stays as short
-    if warmup > 0.0 {
-        run.insert("warmup".into(), warmup.into());
+/// The run controls of the models that share the queueing run keys (the torus, the open
+/// network): d (slider and typed text), the warm-up and the seed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct QueueingRun {
+    /// The interval d.
+    pub d: f64,
+    /// d as typed in its box (validated when it loses focus).
+    pub d_text: String,
+    /// Statistics from this time on.
+    pub warmup: f64,
+    /// Seed.
+    pub seed: u64,
+}
+
+/// What d, the warm-up and the seed mean for one model (their hover texts).
+pub struct QueueingRunHelp {
+    /// d's.
+    pub d: &'static str,
+    /// The warm-up's.
+    pub warmup: &'static str,
+    /// The seed's.
+    pub seed: &'static str,
+}
+
+impl QueueingRun {
+    /// The controls' values of `run`.
+    pub fn of(run: &pdes_models::queueing::RunConfig) -> Self {
+        Self {
+            d: run.d,
+            d_text: format!("{}", run.d),
+            warmup: run.warmup,
+            seed: run.seed,
+        }
     }
-    run.insert("seed".into(), (seed.min(i64::MAX as u64) as i64).into());
-    run.insert("engine".into(), engine.into());
-    run
+
+    /// d's rows of the run grid (above the engine row); a typed value that is not a number
+    /// goes to `error`.
+    pub fn d_controls(
+        &mut self,
+        ui: &mut egui::Ui,
+        error: &mut Option<String>,
+        help: &QueueingRunHelp,
+    ) -> bool {
+        crate::kit::controls::interval_d(ui, help.d, &mut self.d, &mut self.d_text, error)
+    }
+
+    /// The warm-up's and the seed's rows (below the engine row).
+    pub fn after_controls(&mut self, ui: &mut egui::Ui, help: &QueueingRunHelp) -> bool {
+        let mut changed = crate::kit::controls::warmup(ui, help.warmup, &mut self.warmup);
+        changed |= crate::kit::controls::seed(ui, help.seed, &mut self.seed);
+        changed
+    }
+
+    /// The `[run]` section: algorithm (its timestamps, else `default_timestamps`), d, end
+    /// time, warm-up (left out at 0, its default: a preset written from the window stays
+    /// as short), seed, engine.
+    pub fn table(
+        &self,
+        algorithm: AlgorithmChoice,
+        default_timestamps: &'static str,
+        end_time: f64,
+        engine: &str,
+    ) -> toml::Table {
+        let mut run = toml::Table::new();
+        run.insert("algorithm".into(), algorithm.algorithm.into());
+        run.insert(
+            "timestamps".into(),
+            algorithm.timestamps.unwrap_or(default_timestamps).into(),
+        );
+        run.insert("d".into(), self.d.into());
+        run.insert("end_time".into(), end_time.into());
+        if self.warmup > 0.0 {
+            run.insert("warmup".into(), self.warmup.into());
+        }
+        run.insert(
+            "seed".into(),
+            (self.seed.min(i64::MAX as u64) as i64).into(),
+        );
+        run.insert("engine".into(), engine.into());
+        run
+    }
+}
+
+/// `model.service` of a queueing model: "shifted" or "exponential".
+pub fn service_name(shifted: bool) -> &'static str {
+    if shifted { "shifted" } else { "exponential" }
 }
 
 /// A preset table from its two sections.

@@ -2,7 +2,9 @@
 //! d, seed — and the preset table they make.
 
 use crate::kit::controls;
-use crate::kit::form::{AlgorithmChoice, ModelForm, preset_table, queueing_run_table};
+use crate::kit::form::{
+    AlgorithmChoice, ModelForm, QueueingRun, QueueingRunHelp, preset_table, service_name,
+};
 use eframe::egui;
 use pdes_models::open_network::config;
 use pdes_models::open_network::config::OpenConfig;
@@ -23,44 +25,24 @@ pub struct OpenForm {
     pub mean_service: f64,
     /// Shifted (true) or exponential service.
     pub shifted: bool,
-    /// The interval d.
-    pub d: f64,
-    /// d as typed in its box (applied on Enter).
-    pub d_text: String,
-    /// Statistics from this time on.
-    pub warmup: f64,
-    /// Seed.
-    pub seed: u64,
+    /// d, the warm-up and the seed.
+    pub run: QueueingRun,
 }
 
-/// The registry's constructor: the form showing `cfg`.
+/// The registry's constructor: the form showing `cfg` (the generic one for a configuration
+/// of another model, which the window never hands it).
 pub fn form(cfg: &Config) -> Box<dyn ModelForm> {
-    let c = cfg.get::<OpenConfig>();
-    Box::new(match c {
-        Some(c) => OpenForm {
-            lines: c.model.lines,
-            servers_per_line: c.model.servers_per_line,
-            arrival_rate: c.model.arrival_rate,
-            exit_probability: c.model.exit_probability,
-            mean_service: c.model.mean_service,
-            shifted: c.model.service == pdes_models::torus::ServiceKind::Shifted,
-            d: c.run.d,
-            d_text: format!("{}", c.run.d),
-            warmup: c.run.warmup,
-            seed: c.run.seed,
-        },
-        None => OpenForm {
-            lines: 16,
-            servers_per_line: 16,
-            arrival_rate: 0.4,
-            exit_probability: 0.25,
-            mean_service: 5.0,
-            shifted: false,
-            d: 1.0,
-            d_text: "1".into(),
-            warmup: 0.0,
-            seed: 1,
-        },
+    let Some(c) = cfg.get::<OpenConfig>() else {
+        return crate::panels::generic::form(cfg);
+    };
+    Box::new(OpenForm {
+        lines: c.model.lines,
+        servers_per_line: c.model.servers_per_line,
+        arrival_rate: c.model.arrival_rate,
+        exit_probability: c.model.exit_probability,
+        mean_service: c.model.mean_service,
+        shifted: c.model.service == pdes_models::torus::ServiceKind::Shifted,
+        run: QueueingRun::of(&c.run),
     })
 }
 
@@ -88,27 +70,11 @@ impl ModelForm for OpenForm {
     }
 
     fn run_controls(&mut self, ui: &mut egui::Ui, error: &mut Option<String>) -> bool {
-        controls::interval_d(
-            ui,
-            "The interval (TI in paper 002): window width, or the interval whose boundary events are moved to.",
-            &mut self.d,
-            &mut self.d_text,
-            error,
-        )
+        self.run.d_controls(ui, error, &RUN_HELP)
     }
 
     fn run_controls_after(&mut self, ui: &mut egui::Ui) -> bool {
-        let mut changed = controls::warmup(
-            ui,
-            "Statistics (utilization, sojourn, tokens in the system, system time) cover only [warm-up, T]: the network starts empty, which biases every time average low from t = 0.",
-            &mut self.warmup,
-        );
-        changed |= controls::seed(
-            ui,
-            "Every random number is a pure function of (seed, which arrival, which visit).",
-            &mut self.seed,
-        );
-        changed
+        self.run.after_controls(ui, &RUN_HELP)
     }
 
     fn table(&self, algorithm: AlgorithmChoice, engine: &str, end_time: f64) -> toml::Table {
@@ -122,24 +88,17 @@ impl ModelForm for OpenForm {
         model.insert("arrival_rate".into(), self.arrival_rate.into());
         model.insert("exit_probability".into(), self.exit_probability.into());
         model.insert("mean_service".into(), self.mean_service.into());
-        model.insert(
-            "service".into(),
-            if self.shifted {
-                "shifted"
-            } else {
-                "exponential"
-            }
-            .into(),
-        );
-        let run = queueing_run_table(
-            algorithm,
-            "boundary",
-            self.d,
-            end_time,
-            self.warmup,
-            self.seed,
-            engine,
-        );
-        preset_table(model, run)
+        model.insert("service".into(), service_name(self.shifted).into());
+        preset_table(
+            model,
+            self.run.table(algorithm, "boundary", end_time, engine),
+        )
     }
 }
+
+/// What d, the warm-up and the seed mean here.
+const RUN_HELP: QueueingRunHelp = QueueingRunHelp {
+    d: "The interval (TI in paper 002): window width, or the interval whose boundary events are moved to.",
+    warmup: "Statistics (utilization, sojourn, tokens in the system, system time) cover only [warm-up, T]: the network starts empty, which biases every time average low from t = 0.",
+    seed: "Every random number is a pure function of (seed, which arrival, which visit).",
+};

@@ -2,7 +2,9 @@
 //! its law, d (slider and typed value), seed — and the preset table they make.
 
 use crate::kit::controls;
-use crate::kit::form::{AlgorithmChoice, ModelForm, preset_table, queueing_run_table};
+use crate::kit::form::{
+    AlgorithmChoice, ModelForm, QueueingRun, QueueingRunHelp, preset_table, service_name,
+};
 use eframe::egui;
 use pdes_models::preset::Config;
 use pdes_models::torus::config;
@@ -20,14 +22,8 @@ pub struct TorusForm {
     pub mean_service: f64,
     /// Shifted (true) or exponential service.
     pub shifted: bool,
-    /// The interval d.
-    pub d: f64,
-    /// The text of d's typed field (validated when it loses focus).
-    pub d_text: String,
-    /// Seed.
-    pub seed: u64,
-    /// Warm-up time: statistics from here on.
-    pub warmup: f64,
+    /// d, the warm-up and the seed.
+    pub run: QueueingRun,
 }
 
 /// The registry's constructor: the form showing `cfg`.
@@ -47,10 +43,7 @@ pub fn form(cfg: &Config) -> Box<dyn ModelForm> {
         tokens_per_facility: c.model.tokens_per_facility,
         mean_service: c.model.mean_service,
         shifted: c.model.service == pdes_models::torus::ServiceKind::Shifted,
-        d: c.run.d,
-        d_text: format!("{}", c.run.d),
-        seed: c.run.seed,
-        warmup: c.run.warmup,
+        run: QueueingRun::of(&c.run),
     })
 }
 
@@ -74,27 +67,11 @@ impl ModelForm for TorusForm {
     }
 
     fn run_controls(&mut self, ui: &mut egui::Ui, error: &mut Option<String>) -> bool {
-        controls::interval_d(
-            ui,
-            "The interval. Window: events in [t_min, t_min + d) run together. Interval: events up to the next multiple of d. Larger d = more parallel events per step (faster) but, for the interval algorithms, more bias or more causality errors.",
-            &mut self.d,
-            &mut self.d_text,
-            error,
-        )
+        self.run.d_controls(ui, error, &RUN_HELP)
     }
 
     fn run_controls_after(&mut self, ui: &mut egui::Ui) -> bool {
-        let mut changed = controls::warmup(
-            ui,
-            "Statistics (utilization, sojourn, throughput) cover only [warm-up, T]: the run starts with every facility busy, which biases time averages from t = 0 even under sequential.",
-            &mut self.warmup,
-        );
-        changed |= controls::seed(
-            ui,
-            "Every service time and route is a pure function of (seed, token, visit): the same seed gives the same sample path in every exact algorithm, on the CPU and on the GPU.",
-            &mut self.seed,
-        );
-        changed
+        self.run.after_controls(ui, &RUN_HELP)
     }
 
     fn table(&self, algorithm: AlgorithmChoice, engine: &str, end_time: f64) -> toml::Table {
@@ -107,24 +84,17 @@ impl ModelForm for TorusForm {
             i64::from(self.tokens_per_facility).into(),
         );
         model.insert("mean_service".into(), self.mean_service.into());
-        model.insert(
-            "service".into(),
-            if self.shifted {
-                "shifted"
-            } else {
-                "exponential"
-            }
-            .into(),
-        );
-        let run = queueing_run_table(
-            algorithm,
-            "original",
-            self.d,
-            end_time,
-            self.warmup,
-            self.seed,
-            engine,
-        );
-        preset_table(model, run)
+        model.insert("service".into(), service_name(self.shifted).into());
+        preset_table(
+            model,
+            self.run.table(algorithm, "original", end_time, engine),
+        )
     }
 }
+
+/// What d, the warm-up and the seed mean here.
+const RUN_HELP: QueueingRunHelp = QueueingRunHelp {
+    d: "The interval. Window: events in [t_min, t_min + d) run together. Interval: events up to the next multiple of d. Larger d = more parallel events per step (faster) but, for the interval algorithms, more bias or more causality errors.",
+    warmup: "Statistics (utilization, sojourn, throughput) cover only [warm-up, T]: the run starts with every facility busy, which biases time averages from t = 0 even under sequential.",
+    seed: "Every service time and route is a pure function of (seed, token, visit): the same seed gives the same sample path in every exact algorithm, on the CPU and on the GPU.",
+};
