@@ -31,6 +31,24 @@ pub fn diffusion_config(sets: &[&str]) -> pdes_lab::models::diffusion::config::D
         .expect("teaching-diffusion is a diffusion preset")
 }
 
+/// The configuration of the verify case labelled `label` among `cases` of `models` (a test
+/// that runs a verify case with other budgets starts from the very same configuration).
+pub fn verify_case<C: Clone + 'static>(
+    models: &[&'static pdes_lab::models::ModelInfo],
+    cases: &[pdes_lab::models::verify::Case],
+    label: &str,
+) -> C {
+    let case = cases
+        .iter()
+        .find(|c| c.label == label)
+        .unwrap_or_else(|| panic!("no verify case {label:?}"));
+    pdes_lab::models::verify::config_of(models, case)
+        .unwrap()
+        .get::<C>()
+        .cloned()
+        .unwrap()
+}
+
 /// Runs a CPU engine of `cfg` to the end.
 pub fn run_cpu(cfg: &TorusConfig) -> CpuEngine {
     let mut e = CpuEngine {

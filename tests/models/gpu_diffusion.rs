@@ -72,15 +72,13 @@ fn gpu_timestepped_matches_the_cpu() {
 /// partial one down.
 #[test]
 fn gpu_timestepped_matches_the_cpu_on_the_quad_kernels() {
-    let cfg = config(&[
-        "model.rows=37",
-        "model.cols=260",
-        "model.beta=0.25",
-        "model.alpha_y=0.5",
-        "run.algorithm=\"timestepped\"",
-        "run.dt=0.05",
-        "run.end_time=10.03",
-    ]);
+    use pdes_lab::models::diffusion::verify::DiffusionTwins;
+    use pdes_lab::models::twins::Twins;
+    let cfg: DiffusionConfig = common_cfg::verify_case(
+        DiffusionTwins::MODELS,
+        DiffusionTwins::CASES,
+        "timestepped 37×260 (quad kernels)",
+    );
     assert_twins(&cfg, &[Budget::Steps(1), Budget::Steps(37), Budget::Finish]);
 }
 

@@ -96,14 +96,11 @@ fn gpu_replications_equal_the_cpus_with_times_near_the_bound_of_one_word() {
 
 #[test]
 fn gpu_replications_equal_the_cpus_event_by_event_with_a_long_queue() {
-    let cfg = config(&[
-        "model.servers=8",
-        "model.capacity=40",
-        "model.arrival_rate=7.5",
-        "run.replications=65",
-        "run.customers=4000",
-        "run.seed=77",
-    ]);
+    let cfg: MmckConfig = common_cfg::verify_case(
+        &[&pdes_lab::models::mmck::INFO],
+        pdes_lab::models::mmck::verify::CASES,
+        "c=8 k=40 λ=7.5, 65 replications × 4000",
+    );
     let mut budgets = vec![Budget::Steps(1); 3];
     budgets.extend([Budget::Steps(1000), Budget::Until(1 << 28), Budget::Finish]);
     assert_same(&cfg, &budgets);

@@ -12,7 +12,10 @@ fn moving_the_d_slider_changes_the_engines_d() {
     h.get_by_role_and_label(Role::Slider, "d (log)")
         .set_value_accesskit(0.5);
     h.run_steps(2);
-    assert_eq!(h.state_mut().form.model_mut::<TorusForm>().unwrap().run.d, 0.5);
+    assert_eq!(
+        h.state_mut().form.model_mut::<TorusForm>().unwrap().run.d,
+        0.5
+    );
     assert_eq!(
         torus(&h.state().a.config).run.d,
         0.5,

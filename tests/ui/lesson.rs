@@ -149,7 +149,8 @@ fn same_sample_path_runs_window_beside_sequential_with_identical_results() {
         .as_any_mut()
         .downcast_mut::<pdes_lab::panels::torus::form::TorusForm>()
         .expect("a torus form")
-        .run.warmup = 10.0;
+        .run
+        .warmup = 10.0;
     h.get_by_label("Info").click();
     h.run_steps(2);
     h.get_by_label("Same sample path: window beside sequential")

@@ -19,7 +19,7 @@ use std::sync::Arc;
 /// The cases: paper 003's queue with a replication count that is not a multiple of the
 /// workgroup; one server and no waiting room (Erlang's loss system, an empty queue ring)
 /// with a warm-up; eight servers and a long waiting room (the ring wraps many times).
-const CASES: &[Case] = &[
+pub const CASES: &[Case] = &[
     Case {
         label: "λ=4 μ=1 c=3 k=5, 700 replications × 3000",
         quick: true,
