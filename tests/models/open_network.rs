@@ -7,7 +7,7 @@ use crate::common_cfg;
 use pdes_lab::models::open_network::sequential::Sequential;
 use pdes_lab::models::open_network::state::OpenState;
 use pdes_lab::models::open_network::{Laws, OpenParams};
-use pdes_lab::models::queueing::{Simulator, Stepping};
+use pdes_lab::models::queueing::Simulator;
 use pdes_lab::models::torus::ServiceKind;
 use pdes_lab::sim::Budget;
 use pdes_lab::time::to_ticks;

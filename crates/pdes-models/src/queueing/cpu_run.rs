@@ -8,12 +8,10 @@ use super::StepRule;
 use pdes_core::sim::{Budget, StepLog, StepTotals};
 use pdes_core::time::Ticks;
 
-/// A CPU simulator of a queueing model, as an engine drives it.
-pub trait Simulator: Sized {
+/// A CPU simulator of a queueing model, as an engine drives it (both kinds below).
+pub trait Simulator {
     /// The model's state.
     type State;
-    /// The simulator of `state` up to `end` (the sequential one's constructor).
-    fn start(state: Self::State, end: Ticks) -> Self;
     /// Runs events until the budget or the end.
     fn advance(&mut self, budget: Budget);
     /// Simulated time reached.
@@ -24,20 +22,16 @@ pub trait Simulator: Sized {
     fn state(&self) -> &Self::State;
 }
 
-/// What a stepped simulator offers beyond [`Simulator`].
-pub trait Stepping: Sized {
-    /// The model's state.
-    type State;
+/// The future-event-list simulator: one event at a time.
+pub trait EventList: Simulator + Sized {
+    /// The simulator of `state` up to `end`.
+    fn start(state: Self::State, end: Ticks) -> Self;
+}
+
+/// The two-phase stepped simulator: window or interval steps.
+pub trait Stepping: Simulator + Sized {
     /// The simulator of `state` stepping by `rule` up to `end`.
     fn start(state: Self::State, rule: StepRule, end: Ticks) -> Self;
-    /// Runs steps until the budget or the end.
-    fn advance(&mut self, budget: Budget);
-    /// Simulated time reached.
-    fn now(&self) -> Ticks;
-    /// Events and steps so far.
-    fn totals(&self) -> &StepTotals;
-    /// The state.
-    fn state(&self) -> &Self::State;
     /// Its steps so far.
     fn log(&self) -> &StepLog;
     /// The step of every facility's latest causality error (0: none yet).
@@ -53,7 +47,7 @@ pub enum CpuRun<Q, S> {
     Stepped(S),
 }
 
-impl<Q: Simulator, S: Stepping<State = Q::State>> CpuRun<Q, S> {
+impl<Q: EventList, S: Stepping<State = Q::State>> CpuRun<Q, S> {
     /// The run of `state` up to `end`: stepped by `rule`, or sequential without one.
     pub fn start(state: Q::State, rule: Option<StepRule>, end: Ticks) -> Self {
         match rule {
@@ -113,36 +107,38 @@ impl<Q: Simulator, S: Stepping<State = Q::State>> CpuRun<Q, S> {
     }
 }
 
-/// Implements [`Simulator`] (or, with `stepped`, [`Stepping`]) for a model's simulator
-/// struct with fields `state` and `totals` (and `log`, `last_error_step`) and inherent
-/// `new`, `advance` and `now`.
+/// Implements [`Simulator`] and [`EventList`] (or, with `stepped`, [`Stepping`]) for a
+/// model's simulator struct with fields `state` and `totals` (and `log`,
+/// `last_error_step`) and inherent `new`, `advance` and `now`.
 macro_rules! simulator {
     (@common $ty:ty, $state:ty) => {
-        type State = $state;
-        fn advance(&mut self, budget: pdes_core::sim::Budget) {
-            <$ty>::advance(self, budget)
-        }
-        fn now(&self) -> pdes_core::time::Ticks {
-            <$ty>::now(self)
-        }
-        fn totals(&self) -> &pdes_core::sim::StepTotals {
-            &self.totals
-        }
-        fn state(&self) -> &$state {
-            &self.state
+        impl $crate::queueing::Simulator for $ty {
+            type State = $state;
+            fn advance(&mut self, budget: pdes_core::sim::Budget) {
+                <$ty>::advance(self, budget)
+            }
+            fn now(&self) -> pdes_core::time::Ticks {
+                <$ty>::now(self)
+            }
+            fn totals(&self) -> &pdes_core::sim::StepTotals {
+                &self.totals
+            }
+            fn state(&self) -> &$state {
+                &self.state
+            }
         }
     };
     ($ty:ty, $state:ty) => {
-        impl $crate::queueing::Simulator for $ty {
-            $crate::queueing::simulator!(@common $ty, $state);
+        $crate::queueing::simulator!(@common $ty, $state);
+        impl $crate::queueing::EventList for $ty {
             fn start(state: $state, end: pdes_core::time::Ticks) -> Self {
                 <$ty>::new(state, end)
             }
         }
     };
     ($ty:ty, $state:ty, stepped) => {
+        $crate::queueing::simulator!(@common $ty, $state);
         impl $crate::queueing::Stepping for $ty {
-            $crate::queueing::simulator!(@common $ty, $state);
             fn start(
                 state: $state,
                 rule: $crate::queueing::StepRule,

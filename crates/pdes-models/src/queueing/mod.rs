@@ -7,7 +7,7 @@
 mod cpu_run;
 mod facility;
 
-pub use cpu_run::{CpuRun, Simulator, Stepping};
+pub use cpu_run::{CpuRun, EventList, Simulator, Stepping};
 pub(crate) use cpu_run::{cpu_run_engine, simulator};
 pub use facility::{Facility, NEVER, NONE, queue_length};
 
