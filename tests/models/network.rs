@@ -283,6 +283,38 @@ fn the_window_takes_every_d_up_to_the_shortest_service() {
     assert!(e.contains("station out") && e.contains("0.25"), "{e}");
 }
 
+/// Paper 002's open network at a million stations: every line's last station routes to
+/// exit or to any of the 16,384 lines' first stations. They hold one list, so the network
+/// has 2·10⁶ routes rather than 2.7·10⁸ (4 GiB), and its traffic equations still give every
+/// station λ / (lines · P_exit).
+#[test]
+fn a_million_station_tandem_shares_its_last_stations_routes() {
+    let (lines, per_line) = (16_384u32, 64u32);
+    let cfg = config(&file(
+        "shape = { kind = \"tandem\", lines = 16384, servers_per_line = 64, exit_probability = 0.25, arrival_rate = 409.6, service = { kind = \"exponential\", mean = 5.0 } }",
+        "algorithm = \"sequential\"\nend_time = 1.0",
+    ))
+    .unwrap();
+    let net = &cfg.network;
+    let private = u64::from(lines) * u64::from(per_line - 1);
+    assert_eq!(net.route_lists().lists.len() as u64, private + 1);
+    assert_eq!(net.distinct_routes(), private + u64::from(lines) + 1);
+    let tables = pdes_lab::models::network::routes::RouteTables::new(net);
+    let last = |l: u32| (l * per_line + per_line - 1) as usize;
+    assert_eq!(tables.count[last(0)], lines + 1);
+    assert_eq!(tables.first[last(0)], tables.first[last(lines - 1)]);
+    assert_eq!(tables.outcome.len() as u64, net.distinct_routes());
+    let lambda = pdes_lab::models::network::analytic::traffic(net);
+    let each = 409.6 / (f64::from(lines) * 0.25);
+    assert!(
+        lambda.iter().all(|l| (l - each).abs() < 1e-12 * each),
+        "{:?}",
+        lambda
+            .iter()
+            .fold((f64::MAX, 0f64), |a, &l| (a.0.min(l), a.1.max(l)))
+    );
+}
+
 #[test]
 fn a_file_reads_back_from_what_it_writes() {
     for name in ["clinic", "fat-tree", "random-network"] {

@@ -195,8 +195,8 @@ impl LiveEngine for GpuNetwork {
 pub fn cpu_bytes(config: &Config) -> u64 {
     config.get::<NetworkConfig>().map_or(0, |c| {
         let n = &c.network;
-        let routes: usize = n.stations.iter().map(|s| s.routes.len()).sum();
-        n.stations.len() as u64 * 200 + n.servers() * 24 + routes as u64 * 40 + n.population() * 40
+        let routes = n.distinct_routes();
+        n.stations.len() as u64 * 200 + n.servers() * 24 + routes * 40 + n.population() * 40
     })
 }
 

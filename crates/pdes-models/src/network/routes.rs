@@ -6,12 +6,14 @@
 use super::spec::{EXIT, Network};
 use pdes_core::rng::philox4x32_10;
 
-/// Every station's alias table, flattened: station `s`'s columns are `first[s] ..
-/// first[s + 1]`.
+/// Every route list's alias table, flattened: station `s`'s columns are `first[s] ..
+/// first[s] + count[s]` (stations that share a list share its columns).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RouteTables {
     /// Each station's first column.
     pub first: Vec<u32>,
+    /// Each station's columns.
+    pub count: Vec<u32>,
     /// A column's own outcome (a station's index, or [`EXIT`]).
     pub outcome: Vec<u32>,
     /// A column's alias outcome.
@@ -21,24 +23,30 @@ pub struct RouteTables {
 }
 
 impl RouteTables {
-    /// The tables of `net`, a station's on each core (at 10⁶ stations one core took a tenth
+    /// The tables of `net`, a list's on each core (at 10⁶ stations one core took a tenth
     /// of a second, before every GPU run and again for its read-back).
     pub fn new(net: &Network) -> Self {
         use rayon::prelude::*;
-        let mut first = Vec::with_capacity(net.stations.len() + 1);
+        let lists = net.route_lists();
+        let mut list_first = Vec::with_capacity(lists.lists.len());
         let mut n = 0u32;
-        for s in &net.stations {
-            first.push(n);
-            n += s.routes.len() as u32;
+        for list in &lists.lists {
+            list_first.push(n);
+            n += list.len() as u32;
         }
-        first.push(n);
-        let columns: Vec<[u32; 3]> = net
-            .stations
+        let columns: Vec<[u32; 3]> = lists
+            .lists
             .par_iter()
-            .flat_map_iter(|s| Self::station_columns(&s.routes))
+            .flat_map_iter(|list| Self::station_columns(list))
             .collect();
+        let (first, count) = lists
+            .of_station
+            .iter()
+            .map(|&l| (list_first[l as usize], lists.lists[l as usize].len() as u32))
+            .unzip();
         Self {
             first,
+            count,
             outcome: columns.iter().map(|c| c[0]).collect(),
             alias: columns.iter().map(|c| c[1]).collect(),
             threshold: columns.iter().map(|c| c[2]).collect(),
@@ -79,8 +87,7 @@ impl RouteTables {
     /// Where a token goes after service at `station`, from a visit's words 0 and 1.
     #[inline]
     pub fn draw(&self, station: u32, words: &[u32; 4]) -> u32 {
-        let first = self.first[station as usize];
-        let n = self.first[station as usize + 1] - first;
+        let (first, n) = (self.first[station as usize], self.count[station as usize]);
         let column = first + ((u64::from(words[0]) * u64::from(n)) >> 32) as u32;
         let c = column as usize;
         // a full column's alias is itself: `<` against u32::MAX only misses 2^-32
@@ -148,7 +155,7 @@ mod tests {
             routes,
         };
         Network {
-            stations: vec![station(routes), station(vec![(EXIT, 1.0)])],
+            stations: vec![station(routes.into()), station([(EXIT, 1.0)].into())],
         }
     }
 

@@ -1,18 +1,18 @@
 //! Generated networks (`model.shape = { kind = …, … }`): the torus of papers 000/002, the
 //! tandem lines of paper 002's open network, and a random graph of given size and degree for
 //! benchmarks. Each gives its stations as a file would; the network is then validated as any
-//! other. (The built-in torus and open-network presets keep their own engines: these shapes
-//! are the same networks drawn with the general engine's random numbers.)
+//! other. (The built-in torus presets keep their own engine: the torus shape is the same network
+//! drawn with the general engine's random numbers.)
 
 use super::service::Service;
-use super::spec::{EXIT, MAX_STATIONS, StationSpec};
+use super::spec::{EXIT, MAX_STATIONS, Routes, StationSpec};
 use crate::config::{PresetError, key_err};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-/// The most lines of a tandem shape (its last stations route to every line's first: lines²
-/// routes).
-pub const MAX_TANDEM_LINES: u32 = 256;
+/// The most lines of a tandem shape (its last stations share one list of lines + 1 routes:
+/// paper 002's open network at a million facilities has 16,384 lines of 64).
+pub const MAX_TANDEM_LINES: u32 = 16_384;
 
 fn shifted() -> Service {
     Service::Shifted {
@@ -80,7 +80,7 @@ pub enum Shape {
     },
 }
 
-fn closed(name: String, service: Service, tokens: u32, routes: Vec<(u32, f64)>) -> StationSpec {
+fn closed(name: String, service: Service, tokens: u32, routes: Routes) -> StationSpec {
     StationSpec {
         name,
         servers: 1,
@@ -119,12 +119,12 @@ impl Shape {
                     .into_par_iter()
                     .map(|i| (i / cols, i % cols))
                     .map(|(r, c)| {
-                        let routes = vec![
+                        let routes = Routes::from([
                             (at((r + rows - 1) % rows, c), 0.25),
                             (at((r + 1) % rows, c), 0.25),
                             (at(r, (c + cols - 1) % cols), 0.25),
                             (at(r, (c + 1) % cols), 0.25),
-                        ];
+                        ]);
                         closed(format!("r{r}c{c}"), service, tokens_per_station, routes)
                     })
                     .collect())
@@ -158,18 +158,20 @@ impl Shape {
                 }
                 let at = |l: u32, s: u32| l * servers_per_line + s;
                 let back = (1.0 - exit_probability) / f64::from(lines);
+                // every line's last station holds this one list: exit, or any line's first
+                let mut last = vec![(EXIT, exit_probability)];
+                if back > 0.0 {
+                    last.extend((0..lines).map(|to| (at(to, 0), back)));
+                }
+                let last: Routes = last.into();
                 Ok((0..lines * servers_per_line)
                     .into_par_iter()
                     .map(|i| (i / servers_per_line, i % servers_per_line))
                     .map(|(l, s)| {
                         let routes = if s + 1 < servers_per_line {
-                            vec![(at(l, s + 1), 1.0)]
+                            vec![(at(l, s + 1), 1.0)].into()
                         } else {
-                            let mut r = vec![(EXIT, exit_probability)];
-                            if back > 0.0 {
-                                r.extend((0..lines).map(|to| (at(to, 0), back)));
-                            }
-                            r
+                            last.clone()
                         };
                         StationSpec {
                             name: format!("l{l}s{s}"),

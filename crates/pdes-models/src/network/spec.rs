@@ -4,6 +4,8 @@
 
 use super::service::Service;
 use crate::config::{PresetError, key_err};
+use std::collections::HashMap;
+use std::sync::Arc;
 
 /// The most servers at one station (a step orders a station's departures within it).
 pub const MAX_SERVERS: u32 = 64;
@@ -15,6 +17,12 @@ pub const MAX_STATIONS: usize = 8191 * 2048;
 pub const ROUTE_TOLERANCE: f64 = 1e-9;
 /// Where a route leads: a station's index, or [`EXIT`].
 pub const EXIT: u32 = u32::MAX;
+
+/// A station's routes after service: (station index or [`EXIT`], probability). Stations
+/// with the same routes may hold one list — a tandem's last stations all route to every
+/// line's first, 16,384 lists of 16,385 routes otherwise (4 GiB) — and every pass over the
+/// routes goes over the distinct lists ([`Network::route_lists`]).
+pub type Routes = Arc<[(u32, f64)]>;
 
 /// One station, validated.
 #[derive(Clone, Debug, PartialEq)]
@@ -29,19 +37,36 @@ pub struct Station {
     pub arrival_rate: f64,
     /// Tokens at the station at time 0.
     pub population: u32,
-    /// Routes after service: (station index or [`EXIT`], probability), in the file's order.
-    pub routes: Vec<(u32, f64)>,
+    /// Routes after service, in the file's order (shared with other stations where a
+    /// generated shape gave them one list).
+    pub routes: Routes,
 }
 
 impl Station {
     /// The probability of leaving the network after service here.
     pub fn exit_probability(&self) -> f64 {
-        self.routes
-            .iter()
-            .filter(|(d, _)| *d == EXIT)
-            .map(|(_, p)| p)
-            .sum()
+        exit_share(&self.routes)
     }
+}
+
+fn exit_share(routes: &[(u32, f64)]) -> f64 {
+    routes
+        .iter()
+        .filter(|(d, _)| *d == EXIT)
+        .map(|(_, p)| p)
+        .sum()
+}
+
+/// The distinct route lists of a network, in the order of their first station, and which
+/// one each station holds.
+#[derive(Clone, Debug)]
+pub struct RouteLists {
+    /// The lists.
+    pub lists: Vec<Routes>,
+    /// Station `s` holds `lists[of_station[s]]`.
+    pub of_station: Vec<u32>,
+    /// How many stations hold each list.
+    pub holders: Vec<u32>,
 }
 
 /// A validated network.
@@ -70,12 +95,59 @@ pub struct StationSpec {
     /// Routes by name.
     pub routes: Vec<RouteSpec>,
     /// Routes by station index (or [`EXIT`]), for a generated shape: its names need no
-    /// lookup (resolving a million names cost seconds), and they are unique by construction.
-    pub resolved: Option<Vec<(u32, f64)>>,
+    /// lookup (resolving a million names cost seconds), and they are unique by construction;
+    /// stations given one list keep sharing it.
+    pub resolved: Option<Routes>,
 }
 
 fn refuse(station: &str, rule: impl Into<String>) -> PresetError {
     key_err(&format!("model.station \"{station}\""), rule)
+}
+
+/// Which list this is: its address (lists are compared as the same allocation).
+fn list_key(list: &Routes) -> usize {
+    Arc::as_ptr(list) as *const () as usize
+}
+
+/// A generated list's routes checked one by one (probability and destination), those of
+/// probability 0 left out; the list itself, still shared, when none is.
+fn checked_list(list: &Routes, n: usize) -> Result<Routes, String> {
+    for &(dest, p) in list.iter() {
+        if !(p.is_finite() && (0.0..=1.0).contains(&p)) || (dest != EXIT && dest as usize >= n) {
+            return Err(format!(
+                "a generated route to station {dest} with probability {p}"
+            ));
+        }
+    }
+    Ok(if list.iter().all(|r| r.1 > 0.0) {
+        list.clone()
+    } else {
+        list.iter().copied().filter(|r| r.1 > 0.0).collect()
+    })
+}
+
+fn check_sum(sum: f64) -> Result<(), String> {
+    if (sum - 1.0).abs() > ROUTE_TOLERANCE {
+        return Err(format!(
+            "its routes' probabilities sum to {sum}: they must sum to 1 (write exit = … for the share that leaves)"
+        ));
+    }
+    Ok(())
+}
+
+/// Every distinct generated list (of stations without named routes), checked once.
+fn resolved_lists(specs: &[StationSpec]) -> HashMap<usize, Result<Routes, String>> {
+    let mut lists = HashMap::new();
+    for s in specs.iter().filter(|s| s.routes.is_empty()) {
+        if let Some(list) = &s.resolved {
+            lists.entry(list_key(list)).or_insert_with(|| {
+                let checked = checked_list(list, specs.len())?;
+                check_sum(checked.iter().map(|r| r.1).sum())?;
+                Ok(checked)
+            });
+        }
+    }
+    lists
 }
 
 impl Network {
@@ -120,11 +192,17 @@ impl Network {
         // a station's checks on each core (a million generated stations: a quarter of a
         // second on one); the first refusal in the stations' order is the one reported
         use rayon::prelude::*;
+        let lists = resolved_lists(&specs);
         let checked: Vec<Result<Station, PresetError>> = specs
             .par_iter()
-            .map(|s| Self::station(s, &index, specs.len()))
+            .map(|s| Self::station(s, &index, &lists, specs.len()))
             .collect();
         let stations = checked.into_iter().collect::<Result<Vec<_>, _>>()?;
+        // the network alone holds its lists now ([`Network::route_lists`] reads a list with
+        // one holder as a station's own)
+        drop(index);
+        drop(lists);
+        drop(specs);
         let net = Self { stations };
         net.check_whole()?;
         Ok(net)
@@ -132,7 +210,8 @@ impl Network {
 
     fn station(
         s: &StationSpec,
-        index: &std::collections::HashMap<&str, u32>,
+        index: &HashMap<&str, u32>,
+        lists: &HashMap<usize, Result<Routes, String>>,
         n: usize,
     ) -> Result<Station, PresetError> {
         if !(1..=MAX_SERVERS).contains(&s.servers) {
@@ -161,20 +240,35 @@ impl Network {
                 ),
             ));
         }
+        let routes = match &s.resolved {
+            // a generated list, checked once however many stations hold it
+            Some(list) if s.routes.is_empty() => lists[&list_key(list)]
+                .clone()
+                .map_err(|rule| refuse(&s.name, rule))?,
+            _ => Self::named_routes(s, index, n)?,
+        };
+        Ok(Station {
+            name: s.name.clone(),
+            servers: s.servers,
+            service: s.service,
+            arrival_rate,
+            population: s.population.unwrap_or(0),
+            routes,
+        })
+    }
+
+    /// A station's routes as the file names them (and any generated ones beside them).
+    fn named_routes(
+        s: &StationSpec,
+        index: &HashMap<&str, u32>,
+        n: usize,
+    ) -> Result<Routes, PresetError> {
         let mut routes = Vec::with_capacity(s.routes.len());
         let mut sum = 0.0;
-        for &(dest, p) in s.resolved.iter().flatten() {
-            if !(p.is_finite() && (0.0..=1.0).contains(&p)) || (dest != EXIT && dest as usize >= n)
-            {
-                return Err(refuse(
-                    &s.name,
-                    format!("a generated route to station {dest} with probability {p}"),
-                ));
-            }
-            sum += p;
-            if p > 0.0 {
-                routes.push((dest, p));
-            }
+        if let Some(list) = &s.resolved {
+            let checked = checked_list(list, n).map_err(|rule| refuse(&s.name, rule))?;
+            sum += checked.iter().map(|r| r.1).sum::<f64>();
+            routes.extend_from_slice(&checked);
         }
         for (to, p) in &s.routes {
             if !(p.is_finite() && (0.0..=1.0).contains(p)) {
@@ -186,7 +280,7 @@ impl Network {
                 ));
             }
             let dest = if to == "exit" {
-                super::spec::EXIT
+                EXIT
             } else {
                 *index.get(to.as_str()).ok_or_else(|| {
                     refuse(
@@ -200,22 +294,8 @@ impl Network {
                 routes.push((dest, *p));
             }
         }
-        if (sum - 1.0).abs() > ROUTE_TOLERANCE {
-            return Err(refuse(
-                &s.name,
-                format!(
-                    "its routes' probabilities sum to {sum}: they must sum to 1 (write exit = … for the share that leaves)"
-                ),
-            ));
-        }
-        Ok(Station {
-            name: s.name.clone(),
-            servers: s.servers,
-            service: s.service,
-            arrival_rate,
-            population: s.population.unwrap_or(0),
-            routes,
-        })
+        check_sum(sum).map_err(|rule| refuse(&s.name, rule))?;
+        Ok(routes.into())
     }
 
     /// The rules over the whole network.
@@ -292,13 +372,20 @@ impl Network {
 
     /// Which stations can be reached from `starts` along routes of positive probability.
     pub fn reachable(&self, starts: &[u32]) -> Vec<bool> {
+        let lists = self.route_lists();
         let mut seen = vec![false; self.stations.len()];
+        let mut expanded = vec![false; lists.lists.len()];
         let mut todo: Vec<u32> = starts.to_vec();
         for &s in starts {
             seen[s as usize] = true;
         }
         while let Some(s) = todo.pop() {
-            for &(d, _) in &self.stations[s as usize].routes {
+            // a shared list leads where it leads once
+            let l = lists.of_station[s as usize] as usize;
+            if std::mem::replace(&mut expanded[l], true) {
+                continue;
+            }
+            for &(d, _) in lists.lists[l].iter() {
                 if d != EXIT && !seen[d as usize] {
                     seen[d as usize] = true;
                     todo.push(d);
@@ -308,34 +395,79 @@ impl Network {
         seen
     }
 
-    /// The stations from which no route leads to exit.
+    /// The stations from which no route leads to exit: backwards from the lists with an
+    /// exit, through the stations that hold a list and the lists that lead to them.
     fn trapped(&self) -> Vec<usize> {
-        // backwards from the stations with an exit
+        let lists = self.route_lists();
         let n = self.stations.len();
         let mut into: Vec<Vec<u32>> = vec![Vec::new(); n];
-        for (i, s) in self.stations.iter().enumerate() {
-            for &(d, _) in &s.routes {
+        for (l, list) in lists.lists.iter().enumerate() {
+            for &(d, _) in list.iter() {
                 if d != EXIT {
-                    into[d as usize].push(i as u32);
+                    into[d as usize].push(l as u32);
                 }
             }
         }
-        let mut escapes = vec![false; n];
-        let mut todo: Vec<u32> = (0..n as u32)
-            .filter(|&i| self.stations[i as usize].exit_probability() > 0.0)
+        let mut held_by: Vec<Vec<u32>> = vec![Vec::new(); lists.lists.len()];
+        for (s, &l) in lists.of_station.iter().enumerate() {
+            held_by[l as usize].push(s as u32);
+        }
+        let mut escapes = vec![false; lists.lists.len()];
+        let mut todo: Vec<u32> = (0..lists.lists.len() as u32)
+            .filter(|&l| exit_share(&lists.lists[l as usize]) > 0.0)
             .collect();
-        for &i in &todo {
-            escapes[i as usize] = true;
+        for &l in &todo {
+            escapes[l as usize] = true;
         }
-        while let Some(s) = todo.pop() {
-            for &p in &into[s as usize] {
-                if !escapes[p as usize] {
-                    escapes[p as usize] = true;
-                    todo.push(p);
+        while let Some(l) = todo.pop() {
+            for &s in &held_by[l as usize] {
+                for &before in &into[s as usize] {
+                    if !std::mem::replace(&mut escapes[before as usize], true) {
+                        todo.push(before);
+                    }
                 }
             }
         }
-        (0..n).filter(|&i| !escapes[i]).collect()
+        (0..n)
+            .filter(|&s| !escapes[lists.of_station[s] as usize])
+            .collect()
+    }
+
+    /// The distinct route lists and which station holds which (a station's own list, or
+    /// one it shares with others).
+    pub fn route_lists(&self) -> RouteLists {
+        let mut at: HashMap<usize, u32> = HashMap::new();
+        let mut r = RouteLists {
+            lists: Vec::new(),
+            of_station: Vec::with_capacity(self.stations.len()),
+            holders: Vec::new(),
+        };
+        for s in &self.stations {
+            let mut add = || {
+                r.lists.push(s.routes.clone());
+                r.holders.push(0);
+                r.lists.len() as u32 - 1
+            };
+            // a list nothing else holds is this station's own: no lookup (a million
+            // lookups were a tenth of a validation's time)
+            let l = if Arc::strong_count(&s.routes) == 1 {
+                add()
+            } else {
+                *at.entry(list_key(&s.routes)).or_insert_with(add)
+            };
+            r.holders[l as usize] += 1;
+            r.of_station.push(l);
+        }
+        r
+    }
+
+    /// Routes in all, each shared list counted once (what the alias tables hold).
+    pub fn distinct_routes(&self) -> u64 {
+        self.route_lists()
+            .lists
+            .iter()
+            .map(|l| l.len() as u64)
+            .sum()
     }
 
     /// Servers in all.

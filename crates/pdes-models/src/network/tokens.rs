@@ -191,7 +191,7 @@ mod tests {
             service,
             arrival_rate,
             population,
-            routes: vec![(0, 0.5), (EXIT, 0.5)],
+            routes: [(0, 0.5), (EXIT, 0.5)].into(),
         };
         let exp = |mean| Service::Exponential { mean };
         let shifted = Service::Shifted {

@@ -183,7 +183,7 @@ pub fn memory_plan(cfg: &NetworkConfig, pool: u32) -> Vec<(&'static str, u64)> {
     let servers = net.servers();
     let n_wg = k.div_ceil(SEG);
     let pool = u64::from(pool);
-    let columns: u64 = net.stations.iter().map(|s| s.routes.len() as u64).sum();
+    let columns = net.distinct_routes();
     vec![
         ("parameters", std::mem::size_of::<Params>() as u64),
         ("control block", std::mem::size_of::<Ctl>() as u64),
@@ -379,7 +379,7 @@ pub(super) fn station_words(
         first,
         end - first,
         r.first[s],
-        r.first[s + 1] - r.first[s],
+        r.count[s],
         law.kind | (law.phases << 8) | has_source,
         law.scale,
         base[0],

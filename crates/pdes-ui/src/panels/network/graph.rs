@@ -38,7 +38,7 @@ fn layout(cfg: &NetworkConfig) -> Vec<egui::Pos2> {
         depth[i] = 0;
     }
     while let Some(i) = todo.pop_front() {
-        for &(d, _) in &net.stations[i].routes {
+        for &(d, _) in net.stations[i].routes.iter() {
             if d != EXIT && depth[d as usize] == usize::MAX {
                 depth[d as usize] = depth[i] + 1;
                 todo.push_back(d as usize);
@@ -158,7 +158,7 @@ pub fn view(
     let small = egui::FontId::proportional(11.0);
     let grey = egui::Color32::from_gray(170);
     for (i, st) in net.stations.iter().enumerate() {
-        for &(d, p) in &st.routes {
+        for &(d, p) in st.routes.iter() {
             let width = 0.8 + 5.0 * (flow(i, p) / most) as f32;
             let stroke = egui::Stroke::new(width, route_colour);
             let share = format!("{:.0}%", 100.0 * p);

@@ -23,6 +23,20 @@ use std::borrow::Cow;
 
 /// The most stations the table above the heatmap lists.
 const TABLE_ROWS: usize = 12;
+/// The most routes a station's facts list.
+const ROUTES_SHOWN: usize = 6;
+
+/// A probability as a percentage with two significant digits below 10% (a tandem's route to
+/// one of 16,384 lines is 0.0046%, not "0%").
+fn percent(p: f64) -> String {
+    let v = 100.0 * p;
+    let decimals = if v >= 10.0 || v <= 0.0 {
+        0
+    } else {
+        (1.0 - v.log10().floor()).clamp(0.0, 6.0) as usize
+    };
+    format!("{v:.decimals$}%")
+}
 
 fn config(s: &Session) -> Option<&NetworkConfig> {
     s.config.get::<NetworkConfig>()
@@ -63,11 +77,16 @@ fn facts(ui: &mut egui::Ui, s: &Session, i: u32) {
             cfg.network.stations[d as usize].name.clone()
         }
     };
-    let routes: Vec<String> = st
+    // a tandem's last station routes to every line: the first few, then how many more
+    let mut routes: Vec<String> = st
         .routes
         .iter()
-        .map(|&(d, p)| format!("{} {:.0}%", names(d), 100.0 * p))
+        .take(ROUTES_SHOWN)
+        .map(|&(d, p)| format!("{} {}", names(d), percent(p)))
         .collect();
+    if st.routes.len() > ROUTES_SHOWN {
+        routes.push(format!("and {} more", st.routes.len() - ROUTES_SHOWN));
+    }
     ui.label(format!("routes: {}", routes.join(", ")));
     if let Some(state) = live_state(s) {
         let here = &state.stations[i as usize];
