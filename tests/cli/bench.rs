@@ -16,7 +16,6 @@ fn an_unknown_suite_lists_every_suite() {
         "diffusion-ratio",
         "diffusion-sweep",
         "open-network",
-        "open-smoke",
         "network",
         "network-smoke",
         "blocked",

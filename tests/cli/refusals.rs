@@ -240,16 +240,16 @@ fn every_refusal_says_the_key_the_range_in_words_and_what_was_given() {
     );
 }
 
-/// A run too large for the CPU names the model's own size keys (the open network has no
-/// rows or cols), and `--algorithm`'s list names each algorithm once.
+/// A run too large for the CPU names the model's own size keys (the torus's three, its
+/// tokens included), and `--algorithm`'s list names each algorithm once.
 #[test]
 fn a_size_refusal_names_the_models_keys_and_the_algorithm_list_has_no_repeats() {
     refused(
         &cli_args(
-            &["run", "teaching-open"],
-            &["model.lines=16384", "model.servers_per_line=16384"],
+            &["run", "teaching-16x16"],
+            &["model.rows=16384", "model.cols=16384"],
         ),
-        "model.lines × model.servers_per_line: 16384×16384 needs 24.000 GiB",
+        "model.rows × model.cols × model.tokens_per_facility: 16384×16384×1 needs 30.000 GiB",
     );
     let (code, _, err) = run_text(&["run", "--algorithm", "foo"]);
     assert_eq!(code, 2, "{err}");

@@ -257,8 +257,7 @@ fn a_gpu_sweep_gives_the_cpu_sweeps_numbers() {
     let args = cli_args(
         &["sweep", "park-fishwick-open", "--vary", "run.d=0.5,1"],
         &[
-            "model.lines=4",
-            "model.arrival_rate=0.1",
+            "model.shape={ kind = \"tandem\", lines = 4, servers_per_line = 16, exit_probability = 0.25, arrival_rate = 0.1, service = { kind = \"exponential\", mean = 5.0 } }",
             "run.end_time=300",
         ],
     );

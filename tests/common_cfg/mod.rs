@@ -75,18 +75,16 @@ pub fn gpu() -> Option<std::sync::Arc<pdes_lab::gpu::Gpu>> {
     }
 }
 
-/// An open-network configuration from the teaching preset with `sets` applied.
-pub fn open_config(sets: &[&str]) -> pdes_lab::models::open_network::config::OpenConfig {
-    let (_, text) = pdes_lab::preset::load_text("teaching-open").unwrap();
-    let mut table: toml::Table = text.parse().unwrap();
-    for s in sets {
-        pdes_lab::preset::apply_set(&mut table, s).unwrap();
-    }
-    pdes_lab::preset::Config::from_table(&table)
+/// A network configuration from built-in preset `name` with `sets` applied.
+pub fn network_config(
+    name: &str,
+    sets: &[&str],
+) -> pdes_lab::models::network::config::NetworkConfig {
+    pdes_lab::preset::config_with(name, sets)
         .unwrap()
-        .get::<pdes_lab::models::open_network::config::OpenConfig>()
+        .get::<pdes_lab::models::network::config::NetworkConfig>()
         .cloned()
-        .expect("teaching-open is an open-network preset")
+        .expect("a network preset")
 }
 
 /// `pdes-lab bench --suite SUITE --format json` with `extra` arguments: the report's rows,

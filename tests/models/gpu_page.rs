@@ -323,18 +323,22 @@ fn mmck_page_checks_pass_on_a_page_device() {
     assert_passed(&results, 1);
 }
 
+/// Paper 002's open network (tandem lines, tokens created and destroyed) on a page's
+/// device: the same samples and end as on a device that waits, its token pool grown.
 #[test]
 fn a_page_device_runs_the_open_network_to_the_same_end_growing_its_pool() {
     use pdes_lab::gpu::shaders::Reductions;
-    use pdes_lab::models::open_network::gpu::GpuOpen;
-    use pdes_lab::models::open_network::verify::VERIFY_POOL;
+    use pdes_lab::models::network::gpu::GpuNetwork;
+    use pdes_lab::models::network::verify::VERIFY_POOL;
     let Some(page) = page_device() else { return };
-    let cfg = crate::common_cfg::open_config(&["run.end_time=60", "run.algorithm=\"interval\""]);
+    let cfg = crate::common_cfg::network_config(
+        "teaching-open",
+        &["run.end_time=60", "run.algorithm=\"interval\""],
+    );
     let r = Reductions::Portable;
-    let mut waited = GpuOpen::with_options(gpu().unwrap(), &cfg, r, VERIFY_POOL).unwrap();
-    let mut g = GpuOpen::with_options(page, &cfg, r, VERIFY_POOL).unwrap();
+    let mut waited = GpuNetwork::with_options(gpu().unwrap(), &cfg, r, VERIFY_POOL).unwrap();
+    let mut g = GpuNetwork::with_options(page, &cfg, r, VERIFY_POOL).unwrap();
     let mut samples = 0;
-    // the sums come back with the control block
     let deferred = run_in_frames(&mut g, pdes_lab::time::to_ticks(1.0), |g| {
         samples += u32::from(same_sample_as_waited(g, &mut waited, "open network"));
     });
@@ -351,10 +355,10 @@ fn a_page_device_runs_the_open_network_to_the_same_end_growing_its_pool() {
 }
 
 #[test]
-fn open_network_page_checks_pass_on_a_page_device() {
+fn network_page_checks_pass_on_a_page_device() {
     let Some(page) = page_device() else { return };
     let (results, _) = poll_frames(pdes_lab::models::twins::twin_page_checks::<
-        pdes_lab::models::open_network::verify::OpenTwins,
+        pdes_lab::models::network::verify::NetworkTwins,
     >(page));
     assert_passed(&results, 1);
 }

@@ -315,6 +315,42 @@ fn a_million_station_tandem_shares_its_last_stations_routes() {
     );
 }
 
+/// A file of the former open-network model reads as the tandem network it describes, with
+/// that model's run defaults (interval / boundary, T = 10,000) where it leaves a run key
+/// out and its shifted service's shift the run's d; a key it never had is refused, naming
+/// the ones it had.
+#[test]
+fn an_open_network_file_reads_as_its_tandem_network() {
+    use pdes_lab::models::network::config::Written;
+    use pdes_lab::models::network::service::Service;
+    use pdes_lab::models::network::shapes::Shape;
+    use pdes_lab::models::queueing::{Algorithm, Timestamps};
+    let old = "[model]\nkind = \"open-network\"\nlines = 8\nservers_per_line = 12\narrival_rate = 1.0\nmean_service = 2.0\nservice = \"shifted\"\n\n[run]\nd = 0.5\n";
+    let cfg = config(old).unwrap();
+    assert_eq!(
+        cfg.written,
+        Written::Shape(Shape::Tandem {
+            lines: 8,
+            servers_per_line: 12,
+            exit_probability: 0.25,
+            arrival_rate: 1.0,
+            service: Service::Shifted {
+                shift: 0.5,
+                mean: 2.0
+            },
+        })
+    );
+    assert_eq!(
+        (cfg.run.algorithm, cfg.run.timestamps, cfg.run.end_time),
+        (Algorithm::Interval, Timestamps::Boundary, 10_000.0)
+    );
+    let e = config("[model]\nkind = \"open-network\"\nrows = 3\n").unwrap_err();
+    assert!(
+        e.contains("model.rows") && e.contains("servers_per_line"),
+        "{e}"
+    );
+}
+
 #[test]
 fn a_file_reads_back_from_what_it_writes() {
     for name in ["clinic", "fat-tree", "random-network"] {

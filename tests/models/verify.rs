@@ -13,13 +13,13 @@ fn verify_passes_on_this_adapter_with_every_reduction_variant() {
     let failures: Vec<_> = v.checks.iter().filter(|c| !c.passed).collect();
     assert!(v.ok(), "{failures:#?}");
     // every variant the adapter has, every engine: reductions, 7 torus, 4 diffusion,
-    // 8 open-network (one with a warm-up), 4 DEVS and 4 PHOLD cases (one with far next
-    // events) and 9 network cases each; then once: window = sequential for the
-    // torus, the open network, PHOLD and the network, the torus's three blocked cases and its replicas
+    // 4 DEVS and 4 PHOLD cases (one with far next events) and 11 network cases each (two
+    // of them paper 002's open network); then once: window = sequential for the
+    // torus, PHOLD and the network, the torus's three blocked cases and its replicas
     // (window, interval/original), the 3 M/M/c/k replication cases, the mixture
     // log-likelihood and the fit with its searches on the device (they use no reductions);
     // and per variant the torus's live sample against the CPU twin mid-run
-    assert_eq!(v.checks.len(), v.reductions.len() * 39 + 5 + 3 + 3 + 2 + 1);
+    assert_eq!(v.checks.len(), v.reductions.len() * 33 + 4 + 3 + 3 + 2 + 1);
     assert_eq!(
         v.checks
             .iter()
@@ -60,7 +60,7 @@ fn verify_passes_on_this_adapter_with_every_reduction_variant() {
     assert!(
         v.checks
             .iter()
-            .any(|c| c.name.starts_with("open-network window"))
+            .any(|c| c.name.contains("park-fishwick-open interval/boundary"))
     );
     assert!(v.reductions.contains(&"portable".to_string()));
 }
@@ -138,7 +138,7 @@ fn verify_fails_when_a_gpu_result_is_perturbed() {
     let open = v
         .checks
         .iter()
-        .find(|c| c.name.starts_with("open-network"))
+        .find(|c| c.name.contains("park-fishwick-open"))
         .unwrap();
     assert!(
         open.details.iter().any(|d| d.starts_with("events: CPU ")),

@@ -1,4 +1,4 @@
-//! Every model in the window: diffusion, the open network, M/M/c/k's fit view, SIR, the
+//! Every model in the window: diffusion, the open network (a network preset), M/M/c/k's fit view, SIR, the
 //! Info tabs, and whole-window snapshots.
 
 use super::*;
@@ -71,22 +71,36 @@ fn an_unstable_dt_is_refused_with_the_stability_bound() {
     h.get_by_label(err.as_str());
 }
 
+/// Paper 002's open network is a network preset: its tandem lines are the heatmap's rows,
+/// it runs, and its plots and monitors are the network's.
 #[test]
-fn the_open_network_is_a_model_in_the_picker_and_runs_in_the_window() {
-    let Some(mut h) = app_on("teaching-16x16") else {
+fn the_open_network_runs_in_the_window_as_its_lines() {
+    let Some(mut h) = app_on("teaching-open") else {
         return;
     };
-    pick_model(&mut h, "open network");
     h.run_steps(2);
-    assert_eq!(h.state().a.config.kind(), "open-network");
+    assert_eq!(h.state().a.config.kind(), "network");
     assert_eq!(h.state().a.shape(), (8, 12));
     h.state_mut().running = true;
     h.run_steps(10);
     assert!(h.state().a.steps() > 0, "the open network advances");
     // the plot's title (tokens now) and the monitor's label (their time average, run's
     // mean_tokens_in_system)
-    assert_eq!(h.query_all_by_label("tokens in system").count(), 1);
-    h.get_by_label("mean tokens in system");
+    assert_eq!(h.query_all_by_label("tokens in the network").count(), 1);
+    h.get_by_label("mean tokens in the network");
+    // the form shows the shape's own keys (it showed "tandem (a table)")
+    for key in [
+        "lines",
+        "servers_per_line",
+        "exit_probability",
+        "arrival_rate",
+        "mean",
+    ] {
+        assert!(
+            h.query_all_by_label(key).count() > 0,
+            "no control for {key}"
+        );
+    }
 }
 
 #[test]
@@ -97,7 +111,7 @@ fn a_b_mode_works_for_the_open_network() {
     h.state_mut().set_ab(true);
     h.run_steps(1);
     let b = h.state().b.as_ref().expect("a B session");
-    assert_eq!(b.config.kind(), "open-network");
+    assert_eq!(b.config.kind(), "network");
     assert_ne!(b.algorithm_label(), h.state().a.algorithm_label());
     h.state_mut().running = true;
     h.run_steps(8);

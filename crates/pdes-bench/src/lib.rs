@@ -43,11 +43,6 @@ pub static SUITES: &[(&str, &[BenchSuite], RunSuiteFn)] = &[
         suites::diffusion::SUITES,
         suites::diffusion::run,
     ),
-    (
-        "open-network",
-        suites::open_network::SUITES,
-        suites::open_network::run,
-    ),
     ("mmck", suites::mmck::SUITES, suites::mmck::run),
     ("devs-benchmark", suites::devs::SUITES, suites::devs::run),
     ("phold", suites::phold::SUITES, suites::phold::run),

@@ -23,7 +23,6 @@ pub mod devs;
 pub mod diffusion;
 pub mod mmck;
 pub mod network;
-pub mod open_network;
 pub mod phold;
 pub mod torus;
 

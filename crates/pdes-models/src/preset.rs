@@ -31,6 +31,19 @@ impl Config {
         } else {
             table
         };
+        // a file of the former open-network model is the tandem network it describes
+        let translated;
+        let table = if table
+            .get("model")
+            .and_then(|m| m.get("kind"))
+            .and_then(toml::Value::as_str)
+            == Some(crate::network::open_file::KIND)
+        {
+            translated = crate::network::open_file::translate(table)?;
+            &translated
+        } else {
+            table
+        };
         let kind = kind_of(table)?;
         let model = crate::registry::by_kind(kind).ok_or_else(|| {
             key_err(

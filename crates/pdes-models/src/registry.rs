@@ -2,14 +2,13 @@
 //! engine factory, `verify` and the window find a model here by its `model.kind`.
 
 use crate::config::ModelInfo;
-use crate::{devs, diffusion, mmck, network, open_network, phold, torus};
+use crate::{devs, diffusion, mmck, network, phold, torus};
 use pdes_gpu::shaders::{self, Reductions};
 
 /// Every model, in the picker's order.
 pub static MODELS: &[&ModelInfo] = &[
     &torus::INFO,
     &diffusion::INFO,
-    &open_network::INFO,
     &mmck::INFO,
     &devs::SIR_INFO,
     &devs::BENCHMARK_INFO,

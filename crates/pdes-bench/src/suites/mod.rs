@@ -5,7 +5,6 @@ pub mod devs;
 pub mod diffusion;
 pub mod mmck;
 pub mod network;
-pub mod open_network;
 pub mod phold;
 pub mod torus;
 pub mod torus_floor;

@@ -281,7 +281,7 @@ impl ModelConfig for NetworkConfig {
     }
     crate::queueing::queueing_run_accessors!();
     fn shape(&self) -> (u32, u32) {
-        super::view::grid(self.network.stations.len())
+        super::view::layout(&self.written, self.network.stations.len())
     }
     fn to_toml(&self, comment: &str) -> String {
         let model = match &self.written {

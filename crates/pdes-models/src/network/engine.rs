@@ -7,7 +7,7 @@ use super::engines::{Sequential, Stepped};
 use super::gpu::GpuNetwork;
 use super::measures::Measures;
 use super::state::NetState;
-use crate::config::Config;
+use crate::config::{Config, ModelConfig};
 use crate::queueing::Algorithm;
 use pdes_core::sim::{Engine, ModelSummary, SimError, StepTotals};
 use pdes_core::time::{Ticks, to_units};
@@ -89,6 +89,7 @@ impl LiveEngine for NetEngine {
             self.state(),
             self.run.last_error_steps(),
             next_bound(&self.config, self.now()),
+            &self.config,
         ))
     }
     fn sample(&self, now: Ticks) -> Result<Sample, SimError> {
@@ -109,13 +110,15 @@ pub fn next_bound(cfg: &NetworkConfig, now: Ticks) -> Option<Ticks> {
 
 /// The heatmap's words: each station's tokens present (bit 31, [`NEXT_STEP_BIT`]: its next
 /// event lies within `bound`, the next step's — the outline, and the window's "cells the
-/// last step ran") and the step of its latest causality error, laid out on the view's grid.
+/// last step ran") and the step of its latest causality error, laid out on the heatmap of
+/// `cfg` (a tandem's lines as rows, …: [`ModelConfig::shape`]).
 pub fn display_words(
     state: &NetState,
     last_error_step: &[u32],
     bound: Option<Ticks>,
+    cfg: &NetworkConfig,
 ) -> Vec<[u32; 2]> {
-    let (rows, cols) = super::view::grid(state.stations.len());
+    let (rows, cols) = cfg.shape();
     let mut words = vec![[0u32; 2]; (rows * cols) as usize];
     let next = match bound {
         Some(_) => state.next_events(),
@@ -150,17 +153,15 @@ pub fn sample_of(state: &NetState, cfg: &NetworkConfig, totals: &StepTotals, now
     }
 }
 
-/// The registry's factory: the GPU engine when `device` is given (window and interval; a
-/// page's device, whose readbacks come a frame later, runs the CPU engine and says so), else
-/// the CPU engine.
+/// The registry's factory: the GPU engine when `device` is given (window and interval; on a
+/// page's device too, whose readbacks come a frame later: the state comes back with each
+/// control block), else the CPU engine.
 pub fn build(config: &Config, device: Option<Arc<Gpu>>) -> Result<Box<dyn LiveEngine>, SimError> {
     let Some(c) = config.get::<NetworkConfig>() else {
         return Err(SimError::Gpu("not a network configuration".into()));
     };
     Ok(match device {
-        Some(g) if !g.defers_readbacks() && c.run.step_rule().is_some() => {
-            Box::new(GpuNetwork::new(g, c)?)
-        }
+        Some(g) if c.run.step_rule().is_some() => Box::new(GpuNetwork::new(g, c)?),
         _ => Box::new(NetEngine::new(c)),
     })
 }
@@ -180,6 +181,7 @@ impl LiveEngine for GpuNetwork {
             &state,
             &errors,
             next_bound(self.config(), self.now()),
+            self.config(),
         ))
     }
     fn sample(&self, now: Ticks) -> Result<Sample, SimError> {

@@ -24,6 +24,7 @@ pub mod engine;
 pub mod engines;
 pub mod gpu;
 pub mod measures;
+pub mod open_file;
 pub mod routes;
 pub mod service;
 pub mod shapes;
@@ -55,6 +56,18 @@ pub static INFO: crate::config::ModelInfo = crate::config::ModelInfo {
             "random-network",
             include_str!("../../../../presets/random-network.toml"),
         ),
+        (
+            "teaching-open",
+            include_str!("../../../../presets/teaching-open.toml"),
+        ),
+        (
+            "park-fishwick-open",
+            include_str!("../../../../presets/park-fishwick-open.toml"),
+        ),
+        (
+            "park-fishwick-fig3-open",
+            include_str!("../../../../presets/park-fishwick-fig3-open.toml"),
+        ),
     ],
     keys: config::KEYS,
     size_keys: "model.station",
@@ -65,7 +78,9 @@ pub static INFO: crate::config::ModelInfo = crate::config::ModelInfo {
     build: engine::build,
     replicas: None,
     spread: None,
-    page_checks: None,
+    page_checks: Some(|gpu| {
+        Box::pin(crate::twins::twin_page_checks::<verify::NetworkTwins>(gpu))
+    }),
     info: include_str!("info.md"),
     algorithms: &[
         crate::config::AlgorithmInfo::new("sequential", "sequential", "One event at a time in time order: exact, the ground truth.").exact().cpu_only(),

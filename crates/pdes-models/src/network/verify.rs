@@ -1,7 +1,8 @@
 //! The network's part of `pdes-lab verify`: awkward networks (multi-server stations, a
 //! self-loop, a station with only exits, probabilities that are not multiples of 1/2ⁿ, five
 //! service laws, an Erlang of seven phases, open and closed, several segments, many
-//! sources), each run by the GPU engine and its CPU twin and compared — summary, step log,
+//! sources; paper 002's open network, its lines' last stations sharing one list of routes),
+//! each run by the GPU engine and its CPU twin and compared — summary, step log,
 //! then every station, server and queue — and the window on the GPU against sequential on
 //! the CPU.
 //!
@@ -141,6 +142,24 @@ const CASES: &[Case] = &[
             "run.end_time=200",
             "run.warmup=0",
             "run.seed=13",
+        ],
+        quick: false,
+    },
+    Case {
+        label: "park-fishwick-open interval/boundary d=1 T=1500 warm-up 300",
+        preset: "park-fishwick-open",
+        sets: &["run.end_time=1500", "run.warmup=300"],
+        quick: true,
+    },
+    Case {
+        label: "open network 300 lines × 5 (one list of 301 routes) interval/original d=0.8 seed 23",
+        preset: "park-fishwick-open",
+        sets: &[
+            "model.shape={ kind = \"tandem\", lines = 300, servers_per_line = 5, exit_probability = 0.25, arrival_rate = 12.0, service = { kind = \"exponential\", mean = 5.0 } }",
+            "run.timestamps=\"original\"",
+            "run.d=0.8",
+            "run.end_time=300",
+            "run.seed=23",
         ],
         quick: false,
     },

@@ -1,5 +1,22 @@
-//! Where the window draws a network's stations: until the network view comes (issue 55 §4),
-//! the heatmap by station index — stations row by row on a grid about as wide as tall.
+//! Where the heatmap draws a network's stations, by index, row by row: a generated torus or
+//! tandem as its rows (a tandem's lines) and columns, any other network on a grid about as
+//! wide as tall.
+
+use super::config::Written;
+use super::shapes::Shape;
+
+/// The heatmap's (rows, columns) for a network of `stations` given as `written`.
+pub fn layout(written: &Written, stations: usize) -> (u32, u32) {
+    match written {
+        Written::Shape(Shape::Torus { rows, cols, .. }) => (*rows, *cols),
+        Written::Shape(Shape::Tandem {
+            lines,
+            servers_per_line,
+            ..
+        }) => (*lines, *servers_per_line),
+        _ => grid(stations),
+    }
+}
 
 /// The grid (rows, columns) that holds `stations` stations: columns = ⌈√n⌉, rows enough.
 pub fn grid(stations: usize) -> (u32, u32) {

@@ -106,7 +106,9 @@ pub fn form(cfg: &Config) -> Box<dyn ModelForm> {
     })
 }
 
-/// One row per key of `t`: a number, a checkbox or a word, as the key's value is.
+/// One row per key of `t`: a number, a checkbox or a word, as the key's value is; an inline
+/// table (a generated network's shape, a service law) as its own keys below its name, its
+/// `kind` as a word that is not edited here.
 fn key_rows(ui: &mut egui::Ui, kind: &str, section: &str, t: &mut toml::Table) -> bool {
     let mut changed = false;
     let info = pdes_models::by_kind(kind);
@@ -120,19 +122,20 @@ fn key_rows(ui: &mut egui::Ui, kind: &str, section: &str, t: &mut toml::Table) -
             toml::Value::Integer(i) => ui.add(egui::DragValue::new(i)),
             toml::Value::Float(x) => ui.add(egui::DragValue::new(x).speed(0.01)),
             toml::Value::Boolean(b) => ui.checkbox(b, ""),
+            toml::Value::String(s) if key == "kind" && section.contains('.') => ui.label(&*s),
             toml::Value::String(s) => ui.text_edit_singleline(s),
-            // a list or a table (a network's stations, a shape) is the file's to say: one
-            // line instead of its whole text, which ran off the panel
-            toml::Value::Array(a) => ui
-                .label(format!("{} entries", a.len()))
-                .on_hover_text("Written in the preset file: edit the file and open it again (Presets → Open…)."),
-            toml::Value::Table(t) => ui
-                .label(
-                    t.get("kind")
-                        .and_then(toml::Value::as_str)
-                        .map_or("a table".to_string(), |k| format!("{k} (a table)")),
-                )
-                .on_hover_text("Written in the preset file: edit the file and open it again (Presets → Open…)."),
+            // a list (a network's stations) is the file's to say: one line instead of its
+            // whole text, which ran off the panel
+            toml::Value::Array(a) => ui.label(format!("{} entries", a.len())).on_hover_text(
+                "Written in the preset file: edit the file and open it again (Presets → Open…).",
+            ),
+            toml::Value::Table(inner) => {
+                let grid = egui::Grid::new(&dotted)
+                    .num_columns(2)
+                    .show(ui, |ui| key_rows(ui, kind, &dotted, inner));
+                changed |= grid.inner;
+                grid.response
+            }
             other => ui.label(other.to_string()),
         };
         changed |= response.labelled_by(lbl.id).changed();

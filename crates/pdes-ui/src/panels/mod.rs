@@ -8,7 +8,6 @@ pub mod diffusion;
 pub mod generic;
 pub mod mmck;
 pub mod network;
-pub mod open_network;
 pub mod phold;
 pub mod torus;
 
@@ -18,7 +17,6 @@ pub use crate::kit::panel::Panel;
 pub static PANELS: &[(&str, &Panel)] = &[
     ("torus", &torus::panel::PANEL),
     ("diffusion", &diffusion::panel::PANEL),
-    ("open-network", &open_network::panel::PANEL),
     ("mmck", &mmck::panel::PANEL),
     ("sir", &devs::panel::SIR_PANEL),
     ("devs-benchmark", &devs::panel::BENCHMARK_PANEL),

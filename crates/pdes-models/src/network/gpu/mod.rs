@@ -46,6 +46,15 @@ use setup::{
 pub use setup::{initial_pool, memory_plan, modules};
 use std::sync::Arc;
 
+/// `bytes` as records of `T`: in place where they are aligned for `T`, else copied (a page's
+/// readback, or an empty range, need not be).
+fn pods<T: bytemuck::Pod>(bytes: &[u8]) -> std::borrow::Cow<'_, [T]> {
+    match bytemuck::try_cast_slice(bytes) {
+        Ok(records) => std::borrow::Cow::Borrowed(records),
+        Err(_) => std::borrow::Cow::Owned(bytemuck::pod_collect_to_vec(bytes)),
+    }
+}
+
 /// The network's GPU engine (window and interval).
 pub struct GpuNetwork {
     gpu: Arc<Gpu>,
@@ -65,6 +74,9 @@ pub struct GpuNetwork {
     pub memory_bytes: u64,
     /// Per-pass timestamps (`PDES_GPU_PROFILE`).
     stamps: Option<profile::PassStamps>,
+    /// On a page's device: the state's bytes read with the latest control block (a
+    /// sample's counts and its state of one step; see [`Self::read_ctl_and_log`]).
+    state_at_head: Option<Vec<Vec<u8>>>,
 }
 
 impl GpuNetwork {
@@ -126,6 +138,7 @@ impl GpuNetwork {
             pool_growths: 0,
             memory_bytes,
             stamps: None,
+            state_at_head: None,
         };
         engine.stamps = profile::PassStamps::new(&engine.gpu);
         // the first level of the reduction, then a plan with limit 0: it holds at t_min
@@ -245,19 +258,47 @@ impl GpuNetwork {
         names
     }
 
+    /// Reads the control block and the step log of the steps since the last read. On a
+    /// page's device the whole state comes back with them, of the same step: read on its
+    /// own, it came from a later batch than the counts (a page's sample mixed the two).
     fn read_ctl_and_log(&mut self) -> Result<(), SimError> {
         let b = &self.buffers;
-        let (mut ctls, _) = stepped::read_ctls_logs_and::<Ctl>(
+        let extra = if self.gpu.defers_readbacks() {
+            Self::state_ranges(b, self.config.network.stations.len(), b.tok.size()).to_vec()
+        } else {
+            Vec::new()
+        };
+        let (mut ctls, extras) = stepped::read_ctls_logs_and::<Ctl>(
             &self.gpu,
             (&b.ctl, &b.steplog),
             std::slice::from_mut(&mut self.log),
-            &[],
+            &extra,
             self.advance.work(),
         )?;
         if let Some(ctl) = ctls.pop() {
             self.ctl = ctl;
+            if !extras.is_empty() {
+                self.state_at_head = Some(extras);
+            }
         }
         Ok(())
+    }
+
+    /// What [`Self::download_state`] decodes: the stations, servers and cold records, the
+    /// first `token_bytes` of the pool, the free stack and its height (heads[K]).
+    fn state_ranges(
+        b: &Buffers,
+        stations: usize,
+        token_bytes: u64,
+    ) -> [(&wgpu::Buffer, u64, u64); 6] {
+        [
+            b.stations.range(),
+            b.servers.range(),
+            b.cold.range(),
+            (&b.tok, 0, token_bytes),
+            b.free_stack.range(),
+            (&b.heads, 4 * stations as u64, 4),
+        ]
     }
 
     /// Downloads the whole network state, as the CPU twin holds it (the tokens in the GPU's
@@ -268,33 +309,28 @@ impl GpuNetwork {
         let cfg = &self.config;
         // the twin's constants built while the GPU's words come back (everything else is
         // read back)
+        let read = || match &self.state_at_head {
+            // a page's device: the bytes read with the control block
+            Some(bytes) if self.gpu.defers_readbacks() => Ok(bytes.clone()),
+            None if self.gpu.defers_readbacks() => Err(SimError::NotYet),
+            _ => pdes_gpu::read_ranges_since(
+                &self.gpu,
+                &Self::state_ranges(
+                    b,
+                    cfg.network.stations.len(),
+                    TOKEN_BYTES * u64::from(self.ctl.pool_used),
+                ),
+                self.advance.work(),
+            ),
+        };
         let (mut state, bytes) = rayon::join(
             || NetState::empty(&cfg.network, cfg.run.seed, cfg.run.warmup_ticks()),
-            || {
-                pdes_gpu::read_ranges_since(
-                    &self.gpu,
-                    &[
-                        b.stations.range(),
-                        b.servers.range(),
-                        b.cold.range(),
-                        (&b.tok, 0, TOKEN_BYTES * u64::from(self.ctl.pool_used)),
-                        b.free_stack.range(),
-                        // the free stack's height, heads[K]
-                        (&b.heads, 4 * cfg.network.stations.len() as u64, 4),
-                    ],
-                    self.advance.work(),
-                )
-            },
+            read,
         );
         let bytes = bytes?;
-        let words: &[u32] = bytemuck::cast_slice(&bytes[0]);
-        // (empty when every station has one server: its bytes have no u32 alignment then)
-        let servers: &[u32] = if bytes[1].is_empty() {
-            &[]
-        } else {
-            bytemuck::cast_slice(&bytes[1])
-        };
-        let cold: &[u32] = bytemuck::cast_slice(&bytes[2]);
+        let words = pods::<u32>(&bytes[0]);
+        let servers = pods::<u32>(&bytes[1]);
+        let cold = pods::<u32>(&bytes[2]);
         let server = |rec: &[u32]| Server {
             departure: join([rec[0], rec[1]]),
             since: join([rec[2], rec[3]]),
@@ -342,7 +378,11 @@ impl GpuNetwork {
             src.next = w64(&words[s * STATION_WORDS..], 6);
             src.count = w64(&cold[s * COLD_WORDS..], 0);
         }
-        let records: &[GpuToken] = bytemuck::cast_slice(&bytes[3]);
+        // (a page's copy holds the whole pool: the slots in use are the control block's)
+        let used = bytes[3]
+            .len()
+            .min((TOKEN_BYTES * u64::from(self.ctl.pool_used)) as usize);
+        let records = pods::<GpuToken>(&bytes[3][..used]);
         state.tokens = records
             .par_iter()
             .map(|r| Token {
@@ -353,7 +393,7 @@ impl GpuNetwork {
                 next: r.next,
             })
             .collect();
-        let stack: &[u32] = bytemuck::cast_slice(&bytes[4]);
+        let stack = pods::<u32>(&bytes[4]);
         let top = bytemuck::pod_read_unaligned::<u32>(&bytes[5]) as usize;
         state.free = stack[..top.min(stack.len())].to_vec();
         state.count_queues_and_live();

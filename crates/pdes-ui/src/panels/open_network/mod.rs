@@ -1,5 +1,0 @@
-//! The open network in the window: its panel (hover, inspector, monitors, plots) and its form
-//! in the left panel.
-
-pub mod form;
-pub mod panel;
