@@ -3,7 +3,7 @@
 //! M/M/c values; for a closed network with exponential service, exact mean value analysis
 //! (load-dependent where a station has several servers). Other service laws have none.
 
-use super::spec::{EXIT, Network};
+use super::spec::{EXIT, Flat, Network, routes_into};
 
 /// One station's exact values.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -44,26 +44,8 @@ pub struct Values {
 pub fn traffic(net: &Network) -> Vec<f64> {
     let n = net.stations.len();
     let lists = net.route_lists();
-    // λ_j = γ_j + Σ_l w_l r_lj, w_l the rates of the stations holding list l: the routes
-    // into station j are into[start[j] .. start[j + 1]] (one flat array: a vector per
-    // station made a sweep of a million stations three times slower)
-    let mut start = vec![0u32; n + 1];
-    for list in &lists.lists {
-        for &(d, _) in list.iter().filter(|r| r.0 != EXIT) {
-            start[d as usize + 1] += 1;
-        }
-    }
-    for j in 0..n {
-        start[j + 1] += start[j];
-    }
-    let mut into = vec![(0u32, 0.0f64); start[n] as usize];
-    let mut fill = start.clone();
-    for (l, list) in lists.lists.iter().enumerate() {
-        for &(d, p) in list.iter().filter(|r| r.0 != EXIT) {
-            into[fill[d as usize] as usize] = (l as u32, p);
-            fill[d as usize] += 1;
-        }
-    }
+    // λ_j = γ_j + Σ_l w_l r_lj, w_l the rates of the stations holding list l
+    let into = Flat::of(n, routes_into(&lists));
     let gamma: Vec<f64> = net.stations.iter().map(|s| s.arrival_rate).collect();
     let mut lambda = gamma.clone();
     let mut held = vec![0.0f64; lists.lists.len()];
@@ -77,7 +59,8 @@ pub fn traffic(net: &Network) -> Vec<f64> {
         let mut settled = true;
         for j in 0..n {
             let v = gamma[j]
-                + into[start[j] as usize..start[j + 1] as usize]
+                + into
+                    .row(j as u32)
                     .iter()
                     .map(|&(l, p)| held[l as usize] * p)
                     .sum::<f64>();
