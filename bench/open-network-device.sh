@@ -9,6 +9,7 @@
 # different random numbers (a stream per line against one stream split among the
 # lines): the same model on two sample paths, compared by time and events per second.
 # Usage (device tool, carrying .gl and carry/): bash bench/open-network-device.sh
+rm -rf /tmp/results  # a machine may keep an earlier call's results there
 source bench/device-start.sh
 OLD=carry/pdes-lab-old
 MILLION='model.shape={ kind = "tandem", lines = 16384, servers_per_line = 64, exit_probability = 0.25, arrival_rate = 409.6, service = { kind = "shifted", shift = 1.0, mean = 5.0 } }'
@@ -21,12 +22,15 @@ for i in 1 2 3; do
   r "million-network-$i" $B run park-fishwick-open --engine gpu --algorithm window --set run.end_time=300 --set "$MILLION"
   r "million-own-$i" $OLD run park-fishwick-open --engine gpu --algorithm window --set run.end_time=300 "${OLD_MILLION[@]}"
 done
-grep -A1 "^==" "$R_DIR/times.txt" | paste - - - | sort
+# where the 10⁶ network run's host time goes (set-up phases, the summary's read-back)
+p million-network $B run park-fishwick-open --engine gpu --algorithm window --set run.end_time=300 --set "$MILLION"
+awk '/^==/{n=$2; next} /wall/{print n, $1}' "$R_DIR/times.txt" | sort
 python3 - "$R_DIR" <<'PY'
 import json, glob, sys
 for f in sorted(glob.glob(sys.argv[1] + "/*.json")):
     s = json.load(open(f))
     print(f.split("/")[-1], s.get("events"), s.get("steps"), s.get("utilization"), s.get("mean_tokens_in_system"), s.get("engine_seconds"))
 PY
-tail -3 "$R_DIR"/suite-*.err
+for f in "$R_DIR"/suite-*.err; do tail -n 3 "$f"; done
+grep -v "ran\b" "$R_DIR/profile-million-network.txt" | head -30
 tar czf "$OUT/results.tgz" -C "$R_DIR" .

@@ -38,7 +38,3 @@ node web/test/browser.mjs web/site "$bin" target/web-test/clinic.png \
     "preset=clinic&run.end_time=300&run.warmup=20&speed=300"
 node web/test/browser.mjs web/site "$bin" target/web-test/gpu.png \
     "preset=teaching-16x16&run.engine=gpu&run.end_time=300&speed=300" verify
-# paper 002's open network (a network preset) on the page's WebGPU engine: the network's
-# state comes back with each control block there
-node web/test/browser.mjs web/site "$bin" target/web-test/open-gpu.png \
-    "preset=teaching-open&run.engine=gpu&run.algorithm=interval&run.end_time=300&speed=300"
