@@ -1,4 +1,4 @@
-// stepped.wgsl — what the GPU engines of the queueing models (torus, open network) share:
+// stepped.wgsl — what the GPU engines of the queueing models (torus, network) share:
 // the segment geometry, the step state machine's phases, the step rules, the bound of a
 // step and the reduction of the per-segment partials. Twin of StepRule::bound in
 // crates/pdes-core/src/sim/mod.rs. A model's common.wgsl declares the bindings these functions use, under
@@ -7,10 +7,10 @@
 // `fn step_start(lid: u32)`, what the step does first (every thread of workgroup 0, before
 // its scan of segment 0; empty for the torus), and `fn segment_replica(wg: u32) -> u32`,
 // the replica that owns segment wg (replicas are independent runs side by side in one set
-// of buffers, each with its own control block and step; the open network has one).
+// of buffers, each with its own control block and step; a network has one).
 
 // Facilities per thread in the scan: a pipeline constant, 8 or 16, chosen per engine by the
-// host (crates/pdes-gpu/src/stepped.rs, ScanItems); the open network keeps the default.
+// host (crates/pdes-gpu/src/stepped.rs, ScanItems); the network keeps the default.
 override ITEMS: u32 = 8u;
 const ITEMS_MAX: u32 = 16u;
 override SEG: u32 = WG * ITEMS;      // facilities per segment: one scan workgroup's share

@@ -1,5 +1,5 @@
 // stepped_scan.wgsl — the only pass of a queueing model's step that touches every
-// facility (shared by the torus and the open network, after stepped.wgsl). Workgroup w
+// facility (shared by the torus and the network, after stepped.wgsl). Workgroup w
 // owns segment w (SEG facilities). It reads each departure time once: those within the
 // step's bound are listed in the segment's part of `dep_list` (compacted in shared
 // memory; no global atomics), the others feed the segment's minimum (their departure
@@ -58,7 +58,7 @@ fn list_departures(wg: u32, lid: u32, bound: vec2<u32>) -> vec2<u32> {
     return m;
 }
 
-// The scan pass of a model whose departures run in a pass of their own (the open network;
+// The scan pass of a model whose departures run in a pass of their own (the network;
 // the torus departs in the same workgroup, torus_depart.wgsl): the list goes to dep_list.
 @compute @workgroup_size(WG)
 fn scan(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid3: vec3<u32>) {

@@ -19,7 +19,7 @@ pub struct Sample {
     pub steps: u64,
     /// Events so far (diffusion: cell updates).
     pub events: u64,
-    /// Torus, open network: busy fraction from the warm-up up to `time`, the services in
+    /// Torus, networks: busy fraction from the warm-up up to `time`, the services in
     /// progress counted up to it, as `run` counts it (M/M/c/k: busy fraction of a server).
     pub utilization: f64,
     /// Torus: mean sojourn time of completed visits (M/M/c/k: mean time in system).
@@ -83,7 +83,7 @@ pub trait LiveEngine: Engine {
 /// The words of a model's per-workgroup 64-bit sum pass (one u64 per workgroup, written by
 /// an entry point run as a display pass is: the engine's bind group as group 0, these words
 /// alone as group 1, [`crate::kit::run_display_pass`]) and their sum in 128 bits. The
-/// torus's and the open network's live samples add the services in progress this way. On
+/// torus's live samples add the services in progress this way. On
 /// a page's device the pass runs after each batch and its words come back with the
 /// control block ([`WorkgroupSums::range`], [`WorkgroupSums::keep_head`]): a pass run at
 /// sample time could see a batch still in flight.

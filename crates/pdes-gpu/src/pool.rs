@@ -1,6 +1,6 @@
-//! A stepped engine's token pool grown between batches (the open network's and the
-//! network's): the new size, the new buffers with the old contents copied, and the control
-//! block told to plan the step again. The free stack is the last array of its binding, so
+//! A stepped engine's token pool grown between batches (the network's): the new size, the
+//! new buffers with the old contents copied, and the control block told to plan the step
+//! again. The free stack is the last array of its binding, so
 //! that binding grows at its end.
 
 use super::Gpu;

@@ -1,4 +1,4 @@
-//! The host side every stepped GPU engine shares (the torus and the open network; WGSL
+//! The host side every stepped GPU engine shares (the torus and the network; WGSL
 //! twin: `shaders/stepped.wgsl`): the head of the step control block, the step log, and the
 //! batch loop that turns a [`Budget`] into submits of many steps each with one readback.
 
@@ -27,7 +27,7 @@ pub const SCAN_THREADS: u64 = 256;
 pub struct ScanItems(u32);
 
 impl ScanItems {
-    /// The default of stepped.wgsl (the open network's).
+    /// The default of stepped.wgsl (the network's).
     pub const EIGHT: ScanItems = ScanItems(8);
     /// Twice as long segments, for the largest runs.
     pub const SIXTEEN: ScanItems = ScanItems(16);
@@ -98,7 +98,7 @@ pub struct StepCtl {
     /// Most events in one step.
     pub max_events: u32,
     /// The torus: 1 while the planned step has run and is not closed yet (inside a batch
-    /// only: its closing pass leaves 0). Unused by the open network (keeps the head 16-byte
+    /// only: its closing pass leaves 0). Unused by the network (keeps the head 16-byte
     /// aligned).
     pub executed: u32,
 }
@@ -157,7 +157,7 @@ pub trait SteppedGpu {
         MAX_BATCH
     }
     /// The plan stopped in a phase of the model's own (above DONE): deal with it before
-    /// the next batch (the open network grows its token pool). Returns false to stop.
+    /// the next batch (the network grows its token pool). Returns false to stop.
     fn resolve_stop(&mut self) -> Result<bool, SimError> {
         Ok(false)
     }
@@ -375,7 +375,7 @@ pub struct StepPipelines {
     /// The scan module's first-level minimum of the initial state.
     pub initial_min: wgpu::ComputePipeline,
     /// A pass between the scan and the departures (the network counts the step's
-    /// external arrivals there for its pool check); none for the torus and the open network.
+    /// external arrivals there for its pool check); none for the torus.
     pub count: Option<wgpu::ComputePipeline>,
     /// Departures phase, when it is a pass of its own (the torus departs in its scan).
     pub depart: Option<wgpu::ComputePipeline>,
@@ -386,8 +386,8 @@ pub struct StepPipelines {
     /// Whether `finish` runs after every step, or once after a batch's last step (the torus:
     /// its scan closes the step before it, so a step is two dispatches).
     pub finish_each_step: bool,
-    /// Workgroups of the count, depart and arrive passes per segment (1 each for the torus
-    /// and the open network; the network spreads a segment's departures over eight
+    /// Workgroups of the count, depart and arrive passes per segment (1 each for the torus;
+    /// the network spreads a segment's departures over eight
     /// workgroups, a thread for every station of the segment).
     pub spread: [u32; 3],
     /// Plan when none is planned (start, after a held or stopped run).

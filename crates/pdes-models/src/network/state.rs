@@ -1,5 +1,5 @@
 //! The network's state: each station's servers and its one FCFS queue (threaded through the
-//! token records, as the torus and the open network keep theirs), a token pool with a free
+//! token records, as the torus keeps its own), a token pool with a free
 //! list, the external arrival sources, and the sums the statistics come from — each an
 //! exact integer that does not depend on the order in which a step applies its events.
 

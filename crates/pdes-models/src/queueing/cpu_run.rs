@@ -1,4 +1,4 @@
-//! The CPU run of a queueing model (the torus, the open network, a network file): its
+//! The CPU run of a queueing model (the torus, a network): its
 //! future-event-list simulator or its two-phase stepped one, whichever the configuration's
 //! step rule asks for, driven the same way. Each model's engine holds a [`CpuRun`] and
 //! implements `pdes_core::sim::Engine` with [`cpu_run_engine!`]; the models differ only in

@@ -1,7 +1,7 @@
 //! The facility record of the queueing models: one server and its FIFO queue, threaded
 //! through the tokens as an intrusive list (`head`, `tail` and each token's `next`), so a
-//! queue holds any number of tokens and nothing is allocated per event. The torus and the
-//! open network keep the same record on the CPU and the same layout on the GPU.
+//! queue holds any number of tokens and nothing is allocated per event. The torus keeps
+//! the same record on the CPU and the same layout on the GPU.
 
 use pdes_core::time::Ticks;
 
@@ -35,8 +35,7 @@ pub struct Facility {
     /// Token in service, or [`NONE`].
     pub serving: u32,
     /// The torus's routing direction of the token in service (drawn with its service time,
-    /// from the same random words, so each event costs one Philox call); the open network
-    /// draws its route at departure and leaves this 0.
+    /// from the same random words, so each event costs one Philox call).
     pub route: u32,
     /// First queued token (not counting the one in service), or [`NONE`].
     pub head: u32,

@@ -1,4 +1,4 @@
-//! What the queueing models (the torus, the open network) share: their `[run]` keys —
+//! What the queueing models (the torus, the network) share: their `[run]` keys —
 //! algorithm, timestamps, d, end time, seed, engine — with one validation, and the
 //! accessors every queueing configuration implements the same way, the facility record
 //! (`facility.rs`) and the CPU run that drives either simulator (`cpu_run.rs`). Their engines share the
@@ -140,7 +140,7 @@ impl RunConfig {
     }
 }
 
-/// The `[run]` keys of the queueing models as written (the torus and the open network);
+/// The `[run]` keys of the queueing models as written (the torus and the network);
 /// a key left out takes the model's default.
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
