@@ -376,3 +376,15 @@ fn token_place(s: &Session, slot: u32) -> Option<crate::kit::panel::TokenPlace> 
         visits: token.visits,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    /// A tandem's route to one of 16,384 lines keeps two significant digits; large shares
+    /// are whole percentages.
+    #[test]
+    fn a_small_share_keeps_two_significant_digits() {
+        assert_eq!(super::percent(0.75 / 16384.0), "0.0046%");
+        assert_eq!(super::percent(0.5), "50%");
+        assert_eq!(super::percent(0.0), "0%");
+    }
+}
