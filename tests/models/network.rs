@@ -351,6 +351,42 @@ fn an_open_network_file_reads_as_its_tandem_network() {
     );
 }
 
+/// A mistake inside a shape or a station is named: the inner key serde found wrong, its
+/// type in words ("a whole number from 0 to 4,294,967,295", not "u32").
+#[test]
+fn a_mistake_inside_a_table_names_the_inner_key_in_words() {
+    let shape = |inner: &str| {
+        config(&file(
+            &format!("shape = {{ kind = \"tandem\", {inner}, exit_probability = 0.25, arrival_rate = 1.0 }}"),
+            "",
+        ))
+        .unwrap_err()
+    };
+    let e = shape("lines = 16, servers = 4");
+    assert!(
+        e.starts_with("model.shape")
+            && e.contains("unknown field `servers`")
+            && e.contains("`servers_per_line`"),
+        "{e}"
+    );
+    let e = shape("lines = -16, servers_per_line = 4");
+    assert!(
+        e.contains("a whole number from 0 to 4,294,967,295") && !e.contains("u32"),
+        "{e}"
+    );
+    let e = config(&file(
+        "[[model.station]]\nname = \"a\"\nservers = \"two\"\nservice = { kind = \"exponential\", mean = 1.0 }\narrival_rate = 1.0\nroutes = { exit = 1.0 }",
+        "",
+    ))
+    .unwrap_err();
+    assert!(
+        e.starts_with("model.station.servers")
+            && e.contains("a whole number")
+            && !e.contains("u32"),
+        "{e}"
+    );
+}
+
 #[test]
 fn a_file_reads_back_from_what_it_writes() {
     for name in ["clinic", "fat-tree", "random-network"] {

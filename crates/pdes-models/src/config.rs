@@ -128,9 +128,23 @@ pub fn read_keys<T: serde::de::DeserializeOwned>(
             .filter(|_| text.ends_with('`'))
             .map(|i| &text[i + 5..text.len() - 1]);
         match named.and_then(|k| info.key(k).map(|key| (k, key))) {
+            // a table's (a network's shape, its stations): what serde found wrong inside it
+            // names the inner key ("unknown field `law`, expected `kind` or `mean`")
+            Some((k, key)) if holds_a_table(table, k) => {
+                let inside = in_words(text.rfind(" in `").map_or(text, |i| &text[..i]));
+                key.refuse_as(
+                    given(table, k),
+                    format!("{} — here: {}", key.words(), clip(&inside, 200)),
+                )
+            }
             // refused by range, whatever serde objected to (sign, size, type, spelling)
             Some((k, key)) => key.refuse(given(table, k)),
-            None => key_err(named.unwrap_or(info.kind), clip(&text, 160)),
+            // a key inside a table (a station's servers): serde's reason, in words, under
+            // the key's whole name
+            None => match named {
+                Some(k) => key_err(k, clip(&in_words(&text[..text.len() - k.len() - 6]), 160)),
+                None => key_err(info.kind, clip(&in_words(text), 160)),
+            },
         }
     })
 }
@@ -313,6 +327,32 @@ pub fn set_in_table(
 
 /// The value of dotted `key` in `table` as a refusal shows it: as written, except that a
 /// number too large for TOML (kept as text by `--set`) is shown as the number it is.
+/// serde's reason with its type names in words ("expected u32" is no sentence a student
+/// reads).
+fn in_words(reason: &str) -> String {
+    [
+        (
+            "expected u32",
+            "expected a whole number from 0 to 4,294,967,295",
+        ),
+        ("expected u64", "expected a whole number of at least 0"),
+        ("expected i64", "expected a whole number"),
+        ("expected f64", "expected a number"),
+        ("expected a boolean", "expected true or false"),
+    ]
+    .iter()
+    .fold(reason.to_string(), |r, (from, to)| r.replace(from, to))
+}
+
+/// Whether dotted `key` of `table` holds a table or a list of them.
+fn holds_a_table(table: &toml::Table, key: &str) -> bool {
+    let (section, name) = key.split_once('.').unwrap_or(("", key));
+    matches!(
+        table.get(section).and_then(|t| t.get(name)),
+        Some(toml::Value::Table(_) | toml::Value::Array(_))
+    )
+}
+
 fn given(table: &toml::Table, key: &str) -> String {
     let (section, name) = key.split_once('.').unwrap_or(("", key));
     match table.get(section).and_then(|t| t.get(name)) {
