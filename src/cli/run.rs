@@ -28,7 +28,7 @@ fn duration_words(seconds: f64) -> String {
 pub fn config_from_args(args: &RunArgs) -> Result<Config, CliError> {
     let name = args.preset.as_deref().unwrap_or(preset::default_preset());
     let (origin, text) = preset::load_text(name).map_err(|e| CliError::Input(e.to_string()))?;
-    let mut table = pdes_models::config::parse_table(&text, &origin)
+    let mut table = pdes_models::reading::parse_table(&text, &origin)
         .map_err(|e| CliError::Input(e.to_string()))?;
     let mut sets: Vec<String> = args.set.clone();
     if let Some(name) = &args.algorithm {

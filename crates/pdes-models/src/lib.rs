@@ -15,6 +15,7 @@ pub mod keys;
 pub mod link;
 pub mod preset;
 pub mod queueing;
+pub mod reading;
 pub mod registry;
 pub mod twins;
 pub mod verify;

@@ -8,9 +8,8 @@
 //! key (or file) and what it accepts, so the command line and the app can show it as is.
 
 use crate::config::echo;
-pub use crate::config::{
-    Config, EngineKind, ModelConfig, PresetError, key_err, parse_table, read_keys, with_comment,
-};
+pub use crate::config::{Config, EngineKind, ModelConfig, PresetError, key_err};
+pub use crate::reading::{parse_table, read_keys, with_comment};
 use std::path::Path;
 
 impl Config {
@@ -204,7 +203,7 @@ pub fn apply_set(table: &mut toml::Table, assignment: &str) -> Result<(), Preset
     if !crate::registry::MODELS.iter().any(|m| m.has_key(key)) {
         return Err(unknown_key(None, key));
     }
-    crate::config::set_in_table(table, section, name, value)
+    crate::reading::set_in_table(table, section, name, value)
 }
 
 fn unknown_key(kind: Option<&str>, key: &str) -> PresetError {

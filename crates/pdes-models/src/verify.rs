@@ -225,7 +225,7 @@ pub fn config_of(models: &[&'static ModelInfo], case: &Case) -> Result<Config, S
             case.preset
         ));
     };
-    let mut table = crate::config::parse_table(text, case.preset).map_err(|e| e.to_string())?;
+    let mut table = crate::reading::parse_table(text, case.preset).map_err(|e| e.to_string())?;
     table.remove("sweep");
     for s in case.sets {
         let (key, value) = s.split_once('=').unwrap_or((s, ""));
@@ -236,7 +236,8 @@ pub fn config_of(models: &[&'static ModelInfo], case: &Case) -> Result<Config, S
                 info.kind
             ));
         }
-        crate::config::set_in_table(&mut table, section, name, value).map_err(|e| e.to_string())?;
+        crate::reading::set_in_table(&mut table, section, name, value)
+            .map_err(|e| e.to_string())?;
     }
     (info.parse)(&table).map_err(|e| e.to_string())
 }

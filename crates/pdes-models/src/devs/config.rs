@@ -156,7 +156,7 @@ impl Default for RunKeys {
 }
 
 /// A preset as written.
-type Keys = crate::config::Sections<ModelKeys, RunKeys>;
+type Keys = crate::reading::Sections<ModelKeys, RunKeys>;
 
 /// A validated DEVS configuration.
 #[derive(Clone, Debug, PartialEq)]
@@ -187,7 +187,7 @@ pub fn parse(table: &toml::Table) -> Result<Config, PresetError> {
     } else {
         &super::BENCHMARK_INFO
     };
-    let keys: Keys = crate::config::read_keys(table, info)?;
+    let keys: Keys = crate::reading::read_keys(table, info)?;
     Ok(Config::new(DevsConfig::validate(keys)?))
 }
 
@@ -330,7 +330,7 @@ impl ModelConfig for DevsConfig {
                 engine: self.engine,
             },
         };
-        crate::config::with_comment(comment, toml::to_string(&keys))
+        crate::reading::with_comment(comment, toml::to_string(&keys))
     }
     crate::config::model_config_boilerplate!();
 }

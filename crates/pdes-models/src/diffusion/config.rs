@@ -142,7 +142,7 @@ impl Default for DiffusionRun {
 }
 
 /// A preset as written.
-type Keys = crate::config::Sections<ModelKeys, DiffusionRun>;
+type Keys = crate::reading::Sections<ModelKeys, DiffusionRun>;
 
 /// A validated diffusion configuration.
 #[derive(Clone, Debug, PartialEq)]
@@ -155,7 +155,7 @@ pub struct DiffusionConfig {
 
 /// The registry's parser: reads and validates a diffusion preset table.
 pub fn parse(table: &toml::Table) -> Result<Config, PresetError> {
-    crate::config::parse_sections(table, &super::INFO, DiffusionConfig::validate)
+    crate::reading::parse_sections(table, &super::INFO, DiffusionConfig::validate)
 }
 
 impl DiffusionConfig {
@@ -171,7 +171,7 @@ impl DiffusionConfig {
 
     /// Validates a parsed table.
     pub fn from_table(table: &toml::Table) -> Result<Self, PresetError> {
-        Self::validate(crate::config::read_keys(table, &super::INFO)?)
+        Self::validate(crate::reading::read_keys(table, &super::INFO)?)
     }
 
     /// Every range of a diffusion preset, written once; the error names the key and the
@@ -260,7 +260,7 @@ impl DiffusionConfig {
             },
             run: self.run.clone(),
         };
-        crate::config::with_comment(comment, toml::to_string(&keys))
+        crate::reading::with_comment(comment, toml::to_string(&keys))
     }
 }
 

@@ -119,7 +119,7 @@ impl Default for MmckRun {
 }
 
 /// A preset as written.
-type Keys = crate::config::Sections<ModelKeys, MmckRun>;
+type Keys = crate::reading::Sections<ModelKeys, MmckRun>;
 
 /// A validated M/M/c/k configuration.
 #[derive(Clone, Debug, PartialEq)]
@@ -132,7 +132,7 @@ pub struct MmckConfig {
 
 /// The registry's parser.
 pub fn parse(table: &toml::Table) -> Result<Config, PresetError> {
-    crate::config::parse_sections(table, &super::INFO, MmckConfig::validate)
+    crate::reading::parse_sections(table, &super::INFO, MmckConfig::validate)
 }
 
 impl MmckConfig {
@@ -243,7 +243,7 @@ impl ModelConfig for MmckConfig {
             },
             run: self.run.clone(),
         };
-        crate::config::with_comment(comment, toml::to_string(&keys))
+        crate::reading::with_comment(comment, toml::to_string(&keys))
     }
     crate::config::model_config_boilerplate!();
 }

@@ -78,7 +78,7 @@ struct ModelKeys {
 }
 
 /// A preset as written.
-type Keys = crate::config::Sections<ModelKeys, QueueingRunKeys>;
+type Keys = crate::reading::Sections<ModelKeys, QueueingRunKeys>;
 
 /// The run defaults (keys a file leaves out): sequential, the ground truth.
 const RUN_DEFAULTS: RunConfig = RunConfig {
@@ -130,7 +130,7 @@ impl PartialEq for ExactOnce {
 
 /// The registry's parser.
 pub fn parse(table: &toml::Table) -> Result<Config, PresetError> {
-    crate::config::parse_sections(table, &super::INFO, NetworkConfig::validate)
+    crate::reading::parse_sections(table, &super::INFO, NetworkConfig::validate)
 }
 
 impl NetworkConfig {
@@ -306,7 +306,7 @@ impl ModelConfig for NetworkConfig {
             model,
             run: QueueingRunKeys::of(&self.run),
         };
-        crate::config::with_comment(comment, toml::to_string(&keys))
+        crate::reading::with_comment(comment, toml::to_string(&keys))
     }
     fn warning(&self) -> Option<String> {
         None

@@ -108,7 +108,7 @@ impl Default for RunKeys {
 }
 
 /// A preset as written.
-type Keys = crate::config::Sections<ModelKeys, RunKeys>;
+type Keys = crate::reading::Sections<ModelKeys, RunKeys>;
 
 /// A validated PHOLD configuration.
 #[derive(Clone, Debug, PartialEq)]
@@ -135,7 +135,7 @@ pub struct PholdConfig {
 
 /// The registry's parser.
 pub fn parse(table: &toml::Table) -> Result<Config, PresetError> {
-    crate::config::parse_sections(table, &super::INFO, PholdConfig::validate)
+    crate::reading::parse_sections(table, &super::INFO, PholdConfig::validate)
 }
 
 impl PholdConfig {
@@ -254,7 +254,7 @@ impl ModelConfig for PholdConfig {
                 engine: self.engine,
             },
         };
-        crate::config::with_comment(comment, toml::to_string(&keys))
+        crate::reading::with_comment(comment, toml::to_string(&keys))
     }
     crate::config::model_config_boilerplate!();
 }

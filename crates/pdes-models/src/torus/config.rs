@@ -71,7 +71,7 @@ const RUN_DEFAULTS: RunConfig = RunConfig {
 };
 
 /// A preset as written.
-type Keys = crate::config::Sections<ModelKeys, QueueingRunKeys>;
+type Keys = crate::reading::Sections<ModelKeys, QueueingRunKeys>;
 
 /// A validated torus configuration.
 #[derive(Clone, Debug, PartialEq)]
@@ -84,7 +84,7 @@ pub struct TorusConfig {
 
 /// The registry's parser: reads and validates a torus preset table.
 pub fn parse(table: &toml::Table) -> Result<Config, PresetError> {
-    crate::config::parse_sections(table, &super::INFO, TorusConfig::validate)
+    crate::reading::parse_sections(table, &super::INFO, TorusConfig::validate)
 }
 
 impl TorusConfig {
@@ -100,12 +100,12 @@ impl TorusConfig {
 
     /// Parses and validates preset text. `origin` names it in errors.
     pub fn from_toml(text: &str, origin: &str) -> Result<Self, PresetError> {
-        Self::from_table(&crate::config::parse_table(text, origin)?)
+        Self::from_table(&crate::reading::parse_table(text, origin)?)
     }
 
     /// Validates a parsed table.
     pub fn from_table(table: &toml::Table) -> Result<Self, PresetError> {
-        Self::validate(crate::config::read_keys(table, &super::INFO)?)
+        Self::validate(crate::reading::read_keys(table, &super::INFO)?)
     }
 
     /// Every range of a torus preset, written once; the error names the key and the range.
@@ -159,7 +159,7 @@ impl TorusConfig {
             },
             run: QueueingRunKeys::of(&self.run),
         };
-        crate::config::with_comment(comment, toml::to_string(&keys))
+        crate::reading::with_comment(comment, toml::to_string(&keys))
     }
 }
 

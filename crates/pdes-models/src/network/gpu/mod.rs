@@ -44,14 +44,15 @@ use setup::{
     TOKEN_BYTES, build_pipelines,
 };
 pub use setup::{initial_pool, memory_plan, modules};
+use std::borrow::Cow;
 use std::sync::Arc;
 
 /// `bytes` as records of `T`: in place where they are aligned for `T`, else copied (a page's
 /// readback, or an empty range, need not be).
-fn pods<T: bytemuck::Pod>(bytes: &[u8]) -> std::borrow::Cow<'_, [T]> {
+fn pods<T: bytemuck::Pod>(bytes: &[u8]) -> Cow<'_, [T]> {
     match bytemuck::try_cast_slice(bytes) {
-        Ok(records) => std::borrow::Cow::Borrowed(records),
-        Err(_) => std::borrow::Cow::Owned(bytemuck::pod_collect_to_vec(bytes)),
+        Ok(records) => Cow::Borrowed(records),
+        Err(_) => Cow::Owned(bytemuck::pod_collect_to_vec(bytes)),
     }
 }
 
@@ -310,8 +311,9 @@ impl GpuNetwork {
         // the twin's constants built while the GPU's words come back (everything else is
         // read back)
         let read = || match &self.state_at_head {
-            // a page's device: the bytes read with the control block
-            Some(bytes) if self.gpu.defers_readbacks() => Ok(bytes.clone()),
+            // a page's device: the bytes read with the control block, borrowed (the window
+            // asks every frame)
+            Some(bytes) if self.gpu.defers_readbacks() => Ok(Cow::Borrowed(bytes.as_slice())),
             None if self.gpu.defers_readbacks() => Err(SimError::NotYet),
             _ => pdes_gpu::read_ranges_since(
                 &self.gpu,
@@ -321,7 +323,8 @@ impl GpuNetwork {
                     TOKEN_BYTES * u64::from(self.ctl.pool_used),
                 ),
                 self.advance.work(),
-            ),
+            )
+            .map(Cow::Owned),
         };
         let (mut state, bytes) = rayon::join(
             || NetState::empty(&cfg.network, cfg.run.seed, cfg.run.warmup_ticks()),
